@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Build and run the GPU tests and benchmarks on the GPU device machine
+# (H100/H200, nvcc 13, cmake, ninja; no internet, no apt).
+#
+# Dependencies come from the git-ignored folder .carry/, filled here by
+# .ci/prepare-carry.sh and sent along with the working tree (carry: [".carry"]).
+#
+# Env: OUT (optional)      folder for logs: ctest.log, bench_<name>.log
+#      TVMFFI_JOBS         build parallelism (default 16)
+#      TVMFFI_CUDA_ARCH    CMAKE_CUDA_ARCHITECTURES (default 90)
+#      TVMFFI_BENCH_TIMEOUT seconds per benchmark executable (default 180)
+#
+# Keeps going after failing tests so that the benchmarks still run; exits
+# non-zero at the end if any step failed.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=build/device
+PREFIX=/tmp/carry-prefix
+JOBS=${TVMFFI_JOBS:-16}
+ARCH=${TVMFFI_CUDA_ARCH:-90}
+BENCH_TIMEOUT=${TVMFFI_BENCH_TIMEOUT:-180}
+LOGDIR=${OUT:-}
+
+banner() { printf '\n==================== %s ====================\n' "$*"; }
+die() { printf '[device] ERROR: %s\n' "$*" >&2; exit 1; }
+
+failures=()
+
+# ------------------------------------------------------------------ GPU ---
+banner "GPU"
+nvidia-smi -L || echo "[device] warning: nvidia-smi -L failed"
+
+NVCC=
+if [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  NVCC=/usr/local/cuda/bin/nvcc
+elif command -v nvcc >/dev/null 2>&1; then
+  NVCC=$(command -v nvcc)
+fi
+[[ -n $NVCC ]] || die "nvcc not found"
+"$NVCC" --version | tail -n 2
+echo "cmake: $(cmake --version | head -n 1)   ninja: $(ninja --version)"
+
+# ---------------------------------------------------------------- carry ---
+banner "unpack .carry -> $PREFIX"
+[[ -d .carry ]] || die ".carry/ missing: run .ci/prepare-carry.sh here and pass carry: [\".carry\"]"
+debs=(.carry/libcatch2-dev*.deb)
+deb=${debs[0]}
+[[ -f $deb ]] || die "no libcatch2-dev .deb in .carry/"
+[[ -f .carry/dlpack/include/dlpack/dlpack.h ]] || die "no DLPack header in .carry/dlpack/"
+
+unpack_deb() { # unpack_deb DEB DEST: dpkg-deb if present, else plain Python.
+  if command -v dpkg-deb >/dev/null 2>&1; then
+    dpkg-deb -x "$1" "$2"
+  else
+    python3 - "$1" "$2" <<'PY'
+import io, sys, tarfile
+deb, dest = sys.argv[1], sys.argv[2]
+data = open(deb, "rb").read()
+assert data[:8] == b"!<arch>\n", "not an ar archive"
+pos = 8
+while pos + 60 <= len(data):
+    hdr = data[pos:pos + 60]
+    name = hdr[:16].decode().strip().rstrip("/")
+    size = int(hdr[48:58].decode().strip())
+    body = data[pos + 60:pos + 60 + size]
+    if name.startswith("data.tar"):
+        kw = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}
+        with tarfile.open(fileobj=io.BytesIO(body), mode="r:*") as tf:
+            tf.extractall(dest, **kw)
+        break
+    pos += 60 + size + (size & 1)
+else:
+    sys.exit("no data.tar member in " + deb)
+PY
+  fi
+}
+
+rm -rf "$PREFIX"
+mkdir -p "$PREFIX"
+unpack_deb "$deb" "$PREFIX"
+# DLPack header + its small CMake config go into the same prefix.
+cp -R .carry/dlpack/. "$PREFIX/usr/"
+[[ -f $PREFIX/usr/lib/cmake/Catch2/Catch2Config.cmake ]] || die "Catch2 CMake config not in $PREFIX"
+echo "[device] CMake packages in $PREFIX/usr/lib/cmake:" "$PREFIX"/usr/lib/cmake/*/
+
+# ---------------------------------------------------------------- build ---
+banner "configure $BUILD"
+cmake -S "$ROOT" -B "$BUILD" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DTVMFFI_BUILD_TESTS=ON \
+  -DTVMFFI_BUILD_BENCHMARKS=ON \
+  -DTVMFFI_BUILD_CUDA_KERNELS=ON \
+  -DCMAKE_CUDA_COMPILER="$NVCC" \
+  -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+  -DCMAKE_PREFIX_PATH="$PREFIX/usr"
+
+banner "build $BUILD (-j$JOBS)"
+cmake --build "$BUILD" -j "$JOBS"
+
+# ----------------------------------------------------------------- tests ---
+banner "ctest $BUILD"
+ctest_log=$(mktemp)
+if [[ -n $LOGDIR ]]; then mkdir -p "$LOGDIR"; ctest_log=$LOGDIR/ctest.log; fi
+rc=0
+ctest --test-dir "$BUILD" --output-on-failure 2>&1 | tee "$ctest_log" || rc=$?
+[[ $rc -eq 0 ]] || failures+=("ctest (rc=$rc)")
+
+# ------------------------------------------------------------ benchmarks ---
+shopt -s nullglob
+for exe in "$BUILD"/benchmarks/bench_*; do
+  [[ -f $exe && -x $exe ]] || continue
+  name=$(basename "$exe")
+  banner "$name"
+  log=/dev/null
+  [[ -n $LOGDIR ]] && log=$LOGDIR/$name.log
+  rc=0
+  timeout "$BENCH_TIMEOUT" "$exe" 2>&1 | tee "$log" || rc=$?
+  [[ $rc -eq 0 ]] || failures+=("$name (rc=$rc)")
+done
+shopt -u nullglob
+
+# --------------------------------------------------------------- summary ---
+banner "summary"
+line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$ctest_log" | tail -n 1 || true)
+if [[ -n $line ]]; then
+  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+  echo "tests: $((total - failed)) passed, $failed failed"
+else
+  echo "tests: no ctest summary"
+fi
+if [[ ${#failures[@]} -gt 0 ]]; then
+  printf '[device] FAILED: %s\n' "${failures[@]}"
+  exit 1
+fi
+echo "[device] all steps passed"

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Fill .carry/ (git-ignored) with what .ci/device.sh needs on the GPU machine,
+# which has nvcc/cmake/ninja but no internet and no apt:
+#   .carry/dlpack/include/dlpack/dlpack.h         DLPack header (from libdlpack-dev)
+#   .carry/dlpack/lib/cmake/dlpack/*.cmake        small relocatable CMake config
+#                                                 defining dlpack::dlpack
+#   .carry/libcatch2-dev.deb                      Catch2 v3 (static libs + CMake
+#                                                 config), unpacked by device.sh
+# Runs here (Debian 12), after .ci/setup-debian.sh. Result is well under 1 MiB.
+set -euo pipefail
+
+log() { printf '[carry] %s\n' "$*"; }
+die() { printf '[carry] ERROR: %s\n' "$*" >&2; exit 1; }
+
+cd "$(dirname "$0")/.."
+bash .ci/setup-debian.sh
+
+CARRY=.carry
+rm -rf "$CARRY"
+mkdir -p "$CARRY/dlpack/include/dlpack" "$CARRY/dlpack/lib/cmake/dlpack"
+
+# ---- DLPack -----------------------------------------------------------------
+hdr=/usr/include/dlpack/dlpack.h
+cp "$hdr" "$CARRY/dlpack/include/dlpack/"
+major=$(sed -n 's/^#define[[:space:]]\+DLPACK_MAJOR_VERSION[[:space:]]\+\([0-9]\+\).*/\1/p' "$hdr")
+minor=$(sed -n 's/^#define[[:space:]]\+DLPACK_MINOR_VERSION[[:space:]]\+\([0-9]\+\).*/\1/p' "$hdr")
+[[ -n $major && -n $minor ]] || die "cannot read DLPack version from $hdr"
+
+# Hand-written config rather than the packaged one: the packaged
+# dlpackTargets.cmake lives in lib/<multiarch>/cmake and computes its prefix
+# from that depth, and its ConfigVersion says 0.6 even for DLPack 1.3.
+cat >"$CARRY/dlpack/lib/cmake/dlpack/dlpackConfig.cmake" <<'EOF'
+# Minimal relocatable DLPack config (written by tvmffi .ci/prepare-carry.sh).
+get_filename_component(_dlpack_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+if(NOT TARGET dlpack::dlpack)
+  add_library(dlpack::dlpack INTERFACE IMPORTED)
+  set_target_properties(dlpack::dlpack PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${_dlpack_prefix}/include")
+endif()
+unset(_dlpack_prefix)
+set(dlpack_FOUND TRUE)
+EOF
+cat >"$CARRY/dlpack/lib/cmake/dlpack/dlpackConfigVersion.cmake" <<EOF
+# Version of the carried dlpack.h (written by tvmffi .ci/prepare-carry.sh).
+set(PACKAGE_VERSION "$major.$minor")
+if(PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
+EOF
+log "dlpack $major.$minor -> $CARRY/dlpack"
+
+# ---- Catch2 v3 --------------------------------------------------------------
+ver=$(dpkg-query -W -f='${Version}' libcatch2-dev)
+log "apt-get download libcatch2-dev=$ver"
+# (As root apt warns that it downloads unsandboxed; harmless, hidden.)
+( cd "$CARRY" && apt-get download -q "libcatch2-dev=$ver" ) 2>&1 |
+  { grep -v -e unsandboxed -e '^Get:' -e '^Fetched' || true; }
+# Plain file name (no '~' or ':'), so nothing on the way chokes on it.
+deb=$CARRY/libcatch2-dev.deb
+mv "$CARRY"/libcatch2-dev_*.deb "$deb"
+
+contents=$(dpkg-deb -c "$deb")
+for f in ./usr/lib/libCatch2.a ./usr/lib/libCatch2Main.a \
+         ./usr/lib/cmake/Catch2/Catch2Config.cmake ./usr/include/catch2/catch_all.hpp; do
+  grep -q " $f\$" <<<"$contents" || die "$deb lacks $f"
+done
+deps=$(dpkg-deb -f "$deb" Depends Pre-Depends)
+[[ -z $deps ]] || log "note: $deb has dependencies: $deps"
+log "catch2 $ver -> $deb"
+
+log "done: $(du -sh "$CARRY" | cut -f1) in $CARRY/"

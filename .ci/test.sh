@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# tvmffi CI: set up the machine, then build and test twice:
+#   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists)
+#   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
+# Ends with exactly one line "tests: N passed, N failed" (summed over both
+# ctest runs) and exits non-zero if any step failed.
+#
+# Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+banner() { printf '\n==================== %s ====================\n' "$*"; }
+
+JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+total_passed=0
+total_failed=0
+failures=()
+
+summary_and_exit() {
+  echo
+  if [[ ${#failures[@]} -gt 0 ]]; then
+    printf 'FAILED: %s\n' "${failures[@]}"
+  fi
+  echo "tests: $total_passed passed, $total_failed failed"
+  if [[ ${#failures[@]} -gt 0 || $total_failed -gt 0 ]]; then exit 1; fi
+  exit 0
+}
+
+# ---------------------------------------------------------------- setup ---
+banner "setup"
+if ! bash .ci/setup-debian.sh; then
+  failures+=("setup-debian.sh")
+  summary_and_exit
+fi
+
+NVCC=
+if [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  NVCC=/usr/local/cuda/bin/nvcc
+elif command -v nvcc >/dev/null 2>&1; then
+  NVCC=$(command -v nvcc)
+fi
+if [[ -n $NVCC ]]; then
+  echo "nvcc: $NVCC -> CUDA kernels ON (release build)"
+  CUDA_ARGS=(-DTVMFFI_BUILD_CUDA_KERNELS=ON "-DCMAKE_CUDA_COMPILER=$NVCC")
+else
+  echo "nvcc: not found -> CUDA kernels OFF"
+  CUDA_ARGS=(-DTVMFFI_BUILD_CUDA_KERNELS=OFF)
+fi
+
+# run_phase NAME BUILD_DIR CMAKE_ARGS...
+# Configure, build and ctest one build tree; adds to the totals.
+run_phase() {
+  local name=$1 dir=$2 rc line passed failed total log
+  shift 2
+
+  banner "$name: configure $dir"
+  if ! cmake -S . -B "$dir" -G Ninja "$@"; then
+    failures+=("$name: configure"); return
+  fi
+
+  banner "$name: build $dir (-j$JOBS)"
+  if ! cmake --build "$dir" -j "$JOBS"; then
+    failures+=("$name: build"); return
+  fi
+
+  banner "$name: ctest $dir"
+  log=$(mktemp)
+  rc=0
+  ctest --test-dir "$dir" --output-on-failure 2>&1 | tee "$log" || rc=$?
+  line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
+  rm -f "$log"
+  if [[ -n $line ]]; then
+    failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+    total=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+    passed=$((total - failed))
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+    echo "$name: $passed passed, $failed failed"
+  else
+    echo "$name: no ctest summary line"
+  fi
+  [[ $rc -eq 0 ]] || failures+=("$name: ctest (rc=$rc)")
+}
+
+# -------------------------------------------------------------- release ---
+run_phase release build/release \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DTVMFFI_BUILD_TESTS=ON \
+  -DTVMFFI_BUILD_BENCHMARKS=ON \
+  "${CUDA_ARGS[@]}"
+
+# ----------------------------------------------------------------- asan ---
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_phase asan build/asan \
+  -DCMAKE_BUILD_TYPE=Debug \
+  -DTVMFFI_SANITIZE=ON \
+  -DTVMFFI_BUILD_TESTS=ON \
+  -DTVMFFI_BUILD_BENCHMARKS=OFF \
+  -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+
+summary_and_exit
