@@ -1,0 +1,388 @@
+/*
+ * tvmffi C++ layer: AnyView (borrowing) and Any (owning) over TVMFFIAny.
+ *
+ *   as<T>()       exact type only, no conversion -> std::optional<T>
+ *                 (as<ObjT>() for an Object subclass -> const ObjT* or nullptr)
+ *   try_cast<T>() with the allowed conversions -> std::optional<T>
+ *   cast<T>()     as try_cast, but throws TypeError
+ *                 "Cannot convert from type `str` to `int`"
+ *
+ * Any from AnyView makes the value owned: objects gain a reference, a raw C
+ * string becomes a String, a byte array Bytes; a DLTensor* cannot be owned
+ * (TypeError).
+ */
+#ifndef TVM_FFI_ANY_H_
+#define TVM_FFI_ANY_H_
+
+#include <tvm/ffi/dtype.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/string.h>
+#include <tvm/ffi/type_traits.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace tvm {
+namespace ffi {
+
+class Any;
+
+namespace details {
+struct AnyUnsafe;
+
+/*! \brief Throw "Cannot convert from type `X` to `T`" (cold). */
+template <typename T>
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD void ThrowCannotConvert(const TVMFFIAny* src) {
+  TVM_FFI_THROW(TypeError) << "Cannot convert from type `"
+                           << TypeTraits<T>::GetMismatchTypeInfo(src) << "` to `"
+                           << TypeTraits<T>::TypeStr() << "`";
+}
+}  // namespace details
+
+/*! \brief A non-owning view of any FFI value (what arguments are passed as). */
+class AnyView {
+ public:
+  AnyView() noexcept { details::SetAnyNone(&data_); }
+  AnyView(const AnyView&) noexcept = default;
+  AnyView& operator=(const AnyView&) noexcept = default;
+  AnyView(AnyView&& other) noexcept : data_(other.data_) { details::SetAnyNone(&other.data_); }
+  AnyView& operator=(AnyView&& other) noexcept {
+    data_ = other.data_;
+    details::SetAnyNone(&other.data_);
+    return *this;
+  }
+  /*! \brief View a value; it must outlive the view. */
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  AnyView(const T& value) {  // NOLINT(*)
+    TypeTraits<T>::CopyToAnyView(value, &data_);
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  AnyView& operator=(const T& value) {
+    TypeTraits<T>::CopyToAnyView(value, &data_);
+    return *this;
+  }
+
+  void reset() noexcept { details::SetAnyNone(&data_); }
+  void swap(AnyView& other) noexcept { std::swap(data_, other.data_); }
+  int32_t type_index() const noexcept { return data_.type_index; }
+  /*! \return The readable type name ("int", "str", "ffi.Function", ...). */
+  std::string GetTypeKey() const { return details::TypeIndexToTypeKey(data_.type_index); }
+
+  template <typename T, std::enable_if_t<TypeTraits<T>::convert_enabled, int> = 0>
+  TVM_FFI_INLINE std::optional<T> as() const {
+    if (TypeTraits<T>::CheckAnyStrict(&data_)) return TypeTraits<T>::CopyFromAnyViewAfterCheck(&data_);
+    return std::nullopt;
+  }
+  template <typename T, std::enable_if_t<is_object_subclass_v<T>, int> = 0>
+  TVM_FFI_INLINE const T* as() const {
+    return this->as<const T*>().value_or(nullptr);
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  TVM_FFI_INLINE T cast() const {
+    std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(&data_);
+    if (TVM_FFI_PREDICT_FALSE(!value.has_value())) details::ThrowCannotConvert<T>(&data_);
+    return *std::move(value);
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  TVM_FFI_INLINE std::optional<T> try_cast() const {
+    return TypeTraits<T>::TryCastFromAnyView(&data_);
+  }
+
+  bool operator==(std::nullptr_t) const noexcept { return data_.type_index == TypeIndex::kTVMFFINone; }
+  bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != TypeIndex::kTVMFFINone; }
+
+  /*! \return A copy of the raw value. */
+  TVMFFIAny CopyToTVMFFIAny() const noexcept { return data_; }
+  /*! \return A view of a raw value. */
+  static AnyView CopyFromTVMFFIAny(TVMFFIAny data) noexcept {
+    AnyView view;
+    view.data_ = data;
+    return view;
+  }
+
+ protected:
+  TVMFFIAny data_;
+  friend class Any;
+  friend struct details::AnyUnsafe;
+};
+
+namespace details {
+/*!
+ * \brief Make a view's value owned in place: objects gain a reference, borrowed
+ *        strings/bytes are copied (TVMFFIAnyViewToOwnedAny), an rvalue object
+ *        reference is taken over.
+ */
+TVM_FFI_NOINLINE inline void ConvertBorrowedViewToOwned(TVMFFIAny* data) {
+  if (data->type_index == TypeIndex::kTVMFFIObjectRValueRef) {
+    // v_ptr points at the caller's object pointer: move it out and clear it.
+    TVMFFIObject** slot = static_cast<TVMFFIObject**>(data->v_ptr);
+    TVMFFIObject* obj = *slot;
+    *slot = nullptr;
+    if (obj == nullptr) {
+      SetAnyNone(data);
+    } else {
+      SetAnyObject(data, obj);
+    }
+    return;
+  }
+  TVMFFIAny owned;
+  SetAnyNone(&owned);
+  int ret = TVMFFIAnyViewToOwnedAny(data, &owned);
+  SetAnyNone(data);
+  if (ret != 0) ThrowRaisedError(ret);
+  *data = owned;
+}
+
+TVM_FFI_INLINE void InplaceConvertAnyViewToAny(TVMFFIAny* data) {
+  if (data->type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
+    HeaderIncRef(data->v_obj);
+  } else if (TVM_FFI_PREDICT_FALSE(data->type_index >= TypeIndex::kTVMFFIDLTensorPtr &&
+                                   data->type_index <= TypeIndex::kTVMFFIObjectRValueRef)) {
+    ConvertBorrowedViewToOwned(data);
+  }
+}
+}  // namespace details
+
+/*! \brief An owning FFI value (holds a strong reference when it holds an object). */
+class Any {
+ public:
+  Any() noexcept { details::SetAnyNone(&data_); }
+  ~Any() { reset(); }
+  Any(const Any& other) noexcept : data_(other.data_) {
+    if (data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) details::HeaderIncRef(data_.v_obj);
+  }
+  Any(Any&& other) noexcept : data_(other.data_) { details::SetAnyNone(&other.data_); }
+  Any& operator=(const Any& other) {
+    Any(other).swap(*this);
+    return *this;
+  }
+  Any& operator=(Any&& other) {
+    Any(std::move(other)).swap(*this);
+    return *this;
+  }
+  /*! \brief Own a copy of a viewed value (throws TypeError for a DLTensor*). */
+  Any(const AnyView& other) : data_(other.data_) {  // NOLINT(*)
+    details::InplaceConvertAnyViewToAny(&data_);
+  }
+  Any& operator=(const AnyView& other) {
+    Any(other).swap(*this);
+    return *this;
+  }
+  /*! \brief Own a value. */
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  Any(T value) {  // NOLINT(*)
+    TypeTraits<T>::MoveToAny(std::move(value), &data_);
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  Any& operator=(T value) {
+    Any(std::move(value)).swap(*this);
+    return *this;
+  }
+  /*! \brief Borrow as a view (no reference change). */
+  operator AnyView() const noexcept { return AnyView::CopyFromTVMFFIAny(data_); }  // NOLINT(*)
+
+  /*! \brief Drop the value (None afterwards). */
+  void reset() {
+    if (data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
+      TVMFFIObject* obj = data_.v_obj;
+      details::SetAnyNone(&data_);
+      details::HeaderDecRef(obj);
+    } else {
+      details::SetAnyNone(&data_);
+    }
+  }
+  void swap(Any& other) noexcept { std::swap(data_, other.data_); }
+  int32_t type_index() const noexcept { return data_.type_index; }
+  /*! \return The readable type name ("int", "str", "ffi.Function", ...). */
+  std::string GetTypeKey() const { return details::TypeIndexToTypeKey(data_.type_index); }
+
+  template <typename T,
+            std::enable_if_t<TypeTraits<T>::convert_enabled || std::is_same_v<T, Any>, int> = 0>
+  TVM_FFI_INLINE std::optional<T> as() const& {
+    if constexpr (std::is_same_v<T, Any>) {
+      return *this;
+    } else {
+      if (TypeTraits<T>::CheckAnyStrict(&data_)) {
+        return TypeTraits<T>::CopyFromAnyViewAfterCheck(&data_);
+      }
+      return std::nullopt;
+    }
+  }
+  template <typename T,
+            std::enable_if_t<TypeTraits<T>::storage_enabled || std::is_same_v<T, Any>, int> = 0>
+  TVM_FFI_INLINE std::optional<T> as() && {
+    if constexpr (std::is_same_v<T, Any>) {
+      return std::move(*this);
+    } else {
+      if (TypeTraits<T>::CheckAnyStrict(&data_)) return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
+      return std::nullopt;
+    }
+  }
+  template <typename T, std::enable_if_t<is_object_subclass_v<T>, int> = 0>
+  TVM_FFI_INLINE const T* as() const& {
+    return this->as<const T*>().value_or(nullptr);
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  TVM_FFI_INLINE T cast() const& {
+    std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(&data_);
+    if (TVM_FFI_PREDICT_FALSE(!value.has_value())) details::ThrowCannotConvert<T>(&data_);
+    return *std::move(value);
+  }
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  TVM_FFI_INLINE T cast() && {
+    if constexpr (TypeTraits<T>::storage_enabled) {
+      if (TypeTraits<T>::CheckAnyStrict(&data_)) return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
+    }
+    std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(&data_);
+    if (TVM_FFI_PREDICT_FALSE(!value.has_value())) details::ThrowCannotConvert<T>(&data_);
+    return *std::move(value);
+  }
+  template <typename T,
+            typename = std::enable_if_t<TypeTraits<T>::convert_enabled || std::is_same_v<T, Any>>>
+  TVM_FFI_INLINE std::optional<T> try_cast() const {
+    if constexpr (std::is_same_v<T, Any>) {
+      return *this;
+    } else {
+      return TypeTraits<T>::TryCastFromAnyView(&data_);
+    }
+  }
+
+  /*! \return Whether both hold the same type and the same bits (same object for objects). */
+  bool same_as(const Any& other) const noexcept {
+    return data_.type_index == other.data_.type_index &&
+           data_.zero_padding == other.data_.zero_padding && data_.v_int64 == other.data_.v_int64;
+  }
+  /*! \return Whether this holds exactly the object of `other` (or both are None/null). */
+  bool same_as(const ObjectRef& other) const noexcept {
+    if (!other.defined()) return data_.type_index == TypeIndex::kTVMFFINone;
+    return data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
+           data_.v_obj == details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other);
+  }
+  bool operator==(std::nullptr_t) const noexcept { return data_.type_index == TypeIndex::kTVMFFINone; }
+  bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != TypeIndex::kTVMFFINone; }
+
+ private:
+  TVMFFIAny data_;
+  friend struct details::AnyUnsafe;
+  friend struct AnyHash;
+  friend struct AnyEqual;
+};
+
+static_assert(sizeof(AnyView) == sizeof(TVMFFIAny), "AnyView must be a TVMFFIAny");
+static_assert(sizeof(Any) == sizeof(TVMFFIAny), "Any must be a TVMFFIAny");
+
+namespace details {
+/*! \brief Raw access to Any internals for the FFI layer (no checks). */
+struct AnyUnsafe : public ObjectUnsafe {
+  static TVMFFIAny MoveAnyToTVMFFIAny(Any&& any) noexcept {
+    TVMFFIAny result = any.data_;
+    SetAnyNone(&any.data_);
+    return result;
+  }
+  static Any MoveTVMFFIAnyToAny(TVMFFIAny* data) noexcept {
+    Any any;
+    any.data_ = *data;
+    SetAnyNone(data);
+    return any;
+  }
+  static const TVMFFIAny* TVMFFIAnyPtrFromAny(const Any& any) noexcept { return &any.data_; }
+  static TVMFFIAny* MutableTVMFFIAnyPtrFromAny(Any* any) noexcept { return &any->data_; }
+  static const TVMFFIAny* TVMFFIAnyPtrFromAnyView(const AnyView& view) noexcept {
+    return &view.data_;
+  }
+  template <typename T>
+  static bool CheckAnyStrict(const Any& any) {
+    return TypeTraits<T>::CheckAnyStrict(&any.data_);
+  }
+  template <typename T>
+  static T CopyFromAnyViewAfterCheck(const Any& any) {
+    if constexpr (std::is_same_v<T, Any>) {
+      return any;
+    } else {
+      return TypeTraits<T>::CopyFromAnyViewAfterCheck(&any.data_);
+    }
+  }
+  template <typename T>
+  static T MoveFromAnyAfterCheck(Any&& any) {
+    if constexpr (std::is_same_v<T, Any>) {
+      return std::move(any);
+    } else {
+      return TypeTraits<T>::MoveFromAnyAfterCheck(&any.data_);
+    }
+  }
+  static Object* ObjectPtrFromAnyAfterCheck(const Any& any) noexcept {
+    return reinterpret_cast<Object*>(any.data_.v_obj);
+  }
+  template <typename T>
+  static std::string GetMismatchTypeInfo(const Any& any) {
+    return TypeTraits<T>::GetMismatchTypeInfo(&any.data_);
+  }
+};
+
+// GCC may not see that only String/Bytes objects reach the byte-array read
+// below and warn about other (smaller) objects allocated nearby.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#endif
+/*! \brief The bytes of a String or Bytes value in any of their forms; false for others. */
+TVM_FFI_INLINE bool AnyBytesView(const TVMFFIAny* v, std::string_view* out) noexcept {
+  if (v->type_index == TypeIndex::kTVMFFISmallStr || v->type_index == TypeIndex::kTVMFFISmallBytes) {
+    *out = std::string_view(v->v_bytes, v->small_str_len);
+    return true;
+  }
+  if (v->type_index == TypeIndex::kTVMFFIStr || v->type_index == TypeIndex::kTVMFFIBytes) {
+    const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
+    *out = std::string_view(b->data, b->size);
+    return true;
+  }
+  return false;
+}
+TVM_FFI_INLINE int32_t CanonicalStrIndex(int32_t index) noexcept {
+  if (index == TypeIndex::kTVMFFISmallStr) return TypeIndex::kTVMFFIStr;
+  if (index == TypeIndex::kTVMFFISmallBytes) return TypeIndex::kTVMFFIBytes;
+  return index;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+}  // namespace details
+
+/*! \brief Hash of an Any: by content for str/bytes (small or not), by bits otherwise. */
+struct AnyHash {
+  size_t operator()(const Any& value) const noexcept {
+    std::string_view bytes;
+    int32_t index = details::CanonicalStrIndex(value.data_.type_index);
+    size_t seed;
+    if (details::AnyBytesView(&value.data_, &bytes)) {
+      seed = std::hash<std::string_view>()(bytes);
+    } else {
+      seed = std::hash<uint64_t>()(value.data_.v_uint64);
+    }
+    return seed ^ (static_cast<size_t>(index) * 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+  }
+};
+
+/*! \brief Equality of Any: by content for str/bytes (small or not), same_as otherwise. */
+struct AnyEqual {
+  bool operator()(const Any& lhs, const Any& rhs) const noexcept {
+    if (lhs.same_as(rhs)) return true;
+    if (details::CanonicalStrIndex(lhs.data_.type_index) !=
+        details::CanonicalStrIndex(rhs.data_.type_index)) {
+      return false;
+    }
+    std::string_view a, b;
+    return details::AnyBytesView(&lhs.data_, &a) && details::AnyBytesView(&rhs.data_, &b) && a == b;
+  }
+};
+
+}  // namespace ffi
+
+using ffi::Any;
+using ffi::AnyView;
+
+}  // namespace tvm
+#endif  // TVM_FFI_ANY_H_

@@ -1,0 +1,110 @@
+/*
+ * tvmffi C++ layer: compiler helpers shared by every header.
+ *
+ * Internal: the macros here are stable (kernel libraries use some of them),
+ * but the contents of namespace tvm::ffi::details are not an API.
+ */
+#ifndef TVM_FFI_BASE_DETAILS_H_
+#define TVM_FFI_BASE_DETAILS_H_
+
+#include <tvm/ffi/c_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#if defined(_MSC_VER)
+#define TVM_FFI_INLINE [[msvc::forceinline]] inline
+#define TVM_FFI_NOINLINE __declspec(noinline)
+#define TVM_FFI_COLD
+#define TVM_FFI_PREDICT_TRUE(x) (x)
+#define TVM_FFI_PREDICT_FALSE(x) (x)
+#define TVM_FFI_UNREACHABLE() __assume(false)
+#define TVM_FFI_FUNC_SIG __FUNCSIG__
+#define TVM_FFI_HIDDEN
+#else
+/*! \brief Force inlining (hot paths). */
+#define TVM_FFI_INLINE [[gnu::always_inline]] inline
+/*! \brief Keep a function out of line (cold paths, error builders). */
+#define TVM_FFI_NOINLINE [[gnu::noinline]]
+/*! \brief Mark a function as rarely executed. */
+#define TVM_FFI_COLD [[gnu::cold]]
+#define TVM_FFI_PREDICT_TRUE(x) __builtin_expect(!!(x), 1)
+#define TVM_FFI_PREDICT_FALSE(x) __builtin_expect(!!(x), 0)
+#define TVM_FFI_UNREACHABLE() __builtin_unreachable()
+#define TVM_FFI_FUNC_SIG __PRETTY_FUNCTION__
+/*! \brief One copy per shared object, never interposed across libraries. */
+#define TVM_FFI_HIDDEN __attribute__((visibility("hidden")))
+#endif
+
+/*! \brief Upstream spelling of TVM_FFI_NOINLINE. */
+#define TVM_FFI_NO_INLINE TVM_FFI_NOINLINE
+/*! \brief Upstream spelling for cold, out-of-line helpers. */
+#define TVM_FFI_COLD_CODE TVM_FFI_NOINLINE TVM_FFI_COLD
+
+#define TVM_FFI_STR_CONCAT_(x, y) x##y
+#define TVM_FFI_STR_CONCAT(x, y) TVM_FFI_STR_CONCAT_(x, y)
+
+/*!
+ * \brief Zero the upper half of the 8-byte value slot on 32-bit targets, so
+ *        that pointer-holding values compare and hash as 64-bit integers.
+ */
+#define TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result) \
+  if constexpr (sizeof(void*) != sizeof(int64_t)) {  \
+    (result)->v_int64 = 0;                           \
+  }
+
+/*!
+ * \brief Define a block of code that runs when the library (or program) is loaded.
+ *
+ * \code
+ * TVM_FFI_STATIC_INIT_BLOCK() {
+ *   tvm::ffi::reflection::GlobalDef().def("my.add", [](int a, int b) { return a + b; });
+ * }
+ * \endcode
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn) __attribute__((constructor)) static void Fn()
+#define TVM_FFI_STATIC_INIT_BLOCK() \
+  TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__))
+#else
+#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Var) \
+  static void Fn();                             \
+  [[maybe_unused]] static const int Var = (Fn(), 0); \
+  static void Fn()
+#define TVM_FFI_STATIC_INIT_BLOCK()                                                \
+  TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__), \
+                                 TVM_FFI_STR_CONCAT(__TVMFFIStaticInitVar, __COUNTER__))
+#endif
+
+/*! \brief Declare defaulted copy/move constructors and assignments for TypeName. */
+#define TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName) \
+  TypeName(const TypeName& other) = default;                  \
+  TypeName(TypeName&& other) noexcept = default;              \
+  TypeName& operator=(const TypeName& other) = default;       \
+  TypeName& operator=(TypeName&& other) noexcept = default;
+
+namespace tvm {
+namespace ffi {
+
+// DLPack types are used unqualified as ffi::DLDevice etc. in kernel code.
+using ::DLDataType;
+using ::DLDevice;
+using ::DLTensor;
+
+namespace details {
+
+/*! \brief A dependent false, for static_assert in templates that must not be instantiated. */
+template <typename...>
+inline constexpr bool always_false_v = false;
+
+/*! \brief T without const/volatile/reference. */
+template <typename T>
+using remove_cvref_t = std::remove_cv_t<std::remove_reference_t<T>>;
+
+}  // namespace details
+}  // namespace ffi
+}  // namespace tvm
+
+#endif  // TVM_FFI_BASE_DETAILS_H_

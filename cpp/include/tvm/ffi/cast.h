@@ -1,0 +1,51 @@
+/*
+ * tvmffi C++ layer: checked downcasts of object references.
+ */
+#ifndef TVM_FFI_CAST_H_
+#define TVM_FFI_CAST_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/object.h>
+
+#include <utility>
+
+namespace tvm {
+namespace ffi {
+
+/*!
+ * \brief Downcast a reference to a subtype reference.
+ * \throws TypeError when the object has another type, or when it is null and
+ *         SubRef is not nullable.
+ */
+template <typename SubRef, typename BaseRef,
+          typename = std::enable_if_t<std::is_base_of_v<ObjectRef, SubRef> &&
+                                      std::is_base_of_v<ObjectRef, BaseRef>>>
+inline SubRef Downcast(BaseRef ref) {
+  if (ref.defined()) {
+    if (TVM_FFI_PREDICT_FALSE(!ref->template IsInstance<typename SubRef::ContainerType>())) {
+      TVM_FFI_THROW(TypeError) << "Downcast from `" << ref->GetTypeKey() << "` to `"
+                               << SubRef::ContainerType::_type_key << "` failed";
+    }
+  } else if constexpr (!SubRef::_type_is_nullable) {
+    TVM_FFI_THROW(TypeError) << "Downcast of a null reference to the non-nullable `"
+                             << SubRef::ContainerType::_type_key << "`";
+  }
+  return details::ObjectUnsafe::ObjectRefFromObjectPtr<SubRef>(
+      details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(ref)));
+}
+
+/*! \brief Convert an Any to T (as Any::cast<T>). */
+template <typename T>
+inline T Downcast(const Any& value) {
+  return value.cast<T>();
+}
+/*! \brief Convert an AnyView to T (as AnyView::cast<T>). */
+template <typename T>
+inline T Downcast(const AnyView& value) {
+  return value.cast<T>();
+}
+
+}  // namespace ffi
+}  // namespace tvm
+#endif  // TVM_FFI_CAST_H_

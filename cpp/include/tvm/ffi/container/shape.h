@@ -1,0 +1,297 @@
+/*
+ * tvmffi C++ layer: shapes.
+ *
+ * ShapeView is a borrowed (pointer, length) run of int64 extents, the type
+ * tensor accessors return. Shape is the reference-counted ffi.Shape object
+ * (type index 69): the ABI header, a TVMFFIShapeCell at offset 24, and, for
+ * shapes made here, the extents stored inline right after the cell.
+ */
+#ifndef TVM_FFI_CONTAINER_SHAPE_H_
+#define TVM_FFI_CONTAINER_SHAPE_H_
+
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/object.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tvm {
+namespace ffi {
+
+/*!
+ * \brief A non-owning view of int64 extents (a shape or strides).
+ *
+ * Like std::string_view, it borrows: whatever it was made from must outlive
+ * it. A view made from a braced list (`{2, 3}`) lives only until the end of
+ * the full expression, which is enough for passing it to a function.
+ */
+class ShapeView {
+ public:
+  /*! \brief An empty view. */
+  ShapeView() noexcept = default;
+  /*! \brief View `size` extents starting at `data`. */
+  ShapeView(const int64_t* data, size_t size) noexcept : data_(data), size_(size) {}
+  // Borrowing the list's array is the point (as for string_view): silence GCC's warning.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+  /*! \brief View a braced list; valid until the end of the full expression. */
+  ShapeView(std::initializer_list<int64_t> values) noexcept  // NOLINT(*)
+      : data_(values.begin()), size_(values.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+  /*! \brief View the elements of a vector (valid while it is unchanged). */
+  ShapeView(const std::vector<int64_t>& values) noexcept  // NOLINT(*)
+      : data_(values.data()), size_(values.size()) {}
+
+  /*! \return The first extent (may be NULL when empty). */
+  const int64_t* data() const noexcept { return data_; }
+  /*! \return The number of extents. */
+  size_t size() const noexcept { return size_; }
+  /*! \return Whether there are no extents. */
+  bool empty() const noexcept { return size_ == 0; }
+  /*! \return The idx-th extent; idx must be < size() (unchecked, see at()). */
+  int64_t operator[](size_t idx) const noexcept { return data_[idx]; }
+  /*! \return The idx-th extent; IndexError when out of range. */
+  int64_t at(size_t idx) const {
+    if (TVM_FFI_PREDICT_FALSE(idx >= size_)) ThrowIndexError(idx, size_);
+    return data_[idx];
+  }
+  /*! \return The first extent; IndexError when empty. */
+  int64_t front() const { return at(0); }
+  /*! \return The last extent; IndexError when empty. */
+  int64_t back() const { return at(size_ - 1); }
+  const int64_t* begin() const noexcept { return data_; }
+  const int64_t* end() const noexcept { return data_ + size_; }
+  /*! \return The product of the extents (1 when empty): the element count of this shape. */
+  int64_t Product() const noexcept {
+    // Unsigned: wraps instead of undefined behaviour for absurd shapes.
+    uint64_t product = 1;
+    for (size_t i = 0; i < size_; ++i) product *= static_cast<uint64_t>(data_[i]);
+    return static_cast<int64_t>(product);
+  }
+
+  /*! \brief Element-wise equality. */
+  friend bool operator==(ShapeView lhs, ShapeView rhs) noexcept {
+    return lhs.size_ == rhs.size_ && std::equal(lhs.begin(), lhs.end(), rhs.begin());
+  }
+  friend bool operator!=(ShapeView lhs, ShapeView rhs) noexcept { return !(lhs == rhs); }
+
+  /*! \return The extents as text, e.g. "[2, 3]". */
+  std::string ToString() const {
+    std::string out = "[";
+    for (size_t i = 0; i < size_; ++i) {
+      if (i != 0) out += ", ";
+      out += std::to_string(data_[i]);
+    }
+    out += ']';
+    return out;
+  }
+
+ private:
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(size_t idx, size_t size) {
+    TVM_FFI_THROW(IndexError) << "index " << idx << " is out of range for a shape of size "
+                              << size;
+  }
+
+  const int64_t* data_{nullptr};
+  size_t size_{0};
+};
+
+/*! \brief The ffi.Shape object: header, then TVMFFIShapeCell {data, size} at offset 24. */
+class ShapeObj : public Object, public TVMFFIShapeCell {
+ public:
+  /*! \brief The element type. */
+  using index_type = int64_t;
+
+  /*! \return The product of the extents (1 when empty). */
+  int64_t Product() const noexcept { return ShapeView(this->data, this->size).Product(); }
+
+  static constexpr int32_t _type_index = TypeIndex::kTVMFFIShape;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFIShape, ShapeObj, Object);
+
+  ShapeObj() noexcept {
+    this->data = nullptr;
+    this->size = 0;
+  }
+};
+
+namespace details {
+
+/*! \brief A Shape object with room for n extents right after it; data points there. */
+inline ObjectPtr<ShapeObj> MakeEmptyShape(size_t n, int64_t** out_data) {
+  static_assert(sizeof(ShapeObj) % alignof(int64_t) == 0, "extents must follow the cell aligned");
+  ObjectPtr<ShapeObj> p = make_inplace_array_object<ShapeObj, int64_t>(n);
+  int64_t* data = reinterpret_cast<int64_t*>(reinterpret_cast<char*>(p.get()) + sizeof(ShapeObj));
+  p->data = data;
+  p->size = n;
+  if (out_data != nullptr) *out_data = data;
+  return p;
+}
+
+/*! \brief A Shape object holding a copy of [begin, end). */
+template <typename Iter>
+inline ObjectPtr<ShapeObj> MakeInplaceShape(Iter begin, Iter end) {
+  auto n = std::distance(begin, end);
+  if (TVM_FFI_PREDICT_FALSE(n < 0)) {
+    TVM_FFI_THROW(ValueError) << "Shape: the iterator range has negative length " << n;
+  }
+  int64_t* data = nullptr;
+  ObjectPtr<ShapeObj> p = MakeEmptyShape(static_cast<size_t>(n), &data);
+  for (; begin != end; ++begin) *data++ = static_cast<int64_t>(*begin);
+  return p;
+}
+
+/*! \brief Write the compact row-major strides of `shape` to out_strides[0..size). */
+TVM_FFI_INLINE void FillStridesFromShape(ShapeView shape, int64_t* out_strides) noexcept {
+  // Unsigned: with a zero extent the other products are unbounded, and wrap harmlessly.
+  uint64_t stride = 1;
+  for (size_t i = shape.size(); i != 0; --i) {
+    out_strides[i - 1] = static_cast<int64_t>(stride);
+    stride *= static_cast<uint64_t>(shape[i - 1]);
+  }
+}
+
+}  // namespace details
+
+/*!
+ * \brief Reference to an ffi.Shape: an immutable, reference-counted tuple of
+ *        int64 extents. Never null (a default Shape is empty).
+ *
+ * Prefer ShapeView for arguments that are only read; use Shape to keep a
+ * shape alive or to pass it through Any.
+ */
+class Shape : public ObjectRef {
+ public:
+  /*! \brief The element type. */
+  using index_type = int64_t;
+
+  /*! \brief An empty shape. */
+  Shape() : ObjectRef(details::MakeEmptyShape(0, nullptr)) {}
+  /*! \brief Copy the elements of [begin, end) (anything convertible to int64_t). */
+  template <typename Iter,
+            typename = std::enable_if_t<std::is_base_of_v<
+                std::input_iterator_tag, typename std::iterator_traits<Iter>::iterator_category>>>
+  Shape(Iter begin, Iter end) : ObjectRef(details::MakeInplaceShape(begin, end)) {}
+  /*! \brief Copy a braced list: `Shape{2, 3}`. */
+  Shape(std::initializer_list<int64_t> values)  // NOLINT(*)
+      : Shape(values.begin(), values.end()) {}
+  /*! \brief Copy a vector. */
+  Shape(const std::vector<int64_t>& values)  // NOLINT(*)
+      : Shape(values.begin(), values.end()) {}
+  /*! \brief Copy a view. */
+  Shape(ShapeView view)  // NOLINT(*)
+      : Shape(view.begin(), view.end()) {}
+
+  /*! \return The compact row-major strides of `shape`, as a Shape. */
+  static Shape StridesFromShape(ShapeView shape) {
+    int64_t* data = nullptr;
+    ObjectPtr<ShapeObj> p = details::MakeEmptyShape(shape.size(), &data);
+    details::FillStridesFromShape(shape, data);
+    return Shape(std::move(p));
+  }
+
+  /*! \brief Borrow as a view (valid while this Shape lives). */
+  operator ShapeView() const noexcept { return ShapeView(data(), size()); }  // NOLINT(*)
+  /*! \return A copy of the extents. */
+  explicit operator std::vector<int64_t>() const { return std::vector<int64_t>(begin(), end()); }
+
+  const int64_t* data() const noexcept { return get()->data; }
+  size_t size() const noexcept { return get()->size; }
+  bool empty() const noexcept { return size() == 0; }
+  /*! \return The idx-th extent; IndexError when out of range. */
+  int64_t operator[](size_t idx) const { return ShapeView(*this).at(idx); }
+  /*! \return The idx-th extent; IndexError when out of range. */
+  int64_t at(size_t idx) const { return ShapeView(*this).at(idx); }
+  int64_t front() const { return at(0); }
+  int64_t back() const { return at(size() - 1); }
+  const int64_t* begin() const noexcept { return data(); }
+  const int64_t* end() const noexcept { return data() + size(); }
+  /*! \return The product of the extents (1 when empty). */
+  int64_t Product() const noexcept { return get()->Product(); }
+  /*! \return The extents as text, e.g. "[2, 3]". */
+  std::string ToString() const { return ShapeView(*this).ToString(); }
+
+  /*! \brief Element-wise equality (not identity: use same_as() for that). */
+  friend bool operator==(const Shape& lhs, const Shape& rhs) noexcept {
+    return ShapeView(lhs) == ShapeView(rhs);
+  }
+  friend bool operator!=(const Shape& lhs, const Shape& rhs) noexcept { return !(lhs == rhs); }
+  friend bool operator==(const Shape& lhs, ShapeView rhs) noexcept { return ShapeView(lhs) == rhs; }
+  friend bool operator==(ShapeView lhs, const Shape& rhs) noexcept { return lhs == ShapeView(rhs); }
+  friend bool operator!=(const Shape& lhs, ShapeView rhs) noexcept { return !(lhs == rhs); }
+  friend bool operator!=(ShapeView lhs, const Shape& rhs) noexcept { return !(lhs == rhs); }
+
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Shape, ObjectRef, ShapeObj);
+};
+
+template <>
+inline constexpr bool use_default_type_traits_v<Shape> = false;
+
+/*!
+ * \brief Shape <-> Any: an ffi.Shape (never None). An ffi.Array whose elements
+ *        are all ints also converts (into a new Shape), as upstream allows.
+ */
+template <>
+struct TypeTraits<Shape> : public ObjectRefTypeTraitsBase<Shape> {
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIShape;
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFIShape;
+  }
+  static std::optional<Shape> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    if (src->type_index == TypeIndex::kTVMFFIArray) return FromIntArray(src);
+    return std::nullopt;
+  }
+
+ private:
+  // Reads the array's cells directly (elements are TVMFFIAny): no dependency on array.h.
+  static std::optional<Shape> FromIntArray(const TVMFFIAny* src) {
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
+    for (int64_t i = 0; i < cell->size; ++i) {
+      if (items[i].type_index != TypeIndex::kTVMFFIInt) return std::nullopt;
+    }
+    int64_t* data = nullptr;
+    ObjectPtr<ShapeObj> p = details::MakeEmptyShape(static_cast<size_t>(cell->size), &data);
+    for (int64_t i = 0; i < cell->size; ++i) data[i] = items[i].v_int64;
+    return Shape(std::move(p));
+  }
+};
+
+/*! \brief `TVM_FFI_THROW(...) << shape` prints "[2, 3]". */
+inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os, ShapeView shape) {
+  return os << shape.ToString();
+}
+inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os, const Shape& shape) {
+  return os << shape.ToString();
+}
+
+/*!
+ * \brief `stream << shape` for any std::ostream-like stream (anything with
+ *        write(const char*, n)); this header does not include <ostream>.
+ */
+template <typename Stream,
+          typename = decltype(std::declval<Stream&>().write(static_cast<const char*>(nullptr), 0))>
+inline Stream& operator<<(Stream& os, ShapeView shape) {
+  std::string text = shape.ToString();
+  os.write(text.data(), static_cast<std::ptrdiff_t>(text.size()));
+  return os;
+}
+template <typename Stream,
+          typename = decltype(std::declval<Stream&>().write(static_cast<const char*>(nullptr), 0))>
+inline Stream& operator<<(Stream& os, const Shape& shape) {
+  return os << ShapeView(shape);
+}
+
+}  // namespace ffi
+}  // namespace tvm
+
+#endif  // TVM_FFI_CONTAINER_SHAPE_H_

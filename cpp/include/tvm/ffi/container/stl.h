@@ -1,0 +1,583 @@
+/*
+ * tvmffi C++ layer: standard-library types at the FFI boundary.
+ *
+ * Typed functions (Function::FromTyped, TVM_FFI_DLL_EXPORT_TYPED_FUNC) may
+ * take and return these; they travel as FFI containers and are converted
+ * (copied) on each side:
+ *
+ *   std::vector<T>, std::array<T, N>        <->  Array
+ *   std::tuple<Ts...>                       <->  Array of sizeof...(Ts) elements
+ *   std::map<K, V>, std::unordered_map<K, V> <->  Map
+ *   std::variant<Ts...>                     <->  the held alternative
+ *   std::monostate                          <->  None
+ *
+ * (std::string / std::string_view are in string.h, std::optional in
+ * optional.h.) Elements may themselves be any convertible type, standard
+ * ones included (std::vector<std::string>, std::map<std::string,
+ * std::vector<int64_t>>, ...). A failed element conversion is a TypeError
+ * naming the position, e.g. for a typed function taking std::vector<int>:
+ *   Mismatched type on argument #0 when calling: `f(0: std::vector<int>) -> int`.
+ *   Expected `std::vector<int>` but got `Array[index 2: str]`
+ *
+ * These types are converted into new objects, so they cannot be *borrowed*
+ * into an AnyView: pass Array<T>(vec) / Map<K, V>(m) where a view is built
+ * (e.g. as an argument of Function::operator()), or Any(vec).
+ *
+ * Included by tvm/ffi/tvm_ffi.h.
+ */
+#ifndef TVM_FFI_CONTAINER_STL_H_
+#define TVM_FFI_CONTAINER_STL_H_
+
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/container/tuple.h>
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace tvm {
+namespace ffi {
+namespace details {
+
+/*! \brief Static error for the std bridges' CopyToAnyView (they would need to own a new object). */
+template <typename U>
+inline void StdTypeCannotBeViewed() {
+  static_assert(always_false_v<U>,
+                "A std:: container converts into a new FFI object and cannot be borrowed into an "
+                "AnyView (e.g. as an argument of Function::operator()): wrap it first, e.g. "
+                "Array<T>(vec), Map<K, V>(m), or Any(value)");
+}
+
+/*! \brief Base of the sequence-like bridges (vector, array): an Array with elements of T. */
+template <typename T>
+struct StdSeqTraitsBase : public TypeTraitsBase {
+  static constexpr bool storage_enabled = false;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIArray;
+
+  template <typename Iter>
+  static void MoveRangeToAny(Iter first, Iter last, size_t n, TVMFFIAny* result) {
+    ObjectPtr<ArrayObj> p = ArrayObj::Empty(static_cast<int64_t>(n));
+    for (; first != last; ++first) {
+      p->PushCell(MakeOwnedCell(T(std::move(*first))));
+    }
+    SetAnyObject(result, ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(p)));
+  }
+  static bool CheckElementsStrict(const TVMFFIAny* src) {
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
+    for (int64_t i = 0; i < cell->size; ++i) {
+      if (!ElemOps<T>::CheckStrict(items + i)) return false;
+    }
+    return true;
+  }
+  /*! \brief Call out(i, value) for each element, converted; false at the first that does not convert. */
+  template <typename Out>
+  static bool ConvertElements(const TVMFFIAny* src, Out out) {
+    if (src->type_index == TypeIndex::kTVMFFIShape) {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        const TVMFFIShapeCell* shape = TVMFFIShapeGetCellPtr(src->v_obj);
+        for (size_t i = 0; i < shape->size; ++i) out(i, static_cast<T>(shape->data[i]));
+        return true;
+      } else {
+        return false;
+      }
+    }
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
+    for (int64_t i = 0; i < cell->size; ++i) {
+      std::optional<T> value = ElemOps<T>::TryCast(items + i);
+      if (!value.has_value()) return false;
+      out(static_cast<size_t>(i), *std::move(value));
+    }
+    return true;
+  }
+  static int64_t ElementCount(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIShape) {
+      return static_cast<int64_t>(TVMFFIShapeGetCellPtr(src->v_obj)->size);
+    }
+    return TVMFFISeqGetCellPtr(src->v_obj)->size;
+  }
+  static bool IsSequence(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFIArray ||
+           (src->type_index == TypeIndex::kTVMFFIShape && std::is_integral_v<T> &&
+            !std::is_same_v<T, bool>);
+  }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return TypeIndexToTypeKey(src->type_index);
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
+    for (int64_t i = 0; i < cell->size; ++i) {
+      if (!ElemOps<T>::Convertible(items + i)) {
+        return "Array[index " + std::to_string(i) + ": " + ElemOps<T>::MismatchInfo(items + i) +
+               "]";
+      }
+    }
+    return StaticTypeKey::kTVMFFIArray;
+  }
+};
+
+/*! \brief Base of the map bridges: a Map with keys of K and values of V. */
+template <typename K, typename V>
+struct StdMapTraitsBase : public TypeTraitsBase {
+  static constexpr bool storage_enabled = false;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIMap;
+
+  template <typename M>
+  static void MoveMapToAny(M&& src, TVMFFIAny* result) {
+    ObjectPtr<Object> data = MapObj::Create(static_cast<int64_t>(src.size()));
+    for (auto& kv : src) {
+      TVMFFIAny k = MakeOwnedCell(K(kv.first));
+      TVMFFIAny v;
+      try {
+        v = MakeOwnedCell(V(std::move(kv.second)));
+      } catch (...) {
+        ReleaseCell(&k);
+        throw;
+      }
+      MapObj::InsertOrAssign(&data, k, v);
+    }
+    SetAnyObject(result, ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(data)));
+  }
+  static bool CheckAnyStrict(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIMap) return false;
+    const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      if (!ElemOps<K>::CheckStrict(it.key_cell()) || !ElemOps<V>::CheckStrict(it.value_cell())) {
+        return false;
+      }
+    }
+    return true;
+  }
+  /*! \brief Call out(key, value) per entry in map order; false at the first that does not convert. */
+  template <typename Out>
+  static bool ConvertEntries(const TVMFFIAny* src, Out out) {
+    const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      std::optional<K> k = ElemOps<K>::TryCast(it.key_cell());
+      if (!k.has_value()) return false;
+      std::optional<V> v = ElemOps<V>::TryCast(it.value_cell());
+      if (!v.has_value()) return false;
+      out(*std::move(k), *std::move(v));
+    }
+    return true;
+  }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIMap) return TypeIndexToTypeKey(src->type_index);
+    const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      if (!ElemOps<K>::Convertible(it.key_cell())) {
+        return "Map[key " + CellToShortString(it.key_cell()) + " is " +
+               ElemOps<K>::MismatchInfo(it.key_cell()) + "]";
+      }
+      if (!ElemOps<V>::Convertible(it.value_cell())) {
+        return "Map[value at key " + CellToShortString(it.key_cell()) + " is " +
+               ElemOps<V>::MismatchInfo(it.value_cell()) + "]";
+      }
+    }
+    return StaticTypeKey::kTVMFFIMap;
+  }
+  static std::string ArgsStr() { return ElemOps<K>::TypeStr() + ", " + ElemOps<V>::TypeStr(); }
+  static std::string ArgsSchema() { return ElemTypeSchema<K>() + "," + ElemTypeSchema<V>(); }
+};
+
+}  // namespace details
+
+// ---------------------------------------------------------------------------
+// std::vector<T>
+// ---------------------------------------------------------------------------
+
+template <typename T, typename Alloc>
+struct TypeTraits<std::vector<T, Alloc>> : public details::StdSeqTraitsBase<T> {
+  using Self = std::vector<T, Alloc>;
+  using Base = details::StdSeqTraitsBase<T>;
+
+  template <typename U = Self>
+  static void CopyToAnyView(const U&, TVMFFIAny*) {
+    details::StdTypeCannotBeViewed<U>();
+  }
+  static void MoveToAny(Self src, TVMFFIAny* result) {
+    size_t n = src.size();
+    Base::MoveRangeToAny(src.begin(), src.end(), n, result);
+  }
+  static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFIArray && Base::CheckElementsStrict(src);
+  }
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
+    Self out;
+    out.reserve(static_cast<size_t>(cell->size));
+    for (int64_t i = 0; i < cell->size; ++i) {
+      out.push_back(details::ElemOps<T>::CopyAfterCheck(items + i));
+    }
+    return out;
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    Self out = CopyFromAnyViewAfterCheck(src);
+    details::ReleaseCell(src);
+    return out;
+  }
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (!Base::IsSequence(src)) return std::nullopt;
+    Self out;
+    out.reserve(static_cast<size_t>(Base::ElementCount(src)));
+    if (!Base::ConvertElements(src, [&out](size_t, T value) { out.push_back(std::move(value)); })) {
+      return std::nullopt;
+    }
+    return out;
+  }
+  static std::string TypeStr() { return "std::vector<" + details::ElemOps<T>::TypeStr() + ">"; }
+  static std::string TypeSchema() {
+    return "{\"type\":\"std::vector\",\"args\":[" + details::ElemTypeSchema<T>() + "]}";
+  }
+};
+
+// ---------------------------------------------------------------------------
+// std::array<T, N>
+// ---------------------------------------------------------------------------
+
+template <typename T, size_t N>
+struct TypeTraits<std::array<T, N>> : public details::StdSeqTraitsBase<T> {
+  using Self = std::array<T, N>;
+  using Base = details::StdSeqTraitsBase<T>;
+
+  template <typename U = Self>
+  static void CopyToAnyView(const U&, TVMFFIAny*) {
+    details::StdTypeCannotBeViewed<U>();
+  }
+  static void MoveToAny(Self src, TVMFFIAny* result) {
+    Base::MoveRangeToAny(src.begin(), src.end(), N, result);
+  }
+  static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFIArray &&
+           TVMFFISeqGetCellPtr(src->v_obj)->size == static_cast<int64_t>(N) &&
+           Base::CheckElementsStrict(src);
+  }
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(TVMFFISeqGetCellPtr(src->v_obj)->data);
+    return Build(items, std::make_index_sequence<N>{});
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    Self out = CopyFromAnyViewAfterCheck(src);
+    details::ReleaseCell(src);
+    return out;
+  }
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (!Base::IsSequence(src) || Base::ElementCount(src) != static_cast<int64_t>(N)) {
+      return std::nullopt;
+    }
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    std::vector<T> values;
+    values.reserve(N);
+    if (!Base::ConvertElements(src, [&values](size_t, T v) { values.push_back(std::move(v)); })) {
+      return std::nullopt;
+    }
+    return FromVector(std::move(values), std::make_index_sequence<N>{});
+  }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIArray &&
+        TVMFFISeqGetCellPtr(src->v_obj)->size != static_cast<int64_t>(N)) {
+      return "Array[size=" + std::to_string(TVMFFISeqGetCellPtr(src->v_obj)->size) + "]";
+    }
+    return Base::GetMismatchTypeInfo(src);
+  }
+  static std::string TypeStr() {
+    return "std::array<" + details::ElemOps<T>::TypeStr() + ", " + std::to_string(N) + ">";
+  }
+
+ private:
+  template <size_t... Is>
+  static Self Build(const TVMFFIAny* items, std::index_sequence<Is...>) {
+    return Self{{details::ElemOps<T>::CopyAfterCheck(items + Is)...}};
+  }
+  template <size_t... Is>
+  static Self FromVector(std::vector<T>&& values, std::index_sequence<Is...>) {
+    return Self{{std::move(values[Is])...}};
+  }
+};
+
+// ---------------------------------------------------------------------------
+// std::tuple<Ts...>
+// ---------------------------------------------------------------------------
+
+template <typename... Ts>
+struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
+  using Self = std::tuple<Ts...>;
+  static constexpr bool storage_enabled = false;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIArray;
+  static constexpr int64_t kSize = static_cast<int64_t>(sizeof...(Ts));
+
+  template <typename U = Self>
+  static void CopyToAnyView(const U&, TVMFFIAny*) {
+    details::StdTypeCannotBeViewed<U>();
+  }
+  static void MoveToAny(Self src, TVMFFIAny* result) {
+    ObjectPtr<ArrayObj> p = ArrayObj::Empty(kSize);
+    std::apply(
+        [&p](auto&&... values) {
+          (p->PushCell(details::MakeOwnedCell(Ts(std::move(values)))), ...);
+        },
+        std::move(src));
+    details::SetAnyObject(result, details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(p)));
+  }
+  static bool CheckAnyStrict(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return false;
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    if (cell->size != kSize) return false;
+    return StrictAll(static_cast<const TVMFFIAny*>(cell->data), std::index_sequence_for<Ts...>{});
+  }
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(TVMFFISeqGetCellPtr(src->v_obj)->data);
+    return Build(items, std::index_sequence_for<Ts...>{});
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    Self out = CopyFromAnyViewAfterCheck(src);
+    details::ReleaseCell(src);
+    return out;
+  }
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return std::nullopt;
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    if (cell->size != kSize) return std::nullopt;
+    return TryBuild(static_cast<const TVMFFIAny*>(cell->data), std::index_sequence_for<Ts...>{});
+  }
+  /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return TypeIndexToTypeKey(src->type_index);
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    if (cell->size != kSize) return "Array[size=" + std::to_string(cell->size) + "]";
+    std::string info;
+    FirstMismatch(static_cast<const TVMFFIAny*>(cell->data), &info, std::index_sequence_for<Ts...>{});
+    return info.empty() ? std::string(StaticTypeKey::kTVMFFIArray) : info;
+  }
+  static std::string TypeStr() {
+    std::string s = "std::tuple<";
+    const char* sep = "";
+    ((s += sep, s += details::ElemOps<Ts>::TypeStr(), sep = ", "), ...);
+    return s + ">";
+  }
+  static std::string TypeSchema() {
+    std::string s = "{\"type\":\"std::tuple\",\"args\":[";
+    const char* sep = "";
+    ((s += sep, s += details::ElemTypeSchema<Ts>(), sep = ","), ...);
+    return s + "]}";
+  }
+
+ private:
+  template <size_t... Is>
+  static bool StrictAll(const TVMFFIAny* items, std::index_sequence<Is...>) {
+    return (details::ElemOps<Ts>::CheckStrict(items + Is) && ...);
+  }
+  template <size_t... Is>
+  static Self Build(const TVMFFIAny* items, std::index_sequence<Is...>) {
+    return Self(details::ElemOps<Ts>::CopyAfterCheck(items + Is)...);
+  }
+  template <size_t... Is>
+  static void FirstMismatch(const TVMFFIAny* items, std::string* info,
+                            std::index_sequence<Is...>) {
+    (void)((details::ElemOps<Ts>::Convertible(items + Is)
+                ? false
+                : (*info = "Array[index " + std::to_string(Is) + ": " +
+                           details::ElemOps<Ts>::MismatchInfo(items + Is) + "]",
+                   true)) ||
+           ...);
+  }
+  template <size_t... Is>
+  static std::optional<Self> TryBuild(const TVMFFIAny* items, std::index_sequence<Is...>) {
+    std::tuple<std::optional<Ts>...> parts;
+    bool ok = ((std::get<Is>(parts) = details::ElemOps<Ts>::TryCast(items + Is),
+                std::get<Is>(parts).has_value()) &&
+               ...);
+    if (!ok) return std::nullopt;
+    return Self(*std::move(std::get<Is>(parts))...);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// std::map / std::unordered_map
+// ---------------------------------------------------------------------------
+
+template <typename K, typename V, typename Less, typename Alloc>
+struct TypeTraits<std::map<K, V, Less, Alloc>> : public details::StdMapTraitsBase<K, V> {
+  using Self = std::map<K, V, Less, Alloc>;
+  using Base = details::StdMapTraitsBase<K, V>;
+
+  template <typename U = Self>
+  static void CopyToAnyView(const U&, TVMFFIAny*) {
+    details::StdTypeCannotBeViewed<U>();
+  }
+  static void MoveToAny(Self src, TVMFFIAny* result) { Base::MoveMapToAny(src, result); }
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    Self out;
+    const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      out.emplace(details::ElemOps<K>::CopyAfterCheck(it.key_cell()),
+                  details::ElemOps<V>::CopyAfterCheck(it.value_cell()));
+    }
+    return out;
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    Self out = CopyFromAnyViewAfterCheck(src);
+    details::ReleaseCell(src);
+    return out;
+  }
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIMap) return std::nullopt;
+    Self out;
+    if (!Base::ConvertEntries(src, [&out](K k, V v) { out.emplace(std::move(k), std::move(v)); })) {
+      return std::nullopt;
+    }
+    return out;
+  }
+  static std::string TypeStr() { return "std::map<" + Base::ArgsStr() + ">"; }
+  static std::string TypeSchema() {
+    return "{\"type\":\"std::map\",\"args\":[" + Base::ArgsSchema() + "]}";
+  }
+};
+
+template <typename K, typename V, typename Hash, typename Equal, typename Alloc>
+struct TypeTraits<std::unordered_map<K, V, Hash, Equal, Alloc>>
+    : public details::StdMapTraitsBase<K, V> {
+  using Self = std::unordered_map<K, V, Hash, Equal, Alloc>;
+  using Base = details::StdMapTraitsBase<K, V>;
+
+  template <typename U = Self>
+  static void CopyToAnyView(const U&, TVMFFIAny*) {
+    details::StdTypeCannotBeViewed<U>();
+  }
+  static void MoveToAny(Self src, TVMFFIAny* result) { Base::MoveMapToAny(src, result); }
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
+    Self out;
+    out.reserve(n->size());
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      out.emplace(details::ElemOps<K>::CopyAfterCheck(it.key_cell()),
+                  details::ElemOps<V>::CopyAfterCheck(it.value_cell()));
+    }
+    return out;
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    Self out = CopyFromAnyViewAfterCheck(src);
+    details::ReleaseCell(src);
+    return out;
+  }
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIMap) return std::nullopt;
+    Self out;
+    out.reserve(reinterpret_cast<const MapObj*>(src->v_obj)->size());
+    if (!Base::ConvertEntries(src, [&out](K k, V v) { out.emplace(std::move(k), std::move(v)); })) {
+      return std::nullopt;
+    }
+    return out;
+  }
+  static std::string TypeStr() { return "std::unordered_map<" + Base::ArgsStr() + ">"; }
+  static std::string TypeSchema() {
+    return "{\"type\":\"std::unordered_map\",\"args\":[" + Base::ArgsSchema() + "]}";
+  }
+};
+
+// ---------------------------------------------------------------------------
+// std::monostate (None) and std::variant<Ts...>
+// ---------------------------------------------------------------------------
+
+template <>
+struct TypeTraits<std::monostate> : public TypeTraitsBase {
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFINone;
+  static void CopyToAnyView(std::monostate, TVMFFIAny* result) { details::SetAnyNone(result); }
+  static void MoveToAny(std::monostate, TVMFFIAny* result) { details::SetAnyNone(result); }
+  static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFINone;
+  }
+  static std::monostate CopyFromAnyViewAfterCheck(const TVMFFIAny*) { return {}; }
+  static std::monostate MoveFromAnyAfterCheck(TVMFFIAny*) { return {}; }
+  static std::optional<std::monostate> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return std::monostate{};
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFINone; }
+};
+
+template <typename... Ts>
+struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
+  using Self = std::variant<Ts...>;
+  static constexpr bool storage_enabled = false;
+
+  /*! \brief A view when every alternative can be viewed; else a static error. */
+  static void CopyToAnyView(const Self& src, TVMFFIAny* result) {
+    std::visit(
+        [result](const auto& value) {
+          using A = details::remove_cvref_t<decltype(value)>;
+          TypeTraits<A>::CopyToAnyView(value, result);
+        },
+        src);
+  }
+  static void MoveToAny(Self src, TVMFFIAny* result) {
+    std::visit(
+        [result](auto&& value) {
+          using A = details::remove_cvref_t<decltype(value)>;
+          *result = details::MakeOwnedCell(A(std::move(value)));
+        },
+        std::move(src));
+  }
+  static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return (details::ElemOps<Ts>::CheckStrict(src) || ...);
+  }
+  /*! \brief The first alternative that holds the value exactly. */
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    std::optional<Self> out;
+    (void)(TakeStrict<Ts>(src, &out) || ...);
+    return *std::move(out);
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    Self out = CopyFromAnyViewAfterCheck(src);
+    details::ReleaseCell(src);
+    return out;
+  }
+  /*! \brief Exact alternatives first, then the first alternative whose conversion succeeds. */
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    std::optional<Self> out;
+    (void)(TakeConverted<Ts>(src, &out) || ...);
+    return out;
+  }
+  static std::string TypeStr() {
+    std::string s = "std::variant<";
+    const char* sep = "";
+    ((s += sep, s += details::ElemOps<Ts>::TypeStr(), sep = ", "), ...);
+    return s + ">";
+  }
+  static std::string TypeSchema() {
+    std::string s = "{\"type\":\"Variant\",\"args\":[";
+    const char* sep = "";
+    ((s += sep, s += details::ElemTypeSchema<Ts>(), sep = ","), ...);
+    return s + "]}";
+  }
+
+ private:
+  template <typename A>
+  static bool TakeStrict(const TVMFFIAny* src, std::optional<Self>* out) {
+    if (!details::ElemOps<A>::CheckStrict(src)) return false;
+    out->emplace(std::in_place_type<A>, details::ElemOps<A>::CopyAfterCheck(src));
+    return true;
+  }
+  template <typename A>
+  static bool TakeConverted(const TVMFFIAny* src, std::optional<Self>* out) {
+    std::optional<A> value = details::ElemOps<A>::TryCast(src);
+    if (!value.has_value()) return false;
+    out->emplace(std::in_place_type<A>, *std::move(value));
+    return true;
+  }
+};
+
+}  // namespace ffi
+}  // namespace tvm
+
+#endif  // TVM_FFI_CONTAINER_STL_H_

@@ -1,0 +1,821 @@
+/*
+ * tvmffi C++ layer: tensors.
+ *
+ * - TensorObj: the ffi.Tensor object (type index 70), the ABI header followed
+ *   immediately by a DLTensor, so `(char*)obj + 24` is a DLTensor*. Objects
+ *   made by this header keep their shape/strides (and the allocator) after it.
+ * - Tensor: the owning, reference-counted handle to a TensorObj.
+ * - TensorView: a non-owning view with exactly the layout of a DLTensor (it
+ *   holds a copy of the descriptor, not the data). Use it for kernel
+ *   arguments: it accepts both borrowed DLTensor* and owned Tensor values.
+ *
+ * Conversions through Any/AnyView follow the tensor concept doc: a borrowed
+ * DLTensor* (kTVMFFIDLTensorPtr) converts to TensorView but never to Tensor;
+ * an ffi.Tensor converts to both; Tensor goes into Any owning; TensorView goes
+ * into an AnyView as a borrowed kTVMFFIDLTensorPtr.
+ */
+#ifndef TVM_FFI_CONTAINER_TENSOR_H_
+#define TVM_FFI_CONTAINER_TENSOR_H_
+
+#include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/dtype.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/type_traits.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace tvm {
+namespace ffi {
+
+// ---------------------------------------------------------------------------
+// DLTensor helpers
+// ---------------------------------------------------------------------------
+
+/*!
+ * \return Whether `data` is a real address on this device (so that alignment
+ *         and byte offsets can be applied to it), rather than an opaque handle.
+ */
+TVM_FFI_INLINE bool IsDirectAddressDevice(const DLDevice& device) noexcept {
+  switch (static_cast<int32_t>(device.device_type)) {
+    case kDLCPU:
+    case kDLCUDA:
+    case kDLCUDAHost:
+    case kDLCUDAManaged:
+    case kDLROCM:
+    case kDLROCMHost:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/*!
+ * \return Whether the tensor is compact row-major. NULL strides mean compact;
+ *         the stride of an extent-1 dimension does not matter; a tensor with
+ *         no elements is contiguous.
+ */
+inline bool IsContiguous(const DLTensor& arr) noexcept {
+  if (arr.strides == nullptr) return true;
+  uint64_t expected = 1;
+  bool empty = false;
+  bool ok = true;
+  for (int32_t i = arr.ndim; i != 0; --i) {
+    const int64_t extent = arr.shape[i - 1];
+    if (extent == 0) empty = true;
+    if (extent == 1) continue;
+    if (static_cast<uint64_t>(arr.strides[i - 1]) != expected) ok = false;
+    expected *= static_cast<uint64_t>(extent);
+  }
+  return ok || empty;
+}
+
+/*!
+ * \return Whether the first element is aligned to `alignment` bytes: the
+ *         address data + byte_offset on direct-address devices, the
+ *         byte_offset alone elsewhere. An alignment of 0 or 1 always holds.
+ */
+inline bool IsAligned(const DLTensor& arr, size_t alignment) noexcept {
+  if (alignment <= 1) return true;
+  uint64_t where = arr.byte_offset;
+  if (IsDirectAddressDevice(arr.device)) where += reinterpret_cast<uintptr_t>(arr.data);
+  return where % alignment == 0;
+}
+
+/*!
+ * \return The bytes needed for `numel` packed elements of `dtype`. A 1-bit
+ *         unsigned int (old-style bool) takes a byte per element; other
+ *         sub-byte types are packed.
+ */
+TVM_FFI_INLINE size_t GetDataSize(size_t numel, DLDataType dtype) noexcept {
+  if (dtype.code == kDLUInt && dtype.bits == 1 && dtype.lanes == 1) return numel;
+  return (numel * dtype.bits * dtype.lanes + 7) / 8;
+}
+
+/*! \return The bytes of data the tensor describes (its shape, compactly). */
+inline size_t GetDataSize(const DLTensor& arr) noexcept {
+  size_t numel = 1;
+  for (int32_t i = 0; i < arr.ndim; ++i) numel *= static_cast<size_t>(arr.shape[i]);
+  return GetDataSize(numel, arr.dtype);
+}
+
+namespace details {
+
+/*!
+ * \brief dim (possibly negative, Python style) as an index into [0, ndim);
+ *        IndexError naming the accessor when out of range.
+ */
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowDimIndexError(const char* accessor,
+                                                                           int64_t dim,
+                                                                           int32_t ndim) {
+  if (ndim == 0) {
+    TVM_FFI_THROW(IndexError) << accessor << "(" << dim
+                              << "): a 0-dimensional tensor has no dimensions";
+  }
+  TVM_FFI_THROW(IndexError) << accessor << "(" << dim
+                            << "): dimension index out of range for a tensor with " << ndim
+                            << " dimensions (expected " << -static_cast<int64_t>(ndim) << ".."
+                            << (ndim - 1) << ")";
+}
+
+TVM_FFI_INLINE int32_t NormalizeDimIndex(const char* accessor, int64_t dim, int32_t ndim) {
+  const int64_t i = dim < 0 ? dim + ndim : dim;
+  if (TVM_FFI_PREDICT_FALSE(static_cast<uint64_t>(i) >= static_cast<uint64_t>(ndim))) {
+    ThrowDimIndexError(accessor, dim, ndim);
+  }
+  return static_cast<int32_t>(i);
+}
+
+/*! \brief The compact stride of dimension i (product of the later extents). */
+TVM_FFI_INLINE int64_t CompactStride(const int64_t* shape, int32_t ndim, int32_t i) noexcept {
+  uint64_t stride = 1;
+  for (int32_t k = i + 1; k < ndim; ++k) stride *= static_cast<uint64_t>(shape[k]);
+  return static_cast<int64_t>(stride);
+}
+
+/*!
+ * \brief Compact strides for a tensor that carries none (strides == NULL).
+ *
+ * The view accessors return a ShapeView, which must point at memory that
+ * outlives it, and a TensorView has exactly a DLTensor's layout, so there is
+ * no room in the view. Compact strides are a pure function of the shape, so
+ * one copy per distinct shape is kept for the life of the process: the
+ * returned pointer never dangles. Only stride-less tensors of two or more
+ * dimensions reach the table (Tensor objects always carry strides).
+ */
+TVM_FFI_NOINLINE inline const int64_t* InternCompactStrides(const int64_t* shape, int32_t ndim) {
+  static constexpr int64_t kUnitStride = 1;
+  if (ndim <= 0) return nullptr;
+  if (ndim == 1) return &kUnitStride;
+  struct Table {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::unique_ptr<int64_t[]>> entries;
+  };
+  // Leaked on purpose: strides handed out must stay valid during static destruction.
+  static Table* table = new Table();
+  std::string key(reinterpret_cast<const char*>(shape), sizeof(int64_t) * ndim);
+  std::lock_guard<std::mutex> lock(table->mutex);
+  auto it = table->entries.find(key);
+  if (it == table->entries.end()) {
+    std::unique_ptr<int64_t[]> strides(new int64_t[ndim]);
+    FillStridesFromShape(ShapeView(shape, static_cast<size_t>(ndim)), strides.get());
+    it = table->entries.emplace(std::move(key), std::move(strides)).first;
+  }
+  return it->second.get();
+}
+
+/*! \brief Strides of a DLTensor as a view; compact ones when it has none. */
+TVM_FFI_INLINE ShapeView StridesOf(const DLTensor& t) {
+  if (TVM_FFI_PREDICT_TRUE(t.strides != nullptr || t.ndim == 0)) {
+    return ShapeView(t.strides, static_cast<size_t>(t.ndim));
+  }
+  return ShapeView(InternCompactStrides(t.shape, t.ndim), static_cast<size_t>(t.ndim));
+}
+
+/*! \brief Stride of dimension i; computed from the shape when there are no strides. */
+TVM_FFI_INLINE int64_t StrideOf(const DLTensor& t, int32_t i) noexcept {
+  return t.strides != nullptr ? t.strides[i] : CompactStride(t.shape, t.ndim, i);
+}
+
+/*! \brief The first element's address; byte_offset is added on direct-address devices only. */
+TVM_FFI_INLINE void* DataPtrOf(const DLTensor& t) noexcept {
+  if (t.byte_offset == 0 || !IsDirectAddressDevice(t.device)) return t.data;
+  return static_cast<char*>(t.data) + t.byte_offset;
+}
+
+/*! \brief ValueError unless the extents are non-negative (shape/strides of a new tensor). */
+inline void CheckNewTensorShape(const char* api, ShapeView shape) {
+  if (TVM_FFI_PREDICT_FALSE(shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
+    TVM_FFI_THROW(ValueError) << api << ": too many dimensions (" << shape.size() << ")";
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (TVM_FFI_PREDICT_FALSE(shape[i] < 0)) {
+      TVM_FFI_THROW(ValueError) << api << ": shape " << shape << " has a negative extent in dimension "
+                                << i;
+    }
+  }
+}
+
+}  // namespace details
+
+// ---------------------------------------------------------------------------
+// TensorObj
+// ---------------------------------------------------------------------------
+
+/*!
+ * \brief The ffi.Tensor object: the ABI header, then a DLTensor at offset 24.
+ *
+ * Tensor objects may come from any binary (this header, libtvmffi's DLPack
+ * import, a kernel library built against upstream headers): only the header
+ * and the DLTensor are common to all of them.
+ */
+class TensorObj : public Object, public DLTensor {
+ public:
+  static constexpr int32_t _type_index = TypeIndex::kTVMFFITensor;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFITensor, TensorObj, Object);
+
+  /*!
+   * \brief Export as a legacy DLPack tensor sharing this tensor's data (through
+   *        TVMFFITensorToDLPack). The export holds a reference to this object
+   *        until the consumer calls its deleter (exactly once).
+   */
+  DLManagedTensor* ToDLPack() const {
+    DLManagedTensor* out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorToDLPack(Handle(), &out));
+    return out;
+  }
+  /*! \brief As ToDLPack, versioned (flags such as read-only carry over). */
+  DLManagedTensorVersioned* ToDLPackVersioned() const {
+    DLManagedTensorVersioned* out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorToDLPackVersioned(Handle(), &out));
+    return out;
+  }
+
+ protected:
+  /*! \brief All DLTensor fields zero. */
+  TensorObj() noexcept : Object() {
+    this->data = nullptr;
+    this->device = DLDevice{static_cast<DLDeviceType>(0), 0};
+    this->ndim = 0;
+    this->dtype = DLDataType{0, 0, 0};
+    this->shape = nullptr;
+    this->strides = nullptr;
+    this->byte_offset = 0;
+  }
+  /*! \brief Tag of the constructor that leaves the DLTensor for the subclass to fill. */
+  struct SubclassFillsDLTensor {};
+  // The subclass writes every field right away: zeroing first would only cost time.
+  explicit TensorObj(SubclassFillsDLTensor) noexcept : Object() {}
+
+ private:
+  TVMFFIObjectHandle Handle() const noexcept {
+    return details::ObjectUnsafe::GetHeader(static_cast<const Object*>(this));
+  }
+};
+
+namespace details {
+
+/*!
+ * \brief A TensorObj whose data comes from an NDAllocator (AllocData/FreeData),
+ *        followed in the same block by its shape and strides (2 * ndim int64).
+ */
+template <typename TNDAlloc>
+class TensorObjFromNDAlloc : public TensorObj {
+ public:
+  template <typename... ExtraArgs>
+  TensorObjFromNDAlloc(TNDAlloc alloc, ShapeView shape, const int64_t* strides, DLDataType dtype,
+                       DLDevice device, ExtraArgs&&... extra_args)
+      : TensorObj(SubclassFillsDLTensor{}), alloc_(std::move(alloc)) {
+    const int32_t nd = static_cast<int32_t>(shape.size());
+    int64_t* tail = reinterpret_cast<int64_t*>(reinterpret_cast<char*>(this) + sizeof(*this));
+    this->data = nullptr;
+    this->device = device;
+    this->ndim = nd;
+    this->dtype = dtype;
+    this->byte_offset = 0;
+    this->shape = nd > 0 ? tail : nullptr;
+    this->strides = nd > 0 ? tail + nd : nullptr;
+    std::copy(shape.begin(), shape.end(), tail);
+    if (strides != nullptr) {
+      std::copy(strides, strides + nd, tail + nd);
+    } else {
+      FillStridesFromShape(shape, tail + nd);
+    }
+    // If AllocData throws, ~TensorObjFromNDAlloc does not run: no FreeData for nothing.
+    alloc_.AllocData(static_cast<DLTensor*>(this), std::forward<ExtraArgs>(extra_args)...);
+  }
+  ~TensorObjFromNDAlloc() { alloc_.FreeData(static_cast<DLTensor*>(this)); }
+
+ private:
+  TNDAlloc alloc_;
+};
+
+}  // namespace details
+
+// ---------------------------------------------------------------------------
+// Tensor
+// ---------------------------------------------------------------------------
+
+/*!
+ * \brief An owning, reference-counted tensor (an ffi.Tensor object). May be null.
+ *
+ * Accessors follow at::Tensor (dim, sizes, size, strides, stride, numel,
+ * data_ptr, device, is_contiguous) with the tvm-ffi spellings alongside
+ * (ndim, shape, IsContiguous). Calling them on a null Tensor is a ValueError.
+ */
+class Tensor : public ObjectRef {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Tensor, ObjectRef, TensorObj);
+
+  /*! \return The address of the first element (data + byte_offset on direct-address devices). */
+  void* data_ptr() const { return details::DataPtrOf(dl()); }
+  /*! \return The device. */
+  DLDevice device() const { return dl().device; }
+  /*! \return The number of dimensions. */
+  int32_t ndim() const { return dl().ndim; }
+  /*! \return The number of dimensions (at::Tensor spelling). */
+  int32_t dim() const { return dl().ndim; }
+  /*! \return The element type. */
+  DLDataType dtype() const { return dl().dtype; }
+  /*! \return The extents (valid while this tensor lives). */
+  ShapeView shape() const { return ShapeView(dl().shape, static_cast<size_t>(dl().ndim)); }
+  /*! \return The extents (at::Tensor spelling). */
+  ShapeView sizes() const { return shape(); }
+  /*! \return The strides in elements; compact ones when the tensor carries none. */
+  ShapeView strides() const { return details::StridesOf(dl()); }
+  /*! \return The extent of dimension idx; negative idx counts from the end. IndexError if out of range. */
+  int64_t size(int64_t idx) const {
+    const DLTensor& t = dl();
+    return t.shape[details::NormalizeDimIndex("size", idx, t.ndim)];
+  }
+  /*! \return The stride of dimension idx; negative idx counts from the end. IndexError if out of range. */
+  int64_t stride(int64_t idx) const {
+    const DLTensor& t = dl();
+    return details::StrideOf(t, details::NormalizeDimIndex("stride", idx, t.ndim));
+  }
+  /*! \return The number of elements. */
+  int64_t numel() const { return shape().Product(); }
+  /*! \return The offset in bytes of the first element from data. */
+  uint64_t byte_offset() const { return dl().byte_offset; }
+  /*! \return Whether the layout is compact row-major. */
+  bool IsContiguous() const { return tvm::ffi::IsContiguous(dl()); }
+  /*! \return Whether the layout is compact row-major (at::Tensor spelling). */
+  bool is_contiguous() const { return IsContiguous(); }
+  /*! \return Whether the first element is aligned to `alignment` bytes. */
+  bool IsAligned(size_t alignment) const { return tvm::ffi::IsAligned(dl(), alignment); }
+  /*! \return The DLTensor inside the object (NULL for a null Tensor). */
+  const DLTensor* GetDLTensorPtr() const noexcept { return get(); }
+
+  /*!
+   * \brief A Tensor viewing this one's memory with another shape and strides
+   *        (through TVMFFITensorCreateUnsafeView; the view keeps this tensor alive).
+   * \param element_offset Added to the start, in elements of dtype.
+   * \note Unchecked beyond the shape itself: the caller vouches that the view
+   *       stays inside this tensor's memory.
+   */
+  Tensor as_strided(ShapeView shape, ShapeView strides,
+                    std::optional<int64_t> element_offset = std::nullopt) const {
+    TVM_FFI_CHECK(shape.size() == strides.size(), ValueError)
+        << "as_strided: shape " << shape << " and strides " << strides << " differ in length";
+    DLTensor prototype = dl();
+    prototype.shape = const_cast<int64_t*>(shape.data());
+    prototype.strides = const_cast<int64_t*>(strides.data());
+    prototype.ndim = static_cast<int32_t>(shape.size());
+    const int64_t offset = element_offset.value_or(0);
+    TVM_FFI_CHECK(offset >= 0, ValueError) << "as_strided: negative element_offset " << offset;
+    prototype.byte_offset += GetDataSize(static_cast<size_t>(offset), prototype.dtype);
+    TVMFFIObjectHandle out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorCreateUnsafeView(
+        details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &prototype, &out));
+    return FromOwnedHandle(out);
+  }
+
+  /*!
+   * \brief Allocate a compact tensor with an NDAllocator: an object with
+   *        `void AllocData(DLTensor*, extra_args...)` (sets data) and
+   *        `void FreeData(DLTensor*)`. The Tensor keeps a copy of `alloc` and
+   *        calls FreeData when its last reference goes.
+   *
+   * \code
+   * struct CPUNDAlloc {
+   *   void AllocData(DLTensor* t) { t->data = malloc(ffi::GetDataSize(*t)); }
+   *   void FreeData(DLTensor* t) { free(t->data); }
+   * };
+   * ffi::Tensor t = ffi::Tensor::FromNDAlloc(CPUNDAlloc(), {2, 3}, dl_float32, {kDLCPU, 0});
+   * \endcode
+   *
+   * \note FreeData is code of the binary that called FromNDAlloc: a tensor made
+   *       by a loaded library must not outlive it (prefer FromEnvAlloc there).
+   * \param shape Extents (ShapeView, Shape, std::vector<int64_t> or a braced list).
+   */
+  template <typename TNDAlloc, typename... ExtraArgs>
+  static Tensor FromNDAlloc(TNDAlloc alloc, ShapeView shape, DLDataType dtype, DLDevice device,
+                            ExtraArgs&&... extra_args) {
+    details::CheckNewTensorShape("FromNDAlloc", shape);
+    return Tensor(make_inplace_array_object<details::TensorObjFromNDAlloc<TNDAlloc>, int64_t>(
+        shape.size() * 2, std::move(alloc), shape, nullptr, dtype, device,
+        std::forward<ExtraArgs>(extra_args)...));
+  }
+
+  /*!
+   * \brief As FromNDAlloc with explicit strides. AllocData still sees the
+   *        compact byte size (GetDataSize), so the strides must address only
+   *        elements inside it: non-negative and, for a non-empty tensor,
+   *        sum((shape[i] - 1) * strides[i]) < numel (any permutation of a
+   *        compact layout qualifies). ValueError otherwise.
+   */
+  template <typename TNDAlloc, typename... ExtraArgs>
+  static Tensor FromNDAllocStrided(TNDAlloc alloc, ShapeView shape, ShapeView strides,
+                                   DLDataType dtype, DLDevice device, ExtraArgs&&... extra_args) {
+    details::CheckNewTensorShape("FromNDAllocStrided", shape);
+    // Checked here, with a noreturn throw, so the compiler sees equal lengths below.
+    if (TVM_FFI_PREDICT_FALSE(shape.size() != strides.size())) {
+      ThrowStridesLengthMismatch("FromNDAllocStrided", shape, strides);
+    }
+    CheckStridesFitCompact(shape, strides);
+    return Tensor(make_inplace_array_object<details::TensorObjFromNDAlloc<TNDAlloc>, int64_t>(
+        shape.size() * 2, std::move(alloc), shape, strides.data(), dtype, device,
+        std::forward<ExtraArgs>(extra_args)...));
+  }
+
+  /*!
+   * \brief Allocate through the environment's allocator:
+   *        `Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {2, 3}, dtype, device)`.
+   *
+   * The function is passed explicitly so that the dependency on
+   * extra/c_env_api.h is visible. The memory belongs to the host's allocator
+   * (its deleter lives in the host), so such tensors may outlive the library
+   * that made them. Throws the error the allocator reported (RuntimeError
+   * when no allocator is installed).
+   */
+  static Tensor FromEnvAlloc(int (*env_alloc)(DLTensor*, TVMFFIObjectHandle*), ShapeView shape,
+                             DLDataType dtype, DLDevice device) {
+    TVM_FFI_CHECK(env_alloc != nullptr, ValueError) << "FromEnvAlloc: env_alloc is NULL";
+    details::CheckNewTensorShape("FromEnvAlloc", shape);
+    DLTensor prototype{};
+    prototype.device = device;
+    prototype.dtype = dtype;
+    prototype.ndim = static_cast<int32_t>(shape.size());
+    prototype.shape = const_cast<int64_t*>(shape.data());
+    TVMFFIObjectHandle out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(env_alloc(&prototype, &out));
+    return FromOwnedHandle(out);
+  }
+
+  /*!
+   * \brief Take ownership of a legacy DLPack tensor without copying (through
+   *        TVMFFITensorFromDLPack). Ownership passes in every case: on
+   *        failure the producer's deleter has already run when this throws.
+   * \param require_alignment If > 0, the first element must be aligned to it.
+   * \param require_contiguous Require a compact row-major layout.
+   * \throws ValueError for malformed, misaligned or non-contiguous input.
+   */
+  static Tensor FromDLPack(DLManagedTensor* tensor, size_t require_alignment = 0,
+                           bool require_contiguous = false) {
+    if (TVM_FFI_PREDICT_FALSE(require_alignment >
+                              static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
+      if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
+      ThrowAlignmentTooLarge("FromDLPack", require_alignment);
+    }
+    TVMFFIObjectHandle out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorFromDLPack(
+        tensor, static_cast<int32_t>(require_alignment), require_contiguous ? 1 : 0, &out));
+    return FromOwnedHandle(out);
+  }
+
+  /*! \brief As FromDLPack for a versioned DLPack tensor; flags (read-only) are kept. */
+  static Tensor FromDLPackVersioned(DLManagedTensorVersioned* tensor, size_t require_alignment = 0,
+                                    bool require_contiguous = false) {
+    if (TVM_FFI_PREDICT_FALSE(require_alignment >
+                              static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
+      if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
+      ThrowAlignmentTooLarge("FromDLPackVersioned", require_alignment);
+    }
+    TVMFFIObjectHandle out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorFromDLPackVersioned(
+        tensor, static_cast<int32_t>(require_alignment), require_contiguous ? 1 : 0, &out));
+    return FromOwnedHandle(out);
+  }
+
+  /*! \brief Export as a legacy DLPack tensor sharing the data; the consumer calls its deleter once. */
+  DLManagedTensor* ToDLPack() const {
+    DLManagedTensor* out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(
+        TVMFFITensorToDLPack(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &out));
+    return out;
+  }
+  /*! \brief Export as a versioned DLPack tensor (flags such as read-only carry over). */
+  DLManagedTensorVersioned* ToDLPackVersioned() const {
+    DLManagedTensorVersioned* out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorToDLPackVersioned(
+        details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &out));
+    return out;
+  }
+
+ private:
+  // The DLTensor of a non-null Tensor; ValueError for a null one.
+  TVM_FFI_INLINE const DLTensor& dl() const {
+    const TensorObj* obj = get();
+    if (TVM_FFI_PREDICT_FALSE(obj == nullptr)) ThrowNullAccess();
+    return *obj;
+  }
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowNullAccess() {
+    TVM_FFI_THROW(ValueError) << "accessing a null Tensor";
+  }
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowAlignmentTooLarge(const char* api,
+                                                                             size_t alignment) {
+    TVM_FFI_THROW(ValueError) << api << ": require_alignment " << alignment
+                              << " is larger than the C API accepts (int32)";
+  }
+  static Tensor FromOwnedHandle(TVMFFIObjectHandle handle) {
+    TVMFFIObject* obj = static_cast<TVMFFIObject*>(handle);
+    if (TVM_FFI_PREDICT_FALSE(obj == nullptr || obj->type_index != TypeIndex::kTVMFFITensor)) {
+      ThrowNotATensor(obj);
+    }
+    return Tensor(details::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(obj));
+  }
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowNotATensor(TVMFFIObject* obj) {
+    if (obj == nullptr) {
+      TVM_FFI_THROW(RuntimeError) << "the tensor allocator reported success but returned no tensor";
+    }
+    std::string key = details::TypeIndexToTypeKey(obj->type_index);
+    details::HeaderDecRef(obj);
+    TVM_FFI_THROW(RuntimeError) << "the tensor allocator returned a `" << key
+                                << "` instead of an ffi.Tensor";
+  }
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowStridesLengthMismatch(
+      const char* api, ShapeView shape, ShapeView strides) {
+    TVM_FFI_THROW(ValueError) << api << ": shape " << shape << " and strides " << strides
+                              << " differ in length";
+  }
+  static void CheckStridesFitCompact(ShapeView shape, ShapeView strides) {
+    int64_t numel = shape.Product();
+    if (numel == 0) return;
+    int64_t last = 0;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      TVM_FFI_CHECK(strides[i] >= 0, ValueError)
+          << "FromNDAllocStrided: strides " << strides << " has a negative stride in dimension "
+          << i;
+      int64_t step = 0;
+      if (__builtin_mul_overflow(shape[i] - 1, strides[i], &step) ||
+          __builtin_add_overflow(last, step, &last)) {
+        last = std::numeric_limits<int64_t>::max();
+      }
+    }
+    TVM_FFI_CHECK(last < numel, ValueError)
+        << "FromNDAllocStrided: strides " << strides << " reach element " << last
+        << ", outside the compact allocation of " << numel << " elements for shape " << shape;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// TensorView
+// ---------------------------------------------------------------------------
+
+/*!
+ * \brief A non-owning view of a tensor, laid out exactly like a DLTensor (it
+ *        holds a copy of the descriptor).
+ *
+ * Whoever made the view keeps the tensor alive: its data and its shape and
+ * strides arrays must outlive the view. The recommended type for kernel
+ * arguments: callers may pass a borrowed DLTensor* or an owned ffi.Tensor.
+ */
+class TensorView {
+ public:
+  /*! \brief View a Tensor (ValueError if null). The Tensor must outlive the view. */
+  TensorView(const Tensor& tensor) : tensor_(CheckedTensor(tensor)) {}  // NOLINT(*)
+  /*! \brief View a DLTensor (ValueError if NULL). Its arrays must outlive the view. */
+  TensorView(const DLTensor* tensor) : tensor_(CheckedDLTensor(tensor)) {}  // NOLINT(*)
+  // A view of a temporary Tensor would dangle at once.
+  TensorView(Tensor&& tensor) = delete;  // NOLINT(*)
+  TensorView(const TensorView&) noexcept = default;
+  TensorView(TensorView&&) noexcept = default;
+  TensorView& operator=(const TensorView&) noexcept = default;
+  TensorView& operator=(TensorView&&) noexcept = default;
+  /*! \brief View another Tensor (ValueError if null). */
+  TensorView& operator=(const Tensor& tensor) {
+    tensor_ = CheckedTensor(tensor);
+    return *this;
+  }
+  TensorView& operator=(Tensor&& tensor) = delete;
+
+  /*! \return The address of the first element (data + byte_offset on direct-address devices). */
+  void* data_ptr() const noexcept { return details::DataPtrOf(tensor_); }
+  DLDevice device() const noexcept { return tensor_.device; }
+  int32_t ndim() const noexcept { return tensor_.ndim; }
+  /*! \return The number of dimensions (at::Tensor spelling). */
+  int32_t dim() const noexcept { return tensor_.ndim; }
+  DLDataType dtype() const noexcept { return tensor_.dtype; }
+  /*! \return The extents (borrowed from the viewed tensor). */
+  ShapeView shape() const noexcept {
+    return ShapeView(tensor_.shape, static_cast<size_t>(tensor_.ndim));
+  }
+  ShapeView sizes() const noexcept { return shape(); }
+  /*!
+   * \return The strides in elements. When the viewed DLTensor has none
+   *         (compact), compact strides are returned from a process-wide
+   *         table of immutable arrays, so the view never dangles.
+   */
+  ShapeView strides() const { return details::StridesOf(tensor_); }
+  /*! \return The extent of dimension idx; negative idx counts from the end. IndexError if out of range. */
+  int64_t size(int64_t idx) const {
+    return tensor_.shape[details::NormalizeDimIndex("size", idx, tensor_.ndim)];
+  }
+  /*! \return The stride of dimension idx; negative idx counts from the end. IndexError if out of range. */
+  int64_t stride(int64_t idx) const {
+    return details::StrideOf(tensor_, details::NormalizeDimIndex("stride", idx, tensor_.ndim));
+  }
+  int64_t numel() const noexcept { return shape().Product(); }
+  uint64_t byte_offset() const noexcept { return tensor_.byte_offset; }
+  bool IsContiguous() const noexcept { return tvm::ffi::IsContiguous(tensor_); }
+  bool is_contiguous() const noexcept { return IsContiguous(); }
+  bool IsAligned(size_t alignment) const noexcept {
+    return tvm::ffi::IsAligned(tensor_, alignment);
+  }
+  /*! \return The view's own DLTensor (valid while the view lives). */
+  const DLTensor* GetDLTensorPtr() const noexcept { return &tensor_; }
+
+  /*!
+   * \brief A view with another shape and strides over the same data.
+   * \note The shape and strides arrays are borrowed, not copied: they must
+   *       outlive the returned view (a braced list does not).
+   */
+  TensorView as_strided(ShapeView shape, ShapeView strides,
+                        std::optional<int64_t> element_offset = std::nullopt) const {
+    TVM_FFI_CHECK(shape.size() == strides.size(), ValueError)
+        << "as_strided: shape " << shape << " and strides " << strides << " differ in length";
+    const int64_t offset = element_offset.value_or(0);
+    TVM_FFI_CHECK(offset >= 0, ValueError) << "as_strided: negative element_offset " << offset;
+    DLTensor prototype = tensor_;
+    prototype.shape = const_cast<int64_t*>(shape.data());
+    prototype.strides = const_cast<int64_t*>(strides.data());
+    prototype.ndim = static_cast<int32_t>(shape.size());
+    prototype.byte_offset += GetDataSize(static_cast<size_t>(offset), prototype.dtype);
+    return TensorView(prototype, Unchecked{});
+  }
+
+ private:
+  struct Unchecked {};
+  TensorView(const DLTensor& tensor, Unchecked) noexcept : tensor_(tensor) {}
+
+  static const DLTensor& CheckedTensor(const Tensor& tensor) {
+    const DLTensor* ptr = tensor.GetDLTensorPtr();
+    if (TVM_FFI_PREDICT_FALSE(ptr == nullptr)) ThrowNull("a null Tensor");
+    return *ptr;
+  }
+  static const DLTensor& CheckedDLTensor(const DLTensor* tensor) {
+    if (TVM_FFI_PREDICT_FALSE(tensor == nullptr)) ThrowNull("a NULL DLTensor*");
+    return *tensor;
+  }
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowNull(const char* what) {
+    TVM_FFI_THROW(ValueError) << "cannot make a TensorView of " << what;
+  }
+
+  DLTensor tensor_;
+
+  template <typename, typename>
+  friend struct TypeTraits;
+};
+
+static_assert(sizeof(TensorView) == sizeof(DLTensor) && alignof(TensorView) == alignof(DLTensor),
+              "TensorView must have the layout of a DLTensor");
+static_assert(std::is_trivially_copyable_v<TensorView>, "TensorView must copy like a DLTensor");
+
+/*! \return The bytes of data of the tensor's shape, compactly. */
+inline size_t GetDataSize(const Tensor& tensor) {
+  return GetDataSize(static_cast<size_t>(tensor.numel()), tensor.dtype());
+}
+/*! \return The bytes of data of the view's shape, compactly. */
+inline size_t GetDataSize(const TensorView& tensor) {
+  return GetDataSize(static_cast<size_t>(tensor.numel()), tensor.dtype());
+}
+
+// ---------------------------------------------------------------------------
+// Any conversions
+// ---------------------------------------------------------------------------
+
+namespace details {
+/*! \brief What a failed conversion to a tensor type found, with a hint for the owning case. */
+TVM_FFI_NOINLINE inline std::string TensorMismatchTypeInfo(const TVMFFIAny* source, bool owning) {
+  if (source->type_index == TypeIndex::kTVMFFIDLTensorPtr) {
+    if (source->v_ptr == nullptr) return "None (a NULL DLTensor*)";
+    if (owning) {
+      return "DLTensor* (a borrowed DLTensor cannot be owned: it cannot be converted to an owning "
+             "ffi.Tensor; take a TensorView instead)";
+    }
+  }
+  return TypeIndexToTypeKey(source->type_index);
+}
+}  // namespace details
+
+template <>
+inline constexpr bool use_default_type_traits_v<Tensor> = false;
+
+/*!
+ * \brief Tensor <-> Any: an ffi.Tensor (or None, for a null Tensor). A
+ *        borrowed kTVMFFIDLTensorPtr never converts: it cannot be owned.
+ */
+template <>
+struct TypeTraits<Tensor> : public ObjectRefTypeTraitsBase<Tensor> {
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFITensor;
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFITensor ||
+           src->type_index == TypeIndex::kTVMFFINone ||
+           (src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
+            details::IsObjectInstance<TensorObj>(src->type_index));
+  }
+  TVM_FFI_INLINE static std::optional<Tensor> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* source) {
+    return details::TensorMismatchTypeInfo(source, /*owning=*/true);
+  }
+};
+
+/*!
+ * \brief TensorView <-> AnyView: into a view as a borrowed kTVMFFIDLTensorPtr
+ *        (pointing at the TensorView's own descriptor); from a non-NULL
+ *        kTVMFFIDLTensorPtr or an ffi.Tensor by copying the 48-byte
+ *        descriptor (no reference count change, no allocation). Never into an
+ *        owning Any.
+ *
+ * Both source forms count as exact (CheckAnyStrict) so that typed functions
+ * take their fast path for either.
+ */
+template <>
+struct TypeTraits<TensorView> : public TypeTraitsBase {
+  static constexpr bool storage_enabled = false;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIDLTensorPtr;
+
+  TVM_FFI_INLINE static void CopyToAnyView(const TensorView& src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIDLTensorPtr;
+    result->zero_padding = 0;
+    TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
+    result->v_ptr = const_cast<DLTensor*>(&src.tensor_);
+  }
+  template <typename U = TensorView>
+  static void MoveToAny(U, TVMFFIAny*) {
+    static_assert(details::always_false_v<U>,
+                  "TensorView does not own its tensor: only an AnyView can hold it (use Tensor)");
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return (src->type_index == TypeIndex::kTVMFFIDLTensorPtr && src->v_ptr != nullptr) ||
+           src->type_index == TypeIndex::kTVMFFITensor;
+  }
+  TVM_FFI_INLINE static TensorView CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    // Selects the pointer without a branch: obj + 24 for a Tensor, v_ptr for a DLTensor*.
+    const char* base = reinterpret_cast<const char*>(src->v_ptr);
+    const DLTensor* tensor = reinterpret_cast<const DLTensor*>(
+        base + (src->type_index == TypeIndex::kTVMFFITensor ? sizeof(TVMFFIObject) : 0));
+    return TensorView(*tensor, TensorView::Unchecked{});
+  }
+  TVM_FFI_INLINE static std::optional<TensorView> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFIDLTensorPtr; }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* source) {
+    return details::TensorMismatchTypeInfo(source, /*owning=*/false);
+  }
+};
+
+namespace details {
+/*!
+ * \brief Optional tensor parameters: None and a NULL DLTensor* both mean empty
+ *        (C callers pass NULL for "no tensor").
+ */
+template <typename Opt, typename T>
+struct OptionalTensorTraits : public OptionalTraitsBase<Opt, T> {
+  using Base = OptionalTraitsBase<Opt, T>;
+  TVM_FFI_INLINE static bool IsNullTensorPtr(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFIDLTensorPtr && src->v_ptr == nullptr;
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return Base::CheckAnyStrict(src) || IsNullTensorPtr(src);
+  }
+  TVM_FFI_INLINE static Opt CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    if (IsNullTensorPtr(src)) return Opt(std::nullopt);
+    return Base::CopyFromAnyViewAfterCheck(src);
+  }
+  TVM_FFI_INLINE static Opt MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    if (IsNullTensorPtr(src)) return Opt(std::nullopt);
+    return Base::MoveFromAnyAfterCheck(src);
+  }
+  TVM_FFI_INLINE static std::optional<Opt> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (IsNullTensorPtr(src)) return Opt(std::nullopt);
+    return Base::TryCastFromAnyView(src);
+  }
+};
+}  // namespace details
+
+template <>
+struct TypeTraits<Optional<Tensor>> : public details::OptionalTensorTraits<Optional<Tensor>, Tensor> {};
+template <>
+struct TypeTraits<Optional<TensorView>>
+    : public details::OptionalTensorTraits<Optional<TensorView>, TensorView> {};
+template <>
+struct TypeTraits<std::optional<Tensor>>
+    : public details::OptionalTensorTraits<std::optional<Tensor>, Tensor> {
+  static constexpr bool storage_enabled = false;
+};
+template <>
+struct TypeTraits<std::optional<TensorView>>
+    : public details::OptionalTensorTraits<std::optional<TensorView>, TensorView> {
+  static constexpr bool storage_enabled = false;
+};
+
+}  // namespace ffi
+}  // namespace tvm
+
+#endif  // TVM_FFI_CONTAINER_TENSOR_H_

@@ -1,0 +1,211 @@
+/*
+ * tvmffi C++ layer: Tuple<Types...>, a fixed-size typed sequence stored as
+ * an Array (type index 71) of sizeof...(Types) elements.
+ *
+ * A typed function that returns a Tuple returns several results at once: the
+ * caller receives one Array and reads the parts back by position.
+ *
+ *   Function f = Function::FromTyped([](int64_t x) { return Tuple<int64_t, String>(x, "x"); });
+ *   auto [n, s] = f(1).cast<Tuple<int64_t, String>>();
+ *
+ * Like Array, a Tuple is copy-on-write: Set<I>() copies a shared tuple first.
+ */
+#ifndef TVM_FFI_CONTAINER_TUPLE_H_
+#define TVM_FFI_CONTAINER_TUPLE_H_
+
+#include <tvm/ffi/container/array.h>
+
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tvm {
+namespace ffi {
+
+template <typename... Types>
+class Tuple : public ObjectRef {
+ public:
+  static_assert(details::all_storage_enabled_v<Types...>,
+                "Tuple<...>: every element type must be storable in an Any");
+  static constexpr size_t kSize = sizeof...(Types);
+
+  /*! \brief Every element default-constructed (None for Any). */
+  Tuple() : ObjectRef(MakeNode(DefaultOf<Types>()...)) {}
+  explicit Tuple(UnsafeInit tag) noexcept : ObjectRef(tag) {}
+  Tuple(const Tuple&) noexcept = default;
+  Tuple(Tuple&&) noexcept = default;
+  Tuple& operator=(const Tuple&) = default;
+  Tuple& operator=(Tuple&&) = default;
+  /*! \brief Share a tuple whose elements are valid here (e.g. Tuple<Any, Any> from Tuple<int, str>). */
+  template <typename... UTypes,
+            typename = std::enable_if_t<sizeof...(UTypes) == kSize &&
+                                        !std::is_same_v<Tuple<UTypes...>, Tuple> &&
+                                        (details::type_subsumes_v<Types, UTypes> && ...)>>
+  Tuple(const Tuple<UTypes...>& other) noexcept : ObjectRef(other) {}  // NOLINT(*)
+  /*! \brief From one value per element. */
+  template <typename... UTypes,
+            typename = std::enable_if_t<sizeof...(UTypes) == kSize && (kSize > 0) &&
+                                        !(kSize == 1 && (std::is_same_v<std::decay_t<UTypes>,
+                                                                        Tuple> &&
+                                                         ...))>>
+  explicit Tuple(UTypes&&... args) : ObjectRef(MakeNode(Types(std::forward<UTypes>(args))...)) {}
+
+  /*! \brief get() without an index is ObjectRef's (the object). */
+  using ObjectRef::get;
+  /*! \return Element I. */
+  template <size_t I>
+  auto get() const {
+    static_assert(I < kSize, "Tuple index out of range");
+    using R = std::tuple_element_t<I, std::tuple<Types...>>;
+    return details::ElemOps<R>::CopyAfterCheck(Cells() + I);
+  }
+  /*! \brief Replace element I (copy-on-write). */
+  template <size_t I, typename U>
+  void Set(U&& item) {
+    static_assert(I < kSize, "Tuple index out of range");
+    using R = std::tuple_element_t<I, std::tuple<Types...>>;
+    TVMFFIAny cell = details::MakeOwnedCell(R(std::forward<U>(item)));
+    if (!data_.unique()) {
+      data_ = ArrayObj::CopyFrom(static_cast<int64_t>(kSize), GetArrayObj());
+    }
+    GetArrayObj()->SetCell(static_cast<int64_t>(I), cell);
+  }
+  /*! \return The number of elements. */
+  static constexpr size_t size() noexcept { return kSize; }
+
+  /*! \return Whether both hold equal elements (deep, as Array::operator==). */
+  bool operator==(const Tuple& other) const {
+    if (data_ == other.data_) return true;
+    for (size_t i = 0; i < kSize; ++i) {
+      if (!details::CellContentEqual(Cells() + i, other.Cells() + i)) return false;
+    }
+    return true;
+  }
+  bool operator!=(const Tuple& other) const { return !(*this == other); }
+
+  using ContainerType = ArrayObj;
+  static constexpr bool _type_is_nullable = false;
+
+ private:
+  ArrayObj* GetArrayObj() const noexcept { return static_cast<ArrayObj*>(data_.get()); }
+  const TVMFFIAny* Cells() const noexcept {
+    return static_cast<const TVMFFIAny*>(GetArrayObj()->data);
+  }
+  template <typename T>
+  static T DefaultOf() {
+    if constexpr (std::is_same_v<T, Any>) {
+      return Any();
+    } else {
+      return T();
+    }
+  }
+  template <typename... Values>
+  static ObjectPtr<Object> MakeNode(Values&&... values) {
+    ObjectPtr<ArrayObj> p = ArrayObj::Empty(static_cast<int64_t>(kSize));
+    (p->PushCell(details::MakeOwnedCell(std::forward<Values>(values))), ...);
+    return p;
+  }
+
+  template <typename...>
+  friend class Tuple;
+};
+
+template <typename... Types>
+inline constexpr bool use_default_type_traits_v<Tuple<Types...>> = false;
+
+/*! \brief A Tuple converts from an Array of the right size whose elements convert. */
+template <typename... Types>
+struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types...>> {
+  using Self = Tuple<Types...>;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIArray;
+  static constexpr int64_t kSize = static_cast<int64_t>(sizeof...(Types));
+  using ObjectRefTypeTraitsBase<Self>::CopyFromAnyViewAfterCheck;
+
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return false;
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    if (cell->size != kSize) return false;
+    return StrictAll(static_cast<const TVMFFIAny*>(cell->data), std::index_sequence_for<Types...>{});
+  }
+
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return std::nullopt;
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    if (cell->size != kSize) return std::nullopt;
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    ObjectPtr<ArrayObj> out = ArrayObj::Empty(kSize);
+    if (!ConvertAll(static_cast<const TVMFFIAny*>(cell->data), out.get(),
+                    std::index_sequence_for<Types...>{})) {
+      return std::nullopt;
+    }
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<Self>(ObjectPtr<Object>(std::move(out)));
+  }
+
+  /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return TypeTraitsBase::GetMismatchTypeInfo(src);
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    if (cell->size != kSize) return "Array[size=" + std::to_string(cell->size) + "]";
+    std::string info;
+    FirstMismatch(static_cast<const TVMFFIAny*>(cell->data), &info,
+                  std::index_sequence_for<Types...>{});
+    return info.empty() ? std::string(StaticTypeKey::kTVMFFIArray) : info;
+  }
+
+  static std::string TypeStr() {
+    std::string s = "Tuple<";
+    const char* sep = "";
+    ((s += sep, s += details::ElemOps<Types>::TypeStr(), sep = ", "), ...);
+    return s + ">";
+  }
+  static std::string TypeSchema() {
+    std::string s = "{\"type\":\"Tuple\",\"args\":[";
+    const char* sep = "";
+    ((s += sep, s += details::ElemTypeSchema<Types>(), sep = ","), ...);
+    return s + "]}";
+  }
+
+ private:
+  template <size_t... Is>
+  static bool StrictAll(const TVMFFIAny* items, std::index_sequence<Is...>) {
+    return (details::ElemOps<Types>::CheckStrict(items + Is) && ...);
+  }
+  template <size_t... Is>
+  static bool ConvertAll(const TVMFFIAny* items, ArrayObj* out, std::index_sequence<Is...>) {
+    // Left to right, stopping at the first element that does not convert.
+    return (ConvertOne<Types>(items + Is, out) && ...);
+  }
+  template <typename T>
+  static bool ConvertOne(const TVMFFIAny* item, ArrayObj* out) {
+    std::optional<T> value = details::ElemOps<T>::TryCast(item);
+    if (!value.has_value()) return false;
+    out->PushCell(details::MakeOwnedCell(*std::move(value)));
+    return true;
+  }
+  template <size_t... Is>
+  static void FirstMismatch(const TVMFFIAny* items, std::string* info,
+                            std::index_sequence<Is...>) {
+    (void)((details::ElemOps<Types>::Convertible(items + Is)
+                ? false
+                : (*info = "Array[index " + std::to_string(Is) + ": " +
+                           details::ElemOps<Types>::MismatchInfo(items + Is) + "]",
+                   true)) ||
+           ...);
+  }
+};
+
+}  // namespace ffi
+}  // namespace tvm
+
+// Structured bindings: `auto [a, b] = tuple;`
+namespace std {
+template <typename... Types>
+struct tuple_size<::tvm::ffi::Tuple<Types...>> : std::integral_constant<size_t, sizeof...(Types)> {};
+template <size_t I, typename... Types>
+struct tuple_element<I, ::tvm::ffi::Tuple<Types...>> {
+  using type = std::tuple_element_t<I, std::tuple<Types...>>;
+};
+}  // namespace std
+
+#endif  // TVM_FFI_CONTAINER_TUPLE_H_

@@ -1,0 +1,472 @@
+/*
+ * tvmffi C++ layer: errors.
+ *
+ * Error is an ObjectRef to an ErrorObj (the ABI header + TVMFFIErrorCell)
+ * that is also a std::exception. Error objects are always made by libtvmffi
+ * (TVMFFIErrorCreate), so they stay valid whichever library raised them.
+ *
+ *   TVM_FFI_THROW(ValueError) << "bad size " << n;
+ *   TVM_FFI_CHECK(n > 0, ValueError) << "n must be positive";
+ *   TVM_FFI_ICHECK_EQ(a, b) << "internal invariant";
+ *
+ * Messages are built with a small string builder (no <sstream>): it prints
+ * strings, numbers, bool, enums (as integers), pointers (hex), DLDataType
+ * and DLDevice. The throw itself happens in an out-of-line cold [[noreturn]]
+ * function, called once the message is complete.
+ */
+#ifndef TVM_FFI_ERROR_H_
+#define TVM_FFI_ERROR_H_
+
+#include <tvm/ffi/device.h>
+#include <tvm/ffi/object.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+
+/*! \brief Set to 0 to skip the backtrace capture when TVM_FFI_THROW raises (faster throws). */
+#ifndef TVM_FFI_BACKTRACE_ON_THROW
+#define TVM_FFI_BACKTRACE_ON_THROW 1
+#endif
+
+namespace tvm {
+namespace ffi {
+
+/*!
+ * \brief Thrown when the host already has an error pending (e.g. a Python
+ *        KeyboardInterrupt seen through TVMFFIEnvCheckSignals); a safe call
+ *        turns it into the return code -2 and leaves the host's error alone.
+ */
+struct EnvErrorAlreadySet : public std::exception {
+  const char* what() const noexcept override { return "an error is already set in the host"; }
+};
+
+/*! \brief The Error object: header + TVMFFIErrorCell. Only libtvmffi creates them. */
+class ErrorObj : public Object, public TVMFFIErrorCell {
+ public:
+  static constexpr int32_t _type_index = TypeIndex::kTVMFFIError;
+  static constexpr bool _type_final = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFIError, ErrorObj, Object);
+
+ protected:
+  ErrorObj() = default;
+};
+
+/*! \brief An FFI error: kind (e.g. "ValueError"), message and backtrace. Throwable. */
+class Error : public ObjectRef, public std::exception {
+ public:
+  /*!
+   * \brief Create an error (through TVMFFIErrorCreate).
+   * \param backtrace Most recent frame first; may be empty.
+   */
+  Error(std::string_view kind, std::string_view message, std::string_view backtrace = {})
+      : ObjectRef(Create(kind, message, backtrace)) {}
+  /*! \brief As above, with the backtrace as TVMFFIBacktrace returns it (may be NULL). */
+  Error(std::string_view kind, std::string_view message, const TVMFFIByteArray* backtrace)
+      : ObjectRef(Create(kind, message,
+                         backtrace != nullptr ? std::string_view(backtrace->data, backtrace->size)
+                                              : std::string_view())) {}
+
+  /*! \return The kind, e.g. "TypeError". */
+  std::string kind() const { return std::string(cell()->kind.data, cell()->kind.size); }
+  /*! \return The message. */
+  std::string message() const { return std::string(cell()->message.data, cell()->message.size); }
+  /*! \return The backtrace, most recent frame first. */
+  std::string backtrace() const {
+    return std::string(cell()->backtrace.data, cell()->backtrace.size);
+  }
+  /*! \return The backtrace lines in Python order (most recent call last). */
+  std::string TracebackMostRecentCallLast() const {
+    std::string_view bt(cell()->backtrace.data, cell()->backtrace.size);
+    std::string out;
+    out.reserve(bt.size() + 1);
+    while (!bt.empty()) {
+      size_t cut = bt.rfind('\n', bt.size() - 1);
+      std::string_view line;
+      if (cut == std::string_view::npos) {
+        line = bt;
+        bt = std::string_view();
+      } else if (cut + 1 == bt.size()) {
+        bt.remove_suffix(1);
+        continue;
+      } else {
+        line = bt.substr(cut + 1);
+        bt = bt.substr(0, cut);
+      }
+      out.append(line.data(), line.size());
+      out.push_back('\n');
+    }
+    return out;
+  }
+  /*! \brief Replace or append to the backtrace (kTVMFFIBacktraceUpdateMode*). */
+  void UpdateBacktrace(const TVMFFIByteArray* backtrace, int32_t update_mode) {
+    ErrorObj* obj = static_cast<ErrorObj*>(get_mutable());
+    obj->update_backtrace(details::ObjectUnsafe::GetHeader(obj), backtrace, update_mode);
+  }
+  /*!
+   * \return "Kind: message", preceded by the traceback when there is one.
+   * \note The text lives in a thread-local buffer until the next what() on this thread.
+   */
+  const char* what() const noexcept override {
+    thread_local std::string what_buffer;
+    try {
+      what_buffer.clear();
+      if (cell()->backtrace.size != 0) {
+        what_buffer = "Traceback (most recent call last):\n" + TracebackMostRecentCallLast();
+      }
+      what_buffer.append(cell()->kind.data, cell()->kind.size);
+      what_buffer.append(": ");
+      what_buffer.append(cell()->message.data, cell()->message.size);
+      return what_buffer.c_str();
+    } catch (...) {
+      return "tvm::ffi::Error (out of memory formatting the message)";
+    }
+  }
+
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Error, ObjectRef, ErrorObj);
+
+ private:
+  const ErrorObj* cell() const noexcept { return static_cast<const ErrorObj*>(data_.get()); }
+  static ObjectPtr<Object> Create(std::string_view kind, std::string_view message,
+                                  std::string_view backtrace) {
+    TVMFFIByteArray k{kind.data(), kind.size()};
+    TVMFFIByteArray m{message.data(), message.size()};
+    TVMFFIByteArray b{backtrace.data(), backtrace.size()};
+    TVMFFIObjectHandle out = nullptr;
+    if (TVMFFIErrorCreate(&k, &m, &b, &out) != 0 || out == nullptr) throw std::bad_alloc();
+    return details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(out));
+  }
+};
+
+namespace details {
+
+/*! \brief Take the calling thread's raised error (a RuntimeError if none is set). */
+inline Error MoveFromSafeCallRaised() {
+  TVMFFIObjectHandle handle = nullptr;
+  TVMFFIErrorMoveFromRaised(&handle);
+  if (handle == nullptr) {
+    return Error("RuntimeError", "an FFI call failed but raised no error");
+  }
+  TVMFFIObject* obj = static_cast<TVMFFIObject*>(handle);
+  if (obj->type_index != TypeIndex::kTVMFFIError) {
+    HeaderDecRef(obj);
+    return Error("RuntimeError", "an FFI call raised an object that is not an Error");
+  }
+  return ObjectUnsafe::ObjectRefFromObjectPtr<Error>(ObjectUnsafe::ObjectPtrFromOwned<Object>(obj));
+}
+
+/*! \brief Park an error in the calling thread's slot (the slot takes its own reference). */
+inline void SetSafeCallRaised(const Error& error) {
+  TVMFFIErrorSetRaised(ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(error));
+}
+
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowRaisedError(int ret_code) {
+  if (ret_code == -2) throw EnvErrorAlreadySet();
+  throw MoveFromSafeCallRaised();
+}
+
+inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_index,
+                                  int32_t type_depth, int32_t num_child_slots,
+                                  bool child_slots_can_overflow, int32_t parent_type_index) {
+  TVMFFIByteArray key{type_key, std::char_traits<char>::length(type_key)};
+  int32_t tindex = TVMFFITypeGetOrAllocIndex(&key, static_type_index, type_depth, num_child_slots,
+                                             child_slots_can_overflow ? 1 : 0, parent_type_index);
+  if (tindex < 0) ThrowRaisedError(-1);
+  return tindex;
+}
+
+/*! \brief The safe-call catch clauses: convert any exception into a raised error. */
+TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromStdException(const std::exception& ex) {
+  const char* kind = dynamic_cast<const std::bad_alloc*>(&ex) != nullptr ? "MemoryError"
+                                                                         : "InternalError";
+  TVMFFIErrorSetRaisedFromCStr(kind, ex.what());
+}
+TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromUnknownException() {
+  TVMFFIErrorSetRaisedFromCStr("InternalError", "unknown C++ exception");
+}
+
+/*! \brief The text of a message under construction. */
+class ErrorMessageStream {
+ public:
+  std::string& str() noexcept { return buffer_; }
+  /*! \brief An lvalue for `<<` chains that start on a temporary. */
+  ErrorMessageStream& self() noexcept { return *this; }
+
+ private:
+  std::string buffer_;
+};
+
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, const char* value) {
+  os.str().append(value != nullptr ? value : "(null)");
+  return os;
+}
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, char value) {
+  os.str().push_back(value);
+  return os;
+}
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, const std::string& value) {
+  os.str().append(value);
+  return os;
+}
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, std::string_view value) {
+  os.str().append(value.data(), value.size());
+  return os;
+}
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, bool value) {
+  os.str().append(value ? "true" : "false");
+  return os;
+}
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, std::nullptr_t) {
+  os.str().append("nullptr");
+  return os;
+}
+/*! \brief Integers (signed/unsigned char print as numbers) and floating point (%g). */
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T> && !std::is_same_v<T, bool> &&
+                                           !std::is_same_v<T, char>,
+                                       int> = 0>
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, T value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    char buf[32];
+    int n = std::snprintf(buf, sizeof(buf), "%g", static_cast<double>(value));
+    os.str().append(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  } else if constexpr (std::is_signed_v<T>) {
+    os.str().append(std::to_string(static_cast<long long>(value)));
+  } else {
+    os.str().append(std::to_string(static_cast<unsigned long long>(value)));
+  }
+  return os;
+}
+/*! \brief Enums print as their integer value. */
+template <typename T, std::enable_if_t<std::is_enum_v<T>, int> = 0>
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, T value) {
+  return os << static_cast<std::underlying_type_t<T>>(value);
+}
+/*! \brief Pointers print in hex; char pointers print as strings. */
+template <typename T>
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, T* value) {
+  if constexpr (std::is_same_v<std::remove_cv_t<T>, char>) {
+    return os << static_cast<const char*>(value);
+  } else {
+    char buf[32];
+    int n = std::snprintf(buf, sizeof(buf), "0x%llx",
+                          static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(value)));
+    os.str().append(buf, n > 0 ? static_cast<size_t>(n) : 0);
+    return os;
+  }
+}
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, const DLDevice& device) {
+  return os << DLDeviceToString(device);
+}
+
+/*! \brief Append a data type as text ("float32x4"), via TVMFFIDataTypeToString. */
+TVM_FFI_NOINLINE inline void AppendDataType(std::string* out, DLDataType dtype) {
+  TVMFFIAny text;
+  text.type_index = TypeIndex::kTVMFFINone;
+  if (TVMFFIDataTypeToString(&dtype, &text) != 0) {
+    TVMFFIObjectHandle err = nullptr;
+    TVMFFIErrorMoveFromRaised(&err);
+    ObjectUnsafe::DecRefObjectHandle(err);
+    out->append("DLDataType(code=" + std::to_string(dtype.code) +
+                ", bits=" + std::to_string(dtype.bits) + ", lanes=" + std::to_string(dtype.lanes) +
+                ")");
+    return;
+  }
+  if (text.type_index == TypeIndex::kTVMFFISmallStr) {
+    out->append(text.v_bytes, text.small_str_len);
+  } else if (text.type_index == TypeIndex::kTVMFFIStr) {
+    const TVMFFIByteArray* bytes = TVMFFIBytesGetByteArrayPtr(text.v_obj);
+    out->append(bytes->data, bytes->size);
+    HeaderDecRef(text.v_obj);
+  }
+}
+inline ErrorMessageStream& operator<<(ErrorMessageStream& os, const DLDataType& dtype) {
+  AppendDataType(&os.str(), dtype);
+  return os;
+}
+
+/*! \brief Whether `ErrorMessageStream << T` compiles. */
+template <typename T, typename = void>
+inline constexpr bool is_error_printable_v = false;
+template <typename T>
+inline constexpr bool is_error_printable_v<
+    T, std::void_t<decltype(std::declval<ErrorMessageStream&>() << std::declval<const T&>())>> =
+    true;
+
+/*!
+ * \brief The calling thread's message buffer of TVM_FFI_THROW. Messages are
+ *        built here rather than in a temporary so that the throwing frame has
+ *        nothing to destroy: no cleanup landing pad slows down the unwinding.
+ */
+inline ErrorMessageStream& ThrowMessageStream() noexcept {
+  thread_local ErrorMessageStream stream;
+  return stream;
+}
+
+/*!
+ * \brief Where TVM_FFI_THROW was used, with which error kind, and where its
+ *        message starts in ThrowMessageStream() (a message's arguments may
+ *        themselves build and throw nested errors).
+ */
+struct ErrorThrowSite {
+  ErrorThrowSite(const char* kind_name, const char* file_name, int line_number,
+                 const char* func_name) noexcept
+      : kind(kind_name),
+        file(file_name),
+        func(func_name),
+        line(line_number),
+        start(ThrowMessageStream().str().size()) {}
+  const char* kind;
+  const char* file;
+  const char* func;
+  int line;
+  size_t start;
+};
+
+/*! \brief Create the Error of a site from its part of the buffer, and drop that part. */
+inline Error MakeErrorFromSite(const ErrorThrowSite& site, std::string& buffer) {
+  size_t start = site.start <= buffer.size() ? site.start : buffer.size();
+  std::string_view message(buffer.data() + start, buffer.size() - start);
+#if TVM_FFI_BACKTRACE_ON_THROW
+  Error error(site.kind, message, TVMFFIBacktrace(site.file, site.line, site.func, 0));
+#else
+  Error error(site.kind, message, std::string(site.file) + ":" + std::to_string(site.line));
+#endif
+  buffer.resize(start);
+  return error;
+}
+
+/*!
+ * \brief `site && stream`: creates the Error and throws it once the whole `<<`
+ *        chain is built (`&&` binds after `<<`, and its left operand, the
+ *        site, is evaluated first). Out of line and cold, so throwing call
+ *        sites stay small; [[noreturn]], so compilers know the code after
+ *        TVM_FFI_THROW is unreachable.
+ */
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void operator&&(const ErrorThrowSite& site,
+                                                                   ErrorMessageStream& message) {
+  throw MakeErrorFromSite(site, message.str());
+}
+
+/*! \brief " (x vs. y)" when both values are printable, else "". Cold. */
+template <typename X, typename Y>
+TVM_FFI_NOINLINE TVM_FFI_COLD std::string CheckValuesToString(const X& x, const Y& y) {
+  if constexpr (is_error_printable_v<X> && is_error_printable_v<Y>) {
+    ErrorMessageStream os;
+    os << " (" << x << " vs. " << y << ")";
+    return std::move(os.str());
+  } else {
+    return std::string();
+  }
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#endif
+#define TVM_FFI_DEFINE_CHECK_OP_(Name, Op)                                                   \
+  template <typename X, typename Y>                                                          \
+  TVM_FFI_INLINE std::optional<std::string> LogCheck##Name(const X& x, const Y& y) {         \
+    if (TVM_FFI_PREDICT_TRUE(x Op y)) return std::nullopt;                                   \
+    return CheckValuesToString(x, y);                                                        \
+  }
+TVM_FFI_DEFINE_CHECK_OP_(_EQ, ==)
+TVM_FFI_DEFINE_CHECK_OP_(_NE, !=)
+TVM_FFI_DEFINE_CHECK_OP_(_LT, <)
+TVM_FFI_DEFINE_CHECK_OP_(_LE, <=)
+TVM_FFI_DEFINE_CHECK_OP_(_GT, >)
+TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
+#undef TVM_FFI_DEFINE_CHECK_OP_
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+}  // namespace details
+}  // namespace ffi
+}  // namespace tvm
+
+/*!
+ * \brief Throw an Error of the given kind; stream the message into it.
+ *        `TVM_FFI_THROW(ValueError) << "got " << n;`
+ */
+#define TVM_FFI_THROW(ErrorKind)                                                           \
+  ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG) && \
+      ::tvm::ffi::details::ThrowMessageStream()
+
+/*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
+#define TVM_FFI_CHECK(cond, ErrorKind)   \
+  if (TVM_FFI_PREDICT_TRUE(cond)) {      \
+  } else                                 \
+    TVM_FFI_THROW(ErrorKind) << "Check failed: (" #cond ") is false: "
+
+/*! \brief Internal invariant: throws InternalError unless cond holds. */
+#define TVM_FFI_ICHECK(cond) TVM_FFI_CHECK(cond, InternalError)
+
+#define TVM_FFI_ICHECK_BINARY_OP_(Name, Op, x, y)                                          \
+  if (auto tvm_ffi_check_values_ = ::tvm::ffi::details::LogCheck##Name((x), (y));          \
+      TVM_FFI_PREDICT_TRUE(!tvm_ffi_check_values_.has_value())) {                          \
+  } else                                                                                   \
+    TVM_FFI_THROW(InternalError) << "Check failed: " #x " " #Op " " #y << *tvm_ffi_check_values_ \
+                                 << ": "
+
+/*! \brief InternalError unless x == y; the message shows both values when printable. */
+#define TVM_FFI_ICHECK_EQ(x, y) TVM_FFI_ICHECK_BINARY_OP_(_EQ, ==, x, y)
+#define TVM_FFI_ICHECK_NE(x, y) TVM_FFI_ICHECK_BINARY_OP_(_NE, !=, x, y)
+#define TVM_FFI_ICHECK_LT(x, y) TVM_FFI_ICHECK_BINARY_OP_(_LT, <, x, y)
+#define TVM_FFI_ICHECK_LE(x, y) TVM_FFI_ICHECK_BINARY_OP_(_LE, <=, x, y)
+#define TVM_FFI_ICHECK_GT(x, y) TVM_FFI_ICHECK_BINARY_OP_(_GT, >, x, y)
+#define TVM_FFI_ICHECK_GE(x, y) TVM_FFI_ICHECK_BINARY_OP_(_GE, >=, x, y)
+/*! \brief Evaluates to x; InternalError if it is null. */
+#define TVM_FFI_ICHECK_NOTNULL(x)                                                   \
+  ((x) == nullptr ? (TVM_FFI_THROW(InternalError) << "Check not null: " #x), (x) \
+                  : (x))
+
+/*! \brief Throw the raised error when a C API call returns nonzero. */
+#define TVM_FFI_CHECK_SAFE_CALL(func)                                  \
+  {                                                                    \
+    int tvm_ffi_ret_code_ = (func);                                    \
+    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_ret_code_ != 0)) {               \
+      ::tvm::ffi::details::ThrowRaisedError(tvm_ffi_ret_code_);        \
+    }                                                                  \
+  }
+
+#ifndef TVM_FFI_SAFE_CALL_BEGIN
+/*!
+ * \brief Bracket a C-ABI function body: exceptions become a raised error and
+ *        -1 (EnvErrorAlreadySet: -2); falling off the end returns 0.
+ * \code
+ * int MyCFunc(...) {
+ *   TVM_FFI_SAFE_CALL_BEGIN();
+ *   ...
+ *   TVM_FFI_SAFE_CALL_END();
+ * }
+ * \endcode
+ */
+#define TVM_FFI_SAFE_CALL_BEGIN() \
+  try {                           \
+  (void)0
+#define TVM_FFI_SAFE_CALL_END()                                    \
+  return 0;                                                        \
+  }                                                                \
+  catch (const ::tvm::ffi::Error& err) {                           \
+    ::tvm::ffi::details::SetSafeCallRaised(err);                   \
+    return -1;                                                     \
+  }                                                                \
+  catch (const ::tvm::ffi::EnvErrorAlreadySet&) {                  \
+    return -2;                                                     \
+  }                                                                \
+  catch (const std::exception& ex) {                               \
+    ::tvm::ffi::details::SetRaisedFromStdException(ex);            \
+    return -1;                                                     \
+  }                                                                \
+  catch (...) {                                                    \
+    ::tvm::ffi::details::SetRaisedFromUnknownException();          \
+    return -1;                                                     \
+  }                                                                \
+  TVM_FFI_UNREACHABLE()
+#endif
+
+#endif  // TVM_FFI_ERROR_H_

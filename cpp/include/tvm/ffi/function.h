@@ -1,0 +1,471 @@
+/*
+ * tvmffi C++ layer: Function, the type-erased FFI callable.
+ *
+ * A FunctionObj is the ABI header followed by TVMFFIFunctionCell
+ * { safe_call, cpp_call }. Functions made by these headers have a safe_call
+ * that catches every exception, and keep their throwing C++ entry after the
+ * cell (FunctionObjCppBase, a frozen layout); the cell's cpp_call stays NULL,
+ * so C++ exceptions never leave the library that threw them, even when the
+ * caller was built against other headers (e.g. upstream's, whose CallPacked
+ * would otherwise call cpp_call directly).
+ *
+ * A C++ call takes the direct (throwing) path only for functions made by this
+ * very library: their header's padding holds kCppFunctionMagic (other makers
+ * leave it 0) and FunctionObjCppBase::owner is this library's hidden tag.
+ * Every other function (C callbacks, other libraries) is called through
+ * safe_call, and a nonzero return is rethrown as the raised Error.
+ */
+#ifndef TVM_FFI_FUNCTION_H_
+#define TVM_FFI_FUNCTION_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/function_details.h>
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/string.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tvm {
+namespace ffi {
+
+class FunctionObj;
+
+namespace details {
+/*! \brief Header padding of Functions made by these headers (runtime/upstream objects have 0). */
+constexpr uint32_t kCppFunctionMagic = 0x63666674u;  // "tffc"
+/*! \brief Hidden, so one per library: its address says "made by this library". */
+TVM_FFI_HIDDEN inline const char kFunctionOwnerTag = 0;
+}  // namespace details
+
+/*! \brief The Function object. Use Function, not this class. */
+class FunctionObj : public Object, public TVMFFIFunctionCell {
+ public:
+  /*!
+   * \brief A C++ entry that throws instead of returning -1. `result` is None
+   *        on entry (as for safe_call).
+   */
+  using FCall = void (*)(const FunctionObj*, const AnyView*, int32_t, Any*);
+
+  static constexpr int32_t _type_index = TypeIndex::kTVMFFIFunction;
+  static constexpr bool _type_final = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFIFunction, FunctionObj, Object);
+
+  /*! \brief Call with packed arguments; throws the callee's error. */
+  TVM_FFI_INLINE void CallPacked(const AnyView* args, int32_t num_args, Any* result) const;
+
+ protected:
+  FunctionObj() noexcept {
+    this->safe_call = nullptr;
+    this->cpp_call = nullptr;
+  }
+
+ private:
+  void CallThroughSafeCall(const AnyView* args, int32_t num_args, Any* result) const {
+    result->reset();  // the callee writes without releasing
+    int ret = this->safe_call(details::ObjectUnsafe::GetHeader(this),
+                              reinterpret_cast<const TVMFFIAny*>(args), num_args,
+                              details::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(result));
+    if (TVM_FFI_PREDICT_FALSE(ret != 0)) details::ThrowRaisedError(ret);
+  }
+};
+
+namespace details {
+/*!
+ * \brief The layout of every Function made by these headers: the cell, then
+ *        the owning library's tag and the C++ entry. Frozen (other libraries
+ *        built from these headers check `owner` of this layout).
+ */
+class FunctionObjCppBase : public FunctionObj {
+ public:
+  const void* owner;
+  FCall cpp_entry;
+};
+
+/*! \brief A FunctionObj running a C++ callable `void(const AnyView*, int32_t, Any*)`. */
+template <typename TCallable>
+class FunctionObjImpl : public FunctionObjCppBase {
+ public:
+  explicit FunctionObjImpl(TCallable callable) : callable_(std::move(callable)) {
+    this->safe_call = &SafeCall;
+    this->cpp_call = nullptr;  // see the file comment
+    this->owner = &kFunctionOwnerTag;
+    this->cpp_entry = &CppCall;
+  }
+
+ private:
+  static void CppCall(const FunctionObj* self, const AnyView* args, int32_t num_args, Any* rv) {
+    static_cast<const FunctionObjImpl*>(self)->callable_(args, num_args, rv);
+  }
+  // The C ABI entry: the callable inlined, every exception caught.
+  static int SafeCall(void* handle, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+    TVM_FFI_SAFE_CALL_BEGIN();
+    const FunctionObjImpl* self =
+        ObjectUnsafe::RawObjectPtrFromUnowned<FunctionObjImpl>(static_cast<TVMFFIObject*>(handle));
+    SetAnyNone(result);
+    self->callable_(reinterpret_cast<const AnyView*>(args), num_args,
+                    reinterpret_cast<Any*>(result));
+    TVM_FFI_SAFE_CALL_END();
+  }
+  mutable TCallable callable_;
+};
+
+/*! \brief Accepts any string-like name without overload ambiguity. */
+struct NameRef {
+  TVMFFIByteArray bytes;
+  NameRef(const char* s) : bytes{s, std::char_traits<char>::length(s)} {}      // NOLINT(*)
+  NameRef(const std::string& s) : bytes{s.data(), s.size()} {}                  // NOLINT(*)
+  NameRef(std::string_view s) : bytes{s.data(), s.size()} {}                    // NOLINT(*)
+  NameRef(const String& s) : bytes{s.data(), s.size()} {}                       // NOLINT(*)
+  std::string_view view() const { return std::string_view(bytes.data, bytes.size); }
+};
+}  // namespace details
+
+TVM_FFI_INLINE void FunctionObj::CallPacked(const AnyView* args, int32_t num_args,
+                                            Any* result) const {
+  const auto* cpp = static_cast<const details::FunctionObjCppBase*>(this);
+  // The padding check comes first: only then is `owner` known to exist.
+  if (TVM_FFI_PREDICT_TRUE(header_.__padding == details::kCppFunctionMagic &&
+                           cpp->owner == &details::kFunctionOwnerTag)) {
+    // Made by this library: call the C++ entry directly (exceptions propagate).
+    result->reset();
+    cpp->cpp_entry(this, args, num_args, result);
+  } else {
+    CallThroughSafeCall(args, num_args, result);
+  }
+}
+
+/*! \brief Packed arguments: a borrowed array of AnyView. */
+class PackedArgs {
+ public:
+  PackedArgs(const AnyView* data, int32_t size) noexcept : data_(data), size_(size) {}
+  int size() const noexcept { return size_; }
+  const AnyView* data() const noexcept { return data_; }
+  AnyView operator[](int i) const noexcept { return data_[i]; }
+  /*! \return Arguments [begin, end); end -1 means size(). */
+  PackedArgs Slice(int begin, int end = -1) const noexcept {
+    if (end == -1) end = size_;
+    return PackedArgs(data_ + begin, end - begin);
+  }
+  /*! \brief View each argument into data[i] (the arguments must outlive data). */
+  template <typename... Args>
+  TVM_FFI_INLINE static void Fill(AnyView* data, Args&&... args) {
+    size_t i = 0;
+    ((data[i++] = AnyView(args)), ...);
+  }
+
+ private:
+  const AnyView* data_;
+  int32_t size_;
+};
+
+/*! \brief A reference-counted, type-erased FFI function (nullable). */
+class Function : public ObjectRef {
+ public:
+  Function(std::nullptr_t) noexcept {}  // NOLINT(*)
+
+  /*!
+   * \brief A function from a packed callable: `void(PackedArgs args, Any* rv)`
+   *        or `void(const AnyView* args, int32_t num_args, Any* rv)`.
+   */
+  template <typename TCallable>
+  static Function FromPacked(TCallable packed_call) {
+    if constexpr (std::is_invocable_v<TCallable&, PackedArgs, Any*>) {
+      return FromPackedInternal([f = std::move(packed_call)](const AnyView* args, int32_t num_args,
+                                                             Any* rv) mutable {
+        f(PackedArgs(args, num_args), rv);
+      });
+    } else {
+      static_assert(std::is_invocable_v<TCallable&, const AnyView*, int32_t, Any*>,
+                    "FromPacked needs void(PackedArgs, Any*) or void(const AnyView*, int32_t, Any*)");
+      return FromPackedInternal(std::move(packed_call));
+    }
+  }
+
+  /*!
+   * \brief A function from a typed callable; arguments are converted with
+   *        TypeTraits and mismatches raise TypeError naming the argument.
+   */
+  template <typename TCallable>
+  static Function FromTyped(TCallable callable) {
+    return FromPackedInternal([f = std::move(callable)](const AnyView* args, int32_t num_args,
+                                                        Any* rv) mutable {
+      details::unpack_call(nullptr, f, args, num_args, rv);
+    });
+  }
+  /*! \brief As FromTyped; `name` appears in argument error messages. */
+  template <typename TCallable>
+  static Function FromTyped(TCallable callable, std::string name) {
+    return FromPackedInternal([f = std::move(callable), name = std::move(name)](
+                                  const AnyView* args, int32_t num_args, Any* rv) mutable {
+      details::unpack_call(name.c_str(), f, args, num_args, rv);
+    });
+  }
+
+  /*!
+   * \brief A function around a C callback (TVMFFIFunctionCreate): `safe_call`
+   *        receives `self`; `deleter(self)` runs when the function dies.
+   */
+  static Function FromExternC(void* self, TVMFFISafeCallType safe_call,
+                              void (*deleter)(void* self)) {
+    TVMFFIObjectHandle out = nullptr;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionCreate(self, safe_call, deleter, &out));
+    return Function(details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(
+        static_cast<TVMFFIObject*>(out)));
+  }
+
+  /*! \return The global function registered under name, or an empty Optional. */
+  static Optional<Function> GetGlobal(details::NameRef name);
+  /*! \return The global function; ValueError naming it if it is not registered. */
+  static Function GetGlobalRequired(details::NameRef name);
+  /*! \brief Register a global function; RuntimeError if it exists and !override. */
+  static void SetGlobal(details::NameRef name, Function func, bool override = false) {
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionSetGlobal(
+        &name.bytes, details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(func), override ? 1 : 0));
+  }
+  /*! \brief Remove a global function (no error if absent). */
+  static void RemoveGlobal(details::NameRef name) {
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionRemoveGlobal(&name.bytes));
+  }
+  /*! \return The names of all global functions, sorted. */
+  static std::vector<String> ListGlobalNames() {
+    struct Collector {
+      std::vector<String> names;
+      bool failed = false;
+    } collector;
+    auto visit = [](void* ctx, const TVMFFIByteArray* name) -> int {
+      Collector* c = static_cast<Collector*>(ctx);
+      try {
+        c->names.emplace_back(name->data, name->size);
+        return 0;
+      } catch (...) {
+        c->failed = true;
+        return 1;
+      }
+    };
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionListGlobalNames(visit, &collector));
+    if (collector.failed) throw std::bad_alloc();
+    return std::move(collector.names);
+  }
+
+  /*!
+   * \brief Call an extern "C" safe-call function directly (e.g. an exported
+   *        `__tvm_ffi_<name>` symbol, with handle nullptr).
+   */
+  template <typename... Args>
+  TVM_FFI_INLINE static Any InvokeExternC(void* handle, TVMFFISafeCallType safe_call,
+                                          Args&&... args) {
+    constexpr size_t kNumArgs = sizeof...(Args);
+    AnyView packed[kNumArgs > 0 ? kNumArgs : 1] = {AnyView(args)...};
+    Any result;
+    TVM_FFI_CHECK_SAFE_CALL(safe_call(handle, reinterpret_cast<const TVMFFIAny*>(packed),
+                                      static_cast<int32_t>(kNumArgs),
+                                      details::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(&result)));
+    return result;
+  }
+
+  /*!
+   * \brief Call with C++ arguments (viewed, not copied); returns the result.
+   * \code
+   *   int sum = f(1, 2).cast<int>();
+   * \endcode
+   */
+  template <typename... Args>
+  TVM_FFI_INLINE Any operator()(Args&&... args) const {
+    constexpr size_t kNumArgs = sizeof...(Args);
+    AnyView packed[kNumArgs > 0 ? kNumArgs : 1] = {AnyView(args)...};
+    Any result;
+    CallPacked(packed, static_cast<int32_t>(kNumArgs), &result);
+    return result;
+  }
+  /*! \brief Call with packed arguments. */
+  TVM_FFI_INLINE void CallPacked(const AnyView* args, int32_t num_args, Any* result) const {
+    const FunctionObj* obj = static_cast<const FunctionObj*>(data_.get());
+    if (TVM_FFI_PREDICT_FALSE(obj == nullptr)) ThrowNullCall();
+    obj->CallPacked(args, num_args, result);
+  }
+  TVM_FFI_INLINE void CallPacked(PackedArgs args, Any* result) const {
+    CallPacked(args.data(), args.size(), result);
+  }
+
+  bool operator==(std::nullptr_t) const noexcept { return data_ == nullptr; }
+  bool operator!=(std::nullptr_t) const noexcept { return data_ != nullptr; }
+
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Function, ObjectRef, FunctionObj);
+
+ private:
+  template <typename TCallable>
+  static Function FromPackedInternal(TCallable packed_call) {
+    ObjectPtr<details::FunctionObjImpl<TCallable>> obj =
+        make_object<details::FunctionObjImpl<TCallable>>(std::move(packed_call));
+    details::ObjectUnsafe::GetHeader(obj.get())->__padding = details::kCppFunctionMagic;
+    return Function(std::move(obj));
+  }
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowNullCall() {
+    TVM_FFI_THROW(ValueError) << "cannot call a null Function";
+  }
+};
+
+inline Optional<Function> Function::GetGlobal(details::NameRef name) {
+  TVMFFIObjectHandle handle = nullptr;
+  TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionGetGlobal(&name.bytes, &handle));
+  if (handle == nullptr) return std::nullopt;
+  return Function(
+      details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(handle)));
+}
+
+inline Function Function::GetGlobalRequired(details::NameRef name) {
+  Optional<Function> func = GetGlobal(name);
+  if (TVM_FFI_PREDICT_FALSE(!func.has_value())) {
+    TVM_FFI_THROW(ValueError) << "Function `" << name.view() << "` is not registered as a global";
+  }
+  return *std::move(func);
+}
+
+/*!
+ * \brief A Function with a static signature: arguments are checked at
+ *        compile time and the result is cast to R.
+ * \code
+ *   TypedFunction<int(int, int)> add = [](int a, int b) { return a + b; };
+ *   int three = add(1, 2);
+ * \endcode
+ */
+template <typename FType>
+class TypedFunction;
+
+template <typename R, typename... Args>
+class TypedFunction<R(Args...)> {
+ public:
+  using TSelf = TypedFunction<R(Args...)>;
+  TypedFunction() = default;
+  TypedFunction(std::nullptr_t) {}  // NOLINT(*)
+  TypedFunction(Function packed) : packed_(std::move(packed)) {}  // NOLINT(*)
+  template <typename FLambda,
+            typename = std::enable_if_t<std::is_invocable_r_v<R, FLambda&, Args...> &&
+                                        !std::is_same_v<std::decay_t<FLambda>, Function> &&
+                                        !std::is_same_v<std::decay_t<FLambda>, TSelf>>>
+  TypedFunction(FLambda typed_lambda) {  // NOLINT(*)
+    packed_ = Function::FromTyped(std::move(typed_lambda));
+  }
+  template <typename FLambda,
+            typename = std::enable_if_t<std::is_invocable_r_v<R, FLambda&, Args...>>>
+  TypedFunction(FLambda typed_lambda, std::string name) {
+    packed_ = Function::FromTyped(std::move(typed_lambda), std::move(name));
+  }
+  TSelf& operator=(Function packed) {
+    packed_ = std::move(packed);
+    return *this;
+  }
+
+  TVM_FFI_INLINE R operator()(Args... args) const {
+    if constexpr (std::is_void_v<R>) {
+      packed_(std::forward<Args>(args)...);
+    } else {
+      Any result = packed_(std::forward<Args>(args)...);
+      if constexpr (std::is_same_v<R, Any>) {
+        return result;
+      } else {
+        return std::move(result).template cast<R>();
+      }
+    }
+  }
+  operator Function() const { return packed_; }  // NOLINT(*)
+  const Function& packed() const& noexcept { return packed_; }
+  Function&& packed() && noexcept { return std::move(packed_); }
+  bool operator==(std::nullptr_t) const noexcept { return packed_ == nullptr; }
+  bool operator!=(std::nullptr_t) const noexcept { return packed_ != nullptr; }
+
+ private:
+  Function packed_;
+};
+
+template <typename FType>
+inline constexpr bool use_default_type_traits_v<TypedFunction<FType>> = false;
+
+template <typename R, typename... Args>
+struct TypeTraits<TypedFunction<R(Args...)>> : public TypeTraitsBase {
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIFunction;
+  using TFunc = TypedFunction<R(Args...)>;
+  TVM_FFI_INLINE static void CopyToAnyView(const TFunc& src, TVMFFIAny* result) {
+    TypeTraits<Function>::CopyToAnyView(src.packed(), result);
+  }
+  TVM_FFI_INLINE static void MoveToAny(TFunc src, TVMFFIAny* result) {
+    TypeTraits<Function>::MoveToAny(std::move(src).packed(), result);
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return TypeTraits<Function>::CheckAnyStrict(src);
+  }
+  TVM_FFI_INLINE static TFunc CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return TFunc(TypeTraits<Function>::CopyFromAnyViewAfterCheck(src));
+  }
+  TVM_FFI_INLINE static TFunc MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    return TFunc(TypeTraits<Function>::MoveFromAnyAfterCheck(src));
+  }
+  TVM_FFI_INLINE static std::optional<TFunc> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return details::SignatureString<R, Args...>(); }
+};
+
+/*! \return The type index registered for a type key; KeyError if unknown. */
+inline int32_t TypeKeyToIndex(std::string_view type_key) {
+  int32_t type_index = -1;
+  TVMFFIByteArray key{type_key.data(), type_key.size()};
+  TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeKeyToIndex(&key, &type_index));
+  return type_index;
+}
+
+namespace details {
+/*! \brief The body of an exported typed function (see TVM_FFI_DLL_EXPORT_TYPED_FUNC). */
+template <typename F>
+TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny* args,
+                                       int32_t num_args, TVMFFIAny* result) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  unpack_call(name, f, reinterpret_cast<const AnyView*>(args), num_args,
+              reinterpret_cast<Any*>(result));
+  TVM_FFI_SAFE_CALL_END();
+}
+}  // namespace details
+
+}  // namespace ffi
+}  // namespace tvm
+
+/*!
+ * \brief Export a typed function as `extern "C" int __tvm_ffi_<ExportName>(void* self,
+ *        const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result)`, with the
+ *        argument checks and messages of Function::FromTyped (named ExportName).
+ * \code
+ *   int AddOne(int x) { return x + 1; }
+ *   TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
+ *   TVM_FFI_DLL_EXPORT_TYPED_FUNC(sub_one, [](int x) { return x - 1; });
+ * \endcode
+ */
+#define TVM_FFI_DLL_EXPORT_TYPED_FUNC(ExportName, ...)            \
+  TVM_FFI_DLL_EXPORT_TYPED_FUNC_IMPL_(ExportName, __VA_ARGS__)    \
+  TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_(ExportName, __VA_ARGS__)
+
+/*! \brief The safe-call symbol `__tvm_ffi_<ExportName>`. */
+#define TVM_FFI_DLL_EXPORT_TYPED_FUNC_IMPL_(ExportName, ...)                                   \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_##ExportName(                                   \
+      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {               \
+    (void)self;                                                                               \
+    return ::tvm::ffi::details::InvokeExportedTyped(#ExportName, __VA_ARGS__, args, num_args, \
+                                                    result);                                  \
+  }
+
+/*!
+ * \brief Hook for the metadata symbol `__tvm_ffi__metadata_<ExportName>` (the
+ *        module layer defines it); define TVM_FFI_DLL_EXPORT_NO_METADATA to opt out.
+ */
+#include <tvm/ffi/function_metadata.h>  // defines the hook and TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC
+#ifndef TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_
+#define TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_(ExportName, ...)
+#endif
+
+#endif  // TVM_FFI_FUNCTION_H_

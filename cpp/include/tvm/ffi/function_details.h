@@ -1,0 +1,248 @@
+/*
+ * tvmffi C++ layer: signature introspection and argument unpacking for typed
+ * functions (Function::FromTyped, TVM_FFI_DLL_EXPORT_TYPED_FUNC).
+ *
+ * Argument errors (TypeError), with the function's name when it has one:
+ *   Mismatched type on argument #1 when calling: `add(0: int, 1: int) -> int`. Expected `int` but got `str`
+ *   Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. Expected 2 but got 3
+ */
+#ifndef TVM_FFI_FUNCTION_DETAILS_H_
+#define TVM_FFI_FUNCTION_DETAILS_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/error.h>
+
+#include <string>
+#include <utility>
+
+namespace tvm {
+namespace ffi {
+namespace details {
+
+/*! \brief The name of a C++ type in signatures ("int", "str", "Any", "None" for void). */
+template <typename T>
+inline std::string TypeName() {
+  using U = remove_cvref_t<T>;
+  if constexpr (std::is_void_v<U>) {
+    return StaticTypeKey::kTVMFFINone;
+  } else if constexpr (std::is_same_v<U, Any>) {
+    return "Any";
+  } else if constexpr (std::is_same_v<U, AnyView>) {
+    return "AnyView";
+  } else {
+    return TypeTraits<U>::TypeStr();
+  }
+}
+
+/*! \brief Compatibility spelling of TypeName<T>(). */
+template <typename T>
+struct Type2Str {
+  static std::string v() { return TypeName<T>(); }
+};
+
+/*! \brief Parameters may be T, const T, const T& or T&& (not a mutable lvalue reference). */
+template <typename T>
+inline constexpr bool kArgTypeSupported =
+    !std::is_reference_v<T> ||
+    (std::is_lvalue_reference_v<T> && std::is_const_v<std::remove_reference_t<T>>) ||
+    (std::is_rvalue_reference_v<T> && !std::is_const_v<std::remove_reference_t<T>>);
+
+template <typename T>
+inline constexpr bool kArgConvertible =
+    std::is_same_v<remove_cvref_t<T>, Any> || std::is_same_v<remove_cvref_t<T>, AnyView> ||
+    TypeTraits<remove_cvref_t<T>>::convert_enabled;
+
+template <typename T>
+inline constexpr bool kRetConvertible =
+    std::is_void_v<T> || std::is_same_v<remove_cvref_t<T>, Any> ||
+    TypeTraits<remove_cvref_t<T>>::convert_enabled;
+
+/*! \brief Conversion of one argument (declared type T) from the packed view. */
+template <typename T>
+struct ArgConverter {
+  using U = remove_cvref_t<T>;
+  TVM_FFI_INLINE static bool Strict(const TVMFFIAny* arg) {
+    if constexpr (std::is_same_v<U, AnyView> || std::is_same_v<U, Any>) {
+      return true;
+    } else {
+      return TypeTraits<U>::CheckAnyStrict(arg);
+    }
+  }
+  TVM_FFI_INLINE static U FromStrict(const TVMFFIAny* arg) {
+    if constexpr (std::is_same_v<U, AnyView>) {
+      return AnyView::CopyFromTVMFFIAny(*arg);
+    } else if constexpr (std::is_same_v<U, Any>) {
+      return Any(AnyView::CopyFromTVMFFIAny(*arg));
+    } else {
+      return TypeTraits<U>::CopyFromAnyViewAfterCheck(arg);
+    }
+  }
+};
+
+template <size_t I, typename T>
+struct ArgSlot {
+  T value;
+};
+template <typename Seq, typename... Ts>
+struct ArgPack;
+/*! \brief Converted arguments, built in order by aggregate initialisation. */
+template <size_t... Is, typename... Ts>
+struct ArgPack<std::index_sequence<Is...>, Ts...> : ArgSlot<Is, Ts>... {};
+
+/*! \brief "(0: int, 1: str) -> None" */
+template <typename R, typename... Args>
+inline std::string SignatureString() {
+  std::string sig = "(";
+  size_t index = 0;
+  ((sig += (index == 0 ? "" : ", "), sig += std::to_string(index) + ": " + TypeName<Args>(),
+    ++index),
+   ...);
+  sig += ") -> ";
+  sig += TypeName<R>();
+  return sig;
+}
+
+template <typename R, typename... Args>
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD void ThrowArgCountMismatch(const char* name,
+                                                                      int32_t num_args) {
+  TVM_FFI_THROW(TypeError) << "Mismatched number of arguments when calling: `"
+                           << (name != nullptr ? name : "") << SignatureString<R, Args...>()
+                           << "`. Expected " << sizeof...(Args) << " but got " << num_args;
+}
+
+template <typename U, typename R, typename... Args>
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD void ThrowArgTypeMismatch(const char* name,
+                                                                     int32_t index,
+                                                                     const TVMFFIAny* arg) {
+  TVM_FFI_THROW(TypeError) << "Mismatched type on argument #" << index << " when calling: `"
+                           << (name != nullptr ? name : "") << SignatureString<R, Args...>()
+                           << "`. Expected `" << TypeName<U>() << "` but got `"
+                           << TypeTraits<U>::GetMismatchTypeInfo(arg) << "`";
+}
+
+/*! \brief Store a call's result into *rv, which is None on entry (so nothing to release). */
+template <typename R, typename V>
+TVM_FFI_INLINE void StoreResult(Any* rv, V&& value) {
+  using U = remove_cvref_t<R>;
+  TVMFFIAny* raw = AnyUnsafe::MutableTVMFFIAnyPtrFromAny(rv);
+  if constexpr (std::is_same_v<U, Any>) {
+    *raw = AnyUnsafe::MoveAnyToTVMFFIAny(Any(std::forward<V>(value)));
+  } else {
+    TypeTraits<U>::MoveToAny(U(std::forward<V>(value)), raw);
+  }
+}
+
+/*! \brief Signature facts of R(Args...) and the unpacking of packed arguments. */
+template <typename R, typename... Args>
+struct FuncFunctorImpl {
+  using FType = R(Args...);
+  using RetType = R;
+  static constexpr size_t num_args = sizeof...(Args);
+  static constexpr bool unpacked_supported =
+      ((kArgTypeSupported<Args> && kArgConvertible<Args>) && ...) && kRetConvertible<R>;
+
+  /*! \return "(0: int, 1: int) -> int" */
+  static std::string Sig() { return SignatureString<R, Args...>(); }
+
+  /*!
+   * \brief Convert args, call f, store the result.
+   * \param name Function name for error messages (may be nullptr).
+   * \param rv Receives the result; must be None on entry.
+   */
+  template <typename F>
+  TVM_FFI_INLINE static void Unpack(const char* name, F& f, const AnyView* args,
+                                    int32_t num_packed, Any* rv) {
+    static_assert((kArgTypeSupported<Args> && ...),
+                  "typed function parameters must be T, const T& or T&& (no mutable references)");
+    static_assert((kArgConvertible<Args> && ...),
+                  "a typed function parameter type has no TypeTraits (not an FFI type)");
+    static_assert(kRetConvertible<R>, "the return type has no TypeTraits (not an FFI type)");
+    if (TVM_FFI_PREDICT_FALSE(num_packed != static_cast<int32_t>(sizeof...(Args)))) {
+      ThrowArgCountMismatch<R, Args...>(name, num_packed);
+    }
+    UnpackImpl(std::index_sequence_for<Args...>{}, name, f,
+               reinterpret_cast<const TVMFFIAny*>(args), rv);
+  }
+
+ private:
+  template <typename F, size_t... Is>
+  TVM_FFI_INLINE static void UnpackImpl(std::index_sequence<Is...>, const char* name, F& f,
+                                        [[maybe_unused]] const TVMFFIAny* args,
+                                        [[maybe_unused]] Any* rv) {
+    if (TVM_FFI_PREDICT_TRUE((ArgConverter<Args>::Strict(args + Is) && ...))) {
+      // Fast path: every argument already has the declared type.
+      if constexpr (std::is_void_v<R>) {
+        f(ArgConverter<Args>::FromStrict(args + Is)...);
+      } else {
+        StoreResult<R>(rv, f(ArgConverter<Args>::FromStrict(args + Is)...));
+      }
+    } else {
+      CallWithConversion(std::index_sequence<Is...>{}, name, f, args, rv);
+    }
+  }
+
+  template <typename U, size_t I>
+  static U ConvertArg(const char* name, const TVMFFIAny* arg) {
+    if constexpr (std::is_same_v<U, AnyView> || std::is_same_v<U, Any>) {
+      return ArgConverter<U>::FromStrict(arg);
+    } else {
+      std::optional<U> value = TypeTraits<U>::TryCastFromAnyView(arg);
+      if (TVM_FFI_PREDICT_FALSE(!value.has_value())) {
+        ThrowArgTypeMismatch<U, R, Args...>(name, static_cast<int32_t>(I), arg);
+      }
+      return *std::move(value);
+    }
+  }
+
+  // Converted left to right (a braced list is evaluated in order), so the
+  // first bad argument is the one reported.
+  template <typename F, size_t... Is>
+  TVM_FFI_NOINLINE static void CallWithConversion(std::index_sequence<Is...>,
+                                                  [[maybe_unused]] const char* name, F& f,
+                                                  [[maybe_unused]] const TVMFFIAny* args,
+                                                  [[maybe_unused]] Any* rv) {
+    ArgPack<std::index_sequence<Is...>, remove_cvref_t<Args>...> pack{
+        {ConvertArg<remove_cvref_t<Args>, Is>(name, args + Is)}...};
+    if constexpr (std::is_void_v<R>) {
+      f(std::move(static_cast<ArgSlot<Is, remove_cvref_t<Args>>&>(pack).value)...);
+    } else {
+      StoreResult<R>(rv, f(std::move(static_cast<ArgSlot<Is, remove_cvref_t<Args>>&>(pack).value)...));
+    }
+  }
+};
+
+template <typename T>
+struct FunctionInfoHelper;
+template <typename T, typename R, typename... Args>
+struct FunctionInfoHelper<R (T::*)(Args...)> : FuncFunctorImpl<R, Args...> {};
+template <typename T, typename R, typename... Args>
+struct FunctionInfoHelper<R (T::*)(Args...) const> : FuncFunctorImpl<R, Args...> {};
+template <typename T, typename R, typename... Args>
+struct FunctionInfoHelper<R (T::*)(Args...) noexcept> : FuncFunctorImpl<R, Args...> {};
+template <typename T, typename R, typename... Args>
+struct FunctionInfoHelper<R (T::*)(Args...) const noexcept> : FuncFunctorImpl<R, Args...> {};
+
+/*! \brief Signature facts of a function, function pointer or functor (lambda). */
+template <typename T, typename = void>
+struct FunctionInfo : FunctionInfoHelper<decltype(&T::operator())> {};
+template <typename R, typename... Args>
+struct FunctionInfo<R(Args...), void> : FuncFunctorImpl<R, Args...> {};
+template <typename R, typename... Args>
+struct FunctionInfo<R (*)(Args...), void> : FuncFunctorImpl<R, Args...> {};
+template <typename R, typename... Args>
+struct FunctionInfo<R(Args...) noexcept, void> : FuncFunctorImpl<R, Args...> {};
+template <typename R, typename... Args>
+struct FunctionInfo<R (*)(Args...) noexcept, void> : FuncFunctorImpl<R, Args...> {};
+
+/*! \brief Unpack packed arguments into a typed callable (upstream-compatible entry). */
+template <typename F>
+TVM_FFI_INLINE void unpack_call(const char* name, F& f, const AnyView* args, int32_t num_args,
+                                Any* rv) {
+  FunctionInfo<remove_cvref_t<F>>::Unpack(name, f, args, num_args, rv);
+}
+
+}  // namespace details
+}  // namespace ffi
+}  // namespace tvm
+#endif  // TVM_FFI_FUNCTION_DETAILS_H_

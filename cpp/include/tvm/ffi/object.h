@@ -1,0 +1,909 @@
+/*
+ * tvmffi C++ layer: reference-counted objects.
+ *
+ * Every heap object starts with a TVMFFIObject header (see c_api.h). Objects
+ * may be created by any binary; reference counting is done inline with the
+ * exact atomics of the ABI so that all binaries agree, and the last release
+ * calls the header's deleter (which lives in whichever binary made the object).
+ */
+#ifndef TVM_FFI_OBJECT_H_
+#define TVM_FFI_OBJECT_H_
+
+#include <tvm/ffi/base_details.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tvm {
+namespace ffi {
+
+/*! \brief Alias of the C enum of type indices. */
+using TypeIndex = TVMFFITypeIndex;
+/*! \brief Alias of the C struct returned by TVMFFIGetTypeInfo. */
+using TypeInfo = TVMFFITypeInfo;
+
+/*!
+ * \brief Tag for constructing a reference in a null state even when its type
+ *        is not nullable. Only for code that fills the reference right after.
+ */
+struct UnsafeInit {};
+
+/*! \brief Type keys of the built-in types, as the runtime registers them. */
+struct StaticTypeKey {
+  static constexpr const char* kTVMFFIAny = "Any";
+  static constexpr const char* kTVMFFINone = "None";
+  static constexpr const char* kTVMFFIBool = "bool";
+  static constexpr const char* kTVMFFIInt = "int";
+  static constexpr const char* kTVMFFIFloat = "float";
+  static constexpr const char* kTVMFFIOpaquePtr = "void*";
+  static constexpr const char* kTVMFFIDataType = "DataType";
+  static constexpr const char* kTVMFFIDevice = "Device";
+  static constexpr const char* kTVMFFIDLTensorPtr = "DLTensor*";
+  static constexpr const char* kTVMFFIRawStr = "const char*";
+  static constexpr const char* kTVMFFIByteArrayPtr = "TVMFFIByteArray*";
+  static constexpr const char* kTVMFFIObjectRValueRef = "ObjectRValueRef";
+  static constexpr const char* kTVMFFISmallStr = "ffi.SmallStr";
+  static constexpr const char* kTVMFFISmallBytes = "ffi.SmallBytes";
+  static constexpr const char* kTVMFFIObject = "ffi.Object";
+  static constexpr const char* kTVMFFIStr = "ffi.String";
+  static constexpr const char* kTVMFFIBytes = "ffi.Bytes";
+  static constexpr const char* kTVMFFIError = "ffi.Error";
+  static constexpr const char* kTVMFFIFunction = "ffi.Function";
+  static constexpr const char* kTVMFFIShape = "ffi.Shape";
+  static constexpr const char* kTVMFFITensor = "ffi.Tensor";
+  static constexpr const char* kTVMFFIArray = "ffi.Array";
+  static constexpr const char* kTVMFFIMap = "ffi.Map";
+  static constexpr const char* kTVMFFIModule = "ffi.Module";
+  static constexpr const char* kTVMFFIOpaquePyObject = "ffi.OpaquePyObject";
+  static constexpr const char* kTVMFFIList = "ffi.List";
+  static constexpr const char* kTVMFFIDict = "ffi.Dict";
+};
+
+class Object;
+class ObjectRef;
+template <typename T>
+class ObjectPtr;
+template <typename T, typename = void>
+class Optional;
+
+namespace details {
+struct ObjectUnsafe;
+
+constexpr uint64_t kCombinedRefCountStrongOne = 1;
+constexpr uint64_t kCombinedRefCountWeakOne = static_cast<uint64_t>(1) << 32;
+constexpr uint64_t kCombinedRefCountBothOne = kCombinedRefCountWeakOne | kCombinedRefCountStrongOne;
+constexpr uint64_t kCombinedRefCountMaskUInt32 = kCombinedRefCountWeakOne - 1;
+
+template <typename TargetType>
+TVM_FFI_INLINE bool IsObjectInstance(int32_t object_type_index);
+
+/*! \brief Readable name of a type index, as used in error messages ("int", "str", "ffi.Tensor"). */
+inline std::string TypeIndexToTypeKey(int32_t type_index);
+
+/*! \brief Register a type key with the runtime; throws on failure (defined in error.h). */
+inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_index,
+                                  int32_t type_depth, int32_t num_child_slots,
+                                  bool child_slots_can_overflow, int32_t parent_type_index);
+
+/*! \brief The DecRef path after the last strong reference went away. */
+TVM_FFI_NOINLINE inline void ObjectDeleteSlow(TVMFFIObject* header, uint64_t count_before_sub) {
+  if (count_before_sub == kCombinedRefCountBothOne) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskBoth);
+    return;
+  }
+  // Weak references remain: destroy now, free when the last weak one goes.
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskStrong);
+  if (__atomic_fetch_sub(&header->combined_ref_count, kCombinedRefCountWeakOne,
+                         __ATOMIC_RELEASE) == kCombinedRefCountWeakOne) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskWeak);
+  }
+}
+
+/*! \brief ABI IncRef on a raw header. */
+TVM_FFI_INLINE void HeaderIncRef(TVMFFIObject* header) noexcept {
+  __atomic_fetch_add(&header->combined_ref_count, kCombinedRefCountStrongOne, __ATOMIC_RELAXED);
+}
+
+/*! \brief ABI DecRef on a raw header. */
+TVM_FFI_INLINE void HeaderDecRef(TVMFFIObject* header) {
+  uint64_t before = __atomic_fetch_sub(&header->combined_ref_count, kCombinedRefCountStrongOne,
+                                       __ATOMIC_RELEASE);
+  if (TVM_FFI_PREDICT_FALSE((before & kCombinedRefCountMaskUInt32) == kCombinedRefCountStrongOne)) {
+    ObjectDeleteSlow(header, before);
+  }
+}
+}  // namespace details
+
+/*!
+ * \brief Base class of all objects. Its only member is the ABI header, so a
+ *        payload declared right after it (e.g. a C cell struct as second
+ *        base) sits at offset 24 as the ABI requires.
+ *
+ * Subclasses declare their type with TVM_FFI_DECLARE_OBJECT_INFO(_FINAL) and
+ * are created with make_object<T>(...).
+ */
+class Object {
+ protected:
+  /*! \brief The ABI header shared by every object. */
+  TVMFFIObject header_;
+
+ public:
+  Object() noexcept { ClearHeader(); }
+  // A copy is a new object: it never inherits counts or deleter.
+  Object(const Object&) noexcept { ClearHeader(); }
+  Object& operator=(const Object&) noexcept { return *this; }
+  ~Object() = default;
+
+  /*! \return Whether this object's type is TargetType or derives from it. */
+  template <typename TargetType>
+  bool IsInstance() const {
+    return details::IsObjectInstance<TargetType>(header_.type_index);
+  }
+  /*! \return The run-time type index. */
+  int32_t type_index() const noexcept { return header_.type_index; }
+  /*! \return The registered type key, e.g. "ffi.String" (slow: for messages). */
+  std::string GetTypeKey() const { return TypeIndex2Key(header_.type_index); }
+  /*! \return The hash of the type key the runtime computed. */
+  uint64_t GetTypeKeyHash() const {
+    const TypeInfo* info = TVMFFIGetTypeInfo(header_.type_index);
+    return info != nullptr ? info->type_key_hash : 0;
+  }
+  /*! \return The registered type key of a type index. */
+  static std::string TypeIndex2Key(int32_t tindex) {
+    const TypeInfo* info = TVMFFIGetTypeInfo(tindex);
+    if (info == nullptr) {
+      TVMFFIObjectHandle err = nullptr;
+      TVMFFIErrorMoveFromRaised(&err);
+      if (err != nullptr) details::HeaderDecRef(static_cast<TVMFFIObject*>(err));
+      return "<unregistered type index " + std::to_string(tindex) + ">";
+    }
+    return std::string(info->type_key.data, info->type_key.size);
+  }
+  /*! \return The number of strong references. */
+  uint64_t use_count() const noexcept {
+    return __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED) &
+           details::kCombinedRefCountMaskUInt32;
+  }
+  /*! \return Whether exactly one strong reference exists. */
+  bool unique() const noexcept { return use_count() == 1; }
+
+  // Type configuration, overridden by the DECLARE macros of subclasses.
+  static constexpr const char* _type_key = StaticTypeKey::kTVMFFIObject;
+  static constexpr bool _type_final = false;
+  static constexpr bool _type_mutable = false;
+  static constexpr uint32_t _type_child_slots = 0;
+  static constexpr bool _type_child_slots_can_overflow = true;
+  static constexpr int32_t _type_index = TypeIndex::kTVMFFIObject;
+  static constexpr int32_t _type_depth = 0;
+  static constexpr TVMFFISEqHashKind _type_s_eq_hash_kind = kTVMFFISEqHashKindUnsupported;
+  /*! \return The run-time type index of this class. */
+  TVM_FFI_INLINE static int32_t RuntimeTypeIndex() noexcept { return TypeIndex::kTVMFFIObject; }
+  /*! \return The type index, registering the type on first use (root: nothing to do). */
+  static int32_t _GetOrAllocRuntimeTypeIndex() { return TypeIndex::kTVMFFIObject; }
+
+ private:
+  void ClearHeader() noexcept {
+    header_.combined_ref_count = 0;
+    header_.type_index = 0;
+    header_.__padding = 0;
+    header_.deleter = nullptr;
+  }
+  void IncRef() noexcept { details::HeaderIncRef(&header_); }
+  void DecRef() { details::HeaderDecRef(&header_); }
+  void IncWeakRef() noexcept {
+    __atomic_fetch_add(&header_.combined_ref_count, details::kCombinedRefCountWeakOne,
+                       __ATOMIC_RELAXED);
+  }
+  void DecWeakRef() {
+    if (__atomic_fetch_sub(&header_.combined_ref_count, details::kCombinedRefCountWeakOne,
+                           __ATOMIC_RELEASE) == details::kCombinedRefCountWeakOne) {
+      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+      if (header_.deleter != nullptr) {
+        header_.deleter(&header_, kTVMFFIObjectDeleterFlagBitMaskWeak);
+      }
+    }
+  }
+  // Add a strong reference only while at least one exists (CAS, so a racing
+  // final DecRef cannot be resurrected).
+  bool TryPromoteWeakPtr() noexcept {
+    uint64_t count = __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED);
+    while ((count & details::kCombinedRefCountMaskUInt32) != 0) {
+      if (__atomic_compare_exchange_n(&header_.combined_ref_count, &count, count + 1, true,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  template <typename>
+  friend class ObjectPtr;
+  template <typename>
+  friend class WeakObjectPtr;
+  friend class ObjectRef;
+  friend struct details::ObjectUnsafe;
+};
+
+static_assert(sizeof(Object) == sizeof(TVMFFIObject), "Object must be exactly the ABI header");
+
+/*!
+ * \brief Owning smart pointer to an object (one strong reference).
+ * \tparam T Object or a subclass.
+ */
+template <typename T>
+class ObjectPtr {
+ public:
+  ObjectPtr() noexcept = default;
+  ObjectPtr(std::nullptr_t) noexcept {}  // NOLINT(*)
+  ObjectPtr(const ObjectPtr<T>& other) noexcept : ObjectPtr(other.data_) {}
+  template <typename U, std::enable_if_t<std::is_base_of_v<T, U>, int> = 0>
+  ObjectPtr(const ObjectPtr<U>& other) noexcept : ObjectPtr(other.data_) {}  // NOLINT(*)
+  ObjectPtr(ObjectPtr<T>&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
+  template <typename U, std::enable_if_t<std::is_base_of_v<T, U>, int> = 0>
+  ObjectPtr(ObjectPtr<U>&& other) noexcept : data_(other.data_) {  // NOLINT(*)
+    other.data_ = nullptr;
+  }
+  ~ObjectPtr() { reset(); }
+
+  ObjectPtr<T>& operator=(const ObjectPtr<T>& other) {
+    ObjectPtr<T>(other).swap(*this);
+    return *this;
+  }
+  ObjectPtr<T>& operator=(ObjectPtr<T>&& other) {
+    ObjectPtr<T>(std::move(other)).swap(*this);
+    return *this;
+  }
+  void swap(ObjectPtr<T>& other) noexcept { std::swap(data_, other.data_); }
+
+  T* get() const noexcept { return static_cast<T*>(data_); }
+  T* operator->() const noexcept { return get(); }
+  T& operator*() const noexcept { return *get(); }
+  explicit operator bool() const noexcept { return data_ != nullptr; }
+
+  /*! \brief Drop the reference (if any). */
+  void reset() {
+    if (data_ != nullptr) {
+      Object* old = data_;
+      data_ = nullptr;
+      old->DecRef();
+    }
+  }
+  int use_count() const noexcept { return data_ != nullptr ? static_cast<int>(data_->use_count()) : 0; }
+  bool unique() const noexcept { return data_ != nullptr && data_->use_count() == 1; }
+
+  bool operator==(const ObjectPtr<T>& other) const noexcept { return data_ == other.data_; }
+  bool operator!=(const ObjectPtr<T>& other) const noexcept { return data_ != other.data_; }
+  bool operator==(std::nullptr_t) const noexcept { return data_ == nullptr; }
+  bool operator!=(std::nullptr_t) const noexcept { return data_ != nullptr; }
+
+ private:
+  Object* data_{nullptr};
+  // Takes a new strong reference.
+  explicit ObjectPtr(Object* data) noexcept : data_(data) {
+    if (data_ != nullptr) data_->IncRef();
+  }
+  template <typename>
+  friend class ObjectPtr;
+  template <typename>
+  friend class WeakObjectPtr;
+  friend class ObjectRef;
+  friend struct details::ObjectUnsafe;
+};
+
+/*!
+ * \brief Weak pointer to an object: keeps the memory, not the value, alive.
+ *        lock() gives an ObjectPtr while a strong reference still exists.
+ */
+template <typename T>
+class WeakObjectPtr {
+ public:
+  WeakObjectPtr() noexcept = default;
+  WeakObjectPtr(std::nullptr_t) noexcept {}  // NOLINT(*)
+  WeakObjectPtr(const WeakObjectPtr<T>& other) noexcept : WeakObjectPtr(other.data_) {}
+  template <typename U, std::enable_if_t<std::is_base_of_v<T, U>, int> = 0>
+  WeakObjectPtr(const WeakObjectPtr<U>& other) noexcept : WeakObjectPtr(other.data_) {}  // NOLINT(*)
+  template <typename U, std::enable_if_t<std::is_base_of_v<T, U>, int> = 0>
+  WeakObjectPtr(const ObjectPtr<U>& other) noexcept : WeakObjectPtr(other.data_) {}  // NOLINT(*)
+  WeakObjectPtr(WeakObjectPtr<T>&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
+  ~WeakObjectPtr() { reset(); }
+
+  WeakObjectPtr<T>& operator=(const WeakObjectPtr<T>& other) {
+    WeakObjectPtr<T>(other).swap(*this);
+    return *this;
+  }
+  WeakObjectPtr<T>& operator=(WeakObjectPtr<T>&& other) {
+    WeakObjectPtr<T>(std::move(other)).swap(*this);
+    return *this;
+  }
+  void swap(WeakObjectPtr<T>& other) noexcept { std::swap(data_, other.data_); }
+
+  /*! \return A strong pointer, or null if the object was already destroyed. */
+  ObjectPtr<T> lock() const noexcept {
+    ObjectPtr<T> ret;
+    if (data_ != nullptr && data_->TryPromoteWeakPtr()) ret.data_ = data_;
+    return ret;
+  }
+  void reset() {
+    if (data_ != nullptr) {
+      Object* old = data_;
+      data_ = nullptr;
+      old->DecWeakRef();
+    }
+  }
+  /*! \return The number of strong references (0 once expired). */
+  int use_count() const noexcept { return data_ != nullptr ? static_cast<int>(data_->use_count()) : 0; }
+  bool expired() const noexcept { return use_count() == 0; }
+
+ private:
+  Object* data_{nullptr};
+  explicit WeakObjectPtr(Object* data) noexcept : data_(data) {
+    if (data_ != nullptr) data_->IncWeakRef();
+  }
+  template <typename>
+  friend class WeakObjectPtr;
+  friend struct details::ObjectUnsafe;
+};
+
+/*! \brief Whether T is Object or derives from it. */
+template <typename T>
+inline constexpr bool is_object_subclass_v = std::is_base_of_v<Object, T>;
+
+// ---------------------------------------------------------------------------
+// TypeTraits: how a C++ type converts to and from TVMFFIAny.
+// ---------------------------------------------------------------------------
+
+/*!
+ * \brief Conversion rules between a C++ type and TVMFFIAny.
+ *
+ * Enabled specialisations derive from TypeTraitsBase and provide:
+ * - CopyToAnyView(const T&, TVMFFIAny*): borrow into a view.
+ * - MoveToAny(T, TVMFFIAny*): move into an owned value.
+ * - CheckAnyStrict(const TVMFFIAny*): the value is exactly what MoveToAny makes.
+ * - CopyFromAnyViewAfterCheck / MoveFromAnyAfterCheck: extract after CheckAnyStrict.
+ * - TryCastFromAnyView(const TVMFFIAny*) -> std::optional<T>: with conversions.
+ * - TypeStr(): the name used in signatures and errors.
+ * - GetMismatchTypeInfo(const TVMFFIAny*): the name of what was found instead.
+ */
+template <typename, typename = void>
+struct TypeTraits {
+  static constexpr bool convert_enabled = false;
+  static constexpr bool storage_enabled = false;
+};
+
+/*! \brief TypeTraits of T with const and reference removed. */
+template <typename T>
+using TypeTraitsNoCR = TypeTraits<std::remove_const_t<std::remove_reference_t<T>>>;
+
+/*! \brief Set to false for ObjectRef subclasses that specialise TypeTraits themselves. */
+template <typename T>
+inline constexpr bool use_default_type_traits_v = true;
+
+/*! \brief Common part of every enabled TypeTraits. */
+struct TypeTraitsBase {
+  static constexpr bool convert_enabled = true;
+  static constexpr bool storage_enabled = true;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIAny;
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* source) {
+    return details::TypeIndexToTypeKey(source->type_index);
+  }
+};
+
+/*! \brief Base of every object reference (a nullable ObjectPtr<Object>). */
+class ObjectRef {
+ public:
+  ObjectRef() noexcept = default;
+  ObjectRef(const ObjectRef& other) noexcept = default;
+  ObjectRef(ObjectRef&& other) noexcept = default;
+  ObjectRef& operator=(const ObjectRef& other) = default;
+  ObjectRef& operator=(ObjectRef&& other) = default;
+  explicit ObjectRef(ObjectPtr<Object> data) noexcept : data_(std::move(data)) {}
+  explicit ObjectRef(UnsafeInit) noexcept {}
+  ObjectRef(std::nullptr_t) noexcept {}  // NOLINT(*)
+
+  /*! \return Whether both refer to the same object (or both are null). */
+  bool same_as(const ObjectRef& other) const noexcept { return data_ == other.data_; }
+  bool operator==(const ObjectRef& other) const noexcept { return data_ == other.data_; }
+  bool operator!=(const ObjectRef& other) const noexcept { return data_ != other.data_; }
+  bool operator<(const ObjectRef& other) const noexcept { return data_.get() < other.data_.get(); }
+  /*! \return Whether the reference is not null. */
+  bool defined() const noexcept { return data_ != nullptr; }
+  const Object* get() const noexcept { return data_.get(); }
+  const Object* operator->() const noexcept { return get(); }
+  bool unique() const noexcept { return data_.unique(); }
+  int use_count() const noexcept { return data_.use_count(); }
+
+  /*! \return The object as ObjectType, or nullptr when null or of another type. */
+  template <typename ObjectType, std::enable_if_t<is_object_subclass_v<ObjectType>, int> = 0>
+  const ObjectType* as() const {
+    if (data_ != nullptr && data_->IsInstance<ObjectType>()) {
+      return static_cast<const ObjectType*>(data_.get());
+    }
+    return nullptr;
+  }
+
+  /*!
+   * \return The reference as RefType when its object has the right type;
+   *         a null RefType when this is null and RefType is nullable;
+   *         std::nullopt otherwise.
+   */
+  template <typename RefType, std::enable_if_t<std::is_base_of_v<ObjectRef, RefType>, int> = 0>
+  std::optional<RefType> as() const {
+    if (data_ != nullptr) {
+      TVMFFIAny view;
+      view.type_index = data_->type_index();
+      view.zero_padding = 0;
+      view.v_obj = const_cast<TVMFFIObject*>(&data_->header_);
+      if (TypeTraits<RefType>::CheckAnyStrict(&view)) {
+        RefType result(UnsafeInit{});
+        result.data_ = data_;
+        return result;
+      }
+      return std::nullopt;
+    }
+    if constexpr (RefType::_type_is_nullable) return RefType(UnsafeInit{});
+    return std::nullopt;
+  }
+
+  /*! \return The type index of the object, kTVMFFINone when null. */
+  int32_t type_index() const noexcept {
+    return data_ != nullptr ? data_->type_index() : TypeIndex::kTVMFFINone;
+  }
+  /*! \return The registered type key, "None" when null. */
+  std::string GetTypeKey() const {
+    return data_ != nullptr ? data_->GetTypeKey() : std::string(StaticTypeKey::kTVMFFINone);
+  }
+
+  /*! \brief The object type this reference holds. */
+  using ContainerType = Object;
+  /*! \brief Whether the reference may be null. */
+  static constexpr bool _type_is_nullable = true;
+
+ protected:
+  ObjectPtr<Object> data_;
+  Object* get_mutable() const noexcept { return data_.get(); }
+  friend struct details::ObjectUnsafe;
+  friend struct ObjectPtrHash;
+};
+
+/*! \brief Hash of an object reference by address. */
+struct ObjectPtrHash {
+  size_t operator()(const ObjectRef& a) const noexcept {
+    return std::hash<const Object*>()(a.get());
+  }
+  template <typename T>
+  size_t operator()(const ObjectPtr<T>& a) const noexcept {
+    return std::hash<const Object*>()(a.get());
+  }
+};
+
+/*! \brief Equality of object references by address. */
+struct ObjectPtrEqual {
+  bool operator()(const ObjectRef& a, const ObjectRef& b) const noexcept { return a.same_as(b); }
+  template <typename T>
+  bool operator()(const ObjectPtr<T>& a, const ObjectPtr<T>& b) const noexcept {
+    return a == b;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Type declaration macros.
+// ---------------------------------------------------------------------------
+
+/*!
+ * \brief Declare an object type whose index is fixed at compile time. The
+ *        class must declare `static constexpr int32_t _type_index = ...;` first.
+ */
+#define TVM_FFI_DECLARE_OBJECT_INFO_STATIC(TypeKey, TypeName, ParentType)                     \
+  static constexpr int32_t _type_depth = ParentType::_type_depth + 1;                         \
+  TVM_FFI_INLINE static int32_t RuntimeTypeIndex() noexcept { return TypeName::_type_index; } \
+  static int32_t _GetOrAllocRuntimeTypeIndex() {                                              \
+    static_assert(!ParentType::_type_final, "ParentType is final");                          \
+    static const int32_t tindex [[maybe_unused]] = ::tvm::ffi::details::RegisterObjectType(   \
+        TypeName::_type_key, TypeName::_type_index, TypeName::_type_depth,                    \
+        static_cast<int32_t>(TypeName::_type_child_slots),                                    \
+        TypeName::_type_child_slots_can_overflow, ParentType::_GetOrAllocRuntimeTypeIndex()); \
+    return TypeName::_type_index;                                                             \
+  }                                                                                           \
+  static constexpr const char* _type_key = TypeKey
+
+/*!
+ * \brief Declare an object type whose index the runtime assigns on first use
+ *        (the class declares `static constexpr const char* _type_key` itself).
+ */
+#define TVM_FFI_DECLARE_OBJECT_INFO_PREDEFINED_TYPE_KEY(TypeName, ParentType)                 \
+  static constexpr int32_t _type_depth = ParentType::_type_depth + 1;                         \
+  static int32_t _GetOrAllocRuntimeTypeIndex() {                                              \
+    static_assert(!ParentType::_type_final, "ParentType is final");                          \
+    static const int32_t tindex = ::tvm::ffi::details::RegisterObjectType(                    \
+        TypeName::_type_key, -1, TypeName::_type_depth,                                       \
+        static_cast<int32_t>(TypeName::_type_child_slots),                                    \
+        TypeName::_type_child_slots_can_overflow, ParentType::_GetOrAllocRuntimeTypeIndex()); \
+    return tindex;                                                                            \
+  }                                                                                           \
+  TVM_FFI_INLINE static int32_t RuntimeTypeIndex() {                                          \
+    return TypeName::_GetOrAllocRuntimeTypeIndex();                                           \
+  }                                                                                           \
+  /* Eager copy for code that reads _type_index; prefer RuntimeTypeIndex(). */                \
+  static inline const int32_t _type_index = TypeName::_GetOrAllocRuntimeTypeIndex()
+
+/*!
+ * \brief Declare an object type that may be subclassed; its index comes from
+ *        TVMFFITypeGetOrAllocIndex on first use.
+ */
+#define TVM_FFI_DECLARE_OBJECT_INFO(TypeKey, TypeName, ParentType) \
+  static constexpr const char* _type_key = TypeKey;                \
+  TVM_FFI_DECLARE_OBJECT_INFO_PREDEFINED_TYPE_KEY(TypeName, ParentType)
+
+/*! \brief As TVM_FFI_DECLARE_OBJECT_INFO for a type without subclasses (faster type checks). */
+#define TVM_FFI_DECLARE_OBJECT_INFO_FINAL(TypeKey, TypeName, ParentType) \
+  static constexpr bool _type_final = true;                              \
+  static constexpr uint32_t _type_child_slots = 0;                       \
+  TVM_FFI_DECLARE_OBJECT_INFO(TypeKey, TypeName, ParentType)
+
+// Spellings of older 0.1 releases (type key declared separately).
+#define TVM_FFI_DECLARE_BASE_OBJECT_INFO(TypeName, ParentType) \
+  TVM_FFI_DECLARE_OBJECT_INFO_PREDEFINED_TYPE_KEY(TypeName, ParentType)
+#define TVM_FFI_DECLARE_FINAL_OBJECT_INFO(TypeName, ParentType) \
+  static constexpr bool _type_final = true;                     \
+  static constexpr uint32_t _type_child_slots = 0;              \
+  TVM_FFI_DECLARE_OBJECT_INFO_PREDEFINED_TYPE_KEY(TypeName, ParentType)
+
+/*! \brief Members of a nullable reference type TypeName to objects of ObjectName. */
+#define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(TypeName, ParentType, ObjectName)          \
+  TypeName() = default;                                                                       \
+  explicit TypeName(::tvm::ffi::ObjectPtr<ObjectName> n) : ParentType(std::move(n)) {}        \
+  explicit TypeName(::tvm::ffi::UnsafeInit tag) : ParentType(tag) {}                          \
+  TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName)                                       \
+  using __PtrType =                                                                           \
+      std::conditional_t<ObjectName::_type_mutable, ObjectName*, const ObjectName*>;          \
+  __PtrType operator->() const { return static_cast<__PtrType>(data_.get()); }                \
+  __PtrType get() const { return static_cast<__PtrType>(data_.get()); }                       \
+  static constexpr bool _type_is_nullable = true;                                             \
+  using ContainerType = ObjectName
+
+/*! \brief Members of a reference type TypeName that is never null. */
+#define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(TypeName, ParentType, ObjectName)       \
+  explicit TypeName(::tvm::ffi::ObjectPtr<ObjectName> n) : ParentType(std::move(n)) {}        \
+  explicit TypeName(::tvm::ffi::UnsafeInit tag) : ParentType(tag) {}                          \
+  TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName)                                       \
+  using __PtrType =                                                                           \
+      std::conditional_t<ObjectName::_type_mutable, ObjectName*, const ObjectName*>;          \
+  __PtrType operator->() const { return static_cast<__PtrType>(data_.get()); }                \
+  __PtrType get() const { return static_cast<__PtrType>(data_.get()); }                       \
+  static constexpr bool _type_is_nullable = false;                                            \
+  using ContainerType = ObjectName
+
+// Spellings of older 0.1 releases.
+#define TVM_FFI_DEFINE_NULLABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName) \
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(TypeName, ParentType, ObjectName)
+#define TVM_FFI_DEFINE_NOTNULLABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName) \
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(TypeName, ParentType, ObjectName)
+
+namespace details {
+
+/*! \brief Ancestor walk through the runtime's type table (dynamic hierarchies). */
+TVM_FFI_NOINLINE inline bool IsInstanceByTypeTable(int32_t object_type_index,
+                                                   int32_t target_type_index,
+                                                   int32_t target_depth) {
+  const TypeInfo* info = TVMFFIGetTypeInfo(object_type_index);
+  if (info == nullptr) {
+    TVMFFIObjectHandle err = nullptr;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != nullptr) HeaderDecRef(static_cast<TVMFFIObject*>(err));
+    return false;
+  }
+  return info->type_depth > target_depth &&
+         info->type_ancestors[target_depth]->type_index == target_type_index;
+}
+
+template <typename TargetType>
+TVM_FFI_INLINE bool IsObjectInstance(int32_t object_type_index) {
+  static_assert(is_object_subclass_v<TargetType>);
+  if constexpr (std::is_same_v<std::remove_cv_t<TargetType>, Object>) {
+    return true;
+  } else {
+    const int32_t target = TargetType::RuntimeTypeIndex();
+    if (object_type_index == target) return true;
+    if constexpr (TargetType::_type_final) {
+      return false;
+    } else {
+      // Subtypes are always registered after their parents.
+      if (object_type_index < target) return false;
+      return IsInstanceByTypeTable(object_type_index, target, TargetType::_type_depth);
+    }
+  }
+}
+
+inline std::string TypeIndexToTypeKey(int32_t type_index) {
+  switch (type_index) {
+    case TypeIndex::kTVMFFINone:
+      return "None";
+    case TypeIndex::kTVMFFIInt:
+      return "int";
+    case TypeIndex::kTVMFFIBool:
+      return "bool";
+    case TypeIndex::kTVMFFIFloat:
+      return "float";
+    case TypeIndex::kTVMFFIOpaquePtr:
+      return "void*";
+    case TypeIndex::kTVMFFIDataType:
+      return "DataType";
+    case TypeIndex::kTVMFFIDevice:
+      return "Device";
+    case TypeIndex::kTVMFFIDLTensorPtr:
+      return "DLTensor*";
+    case TypeIndex::kTVMFFIRawStr:
+    case TypeIndex::kTVMFFISmallStr:
+    case TypeIndex::kTVMFFIStr:
+      return "str";
+    case TypeIndex::kTVMFFIByteArrayPtr:
+    case TypeIndex::kTVMFFISmallBytes:
+    case TypeIndex::kTVMFFIBytes:
+      return "bytes";
+    case TypeIndex::kTVMFFIObjectRValueRef:
+      return "ObjectRValueRef";
+    default:
+      return Object::TypeIndex2Key(type_index);
+  }
+}
+
+/*! \brief Raw access to the internals of objects and references (for the FFI layer). */
+struct ObjectUnsafe {
+  static TVMFFIObject* GetHeader(const Object* src) noexcept {
+    return const_cast<TVMFFIObject*>(&src->header_);
+  }
+  template <typename T>
+  static T* RawObjectPtrFromUnowned(TVMFFIObject* obj) noexcept {
+    // Go through Object*: T may place Object away from offset 0 (e.g. a vtable).
+    return static_cast<T*>(reinterpret_cast<Object*>(obj));
+  }
+  template <typename T>
+  static ObjectPtr<T> ObjectPtrFromOwned(Object* raw) noexcept {
+    ObjectPtr<T> ptr;
+    ptr.data_ = raw;
+    return ptr;
+  }
+  template <typename T>
+  static ObjectPtr<T> ObjectPtrFromOwned(TVMFFIObject* obj) noexcept {
+    return ObjectPtrFromOwned<T>(reinterpret_cast<Object*>(obj));
+  }
+  template <typename T>
+  static ObjectPtr<T> ObjectPtrFromUnowned(Object* raw) noexcept {
+    return ObjectPtr<T>(raw);
+  }
+  template <typename T>
+  static ObjectPtr<T> ObjectPtrFromUnowned(TVMFFIObject* obj) noexcept {
+    return ObjectPtr<T>(reinterpret_cast<Object*>(obj));
+  }
+  template <typename T>
+  static T ObjectRefFromObjectPtr(const ObjectPtr<Object>& ptr) {
+    T ref(UnsafeInit{});
+    ref.data_ = ptr;
+    return ref;
+  }
+  template <typename T>
+  static T ObjectRefFromObjectPtr(ObjectPtr<Object>&& ptr) {
+    T ref(UnsafeInit{});
+    ref.data_ = std::move(ptr);
+    return ref;
+  }
+  template <typename T>
+  static ObjectPtr<T> ObjectPtrFromObjectRef(const ObjectRef& ref) noexcept {
+    return ObjectPtr<T>(ref.data_.data_);
+  }
+  template <typename T>
+  static ObjectPtr<T> ObjectPtrFromObjectRef(ObjectRef&& ref) noexcept {
+    ObjectPtr<T> result;
+    result.data_ = ref.data_.data_;
+    ref.data_.data_ = nullptr;
+    return result;
+  }
+  static Object* RawObjectPtrFromObjectRef(const ObjectRef& ref) noexcept {
+    return ref.data_.data_;
+  }
+  static TVMFFIObject* TVMFFIObjectPtrFromObjectRef(const ObjectRef& ref) noexcept {
+    return ref.data_.data_ != nullptr ? GetHeader(ref.data_.data_) : nullptr;
+  }
+  template <typename T>
+  static TVMFFIObject* TVMFFIObjectPtrFromObjectPtr(const ObjectPtr<T>& ptr) noexcept {
+    return ptr.data_ != nullptr ? GetHeader(ptr.data_) : nullptr;
+  }
+  /*! \brief Release ownership of the reference's object to the caller. */
+  static TVMFFIObject* MoveObjectRefToTVMFFIObjectPtr(ObjectRef&& ref) noexcept {
+    Object* obj = ref.data_.data_;
+    ref.data_.data_ = nullptr;
+    return obj != nullptr ? GetHeader(obj) : nullptr;
+  }
+  template <typename T>
+  static TVMFFIObject* MoveObjectPtrToTVMFFIObjectPtr(ObjectPtr<T>&& ptr) noexcept {
+    Object* obj = ptr.data_;
+    ptr.data_ = nullptr;
+    return obj != nullptr ? GetHeader(obj) : nullptr;
+  }
+  static void IncRefObjectHandle(TVMFFIObjectHandle handle) noexcept {
+    if (handle != nullptr) HeaderIncRef(static_cast<TVMFFIObject*>(handle));
+  }
+  static void DecRefObjectHandle(TVMFFIObjectHandle handle) {
+    if (handle != nullptr) HeaderDecRef(static_cast<TVMFFIObject*>(handle));
+  }
+};
+
+/*! \brief Store an object pointer in a TVMFFIAny (no reference change). */
+TVM_FFI_INLINE void SetAnyObject(TVMFFIAny* result, TVMFFIObject* obj) noexcept {
+  result->type_index = obj->type_index;
+  result->zero_padding = 0;
+  TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
+  result->v_obj = obj;
+}
+
+/*! \brief Set a TVMFFIAny to None. */
+TVM_FFI_INLINE void SetAnyNone(TVMFFIAny* result) noexcept {
+  result->type_index = TypeIndex::kTVMFFINone;
+  result->zero_padding = 0;
+  result->v_int64 = 0;
+}
+}  // namespace details
+
+/*! \brief A reference of type RefType to an object the caller already holds. */
+template <typename RefType, typename ObjType>
+inline RefType GetRef(const ObjType* ptr) {
+  static_assert(std::is_base_of_v<typename RefType::ContainerType, ObjType>,
+                "GetRef: the object type does not match the reference type");
+  return details::ObjectUnsafe::ObjectRefFromObjectPtr<RefType>(
+      details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
+          const_cast<Object*>(static_cast<const Object*>(ptr))));
+}
+
+/*! \brief A new ObjectPtr<T> to an object the caller already holds. */
+template <typename T, typename ObjType>
+inline ObjectPtr<T> GetObjectPtr(ObjType* ptr) {
+  static_assert(std::is_base_of_v<T, std::remove_cv_t<ObjType>>,
+                "GetObjectPtr: can only point to the type or a base");
+  return details::ObjectUnsafe::ObjectPtrFromUnowned<T>(
+      const_cast<Object*>(static_cast<const Object*>(ptr)));
+}
+
+// ---------------------------------------------------------------------------
+// TypeTraits of object references and object pointers.
+// ---------------------------------------------------------------------------
+
+/*! \brief TypeTraits of an ObjectRef subclass: holds objects of ContainerType (or None). */
+template <typename TObjRef>
+struct ObjectRefTypeTraitsBase : public TypeTraitsBase {
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIObject;
+  using ContainerType = typename TObjRef::ContainerType;
+
+  TVM_FFI_INLINE static void CopyToAnyView(const TObjRef& src, TVMFFIAny* result) {
+    TVMFFIObject* obj = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(src);
+    if (obj == nullptr) {
+      details::SetAnyNone(result);
+    } else {
+      details::SetAnyObject(result, obj);
+    }
+  }
+  TVM_FFI_INLINE static void MoveToAny(TObjRef src, TVMFFIAny* result) {
+    TVMFFIObject* obj = details::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(src));
+    if (obj == nullptr) {
+      details::SetAnyNone(result);
+    } else {
+      details::SetAnyObject(result, obj);
+    }
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    if constexpr (TObjRef::_type_is_nullable) {
+      if (src->type_index == TypeIndex::kTVMFFINone) return true;
+    }
+    return src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
+           details::IsObjectInstance<ContainerType>(src->type_index);
+  }
+  TVM_FFI_INLINE static TObjRef CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    if constexpr (TObjRef::_type_is_nullable) {
+      if (src->type_index == TypeIndex::kTVMFFINone) return TObjRef(UnsafeInit{});
+    }
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
+        details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(src->v_obj));
+  }
+  TVM_FFI_INLINE static TObjRef MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    if constexpr (TObjRef::_type_is_nullable) {
+      if (src->type_index == TypeIndex::kTVMFFINone) return TObjRef(UnsafeInit{});
+    }
+    TObjRef result = details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
+        details::ObjectUnsafe::ObjectPtrFromOwned<Object>(src->v_obj));
+    details::SetAnyNone(src);
+    return result;
+  }
+  TVM_FFI_INLINE static std::optional<TObjRef> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return ContainerType::_type_key; }
+};
+
+template <typename TObjRef>
+struct TypeTraits<TObjRef, std::enable_if_t<std::is_base_of_v<ObjectRef, TObjRef> &&
+                                            use_default_type_traits_v<TObjRef>>>
+    : public ObjectRefTypeTraitsBase<TObjRef> {};
+
+/*! \brief TypeTraits of a raw (borrowed) object pointer, e.g. `const MyObj*` parameters. */
+template <typename TObject>
+struct TypeTraits<TObject*, std::enable_if_t<is_object_subclass_v<TObject>>>
+    : public TypeTraitsBase {
+  static constexpr bool storage_enabled = false;
+  TVM_FFI_INLINE static void CopyToAnyView(TObject* src, TVMFFIAny* result) {
+    details::SetAnyObject(result, details::ObjectUnsafe::GetHeader(src));
+  }
+  TVM_FFI_INLINE static void MoveToAny(TObject* src, TVMFFIAny* result) {
+    TVMFFIObject* obj = details::ObjectUnsafe::GetHeader(src);
+    details::HeaderIncRef(obj);
+    details::SetAnyObject(result, obj);
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
+           details::IsObjectInstance<std::remove_cv_t<TObject>>(src->type_index);
+  }
+  TVM_FFI_INLINE static TObject* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    static_assert(std::is_const_v<TObject> || TObject::_type_mutable,
+                  "only const pointers unless the object type sets _type_mutable");
+    return details::ObjectUnsafe::RawObjectPtrFromUnowned<std::remove_cv_t<TObject>>(src->v_obj);
+  }
+  TVM_FFI_INLINE static std::optional<TObject*> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return TObject::_type_key; }
+};
+
+/*! \brief TypeTraits of ObjectPtr<T> (nullable). */
+template <typename TObject>
+struct TypeTraits<ObjectPtr<TObject>, std::enable_if_t<is_object_subclass_v<TObject>>>
+    : public TypeTraitsBase {
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIObject;
+  TVM_FFI_INLINE static void CopyToAnyView(const ObjectPtr<TObject>& src, TVMFFIAny* result) {
+    TVMFFIObject* obj = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectPtr(src);
+    if (obj == nullptr) {
+      details::SetAnyNone(result);
+    } else {
+      details::SetAnyObject(result, obj);
+    }
+  }
+  TVM_FFI_INLINE static void MoveToAny(ObjectPtr<TObject> src, TVMFFIAny* result) {
+    TVMFFIObject* obj = details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(src));
+    if (obj == nullptr) {
+      details::SetAnyNone(result);
+    } else {
+      details::SetAnyObject(result, obj);
+    }
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFINone) return true;
+    return src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
+           details::IsObjectInstance<TObject>(src->type_index);
+  }
+  TVM_FFI_INLINE static ObjectPtr<TObject> CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFINone) return nullptr;
+    return details::ObjectUnsafe::ObjectPtrFromUnowned<TObject>(src->v_obj);
+  }
+  TVM_FFI_INLINE static ObjectPtr<TObject> MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFINone) return nullptr;
+    ObjectPtr<TObject> result = details::ObjectUnsafe::ObjectPtrFromOwned<TObject>(src->v_obj);
+    details::SetAnyNone(src);
+    return result;
+  }
+  TVM_FFI_INLINE static std::optional<ObjectPtr<TObject>> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return TObject::_type_key; }
+};
+
+}  // namespace ffi
+}  // namespace tvm
+
+// error.h defines ThrowRaisedError, declared above; it needs the classes here.
+#include <tvm/ffi/error.h>
+
+#endif  // TVM_FFI_OBJECT_H_

@@ -1,0 +1,285 @@
+/*
+ * tvmffi C++ layer: Optional<T>.
+ *
+ * - T an ObjectRef: a nullable reference (null means empty), no extra storage.
+ * - T String / Bytes: the value's own cell, None means empty.
+ * - otherwise: a std::optional<T>.
+ * In Any, an empty Optional is None. Typed functions also accept std::optional<T>.
+ */
+#ifndef TVM_FFI_OPTIONAL_H_
+#define TVM_FFI_OPTIONAL_H_
+
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/string.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace tvm {
+namespace ffi {
+
+template <typename T>
+inline constexpr bool is_optional_type_v = false;
+template <typename T>
+inline constexpr bool is_optional_type_v<Optional<T>> = true;
+
+/*! \brief Whether Optional<T> is a nullable reference. */
+template <typename T>
+inline constexpr bool use_ptr_based_optional_v =
+    std::is_base_of_v<ObjectRef, T> && !is_optional_type_v<T>;
+
+namespace details {
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowEmptyOptionalAccess() {
+  TVM_FFI_THROW(RuntimeError) << "value() called on an empty Optional";
+}
+}  // namespace details
+
+/*! \brief Optional of a plain value type (std::optional inside). */
+template <typename T>
+class Optional<T, std::enable_if_t<!use_ptr_based_optional_v<T> && !std::is_same_v<T, String> &&
+                                   !std::is_same_v<T, Bytes>>> {
+ public:
+  Optional() = default;
+  Optional(std::nullopt_t) noexcept {}                                   // NOLINT(*)
+  Optional(T value) : data_(std::move(value)) {}                         // NOLINT(*)
+  Optional(std::optional<T> value) : data_(std::move(value)) {}          // NOLINT(*)
+  Optional& operator=(T value) {
+    data_ = std::move(value);
+    return *this;
+  }
+  Optional& operator=(std::nullopt_t) noexcept {
+    data_.reset();
+    return *this;
+  }
+
+  bool has_value() const noexcept { return data_.has_value(); }
+  explicit operator bool() const noexcept { return has_value(); }
+  const T& value() const& {
+    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    return *data_;
+  }
+  T&& value() && {
+    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    return *std::move(data_);
+  }
+  template <typename U>
+  T value_or(U&& default_value) const {
+    return data_.value_or(std::forward<U>(default_value));
+  }
+  const T& operator*() const& noexcept { return *data_; }
+  T&& operator*() && noexcept { return *std::move(data_); }
+  const T* operator->() const noexcept { return &*data_; }
+  operator std::optional<T>() const { return data_; }  // NOLINT(*)
+
+  bool operator==(std::nullopt_t) const noexcept { return !has_value(); }
+  bool operator!=(std::nullopt_t) const noexcept { return has_value(); }
+  bool operator==(const Optional& other) const { return data_ == other.data_; }
+  bool operator!=(const Optional& other) const { return data_ != other.data_; }
+  bool operator==(const T& other) const { return has_value() && *data_ == other; }
+  bool operator!=(const T& other) const { return !(*this == other); }
+
+ private:
+  std::optional<T> data_;
+};
+
+/*! \brief Optional<String> / Optional<Bytes>: the empty state is a None cell. */
+template <typename T>
+class Optional<T, std::enable_if_t<std::is_same_v<T, String> || std::is_same_v<T, Bytes>>> {
+ public:
+  Optional() noexcept = default;
+  Optional(std::nullopt_t) noexcept {}              // NOLINT(*)
+  Optional(T value) noexcept : data_(std::move(value)) {}  // NOLINT(*)
+  Optional(std::optional<T> value) {                // NOLINT(*)
+    if (value.has_value()) data_ = *std::move(value);
+  }
+  Optional(const char* value) : data_(T(value, std::char_traits<char>::length(value))) {}  // NOLINT(*)
+  Optional(const std::string& value) : data_(T(value)) {}  // NOLINT(*)
+  Optional& operator=(T value) noexcept {
+    data_ = std::move(value);
+    return *this;
+  }
+  Optional& operator=(std::nullopt_t) noexcept {
+    T(details::BytesBaseCell(std::nullopt)).swap(data_);
+    return *this;
+  }
+
+  bool has_value() const noexcept { return data_.data_ != std::nullopt; }
+  explicit operator bool() const noexcept { return has_value(); }
+  const T& value() const& {
+    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    return data_;
+  }
+  T&& value() && {
+    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    return std::move(data_);
+  }
+  template <typename U>
+  T value_or(U&& default_value) const {
+    return has_value() ? data_ : T(std::forward<U>(default_value));
+  }
+  const T& operator*() const& noexcept { return data_; }
+  T&& operator*() && noexcept { return std::move(data_); }
+  const T* operator->() const noexcept { return &data_; }
+  operator std::optional<T>() const {  // NOLINT(*)
+    return has_value() ? std::optional<T>(data_) : std::nullopt;
+  }
+
+  bool operator==(std::nullopt_t) const noexcept { return !has_value(); }
+  bool operator!=(std::nullopt_t) const noexcept { return has_value(); }
+  bool operator==(const Optional& other) const {
+    if (!has_value() || !other.has_value()) return has_value() == other.has_value();
+    return data_ == other.data_;
+  }
+  bool operator!=(const Optional& other) const { return !(*this == other); }
+  template <typename U>
+  bool operator==(const U& other) const {
+    return has_value() && data_ == other;
+  }
+  template <typename U>
+  bool operator!=(const U& other) const {
+    return !(*this == other);
+  }
+
+ private:
+  T data_{details::BytesBaseCell(std::nullopt)};
+  template <typename, typename>
+  friend struct TypeTraits;
+};
+
+/*! \brief Optional of an object reference: a nullable reference. */
+template <typename T>
+class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public ObjectRef {
+ public:
+  using ContainerType = typename T::ContainerType;
+  static constexpr bool _type_is_nullable = true;
+
+  Optional() noexcept = default;
+  Optional(const Optional&) noexcept = default;
+  Optional(Optional&&) noexcept = default;
+  Optional& operator=(const Optional&) = default;
+  Optional& operator=(Optional&&) = default;
+  explicit Optional(UnsafeInit tag) noexcept : ObjectRef(tag) {}
+  Optional(std::nullopt_t) noexcept {}                // NOLINT(*)
+  Optional(std::nullptr_t) noexcept {}                // NOLINT(*)
+  Optional(T value) noexcept : ObjectRef(std::move(value)) {}  // NOLINT(*)
+  Optional(std::optional<T> value) {                  // NOLINT(*)
+    if (value.has_value()) ObjectRef::operator=(*std::move(value));
+  }
+  /*! \brief From a reference to a subtype (e.g. Optional<ObjectRef> from a Function). */
+  template <typename U, std::enable_if_t<std::is_base_of_v<T, U> && !std::is_same_v<T, U> &&
+                                             !is_optional_type_v<U>,
+                                         int> = 0>
+  Optional(U value) noexcept : ObjectRef(std::move(value)) {}  // NOLINT(*)
+  Optional& operator=(T value) noexcept {
+    ObjectRef::operator=(std::move(value));
+    return *this;
+  }
+  Optional& operator=(std::nullopt_t) noexcept {
+    data_.reset();
+    return *this;
+  }
+  Optional& operator=(std::nullptr_t) noexcept {
+    data_.reset();
+    return *this;
+  }
+
+  bool has_value() const noexcept { return data_ != nullptr; }
+  explicit operator bool() const noexcept { return has_value(); }
+  T value() const& {
+    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_);
+  }
+  T value() && {
+    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_));
+  }
+  template <typename U>
+  T value_or(U&& default_value) const {
+    return has_value() ? details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_)
+                       : T(std::forward<U>(default_value));
+  }
+  /*! \brief The value (unchecked: call only when has_value()). */
+  T operator*() const& noexcept { return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_); }
+  T operator*() && noexcept {
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_));
+  }
+  const ContainerType* get() const noexcept { return static_cast<const ContainerType*>(data_.get()); }
+  const ContainerType* operator->() const noexcept { return get(); }
+  /*! \brief Code written for upstream's `std::optional<Function> GetGlobal(...)` keeps working. */
+  operator std::optional<T>() const {  // NOLINT(*)
+    return has_value() ? std::optional<T>(**this) : std::nullopt;
+  }
+
+  bool operator==(std::nullopt_t) const noexcept { return !has_value(); }
+  bool operator!=(std::nullopt_t) const noexcept { return has_value(); }
+  bool operator==(std::nullptr_t) const noexcept { return !has_value(); }
+  bool operator!=(std::nullptr_t) const noexcept { return has_value(); }
+};
+
+// ---------------------------------------------------------------------------
+// TypeTraits: an empty optional is None.
+// ---------------------------------------------------------------------------
+
+template <typename T>
+inline constexpr bool use_default_type_traits_v<Optional<T>> = false;
+
+namespace details {
+template <typename Opt, typename T>
+struct OptionalTraitsBase : public TypeTraitsBase {
+  static constexpr bool storage_enabled = TypeTraits<T>::storage_enabled;
+  TVM_FFI_INLINE static void CopyToAnyView(const Opt& src, TVMFFIAny* result) {
+    if (src.has_value()) {
+      TypeTraits<T>::CopyToAnyView(*src, result);
+    } else {
+      SetAnyNone(result);
+    }
+  }
+  TVM_FFI_INLINE static void MoveToAny(Opt src, TVMFFIAny* result) {
+    if (src.has_value()) {
+      TypeTraits<T>::MoveToAny(*std::move(src), result);
+    } else {
+      SetAnyNone(result);
+    }
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFINone || TypeTraits<T>::CheckAnyStrict(src);
+  }
+  TVM_FFI_INLINE static Opt CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFINone) return Opt(std::nullopt);
+    return Opt(TypeTraits<T>::CopyFromAnyViewAfterCheck(src));
+  }
+  TVM_FFI_INLINE static Opt MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFINone) return Opt(std::nullopt);
+    return Opt(TypeTraits<T>::MoveFromAnyAfterCheck(src));
+  }
+  TVM_FFI_INLINE static std::optional<Opt> TryCastFromAnyView(const TVMFFIAny* src) {
+    std::optional<Opt> result;  // disengaged: no conversion
+    if (src->type_index == TypeIndex::kTVMFFINone) {
+      result.emplace(std::nullopt);  // converted: an empty optional
+    } else if (CheckAnyStrict(src)) {
+      result.emplace(TypeTraits<T>::CopyFromAnyViewAfterCheck(src));
+    } else if (std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(src)) {
+      result.emplace(*std::move(value));
+    }
+    return result;
+  }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
+    return TypeTraits<T>::GetMismatchTypeInfo(src);
+  }
+  static std::string TypeStr() { return "Optional[" + TypeTraits<T>::TypeStr() + "]"; }
+};
+}  // namespace details
+
+template <typename T>
+struct TypeTraits<Optional<T>> : public details::OptionalTraitsBase<Optional<T>, T> {};
+
+template <typename T>
+struct TypeTraits<std::optional<T>> : public details::OptionalTraitsBase<std::optional<T>, T> {
+  static constexpr bool storage_enabled = false;
+};
+
+}  // namespace ffi
+}  // namespace tvm
+#endif  // TVM_FFI_OPTIONAL_H_

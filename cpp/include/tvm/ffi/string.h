@@ -1,0 +1,571 @@
+/*
+ * tvmffi C++ layer: String and Bytes.
+ *
+ * Both are values holding one TVMFFIAny: up to 7 bytes live inline
+ * (kTVMFFISmallStr / kTVMFFISmallBytes, NUL-terminated in v_bytes); longer
+ * contents are a String/Bytes object made by libtvmffi
+ * (TVMFFIStringFromByteArray), so its deleter never lives in a library that
+ * might be unloaded. The data is always NUL-terminated.
+ */
+#ifndef TVM_FFI_STRING_H_
+#define TVM_FFI_STRING_H_
+
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/type_traits.h>
+
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace tvm {
+namespace ffi {
+
+namespace details {
+
+/*! \brief The object layout of String and Bytes: header + TVMFFIByteArray. */
+class BytesObjBase : public Object, public TVMFFIByteArray {};
+
+/*! \brief A String object (index 65). */
+class StringObj : public BytesObjBase {
+ public:
+  static constexpr int32_t _type_index = TypeIndex::kTVMFFIStr;
+  static constexpr bool _type_final = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFIStr, StringObj, Object);
+};
+
+/*! \brief A Bytes object (index 66). */
+class BytesObj : public BytesObjBase {
+ public:
+  static constexpr int32_t _type_index = TypeIndex::kTVMFFIBytes;
+  static constexpr bool _type_final = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFIBytes, BytesObj, Object);
+};
+
+constexpr size_t kMaxSmallBytesLen = sizeof(int64_t) - 1;
+
+/*!
+ * \brief Storage shared by String and Bytes: a small value, an object, or
+ *        None (the empty state of Optional<String>; reads as "").
+ */
+class BytesBaseCell {
+ public:
+  BytesBaseCell() noexcept { SetAnyNone(&data_); }
+  explicit BytesBaseCell(std::nullopt_t) noexcept { SetAnyNone(&data_); }
+  BytesBaseCell(const BytesBaseCell& other) noexcept : data_(other.data_) {
+    if (data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) HeaderIncRef(data_.v_obj);
+  }
+  BytesBaseCell(BytesBaseCell&& other) noexcept : data_(other.data_) { SetAnyNone(&other.data_); }
+  BytesBaseCell& operator=(const BytesBaseCell& other) {
+    BytesBaseCell(other).swap(*this);
+    return *this;
+  }
+  BytesBaseCell& operator=(BytesBaseCell&& other) noexcept {
+    BytesBaseCell(std::move(other)).swap(*this);
+    return *this;
+  }
+  ~BytesBaseCell() {
+    if (data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) HeaderDecRef(data_.v_obj);
+  }
+  void swap(BytesBaseCell& other) noexcept { std::swap(data_, other.data_); }
+
+  bool operator==(std::nullopt_t) const noexcept {
+    return data_.type_index == TypeIndex::kTVMFFINone;
+  }
+  bool operator!=(std::nullopt_t) const noexcept {
+    return data_.type_index != TypeIndex::kTVMFFINone;
+  }
+  const char* data() const noexcept {
+    return data_.type_index < TypeIndex::kTVMFFIStaticObjectBegin
+               ? data_.v_bytes
+               : TVMFFIBytesGetByteArrayPtr(data_.v_obj)->data;
+  }
+  size_t size() const noexcept {
+    return data_.type_index < TypeIndex::kTVMFFIStaticObjectBegin
+               ? data_.small_str_len
+               : TVMFFIBytesGetByteArrayPtr(data_.v_obj)->size;
+  }
+  /*! \brief Set to the empty small value of the given index. */
+  void InitEmpty(int32_t small_type_index) noexcept {
+    data_.type_index = small_type_index;
+    data_.small_str_len = 0;
+    data_.v_int64 = 0;
+  }
+  /*! \brief Set to a copy of the bytes (the cell must be empty or None). */
+  void Init(const char* bytes, size_t size, int32_t small_type_index, bool is_str) {
+    if (size <= kMaxSmallBytesLen) {
+      data_.type_index = small_type_index;
+      data_.small_str_len = static_cast<uint32_t>(size);
+      data_.v_int64 = 0;
+      if (size != 0) std::memcpy(data_.v_bytes, bytes, size);
+    } else {
+      InitLarge(bytes, size, is_str);
+    }
+  }
+  TVMFFIAny CopyToTVMFFIAny() const noexcept { return data_; }
+  void MoveToAny(TVMFFIAny* result) noexcept {
+    *result = data_;
+    SetAnyNone(&data_);
+  }
+  static BytesBaseCell CopyFromAnyView(const TVMFFIAny* src) noexcept {
+    BytesBaseCell cell;
+    cell.data_ = *src;
+    if (cell.data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) HeaderIncRef(cell.data_.v_obj);
+    return cell;
+  }
+  static BytesBaseCell MoveFromAny(TVMFFIAny* src) noexcept {
+    BytesBaseCell cell;
+    cell.data_ = *src;
+    SetAnyNone(src);
+    return cell;
+  }
+
+ private:
+  TVMFFIAny data_;
+
+  TVM_FFI_NOINLINE void InitLarge(const char* bytes, size_t size, bool is_str) {
+    TVMFFIByteArray input{bytes, size};
+    TVMFFIAny out;
+    SetAnyNone(&out);
+    int ret = is_str ? TVMFFIStringFromByteArray(&input, &out) : TVMFFIBytesFromByteArray(&input, &out);
+    if (ret != 0) ThrowRaisedError(ret);
+    data_ = out;
+  }
+};
+
+/*! \brief memcmp-style three-way comparison of two byte ranges. */
+inline int CompareBytes(const char* lhs, size_t lhs_size, const char* rhs, size_t rhs_size) noexcept {
+  size_t n = lhs_size < rhs_size ? lhs_size : rhs_size;
+  int r = n != 0 ? std::memcmp(lhs, rhs, n) : 0;
+  if (r != 0) return r < 0 ? -1 : 1;
+  return lhs_size < rhs_size ? -1 : (lhs_size > rhs_size ? 1 : 0);
+}
+}  // namespace details
+
+/*! \brief An immutable byte string (Python bytes). */
+class Bytes {
+ public:
+  Bytes() noexcept { data_.InitEmpty(TypeIndex::kTVMFFISmallBytes); }
+  Bytes(const char* data, size_t size) { data_.Init(data, size, TypeIndex::kTVMFFISmallBytes, false); }
+  Bytes(TVMFFIByteArray bytes) : Bytes(bytes.data, bytes.size) {}        // NOLINT(*)
+  Bytes(const std::string& other) : Bytes(other.data(), other.size()) {}  // NOLINT(*)
+  explicit Bytes(std::string_view other) : Bytes(other.data(), other.size()) {}
+
+  void swap(Bytes& other) noexcept { data_.swap(other.data_); }
+  size_t size() const noexcept { return data_.size(); }
+  const char* data() const noexcept { return data_.data(); }
+  bool empty() const noexcept { return size() == 0; }
+  operator std::string() const { return std::string(data(), size()); }  // NOLINT(*)
+
+  /*! \brief Three-way comparison of byte ranges. */
+  static int memncmp(const char* lhs, const char* rhs, size_t lhs_count, size_t rhs_count) {
+    return details::CompareBytes(lhs, lhs_count, rhs, rhs_count);
+  }
+  /*! \brief Equality of byte ranges. */
+  static bool memequal(const void* lhs, const void* rhs, size_t lhs_count, size_t rhs_count) {
+    return lhs_count == rhs_count && (lhs == rhs || lhs_count == 0 ||
+                                      std::memcmp(lhs, rhs, lhs_count) == 0);
+  }
+
+ private:
+  details::BytesBaseCell data_;
+  explicit Bytes(details::BytesBaseCell cell) noexcept : data_(std::move(cell)) {}
+  template <typename, typename>
+  friend struct TypeTraits;
+  template <typename, typename>
+  friend class Optional;
+};
+
+inline bool operator==(const Bytes& lhs, const Bytes& rhs) {
+  return Bytes::memequal(lhs.data(), rhs.data(), lhs.size(), rhs.size());
+}
+inline bool operator!=(const Bytes& lhs, const Bytes& rhs) { return !(lhs == rhs); }
+
+/*! \brief An immutable UTF-8 string (Python str), small-string optimised. */
+class String {
+ public:
+  String() noexcept { data_.InitEmpty(TypeIndex::kTVMFFISmallStr); }
+  String(std::nullptr_t) = delete;
+  String(const char* other) : String(other, std::char_traits<char>::length(other)) {}  // NOLINT(*)
+  String(const char* data, size_t size) { data_.Init(data, size, TypeIndex::kTVMFFISmallStr, true); }
+  String(const std::string& other) : String(other.data(), other.size()) {}  // NOLINT(*)
+  explicit String(std::string_view other) : String(other.data(), other.size()) {}
+  explicit String(TVMFFIByteArray other) : String(other.data, other.size) {}
+
+  String& operator=(const char* other) {
+    String(other).swap(*this);
+    return *this;
+  }
+  String& operator=(const std::string& other) {
+    String(other).swap(*this);
+    return *this;
+  }
+  void swap(String& other) noexcept { data_.swap(other.data_); }
+
+  /*! \return The characters (NUL-terminated). */
+  const char* data() const noexcept { return data_.data(); }
+  const char* c_str() const noexcept { return data(); }
+  size_t size() const noexcept { return data_.size(); }
+  size_t length() const noexcept { return size(); }
+  bool empty() const noexcept { return size() == 0; }
+  char at(size_t pos) const {
+    if (pos >= size()) throw std::out_of_range("tvm::ffi::String::at: index out of range");
+    return data()[pos];
+  }
+  char operator[](size_t pos) const noexcept { return data()[pos]; }
+
+  int compare(const String& other) const noexcept {
+    return details::CompareBytes(data(), size(), other.data(), other.size());
+  }
+  int compare(const std::string& other) const noexcept {
+    return details::CompareBytes(data(), size(), other.data(), other.size());
+  }
+  int compare(const char* other) const noexcept {
+    return details::CompareBytes(data(), size(), other, std::char_traits<char>::length(other));
+  }
+  int compare(const TVMFFIByteArray& other) const noexcept {
+    return details::CompareBytes(data(), size(), other.data, other.size);
+  }
+
+  static constexpr size_t npos = static_cast<size_t>(-1);
+  size_t find(std::string_view needle, size_t pos = 0) const noexcept {
+    return std::string_view(data(), size()).find(needle, pos);
+  }
+  size_t find(const String& needle, size_t pos = 0) const noexcept {
+    return find(std::string_view(needle.data(), needle.size()), pos);
+  }
+  size_t find(const char* needle, size_t pos = 0) const noexcept {
+    return find(std::string_view(needle), pos);
+  }
+  String substr(size_t pos = 0, size_t count = npos) const {
+    if (pos > size()) throw std::out_of_range("tvm::ffi::String::substr: position out of range");
+    size_t rest = size() - pos;
+    return String(data() + pos, count < rest ? count : rest);
+  }
+  bool starts_with(std::string_view prefix) const noexcept {
+    return prefix.size() <= size() && std::string_view(data(), prefix.size()) == prefix;
+  }
+  bool starts_with(const char* prefix) const noexcept { return starts_with(std::string_view(prefix)); }
+  bool starts_with(const String& prefix) const noexcept {
+    return starts_with(std::string_view(prefix.data(), prefix.size()));
+  }
+  bool ends_with(std::string_view suffix) const noexcept {
+    return suffix.size() <= size() &&
+           std::string_view(data() + size() - suffix.size(), suffix.size()) == suffix;
+  }
+  bool ends_with(const char* suffix) const noexcept { return ends_with(std::string_view(suffix)); }
+  bool ends_with(const String& suffix) const noexcept {
+    return ends_with(std::string_view(suffix.data(), suffix.size()));
+  }
+
+  operator std::string() const { return std::string(data(), size()); }  // NOLINT(*)
+
+ private:
+  details::BytesBaseCell data_;
+  explicit String(details::BytesBaseCell cell) noexcept : data_(std::move(cell)) {}
+  template <typename, typename>
+  friend struct TypeTraits;
+  template <typename, typename>
+  friend class Optional;
+};
+
+inline String operator+(const String& lhs, const String& rhs) {
+  std::string out;
+  out.reserve(lhs.size() + rhs.size());
+  out.append(lhs.data(), lhs.size()).append(rhs.data(), rhs.size());
+  return String(out);
+}
+inline String operator+(const String& lhs, std::string_view rhs) {
+  std::string out;
+  out.reserve(lhs.size() + rhs.size());
+  out.append(lhs.data(), lhs.size()).append(rhs.data(), rhs.size());
+  return String(out);
+}
+inline String operator+(std::string_view lhs, const String& rhs) {
+  std::string out;
+  out.reserve(lhs.size() + rhs.size());
+  out.append(lhs.data(), lhs.size()).append(rhs.data(), rhs.size());
+  return String(out);
+}
+inline String operator+(const String& lhs, const char* rhs) { return lhs + std::string_view(rhs); }
+inline String operator+(const char* lhs, const String& rhs) { return std::string_view(lhs) + rhs; }
+inline String operator+(const String& lhs, const std::string& rhs) {
+  return lhs + std::string_view(rhs);
+}
+inline String operator+(const std::string& lhs, const String& rhs) {
+  return std::string_view(lhs) + rhs;
+}
+
+#define TVM_FFI_STRING_COMPARE_OP_(Op)                                                    \
+  inline bool operator Op(const String& lhs, const String& rhs) noexcept {                \
+    return lhs.compare(rhs) Op 0;                                                         \
+  }                                                                                       \
+  inline bool operator Op(const String& lhs, const std::string& rhs) noexcept {           \
+    return lhs.compare(rhs) Op 0;                                                         \
+  }                                                                                       \
+  inline bool operator Op(const std::string& lhs, const String& rhs) noexcept {           \
+    return 0 Op rhs.compare(lhs);                                                         \
+  }                                                                                       \
+  inline bool operator Op(const String& lhs, const char* rhs) noexcept {                  \
+    return lhs.compare(rhs) Op 0;                                                         \
+  }                                                                                       \
+  inline bool operator Op(const char* lhs, const String& rhs) noexcept {                  \
+    return 0 Op rhs.compare(lhs);                                                         \
+  }
+TVM_FFI_STRING_COMPARE_OP_(==)
+TVM_FFI_STRING_COMPARE_OP_(!=)
+TVM_FFI_STRING_COMPARE_OP_(<)
+TVM_FFI_STRING_COMPARE_OP_(>)
+TVM_FFI_STRING_COMPARE_OP_(<=)
+TVM_FFI_STRING_COMPARE_OP_(>=)
+#undef TVM_FFI_STRING_COMPARE_OP_
+
+/*! \brief A view of a TVMFFIByteArray. */
+TVM_FFI_INLINE std::string_view ToStringView(TVMFFIByteArray str) {
+  return std::string_view(str.data, str.size);
+}
+
+/*! \brief Error messages: `TVM_FFI_THROW(ValueError) << name;` */
+inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os, const String& s) {
+  os.str().append(s.data(), s.size());
+  return os;
+}
+
+/*!
+ * \brief `stream << s` for std::ostream-like streams (this header has no
+ *        <ostream>). T is deduced, so nothing converts to String implicitly here.
+ */
+template <typename Stream, typename T, std::enable_if_t<std::is_same_v<T, String>, int> = 0>
+inline auto operator<<(Stream& os, const T& s)
+    -> decltype(os.write(static_cast<const char*>(nullptr), 0)) {
+  return os.write(s.data(), static_cast<std::ptrdiff_t>(s.size()));
+}
+
+namespace details {
+/*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise. */
+TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noexcept {
+  switch (src->type_index) {
+    case TypeIndex::kTVMFFIRawStr:
+      *out = std::string_view(src->v_c_str);
+      return true;
+    case TypeIndex::kTVMFFISmallStr:
+      *out = std::string_view(src->v_bytes, src->small_str_len);
+      return true;
+    case TypeIndex::kTVMFFIStr: {
+      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(src->v_obj);
+      *out = std::string_view(b->data, b->size);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+TVM_FFI_INLINE bool IsStrIndex(int32_t index) noexcept {
+  return index == TypeIndex::kTVMFFIRawStr || index == TypeIndex::kTVMFFISmallStr ||
+         index == TypeIndex::kTVMFFIStr;
+}
+}  // namespace details
+
+// ---------------------------------------------------------------------------
+// TypeTraits of string-like types.
+// ---------------------------------------------------------------------------
+
+template <>
+inline constexpr bool use_default_type_traits_v<String> = false;
+
+template <>
+struct TypeTraits<String> : public TypeTraitsBase {
+  TVM_FFI_INLINE static void CopyToAnyView(const String& src, TVMFFIAny* result) {
+    *result = src.data_.CopyToTVMFFIAny();
+  }
+  TVM_FFI_INLINE static void MoveToAny(String src, TVMFFIAny* result) {
+    src.data_.MoveToAny(result);
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFISmallStr ||
+           src->type_index == TypeIndex::kTVMFFIStr;
+  }
+  TVM_FFI_INLINE static String CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return String(details::BytesBaseCell::CopyFromAnyView(src));
+  }
+  TVM_FFI_INLINE static String MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    return String(details::BytesBaseCell::MoveFromAny(src));
+  }
+  TVM_FFI_INLINE static std::optional<String> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    if (src->type_index == TypeIndex::kTVMFFIRawStr) return String(src->v_c_str);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "str"; }
+};
+
+template <>
+inline constexpr bool use_default_type_traits_v<Bytes> = false;
+
+template <>
+struct TypeTraits<Bytes> : public TypeTraitsBase {
+  TVM_FFI_INLINE static void CopyToAnyView(const Bytes& src, TVMFFIAny* result) {
+    *result = src.data_.CopyToTVMFFIAny();
+  }
+  TVM_FFI_INLINE static void MoveToAny(Bytes src, TVMFFIAny* result) {
+    src.data_.MoveToAny(result);
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFISmallBytes ||
+           src->type_index == TypeIndex::kTVMFFIBytes;
+  }
+  TVM_FFI_INLINE static Bytes CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return Bytes(details::BytesBaseCell::CopyFromAnyView(src));
+  }
+  TVM_FFI_INLINE static Bytes MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    return Bytes(details::BytesBaseCell::MoveFromAny(src));
+  }
+  TVM_FFI_INLINE static std::optional<Bytes> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    if (src->type_index == TypeIndex::kTVMFFIByteArrayPtr) {
+      return Bytes(*static_cast<const TVMFFIByteArray*>(src->v_ptr));
+    }
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "bytes"; }
+};
+
+namespace details {
+/*! \brief Traits of borrowed C++ string types: views become RawStr, owned values String. */
+struct BorrowedStrTraitsBase : public TypeTraitsBase {
+  static constexpr bool storage_enabled = false;
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return IsStrIndex(src->type_index);
+  }
+  static std::string TypeStr() { return "str"; }
+};
+}  // namespace details
+
+// const char*: a view; the pointer is valid while the viewed value lives.
+template <>
+struct TypeTraits<const char*> : public details::BorrowedStrTraitsBase {
+  TVM_FFI_INLINE static void CopyToAnyView(const char* src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIRawStr;
+    result->zero_padding = 0;
+    TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
+    result->v_c_str = src;
+  }
+  static void MoveToAny(const char* src, TVMFFIAny* result) {
+    TypeTraits<String>::MoveToAny(String(src), result);
+  }
+  TVM_FFI_INLINE static const char* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    std::string_view view;
+    details::AnyStrView(src, &view);
+    return view.data();
+  }
+  TVM_FFI_INLINE static std::optional<const char*> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+};
+
+// String literals.
+template <size_t N>
+struct TypeTraits<char[N]> : public TypeTraitsBase {
+  static constexpr bool storage_enabled = false;
+  TVM_FFI_INLINE static void CopyToAnyView(const char (&src)[N], TVMFFIAny* result) {
+    TypeTraits<const char*>::CopyToAnyView(src, result);
+  }
+  static void MoveToAny(const char* src, TVMFFIAny* result) {
+    TypeTraits<String>::MoveToAny(String(src), result);
+  }
+  static std::string TypeStr() { return "str"; }
+};
+
+// std::string: views borrow c_str(); owned values copy into a String.
+template <>
+struct TypeTraits<std::string> : public details::BorrowedStrTraitsBase {
+  TVM_FFI_INLINE static void CopyToAnyView(const std::string& src, TVMFFIAny* result) {
+    TypeTraits<const char*>::CopyToAnyView(src.c_str(), result);
+  }
+  static void MoveToAny(const std::string& src, TVMFFIAny* result) {
+    TypeTraits<String>::MoveToAny(String(src), result);
+  }
+  static std::string CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    std::string_view view;
+    details::AnyStrView(src, &view);
+    return std::string(view);
+  }
+  static std::optional<std::string> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+};
+
+// std::string_view: owned values copy into a String. Not NUL-terminated, so
+// it cannot be a view; as a parameter it views the argument for the call.
+template <>
+struct TypeTraits<std::string_view> : public details::BorrowedStrTraitsBase {
+  template <typename U = std::string_view>
+  static void CopyToAnyView(U, TVMFFIAny*) {
+    static_assert(details::always_false_v<U>,
+                  "std::string_view is not NUL-terminated and cannot be borrowed into an "
+                  "AnyView; pass a String (or std::string) instead");
+  }
+  static void MoveToAny(std::string_view src, TVMFFIAny* result) {
+    TypeTraits<String>::MoveToAny(String(src), result);
+  }
+  TVM_FFI_INLINE static std::string_view CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    std::string_view view;
+    details::AnyStrView(src, &view);
+    return view;
+  }
+  TVM_FFI_INLINE static std::optional<std::string_view> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+};
+
+// TVMFFIByteArray*: a borrowed byte range, only in views.
+template <>
+struct TypeTraits<TVMFFIByteArray*> : public TypeTraitsBase {
+  static constexpr bool storage_enabled = false;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIByteArrayPtr;
+  TVM_FFI_INLINE static void CopyToAnyView(TVMFFIByteArray* src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIByteArrayPtr;
+    result->zero_padding = 0;
+    TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
+    result->v_ptr = src;
+  }
+  static void MoveToAny(TVMFFIByteArray* src, TVMFFIAny* result) {
+    TypeTraits<Bytes>::MoveToAny(Bytes(*src), result);
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFIByteArrayPtr;
+  }
+  TVM_FFI_INLINE static TVMFFIByteArray* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return static_cast<TVMFFIByteArray*>(src->v_ptr);
+  }
+  TVM_FFI_INLINE static std::optional<TVMFFIByteArray*> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "bytes"; }
+};
+
+}  // namespace ffi
+}  // namespace tvm
+
+namespace std {
+template <>
+struct hash<::tvm::ffi::String> {
+  size_t operator()(const ::tvm::ffi::String& s) const noexcept {
+    return std::hash<std::string_view>()(std::string_view(s.data(), s.size()));
+  }
+};
+template <>
+struct hash<::tvm::ffi::Bytes> {
+  size_t operator()(const ::tvm::ffi::Bytes& s) const noexcept {
+    return std::hash<std::string_view>()(std::string_view(s.data(), s.size()));
+  }
+};
+}  // namespace std
+
+#endif  // TVM_FFI_STRING_H_

@@ -1,0 +1,42 @@
+/*
+ * tvmffi: the umbrella header of the C++ layer.
+ *
+ * Includes the C ABI (c_api.h, extra/c_env_api.h) and the core C++ headers.
+ * Later topics (tensor, containers, modules) add their headers here.
+ */
+#ifndef TVM_FFI_TVM_FFI_H_
+#define TVM_FFI_TVM_FFI_H_
+
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/extra/c_env_api.h>
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/cast.h>
+#include <tvm/ffi/device.h>
+#include <tvm/ffi/dtype.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/string.h>
+#include <tvm/ffi/type_traits.h>
+
+// Containers and the std:: bridges (std::vector, std::map, std::tuple, ...
+// as typed-function arguments and results).
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/container/stl.h>
+#include <tvm/ffi/container/tuple.h>
+#include <tvm/ffi/container/variant.h>
+
+// Tensors and shapes (tensor topic).
+#include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/container/tensor.h>
+
+// Modules: loading kernel libraries (module topic).
+#include <tvm/ffi/extra/module.h>
+
+#endif  // TVM_FFI_TVM_FFI_H_

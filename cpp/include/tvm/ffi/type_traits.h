@@ -1,0 +1,244 @@
+/*
+ * tvmffi C++ layer: TypeTraits of the plain value types (None, bool, ints,
+ * floats, void*, DLDevice, DLTensor*). String-like types are in string.h,
+ * DLDataType in dtype.h, Optional in optional.h, objects in object.h.
+ *
+ * Conversions allowed by TryCastFromAnyView (cast / try_cast / typed function
+ * arguments): int <- bool, bool <- int, float <- int/bool. Everything else
+ * must match exactly.
+ */
+#ifndef TVM_FFI_TYPE_TRAITS_H_
+#define TVM_FFI_TYPE_TRAITS_H_
+
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/object.h>
+
+#include <optional>
+#include <string>
+
+namespace tvm {
+namespace ffi {
+
+/*! \brief The readable name of a type index ("int", "str", "ffi.Tensor"). */
+inline std::string TypeIndexToTypeKey(int32_t type_index) {
+  return details::TypeIndexToTypeKey(type_index);
+}
+
+// None
+template <>
+struct TypeTraits<std::nullptr_t> : public TypeTraitsBase {
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFINone;
+  TVM_FFI_INLINE static void CopyToAnyView(std::nullptr_t, TVMFFIAny* result) {
+    details::SetAnyNone(result);
+  }
+  TVM_FFI_INLINE static void MoveToAny(std::nullptr_t, TVMFFIAny* result) {
+    details::SetAnyNone(result);
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFINone;
+  }
+  TVM_FFI_INLINE static std::nullptr_t CopyFromAnyViewAfterCheck(const TVMFFIAny*) {
+    return nullptr;
+  }
+  TVM_FFI_INLINE static std::nullptr_t MoveFromAnyAfterCheck(TVMFFIAny*) { return nullptr; }
+  TVM_FFI_INLINE static std::optional<std::nullptr_t> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return nullptr;
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFINone; }
+};
+
+namespace details {
+/*! \brief Shared body of the POD traits: one type index, one union member. */
+template <typename T, int32_t kIndex>
+struct PODTraitsBase : public TypeTraitsBase {
+  static constexpr int32_t field_static_type_index = kIndex;
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == kIndex;
+  }
+};
+}  // namespace details
+
+/*! \brief A bool that does not accept ints (for places where int must not pass as bool). */
+class StrictBool {
+ public:
+  StrictBool(bool value) : value_(value) {}  // NOLINT(*)
+  operator bool() const { return value_; }   // NOLINT(*)
+
+ private:
+  bool value_;
+};
+
+template <>
+struct TypeTraits<StrictBool> : public details::PODTraitsBase<StrictBool, TypeIndex::kTVMFFIBool> {
+  TVM_FFI_INLINE static void CopyToAnyView(const StrictBool& src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIBool;
+    result->zero_padding = 0;
+    result->v_int64 = static_cast<bool>(src);
+  }
+  TVM_FFI_INLINE static void MoveToAny(StrictBool src, TVMFFIAny* result) {
+    CopyToAnyView(src, result);
+  }
+  TVM_FFI_INLINE static StrictBool CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return src->v_int64 != 0;
+  }
+  TVM_FFI_INLINE static StrictBool MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    return src->v_int64 != 0;
+  }
+  TVM_FFI_INLINE static std::optional<StrictBool> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIBool) return StrictBool(src->v_int64 != 0);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFIBool; }
+};
+
+// bool: also accepts int (nonzero is true).
+template <>
+struct TypeTraits<bool> : public details::PODTraitsBase<bool, TypeIndex::kTVMFFIBool> {
+  TVM_FFI_INLINE static void CopyToAnyView(bool src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIBool;
+    result->zero_padding = 0;
+    result->v_int64 = src ? 1 : 0;
+  }
+  TVM_FFI_INLINE static void MoveToAny(bool src, TVMFFIAny* result) { CopyToAnyView(src, result); }
+  TVM_FFI_INLINE static bool CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return src->v_int64 != 0;
+  }
+  TVM_FFI_INLINE static bool MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_int64 != 0; }
+  TVM_FFI_INLINE static std::optional<bool> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIBool || src->type_index == TypeIndex::kTVMFFIInt) {
+      return src->v_int64 != 0;
+    }
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFIBool; }
+};
+
+// Integers (and integer-backed enums): also accept bool.
+template <typename Int>
+struct TypeTraits<Int, std::enable_if_t<(std::is_integral_v<Int> && !std::is_same_v<Int, bool>) ||
+                                        std::is_enum_v<Int>>>
+    : public details::PODTraitsBase<Int, TypeIndex::kTVMFFIInt> {
+  TVM_FFI_INLINE static void CopyToAnyView(const Int& src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIInt;
+    result->zero_padding = 0;
+    result->v_int64 = static_cast<int64_t>(src);
+  }
+  TVM_FFI_INLINE static void MoveToAny(Int src, TVMFFIAny* result) { CopyToAnyView(src, result); }
+  TVM_FFI_INLINE static Int CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return static_cast<Int>(src->v_int64);
+  }
+  TVM_FFI_INLINE static Int MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    return static_cast<Int>(src->v_int64);
+  }
+  TVM_FFI_INLINE static std::optional<Int> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIInt || src->type_index == TypeIndex::kTVMFFIBool) {
+      return static_cast<Int>(src->v_int64);
+    }
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFIInt; }
+};
+
+// Floating point: also accepts int and bool.
+template <typename Float>
+struct TypeTraits<Float, std::enable_if_t<std::is_floating_point_v<Float>>>
+    : public details::PODTraitsBase<Float, TypeIndex::kTVMFFIFloat> {
+  TVM_FFI_INLINE static void CopyToAnyView(const Float& src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIFloat;
+    result->zero_padding = 0;
+    result->v_float64 = static_cast<double>(src);
+  }
+  TVM_FFI_INLINE static void MoveToAny(Float src, TVMFFIAny* result) { CopyToAnyView(src, result); }
+  TVM_FFI_INLINE static Float CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return static_cast<Float>(src->v_float64);
+  }
+  TVM_FFI_INLINE static Float MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    return static_cast<Float>(src->v_float64);
+  }
+  TVM_FFI_INLINE static std::optional<Float> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIFloat) return static_cast<Float>(src->v_float64);
+    if (src->type_index == TypeIndex::kTVMFFIInt || src->type_index == TypeIndex::kTVMFFIBool) {
+      return static_cast<Float>(src->v_int64);
+    }
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFIFloat; }
+};
+
+// void*: an unowned opaque pointer; None converts to nullptr.
+template <>
+struct TypeTraits<void*> : public details::PODTraitsBase<void*, TypeIndex::kTVMFFIOpaquePtr> {
+  TVM_FFI_INLINE static void CopyToAnyView(void* src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIOpaquePtr;
+    result->zero_padding = 0;
+    TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
+    result->v_ptr = src;
+  }
+  TVM_FFI_INLINE static void MoveToAny(void* src, TVMFFIAny* result) { CopyToAnyView(src, result); }
+  TVM_FFI_INLINE static void* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return src->v_ptr;
+  }
+  TVM_FFI_INLINE static void* MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_ptr; }
+  TVM_FFI_INLINE static std::optional<void*> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIOpaquePtr) return src->v_ptr;
+    if (src->type_index == TypeIndex::kTVMFFINone) return static_cast<void*>(nullptr);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFIOpaquePtr; }
+};
+
+// DLDevice
+template <>
+struct TypeTraits<DLDevice> : public details::PODTraitsBase<DLDevice, TypeIndex::kTVMFFIDevice> {
+  TVM_FFI_INLINE static void CopyToAnyView(const DLDevice& src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIDevice;
+    result->zero_padding = 0;
+    result->v_int64 = 0;
+    result->v_device = src;
+  }
+  TVM_FFI_INLINE static void MoveToAny(DLDevice src, TVMFFIAny* result) {
+    CopyToAnyView(src, result);
+  }
+  TVM_FFI_INLINE static DLDevice CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return src->v_device;
+  }
+  TVM_FFI_INLINE static DLDevice MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_device; }
+  TVM_FFI_INLINE static std::optional<DLDevice> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIDevice) return src->v_device;
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFIDevice; }
+};
+
+// DLTensor*: a borrowed tensor, only in views (arguments). A Tensor object
+// (type ffi.Tensor) also converts: its DLTensor follows the header.
+template <>
+struct TypeTraits<DLTensor*>
+    : public details::PODTraitsBase<DLTensor*, TypeIndex::kTVMFFIDLTensorPtr> {
+  static constexpr bool storage_enabled = false;
+  TVM_FFI_INLINE static void CopyToAnyView(DLTensor* src, TVMFFIAny* result) {
+    result->type_index = TypeIndex::kTVMFFIDLTensorPtr;
+    result->zero_padding = 0;
+    TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
+    result->v_ptr = src;
+  }
+  template <typename U = DLTensor*>
+  static void MoveToAny(U, TVMFFIAny*) {
+    static_assert(details::always_false_v<U>,
+                  "DLTensor* does not own its tensor: only an AnyView can hold it (use Tensor)");
+  }
+  TVM_FFI_INLINE static DLTensor* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return static_cast<DLTensor*>(src->v_ptr);
+  }
+  TVM_FFI_INLINE static std::optional<DLTensor*> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIDLTensorPtr) return static_cast<DLTensor*>(src->v_ptr);
+    if (src->type_index == TypeIndex::kTVMFFITensor) return TVMFFITensorGetDLTensorPtr(src->v_obj);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return StaticTypeKey::kTVMFFIDLTensorPtr; }
+};
+
+}  // namespace ffi
+}  // namespace tvm
+#endif  // TVM_FFI_TYPE_TRAITS_H_

@@ -1,0 +1,158 @@
+/*
+ * libtvmffi_cpu_kernels.so: a small CPU kernel library written the way the
+ * kernel library guide describes (TensorView arguments, pre-allocated
+ * outputs, Optional for optional inputs, TVM_FFI_CHECK for user errors,
+ * FromEnvAlloc for tensors the library allocates), exported with
+ * TVM_FFI_DLL_EXPORT_TYPED_FUNC. Load it with Module::LoadFromFile or
+ * `tvmffi call build/release/kernels/libtvmffi_cpu_kernels.so add_int 2 3`.
+ */
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/string.h>
+
+#include <cstdint>
+
+namespace ffi = tvm::ffi;
+
+namespace {
+
+constexpr DLDataType dl_float32{kDLFloat, 32, 1};
+constexpr DLDataType dl_float64{kDLFloat, 64, 1};
+
+// [check_macros] Reusable input checks on top of TVM_FFI_CHECK: the kind tells
+// the caller what was wrong, the message names the argument.
+#define CHECK_CPU(x)                                                        \
+  TVM_FFI_CHECK((x).device().device_type == kDLCPU, ValueError)            \
+      << "`" #x "` must be a CPU tensor, got a tensor on " << (x).device()
+#define CHECK_CONTIGUOUS(x) \
+  TVM_FFI_CHECK((x).is_contiguous(), ValueError) << "`" #x "` must be contiguous"
+#define CHECK_INPUT(x) \
+  CHECK_CPU(x);        \
+  CHECK_CONTIGUOUS(x)
+#define CHECK_SAME_SHAPE(x, y)                                                               \
+  TVM_FFI_CHECK((x).shape() == (y).shape(), ValueError)                                      \
+      << "`" #x "` and `" #y "` must have the same shape, got " << (x).shape() << " and " \
+      << (y).shape()
+#define CHECK_SAME_DTYPE(x, y)                                                                \
+  TVM_FFI_CHECK((x).dtype() == (y).dtype(), TypeError)                                        \
+      << "`" #x "` and `" #y "` must have the same dtype, got " << (x).dtype() << " and " \
+      << (y).dtype()
+
+// Runs body with `scalar_t` bound to the C type of `dtype` (float32 / float64).
+#define DISPATCH_FLOAT(dtype, name, ...)                                                 \
+  [&] {                                                                                  \
+    if ((dtype) == dl_float32) {                                                         \
+      using scalar_t = float;                                                            \
+      return __VA_ARGS__();                                                              \
+    } else if ((dtype) == dl_float64) {                                                  \
+      using scalar_t = double;                                                           \
+      return __VA_ARGS__();                                                              \
+    }                                                                                    \
+    TVM_FFI_THROW(TypeError) << name << ": unsupported dtype " << (dtype)                \
+                             << " (expected float32 or float64)";                        \
+  }()
+
+template <typename T>
+T* Data(ffi::TensorView t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+// y = x + 1
+void AddOne(ffi::TensorView x, ffi::TensorView y) {
+  CHECK_INPUT(x);
+  CHECK_INPUT(y);
+  CHECK_SAME_DTYPE(x, y);
+  CHECK_SAME_SHAPE(x, y);
+  const int64_t n = x.numel();
+  DISPATCH_FLOAT(x.dtype(), "add_one", [&] {
+    const scalar_t* in = Data<scalar_t>(x);
+    scalar_t* out = Data<scalar_t>(y);
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i] + scalar_t(1);
+  });
+}
+
+// out = in * factor (the guide's Scale kernel, on the CPU)
+void Scale(ffi::TensorView out, ffi::TensorView in, double factor) {
+  CHECK_INPUT(in);
+  CHECK_INPUT(out);
+  CHECK_SAME_DTYPE(in, out);
+  CHECK_SAME_SHAPE(in, out);
+  const int64_t n = in.numel();
+  DISPATCH_FLOAT(in.dtype(), "scale", [&] {
+    const scalar_t* src = Data<scalar_t>(in);
+    scalar_t* dst = Data<scalar_t>(out);
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<scalar_t>(src[i] * factor);
+  });
+}
+
+// out = a + b, where b is optional (out = a when it is None)
+void Add(ffi::TensorView out, ffi::TensorView a, ffi::Optional<ffi::TensorView> b) {
+  CHECK_INPUT(a);
+  CHECK_INPUT(out);
+  CHECK_SAME_DTYPE(a, out);
+  CHECK_SAME_SHAPE(a, out);
+  if (b.has_value()) {
+    ffi::TensorView bv = *b;
+    CHECK_INPUT(bv);
+    CHECK_SAME_DTYPE(a, bv);
+    CHECK_SAME_SHAPE(a, bv);
+  }
+  const int64_t n = a.numel();
+  DISPATCH_FLOAT(a.dtype(), "add", [&] {
+    const scalar_t* pa = Data<scalar_t>(a);
+    const scalar_t* pb = b.has_value() ? Data<scalar_t>(*b) : nullptr;
+    scalar_t* po = Data<scalar_t>(out);
+    for (int64_t i = 0; i < n; ++i) po[i] = pb != nullptr ? pa[i] + pb[i] : pa[i];
+  });
+}
+
+// A new tensor x * factor, allocated by the host's allocator (FromEnvAlloc):
+// its memory belongs to the host framework, not to this library.
+ffi::Tensor ScaleAlloc(ffi::TensorView x, double factor) {
+  CHECK_INPUT(x);
+  ffi::Tensor out = ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, x.shape(), x.dtype(), x.device());
+  Scale(out, x, factor);
+  return out;
+}
+
+// Scalars, so that `tvmffi call` and the demo have something simple to call.
+int64_t AddInt(int64_t a, int64_t b) { return a + b; }
+
+ffi::String Greet(ffi::String name) {
+  TVM_FFI_CHECK(!name.empty(), ValueError) << "greet: `name` must not be empty";
+  return "Hello, " + name + "!";
+}
+
+double Sum(ffi::TensorView x) {
+  CHECK_INPUT(x);
+  const int64_t n = x.numel();
+  double s = 0;
+  DISPATCH_FLOAT(x.dtype(), "sum", [&] {
+    const scalar_t* p = Data<scalar_t>(x);
+    for (int64_t i = 0; i < n; ++i) s += static_cast<double>(p[i]);
+  });
+  return s;
+}
+
+}  // namespace
+
+// [export] One symbol `__tvm_ffi_<name>` per function, plus `__tvm_ffi__metadata_<name>`.
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale, Scale);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(add, Add);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale_alloc, ScaleAlloc);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(greet, Greet);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum, Sum);
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_one, "y = x + 1 (float32/float64, CPU, same shape)");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale, "out = in * factor (float32/float64, CPU)");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add, "out = a + b; b may be None (then out = a)");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale_alloc,
+                                  "A new tensor x * factor, allocated with the host's allocator");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_int, "a + b on 64-bit integers");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(greet, "\"Hello, <name>!\"");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(sum, "The sum of the elements, as a float");

@@ -1,0 +1,40 @@
+// Host-side helpers shared by the FFI entry points of libtvmffi_kernels.
+#ifndef TVMFFI_KERNELS_CUDA_ENTRY_H_
+#define TVMFFI_KERNELS_CUDA_ENTRY_H_
+
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/extra/cuda/utils.h>
+
+#include <cstdint>
+
+namespace tvmffi_kernels {
+
+/*!
+ * \brief Typed pointer to the first element: data + byte_offset, spelled out
+ *        from the DLTensor (data_ptr()'s treatment of byte_offset differs
+ *        between header versions).
+ */
+template <typename T>
+inline T* DataPtr(const tvm::ffi::TensorView& t) {
+  const DLTensor* dl = t.GetDLTensorPtr();
+  return reinterpret_cast<T*>(static_cast<char*>(dl->data) + dl->byte_offset);
+}
+
+/*!
+ * \brief The checks every elementwise entry runs, in the guide's order:
+ *        CUDA device, same device, same dtype, same shape, contiguous.
+ * \param names Argument names, out first, for the error messages.
+ */
+template <int N>
+inline void CheckElementwiseArgs(const tvm::ffi::TensorView (&t)[N],
+                                 const char* const (&names)[N]) {
+  for (int k = 0; k < N; ++k) tvm::ffi::CheckCUDA(t[k], names[k]);
+  for (int k = 1; k < N; ++k) tvm::ffi::CheckSameDevice(t[0], names[0], t[k], names[k]);
+  for (int k = 1; k < N; ++k) tvm::ffi::CheckSameDType(t[0], names[0], t[k], names[k]);
+  for (int k = 1; k < N; ++k) tvm::ffi::CheckSameShape(t[0], names[0], t[k], names[k]);
+  for (int k = 0; k < N; ++k) tvm::ffi::CheckContiguous(t[k], names[k]);
+}
+
+}  // namespace tvmffi_kernels
+
+#endif  // TVMFFI_KERNELS_CUDA_ENTRY_H_

@@ -1,0 +1,302 @@
+/*
+ * Error objects, the per-thread raised-error slot, and the error-kind registry.
+ */
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "internal.h"
+
+namespace tvmffi {
+namespace rt {
+
+namespace {
+
+// Header and cell are the ABI; the strings the cell points into follow them.
+struct ErrorObject {
+  TVMFFIObject header;
+  TVMFFIErrorCell cell;
+};
+static_assert(offsetof(ErrorObject, cell) == sizeof(TVMFFIObject));
+static_assert(sizeof(ErrorObject) == 96);
+
+struct ErrorStrings {
+  std::string kind;
+  std::string message;
+  std::string backtrace;
+};
+static_assert(sizeof(ErrorObject) % alignof(ErrorStrings) == 0);
+
+ErrorStrings* StringsOf(void* self) {
+  return reinterpret_cast<ErrorStrings*>(static_cast<char*>(self) + sizeof(ErrorObject));
+}
+
+TVMFFIByteArray ArrayOf(const std::string& s) { return TVMFFIByteArray{s.c_str(), s.size()}; }
+
+void ErrorDeleter(void* self, int flags) {
+  auto* obj = static_cast<ErrorObject*>(self);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    DecRef(static_cast<TVMFFIObject*>(obj->cell.cause_chain));
+    DecRef(static_cast<TVMFFIObject*>(obj->cell.extra_context));
+    obj->cell.cause_chain = nullptr;
+    obj->cell.extra_context = nullptr;
+    StringsOf(self)->~ErrorStrings();
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
+}
+
+// Called by other binaries when an error crosses another frame boundary.
+void ErrorUpdateBacktrace(TVMFFIObjectHandle self, const TVMFFIByteArray* bt, int32_t mode) {
+  if (self == nullptr || bt == nullptr || (bt->data == nullptr && bt->size != 0)) return;
+  auto* obj = static_cast<ErrorObject*>(self);
+  ErrorStrings* s = StringsOf(self);
+  try {
+    if (mode == kTVMFFIBacktraceUpdateModeAppend) {
+      s->backtrace.append(bt->data, bt->size);
+    } else {
+      s->backtrace.assign(bt->data, bt->size);
+    }
+  } catch (...) {
+    return;  // out of memory: keep the old text
+  }
+  obj->cell.backtrace = ArrayOf(s->backtrace);
+}
+
+// The error parked by the last failing call on this thread.
+struct RaisedSlot {
+  TVMFFIObject* error = nullptr;
+  ~RaisedSlot() {
+    TVMFFIObject* e = error;
+    error = nullptr;
+    DecRef(e);
+  }
+};
+thread_local RaisedSlot tls_raised;
+
+// Takes ownership of `err`.
+void Park(TVMFFIObject* err) {
+  TVMFFIObject* old = tls_raised.error;
+  tls_raised.error = err;
+  DecRef(old);
+}
+
+// Parked when even creating an error fails; never freed.
+TVMFFIObject* OutOfMemoryError() {
+  static TVMFFIObject* oom = [] {
+    TVMFFIObject* e = MakeError("MemoryError", "out of memory (while creating an error)", "",
+                                nullptr, nullptr);
+    IncRef(e);  // one extra reference that is never dropped
+    return e;
+  }();
+  return oom;
+}
+// Created at load time so that reporting out-of-memory never allocates.
+[[maybe_unused]] TVMFFIObject* const kEagerOutOfMemoryError = OutOfMemoryError();
+
+// ---------------------------------------------------------------------------
+// Error kinds
+// ---------------------------------------------------------------------------
+
+class ErrorKindRegistry {
+ public:
+  static ErrorKindRegistry* Global() {
+    static ErrorKindRegistry* inst = new ErrorKindRegistry();
+    return inst;
+  }
+
+  int32_t Register(std::string_view kind) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    auto it = codes_.find(std::string(kind));
+    if (it != codes_.end()) return it->second;
+    int32_t code = next_++;
+    codes_.emplace(std::string(kind), code);
+    return code;
+  }
+
+  int32_t Lookup(std::string_view kind) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    auto it = codes_.find(std::string(kind));
+    return it == codes_.end() ? kTVMFFIErrorKindUnknown : it->second;
+  }
+
+ private:
+  ErrorKindRegistry() {
+    codes_ = {{"RuntimeError", kTVMFFIErrorKindRuntimeError},
+              {"ValueError", kTVMFFIErrorKindValueError},
+              {"TypeError", kTVMFFIErrorKindTypeError},
+              {"AttributeError", kTVMFFIErrorKindAttributeError},
+              {"KeyError", kTVMFFIErrorKindKeyError},
+              {"IndexError", kTVMFFIErrorKindIndexError},
+              {"NotImplementedError", kTVMFFIErrorKindNotImplementedError},
+              {"MemoryError", kTVMFFIErrorKindMemoryError},
+              {"InternalError", kTVMFFIErrorKindInternalError}};
+  }
+  std::shared_mutex mutex_;
+  std::unordered_map<std::string, int32_t> codes_;
+  int32_t next_ = kTVMFFIErrorKindCustomBegin;
+};
+
+bool ValidArray(const TVMFFIByteArray* b) {
+  return b != nullptr && (b->data != nullptr || b->size == 0);
+}
+
+std::string_view ViewOrEmpty(const TVMFFIByteArray* b) {
+  if (b == nullptr || b->data == nullptr) return std::string_view();
+  return std::string_view(b->data, b->size);
+}
+
+}  // namespace
+
+TVMFFIObject* MakeError(std::string_view kind, std::string_view message,
+                        std::string_view backtrace, TVMFFIObject* cause, TVMFFIObject* extra) {
+  TVMFFIObject* obj =
+      AllocObject(sizeof(ErrorObject) + sizeof(ErrorStrings), kTVMFFIError, ErrorDeleter);
+  ErrorStrings* s;
+  try {
+    s = new (StringsOf(obj)) ErrorStrings{std::string(kind), std::string(message),
+                                          std::string(backtrace)};
+  } catch (...) {
+    FreeObjectMemory(obj);
+    throw;
+  }
+  auto* e = reinterpret_cast<ErrorObject*>(obj);
+  e->cell.kind = ArrayOf(s->kind);
+  e->cell.message = ArrayOf(s->message);
+  e->cell.backtrace = ArrayOf(s->backtrace);
+  e->cell.update_backtrace = ErrorUpdateBacktrace;
+  if (cause != nullptr) IncRef(cause);
+  if (extra != nullptr) IncRef(extra);
+  e->cell.cause_chain = cause;
+  e->cell.extra_context = extra;
+  return obj;
+}
+
+void SetRaised(const char* kind, std::string_view message) noexcept {
+  try {
+    const TVMFFIByteArray* bt = TVMFFIBacktrace(nullptr, 0, nullptr, 0);
+    Park(MakeError(kind != nullptr ? kind : "RuntimeError", message,
+                   std::string_view(bt->data, bt->size), nullptr, nullptr));
+  } catch (...) {
+    TVMFFIObject* oom = OutOfMemoryError();
+    IncRef(oom);
+    Park(oom);
+  }
+}
+
+int HandleCurrentException() noexcept {
+  try {
+    throw;
+  } catch (const AlreadyRaised& e) {
+    return e.code;
+  } catch (const FFIError& e) {
+    SetRaised(e.kind().c_str(), e.message());
+  } catch (const std::bad_alloc&) {
+    SetRaised("MemoryError", "out of memory");
+  } catch (const std::exception& e) {
+    SetRaised("InternalError", e.what());
+  } catch (...) {
+    SetRaised("InternalError", "unknown C++ exception inside libtvmffi");
+  }
+  return -1;
+}
+
+void ThrowNullArgument(const char* func, const char* arg) {
+  Throw("ValueError", func, ": argument `", arg, "` is NULL");
+}
+
+}  // namespace rt
+}  // namespace tvmffi
+
+using namespace tvmffi::rt;
+
+extern "C" {
+
+void TVMFFIErrorMoveFromRaised(TVMFFIObjectHandle* result) {
+  if (result == nullptr) return;  // nowhere to report; leave the slot as it is
+  *result = tls_raised.error;
+  tls_raised.error = nullptr;
+}
+
+void TVMFFIErrorSetRaised(TVMFFIObjectHandle error) {
+  auto* obj = static_cast<TVMFFIObject*>(error);
+  if (obj == nullptr) {
+    SetRaised("ValueError", "TVMFFIErrorSetRaised: argument `error` is NULL");
+    return;
+  }
+  if (!ObjectIsInstance(obj, kTVMFFIError)) {
+    SetRaised("TypeError", Concat("TVMFFIErrorSetRaised: expected an ffi.Error, got `",
+                                  TypeIndexToKey(obj->type_index), "`"));
+    return;
+  }
+  IncRef(obj);
+  Park(obj);
+}
+
+void TVMFFIErrorSetRaisedFromCStr(const char* kind, const char* message) {
+  SetRaised(kind, message != nullptr ? std::string_view(message) : std::string_view());
+}
+
+void TVMFFIErrorSetRaisedFromCStrParts(const char* kind, const char** message_parts,
+                                       int32_t num_parts) {
+  std::string message;
+  try {
+    if (message_parts != nullptr) {
+      for (int32_t i = 0; i < num_parts; ++i) {
+        if (message_parts[i] != nullptr) message.append(message_parts[i]);
+      }
+    }
+  } catch (...) {
+    SetRaised("MemoryError", "out of memory");
+    return;
+  }
+  SetRaised(kind, message);
+}
+
+int TVMFFIErrorCreate(const TVMFFIByteArray* kind, const TVMFFIByteArray* message,
+                      const TVMFFIByteArray* backtrace, TVMFFIObjectHandle* out) {
+  return TVMFFIErrorCreateWithCauseAndExtraContext(kind, message, backtrace, nullptr, nullptr,
+                                                    out);
+}
+
+int TVMFFIErrorCreateWithCauseAndExtraContext(const TVMFFIByteArray* kind,
+                                              const TVMFFIByteArray* message,
+                                              const TVMFFIByteArray* backtrace,
+                                              TVMFFIObjectHandle cause_chain,
+                                              TVMFFIObjectHandle extra_context,
+                                              TVMFFIObjectHandle* out) {
+  // Used while handling another error: report failure by return value only.
+  if (out == nullptr || !ValidArray(kind) || !ValidArray(message)) return -1;
+  if (backtrace != nullptr && !ValidArray(backtrace)) return -1;
+  try {
+    *out = MakeError(ViewOrEmpty(kind), ViewOrEmpty(message), ViewOrEmpty(backtrace),
+                     static_cast<TVMFFIObject*>(cause_chain),
+                     static_cast<TVMFFIObject*>(extra_context));
+  } catch (...) {
+    return -1;
+  }
+  return 0;
+}
+
+int TVMFFIErrorKindRegister(const TVMFFIByteArray* kind, int32_t* out_code) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(kind, "TVMFFIErrorKindRegister", "kind");
+  CheckNotNull(out_code, "TVMFFIErrorKindRegister", "out_code");
+  if (kind->data == nullptr || kind->size == 0) {
+    Throw("ValueError", "TVMFFIErrorKindRegister: the kind name is empty");
+  }
+  *out_code = ErrorKindRegistry::Global()->Register(std::string_view(kind->data, kind->size));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int32_t TVMFFIErrorKindLookup(const TVMFFIByteArray* kind) {
+  if (!ValidArray(kind)) return kTVMFFIErrorKindUnknown;
+  try {
+    return ErrorKindRegistry::Global()->Lookup(ViewOrEmpty(kind));
+  } catch (...) {
+    return kTVMFFIErrorKindUnknown;
+  }
+}
+
+}  // extern "C"

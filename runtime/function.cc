@@ -1,0 +1,405 @@
+/*
+ * Function objects, the global function registry, AnyView -> Any, and the
+ * one-time handle initialisation helpers.
+ */
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "internal.h"
+
+namespace tvmffi {
+namespace rt {
+
+namespace {
+
+// Header and cell are the ABI; the C callback it forwards to follows them.
+struct FunctionObject {
+  TVMFFIObject header;
+  TVMFFIFunctionCell cell;
+  void* self;
+  TVMFFISafeCallType user_call;
+  void (*user_deleter)(void* self);
+};
+static_assert(offsetof(FunctionObject, cell) == sizeof(TVMFFIObject));
+
+void FunctionDeleter(void* obj, int flags) {
+  auto* f = static_cast<FunctionObject*>(obj);
+  if ((flags & kTVMFFIObjectDeleterFlagBitMaskStrong) && f->user_deleter != nullptr) {
+    f->user_deleter(f->self);
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(obj);
+}
+
+// The cell's safe_call: receives the function object, calls the C callback
+// with its own context. A C++ callback that throws anyway is contained here.
+int FunctionTrampoline(void* handle, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  auto* f = static_cast<FunctionObject*>(handle);
+  try {
+    return f->user_call(f->self, args, num_args, result);
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
+TVMFFIObject* MakeFunction(void* self, TVMFFISafeCallType call, void (*deleter)(void*)) {
+  TVMFFIObject* obj = AllocObject(sizeof(FunctionObject), kTVMFFIFunction, FunctionDeleter);
+  auto* f = reinterpret_cast<FunctionObject*>(obj);
+  f->cell.safe_call = FunctionTrampoline;
+  f->cell.cpp_call = nullptr;
+  f->self = self;
+  f->user_call = call;
+  f->user_deleter = deleter;
+  return obj;
+}
+
+// ---------------------------------------------------------------------------
+// Global registry
+// ---------------------------------------------------------------------------
+
+struct GlobalEntry {
+  TVMFFIObject* func = nullptr;  // one strong reference
+  std::string doc;
+  std::string metadata;
+  int64_t flags = 0;
+};
+
+class GlobalRegistry {
+ public:
+  static GlobalRegistry* Global() {
+    // Leaked on purpose: entries may hold callbacks into hosts that are gone at exit.
+    static GlobalRegistry* inst = new GlobalRegistry();
+    return inst;
+  }
+
+  // Takes a new reference to f.
+  void Set(std::string_view name, TVMFFIObject* f, bool allow_override, std::string doc = {},
+           std::string metadata = {}, int64_t flags = kTVMFFIFieldFlagBitMaskIsStaticMethod) {
+    TVMFFIObject* replaced = nullptr;
+    {
+      std::unique_lock<std::shared_mutex> lock(mutex_);
+      auto it = table_.find(std::string(name));
+      if (it != table_.end() && !allow_override) {
+        Throw("RuntimeError", "Global function `", name, "` is already registered");
+      }
+      IncRef(f);
+      GlobalEntry& e = it != table_.end() ? it->second : table_[std::string(name)];
+      replaced = e.func;
+      e.func = f;
+      e.doc = std::move(doc);
+      e.metadata = std::move(metadata);
+      e.flags = flags;
+    }
+    // Outside the lock: a deleter may call back into the registry.
+    DecRef(replaced);
+  }
+
+  TVMFFIObject* Get(std::string_view name) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    auto it = table_.find(std::string(name));
+    if (it == table_.end()) return nullptr;
+    IncRef(it->second.func);
+    return it->second.func;
+  }
+
+  bool GetMetadata(std::string_view name, std::string* out) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    auto it = table_.find(std::string(name));
+    if (it == table_.end()) return false;
+    *out = it->second.metadata;
+    return true;
+  }
+
+  void Remove(std::string_view name) {
+    TVMFFIObject* removed = nullptr;
+    {
+      std::unique_lock<std::shared_mutex> lock(mutex_);
+      auto it = table_.find(std::string(name));
+      if (it == table_.end()) return;
+      removed = it->second.func;
+      table_.erase(it);
+    }
+    DecRef(removed);
+  }
+
+  std::vector<std::string> SortedNames() {
+    std::vector<std::string> names;
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex_);
+      names.reserve(table_.size());
+      for (const auto& kv : table_) names.push_back(kv.first);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  std::shared_mutex mutex_;
+  std::unordered_map<std::string, GlobalEntry> table_;
+};
+
+std::string_view ViewOf(const TVMFFIByteArray* b) { return std::string_view(b->data, b->size); }
+
+void CheckByteArray(const TVMFFIByteArray* b, const char* func, const char* arg) {
+  CheckNotNull(b, func, arg);
+  if (b->data == nullptr && b->size != 0) {
+    Throw("ValueError", func, ": argument `", arg, "` has NULL data with size ", b->size);
+  }
+}
+
+void CheckIsFunction(const TVMFFIObject* f, const char* func, const char* arg) {
+  if (f->type_index != kTVMFFIFunction) {
+    Throw("TypeError", func, ": argument `", arg, "` must be an ffi.Function, got `",
+          TypeIndexToKey(f->type_index), "`");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Built-in global functions
+// ---------------------------------------------------------------------------
+
+// ffi.String(x) / ffi.Bytes(x): an owned String / Bytes from any string-like value.
+template <bool kIsString>
+int BuiltinStringLike(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  const char* name = kIsString ? "ffi.String" : "ffi.Bytes";
+  try {
+    if (num_args != 1) Throw("TypeError", name, " expects 1 argument, got ", num_args);
+    std::string_view bytes;
+    if (!AnyGetBytes(&args[0], &bytes)) {
+      Throw("TypeError", name, ": cannot convert `", TypeIndexToKey(args[0].type_index),
+            "` to a string");
+    }
+    if (kIsString) {
+      MakeStringAny(bytes.data(), bytes.size(), result);
+    } else {
+      MakeBytesAny(bytes.data(), bytes.size(), result);
+    }
+    return 0;
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
+// ffi.GetGlobalFuncMetadata(name) -> the metadata text given at registration.
+int BuiltinGetGlobalFuncMetadata(void*, const TVMFFIAny* args, int32_t num_args,
+                                 TVMFFIAny* result) {
+  try {
+    std::string_view name;
+    if (num_args != 1 || !AnyGetBytes(&args[0], &name)) {
+      Throw("TypeError", "ffi.GetGlobalFuncMetadata expects one string argument");
+    }
+    std::string metadata;
+    if (!GlobalRegistry::Global()->GetMetadata(name, &metadata)) {
+      Throw("KeyError", "Global function `", name, "` is not registered");
+    }
+    MakeStringAny(metadata.data(), metadata.size(), result);
+    return 0;
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
+void RegisterBuiltin(const char* name, TVMFFISafeCallType call) {
+  TVMFFIObject* f = MakeFunction(nullptr, call, nullptr);
+  GlobalRegistry::Global()->Set(name, f, /*allow_override=*/true);
+  DecRef(f);
+}
+
+[[maybe_unused]] const bool kBuiltinsRegistered = [] {
+  RegisterBuiltin("ffi.String", BuiltinStringLike<true>);
+  RegisterBuiltin("ffi.Bytes", BuiltinStringLike<false>);
+  RegisterBuiltin("ffi.GetGlobalFuncMetadata", BuiltinGetGlobalFuncMetadata);
+  return true;
+}();
+
+// Serialises TVMFFIHandleInitOnce / DeinitOnce; recursive so an init function
+// may itself initialise another handle.
+std::recursive_mutex& InitOnceMutex() {
+  static std::recursive_mutex* m = new std::recursive_mutex();
+  return *m;
+}
+
+}  // namespace
+
+TVMFFIObject* GlobalFunctionGet(std::string_view name) { return GlobalRegistry::Global()->Get(name); }
+
+}  // namespace rt
+}  // namespace tvmffi
+
+using namespace tvmffi::rt;
+
+namespace {
+TVMFFI_RT_COLD int FunctionCallBadHandle(TVMFFIObjectHandle func) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(func, "TVMFFIFunctionCall", "func");
+  CheckIsFunction(static_cast<TVMFFIObject*>(func), "TVMFFIFunctionCall", "func");
+  TVM_FFI_SAFE_CALL_END();
+}
+}  // namespace
+
+extern "C" {
+
+int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*deleter)(void* self),
+                         TVMFFIObjectHandle* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(reinterpret_cast<void*>(safe_call), "TVMFFIFunctionCreate", "safe_call");
+  CheckNotNull(out, "TVMFFIFunctionCreate", "out");
+  *out = MakeFunction(self, safe_call, deleter);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
+                       TVMFFIAny* result) {
+  auto* obj = static_cast<TVMFFIObject*>(func);
+  if (TVMFFI_RT_UNLIKELY(obj == nullptr || obj->type_index != kTVMFFIFunction)) {
+    return FunctionCallBadHandle(func);
+  }
+  // Hot path: straight into the cell, with the function object as handle.
+  return TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
+}
+
+int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f,
+                            int allow_override) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckByteArray(name, "TVMFFIFunctionSetGlobal", "name");
+  CheckNotNull(f, "TVMFFIFunctionSetGlobal", "f");
+  CheckIsFunction(static_cast<TVMFFIObject*>(f), "TVMFFIFunctionSetGlobal", "f");
+  GlobalRegistry::Global()->Set(ViewOf(name), static_cast<TVMFFIObject*>(f), allow_override != 0);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info,
+                                          int allow_override) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  const char* api = "TVMFFIFunctionSetGlobalFromMethodInfo";
+  CheckNotNull(method_info, api, "method_info");
+  CheckByteArray(&method_info->name, api, "method_info->name");
+  const TVMFFIAny& m = method_info->method;
+  if (m.type_index != kTVMFFIFunction || m.v_obj == nullptr) {
+    Throw("TypeError", api, ": `method_info->method` must be an ffi.Function, got `",
+          TypeIndexToKey(m.type_index), "`");
+  }
+  auto str = [](const TVMFFIByteArray& b) {
+    return b.data != nullptr ? std::string(b.data, b.size) : std::string();
+  };
+  GlobalRegistry::Global()->Set(ViewOf(&method_info->name), m.v_obj, allow_override != 0,
+                                str(method_info->doc), str(method_info->metadata),
+                                method_info->flags);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIFunctionGetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckByteArray(name, "TVMFFIFunctionGetGlobal", "name");
+  CheckNotNull(out, "TVMFFIFunctionGetGlobal", "out");
+  *out = GlobalRegistry::Global()->Get(ViewOf(name));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIFunctionRemoveGlobal(const TVMFFIByteArray* name) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckByteArray(name, "TVMFFIFunctionRemoveGlobal", "name");
+  GlobalRegistry::Global()->Remove(ViewOf(name));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIFunctionListGlobalNames(int (*visit)(void* ctx, const TVMFFIByteArray* name),
+                                  void* ctx) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(reinterpret_cast<void*>(visit), "TVMFFIFunctionListGlobalNames", "visit");
+  for (const std::string& n : GlobalRegistry::Global()->SortedNames()) {
+    TVMFFIByteArray arr{n.c_str(), n.size()};
+    if (visit(ctx, &arr) != 0) break;
+  }
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIAnyViewToOwnedAny(const TVMFFIAny* any_view, TVMFFIAny* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(any_view, "TVMFFIAnyViewToOwnedAny", "any_view");
+  CheckNotNull(out, "TVMFFIAnyViewToOwnedAny", "out");
+  const TVMFFIAny& v = *any_view;
+  if (v.type_index >= kTVMFFIStaticObjectBegin) {
+    if (v.v_obj == nullptr) {
+      Throw("ValueError", "TVMFFIAnyViewToOwnedAny: object value of type `",
+            TypeIndexToKey(v.type_index), "` has a NULL pointer");
+    }
+    IncRef(v.v_obj);
+    *out = v;
+    return 0;
+  }
+  switch (v.type_index) {
+    case kTVMFFIRawStr: {
+      if (v.v_c_str == nullptr) Throw("ValueError", "TVMFFIAnyViewToOwnedAny: NULL const char*");
+      MakeStringAny(v.v_c_str, std::strlen(v.v_c_str), out);
+      return 0;
+    }
+    case kTVMFFIByteArrayPtr: {
+      auto* b = static_cast<const TVMFFIByteArray*>(v.v_ptr);
+      if (b == nullptr || (b->data == nullptr && b->size != 0)) {
+        Throw("ValueError", "TVMFFIAnyViewToOwnedAny: invalid TVMFFIByteArray*");
+      }
+      MakeBytesAny(b->data, b->size, out);
+      return 0;
+    }
+    case kTVMFFIObjectRValueRef: {
+      // v_ptr is the address of the caller's object reference: move out of it.
+      auto** ref = static_cast<TVMFFIObject**>(v.v_ptr);
+      if (ref == nullptr || *ref == nullptr) {
+        Throw("ValueError", "TVMFFIAnyViewToOwnedAny: ObjectRValueRef is NULL or already moved");
+      }
+      TVMFFIObject* obj = *ref;
+      *ref = nullptr;
+      out->type_index = obj->type_index;
+      out->zero_padding = 0;
+      out->v_obj = obj;
+      return 0;
+    }
+    case kTVMFFIDLTensorPtr:
+      Throw("TypeError", "Cannot convert a borrowed DLTensor* to an owned value");
+    case kTVMFFINone:
+    case kTVMFFIInt:
+    case kTVMFFIBool:
+    case kTVMFFIFloat:
+    case kTVMFFIOpaquePtr:
+    case kTVMFFIDataType:
+    case kTVMFFIDevice:
+    case kTVMFFISmallStr:
+    case kTVMFFISmallBytes:
+      *out = v;
+      return 0;
+    default:
+      Throw("TypeError", "TVMFFIAnyViewToOwnedAny: unknown type index ", v.type_index);
+  }
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIHandleInitOnce(void** handle_addr, int (*init_func)(void** result)) {
+  if (handle_addr != nullptr && __atomic_load_n(handle_addr, __ATOMIC_ACQUIRE) != nullptr) return 0;
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(handle_addr, "TVMFFIHandleInitOnce", "handle_addr");
+  CheckNotNull(reinterpret_cast<void*>(init_func), "TVMFFIHandleInitOnce", "init_func");
+  std::lock_guard<std::recursive_mutex> lock(InitOnceMutex());
+  if (__atomic_load_n(handle_addr, __ATOMIC_ACQUIRE) != nullptr) return 0;
+  void* result = nullptr;
+  int rc = init_func(&result);
+  if (rc != 0) return rc;
+  __atomic_store_n(handle_addr, result, __ATOMIC_RELEASE);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIHandleDeinitOnce(void** handle_addr, int (*deinit_func)(void* handle)) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(handle_addr, "TVMFFIHandleDeinitOnce", "handle_addr");
+  CheckNotNull(reinterpret_cast<void*>(deinit_func), "TVMFFIHandleDeinitOnce", "deinit_func");
+  std::lock_guard<std::recursive_mutex> lock(InitOnceMutex());
+  void* handle = __atomic_load_n(handle_addr, __ATOMIC_ACQUIRE);
+  if (handle == nullptr) return 0;
+  int rc = deinit_func(handle);
+  if (rc != 0) return rc;
+  __atomic_store_n(handle_addr, static_cast<void*>(nullptr), __ATOMIC_RELEASE);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+}  // extern "C"

@@ -1,0 +1,863 @@
+/*
+ * Modules: shared libraries loaded with dlopen, the system library, imports,
+ * TVMFFIEnvModLookupFromImports and the `ffi.Module*` global functions.
+ *
+ * Lifetime design (documented in tvm/ffi/extra/module.h):
+ *  - Libraries are opened with RTLD_NODELETE and never unmapped, so code,
+ *    deleters and static data of a library stay valid for the whole process.
+ *  - There is one Module per loaded library (keyed by the dlopen handle), and
+ *    the loader keeps a reference to it forever. The `__tvm_ffi__library_ctx`
+ *    pointer written into the library therefore never dangles, and the
+ *    borrowed handles TVMFFIEnvModLookupFromImports returns (which generated
+ *    code caches in its own statics) stay valid too. Functions taken from a
+ *    module hold nothing of it: they only call into code that is never
+ *    unmapped, so the function cache of a module creates no reference cycle.
+ */
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "elf_reader.h"
+#include "internal.h"
+
+namespace tvmffi {
+namespace rt {
+namespace {
+
+constexpr const char* kFuncPrefix = "__tvm_ffi_";
+constexpr const char* kMetadataPrefix = "__tvm_ffi__metadata_";
+constexpr const char* kDocPrefix = "__tvm_ffi__doc_";
+constexpr const char* kLibraryCtxSymbol = "__tvm_ffi__library_ctx";
+
+// Kind strings: static storage, read inline by ModuleObj::kind() in the C++ header.
+constexpr const char* kKindLibrary = "library";
+constexpr const char* kKindSystem = "system";
+
+struct ModuleImpl;
+
+// The object behind a Module handle. The first two members are shared with
+// tvm/ffi/extra/module.h (ModuleObj: the header, then `const char* kind_`);
+// everything after is private to this file.
+struct ModuleObject {
+  TVMFFIObject header;
+  const char* kind;
+  ModuleImpl* impl;
+};
+static_assert(offsetof(ModuleObject, kind) == sizeof(TVMFFIObject));
+
+struct ModuleImpl {
+  std::string path;           // as given to the loader ("" for the system library)
+  void* dl_handle = nullptr;  // NULL for the system library
+  const void* link_map = nullptr;
+  std::string symbol_prefix;  // system library only
+  std::vector<std::string> exported;  // function names, from the ELF file (library only)
+
+  std::mutex mu;
+  std::unordered_map<std::string, TVMFFIObject*> funcs;         // own functions (strong refs)
+  std::vector<TVMFFIObject*> imports;                           // modules (strong refs)
+  std::unordered_map<std::string, TVMFFIObject*> import_cache;  // for LookupFromImports
+
+  ~ModuleImpl() {
+    for (auto& kv : funcs) DecRef(kv.second);
+    for (auto& kv : import_cache) DecRef(kv.second);
+    for (TVMFFIObject* m : imports) DecRef(m);
+  }
+};
+
+void ModuleDeleter(void* self, int flags) {
+  auto* m = static_cast<ModuleObject*>(self);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    delete m->impl;
+    m->impl = nullptr;
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
+}
+
+TVMFFIObject* NewModule(const char* kind, std::unique_ptr<ModuleImpl> impl) {
+  TVMFFIObject* obj = AllocObject(sizeof(ModuleObject), kTVMFFIModule, ModuleDeleter);
+  auto* m = reinterpret_cast<ModuleObject*>(obj);
+  m->kind = kind;
+  m->impl = impl.release();
+  return obj;
+}
+
+ModuleImpl* Impl(TVMFFIObject* mod) { return reinterpret_cast<ModuleObject*>(mod)->impl; }
+bool IsSystem(TVMFFIObject* mod) { return reinterpret_cast<ModuleObject*>(mod)->kind == kKindSystem; }
+
+// A readable name of a module for messages.
+std::string Describe(TVMFFIObject* mod) {
+  ModuleImpl* impl = Impl(mod);
+  if (IsSystem(mod)) {
+    return impl->symbol_prefix.empty() ? std::string("SystemLib")
+                                       : Concat("SystemLib(prefix=\"", impl->symbol_prefix, "\")");
+  }
+  return Concat("`", impl->path, "`");
+}
+
+// ---------------------------------------------------------------------------
+// Symbol lookup
+// ---------------------------------------------------------------------------
+
+// dlsym searches the library's whole dependency tree; keep only symbols that
+// the library itself defines (a linked-in kernel library may define the same
+// names). Also require a function symbol when `want_function` is set.
+void* OwnSymbol(ModuleImpl* impl, const std::string& name, bool want_function) {
+  dlerror();
+  void* addr = dlsym(impl->dl_handle, name.c_str());
+  if (addr == nullptr) return nullptr;
+  Dl_info info;
+  void* extra = nullptr;
+  if (dladdr1(addr, &info, &extra, RTLD_DL_LINKMAP) == 0 || extra != impl->link_map) {
+    return nullptr;
+  }
+  if (want_function) {
+    void* sym_entry = nullptr;
+    if (dladdr1(addr, &info, &sym_entry, RTLD_DL_SYMENT) != 0 && sym_entry != nullptr) {
+      int type = static_cast<const ElfW(Sym)*>(sym_entry)->st_info & 0xf;  // ST_TYPE
+      if (type != STT_FUNC && type != STT_GNU_IFUNC) return nullptr;
+    }
+  }
+  return addr;
+}
+
+// A symbol `<kind_prefix><name>` (the system library also tries the symbol prefix).
+void* PrefixedSymbol(TVMFFIObject* mod, const char* kind_prefix, const std::string& name) {
+  ModuleImpl* impl = Impl(mod);
+  if (!IsSystem(mod)) return OwnSymbol(impl, kind_prefix + name, true);
+  if (!impl->symbol_prefix.empty()) {
+    if (void* p = EnvSystemLibSymbolLookup(kind_prefix + impl->symbol_prefix + name)) return p;
+  }
+  return EnvSystemLibSymbolLookup(kind_prefix + name);
+}
+
+// Names that start with '_' would reach the loader's special symbols
+// (`__tvm_ffi__library_ctx` is data, not a function): never functions.
+bool IsReservedName(const std::string& name) { return name.empty() || name[0] == '_'; }
+
+std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
+  ModuleImpl* impl = Impl(mod);
+  if (!IsSystem(mod)) return impl->exported;
+  std::vector<std::string> names;
+  const std::string p1 = std::string(kFuncPrefix) + impl->symbol_prefix;
+  for (const auto& kv : EnvSystemLibSymbols()) {
+    const std::string& s = kv.first;
+    std::string rest;
+    if (!impl->symbol_prefix.empty() && s.compare(0, p1.size(), p1) == 0) {
+      rest = s.substr(p1.size());
+    } else if (s.compare(0, std::strlen(kFuncPrefix), kFuncPrefix) == 0) {
+      rest = s.substr(std::strlen(kFuncPrefix));
+    } else {
+      continue;
+    }
+    if (!IsReservedName(rest)) names.push_back(rest);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+// Snapshot of the imports, each with a new reference (released by the holder).
+struct ImportList {
+  std::vector<TVMFFIObject*> mods;
+  ImportList() = default;
+  ImportList(const ImportList&) = delete;
+  ImportList& operator=(const ImportList&) = delete;
+  ~ImportList() {
+    for (TVMFFIObject* m : mods) DecRef(m);
+  }
+};
+
+void SnapshotImports(TVMFFIObject* mod, ImportList* out) {
+  ModuleImpl* impl = Impl(mod);
+  std::lock_guard<std::mutex> lock(impl->mu);
+  for (TVMFFIObject* m : impl->imports) {
+    IncRef(m);
+    out->mods.push_back(m);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Module operations (throw FFIError; callers are wrapped in safe calls)
+// ---------------------------------------------------------------------------
+
+/*! \brief A new reference to function `name`, or NULL. */
+TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
+  if (IsReservedName(name)) return nullptr;
+  ModuleImpl* impl = Impl(mod);
+  {
+    std::lock_guard<std::mutex> lock(impl->mu);
+    auto it = impl->funcs.find(name);
+    if (it != impl->funcs.end()) {
+      IncRef(it->second);
+      return it->second;
+    }
+  }
+  if (void* sym = PrefixedSymbol(mod, kFuncPrefix, name)) {
+    // The runtime's trampoline calls the symbol with a NULL handle, as a
+    // direct call would; the function object and its deleter live here.
+    TVMFFIObjectHandle f = nullptr;
+    if (TVMFFIFunctionCreate(nullptr, reinterpret_cast<TVMFFISafeCallType>(sym), nullptr, &f) !=
+        0) {
+      throw AlreadyRaised{};
+    }
+    auto* fobj = static_cast<TVMFFIObject*>(f);
+    std::lock_guard<std::mutex> lock(impl->mu);
+    auto ins = impl->funcs.emplace(name, fobj);
+    if (!ins.second) {
+      // Another thread won the race: keep one object per name.
+      DecRef(fobj);
+      fobj = ins.first->second;
+    }
+    IncRef(fobj);
+    return fobj;
+  }
+  if (query_imports) {
+    ImportList imports;
+    SnapshotImports(mod, &imports);
+    for (TVMFFIObject* m : imports.mods) {
+      if (TVMFFIObject* f = GetFunction(m, name, true)) return f;
+    }
+  }
+  return nullptr;
+}
+
+bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
+  if (IsReservedName(name)) return false;
+  if (PrefixedSymbol(mod, kFuncPrefix, name) != nullptr) return true;
+  if (query_imports) {
+    ImportList imports;
+    SnapshotImports(mod, &imports);
+    for (TVMFFIObject* m : imports.mods) {
+      if (ImplementsFunction(m, name, true)) return true;
+    }
+  }
+  return false;
+}
+
+// Calls a `__tvm_ffi__metadata_<name>` / `__tvm_ffi__doc_<name>` getter: true
+// and an owned String in *out when the module has one.
+bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::string& name,
+                     bool query_imports, TVMFFIAny* out) {
+  if (IsReservedName(name)) return false;
+  if (void* sym = PrefixedSymbol(mod, kind_prefix, name)) {
+    auto getter = reinterpret_cast<TVMFFISafeCallType>(sym);
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    result.zero_padding = 0;
+    result.v_int64 = 0;
+    int rc = getter(nullptr, nullptr, 0, &result);
+    if (rc != 0) throw AlreadyRaised{rc};
+    if (result.type_index != kTVMFFIStr && result.type_index != kTVMFFISmallStr) {
+      std::string got = TypeIndexToKey(result.type_index);
+      AnyRelease(&result);
+      Throw("TypeError", "Module ", Describe(mod), ": `", kind_prefix, name,
+            "` returned `", got, "`, expected a str");
+    }
+    *out = result;
+    return true;
+  }
+  if (query_imports) {
+    ImportList imports;
+    SnapshotImports(mod, &imports);
+    for (TVMFFIObject* m : imports.mods) {
+      if (GetFunctionText(m, kind_prefix, name, true, out)) return true;
+    }
+  }
+  return false;
+}
+
+// True when `target` is `root` or reachable through imports from it.
+bool ReachableThroughImports(TVMFFIObject* root, TVMFFIObject* target) {
+  std::unordered_set<TVMFFIObject*> seen;
+  std::vector<TVMFFIObject*> stack{root};
+  // Keep every visited module alive while walking (imports may change concurrently).
+  ImportList keep;
+  while (!stack.empty()) {
+    TVMFFIObject* m = stack.back();
+    stack.pop_back();
+    if (m == target) return true;
+    if (!seen.insert(m).second) continue;
+    size_t before = keep.mods.size();
+    SnapshotImports(m, &keep);
+    for (size_t i = before; i < keep.mods.size(); ++i) stack.push_back(keep.mods[i]);
+  }
+  return false;
+}
+
+// Serialises ImportModule, so that two concurrent imports cannot form a cycle.
+std::mutex& ImportMutex() {
+  static std::mutex* m = new std::mutex();
+  return *m;
+}
+
+void ImportModule(TVMFFIObject* mod, TVMFFIObject* other) {
+  std::lock_guard<std::mutex> import_lock(ImportMutex());
+  if (ReachableThroughImports(other, mod)) {
+    Throw("RuntimeError", "Module ", Describe(mod), " cannot import ", Describe(other),
+          ": that would create an import cycle");
+  }
+  ModuleImpl* impl = Impl(mod);
+  std::lock_guard<std::mutex> lock(impl->mu);
+  IncRef(other);
+  impl->imports.push_back(other);
+}
+
+std::string ExportsHint(TVMFFIObject* mod) {
+  std::vector<std::string> names = ListFunctionNames(mod);
+  if (names.empty()) return "; it exports no functions";
+  std::string s = "; it exports: ";
+  const size_t kMax = 16;
+  for (size_t i = 0; i < names.size() && i < kMax; ++i) {
+    if (i != 0) s += ", ";
+    s += names[i];
+  }
+  if (names.size() > kMax) s += Concat(", ... (", names.size(), " in all)");
+  return s;
+}
+
+[[noreturn]] void ThrowMissingFunction(TVMFFIObject* mod, const std::string& name,
+                                       bool query_imports) {
+  if (IsReservedName(name)) {
+    Throw("AttributeError", "Module ", Describe(mod), " has no function `", name,
+          "`: names that are empty or start with '_' are reserved for the loader");
+  }
+  std::string where;
+  if (query_imports) {
+    ImportList imports;
+    SnapshotImports(mod, &imports);
+    if (!imports.mods.empty()) where = Concat(" (nor do its ", imports.mods.size(), " imports)");
+  }
+  Throw("AttributeError", "Module ", Describe(mod), " has no function `", name, "`", where,
+        ": symbol `", kFuncPrefix, name, "` not found", ExportsHint(mod));
+}
+
+// ---------------------------------------------------------------------------
+// Loading
+// ---------------------------------------------------------------------------
+
+struct LoaderState {
+  // Never held while calling into the dynamic loader (dlopen, dlsym, dlinfo):
+  // a library constructor that loads a module while glibc's loader lock is
+  // taken must not find this one held by a thread that waits in dlopen.
+  std::mutex mu;
+  std::unordered_map<void*, TVMFFIObject*> by_handle;     // one strong ref each, never dropped
+  std::unordered_map<std::string, TVMFFIObject*> system;  // by symbol prefix, likewise
+
+  static LoaderState* Global() {
+    // Leaked on purpose: the modules it holds must outlive every static destructor.
+    static LoaderState* inst = new LoaderState();
+    return inst;
+  }
+};
+
+void* SystemRawSymbol(ModuleImpl* impl, const std::string& name) {
+  if (!impl->symbol_prefix.empty()) {
+    if (void* p = EnvSystemLibSymbolLookup(impl->symbol_prefix + name)) return p;
+  }
+  return EnvSystemLibSymbolLookup(name);
+}
+
+// What the loader writes into a library before publishing its module: the
+// values registered with TVMFFIEnvModRegisterContextSymbol, and the module
+// handle into `__tvm_ffi__library_ctx`.
+struct SymbolWrites {
+  std::vector<std::pair<void**, void*>> context;
+  void** library_ctx = nullptr;
+
+  // Resolves the addresses (for a library this calls dlsym: not under LoaderState::mu).
+  void Resolve(ModuleImpl* impl, bool system) {
+    auto lookup = [&](const std::string& name) {
+      return static_cast<void**>(system ? SystemRawSymbol(impl, name)
+                                        : OwnSymbol(impl, name, false));
+    };
+    for (const auto& kv : EnvContextSymbols()) {
+      if (void** addr = lookup(kv.first)) context.emplace_back(addr, kv.second);
+    }
+    library_ctx = lookup(kLibraryCtxSymbol);
+  }
+  void Apply(TVMFFIObject* mod) const {
+    for (const auto& w : context) *w.first = w.second;
+    if (library_ctx != nullptr) *library_ctx = mod;
+  }
+};
+
+// Check the file before dlopen runs any of its code: the reasons are clearer
+// than dlerror's, and a library that exports nothing is refused unloaded.
+std::vector<std::string> CheckLibraryFile(const std::string& path) {
+  const char* api = "Module.LoadFromFile";
+  elf::ElfInfo info;
+  std::string err, head;
+  switch (elf::ReadElf(path, &info, &err, &head)) {
+    case elf::Status::kOk:
+      break;
+    case elf::Status::kNotFound:
+      Throw("RuntimeError", api, ": cannot load \"", path, "\": no such file (", err, ")");
+    case elf::Status::kNotRegular:
+      Throw("RuntimeError", api, ": cannot load \"", path, "\": it ", err);
+    case elf::Status::kIoError:
+      Throw("RuntimeError", api, ": cannot read \"", path, "\": ", err);
+    case elf::Status::kNotElf: {
+      std::string what = elf::GuessForeignFormat(
+          reinterpret_cast<const unsigned char*>(head.data()), head.size());
+      Throw("RuntimeError", api, ": \"", path, "\" is not a shared library (", err,
+            what.empty() ? std::string() : "; it looks like " + what, ")");
+    }
+    case elf::Status::kUnsupported:
+    case elf::Status::kMalformed:
+      // Let dlopen have the final word (and its own message).
+      return {};
+  }
+  if (info.elf_type != ET_DYN) {
+    Throw("RuntimeError", api, ": \"", path, "\" is not a shared library: it is an ELF ",
+          elf::TypeName(info.elf_type));
+  }
+  if (info.machine != elf::HostMachine() ||
+      info.elf_class != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+    Throw("RuntimeError", api, ": \"", path, "\" was built for ", elf::MachineName(info.machine),
+          info.elf_class == ELFCLASS32 ? " (32-bit)" : "", " and cannot be loaded on ",
+          elf::MachineName(elf::HostMachine()));
+  }
+  std::vector<std::string> names = elf::ExportedFunctionNames(info);
+  if (info.has_dynsym && names.empty()) {
+    Throw("RuntimeError", api, ": \"", path,
+          "\" exports no TVM-FFI functions (no symbol named `__tvm_ffi_<name>`); export them "
+          "with TVM_FFI_DLL_EXPORT_TYPED_FUNC");
+  }
+  return names;
+}
+
+TVMFFIObject* LoadLibraryModule(const std::string& path) {
+  if (path.empty()) Throw("ValueError", "Module.LoadFromFile: the path is empty");
+  std::vector<std::string> exported = CheckLibraryFile(path);
+  // A bare name would make dlopen search the library path; we load files.
+  std::string dl_path = path.find('/') == std::string::npos ? "./" + path : path;
+
+  dlerror();
+  void* handle = dlopen(dl_path.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
+  if (handle == nullptr) {
+    const char* e = dlerror();
+    Throw("RuntimeError", "Module.LoadFromFile: dlopen failed for \"", path,
+          "\": ", e != nullptr ? e : "unknown error");
+  }
+  LoaderState* st = LoaderState::Global();
+  TVMFFIObject* existing = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(st->mu);
+    auto it = st->by_handle.find(handle);
+    if (it != st->by_handle.end()) {
+      existing = it->second;
+      IncRef(existing);
+    }
+  }
+  if (existing != nullptr) {
+    // Loaded before: the same Module. Drop the extra dlopen count
+    // (RTLD_NODELETE keeps the mapping regardless).
+    dlclose(handle);
+    return existing;
+  }
+  auto impl = std::make_unique<ModuleImpl>();
+  impl->path = path;
+  impl->dl_handle = handle;
+  impl->exported = std::move(exported);
+  struct link_map* lm = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == nullptr) {
+    const char* e = dlerror();
+    Throw("RuntimeError", "Module.LoadFromFile: dlinfo failed for \"", path,
+          "\": ", e != nullptr ? e : "unknown error");
+  }
+  impl->link_map = lm;
+  SymbolWrites writes;
+  writes.Resolve(impl.get(), /*system=*/false);
+
+  std::lock_guard<std::mutex> lock(st->mu);
+  auto it = st->by_handle.find(handle);
+  if (it == st->by_handle.end()) {
+    // First load: write the library's symbols, then publish its module.
+    TVMFFIObject* mod = NewModule(kKindLibrary, std::move(impl));
+    writes.Apply(mod);
+    it = st->by_handle.emplace(handle, mod).first;  // the loader's own reference
+  }
+  // (Otherwise another thread published it meanwhile: use that one.)
+  IncRef(it->second);
+  return it->second;
+}
+
+TVMFFIObject* SystemLibModule(const std::string& prefix) {
+  LoaderState* st = LoaderState::Global();
+  std::lock_guard<std::mutex> lock(st->mu);
+  auto it = st->system.find(prefix);
+  if (it == st->system.end()) {
+    auto impl = std::make_unique<ModuleImpl>();
+    impl->symbol_prefix = prefix;
+    SymbolWrites writes;  // the system table lives in env.cc: no dlsym under the lock
+    writes.Resolve(impl.get(), /*system=*/true);
+    TVMFFIObject* mod = NewModule(kKindSystem, std::move(impl));
+    writes.Apply(mod);
+    it = st->system.emplace(prefix, mod).first;
+  }
+  IncRef(it->second);
+  return it->second;
+}
+
+// File extension (without the dot) of the last path component, or "".
+std::string Extension(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  return path.substr(dot + 1);
+}
+
+// ---------------------------------------------------------------------------
+// Global functions
+// ---------------------------------------------------------------------------
+
+struct CallArgs {
+  const char* fname;
+  const TVMFFIAny* v;
+  int32_t n;
+};
+
+void CheckArgCount(const CallArgs& a, int32_t lo, int32_t hi, const char* sig) {
+  if (a.n < lo || a.n > hi) {
+    Throw("TypeError", a.fname, sig, " expects ",
+          lo == hi ? std::to_string(lo) : Concat(lo, " to ", hi), " arguments, got ", a.n);
+  }
+}
+
+TVMFFIObject* ArgModule(const CallArgs& a, int32_t i, const char* name) {
+  const TVMFFIAny& v = a.v[i];
+  if (v.type_index != kTVMFFIModule || v.v_obj == nullptr) {
+    Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be ffi.Module, got `",
+          TypeIndexToKey(v.type_index), "`");
+  }
+  return v.v_obj;
+}
+
+std::string ArgString(const CallArgs& a, int32_t i, const char* name) {
+  std::string_view s;
+  const TVMFFIAny& v = a.v[i];
+  if (v.type_index == kTVMFFIBytes || v.type_index == kTVMFFISmallBytes ||
+      v.type_index == kTVMFFIByteArrayPtr || !AnyGetBytes(&v, &s)) {
+    Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be str, got `",
+          TypeIndexToKey(v.type_index), "`");
+  }
+  return std::string(s);
+}
+
+bool ArgBool(const CallArgs& a, int32_t i, const char* name) {
+  if (i >= a.n) return false;
+  const TVMFFIAny& v = a.v[i];
+  if (v.type_index == kTVMFFIBool || v.type_index == kTVMFFIInt) return v.v_int64 != 0;
+  if (v.type_index == kTVMFFINone) return false;
+  Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be bool, got `",
+        TypeIndexToKey(v.type_index), "`");
+}
+
+void SetObject(TVMFFIAny* out, TVMFFIObject* obj) {  // takes the reference
+  out->zero_padding = 0;
+  if (obj == nullptr) {
+    out->type_index = kTVMFFINone;
+    out->v_int64 = 0;
+  } else {
+    out->type_index = obj->type_index;
+    out->v_obj = obj;
+  }
+}
+
+void SetBool(TVMFFIAny* out, bool b) {
+  out->type_index = kTVMFFIBool;
+  out->zero_padding = 0;
+  out->v_int64 = b ? 1 : 0;
+}
+
+// Builds an Array through the `ffi.Array` constructor of the containers code.
+void MakeArray(const char* fname, const std::vector<TVMFFIAny>& items, TVMFFIAny* out) {
+  TVMFFIObject* ctor = GlobalFunctionGet("ffi.Array");
+  if (ctor == nullptr) Throw("NotImplementedError", fname, ": `ffi.Array` is not registered");
+  out->type_index = kTVMFFINone;
+  int rc = TVMFFIFunctionCall(ctor, const_cast<TVMFFIAny*>(items.data()),
+                              static_cast<int32_t>(items.size()), out);
+  DecRef(ctor);
+  if (rc != 0) throw AlreadyRaised{rc};
+}
+
+#define TVMFFI_MODULE_GLOBAL(Name)                                                         \
+  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept;   \
+  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept
+
+// ffi.ModuleLoadFromFile(path) -> Module. Dispatches on the file extension to
+// `ffi.Module.load_from_file.<ext>` when such a loader is registered; shared
+// libraries (and anything else) go to the built-in `.so` loader.
+TVMFFI_MODULE_GLOBAL(GModuleLoadFromFile) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleLoadFromFile", args, num_args};
+  CheckArgCount(a, 1, 1, "(path)");
+  std::string path = ArgString(a, 0, "path");
+  std::string ext = Extension(path);
+  if (!ext.empty() && ext != "so" && ext != "dso" && ext != "dylib" && ext != "dll") {
+    if (TVMFFIObject* loader = GlobalFunctionGet("ffi.Module.load_from_file." + ext)) {
+      TVMFFIAny call_args[2];
+      call_args[0] = args[0];
+      call_args[1].type_index = kTVMFFIRawStr;
+      call_args[1].zero_padding = 0;
+      call_args[1].v_c_str = ext.c_str();
+      result->type_index = kTVMFFINone;
+      int rc = TVMFFIFunctionCall(loader, call_args, 2, result);
+      DecRef(loader);
+      if (rc != 0) return rc;
+      if (result->type_index != kTVMFFIModule) {
+        std::string got = TypeIndexToKey(result->type_index);
+        AnyRelease(result);
+        Throw("TypeError", "ffi.Module.load_from_file.", ext, " returned `", got,
+              "`, expected ffi.Module");
+      }
+      return 0;
+    }
+  }
+  SetObject(result, LoadLibraryModule(path));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.Module.load_from_file.so(path, format) -> Module.
+TVMFFI_MODULE_GLOBAL(GLoadSo) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.Module.load_from_file.so", args, num_args};
+  CheckArgCount(a, 1, 2, "(path, format)");
+  std::string path = ArgString(a, 0, "path");
+  if (num_args == 2 && args[1].type_index != kTVMFFINone) ArgString(a, 1, "format");
+  SetObject(result, LoadLibraryModule(path));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleGetFunction(module, name, query_imports=False) -> Function or None.
+TVMFFI_MODULE_GLOBAL(GGetFunction) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleGetFunction", args, num_args};
+  CheckArgCount(a, 2, 3, "(module, name, query_imports)");
+  TVMFFIObject* mod = ArgModule(a, 0, "module");
+  SetObject(result, GetFunction(mod, ArgString(a, 1, "name"), ArgBool(a, 2, "query_imports")));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleGetFunctionRequired(module, name, query_imports=False) -> Function;
+// AttributeError naming the function (and listing the exports) when missing.
+TVMFFI_MODULE_GLOBAL(GGetFunctionRequired) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleGetFunctionRequired", args, num_args};
+  CheckArgCount(a, 2, 3, "(module, name, query_imports)");
+  TVMFFIObject* mod = ArgModule(a, 0, "module");
+  std::string name = ArgString(a, 1, "name");
+  bool query_imports = ArgBool(a, 2, "query_imports");
+  TVMFFIObject* f = GetFunction(mod, name, query_imports);
+  if (f == nullptr) ThrowMissingFunction(mod, name, query_imports);
+  SetObject(result, f);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleImplementsFunction(module, name, query_imports=False) -> bool.
+TVMFFI_MODULE_GLOBAL(GImplementsFunction) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleImplementsFunction", args, num_args};
+  CheckArgCount(a, 2, 3, "(module, name, query_imports)");
+  TVMFFIObject* mod = ArgModule(a, 0, "module");
+  SetBool(result,
+          ImplementsFunction(mod, ArgString(a, 1, "name"), ArgBool(a, 2, "query_imports")));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+template <bool kDoc>
+int GFunctionText(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{kDoc ? "ffi.ModuleGetFunctionDoc" : "ffi.ModuleGetFunctionMetadata", args, num_args};
+  CheckArgCount(a, 2, 3, "(module, name, query_imports)");
+  TVMFFIObject* mod = ArgModule(a, 0, "module");
+  TVMFFIAny text;
+  if (GetFunctionText(mod, kDoc ? kDocPrefix : kMetadataPrefix, ArgString(a, 1, "name"),
+                      ArgBool(a, 2, "query_imports"), &text)) {
+    *result = text;
+  } else {
+    SetObject(result, nullptr);
+  }
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleImportModule(module, other) -> None.
+TVMFFI_MODULE_GLOBAL(GImportModule) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleImportModule", args, num_args};
+  CheckArgCount(a, 2, 2, "(module, other)");
+  ImportModule(ArgModule(a, 0, "module"), ArgModule(a, 1, "other"));
+  SetObject(result, nullptr);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleGetImports(module) -> Array<Module>.
+TVMFFI_MODULE_GLOBAL(GGetImports) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleGetImports", args, num_args};
+  CheckArgCount(a, 1, 1, "(module)");
+  ImportList imports;
+  SnapshotImports(ArgModule(a, 0, "module"), &imports);
+  std::vector<TVMFFIAny> items(imports.mods.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    items[i].type_index = kTVMFFIModule;
+    items[i].zero_padding = 0;
+    items[i].v_obj = imports.mods[i];
+  }
+  MakeArray(a.fname, items, result);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleListFunctions(module) -> Array<str>: the names the module itself exports.
+TVMFFI_MODULE_GLOBAL(GListFunctions) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleListFunctions", args, num_args};
+  CheckArgCount(a, 1, 1, "(module)");
+  std::vector<std::string> names = ListFunctionNames(ArgModule(a, 0, "module"));
+  std::vector<TVMFFIAny> items(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    items[i].type_index = kTVMFFIRawStr;
+    items[i].zero_padding = 0;
+    items[i].v_c_str = names[i].c_str();
+  }
+  MakeArray(a.fname, items, result);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleGetKind(module) -> str ("library" or "system").
+TVMFFI_MODULE_GLOBAL(GGetKind) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleGetKind", args, num_args};
+  CheckArgCount(a, 1, 1, "(module)");
+  const char* kind = reinterpret_cast<ModuleObject*>(ArgModule(a, 0, "module"))->kind;
+  MakeStringAny(kind, std::strlen(kind), result);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleGetLibraryPath(module) -> str (the path given at load; "" for the system library).
+TVMFFI_MODULE_GLOBAL(GGetLibraryPath) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleGetLibraryPath", args, num_args};
+  CheckArgCount(a, 1, 1, "(module)");
+  const std::string& p = Impl(ArgModule(a, 0, "module"))->path;
+  MakeStringAny(p.data(), p.size(), result);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.SystemLib(symbol_prefix="") -> Module: one per prefix for the process.
+TVMFFI_MODULE_GLOBAL(GSystemLib) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.SystemLib", args, num_args};
+  CheckArgCount(a, 0, 1, "(symbol_prefix)");
+  std::string prefix;
+  if (num_args == 1 && args[0].type_index != kTVMFFINone) prefix = ArgString(a, 0, "symbol_prefix");
+  SetObject(result, SystemLibModule(prefix));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+// ffi.ModuleVisitContextSymbols(callback): callback(name: str, value: void*) per
+// TVMFFIEnvModRegisterContextSymbol entry, in registration order.
+TVMFFI_MODULE_GLOBAL(GVisitContextSymbols) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CallArgs a{"ffi.ModuleVisitContextSymbols", args, num_args};
+  CheckArgCount(a, 1, 1, "(callback)");
+  if (args[0].type_index != kTVMFFIFunction) {
+    Throw("TypeError", a.fname, ": argument 0 (callback) must be ffi.Function, got `",
+          TypeIndexToKey(args[0].type_index), "`");
+  }
+  for (const auto& kv : EnvContextSymbols()) {
+    TVMFFIAny cargs[2];
+    cargs[0].type_index = kTVMFFIRawStr;
+    cargs[0].zero_padding = 0;
+    cargs[0].v_c_str = kv.first.c_str();
+    cargs[1].type_index = kTVMFFIOpaquePtr;
+    cargs[1].zero_padding = 0;
+    cargs[1].v_ptr = kv.second;
+    TVMFFIAny r;
+    r.type_index = kTVMFFINone;
+    r.zero_padding = 0;
+    r.v_int64 = 0;
+    int rc = TVMFFIFunctionCall(args[0].v_obj, cargs, 2, &r);
+    if (rc != 0) return rc;
+    AnyRelease(&r);
+  }
+  SetObject(result, nullptr);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+#undef TVMFFI_MODULE_GLOBAL
+
+void RegisterModuleGlobal(const char* name, TVMFFISafeCallType call) {
+  TVMFFIObjectHandle f = nullptr;
+  if (TVMFFIFunctionCreate(nullptr, call, nullptr, &f) != 0) std::abort();
+  TVMFFIByteArray n{name, std::strlen(name)};
+  if (TVMFFIFunctionSetGlobal(&n, f, /*allow_override=*/1) != 0) std::abort();
+  DecRef(static_cast<TVMFFIObject*>(f));
+}
+
+[[maybe_unused]] const bool kModuleGlobalsRegistered = [] {
+  RegisterModuleGlobal("ffi.ModuleLoadFromFile", GModuleLoadFromFile);
+  RegisterModuleGlobal("ffi.Module.load_from_file.so", GLoadSo);
+  RegisterModuleGlobal("ffi.ModuleGetFunction", GGetFunction);
+  RegisterModuleGlobal("ffi.ModuleGetFunctionRequired", GGetFunctionRequired);
+  RegisterModuleGlobal("ffi.ModuleImplementsFunction", GImplementsFunction);
+  RegisterModuleGlobal("ffi.ModuleGetFunctionMetadata", GFunctionText<false>);
+  RegisterModuleGlobal("ffi.ModuleGetFunctionDoc", GFunctionText<true>);
+  RegisterModuleGlobal("ffi.ModuleImportModule", GImportModule);
+  RegisterModuleGlobal("ffi.ModuleGetImports", GGetImports);
+  RegisterModuleGlobal("ffi.ModuleListFunctions", GListFunctions);
+  RegisterModuleGlobal("ffi.ModuleGetKind", GGetKind);
+  RegisterModuleGlobal("ffi.ModuleGetLibraryPath", GGetLibraryPath);
+  RegisterModuleGlobal("ffi.SystemLib", GSystemLib);
+  RegisterModuleGlobal("ffi.ModuleVisitContextSymbols", GVisitContextSymbols);
+  return true;
+}();
+
+}  // namespace
+
+// The real lookup behind TVMFFIEnvModLookupFromImports (env.cc has a weak stub).
+int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_name,
+                             TVMFFIObjectHandle* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  auto* mod = static_cast<TVMFFIObject*>(library_ctx);
+  if (mod->type_index != kTVMFFIModule) {
+    Throw("TypeError", "TVMFFIEnvModLookupFromImports: library_ctx must be an ffi.Module, got `",
+          TypeIndexToKey(mod->type_index), "` (was the library loaded by the module loader?)");
+  }
+  ModuleImpl* impl = Impl(mod);
+  std::string name(func_name);
+  {
+    std::lock_guard<std::mutex> lock(impl->mu);
+    auto it = impl->import_cache.find(name);
+    if (it != impl->import_cache.end()) {
+      *out = it->second;
+      return 0;
+    }
+  }
+  TVMFFIObject* found = nullptr;
+  {
+    ImportList imports;
+    SnapshotImports(mod, &imports);
+    for (TVMFFIObject* m : imports.mods) {
+      if ((found = GetFunction(m, name, true)) != nullptr) break;
+    }
+    if (found == nullptr) {
+      Throw("AttributeError", "Function `", name, "` is not found in the imports of module ",
+            Describe(mod), " (", imports.mods.size(), " imports)");
+    }
+  }
+  // The cache keeps the reference: the handle handed out is borrowed.
+  std::lock_guard<std::mutex> lock(impl->mu);
+  auto ins = impl->import_cache.emplace(name, found);
+  if (!ins.second) DecRef(found);
+  *out = ins.first->second;
+  TVM_FFI_SAFE_CALL_END();
+}
+
+}  // namespace rt
+}  // namespace tvmffi

@@ -1,0 +1,519 @@
+/*
+ * Object headers, reference counting, opaque objects and the type registry.
+ */
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "internal.h"
+
+namespace tvmffi {
+namespace rt {
+
+// ---------------------------------------------------------------------------
+// Object memory and reference counting
+// ---------------------------------------------------------------------------
+
+static constexpr uint64_t kOneStrongOneWeak = (uint64_t{1} << 32) | 1;
+static constexpr uint64_t kOneWeak = uint64_t{1} << 32;
+
+TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*, int)) {
+  void* mem = std::malloc(size);
+  if (mem == nullptr) throw std::bad_alloc();
+  auto* obj = static_cast<TVMFFIObject*>(mem);
+  obj->combined_ref_count = kOneStrongOneWeak;
+  obj->type_index = type_index;
+  obj->__padding = 0;
+  obj->deleter = deleter;
+  return obj;
+}
+
+void FreeObjectMemory(void* self) { std::free(self); }
+
+void DecRef(TVMFFIObject* obj) {
+  if (obj == nullptr) return;
+  // Same atomics as the inline code of other binaries (see ABI.md).
+  uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, 1, __ATOMIC_RELEASE);
+  if (old == kOneStrongOneWeak) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
+  } else if ((old & 0xFFFFFFFFu) == 1) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
+    // The strong references together held one weak reference: drop it.
+    if (__atomic_fetch_sub(&obj->combined_ref_count, kOneWeak, __ATOMIC_ACQ_REL) == kOneWeak) {
+      if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Opaque objects
+// ---------------------------------------------------------------------------
+
+namespace {
+
+struct OpaqueObject {
+  TVMFFIObject header;
+  TVMFFIOpaqueObjectCell cell;
+  void (*handle_deleter)(void* handle);
+};
+static_assert(offsetof(OpaqueObject, cell) == sizeof(TVMFFIObject));
+
+void OpaqueObjectDeleter(void* self, int flags) {
+  auto* obj = static_cast<OpaqueObject*>(self);
+  if ((flags & kTVMFFIObjectDeleterFlagBitMaskStrong) && obj->handle_deleter != nullptr) {
+    obj->handle_deleter(obj->cell.handle);
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
+}
+
+// ---------------------------------------------------------------------------
+// Type registry
+// ---------------------------------------------------------------------------
+
+uint64_t HashTypeKey(std::string_view key) {
+  // FNV-1a followed by a splitmix64 finaliser: stable across runs and builds.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  return h;
+}
+
+struct TypeEntry {
+  // GetTypeInfo hands out &info; entries are never freed or moved.
+  TVMFFITypeInfo info{};
+  std::string key;
+  std::vector<const TVMFFITypeInfo*> ancestors;
+  std::vector<TVMFFIFieldInfo> fields;
+  std::vector<TVMFFIMethodInfo> methods;
+};
+
+struct AttrColumn {
+  TVMFFITypeAttrColumn column{nullptr, 0};
+  std::vector<TVMFFIAny> values;
+};
+
+class TypeRegistry {
+ public:
+  static TypeRegistry* Global() {
+    // Leaked on purpose: other libraries may read type records during exit.
+    static TypeRegistry* inst = new TypeRegistry();
+    return inst;
+  }
+
+  // Lock-free read: the table is a fixed array of lazily created chunks.
+  TypeEntry* Get(int32_t index) const {
+    if (index < 0 || index >= kMaxTypes) return nullptr;
+    std::atomic<TypeEntry*>* chunk = chunks_[index >> kChunkBits].load(std::memory_order_acquire);
+    if (chunk == nullptr) return nullptr;
+    return chunk[index & (kChunkSize - 1)].load(std::memory_order_acquire);
+  }
+
+  TypeEntry* GetOrThrow(int32_t index) const {
+    TypeEntry* e = Get(index);
+    if (e == nullptr) Throw("KeyError", "Cannot find type info for type index ", index);
+    return e;
+  }
+
+  int32_t KeyToIndex(std::string_view key) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    auto it = key2index_.find(std::string(key));
+    if (it == key2index_.end()) Throw("KeyError", "Cannot find type `", key, "`");
+    return it->second;
+  }
+
+  int32_t GetOrAlloc(std::string_view key, int32_t static_index, int32_t depth,
+                     int32_t parent_index) {
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex_);
+      auto it = key2index_.find(std::string(key));
+      if (it != key2index_.end()) return it->second;
+    }
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    auto it = key2index_.find(std::string(key));
+    if (it != key2index_.end()) return it->second;
+    // Upstream compatibility: parent -2 means "look up only".
+    if (parent_index == -2) return -2;
+
+    TypeEntry* parent = nullptr;
+    if (parent_index >= 0) {
+      parent = Get(parent_index);
+      if (parent == nullptr) {
+        Throw("ValueError", "TVMFFITypeGetOrAllocIndex: parent type index ", parent_index,
+              " of type `", key, "` is not registered");
+      }
+      if (depth != parent->info.type_depth + 1) {
+        Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key, "` has depth ", depth,
+              " but its parent `", parent->key, "` has depth ", parent->info.type_depth);
+      }
+    } else if (parent_index == -1) {
+      if (depth != 0) {
+        Throw("ValueError", "TVMFFITypeGetOrAllocIndex: root type `", key, "` must have depth 0, got ",
+              depth);
+      }
+    } else {
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: invalid parent type index ", parent_index,
+            " for type `", key, "`");
+    }
+
+    int32_t index;
+    if (static_index >= 0) {
+      if (static_index >= kMaxTypes) {
+        Throw("ValueError", "TVMFFITypeGetOrAllocIndex: static type index ", static_index,
+              " of type `", key, "` is out of range");
+      }
+      if (TypeEntry* other = Get(static_index)) {
+        Throw("ValueError", "TVMFFITypeGetOrAllocIndex: static type index ", static_index,
+              " requested by `", key, "` is already used by `", other->key, "`");
+      }
+      index = static_index;
+    } else {
+      while (next_dynamic_ < kMaxTypes && Get(next_dynamic_) != nullptr) ++next_dynamic_;
+      if (next_dynamic_ >= kMaxTypes) Throw("RuntimeError", "Too many types registered");
+      index = next_dynamic_++;
+    }
+
+    auto entry = std::make_unique<TypeEntry>();
+    entry->key.assign(key.data(), key.size());
+    if (parent != nullptr) {
+      entry->ancestors.assign(parent->ancestors.begin(), parent->ancestors.end());
+      entry->ancestors.push_back(&parent->info);
+    }
+    TVMFFITypeInfo& info = entry->info;
+    info.type_index = index;
+    info.type_depth = depth;
+    info.type_key = TVMFFIByteArray{entry->key.c_str(), entry->key.size()};
+    info.type_ancestors = entry->ancestors.empty() ? nullptr : entry->ancestors.data();
+    info.type_key_hash = HashTypeKey(key);
+    info.num_fields = 0;
+    info.num_methods = 0;
+    info.fields = nullptr;
+    info.methods = nullptr;
+    info.metadata = nullptr;
+
+    Publish(index, entry.release());
+    key2index_.emplace(std::string(key), index);
+    return index;
+  }
+
+  void RegisterField(int32_t type_index, const TVMFFIFieldInfo* src) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    TypeEntry* e = GetOrThrow(type_index);
+    std::string_view name(src->name.data, src->name.size);
+    for (const TVMFFIFieldInfo& f : e->fields) {
+      if (std::string_view(f.name.data, f.name.size) == name) {
+        Throw("ValueError", "Field `", name, "` is already registered for type `", e->key, "`");
+      }
+    }
+    TVMFFIFieldInfo f = *src;
+    f.name = CopyBytes(src->name);
+    f.doc = CopyBytes(src->doc);
+    f.metadata = CopyBytes(src->metadata);
+    if (src->flags & kTVMFFIFieldFlagBitMaskHasDefault) {
+      f.default_value_or_factory = KeepAny(&src->default_value_or_factory);
+    } else {
+      f.default_value_or_factory = TVMFFIAny{};
+    }
+    GrowAndPublish(&e->fields, f, &e->info.fields, &e->info.num_fields);
+  }
+
+  void RegisterMethod(int32_t type_index, const TVMFFIMethodInfo* src) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    TypeEntry* e = GetOrThrow(type_index);
+    TVMFFIMethodInfo m = *src;
+    m.name = CopyBytes(src->name);
+    m.doc = CopyBytes(src->doc);
+    m.metadata = CopyBytes(src->metadata);
+    m.method = KeepAny(&src->method);
+    GrowAndPublish(&e->methods, m, &e->info.methods, &e->info.num_methods);
+  }
+
+  void RegisterMetadata(int32_t type_index, const TVMFFITypeMetadata* src) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    TypeEntry* e = GetOrThrow(type_index);
+    // A fresh record each time, so a reader of the previous one stays valid.
+    metadata_pool_.push_back(*src);
+    TVMFFITypeMetadata& md = metadata_pool_.back();
+    md.doc = CopyBytes(src->doc);
+    __atomic_store_n(&e->info.metadata, &md, __ATOMIC_RELEASE);
+  }
+
+  void RegisterAttr(int32_t type_index, std::string_view name, const TVMFFIAny* value) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    auto& slot = columns_[std::string(name)];
+    if (slot == nullptr) slot = std::make_unique<AttrColumn>();
+    AttrColumn* col = slot.get();
+    // kTVMFFINone only makes sure the column exists (as upstream does).
+    if (type_index == kTVMFFINone) return;
+    TypeEntry* e = GetOrThrow(type_index);
+    size_t idx = static_cast<size_t>(type_index);
+    if (idx < col->values.size() && col->values[idx].type_index != kTVMFFINone) {
+      Throw("ValueError", "Type attribute `", name, "` is already set for type `", e->key, "`");
+    }
+    TVMFFIAny owned = KeepAny(value);
+    if (idx >= col->values.size()) {
+      // Grow into a new buffer and keep the old one: a reader may still hold it.
+      std::vector<TVMFFIAny> grown(idx + 1, TVMFFIAny{});
+      std::copy(col->values.begin(), col->values.end(), grown.begin());
+      retired_columns_.push_back(std::move(col->values));
+      col->values = std::move(grown);
+    }
+    col->values[idx] = owned;
+    col->column.data = col->values.data();
+    col->column.size = col->values.size();
+  }
+
+  const TVMFFITypeAttrColumn* GetAttrColumn(std::string_view name) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    auto it = columns_.find(std::string(name));
+    if (it == columns_.end()) return nullptr;
+    return &it->second->column;
+  }
+
+ private:
+  static constexpr int32_t kChunkBits = 10;
+  static constexpr int32_t kChunkSize = 1 << kChunkBits;
+  static constexpr int32_t kNumChunks = 1024;
+  static constexpr int32_t kMaxTypes = kChunkSize * kNumChunks;
+
+  TypeRegistry() {
+    for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
+    // Keys of the values stored inline in TVMFFIAny (roots, depth 0).
+    static const std::pair<int32_t, const char*> kPod[] = {
+        {kTVMFFINone, "None"},
+        {kTVMFFIInt, "int"},
+        {kTVMFFIBool, "bool"},
+        {kTVMFFIFloat, "float"},
+        {kTVMFFIOpaquePtr, "void*"},
+        {kTVMFFIDataType, "DataType"},
+        {kTVMFFIDevice, "Device"},
+        {kTVMFFIDLTensorPtr, "DLTensor*"},
+        {kTVMFFIRawStr, "const char*"},
+        {kTVMFFIByteArrayPtr, "TVMFFIByteArray*"},
+        {kTVMFFIObjectRValueRef, "ObjectRValueRef"},
+        {kTVMFFISmallStr, "ffi.SmallStr"},
+        {kTVMFFISmallBytes, "ffi.SmallBytes"},
+    };
+    for (const auto& p : kPod) GetOrAlloc(p.second, p.first, 0, -1);
+    GetOrAlloc("ffi.Object", kTVMFFIObject, 0, -1);
+    static const std::pair<int32_t, const char*> kObjects[] = {
+        {kTVMFFIStr, "ffi.String"},
+        {kTVMFFIBytes, "ffi.Bytes"},
+        {kTVMFFIError, "ffi.Error"},
+        {kTVMFFIFunction, "ffi.Function"},
+        {kTVMFFIShape, "ffi.Shape"},
+        {kTVMFFITensor, "ffi.Tensor"},
+        {kTVMFFIArray, "ffi.Array"},
+        {kTVMFFIMap, "ffi.Map"},
+        {kTVMFFIModule, "ffi.Module"},
+        {kTVMFFIOpaquePyObject, "ffi.OpaquePyObject"},
+        {kTVMFFIList, "ffi.List"},
+        {kTVMFFIDict, "ffi.Dict"},
+    };
+    for (const auto& p : kObjects) GetOrAlloc(p.second, p.first, 1, kTVMFFIObject);
+  }
+
+  void Publish(int32_t index, TypeEntry* entry) {
+    auto& slot = chunks_[index >> kChunkBits];
+    std::atomic<TypeEntry*>* chunk = slot.load(std::memory_order_acquire);
+    if (chunk == nullptr) {
+      chunk = new std::atomic<TypeEntry*>[kChunkSize];
+      for (int32_t i = 0; i < kChunkSize; ++i) chunk[i].store(nullptr, std::memory_order_relaxed);
+      slot.store(chunk, std::memory_order_release);
+    }
+    chunk[index & (kChunkSize - 1)].store(entry, std::memory_order_release);
+  }
+
+  // Fields and methods are published as (pointer, count); old arrays are kept
+  // so a reader that loaded the previous pair still reads valid memory.
+  template <typename T>
+  void GrowAndPublish(std::vector<T>* vec, const T& item, const T** out_ptr, int32_t* out_num) {
+    std::vector<T> grown;
+    grown.reserve(vec->size() + 1);
+    grown.assign(vec->begin(), vec->end());
+    grown.push_back(item);
+    retired_.push_back(std::make_shared<std::vector<T>>(std::move(*vec)));
+    *vec = std::move(grown);
+    __atomic_store_n(out_ptr, vec->data(), __ATOMIC_RELEASE);
+    __atomic_store_n(out_num, static_cast<int32_t>(vec->size()), __ATOMIC_RELEASE);
+  }
+
+  TVMFFIByteArray CopyBytes(const TVMFFIByteArray& src) {
+    if (src.size == 0 || src.data == nullptr) return TVMFFIByteArray{"", 0};
+    strings_.emplace_back(src.data, src.size);
+    return TVMFFIByteArray{strings_.back().c_str(), strings_.back().size()};
+  }
+
+  // Values registered for reflection live as long as the process.
+  TVMFFIAny KeepAny(const TVMFFIAny* view) {
+    TVMFFIAny owned;
+    if (TVMFFIAnyViewToOwnedAny(view, &owned) != 0) throw AlreadyRaised{};
+    kept_.push_back(owned);
+    return owned;
+  }
+
+  std::shared_mutex mutex_;
+  std::atomic<std::atomic<TypeEntry*>*> chunks_[kNumChunks];
+  std::unordered_map<std::string, int32_t> key2index_;
+  int32_t next_dynamic_ = kTVMFFIDynObjectBegin;
+  std::deque<std::string> strings_;
+  std::deque<TVMFFIAny> kept_;
+  std::deque<TVMFFITypeMetadata> metadata_pool_;
+  std::vector<std::shared_ptr<void>> retired_;
+  std::vector<std::vector<TVMFFIAny>> retired_columns_;
+  std::unordered_map<std::string, std::unique_ptr<AttrColumn>> columns_;
+};
+
+std::string_view ViewOf(const TVMFFIByteArray* b) { return std::string_view(b->data, b->size); }
+
+void CheckByteArray(const TVMFFIByteArray* b, const char* func, const char* arg) {
+  CheckNotNull(b, func, arg);
+  if (b->data == nullptr && b->size != 0) {
+    Throw("ValueError", func, ": argument `", arg, "` has NULL data with size ", b->size);
+  }
+}
+
+}  // namespace
+
+bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index) {
+  if (obj->type_index == type_index) return true;
+  if (type_index == kTVMFFIObject) return obj->type_index >= kTVMFFIStaticObjectBegin;
+  TypeRegistry* reg = TypeRegistry::Global();
+  const TypeEntry* target = reg->Get(type_index);
+  const TypeEntry* self = reg->Get(obj->type_index);
+  if (target == nullptr || self == nullptr) return false;
+  int32_t d = target->info.type_depth;
+  return self->info.type_depth > d && self->info.type_ancestors[d]->type_index == type_index;
+}
+
+std::string TypeIndexToKey(int32_t type_index) {
+  if (const TypeEntry* e = TypeRegistry::Global()->Get(type_index)) return e->key;
+  return Concat("<unregistered type index ", type_index, ">");
+}
+
+}  // namespace rt
+}  // namespace tvmffi
+
+using namespace tvmffi::rt;
+
+extern "C" {
+
+void TVMFFIGetVersion(TVMFFIVersion* out_version) {
+  if (out_version == nullptr) return;
+  out_version->major = TVM_FFI_VERSION_MAJOR;
+  out_version->minor = TVM_FFI_VERSION_MINOR;
+  out_version->patch = TVM_FFI_VERSION_PATCH;
+}
+
+int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {
+  if (obj != nullptr) IncRef(static_cast<TVMFFIObject*>(obj));
+  return 0;
+}
+
+int TVMFFIObjectDecRef(TVMFFIObjectHandle obj) {
+  DecRef(static_cast<TVMFFIObject*>(obj));
+  return 0;
+}
+
+int TVMFFIObjectCreateOpaque(void* handle, int32_t type_index, void (*deleter)(void* handle),
+                             TVMFFIObjectHandle* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(out, "TVMFFIObjectCreateOpaque", "out");
+  // OpaquePyObject, or a dynamic type the caller registered for its own handles.
+  bool ok = type_index == kTVMFFIOpaquePyObject ||
+            (type_index >= kTVMFFIDynObjectBegin &&
+             TypeRegistry::Global()->Get(type_index) != nullptr);
+  if (!ok) {
+    Throw("ValueError", "TVMFFIObjectCreateOpaque: type index ", type_index, " (",
+          TypeIndexToKey(type_index),
+          ") is not an opaque object type (use kTVMFFIOpaquePyObject or a registered dynamic type)");
+  }
+  auto* obj = reinterpret_cast<OpaqueObject*>(
+      AllocObject(sizeof(OpaqueObject), type_index, OpaqueObjectDeleter));
+  obj->cell.handle = handle;
+  obj->handle_deleter = deleter;
+  *out = obj;
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* out_tindex) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckByteArray(type_key, "TVMFFITypeKeyToIndex", "type_key");
+  CheckNotNull(out_tindex, "TVMFFITypeKeyToIndex", "out_tindex");
+  *out_tindex = TypeRegistry::Global()->KeyToIndex(ViewOf(type_key));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key, int32_t static_type_index,
+                                  int32_t type_depth, int32_t num_child_slots,
+                                  int32_t child_slots_can_overflow, int32_t parent_type_index) {
+  (void)num_child_slots;  // indices are dense; slots are not reserved
+  (void)child_slots_can_overflow;
+  try {
+    CheckByteArray(type_key, "TVMFFITypeGetOrAllocIndex", "type_key");
+    return TypeRegistry::Global()->GetOrAlloc(ViewOf(type_key), static_type_index, type_depth,
+                                              parent_type_index);
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
+const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index) {
+  if (TypeEntry* e = TypeRegistry::Global()->Get(type_index)) return &e->info;
+  SetRaised("KeyError", Concat("Cannot find type info for type index ", type_index));
+  return nullptr;
+}
+
+int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(info, "TVMFFITypeRegisterField", "info");
+  TypeRegistry::Global()->RegisterField(type_index, info);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFITypeRegisterMethod(int32_t type_index, const TVMFFIMethodInfo* info) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(info, "TVMFFITypeRegisterMethod", "info");
+  TypeRegistry::Global()->RegisterMethod(type_index, info);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFITypeRegisterMetadata(int32_t type_index, const TVMFFITypeMetadata* metadata) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(metadata, "TVMFFITypeRegisterMetadata", "metadata");
+  TypeRegistry::Global()->RegisterMetadata(type_index, metadata);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray* attr_name,
+                           const TVMFFIAny* attr_value) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckByteArray(attr_name, "TVMFFITypeRegisterAttr", "attr_name");
+  CheckNotNull(attr_value, "TVMFFITypeRegisterAttr", "attr_value");
+  TypeRegistry::Global()->RegisterAttr(type_index, ViewOf(attr_name), attr_value);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(const TVMFFIByteArray* attr_name) {
+  if (attr_name == nullptr || (attr_name->data == nullptr && attr_name->size != 0)) return nullptr;
+  try {
+    return TypeRegistry::Global()->GetAttrColumn(ViewOf(attr_name));
+  } catch (...) {
+    return nullptr;  // documented as never raising (only bad_alloc can get here)
+  }
+}
+
+}  // extern "C"

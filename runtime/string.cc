@@ -1,0 +1,336 @@
+/*
+ * String and Bytes objects, and data type parsing/printing.
+ */
+#include <cstdlib>
+
+#include "internal.h"
+
+namespace tvmffi {
+namespace rt {
+
+namespace {
+
+// One allocation: header, byte array, then the bytes and a NUL.
+struct BytesObject {
+  TVMFFIObject header;
+  TVMFFIByteArray bytes;
+};
+static_assert(offsetof(BytesObject, bytes) == sizeof(TVMFFIObject));
+static_assert(sizeof(BytesObject) == 40);
+
+void BytesObjectDeleter(void* self, int flags) {
+  // Nothing to destroy: the payload is plain bytes.
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
+}
+
+constexpr size_t kSmallMax = 7;
+
+void MakeSmall(int32_t type_index, const char* data, size_t size, TVMFFIAny* out) {
+  out->type_index = type_index;
+  out->small_str_len = static_cast<uint32_t>(size);
+  out->v_uint64 = 0;  // NUL padding
+  if (size != 0) std::memcpy(out->v_bytes, data, size);
+}
+
+}  // namespace
+
+TVMFFIObject* MakeBytesObject(int32_t type_index, const char* data, size_t size) {
+  if (size > SIZE_MAX - sizeof(BytesObject) - 1) throw std::bad_alloc();
+  TVMFFIObject* obj = AllocObject(sizeof(BytesObject) + size + 1, type_index, BytesObjectDeleter);
+  auto* b = reinterpret_cast<BytesObject*>(obj);
+  char* dst = reinterpret_cast<char*>(b + 1);
+  if (size != 0) std::memcpy(dst, data, size);
+  dst[size] = '\0';
+  b->bytes.data = dst;
+  b->bytes.size = size;
+  return obj;
+}
+
+void MakeStringAny(const char* data, size_t size, TVMFFIAny* out) {
+  if (size <= kSmallMax) return MakeSmall(kTVMFFISmallStr, data, size, out);
+  TVMFFIObject* obj = MakeBytesObject(kTVMFFIStr, data, size);
+  out->type_index = kTVMFFIStr;
+  out->zero_padding = 0;
+  out->v_obj = obj;
+}
+
+void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out) {
+  if (size <= kSmallMax) return MakeSmall(kTVMFFISmallBytes, data, size, out);
+  TVMFFIObject* obj = MakeBytesObject(kTVMFFIBytes, data, size);
+  out->type_index = kTVMFFIBytes;
+  out->zero_padding = 0;
+  out->v_obj = obj;
+}
+
+bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out) {
+  switch (v->type_index) {
+    case kTVMFFIRawStr:
+      if (v->v_c_str == nullptr) return false;
+      *out = std::string_view(v->v_c_str);
+      return true;
+    case kTVMFFIByteArrayPtr: {
+      auto* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
+      if (b == nullptr) return false;
+      *out = std::string_view(b->data, b->size);
+      return true;
+    }
+    case kTVMFFISmallStr:
+    case kTVMFFISmallBytes:
+      *out = std::string_view(v->v_bytes, v->small_str_len);
+      return true;
+    case kTVMFFIStr:
+    case kTVMFFIBytes: {
+      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
+      *out = std::string_view(b->data, b->size);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Data types
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Names of the type codes; the float8/6/4 codes carry their bit width in the name.
+struct CodeName {
+  uint8_t code;
+  const char* name;
+  uint8_t fixed_bits;  // 0: bits are spelled out after the name
+};
+
+constexpr CodeName kCodeNames[] = {
+    {kDLInt, "int", 0},
+    {kDLUInt, "uint", 0},
+    {kDLFloat, "float", 0},
+    {kDLOpaqueHandle, "handle", 0},
+    {kDLBfloat, "bfloat", 0},
+    {kDLComplex, "complex", 0},
+    {kDLBool, "bool", 0},
+    {kDLFloat8_e3m4, "float8_e3m4", 8},
+    {kDLFloat8_e4m3, "float8_e4m3", 8},
+    {kDLFloat8_e4m3b11fnuz, "float8_e4m3b11fnuz", 8},
+    {kDLFloat8_e4m3fn, "float8_e4m3fn", 8},
+    {kDLFloat8_e4m3fnuz, "float8_e4m3fnuz", 8},
+    {kDLFloat8_e5m2, "float8_e5m2", 8},
+    {kDLFloat8_e5m2fnuz, "float8_e5m2fnuz", 8},
+    {kDLFloat8_e8m0fnu, "float8_e8m0fnu", 8},
+    {kDLFloat6_e2m3fn, "float6_e2m3fn", 6},
+    {kDLFloat6_e3m2fn, "float6_e3m2fn", 6},
+    {kDLFloat4_e2m1fn, "float4_e2m1fn", 4},
+};
+
+// First code of user-defined ("custom[name]") types, as in upstream.
+constexpr int kCustomBegin = 129;
+
+[[noreturn]] void BadDType(std::string_view s) {
+  Throw("ValueError", "Cannot parse data type `", s, "`");
+}
+
+// Parse an unsigned decimal run; returns false when there is none.
+bool ParseUInt(std::string_view s, size_t* pos, uint64_t* out) {
+  size_t p = *pos;
+  uint64_t v = 0;
+  while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
+    v = v * 10 + static_cast<uint64_t>(s[p] - '0');
+    if (v > 0xFFFFFFFFull) return false;
+    ++p;
+  }
+  if (p == *pos) return false;
+  *pos = p;
+  *out = v;
+  return true;
+}
+
+// Call a registered global hook (user-defined dtypes), returning an owned Any.
+TVMFFIAny CallGlobal(const char* name, const TVMFFIAny& arg) {
+  TVMFFIObject* f = GlobalFunctionGet(name);
+  if (f == nullptr) {
+    Throw("ValueError", "custom data types need the global function `", name,
+          "`, which is not registered");
+  }
+  TVMFFIAny result;
+  result.type_index = kTVMFFINone;
+  result.zero_padding = 0;
+  result.v_int64 = 0;
+  TVMFFIAny a = arg;
+  int rc = TVMFFIFunctionCall(f, &a, 1, &result);
+  DecRef(f);
+  if (rc != 0) throw AlreadyRaised{};
+  return result;
+}
+
+DLDataType ParseDType(std::string_view s) {
+  DLDataType t;
+  if (s.empty() || s == "void") {
+    t.code = kDLOpaqueHandle;
+    t.bits = 0;
+    t.lanes = 0;
+    return t;
+  }
+  size_t pos = 0;
+  bool have_code = false;
+  bool fixed_bits = false;
+  // Longest matching name wins ("float8_e4m3fn" over "float8_e4m3" over "float").
+  size_t best_len = 0;
+  for (const CodeName& cn : kCodeNames) {
+    size_t n = std::strlen(cn.name);
+    if (n > best_len && s.compare(0, n, cn.name) == 0) {
+      best_len = n;
+      t.code = cn.code;
+      t.bits = cn.fixed_bits;
+      fixed_bits = cn.fixed_bits != 0;
+      have_code = true;
+    }
+  }
+  if (have_code) {
+    pos = best_len;
+  } else if (s.compare(0, 7, "custom[") == 0) {
+    size_t close = s.find(']', 7);
+    if (close == std::string_view::npos) BadDType(s);
+    std::string_view name = s.substr(7, close - 7);
+    TVMFFIAny arg;
+    arg.type_index = kTVMFFIByteArrayPtr;
+    arg.zero_padding = 0;
+    TVMFFIByteArray arr{name.data(), name.size()};
+    arg.v_ptr = &arr;
+    TVMFFIAny r = CallGlobal("dtype.get_custom_type_code", arg);
+    if (r.type_index != kTVMFFIInt) {
+      AnyRelease(&r);
+      BadDType(s);
+    }
+    t.code = static_cast<uint8_t>(r.v_int64);
+    pos = close + 1;
+  } else {
+    BadDType(s);
+  }
+  // Default widths when the name has no digits ("int" -> int32, "handle" -> 64 bits).
+  if (!fixed_bits) {
+    switch (t.code) {
+      case kDLBool: t.bits = 8; break;
+      case kDLOpaqueHandle: t.bits = 64; break;
+      case kDLBfloat: t.bits = 16; break;
+      default: t.bits = 32; break;
+    }
+  }
+  t.lanes = 1;
+  uint64_t v = 0;
+  if (!fixed_bits && ParseUInt(s, &pos, &v)) {
+    if (v == 0 || v > 255) BadDType(s);
+    t.bits = static_cast<uint8_t>(v);
+  }
+  if (pos < s.size()) {
+    bool scalable = false;
+    if (s.compare(pos, 8, "xvscalex") == 0) {
+      scalable = true;
+      pos += 8;
+    } else if (s[pos] == 'x') {
+      pos += 1;
+    } else {
+      BadDType(s);
+    }
+    if (!ParseUInt(s, &pos, &v) || v == 0) BadDType(s);
+    if (scalable) {
+      if (v > 32768) BadDType(s);
+      t.lanes = static_cast<uint16_t>(-static_cast<int32_t>(v));
+    } else {
+      if (v > 65535) BadDType(s);
+      t.lanes = static_cast<uint16_t>(v);
+    }
+  }
+  if (pos != s.size()) BadDType(s);
+  return t;
+}
+
+std::string DTypeToString(DLDataType t) {
+  if (t.code == kDLBool && t.bits == 8 && t.lanes == 1) return "bool";
+  // void prints as "" (upstream's spelling); "" and "void" both parse back to it.
+  if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return "";
+  std::string out;
+  const CodeName* found = nullptr;
+  for (const CodeName& cn : kCodeNames) {
+    if (cn.code == t.code) found = &cn;
+  }
+  if (found != nullptr) {
+    out = found->name;
+  } else if (t.code >= kCustomBegin) {
+    TVMFFIAny arg;
+    arg.type_index = kTVMFFIInt;
+    arg.zero_padding = 0;
+    arg.v_int64 = t.code;
+    TVMFFIAny r = CallGlobal("dtype.get_custom_type_name", arg);
+    std::string_view name;
+    bool ok = AnyGetBytes(&r, &name);
+    std::string copy(name);
+    AnyRelease(&r);
+    if (!ok) Throw("ValueError", "dtype.get_custom_type_name did not return a string");
+    out = "custom[" + copy + "]";
+  } else {
+    Throw("ValueError", "DLDataType has an unknown type code ", static_cast<int>(t.code));
+  }
+  if (t.code == kDLOpaqueHandle) return out;
+  bool bits_in_name = found != nullptr && found->fixed_bits != 0;
+  if (!bits_in_name && !(t.code == kDLBool && t.bits == 8)) out += std::to_string(t.bits);
+  int lanes = static_cast<int16_t>(t.lanes);
+  if (lanes > 1) {
+    out += "x" + std::to_string(lanes);
+  } else if (lanes < -1) {
+    out += "xvscalex" + std::to_string(-lanes);
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace rt
+}  // namespace tvmffi
+
+using namespace tvmffi::rt;
+
+extern "C" {
+
+int TVMFFIStringFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(input, "TVMFFIStringFromByteArray", "input");
+  CheckNotNull(out, "TVMFFIStringFromByteArray", "out");
+  if (input->data == nullptr && input->size != 0) {
+    Throw("ValueError", "TVMFFIStringFromByteArray: `input` has NULL data with size ", input->size);
+  }
+  MakeStringAny(input->data, input->size, out);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIBytesFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(input, "TVMFFIBytesFromByteArray", "input");
+  CheckNotNull(out, "TVMFFIBytesFromByteArray", "out");
+  if (input->data == nullptr && input->size != 0) {
+    Throw("ValueError", "TVMFFIBytesFromByteArray: `input` has NULL data with size ", input->size);
+  }
+  MakeBytesAny(input->data, input->size, out);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIDataTypeFromString(const TVMFFIByteArray* str, DLDataType* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(str, "TVMFFIDataTypeFromString", "str");
+  CheckNotNull(out, "TVMFFIDataTypeFromString", "out");
+  if (str->data == nullptr && str->size != 0) {
+    Throw("ValueError", "TVMFFIDataTypeFromString: `str` has NULL data with size ", str->size);
+  }
+  *out = ParseDType(std::string_view(str->data, str->size));
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFIDataTypeToString(const DLDataType* dtype, TVMFFIAny* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(dtype, "TVMFFIDataTypeToString", "dtype");
+  CheckNotNull(out, "TVMFFIDataTypeToString", "out");
+  std::string s = DTypeToString(*dtype);
+  MakeStringAny(s.data(), s.size(), out);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+}  // extern "C"

@@ -1,0 +1,316 @@
+/*
+ * Tensor objects and DLPack import/export.
+ *
+ * A Tensor is the 24-byte object header immediately followed by a DLTensor
+ * (the ABI), then private bookkeeping and, when needed, inline shape/stride
+ * storage.
+ */
+#include <cstdlib>
+#include <new>
+
+#include "internal.h"
+
+namespace tvmffi {
+namespace rt {
+namespace {
+
+enum class TensorOrigin : int32_t {
+  kLegacyDLPack = 0,     // owns a DLManagedTensor
+  kVersionedDLPack = 1,  // owns a DLManagedTensorVersioned
+  kView = 2,             // holds a reference to another Tensor
+};
+
+struct TensorObject {
+  TVMFFIObject header;
+  DLTensor dl;
+  TensorOrigin origin;
+  uint64_t flags;  // DLPack flags, reported again on versioned export
+  void* managed;
+  TVMFFIObject* source;
+  // followed by optional int64_t storage for shape / strides
+};
+static_assert(offsetof(TensorObject, dl) == sizeof(TVMFFIObject));
+static_assert(sizeof(TensorObject) % alignof(int64_t) == 0);
+
+constexpr int32_t kMaxNDim = 64;
+
+int64_t* TailOf(TensorObject* t) { return reinterpret_cast<int64_t*>(t + 1); }
+
+void TensorDeleter(void* self, int flags) {
+  auto* t = static_cast<TensorObject*>(self);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
+    switch (t->origin) {
+      case TensorOrigin::kLegacyDLPack: {
+        auto* m = static_cast<DLManagedTensor*>(t->managed);
+        if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+        break;
+      }
+      case TensorOrigin::kVersionedDLPack: {
+        auto* m = static_cast<DLManagedTensorVersioned*>(t->managed);
+        if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+        break;
+      }
+      case TensorOrigin::kView:
+        DecRef(t->source);
+        break;
+    }
+    t->managed = nullptr;
+    t->source = nullptr;
+  }
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
+}
+
+// Flags of a tensor we created; a Tensor made by another binary has none we know of.
+uint64_t FlagsOf(const TVMFFIObject* obj) {
+  if (obj->deleter != TensorDeleter) return 0;
+  return reinterpret_cast<const TensorObject*>(obj)->flags;
+}
+
+bool IsDirectAddressDevice(DLDevice dev) {
+  // On these devices `data` is a real address, so its alignment means something.
+  return dev.device_type == kDLCPU || dev.device_type == kDLCUDA ||
+         dev.device_type == kDLCUDAHost || dev.device_type == kDLCUDAManaged ||
+         dev.device_type == kDLROCM || dev.device_type == kDLROCMHost;
+}
+
+bool HasZeroExtent(const DLTensor& t) {
+  for (int32_t i = 0; i < t.ndim; ++i) {
+    if (t.shape[i] == 0) return true;
+  }
+  return false;
+}
+
+bool IsCompactRowMajor(const DLTensor& t) {
+  if (t.strides == nullptr || HasZeroExtent(t)) return true;
+  int64_t expected = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] == 1) continue;  // a unit dimension's stride is irrelevant
+    if (t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+void FillCompactStrides(const int64_t* shape, int32_t ndim, int64_t* strides) {
+  int64_t s = 1;
+  for (int32_t i = ndim - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+}
+
+// Shape sanity shared by imports and views: ValueError on anything malformed.
+void ValidateShape(const DLTensor& t, const char* api, const char* what) {
+  if (t.ndim < 0 || t.ndim > kMaxNDim) {
+    Throw("ValueError", api, ": ", what, " has ndim ", t.ndim, ", expected 0..", kMaxNDim);
+  }
+  if (t.ndim > 0 && t.shape == nullptr) {
+    Throw("ValueError", api, ": ", what, " has ndim ", t.ndim, " but a NULL shape");
+  }
+  int64_t numel = 1;
+  bool overflow = false;
+  for (int32_t i = 0; i < t.ndim; ++i) {
+    if (t.shape[i] < 0) {
+      Throw("ValueError", api, ": ", what, " has a negative extent ", t.shape[i], " in dimension ",
+            i);
+    }
+    if (!overflow && __builtin_mul_overflow(numel, t.shape[i], &numel)) overflow = true;
+  }
+  if (!overflow) {
+    unsigned __int128 bits = static_cast<unsigned __int128>(numel) * t.dtype.bits * t.dtype.lanes;
+    overflow = (bits + 7) / 8 > static_cast<unsigned __int128>(INT64_MAX);
+  }
+  if (overflow) {
+    Throw("ValueError", api, ": ", what, " is too large: its size in bytes overflows int64");
+  }
+}
+
+void ValidateImport(const DLTensor& t, int32_t require_alignment, int32_t require_contiguous,
+                    const char* api) {
+  ValidateShape(t, api, "the DLPack tensor");
+  if (require_alignment > 0) {
+    uint64_t where = IsDirectAddressDevice(t.device)
+                         ? reinterpret_cast<uintptr_t>(t.data) + t.byte_offset
+                         : t.byte_offset;
+    if (where % static_cast<uint64_t>(require_alignment) != 0) {
+      Throw("ValueError", api, ": data is not aligned to ", require_alignment,
+            " bytes (data=", t.data, ", byte_offset=", t.byte_offset, ")");
+    }
+  }
+  if (require_contiguous != 0 && !IsCompactRowMajor(t)) {
+    Throw("ValueError", api, ": the DLPack tensor is not contiguous (compact row-major)");
+  }
+}
+
+template <typename M>
+TVMFFIObject* Import(M* from, bool versioned, int32_t require_alignment, int32_t require_contiguous,
+                     bool out_missing, const char* api) {
+  CheckNotNull(from, api, "from");
+  // From here on we own `from`: any failure runs its deleter exactly once.
+  try {
+    if (out_missing) ThrowNullArgument(api, "out");
+    uint64_t flags = 0;
+    if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
+      if (from->version.major != DLPACK_MAJOR_VERSION) {
+        Throw("ValueError", api, ": unsupported DLPack major version ", from->version.major,
+              " (expected ", DLPACK_MAJOR_VERSION, ")");
+      }
+      flags = from->flags;
+    }
+    const DLTensor& src = from->dl_tensor;
+    ValidateImport(src, require_alignment, require_contiguous, api);
+    // DLPack >= 1.2 consumers expect strides: synthesise compact ones if absent.
+    bool fill_strides = src.strides == nullptr && src.ndim > 0;
+    size_t tail = fill_strides ? static_cast<size_t>(src.ndim) : 0;
+    TVMFFIObject* obj =
+        AllocObject(sizeof(TensorObject) + tail * sizeof(int64_t), kTVMFFITensor, TensorDeleter);
+    auto* t = reinterpret_cast<TensorObject*>(obj);
+    t->dl = src;
+    t->origin = versioned ? TensorOrigin::kVersionedDLPack : TensorOrigin::kLegacyDLPack;
+    t->flags = flags;
+    t->managed = from;
+    t->source = nullptr;
+    if (fill_strides) {
+      t->dl.strides = TailOf(t);
+      FillCompactStrides(src.shape, src.ndim, t->dl.strides);
+    }
+    return obj;
+  } catch (...) {
+    if (from->deleter != nullptr) from->deleter(from);
+    throw;
+  }
+}
+
+void CheckTensor(const TVMFFIObject* obj, const char* api, const char* arg) {
+  if (!ObjectIsInstance(obj, kTVMFFITensor)) {
+    Throw("TypeError", api, ": argument `", arg, "` must be an ffi.Tensor, got `",
+          TypeIndexToKey(obj->type_index), "`");
+  }
+}
+
+// The exported struct is one malloc block: the managed tensor and, if the
+// Tensor has no strides, compact strides after it.
+template <typename M>
+void ExportDeleter(M* self) {
+  if (self == nullptr) return;
+  DecRef(static_cast<TVMFFIObject*>(self->manager_ctx));
+  std::free(self);
+}
+
+template <typename M>
+M* Export(TVMFFIObject* obj) {
+  const DLTensor* dl = TVMFFITensorGetDLTensorPtr(obj);
+  bool fill_strides = dl->strides == nullptr && dl->ndim > 0;
+  size_t extra = fill_strides ? static_cast<size_t>(dl->ndim) * sizeof(int64_t) : 0;
+  size_t head = (sizeof(M) + alignof(int64_t) - 1) / alignof(int64_t) * alignof(int64_t);
+  void* mem = std::malloc(head + extra);
+  if (mem == nullptr) throw std::bad_alloc();
+  M* m = new (mem) M();
+  m->dl_tensor = *dl;
+  if (fill_strides) {
+    m->dl_tensor.strides = reinterpret_cast<int64_t*>(static_cast<char*>(mem) + head);
+    FillCompactStrides(dl->shape, dl->ndim, m->dl_tensor.strides);
+  }
+  m->manager_ctx = obj;
+  m->deleter = ExportDeleter<M>;
+  IncRef(obj);
+  return m;
+}
+
+}  // namespace
+
+TVMFFIObject* TensorFromManagedVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
+                                         int32_t require_contiguous, const char* api) {
+  return Import(from, true, require_alignment, require_contiguous, false, api);
+}
+
+}  // namespace rt
+}  // namespace tvmffi
+
+using namespace tvmffi::rt;
+
+extern "C" {
+
+int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_alignment,
+                           int32_t require_contiguous, TVMFFIObjectHandle* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFIObject* obj = Import(from, false, require_alignment, require_contiguous, out == nullptr,
+                             "TVMFFITensorFromDLPack");
+  *out = obj;
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFITensorFromDLPackVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
+                                    int32_t require_contiguous, TVMFFIObjectHandle* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFIObject* obj = Import(from, true, require_alignment, require_contiguous, out == nullptr,
+                             "TVMFFITensorFromDLPackVersioned");
+  *out = obj;
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFITensorToDLPack(TVMFFIObjectHandle from, DLManagedTensor** out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(from, "TVMFFITensorToDLPack", "from");
+  CheckNotNull(out, "TVMFFITensorToDLPack", "out");
+  auto* obj = static_cast<TVMFFIObject*>(from);
+  CheckTensor(obj, "TVMFFITensorToDLPack", "from");
+  *out = Export<DLManagedTensor>(obj);
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFITensorToDLPackVersioned(TVMFFIObjectHandle from, DLManagedTensorVersioned** out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(from, "TVMFFITensorToDLPackVersioned", "from");
+  CheckNotNull(out, "TVMFFITensorToDLPackVersioned", "out");
+  auto* obj = static_cast<TVMFFIObject*>(from);
+  CheckTensor(obj, "TVMFFITensorToDLPackVersioned", "from");
+  DLManagedTensorVersioned* m = Export<DLManagedTensorVersioned>(obj);
+  m->version.major = DLPACK_MAJOR_VERSION;
+  m->version.minor = DLPACK_MINOR_VERSION;
+  m->flags = FlagsOf(obj);
+  *out = m;
+  TVM_FFI_SAFE_CALL_END();
+}
+
+int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prototype,
+                                 TVMFFIObjectHandle* out) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  const char* api = "TVMFFITensorCreateUnsafeView";
+  CheckNotNull(source, api, "source");
+  CheckNotNull(prototype, api, "prototype");
+  CheckNotNull(out, api, "out");
+  auto* src = static_cast<TVMFFIObject*>(source);
+  CheckTensor(src, api, "source");
+  ValidateShape(*prototype, api, "the prototype");
+  int32_t ndim = prototype->ndim;
+  TVMFFIObject* obj = AllocObject(sizeof(TensorObject) + 2 * static_cast<size_t>(ndim) * sizeof(int64_t),
+                                  kTVMFFITensor, TensorDeleter);
+  auto* t = reinterpret_cast<TensorObject*>(obj);
+  t->dl = *prototype;
+  t->origin = TensorOrigin::kView;
+  t->flags = FlagsOf(src);
+  t->managed = nullptr;
+  t->source = src;
+  IncRef(src);
+  // Own copies: the prototype's arrays are only borrowed for this call.
+  int64_t* shape = TailOf(t);
+  int64_t* strides = shape + ndim;
+  if (ndim > 0) {
+    std::memcpy(shape, prototype->shape, sizeof(int64_t) * ndim);
+    if (prototype->strides != nullptr) {
+      std::memcpy(strides, prototype->strides, sizeof(int64_t) * ndim);
+    } else {
+      FillCompactStrides(shape, ndim, strides);
+    }
+    t->dl.shape = shape;
+    t->dl.strides = strides;
+  } else {
+    t->dl.shape = nullptr;
+    t->dl.strides = nullptr;
+  }
+  *out = obj;
+  TVM_FFI_SAFE_CALL_END();
+}
+
+}  // extern "C"

@@ -1,0 +1,26 @@
+# Tests of libtvmffi through its C ABI only (runtime topic).
+
+# Every type and function of both C headers, from strict C11.
+add_executable(test_c_api test_c_api.c)
+tvmffi_strict_c(test_c_api test_c_api.c)
+target_link_libraries(test_c_api PRIVATE tvmffi::tvmffi)
+add_test(NAME test_c_api COMMAND test_c_api)
+
+# ABI sizes/offsets/enumerators: compiling is the test (as C11 and as C++17).
+add_executable(test_layout test_layout.c test_layout_cxx.cc)
+tvmffi_strict_c(test_layout test_layout.c)
+target_link_libraries(test_layout PRIVATE tvmffi::headers)
+add_test(NAME test_layout COMMAND test_layout)
+
+# The runtime's behaviour, driven from C++ through the C functions only.
+tvmffi_add_test(test_runtime
+  test_runtime_objects.cc
+  test_runtime_errors.cc
+  test_runtime_functions.cc
+  test_runtime_env.cc
+  test_runtime_tensor.cc)
+
+# libtvmffi.so exports TVMFFI* symbols and nothing else.
+add_test(NAME test_symbols
+  COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:tvmffi> -DNM=${CMAKE_NM}
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/check_symbols.cmake)

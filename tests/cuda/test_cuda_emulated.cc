@@ -1,0 +1,412 @@
+// The CUDA kernels' bodies run on CPU threads: one std::thread per CUDA thread,
+// __syncthreads and warp shuffles emulated with barriers, blocks one after
+// another. This checks the index arithmetic (scalar head / vector body /
+// tail, grid-stride and row-stride loops), the launch plans and the
+// reductions (including online softmax) on machines without a GPU. It cannot
+// check what only hardware shows: alignment faults, memory ordering, speed.
+//
+// The kernel headers are included after the emulation prelude; their <<<>>>
+// launchers are compiled out (no __CUDACC__), the plans are the real ones.
+
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+// --- emulation prelude: CUDA keywords and builtins on the host ------------
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static  // blocks run one at a time, so one copy serves each
+#define __launch_bounds__(...)
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"  // the kernels' #pragma unroll
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace emu {
+
+class Barrier {
+ public:
+  explicit Barrier(int n) : n_(n) {}
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    const int gen = gen_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++gen_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return gen != gen_; });
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int n_, count_ = 0, gen_ = 0;
+};
+
+struct Block {
+  explicit Block(unsigned threads) : sync(static_cast<int>(threads)), slots(threads) {
+    for (unsigned w = 0; w < (threads + 31) / 32; ++w) warps.emplace_back(new Barrier(32));
+  }
+  Barrier sync;
+  std::vector<std::unique_ptr<Barrier>> warps;
+  std::vector<float> slots;
+};
+
+thread_local Block* tl_block = nullptr;
+
+}  // namespace emu
+
+thread_local uint3 threadIdx, blockIdx;
+dim3 blockDim, gridDim;
+
+inline void __syncthreads() { emu::tl_block->sync.Wait(); }
+
+inline float __shfl_xor_sync(unsigned /*mask*/, float v, int lane_mask) {
+  emu::Block* b = emu::tl_block;
+  const unsigned t = threadIdx.x, warp = t / 32, lane = t % 32;
+  b->slots[t] = v;
+  b->warps[warp]->Wait();
+  const float r = b->slots[warp * 32 + (lane ^ static_cast<unsigned>(lane_mask))];
+  b->warps[warp]->Wait();  // nobody overwrites a slot before everyone read it
+  return r;
+}
+
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+
+#include "elementwise.cuh"
+#include "rowwise.cuh"
+// --------------------------------------------------------------------------
+
+#include <catch2/catch_test_macros.hpp>
+
+namespace {
+
+using namespace tvmffi_kernels;
+
+/*!
+ * \brief Run `kernel` over grid x block. With `cooperative`, each CUDA thread
+ *        is an OS thread (needed for barriers and shuffles); without, the
+ *        threads of a block run one after another (kernels with no communication).
+ */
+template <typename F>
+void Emulate(unsigned grid, unsigned block, bool cooperative, F kernel) {
+  REQUIRE(block % 32 == 0);
+  gridDim = dim3(grid);
+  blockDim = dim3(block);
+  for (unsigned b = 0; b < grid; ++b) {
+    emu::Block blk(block);
+    if (!cooperative) {
+      emu::tl_block = &blk;
+      for (unsigned t = 0; t < block; ++t) {
+        threadIdx = make_uint3(t, 0, 0);
+        blockIdx = make_uint3(b, 0, 0);
+        kernel();
+      }
+      continue;
+    }
+    std::vector<std::thread> threads;
+    threads.reserve(block);
+    for (unsigned t = 0; t < block; ++t) {
+      threads.emplace_back([&, b, t] {
+        emu::tl_block = &blk;
+        threadIdx = make_uint3(t, 0, 0);
+        blockIdx = make_uint3(b, 0, 0);
+        kernel();
+      });
+    }
+    for (auto& th : threads) th.join();
+  }
+}
+
+template <typename T>
+double ToD(T v) {
+  return static_cast<double>(v);
+}
+template <>
+double ToD<__half>(__half v) {
+  return __half2float(v);
+}
+template <>
+double ToD<__nv_bfloat16>(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+template <typename T>
+T FromD(double v) {
+  return static_cast<T>(v);
+}
+template <>
+__half FromD<__half>(double v) {
+  return __float2half(static_cast<float>(v));
+}
+template <>
+__nv_bfloat16 FromD<__nv_bfloat16>(double v) {
+  return __float2bfloat16(static_cast<float>(v));
+}
+template <typename T>
+double Tol() {
+  return std::is_same<T, float>::value           ? 1e-5
+         : std::is_same<T, __half>::value        ? 1e-3
+         : std::is_same<T, __nv_bfloat16>::value ? 1e-2
+                                                 : 0.0;
+}
+
+template <typename T>
+std::vector<T> Random(size_t n, double lo, double hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = FromD<T>(std::is_integral<T>::value ? std::floor(d(rng)) : d(rng));
+  return v;
+}
+
+/*! \brief Count elements off by more than the tolerance, and guard elements touched. */
+template <typename T>
+void Expect(const std::vector<T>& got, size_t off, const std::vector<double>& ref, double rtol,
+            double atol) {
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double g = ToD(got[off + i]);
+    if (!(std::fabs(g - ref[i]) <= atol + rtol * std::fabs(ref[i]))) {
+      if (bad++ == 0) first = i;
+    }
+  }
+  size_t clobbered = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if ((i < off || i >= off + ref.size()) && ToD(got[i]) != 7.0) ++clobbered;
+  }
+  if (bad) {
+    INFO("first bad index " << first << ": got " << ToD(got[off + first]) << " want "
+                            << ref[first]);
+    CHECK(bad == 0);
+  }
+  CHECK(clobbered == 0);
+}
+
+// A small grid cap so that big sizes exercise the grid-stride and unrolled loops.
+constexpr int64_t kEmuMaxBlocks = 6;
+
+template <typename T, int N, typename Op>
+void RunElementwise(int64_t n, int64_t off_out, int64_t off_a, int64_t off_b, Op op,
+                    double (*ref_fn)(double, double)) {
+  INFO("n " << n << " offsets " << off_out << "/" << off_a << "/" << off_b << " N " << N
+            << " sizeof(T) " << sizeof(T));
+  const size_t total = static_cast<size_t>(n + 16);
+  const bool integral = std::is_integral<T>::value;
+  std::vector<T> a = Random<T>(total, integral ? 0 : -2, integral ? 50 : 2, 3);
+  std::vector<T> b = Random<T>(total, integral ? 0 : -2, integral ? 50 : 2, 4);
+  std::vector<T> out(total, FromD<T>(7.0));
+  Inputs<T, N> in;
+  in.p[0] = a.data() + off_a;
+  if constexpr (N == 2) in.p[1] = b.data() + off_b;
+  T* o = out.data() + off_out;
+  if (n > 0) {
+    const ElementwisePlan p = PlanElementwise<T, N>(o, in, n, kEmuMaxBlocks);
+    // The vector body must start 16-byte aligned for every pointer.
+    if (p.nvec > 0) {
+      CHECK(reinterpret_cast<uintptr_t>(o + p.head) % 16 == 0);
+      for (int k = 0; k < N; ++k) CHECK(reinterpret_cast<uintptr_t>(in.p[k] + p.head) % 16 == 0);
+    }
+    CHECK(p.head + p.nvec * VecWidth<T>() <= n);
+    Emulate(p.blocks, kElementwiseThreads, false,
+            [&] { ElementwiseKernel<T, N, Op>(o, in, p.head, p.nvec, n, op); });
+  }
+  std::vector<double> ref(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    ref[i] = ToD(FromD<T>(ref_fn(ToD(a[off_a + i]), N == 2 ? ToD(b[off_b + i]) : 0.0)));
+  }
+  Expect(out, static_cast<size_t>(off_out), ref, 2 * Tol<T>(), 2 * Tol<T>());
+}
+
+template <typename T>
+void AllElementwise(int64_t n, int64_t oo, int64_t oa, int64_t ob) {
+  RunElementwise<T, 1>(n, oo, oa, ob, ScaleOp<T>{Acc<T>(-2.5)},
+                       [](double x, double) { return x * -2.5; });
+  RunElementwise<T, 1>(n, oo, oa, ob, AddOneOp<T>{}, [](double x, double) { return x + 1; });
+  RunElementwise<T, 2>(n, oo, oa, ob, AddOp<T>{}, [](double x, double y) { return x + y; });
+  RunElementwise<T, 2>(n, oo, oa, ob, AxpyOp<T>{Acc<T>(0.75)},
+                       [](double x, double y) { return 0.75 * x + y; });
+}
+
+template <typename T>
+void RunRows(bool softmax, int64_t rows, int cols, int64_t off, unsigned max_grid) {
+  INFO((softmax ? "softmax" : "rmsnorm")
+       << " rows " << rows << " cols " << cols << " offset " << off << " sizeof(T) " << sizeof(T));
+  const size_t numel = static_cast<size_t>(rows * cols);
+  std::vector<T> x = Random<T>(numel + off + 8, -3, 3, static_cast<uint32_t>(cols));
+  std::vector<T> w = Random<T>(cols + off + 8, 0.5, 1.5, 5);
+  std::vector<T> out(numel + off + 8, FromD<T>(7.0));
+  T* o = out.data() + off;
+  const T* xp = x.data() + off;
+  const T* wp = w.data() + off;
+  const int vec = softmax ? RowVecWidth<T>(cols, {o, xp}) : RowVecWidth<T>(cols, {o, xp, wp});
+  RowPlan p = PlanRows(rows, cols / vec, vec);
+  p.grid = std::min(p.grid, max_grid);  // a short grid exercises the row-stride loop
+  INFO("plan: vec " << vec << " warp " << p.warp << " cached " << p.cached << " block " << p.block
+                    << " grid " << p.grid);
+  constexpr int V = VecWidth<T>();
+  auto run = [&](auto vec_tag) {
+    constexpr int W = decltype(vec_tag)::value;
+    auto go = [&](auto cached_tag, auto warp_tag) {
+      constexpr bool C = decltype(cached_tag)::value, Wp = decltype(warp_tag)::value;
+      Emulate(p.grid, p.block, true, [&] {
+        if (softmax) {
+          SoftmaxKernel<T, W, C, Wp>(o, xp, rows, cols);
+        } else {
+          RMSNormKernel<T, W, C, Wp>(o, xp, wp, rows, cols, 1e-6f);
+        }
+      });
+    };
+    if (p.warp) {
+      go(std::true_type{}, std::true_type{});
+    } else if (p.cached) {
+      go(std::true_type{}, std::false_type{});
+    } else {
+      go(std::false_type{}, std::false_type{});
+    }
+  };
+  if (vec == V) {
+    run(std::integral_constant<int, V>{});
+  } else {
+    run(std::integral_constant<int, 1>{});
+  }
+  std::vector<double> ref(numel);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* xr = xp + r * cols;
+    double* rr = ref.data() + r * cols;
+    if (softmax) {
+      double m = -INFINITY, s = 0;
+      for (int c = 0; c < cols; ++c) m = std::max(m, ToD(xr[c]));
+      for (int c = 0; c < cols; ++c) s += std::exp(ToD(xr[c]) - m);
+      for (int c = 0; c < cols; ++c) rr[c] = std::exp(ToD(xr[c]) - m) / s;
+    } else {
+      double ss = 0;
+      for (int c = 0; c < cols; ++c) ss += ToD(xr[c]) * ToD(xr[c]);
+      const double inv = 1 / std::sqrt(ss / cols + 1e-6);
+      for (int c = 0; c < cols; ++c) rr[c] = ToD(xr[c]) * inv * ToD(wp[c]);
+    }
+  }
+  const double atol =
+      softmax ? Tol<T>() * 1e-2 / cols + (std::is_same<T, __half>::value ? 6e-8 : 0) : Tol<T>();
+  Expect(out, static_cast<size_t>(off), ref, Tol<T>(), atol);
+}
+
+}  // namespace
+
+TEST_CASE("emulated elementwise kernels: sizes and alignments", "[cuda][emulated]") {
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{1023}, int64_t{70001}}) {
+    AllElementwise<float>(n, 0, 0, 0);
+    AllElementwise<__half>(n, 0, 0, 0);
+    AllElementwise<__nv_bfloat16>(n, 0, 0, 0);
+    AllElementwise<float>(n, 1, 1, 1);  // common misalignment: scalar head
+    AllElementwise<__half>(n, 5, 5, 5);
+    AllElementwise<__nv_bfloat16>(n, 0, 3, 0);  // mixed: all-scalar fallback
+    AllElementwise<float>(n, 2, 0, 1);
+  }
+  // Integer and float64 add_one, as the library dispatches them.
+  for (int64_t n : {int64_t{5}, int64_t{4099}}) {
+    RunElementwise<int32_t, 1>(n, 0, 0, 0, AddOneOp<int32_t>{},
+                               [](double x, double) { return x + 1; });
+    RunElementwise<int8_t, 1>(n, 3, 3, 0, AddOneOp<int8_t>{},
+                              [](double x, double) { return x + 1; });
+    RunElementwise<int64_t, 1>(n, 1, 0, 0, AddOneOp<int64_t>{},
+                               [](double x, double) { return x + 1; });
+    RunElementwise<double, 1>(n, 0, 0, 0, AddOneOp<double>{},
+                              [](double x, double) { return x + 1; });
+  }
+}
+
+TEST_CASE("emulated row kernels: every plan", "[cuda][emulated]") {
+  struct Shape {
+    int64_t rows;
+    int cols;
+  };
+  // warp per row (<= 512 cols), cached block (<= 16384), streaming block (longer);
+  // vector and scalar widths; grids shorter than the row count.
+  for (Shape s : {Shape{1, 1}, Shape{3, 7}, Shape{9, 32}, Shape{6, 512}, Shape{2, 513},
+                  Shape{3, 4096}, Shape{1, 16384}, Shape{2, 16392}, Shape{1, 20001}}) {
+    for (bool softmax : {false, true}) {
+      RunRows<float>(softmax, s.rows, s.cols, 0, 2);
+      RunRows<__half>(softmax, s.rows, s.cols, 0, 2);
+      RunRows<__nv_bfloat16>(softmax, s.rows, s.cols, 0, 2);
+      RunRows<float>(softmax, s.rows, s.cols, 1, 1);  // misaligned rows: scalar path
+    }
+  }
+}
+
+TEST_CASE("emulated kernels in place", "[cuda][emulated]") {
+  const int64_t rows = 3, cols = 4100;
+  std::vector<float> x = Random<float>(rows * cols, -2, 2, 8);
+  std::vector<float> buf = x;
+  Inputs<float, 2> in{{buf.data(), buf.data()}};
+  const ElementwisePlan p = PlanElementwise<float, 2>(buf.data(), in, rows * cols, kEmuMaxBlocks);
+  Emulate(p.blocks, kElementwiseThreads, false, [&] {
+    ElementwiseKernel<float, 2, AddOp<float>>(buf.data(), in, p.head, p.nvec, rows * cols,
+                                              AddOp<float>{});
+  });
+  size_t bad = 0;
+  for (size_t i = 0; i < x.size(); ++i) bad += buf[i] != 2 * x[i];
+  CHECK(bad == 0);
+
+  buf = x;
+  const RowPlan rp = PlanRows(rows, cols / 4, 4);
+  REQUIRE(rp.cached);
+  Emulate(rp.grid, rp.block, true,
+          [&] { SoftmaxKernel<float, 4, true, false>(buf.data(), buf.data(), rows, cols); });
+  bad = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = -INFINITY, s = 0;
+    for (int64_t c = 0; c < cols; ++c) m = std::max(m, double(x[r * cols + c]));
+    for (int64_t c = 0; c < cols; ++c) s += std::exp(x[r * cols + c] - m);
+    for (int64_t c = 0; c < cols; ++c) {
+      const double ref = std::exp(x[r * cols + c] - m) / s;
+      bad += std::fabs(buf[r * cols + c] - ref) > 1e-5 * ref;
+    }
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("emulated launch plans pick the documented geometry", "[cuda][emulated]") {
+  // Warp per row up to 32 * 16 elements, 4 rows per 128-thread block.
+  RowPlan p = PlanRows(10, 128, 4);
+  CHECK(p.warp);
+  CHECK(p.block == 128);
+  CHECK(p.grid == 3);
+  // fp32 [*, 4096] vectorised: cached, 256 threads, one block per row.
+  p = PlanRows(8192, 1024, 4);
+  CHECK_FALSE(p.warp);
+  CHECK(p.cached);
+  CHECK(p.block == 256);
+  CHECK(p.grid == 8192);
+  // bf16 [*, 4096]: 512 vectors of 8, also 256 threads.
+  p = PlanRows(8192, 512, 8);
+  CHECK(p.cached);
+  CHECK(p.block == 256);
+  // Beyond 1024 threads x 16 elements: streaming, 1024 threads.
+  p = PlanRows(4, 16385, 1);
+  CHECK_FALSE(p.cached);
+  CHECK(p.block == 1024);
+  // Elementwise: aligned float pointers, no head; grid capped at one wave.
+  alignas(16) static float buf[64];
+  const void* const ptrs[2] = {buf, buf};
+  ElementwisePlan e = PlanElementwise<float>(ptrs, int64_t{1} << 30, 132 * 8);
+  CHECK(e.head == 0);
+  CHECK(e.nvec == (int64_t{1} << 28));
+  CHECK(e.blocks == 132u * 8);
+  const void* const skew[2] = {buf + 1, buf + 1};
+  e = PlanElementwise<float>(skew, 10, 132);
+  CHECK(e.head == 3);
+  CHECK(e.nvec == 1);
+  CHECK(e.blocks == 1);
+  const void* const mixed[2] = {buf, buf + 1};
+  e = PlanElementwise<float>(mixed, 10, 132);
+  CHECK(e.nvec == 0);
+}

@@ -1,0 +1,863 @@
+// GPU tests of libtvmffi_kernels.so, called through the FFI ABI (dlopen +
+// dlsym("__tvm_ffi_<name>"), DLTensor* arguments over cudaMalloc'd memory).
+// Every test case skips itself when no CUDA device is present.
+//
+// Host-only C++ (CUDA runtime API and the host side of cuda_fp16.h /
+// cuda_bf16.h): built by the C++ compiler, no nvcc needed.
+//
+// Tolerances (|got - ref| <= atol + rtol * |ref|, ref in double from the
+// dtype-rounded inputs): float32 rtol 1e-5, float16 1e-3, bfloat16 1e-2
+// (about twice the rounding step of the output type); float64 1e-12; integers
+// exact.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <tvm/ffi/extra/cuda/device_guard.h>
+
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ffi_call.h"
+
+using Catch::Matchers::ContainsSubstring;
+using namespace tvmffi_test;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------
+
+int DeviceCount() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+#define REQUIRE_GPU()                               \
+  do {                                              \
+    if (DeviceCount() == 0) SKIP("no CUDA device"); \
+    INFO("dlopen: " << KernelLibError());           \
+    REQUIRE(KernelLib() != nullptr);                \
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);       \
+  } while (0)
+
+#define CUDA_REQUIRE(call)                                                           \
+  do {                                                                               \
+    const cudaError_t e_ = (call);                                                   \
+    INFO(#call << " -> " << cudaGetErrorName(e_) << ": " << cudaGetErrorString(e_)); \
+    REQUIRE(e_ == cudaSuccess);                                                      \
+  } while (0)
+
+/*! \brief cudaMalloc'd bytes, freed on scope exit (the test, not the kernels, allocates). */
+struct DevBuf {
+  void* p = nullptr;
+  size_t bytes = 0;
+  explicit DevBuf(size_t n) : bytes(n) { CUDA_REQUIRE(cudaMalloc(&p, std::max<size_t>(n, 1))); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  ~DevBuf() {
+    if (p) cudaFree(p);
+  }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
+};
+
+template <typename T>
+void Upload(const DevBuf& d, const std::vector<T>& h) {
+  REQUIRE(h.size() * sizeof(T) <= d.bytes);
+  CUDA_REQUIRE(cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+template <typename T>
+std::vector<T> Download(const DevBuf& d, size_t n) {
+  std::vector<T> h(n);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  CUDA_REQUIRE(cudaMemcpy(h.data(), d.p, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+// ---------------------------------------------------------------------------
+// Element types on the host
+// ---------------------------------------------------------------------------
+template <typename T>
+struct HostType;
+
+template <>
+struct HostType<float> {
+  static constexpr DLDataType dtype = kF32;
+  static constexpr const char* name = "float32";
+  static constexpr double rtol = 1e-5, atol = 1e-6;
+  static double ToD(float v) { return v; }
+  static float FromD(double v) { return static_cast<float>(v); }
+};
+template <>
+struct HostType<__half> {
+  static constexpr DLDataType dtype = kF16;
+  static constexpr const char* name = "float16";
+  static constexpr double rtol = 1e-3, atol = 1e-3;
+  static double ToD(__half v) { return __half2float(v); }
+  static __half FromD(double v) { return __float2half(static_cast<float>(v)); }
+};
+template <>
+struct HostType<__nv_bfloat16> {
+  static constexpr DLDataType dtype = kBF16;
+  static constexpr const char* name = "bfloat16";
+  static constexpr double rtol = 1e-2, atol = 1e-2;
+  static double ToD(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __nv_bfloat16 FromD(double v) { return __float2bfloat16(static_cast<float>(v)); }
+};
+template <>
+struct HostType<double> {
+  static constexpr DLDataType dtype = kF64;
+  static constexpr const char* name = "float64";
+  static constexpr double rtol = 1e-12, atol = 1e-12;
+  static double ToD(double v) { return v; }
+  static double FromD(double v) { return v; }
+};
+template <typename I>
+struct IntHostType {
+  static constexpr const char* name = "int";
+  static constexpr double rtol = 0, atol = 0;
+  static double ToD(I v) { return static_cast<double>(v); }
+  static I FromD(double v) { return static_cast<I>(v); }
+};
+template <>
+struct HostType<int32_t> : IntHostType<int32_t> {
+  static constexpr DLDataType dtype = kI32;
+};
+template <>
+struct HostType<int64_t> : IntHostType<int64_t> {
+  static constexpr DLDataType dtype = kI64;
+};
+template <>
+struct HostType<int8_t> : IntHostType<int8_t> {
+  static constexpr DLDataType dtype = kI8;
+};
+template <>
+struct HostType<uint8_t> : IntHostType<uint8_t> {
+  static constexpr DLDataType dtype = kU8;
+};
+
+template <typename T>
+std::vector<T> RandomVec(size_t n, double lo, double hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v)
+    x = HostType<T>::FromD(std::is_integral<T>::value ? std::floor(dist(rng)) : dist(rng));
+  return v;
+}
+
+/*!
+ * \brief Compare got[off, off + ref.size()) with ref; elements outside that
+ *        window must still hold `guard` (no out-of-bounds writes).
+ */
+template <typename T>
+void CheckClose(const std::vector<T>& got, size_t off, const std::vector<double>& ref, T guard,
+                double rtol, double atol) {
+  using H = HostType<T>;
+  size_t bad = 0, first = 0;
+  double worst = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double g = H::ToD(got[off + i]);
+    const double err = std::fabs(g - ref[i]);
+    const bool ok = err <= atol + rtol * std::fabs(ref[i]);  // NaN fails
+    if (!ok) {
+      if (bad == 0) first = i;
+      ++bad;
+    }
+    if (err > worst) worst = err;
+  }
+  size_t clobbered = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (i >= off && i < off + ref.size()) continue;
+    if (std::memcmp(&got[i], &guard, sizeof(T)) != 0) ++clobbered;
+  }
+  INFO("dtype " << H::name << ", n " << ref.size() << ", worst abs err " << worst);
+  if (bad) {
+    INFO("first mismatch at " << first << ": got " << H::ToD(got[off + first]) << ", want "
+                              << ref[first]);
+    CHECK(bad == 0);
+  }
+  CHECK(clobbered == 0);
+}
+
+// ---------------------------------------------------------------------------
+// Elementwise runner
+// ---------------------------------------------------------------------------
+enum class EwOp { kAddOne, kScale, kAxpy, kAdd };
+const char* OpName(EwOp op) {
+  switch (op) {
+    case EwOp::kAddOne:
+      return "add_one";
+    case EwOp::kScale:
+      return "scale";
+    case EwOp::kAxpy:
+      return "axpy";
+    case EwOp::kAdd:
+      return "add";
+  }
+  return "?";
+}
+constexpr double kFactor = -2.5;  // exactly representable in every float type
+constexpr double kAlpha = 0.75;
+
+/*!
+ * \brief Run one elementwise op over n elements with the given element offsets
+ *        (DLTensor::byte_offset) and check it against the CPU.
+ */
+template <typename T>
+void RunElementwise(EwOp op, int64_t n, int64_t off_out, int64_t off_a, int64_t off_b) {
+  using H = HostType<T>;
+  INFO(OpName(op) << " " << H::name << " n=" << n << " offsets out/a/b " << off_out << "/" << off_a
+                  << "/" << off_b);
+  constexpr int64_t kPad = 16;
+  const size_t total = static_cast<size_t>(n + kPad);
+  const bool integral = std::is_integral<T>::value;
+  const double lo = std::is_unsigned<T>::value ? 0 : integral ? -50 : -2;
+  const double hi = integral ? 50 : 2;
+  std::vector<T> a = RandomVec<T>(total, lo, hi, static_cast<uint32_t>(1 + n));
+  std::vector<T> b = RandomVec<T>(total, lo, hi, static_cast<uint32_t>(7 + n));
+  const T guard = H::FromD(integral ? 42 : 7.0);
+  std::vector<T> out_init(total, guard);
+  DevBuf da(total * sizeof(T)), db(total * sizeof(T)), dout(total * sizeof(T));
+  Upload(da, a);
+  Upload(db, b);
+  Upload(dout, out_init);
+
+  const DLDevice dev = CUDADev(0);
+  TestTensor to(dout.p, {n}, H::dtype, dev, off_out * sizeof(T));
+  TestTensor ta(da.p, {n}, H::dtype, dev, off_a * sizeof(T));
+  TestTensor tb(db.p, {n}, H::dtype, dev, off_b * sizeof(T));
+  std::vector<double> ref(static_cast<size_t>(n));
+  CallResult r;
+  switch (op) {
+    case EwOp::kAddOne:
+      r = Call("add_one", {to.any(), ta.any()});
+      for (int64_t i = 0; i < n; ++i) ref[i] = H::ToD(H::FromD(H::ToD(a[off_a + i]) + 1));
+      break;
+    case EwOp::kScale:
+      r = Call("scale", {to.any(), ta.any(), AnyFloat(kFactor)});
+      for (int64_t i = 0; i < n; ++i) ref[i] = H::ToD(a[off_a + i]) * kFactor;
+      break;
+    case EwOp::kAxpy:
+      r = Call("axpy", {to.any(), ta.any(), tb.any(), AnyFloat(kAlpha)});
+      for (int64_t i = 0; i < n; ++i) ref[i] = kAlpha * H::ToD(a[off_a + i]) + H::ToD(b[off_b + i]);
+      break;
+    case EwOp::kAdd:
+      r = Call("add", {to.any(), ta.any(), tb.any()});
+      for (int64_t i = 0; i < n; ++i) ref[i] = H::ToD(a[off_a + i]) + H::ToD(b[off_b + i]);
+      break;
+  }
+  INFO(r.Describe());
+  REQUIRE(r.rc == 0);
+  CheckClose<T>(Download<T>(dout, total), static_cast<size_t>(off_out), ref, guard, H::rtol,
+                H::atol);
+}
+
+const int64_t kOddSizes[] = {0, 1, 7, 1023, (int64_t{1} << 20) + 3};
+
+template <typename T>
+void ElementwiseAllSizes(EwOp op) {
+  for (int64_t n : kOddSizes) RunElementwise<T>(op, n, 0, 0, 0);
+}
+
+// ---------------------------------------------------------------------------
+// Row-wise references and runner
+// ---------------------------------------------------------------------------
+template <typename T>
+void RunRows(bool softmax, std::vector<int64_t> shape, int64_t elem_offset, double lo, double hi) {
+  using H = HostType<T>;
+  const int64_t cols = shape.empty() ? 1 : shape.back();
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  const int64_t rows = cols == 0 ? 0 : numel / cols;
+  std::string shape_str;
+  for (int64_t s : shape) shape_str += std::to_string(s) + " ";
+  INFO((softmax ? "softmax " : "rmsnorm ")
+       << H::name << " shape " << shape_str << "offset " << elem_offset);
+  const size_t total = static_cast<size_t>(numel + elem_offset + 8);
+  std::vector<T> x = RandomVec<T>(total, lo, hi, static_cast<uint32_t>(numel + cols));
+  std::vector<T> w = RandomVec<T>(static_cast<size_t>(cols + elem_offset + 8), 0.5, 1.5, 99);
+  const T guard = H::FromD(7.0);
+  DevBuf dx(total * sizeof(T)), dout(total * sizeof(T)), dw(w.size() * sizeof(T));
+  Upload(dx, x);
+  Upload(dw, w);
+  Upload(dout, std::vector<T>(total, guard));
+  const uint64_t boff = static_cast<uint64_t>(elem_offset) * sizeof(T);
+  TestTensor tx(dx.p, shape, H::dtype, CUDADev(), boff);
+  TestTensor tout(dout.p, shape, H::dtype, CUDADev(), boff);
+  TestTensor tw(dw.p, {cols}, H::dtype, CUDADev(), boff);
+
+  std::vector<double> ref(static_cast<size_t>(numel));
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* xr = x.data() + elem_offset + r * cols;
+    double* o = ref.data() + r * cols;
+    if (softmax) {
+      double m = -INFINITY, s = 0;
+      for (int64_t c = 0; c < cols; ++c) m = std::max(m, H::ToD(xr[c]));
+      for (int64_t c = 0; c < cols; ++c) s += std::exp(H::ToD(xr[c]) - m);
+      for (int64_t c = 0; c < cols; ++c) o[c] = std::exp(H::ToD(xr[c]) - m) / s;
+    } else {
+      double ss = 0;
+      for (int64_t c = 0; c < cols; ++c) ss += H::ToD(xr[c]) * H::ToD(xr[c]);
+      const double inv = 1.0 / std::sqrt(ss / cols + 1e-6);
+      for (int64_t c = 0; c < cols; ++c) o[c] = H::ToD(xr[c]) * inv * H::ToD(w[elem_offset + c]);
+    }
+  }
+  CallResult r = softmax ? Call("softmax", {tout.any(), tx.any()})
+                         : Call("rmsnorm", {tout.any(), tx.any(), tw.any(), AnyFloat(1e-6)});
+  INFO(r.Describe());
+  REQUIRE(r.rc == 0);
+  // Softmax outputs shrink with the row length: scale the absolute floor with
+  // them; float16 additionally rounds tiny probabilities to subnormals.
+  double atol = H::atol;
+  if (softmax) {
+    atol = H::rtol * 1e-2 / std::max<int64_t>(cols, 1);
+    if (std::is_same<T, __half>::value) atol = std::max(atol, 6e-8);
+  }
+  std::vector<T> got = Download<T>(dout, total);
+  CheckClose<T>(got, static_cast<size_t>(elem_offset), ref, guard, H::rtol, atol);
+  if (softmax && rows > 0) {
+    // Each row sums to one.
+    double worst = 0;
+    for (int64_t r2 = 0; r2 < rows; ++r2) {
+      double s = 0;
+      for (int64_t c = 0; c < cols; ++c) s += H::ToD(got[elem_offset + r2 * cols + c]);
+      worst = std::max(worst, std::fabs(s - 1));
+    }
+    CHECK(worst <= 1e-4 + 5 * H::rtol);
+  }
+}
+
+// Shapes that hit every launch plan: warp per row (cols <= 512), cached block
+// per row (<= 16384), streaming block per row (longer), vector and scalar widths.
+const std::vector<std::vector<int64_t>> kRowShapes = {
+    {1, 1},     {3, 7},     {5, 33},    {4, 512},    {3, 513}, {2, 3, 64}, {7, 4096},
+    {2, 16384}, {3, 16392}, {2, 20001}, {1, 100000}, {0, 16},  {33, 96},   {16}};
+
+template <typename T>
+void RowsAllShapes(bool softmax) {
+  for (const auto& shape : kRowShapes) RunRows<T>(softmax, shape, 0, -2, 2);
+}
+
+// ---------------------------------------------------------------------------
+// Streams
+// ---------------------------------------------------------------------------
+struct StreamGuard {
+  cudaStream_t s = nullptr;
+  StreamGuard() { CUDA_REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~StreamGuard() {
+    if (s) cudaStreamDestroy(s);
+  }
+};
+
+/*! \brief Make `s` the environment stream of cuda:`dev` for a scope. */
+struct EnvStream {
+  int dev;
+  TVMFFIStreamHandle prev = nullptr;
+  EnvStream(int dev_id, cudaStream_t s) : dev(dev_id) {
+    REQUIRE(TVMFFIEnvSetStream(kDLCUDA, dev, s, &prev) == 0);
+  }
+  ~EnvStream() { TVMFFIEnvSetStream(kDLCUDA, dev, prev, nullptr); }
+};
+
+/*!
+ * \brief Hold a stream at a host function until Release() (or a watchdog
+ *        timeout, so that a kernel that synchronises fails instead of hanging).
+ */
+struct StreamGate {
+  std::atomic<int> open{0};
+  std::atomic<bool> timed_out{false};
+  std::thread watchdog;
+
+  explicit StreamGate(cudaStream_t s) {
+    CUDA_REQUIRE(cudaLaunchHostFunc(
+        s,
+        [](void* p) {
+          auto* g = static_cast<StreamGate*>(p);
+          while (!g->open.load()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+        },
+        this));
+    watchdog = std::thread([this] {
+      for (int i = 0; i < 2000 && !open.load(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      if (!open.exchange(1)) timed_out = true;
+    });
+  }
+  void Release() { open = 1; }
+  ~StreamGate() {
+    open = 1;
+    watchdog.join();
+  }
+};
+
+}  // namespace
+
+// ===========================================================================
+// Numerics
+// ===========================================================================
+
+TEST_CASE("elementwise kernels match a CPU reference at odd sizes", "[cuda][elementwise]") {
+  REQUIRE_GPU();
+  for (EwOp op : {EwOp::kAddOne, EwOp::kScale, EwOp::kAxpy, EwOp::kAdd}) {
+    ElementwiseAllSizes<float>(op);
+    ElementwiseAllSizes<__half>(op);
+    ElementwiseAllSizes<__nv_bfloat16>(op);
+  }
+}
+
+TEST_CASE("add_one covers float64 and integer dtypes", "[cuda][elementwise]") {
+  REQUIRE_GPU();
+  for (int64_t n : kOddSizes) {
+    RunElementwise<double>(EwOp::kAddOne, n, 0, 0, 0);
+    RunElementwise<int32_t>(EwOp::kAddOne, n, 0, 0, 0);
+    RunElementwise<int64_t>(EwOp::kAddOne, n, 0, 0, 0);
+    RunElementwise<int8_t>(EwOp::kAddOne, n, 0, 0, 0);
+    RunElementwise<uint8_t>(EwOp::kAddOne, n, 0, 0, 0);
+  }
+}
+
+TEST_CASE("elementwise kernels handle misaligned pointers", "[cuda][elementwise]") {
+  REQUIRE_GPU();
+  for (int64_t n : {int64_t{1}, int64_t{5}, int64_t{1023}, (int64_t{1} << 20) + 3}) {
+    for (EwOp op : {EwOp::kScale, EwOp::kAdd, EwOp::kAxpy}) {
+      // Same misalignment everywhere: scalar head, then the vector body.
+      RunElementwise<float>(op, n, 1, 1, 1);
+      RunElementwise<__half>(op, n, 3, 3, 3);
+      RunElementwise<__nv_bfloat16>(op, n, 7, 7, 7);
+      // Different misalignments: the all-scalar fallback.
+      RunElementwise<float>(op, n, 0, 1, 2);
+      RunElementwise<__half>(op, n, 1, 0, 0);
+      RunElementwise<__nv_bfloat16>(op, n, 0, 0, 5);
+    }
+    RunElementwise<double>(EwOp::kAddOne, n, 1, 0, 0);
+  }
+}
+
+TEST_CASE("rmsnorm matches a CPU reference", "[cuda][rowwise]") {
+  REQUIRE_GPU();
+  RowsAllShapes<float>(false);
+  RowsAllShapes<__half>(false);
+  RowsAllShapes<__nv_bfloat16>(false);
+}
+
+TEST_CASE("softmax matches a CPU reference", "[cuda][rowwise]") {
+  REQUIRE_GPU();
+  RowsAllShapes<float>(true);
+  RowsAllShapes<__half>(true);
+  RowsAllShapes<__nv_bfloat16>(true);
+}
+
+TEST_CASE("softmax is numerically stable for large inputs", "[cuda][rowwise]") {
+  REQUIRE_GPU();
+  // exp(1000) overflows: only a max-subtracting softmax gets these right.
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{4, 64}, {3, 4096}, {2, 30000}}) {
+    RunRows<float>(true, shape, 0, 990, 1010);
+    RunRows<__nv_bfloat16>(true, shape, 0, -1010, -990);
+  }
+}
+
+TEST_CASE("row kernels handle misaligned rows", "[cuda][rowwise]") {
+  REQUIRE_GPU();
+  // An element offset breaks the 16-byte alignment of every row: scalar path.
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, 64}, {5, 4096}, {2, 20000}}) {
+    RunRows<float>(false, shape, 1, -2, 2);
+    RunRows<__half>(true, shape, 3, -2, 2);
+    RunRows<__nv_bfloat16>(false, shape, 5, -2, 2);
+    RunRows<float>(true, shape, 2, -2, 2);
+  }
+}
+
+TEST_CASE("kernels work in place", "[cuda][inplace]") {
+  REQUIRE_GPU();
+  const int64_t rows = 5, cols = 4100;  // vector rows; 20500 elements (odd tail)
+  const int64_t n = rows * cols;
+  std::vector<float> x = RandomVec<float>(n, -2, 2, 41);
+  std::vector<float> y = RandomVec<float>(n, -2, 2, 42);
+  std::vector<float> w = RandomVec<float>(cols, 0.5, 1.5, 43);
+  DevBuf dx(n * 4), dy(n * 4), dw(cols * 4);
+  Upload(dw, w);
+  TestTensor tx(dx.p, {n}, kF32, CUDADev()), ty(dy.p, {n}, kF32, CUDADev());
+  TestTensor tx2(dx.p, {rows, cols}, kF32, CUDADev()), tw(dw.p, {cols}, kF32, CUDADev());
+  auto expect = [&](const std::vector<double>& ref) {
+    CheckClose<float>(Download<float>(dx, n), 0, ref, 0.f, 1e-5, 1e-6);
+  };
+  std::vector<double> ref(n);
+
+  Upload(dx, x);
+  REQUIRE(Call("scale", {tx.any(), tx.any(), AnyFloat(kFactor)}).rc == 0);
+  for (int64_t i = 0; i < n; ++i) ref[i] = double(x[i]) * kFactor;
+  expect(ref);
+
+  Upload(dx, x);
+  Upload(dy, y);
+  REQUIRE(Call("axpy", {tx.any(), tx.any(), ty.any(), AnyFloat(kAlpha)}).rc == 0);
+  for (int64_t i = 0; i < n; ++i) ref[i] = kAlpha * x[i] + y[i];
+  expect(ref);
+
+  Upload(dx, x);
+  REQUIRE(Call("add", {tx.any(), tx.any(), tx.any()}).rc == 0);
+  for (int64_t i = 0; i < n; ++i) ref[i] = 2.0 * x[i];
+  expect(ref);
+
+  Upload(dx, x);
+  REQUIRE(Call("softmax", {tx2.any(), tx2.any()}).rc == 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    double m = -INFINITY, s = 0;
+    for (int64_t c = 0; c < cols; ++c) m = std::max(m, double(x[r * cols + c]));
+    for (int64_t c = 0; c < cols; ++c) s += std::exp(x[r * cols + c] - m);
+    for (int64_t c = 0; c < cols; ++c) ref[r * cols + c] = std::exp(x[r * cols + c] - m) / s;
+  }
+  CheckClose<float>(Download<float>(dx, n), 0, ref, 0.f, 1e-5, 1e-12);
+
+  Upload(dx, x);
+  REQUIRE(Call("rmsnorm", {tx2.any(), tx2.any(), tw.any(), AnyFloat(1e-6)}).rc == 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    double ss = 0;
+    for (int64_t c = 0; c < cols; ++c) ss += double(x[r * cols + c]) * x[r * cols + c];
+    const double inv = 1 / std::sqrt(ss / cols + 1e-6);
+    for (int64_t c = 0; c < cols; ++c) ref[r * cols + c] = x[r * cols + c] * inv * w[c];
+  }
+  expect(ref);
+}
+
+// ===========================================================================
+// Streams, graphs, devices
+// ===========================================================================
+
+TEST_CASE("kernels run on the stream set in the environment", "[cuda][stream]") {
+  REQUIRE_GPU();
+  const int64_t n = 4099;
+  std::vector<float> in = RandomVec<float>(n, -1, 1, 5);
+  DevBuf din(n * sizeof(float)), dout(n * sizeof(float)), dsm(n * sizeof(float));
+  Upload(din, in);
+  CUDA_REQUIRE(cudaMemset(dout.p, 0, n * sizeof(float)));
+  CUDA_REQUIRE(cudaMemset(dsm.p, 0, n * sizeof(float)));
+  float* host = nullptr;
+  CUDA_REQUIRE(cudaMallocHost(&host, n * sizeof(float)));
+  StreamGuard work, reader;
+
+  TestTensor tin(din.p, {n}, kF32, CUDADev());
+  TestTensor tout(dout.p, {n}, kF32, CUDADev());
+  TestTensor tsm(dsm.p, {1, n}, kF32, CUDADev());
+  TestTensor tin2(din.p, {1, n}, kF32, CUDADev());
+  // Warm up on the default stream: with lazy module loading the first launch
+  // of a kernel loads it, which may wait for busy streams (a held stream here).
+  {
+    EnvStream default_stream(0, nullptr);
+    REQUIRE(Call("scale", {tout.any(), tin.any(), AnyFloat(0.0)}).rc == 0);
+    REQUIRE(Call("softmax", {tsm.any(), tin2.any()}).rc == 0);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    CUDA_REQUIRE(cudaMemset(dout.p, 0, n * sizeof(float)));
+    CUDA_REQUIRE(cudaMemset(dsm.p, 0, n * sizeof(float)));
+  }
+  EnvStream env(0, work.s);
+  REQUIRE(TVMFFIEnvGetStream(kDLCUDA, 0) == work.s);
+  auto read = [&](const DevBuf& b) {
+    CUDA_REQUIRE(cudaMemcpyAsync(host, b.p, n * sizeof(float), cudaMemcpyDeviceToHost, reader.s));
+    CUDA_REQUIRE(cudaStreamSynchronize(reader.s));
+    return std::vector<float>(host, host + n);
+  };
+  {
+    StreamGate gate(work.s);
+    CallResult r1 = Call("scale", {tout.any(), tin.any(), AnyFloat(2.0)});
+    CallResult r2 = Call("softmax", {tsm.any(), tin2.any()});
+    INFO(r1.Describe() << " / " << r2.Describe());
+    REQUIRE(r1.rc == 0);
+    REQUIRE(r2.rc == 0);
+    // The calls returned while the stream is held: nothing ran yet.
+    const std::vector<float> before = read(dout);
+    const std::vector<float> before_sm = read(dsm);
+    CHECK(std::all_of(before.begin(), before.end(), [](float v) { return v == 0.f; }));
+    CHECK(std::all_of(before_sm.begin(), before_sm.end(), [](float v) { return v == 0.f; }));
+    gate.Release();
+    CUDA_REQUIRE(cudaStreamSynchronize(work.s));
+    CHECK_FALSE(gate.timed_out.load());
+  }
+  const std::vector<float> after = read(dout);
+  size_t bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad += after[i] != in[i] * 2.f;
+  CHECK(bad == 0);
+  CUDA_REQUIRE(cudaFreeHost(host));
+}
+
+TEST_CASE("FFI calls can be captured into a CUDA graph", "[cuda][graph]") {
+  REQUIRE_GPU();
+  const int64_t n = (int64_t{1} << 16) + 5;
+  const int64_t rows = 8, cols = 1000;
+  std::vector<float> in = RandomVec<float>(n, -1, 1, 11);
+  std::vector<float> x = RandomVec<float>(rows * cols, -1, 1, 12);
+  std::vector<float> w(cols, 1.0f);
+  DevBuf din(n * 4), dmid(n * 4), dout(n * 4), dx(rows * cols * 4), dy(rows * cols * 4),
+      dz(rows * cols * 4), dw(cols * 4);
+  Upload(din, in);
+  Upload(dx, x);
+  Upload(dw, w);
+  TestTensor tin(din.p, {n}, kF32, CUDADev()), tmid(dmid.p, {n}, kF32, CUDADev()),
+      tout(dout.p, {n}, kF32, CUDADev());
+  TestTensor tx(dx.p, {rows, cols}, kF32, CUDADev()), ty(dy.p, {rows, cols}, kF32, CUDADev()),
+      tz(dz.p, {rows, cols}, kF32, CUDADev()), tw(dw.p, {cols}, kF32, CUDADev());
+
+  StreamGuard s;
+  EnvStream env(0, s.s);
+  // One eager round first, as frameworks do before capturing: kernels are
+  // loaded (lazy module loading) and per-kernel caches filled outside the capture.
+  REQUIRE(Call("scale", {tmid.any(), tin.any(), AnyFloat(2.0)}).rc == 0);
+  REQUIRE(Call("softmax", {ty.any(), tx.any()}).rc == 0);
+  REQUIRE(Call("rmsnorm", {tz.any(), ty.any(), tw.any(), AnyFloat(1e-6)}).rc == 0);
+  CUDA_REQUIRE(cudaStreamSynchronize(s.s));
+  for (const DevBuf* b : {&dmid, &dout, &dy, &dz}) CUDA_REQUIRE(cudaMemset(b->p, 0, b->bytes));
+  cudaGraph_t graph = nullptr;
+  // Global mode: any synchronising or allocating call inside a kernel entry
+  // would invalidate the capture and fail the calls below.
+  CUDA_REQUIRE(cudaStreamBeginCapture(s.s, cudaStreamCaptureModeGlobal));
+  CallResult r1 = Call("scale", {tmid.any(), tin.any(), AnyFloat(2.0)});
+  CallResult r2 = Call("scale", {tout.any(), tmid.any(), AnyFloat(3.0)});
+  CallResult r3 = Call("softmax", {ty.any(), tx.any()});
+  CallResult r4 = Call("rmsnorm", {tz.any(), ty.any(), tw.any(), AnyFloat(1e-6)});
+  const cudaError_t end = cudaStreamEndCapture(s.s, &graph);
+  INFO(r1.Describe() << " | " << r2.Describe() << " | " << r3.Describe() << " | " << r4.Describe());
+  REQUIRE(r1.rc == 0);
+  REQUIRE(r2.rc == 0);
+  REQUIRE(r3.rc == 0);
+  REQUIRE(r4.rc == 0);
+  CUDA_REQUIRE(end);
+  size_t nodes = 0;
+  CUDA_REQUIRE(cudaGraphGetNodes(graph, nullptr, &nodes));
+  CHECK(nodes == 4);
+  // Captured, not executed.
+  std::vector<float> zero = Download<float>(dout, n);
+  CHECK(std::all_of(zero.begin(), zero.end(), [](float v) { return v == 0.f; }));
+
+  cudaGraphExec_t exec = nullptr;
+  CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    INFO("replay " << replay);
+    if (replay == 1) {
+      in = RandomVec<float>(n, -1, 1, 13);  // new data, same graph
+      Upload(din, in);
+    }
+    CUDA_REQUIRE(cudaGraphLaunch(exec, s.s));
+    CUDA_REQUIRE(cudaStreamSynchronize(s.s));
+    std::vector<float> out = Download<float>(dout, n);
+    size_t bad = 0;
+    for (int64_t i = 0; i < n; ++i) bad += std::fabs(out[i] - in[i] * 6.f) > 1e-6f * 6;
+    CHECK(bad == 0);
+    // rmsnorm(softmax(x)) with unit weight: each row has mean square 1.
+    std::vector<float> z = Download<float>(dz, rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      double ss = 0;
+      for (int64_t c = 0; c < cols; ++c) ss += double(z[r * cols + c]) * z[r * cols + c];
+      CHECK(std::fabs(ss / cols - 1) < 1e-3);
+    }
+  }
+  CUDA_REQUIRE(cudaGraphExecDestroy(exec));
+  CUDA_REQUIRE(cudaGraphDestroy(graph));
+}
+
+TEST_CASE("CUDADeviceGuard switches only when needed and reports CUDA errors", "[cuda][device]") {
+  REQUIRE_GPU();
+  int cur = -1;
+  {
+    tvm::ffi::CUDADeviceGuard g(0);
+    CUDA_REQUIRE(cudaGetDevice(&cur));
+    CHECK(cur == 0);
+  }
+  CUDA_REQUIRE(cudaGetDevice(&cur));
+  CHECK(cur == 0);
+  bool threw = false;
+  try {
+    tvm::ffi::CUDADeviceGuard g(DeviceCount() + 3);
+  } catch (const tvm::ffi::Error& e) {
+    threw = true;
+    CHECK(e.kind() == "RuntimeError");
+    CHECK_THAT(e.message(), ContainsSubstring("cudaErrorInvalidDevice"));
+  }
+  CHECK(threw);
+  (void)cudaGetLastError();
+  CUDA_REQUIRE(cudaGetDevice(&cur));
+  CHECK(cur == 0);
+}
+
+TEST_CASE("kernels run on a second GPU and restore the current device", "[cuda][device]") {
+  REQUIRE_GPU();
+  if (DeviceCount() < 2) SKIP("only one CUDA device");
+  const int64_t n = 100003;
+  std::vector<__nv_bfloat16> in = RandomVec<__nv_bfloat16>(n, -1, 1, 21);
+  CUDA_REQUIRE(cudaSetDevice(1));
+  DevBuf din(n * 2), dout(n * 2);
+  Upload(din, in);
+  {
+    // The guard must also make device 1 current inside the FFI call.
+    tvm::ffi::CUDADeviceGuard g(1);
+    int cur = -1;
+    CUDA_REQUIRE(cudaGetDevice(&cur));
+    CHECK(cur == 1);
+  }
+  CUDA_REQUIRE(cudaSetDevice(0));
+  TestTensor tin(din.p, {n}, kBF16, CUDADev(1));
+  TestTensor tout(dout.p, {n}, kBF16, CUDADev(1));
+  CallResult r = Call("scale", {tout.any(), tin.any(), AnyFloat(kFactor)});
+  INFO(r.Describe());
+  REQUIRE(r.rc == 0);
+  int cur = -1;
+  CUDA_REQUIRE(cudaGetDevice(&cur));
+  CHECK(cur == 0);  // restored
+  CUDA_REQUIRE(cudaSetDevice(1));
+  std::vector<__nv_bfloat16> got = Download<__nv_bfloat16>(dout, n);
+  CUDA_REQUIRE(cudaSetDevice(0));
+  std::vector<double> ref(n);
+  for (int64_t i = 0; i < n; ++i) ref[i] = HostType<__nv_bfloat16>::ToD(in[i]) * kFactor;
+  CheckClose<__nv_bfloat16>(got, 0, ref, __nv_bfloat16(), 1e-2, 1e-2);
+}
+
+// ===========================================================================
+// Bad inputs with real memory: the error comes back, nothing is written.
+// ===========================================================================
+
+TEST_CASE("rejected calls leave the output untouched", "[cuda][args]") {
+  REQUIRE_GPU();
+  const int64_t n = 256;
+  DevBuf din(n * 8), dout(n * 8);
+  CUDA_REQUIRE(cudaMemset(din.p, 0, n * 8));
+  CUDA_REQUIRE(cudaMemset(dout.p, 0x7f, n * 8));
+  std::vector<float> host(n);
+  TestTensor out(dout.p, {n}, kF32, CUDADev());
+  TestTensor cpu(host.data(), {n}, kF32, CPUDev());
+  TestTensor f16(din.p, {n}, kF16, CUDADev());
+  TestTensor shorter(din.p, {n - 1}, kF32, CUDADev());
+  for (auto& [in, kind] : std::vector<std::pair<TestTensor*, const char*>>{
+           {&cpu, "ValueError"}, {&f16, "TypeError"}, {&shorter, "ValueError"}}) {
+    CallResult r = Call("scale", {out.any(), in->any(), AnyFloat(2.0)});
+    INFO(r.Describe());
+    CHECK(r.rc == -1);
+    CHECK(r.kind == kind);
+  }
+  TestTensor o64(dout.p, {n}, kF64, CUDADev());
+  TestTensor i64(din.p, {n}, kF64, CUDADev());
+  CallResult r = Call("scale", {o64.any(), i64.any(), AnyFloat(2.0)});
+  CHECK(r.kind == "TypeError");
+  CHECK_THAT(r.message, ContainsSubstring("Unsupported dtype float64 for `scale`"));
+  std::vector<uint8_t> bytes = Download<uint8_t>(dout, n * 8);
+  CHECK(std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0x7f; }));
+}
+
+// ===========================================================================
+// scale_alloc through a host-installed allocator
+// ===========================================================================
+namespace {
+
+struct TestAllocStats {
+  std::atomic<int> allocs{0}, frees{0};
+};
+TestAllocStats g_alloc;
+
+struct TestManaged {
+  DLManagedTensorVersioned managed;
+  std::vector<int64_t> shape;
+  int device;
+};
+
+void TestAllocDeleter(DLManagedTensorVersioned* self) {
+  auto* m = static_cast<TestManaged*>(self->manager_ctx);
+  int prev = 0;
+  cudaGetDevice(&prev);
+  cudaSetDevice(m->device);
+  cudaFree(self->dl_tensor.data);
+  cudaSetDevice(prev);
+  ++g_alloc.frees;
+  delete m;
+}
+
+/*! \brief A framework-style allocator: cudaMalloc on the prototype's device. */
+int TestCudaAlloc(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
+                  void (*set_error)(void*, const char*, const char*)) {
+  size_t bytes = (prototype->dtype.bits * prototype->dtype.lanes + 7) / 8;
+  for (int i = 0; i < prototype->ndim; ++i) bytes *= static_cast<size_t>(prototype->shape[i]);
+  int prev = 0;
+  cudaGetDevice(&prev);
+  cudaSetDevice(prototype->device.device_id);
+  void* data = nullptr;
+  const cudaError_t e = cudaMalloc(&data, std::max<size_t>(bytes, 1));
+  cudaSetDevice(prev);
+  if (e != cudaSuccess) {
+    set_error(error_ctx, "MemoryError", cudaGetErrorString(e));
+    *out = nullptr;
+    return -1;
+  }
+  auto* m = new TestManaged();
+  m->shape.assign(prototype->shape, prototype->shape + prototype->ndim);
+  m->device = prototype->device.device_id;
+  m->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  m->managed.manager_ctx = m;
+  m->managed.deleter = TestAllocDeleter;
+  m->managed.flags = 0;
+  DLTensor& t = m->managed.dl_tensor;
+  t.data = data;
+  t.device = prototype->device;
+  t.ndim = prototype->ndim;
+  t.dtype = prototype->dtype;
+  t.shape = m->shape.data();
+  t.strides = nullptr;
+  t.byte_offset = 0;
+  ++g_alloc.allocs;
+  *out = &m->managed;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("scale_alloc returns a tensor from the host's allocator", "[cuda][alloc]") {
+  REQUIRE_GPU();
+  DLPackManagedTensorAllocator prev = nullptr;
+  REQUIRE(TVMFFIEnvSetDLPackManagedTensorAllocator(TestCudaAlloc, 0, &prev) == 0);
+  const int allocs0 = g_alloc.allocs, frees0 = g_alloc.frees;
+  {
+    const int64_t rows = 3, cols = 1001;
+    std::vector<__half> x = RandomVec<__half>(rows * cols, -3, 3, 31);
+    DevBuf dx(x.size() * 2);
+    Upload(dx, x);
+    TestTensor tx(dx.p, {rows, cols}, kF16, CUDADev());
+    CallResult r = Call("scale_alloc", {tx.any(), AnyFloat(kFactor)});
+    INFO(r.Describe());
+    REQUIRE(r.rc == 0);
+    REQUIRE(r.tensor() != nullptr);
+    const DLTensor* t = r.tensor();
+    CHECK(g_alloc.allocs == allocs0 + 1);
+    CHECK(t->ndim == 2);
+    CHECK(t->shape[0] == rows);
+    CHECK(t->shape[1] == cols);
+    CHECK(t->dtype.code == kDLFloat);
+    CHECK(t->dtype.bits == 16);
+    CHECK(t->device.device_type == kDLCUDA);
+    CHECK(t->device.device_id == 0);
+    std::vector<__half> got(x.size());
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    CUDA_REQUIRE(cudaMemcpy(got.data(), static_cast<char*>(t->data) + t->byte_offset,
+                            got.size() * 2, cudaMemcpyDeviceToHost));
+    std::vector<double> ref(x.size());
+    for (size_t i = 0; i < x.size(); ++i) ref[i] = HostType<__half>::ToD(x[i]) * kFactor;
+    CheckClose<__half>(got, 0, ref, __half(), 1e-3, 1e-3);
+    CHECK(g_alloc.frees == frees0);
+  }
+  CHECK(g_alloc.frees == frees0 + 1);  // the result's death freed it through the allocator
+  TVMFFIEnvSetDLPackManagedTensorAllocator(prev, 0, nullptr);
+}

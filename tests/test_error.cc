@@ -1,0 +1,247 @@
+// Tests of tvm/ffi/error.h: Error objects, TVM_FFI_THROW / CHECK / ICHECK
+// messages, the raised-error slot across threads and C calls.
+#include <tvm/ffi/dtype.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/function.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+using namespace tvm::ffi;
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::StartsWith;
+
+// Runs f, which must throw an Error; returns it.
+template <typename F>
+Error ExpectError(F&& f) {
+  try {
+    f();
+  } catch (const Error& err) {
+    return err;
+  }
+  FAIL("no tvm::ffi::Error was thrown");
+  throw std::logic_error("unreachable");
+}
+
+enum class Mode : int { kA = 3 };
+enum Plain { kPlainB = 5 };
+struct NotPrintable {
+  int v;
+  bool operator==(const NotPrintable& o) const { return v == o.v; }
+};
+
+int Positive(int x) {
+  if (x > 0) return x;
+  TVM_FFI_THROW(ValueError) << "not positive: " << x;  // no return needed after a throw
+}
+}  // namespace
+
+TEST_CASE("TVM_FFI_THROW creates a catchable Error", "[error]") {
+  Error err = ExpectError([] { TVM_FFI_THROW(ValueError) << "bad value " << 42; });
+  REQUIRE(err.kind() == "ValueError");
+  REQUIRE(err.message() == "bad value 42");
+  REQUIRE_FALSE(err.backtrace().empty());
+  REQUIRE_THAT(std::string(err.what()), ContainsSubstring("ValueError: bad value 42"));
+  REQUIRE(err->type_index() == kTVMFFIError);
+  REQUIRE(Positive(3) == 3);
+  REQUIRE(ExpectError([] { Positive(-1); }).message() == "not positive: -1");
+  // Catchable as std::exception too.
+  try {
+    TVM_FFI_THROW(KeyError) << "k";
+  } catch (const std::exception& ex) {
+    REQUIRE_THAT(std::string(ex.what()), ContainsSubstring("KeyError: k"));
+  }
+}
+
+TEST_CASE("The message builder formats every supported type", "[error]") {
+  int value = 9;
+  const int* ptr = reinterpret_cast<const int*>(0xabc0);
+  std::string s = "std";
+  Error err = ExpectError([&] {
+    TVM_FFI_THROW(RuntimeError) << "c-str " << 'c' << ' ' << s << ' ' << std::string_view("view")
+                                << ' ' << String("ffi-string") << ' ' << -12 << ' ' << 7u << ' '
+                                << int64_t{-1} << ' ' << uint64_t{18446744073709551615ull} << ' '
+                                << int8_t{-3} << ' ' << uint8_t{250} << ' ' << 0.5 << ' '
+                                << 1e20f << ' ' << true << ' ' << false << ' ' << Mode::kA << ' '
+                                << kPlainB << ' ' << ptr << ' ' << nullptr << ' '
+                                << static_cast<const char*>(nullptr) << ' ' << dl_float32 << ' '
+                                << DLDataType{kDLInt, 8, 4} << ' ' << DLDevice{kDLCUDA, 1} << ' '
+                                << DLDevice{kDLCPU, 0} << ' ' << value;
+  });
+  REQUIRE(err.kind() == "RuntimeError");
+  REQUIRE(err.message() ==
+          "c-str c std view ffi-string -12 7 -1 18446744073709551615 -3 250 0.5 1e+20 true false 3 "
+          "5 0xabc0 nullptr (null) float32 int8x4 cuda:1 cpu:0 9");
+}
+
+TEST_CASE("Messages may build and throw nested errors", "[error]") {
+  auto inner = []() -> std::string {
+    try {
+      TVM_FFI_THROW(KeyError) << "inner " << 1;
+    } catch (const Error& err) {
+      return err.kind() + ":" + err.message();
+    }
+  };
+  REQUIRE(ExpectError([&] { TVM_FFI_THROW(ValueError) << "outer(" << inner() << ")"; }).message() ==
+          "outer(KeyError:inner 1)");
+  // An exception escaping the message does not spoil later messages.
+  auto boom = []() -> int { throw std::runtime_error("boom"); };
+  REQUIRE_THROWS_AS([&] { TVM_FFI_THROW(ValueError) << "partial " << boom(); }(),
+                    std::runtime_error);
+  REQUIRE(ExpectError([] { TVM_FFI_THROW(ValueError) << "clean"; }).message() == "clean");
+}
+
+TEST_CASE("TVM_FFI_CHECK names the condition and the kind", "[error]") {
+  int n = -2;
+  TVM_FFI_CHECK(n < 0, ValueError) << "never thrown";
+  Error err = ExpectError([&] { TVM_FFI_CHECK(n > 0, ValueError) << "n must be positive, got " << n; });
+  REQUIRE(err.kind() == "ValueError");
+  REQUIRE(err.message() == "Check failed: (n > 0) is false: n must be positive, got -2");
+  Error ierr = ExpectError([&] { TVM_FFI_ICHECK(n == 1) << "internal"; });
+  REQUIRE(ierr.kind() == "InternalError");
+  REQUIRE(ierr.message() == "Check failed: (n == 1) is false: internal");
+  // The check macros nest under if/else without capturing the else.
+  bool took_else = false;
+  if (n > 100)
+    TVM_FFI_ICHECK(false);
+  else
+    took_else = true;
+  REQUIRE(took_else);
+}
+
+TEST_CASE("TVM_FFI_ICHECK_XX show both values when printable", "[error]") {
+  size_t size = 3;
+  int expected = 4;
+  TVM_FFI_ICHECK_EQ(size, 3) << "ok";
+  TVM_FFI_ICHECK_LT(size, 4u);
+  TVM_FFI_ICHECK_GE(size, 3u);
+  TVM_FFI_ICHECK_NE(size, 2u);
+  TVM_FFI_ICHECK_LE(size, 3u);
+  TVM_FFI_ICHECK_GT(size, 2u);
+  REQUIRE(ExpectError([&] { TVM_FFI_ICHECK_EQ(size, expected) << "sizes differ"; }).message() ==
+          "Check failed: size == expected (3 vs. 4): sizes differ");
+  REQUIRE(ExpectError([&] { TVM_FFI_ICHECK_GT(size, 10u); }).message() ==
+          "Check failed: size > 10u (3 vs. 10): ");
+  REQUIRE(ExpectError([&] { TVM_FFI_ICHECK_NE(dl_float32, dl_float32); }).message() ==
+          "Check failed: dl_float32 != dl_float32 (float32 vs. float32): ");
+  Mode m = Mode::kA;
+  REQUIRE(ExpectError([&] { TVM_FFI_ICHECK_NE(m, Mode::kA); }).message() ==
+          "Check failed: m != Mode::kA (3 vs. 3): ");
+  NotPrintable a{1}, b{2};
+  Error err = ExpectError([&] { TVM_FFI_ICHECK_EQ(a, b) << "opaque"; });
+  REQUIRE(err.kind() == "InternalError");
+  REQUIRE(err.message() == "Check failed: a == b: opaque");
+  int* null_ptr = nullptr;
+  int target = 1;
+  REQUIRE(TVM_FFI_ICHECK_NOTNULL(&target) == &target);
+  REQUIRE(ExpectError([&] { (void)TVM_FFI_ICHECK_NOTNULL(null_ptr); }).message() ==
+          "Check not null: null_ptr");
+}
+
+TEST_CASE("Error constructed directly; copies share the object", "[error]") {
+  Error err("AttributeError", "no such attribute", "frame2\nframe1\n");
+  REQUIRE(err.kind() == "AttributeError");
+  REQUIRE(err.backtrace() == "frame2\nframe1\n");
+  REQUIRE(err.TracebackMostRecentCallLast() == "frame1\nframe2\n");
+  REQUIRE(std::string(err.what()) ==
+          "Traceback (most recent call last):\nframe1\nframe2\nAttributeError: no such attribute");
+  Error copy = err;
+  REQUIRE(copy.same_as(err));
+  REQUIRE(err.use_count() == 2);
+  TVMFFIByteArray more{"frame0\n", 7};
+  err.UpdateBacktrace(&more, kTVMFFIBacktraceUpdateModeAppend);
+  REQUIRE(copy.backtrace() == "frame2\nframe1\nframe0\n");
+  err.UpdateBacktrace(&more, kTVMFFIBacktraceUpdateModeReplace);
+  REQUIRE(copy.backtrace() == "frame0\n");
+  Error no_trace("TypeError", "short");
+  REQUIRE(std::string(no_trace.what()) == "TypeError: short");
+}
+
+TEST_CASE("Raised errors move through the thread-local slot", "[error]") {
+  Error err("IndexError", "out of range");
+  details::SetSafeCallRaised(err);
+  REQUIRE(err.use_count() == 2);  // the slot holds one
+  Error moved = details::MoveFromSafeCallRaised();
+  REQUIRE(moved.same_as(err));
+  TVMFFIObjectHandle none = reinterpret_cast<TVMFFIObjectHandle>(0x1);
+  TVMFFIErrorMoveFromRaised(&none);
+  REQUIRE(none == nullptr);  // the slot was cleared
+
+  TVMFFIErrorSetRaisedFromCStr("NotImplementedError", "from C");
+  Error from_c = details::MoveFromSafeCallRaised();
+  REQUIRE(from_c.kind() == "NotImplementedError");
+  REQUIRE(from_c.message() == "from C");
+
+  const char* parts[] = {"a", nullptr, "b", "c"};
+  TVMFFIErrorSetRaisedFromCStrParts("ValueError", parts, 4);
+  REQUIRE(details::MoveFromSafeCallRaised().message() == "abc");
+}
+
+TEST_CASE("Each thread has its own raised-error slot", "[error]") {
+  constexpr int kThreads = 8;
+  std::vector<std::thread> threads;
+  std::vector<std::string> seen(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &seen] {
+      for (int i = 0; i < 200; ++i) {
+        std::string msg = "thread " + std::to_string(t) + " round " + std::to_string(i);
+        TVMFFIErrorSetRaisedFromCStr("RuntimeError", msg.c_str());
+        std::this_thread::yield();
+        Error err = details::MoveFromSafeCallRaised();
+        if (err.message() != msg) {
+          seen[t] = "mismatch: " + err.message();
+          return;
+        }
+        // A thrown error that crosses a C call on this thread.
+        try {
+          TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeKeyToIndex(nullptr, nullptr));
+        } catch (const Error& e) {
+          if (e.kind() != "ValueError") {
+            seen[t] = "kind: " + e.kind();
+            return;
+          }
+        }
+      }
+      seen[t] = "ok";
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) REQUIRE(seen[t] == "ok");
+}
+
+TEST_CASE("Safe-call boundaries turn exceptions into return codes", "[error]") {
+  auto call = [](auto&& body) -> int {
+    TVM_FFI_SAFE_CALL_BEGIN();
+    body();
+    TVM_FFI_SAFE_CALL_END();
+  };
+  REQUIRE(call([] {}) == 0);
+  REQUIRE(call([] { TVM_FFI_THROW(TypeError) << "typed"; }) == -1);
+  Error e1 = details::MoveFromSafeCallRaised();
+  REQUIRE(e1.kind() == "TypeError");
+  REQUIRE(e1.message() == "typed");
+  REQUIRE(call([] { throw std::runtime_error("std failure"); }) == -1);
+  Error e2 = details::MoveFromSafeCallRaised();
+  REQUIRE(e2.kind() == "InternalError");
+  REQUIRE(e2.message() == "std failure");
+  REQUIRE(call([] { throw std::bad_alloc(); }) == -1);
+  REQUIRE(details::MoveFromSafeCallRaised().kind() == "MemoryError");
+  REQUIRE(call([] { throw 42; }) == -1);
+  REQUIRE(details::MoveFromSafeCallRaised().kind() == "InternalError");
+  REQUIRE(call([] { throw EnvErrorAlreadySet(); }) == -2);
+  REQUIRE_THROWS_AS(details::ThrowRaisedError(-2), EnvErrorAlreadySet);
+}
+
+TEST_CASE("DLDataType and DLDevice print to std::ostream", "[error]") {
+  std::ostringstream os;
+  os << dl_bfloat16 << ' ' << DLDataType{kDLFloat, 32, 4} << ' ' << DLDevice{kDLCUDA, 2} << ' '
+     << DLDevice{static_cast<DLDeviceType>(99), 0};
+  REQUIRE(os.str() == "bfloat16 float32x4 cuda:2 device(99):0");
+}

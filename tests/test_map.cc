@@ -1,0 +1,419 @@
+// Map<K, V>: lookups and errors, key equality (strings by content, ints by
+// value, objects by identity), insertion-ordered iteration, copy-on-write,
+// 100k entries, a randomized comparison against std containers, casts with
+// entry checks, typed-function round trips and the ffi.Map* globals.
+#include <algorithm>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "containers_test_util.h"
+
+using namespace tvm::ffi;
+using containers_test::Counter;
+using containers_test::ErrorOf;
+
+namespace {
+
+template <typename K, typename V>
+std::vector<K> KeysOf(const Map<K, V>& m) {
+  std::vector<K> keys;
+  for (const auto& kv : m) keys.push_back(kv.first);
+  return keys;
+}
+
+/*! \brief A String object (type index 65) even for a short text, as another binary might make. */
+Any HeapString(const char* text) {
+  ObjectPtr<details::StringObj> obj = make_object<details::StringObj>();
+  obj->data = text;
+  obj->size = std::char_traits<char>::length(text);
+  return Any(ObjectRef(ObjectPtr<Object>(std::move(obj))));
+}
+
+}  // namespace
+
+TEST_CASE("Map basic operations", "[map]") {
+  Map<String, int64_t> m;
+  CHECK(m.empty());
+  m.Set("one", 1);
+  m.Set("two", 2);
+  m.Set("a key longer than seven bytes", 3);
+  CHECK(m.size() == 3);
+  CHECK_FALSE(m.empty());
+  CHECK(m.at("one") == 1);
+  CHECK(m["two"] == 2);
+  CHECK(m.at("a key longer than seven bytes") == 3);
+  CHECK(m.count("two") == 1);
+  CHECK(m.count("three") == 0);
+  CHECK(m.Get("two").value() == 2);
+  CHECK_FALSE(m.Get("three").has_value());
+  CHECK(m.find("one") != m.end());
+  CHECK((*m.find("one")).second == 1);
+  CHECK(m.find("zzz") == m.end());
+
+  m.Set("two", 22);  // assignment keeps the size
+  CHECK(m.size() == 3);
+  CHECK(m.at("two") == 22);
+  m.erase("two");
+  CHECK(m.size() == 2);
+  CHECK(m.count("two") == 0);
+  m.erase("not there");  // no-op
+  CHECK(m.size() == 2);
+  m.clear();
+  CHECK(m.empty());
+  CHECK(m.begin() == m.end());
+
+  Map<String, int64_t> init = {{"x", 1}, {"y", 2}, {"x", 3}};
+  CHECK(init.size() == 2);
+  CHECK(init.at("x") == 3);  // a repeated key keeps the last value...
+  CHECK(KeysOf(init) == std::vector<String>{"x", "y"});  // ...and its first place
+}
+
+TEST_CASE("Map::at raises KeyError naming the key", "[map]") {
+  Map<String, int64_t> m = {{"a", 1}};
+  auto [kind, message] = ErrorOf([&] { (void)m.at("zz"); });
+  CHECK(kind == "KeyError");
+  CHECK(message == "key \"zz\" is not in the Map");
+  Map<int64_t, String> ints = {{1, "one"}};
+  std::tie(kind, message) = ErrorOf([&] { (void)ints.at(42); });
+  CHECK(kind == "KeyError");
+  CHECK(message == "key 42 is not in the Map");
+  std::tie(kind, message) = ErrorOf([&] { (void)ints[-7]; });
+  CHECK(message == "key -7 is not in the Map");
+  Map<Any, Any> anys;
+  std::tie(kind, message) = ErrorOf([&] { (void)anys.at(Bytes("b\x01", 2)); });
+  CHECK(message == "key b\"b\x01\" is not in the Map");
+}
+
+TEST_CASE("Map key equality", "[map]") {
+  Map<Any, int64_t> m;
+  // Strings by content: small and heap forms of the same text are one key.
+  m.Set(String("abc"), 1);
+  Any heap_abc = HeapString("abc");
+  REQUIRE(heap_abc.type_index() == kTVMFFIStr);
+  CHECK(m.count(heap_abc) == 1);
+  CHECK(m.at(heap_abc) == 1);
+  m.Set(heap_abc, 2);
+  CHECK(m.size() == 1);
+  CHECK(m.at(String("abc")) == 2);
+  // Long strings: two separate objects, same text.
+  m.Set(String("a long string key number one"), 3);
+  CHECK(m.at(String(std::string("a long string key ") + "number one")) == 3);
+  // str and bytes with the same bytes are different keys.
+  m.Set(Bytes("abc", 3), 4);
+  CHECK(m.size() == 3);
+  CHECK(m.at(String("abc")) == 2);
+  CHECK(m.at(Bytes("abc", 3)) == 4);
+  // Ints by value; bool, int and float are distinct key types.
+  m.Set(int64_t{1}, 10);
+  m.Set(true, 11);
+  m.Set(1.0, 12);
+  CHECK(m.at(int64_t{1}) == 10);
+  CHECK(m.at(true) == 11);
+  CHECK(m.at(1.0) == 12);
+  CHECK(m.at(int32_t{1}) == 10);  // any integer type is an Int key
+  // Objects by identity.
+  Array<int64_t> k1 = {1, 2};
+  Array<int64_t> k2 = {1, 2};
+  m.Set(k1, 20);
+  CHECK(m.count(k1) == 1);
+  CHECK(m.count(k2) == 0);
+  m.Set(k2, 21);
+  CHECK(m.at(k1) == 20);
+  CHECK(m.at(k2) == 21);
+  // None is a key too; so are DataType and Device values.
+  m.Set(nullptr, 30);
+  m.Set(DLDataType{kDLFloat, 32, 1}, 31);
+  m.Set(DLDevice{kDLCUDA, 1}, 32);
+  CHECK(m.at(nullptr) == 30);
+  CHECK(m.at(DLDataType{kDLFloat, 32, 1}) == 31);
+  CHECK(m.count(DLDataType{kDLFloat, 16, 1}) == 0);
+  CHECK(m.at(DLDevice{kDLCUDA, 1}) == 32);
+  CHECK(m.count(DLDevice{kDLCUDA, 0}) == 0);
+}
+
+TEST_CASE("Map iterates in insertion order", "[map]") {
+  Map<String, int64_t> m;
+  for (const char* k : {"delta", "alpha", "charlie", "bravo"}) m.Set(k, 0);
+  CHECK(KeysOf(m) == std::vector<String>{"delta", "alpha", "charlie", "bravo"});
+  m.Set("alpha", 5);  // assignment keeps the place
+  CHECK(KeysOf(m) == std::vector<String>{"delta", "alpha", "charlie", "bravo"});
+  m.erase("alpha");
+  m.Set("alpha", 6);  // erase + set moves to the end
+  CHECK(KeysOf(m) == std::vector<String>{"delta", "charlie", "bravo", "alpha"});
+  // Iterators are bidirectional.
+  auto it = m.end();
+  --it;
+  CHECK((*it).first == "alpha");
+  CHECK((*it).second == 6);
+}
+
+TEST_CASE("Map copy-on-write", "[map]") {
+  Map<String, int64_t> a = {{"x", 1}, {"y", 2}};
+  Map<String, int64_t> b = a;
+  CHECK(a.same_as(b));
+  b.Set("z", 3);
+  CHECK_FALSE(a.same_as(b));
+  CHECK(a.size() == 2);
+  CHECK(a.count("z") == 0);
+  CHECK(b.size() == 3);
+
+  Map<String, int64_t> c = a;
+  c.erase("x");
+  CHECK(a.count("x") == 1);
+  CHECK(c.count("x") == 0);
+  Map<String, int64_t> d = a;
+  d.erase("absent");  // nothing to erase: no copy
+  CHECK(d.same_as(a));
+  Map<String, int64_t> e = a;
+  e.clear();
+  CHECK(a.size() == 2);
+  CHECK(e.empty());
+
+  // Unique: in place (no growth needed for an existing key or an erase).
+  const Object* before = b.get();
+  b.Set("x", 100);
+  b.erase("y");
+  CHECK(b.get() == before);
+  CHECK(b.at("x") == 100);
+}
+
+TEST_CASE("Map releases keys and values", "[map]") {
+  int live = 0;
+  {
+    Counter k(&live), v(&live);
+    {
+      Map<Counter, Counter> m;
+      m.Set(k, v);
+      CHECK(k.use_count() == 2);
+      CHECK(v.use_count() == 2);
+      Map<Counter, Counter> copy = m;
+      copy.Set(v, k);  // copies: k and v each gain 2 (copy) + 1 (new entry)
+      CHECK(k.use_count() == 4);
+      copy.erase(v);
+      CHECK(k.use_count() == 3);
+      CHECK(v.use_count() == 3);
+    }
+    CHECK(k.use_count() == 1);
+    CHECK(v.use_count() == 1);
+  }
+  CHECK(live == 0);
+}
+
+TEST_CASE("Map with 100k entries: insert, lookup, erase, iteration order", "[map]") {
+  constexpr int64_t kN = 100000;
+  Map<int64_t, int64_t> ints;
+  Map<String, int64_t> strs;
+  for (int64_t i = 0; i < kN; ++i) {
+    ints.Set(i * 7919 % 1000003, i);
+    strs.Set("key-" + std::to_string(i), i);
+  }
+  REQUIRE(ints.size() == static_cast<size_t>(kN));
+  REQUIRE(strs.size() == static_cast<size_t>(kN));
+  for (int64_t i = 0; i < kN; ++i) {
+    REQUIRE(ints.at(i * 7919 % 1000003) == i);
+    REQUIRE(strs.at("key-" + std::to_string(i)) == i);
+  }
+  CHECK(strs.count("key-100000") == 0);
+
+  // Iteration is in insertion order.
+  int64_t expect = 0;
+  for (const auto& kv : strs) {
+    REQUIRE(kv.second == expect);
+    ++expect;
+  }
+  CHECK(expect == kN);
+
+  // Erase 90%: every entry whose index is not a multiple of 10.
+  for (int64_t i = 0; i < kN; ++i) {
+    if (i % 10 != 0) strs.erase("key-" + std::to_string(i));
+  }
+  REQUIRE(strs.size() == static_cast<size_t>(kN / 10));
+  expect = 0;
+  for (const auto& kv : strs) {
+    REQUIRE(kv.second == expect);
+    expect += 10;
+  }
+  CHECK(expect == kN);
+  for (int64_t i = 0; i < kN; ++i) {
+    REQUIRE(strs.count("key-" + std::to_string(i)) == (i % 10 == 0 ? 1u : 0u));
+  }
+  // Re-insert the erased keys: they go after the survivors.
+  for (int64_t i = 1; i < 20; ++i) strs.Set("key-" + std::to_string(i), -i);
+  std::vector<String> keys = KeysOf(strs);
+  CHECK(keys.size() == static_cast<size_t>(kN / 10 + 18));
+  CHECK(keys[kN / 10 - 1] == "key-99990");
+  CHECK(keys[kN / 10] == "key-1");
+  CHECK(keys.back() == "key-19");
+
+  // A copy of a big shared map is independent.
+  Map<int64_t, int64_t> copy = ints;
+  copy.Set(-1, -1);
+  CHECK(ints.size() == static_cast<size_t>(kN));
+  CHECK(copy.size() == static_cast<size_t>(kN + 1));
+  CHECK(copy.at(7919) == 1);
+}
+
+TEST_CASE("Map agrees with std containers under random operations", "[map]") {
+  std::mt19937_64 rng(12345);
+  Map<int64_t, int64_t> m;
+  std::unordered_map<int64_t, int64_t> ref;
+  std::vector<int64_t> order;  // insertion order of live keys
+  for (int step = 0; step < 30000; ++step) {
+    int64_t key = static_cast<int64_t>(rng() % 2000);
+    switch (rng() % 3) {
+      case 0:
+      case 1: {
+        int64_t value = static_cast<int64_t>(rng() % 1000);
+        if (ref.count(key) == 0) order.push_back(key);
+        ref[key] = value;
+        m.Set(key, value);
+        break;
+      }
+      default: {
+        if (ref.erase(key) != 0) order.erase(std::find(order.begin(), order.end(), key));
+        m.erase(key);
+        break;
+      }
+    }
+    if (step % 997 == 0) {
+      // Snapshot semantics: a copy taken now is unaffected by later steps.
+      Map<int64_t, int64_t> snapshot = m;
+      REQUIRE(KeysOf(snapshot) == order);
+    }
+  }
+  REQUIRE(m.size() == ref.size());
+  REQUIRE(KeysOf(m) == order);
+  for (const auto& kv : ref) REQUIRE(m.at(kv.first) == kv.second);
+}
+
+TEST_CASE("Map comparison is by content", "[map]") {
+  Map<String, Array<int64_t>> a = {{"x", {1, 2}}, {"y", {}}};
+  Map<String, Array<int64_t>> b = {{"y", {}}, {"x", {1, 2}}};
+  CHECK(a == b);  // order does not matter, values compare deeply
+  b.Set("y", Array<int64_t>{0});
+  CHECK(a != b);
+  CHECK(Map<String, int64_t>() == Map<String, int64_t>());
+  CHECK(Map<String, int64_t>{{"a", 1}} != Map<String, int64_t>{{"b", 1}});
+  // Maps nested in arrays compare by content too.
+  Array<Map<String, int64_t>> n1 = {{{"k", 1}}};
+  Array<Map<String, int64_t>> n2 = {{{"k", 1}}};
+  CHECK(n1 == n2);
+}
+
+TEST_CASE("Map casts check every entry", "[map]") {
+  Any held = Map<String, int64_t>{{"a", 1}, {"b", 2}};
+  auto [kind, message] = ErrorOf([&] { (void)held.cast<Map<String, String>>(); });
+  CHECK(kind == "TypeError");
+  CHECK(message == "Cannot convert from type `Map[value at key \"a\" is int]` to `Map<str, str>`");
+  std::tie(kind, message) = ErrorOf([&] { (void)held.cast<Map<int64_t, int64_t>>(); });
+  CHECK(message == "Cannot convert from type `Map[key \"a\" is str]` to `Map<int, int>`");
+  CHECK_FALSE(held.try_cast<Map<String, String>>().has_value());
+  std::tie(kind, message) = ErrorOf([&] { (void)Any(Array<int64_t>{}).cast<Map<String, int64_t>>(); });
+  CHECK(message == "Cannot convert from type `ffi.Array` to `Map<str, int>`");
+
+  // Exact types share; convertible ones build a new map (same order).
+  Map<String, int64_t> same = held.cast<Map<String, int64_t>>();
+  CHECK(same.same_as(held.cast<Map<Any, Any>>()));
+  Map<String, double> doubles = held.cast<Map<String, double>>();
+  CHECK(doubles.at("b") == 2.0);
+  CHECK(KeysOf(doubles) == std::vector<String>{"a", "b"});
+  Map<Any, Any> erased = same;  // a typed map is a valid Map<Any, Any>
+  CHECK(erased.same_as(same));
+}
+
+TEST_CASE("Map through a typed function and back", "[map]") {
+  Function invert = Function::FromTyped(
+      [](Map<String, Array<int64_t>> groups) -> Map<int64_t, String> {
+        Map<int64_t, String> out;
+        for (const auto& kv : groups) {
+          for (int64_t v : kv.second) out.Set(v, kv.first);
+        }
+        return out;
+      },
+      "invert");
+  Map<String, Array<int64_t>> groups = {{"even", {0, 2}}, {"odd", {1, 3}}};
+  Map<int64_t, String> inv = invert(groups).cast<Map<int64_t, String>>();
+  CHECK(inv.size() == 4);
+  CHECK(inv.at(2) == "even");
+  CHECK(inv.at(3) == "odd");
+  CHECK(KeysOf(inv) == std::vector<int64_t>{0, 2, 1, 3});
+
+  auto [kind, message] = ErrorOf([&] {
+    invert(Map<Any, Any>{{String("x"), Array<Any>{String("y")}}});
+  });
+  CHECK(kind == "TypeError");
+  CHECK(message ==
+        "Mismatched type on argument #0 when calling: `invert(0: Map<str, Array<int>>) -> "
+        "Map<int, str>`. Expected `Map<str, Array<int>>` but got `Map[value at key \"x\" is "
+        "Array[index 0: str]]`");
+}
+
+TEST_CASE("Map from std containers and Merge", "[map]") {
+  std::unordered_map<String, int64_t> um = {{"p", 1}, {"q", 2}};
+  Map<String, int64_t> from_um(um);
+  CHECK(from_um.size() == 2);
+  CHECK(from_um.at("q") == 2);
+  Map<String, int64_t> from_iters(um.begin(), um.end());
+  CHECK(from_iters == from_um);
+  Map<String, int64_t> merged = Merge(Map<String, int64_t>{{"p", 0}, {"r", 3}}, from_um);
+  CHECK(merged.size() == 3);
+  CHECK(merged.at("p") == 1);
+  CHECK(merged.at("r") == 3);
+}
+
+TEST_CASE("ffi.Map globals from C++", "[map]") {
+  Function make = Function::GetGlobalRequired("ffi.Map");
+  Function size = Function::GetGlobalRequired("ffi.MapSize");
+  Function get = Function::GetGlobalRequired("ffi.MapGetItem");
+  Function count = Function::GetGlobalRequired("ffi.MapCount");
+  Function items = Function::GetGlobalRequired("ffi.MapItems");
+  Function iter = Function::GetGlobalRequired("ffi.MapForwardIterFunctor");
+
+  Any m = make("a", 1, "a key that is long", 2.5, 3, "three");
+  REQUIRE(m.type_index() == kTVMFFIMap);
+  CHECK(size(m).cast<int64_t>() == 3);
+  CHECK(get(m, "a").cast<int64_t>() == 1);
+  CHECK(get(m, String("a key that is long")).cast<double>() == 2.5);
+  CHECK(get(m, 3).cast<String>() == "three");
+  CHECK(count(m, "b").cast<int64_t>() == 0);
+  CHECK(count(m, "a").cast<int64_t>() == 1);
+  auto [kind, message] = ErrorOf([&] { get(m, "b"); });
+  CHECK(kind == "KeyError");
+  CHECK(message == "key \"b\" is not in the Map");
+  std::tie(kind, message) = ErrorOf([&] { make("a"); });
+  CHECK(kind == "ValueError");
+  CHECK(message ==
+        "ffi.Map expects key, value pairs (an even number of arguments), got 1 arguments");
+  std::tie(kind, message) = ErrorOf([&] { size(Array<int64_t>{}); });
+  CHECK(kind == "TypeError");
+
+  Array<Any> flat = items(m).cast<Array<Any>>();
+  REQUIRE(flat.size() == 6);
+  CHECK(flat[0].cast<String>() == "a");
+  CHECK(flat[3].cast<double>() == 2.5);
+  CHECK(flat[4].cast<int64_t>() == 3);
+
+  // The forward-iteration protocol: 0 key, 1 value, 2 advance.
+  Function step = iter(m).cast<Function>();
+  std::vector<Any> keys, values;
+  do {
+    keys.push_back(step(0));
+    values.push_back(step(1));
+  } while (step(2).cast<bool>());
+  REQUIRE(keys.size() == 3);
+  CHECK(keys[0].cast<String>() == "a");
+  CHECK(keys[1].cast<String>() == "a key that is long");
+  CHECK(keys[2].cast<int64_t>() == 3);
+  CHECK(values[2].cast<String>() == "three");
+  std::tie(kind, message) = ErrorOf([&] { step(0); });
+  CHECK(kind == "IndexError");
+
+  Function missing_obj = Function::GetGlobalRequired("ffi.MapGetMissingObject");
+  Function get_or_missing = Function::GetGlobalRequired("ffi.MapGetItemOrMissing");
+  Any sentinel = missing_obj();
+  CHECK(get_or_missing(m, "zz").same_as(sentinel.cast<ObjectRef>()));
+  CHECK(get_or_missing(m, "a").cast<int64_t>() == 1);
+}

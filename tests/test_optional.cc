@@ -1,0 +1,143 @@
+// Tests of tvm/ffi/optional.h: the three storage forms, accessors, and None
+// in Any and typed-function arguments.
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/optional.h>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <optional>
+#include <stdexcept>
+
+namespace {
+using namespace tvm::ffi;
+
+class LeafObj : public Object {
+ public:
+  explicit LeafObj(int v) : value(v) {}
+  int value;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.optional.Leaf", LeafObj, Object);
+};
+class Leaf : public ObjectRef {
+ public:
+  explicit Leaf(int v) : Leaf(make_object<LeafObj>(v)) {}
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Leaf, ObjectRef, LeafObj);
+};
+}  // namespace
+
+TEST_CASE("Optional of an object reference is a nullable reference", "[optional]") {
+  static_assert(sizeof(Optional<Leaf>) == sizeof(ObjectRef));
+  static_assert(sizeof(Optional<Function>) == sizeof(ObjectRef));
+  Optional<Leaf> empty;
+  REQUIRE_FALSE(empty.has_value());
+  REQUIRE_FALSE(empty);
+  REQUIRE(empty == std::nullopt);
+  REQUIRE(empty == nullptr);
+  Optional<Leaf> full = Leaf(3);
+  REQUIRE(full.has_value());
+  REQUIRE(full.value()->value == 3);
+  REQUIRE((*full)->value == 3);
+  REQUIRE(full->value == 3);
+  REQUIRE(full != std::nullopt);
+  Leaf fallback(9);
+  REQUIRE(empty.value_or(fallback).same_as(fallback));
+  REQUIRE(full.value_or(fallback)->value == 3);
+  full = std::nullopt;
+  REQUIRE_FALSE(full.has_value());
+  Optional<Leaf> from_std = std::optional<Leaf>(Leaf(4));
+  REQUIRE(from_std.value()->value == 4);
+  Optional<ObjectRef> base = Leaf(5);  // from a subtype
+  REQUIRE(base.value().as<LeafObj>()->value == 5);
+  // Converts to std::optional (code written for upstream's GetGlobal keeps compiling).
+  std::optional<Leaf> as_std = Optional<Leaf>(Leaf(6));
+  REQUIRE(as_std.value()->value == 6);
+  std::optional<Leaf> none_std = Optional<Leaf>();
+  REQUIRE_FALSE(none_std.has_value());
+  std::optional<Function> missing = Function::GetGlobal("testing.optional.no_such_function");
+  REQUIRE_FALSE(missing.has_value());
+  std::optional<String> str_std = Optional<String>("s");
+  REQUIRE(str_std.value() == "s");
+  std::optional<int> int_std = Optional<int>(2);
+  REQUIRE(int_std.value() == 2);
+}
+
+TEST_CASE("Optional<String> keeps the empty state in the string cell", "[optional]") {
+  static_assert(sizeof(Optional<String>) == sizeof(String));
+  static_assert(sizeof(Optional<Bytes>) == sizeof(Bytes));
+  Optional<String> empty;
+  REQUIRE_FALSE(empty.has_value());
+  REQUIRE(empty == std::nullopt);
+  Optional<String> small = String("");  // an empty string is a value, not None
+  REQUIRE(small.has_value());
+  REQUIRE(small.value().empty());
+  Optional<String> large = "a string that is long enough";
+  REQUIRE(large == String("a string that is long enough"));
+  REQUIRE(large != small);
+  REQUIRE(empty != small);
+  REQUIRE(empty == Optional<String>());
+  REQUIRE(empty.value_or("dflt") == "dflt");
+  large = std::nullopt;
+  REQUIRE_FALSE(large.has_value());
+  Optional<Bytes> bytes = Bytes("\0x", 2);
+  REQUIRE(bytes.value().size() == 2);
+}
+
+TEST_CASE("Optional of plain values", "[optional]") {
+  Optional<int> empty;
+  Optional<int> five = 5;
+  REQUIRE_FALSE(empty.has_value());
+  REQUIRE(*five == 5);
+  REQUIRE(five == 5);
+  REQUIRE(five != 6);
+  REQUIRE(empty != 5);
+  REQUIRE(empty.value_or(7) == 7);
+  REQUIRE(five.value_or(7) == 5);
+  five = std::nullopt;
+  REQUIRE(five == empty);
+  Optional<double> from_std = std::optional<double>(1.5);
+  REQUIRE(from_std.value() == 1.5);
+}
+
+TEST_CASE("Accessing an empty Optional throws", "[optional]") {
+  try {
+    Optional<int>().value();
+    FAIL("expected an error");
+  } catch (const Error& err) {
+    REQUIRE(err.kind() == "RuntimeError");
+    REQUIRE(err.message() == "value() called on an empty Optional");
+  }
+  REQUIRE_THROWS_AS(Optional<String>().value(), Error);
+  REQUIRE_THROWS_AS(Optional<Leaf>().value(), Error);
+}
+
+TEST_CASE("Optional in Any: empty is None", "[optional]") {
+  Any none = Optional<Leaf>();
+  REQUIRE(none.type_index() == kTVMFFINone);
+  Any leaf = Optional<Leaf>(Leaf(2));
+  REQUIRE(leaf.cast<Leaf>()->value == 2);
+  Any str = Optional<String>("x");
+  REQUIRE(str.cast<String>() == "x");
+  REQUIRE(Any(Optional<int>()).type_index() == kTVMFFINone);
+  REQUIRE(Any(Optional<int>(3)).cast<int>() == 3);
+  REQUIRE(none.cast<Optional<Leaf>>() == std::nullopt);
+  REQUIRE(leaf.cast<Optional<Leaf>>().value()->value == 2);
+  REQUIRE(none.cast<Optional<String>>() == std::nullopt);
+  REQUIRE(Any(1).cast<Optional<double>>().value() == 1.0);
+  REQUIRE_FALSE(Any(1).try_cast<Optional<Leaf>>().has_value());
+  REQUIRE_FALSE(none.try_cast<Leaf>().has_value());  // a Leaf is never null
+  REQUIRE(none.try_cast<std::optional<Leaf>>().value() == std::nullopt);
+}
+
+TEST_CASE("Typed functions take Optional and std::optional arguments", "[optional]") {
+  Function f = Function::FromTyped([](Optional<Leaf> a, std::optional<int> b, Optional<String> c) {
+    int total = a.has_value() ? a.value()->value : 0;
+    total += b.value_or(0);
+    total += c.has_value() ? static_cast<int>(c.value().size()) : 0;
+    return total;
+  });
+  REQUIRE(f(nullptr, nullptr, nullptr).cast<int>() == 0);
+  REQUIRE(f(Leaf(100), 20, "abc").cast<int>() == 123);
+  REQUIRE(f(Optional<Leaf>(), std::optional<int>(), Optional<String>()).cast<int>() == 0);
+  REQUIRE_THROWS_AS(f(1, 2, 3), Error);
+}
