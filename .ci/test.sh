@@ -16,6 +16,7 @@ JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 total_passed=0
 total_failed=0
+total_skipped=0
 failures=()
 
 summary_and_exit() {
@@ -23,7 +24,7 @@ summary_and_exit() {
   if [[ ${#failures[@]} -gt 0 ]]; then
     printf 'FAILED: %s\n' "${failures[@]}"
   fi
-  echo "tests: $total_passed passed, $total_failed failed"
+  echo "tests: $total_passed passed, $total_failed failed, $total_skipped skipped"
   if [[ ${#failures[@]} -gt 0 || $total_failed -gt 0 ]]; then exit 1; fi
   exit 0
 }
@@ -70,17 +71,19 @@ run_phase() {
   rc=0
   ctest --test-dir "$dir" --output-on-failure 2>&1 | tee "$log" || rc=$?
   line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
-  rm -f "$log"
   if [[ -n $line ]]; then
     failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
     total=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
-    passed=$((total - failed))
+    skipped=$(grep -cE '^[[:space:]]*[0-9]+ - .* \(Skipped\)' "$log" || true)
+    passed=$((total - failed - skipped))
+    total_skipped=$((total_skipped + skipped))
     total_passed=$((total_passed + passed))
     total_failed=$((total_failed + failed))
-    echo "$name: $passed passed, $failed failed"
+    echo "$name: $passed passed, $failed failed, $skipped skipped"
   else
     echo "$name: no ctest summary line"
   fi
+  rm -f "$log"
   [[ $rc -eq 0 ]] || failures+=("$name: ctest (rc=$rc)")
 }
 

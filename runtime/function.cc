@@ -3,6 +3,7 @@
  * one-time handle initialisation helpers.
  */
 #include <algorithm>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
@@ -59,6 +60,7 @@ TVMFFIObject* MakeFunction(void* self, TVMFFISafeCallType call, void (*deleter)(
 // ---------------------------------------------------------------------------
 
 struct GlobalEntry {
+  std::string name;              // the table's key views this string
   TVMFFIObject* func = nullptr;  // one strong reference
   std::string doc;
   std::string metadata;
@@ -79,12 +81,18 @@ class GlobalRegistry {
     TVMFFIObject* replaced = nullptr;
     {
       std::unique_lock<std::shared_mutex> lock(mutex_);
-      auto it = table_.find(std::string(name));
+      auto it = table_.find(name);
       if (it != table_.end() && !allow_override) {
         Throw("RuntimeError", "Global function `", name, "` is already registered");
       }
+      if (it == table_.end()) {
+        auto entry = std::make_unique<GlobalEntry>();
+        entry->name = std::string(name);
+        std::string_view key = entry->name;
+        it = table_.emplace(key, std::move(entry)).first;
+      }
       IncRef(f);
-      GlobalEntry& e = it != table_.end() ? it->second : table_[std::string(name)];
+      GlobalEntry& e = *it->second;
       replaced = e.func;
       e.func = f;
       e.doc = std::move(doc);
@@ -97,17 +105,17 @@ class GlobalRegistry {
 
   TVMFFIObject* Get(std::string_view name) {
     std::shared_lock<std::shared_mutex> lock(mutex_);
-    auto it = table_.find(std::string(name));
+    auto it = table_.find(name);
     if (it == table_.end()) return nullptr;
-    IncRef(it->second.func);
-    return it->second.func;
+    IncRef(it->second->func);
+    return it->second->func;
   }
 
   bool GetMetadata(std::string_view name, std::string* out) {
     std::shared_lock<std::shared_mutex> lock(mutex_);
-    auto it = table_.find(std::string(name));
+    auto it = table_.find(name);
     if (it == table_.end()) return false;
-    *out = it->second.metadata;
+    *out = it->second->metadata;
     return true;
   }
 
@@ -115,9 +123,9 @@ class GlobalRegistry {
     TVMFFIObject* removed = nullptr;
     {
       std::unique_lock<std::shared_mutex> lock(mutex_);
-      auto it = table_.find(std::string(name));
+      auto it = table_.find(name);
       if (it == table_.end()) return;
-      removed = it->second.func;
+      removed = it->second->func;
       table_.erase(it);
     }
     DecRef(removed);
@@ -128,7 +136,7 @@ class GlobalRegistry {
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
       names.reserve(table_.size());
-      for (const auto& kv : table_) names.push_back(kv.first);
+      for (const auto& kv : table_) names.emplace_back(kv.first);
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -136,7 +144,8 @@ class GlobalRegistry {
 
  private:
   std::shared_mutex mutex_;
-  std::unordered_map<std::string, GlobalEntry> table_;
+  // Keyed by views of the entries' own names, so lookups need no allocation.
+  std::unordered_map<std::string_view, std::unique_ptr<GlobalEntry>> table_;
 };
 
 std::string_view ViewOf(const TVMFFIByteArray* b) { return std::string_view(b->data, b->size); }
