@@ -4,6 +4,8 @@
 // noinline `int add(int, int)` through a volatile C function pointer. Each
 // case is auto-calibrated to ~0.2 s and the best of 5 repetitions is kept.
 #include <tvm/ffi/function.h>
+
+#include "bench_util.h"
 #include <tvm/ffi/memory.h>
 
 #include <algorithm>
@@ -17,46 +19,7 @@ namespace {
 
 using namespace tvm::ffi;
 
-TVM_FFI_NOINLINE int add(int a, int b) { return a + b; }
-int (*volatile g_add)(int, int) = add;
-
-// Keep a value (and everything it depends on) alive without emitting code.
-template <typename T>
-inline void DoNotOptimize(const T& value) {
-  asm volatile("" : : "r,m"(value) : "memory");
-}
-
-using Clock = std::chrono::steady_clock;
-
-template <typename Body>
-double RunOnce(Body& body, int64_t iters) {
-  auto start = Clock::now();
-  for (int64_t i = 0; i < iters; ++i) body(static_cast<int>(i));
-  return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-}
-
-// ns per iteration: calibrate to ~0.2 s per repetition, best of 5.
-template <typename Body>
-double MeasureNs(Body body) {
-  int64_t iters = 64;
-  for (;;) {
-    double ns = RunOnce(body, iters);
-    if (ns >= 2e7) {  // 20 ms: scale to 200 ms
-      iters = static_cast<int64_t>(static_cast<double>(iters) * 2e8 / ns) + 1;
-      break;
-    }
-    iters *= 4;
-  }
-  double best = 1e300;
-  for (int rep = 0; rep < 5; ++rep) best = std::min(best, RunOnce(body, iters) / iters);
-  return best;
-}
-
-struct Row {
-  std::string name;
-  double ns;
-  double target;  // max ratio to the floor; <= 0: informational
-};
+using namespace bench;
 
 TVMFFIAny IntAny(int64_t v) {
   TVMFFIAny a;

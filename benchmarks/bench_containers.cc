@@ -13,40 +13,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench_util.h"
+
 namespace {
 
 using namespace tvm::ffi;
 
-TVM_FFI_NOINLINE int add(int a, int b) { return a + b; }
-int (*volatile g_add)(int, int) = add;
-
-template <typename T>
-inline void KeepAlive(const T& value) {
-  asm volatile("" : : "r,m"(value) : "memory");
-}
-
-using Clock = std::chrono::steady_clock;
-
-template <typename Body>
-double TimeLoop(Body& body, int64_t iters) {
-  auto start = Clock::now();
-  for (int64_t i = 0; i < iters; ++i) body(i);
-  return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-}
-
-template <typename Body>
-double NsPerOp(Body body) {
-  int64_t iters = 16;
-  double ns = TimeLoop(body, iters);
-  while (ns < 2e7) {  // grow until one run takes 20 ms, then aim at 200 ms
-    iters *= 4;
-    ns = TimeLoop(body, iters);
-  }
-  iters = static_cast<int64_t>(static_cast<double>(iters) * 2e8 / ns) + 1;
-  double best = 1e300;
-  for (int rep = 0; rep < 5; ++rep) best = std::min(best, TimeLoop(body, iters) / iters);
-  return best;
-}
+using namespace bench;
 
 struct Result {
   std::string name;
@@ -57,9 +30,9 @@ struct Result {
 
 int main() {
   std::vector<Result> results;
-  const double floor_ns = NsPerOp([](int64_t i) {
+  const double floor_ns = MeasureNs([](int i) {
     int r = g_add(static_cast<int>(i), 1);
-    KeepAlive(r);
+    DoNotOptimize(r);
   });
   results.push_back({"floor: add(int,int) via volatile C fn ptr", floor_ns});
 
@@ -70,29 +43,29 @@ int main() {
     return s;
   });
   Array<int64_t> eight = {1, 2, 3, 4, 5, 6, 7, 8};
-  results.push_back({"typed call f(Array<int64_t> of 8) -> sum", NsPerOp([&](int64_t) {
+  results.push_back({"typed call f(Array<int64_t> of 8) -> sum", MeasureNs([&](int64_t) {
                        int64_t r = sum_array(eight).cast<int64_t>();
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
   Function size_array =
       Function::FromTyped([](const Array<int64_t>& xs) { return static_cast<int64_t>(xs.size()); });
-  results.push_back({"typed call f(Array<int64_t> of 8) -> size", NsPerOp([&](int64_t) {
+  results.push_back({"typed call f(Array<int64_t> of 8) -> size", MeasureNs([&](int64_t) {
                        int64_t r = size_array(eight).cast<int64_t>();
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
-  results.push_back({"build Array<int64_t> of 8 + typed call -> sum", NsPerOp([&](int64_t i) {
+  results.push_back({"build Array<int64_t> of 8 + typed call -> sum", MeasureNs([&](int64_t i) {
                        Array<int64_t> xs = {i, 2, 3, 4, 5, 6, 7, 8};
                        int64_t r = sum_array(xs).cast<int64_t>();
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
   Function sum_vector = Function::FromTyped([](const std::vector<int64_t>& xs) {
     int64_t s = 0;
     for (int64_t x : xs) s += x;
     return s;
   });
-  results.push_back({"typed call f(std::vector<int64_t>) with Array of 8", NsPerOp([&](int64_t) {
+  results.push_back({"typed call f(std::vector<int64_t>) with Array of 8", MeasureNs([&](int64_t) {
                        int64_t r = sum_vector(eight).cast<int64_t>();
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
 
   // ---- Map lookup in a 1k-entry map ----
@@ -116,32 +89,32 @@ int main() {
     std_names.push_back(name);
     std_map[name] = i;
   }
-  results.push_back({"Map<String,int64_t> 1k: at(heap-string key)", NsPerOp([&](int64_t i) {
+  results.push_back({"Map<String,int64_t> 1k: at(heap-string key)", MeasureNs([&](int64_t i) {
                        int64_t r = by_name.at(names[i % kEntries]);
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
-  results.push_back({"Map<String,int64_t> 1k: at(small-string key)", NsPerOp([&](int64_t i) {
+  results.push_back({"Map<String,int64_t> 1k: at(small-string key)", MeasureNs([&](int64_t i) {
                        int64_t r = by_short_name.at(short_names[i % kEntries]);
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
-  results.push_back({"Map<String,int64_t> 1k: Get(missing key)", NsPerOp([&](int64_t i) {
+  results.push_back({"Map<String,int64_t> 1k: Get(missing key)", MeasureNs([&](int64_t i) {
                        Optional<int64_t> r = by_name.Get(short_names[i % kEntries]);
-                       KeepAlive(r.has_value());
+                       DoNotOptimize(r.has_value());
                      })});
-  results.push_back({"Map<int64_t,int64_t> 1k: at(int key)", NsPerOp([&](int64_t i) {
+  results.push_back({"Map<int64_t,int64_t> 1k: at(int key)", MeasureNs([&](int64_t i) {
                        int64_t r = by_int.at(int_keys[i % kEntries]);
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
-  results.push_back({"std::unordered_map<std::string,int64_t> 1k: at (ref)", NsPerOp([&](int64_t i) {
+  results.push_back({"std::unordered_map<std::string,int64_t> 1k: at (ref)", MeasureNs([&](int64_t i) {
                        int64_t r = std_map.at(std_names[i % kEntries]);
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
   Function map_get = Function::GetGlobalRequired("ffi.MapGetItem");
-  results.push_back({"ffi.MapGetItem(map, heap-string key) global call", NsPerOp([&](int64_t i) {
+  results.push_back({"ffi.MapGetItem(map, heap-string key) global call", MeasureNs([&](int64_t i) {
                        int64_t r = map_get(by_name, names[i % kEntries]).cast<int64_t>();
-                       KeepAlive(r);
+                       DoNotOptimize(r);
                      })});
-  results.push_back({"Map<String,int64_t> 1k: Set existing key (unique)", NsPerOp([&](int64_t i) {
+  results.push_back({"Map<String,int64_t> 1k: Set existing key (unique)", MeasureNs([&](int64_t i) {
                        by_name.Set(names[i % kEntries], i);
                      })});
 

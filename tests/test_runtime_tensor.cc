@@ -200,35 +200,52 @@ TEST_CASE("Malformed imports are ValueErrors and the deleter runs exactly once",
 TEST_CASE("Accepted layouts", "[runtime][tensor]") {
   int deleted = 0;
   SECTION("unit dimensions never break contiguity") {
-    Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {1, 3, 1}, {99, 1, 42}), 0, 1);
+    {
+      Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {1, 3, 1}, {99, 1, 42}), 0, 1);
+    }
+    REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
   SECTION("zero-size tensors are contiguous") {
-    Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {0, 3}, {7, 9}), 0, 1);
+    {
+      Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {0, 3}, {7, 9}), 0, 1);
+    }
+    REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
   SECTION("row-major with explicit strides") {
-    Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {2, 3}, {3, 1}), 16, 1);
+    {
+      Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {2, 3}, {3, 1}), 16, 1);
+    }
+    REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
   SECTION("alignment counts byte_offset") {
-    DLManagedTensorVersioned* m = Produce<DLManagedTensorVersioned>(&deleted, {4});
-    m->dl_tensor.data = static_cast<char*>(m->dl_tensor.data) + 4;
-    m->dl_tensor.byte_offset = 0;
-    uintptr_t addr = reinterpret_cast<uintptr_t>(m->dl_tensor.data);
-    m->dl_tensor.byte_offset = (64 - addr % 64) % 64;
-    Handle t = ImportV(m, 64, 0);
+    {
+      DLManagedTensorVersioned* m = Produce<DLManagedTensorVersioned>(&deleted, {4});
+      m->dl_tensor.data = static_cast<char*>(m->dl_tensor.data) + 4;
+      m->dl_tensor.byte_offset = 0;
+      uintptr_t addr = reinterpret_cast<uintptr_t>(m->dl_tensor.data);
+      m->dl_tensor.byte_offset = (64 - addr % 64) % 64;
+      Handle t = ImportV(m, 64, 0);
+    }
+    REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
   SECTION("opaque-address devices check byte_offset only") {
-    DLManagedTensorVersioned* m = Produce<DLManagedTensorVersioned>(&deleted, {4});
-    m->dl_tensor.device = DLDevice{kDLVulkan, 0};
-    m->dl_tensor.data = reinterpret_cast<void*>(uintptr_t{0x1003});
-    m->dl_tensor.byte_offset = 128;
-    Handle t = ImportV(m, 64, 0);
+    {
+      DLManagedTensorVersioned* m = Produce<DLManagedTensorVersioned>(&deleted, {4});
+      m->dl_tensor.device = DLDevice{kDLVulkan, 0};
+      m->dl_tensor.data = reinterpret_cast<void*>(uintptr_t{0x1003});
+      m->dl_tensor.byte_offset = 128;
+      Handle t = ImportV(m, 64, 0);
+    }
+    REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
   SECTION("no alignment check when require_alignment <= 0") {
-    DLManagedTensorVersioned* m = Produce<DLManagedTensorVersioned>(&deleted, {4});
-    m->dl_tensor.byte_offset = 3;
-    Handle t = ImportV(m, -8, 0);
+    {
+      DLManagedTensorVersioned* m = Produce<DLManagedTensorVersioned>(&deleted, {4});
+      m->dl_tensor.byte_offset = 3;
+      Handle t = ImportV(m, -8, 0);
+    }
+    REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
-  REQUIRE(deleted == 1);
 }
 
 TEST_CASE("Export shares memory, holds the tensor, carries flags", "[runtime][tensor]") {
