@@ -24,3 +24,12 @@ tvmffi_add_test(test_runtime
 add_test(NAME test_symbols
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:tvmffi> -DNM=${CMAKE_NM}
           -P ${CMAKE_CURRENT_SOURCE_DIR}/check_symbols.cmake)
+
+# cmake --install, then a downstream project with find_package(tvmffi) and
+# pkg-config. Not under sanitizers: the consumer is an ordinary build.
+if(NOT TVMFFI_SANITIZE)
+  add_test(NAME test_install
+    COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+            -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_check "-DGENERATOR=${CMAKE_GENERATOR}" "-DEXTRA_PREFIX=${CMAKE_PREFIX_PATH}"
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/install/check_install.cmake)
+endif()
