@@ -17,8 +17,12 @@ foreach(f include/tvm/ffi/c_api.h include/tvm/ffi/extra/c_env_api.h include/tvm/
     message(FATAL_ERROR "not installed: ${f}")
   endif()
 endforeach()
+# The search path goes through the environment (':'-separated): a ';' list
+# would be split into separate arguments on its way to execute_process.
+string(REPLACE ";" ":" extra "${EXTRA_PREFIX}")
+set(ENV{CMAKE_PREFIX_PATH} "${prefix}:${extra}")
 run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/install/consumer" -B "${WORK_DIR}/consumer"
-    -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${prefix};${EXTRA_PREFIX}")
+    -G "${GENERATOR}")
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/consumer")
 run("${WORK_DIR}/consumer/consumer")
 message(STATUS "${out}")
