@@ -60,7 +60,7 @@ class VirtualObj : public Object {
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.object.Virtual", VirtualObj, Object);
 };
 
-struct ArrayObj : public Object {
+struct IntBufferObj : public Object {
   size_t n = 0;
   int64_t* data() { return reinterpret_cast<int64_t*>(this + 1); }
 };
@@ -287,7 +287,7 @@ TEST_CASE("Objects with a vtable are handled through their Object base", "[objec
 }
 
 TEST_CASE("make_inplace_array_object leaves room after the object", "[object]") {
-  ObjectPtr<ArrayObj> arr = make_inplace_array_object<ArrayObj, int64_t>(100);
+  ObjectPtr<IntBufferObj> arr = make_inplace_array_object<IntBufferObj, int64_t>(100);
   arr->n = 100;
   for (size_t i = 0; i < arr->n; ++i) arr->data()[i] = static_cast<int64_t>(i * i);
   int64_t sum = 0;
