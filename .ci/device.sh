@@ -15,6 +15,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# shellcheck source=.ci/lib.sh
+source .ci/lib.sh
 ROOT=$PWD
 BUILD=build/device
 PREFIX=/tmp/carry-prefix
@@ -123,11 +125,10 @@ shopt -u nullglob
 
 # --------------------------------------------------------------- summary ---
 banner "summary"
-line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$ctest_log" | tail -n 1 || true)
-if [[ -n $line ]]; then
-  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
-  total=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
-  echo "tests: $((total - failed)) passed, $failed failed"
+counts=$(ctest_counts "$ctest_log")
+if [[ -n $counts ]]; then
+  read -r passed failed skipped <<<"$counts"
+  echo "tests: $passed passed, $failed failed, $skipped skipped"
 else
   echo "tests: no ctest summary"
 fi

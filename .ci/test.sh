@@ -9,6 +9,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+# shellcheck source=.ci/lib.sh
+source .ci/lib.sh
 
 banner() { printf '\n==================== %s ====================\n' "$*"; }
 
@@ -53,7 +55,7 @@ fi
 # run_phase NAME BUILD_DIR CMAKE_ARGS...
 # Configure, build and ctest one build tree; adds to the totals.
 run_phase() {
-  local name=$1 dir=$2 rc line passed failed total log
+  local name=$1 dir=$2 rc counts passed failed skipped log
   shift 2
 
   banner "$name: configure $dir"
@@ -70,15 +72,12 @@ run_phase() {
   log=$(mktemp)
   rc=0
   ctest --test-dir "$dir" --output-on-failure 2>&1 | tee "$log" || rc=$?
-  line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
-  if [[ -n $line ]]; then
-    failed=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
-    total=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
-    skipped=$(grep -cE '^[[:space:]]*[0-9]+ - .* \(Skipped\)' "$log" || true)
-    passed=$((total - failed - skipped))
-    total_skipped=$((total_skipped + skipped))
+  counts=$(ctest_counts "$log")
+  if [[ -n $counts ]]; then
+    read -r passed failed skipped <<<"$counts"
     total_passed=$((total_passed + passed))
     total_failed=$((total_failed + failed))
+    total_skipped=$((total_skipped + skipped))
     echo "$name: $passed passed, $failed failed, $skipped skipped"
   else
     echo "$name: no ctest summary line"
