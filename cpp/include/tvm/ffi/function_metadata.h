@@ -98,24 +98,6 @@ inline void AppendJSONString(std::string* out, std::string_view s) {
   out->push_back('"');
 }
 
-template <typename T, typename = void>
-struct HasTypeSchema : std::false_type {};
-template <typename T>
-struct HasTypeSchema<T, std::void_t<decltype(TypeTraits<T>::TypeSchema())>> : std::true_type {};
-
-template <typename T>
-struct OptionalInner {
-  using type = void;
-};
-template <typename T>
-struct OptionalInner<Optional<T>> {
-  using type = T;
-};
-template <typename T>
-struct OptionalInner<std::optional<T>> {
-  using type = T;
-};
-
 /*! \brief The upstream-style type schema of T: {"type":"int"}, {"type":"Optional","args":[...]}. */
 template <typename T>
 inline std::string MetadataTypeSchema() {

@@ -270,6 +270,27 @@ struct OptionalTraitsBase : public TypeTraitsBase {
   }
   static std::string TypeStr() { return "Optional[" + TypeTraits<T>::TypeStr() + "]"; }
 };
+
+/*! \brief T of Optional<T> / std::optional<T>; void for anything else. */
+template <typename T>
+struct OptionalInner {
+  using type = void;
+};
+template <typename T>
+struct OptionalInner<Optional<T>> {
+  using type = T;
+};
+template <typename T>
+struct OptionalInner<std::optional<T>> {
+  using type = T;
+};
+
+/*! \brief Whether TypeTraits<T> describes itself with a TypeSchema() (containers do). */
+template <typename T, typename = void>
+struct HasTypeSchema : std::false_type {};
+template <typename T>
+struct HasTypeSchema<T, std::void_t<decltype(TypeTraits<T>::TypeSchema())>> : std::true_type {};
+
 }  // namespace details
 
 template <typename T>

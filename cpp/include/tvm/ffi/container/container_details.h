@@ -127,24 +127,6 @@ struct ElemOps {
   }
 };
 
-template <typename T, typename = void>
-struct HasTypeSchemaHook : std::false_type {};
-template <typename T>
-struct HasTypeSchemaHook<T, std::void_t<decltype(TypeTraits<T>::TypeSchema())>> : std::true_type {};
-
-template <typename T>
-struct OptionalInnerOf {
-  using type = void;
-};
-template <typename T>
-struct OptionalInnerOf<Optional<T>> {
-  using type = T;
-};
-template <typename T>
-struct OptionalInnerOf<std::optional<T>> {
-  using type = T;
-};
-
 /*! \brief `{"type":"<name>"}` with the name JSON-escaped. */
 inline std::string PlainTypeSchema(const std::string& name) {
   std::string s = "{\"type\":\"";
@@ -161,12 +143,12 @@ inline std::string PlainTypeSchema(const std::string& name) {
  */
 template <typename T>
 inline std::string ElemTypeSchema() {
-  using Inner = typename OptionalInnerOf<T>::type;
+  using Inner = typename OptionalInner<T>::type;
   if constexpr (std::is_same_v<T, Any>) {
     return PlainTypeSchema("Any");
   } else if constexpr (!std::is_void_v<Inner>) {
     return "{\"type\":\"Optional\",\"args\":[" + ElemTypeSchema<Inner>() + "]}";
-  } else if constexpr (HasTypeSchemaHook<T>::value) {
+  } else if constexpr (HasTypeSchema<T>::value) {
     return TypeTraits<T>::TypeSchema();
   } else {
     return PlainTypeSchema(TypeTraits<T>::TypeStr());
