@@ -166,6 +166,29 @@ constexpr DLDataType kU8{kDLUInt, 8, 1};
 inline DLDevice CUDADev(int id = 0) { return DLDevice{kDLCUDA, id}; }
 inline DLDevice CPUDev() { return DLDevice{kDLCPU, 0}; }
 
+/*!
+ * \brief Fill a versioned DLPack tensor the way a test allocator answers
+ *        `prototype`: its device, dtype and shape (kept in `shape`), compact
+ *        (no strides), over `data`, owned through `ctx` and `deleter`.
+ */
+inline void FillFromPrototype(DLManagedTensorVersioned* m, const DLTensor* prototype, void* data,
+                              std::vector<int64_t>* shape, void* ctx,
+                              void (*deleter)(DLManagedTensorVersioned*)) {
+  shape->assign(prototype->shape, prototype->shape + prototype->ndim);
+  m->version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  m->manager_ctx = ctx;
+  m->deleter = deleter;
+  m->flags = 0;
+  DLTensor& t = m->dl_tensor;
+  t.data = data;
+  t.device = prototype->device;
+  t.ndim = prototype->ndim;
+  t.dtype = prototype->dtype;
+  t.shape = shape->data();
+  t.strides = nullptr;
+  t.byte_offset = 0;
+}
+
 }  // namespace tvmffi_test
 
 #endif  // TVMFFI_TESTS_CUDA_FFI_CALL_H_

@@ -274,19 +274,7 @@ int FakeAlloc(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_c
   g_fake.last_prototype = *prototype;
   g_fake.last_shape.assign(prototype->shape, prototype->shape + prototype->ndim);
   auto* m = new FakeManaged();
-  m->shape = g_fake.last_shape;
-  m->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-  m->managed.manager_ctx = m;
-  m->managed.deleter = FakeDeleter;
-  m->managed.flags = 0;
-  DLTensor& t = m->managed.dl_tensor;
-  t.data = nullptr;
-  t.device = prototype->device;
-  t.ndim = prototype->ndim;
-  t.dtype = prototype->dtype;
-  t.shape = m->shape.data();
-  t.strides = nullptr;
-  t.byte_offset = 0;
+  tvmffi_test::FillFromPrototype(&m->managed, prototype, nullptr, &m->shape, m, FakeDeleter);
   *out = &m->managed;
   return 0;
 }

@@ -817,20 +817,8 @@ int TestCudaAlloc(DLTensor* prototype, DLManagedTensorVersioned** out, void* err
     return -1;
   }
   auto* m = new TestManaged();
-  m->shape.assign(prototype->shape, prototype->shape + prototype->ndim);
   m->device = prototype->device.device_id;
-  m->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-  m->managed.manager_ctx = m;
-  m->managed.deleter = TestAllocDeleter;
-  m->managed.flags = 0;
-  DLTensor& t = m->managed.dl_tensor;
-  t.data = data;
-  t.device = prototype->device;
-  t.ndim = prototype->ndim;
-  t.dtype = prototype->dtype;
-  t.shape = m->shape.data();
-  t.strides = nullptr;
-  t.byte_offset = 0;
+  tvmffi_test::FillFromPrototype(&m->managed, prototype, data, &m->shape, m, TestAllocDeleter);
   ++g_alloc.allocs;
   *out = &m->managed;
   return 0;
