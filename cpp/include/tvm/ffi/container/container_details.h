@@ -155,6 +155,24 @@ inline std::string ElemTypeSchema() {
   }
 }
 
+/*! \brief `Name<T0, T1, ...>` from the element type names. */
+template <typename... Ts>
+inline std::string ParamTypeStr(const char* name) {
+  std::string s = std::string(name) + "<";
+  const char* sep = "";
+  ((s += sep, s += ElemOps<Ts>::TypeStr(), sep = ", "), ...);
+  return s + ">";
+}
+
+/*! \brief `{"type":"<key>","args":[<schema of T0>,...]}`. */
+template <typename... Ts>
+inline std::string ParamTypeSchema(const char* key) {
+  std::string s = std::string("{\"type\":\"") + key + "\",\"args\":[";
+  const char* sep = "";
+  ((s += sep, s += ElemTypeSchema<Ts>(), sep = ","), ...);
+  return s + "]}";
+}
+
 /*! \brief Turn a value into an owned cell (the caller owns the result). */
 template <typename T>
 TVM_FFI_INLINE TVMFFIAny MakeOwnedCell(T&& value) {

@@ -359,16 +359,10 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
     return info.empty() ? std::string(StaticTypeKey::kTVMFFIArray) : info;
   }
   static std::string TypeStr() {
-    std::string s = "std::tuple<";
-    const char* sep = "";
-    ((s += sep, s += details::ElemOps<Ts>::TypeStr(), sep = ", "), ...);
-    return s + ">";
+    return details::ParamTypeStr<Ts...>("std::tuple");
   }
   static std::string TypeSchema() {
-    std::string s = "{\"type\":\"std::tuple\",\"args\":[";
-    const char* sep = "";
-    ((s += sep, s += details::ElemTypeSchema<Ts>(), sep = ","), ...);
-    return s + "]}";
+    return details::ParamTypeSchema<Ts...>("std::tuple");
   }
 
  private:
@@ -549,16 +543,10 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
     return out;
   }
   static std::string TypeStr() {
-    std::string s = "std::variant<";
-    const char* sep = "";
-    ((s += sep, s += details::ElemOps<Ts>::TypeStr(), sep = ", "), ...);
-    return s + ">";
+    return details::ParamTypeStr<Ts...>("std::variant");
   }
   static std::string TypeSchema() {
-    std::string s = "{\"type\":\"Variant\",\"args\":[";
-    const char* sep = "";
-    ((s += sep, s += details::ElemTypeSchema<Ts>(), sep = ","), ...);
-    return s + "]}";
+    return details::ParamTypeSchema<Ts...>("Variant");
   }
 
  private:

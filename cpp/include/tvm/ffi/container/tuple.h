@@ -154,16 +154,10 @@ struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types.
   }
 
   static std::string TypeStr() {
-    std::string s = "Tuple<";
-    const char* sep = "";
-    ((s += sep, s += details::ElemOps<Types>::TypeStr(), sep = ", "), ...);
-    return s + ">";
+    return details::ParamTypeStr<Types...>("Tuple");
   }
   static std::string TypeSchema() {
-    std::string s = "{\"type\":\"Tuple\",\"args\":[";
-    const char* sep = "";
-    ((s += sep, s += details::ElemTypeSchema<Types>(), sep = ","), ...);
-    return s + "]}";
+    return details::ParamTypeSchema<Types...>("Tuple");
   }
 
  private:

@@ -161,16 +161,10 @@ struct TypeTraits<Variant<Types...>> : public TypeTraitsBase {
     return result;
   }
   static std::string TypeStr() {
-    std::string s = "Variant<";
-    const char* sep = "";
-    ((s += sep, s += details::ElemOps<Types>::TypeStr(), sep = ", "), ...);
-    return s + ">";
+    return details::ParamTypeStr<Types...>("Variant");
   }
   static std::string TypeSchema() {
-    std::string s = "{\"type\":\"Variant\",\"args\":[";
-    const char* sep = "";
-    ((s += sep, s += details::ElemTypeSchema<Types>(), sep = ","), ...);
-    return s + "]}";
+    return details::ParamTypeSchema<Types...>("Variant");
   }
 
  private:
