@@ -93,17 +93,24 @@ __device__ __forceinline__ T FromFloat(float x) {
 // ---------------------------------------------------------------------------
 constexpr unsigned kFullMask = 0xffffffffu;
 
-__device__ __forceinline__ float WarpSum(float v) {
+/*! \brief Sum over aligned groups of LANES lanes (a power of two <= 32); the whole warp must call. */
+template <int LANES>
+__device__ __forceinline__ float GroupSum(float v) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFullMask, v, o);
+  for (int o = LANES / 2; o > 0; o >>= 1) v += __shfl_xor_sync(kFullMask, v, o);
   return v;
 }
 
-__device__ __forceinline__ float WarpMax(float v) {
+/*! \brief Max over aligned groups of LANES lanes; same contract as GroupSum. */
+template <int LANES>
+__device__ __forceinline__ float GroupMax(float v) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, o));
+  for (int o = LANES / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(kFullMask, v, o));
   return v;
 }
+
+__device__ __forceinline__ float WarpSum(float v) { return GroupSum<32>(v); }
+__device__ __forceinline__ float WarpMax(float v) { return GroupMax<32>(v); }
 
 /*!
  * \brief Sum over the whole block; every thread gets the result.

@@ -1,12 +1,16 @@
 // Row-wise kernels over the last dimension of a contiguous [rows, cols]
 // tensor: RMSNorm and softmax, fp32 accumulation for every element type.
 //
-// Geometry (chosen by the launchers below):
-//   * warp per row   when a row fits in one warp's registers (cols <= 32 * kElemsPerThread),
-//   * block per row  otherwise; the row is cached in registers when it fits
-//     (cols <= 1024 * kElemsPerThread): one read and one write of memory,
-//   * longer rows stream through twice (RMSNorm: sum of squares, then scale;
-//     softmax: online max/sum in one pass, then the normalised write).
+// Geometry (chosen by PlanRows below). Memory-bound code runs at copy speed
+// only with enough bytes in flight, so each thread keeps 64 bytes of rows in
+// registers (four 16-byte vectors) on the cached paths, whatever the dtype:
+//   * group   rows of at most 32 * 4 vectors: a group of 8, 16 or 32 lanes of
+//             one warp owns a row, and each group holds 4 / vpt rows at once,
+//             all loads issued before the first reduction,
+//   * block   longer rows up to 1024 threads * 4 vectors: one block per row,
+//             the row cached in registers (one read, one write of memory),
+//   * stream  longer rows still stream through twice (RMSNorm: sum of squares,
+//             then scale; softmax: online max/sum in one pass, then the write).
 // Vector width VEC is 16 bytes when cols is a multiple of it and every base
 // pointer is 16-byte aligned (then every row start is too), 1 element otherwise.
 // `out` may be `x` (in-place): each element is written by the thread that read
@@ -17,35 +21,55 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <type_traits>
 
 #include "common.cuh"
 
 namespace tvmffi_kernels {
 
-/*! \brief Row elements each thread keeps in registers on the cached paths. */
-constexpr int kElemsPerThread = 16;
+/*! \brief 16-byte vectors each thread keeps per row slot on the cached vector paths (64 bytes). */
+constexpr int kRowVecsPerThread = 4;
+/*! \brief Elements each thread keeps on the cached scalar (unaligned) paths. */
+constexpr int kRowScalarsPerThread = 16;
 constexpr int kMaxRowThreads = 1024;
-constexpr int kWarpRowThreads = 128;  // 4 rows per block in warp-per-row mode
+constexpr int kGroupRowThreads = 128;  // 4 warps per block in group mode
 constexpr float kLog2e = 1.4426950408889634f;
 
-/*! \brief Where one thread group (a warp or the block) works inside a row. */
-template <bool kWarp>
+/*!
+ * \brief The threads that share one row and the rows they hold at once.
+ *
+ * Group mode (kBlock false): LANES lanes of a warp own a row; a warp holds
+ * RPG rows per group, interleaved so that one load instruction of the warp
+ * touches 32 / LANES neighbouring rows. Every step is warp-uniform (shuffles
+ * need the whole warp), rows past the end are masked, not skipped.
+ * Block mode (kBlock true, RPG 1): the block owns a row.
+ */
+template <bool kBlock, int LANES, int RPG>
 struct RowGroup {
-  __device__ __forceinline__ static int Lane() { return kWarp ? (threadIdx.x & 31) : threadIdx.x; }
-  __device__ __forceinline__ static int Size() { return kWarp ? 32 : blockDim.x; }
-  __device__ __forceinline__ static int64_t FirstRow() {
-    return kWarp ? static_cast<int64_t>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5)
-                 : static_cast<int64_t>(blockIdx.x);
+  static constexpr int kGroups = kBlock ? 1 : 32 / LANES;  // groups per warp
+  static constexpr int kRows = kGroups * RPG;              // rows per warp (block) and step
+  __device__ __forceinline__ static int Lane() {
+    return kBlock ? static_cast<int>(threadIdx.x) : static_cast<int>(threadIdx.x & (LANES - 1));
   }
-  __device__ __forceinline__ static int64_t RowStride() {
-    return kWarp ? static_cast<int64_t>(gridDim.x) * (blockDim.x >> 5)
-                 : static_cast<int64_t>(gridDim.x);
+  __device__ __forceinline__ static int Size() { return kBlock ? blockDim.x : LANES; }
+  __device__ __forceinline__ static int64_t FirstStep() {
+    return kBlock ? static_cast<int64_t>(blockIdx.x)
+                  : (static_cast<int64_t>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5)) *
+                        kRows;
+  }
+  __device__ __forceinline__ static int64_t StepStride() {
+    return kBlock ? static_cast<int64_t>(gridDim.x)
+                  : static_cast<int64_t>(gridDim.x) * (blockDim.x >> 5) * kRows;
+  }
+  /*! \brief The row of slot r in the step starting at base. */
+  __device__ __forceinline__ static int64_t Row(int64_t base, int r) {
+    return kBlock ? base : base + r * kGroups + static_cast<int>((threadIdx.x & 31) / LANES);
   }
   __device__ __forceinline__ static float Sum(float v, float* smem) {
-    return kWarp ? WarpSum(v) : BlockSum(v, smem);
+    return kBlock ? BlockSum(v, smem) : GroupSum<LANES>(v);
   }
   __device__ __forceinline__ static float Max(float v, float* smem) {
-    return kWarp ? WarpMax(v) : BlockMax(v, smem);
+    return kBlock ? BlockMax(v, smem) : GroupMax<LANES>(v);
   }
 };
 
@@ -75,202 +99,329 @@ __device__ __forceinline__ void MergeMaxSum(float& m, float& s, float m2, float 
 }
 
 // ---------------------------------------------------------------------------
-// RMSNorm: out = x * rsqrt(mean(x^2) + eps) * weight
+// Cached kernels: the row lives in registers between its read and its write.
 // ---------------------------------------------------------------------------
-template <typename T, int VEC, bool kCached, bool kWarp>
-__global__ void __launch_bounds__(kWarp ? kWarpRowThreads : kMaxRowThreads)
-    RMSNormKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols, float eps) {
-  using G = RowGroup<kWarp>;
-  constexpr int VPT = kCached ? kElemsPerThread / VEC : 1;  // vectors cached per thread
+
+/*! \brief out = x * rsqrt(mean(x^2) + eps) * weight, rows cached in registers. */
+template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
+__global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
+    RMSNormCachedKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
+                        float eps) {
+  using G = RowGroup<kBlock, LANES, RPG>;
   __shared__ float smem[32];
   const int nvec = cols / VEC;
   const int lane = G::Lane(), gsize = G::Size();
   const float inv_cols = 1.f / static_cast<float>(cols);
 
-  for (int64_t row = G::FirstRow(); row < rows; row += G::RowStride()) {
-    const T* xr = x + row * cols;
-    T* outr = out + row * cols;
-    if constexpr (kCached) {
-      float v[VPT][VEC];
-      float ss = 0.f;
+  for (int64_t base = G::FirstStep(); base < rows; base += G::StepStride()) {
+    float v[RPG][VPT][VEC];
+    float ss[RPG];
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) {
+      const int64_t row = G::Row(base, r);
 #pragma unroll
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
-        if (j < nvec) {
-          LoadFloats<T, VEC>(xr + j * VEC, v[k]);
+        if (row < rows && j < nvec) LoadFloats<T, VEC>(x + row * cols + j * VEC, v[r][k]);
+      }
+    }
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) ss = fmaf(v[k][e], v[k][e], ss);
+    for (int r = 0; r < RPG; ++r) {
+      const int64_t row = G::Row(base, r);
+      ss[r] = 0.f;
+#pragma unroll
+      for (int k = 0; k < VPT; ++k) {
+        const int j = lane + k * gsize;
+        if (row < rows && j < nvec) {
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) ss[r] = fmaf(v[r][k][e], v[r][k][e], ss[r]);
         }
       }
-      const float inv_rms = rsqrtf(G::Sum(ss, smem) * inv_cols + eps);
+    }
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) ss[r] = rsqrtf(G::Sum(ss[r], smem) * inv_cols + eps);
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) {
+      const int64_t row = G::Row(base, r);
 #pragma unroll
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
-        if (j < nvec) {
+        if (row < rows && j < nvec) {
           float wf[VEC];
           LoadFloats<T, VEC>(w + j * VEC, wf);
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) v[k][e] = v[k][e] * inv_rms * wf[e];
-          StoreFloats<T, VEC>(outr + j * VEC, v[k]);
+          for (int e = 0; e < VEC; ++e) v[r][k][e] = v[r][k][e] * ss[r] * wf[e];
+          StoreFloats<T, VEC>(out + row * cols + j * VEC, v[r][k]);
         }
-      }
-    } else {
-      float ss = 0.f;
-      for (int j = lane; j < nvec; j += gsize) {
-        float f[VEC];
-        LoadFloats<T, VEC>(xr + j * VEC, f);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) ss = fmaf(f[e], f[e], ss);
-      }
-      const float inv_rms = rsqrtf(G::Sum(ss, smem) * inv_cols + eps);
-      for (int j = lane; j < nvec; j += gsize) {
-        float f[VEC], wf[VEC];
-        LoadFloats<T, VEC>(xr + j * VEC, f);
-        LoadFloats<T, VEC>(w + j * VEC, wf);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) f[e] = f[e] * inv_rms * wf[e];
-        StoreFloats<T, VEC>(outr + j * VEC, f);
       }
     }
   }
 }
 
-// ---------------------------------------------------------------------------
-// Softmax: out = exp(x - max) / sum(exp(x - max))
-// ---------------------------------------------------------------------------
-template <typename T, int VEC, bool kCached, bool kWarp>
-__global__ void __launch_bounds__(kWarp ? kWarpRowThreads : kMaxRowThreads)
-    SoftmaxKernel(T* out, const T* x, int64_t rows, int cols) {
-  using G = RowGroup<kWarp>;
-  constexpr int VPT = kCached ? kElemsPerThread / VEC : 1;
-  __shared__ float smem[2][32];
+/*! \brief out = exp(x - max) / sum(exp(x - max)), rows cached in registers. */
+template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
+__global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
+    SoftmaxCachedKernel(T* out, const T* x, int64_t rows, int cols) {
+  using G = RowGroup<kBlock, LANES, RPG>;
+  __shared__ float smem[32];
   const int nvec = cols / VEC;
   const int lane = G::Lane(), gsize = G::Size();
 
-  for (int64_t row = G::FirstRow(); row < rows; row += G::RowStride()) {
-    const T* xr = x + row * cols;
-    T* outr = out + row * cols;
-    if constexpr (kCached) {
-      float v[VPT][VEC];
-      float m = -INFINITY;
+  for (int64_t base = G::FirstStep(); base < rows; base += G::StepStride()) {
+    float v[RPG][VPT][VEC];
+    float m[RPG], s[RPG];
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) {
+      const int64_t row = G::Row(base, r);
 #pragma unroll
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
-        if (j < nvec) {
-          LoadFloats<T, VEC>(xr + j * VEC, v[k]);
+        if (row < rows && j < nvec) LoadFloats<T, VEC>(x + row * cols + j * VEC, v[r][k]);
+      }
+    }
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) m = fmaxf(m, v[k][e]);
+    for (int r = 0; r < RPG; ++r) {
+      const int64_t row = G::Row(base, r);
+      m[r] = -INFINITY;
+#pragma unroll
+      for (int k = 0; k < VPT; ++k) {
+        const int j = lane + k * gsize;
+        if (row < rows && j < nvec) {
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) m[r] = fmaxf(m[r], v[r][k][e]);
         }
       }
-      m = G::Max(m, smem[0]);
-      const float mb = m * kLog2e;
-      float s = 0.f;
+    }
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) m[r] = G::Max(m[r], smem) * kLog2e;
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) {
+      const int64_t row = G::Row(base, r);
+      s[r] = 0.f;
 #pragma unroll
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
-        if (j < nvec) {
+        if (row < rows && j < nvec) {
 #pragma unroll
           for (int e = 0; e < VEC; ++e) {
-            v[k][e] = exp2f(fmaf(v[k][e], kLog2e, -mb));
-            s += v[k][e];
+            v[r][k][e] = exp2f(fmaf(v[r][k][e], kLog2e, -m[r]));
+            s[r] += v[r][k][e];
           }
         }
       }
-      const float inv = 1.f / G::Sum(s, smem[1]);
+    }
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) s[r] = 1.f / G::Sum(s[r], smem);
+#pragma unroll
+    for (int r = 0; r < RPG; ++r) {
+      const int64_t row = G::Row(base, r);
 #pragma unroll
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
-        if (j < nvec) {
+        if (row < rows && j < nvec) {
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) v[k][e] *= inv;
-          StoreFloats<T, VEC>(outr + j * VEC, v[k]);
+          for (int e = 0; e < VEC; ++e) v[r][k][e] *= s[r];
+          StoreFloats<T, VEC>(out + row * cols + j * VEC, v[r][k]);
         }
-      }
-    } else {
-      // Pass 1: online max and rescaled sum, one read of the row.
-      float m = -INFINITY, s = 0.f;
-      for (int j = lane; j < nvec; j += gsize) {
-        float f[VEC];
-        LoadFloats<T, VEC>(xr + j * VEC, f);
-        float pm = f[0];
-#pragma unroll
-        for (int e = 1; e < VEC; ++e) pm = fmaxf(pm, f[e]);
-        const float mn = fmaxf(m, pm);
-        if (mn == -INFINITY) continue;  // all -inf so far: no mass yet
-        s = (m == -INFINITY) ? 0.f : s * exp2f((m - mn) * kLog2e);
-        const float mb = mn * kLog2e;
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) s += exp2f(fmaf(f[e], kLog2e, -mb));
-        m = mn;
-      }
-      // Merge (m, s) across the group.
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) {
-        const float m2 = __shfl_xor_sync(kFullMask, m, o);
-        const float s2 = __shfl_xor_sync(kFullMask, s, o);
-        MergeMaxSum(m, s, m2, s2);
-      }
-      if constexpr (!kWarp) {
-        const int wid = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
-        if ((threadIdx.x & 31) == 0) {
-          smem[0][wid] = m;
-          smem[1][wid] = s;
-        }
-        __syncthreads();
-        const int l = threadIdx.x & 31;
-        m = l < nwarps ? smem[0][l] : -INFINITY;
-        s = l < nwarps ? smem[1][l] : 0.f;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-          const float m2 = __shfl_xor_sync(kFullMask, m, o);
-          const float s2 = __shfl_xor_sync(kFullMask, s, o);
-          MergeMaxSum(m, s, m2, s2);
-        }
-        __syncthreads();
-      }
-      const float inv = 1.f / s, mb = m * kLog2e;
-      // Pass 2: normalised write.
-      for (int j = lane; j < nvec; j += gsize) {
-        float f[VEC];
-        LoadFloats<T, VEC>(xr + j * VEC, f);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) f[e] = exp2f(fmaf(f[e], kLog2e, -mb)) * inv;
-        StoreFloats<T, VEC>(outr + j * VEC, f);
       }
     }
   }
 }
 
 // ---------------------------------------------------------------------------
-// Launchers
+// Streaming kernels: rows too long for registers, one block per row.
 // ---------------------------------------------------------------------------
+
+template <typename T, int VEC>
+__global__ void __launch_bounds__(kMaxRowThreads)
+    RMSNormStreamKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
+                        float eps) {
+  __shared__ float smem[32];
+  const int nvec = cols / VEC;
+  const float inv_cols = 1.f / static_cast<float>(cols);
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * cols;
+    T* outr = out + row * cols;
+    float ss = 0.f;
+    for (int j = threadIdx.x; j < nvec; j += blockDim.x) {
+      float f[VEC];
+      LoadFloats<T, VEC>(xr + j * VEC, f);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) ss = fmaf(f[e], f[e], ss);
+    }
+    const float inv_rms = rsqrtf(BlockSum(ss, smem) * inv_cols + eps);
+    for (int j = threadIdx.x; j < nvec; j += blockDim.x) {
+      float f[VEC], wf[VEC];
+      LoadFloats<T, VEC>(xr + j * VEC, f);
+      LoadFloats<T, VEC>(w + j * VEC, wf);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) f[e] = f[e] * inv_rms * wf[e];
+      StoreFloats<T, VEC>(outr + j * VEC, f);
+    }
+  }
+}
+
+template <typename T, int VEC>
+__global__ void __launch_bounds__(kMaxRowThreads)
+    SoftmaxStreamKernel(T* out, const T* x, int64_t rows, int cols) {
+  __shared__ float smem[2][32];
+  const int nvec = cols / VEC;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * cols;
+    T* outr = out + row * cols;
+    // Pass 1: online max and rescaled sum, one read of the row.
+    float m = -INFINITY, s = 0.f;
+    for (int j = threadIdx.x; j < nvec; j += blockDim.x) {
+      float f[VEC];
+      LoadFloats<T, VEC>(xr + j * VEC, f);
+      float pm = f[0];
+#pragma unroll
+      for (int e = 1; e < VEC; ++e) pm = fmaxf(pm, f[e]);
+      const float mn = fmaxf(m, pm);
+      if (mn == -INFINITY) continue;  // all -inf so far: no mass yet
+      s = (m == -INFINITY) ? 0.f : s * exp2f((m - mn) * kLog2e);
+      const float mb = mn * kLog2e;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) s += exp2f(fmaf(f[e], kLog2e, -mb));
+      m = mn;
+    }
+    // Merge (m, s) across the warp, then across the block.
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      const float m2 = __shfl_xor_sync(kFullMask, m, o);
+      const float s2 = __shfl_xor_sync(kFullMask, s, o);
+      MergeMaxSum(m, s, m2, s2);
+    }
+    const int wid = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
+    if ((threadIdx.x & 31) == 0) {
+      smem[0][wid] = m;
+      smem[1][wid] = s;
+    }
+    __syncthreads();
+    const int l = threadIdx.x & 31;
+    m = l < nwarps ? smem[0][l] : -INFINITY;
+    s = l < nwarps ? smem[1][l] : 0.f;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      const float m2 = __shfl_xor_sync(kFullMask, m, o);
+      const float s2 = __shfl_xor_sync(kFullMask, s, o);
+      MergeMaxSum(m, s, m2, s2);
+    }
+    __syncthreads();
+    const float inv = 1.f / s, mb = m * kLog2e;
+    // Pass 2: normalised write.
+    for (int j = threadIdx.x; j < nvec; j += blockDim.x) {
+      float f[VEC];
+      LoadFloats<T, VEC>(xr + j * VEC, f);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) f[e] = exp2f(fmaf(f[e], kLog2e, -mb)) * inv;
+      StoreFloats<T, VEC>(outr + j * VEC, f);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Plans and dispatch
+// ---------------------------------------------------------------------------
+
+enum class RowMode : int { kGroup, kBlock, kStream };
 
 /*! \brief Launch geometry of one row-wise launch. */
 struct RowPlan {
-  bool warp;       // warp per row
-  bool cached;     // row kept in registers
+  RowMode mode;
+  int lanes;       // group mode: lanes per row (8, 16 or 32)
+  int vpt;         // cached modes: vectors (or scalars) each thread keeps per row
+  int rpg;         // group mode: rows each group holds at once
   unsigned grid;   // blocks
   unsigned block;  // threads per block
 };
 
+/*!
+ * \brief The plan for `rows` rows of `nvec` vectors of `vec` elements.
+ *
+ * Vector path (vec > 1): groups of 8/16/32 lanes for rows of up to 128
+ * vectors, each thread holding 4 vectors in all (4 rows of 1, 2 of 2 or 1 of
+ * 4); one block per row up to 1024 x 4 vectors; streaming beyond. Scalar path
+ * (vec == 1): 32 lanes x 16 elements, then blocks of up to 1024 x 16.
+ */
 inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
-  const int vpt = kElemsPerThread / vec;
   RowPlan p{};
-  if (nvec <= 32 * vpt) {
-    p.warp = true;
-    p.cached = true;
-    p.block = kWarpRowThreads;
-    const int64_t rows_per_block = kWarpRowThreads / 32;
+  const int per_thread = vec == 1 ? kRowScalarsPerThread : kRowVecsPerThread;
+  if (nvec <= 32 * per_thread) {
+    p.mode = RowMode::kGroup;
+    if (vec == 1) {
+      p.lanes = 32, p.vpt = per_thread, p.rpg = 1;
+    } else {
+      p.lanes = nvec <= 8 ? 8 : nvec <= 16 ? 16 : 32;
+      p.vpt = p.lanes < 32 || nvec <= 32 ? 1 : nvec <= 64 ? 2 : 4;
+      p.rpg = kRowVecsPerThread / p.vpt;
+    }
+    p.block = kGroupRowThreads;
+    const int64_t rows_per_block = int64_t{kGroupRowThreads / 32} * (32 / p.lanes) * p.rpg;
     p.grid = static_cast<unsigned>(
         std::min<int64_t>((rows + rows_per_block - 1) / rows_per_block, int64_t{1} << 30));
     return p;
   }
-  p.warp = false;
-  p.cached = nvec <= kMaxRowThreads * vpt;
-  const int threads = p.cached ? (nvec + vpt - 1) / vpt : kMaxRowThreads;
+  const bool cached = nvec <= kMaxRowThreads * per_thread;
+  p.mode = cached ? RowMode::kBlock : RowMode::kStream;
+  p.vpt = cached ? per_thread : 1;
+  p.rpg = 1;
+  const int threads = cached ? (nvec + per_thread - 1) / per_thread : kMaxRowThreads;
   p.block = static_cast<unsigned>(std::min(kMaxRowThreads, std::max(64, (threads + 31) / 32 * 32)));
   p.grid = static_cast<unsigned>(std::min<int64_t>(rows, int64_t{1} << 30));
   return p;
+}
+
+/*!
+ * \brief Call f with the kernel (a pointer to the __global__ function) that
+ *        runs plan p at vector width VEC; the launcher and the CPU emulation
+ *        of the tests share it, so they run the same kernels.
+ * \tparam kSoftmax softmax kernels if true, RMSNorm kernels otherwise.
+ */
+template <bool kSoftmax, typename T, int VEC, typename F>
+inline void VisitRowKernel(const RowPlan& p, F&& f) {
+  auto cached = [&](auto lanes, auto vpt, auto rpg, auto block) {
+    constexpr int L = decltype(lanes)::value, V = decltype(vpt)::value,
+                  R = decltype(rpg)::value;
+    constexpr bool B = decltype(block)::value;
+    if constexpr (kSoftmax) {
+      f(&SoftmaxCachedKernel<T, VEC, L, V, R, B>);
+    } else {
+      f(&RMSNormCachedKernel<T, VEC, L, V, R, B>);
+    }
+  };
+  using std::integral_constant;
+  using Yes = std::true_type;
+  using No = std::false_type;
+  constexpr int kPer = VEC == 1 ? kRowScalarsPerThread : kRowVecsPerThread;
+  if (p.mode == RowMode::kStream) {
+    if constexpr (kSoftmax) {
+      f(&SoftmaxStreamKernel<T, VEC>);
+    } else {
+      f(&RMSNormStreamKernel<T, VEC>);
+    }
+  } else if (p.mode == RowMode::kBlock) {
+    cached(integral_constant<int, 32>{}, integral_constant<int, kPer>{},
+           integral_constant<int, 1>{}, Yes{});
+  } else if constexpr (VEC == 1) {
+    cached(integral_constant<int, 32>{}, integral_constant<int, kPer>{},
+           integral_constant<int, 1>{}, No{});
+  } else if (p.lanes == 8) {
+    cached(integral_constant<int, 8>{}, integral_constant<int, 1>{},
+           integral_constant<int, 4>{}, No{});
+  } else if (p.lanes == 16) {
+    cached(integral_constant<int, 16>{}, integral_constant<int, 1>{},
+           integral_constant<int, 4>{}, No{});
+  } else if (p.vpt == 1) {
+    cached(integral_constant<int, 32>{}, integral_constant<int, 1>{},
+           integral_constant<int, 4>{}, No{});
+  } else if (p.vpt == 2) {
+    cached(integral_constant<int, 32>{}, integral_constant<int, 2>{},
+           integral_constant<int, 2>{}, No{});
+  } else {
+    cached(integral_constant<int, 32>{}, integral_constant<int, 4>{},
+           integral_constant<int, 1>{}, No{});
+  }
 }
 
 /*!
@@ -287,31 +438,24 @@ inline int RowVecWidth(int cols, std::initializer_list<const void*> ptrs) {
   return V;
 }
 
+/*!
+ * \brief Plan a row launch and call f(plan, kernel) with its kernel.
+ * \tparam kSoftmax as in VisitRowKernel.
+ */
+template <bool kSoftmax, typename T, typename F>
+inline void WithRowKernel(int64_t rows, int cols, std::initializer_list<const void*> ptrs, F&& f) {
+  constexpr int V = VecWidth<T>();
+  const int vec = RowVecWidth<T>(cols, ptrs);
+  const RowPlan p = PlanRows(rows, cols / vec, vec);
+  auto g = [&](auto kernel) { f(p, kernel); };
+  if (vec == V) {
+    VisitRowKernel<kSoftmax, T, V>(p, g);
+  } else {
+    VisitRowKernel<kSoftmax, T, 1>(p, g);
+  }
+}
+
 #if defined(__CUDACC__)  // launching needs nvcc's <<<>>>
-template <typename T, int VEC>
-inline void LaunchRMSNormPlan(const RowPlan& p, T* out, const T* x, const T* w, int64_t rows,
-                              int cols, float eps, cudaStream_t stream) {
-  if (p.warp) {
-    RMSNormKernel<T, VEC, true, true><<<p.grid, p.block, 0, stream>>>(out, x, w, rows, cols, eps);
-  } else if (p.cached) {
-    RMSNormKernel<T, VEC, true, false><<<p.grid, p.block, 0, stream>>>(out, x, w, rows, cols, eps);
-  } else {
-    RMSNormKernel<T, VEC, false, false><<<p.grid, p.block, 0, stream>>>(out, x, w, rows, cols, eps);
-  }
-}
-
-template <typename T, int VEC>
-inline void LaunchSoftmaxPlan(const RowPlan& p, T* out, const T* x, int64_t rows, int cols,
-                              cudaStream_t stream) {
-  if (p.warp) {
-    SoftmaxKernel<T, VEC, true, true><<<p.grid, p.block, 0, stream>>>(out, x, rows, cols);
-  } else if (p.cached) {
-    SoftmaxKernel<T, VEC, true, false><<<p.grid, p.block, 0, stream>>>(out, x, rows, cols);
-  } else {
-    SoftmaxKernel<T, VEC, false, false><<<p.grid, p.block, 0, stream>>>(out, x, rows, cols);
-  }
-}
-
 /*!
  * \brief RMSNorm over the last dimension of [rows, cols]. Nothing launched when empty.
  * \return The launch's error code.
@@ -320,14 +464,9 @@ template <typename T>
 inline cudaError_t LaunchRMSNorm(T* out, const T* x, const T* w, int64_t rows, int cols, float eps,
                                  cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
-  constexpr int V = VecWidth<T>();
-  const int vec = RowVecWidth<T>(cols, {out, x, w});
-  const RowPlan p = PlanRows(rows, cols / vec, vec);
-  if (vec == V) {
-    LaunchRMSNormPlan<T, V>(p, out, x, w, rows, cols, eps, stream);
-  } else {
-    LaunchRMSNormPlan<T, 1>(p, out, x, w, rows, cols, eps, stream);
-  }
+  WithRowKernel<false, T>(rows, cols, {out, x, w}, [&](const RowPlan& p, auto kernel) {
+    kernel<<<p.grid, p.block, 0, stream>>>(out, x, w, rows, cols, eps);
+  });
   return cudaGetLastError();
 }
 
@@ -338,14 +477,9 @@ inline cudaError_t LaunchRMSNorm(T* out, const T* x, const T* w, int64_t rows, i
 template <typename T>
 inline cudaError_t LaunchSoftmax(T* out, const T* x, int64_t rows, int cols, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
-  constexpr int V = VecWidth<T>();
-  const int vec = RowVecWidth<T>(cols, {out, x});
-  const RowPlan p = PlanRows(rows, cols / vec, vec);
-  if (vec == V) {
-    LaunchSoftmaxPlan<T, V>(p, out, x, rows, cols, stream);
-  } else {
-    LaunchSoftmaxPlan<T, 1>(p, out, x, rows, cols, stream);
-  }
+  WithRowKernel<true, T>(rows, cols, {out, x}, [&](const RowPlan& p, auto kernel) {
+    kernel<<<p.grid, p.block, 0, stream>>>(out, x, rows, cols);
+  });
   return cudaGetLastError();
 }
 #endif  // __CUDACC__

@@ -247,36 +247,23 @@ void RunRows(bool softmax, int64_t rows, int cols, int64_t off, unsigned max_gri
   T* o = out.data() + off;
   const T* xp = x.data() + off;
   const T* wp = w.data() + off;
-  const int vec = softmax ? RowVecWidth<T>(cols, {o, xp}) : RowVecWidth<T>(cols, {o, xp, wp});
-  RowPlan p = PlanRows(rows, cols / vec, vec);
-  p.grid = std::min(p.grid, max_grid);  // a short grid exercises the row-stride loop
-  INFO("plan: vec " << vec << " warp " << p.warp << " cached " << p.cached << " block " << p.block
-                    << " grid " << p.grid);
-  constexpr int V = VecWidth<T>();
-  auto run = [&](auto vec_tag) {
-    constexpr int W = decltype(vec_tag)::value;
-    auto go = [&](auto cached_tag, auto warp_tag) {
-      constexpr bool C = decltype(cached_tag)::value, Wp = decltype(warp_tag)::value;
-      Emulate(p.grid, p.block, true, [&] {
-        if (softmax) {
-          SoftmaxKernel<T, W, C, Wp>(o, xp, rows, cols);
-        } else {
-          RMSNormKernel<T, W, C, Wp>(o, xp, wp, rows, cols, 1e-6f);
-        }
-      });
-    };
-    if (p.warp) {
-      go(std::true_type{}, std::true_type{});
-    } else if (p.cached) {
-      go(std::true_type{}, std::false_type{});
-    } else {
-      go(std::false_type{}, std::false_type{});
-    }
+  auto run = [&](const RowPlan& plan, auto kernel) {
+    RowPlan p = plan;
+    p.grid = std::min(p.grid, max_grid);  // a short grid exercises the row-stride loop
+    INFO("plan: mode " << static_cast<int>(p.mode) << " lanes " << p.lanes << " vpt " << p.vpt
+                       << " rpg " << p.rpg << " block " << p.block << " grid " << p.grid);
+    Emulate(p.grid, p.block, true, [&] {
+      if constexpr (std::is_invocable_v<decltype(kernel), T*, const T*, int64_t, int>) {
+        kernel(o, xp, rows, cols);
+      } else {
+        kernel(o, xp, wp, rows, cols, 1e-6f);
+      }
+    });
   };
-  if (vec == V) {
-    run(std::integral_constant<int, V>{});
+  if (softmax) {
+    WithRowKernel<true, T>(rows, cols, {o, xp}, run);
   } else {
-    run(std::integral_constant<int, 1>{});
+    WithRowKernel<false, T>(rows, cols, {o, xp, wp}, run);
   }
   std::vector<double> ref(numel);
   for (int64_t r = 0; r < rows; ++r) {
@@ -329,10 +316,11 @@ TEST_CASE("emulated row kernels: every plan", "[cuda][emulated]") {
     int64_t rows;
     int cols;
   };
-  // warp per row (<= 512 cols), cached block (<= 16384), streaming block (longer);
+  // group mode (8/16/32 lanes, 1-4 rows each), cached block, streaming block (long rows);
   // vector and scalar widths; grids shorter than the row count.
-  for (Shape s : {Shape{1, 1}, Shape{3, 7}, Shape{9, 32}, Shape{6, 512}, Shape{2, 513},
-                  Shape{3, 4096}, Shape{1, 16384}, Shape{2, 16392}, Shape{1, 20001}}) {
+  for (Shape s : {Shape{1, 1}, Shape{3, 7}, Shape{37, 16}, Shape{70, 128}, Shape{9, 32},
+                  Shape{19, 256}, Shape{6, 512}, Shape{2, 513}, Shape{3, 4096}, Shape{1, 16384},
+                  Shape{2, 16392}, Shape{1, 20001}}) {
     for (bool softmax : {false, true}) {
       RunRows<float>(softmax, s.rows, s.cols, 0, 2);
       RunRows<__half>(softmax, s.rows, s.cols, 0, 2);
@@ -358,9 +346,9 @@ TEST_CASE("emulated kernels in place", "[cuda][emulated]") {
 
   buf = x;
   const RowPlan rp = PlanRows(rows, cols / 4, 4);
-  REQUIRE(rp.cached);
+  REQUIRE(rp.mode == RowMode::kBlock);
   Emulate(rp.grid, rp.block, true,
-          [&] { SoftmaxKernel<float, 4, true, false>(buf.data(), buf.data(), rows, cols); });
+          [&] { SoftmaxCachedKernel<float, 4, 32, 4, 1, true>(buf.data(), buf.data(), rows, cols); });
   bad = 0;
   for (int64_t r = 0; r < rows; ++r) {
     double m = -INFINITY, s = 0;
@@ -375,24 +363,41 @@ TEST_CASE("emulated kernels in place", "[cuda][emulated]") {
 }
 
 TEST_CASE("emulated launch plans pick the documented geometry", "[cuda][emulated]") {
-  // Warp per row up to 32 * 16 elements, 4 rows per 128-thread block.
-  RowPlan p = PlanRows(10, 128, 4);
-  CHECK(p.warp);
+  // Group mode: every thread holds 4 vectors (64 bytes) of rows.
+  // fp32 [*, 128]: 32 vectors, 32 lanes x 1 vector x 4 rows; 4 warps hold 16 rows.
+  RowPlan p = PlanRows(65536, 32, 4);
+  CHECK(p.mode == RowMode::kGroup);
+  CHECK((p.lanes == 32 && p.vpt == 1 && p.rpg == 4));
   CHECK(p.block == 128);
+  CHECK(p.grid == 65536 / 16);
+  // bf16 [*, 128]: 16 vectors, half-warp groups, 2 groups x 4 rows per warp.
+  p = PlanRows(65536, 16, 8);
+  CHECK((p.mode == RowMode::kGroup && p.lanes == 16 && p.vpt == 1 && p.rpg == 4));
+  CHECK(p.grid == 65536 / 32);
+  p = PlanRows(10, 3, 4);
+  CHECK((p.lanes == 8 && p.rpg == 4));
+  CHECK(p.grid == 1);
+  p = PlanRows(10, 64, 8);
+  CHECK((p.lanes == 32 && p.vpt == 2 && p.rpg == 2));
+  p = PlanRows(10, 128, 4);
+  CHECK((p.mode == RowMode::kGroup && p.lanes == 32 && p.vpt == 4 && p.rpg == 1));
   CHECK(p.grid == 3);
-  // fp32 [*, 4096] vectorised: cached, 256 threads, one block per row.
+  // fp32 [*, 4096] vectorised: 1024 vectors, one block of 256 threads per row.
   p = PlanRows(8192, 1024, 4);
-  CHECK_FALSE(p.warp);
-  CHECK(p.cached);
+  CHECK(p.mode == RowMode::kBlock);
   CHECK(p.block == 256);
   CHECK(p.grid == 8192);
-  // bf16 [*, 4096]: 512 vectors of 8, also 256 threads.
+  // bf16 [*, 4096]: 512 vectors of 8, 128 threads of 4 vectors.
   p = PlanRows(8192, 512, 8);
-  CHECK(p.cached);
-  CHECK(p.block == 256);
-  // Beyond 1024 threads x 16 elements: streaming, 1024 threads.
+  CHECK(p.mode == RowMode::kBlock);
+  CHECK(p.block == 128);
+  // Scalar path: 32 lanes x 16 elements, then blocks of up to 1024 x 16, then streaming.
+  p = PlanRows(4, 512, 1);
+  CHECK((p.mode == RowMode::kGroup && p.lanes == 32 && p.vpt == 16 && p.rpg == 1));
+  p = PlanRows(4, 16384, 1);
+  CHECK(p.mode == RowMode::kBlock);
   p = PlanRows(4, 16385, 1);
-  CHECK_FALSE(p.cached);
+  CHECK(p.mode == RowMode::kStream);
   CHECK(p.block == 1024);
   // Elementwise: aligned float pointers, no head; grid capped at one wave.
   alignas(16) static float buf[64];
