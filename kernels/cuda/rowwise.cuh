@@ -19,6 +19,7 @@
 #define TVMFFI_KERNELS_CUDA_ROWWISE_CUH_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
@@ -102,6 +103,15 @@ __device__ __forceinline__ void MergeMaxSum(float& m, float& s, float m2, float 
 // Cached kernels: the row lives in registers between its read and its write.
 // ---------------------------------------------------------------------------
 
+// The rows stay in registers as loaded (16-bit types packed two to a
+// register), so a thread's 64 bytes cost 16 registers whatever the dtype and
+// occupancy does not halve for 16-bit types; values are widened where used.
+
+template <typename T, int VEC>
+__device__ __forceinline__ Pack<T, VEC> LoadPack(const T* p) {
+  return *reinterpret_cast<const Pack<T, VEC>*>(p);
+}
+
 /*! \brief out = x * rsqrt(mean(x^2) + eps) * weight, rows cached in registers. */
 template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
 __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
@@ -114,7 +124,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
   const float inv_cols = 1.f / static_cast<float>(cols);
 
   for (int64_t base = G::FirstStep(); base < rows; base += G::StepStride()) {
-    float v[RPG][VPT][VEC];
+    Pack<T, VEC> v[RPG][VPT];
     float ss[RPG];
 #pragma unroll
     for (int r = 0; r < RPG; ++r) {
@@ -122,7 +132,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
 #pragma unroll
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
-        if (row < rows && j < nvec) LoadFloats<T, VEC>(x + row * cols + j * VEC, v[r][k]);
+        if (row < rows && j < nvec) v[r][k] = LoadPack<T, VEC>(x + row * cols + j * VEC);
       }
     }
 #pragma unroll
@@ -134,7 +144,10 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
         const int j = lane + k * gsize;
         if (row < rows && j < nvec) {
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) ss[r] = fmaf(v[r][k][e], v[r][k][e], ss[r]);
+          for (int e = 0; e < VEC; ++e) {
+            const float f = ToFloat(v[r][k].v[e]);
+            ss[r] = fmaf(f, f, ss[r]);
+          }
         }
       }
     }
@@ -147,18 +160,22 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
         if (row < rows && j < nvec) {
-          float wf[VEC];
-          LoadFloats<T, VEC>(w + j * VEC, wf);
+          const Pack<T, VEC> wp = LoadPack<T, VEC>(w + j * VEC);
+          float o[VEC];
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) v[r][k][e] = v[r][k][e] * ss[r] * wf[e];
-          StoreFloats<T, VEC>(out + row * cols + j * VEC, v[r][k]);
+          for (int e = 0; e < VEC; ++e) o[e] = ToFloat(v[r][k].v[e]) * ss[r] * ToFloat(wp.v[e]);
+          StoreFloats<T, VEC>(out + row * cols + j * VEC, o);
         }
       }
     }
   }
 }
 
-/*! \brief out = exp(x - max) / sum(exp(x - max)), rows cached in registers. */
+/*!
+ * \brief out = exp(x - max) / sum(exp(x - max)), rows cached in registers.
+ *        exp is evaluated twice (for the sum and for the output) rather than
+ *        kept: registers, not the special-function unit, bound this kernel.
+ */
 template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
 __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
     SoftmaxCachedKernel(T* out, const T* x, int64_t rows, int cols) {
@@ -168,7 +185,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
   const int lane = G::Lane(), gsize = G::Size();
 
   for (int64_t base = G::FirstStep(); base < rows; base += G::StepStride()) {
-    float v[RPG][VPT][VEC];
+    Pack<T, VEC> v[RPG][VPT];
     float m[RPG], s[RPG];
 #pragma unroll
     for (int r = 0; r < RPG; ++r) {
@@ -176,7 +193,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
 #pragma unroll
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
-        if (row < rows && j < nvec) LoadFloats<T, VEC>(x + row * cols + j * VEC, v[r][k]);
+        if (row < rows && j < nvec) v[r][k] = LoadPack<T, VEC>(x + row * cols + j * VEC);
       }
     }
 #pragma unroll
@@ -188,7 +205,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
         const int j = lane + k * gsize;
         if (row < rows && j < nvec) {
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) m[r] = fmaxf(m[r], v[r][k][e]);
+          for (int e = 0; e < VEC; ++e) m[r] = fmaxf(m[r], ToFloat(v[r][k].v[e]));
         }
       }
     }
@@ -203,10 +220,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
         const int j = lane + k * gsize;
         if (row < rows && j < nvec) {
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) {
-            v[r][k][e] = exp2f(fmaf(v[r][k][e], kLog2e, -m[r]));
-            s[r] += v[r][k][e];
-          }
+          for (int e = 0; e < VEC; ++e) s[r] += exp2f(fmaf(ToFloat(v[r][k].v[e]), kLog2e, -m[r]));
         }
       }
     }
@@ -219,9 +233,12 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
       for (int k = 0; k < VPT; ++k) {
         const int j = lane + k * gsize;
         if (row < rows && j < nvec) {
+          float o[VEC];
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) v[r][k][e] *= s[r];
-          StoreFloats<T, VEC>(out + row * cols + j * VEC, v[r][k]);
+          for (int e = 0; e < VEC; ++e) {
+            o[e] = exp2f(fmaf(ToFloat(v[r][k].v[e]), kLog2e, -m[r])) * s[r];
+          }
+          StoreFloats<T, VEC>(out + row * cols + j * VEC, o);
         }
       }
     }
@@ -373,9 +390,17 @@ inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
 }
 
 /*!
- * \brief Call f with the kernel (a pointer to the __global__ function) that
- *        runs plan p at vector width VEC; the launcher and the CPU emulation
- *        of the tests share it, so they run the same kernels.
+ * \brief A kernel as a compile-time constant: `Kernel<&K>::value` is the
+ *        __global__ function, and the object calls it like a function (the CPU
+ *        emulation does that). One type per kernel, so per-kernel caches work.
+ */
+template <auto kFn>
+using Kernel = std::integral_constant<decltype(kFn), kFn>;
+
+/*!
+ * \brief Call f with the Kernel that runs plan p at vector width VEC; the
+ *        launcher and the CPU emulation of the tests share it, so they run
+ *        the same kernels.
  * \tparam kSoftmax softmax kernels if true, RMSNorm kernels otherwise.
  */
 template <bool kSoftmax, typename T, int VEC, typename F>
@@ -385,9 +410,9 @@ inline void VisitRowKernel(const RowPlan& p, F&& f) {
                   R = decltype(rpg)::value;
     constexpr bool B = decltype(block)::value;
     if constexpr (kSoftmax) {
-      f(&SoftmaxCachedKernel<T, VEC, L, V, R, B>);
+      f(Kernel<&SoftmaxCachedKernel<T, VEC, L, V, R, B>>{});
     } else {
-      f(&RMSNormCachedKernel<T, VEC, L, V, R, B>);
+      f(Kernel<&RMSNormCachedKernel<T, VEC, L, V, R, B>>{});
     }
   };
   using std::integral_constant;
@@ -396,9 +421,9 @@ inline void VisitRowKernel(const RowPlan& p, F&& f) {
   constexpr int kPer = VEC == 1 ? kRowScalarsPerThread : kRowVecsPerThread;
   if (p.mode == RowMode::kStream) {
     if constexpr (kSoftmax) {
-      f(&SoftmaxStreamKernel<T, VEC>);
+      f(Kernel<&SoftmaxStreamKernel<T, VEC>>{});
     } else {
-      f(&RMSNormStreamKernel<T, VEC>);
+      f(Kernel<&RMSNormStreamKernel<T, VEC>>{});
     }
   } else if (p.mode == RowMode::kBlock) {
     cached(integral_constant<int, 32>{}, integral_constant<int, kPer>{},
@@ -457,15 +482,35 @@ inline void WithRowKernel(int64_t rows, int cols, std::initializer_list<const vo
 
 #if defined(__CUDACC__)  // launching needs nvcc's <<<>>>
 /*!
+ * \brief Launch a planned row kernel with a grid of at most one full wave:
+ *        resident blocks stride over the rows instead of short blocks
+ *        queueing behind each other. Residency is asked once per kernel and
+ *        block size.
+ */
+template <typename K, typename... Args>
+inline void LaunchRowPlan(const RowPlan& p, K, int device_id, cudaStream_t stream, Args... args) {
+  static std::atomic<int> per_sm[kMaxRowThreads / 32 + 1];  // by block / 32; 0: not asked yet
+  std::atomic<int>& slot = per_sm[p.block / 32];
+  int n = slot.load(std::memory_order_relaxed);
+  if (n == 0) {
+    n = ResidentBlocksPerSM(K::value, static_cast<int>(p.block));
+    slot.store(n, std::memory_order_relaxed);
+  }
+  const int64_t wave = static_cast<int64_t>(std::max(NumSMs(device_id), 1)) * n;
+  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(p.grid, wave));
+  K::value<<<grid, p.block, 0, stream>>>(args...);
+}
+
+/*!
  * \brief RMSNorm over the last dimension of [rows, cols]. Nothing launched when empty.
  * \return The launch's error code.
  */
 template <typename T>
 inline cudaError_t LaunchRMSNorm(T* out, const T* x, const T* w, int64_t rows, int cols, float eps,
-                                 cudaStream_t stream) {
+                                 int device_id, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
   WithRowKernel<false, T>(rows, cols, {out, x, w}, [&](const RowPlan& p, auto kernel) {
-    kernel<<<p.grid, p.block, 0, stream>>>(out, x, w, rows, cols, eps);
+    LaunchRowPlan(p, kernel, device_id, stream, out, x, w, rows, cols, eps);
   });
   return cudaGetLastError();
 }
@@ -475,10 +520,11 @@ inline cudaError_t LaunchRMSNorm(T* out, const T* x, const T* w, int64_t rows, i
  * \return The launch's error code.
  */
 template <typename T>
-inline cudaError_t LaunchSoftmax(T* out, const T* x, int64_t rows, int cols, cudaStream_t stream) {
+inline cudaError_t LaunchSoftmax(T* out, const T* x, int64_t rows, int cols, int device_id,
+                                 cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
   WithRowKernel<true, T>(rows, cols, {out, x}, [&](const RowPlan& p, auto kernel) {
-    kernel<<<p.grid, p.block, 0, stream>>>(out, x, rows, cols);
+    LaunchRowPlan(p, kernel, device_id, stream, out, x, rows, cols);
   });
   return cudaGetLastError();
 }
