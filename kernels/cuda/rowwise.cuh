@@ -1,13 +1,13 @@
 // Row-wise kernels over the last dimension of a contiguous [rows, cols]
 // tensor: RMSNorm and softmax, fp32 accumulation for every element type.
 //
-// Geometry (chosen by PlanRows below). Memory-bound code runs at copy speed
-// only with enough bytes in flight, so each thread keeps 64 bytes of rows in
-// registers (four 16-byte vectors) on the cached paths, whatever the dtype:
+// Geometry (chosen by PlanRows below; measured on an H100, see
+// benchmarks/RESULTS.md). Memory-bound code runs at copy speed only with
+// enough bytes in flight and enough resident threads:
 //   * group   rows of at most 32 * 4 vectors: a group of 8, 16 or 32 lanes of
-//             one warp owns a row, and each group holds 4 / vpt rows at once,
-//             all loads issued before the first reduction,
-//   * block   longer rows up to 1024 threads * 4 vectors: one block per row,
+//             one warp owns a row, each thread holds 64 bytes (4 vectors) of
+//             4 / vpt rows at once, all loads issued before the first reduction,
+//   * block   longer rows up to 1024 threads * 16 elements: one block per row,
 //             the row cached in registers (one read, one write of memory),
 //   * stream  longer rows still stream through twice (RMSNorm: sum of squares,
 //             then scale; softmax: online max/sum in one pass, then the write).
@@ -19,7 +19,6 @@
 #define TVMFFI_KERNELS_CUDA_ROWWISE_CUH_
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
@@ -28,10 +27,10 @@
 
 namespace tvmffi_kernels {
 
-/*! \brief 16-byte vectors each thread keeps per row slot on the cached vector paths (64 bytes). */
-constexpr int kRowVecsPerThread = 4;
-/*! \brief Elements each thread keeps on the cached scalar (unaligned) paths. */
-constexpr int kRowScalarsPerThread = 16;
+/*! \brief 16-byte vectors each thread keeps in group mode (64 bytes), whatever the dtype. */
+constexpr int kGroupVecsPerThread = 4;
+/*! \brief Elements each thread keeps in block mode and on the scalar (unaligned) paths. */
+constexpr int kRowElemsPerThread = 16;
 constexpr int kMaxRowThreads = 1024;
 constexpr int kGroupRowThreads = 128;  // 4 warps per block in group mode
 constexpr float kLog2e = 1.4426950408889634f;
@@ -47,6 +46,7 @@ constexpr float kLog2e = 1.4426950408889634f;
  */
 template <bool kBlock, int LANES, int RPG>
 struct RowGroup {
+  static_assert(!kBlock || RPG == 1, "a block owns one row at a time");
   static constexpr int kGroups = kBlock ? 1 : 32 / LANES;  // groups per warp
   static constexpr int kRows = kGroups * RPG;              // rows per warp (block) and step
   __device__ __forceinline__ static int Lane() {
@@ -358,20 +358,20 @@ struct RowPlan {
  *
  * Vector path (vec > 1): groups of 8/16/32 lanes for rows of up to 128
  * vectors, each thread holding 4 vectors in all (4 rows of 1, 2 of 2 or 1 of
- * 4); one block per row up to 1024 x 4 vectors; streaming beyond. Scalar path
- * (vec == 1): 32 lanes x 16 elements, then blocks of up to 1024 x 16.
+ * 4); one block per row up to 1024 threads x 16 elements; streaming beyond.
+ * Scalar path (vec == 1): 32 lanes x 16 elements, then blocks of up to 1024 x 16.
  */
 inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
   RowPlan p{};
-  const int per_thread = vec == 1 ? kRowScalarsPerThread : kRowVecsPerThread;
-  if (nvec <= 32 * per_thread) {
+  const int group_per_thread = vec == 1 ? kRowElemsPerThread : kGroupVecsPerThread;
+  if (nvec <= 32 * group_per_thread) {
     p.mode = RowMode::kGroup;
     if (vec == 1) {
-      p.lanes = 32, p.vpt = per_thread, p.rpg = 1;
+      p.lanes = 32, p.vpt = kRowElemsPerThread, p.rpg = 1;
     } else {
       p.lanes = nvec <= 8 ? 8 : nvec <= 16 ? 16 : 32;
       p.vpt = p.lanes < 32 || nvec <= 32 ? 1 : nvec <= 64 ? 2 : 4;
-      p.rpg = kRowVecsPerThread / p.vpt;
+      p.rpg = kGroupVecsPerThread / p.vpt;
     }
     p.block = kGroupRowThreads;
     const int64_t rows_per_block = int64_t{kGroupRowThreads / 32} * (32 / p.lanes) * p.rpg;
@@ -379,28 +379,23 @@ inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
         std::min<int64_t>((rows + rows_per_block - 1) / rows_per_block, int64_t{1} << 30));
     return p;
   }
-  const bool cached = nvec <= kMaxRowThreads * per_thread;
+  const int block_per_thread = kRowElemsPerThread / vec;
+  const bool cached = nvec <= kMaxRowThreads * block_per_thread;
   p.mode = cached ? RowMode::kBlock : RowMode::kStream;
-  p.vpt = cached ? per_thread : 1;
+  p.vpt = cached ? block_per_thread : 1;
   p.rpg = 1;
-  const int threads = cached ? (nvec + per_thread - 1) / per_thread : kMaxRowThreads;
+  const int threads = cached ? (nvec + block_per_thread - 1) / block_per_thread : kMaxRowThreads;
   p.block = static_cast<unsigned>(std::min(kMaxRowThreads, std::max(64, (threads + 31) / 32 * 32)));
+  // One block per row, all launched: measured faster than a resident-wave
+  // grid striding over the rows (0.97 vs 0.91 of copy, fp32 [8192, 4096]).
   p.grid = static_cast<unsigned>(std::min<int64_t>(rows, int64_t{1} << 30));
   return p;
 }
 
 /*!
- * \brief A kernel as a compile-time constant: `Kernel<&K>::value` is the
- *        __global__ function, and the object calls it like a function (the CPU
- *        emulation does that). One type per kernel, so per-kernel caches work.
- */
-template <auto kFn>
-using Kernel = std::integral_constant<decltype(kFn), kFn>;
-
-/*!
- * \brief Call f with the Kernel that runs plan p at vector width VEC; the
- *        launcher and the CPU emulation of the tests share it, so they run
- *        the same kernels.
+ * \brief Call f with the kernel (a pointer to the __global__ function) that
+ *        runs plan p at vector width VEC; the launcher and the CPU emulation
+ *        of the tests share it, so they run the same kernels.
  * \tparam kSoftmax softmax kernels if true, RMSNorm kernels otherwise.
  */
 template <bool kSoftmax, typename T, int VEC, typename F>
@@ -410,26 +405,26 @@ inline void VisitRowKernel(const RowPlan& p, F&& f) {
                   R = decltype(rpg)::value;
     constexpr bool B = decltype(block)::value;
     if constexpr (kSoftmax) {
-      f(Kernel<&SoftmaxCachedKernel<T, VEC, L, V, R, B>>{});
+      f(&SoftmaxCachedKernel<T, VEC, L, V, R, B>);
     } else {
-      f(Kernel<&RMSNormCachedKernel<T, VEC, L, V, R, B>>{});
+      f(&RMSNormCachedKernel<T, VEC, L, V, R, B>);
     }
   };
   using std::integral_constant;
   using Yes = std::true_type;
   using No = std::false_type;
-  constexpr int kPer = VEC == 1 ? kRowScalarsPerThread : kRowVecsPerThread;
+  constexpr int kBlockPer = kRowElemsPerThread / VEC;
   if (p.mode == RowMode::kStream) {
     if constexpr (kSoftmax) {
-      f(Kernel<&SoftmaxStreamKernel<T, VEC>>{});
+      f(&SoftmaxStreamKernel<T, VEC>);
     } else {
-      f(Kernel<&RMSNormStreamKernel<T, VEC>>{});
+      f(&RMSNormStreamKernel<T, VEC>);
     }
   } else if (p.mode == RowMode::kBlock) {
-    cached(integral_constant<int, 32>{}, integral_constant<int, kPer>{},
+    cached(integral_constant<int, 32>{}, integral_constant<int, kBlockPer>{},
            integral_constant<int, 1>{}, Yes{});
   } else if constexpr (VEC == 1) {
-    cached(integral_constant<int, 32>{}, integral_constant<int, kPer>{},
+    cached(integral_constant<int, 32>{}, integral_constant<int, kRowElemsPerThread>{},
            integral_constant<int, 1>{}, No{});
   } else if (p.lanes == 8) {
     cached(integral_constant<int, 8>{}, integral_constant<int, 1>{},
@@ -482,35 +477,15 @@ inline void WithRowKernel(int64_t rows, int cols, std::initializer_list<const vo
 
 #if defined(__CUDACC__)  // launching needs nvcc's <<<>>>
 /*!
- * \brief Launch a planned row kernel with a grid of at most one full wave:
- *        resident blocks stride over the rows instead of short blocks
- *        queueing behind each other. Residency is asked once per kernel and
- *        block size.
- */
-template <typename K, typename... Args>
-inline void LaunchRowPlan(const RowPlan& p, K, int device_id, cudaStream_t stream, Args... args) {
-  static std::atomic<int> per_sm[kMaxRowThreads / 32 + 1];  // by block / 32; 0: not asked yet
-  std::atomic<int>& slot = per_sm[p.block / 32];
-  int n = slot.load(std::memory_order_relaxed);
-  if (n == 0) {
-    n = ResidentBlocksPerSM(K::value, static_cast<int>(p.block));
-    slot.store(n, std::memory_order_relaxed);
-  }
-  const int64_t wave = static_cast<int64_t>(std::max(NumSMs(device_id), 1)) * n;
-  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(p.grid, wave));
-  K::value<<<grid, p.block, 0, stream>>>(args...);
-}
-
-/*!
  * \brief RMSNorm over the last dimension of [rows, cols]. Nothing launched when empty.
  * \return The launch's error code.
  */
 template <typename T>
 inline cudaError_t LaunchRMSNorm(T* out, const T* x, const T* w, int64_t rows, int cols, float eps,
-                                 int device_id, cudaStream_t stream) {
+                                 cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
   WithRowKernel<false, T>(rows, cols, {out, x, w}, [&](const RowPlan& p, auto kernel) {
-    LaunchRowPlan(p, kernel, device_id, stream, out, x, w, rows, cols, eps);
+    kernel<<<p.grid, p.block, 0, stream>>>(out, x, w, rows, cols, eps);
   });
   return cudaGetLastError();
 }
@@ -520,11 +495,10 @@ inline cudaError_t LaunchRMSNorm(T* out, const T* x, const T* w, int64_t rows, i
  * \return The launch's error code.
  */
 template <typename T>
-inline cudaError_t LaunchSoftmax(T* out, const T* x, int64_t rows, int cols, int device_id,
-                                 cudaStream_t stream) {
+inline cudaError_t LaunchSoftmax(T* out, const T* x, int64_t rows, int cols, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
   WithRowKernel<true, T>(rows, cols, {out, x}, [&](const RowPlan& p, auto kernel) {
-    LaunchRowPlan(p, kernel, device_id, stream, out, x, rows, cols);
+    kernel<<<p.grid, p.block, 0, stream>>>(out, x, rows, cols);
   });
   return cudaGetLastError();
 }

@@ -387,10 +387,11 @@ TEST_CASE("emulated launch plans pick the documented geometry", "[cuda][emulated
   CHECK(p.mode == RowMode::kBlock);
   CHECK(p.block == 256);
   CHECK(p.grid == 8192);
-  // bf16 [*, 4096]: 512 vectors of 8, 128 threads of 4 vectors.
+  // bf16 [*, 4096]: 512 vectors of 8, 256 threads of 2 vectors (16 elements).
   p = PlanRows(8192, 512, 8);
   CHECK(p.mode == RowMode::kBlock);
-  CHECK(p.block == 128);
+  CHECK(p.vpt == 2);
+  CHECK(p.block == 256);
   // Scalar path: 32 lanes x 16 elements, then blocks of up to 1024 x 16, then streaming.
   p = PlanRows(4, 512, 1);
   CHECK((p.mode == RowMode::kGroup && p.lanes == 32 && p.vpt == 16 && p.rpg == 1));
