@@ -14,5 +14,7 @@ if(TVMFFI_SANITIZE_THREAD)
 endif()
 
 tvmffi_add_test(test_bad_input ${CMAKE_CURRENT_LIST_DIR}/test_bad_input.cc)
+# Reads libtvmffi.so's dynamic symbols with the runtime's own ELF reader.
+target_include_directories(test_bad_input PRIVATE ${PROJECT_SOURCE_DIR}/runtime)
 target_compile_definitions(test_bad_input PRIVATE
   "TVMFFI_TEST_LIBTVMFFI=\"$<TARGET_FILE:tvmffi>\"")
