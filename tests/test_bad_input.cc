@@ -646,7 +646,7 @@ TEST_CASE("Bad input (pending): DLPack import silent accepts", "[bad_input][.pen
     Handle out;
     int rc = TVMFFITensorFromDLPack(&p.legacy, 0, 0, out.out());
     ExpectError(rc, "ValueError", {"TVMFFITensorFromDLPack", needle});
-    out = Handle();
+    TVMFFIObjectDecRef(out.release());
     CHECK(p.deleted == 1);
   };
   {
@@ -742,7 +742,7 @@ TEST_CASE("Bad input: DLPack export and views", "[bad_input]") {
   bad.shape = neg;
   ExpectError(TVMFFITensorCreateUnsafeView(tensor.get(), &bad, view.out()), "ValueError", {"negative extent"});
   CHECK(view.get() == nullptr);
-  tensor = Handle();
+  TVMFFIObjectDecRef(tensor.release());
   CHECK(p.deleted == 1);
 }
 
