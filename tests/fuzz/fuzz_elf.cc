@@ -12,8 +12,9 @@
 //    run by CI until the loader refuses damaged libraries (issue #14, items 1
 //    and 6: SIGBUS inside dlopen on a truncated library).
 //
-// When the pre-check becomes its own function (runtime/elf_check.h on
-// wip/reliab), point CheckFile at it: one line.
+// Once runtime/elf_check.{h,cc} (wip/reliab) is merged, fuzz_elf_precheck
+// fuzzes that pre-check instead, on its own: tests/fuzz/CMakeLists.txt then
+// compiles elf_check.cc into the target and defines TVMFFI_FUZZ_HAVE_ELF_CHECK.
 #include <tvm/ffi/c_api.h>
 #include <unistd.h>
 
@@ -24,6 +25,10 @@
 
 #include "elf_reader.h"
 #include "fuzz_util.h"
+#if TVMFFI_FUZZ_HAVE_ELF_CHECK
+#include "elf_check.h"
+#include "internal.h"
+#endif
 
 namespace {
 
@@ -68,6 +73,18 @@ void CheckFile(const std::string& path) {
     fuzz::ExpectRaised("RuntimeError", "ffi.ModuleLoadFromFile");
   } else if (result.type_index >= kTVMFFIStaticObjectBegin) {
     TVMFFIObjectDecRef(result.v_obj);
+  }
+}
+#elif TVMFFI_FUZZ_HAVE_ELF_CHECK
+// The loader's own pre-check: the export list, or a RuntimeError.
+void CheckFile(const std::string& path) {
+  try {
+    std::vector<std::string> names = tvmffi::rt::CheckLibraryFile(path, "fuzz");
+    if (names.empty()) fuzz::Fail("the pre-check accepted a file with no TVM-FFI export");
+  } catch (const tvmffi::rt::FFIError& e) {
+    if (e.kind() != "RuntimeError" || e.message().find(path) == std::string::npos) {
+      fuzz::Fail("the pre-check refused with `" + e.kind() + ": " + e.message() + "`");
+    }
   }
 }
 #else
