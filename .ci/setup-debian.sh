@@ -2,7 +2,8 @@
 # Set up a Debian 12 (bookworm) machine to build and test tvmffi.
 #
 # Installs (only what is missing): g++, cmake, ninja-build, pkg-config,
-# binutils, plus
+# binutils, clang + libclang-rt-dev (libFuzzer and the sanitizer runtimes, for
+# the fuzz phase), plus
 #   - libdlpack-dev >= 1.2 from Debian unstable (sid); bookworm ships 0.6,
 #   - libcatch2-dev (Catch2 v3) from bookworm-backports.
 # The extra suites are added as deb822 sources pinned to priority 1, so that
@@ -24,7 +25,7 @@ SID_SOURCES="$SRC_DIR/tvmffi-sid.sources"
 BPO_SOURCES="$SRC_DIR/tvmffi-backports.sources"
 PREFS="$PREF_DIR/tvmffi-pins"
 
-BASE_PKGS=(g++ cmake ninja-build pkg-config binutils)
+BASE_PKGS=(g++ cmake ninja-build pkg-config binutils clang libclang-rt-dev)
 EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
 
 SUDO=()

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# tvmffi CI: set up the machine, then build and test twice:
+# tvmffi CI: set up the machine, then build and test:
 #   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists)
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
-# Ends with exactly one line "tests: N passed, N failed" (summed over both
-# ctest runs) and exits non-zero if any step failed.
+#   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
+#                  and the thread-relevant suites only
+#   build/fuzz     clang, libFuzzer + ASan/UBSan: each fuzz target for a bounded time
+# Ends with exactly one line "tests: N passed, N failed, N skipped" (summed over
+# every ctest run) and exits non-zero if any step failed.
 #
 # Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
+#      TVMFFI_FUZZ_SECONDS  time per fuzz target (default 30)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -102,5 +106,40 @@ run_phase asan build/asan \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=OFF \
   -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+
+# ----------------------------------------------------------------- tsan ---
+# ThreadSanitizer (issue #14): the suites in TVMFFI_TSAN_TESTS (tests/CMakeLists.txt).
+# tests/tsan.supp holds temporary suppressions (see the file).
+run_tsan_phase() {
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp" \
+  run_phase tsan build/tsan \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTVMFFI_SANITIZE_THREAD=ON \
+    -DTVMFFI_BUILD_TESTS=ON \
+    -DTVMFFI_BUILD_KERNELS=OFF \
+    -DTVMFFI_BUILD_BENCHMARKS=OFF \
+    -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+}
+run_tsan_phase
+
+# ----------------------------------------------------------------- fuzz ---
+# libFuzzer targets of tests/fuzz, each run by ctest for TVMFFI_FUZZ_SECONDS.
+run_fuzz_phase() {
+  if ! command -v clang++ >/dev/null 2>&1; then
+    failures+=("fuzz: clang++ not found"); return
+  fi
+  TVMFFI_FUZZ_SECONDS=${TVMFFI_FUZZ_SECONDS:-30} \
+  ASAN_OPTIONS=detect_leaks=1 \
+  run_phase fuzz build/fuzz \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_CXX_COMPILER=clang++ \
+    -DTVMFFI_BUILD_FUZZERS=ON \
+    -DTVMFFI_BUILD_TESTS=OFF \
+    -DTVMFFI_BUILD_KERNELS=OFF \
+    -DTVMFFI_BUILD_BENCHMARKS=OFF \
+    -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+}
+run_fuzz_phase
 
 summary_and_exit

@@ -27,7 +27,7 @@ add_test(NAME test_symbols
 
 # cmake --install, then a downstream project with find_package(tvmffi) and
 # pkg-config. Not under sanitizers: the consumer is an ordinary build.
-if(NOT TVMFFI_SANITIZE)
+if(NOT TVMFFI_ANY_SANITIZER)
   add_test(NAME test_install
     COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
             -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_check "-DGENERATOR=${CMAKE_GENERATOR}" "-DEXTRA_PREFIX=${CMAKE_PREFIX_PATH}"

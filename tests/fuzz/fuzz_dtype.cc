@@ -1,0 +1,62 @@
+// Fuzz target (a): data type strings. Anything TVMFFIDataTypeFromString
+// accepts must print with TVMFFIDataTypeToString and parse back to the same
+// DLDataType; the printed text must be stable (print(parse(print(t))) ==
+// print(t)). Anything refused must come back as -1 with a ValueError.
+#include <tvm/ffi/c_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "fuzz_util.h"
+
+namespace {
+
+// Issue #14 item 10, fixed on wip/reliab: lanes above 32767 print as scalable
+// vectors, "xvscalex1" prints as a scalar, and handle types drop their bits
+// and lanes when printed. Delete with TVMFFI_FUZZ_SKIP_PENDING.
+bool PendingFix(const DLDataType& t) {
+#if TVMFFI_FUZZ_SKIP_PENDING
+  int16_t lanes = static_cast<int16_t>(t.lanes);
+  if (t.lanes > 32767 || lanes == -1) return true;
+  if (t.code == kDLOpaqueHandle && !(t.bits == 64 && t.lanes == 1) && t.lanes != 0) return true;
+#endif
+  (void)t;
+  return false;
+}
+
+bool Same(const DLDataType& a, const DLDataType& b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  TVMFFIByteArray text{reinterpret_cast<const char*>(data), size};
+  DLDataType t;
+  if (TVMFFIDataTypeFromString(&text, &t) != 0) {
+    fuzz::ExpectRaised("ValueError", "TVMFFIDataTypeFromString");
+    return 0;
+  }
+  if (PendingFix(t)) return 0;
+  std::string printed;
+  if (!fuzz::DTypeText(t, &printed)) {
+    fuzz::Fail("TVMFFIDataTypeToString refused a parsed dtype", std::string(text.data, size));
+  }
+  TVMFFIByteArray again{printed.data(), printed.size()};
+  DLDataType t2;
+  if (TVMFFIDataTypeFromString(&again, &t2) != 0) {
+    fuzz::Fail("printed dtype does not parse: `" + printed + "` from", std::string(text.data, size));
+  }
+  if (!Same(t, t2)) {
+    fuzz::Fail("dtype round trip changed the type: `" + printed + "` from",
+               std::string(text.data, size));
+  }
+  std::string printed2;
+  if (!fuzz::DTypeText(t2, &printed2) || printed2 != printed) {
+    fuzz::Fail("dtype text is not stable: `" + printed + "` vs `" + printed2 + "` from",
+               std::string(text.data, size));
+  }
+  return 0;
+}
