@@ -5,6 +5,7 @@
 // pointer). Each case is calibrated to ~0.2 s per repetition; the best of 5
 // repetitions is kept.
 #include <tvm/ffi/tvm_ffi.h>
+#include <tvm/ffi/extra/stl.h>
 
 #include <algorithm>
 #include <chrono>

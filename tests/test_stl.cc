@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/extra/stl.h>
 
 #include "containers_test_util.h"
 

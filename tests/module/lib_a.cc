@@ -10,6 +10,9 @@
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/string.h>
+#include <tvm/ffi/extra/stl.h>
+
+#include <memory>
 
 #include <atomic>
 #include <cstdlib>

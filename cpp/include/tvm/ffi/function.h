@@ -468,8 +468,4 @@ TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny*
 #define TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_(ExportName, ...)
 #endif
 
-// Standard types (std::vector, std::map, std::tuple, ...) as typed-function
-// parameters and results are built in: whoever can export a function can use them.
-#include <tvm/ffi/container/stl.h>
-
 #endif  // TVM_FFI_FUNCTION_H_

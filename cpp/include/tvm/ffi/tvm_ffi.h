@@ -1,8 +1,12 @@
 /*
  * tvmffi: the umbrella header of the C++ layer.
  *
- * Includes the C ABI (c_api.h, extra/c_env_api.h) and the core C++ headers.
- * Later topics (tensor, containers, modules) add their headers here.
+ * Includes the C ABI (c_api.h, extra/c_env_api.h), the core C++ headers, the
+ * containers, tensors and modules. Like upstream's, it leaves out the opt-in
+ * conveniences: extra/stl.h (std::vector, std::map, ... as typed-function
+ * arguments) and extra/env.h. It brings <iostream>, because code written for
+ * upstream's umbrella uses std::cout with no include of its own. A kernel that
+ * wants a lean compile includes container/tensor.h and function.h instead.
  */
 #ifndef TVM_FFI_TVM_FFI_H_
 #define TVM_FFI_TVM_FFI_H_
@@ -24,11 +28,9 @@
 #include <tvm/ffi/string.h>
 #include <tvm/ffi/type_traits.h>
 
-// Containers and the std:: bridges (std::vector, std::map, std::tuple, ...
-// as typed-function arguments and results).
+// Containers.
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
-#include <tvm/ffi/container/stl.h>
 #include <tvm/ffi/container/tuple.h>
 #include <tvm/ffi/container/variant.h>
 
@@ -38,5 +40,7 @@
 
 // Modules: loading kernel libraries (module topic).
 #include <tvm/ffi/extra/module.h>
+
+#include <iostream>
 
 #endif  // TVM_FFI_TVM_FFI_H_

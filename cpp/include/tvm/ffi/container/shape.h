@@ -13,7 +13,6 @@
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
 
-#include <algorithm>
 #include <initializer_list>
 #include <iterator>
 #include <optional>
@@ -80,7 +79,11 @@ class ShapeView {
 
   /*! \brief Element-wise equality. */
   friend bool operator==(ShapeView lhs, ShapeView rhs) noexcept {
-    return lhs.size_ == rhs.size_ && std::equal(lhs.begin(), lhs.end(), rhs.begin());
+    if (lhs.size_ != rhs.size_) return false;
+    for (size_t i = 0; i < lhs.size_; ++i) {
+      if (lhs.data_[i] != rhs.data_[i]) return false;
+    }
+    return true;
   }
   friend bool operator!=(ShapeView lhs, ShapeView rhs) noexcept { return !(lhs == rhs); }
 

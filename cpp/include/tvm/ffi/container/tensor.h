@@ -26,13 +26,11 @@
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/type_traits.h>
 
-#include <algorithm>
+#include <cstring>
 #include <limits>
-#include <memory>
-#include <mutex>
+#include <new>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 namespace tvm {
@@ -152,26 +150,44 @@ TVM_FFI_INLINE int64_t CompactStride(const int64_t* shape, int32_t ndim, int32_t
  * one copy per distinct shape is kept for the life of the process: the
  * returned pointer never dangles. Only stride-less tensors of two or more
  * dimensions reach the table (Tensor objects always carry strides).
+ *
+ * The table is a lock-free list (push at the head with a compare-and-swap,
+ * nodes never freed), so this header needs neither <mutex> nor a map: two
+ * threads that add the same shape at once may both add it, which costs a
+ * node and nothing else.
  */
 TVM_FFI_NOINLINE inline const int64_t* InternCompactStrides(const int64_t* shape, int32_t ndim) {
   static constexpr int64_t kUnitStride = 1;
   if (ndim <= 0) return nullptr;
   if (ndim == 1) return &kUnitStride;
-  struct Table {
-    std::mutex mutex;
-    std::unordered_map<std::string, std::unique_ptr<int64_t[]>> entries;
+  struct Node {
+    Node* next;
+    int32_t ndim;
+    int64_t* shape;    // ndim extents, then
+    int64_t* strides;  // ndim strides, in the same block
   };
-  // Leaked on purpose: strides handed out must stay valid during static destruction.
-  static Table* table = new Table();
-  std::string key(reinterpret_cast<const char*>(shape), sizeof(int64_t) * ndim);
-  std::lock_guard<std::mutex> lock(table->mutex);
-  auto it = table->entries.find(key);
-  if (it == table->entries.end()) {
-    std::unique_ptr<int64_t[]> strides(new int64_t[ndim]);
-    FillStridesFromShape(ShapeView(shape, static_cast<size_t>(ndim)), strides.get());
-    it = table->entries.emplace(std::move(key), std::move(strides)).first;
+  static Node* head = nullptr;  // leaked on purpose: valid during static destruction
+  auto find = [&](Node* n) -> const int64_t* {
+    for (; n != nullptr; n = n->next) {
+      if (n->ndim == ndim && std::memcmp(n->shape, shape, sizeof(int64_t) * ndim) == 0) {
+        return n->strides;
+      }
+    }
+    return nullptr;
+  };
+  Node* first = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
+  if (const int64_t* hit = find(first)) return hit;
+  auto* node = static_cast<Node*>(::operator new(sizeof(Node) + 2 * sizeof(int64_t) * ndim));
+  node->ndim = ndim;
+  node->shape = reinterpret_cast<int64_t*>(node + 1);
+  node->strides = node->shape + ndim;
+  std::memcpy(node->shape, shape, sizeof(int64_t) * ndim);
+  FillStridesFromShape(ShapeView(shape, static_cast<size_t>(ndim)), node->strides);
+  node->next = first;
+  while (!__atomic_compare_exchange_n(&head, &node->next, node, /*weak=*/true, __ATOMIC_RELEASE,
+                                      __ATOMIC_ACQUIRE)) {
   }
-  return it->second.get();
+  return node->strides;
 }
 
 /*! \brief Strides of a DLTensor as a view; compact ones when it has none. */
@@ -285,9 +301,9 @@ class TensorObjFromNDAlloc : public TensorObj {
     this->byte_offset = 0;
     this->shape = nd > 0 ? tail : nullptr;
     this->strides = nd > 0 ? tail + nd : nullptr;
-    std::copy(shape.begin(), shape.end(), tail);
+    if (nd > 0) std::memcpy(tail, shape.data(), sizeof(int64_t) * nd);
     if (strides != nullptr) {
-      std::copy(strides, strides + nd, tail + nd);
+      if (nd > 0) std::memcpy(tail + nd, strides, sizeof(int64_t) * nd);
     } else {
       FillStridesFromShape(shape, tail + nd);
     }

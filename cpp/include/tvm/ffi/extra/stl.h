@@ -23,10 +23,12 @@
  * into an AnyView: pass Array<T>(vec) / Map<K, V>(m) where a view is built
  * (e.g. as an argument of Function::operator()), or Any(vec).
  *
- * Included by tvm/ffi/tvm_ffi.h.
+ * Opt-in (as upstream's extra/stl.h): neither function.h nor the umbrella
+ * tvm_ffi.h includes it, so a kernel that does not use these types does not
+ * pay for <map>, <unordered_map>, <variant> and <tuple>.
  */
-#ifndef TVM_FFI_CONTAINER_STL_H_
-#define TVM_FFI_CONTAINER_STL_H_
+#ifndef TVM_FFI_EXTRA_STL_H_
+#define TVM_FFI_EXTRA_STL_H_
 
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
@@ -568,4 +570,4 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
 }  // namespace ffi
 }  // namespace tvm
 
-#endif  // TVM_FFI_CONTAINER_STL_H_
+#endif  // TVM_FFI_EXTRA_STL_H_

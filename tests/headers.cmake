@@ -1,0 +1,19 @@
+# Header weight: what a kernel includes stays free of heavy std headers and of
+# the container implementations (benchmarks/compile_cost.sh measures the time).
+find_path(TVMFFI_CUDA_RUNTIME_INCLUDE cuda_runtime.h
+  HINTS /usr/local/cuda/include ${CUDAToolkit_INCLUDE_DIRS})
+set(_kernel_flags
+  "-I${PROJECT_SOURCE_DIR}/c_api/include"
+  "-I${PROJECT_SOURCE_DIR}/cpp/include")
+get_target_property(_dlpack_inc dlpack::dlpack INTERFACE_INCLUDE_DIRECTORIES)
+foreach(_d IN LISTS _dlpack_inc)
+  list(APPEND _kernel_flags "-I${_d}")
+endforeach()
+if(TVMFFI_CUDA_RUNTIME_INCLUDE)
+  list(APPEND _kernel_flags "-I${TVMFFI_CUDA_RUNTIME_INCLUDE}" "-DTVMFFI_CHECK_CUDA_GUARD")
+endif()
+add_test(NAME test_kernel_includes
+  COMMAND ${CMAKE_COMMAND} -DCXX=${CMAKE_CXX_COMPILER}
+          -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/headers/kernel_includes.cc
+          "-DFLAGS=${_kernel_flags}"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/check_includes.cmake)
