@@ -20,16 +20,19 @@ tvmffi_add_test(test_runtime
   test_runtime_env.cc
   test_runtime_tensor.cc)
 
-# libtvmffi.so exports TVMFFI* symbols and nothing else.
+# libtvmffi.so exports TVMFFI* symbols and nothing else, and all the standard ones.
 add_test(NAME test_symbols
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:tvmffi> -DNM=${CMAKE_NM}
+          -DSTANDARD=${PROJECT_SOURCE_DIR}/runtime/standard_symbols.txt
           -P ${CMAKE_CURRENT_SOURCE_DIR}/check_symbols.cmake)
 
 # cmake --install, then a downstream project with find_package(tvmffi) and
 # pkg-config. Not under sanitizers: the consumer is an ordinary build.
 if(NOT TVMFFI_ANY_SANITIZER)
+  find_program(TVMFFI_READELF NAMES readelf ${CMAKE_READELF} REQUIRED)
   add_test(NAME test_install
     COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
             -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_check "-DGENERATOR=${CMAKE_GENERATOR}" "-DEXTRA_PREFIX=${CMAKE_PREFIX_PATH}"
+            -DREADELF=${TVMFFI_READELF} -DCXX=${CMAKE_CXX_COMPILER}
             -P ${CMAKE_CURRENT_SOURCE_DIR}/install/check_install.cmake)
 endif()
