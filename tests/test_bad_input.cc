@@ -155,7 +155,8 @@ const std::set<std::string> kCovered = {
     "TVMFFIErrorSetRaisedFromCStr", "TVMFFIErrorSetRaisedFromCStrParts", "TVMFFIFunctionCall",
     "TVMFFIFunctionCreate", "TVMFFIFunctionGetGlobal", "TVMFFIFunctionListGlobalNames",
     "TVMFFIFunctionRemoveGlobal", "TVMFFIFunctionSetGlobal",
-    "TVMFFIFunctionSetGlobalFromMethodInfo", "TVMFFIGetTypeAttrColumn", "TVMFFIGetTypeInfo",
+    "TVMFFIFunctionSetGlobalFromMethodInfo", "TVMFFIGetCustomAllocator", "TVMFFIGetTypeAttrColumn",
+    "TVMFFIGetTypeInfo", "TVMFFISetCustomAllocator",
     "TVMFFIGetVersion", "TVMFFIHandleDeinitOnce", "TVMFFIHandleInitOnce",
     "TVMFFIObjectCreateOpaque", "TVMFFIObjectDecRef", "TVMFFIObjectIncRef",
     "TVMFFIStringFromByteArray", "TVMFFITensorCreateUnsafeView", "TVMFFITensorFromDLPack",
@@ -218,6 +219,22 @@ TEST_CASE("Bad input: functions that cannot fail", "[bad_input]") {
 // ---------------------------------------------------------------------------
 // Objects
 // ---------------------------------------------------------------------------
+
+TEST_CASE("Bad input: the custom allocator", "[bad_input]") {
+  TVMFFICustomAllocator* builtin = TVMFFIGetCustomAllocator();
+  REQUIRE(builtin != nullptr);
+  // NULL restores the built-in allocator; it cannot fail.
+  CHECK(TVMFFISetCustomAllocator(nullptr) == 0);
+  CHECK(TVMFFIGetCustomAllocator() == builtin);
+  ExpectNothingRaised();
+  // The built-in allocate: alignment must be a power of two, sizes must fit.
+  for (size_t align : {size_t{0}, size_t{3}, size_t{24}}) {
+    CHECK(builtin->allocate(64, align, kTVMFFIObject, builtin->context) == nullptr);
+    ExpectError(-1, "ValueError", {"alignment"});
+  }
+  CHECK(builtin->allocate(SIZE_MAX - 8, 16, kTVMFFIObject, builtin->context) == nullptr);
+  ExpectError(-1, "MemoryError", {"cannot allocate"});
+}
 
 TEST_CASE("Bad input: TVMFFIObjectCreateOpaque", "[bad_input]") {
   Handle out;
