@@ -182,7 +182,7 @@ void SnapshotImports(TVMFFIObject* mod, ImportList* out) {
 }
 
 // ---------------------------------------------------------------------------
-// Module operations (throw FFIError; callers are wrapped in safe calls)
+// Module operations (throw Error; callers are wrapped in safe calls)
 // ---------------------------------------------------------------------------
 
 /*! \brief A new reference to function `name`, or NULL. */
@@ -203,7 +203,7 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
     TVMFFIObjectHandle f = nullptr;
     if (TVMFFIFunctionCreate(nullptr, reinterpret_cast<TVMFFISafeCallType>(sym), nullptr, &f) !=
         0) {
-      throw AlreadyRaised{};
+      ThrowRaised(-1);
     }
     auto* fobj = static_cast<TVMFFIObject*>(f);
     std::lock_guard<std::mutex> lock(impl->mu);
@@ -251,7 +251,7 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
     result.zero_padding = 0;
     result.v_int64 = 0;
     int rc = getter(nullptr, nullptr, 0, &result);
-    if (rc != 0) throw AlreadyRaised{rc};
+    if (rc != 0) ThrowRaised(rc);
     if (result.type_index != kTVMFFIStr && result.type_index != kTVMFFISmallStr) {
       std::string got = TypeIndexToKey(result.type_index);
       AnyRelease(&result);
@@ -583,7 +583,7 @@ void MakeArray(const char* fname, const std::vector<TVMFFIAny>& items, TVMFFIAny
   int rc = TVMFFIFunctionCall(ctor, const_cast<TVMFFIAny*>(items.data()),
                               static_cast<int32_t>(items.size()), out);
   DecRef(ctor);
-  if (rc != 0) throw AlreadyRaised{rc};
+  if (rc != 0) ThrowRaised(rc);
 }
 
 #define TVMFFI_MODULE_GLOBAL(Name)                                                         \

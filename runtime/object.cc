@@ -360,7 +360,7 @@ class TypeRegistry {
   // Values registered for reflection live as long as the process.
   TVMFFIAny KeepAny(const TVMFFIAny* view) {
     TVMFFIAny owned;
-    if (TVMFFIAnyViewToOwnedAny(view, &owned) != 0) throw AlreadyRaised{};
+    if (TVMFFIAnyViewToOwnedAny(view, &owned) != 0) ThrowRaised(-1);
     kept_.push_back(owned);
     return owned;
   }

@@ -159,7 +159,7 @@ TVMFFIAny CallGlobal(const char* name, const TVMFFIAny& arg) {
   TVMFFIAny a = arg;
   int rc = TVMFFIFunctionCall(f, &a, 1, &result);
   DecRef(f);
-  if (rc != 0) throw AlreadyRaised{};
+  if (rc != 0) ThrowRaised(rc);
   return result;
 }
 
