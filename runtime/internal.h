@@ -80,11 +80,12 @@ TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*
 /*! \brief Free memory obtained from AllocObject. */
 void FreeObjectMemory(void* self);
 
-inline void IncRef(TVMFFIObject* obj) {
-  __atomic_fetch_add(&obj->combined_ref_count, 1, __ATOMIC_RELAXED);
-}
+// The ABI's reference counting is object.h's (one protocol for every binary).
+inline void IncRef(TVMFFIObject* obj) { ::tvm::ffi::details::HeaderIncRef(obj); }
 /*! \brief The DecRef protocol of the ABI (NULL is ignored). */
-void DecRef(TVMFFIObject* obj);
+inline void DecRef(TVMFFIObject* obj) {
+  if (obj != nullptr) ::tvm::ffi::details::HeaderDecRef(obj);
+}
 
 /*! \brief True when the object's type is `type_index` or derives from it. */
 bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index);

@@ -19,14 +19,11 @@ namespace rt {
 // Object memory and reference counting
 // ---------------------------------------------------------------------------
 
-static constexpr uint64_t kOneStrongOneWeak = (uint64_t{1} << 32) | 1;
-static constexpr uint64_t kOneWeak = uint64_t{1} << 32;
-
 TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*, int)) {
   void* mem = std::malloc(size);
   if (mem == nullptr) throw std::bad_alloc();
   auto* obj = static_cast<TVMFFIObject*>(mem);
-  obj->combined_ref_count = kOneStrongOneWeak;
+  obj->combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
   obj->type_index = type_index;
   obj->__padding = 0;
   obj->deleter = deleter;
@@ -34,23 +31,6 @@ TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*
 }
 
 void FreeObjectMemory(void* self) { std::free(self); }
-
-void DecRef(TVMFFIObject* obj) {
-  if (obj == nullptr) return;
-  // Same atomics as the inline code of other binaries (see ABI.md).
-  uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, 1, __ATOMIC_RELEASE);
-  if (old == kOneStrongOneWeak) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
-  } else if ((old & 0xFFFFFFFFu) == 1) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
-    // The strong references together held one weak reference: drop it.
-    if (__atomic_fetch_sub(&obj->combined_ref_count, kOneWeak, __ATOMIC_ACQ_REL) == kOneWeak) {
-      if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Opaque objects
