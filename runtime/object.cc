@@ -271,39 +271,10 @@ class TypeRegistry {
 
   TypeRegistry() {
     for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
-    // Keys of the values stored inline in TVMFFIAny (roots, depth 0).
-    static const std::pair<int32_t, const char*> kPod[] = {
-        {kTVMFFINone, "None"},
-        {kTVMFFIInt, "int"},
-        {kTVMFFIBool, "bool"},
-        {kTVMFFIFloat, "float"},
-        {kTVMFFIOpaquePtr, "void*"},
-        {kTVMFFIDataType, "DataType"},
-        {kTVMFFIDevice, "Device"},
-        {kTVMFFIDLTensorPtr, "DLTensor*"},
-        {kTVMFFIRawStr, "const char*"},
-        {kTVMFFIByteArrayPtr, "TVMFFIByteArray*"},
-        {kTVMFFIObjectRValueRef, "ObjectRValueRef"},
-        {kTVMFFISmallStr, "ffi.SmallStr"},
-        {kTVMFFISmallBytes, "ffi.SmallBytes"},
-    };
-    for (const auto& p : kPod) GetOrAlloc(p.second, p.first, 0, -1);
-    GetOrAlloc("ffi.Object", kTVMFFIObject, 0, -1);
-    static const std::pair<int32_t, const char*> kObjects[] = {
-        {kTVMFFIStr, "ffi.String"},
-        {kTVMFFIBytes, "ffi.Bytes"},
-        {kTVMFFIError, "ffi.Error"},
-        {kTVMFFIFunction, "ffi.Function"},
-        {kTVMFFIShape, "ffi.Shape"},
-        {kTVMFFITensor, "ffi.Tensor"},
-        {kTVMFFIArray, "ffi.Array"},
-        {kTVMFFIMap, "ffi.Map"},
-        {kTVMFFIModule, "ffi.Module"},
-        {kTVMFFIOpaquePyObject, "ffi.OpaquePyObject"},
-        {kTVMFFIList, "ffi.List"},
-        {kTVMFFIDict, "ffi.Dict"},
-    };
-    for (const auto& p : kObjects) GetOrAlloc(p.second, p.first, 1, kTVMFFIObject);
+    for (const auto& t : ::tvm::ffi::details::kStaticTypes) {
+      bool root = t.index < kTVMFFIStaticObjectBegin || t.index == kTVMFFIObject;
+      GetOrAlloc(t.key, t.index, root ? 0 : 1, root ? -1 : kTVMFFIObject);
+    }
   }
 
   void Publish(int32_t index, TypeEntry* entry) {
