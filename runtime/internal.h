@@ -10,6 +10,7 @@
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/object.h>
+#include <tvm/ffi/string.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -111,8 +112,11 @@ TVMFFIObject* MakeBytesObject(int32_t type_index, const char* data, size_t size)
 void MakeStringAny(const char* data, size_t size, TVMFFIAny* out);
 /*! \brief Write an owned Bytes (small if it fits) into *out. */
 void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out);
-/*! \brief The bytes of a string-like any (RawStr, SmallStr, Str, ByteArrayPtr, SmallBytes, Bytes). */
-bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out);
+/*! \brief The bytes of a string-like any (string.h's StringLikeView, class ignored). */
+inline bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out) {
+  int32_t klass;
+  return ::tvm::ffi::details::StringLikeView(v, out, &klass);
+}
 
 // ---------------------------------------------------------------------------
 // Errors (error.cc)
