@@ -22,6 +22,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <tvm/ffi/details/symbol_names.h>
+
 #include "elf_reader.h"
 #include "internal.h"
 
@@ -29,10 +31,10 @@ namespace tvmffi {
 namespace rt {
 namespace {
 
-constexpr const char* kFuncPrefix = "__tvm_ffi_";
-constexpr const char* kMetadataPrefix = "__tvm_ffi__metadata_";
-constexpr const char* kDocPrefix = "__tvm_ffi__doc_";
-constexpr const char* kLibraryCtxSymbol = "__tvm_ffi__library_ctx";
+using ::tvm::ffi::details::kSymbolDocPrefix;
+using ::tvm::ffi::details::kSymbolFuncPrefix;
+using ::tvm::ffi::details::kSymbolLibraryCtx;
+using ::tvm::ffi::details::kSymbolMetadataPrefix;
 
 // Kind strings: static storage, read inline by ModuleObj::kind() in the C++ header.
 constexpr const char* kKindLibrary = "library";
@@ -137,24 +139,19 @@ void* PrefixedSymbol(TVMFFIObject* mod, const char* kind_prefix, const std::stri
 
 // Names that start with '_' would reach the loader's special symbols
 // (`__tvm_ffi__library_ctx` is data, not a function): never functions.
-bool IsReservedName(const std::string& name) { return name.empty() || name[0] == '_'; }
+bool IsReservedName(const std::string& name) { return !::tvm::ffi::details::IsFunctionName(name); }
 
 std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
   ModuleImpl* impl = Impl(mod);
   if (!IsSystem(mod)) return impl->exported;
   std::vector<std::string> names;
-  const std::string p1 = std::string(kFuncPrefix) + impl->symbol_prefix;
+  const std::string p1 = std::string(kSymbolFuncPrefix) + impl->symbol_prefix;
   for (const auto& kv : EnvSystemLibSymbols()) {
-    const std::string& s = kv.first;
-    std::string rest;
-    if (!impl->symbol_prefix.empty() && s.compare(0, p1.size(), p1) == 0) {
-      rest = s.substr(p1.size());
-    } else if (s.compare(0, std::strlen(kFuncPrefix), kFuncPrefix) == 0) {
-      rest = s.substr(std::strlen(kFuncPrefix));
-    } else {
-      continue;
-    }
-    if (!IsReservedName(rest)) names.push_back(rest);
+    std::string_view s = kv.first;
+    bool system_prefixed = !impl->symbol_prefix.empty() && s.substr(0, p1.size()) == p1;
+    std::string_view rest = ::tvm::ffi::details::ExportedFunctionName(
+        s, system_prefixed ? std::string_view(p1) : std::string_view(kSymbolFuncPrefix));
+    if (!rest.empty()) names.emplace_back(rest);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -197,7 +194,7 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
       return it->second;
     }
   }
-  if (void* sym = PrefixedSymbol(mod, kFuncPrefix, name)) {
+  if (void* sym = PrefixedSymbol(mod, kSymbolFuncPrefix, name)) {
     // The runtime's trampoline calls the symbol with a NULL handle, as a
     // direct call would; the function object and its deleter live here.
     TVMFFIObjectHandle f = nullptr;
@@ -228,7 +225,7 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
 
 bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
   if (IsReservedName(name)) return false;
-  if (PrefixedSymbol(mod, kFuncPrefix, name) != nullptr) return true;
+  if (PrefixedSymbol(mod, kSymbolFuncPrefix, name) != nullptr) return true;
   if (query_imports) {
     ImportList imports;
     SnapshotImports(mod, &imports);
@@ -333,7 +330,7 @@ std::string ExportsHint(TVMFFIObject* mod) {
     if (!imports.mods.empty()) where = Concat(" (nor do its ", imports.mods.size(), " imports)");
   }
   Throw("AttributeError", "Module ", Describe(mod), " has no function `", name, "`", where,
-        ": symbol `", kFuncPrefix, name, "` not found", ExportsHint(mod));
+        ": symbol `", kSymbolFuncPrefix, name, "` not found", ExportsHint(mod));
 }
 
 // ---------------------------------------------------------------------------
@@ -378,7 +375,7 @@ struct SymbolWrites {
     for (const auto& kv : EnvContextSymbols()) {
       if (void** addr = lookup(kv.first)) context.emplace_back(addr, kv.second);
     }
-    library_ctx = lookup(kLibraryCtxSymbol);
+    library_ctx = lookup(kSymbolLibraryCtx);
   }
   void Apply(TVMFFIObject* mod) const {
     for (const auto& w : context) *w.first = w.second;
@@ -677,7 +674,7 @@ int GFunctionText(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* res
   CheckArgCount(a, 2, 3, "(module, name, query_imports)");
   TVMFFIObject* mod = ArgModule(a, 0, "module");
   TVMFFIAny text;
-  if (GetFunctionText(mod, kDoc ? kDocPrefix : kMetadataPrefix, ArgString(a, 1, "name"),
+  if (GetFunctionText(mod, kDoc ? kSymbolDocPrefix : kSymbolMetadataPrefix, ArgString(a, 1, "name"),
                       ArgBool(a, 2, "query_imports"), &text)) {
     *result = text;
   } else {
