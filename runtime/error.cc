@@ -185,21 +185,9 @@ void SetRaised(const char* kind, std::string_view message) noexcept {
   }
 }
 
-int HandleCurrentException() noexcept {
-  try {
-    throw;
-  } catch (const AlreadyRaised& e) {
-    return e.code;
-  } catch (const FFIError& e) {
-    SetRaised(e.kind().c_str(), e.message());
-  } catch (const std::bad_alloc&) {
-    SetRaised("MemoryError", "out of memory");
-  } catch (const std::exception& e) {
-    SetRaised("InternalError", e.what());
-  } catch (...) {
-    SetRaised("InternalError", "unknown C++ exception inside libtvmffi");
-  }
-  return -1;
+void ThrowError(const char* kind, std::string_view message) {
+  const TVMFFIByteArray* bt = TVMFFIBacktrace(nullptr, 0, nullptr, 0);
+  throw Error(kind, message, bt);
 }
 
 void ThrowNullArgument(const char* func, const char* arg) {

@@ -7,7 +7,10 @@
 #define TVMFFI_RUNTIME_INTERNAL_H_
 
 #include <tvm/ffi/c_api.h>
+#include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/string.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -28,71 +31,37 @@ namespace tvmffi {
 namespace rt {
 
 // ---------------------------------------------------------------------------
-// Exceptions used inside the runtime. They never cross the C ABI: every
-// exported function wraps its body in TVM_FFI_SAFE_CALL_BEGIN/END.
+// Errors: the runtime raises tvm::ffi::Error like every other binary, and its
+// exported functions convert exceptions with error.h's TVM_FFI_SAFE_CALL_BEGIN/END.
 // ---------------------------------------------------------------------------
 
-/*! \brief An error with an FFI kind ("ValueError", ...) and a message. */
-class FFIError : public std::exception {
- public:
-  FFIError(std::string kind, std::string message)
-      : kind_(std::move(kind)), message_(std::move(message)) {}
-  const char* what() const noexcept override { return message_.c_str(); }
-  const std::string& kind() const { return kind_; }
-  const std::string& message() const { return message_; }
+using ::tvm::ffi::Error;
 
- private:
-  std::string kind_;
-  std::string message_;
-};
-
-/*!
- * \brief Thrown when a callee already parked its error in the raised slot
- *        (e.g. a user safe_call returned -1): the slot is left untouched.
- */
-struct AlreadyRaised {
-  int code = -1;
-};
-
-/*! \brief Turns the in-flight exception into a raised error; returns -1. */
-int HandleCurrentException() noexcept;
-
-/*! \brief Raise (park) an error with the given kind and message, with a backtrace. */
+/*! \brief Park an error with the given kind and message, with a backtrace. */
 void SetRaised(const char* kind, std::string_view message) noexcept;
 
-// A tiny string builder (no <sstream> in the hot library) for error messages.
-inline void AppendTo(std::string* out, const char* s) { out->append(s != nullptr ? s : "(null)"); }
-inline void AppendTo(std::string* out, const std::string& s) { out->append(s); }
-inline void AppendTo(std::string* out, std::string_view s) { out->append(s.data(), s.size()); }
-inline void AppendTo(std::string* out, char c) { out->push_back(c); }
-inline void AppendTo(std::string* out, bool b) { out->append(b ? "true" : "false"); }
-inline void AppendTo(std::string* out, const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%p", p);
-  out->append(buf);
-}
-template <typename T, typename = std::enable_if_t<std::is_integral_v<T> || std::is_enum_v<T>>>
-inline void AppendTo(std::string* out, T v) {
-  if constexpr (std::is_enum_v<T>) {
-    out->append(std::to_string(static_cast<long long>(v)));
-  } else if constexpr (std::is_signed_v<T>) {
-    out->append(std::to_string(static_cast<long long>(v)));
-  } else {
-    out->append(std::to_string(static_cast<unsigned long long>(v)));
-  }
-}
-
+/*! \brief The arguments printed one after another (error.h's message builder). */
 template <typename... Args>
 std::string Concat(Args&&... args) {
-  std::string out;
-  (AppendTo(&out, std::forward<Args>(args)), ...);
-  return out;
+  ::tvm::ffi::details::ErrorMessageStream os;
+  (void)(os << ... << args);
+  return std::move(os.str());
 }
 
-/*! \brief Throw an FFIError of the given kind; arguments are concatenated. */
+/*! \brief Throw an Error of `kind` with a backtrace of the caller; arguments are concatenated. */
+[[noreturn]] TVMFFI_RT_COLD void ThrowError(const char* kind, std::string_view message);
+
 template <typename... Args>
 [[noreturn]] TVMFFI_RT_COLD void Throw(const char* kind, Args&&... args) {
-  throw FFIError(kind, Concat(std::forward<Args>(args)...));
+  ThrowError(kind, Concat(std::forward<Args>(args)...));
+}
+
+/*! \brief Throw the error a failed C call (return code rc) left in the raised slot. */
+[[noreturn]] inline void ThrowRaised(int rc) { ::tvm::ffi::details::ThrowRaisedError(rc); }
+
+/*! \brief Park the in-flight exception (inside a catch block); returns -1 or -2. */
+inline int HandleCurrentException() noexcept {
+  return ::tvm::ffi::details::SetRaisedFromCurrentException();
 }
 
 /*! \brief ValueError "<func>: argument `<arg>` is NULL" when p is NULL. */
@@ -112,11 +81,12 @@ TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*
 /*! \brief Free memory obtained from AllocObject. */
 void FreeObjectMemory(void* self);
 
-inline void IncRef(TVMFFIObject* obj) {
-  __atomic_fetch_add(&obj->combined_ref_count, 1, __ATOMIC_RELAXED);
-}
+// The ABI's reference counting is object.h's (one protocol for every binary).
+inline void IncRef(TVMFFIObject* obj) { ::tvm::ffi::details::HeaderIncRef(obj); }
 /*! \brief The DecRef protocol of the ABI (NULL is ignored). */
-void DecRef(TVMFFIObject* obj);
+inline void DecRef(TVMFFIObject* obj) {
+  if (obj != nullptr) ::tvm::ffi::details::HeaderDecRef(obj);
+}
 
 /*! \brief True when the object's type is `type_index` or derives from it. */
 bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index);
@@ -142,8 +112,11 @@ TVMFFIObject* MakeBytesObject(int32_t type_index, const char* data, size_t size)
 void MakeStringAny(const char* data, size_t size, TVMFFIAny* out);
 /*! \brief Write an owned Bytes (small if it fits) into *out. */
 void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out);
-/*! \brief The bytes of a string-like any (RawStr, SmallStr, Str, ByteArrayPtr, SmallBytes, Bytes). */
-bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out);
+/*! \brief The bytes of a string-like any (string.h's StringLikeView, class ignored). */
+inline bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out) {
+  int32_t klass;
+  return ::tvm::ffi::details::StringLikeView(v, out, &klass);
+}
 
 // ---------------------------------------------------------------------------
 // Errors (error.cc)
@@ -191,17 +164,5 @@ int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_na
 
 }  // namespace rt
 }  // namespace tvmffi
-
-/*!
- * \brief Bracket the body of an exported function: any exception becomes a
- *        raised error and a -1 return. The body returns its own value on success.
- */
-#define TVM_FFI_SAFE_CALL_BEGIN() try {
-#define TVM_FFI_SAFE_CALL_END()                         \
-  }                                                     \
-  catch (...) {                                         \
-    return ::tvmffi::rt::HandleCurrentException();      \
-  }                                                     \
-  return 0;
 
 #endif  // TVMFFI_RUNTIME_INTERNAL_H_

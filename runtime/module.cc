@@ -22,6 +22,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/details/symbol_names.h>
+#include <tvm/ffi/extra/module.h>
+#include <tvm/ffi/function.h>
+
 #include "elf_reader.h"
 #include "internal.h"
 #include "registration.h"
@@ -30,10 +35,10 @@ namespace tvmffi {
 namespace rt {
 namespace {
 
-constexpr const char* kFuncPrefix = "__tvm_ffi_";
-constexpr const char* kMetadataPrefix = "__tvm_ffi__metadata_";
-constexpr const char* kDocPrefix = "__tvm_ffi__doc_";
-constexpr const char* kLibraryCtxSymbol = "__tvm_ffi__library_ctx";
+using ::tvm::ffi::details::kSymbolDocPrefix;
+using ::tvm::ffi::details::kSymbolFuncPrefix;
+using ::tvm::ffi::details::kSymbolLibraryCtx;
+using ::tvm::ffi::details::kSymbolMetadataPrefix;
 
 // Kind strings: static storage, read inline by ModuleObj::kind() in the C++ header.
 constexpr const char* kKindLibrary = "library";
@@ -138,24 +143,19 @@ void* PrefixedSymbol(TVMFFIObject* mod, const char* kind_prefix, const std::stri
 
 // Names that start with '_' would reach the loader's special symbols
 // (`__tvm_ffi__library_ctx` is data, not a function): never functions.
-bool IsReservedName(const std::string& name) { return name.empty() || name[0] == '_'; }
+bool IsReservedName(const std::string& name) { return !::tvm::ffi::details::IsFunctionName(name); }
 
 std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
   ModuleImpl* impl = Impl(mod);
   if (!IsSystem(mod)) return impl->exported;
   std::vector<std::string> names;
-  const std::string p1 = std::string(kFuncPrefix) + impl->symbol_prefix;
+  const std::string p1 = std::string(kSymbolFuncPrefix) + impl->symbol_prefix;
   for (const auto& kv : EnvSystemLibSymbols()) {
-    const std::string& s = kv.first;
-    std::string rest;
-    if (!impl->symbol_prefix.empty() && s.compare(0, p1.size(), p1) == 0) {
-      rest = s.substr(p1.size());
-    } else if (s.compare(0, std::strlen(kFuncPrefix), kFuncPrefix) == 0) {
-      rest = s.substr(std::strlen(kFuncPrefix));
-    } else {
-      continue;
-    }
-    if (!IsReservedName(rest)) names.push_back(rest);
+    std::string_view s = kv.first;
+    bool system_prefixed = !impl->symbol_prefix.empty() && s.substr(0, p1.size()) == p1;
+    std::string_view rest = ::tvm::ffi::details::ExportedFunctionName(
+        s, system_prefixed ? std::string_view(p1) : std::string_view(kSymbolFuncPrefix));
+    if (!rest.empty()) names.emplace_back(rest);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -183,7 +183,7 @@ void SnapshotImports(TVMFFIObject* mod, ImportList* out) {
 }
 
 // ---------------------------------------------------------------------------
-// Module operations (throw FFIError; callers are wrapped in safe calls)
+// Module operations (throw Error; callers are wrapped in safe calls)
 // ---------------------------------------------------------------------------
 
 /*! \brief A new reference to function `name`, or NULL. */
@@ -198,13 +198,13 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
       return it->second;
     }
   }
-  if (void* sym = PrefixedSymbol(mod, kFuncPrefix, name)) {
+  if (void* sym = PrefixedSymbol(mod, kSymbolFuncPrefix, name)) {
     // The runtime's trampoline calls the symbol with a NULL handle, as a
     // direct call would; the function object and its deleter live here.
     TVMFFIObjectHandle f = nullptr;
     if (TVMFFIFunctionCreate(nullptr, reinterpret_cast<TVMFFISafeCallType>(sym), nullptr, &f) !=
         0) {
-      throw AlreadyRaised{};
+      ThrowRaised(-1);
     }
     auto* fobj = static_cast<TVMFFIObject*>(f);
     std::lock_guard<std::mutex> lock(impl->mu);
@@ -229,7 +229,7 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
 
 bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
   if (IsReservedName(name)) return false;
-  if (PrefixedSymbol(mod, kFuncPrefix, name) != nullptr) return true;
+  if (PrefixedSymbol(mod, kSymbolFuncPrefix, name) != nullptr) return true;
   if (query_imports) {
     ImportList imports;
     SnapshotImports(mod, &imports);
@@ -252,7 +252,7 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
     result.zero_padding = 0;
     result.v_int64 = 0;
     int rc = getter(nullptr, nullptr, 0, &result);
-    if (rc != 0) throw AlreadyRaised{rc};
+    if (rc != 0) ThrowRaised(rc);
     if (result.type_index != kTVMFFIStr && result.type_index != kTVMFFISmallStr) {
       std::string got = TypeIndexToKey(result.type_index);
       AnyRelease(&result);
@@ -334,7 +334,7 @@ std::string ExportsHint(TVMFFIObject* mod) {
     if (!imports.mods.empty()) where = Concat(" (nor do its ", imports.mods.size(), " imports)");
   }
   Throw("AttributeError", "Module ", Describe(mod), " has no function `", name, "`", where,
-        ": symbol `", kFuncPrefix, name, "` not found", ExportsHint(mod));
+        ": symbol `", kSymbolFuncPrefix, name, "` not found", ExportsHint(mod));
 }
 
 // ---------------------------------------------------------------------------
@@ -379,7 +379,7 @@ struct SymbolWrites {
     for (const auto& kv : EnvContextSymbols()) {
       if (void** addr = lookup(kv.first)) context.emplace_back(addr, kv.second);
     }
-    library_ctx = lookup(kLibraryCtxSymbol);
+    library_ctx = lookup(kSymbolLibraryCtx);
   }
   void Apply(TVMFFIObject* mod) const {
     for (const auto& w : context) *w.first = w.second;
@@ -517,279 +517,151 @@ std::string Extension(const std::string& path) {
 // Global functions
 // ---------------------------------------------------------------------------
 
-struct CallArgs {
-  const char* fname;
-  const TVMFFIAny* v;
-  int32_t n;
-};
+// The globals are typed C++ functions; the typed machinery of function.h
+// (the one behind TVM_FFI_DLL_EXPORT_TYPED_FUNC) checks and converts their
+// arguments, and reports errors in its usual format.
 
-void CheckArgCount(const CallArgs& a, int32_t lo, int32_t hi, const char* sig) {
-  if (a.n < lo || a.n > hi) {
-    Throw("TypeError", a.fname, sig, " expects ",
-          lo == hi ? std::to_string(lo) : Concat(lo, " to ", hi), " arguments, got ", a.n);
+using ::tvm::ffi::Any;
+using ::tvm::ffi::Array;
+using ::tvm::ffi::Function;
+using ::tvm::ffi::Module;
+using ::tvm::ffi::Optional;
+using ::tvm::ffi::String;
+using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
+
+TVMFFIObject* Raw(const Module& mod) { return ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(mod); }
+
+// A reference of type T that takes over a new reference (never NULL).
+template <typename T>
+T Own(TVMFFIObject* obj) {
+  return ObjectUnsafe::ObjectRefFromObjectPtr<T>(
+      ObjectUnsafe::ObjectPtrFromOwned<::tvm::ffi::Object>(obj));
+}
+
+Optional<Function> OwnFunction(TVMFFIObject* f) {
+  if (f == nullptr) return Optional<Function>();
+  return Own<Function>(f);
+}
+
+// Defines the safe-call function `Name` of the global `GlobalName`, whose body is
+// the typed callable that follows: `TVMFFI_MODULE_GLOBAL(G, "ffi.X", [](...) {...});`
+#define TVMFFI_MODULE_GLOBAL(Name, GlobalName, ...)                                        \
+  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {  \
+    return ::tvm::ffi::details::InvokeExportedTyped(GlobalName, __VA_ARGS__, args, num_args, \
+                                                    result);                               \
   }
-}
-
-TVMFFIObject* ArgModule(const CallArgs& a, int32_t i, const char* name) {
-  const TVMFFIAny& v = a.v[i];
-  if (v.type_index != kTVMFFIModule || v.v_obj == nullptr) {
-    Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be ffi.Module, got `",
-          TypeIndexToKey(v.type_index), "`");
-  }
-  return v.v_obj;
-}
-
-std::string ArgString(const CallArgs& a, int32_t i, const char* name) {
-  std::string_view s;
-  const TVMFFIAny& v = a.v[i];
-  if (v.type_index == kTVMFFIBytes || v.type_index == kTVMFFISmallBytes ||
-      v.type_index == kTVMFFIByteArrayPtr || !AnyGetBytes(&v, &s)) {
-    Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be str, got `",
-          TypeIndexToKey(v.type_index), "`");
-  }
-  return std::string(s);
-}
-
-bool ArgBool(const CallArgs& a, int32_t i, const char* name) {
-  if (i >= a.n) return false;
-  const TVMFFIAny& v = a.v[i];
-  if (v.type_index == kTVMFFIBool || v.type_index == kTVMFFIInt) return v.v_int64 != 0;
-  if (v.type_index == kTVMFFINone) return false;
-  Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be bool, got `",
-        TypeIndexToKey(v.type_index), "`");
-}
-
-void SetObject(TVMFFIAny* out, TVMFFIObject* obj) {  // takes the reference
-  out->zero_padding = 0;
-  if (obj == nullptr) {
-    out->type_index = kTVMFFINone;
-    out->v_int64 = 0;
-  } else {
-    out->type_index = obj->type_index;
-    out->v_obj = obj;
-  }
-}
-
-void SetBool(TVMFFIAny* out, bool b) {
-  out->type_index = kTVMFFIBool;
-  out->zero_padding = 0;
-  out->v_int64 = b ? 1 : 0;
-}
-
-// Builds an Array through the `ffi.Array` constructor of the containers code.
-void MakeArray(const char* fname, const std::vector<TVMFFIAny>& items, TVMFFIAny* out) {
-  TVMFFIObject* ctor = GlobalFunctionGet("ffi.Array");
-  if (ctor == nullptr) Throw("NotImplementedError", fname, ": `ffi.Array` is not registered");
-  out->type_index = kTVMFFINone;
-  int rc = TVMFFIFunctionCall(ctor, const_cast<TVMFFIAny*>(items.data()),
-                              static_cast<int32_t>(items.size()), out);
-  DecRef(ctor);
-  if (rc != 0) throw AlreadyRaised{rc};
-}
-
-#define TVMFFI_MODULE_GLOBAL(Name)                                                         \
-  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept;   \
-  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept
 
 // ffi.ModuleLoadFromFile(path) -> Module. Dispatches on the file extension to
 // `ffi.Module.load_from_file.<ext>` when such a loader is registered; shared
 // libraries (and anything else) go to the built-in `.so` loader.
-TVMFFI_MODULE_GLOBAL(GModuleLoadFromFile) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleLoadFromFile", args, num_args};
-  CheckArgCount(a, 1, 1, "(path)");
-  std::string path = ArgString(a, 0, "path");
+TVMFFI_MODULE_GLOBAL(GModuleLoadFromFile, "ffi.ModuleLoadFromFile", [](const String& path) {
   std::string ext = Extension(path);
   if (!ext.empty() && ext != "so" && ext != "dso" && ext != "dylib" && ext != "dll") {
-    if (TVMFFIObject* loader = GlobalFunctionGet("ffi.Module.load_from_file." + ext)) {
-      TVMFFIAny call_args[2];
-      call_args[0] = args[0];
-      call_args[1].type_index = kTVMFFIRawStr;
-      call_args[1].zero_padding = 0;
-      call_args[1].v_c_str = ext.c_str();
-      result->type_index = kTVMFFINone;
-      int rc = TVMFFIFunctionCall(loader, call_args, 2, result);
-      DecRef(loader);
-      if (rc != 0) return rc;
-      if (result->type_index != kTVMFFIModule) {
-        std::string got = TypeIndexToKey(result->type_index);
-        AnyRelease(result);
-        Throw("TypeError", "ffi.Module.load_from_file.", ext, " returned `", got,
-              "`, expected ffi.Module");
+    if (Optional<Function> loader = Function::GetGlobal("ffi.Module.load_from_file." + ext)) {
+      Any r = (*loader)(path, ext);
+      if (r.type_index() != kTVMFFIModule) {
+        Throw("TypeError", "ffi.Module.load_from_file.", ext, " returned `",
+              TypeIndexToKey(r.type_index()), "`, expected ffi.Module");
       }
-      return 0;
+      return r.cast<Module>();
     }
   }
-  SetObject(result, LoadLibraryModule(path));
-  TVM_FFI_SAFE_CALL_END();
-}
+  return Own<Module>(LoadLibraryModule(path));
+});
 
 // ffi.Module.load_from_file.so(path, format) -> Module.
-TVMFFI_MODULE_GLOBAL(GLoadSo) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.Module.load_from_file.so", args, num_args};
-  CheckArgCount(a, 1, 2, "(path, format)");
-  std::string path = ArgString(a, 0, "path");
-  if (num_args == 2 && args[1].type_index != kTVMFFINone) ArgString(a, 1, "format");
-  SetObject(result, LoadLibraryModule(path));
-  TVM_FFI_SAFE_CALL_END();
-}
+TVMFFI_MODULE_GLOBAL(GLoadSo, "ffi.Module.load_from_file.so",
+                     [](const String& path, const Optional<String>&) {
+                       return Own<Module>(LoadLibraryModule(path));
+                     });
 
-// ffi.ModuleGetFunction(module, name, query_imports=False) -> Function or None.
-TVMFFI_MODULE_GLOBAL(GGetFunction) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleGetFunction", args, num_args};
-  CheckArgCount(a, 2, 3, "(module, name, query_imports)");
-  TVMFFIObject* mod = ArgModule(a, 0, "module");
-  SetObject(result, GetFunction(mod, ArgString(a, 1, "name"), ArgBool(a, 2, "query_imports")));
-  TVM_FFI_SAFE_CALL_END();
-}
+// ffi.ModuleGetFunction(module, name, query_imports) -> Function or None.
+TVMFFI_MODULE_GLOBAL(GGetFunction, "ffi.ModuleGetFunction",
+                     [](const Module& mod, const String& name, bool query_imports) {
+                       return OwnFunction(GetFunction(Raw(mod), name, query_imports));
+                     });
 
-// ffi.ModuleGetFunctionRequired(module, name, query_imports=False) -> Function;
+// ffi.ModuleGetFunctionRequired(module, name, query_imports) -> Function;
 // AttributeError naming the function (and listing the exports) when missing.
-TVMFFI_MODULE_GLOBAL(GGetFunctionRequired) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleGetFunctionRequired", args, num_args};
-  CheckArgCount(a, 2, 3, "(module, name, query_imports)");
-  TVMFFIObject* mod = ArgModule(a, 0, "module");
-  std::string name = ArgString(a, 1, "name");
-  bool query_imports = ArgBool(a, 2, "query_imports");
-  TVMFFIObject* f = GetFunction(mod, name, query_imports);
-  if (f == nullptr) ThrowMissingFunction(mod, name, query_imports);
-  SetObject(result, f);
-  TVM_FFI_SAFE_CALL_END();
-}
+TVMFFI_MODULE_GLOBAL(GGetFunctionRequired, "ffi.ModuleGetFunctionRequired",
+                     [](const Module& mod, const String& name, bool query_imports) {
+                       TVMFFIObject* f = GetFunction(Raw(mod), name, query_imports);
+                       if (f == nullptr) ThrowMissingFunction(Raw(mod), name, query_imports);
+                       return Own<Function>(f);
+                     });
 
-// ffi.ModuleImplementsFunction(module, name, query_imports=False) -> bool.
-TVMFFI_MODULE_GLOBAL(GImplementsFunction) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleImplementsFunction", args, num_args};
-  CheckArgCount(a, 2, 3, "(module, name, query_imports)");
-  TVMFFIObject* mod = ArgModule(a, 0, "module");
-  SetBool(result,
-          ImplementsFunction(mod, ArgString(a, 1, "name"), ArgBool(a, 2, "query_imports")));
-  TVM_FFI_SAFE_CALL_END();
-}
+// ffi.ModuleImplementsFunction(module, name, query_imports) -> bool.
+TVMFFI_MODULE_GLOBAL(GImplementsFunction, "ffi.ModuleImplementsFunction",
+                     [](const Module& mod, const String& name, bool query_imports) {
+                       return ImplementsFunction(Raw(mod), name, query_imports);
+                     });
 
+// ffi.ModuleGetFunctionMetadata / ffi.ModuleGetFunctionDoc(module, name,
+// query_imports) -> str or None.
 template <bool kDoc>
 int GFunctionText(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{kDoc ? "ffi.ModuleGetFunctionDoc" : "ffi.ModuleGetFunctionMetadata", args, num_args};
-  CheckArgCount(a, 2, 3, "(module, name, query_imports)");
-  TVMFFIObject* mod = ArgModule(a, 0, "module");
-  TVMFFIAny text;
-  if (GetFunctionText(mod, kDoc ? kDocPrefix : kMetadataPrefix, ArgString(a, 1, "name"),
-                      ArgBool(a, 2, "query_imports"), &text)) {
-    *result = text;
-  } else {
-    SetObject(result, nullptr);
-  }
-  TVM_FFI_SAFE_CALL_END();
+  return ::tvm::ffi::details::InvokeExportedTyped(
+      kDoc ? "ffi.ModuleGetFunctionDoc" : "ffi.ModuleGetFunctionMetadata",
+      [](const Module& mod, const String& name, bool query_imports) {
+        TVMFFIAny text;
+        if (!GetFunctionText(Raw(mod), kDoc ? kSymbolDocPrefix : kSymbolMetadataPrefix, name,
+                             query_imports, &text)) {
+          return Optional<String>();
+        }
+        return Optional<String>(::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>());
+      },
+      args, num_args, result);
 }
 
 // ffi.ModuleImportModule(module, other) -> None.
-TVMFFI_MODULE_GLOBAL(GImportModule) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleImportModule", args, num_args};
-  CheckArgCount(a, 2, 2, "(module, other)");
-  ImportModule(ArgModule(a, 0, "module"), ArgModule(a, 1, "other"));
-  SetObject(result, nullptr);
-  TVM_FFI_SAFE_CALL_END();
-}
+TVMFFI_MODULE_GLOBAL(GImportModule, "ffi.ModuleImportModule",
+                     [](const Module& mod, const Module& other) {
+                       ImportModule(Raw(mod), Raw(other));
+                     });
 
 // ffi.ModuleGetImports(module) -> Array<Module>.
-TVMFFI_MODULE_GLOBAL(GGetImports) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleGetImports", args, num_args};
-  CheckArgCount(a, 1, 1, "(module)");
+TVMFFI_MODULE_GLOBAL(GGetImports, "ffi.ModuleGetImports", [](const Module& mod) {
   ImportList imports;
-  SnapshotImports(ArgModule(a, 0, "module"), &imports);
-  std::vector<TVMFFIAny> items(imports.mods.size());
-  for (size_t i = 0; i < items.size(); ++i) {
-    items[i].type_index = kTVMFFIModule;
-    items[i].zero_padding = 0;
-    items[i].v_obj = imports.mods[i];
+  SnapshotImports(Raw(mod), &imports);
+  Array<Module> out;
+  for (TVMFFIObject* m : imports.mods) {
+    IncRef(m);
+    out.push_back(Own<Module>(m));
   }
-  MakeArray(a.fname, items, result);
-  TVM_FFI_SAFE_CALL_END();
-}
+  return out;
+});
 
 // ffi.ModuleListFunctions(module) -> Array<str>: the names the module itself exports.
-TVMFFI_MODULE_GLOBAL(GListFunctions) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleListFunctions", args, num_args};
-  CheckArgCount(a, 1, 1, "(module)");
-  std::vector<std::string> names = ListFunctionNames(ArgModule(a, 0, "module"));
-  std::vector<TVMFFIAny> items(names.size());
-  for (size_t i = 0; i < names.size(); ++i) {
-    items[i].type_index = kTVMFFIRawStr;
-    items[i].zero_padding = 0;
-    items[i].v_c_str = names[i].c_str();
-  }
-  MakeArray(a.fname, items, result);
-  TVM_FFI_SAFE_CALL_END();
-}
+TVMFFI_MODULE_GLOBAL(GListFunctions, "ffi.ModuleListFunctions", [](const Module& mod) {
+  Array<String> out;
+  for (const std::string& name : ListFunctionNames(Raw(mod))) out.push_back(String(name));
+  return out;
+});
 
 // ffi.ModuleGetKind(module) -> str ("library" or "system").
-TVMFFI_MODULE_GLOBAL(GGetKind) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleGetKind", args, num_args};
-  CheckArgCount(a, 1, 1, "(module)");
-  const char* kind = reinterpret_cast<ModuleObject*>(ArgModule(a, 0, "module"))->kind;
-  MakeStringAny(kind, std::strlen(kind), result);
-  TVM_FFI_SAFE_CALL_END();
-}
+TVMFFI_MODULE_GLOBAL(GGetKind, "ffi.ModuleGetKind", [](const Module& mod) {
+  return String(reinterpret_cast<ModuleObject*>(Raw(mod))->kind);
+});
 
 // ffi.ModuleGetLibraryPath(module) -> str (the path given at load; "" for the system library).
-TVMFFI_MODULE_GLOBAL(GGetLibraryPath) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleGetLibraryPath", args, num_args};
-  CheckArgCount(a, 1, 1, "(module)");
-  const std::string& p = Impl(ArgModule(a, 0, "module"))->path;
-  MakeStringAny(p.data(), p.size(), result);
-  TVM_FFI_SAFE_CALL_END();
-}
+TVMFFI_MODULE_GLOBAL(GGetLibraryPath, "ffi.ModuleGetLibraryPath", [](const Module& mod) {
+  return String(Impl(Raw(mod))->path);
+});
 
-// ffi.SystemLib(symbol_prefix="") -> Module: one per prefix for the process.
-TVMFFI_MODULE_GLOBAL(GSystemLib) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.SystemLib", args, num_args};
-  CheckArgCount(a, 0, 1, "(symbol_prefix)");
-  std::string prefix;
-  if (num_args == 1 && args[0].type_index != kTVMFFINone) prefix = ArgString(a, 0, "symbol_prefix");
-  SetObject(result, SystemLibModule(prefix));
-  TVM_FFI_SAFE_CALL_END();
-}
+// ffi.SystemLib(symbol_prefix) -> Module: one per prefix for the process.
+TVMFFI_MODULE_GLOBAL(GSystemLib, "ffi.SystemLib", [](const Optional<String>& symbol_prefix) {
+  return Own<Module>(SystemLibModule(symbol_prefix.has_value() ? std::string(*symbol_prefix)
+                                                               : std::string()));
+});
 
 // ffi.ModuleVisitContextSymbols(callback): callback(name: str, value: void*) per
 // TVMFFIEnvModRegisterContextSymbol entry, in registration order.
-TVMFFI_MODULE_GLOBAL(GVisitContextSymbols) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CallArgs a{"ffi.ModuleVisitContextSymbols", args, num_args};
-  CheckArgCount(a, 1, 1, "(callback)");
-  if (args[0].type_index != kTVMFFIFunction) {
-    Throw("TypeError", a.fname, ": argument 0 (callback) must be ffi.Function, got `",
-          TypeIndexToKey(args[0].type_index), "`");
-  }
-  for (const auto& kv : EnvContextSymbols()) {
-    TVMFFIAny cargs[2];
-    cargs[0].type_index = kTVMFFIRawStr;
-    cargs[0].zero_padding = 0;
-    cargs[0].v_c_str = kv.first.c_str();
-    cargs[1].type_index = kTVMFFIOpaquePtr;
-    cargs[1].zero_padding = 0;
-    cargs[1].v_ptr = kv.second;
-    TVMFFIAny r;
-    r.type_index = kTVMFFINone;
-    r.zero_padding = 0;
-    r.v_int64 = 0;
-    int rc = TVMFFIFunctionCall(args[0].v_obj, cargs, 2, &r);
-    if (rc != 0) return rc;
-    AnyRelease(&r);
-  }
-  SetObject(result, nullptr);
-  TVM_FFI_SAFE_CALL_END();
-}
+TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
+                     [](const Function& callback) {
+                       for (const auto& kv : EnvContextSymbols()) {
+                         callback(kv.first.c_str(), kv.second);
+                       }
+                     });
 
 #undef TVMFFI_MODULE_GLOBAL
 

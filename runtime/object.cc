@@ -19,14 +19,11 @@ namespace rt {
 // Object memory and reference counting
 // ---------------------------------------------------------------------------
 
-static constexpr uint64_t kOneStrongOneWeak = (uint64_t{1} << 32) | 1;
-static constexpr uint64_t kOneWeak = uint64_t{1} << 32;
-
 TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*, int)) {
   void* mem = std::malloc(size);
   if (mem == nullptr) throw std::bad_alloc();
   auto* obj = static_cast<TVMFFIObject*>(mem);
-  obj->combined_ref_count = kOneStrongOneWeak;
+  obj->combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
   obj->type_index = type_index;
   obj->__padding = 0;
   obj->deleter = deleter;
@@ -34,23 +31,6 @@ TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*
 }
 
 void FreeObjectMemory(void* self) { std::free(self); }
-
-void DecRef(TVMFFIObject* obj) {
-  if (obj == nullptr) return;
-  // Same atomics as the inline code of other binaries (see ABI.md).
-  uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, 1, __ATOMIC_RELEASE);
-  if (old == kOneStrongOneWeak) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
-  } else if ((old & 0xFFFFFFFFu) == 1) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
-    // The strong references together held one weak reference: drop it.
-    if (__atomic_fetch_sub(&obj->combined_ref_count, kOneWeak, __ATOMIC_ACQ_REL) == kOneWeak) {
-      if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Opaque objects
@@ -291,39 +271,10 @@ class TypeRegistry {
 
   TypeRegistry() {
     for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
-    // Keys of the values stored inline in TVMFFIAny (roots, depth 0).
-    static const std::pair<int32_t, const char*> kPod[] = {
-        {kTVMFFINone, "None"},
-        {kTVMFFIInt, "int"},
-        {kTVMFFIBool, "bool"},
-        {kTVMFFIFloat, "float"},
-        {kTVMFFIOpaquePtr, "void*"},
-        {kTVMFFIDataType, "DataType"},
-        {kTVMFFIDevice, "Device"},
-        {kTVMFFIDLTensorPtr, "DLTensor*"},
-        {kTVMFFIRawStr, "const char*"},
-        {kTVMFFIByteArrayPtr, "TVMFFIByteArray*"},
-        {kTVMFFIObjectRValueRef, "ObjectRValueRef"},
-        {kTVMFFISmallStr, "ffi.SmallStr"},
-        {kTVMFFISmallBytes, "ffi.SmallBytes"},
-    };
-    for (const auto& p : kPod) GetOrAlloc(p.second, p.first, 0, -1);
-    GetOrAlloc("ffi.Object", kTVMFFIObject, 0, -1);
-    static const std::pair<int32_t, const char*> kObjects[] = {
-        {kTVMFFIStr, "ffi.String"},
-        {kTVMFFIBytes, "ffi.Bytes"},
-        {kTVMFFIError, "ffi.Error"},
-        {kTVMFFIFunction, "ffi.Function"},
-        {kTVMFFIShape, "ffi.Shape"},
-        {kTVMFFITensor, "ffi.Tensor"},
-        {kTVMFFIArray, "ffi.Array"},
-        {kTVMFFIMap, "ffi.Map"},
-        {kTVMFFIModule, "ffi.Module"},
-        {kTVMFFIOpaquePyObject, "ffi.OpaquePyObject"},
-        {kTVMFFIList, "ffi.List"},
-        {kTVMFFIDict, "ffi.Dict"},
-    };
-    for (const auto& p : kObjects) GetOrAlloc(p.second, p.first, 1, kTVMFFIObject);
+    for (const auto& t : ::tvm::ffi::details::kStaticTypes) {
+      bool root = t.index < kTVMFFIStaticObjectBegin || t.index == kTVMFFIObject;
+      GetOrAlloc(t.key, t.index, root ? 0 : 1, root ? -1 : kTVMFFIObject);
+    }
   }
 
   void Publish(int32_t index, TypeEntry* entry) {
@@ -360,7 +311,7 @@ class TypeRegistry {
   // Values registered for reflection live as long as the process.
   TVMFFIAny KeepAny(const TVMFFIAny* view) {
     TVMFFIAny owned;
-    if (TVMFFIAnyViewToOwnedAny(view, &owned) != 0) throw AlreadyRaised{};
+    if (TVMFFIAnyViewToOwnedAny(view, &owned) != 0) ThrowRaised(-1);
     kept_.push_back(owned);
     return owned;
   }

@@ -62,33 +62,6 @@ void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out) {
   out->v_obj = obj;
 }
 
-bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out) {
-  switch (v->type_index) {
-    case kTVMFFIRawStr:
-      if (v->v_c_str == nullptr) return false;
-      *out = std::string_view(v->v_c_str);
-      return true;
-    case kTVMFFIByteArrayPtr: {
-      auto* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
-      if (b == nullptr) return false;
-      *out = std::string_view(b->data, b->size);
-      return true;
-    }
-    case kTVMFFISmallStr:
-    case kTVMFFISmallBytes:
-      *out = std::string_view(v->v_bytes, v->small_str_len);
-      return true;
-    case kTVMFFIStr:
-    case kTVMFFIBytes: {
-      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
-      *out = std::string_view(b->data, b->size);
-      return true;
-    }
-    default:
-      return false;
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Data types
 // ---------------------------------------------------------------------------
@@ -159,7 +132,7 @@ TVMFFIAny CallGlobal(const char* name, const TVMFFIAny& arg) {
   TVMFFIAny a = arg;
   int rc = TVMFFIFunctionCall(f, &a, 1, &result);
   DecRef(f);
-  if (rc != 0) throw AlreadyRaised{};
+  if (rc != 0) ThrowRaised(rc);
   return result;
 }
 

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <new>
 
+#include <tvm/ffi/details/tensor_geometry.h>
+
 #include "internal.h"
 
 namespace tvmffi {
@@ -32,7 +34,10 @@ struct TensorObject {
 static_assert(offsetof(TensorObject, dl) == sizeof(TVMFFIObject));
 static_assert(sizeof(TensorObject) % alignof(int64_t) == 0);
 
-constexpr int32_t kMaxNDim = 64;
+using ::tvm::ffi::IsAligned;
+using ::tvm::ffi::IsContiguous;
+using ::tvm::ffi::kMaxNDim;
+using ::tvm::ffi::details::FillCompactStrides;
 
 int64_t* TailOf(TensorObject* t) { return reinterpret_cast<int64_t*>(t + 1); }
 
@@ -66,39 +71,6 @@ uint64_t FlagsOf(const TVMFFIObject* obj) {
   return reinterpret_cast<const TensorObject*>(obj)->flags;
 }
 
-bool IsDirectAddressDevice(DLDevice dev) {
-  // On these devices `data` is a real address, so its alignment means something.
-  return dev.device_type == kDLCPU || dev.device_type == kDLCUDA ||
-         dev.device_type == kDLCUDAHost || dev.device_type == kDLCUDAManaged ||
-         dev.device_type == kDLROCM || dev.device_type == kDLROCMHost;
-}
-
-bool HasZeroExtent(const DLTensor& t) {
-  for (int32_t i = 0; i < t.ndim; ++i) {
-    if (t.shape[i] == 0) return true;
-  }
-  return false;
-}
-
-bool IsCompactRowMajor(const DLTensor& t) {
-  if (t.strides == nullptr || HasZeroExtent(t)) return true;
-  int64_t expected = 1;
-  for (int32_t i = t.ndim - 1; i >= 0; --i) {
-    if (t.shape[i] == 1) continue;  // a unit dimension's stride is irrelevant
-    if (t.strides[i] != expected) return false;
-    expected *= t.shape[i];
-  }
-  return true;
-}
-
-void FillCompactStrides(const int64_t* shape, int32_t ndim, int64_t* strides) {
-  int64_t s = 1;
-  for (int32_t i = ndim - 1; i >= 0; --i) {
-    strides[i] = s;
-    s *= shape[i];
-  }
-}
-
 // Shape sanity shared by imports and views: ValueError on anything malformed.
 void ValidateShape(const DLTensor& t, const char* api, const char* what) {
   if (t.ndim < 0 || t.ndim > kMaxNDim) {
@@ -107,20 +79,15 @@ void ValidateShape(const DLTensor& t, const char* api, const char* what) {
   if (t.ndim > 0 && t.shape == nullptr) {
     Throw("ValueError", api, ": ", what, " has ndim ", t.ndim, " but a NULL shape");
   }
-  int64_t numel = 1;
-  bool overflow = false;
   for (int32_t i = 0; i < t.ndim; ++i) {
     if (t.shape[i] < 0) {
       Throw("ValueError", api, ": ", what, " has a negative extent ", t.shape[i], " in dimension ",
             i);
     }
-    if (!overflow && __builtin_mul_overflow(numel, t.shape[i], &numel)) overflow = true;
   }
-  if (!overflow) {
-    unsigned __int128 bits = static_cast<unsigned __int128>(numel) * t.dtype.bits * t.dtype.lanes;
-    overflow = (bits + 7) / 8 > static_cast<unsigned __int128>(INT64_MAX);
-  }
-  if (overflow) {
+  uint64_t numel = 0;
+  uint64_t nbytes = 0;
+  if (!::tvm::ffi::details::ShapeDataBytes(t.shape, t.ndim, t.dtype, &numel, &nbytes)) {
     Throw("ValueError", api, ": ", what, " is too large: its size in bytes overflows int64");
   }
 }
@@ -129,15 +96,12 @@ void ValidateImport(const DLTensor& t, int32_t require_alignment, int32_t requir
                     const char* api) {
   ValidateShape(t, api, "the DLPack tensor");
   if (require_alignment > 0) {
-    uint64_t where = IsDirectAddressDevice(t.device)
-                         ? reinterpret_cast<uintptr_t>(t.data) + t.byte_offset
-                         : t.byte_offset;
-    if (where % static_cast<uint64_t>(require_alignment) != 0) {
+    if (!IsAligned(t, static_cast<size_t>(require_alignment))) {
       Throw("ValueError", api, ": data is not aligned to ", require_alignment,
             " bytes (data=", t.data, ", byte_offset=", t.byte_offset, ")");
     }
   }
-  if (require_contiguous != 0 && !IsCompactRowMajor(t)) {
+  if (require_contiguous != 0 && !IsContiguous(t)) {
     Throw("ValueError", api, ": the DLPack tensor is not contiguous (compact row-major)");
   }
 }

@@ -217,7 +217,7 @@ TEST_CASE("Missing functions: empty Optional or AttributeError when required", "
   REQUIRE(e.kind() == "AttributeError");
   REQUIRE_THAT(e.message(), ContainsSubstring("has no function `no_such_function`"));
   REQUIRE_THAT(e.message(), ContainsSubstring(kLibA));
-  REQUIRE_THAT(e.message(), ContainsSubstring("it exports: add_int, echo_optional, fail"));
+  REQUIRE_THAT(e.message(), ContainsSubstring("it exports: add_int, call_back, echo_optional, fail"));
 
   // The loader's own symbols are never functions.
   ffi::Module b = ffi::Module::LoadFromFile(kLibB);
@@ -302,16 +302,21 @@ TEST_CASE("Load errors name the file and the reason", "[module]") {
 
 TEST_CASE("Module globals check their arguments", "[module]") {
   ffi::Function get = ffi::Function::GetGlobalRequired("ffi.ModuleGetFunction");
-  ffi::Error e1 = CatchError([&] { get(1, "x"); });
+  // The typed machinery checks them: the function, the argument, expected and got.
+  ffi::Error e1 = CatchError([&] { get(1, "x", false); });
   REQUIRE(e1.kind() == "TypeError");
-  REQUIRE_THAT(e1.message(),
-               ContainsSubstring("ffi.ModuleGetFunction: argument 0 (module) must be ffi.Module, got `int`"));
+  REQUIRE_THAT(e1.message(), ContainsSubstring("Mismatched type on argument #0 when calling: "
+                                               "`ffi.ModuleGetFunction("));
+  REQUIRE_THAT(e1.message(), ContainsSubstring("Expected `ffi.Module` but got `int`"));
   ffi::Module a = ffi::Module::LoadFromFile(kLibA);
   ffi::Error e2 = CatchError([&] { get(a); });
   REQUIRE(e2.kind() == "TypeError");
-  REQUIRE_THAT(e2.message(), ContainsSubstring("expects 2 to 3 arguments, got 1"));
-  ffi::Error e3 = CatchError([&] { get(a, 42); });
-  REQUIRE_THAT(e3.message(), ContainsSubstring("argument 1 (name) must be str, got `int`"));
+  REQUIRE_THAT(e2.message(), ContainsSubstring("Mismatched number of arguments when calling: "
+                                               "`ffi.ModuleGetFunction("));
+  REQUIRE_THAT(e2.message(), ContainsSubstring("Expected 3 but got 1"));
+  ffi::Error e3 = CatchError([&] { get(a, 42, false); });
+  REQUIRE_THAT(e3.message(), ContainsSubstring("Mismatched type on argument #1"));
+  REQUIRE_THAT(e3.message(), ContainsSubstring("Expected `str` but got `int`"));
   // query_imports accepts bool or int (C callers pass either).
   REQUIRE(get(a, "add_int", 1).cast<ffi::Optional<ffi::Function>>().has_value());
 
@@ -355,6 +360,87 @@ TEST_CASE("Errors raised inside a library reach the caller", "[module]") {
   ffi::Function echo = a->GetFunctionRequired("echo_optional");
   REQUIRE(echo(nullptr, "n=").cast<ffi::String>() == "n=");
   REQUIRE(echo(7, "n=").cast<ffi::String>() == "n=7");
+}
+
+namespace {
+// The kind of the error a failed TVMFFIFunctionCall left raised.
+std::string CallThroughCAndTakeKind(const ffi::Function& f, std::vector<ffi::AnyView> args) {
+  TVMFFIAny result;
+  result.type_index = kTVMFFINone;
+  result.zero_padding = 0;
+  result.v_int64 = 0;
+  int rc = TVMFFIFunctionCall(Handle(f), reinterpret_cast<TVMFFIAny*>(args.data()),
+                              static_cast<int32_t>(args.size()), &result);
+  REQUIRE(rc == -1);
+  return ffi::details::MoveFromSafeCallRaised().kind();
+}
+}  // namespace
+
+TEST_CASE("An error keeps its kind across every boundary", "[module][error]") {
+  // A runtime built-in that raises: KeyError through the C ABI and through C++.
+  ffi::Function metadata = ffi::Function::GetGlobalRequired("ffi.GetGlobalFuncMetadata");
+  REQUIRE(CallThroughCAndTakeKind(metadata, {ffi::AnyView("no.such.function")}) == "KeyError");
+  REQUIRE(CatchError([&] { metadata("no.such.function"); }).kind() == "KeyError");
+
+  // A C++ safe_call given to TVMFFIFunctionCreate that throws instead of
+  // returning -1: the runtime's trampoline keeps the kind.
+  TVMFFIObjectHandle raw = nullptr;
+  REQUIRE(TVMFFIFunctionCreate(
+              nullptr,
+              [](void*, const TVMFFIAny*, int32_t, TVMFFIAny*) -> int {
+                throw ffi::Error("IndexError", "thrown through the C trampoline");
+              },
+              nullptr, &raw) == 0);
+  ffi::Function throwing = ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
+      ffi::details::ObjectUnsafe::ObjectPtrFromOwned<ffi::Object>(static_cast<TVMFFIObject*>(raw)));
+  REQUIRE(CallThroughCAndTakeKind(throwing, {}) == "IndexError");
+  REQUIRE(CatchError([&] { throwing(); }).kind() == "IndexError");
+
+  // A kernel library's function that throws a custom kind.
+  ffi::Module a = ffi::Module::LoadFromFile(kLibA);
+  ffi::Function raise = a->GetFunctionRequired("raise_kind");
+  REQUIRE(CallThroughCAndTakeKind(raise, {ffi::AnyView("LibAError"), ffi::AnyView("y")}) ==
+          "LibAError");
+  ffi::Error e = CatchError([&] { raise("LibAError", "from lib_a"); });
+  REQUIRE(e.kind() == "LibAError");
+  REQUIRE(e.message() == "from lib_a");
+
+  // Host -> kernel library -> host callback that throws -> kernel -> host.
+  ffi::Function call_back = a->GetFunctionRequired("call_back");
+  ffi::Function host = ffi::Function::FromTyped([](int64_t x) -> int64_t {
+    if (x < 0) throw ffi::Error("HostError", "negative");
+    return x * 2;
+  });
+  REQUIRE(call_back(host, 20).cast<int64_t>() == 41);
+  ffi::Error nested = CatchError([&] { call_back(host, -1); });
+  REQUIRE(nested.kind() == "HostError");
+  REQUIRE(nested.message() == "negative");
+  REQUIRE(CallThroughCAndTakeKind(call_back, {ffi::AnyView(host), ffi::AnyView(-1)}) ==
+          "HostError");
+
+  // A C callee raising through TVMFFIErrorSetRaisedFromCStrParts, read by C++.
+  ffi::Module callee = ffi::Module::LoadFromFile(kCCallee);
+  ffi::Function c_sum = callee->GetFunctionRequired("c_sum");
+  REQUIRE(CatchError([&] { c_sum(1); }).kind() == "TypeError");
+  REQUIRE(CallThroughCAndTakeKind(c_sum, {ffi::AnyView(1)}) == "TypeError");
+
+  // Other exceptions leaving a C++ function at the C boundary: std::bad_alloc
+  // is a MemoryError, any other std::exception an InternalError.
+  ffi::Function oom = ffi::Function::FromPacked([](ffi::PackedArgs, ffi::Any*) {
+    throw std::bad_alloc();
+  });
+  REQUIRE(CallThroughCAndTakeKind(oom, {}) == "MemoryError");
+  ffi::Function std_error = ffi::Function::FromPacked([](ffi::PackedArgs, ffi::Any*) {
+    throw std::runtime_error("plain std exception");
+  });
+  REQUIRE(CallThroughCAndTakeKind(std_error, {}) == "InternalError");
+  // ... and a kernel library sees them with those kinds when it calls the host.
+  ffi::Function std_error_to_int = ffi::Function::FromTyped([](int64_t) -> int64_t {
+    throw std::runtime_error("plain std exception");
+  });
+  ffi::Error internal = CatchError([&] { call_back(std_error_to_int, 1); });
+  REQUIRE(internal.kind() == "InternalError");
+  REQUIRE(internal.message() == "plain std exception");
 }
 
 // ---------------------------------------------------------------------------

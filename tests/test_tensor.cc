@@ -186,6 +186,30 @@ void CheckCompact234(const T& t) {
   REQUIRE_FFI_ERROR(t.stride(-4), "IndexError", "stride(-4)");
 }
 
+TEST_CASE("byte size: sub-byte types pack, and overflow is detected", "[tensor]") {
+  // One formula for GetDataSize and DataTypeBytes (upstream's): 8 x uint1 is one byte.
+  const DLDataType u1{kDLUInt, 1, 1};
+  const DLDataType i4{kDLInt, 4, 1};
+  CHECK(GetDataSize(8, u1) == 1);
+  CHECK(GetDataSize(9, u1) == 2);
+  CHECK(GetDataSize(3, i4) == 2);
+  CHECK(GetDataSize(5, DLDataType{kDLFloat, 32, 4}) == 80);
+  CHECK(DataTypeBytes(u1, 8) == static_cast<int64_t>(GetDataSize(8, u1)));
+  CHECK(DataTypeBytes(i4, 3) == static_cast<int64_t>(GetDataSize(3, i4)));
+  uint64_t numel = 0;
+  uint64_t nbytes = 0;
+  const int64_t shape[] = {3, 1000, 7};
+  REQUIRE(details::ShapeDataBytes(shape, 3, u1, &numel, &nbytes));
+  CHECK(numel == 21000);
+  CHECK(nbytes == 2625);
+  const int64_t huge[] = {int64_t{1} << 40, int64_t{1} << 20};
+  CHECK(details::ShapeDataBytes(huge, 2, u1, &numel, &nbytes));  // 2^60 bits fit
+  CHECK(nbytes == uint64_t{1} << 57);
+  CHECK_FALSE(details::ShapeDataBytes(huge, 2, DLDataType{kDLFloat, 64, 1}, &numel, &nbytes));
+  const int64_t negative[] = {2, -1};
+  CHECK_FALSE(details::ShapeDataBytes(negative, 2, u1, &numel, &nbytes));
+}
+
 TEST_CASE("accessors of a compact tensor (Tensor, TensorView, DLTensor*)", "[tensor]") {
   CountingAlloc::Reset();
   Tensor t = Tensor::FromNDAlloc(CountingAlloc(), {2, 3, 4}, dl_float32, kCPU);

@@ -9,15 +9,10 @@
 
 namespace tvmffi_kernels {
 
-/*!
- * \brief Typed pointer to the first element: data + byte_offset, spelled out
- *        from the DLTensor (data_ptr()'s treatment of byte_offset differs
- *        between header versions).
- */
+/*! \brief Typed pointer to the first element (TensorView::data_ptr(), cast). */
 template <typename T>
 inline T* DataPtr(const tvm::ffi::TensorView& t) {
-  const DLTensor* dl = t.GetDLTensorPtr();
-  return reinterpret_cast<T*>(static_cast<char*>(dl->data) + dl->byte_offset);
+  return static_cast<T*>(t.data_ptr());
 }
 
 /*!

@@ -73,6 +73,14 @@ ffi::Function MakeAdder(int64_t k) {
 
 void Fail(ffi::String why) { TVM_FFI_THROW(ValueError) << "lib_a refuses: " << why; }
 
+// Throws an Error of any kind, for the tests that follow a kind across boundaries.
+void RaiseKind(const ffi::String& kind, const ffi::String& message) {
+  throw ffi::Error(std::string(kind), std::string(message));
+}
+
+// Calls back into the host; whatever the host throws passes through this library.
+int64_t CallBack(const ffi::Function& f, int64_t x) { return f(x).cast<int64_t>() + 1; }
+
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
@@ -83,6 +91,8 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(long_string, LongString);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(names, Names);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_adder, MakeAdder);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(fail, Fail);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(raise_kind, RaiseKind);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(call_back, CallBack);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(echo_optional, [](ffi::Optional<int64_t> x, const ffi::String& s) {
   return x.has_value() ? ffi::String(s + std::to_string(*x)) : s;
 });

@@ -322,33 +322,11 @@ struct AnyUnsafe : public ObjectUnsafe {
   }
 };
 
-// GCC may not see that only String/Bytes objects reach the byte-array read
-// below and warn about other (smaller) objects allocated nearby.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#endif
-/*! \brief The bytes of a String or Bytes value in any of their forms; false for others. */
-TVM_FFI_INLINE bool AnyBytesView(const TVMFFIAny* v, std::string_view* out) noexcept {
-  if (v->type_index == TypeIndex::kTVMFFISmallStr || v->type_index == TypeIndex::kTVMFFISmallBytes) {
-    *out = std::string_view(v->v_bytes, v->small_str_len);
-    return true;
-  }
-  if (v->type_index == TypeIndex::kTVMFFIStr || v->type_index == TypeIndex::kTVMFFIBytes) {
-    const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
-    *out = std::string_view(b->data, b->size);
-    return true;
-  }
-  return false;
-}
 TVM_FFI_INLINE int32_t CanonicalStrIndex(int32_t index) noexcept {
   if (index == TypeIndex::kTVMFFISmallStr) return TypeIndex::kTVMFFIStr;
   if (index == TypeIndex::kTVMFFISmallBytes) return TypeIndex::kTVMFFIBytes;
   return index;
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 }  // namespace details
 
 /*! \brief Hash of an Any: by content for str/bytes (small or not), by bits otherwise. */
@@ -357,7 +335,8 @@ struct AnyHash {
     std::string_view bytes;
     int32_t index = details::CanonicalStrIndex(value.data_.type_index);
     size_t seed;
-    if (details::AnyBytesView(&value.data_, &bytes)) {
+    int32_t klass;
+    if (details::StringLikeView(&value.data_, &bytes, &klass)) {
       seed = std::hash<std::string_view>()(bytes);
     } else {
       seed = std::hash<uint64_t>()(value.data_.v_uint64);
@@ -375,7 +354,9 @@ struct AnyEqual {
       return false;
     }
     std::string_view a, b;
-    return details::AnyBytesView(&lhs.data_, &a) && details::AnyBytesView(&rhs.data_, &b) && a == b;
+    int32_t ka, kb;
+    return details::StringLikeView(&lhs.data_, &a, &ka) &&
+           details::StringLikeView(&rhs.data_, &b, &kb) && a == b;
   }
 };
 

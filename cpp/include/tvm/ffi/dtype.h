@@ -7,6 +7,7 @@
 #ifndef TVM_FFI_DTYPE_H_
 #define TVM_FFI_DTYPE_H_
 
+#include <tvm/ffi/details/tensor_geometry.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/string.h>
 #include <tvm/ffi/type_traits.h>
@@ -38,11 +39,13 @@ constexpr int64_t DataTypeBits(DLDataType dtype) noexcept {
 }
 
 /*! \return Bytes of one element, all lanes, sub-byte types rounded up (int4 -> 1). */
-constexpr int64_t DataTypeBytes(DLDataType dtype) noexcept { return (DataTypeBits(dtype) + 7) / 8; }
+constexpr int64_t DataTypeBytes(DLDataType dtype) noexcept {
+  return static_cast<int64_t>(details::PackedDataBytes(1, dtype));
+}
 
 /*! \return Bytes of num_elems elements, packed (sub-byte types round up once, at the end). */
 constexpr int64_t DataTypeBytes(DLDataType dtype, int64_t num_elems) noexcept {
-  return (DataTypeBits(dtype) * num_elems + 7) / 8;
+  return static_cast<int64_t>(details::PackedDataBytes(static_cast<uint64_t>(num_elems), dtype));
 }
 
 /// Common data types.

@@ -179,7 +179,11 @@ inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_inde
   return tindex;
 }
 
-/*! \brief The safe-call catch clauses: convert any exception into a raised error. */
+/*!
+ * \brief The safe-call catch clauses: convert any exception into a raised error.
+ *        An Error keeps its kind; std::bad_alloc is a MemoryError; any other
+ *        exception is an InternalError (as upstream).
+ */
 TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromStdException(const std::exception& ex) {
   const char* kind = dynamic_cast<const std::bad_alloc*>(&ex) != nullptr ? "MemoryError"
                                                                          : "InternalError";
@@ -187,6 +191,26 @@ TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromStdException(const std::e
 }
 TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromUnknownException() {
   TVMFFIErrorSetRaisedFromCStr("InternalError", "unknown C++ exception");
+}
+
+/*!
+ * \brief The clauses of TVM_FFI_SAFE_CALL_END for code that has its own
+ *        `catch (...)`: parks the in-flight exception; returns -1 (-2 for
+ *        EnvErrorAlreadySet). Call only inside a catch block.
+ */
+TVM_FFI_NOINLINE TVM_FFI_COLD inline int SetRaisedFromCurrentException() noexcept {
+  try {
+    throw;
+  } catch (const Error& err) {
+    SetSafeCallRaised(err);
+  } catch (const EnvErrorAlreadySet&) {
+    return -2;
+  } catch (const std::exception& ex) {
+    SetRaisedFromStdException(ex);
+  } catch (...) {
+    SetRaisedFromUnknownException();
+  }
+  return -1;
 }
 
 /*! \brief The text of a message under construction. */
@@ -433,7 +457,6 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
     }                                                                  \
   }
 
-#ifndef TVM_FFI_SAFE_CALL_BEGIN
 /*!
  * \brief Bracket a C-ABI function body: exceptions become a raised error and
  *        -1 (EnvErrorAlreadySet: -2); falling off the end returns 0.
@@ -467,6 +490,5 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
     return -1;                                                     \
   }                                                                \
   TVM_FFI_UNREACHABLE()
-#endif
 
 #endif  // TVM_FFI_ERROR_H_

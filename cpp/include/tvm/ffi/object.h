@@ -60,6 +60,47 @@ struct StaticTypeKey {
   static constexpr const char* kTVMFFIDict = "ffi.Dict";
 };
 
+namespace details {
+/*! \brief A built-in type: its static index and key. */
+struct StaticTypeEntry {
+  int32_t index;
+  const char* key;
+};
+/*!
+ * \brief Every built-in type the runtime registers when it loads, in
+ *        registration order: the values stored inline in TVMFFIAny and
+ *        ffi.Object are roots; the other objects derive from ffi.Object.
+ */
+inline constexpr StaticTypeEntry kStaticTypes[] = {
+    {TypeIndex::kTVMFFINone, StaticTypeKey::kTVMFFINone},
+    {TypeIndex::kTVMFFIInt, StaticTypeKey::kTVMFFIInt},
+    {TypeIndex::kTVMFFIBool, StaticTypeKey::kTVMFFIBool},
+    {TypeIndex::kTVMFFIFloat, StaticTypeKey::kTVMFFIFloat},
+    {TypeIndex::kTVMFFIOpaquePtr, StaticTypeKey::kTVMFFIOpaquePtr},
+    {TypeIndex::kTVMFFIDataType, StaticTypeKey::kTVMFFIDataType},
+    {TypeIndex::kTVMFFIDevice, StaticTypeKey::kTVMFFIDevice},
+    {TypeIndex::kTVMFFIDLTensorPtr, StaticTypeKey::kTVMFFIDLTensorPtr},
+    {TypeIndex::kTVMFFIRawStr, StaticTypeKey::kTVMFFIRawStr},
+    {TypeIndex::kTVMFFIByteArrayPtr, StaticTypeKey::kTVMFFIByteArrayPtr},
+    {TypeIndex::kTVMFFIObjectRValueRef, StaticTypeKey::kTVMFFIObjectRValueRef},
+    {TypeIndex::kTVMFFISmallStr, StaticTypeKey::kTVMFFISmallStr},
+    {TypeIndex::kTVMFFISmallBytes, StaticTypeKey::kTVMFFISmallBytes},
+    {TypeIndex::kTVMFFIObject, StaticTypeKey::kTVMFFIObject},
+    {TypeIndex::kTVMFFIStr, StaticTypeKey::kTVMFFIStr},
+    {TypeIndex::kTVMFFIBytes, StaticTypeKey::kTVMFFIBytes},
+    {TypeIndex::kTVMFFIError, StaticTypeKey::kTVMFFIError},
+    {TypeIndex::kTVMFFIFunction, StaticTypeKey::kTVMFFIFunction},
+    {TypeIndex::kTVMFFIShape, StaticTypeKey::kTVMFFIShape},
+    {TypeIndex::kTVMFFITensor, StaticTypeKey::kTVMFFITensor},
+    {TypeIndex::kTVMFFIArray, StaticTypeKey::kTVMFFIArray},
+    {TypeIndex::kTVMFFIMap, StaticTypeKey::kTVMFFIMap},
+    {TypeIndex::kTVMFFIModule, StaticTypeKey::kTVMFFIModule},
+    {TypeIndex::kTVMFFIOpaquePyObject, StaticTypeKey::kTVMFFIOpaquePyObject},
+    {TypeIndex::kTVMFFIList, StaticTypeKey::kTVMFFIList},
+    {TypeIndex::kTVMFFIDict, StaticTypeKey::kTVMFFIDict},
+};
+}  // namespace details
+
 class Object;
 class ObjectRef;
 template <typename T>
@@ -619,23 +660,9 @@ TVM_FFI_INLINE bool IsObjectInstance(int32_t object_type_index) {
 }
 
 inline std::string TypeIndexToTypeKey(int32_t type_index) {
+  // Strings and bytes read as Python's names in any of their forms; the
+  // other types by their registered key (details::kStaticTypes for built-ins).
   switch (type_index) {
-    case TypeIndex::kTVMFFINone:
-      return "None";
-    case TypeIndex::kTVMFFIInt:
-      return "int";
-    case TypeIndex::kTVMFFIBool:
-      return "bool";
-    case TypeIndex::kTVMFFIFloat:
-      return "float";
-    case TypeIndex::kTVMFFIOpaquePtr:
-      return "void*";
-    case TypeIndex::kTVMFFIDataType:
-      return "DataType";
-    case TypeIndex::kTVMFFIDevice:
-      return "Device";
-    case TypeIndex::kTVMFFIDLTensorPtr:
-      return "DLTensor*";
     case TypeIndex::kTVMFFIRawStr:
     case TypeIndex::kTVMFFISmallStr:
     case TypeIndex::kTVMFFIStr:
@@ -644,8 +671,6 @@ inline std::string TypeIndexToTypeKey(int32_t type_index) {
     case TypeIndex::kTVMFFISmallBytes:
     case TypeIndex::kTVMFFIBytes:
       return "bytes";
-    case TypeIndex::kTVMFFIObjectRValueRef:
-      return "ObjectRValueRef";
     default:
       return Object::TypeIndex2Key(type_index);
   }

@@ -344,23 +344,58 @@ inline auto operator<<(Stream& os, const T& s)
 }
 
 namespace details {
-/*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise. */
-TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noexcept {
-  switch (src->type_index) {
+// GCC may not see that only String/Bytes objects reach the byte-array read
+// below and warn about other (smaller) objects allocated nearby.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#endif
+/*!
+ * \brief The bytes of a string value: a str or bytes cell in any of its forms
+ *        (RawStr, SmallStr, Str, ByteArrayPtr, SmallBytes, Bytes) and its
+ *        class, kTVMFFIStr or kTVMFFIBytes. The one reading of these forms.
+ * \return false when the cell is not string-like or is a NULL view.
+ */
+TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
+                                   int32_t* klass) noexcept {
+  switch (v->type_index) {
     case TypeIndex::kTVMFFIRawStr:
-      *out = std::string_view(src->v_c_str);
+      if (v->v_c_str == nullptr) return false;
+      *out = std::string_view(v->v_c_str);
+      *klass = TypeIndex::kTVMFFIStr;
       return true;
     case TypeIndex::kTVMFFISmallStr:
-      *out = std::string_view(src->v_bytes, src->small_str_len);
+    case TypeIndex::kTVMFFISmallBytes:
+      *out = std::string_view(v->v_bytes, v->small_str_len);
+      *klass = v->type_index == TypeIndex::kTVMFFISmallStr ? TypeIndex::kTVMFFIStr
+                                                             : TypeIndex::kTVMFFIBytes;
       return true;
-    case TypeIndex::kTVMFFIStr: {
-      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(src->v_obj);
+    case TypeIndex::kTVMFFIStr:
+    case TypeIndex::kTVMFFIBytes: {
+      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
       *out = std::string_view(b->data, b->size);
+      *klass = v->type_index;
+      return true;
+    }
+    case TypeIndex::kTVMFFIByteArrayPtr: {
+      const TVMFFIByteArray* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
+      if (b == nullptr) return false;
+      *out = std::string_view(b->data, b->size);
+      *klass = TypeIndex::kTVMFFIBytes;
       return true;
     }
     default:
       return false;
   }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise. */
+TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noexcept {
+  int32_t klass;
+  return StringLikeView(src, out, &klass) && klass == TypeIndex::kTVMFFIStr;
 }
 TVM_FFI_INLINE bool IsStrIndex(int32_t index) noexcept {
   return index == TypeIndex::kTVMFFIRawStr || index == TypeIndex::kTVMFFISmallStr ||

@@ -196,44 +196,6 @@ TVM_FFI_INLINE TVMFFIAny CopyCell(const TVMFFIAny& cell) noexcept {
   return cell;
 }
 
-/*!
- * \brief The bytes of a string-like cell (str or bytes, in any of their
- *        forms, views included) and its class: kTVMFFIStr or kTVMFFIBytes.
- * \return false when the cell is not string-like.
- */
-TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
-                                   int32_t* klass) noexcept {
-  switch (v->type_index) {
-    case TypeIndex::kTVMFFIRawStr:
-      *out = std::string_view(v->v_c_str);
-      *klass = TypeIndex::kTVMFFIStr;
-      return true;
-    case TypeIndex::kTVMFFISmallStr:
-      *out = std::string_view(v->v_bytes, v->small_str_len);
-      *klass = TypeIndex::kTVMFFIStr;
-      return true;
-    case TypeIndex::kTVMFFIStr:
-    case TypeIndex::kTVMFFIBytes: {
-      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
-      *out = std::string_view(b->data, b->size);
-      *klass = v->type_index;
-      return true;
-    }
-    case TypeIndex::kTVMFFISmallBytes:
-      *out = std::string_view(v->v_bytes, v->small_str_len);
-      *klass = TypeIndex::kTVMFFIBytes;
-      return true;
-    case TypeIndex::kTVMFFIByteArrayPtr: {
-      const TVMFFIByteArray* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
-      *out = std::string_view(b->data, b->size);
-      *klass = TypeIndex::kTVMFFIBytes;
-      return true;
-    }
-    default:
-      return false;
-  }
-}
-
 /*! \brief A short printable rendering of a key for error messages ("\"abc\"", "42", "ffi.Tensor"). */
 inline std::string CellToShortString(const TVMFFIAny* v) {
   std::string_view bytes;

@@ -9,6 +9,7 @@
 #ifndef TVM_FFI_CONTAINER_SHAPE_H_
 #define TVM_FFI_CONTAINER_SHAPE_H_
 
+#include <tvm/ffi/details/tensor_geometry.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
@@ -154,12 +155,7 @@ inline ObjectPtr<ShapeObj> MakeInplaceShape(Iter begin, Iter end) {
 
 /*! \brief Write the compact row-major strides of `shape` to out_strides[0..size). */
 TVM_FFI_INLINE void FillStridesFromShape(ShapeView shape, int64_t* out_strides) noexcept {
-  // Unsigned: with a zero extent the other products are unbounded, and wrap harmlessly.
-  uint64_t stride = 1;
-  for (size_t i = shape.size(); i != 0; --i) {
-    out_strides[i - 1] = static_cast<int64_t>(stride);
-    stride *= static_cast<uint64_t>(shape[i - 1]);
-  }
+  FillCompactStrides(shape.data(), static_cast<int32_t>(shape.size()), out_strides);
 }
 
 }  // namespace details

@@ -18,6 +18,7 @@
 #define TVM_FFI_CONTAINER_TENSOR_H_
 
 #include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/details/tensor_geometry.h>
 #include <tvm/ffi/dtype.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
@@ -39,73 +40,6 @@ namespace ffi {
 // ---------------------------------------------------------------------------
 // DLTensor helpers
 // ---------------------------------------------------------------------------
-
-/*!
- * \return Whether `data` is a real address on this device (so that alignment
- *         and byte offsets can be applied to it), rather than an opaque handle.
- */
-TVM_FFI_INLINE bool IsDirectAddressDevice(const DLDevice& device) noexcept {
-  switch (static_cast<int32_t>(device.device_type)) {
-    case kDLCPU:
-    case kDLCUDA:
-    case kDLCUDAHost:
-    case kDLCUDAManaged:
-    case kDLROCM:
-    case kDLROCMHost:
-      return true;
-    default:
-      return false;
-  }
-}
-
-/*!
- * \return Whether the tensor is compact row-major. NULL strides mean compact;
- *         the stride of an extent-1 dimension does not matter; a tensor with
- *         no elements is contiguous.
- */
-inline bool IsContiguous(const DLTensor& arr) noexcept {
-  if (arr.strides == nullptr) return true;
-  uint64_t expected = 1;
-  bool empty = false;
-  bool ok = true;
-  for (int32_t i = arr.ndim; i != 0; --i) {
-    const int64_t extent = arr.shape[i - 1];
-    if (extent == 0) empty = true;
-    if (extent == 1) continue;
-    if (static_cast<uint64_t>(arr.strides[i - 1]) != expected) ok = false;
-    expected *= static_cast<uint64_t>(extent);
-  }
-  return ok || empty;
-}
-
-/*!
- * \return Whether the first element is aligned to `alignment` bytes: the
- *         address data + byte_offset on direct-address devices, the
- *         byte_offset alone elsewhere. An alignment of 0 or 1 always holds.
- */
-inline bool IsAligned(const DLTensor& arr, size_t alignment) noexcept {
-  if (alignment <= 1) return true;
-  uint64_t where = arr.byte_offset;
-  if (IsDirectAddressDevice(arr.device)) where += reinterpret_cast<uintptr_t>(arr.data);
-  return where % alignment == 0;
-}
-
-/*!
- * \return The bytes needed for `numel` packed elements of `dtype`. A 1-bit
- *         unsigned int (old-style bool) takes a byte per element; other
- *         sub-byte types are packed.
- */
-TVM_FFI_INLINE size_t GetDataSize(size_t numel, DLDataType dtype) noexcept {
-  if (dtype.code == kDLUInt && dtype.bits == 1 && dtype.lanes == 1) return numel;
-  return (numel * dtype.bits * dtype.lanes + 7) / 8;
-}
-
-/*! \return The bytes of data the tensor describes (its shape, compactly). */
-inline size_t GetDataSize(const DLTensor& arr) noexcept {
-  size_t numel = 1;
-  for (int32_t i = 0; i < arr.ndim; ++i) numel *= static_cast<size_t>(arr.shape[i]);
-  return GetDataSize(numel, arr.dtype);
-}
 
 namespace details {
 
@@ -132,13 +66,6 @@ TVM_FFI_INLINE int32_t NormalizeDimIndex(const char* accessor, int64_t dim, int3
     ThrowDimIndexError(accessor, dim, ndim);
   }
   return static_cast<int32_t>(i);
-}
-
-/*! \brief The compact stride of dimension i (product of the later extents). */
-TVM_FFI_INLINE int64_t CompactStride(const int64_t* shape, int32_t ndim, int32_t i) noexcept {
-  uint64_t stride = 1;
-  for (int32_t k = i + 1; k < ndim; ++k) stride *= static_cast<uint64_t>(shape[k]);
-  return static_cast<int64_t>(stride);
 }
 
 /*!
@@ -201,12 +128,6 @@ TVM_FFI_INLINE ShapeView StridesOf(const DLTensor& t) {
 /*! \brief Stride of dimension i; computed from the shape when there are no strides. */
 TVM_FFI_INLINE int64_t StrideOf(const DLTensor& t, int32_t i) noexcept {
   return t.strides != nullptr ? t.strides[i] : CompactStride(t.shape, t.ndim, i);
-}
-
-/*! \brief The first element's address; byte_offset is added on direct-address devices only. */
-TVM_FFI_INLINE void* DataPtrOf(const DLTensor& t) noexcept {
-  if (t.byte_offset == 0 || !IsDirectAddressDevice(t.device)) return t.data;
-  return static_cast<char*>(t.data) + t.byte_offset;
 }
 
 /*! \brief ValueError unless the extents are non-negative (shape/strides of a new tensor). */

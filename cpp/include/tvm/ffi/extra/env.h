@@ -15,6 +15,7 @@
 #ifndef TVM_FFI_EXTRA_ENV_H_
 #define TVM_FFI_EXTRA_ENV_H_
 
+#include <tvm/ffi/details/tensor_geometry.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
 
@@ -132,7 +133,6 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
                                                const char* message)) {
   using details::CPUTensorAllocatorFail;
   constexpr size_t kAlignment = 64;
-  constexpr int32_t kMaxNDim = 64;
   try {
     if (prototype == nullptr || out == nullptr) {
       return CPUTensorAllocatorFail(error_ctx, SetError, "ValueError",
@@ -153,8 +153,6 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
                                              ? " with a NULL shape"
                                              : " (expected 0.." + std::to_string(kMaxNDim) + ")"));
     }
-    uint64_t numel = 1;
-    bool overflow = false;
     for (int32_t i = 0; i < ndim; ++i) {
       if (prototype->shape[i] < 0) {
         return CPUTensorAllocatorFail(error_ctx, SetError, "ValueError",
@@ -162,18 +160,10 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
                                           std::to_string(prototype->shape[i]) + " in dimension " +
                                           std::to_string(i));
       }
-      overflow |= __builtin_mul_overflow(numel, static_cast<uint64_t>(prototype->shape[i]), &numel);
     }
-    // Compact strides of the shape (wrapping arithmetic: a zero extent elsewhere
-    // may leave the other products unbounded); explicit prototype strides must match.
+    // Explicit prototype strides must be the compact ones.
     int64_t compact[kMaxNDim];
-    {
-      uint64_t stride = 1;
-      for (int32_t i = ndim; i != 0; --i) {
-        compact[i - 1] = static_cast<int64_t>(stride);
-        stride *= static_cast<uint64_t>(prototype->shape[i - 1]);
-      }
-    }
+    details::FillCompactStrides(prototype->shape, ndim, compact);
     if (prototype->strides != nullptr) {
       for (int32_t i = 0; i < ndim; ++i) {
         if (prototype->shape[i] != 1 && prototype->strides[i] != compact[i]) {
@@ -182,11 +172,9 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
         }
       }
     }
-    uint64_t bits = 0;
-    overflow |= __builtin_mul_overflow(
-        numel, static_cast<uint64_t>(prototype->dtype.bits) * prototype->dtype.lanes, &bits);
-    uint64_t nbytes = (bits + 7) / 8;
-    if (overflow || numel > static_cast<uint64_t>(INT64_MAX) ||
+    uint64_t numel = 0;
+    uint64_t nbytes = 0;
+    if (!details::ShapeDataBytes(prototype->shape, ndim, prototype->dtype, &numel, &nbytes) ||
         nbytes > (static_cast<uint64_t>(1) << 62)) {
       return CPUTensorAllocatorFail(error_ctx, SetError, "MemoryError",
                                     "CPUTensorAllocator: the tensor is too large");

@@ -48,6 +48,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/details/symbol_names.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/function.h>
@@ -251,17 +252,17 @@ inline void ModuleObj::ImportModule(const Module& other) const {
 /*! \brief Names of the symbols a library module uses (same strings as upstream). */
 namespace symbol {
 /*! \brief Prefix of every exported function: `__tvm_ffi_<name>`. */
-constexpr const char* tvm_ffi_symbol_prefix = "__tvm_ffi_";
+constexpr const char* tvm_ffi_symbol_prefix = details::kSymbolFuncPrefix;
 /*! \brief The conventional entry function of a library (`main`). */
-constexpr const char* tvm_ffi_main = "__tvm_ffi_main";
+constexpr const char* tvm_ffi_main = details::kSymbolMain;
 /*! \brief A `void*` the loader sets to the module handle (for TVMFFIEnvModLookupFromImports). */
-constexpr const char* tvm_ffi_library_ctx = "__tvm_ffi__library_ctx";
+constexpr const char* tvm_ffi_library_ctx = details::kSymbolLibraryCtx;
 /*! \brief Embedded binary of upstream's export_library (not processed by tvmffi). */
-constexpr const char* tvm_ffi_library_bin = "__tvm_ffi__library_bin";
+constexpr const char* tvm_ffi_library_bin = details::kSymbolLibraryBin;
 /*! \brief Prefix of the metadata getter of a function: `__tvm_ffi__metadata_<name>`. */
-constexpr const char* tvm_ffi_metadata_prefix = "__tvm_ffi__metadata_";
+constexpr const char* tvm_ffi_metadata_prefix = details::kSymbolMetadataPrefix;
 /*! \brief Prefix of the documentation getter of a function: `__tvm_ffi__doc_<name>`. */
-constexpr const char* tvm_ffi_doc_prefix = "__tvm_ffi__doc_";
+constexpr const char* tvm_ffi_doc_prefix = details::kSymbolDocPrefix;
 }  // namespace symbol
 
 }  // namespace ffi
