@@ -363,8 +363,9 @@ bool RegisterBuiltinGlobal(std::string_view name, TVMFFIObject* func) noexcept {
   try {
     GlobalRegistry::Global()->Set(name, func, /*allow_override=*/false);
     return true;
-  } catch (const FFIError& e) {
-    RecordLoadFailure(Concat("cannot register built-in global `", name, "`: ", e.message()));
+  } catch (const ::tvm::ffi::Error& e) {
+    RecordLoadFailure(
+        Concat("cannot register built-in global `", name, "`: ", e.kind(), ": ", e.message()));
   } catch (const std::exception& e) {
     RecordLoadFailure(Concat("cannot register built-in global `", name, "`: ", e.what()));
   } catch (...) {

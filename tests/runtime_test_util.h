@@ -59,6 +59,13 @@ inline TVMFFIAny Int(int64_t v) {
   return a;
 }
 
+inline TVMFFIAny Bool(bool v) {
+  TVMFFIAny a = None();
+  a.type_index = kTVMFFIBool;
+  a.v_int64 = v ? 1 : 0;
+  return a;
+}
+
 inline TVMFFIAny ObjView(TVMFFIObjectHandle h) {
   TVMFFIAny a = None();
   a.type_index = static_cast<TVMFFIObject*>(h)->type_index;

@@ -818,14 +818,14 @@ TEST_CASE("Bad input: built-in globals with wrong argument types", "[bad_input]"
   Wrong w;
   TVMFFIAny r = None();
   ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {Int(42)}, &r), "TypeError",
-              {"ffi.ModuleLoadFromFile", "path", "int"});
+              {"ffi.ModuleLoadFromFile", "argument #0", "int"});
   ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {}, &r), "TypeError", {"ffi.ModuleLoadFromFile"});
   ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {RawStr("")}, &r), "ValueError", {"empty"});
   ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {RawStr("/nonexistent/libnothing.so")}, &r),
               "RuntimeError", {"/nonexistent/libnothing.so", "no such file"});
   // A String where a Module is expected.
-  ExpectError(CallGlobal("ffi.ModuleGetFunction", {w.str, RawStr("f")}, &r), "TypeError",
-              {"ffi.ModuleGetFunction", "module", "ffi.String"});
+  ExpectError(CallGlobal("ffi.ModuleGetFunction", {w.str, RawStr("f"), Bool(false)}, &r),
+              "TypeError", {"ffi.ModuleGetFunction", "argument #0", "ffi.Module"});
   // A Function where an Array is expected.
   ExpectError(CallGlobal("ffi.ArraySize", {ObjView(w.func.get())}, &r), "TypeError", {"ffi.ArraySize"});
   ExpectError(CallGlobal("ffi.Shape", {w.str}, &r), "TypeError", {"ffi.Shape"});
