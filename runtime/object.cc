@@ -37,7 +37,8 @@ void FreeObjectMemory(void* self) { std::free(self); }
 
 void DecRef(TVMFFIObject* obj) {
   if (obj == nullptr) return;
-  // Same atomics as the inline code of other binaries (see ABI.md).
+  // Same atomics as the inline code of other binaries (the release protocol
+  // of TVMFFIObjectDecRef in c_api.h).
   uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, 1, __ATOMIC_RELEASE);
   if (old == kOneStrongOneWeak) {
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
