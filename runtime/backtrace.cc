@@ -31,8 +31,8 @@ namespace rt {
 namespace {
 
 constexpr int kMaxFrames = 256;
-// Leading frames inside libtvmffi (the capture machinery) are dropped; allow
-// this many of them on top of the limit.
+// Leading frames inside libtvmffi (the capture machinery) are dropped; at
+// most this many, so a chain that never leaves libtvmffi stays bounded.
 constexpr int kSelfSlack = 16;
 
 struct Config {
@@ -114,9 +114,9 @@ struct CaptureState {
   uintptr_t pc[kMaxFrames];
   int n = 0;
   int limit = 0;
-  int skipped = 0;        // leading libtvmffi frames passed over
-  bool left_self = false; // a frame outside libtvmffi was seen
-  bool cross = false;     // go on past the next libtvmffi frame
+  int skipped = 0;         // leading libtvmffi frames passed over
+  bool left_self = false;  // a frame outside libtvmffi was seen
+  bool cross = false;      // go on past the next libtvmffi frame
 };
 
 // [lo, hi) of libtvmffi's mapped segments, to recognise its frames without a
