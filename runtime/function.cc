@@ -265,10 +265,7 @@ int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_arg
     return FunctionCallBadHandle(func);
   }
   // Hot path: straight into the cell, with the function object as handle.
-  int rc = TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
-  // No tail call: this frame marks the FFI boundary where a backtrace stops.
-  __asm__ volatile("" : "+r"(rc));
-  return rc;
+  return TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
 }
 
 int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f,
