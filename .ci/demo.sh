@@ -37,7 +37,7 @@ cmake -S . -B "$BUILD" -G Ninja \
 # defines those targets.
 targets=(tvmffi_demo)
 known=$(cmake --build "$BUILD" --target help 2>/dev/null || true)
-for t in tvmffi tvmffi_cpu_kernels; do
+for t in tvmffi_cli tvmffi_cpu_kernels; do
   grep -q "^$t:" <<<"$known" && targets+=("$t")
 done
 cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}"

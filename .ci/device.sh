@@ -50,6 +50,8 @@ banner "unpack .carry -> $PREFIX"
 debs=(.carry/libcatch2-dev*.deb)
 deb=${debs[0]}
 [[ -f $deb ]] || die "no libcatch2-dev .deb in .carry/"
+json_deb=.carry/nlohmann-json3-dev.deb
+[[ -f $json_deb ]] || die "no nlohmann-json3-dev .deb in .carry/ (re-run .ci/prepare-carry.sh)"
 [[ -f .carry/dlpack/include/dlpack/dlpack.h ]] || die "no DLPack header in .carry/dlpack/"
 
 unpack_deb() { # unpack_deb DEB DEST: dpkg-deb if present, else plain Python.
@@ -82,6 +84,7 @@ PY
 rm -rf "$PREFIX"
 mkdir -p "$PREFIX"
 unpack_deb "$deb" "$PREFIX"
+unpack_deb "$json_deb" "$PREFIX"
 # DLPack header + its small CMake config go into the same prefix.
 cp -R .carry/dlpack/. "$PREFIX/usr/"
 [[ -f $PREFIX/usr/lib/cmake/Catch2/Catch2Config.cmake ]] || die "Catch2 CMake config not in $PREFIX"
@@ -103,10 +106,12 @@ cmake --build "$BUILD" -j "$JOBS"
 
 # ----------------------------------------------------------------- tests ---
 banner "ctest $BUILD"
-ctest_log=$(mktemp)
+ctest_log=/dev/null
 if [[ -n $LOGDIR ]]; then mkdir -p "$LOGDIR"; ctest_log=$LOGDIR/ctest.log; fi
+junit="$PWD/$BUILD/ctest-junit.xml"
+rm -f "$junit"
 rc=0
-ctest --test-dir "$BUILD" --output-on-failure 2>&1 | tee "$ctest_log" || rc=$?
+ctest --test-dir "$BUILD" --output-on-failure --output-junit "$junit" 2>&1 | tee "$ctest_log" || rc=$?
 [[ $rc -eq 0 ]] || failures+=("ctest (rc=$rc)")
 
 # ------------------------------------------------------------ benchmarks ---
@@ -125,12 +130,12 @@ shopt -u nullglob
 
 # --------------------------------------------------------------- summary ---
 banner "summary"
-counts=$(ctest_counts "$ctest_log")
+counts=$(junit_counts "$junit")
 if [[ -n $counts ]]; then
   read -r passed failed skipped <<<"$counts"
   echo "tests: $passed passed, $failed failed, $skipped skipped"
 else
-  echo "tests: no ctest summary"
+  echo "tests: no JUnit results"
 fi
 if [[ ${#failures[@]} -gt 0 ]]; then
   printf '[device] FAILED: %s\n' "${failures[@]}"

@@ -6,6 +6,8 @@
 #                                                 defining dlpack::dlpack
 #   .carry/libcatch2-dev.deb                      Catch2 v3 (static libs + CMake
 #                                                 config), unpacked by device.sh
+#   .carry/nlohmann-json3-dev.deb                 nlohmann-json (header-only, for
+#                                                 the tvmffi tool), unpacked likewise
 # Runs here (Debian 12), after .ci/setup-debian.sh. Result is well under 1 MiB.
 set -euo pipefail
 
@@ -72,5 +74,18 @@ done
 deps=$(dpkg-deb -f "$deb" Depends Pre-Depends)
 [[ -z $deps ]] || log "note: $deb has dependencies: $deps"
 log "catch2 $ver -> $deb"
+
+# ---- nlohmann-json (header-only; its CMake config is relocatable) -----------
+ver=$(dpkg-query -W -f='${Version}' nlohmann-json3-dev)
+log "apt-get download nlohmann-json3-dev=$ver"
+( cd "$CARRY" && apt-get download -q "nlohmann-json3-dev=$ver" ) 2>&1 |
+  { grep -v -e unsandboxed -e '^Get:' -e '^Fetched' || true; }
+deb=$CARRY/nlohmann-json3-dev.deb
+mv "$CARRY"/nlohmann-json3-dev_*.deb "$deb"
+contents=$(dpkg-deb -c "$deb")
+for f in ./usr/include/nlohmann/json.hpp ./usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake; do
+  grep -q " $f\$" <<<"$contents" || die "$deb lacks $f"
+done
+log "nlohmann-json $ver -> $deb"
 
 log "done: $(du -sh "$CARRY" | cut -f1) in $CARRY/"

@@ -2,8 +2,8 @@
 # Set up a Debian 12 (bookworm) machine to build and test tvmffi.
 #
 # Installs (only what is missing): g++, cmake, ninja-build, pkg-config,
-# binutils, clang + libclang-rt-dev (libFuzzer and the sanitizer runtimes, for
-# the fuzz phase), plus
+# binutils, nlohmann-json3-dev (the tool's JSON reader, header-only), clang +
+# libclang-rt-dev (libFuzzer and the sanitizer runtimes, for the fuzz phase), plus
 #   - libdlpack-dev >= 1.2 from Debian unstable (sid); bookworm ships 0.6,
 #   - libcatch2-dev (Catch2 v3) from bookworm-backports.
 # The extra suites are added as deb822 sources pinned to priority 1, so that
@@ -25,7 +25,7 @@ SID_SOURCES="$SRC_DIR/tvmffi-sid.sources"
 BPO_SOURCES="$SRC_DIR/tvmffi-backports.sources"
 PREFS="$PREF_DIR/tvmffi-pins"
 
-BASE_PKGS=(g++ cmake ninja-build pkg-config binutils clang libclang-rt-dev)
+BASE_PKGS=(g++ cmake ninja-build pkg-config binutils nlohmann-json3-dev clang libclang-rt-dev)
 EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
 
 SUDO=()
@@ -158,7 +158,7 @@ done
 if [[ ${#missing[@]} -eq 0 ]]; then
   # Keep the sources/pins current (no network; writes only what differs).
   if [[ $(id -u) -eq 0 ]]; then configure_apt; fi
-  log "all packages present (g++, cmake, ninja, pkg-config, binutils, dlpack >= 1.2, Catch2 v3)"
+  log "all packages present (g++, cmake, ninja, pkg-config, binutils, nlohmann-json, dlpack >= 1.2, Catch2 v3)"
 else
   [[ $(id -u) -eq 0 || ${#SUDO[@]} -gt 0 ]] || die "need root to install: ${missing[*]}"
   log "missing: ${missing[*]}"

@@ -6,7 +6,8 @@
 #                  and the thread-relevant suites only
 #   build/fuzz     clang, libFuzzer + ASan/UBSan: each fuzz target for a bounded time
 # Ends with exactly one line "tests: N passed, N failed, N skipped" (summed over
-# every ctest run) and exits non-zero if any step failed.
+# every ctest run, read from ctest's JUnit output) and exits non-zero if any
+# step failed.
 #
 # Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
 #      TVMFFI_FUZZ_SECONDS  time per fuzz target (default 30)
@@ -59,7 +60,7 @@ fi
 # run_phase NAME BUILD_DIR CMAKE_ARGS...
 # Configure, build and ctest one build tree; adds to the totals.
 run_phase() {
-  local name=$1 dir=$2 rc counts passed failed skipped log
+  local name=$1 dir=$2 rc counts passed failed skipped junit
   shift 2
 
   banner "$name: configure $dir"
@@ -73,10 +74,11 @@ run_phase() {
   fi
 
   banner "$name: ctest $dir"
-  log=$(mktemp)
+  junit="$PWD/$dir/ctest-junit.xml"
+  rm -f "$junit"
   rc=0
-  ctest --test-dir "$dir" --output-on-failure 2>&1 | tee "$log" || rc=$?
-  counts=$(ctest_counts "$log")
+  ctest --test-dir "$dir" --output-on-failure --output-junit "$junit" || rc=$?
+  counts=$(junit_counts "$junit")
   if [[ -n $counts ]]; then
     read -r passed failed skipped <<<"$counts"
     total_passed=$((total_passed + passed))
@@ -84,9 +86,8 @@ run_phase() {
     total_skipped=$((total_skipped + skipped))
     echo "$name: $passed passed, $failed failed, $skipped skipped"
   else
-    echo "$name: no ctest summary line"
+    echo "$name: no JUnit results ($junit)"
   fi
-  rm -f "$log"
   [[ $rc -eq 0 ]] || failures+=("$name: ctest (rc=$rc)")
 }
 

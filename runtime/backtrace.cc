@@ -1,7 +1,10 @@
 /*
  * TVMFFIBacktrace: a cheap text backtrace of the calling thread.
  *
- * Raw return addresses come from _Unwind_Backtrace; each address is turned
+ * Return addresses come from _Unwind_Backtrace (the unwinder reads only
+ * what the unwind tables describe, so it is sound under every sanitizer).
+ * Unwinding stops at the FFI boundary or the frame limit, so the usual throw
+ * from a kernel unwinds only the kernel's few frames. Each address is turned
  * into "  at <symbol> (<library>+0x<offset>)" with dladdr (and the C++
  * demangler), and that text is cached per address, so a repeated error costs
  * little more than the unwind itself.
@@ -13,9 +16,8 @@
  */
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <unwind.h>
-
-#include <pthread.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -29,8 +31,8 @@ namespace rt {
 namespace {
 
 constexpr int kMaxFrames = 256;
-// Leading frames inside libtvmffi (the capture machinery) are dropped; allow
-// this many of them on top of the limit.
+// Leading frames inside libtvmffi (the capture machinery) are dropped; at
+// most this many, so a chain that never leaves libtvmffi stays bounded.
 constexpr int kSelfSlack = 16;
 
 struct Config {
@@ -54,8 +56,7 @@ const Config& GetConfig() {
 }
 
 struct Frame {
-  std::string text;   // one formatted line, with its newline
-  bool in_self;       // the address lies in libtvmffi
+  std::string text;  // one formatted line, with its newline
 };
 
 // The library's own load address, to recognise its frames.
@@ -76,10 +77,8 @@ Frame Symbolize(uintptr_t pc, bool demangle) {
   if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fname == nullptr) {
     std::snprintf(off, sizeof(off), "0x%zx", static_cast<size_t>(pc));
     f.text = Concat("  at ?? (", off, ")\n");
-    f.in_self = false;
     return f;
   }
-  f.in_self = info.dli_fbase == SelfBase();
   std::snprintf(off, sizeof(off), "+0x%zx",
                 static_cast<size_t>(pc - reinterpret_cast<uintptr_t>(info.dli_fbase)));
   std::string name = "??";
@@ -109,28 +108,66 @@ class FrameCache {
   static constexpr size_t kMaxEntries = 1 << 14;
 };
 
-// Raw unwinder output. libgcc reports with each frame the CFA of the frame
-// below it, i.e. sp[i] is frame i's stack pointer (at its call) and
-// sp[i + 1] is frame i's CFA.
+// Program counters of the frames to print. Unwinding stops as soon as the
+// answer is known, so a short call chain from the FFI boundary stays cheap.
 struct CaptureState {
-  uintptr_t ip[kMaxFrames + kSelfSlack];
-  uintptr_t sp[kMaxFrames + kSelfSlack];
-  bool ip_before[kMaxFrames + kSelfSlack];
-  int n;
-  int max;
+  uintptr_t pc[kMaxFrames];
+  int n = 0;
+  int limit = 0;
+  int skipped = 0;         // leading libtvmffi frames passed over
+  bool left_self = false;  // a frame outside libtvmffi was seen
+  bool cross = false;      // go on past the next libtvmffi frame
 };
+
+// [lo, hi) of libtvmffi's mapped segments, to recognise its frames without a
+// dladdr per frame.
+struct SelfRange {
+  uintptr_t lo = 0;
+  uintptr_t hi = 0;
+};
+
+const SelfRange& GetSelfRange() {
+  static const SelfRange range = [] {
+    SelfRange r;
+    std::pair<void*, SelfRange*> arg(SelfBase(), &r);
+    dl_iterate_phdr(
+        [](struct dl_phdr_info* info, size_t, void* arg) -> int {
+          auto* rr = static_cast<std::pair<void*, SelfRange*>*>(arg);
+          if (reinterpret_cast<void*>(info->dlpi_addr) != rr->first) return 0;
+          for (int i = 0; i < info->dlpi_phnum; ++i) {
+            const auto& ph = info->dlpi_phdr[i];
+            if (ph.p_type != PT_LOAD) continue;
+            uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+            uintptr_t hi = lo + ph.p_memsz;
+            if (rr->second->hi == 0 || lo < rr->second->lo) rr->second->lo = lo;
+            if (hi > rr->second->hi) rr->second->hi = hi;
+          }
+          return 1;
+        },
+        &arg);
+    return r;
+  }();
+  return range;
+}
 
 _Unwind_Reason_Code CaptureOne(struct _Unwind_Context* ctx, void* arg) {
   auto* st = static_cast<CaptureState*>(arg);
-  if (st->n >= st->max) return _URC_END_OF_STACK;
   int before = 0;
   uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
   if (ip == 0) return _URC_END_OF_STACK;
-  st->ip[st->n] = ip;
-  st->sp[st->n] = _Unwind_GetCFA(ctx);
-  st->ip_before[st->n] = before != 0;
-  ++st->n;
-  return _URC_NO_REASON;
+  // A return address points after the call; step back into it.
+  uintptr_t pc = before != 0 ? ip : ip - 1;
+  const SelfRange& self = GetSelfRange();
+  bool in_self = pc >= self.lo && pc < self.hi;
+  if (!st->left_self) {
+    // The capture and error machinery inside libtvmffi is not shown.
+    if (in_self) return ++st->skipped < kSelfSlack ? _URC_NO_REASON : _URC_END_OF_STACK;
+    st->left_self = true;
+  } else if (in_self && !st->cross) {
+    return _URC_END_OF_STACK;  // where the FFI call that led here was entered
+  }
+  st->pc[st->n++] = pc;
+  return st->n < st->limit ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 
 struct BacktraceBuffer {
@@ -139,27 +176,11 @@ struct BacktraceBuffer {
 };
 thread_local BacktraceBuffer tls_backtrace;
 
-// Append frames: drop the leading ones inside libtvmffi (the capture and
-// error machinery); without cross_ffi_boundary, stop at the next libtvmffi
-// frame, i.e. where the FFI call that led here was entered. Returns how many
-// leading frames the text depends on.
-int Emit(std::string* out, const Frame* const* frames, int n, int limit, int cross_ffi_boundary) {
-  int i = 0;
-  while (i < n && frames[i]->in_self) ++i;
-  for (int emitted = 0; i < n; ++i) {
-    if (emitted == limit) return i;
-    if (frames[i]->in_self && !cross_ffi_boundary) return i + 1;
-    out->append(frames[i]->text);
-    ++emitted;
-  }
-  return n;
-}
-
-// Symbolize pcs (through the process-wide cache) and format them.
-int Format(std::string* out, const uintptr_t* pcs, int n, int cross_ffi_boundary) {
+// Append the symbolized pcs, through the process-wide cache.
+void Format(std::string* out, const uintptr_t* pcs, int n) {
   const Config& cfg = GetConfig();
   FrameCache* cache = FrameCache::Global();
-  const Frame* frames[kMaxFrames + kSelfSlack];
+  const Frame* frames[kMaxFrames];
   int missing = 0;
   {
     std::shared_lock<std::shared_mutex> lock(cache->mutex);
@@ -168,7 +189,10 @@ int Format(std::string* out, const uintptr_t* pcs, int n, int cross_ffi_boundary
       frames[i] = it == cache->frames.end() ? nullptr : &it->second;
       missing += frames[i] == nullptr;
     }
-    if (missing == 0) return Emit(out, frames, n, cfg.limit, cross_ffi_boundary);
+    if (missing == 0) {
+      for (int i = 0; i < n; ++i) out->append(frames[i]->text);
+      return;
+    }
   }
   // Symbolize outside the lock (dladdr is slow), then publish.
   std::vector<std::pair<uintptr_t, Frame>> fresh;
@@ -178,133 +202,7 @@ int Format(std::string* out, const uintptr_t* pcs, int n, int cross_ffi_boundary
   std::unique_lock<std::shared_mutex> lock(cache->mutex);
   if (cache->frames.size() + fresh.size() > FrameCache::kMaxEntries) cache->frames.clear();
   for (auto& kv : fresh) cache->frames.emplace(kv.first, std::move(kv.second));
-  // Node-based map: pointers to elements stay valid across inserts.
-  for (int i = 0; i < n; ++i) frames[i] = &cache->frames.find(pcs[i])->second;
-  return Emit(out, frames, n, cfg.limit, cross_ffi_boundary);
-}
-
-// ---------------------------------------------------------------------------
-// Per-thread cache of whole backtraces.
-//
-// DWARF unwinding costs ~200 ns a frame, too much for hot error paths, and a
-// program usually raises from the same few call chains. So a captured chain is
-// remembered together with "witnesses": for each frame, the stack slot (as an
-// offset from TVMFFIBacktrace's own frame) that held its return address. A later
-// call with the same return address reuses the text if every witness slot it
-// depends on still holds the same return address. Every such slot of the
-// current chain is written by a call instruction of the current chain, so a
-// differing frame shows up as a differing slot; the reads stay inside the
-// thread's stack bounds.
-// ---------------------------------------------------------------------------
-
-struct Witness {
-  intptr_t offset;  // slot address minus the CFA of TVMFFIBacktrace
-  uintptr_t value;  // the return address it held
-};
-
-struct CachedTrace {
-  uintptr_t key = 0;                // return address of TVMFFIBacktrace
-  std::vector<Witness> witnesses;   // witnesses[j] proves frame j + 1
-  std::vector<uintptr_t> pcs;       // symbolization addresses
-  std::string text[2];              // per cross_ffi_boundary
-  int depends[2] = {-1, -1};        // frames each text depends on; -1: not built
-};
-
-struct TraceCache {
-  static constexpr size_t kMaxEntries = 64;
-  std::vector<CachedTrace> entries;
-  size_t next_victim = 0;
-  bool bounds_known = false;
-  uintptr_t stack_lo = 0;
-  uintptr_t stack_hi = 0;
-};
-thread_local TraceCache tls_traces;
-
-void InitStackBounds(TraceCache* c) {
-  c->bounds_known = true;
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-  void* addr = nullptr;
-  size_t size = 0;
-  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-    c->stack_lo = reinterpret_cast<uintptr_t>(addr);
-    c->stack_hi = c->stack_lo + size;
-  }
-  pthread_attr_destroy(&attr);
-}
-
-// Stack slots of other frames; they may sit next to sanitizer redzones.
-__attribute__((no_sanitize("address"))) uintptr_t LoadSlot(uintptr_t addr) {
-  return *reinterpret_cast<const volatile uintptr_t*>(addr);
-}
-
-// Where frame j keeps the return address into frame j + 1, or 0 if unknown.
-uintptr_t FindReturnSlot(const CaptureState& st, int j) {
-  uintptr_t want = st.ip[j + 1];
-#if defined(__x86_64__)
-  uintptr_t slot = st.sp[j + 1] - sizeof(uintptr_t);  // pushed by the call
-  return LoadSlot(slot) == want ? slot : 0;
-#elif defined(__aarch64__)
-  // The frame record (x29, x30) is somewhere in the frame: search it.
-  for (uintptr_t a = st.sp[j]; a + sizeof(uintptr_t) <= st.sp[j + 1]; a += sizeof(uintptr_t)) {
-    if (LoadSlot(a) == want) return a;
-  }
-  return 0;
-#else
-  (void)st;
-  (void)want;
-  return 0;
-#endif
-}
-
-const std::string* LookupTrace(uintptr_t key, uintptr_t anchor, int cross) {
-  TraceCache& c = tls_traces;
-  if (!c.bounds_known) InitStackBounds(&c);
-  for (CachedTrace& e : c.entries) {
-    if (e.key != key) continue;
-    if (e.depends[cross] < 0) {
-      e.depends[cross] = Format(&e.text[cross], e.pcs.data(), static_cast<int>(e.pcs.size()), cross);
-    }
-    // Frame 0 is TVMFFIBacktrace itself; frame k needs witness k - 1.
-    size_t needed = e.depends[cross] > 1 ? static_cast<size_t>(e.depends[cross] - 1) : 0;
-    if (e.witnesses.size() < needed) continue;
-    bool same = true;
-    for (size_t k = 0; k < needed && same; ++k) {
-      uintptr_t addr = anchor + e.witnesses[k].offset;
-      same = addr >= c.stack_lo && addr + sizeof(uintptr_t) <= c.stack_hi &&
-             LoadSlot(addr) == e.witnesses[k].value;
-    }
-    if (same) return &e.text[cross];
-  }
-  return nullptr;
-}
-
-TVMFFI_RT_NOINLINE std::string LearnTrace(uintptr_t key, uintptr_t anchor,
-                                          const CaptureState& st, int cross) {
-  CachedTrace e;
-  e.key = key;
-  e.pcs.resize(st.n);
-  for (int i = 0; i < st.n; ++i) {
-    // A return address points after the call; step back into it.
-    e.pcs[i] = st.ip_before[i] ? st.ip[i] : st.ip[i] - 1;
-  }
-  e.depends[cross] = Format(&e.text[cross], e.pcs.data(), st.n, cross);
-  std::string text = e.text[cross];
-  // Only cache a chain that starts in TVMFFIBacktrace and has findable slots.
-  if (st.n < 2 || st.ip[1] != key || st.sp[1] != anchor) return text;
-  for (int j = 0; j + 1 < st.n && !st.ip_before[j + 1]; ++j) {
-    uintptr_t slot = FindReturnSlot(st, j);
-    if (slot == 0) break;
-    e.witnesses.push_back(Witness{static_cast<intptr_t>(slot - anchor), st.ip[j + 1]});
-  }
-  TraceCache& c = tls_traces;
-  if (c.entries.size() < TraceCache::kMaxEntries) {
-    c.entries.push_back(std::move(e));
-  } else {
-    c.entries[c.next_victim] = std::move(e);
-    c.next_victim = (c.next_victim + 1) % TraceCache::kMaxEntries;
-  }
-  return text;
+  for (int i = 0; i < n; ++i) out->append(cache->frames.find(pcs[i])->second.text);
 }
 
 }  // namespace
@@ -332,21 +230,11 @@ extern "C" const TVMFFIByteArray* TVMFFIBacktrace(const char* filename, int line
     }
     const Config& cfg = GetConfig();
     if (cfg.enabled && cfg.limit > 0) {
-      int cross = cross_ffi_boundary != 0 ? 1 : 0;
-      // This function's CFA anchors the witness slots; it is the same for
-      // every call from the same chain.
-      uintptr_t anchor = reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa());
-      uintptr_t key = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-      if (const std::string* cached = LookupTrace(key, anchor, cross)) {
-        buf.text.append(*cached);
-      } else {
-        // Unwind from this very function, so frame 0 is this function.
-        CaptureState st;
-        st.n = 0;
-        st.max = cfg.limit + kSelfSlack;
-        _Unwind_Backtrace(CaptureOne, &st);
-        buf.text.append(LearnTrace(key, anchor, st, cross));
-      }
+      CaptureState st;
+      st.limit = cfg.limit;
+      st.cross = cross_ffi_boundary != 0;
+      _Unwind_Backtrace(CaptureOne, &st);
+      Format(&buf.text, st.pc, st.n);
     }
   } catch (...) {
     buf.text.clear();  // out of memory: an empty backtrace is still a valid answer

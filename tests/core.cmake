@@ -20,3 +20,10 @@ target_compile_definitions(test_export PRIVATE
   "TVMFFI_TEST_EXPORT_LIB=\"$<TARGET_FILE:tvmffi_test_export_lib>\"")
 target_link_libraries(test_export PRIVATE ${CMAKE_DL_LIBS})
 add_dependencies(test_export tvmffi_test_export_lib)
+
+# Frozen layouts of the C++ records other binaries read inline: compiling is
+# the test (the C structs are pinned by test_layout in core_c.cmake).
+add_executable(test_abi_layout test_abi_layout.cc)
+target_link_libraries(test_abi_layout PRIVATE tvmffi::headers)
+tvmffi_add_warnings(test_abi_layout)
+add_test(NAME test_abi_layout COMMAND test_abi_layout)

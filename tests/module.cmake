@@ -16,6 +16,9 @@ endfunction()
 tvmffi_module_test_lib(tvmffi_test_mod_a ${CMAKE_CURRENT_LIST_DIR}/module/lib_a.cc)
 tvmffi_module_test_lib(tvmffi_test_mod_b ${CMAKE_CURRENT_LIST_DIR}/module/lib_b.cc)
 tvmffi_module_test_lib(tvmffi_test_mod_nometa ${CMAKE_CURRENT_LIST_DIR}/module/lib_nometa.cc)
+# Imports a tvmffi extension (TVMFFIErrorKindRegister): not portable.
+tvmffi_module_test_lib(tvmffi_test_mod_ext ${CMAKE_CURRENT_LIST_DIR}/module/lib_ext.c)
+tvmffi_strict_c(tvmffi_test_mod_ext ${CMAKE_CURRENT_LIST_DIR}/module/lib_ext.c)
 # No TVM-FFI symbols at all (and no libtvmffi dependency).
 add_library(tvmffi_test_mod_noexport SHARED ${CMAKE_CURRENT_LIST_DIR}/module/lib_noexport.c)
 set_target_properties(tvmffi_test_mod_noexport PROPERTIES
@@ -41,14 +44,15 @@ else()
   set(_tvmffi_cpu_kernels tvmffi_test_cpu_kernels)
 endif()
 
-set(_tvmffi_module_libs tvmffi_test_mod_a tvmffi_test_mod_b tvmffi_test_mod_nometa
+set(_tvmffi_module_libs tvmffi_test_mod_a tvmffi_test_mod_b tvmffi_test_mod_nometa tvmffi_test_mod_ext
     tvmffi_test_mod_noexport tvmffi_test_mod_static tvmffi_test_c_callee ${_tvmffi_cpu_kernels})
 
 find_package(Threads REQUIRED)
+# Metadata JSON is read back with a well-kept parser, as the tool reads it.
+find_package(nlohmann_json 3 REQUIRED)
 tvmffi_add_test(test_module ${CMAKE_CURRENT_LIST_DIR}/test_module.cc)
 target_link_libraries(test_module PRIVATE Threads::Threads)
-target_include_directories(test_module PRIVATE ${PROJECT_SOURCE_DIR}/runtime)
-target_compile_options(test_module PRIVATE -Wall -Wextra)
+target_link_libraries(test_module PRIVATE nlohmann_json::nlohmann_json)
 target_compile_definitions(test_module PRIVATE
   "TVMFFI_TEST_LIB_A=\"$<TARGET_FILE:tvmffi_test_mod_a>\""
   "TVMFFI_TEST_LIB_B=\"$<TARGET_FILE:tvmffi_test_mod_b>\""
@@ -68,18 +72,27 @@ add_test(NAME module_c_caller COMMAND ${CMAKE_COMMAND}
   "-DEXPECT_REGEX=y = \\[2, 3, 4, 5\\].*raised: TypeError: c_add_one: argument #1 \\(y\\) must be a tensor.*-> None.*load missing file: RuntimeError: .*/nonexistent/libnothing.so.*c_caller: ok"
   -P ${_tvmffi_run_expect})
 
-# The `tvmffi` tool (built with the kernels).
+# The `tvmffi` tool (tools/, with TVMFFI_BUILD_TOOLS).
 if(TARGET tvmffi_cli)
+  # Its argument language, linked directly.
+  tvmffi_add_test(test_cli_args ${CMAKE_CURRENT_LIST_DIR}/test_cli_args.cc)
+  target_link_libraries(test_cli_args PRIVATE tvmffi_cli_args)
+
   set(_cli $<TARGET_FILE:tvmffi_cli>)
   set(_kern $<TARGET_FILE:${_tvmffi_cpu_kernels}>)
   add_test(NAME module_cli_inspect COMMAND ${CMAKE_COMMAND} "-DCMD=${_cli};inspect;${_kern}"
     -DEXPECT_RC=0
-    "-DEXPECT_REGEX=Functions \\(7\\):.*add\\(DLTensor\\*, DLTensor\\*, Optional\\[DLTensor\\*\\]\\) -> None.*add_one\\(DLTensor\\*, DLTensor\\*\\) -> None.*greet\\(str\\) -> str.*TVM-FFI C functions \\([0-9]+\\): .*TVMFFIErrorSetRaised.*all provided by this libtvmffi.*C\\+\\+ runtime: yes"
+    "-DEXPECT_REGEX=Functions \\(7\\):.*add\\(DLTensor\\*, DLTensor\\*, Optional\\[DLTensor\\*\\]\\) -> None.*add_one\\(DLTensor\\*, DLTensor\\*\\) -> None.*greet\\(str\\) -> str.*TVM-FFI C functions \\([0-9]+\\): .*TVMFFIErrorSetRaised.*all provided by this libtvmffi.*portable: yes, imports only standard TVM-FFI 0.1 symbols.*C\\+\\+ runtime: yes"
     -P ${_tvmffi_run_expect})
   add_test(NAME module_cli_inspect_c COMMAND ${CMAKE_COMMAND}
     "-DCMD=${_cli};inspect;$<TARGET_FILE:tvmffi_test_c_callee>"
     -DEXPECT_RC=0
     "-DEXPECT_REGEX=c_add_one  \\(no metadata\\).*C\\+\\+ runtime: none"
+    -P ${_tvmffi_run_expect})
+  add_test(NAME module_cli_inspect_extension COMMAND ${CMAKE_COMMAND}
+    "-DCMD=${_cli};inspect;$<TARGET_FILE:tvmffi_test_mod_ext>"
+    -DEXPECT_RC=0
+    "-DEXPECT_REGEX=ext_kind_code.*portable: no, needs extensions beyond the standard TVM-FFI 0.1 symbols: TVMFFIErrorKindRegister\n"
     -P ${_tvmffi_run_expect})
   add_test(NAME module_cli_inspect_missing COMMAND ${CMAKE_COMMAND}
     "-DCMD=${_cli};inspect;/nonexistent/libnothing.so"
@@ -100,6 +113,14 @@ if(TARGET tvmffi_cli)
     "-DCMD=${_cli};call;${_kern};scale_alloc;f32[[1,2],[3,4]];2.5"
     -DEXPECT_RC=0
     "-DEXPECT_REGEX=^f32\\[\\[2.5, 5\\], \\[7.5, 10\\]\\]\n  arg 0: f32\\[\\[1, 2\\], \\[3, 4\\]\\]"
+    -P ${_tvmffi_run_expect})
+  # A ragged literal (#14): refused, never a 0-element tensor written with 100 values.
+  string(REPEAT "1," 99 _ones)
+  string(REPEAT "[]," 99 _empties)
+  add_test(NAME module_cli_call_ragged COMMAND ${CMAKE_COMMAND}
+    "-DCMD=${_cli};call;${_kern};sum;f32[[${_ones}1],[${_empties}[]]]"
+    -DEXPECT_RC=2
+    "-DEXPECT_REGEX=tvmffi call: error: argument 0: bad tensor `f32.*`: ragged nesting"
     -P ${_tvmffi_run_expect})
   add_test(NAME module_cli_call_scalars COMMAND ${CMAKE_COMMAND}
     "-DCMD=${_cli};call;${_kern};add_int;40;2"

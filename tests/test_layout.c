@@ -1,8 +1,9 @@
 /*
  * Compile-time checks of every size, offset and enumerator value the ABI fixes
- * (see ABI.md). Building this file is the test; it is compiled as C11 and,
- * through test_layout_cxx.cc, as C++17 as well. main() only exists so ctest
- * has something to run.
+ * (the structs of tvm/ffi/c_api.h; see its "Versioning" section; the C++
+ * records over them are pinned by test_abi_layout.cc). Building this file is
+ * the test; it is compiled as C11 and, through test_layout_cxx.cc, as C++17 as
+ * well. main() only exists so ctest has something to run.
  */
 #include <stddef.h>
 #include <tvm/ffi/c_api.h>

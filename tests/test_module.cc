@@ -12,6 +12,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -25,7 +26,6 @@
 #include <thread>
 #include <vector>
 
-#include "tools/json_lite.h"
 
 namespace {
 
@@ -653,35 +653,31 @@ TEST_CASE("Metadata JSON format and round trip", "[module]") {
     INFO(ex.name);
     ffi::Optional<ffi::String> text = mod->GetFunctionMetadata(ex.name);
     REQUIRE(text.has_value());
-    tvmffi::json::Value doc;
-    std::string err;
-    REQUIRE(tvmffi::json::Parse(std::string(*text), &doc, &err));
-    REQUIRE(doc.IsObject());
-    REQUIRE(doc.members.size() == 4);
-    REQUIRE(doc.members[0].first == "name");
-    REQUIRE(doc.Get("name")->str == ex.name);
-    const tvmffi::json::Value* args = doc.Get("args");
-    REQUIRE(args->IsArray());
-    REQUIRE(args->items.size() == ex.args.size());
+    // ordered_json keeps the members in document order.
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(std::string(*text));
+    REQUIRE(doc.is_object());
+    REQUIRE(doc.size() == 4);
+    REQUIRE(doc.begin().key() == "name");
+    REQUIRE(doc.at("name") == ex.name);
+    const nlohmann::ordered_json& args = doc.at("args");
+    REQUIRE(args.is_array());
+    REQUIRE(args.size() == ex.args.size());
     for (size_t i = 0; i < ex.args.size(); ++i) {
-      REQUIRE(args->items[i].Get("index")->num == static_cast<double>(i));
-      REQUIRE(args->items[i].Get("type")->str == ex.args[i]);
+      REQUIRE(args[i].at("index") == i);
+      REQUIRE(args[i].at("type") == ex.args[i]);
     }
-    REQUIRE(doc.Get("ret")->str == ex.ret);
+    REQUIRE(doc.at("ret") == ex.ret);
     // type_schema is itself JSON: {"type":"ffi.Function","args":[ret, args...]}.
-    tvmffi::json::Value schema;
-    REQUIRE(tvmffi::json::Parse(doc.Get("type_schema")->str, &schema, &err));
-    REQUIRE(schema.Get("type")->str == "ffi.Function");
-    REQUIRE(schema.Get("args")->items.size() == ex.args.size() + 1);
+    nlohmann::json schema = nlohmann::json::parse(doc.at("type_schema").get<std::string>());
+    REQUIRE(schema.at("type") == "ffi.Function");
+    REQUIRE(schema.at("args").size() == ex.args.size() + 1);
   }
   // Optional is nested in the schema.
-  tvmffi::json::Value doc, schema;
-  std::string err;
-  REQUIRE(tvmffi::json::Parse(std::string(*mod->GetFunctionMetadata("add")), &doc, &err));
-  REQUIRE(tvmffi::json::Parse(doc.Get("type_schema")->str, &schema, &err));
-  const tvmffi::json::Value& opt = schema.Get("args")->items[3];
-  REQUIRE(opt.Get("type")->str == "Optional");
-  REQUIRE(opt.Get("args")->items[0].Get("type")->str == "DLTensor*");
+  nlohmann::json doc = nlohmann::json::parse(std::string(*mod->GetFunctionMetadata("add")));
+  nlohmann::json schema = nlohmann::json::parse(doc.at("type_schema").get<std::string>());
+  const nlohmann::json& opt = schema.at("args").at(3);
+  REQUIRE(opt.at("type") == "Optional");
+  REQUIRE(opt.at("args").at(0).at("type") == "DLTensor*");
 
   REQUIRE_FALSE(mod->GetFunctionMetadata("no_such_function").has_value());
   REQUIRE(mod->GetFunctionDoc("add_one").value() == "y = x + 1 (float32/float64, CPU, same shape)");
@@ -692,10 +688,25 @@ TEST_CASE("JSON strings in metadata are escaped", "[module]") {
   const std::string nasty = "a\"b\\c\nd\te\x01" "f/g\xc3\xa9";
   ffi::details::AppendJSONString(&s, nasty);
   REQUIRE(s == "\"a\\\"b\\\\c\\nd\\te\\u0001f/g\xc3\xa9\"");
-  tvmffi::json::Value v;
-  std::string err;
-  REQUIRE(tvmffi::json::Parse(s, &v, &err));
-  REQUIRE(v.str == nasty);
+  REQUIRE(nlohmann::json::parse(s) == nasty);
+}
+
+TEST_CASE("The JSON escaper escapes every control character (RFC 8259)", "[module]") {
+  // All of U+0000..U+001F must be escaped; a strict parser refuses them raw.
+  std::string all;
+  for (int c = 0; c < 0x20; ++c) all.push_back(static_cast<char>(c));
+  all += "\x7f\"\\end";
+  std::string s;
+  ffi::details::AppendJSONString(&s, all);
+  for (size_t i = 0; i < s.size(); ++i) {
+    INFO("byte " << i);
+    REQUIRE(static_cast<unsigned char>(s[i]) >= 0x20);
+  }
+  REQUIRE(nlohmann::json::parse(s) == all);
+  // Type names in container type schemas go through the same escaper.
+  std::string schema = ffi::details::PlainTypeSchema(std::string("a\x01\"b\n", 5));
+  REQUIRE(schema == "{\"type\":\"a\\u0001\\\"b\\n\"}");
+  REQUIRE(nlohmann::json::parse(schema).at("type") == std::string("a\x01\"b\n", 5));
 }
 
 TEST_CASE("Libraries built without metadata have no metadata and no docs", "[module]") {

@@ -36,5 +36,4 @@ target_link_options(tvmffi_kernels PRIVATE
 set_property(TARGET tvmffi_kernels APPEND PROPERTY LINK_DEPENDS
   "${CMAKE_CURRENT_LIST_DIR}/tvmffi_kernels.map")
 # Host-side code of the .cu files is built with the same warnings as C++.
-target_compile_options(tvmffi_kernels PRIVATE
-  "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>")
+tvmffi_add_warnings(tvmffi_kernels)

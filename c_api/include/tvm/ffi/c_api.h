@@ -29,6 +29,54 @@
 /* Section: versions and linkage                                             */
 /* ------------------------------------------------------------------------- */
 
+/*
+ * Versioning
+ * ----------
+ * The ABI version is MAJOR.MINOR of the TVM_FFI_VERSION_* macros below. It
+ * names the binary contract: the layouts of this header and extra/c_env_api.h,
+ * the type indices and enumerators, the calling and ownership rules, and the
+ * C++ records that other binaries read inline (pinned by
+ * tests/test_abi_layout.cc). The shared library carries it in its SONAME
+ * (libtvmffi.so.0.1).
+ *
+ *  - A major change breaks binaries built before it: a layout, type index,
+ *    enumerator or signature changes, a function is removed or changes what
+ *    it does, or a reserved word (such as __padding below) gets a new
+ *    meaning. Binaries of different majors must never share a process.
+ *  - A minor change only adds: new functions, new enumerators or flag bits,
+ *    new type indices in the reserved ranges. A binary built for X.Y runs on
+ *    any runtime X.Z with Z >= Y, never on an older one. While MAJOR is 0 the
+ *    pair 0.MINOR plays the part of the major version (0.2 would not load
+ *    0.1 binaries), and additions within 0.1 come in patch releases, as
+ *    upstream's TVMFFIGetCustomAllocator did.
+ *
+ * The project version is the full MAJOR.MINOR.PATCH (CMake package,
+ * pkg-config, `tvmffi --version`, TVMFFIGetVersion), read from the same
+ * macros. PATCH counts releases of this implementation and is not upstream's
+ * patch number: tvmffi 0.1.9 and apache/tvm-ffi 0.1.14 implement the same ABI
+ * 0.1. What a library really needs is the set of TVMFFI* symbols it imports;
+ * `tvmffi inspect` lists it and says whether it stays within the standard
+ * TVM-FFI 0.1 set (runtime/standard_symbols.txt) or needs tvmffi extensions
+ * (functions marked "tvmffi extension" below).
+ *
+ * TVMFFIObject::__padding is not free padding. Objects made by libtvmffi, by
+ * upstream, or by C code have it 0. Function objects made by the C++ headers
+ * of this project hold the tag 0x63666674 ("tffc") there, which promises the
+ * two words after their TVMFFIFunctionCell (the owning library's tag and a
+ * throwing C++ entry); the headers check the tag inline before they read
+ * those words. Code that did not make an object must not write its
+ * __padding.
+ *
+ * Return codes: functions return 0 on success and -1 with an error raised
+ * (see below). A safe call (TVMFFISafeCallType) may also return -2: the
+ * caller's environment already holds a pending error of its own (e.g. a
+ * Python KeyboardInterrupt seen through TVMFFIEnvCheckSignals), nothing is
+ * parked in the raised-error slot, and the caller must propagate its own
+ * error unchanged. Any other nonzero value is treated like -1. (-2 also has
+ * an unrelated meaning as an argument and result of
+ * TVMFFITypeGetOrAllocIndex: "query only" and "not registered".)
+ */
+
 /*! \brief ABI major version. The single source of the project's version number. */
 #define TVM_FFI_VERSION_MAJOR 0
 /*! \brief ABI minor version. */

@@ -63,41 +63,6 @@ namespace tvm {
 namespace ffi {
 namespace details {
 
-/*! \brief Append `s` as a JSON string literal (quoted and escaped). */
-inline void AppendJSONString(std::string* out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xf]);
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
 /*! \brief The upstream-style type schema of T: {"type":"int"}, {"type":"Optional","args":[...]}. */
 template <typename T>
 inline std::string MetadataTypeSchema() {

@@ -129,12 +129,9 @@ struct ElemOps {
 
 /*! \brief `{"type":"<name>"}` with the name JSON-escaped. */
 inline std::string PlainTypeSchema(const std::string& name) {
-  std::string s = "{\"type\":\"";
-  for (char c : name) {
-    if (c == '"' || c == '\\') s.push_back('\\');
-    s.push_back(c);
-  }
-  return s + "\"}";
+  std::string s = "{\"type\":";
+  AppendJSONString(&s, name);
+  return s + "}";
 }
 
 /*!

@@ -16,20 +16,20 @@
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
-#include <cerrno>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "arg_parser.h"
 #include "elf_reader.h"
-#include "tools/json_lite.h"
+#include "tvmffi_standard_symbols.h"
 
 namespace ffi = tvm::ffi;
 
@@ -325,234 +325,44 @@ std::string FormatValue(const TVMFFIAny& v, int depth = 0) {
 }
 
 // ---------------------------------------------------------------------------
-// Parsing arguments
-// ---------------------------------------------------------------------------
-
-struct CPUAlloc {
-  void AllocData(DLTensor* t) {
-    size_t bytes = ffi::GetDataSize(*t);
-    t->data = std::aligned_alloc(64, bytes == 0 ? 64 : (bytes + 63) / 64 * 64);
-    if (t->data == nullptr) TVM_FFI_THROW(MemoryError) << "out of memory";
-  }
-  void FreeData(DLTensor* t) { std::free(t->data); }
-};
-
-bool ParseDType(const std::string& s, DLDataType* out) {
-  static const std::map<std::string, DLDataType> kTypes = {
-      {"f16", {kDLFloat, 16, 1}}, {"f32", {kDLFloat, 32, 1}}, {"f64", {kDLFloat, 64, 1}},
-      {"i8", {kDLInt, 8, 1}},     {"i16", {kDLInt, 16, 1}},   {"i32", {kDLInt, 32, 1}},
-      {"i64", {kDLInt, 64, 1}},   {"u8", {kDLUInt, 8, 1}},    {"u16", {kDLUInt, 16, 1}},
-      {"u32", {kDLUInt, 32, 1}},  {"u64", {kDLUInt, 64, 1}},  {"bool", {kDLBool, 8, 1}}};
-  auto it = kTypes.find(s);
-  if (it == kTypes.end()) return false;
-  *out = it->second;
-  return true;
-}
-
-// Parses "[1,2]" / "[[1,2],[3,4]]" into a shape and flat element texts.
-class ListParser {
- public:
-  explicit ListParser(const std::string& s) : s_(s) {}
-  bool Parse(std::vector<int64_t>* shape, std::vector<std::string>* values, std::string* err) {
-    if (!ParseList(0, shape, values, err)) return false;
-    Skip();
-    if (pos_ != s_.size()) {
-      *err = "unexpected text after the closing ']'";
-      return false;
-    }
-    return true;
-  }
-
- private:
-  void Skip() {
-    while (pos_ < s_.size() && s_[pos_] == ' ') ++pos_;
-  }
-  bool ParseList(size_t depth, std::vector<int64_t>* shape, std::vector<std::string>* values,
-                 std::string* err) {
-    Skip();
-    if (pos_ >= s_.size() || s_[pos_] != '[') {
-      *err = "expected '['";
-      return false;
-    }
-    ++pos_;
-    int64_t count = 0;
-    Skip();
-    bool nested = pos_ < s_.size() && s_[pos_] == '[';
-    if (pos_ < s_.size() && s_[pos_] == ']') {
-      ++pos_;
-    } else {
-      while (true) {
-        Skip();
-        if (nested) {
-          if (!ParseList(depth + 1, shape, values, err)) return false;
-        } else {
-          size_t b = pos_;
-          while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != ']' && s_[pos_] != ' ') ++pos_;
-          if (pos_ == b) {
-            *err = "empty element";
-            return false;
-          }
-          values->push_back(s_.substr(b, pos_ - b));
-        }
-        ++count;
-        Skip();
-        if (pos_ < s_.size() && s_[pos_] == ',') {
-          ++pos_;
-          continue;
-        }
-        if (pos_ < s_.size() && s_[pos_] == ']') {
-          ++pos_;
-          break;
-        }
-        *err = "expected ',' or ']'";
-        return false;
-      }
-    }
-    if (shape->size() <= depth) {
-      shape->resize(depth + 1, -1);
-    }
-    if ((*shape)[depth] == -1) {
-      (*shape)[depth] = count;
-    } else if ((*shape)[depth] != count) {
-      *err = "ragged nesting: rows of different lengths";
-      return false;
-    }
-    if (!nested && shape->size() > depth + 1) {
-      *err = "ragged nesting: mixed depths";
-      return false;
-    }
-    return true;
-  }
-  const std::string& s_;
-  size_t pos_ = 0;
-};
-
-bool StoreElement(const std::string& text, DLDataType t, void* base, int64_t i, std::string* err) {
-  char* end = nullptr;
-  errno = 0;
-  if (t.code == kDLFloat) {
-    double v = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0') {
-      *err = "`" + text + "` is not a number";
-      return false;
-    }
-    if (t.bits == 32) {
-      static_cast<float*>(base)[i] = static_cast<float>(v);
-    } else if (t.bits == 64) {
-      static_cast<double*>(base)[i] = v;
-    } else {
-      *err = "f16 tensors cannot be written inline";
-      return false;
-    }
-    return true;
-  }
-  long long v;
-  if (t.code == kDLBool && (text == "true" || text == "false")) {
-    v = text == "true";
-  } else {
-    v = std::strtoll(text.c_str(), &end, 0);
-    if (end == text.c_str() || *end != '\0' || errno == ERANGE) {
-      *err = "`" + text + "` is not an integer";
-      return false;
-    }
-  }
-  switch (t.bits) {
-    case 8:
-      static_cast<int8_t*>(base)[i] = static_cast<int8_t>(v);
-      break;
-    case 16:
-      static_cast<int16_t*>(base)[i] = static_cast<int16_t>(v);
-      break;
-    case 32:
-      static_cast<int32_t*>(base)[i] = static_cast<int32_t>(v);
-      break;
-    default:
-      static_cast<int64_t*>(base)[i] = static_cast<int64_t>(v);
-      break;
-  }
-  return true;
-}
-
-bool IsInt(const std::string& s, int64_t* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) return false;
-  *out = v;
-  return true;
-}
-
-bool IsFloat(const std::string& s, double* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (*end != '\0') return false;
-  *out = v;
-  return true;
-}
-
-bool ParseArg(const std::string& tok, ffi::Any* out, std::string* err) {
-  int64_t i;
-  double f;
-  if (StartsWith(tok, "str:")) {
-    *out = ffi::String(tok.substr(4));
-  } else if (tok == "none" || tok == "None") {
-    *out = nullptr;
-  } else if (tok == "true" || tok == "false") {
-    *out = tok == "true";
-  } else if (IsInt(tok, &i)) {
-    *out = i;
-  } else if (IsFloat(tok, &f)) {
-    *out = f;
-  } else if (size_t br = tok.find('['); br != std::string::npos && br > 0) {
-    DLDataType dtype;
-    if (!ParseDType(tok.substr(0, br), &dtype)) {
-      *err = "unknown tensor dtype `" + tok.substr(0, br) +
-             "` (use f32, f64, i8, i16, i32, i64, u8, u16, u32, u64 or bool)";
-      return false;
-    }
-    std::vector<int64_t> shape;
-    std::vector<std::string> values;
-    std::string perr;
-    if (!ListParser(tok.substr(br)).Parse(&shape, &values, &perr)) {
-      *err = "bad tensor `" + tok + "`: " + perr;
-      return false;
-    }
-    ffi::Tensor t = ffi::Tensor::FromNDAlloc(CPUAlloc(), ffi::ShapeView(shape), dtype,
-                                             DLDevice{kDLCPU, 0});
-    for (size_t k = 0; k < values.size(); ++k) {
-      if (!StoreElement(values[k], dtype, t.data_ptr(), static_cast<int64_t>(k), err)) return false;
-    }
-    *out = t;
-  } else {
-    *out = ffi::String(tok);
-  }
-  return true;
-}
-
-// ---------------------------------------------------------------------------
 // inspect
 // ---------------------------------------------------------------------------
 
+// "name(T0, T1) -> R" from the metadata JSON a library exports.
 std::string SignatureFromMetadata(const std::string& name, const std::string& text) {
-  tvmffi::json::Value doc;
-  std::string err;
-  if (!tvmffi::json::Parse(text, &doc, &err)) return name + "  (unreadable metadata: " + err + ")";
-  const tvmffi::json::Value* args = doc.Get("args");
-  const tvmffi::json::Value* ret = doc.Get("ret");
-  if (args == nullptr || !args->IsArray() || ret == nullptr || !ret->IsString()) {
-    if (const tvmffi::json::Value* schema = doc.Get("type_schema")) {
-      if (schema->IsString()) return name + "  type_schema: " + schema->str;
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return name + "  (unreadable metadata: " + e.what() + ")";
+  }
+  if (!doc.is_object()) return name + "  (metadata is not a JSON object)";
+  auto args = doc.find("args");
+  auto ret = doc.find("ret");
+  if (args == doc.end() || !args->is_array() || ret == doc.end() || !ret->is_string()) {
+    auto schema = doc.find("type_schema");
+    if (schema != doc.end() && schema->is_string()) {
+      return name + "  type_schema: " + schema->get<std::string>();
     }
     return name + "  (metadata without a signature)";
   }
   std::string sig = name + "(";
-  for (size_t i = 0; i < args->items.size(); ++i) {
-    const tvmffi::json::Value* type = args->items[i].Get("type");
-    sig += (i ? ", " : "") + (type != nullptr && type->IsString() ? type->str : std::string("?"));
+  for (size_t i = 0; i < args->size(); ++i) {
+    const nlohmann::json& arg = (*args)[i];
+    auto type = arg.is_object() ? arg.find("type") : arg.end();
+    bool known = arg.is_object() && type != arg.end() && type->is_string();
+    sig += (i ? ", " : "") + (known ? type->get<std::string>() : std::string("?"));
   }
-  return sig + ") -> " + ret->str;
+  return sig + ") -> " + ret->get<std::string>();
+}
+
+// Whether `name` is one of the standard TVM-FFI 0.1 C symbols
+// (runtime/standard_symbols.txt, sorted).
+bool IsStandardSymbol(const std::string& name) {
+  auto less = [](const char* a, const std::string& b) { return b.compare(a) > 0; };
+  const char* const* end = kStandardSymbols + kNumStandardSymbols;
+  const char* const* it = std::lower_bound(kStandardSymbols, end, name, less);
+  return it != end && name == *it;
 }
 
 // A symbol of the C++ runtime (libstdc++ / libsupc++): versioned GLIBCXX_* or
@@ -677,6 +487,16 @@ int Inspect(const std::string& path) {
       std::printf("    NOT provided by this libtvmffi: %s\n", m.c_str());
     }
   }
+  std::string extensions;
+  for (const std::string& n : ffi_imports) {
+    if (!IsStandardSymbol(n)) extensions += (extensions.empty() ? "" : ", ") + n;
+  }
+  if (extensions.empty()) {
+    std::printf("  portable: yes, imports only standard TVM-FFI 0.1 symbols\n");
+  } else {
+    std::printf("  portable: no, needs extensions beyond the standard TVM-FFI 0.1 symbols: %s\n",
+                extensions.c_str());
+  }
   if (cxx.empty()) {
     std::printf("  C++ runtime: none (the library imports only C symbols)\n");
   } else {
@@ -721,8 +541,12 @@ int Call(const std::string& path, const std::string& func, const std::vector<std
   std::vector<ffi::Any> args(toks.size());
   for (size_t i = 0; i < toks.size(); ++i) {
     std::string err;
-    if (!ParseArg(toks[i], &args[i], &err)) {
-      return Fail(cmd, "argument " + std::to_string(i) + ": " + err, 2);
+    try {
+      if (!tvmffi::cli::ParseArg(toks[i], &args[i], &err)) {
+        return Fail(cmd, "argument " + std::to_string(i) + ": " + err, 2);
+      }
+    } catch (const ffi::Error& e) {
+      return Fail(cmd, "argument " + std::to_string(i) + ": " + e.kind() + ": " + e.message());
     }
   }
   // The tool is the host: tensors a kernel allocates with FromEnvAlloc come from here.

@@ -1,0 +1,149 @@
+// Frozen layouts of the C++ records that another binary reads inline.
+//
+// A kernel library compiled against these headers reads objects made by
+// libtvmffi, or by another library, through the C++ classes below without a
+// call: the refcount word of the header, the payload cell after it, the tag in
+// the header's __padding word, the fields a Function made by these headers
+// keeps after its cell. Changing any of them is a major ABI change (see the
+// "Versioning" section of c_api.h). Building this file is the test; main()
+// only gives ctest something to run. The C structs themselves are pinned in
+// test_layout.c; Map/List/Dict are pinned with their own layout.
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/module.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/string.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace ffi = tvm::ffi;
+namespace details = tvm::ffi::details;
+
+// The payload classes derive from Object and a C cell, so they are not
+// standard-layout; offsetof is still exact for them on GCC and Clang (no
+// virtual bases), which is all this test needs.
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+#endif
+
+#define SIZE_IS(T, n) static_assert(sizeof(T) == (n), "sizeof(" #T ") != " #n)
+#define ALIGN_IS(T, n) static_assert(alignof(T) == (n), "alignof(" #T ") != " #n)
+#define OFFSET_IS(T, f, n) static_assert(offsetof(T, f) == (n), "offsetof(" #T ", " #f ") != " #n)
+#define NOT_POLYMORPHIC(T) \
+  static_assert(!std::is_polymorphic_v<T>, #T " must have no vtable (C code reads it)")
+
+// ---- The object header: Object is exactly a TVMFFIObject. -------------------
+SIZE_IS(ffi::Object, 24);
+ALIGN_IS(ffi::Object, 8);
+NOT_POLYMORPHIC(ffi::Object);
+static_assert(std::is_standard_layout_v<ffi::Object>, "Object: its header must sit at offset 0");
+OFFSET_IS(TVMFFIObject, combined_ref_count, 0);
+OFFSET_IS(TVMFFIObject, type_index, 8);
+OFFSET_IS(TVMFFIObject, __padding, 12);
+OFFSET_IS(TVMFFIObject, deleter, 16);
+// The strong count is the low 32 bits of combined_ref_count, the weak count the high.
+static_assert(details::kCombinedRefCountWeakOne == (uint64_t{1} << 32), "weak count unit");
+
+// ---- The __padding tag: marks Functions made by these headers. --------------
+// 0 for every other object. A library reads it inline before it trusts the
+// FunctionObjCppBase fields below, so the value is part of the ABI.
+static_assert(details::kCppFunctionMagic == 0x63666674u, "__padding tag of C++ Functions");
+static_assert(std::is_same_v<decltype(TVMFFIObject::__padding), uint32_t>, "__padding is 32-bit");
+
+// ---- Any and AnyView: exactly a TVMFFIAny (arrays of them are passed as
+// TVMFFIAny arrays). ----------------------------------------------------------
+SIZE_IS(ffi::AnyView, 16);
+ALIGN_IS(ffi::AnyView, 8);
+SIZE_IS(ffi::Any, 16);
+ALIGN_IS(ffi::Any, 8);
+NOT_POLYMORPHIC(ffi::AnyView);
+NOT_POLYMORPHIC(ffi::Any);
+static_assert(std::is_standard_layout_v<ffi::AnyView>, "AnyView: the cell sits at offset 0");
+static_assert(std::is_standard_layout_v<ffi::Any>, "Any: the cell sits at offset 0");
+
+// ---- String and Bytes: header + TVMFFIByteArray. ----------------------------
+OFFSET_IS(details::StringObj, data, 24);
+OFFSET_IS(details::StringObj, size, 32);
+SIZE_IS(details::StringObj, 40);
+OFFSET_IS(details::BytesObj, data, 24);
+OFFSET_IS(details::BytesObj, size, 32);
+SIZE_IS(details::BytesObj, 40);
+NOT_POLYMORPHIC(details::StringObj);
+NOT_POLYMORPHIC(details::BytesObj);
+
+// ---- Error: header + TVMFFIErrorCell. ---------------------------------------
+OFFSET_IS(ffi::ErrorObj, kind, 24);
+OFFSET_IS(ffi::ErrorObj, message, 40);
+OFFSET_IS(ffi::ErrorObj, backtrace, 56);
+OFFSET_IS(ffi::ErrorObj, update_backtrace, 72);
+OFFSET_IS(ffi::ErrorObj, cause_chain, 80);
+OFFSET_IS(ffi::ErrorObj, extra_context, 88);
+SIZE_IS(ffi::ErrorObj, 96);
+NOT_POLYMORPHIC(ffi::ErrorObj);
+
+// ---- Function: header + TVMFFIFunctionCell, then (for Functions made by these
+// headers, tagged in __padding) the owning library's tag and the C++ entry. ---
+OFFSET_IS(ffi::FunctionObj, safe_call, 24);
+OFFSET_IS(ffi::FunctionObj, cpp_call, 32);
+SIZE_IS(ffi::FunctionObj, 40);
+OFFSET_IS(details::FunctionObjCppBase, owner, 40);
+OFFSET_IS(details::FunctionObjCppBase, cpp_entry, 48);
+SIZE_IS(details::FunctionObjCppBase, 56);
+NOT_POLYMORPHIC(ffi::FunctionObj);
+NOT_POLYMORPHIC(details::FunctionObjCppBase);
+static_assert(std::is_same_v<decltype(details::FunctionObjCppBase::cpp_entry),
+                             ffi::FunctionObj::FCall>,
+              "cpp_entry is a plain function pointer");
+
+// ---- Shape: header + TVMFFIShapeCell. ---------------------------------------
+// (size() the method hides the cell's size field: the cell's own layout is
+// pinned in test_layout.c, its place here by `data`.)
+OFFSET_IS(ffi::ShapeObj, data, 24);
+SIZE_IS(ffi::ShapeObj, 40);
+NOT_POLYMORPHIC(ffi::ShapeObj);
+
+// ---- Tensor: header + DLTensor (TVMFFITensorGetDLTensorPtr is header + 24). -
+OFFSET_IS(ffi::TensorObj, data, 24);
+OFFSET_IS(ffi::TensorObj, device, 32);
+OFFSET_IS(ffi::TensorObj, ndim, 40);
+OFFSET_IS(ffi::TensorObj, dtype, 44);
+OFFSET_IS(ffi::TensorObj, shape, 48);
+OFFSET_IS(ffi::TensorObj, strides, 56);
+OFFSET_IS(ffi::TensorObj, byte_offset, 64);
+SIZE_IS(ffi::TensorObj, 72);
+NOT_POLYMORPHIC(ffi::TensorObj);
+
+// ---- Array: header + TVMFFISeqCell (cells of TVMFFIAny at `data`). ----------
+OFFSET_IS(ffi::ArrayObj, data, 24);
+OFFSET_IS(ffi::ArrayObj, data_deleter, 48);
+SIZE_IS(ffi::ArrayObj, 56);
+NOT_POLYMORPHIC(ffi::ArrayObj);
+
+// ---- Module: header + the kind string that ModuleObj::kind() reads inline
+// (libtvmffi writes it; runtime/module.cc asserts the same offset). kind_ is
+// private and the only field, so the size fixes it at offset 24. -------------
+SIZE_IS(ffi::ModuleObj, 32);
+ALIGN_IS(ffi::ModuleObj, 8);
+NOT_POLYMORPHIC(ffi::ModuleObj);
+
+// ---- TVMFFITypeInfo: what the headers read inline to test "is a subtype". ---
+OFFSET_IS(TVMFFITypeInfo, type_index, 0);
+OFFSET_IS(TVMFFITypeInfo, type_depth, 4);
+OFFSET_IS(TVMFFITypeInfo, type_key, 8);
+OFFSET_IS(TVMFFITypeInfo, type_ancestors, 24);
+OFFSET_IS(TVMFFITypeInfo, type_key_hash, 32);
+OFFSET_IS(TVMFFITypeInfo, num_fields, 40);
+OFFSET_IS(TVMFFITypeInfo, num_methods, 44);
+OFFSET_IS(TVMFFITypeInfo, fields, 48);
+OFFSET_IS(TVMFFITypeInfo, methods, 56);
+OFFSET_IS(TVMFFITypeInfo, metadata, 64);
+SIZE_IS(TVMFFITypeInfo, 72);
+
+int main() { return 0; }
