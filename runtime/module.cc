@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "elf_reader.h"
+#include "elf_check.h"
 #include "internal.h"
 
 namespace tvmffi {
@@ -386,54 +386,11 @@ struct SymbolWrites {
   }
 };
 
-// Check the file before dlopen runs any of its code: the reasons are clearer
-// than dlerror's, and a library that exports nothing is refused unloaded.
-std::vector<std::string> CheckLibraryFile(const std::string& path) {
-  const char* api = "Module.LoadFromFile";
-  elf::ElfInfo info;
-  std::string err, head;
-  switch (elf::ReadElf(path, &info, &err, &head)) {
-    case elf::Status::kOk:
-      break;
-    case elf::Status::kNotFound:
-      Throw("RuntimeError", api, ": cannot load \"", path, "\": no such file (", err, ")");
-    case elf::Status::kNotRegular:
-      Throw("RuntimeError", api, ": cannot load \"", path, "\": it ", err);
-    case elf::Status::kIoError:
-      Throw("RuntimeError", api, ": cannot read \"", path, "\": ", err);
-    case elf::Status::kNotElf: {
-      std::string what = elf::GuessForeignFormat(
-          reinterpret_cast<const unsigned char*>(head.data()), head.size());
-      Throw("RuntimeError", api, ": \"", path, "\" is not a shared library (", err,
-            what.empty() ? std::string() : "; it looks like " + what, ")");
-    }
-    case elf::Status::kUnsupported:
-    case elf::Status::kMalformed:
-      // Let dlopen have the final word (and its own message).
-      return {};
-  }
-  if (info.elf_type != ET_DYN) {
-    Throw("RuntimeError", api, ": \"", path, "\" is not a shared library: it is an ELF ",
-          elf::TypeName(info.elf_type));
-  }
-  if (info.machine != elf::HostMachine() ||
-      info.elf_class != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32)) {
-    Throw("RuntimeError", api, ": \"", path, "\" was built for ", elf::MachineName(info.machine),
-          info.elf_class == ELFCLASS32 ? " (32-bit)" : "", " and cannot be loaded on ",
-          elf::MachineName(elf::HostMachine()));
-  }
-  std::vector<std::string> names = elf::ExportedFunctionNames(info);
-  if (info.has_dynsym && names.empty()) {
-    Throw("RuntimeError", api, ": \"", path,
-          "\" exports no TVM-FFI functions (no symbol named `__tvm_ffi_<name>`); export them "
-          "with TVM_FFI_DLL_EXPORT_TYPED_FUNC");
-  }
-  return names;
-}
-
 TVMFFIObject* LoadLibraryModule(const std::string& path) {
   if (path.empty()) Throw("ValueError", "Module.LoadFromFile: the path is empty");
-  std::vector<std::string> exported = CheckLibraryFile(path);
+  // Check the file before dlopen runs any of its code: a damaged file would
+  // crash the loader, and a library that exports nothing is refused unloaded.
+  std::vector<std::string> exported = CheckLibraryFile(path, "Module.LoadFromFile");
   // A bare name would make dlopen search the library path; we load files.
   std::string dl_path = path.find('/') == std::string::npos ? "./" + path : path;
 
@@ -549,6 +506,17 @@ std::string ArgString(const CallArgs& a, int32_t i, const char* name) {
   return std::string(s);
 }
 
+// A file path: a string without NUL bytes (the C path would silently end there).
+std::string ArgPath(const CallArgs& a, int32_t i, const char* name) {
+  std::string path = ArgString(a, i, name);
+  size_t nul = path.find('\0');
+  if (nul != std::string::npos) {
+    Throw("ValueError", a.fname, ": argument ", i, " (", name, ") contains a NUL byte at offset ",
+          nul, " (of ", path.size(), " bytes); a file path cannot contain NUL");
+  }
+  return path;
+}
+
 bool ArgBool(const CallArgs& a, int32_t i, const char* name) {
   if (i >= a.n) return false;
   const TVMFFIAny& v = a.v[i];
@@ -597,7 +565,7 @@ TVMFFI_MODULE_GLOBAL(GModuleLoadFromFile) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CallArgs a{"ffi.ModuleLoadFromFile", args, num_args};
   CheckArgCount(a, 1, 1, "(path)");
-  std::string path = ArgString(a, 0, "path");
+  std::string path = ArgPath(a, 0, "path");
   std::string ext = Extension(path);
   if (!ext.empty() && ext != "so" && ext != "dso" && ext != "dylib" && ext != "dll") {
     if (TVMFFIObject* loader = GlobalFunctionGet("ffi.Module.load_from_file." + ext)) {
@@ -628,7 +596,7 @@ TVMFFI_MODULE_GLOBAL(GLoadSo) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CallArgs a{"ffi.Module.load_from_file.so", args, num_args};
   CheckArgCount(a, 1, 2, "(path, format)");
-  std::string path = ArgString(a, 0, "path");
+  std::string path = ArgPath(a, 0, "path");
   if (num_args == 2 && args[1].type_index != kTVMFFINone) ArgString(a, 1, "format");
   SetObject(result, LoadLibraryModule(path));
   TVM_FFI_SAFE_CALL_END();
