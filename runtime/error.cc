@@ -206,6 +206,16 @@ void ThrowNullArgument(const char* func, const char* arg) {
   Throw("ValueError", func, ": argument `", arg, "` is NULL");
 }
 
+void ThrowBadCallArgs(const char* func, const TVMFFIAny* args, int32_t num_args,
+                      const TVMFFIAny* result) {
+  if (result == nullptr) ThrowNullArgument(func, "result");
+  if (num_args < 0) Throw("ValueError", func, ": argument `num_args` is negative (", num_args, ")");
+  if (args == nullptr) {
+    Throw("ValueError", func, ": argument `args` is NULL with num_args ", num_args);
+  }
+  Throw("InternalError", func, ": ThrowBadCallArgs called with valid arguments");
+}
+
 }  // namespace rt
 }  // namespace tvmffi
 

@@ -38,6 +38,9 @@ void FunctionDeleter(void* obj, int flags) {
 int FunctionTrampoline(void* handle, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   auto* f = static_cast<FunctionObject*>(handle);
   try {
+    if (TVMFFI_RT_UNLIKELY(BadCallArgs(args, num_args, result))) {
+      ThrowBadCallArgs("Function call", args, num_args, result);
+    }
     return f->user_call(f->self, args, num_args, result);
   } catch (...) {
     return HandleCurrentException();
@@ -175,7 +178,7 @@ int BuiltinStringLike(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny*
   try {
     if (num_args != 1) Throw("TypeError", name, " expects 1 argument, got ", num_args);
     std::string_view bytes;
-    if (!AnyGetBytes(&args[0], &bytes)) {
+    if (!AnyGetBytes(&args[0], &bytes, kIsString ? "ffi.String: argument 0" : "ffi.Bytes: argument 0")) {
       Throw("TypeError", name, ": cannot convert `", TypeIndexToKey(args[0].type_index),
             "` to a string");
     }
@@ -195,7 +198,7 @@ int BuiltinGetGlobalFuncMetadata(void*, const TVMFFIAny* args, int32_t num_args,
                                  TVMFFIAny* result) {
   try {
     std::string_view name;
-    if (num_args != 1 || !AnyGetBytes(&args[0], &name)) {
+    if (num_args != 1 || !AnyGetBytes(&args[0], &name, "ffi.GetGlobalFuncMetadata: argument 0")) {
       Throw("TypeError", "ffi.GetGlobalFuncMetadata expects one string argument");
     }
     std::string metadata;
@@ -239,10 +242,12 @@ TVMFFIObject* GlobalFunctionGet(std::string_view name) { return GlobalRegistry::
 using namespace tvmffi::rt;
 
 namespace {
-TVMFFI_RT_COLD int FunctionCallBadHandle(TVMFFIObjectHandle func) {
+TVMFFI_RT_COLD int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny* args,
+                                       int32_t num_args, const TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(func, "TVMFFIFunctionCall", "func");
   CheckIsFunction(static_cast<TVMFFIObject*>(func), "TVMFFIFunctionCall", "func");
+  ThrowBadCallArgs("TVMFFIFunctionCall", args, num_args, result);
   TVM_FFI_SAFE_CALL_END();
 }
 }  // namespace
@@ -261,8 +266,9 @@ int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*delete
 int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
                        TVMFFIAny* result) {
   auto* obj = static_cast<TVMFFIObject*>(func);
-  if (TVMFFI_RT_UNLIKELY(obj == nullptr || obj->type_index != kTVMFFIFunction)) {
-    return FunctionCallBadHandle(func);
+  if (TVMFFI_RT_UNLIKELY(obj == nullptr || obj->type_index != kTVMFFIFunction ||
+                         BadCallArgs(args, num_args, result))) {
+    return FunctionCallBadArgs(func, args, num_args, result);
   }
   // Hot path: straight into the cell, with the function object as handle.
   return TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);

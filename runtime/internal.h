@@ -103,6 +103,15 @@ inline void CheckNotNull(const T* p, const char* func, const char* arg) {
   if (TVMFFI_RT_UNLIKELY(p == nullptr)) ThrowNullArgument(func, arg);
 }
 
+/*! \brief ValueError for a call with a NULL result, NULL args with a count, or a negative count. */
+[[noreturn]] TVMFFI_RT_COLD void ThrowBadCallArgs(const char* func, const TVMFFIAny* args,
+                                                  int32_t num_args, const TVMFFIAny* result);
+
+/*! \brief The checks every safe_call entry of the runtime makes on its arguments. */
+inline bool BadCallArgs(const TVMFFIAny* args, int32_t num_args, const TVMFFIAny* result) {
+  return result == nullptr || num_args < 0 || (args == nullptr && num_args != 0);
+}
+
 // ---------------------------------------------------------------------------
 // Objects (object.cc)
 // ---------------------------------------------------------------------------
@@ -142,8 +151,14 @@ TVMFFIObject* MakeBytesObject(int32_t type_index, const char* data, size_t size)
 void MakeStringAny(const char* data, size_t size, TVMFFIAny* out);
 /*! \brief Write an owned Bytes (small if it fits) into *out. */
 void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out);
-/*! \brief The bytes of a string-like any (RawStr, SmallStr, Str, ByteArrayPtr, SmallBytes, Bytes). */
-bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out);
+/*!
+ * \brief The bytes of a string-like any (RawStr, SmallStr, Str, ByteArrayPtr, SmallBytes, Bytes);
+ *        false when v is not string-like.
+ * \param what Names the value in errors ("ffi.String: argument 0").
+ * \throws FFIError ValueError for a NULL const char*, a NULL TVMFFIByteArray*, or one with
+ *         NULL data and a nonzero size.
+ */
+bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out, const char* what);
 
 // ---------------------------------------------------------------------------
 // Errors (error.cc)

@@ -499,7 +499,8 @@ std::string ArgString(const CallArgs& a, int32_t i, const char* name) {
   std::string_view s;
   const TVMFFIAny& v = a.v[i];
   if (v.type_index == kTVMFFIBytes || v.type_index == kTVMFFISmallBytes ||
-      v.type_index == kTVMFFIByteArrayPtr || !AnyGetBytes(&v, &s)) {
+      v.type_index == kTVMFFIByteArrayPtr ||
+      !AnyGetBytes(&v, &s, Concat(a.fname, ": argument ", i, " (", name, ")").c_str())) {
     Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be str, got `",
           TypeIndexToKey(v.type_index), "`");
   }

@@ -62,15 +62,18 @@ void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out) {
   out->v_obj = obj;
 }
 
-bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out) {
+bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out, const char* what) {
   switch (v->type_index) {
     case kTVMFFIRawStr:
-      if (v->v_c_str == nullptr) return false;
+      if (v->v_c_str == nullptr) Throw("ValueError", what, " is a NULL const char*");
       *out = std::string_view(v->v_c_str);
       return true;
     case kTVMFFIByteArrayPtr: {
       auto* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
-      if (b == nullptr) return false;
+      if (b == nullptr) Throw("ValueError", what, " is a NULL TVMFFIByteArray*");
+      if (b->data == nullptr && b->size != 0) {
+        Throw("ValueError", what, " is a TVMFFIByteArray with NULL data with size ", b->size);
+      }
       *out = std::string_view(b->data, b->size);
       return true;
     }
@@ -263,7 +266,7 @@ std::string DTypeToString(DLDataType t) {
     arg.v_int64 = t.code;
     TVMFFIAny r = CallGlobal("dtype.get_custom_type_name", arg);
     std::string_view name;
-    bool ok = AnyGetBytes(&r, &name);
+    bool ok = AnyGetBytes(&r, &name, "the result of dtype.get_custom_type_name");
     std::string copy(name);
     AnyRelease(&r);
     if (!ok) Throw("ValueError", "dtype.get_custom_type_name did not return a string");

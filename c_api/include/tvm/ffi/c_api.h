@@ -529,10 +529,13 @@ TVM_FFI_DLL int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call,
 /*!
  * \brief Call a Function object.
  * \param func The Function object (kTVMFFIFunction).
- * \param args num_args borrowed argument views.
+ * \param args num_args borrowed argument views (may be NULL when num_args is 0).
  * \param result Set result->type_index = kTVMFFINone first; receives an owned value.
- * \return 0, or -1 with the callee's error raised (ValueError for NULL func,
- *         TypeError when func is not a Function).
+ * \return 0, or -1 with the callee's error raised (ValueError for NULL func, a
+ *         NULL result, a negative num_args, or NULL args with num_args > 0,
+ *         before the callee runs; TypeError when func is not a Function).
+ *         Functions made by TVMFFIFunctionCreate and by the C++ headers make
+ *         the same checks when their cell's safe_call is called directly.
  */
 TVM_FFI_DLL int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
                                    TVMFFIAny* result);

@@ -344,10 +344,12 @@ inline auto operator<<(Stream& os, const T& s)
 }
 
 namespace details {
-/*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise. */
+/*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise
+ *         (a NULL const char* included). */
 TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noexcept {
   switch (src->type_index) {
     case TypeIndex::kTVMFFIRawStr:
+      if (src->v_c_str == nullptr) return false;
       *out = std::string_view(src->v_c_str);
       return true;
     case TypeIndex::kTVMFFISmallStr:
@@ -395,7 +397,9 @@ struct TypeTraits<String> : public TypeTraitsBase {
   }
   TVM_FFI_INLINE static std::optional<String> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
-    if (src->type_index == TypeIndex::kTVMFFIRawStr) return String(src->v_c_str);
+    if (src->type_index == TypeIndex::kTVMFFIRawStr && src->v_c_str != nullptr) {
+      return String(src->v_c_str);
+    }
     return std::nullopt;
   }
   static std::string TypeStr() { return "str"; }
@@ -425,7 +429,10 @@ struct TypeTraits<Bytes> : public TypeTraitsBase {
   TVM_FFI_INLINE static std::optional<Bytes> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     if (src->type_index == TypeIndex::kTVMFFIByteArrayPtr) {
-      return Bytes(*static_cast<const TVMFFIByteArray*>(src->v_ptr));
+      // A NULL array, or NULL data with a size, is not bytes (the cast fails).
+      const auto* b = static_cast<const TVMFFIByteArray*>(src->v_ptr);
+      if (b == nullptr || (b->data == nullptr && b->size != 0)) return std::nullopt;
+      return Bytes(*b);
     }
     return std::nullopt;
   }

@@ -205,6 +205,7 @@ TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
                                    int32_t* klass) noexcept {
   switch (v->type_index) {
     case TypeIndex::kTVMFFIRawStr:
+      if (v->v_c_str == nullptr) return false;  // an invalid view is not a string
       *out = std::string_view(v->v_c_str);
       *klass = TypeIndex::kTVMFFIStr;
       return true;
@@ -225,6 +226,7 @@ TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
       return true;
     case TypeIndex::kTVMFFIByteArrayPtr: {
       const TVMFFIByteArray* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
+      if (b == nullptr || (b->data == nullptr && b->size != 0)) return false;
       *out = std::string_view(b->data, b->size);
       *klass = TypeIndex::kTVMFFIBytes;
       return true;
