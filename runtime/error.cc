@@ -279,6 +279,11 @@ int TVMFFIErrorCreateWithCauseAndExtraContext(const TVMFFIByteArray* kind,
   // Used while handling another error: report failure by return value only.
   if (out == nullptr || !ValidArray(kind) || !ValidArray(message)) return -1;
   if (backtrace != nullptr && !ValidArray(backtrace)) return -1;
+  // The cause is read as an Error by everyone who walks the chain: check the real type.
+  if (cause_chain != nullptr &&
+      static_cast<TVMFFIObject*>(cause_chain)->type_index != kTVMFFIError) {
+    return -1;
+  }
   try {
     *out = MakeError(ViewOrEmpty(kind), ViewOrEmpty(message), ViewOrEmpty(backtrace),
                      static_cast<TVMFFIObject*>(cause_chain),

@@ -291,9 +291,9 @@ int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info,
   CheckNotNull(method_info, api, "method_info");
   CheckByteArray(&method_info->name, api, "method_info->name");
   const TVMFFIAny& m = method_info->method;
-  if (m.type_index != kTVMFFIFunction || m.v_obj == nullptr) {
+  if (!AnyHoldsObject(m, kTVMFFIFunction)) {
     Throw("TypeError", api, ": `method_info->method` must be an ffi.Function, got `",
-          TypeIndexToKey(m.type_index), "`");
+          DescribeAnyType(m), m.v_obj == nullptr && m.type_index == kTVMFFIFunction ? "` (NULL)" : "`");
   }
   auto str = [](const TVMFFIByteArray& b) {
     return b.data != nullptr ? std::string(b.data, b.size) : std::string();
@@ -340,8 +340,13 @@ int TVMFFIAnyViewToOwnedAny(const TVMFFIAny* any_view, TVMFFIAny* out) {
       Throw("ValueError", "TVMFFIAnyViewToOwnedAny: object value of type `",
             TypeIndexToKey(v.type_index), "` has a NULL pointer");
     }
+    // The tag must name the object's type or one of its ancestors.
+    if (v.v_obj->type_index != v.type_index && !ObjectIsInstance(v.v_obj, v.type_index)) {
+      Throw("TypeError", "TVMFFIAnyViewToOwnedAny: the value has a `", DescribeAnyType(v));
+    }
     IncRef(v.v_obj);
     *out = v;
+    out->type_index = v.v_obj->type_index;
     return 0;
   }
   switch (v.type_index) {

@@ -133,6 +133,20 @@ bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index);
 /*! \brief The type key of an index ("<unknown type N>" when unregistered). Never throws. */
 std::string TypeIndexToKey(int32_t type_index);
 
+/*!
+ * \brief True when v is tagged `type_index` and really holds a (non-NULL) object
+ *        of that type: the tag alone is not trusted.
+ */
+inline bool AnyHoldsObject(const TVMFFIAny& v, int32_t type_index) {
+  return v.type_index == type_index && v.v_obj != nullptr && v.v_obj->type_index == type_index;
+}
+
+/*!
+ * \brief The type of a value for messages: its tag's key, and for an object
+ *        whose real type differs from the tag, both ("`ffi.Function` tag on an `ffi.String` object").
+ */
+std::string DescribeAnyType(const TVMFFIAny& v);
+
 /*! \brief Release whatever an owned TVMFFIAny holds and reset it to None. */
 inline void AnyRelease(TVMFFIAny* v) {
   if (v->type_index >= kTVMFFIStaticObjectBegin) DecRef(v->v_obj);

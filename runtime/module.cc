@@ -488,9 +488,9 @@ void CheckArgCount(const CallArgs& a, int32_t lo, int32_t hi, const char* sig) {
 
 TVMFFIObject* ArgModule(const CallArgs& a, int32_t i, const char* name) {
   const TVMFFIAny& v = a.v[i];
-  if (v.type_index != kTVMFFIModule || v.v_obj == nullptr) {
+  if (!AnyHoldsObject(v, kTVMFFIModule)) {
     Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be ffi.Module, got `",
-          TypeIndexToKey(v.type_index), "`");
+          DescribeAnyType(v), "`");
   }
   return v.v_obj;
 }
@@ -735,9 +735,9 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CallArgs a{"ffi.ModuleVisitContextSymbols", args, num_args};
   CheckArgCount(a, 1, 1, "(callback)");
-  if (args[0].type_index != kTVMFFIFunction) {
+  if (!AnyHoldsObject(args[0], kTVMFFIFunction)) {
     Throw("TypeError", a.fname, ": argument 0 (callback) must be ffi.Function, got `",
-          TypeIndexToKey(args[0].type_index), "`");
+          DescribeAnyType(args[0]), "`");
   }
   for (const auto& kv : EnvContextSymbols()) {
     TVMFFIAny cargs[2];

@@ -404,6 +404,15 @@ std::string TypeIndexToKey(int32_t type_index) {
   return Concat("<unregistered type index ", type_index, ">");
 }
 
+std::string DescribeAnyType(const TVMFFIAny& v) {
+  if (v.type_index >= kTVMFFIStaticObjectBegin && v.v_obj != nullptr &&
+      v.v_obj->type_index != v.type_index) {
+    return Concat(TypeIndexToKey(v.type_index), "` tag on an `", TypeIndexToKey(v.v_obj->type_index),
+                  "` object");
+  }
+  return TypeIndexToKey(v.type_index);
+}
+
 }  // namespace rt
 }  // namespace tvmffi
 

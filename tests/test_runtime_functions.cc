@@ -635,3 +635,74 @@ TEST_CASE("Built-in globals refuse invalid string views instead of reading them"
   Release(&map);
   REQUIRE(errors > 0);
 }
+
+TEST_CASE("Objects are checked by their real type, not only by the tag",
+          "[runtime][function][regression]") {
+  // A String object wearing a Function (or Module, Error) tag (defect 9).
+  TVMFFIAny str = MakeWith("ffi.String", {[] {
+                             TVMFFIAny a = None();
+                             a.type_index = kTVMFFIRawStr;
+                             a.v_c_str = "not a function, just a string";
+                             return a;
+                           }()});
+  REQUIRE(str.type_index == kTVMFFIStr);
+  TVMFFIAny liar = str;
+  liar.type_index = kTVMFFIFunction;
+  const uint32_t refs = StrongCount(str.v_obj);
+
+  SECTION("TVMFFIFunctionSetGlobalFromMethodInfo") {
+    TVMFFIMethodInfo info{};
+    info.name = BA("tvmffi.test.liar");
+    info.method = liar;
+    REQUIRE(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 1) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message.find("method_info->method") != std::string::npos);
+    REQUIRE(e.message.find("ffi.String") != std::string::npos);
+  }
+  SECTION("TVMFFITypeRegisterMethod") {
+    TVMFFIMethodInfo info{};
+    info.name = BA("liar");
+    info.method = liar;
+    REQUIRE(TVMFFITypeRegisterMethod(kTVMFFIStr, &info) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message.find("ffi.String") != std::string::npos);
+  }
+  SECTION("TVMFFIAnyViewToOwnedAny") {
+    TVMFFIAny out = None();
+    REQUIRE(TVMFFIAnyViewToOwnedAny(&liar, &out) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message.find("ffi.Function") != std::string::npos);
+    REQUIRE(e.message.find("ffi.String") != std::string::npos);
+  }
+  SECTION("the cause of TVMFFIErrorCreateWithCauseAndExtraContext") {
+    TVMFFIByteArray kind = BA("ValueError"), msg = BA("m");
+    TVMFFIObjectHandle err = nullptr;
+    REQUIRE(TVMFFIErrorCreateWithCauseAndExtraContext(&kind, &msg, nullptr, str.v_obj, nullptr,
+                                                      &err) == -1);
+    REQUIRE(err == nullptr);
+  }
+  SECTION("module globals") {
+    TVMFFIAny mod = liar;
+    mod.type_index = kTVMFFIModule;
+    TVMFFIByteArray n = BA("ffi.ModuleGetKind");
+    Handle f;
+    REQUIRE(TVMFFIFunctionGetGlobal(&n, f.out()) == 0);
+    TVMFFIAny result = None();
+    REQUIRE(TVMFFIFunctionCall(f.get(), &mod, 1, &result) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message.find("must be ffi.Module") != std::string::npos);
+    TVMFFIAny fn = liar;
+    n = BA("ffi.ModuleVisitContextSymbols");
+    Handle visit;
+    REQUIRE(TVMFFIFunctionGetGlobal(&n, visit.out()) == 0);
+    REQUIRE(TVMFFIFunctionCall(visit.get(), &fn, 1, &result) == -1);
+    e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+  }
+  REQUIRE(StrongCount(str.v_obj) == refs);
+  Release(&str);
+}

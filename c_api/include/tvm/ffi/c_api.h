@@ -640,7 +640,9 @@ TVM_FFI_DLL int TVMFFIErrorCreate(const TVMFFIByteArray* kind, const TVMFFIByteA
 /*!
  * \brief Create an Error with a cause and extra context; the cell takes a
  *        reference to each non-NULL handle.
- * \return 0, or nonzero (as TVMFFIErrorCreate).
+ * \param cause_chain NULL or an Error object (its real type is checked).
+ * \param extra_context NULL or any object.
+ * \return 0, or nonzero (as TVMFFIErrorCreate; also when cause_chain is not an Error).
  */
 TVM_FFI_DLL int TVMFFIErrorCreateWithCauseAndExtraContext(
     const TVMFFIByteArray* kind, const TVMFFIByteArray* message, const TVMFFIByteArray* backtrace,
