@@ -193,6 +193,9 @@ TVMFFIObject* GlobalFunctionGet(std::string_view name);
 // Tensors (tensor.cc)
 // ---------------------------------------------------------------------------
 
+/*! \brief True for the device types DLPack defines (kDLCPU .. kDLTrn, the retired 5 and 6 included). */
+inline bool IsValidDeviceType(int32_t device_type) { return device_type >= 1 && device_type <= 18; }
+
 /*! \brief Wrap a versioned managed tensor; on failure its deleter has run and it throws. */
 TVMFFIObject* TensorFromManagedVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
                                          int32_t require_contiguous, const char* api);

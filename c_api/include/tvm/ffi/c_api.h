@@ -707,11 +707,18 @@ TVM_FFI_DLL int32_t TVMFFIErrorKindLookup(const TVMFFIByteArray* kind);
  * On success the Tensor owns `from` and calls its deleter exactly once, when
  * its last reference goes. On failure the deleter is called before returning.
  * \param from The producer's tensor (ownership passes to this call).
- * \param require_alignment If > 0, data + byte_offset must be a multiple of it.
+ * \param require_alignment If > 0, data + byte_offset must be a multiple of it;
+ *        0 or negative: no requirement.
  * \param require_contiguous Nonzero to require a compact row-major layout.
  * \param out Receives the Tensor.
  * \return 0 or -1 (ValueError for bad ndim, NULL shape, negative extents,
- *         oversized tensors, misalignment, non-contiguity).
+ *         oversized tensors, misalignment, non-contiguity, and for: shape,
+ *         stride, size or byte_offset arithmetic that overflows int64; NULL
+ *         data with one or more elements; a dtype with 0 bits or 0 lanes; a
+ *         type code DLPack does not assign (18..128); a device type outside
+ *         DLPack's 1..18; a negative device id).
+ *         Accepted: negative strides (DLPack allows them), type codes >= 129
+ *         (user-defined `custom[...]` types), NULL data with no elements.
  */
 TVM_FFI_DLL int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_alignment,
                                        int32_t require_contiguous, TVMFFIObjectHandle* out);
