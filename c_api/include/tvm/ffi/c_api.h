@@ -775,16 +775,24 @@ TVM_FFI_DLL int TVMFFIBytesFromByteArray(const TVMFFIByteArray* input, TVMFFIAny
 
 /*!
  * \brief Parse a data type: "int8".."int64", "uint..", "float16/32/64",
- *        "bfloat16", "bool", lanes as "float32x4", "void", and DLPack's
- *        float8/float6/float4 names (e.g. "float8_e4m3fn").
- * \return 0 or -1 (ValueError naming the text for anything else).
+ *        "bfloat16", "bool", "handle" (64 bits) / "handle32", lanes as
+ *        "float32x4" (1..32767), scalable vectors as "float32xvscalex4"
+ *        (1..32768, stored as negative int16 lanes), DLPack's float8/6/4 names
+ *        (e.g. "float8_e4m3fn"), "custom[name]" (through the global
+ *        `dtype.get_custom_type_code`, called with a str), and the void type
+ *        {kDLOpaqueHandle, 0, 0} as "void" or "" (accepted, as upstream).
+ * \return 0 or -1 (ValueError naming the text for anything else; "x40000"
+ *         is refused: such a lanes field is a scalable vector).
  */
 TVM_FFI_DLL int TVMFFIDataTypeFromString(const TVMFFIByteArray* str, DLDataType* out);
 
 /*!
- * \brief Format a data type as text (the inverse of TVMFFIDataTypeFromString).
+ * \brief Format a data type as text (the inverse of TVMFFIDataTypeFromString:
+ *        every string it returns parses back to the same value).
  * \param out Receives an owned String (small or object).
- * \return 0 or -1 (ValueError for NULL).
+ * \return 0 or -1 (ValueError for NULL, an unknown type code, 0 bits or 0
+ *         lanes other than void, and a float8/6/4 code with another bit width:
+ *         no string spells those).
  */
 TVM_FFI_DLL int TVMFFIDataTypeToString(const DLDataType* dtype, TVMFFIAny* out);
 
