@@ -135,16 +135,40 @@ class TypeRegistry {
     return it->second;
   }
 
+  // A key registered again must name the same parent (and static index, if any).
+  int32_t CheckSameRegistration(std::string_view key, int32_t index, int32_t static_index,
+                                int32_t parent_index) const {
+    if (parent_index == -2) return index;  // lookup only
+    const TypeEntry* e = Get(index);
+    int32_t parent = e->ancestors.empty() ? -1 : e->ancestors.back()->type_index;
+    if (parent != parent_index) {
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key, "` is already registered with parent `",
+            parent < 0 ? std::string("(none)") : TypeIndexToKey(parent), "`, not `",
+            parent_index < 0 ? std::string("(none)") : TypeIndexToKey(parent_index), "`");
+    }
+    if (static_index >= 0 && static_index != index) {
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key, "` is already registered with index ",
+            index, ", not the static index ", static_index);
+    }
+    return index;
+  }
+
   int32_t GetOrAlloc(std::string_view key, int32_t static_index, int32_t depth,
                      int32_t parent_index) {
+    if (static_index < -1) {
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: static type index ", static_index, " of type `",
+            key, "` is invalid (>= 0, or -1 for a dynamic index)");
+    }
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
       auto it = key2index_.find(std::string(key));
-      if (it != key2index_.end()) return it->second;
+      if (it != key2index_.end()) {
+        return CheckSameRegistration(key, it->second, static_index, parent_index);
+      }
     }
     std::unique_lock<std::shared_mutex> lock(mutex_);
     auto it = key2index_.find(std::string(key));
-    if (it != key2index_.end()) return it->second;
+    if (it != key2index_.end()) return CheckSameRegistration(key, it->second, static_index, parent_index);
     // Upstream compatibility: parent -2 means "look up only".
     if (parent_index == -2) return -2;
 
@@ -488,7 +512,15 @@ const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index) {
 
 int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  CheckNotNull(info, "TVMFFITypeRegisterField", "info");
+  const char* api = "TVMFFITypeRegisterField";
+  CheckNotNull(info, api, "info");
+  CheckByteArray(&info->name, api, "info->name");
+  CheckByteArray(&info->doc, api, "info->doc");
+  CheckByteArray(&info->metadata, api, "info->metadata");
+  if (info->offset < 0 || info->size < 0 || info->alignment < 0) {
+    Throw("ValueError", api, ": field `", ViewOf(&info->name), "` has offset ", info->offset,
+          ", size ", info->size, ", alignment ", info->alignment, "; none may be negative");
+  }
   TypeRegistry::Global()->RegisterField(type_index, info);
   TVM_FFI_SAFE_CALL_END();
 }
@@ -496,6 +528,9 @@ int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
 int TVMFFITypeRegisterMethod(int32_t type_index, const TVMFFIMethodInfo* info) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(info, "TVMFFITypeRegisterMethod", "info");
+  CheckByteArray(&info->name, "TVMFFITypeRegisterMethod", "info->name");
+  CheckByteArray(&info->doc, "TVMFFITypeRegisterMethod", "info->doc");
+  CheckByteArray(&info->metadata, "TVMFFITypeRegisterMethod", "info->metadata");
   TypeRegistry::Global()->RegisterMethod(type_index, info);
   TVM_FFI_SAFE_CALL_END();
 }

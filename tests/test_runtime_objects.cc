@@ -171,8 +171,9 @@ TEST_CASE("Static type keys are pre-registered", "[runtime][type]") {
     } else {
       REQUIRE(info->type_depth == 0);
     }
-    // Registering the same key again returns the same index.
-    REQUIRE(TVMFFITypeGetOrAllocIndex(&k, -1, 7, 0, 0, 12345) == index);
+    // Registering the same key again (with the same parent) returns the same index.
+    REQUIRE(TVMFFITypeGetOrAllocIndex(&k, -1, info->type_depth, 0, 0,
+                                      index > kTVMFFIObject ? kTVMFFIObject : -1) == index);
   }
   // Distinct keys hash differently (at least for these).
   REQUIRE(TVMFFIGetTypeInfo(65)->type_key_hash != TVMFFIGetTypeInfo(66)->type_key_hash);
@@ -617,4 +618,62 @@ TEST_CASE("Custom data types go through the dtype.* global hooks", "[runtime][dt
   REQUIRE(Print(DT(150, 32, 4)) == "custom[posit]32x4");
   REQUIRE(TVMFFIFunctionRemoveGlobal(&n_code) == 0);
   REQUIRE(TVMFFIFunctionRemoveGlobal(&n_name) == 0);
+}
+
+// ---------------------------------------------------------------------------
+// Silent accepts, decided (RELIABILITY.md, defect 12)
+// ---------------------------------------------------------------------------
+
+TEST_CASE("Type registration refuses malformed fields and conflicting keys",
+          "[runtime][object][regression]") {
+  TVMFFIByteArray key = BA("tvmffi.test.Defect12");
+  int32_t idx = TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 0, kTVMFFIObject);
+  REQUIRE(idx >= kTVMFFIDynObjectBegin);
+
+  SECTION("field info") {
+    auto expect_refused = [&](TVMFFIFieldInfo info, const char* what) {
+      INFO(what);
+      REQUIRE(TVMFFITypeRegisterField(idx, &info) == -1);
+      RaisedError e = TakeRaised();
+      REQUIRE(e.kind == "ValueError");
+      REQUIRE(e.message.find(what) != std::string::npos);
+    };
+    TVMFFIFieldInfo good{};
+    good.name = BA("x");
+    good.size = 8;
+    good.alignment = 8;
+    good.offset = 24;
+    TVMFFIFieldInfo f = good;
+    f.name = TVMFFIByteArray{nullptr, 10};
+    expect_refused(f, "info->name");
+    f = good;
+    f.doc = TVMFFIByteArray{nullptr, 3};
+    expect_refused(f, "info->doc");
+    f = good;
+    f.offset = -8;
+    expect_refused(f, "offset -8");
+    f = good;
+    f.size = -1;
+    expect_refused(f, "size -1");
+    f = good;
+    f.alignment = -4;
+    expect_refused(f, "alignment -4");
+    REQUIRE(TVMFFITypeRegisterField(idx, &good) == 0);
+  }
+  SECTION("static index below -1") {
+    TVMFFIByteArray k2 = BA("tvmffi.test.Defect12Static");
+    REQUIRE(TVMFFITypeGetOrAllocIndex(&k2, -7, 1, 0, 0, kTVMFFIObject) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "ValueError");
+    REQUIRE(e.message.find("static type index -7") != std::string::npos);
+  }
+  SECTION("the same key with another parent") {
+    REQUIRE(TVMFFITypeGetOrAllocIndex(&key, -1, 1, 0, 0, kTVMFFIObject) == idx);  // same: fine
+    REQUIRE(TVMFFITypeGetOrAllocIndex(&key, -1, 2, 0, 0, kTVMFFIArray) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "ValueError");
+    REQUIRE(e.message.find("tvmffi.test.Defect12") != std::string::npos);
+    REQUIRE(e.message.find("ffi.Array") != std::string::npos);
+    REQUIRE(e.message.find("ffi.Object") != std::string::npos);
+  }
 }

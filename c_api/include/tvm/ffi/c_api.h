@@ -207,7 +207,13 @@ typedef struct {
   size_t size;
 } TVMFFIByteArray;
 
-/*! \brief Payload of a Shape object, right after its header. */
+/*!
+ * \brief Payload of a Shape object, right after its header.
+ *
+ * A Shape is a tuple of int64 values; negative values are allowed (the global
+ * `ffi.Shape(-1, 4)` accepts them, as upstream does: -1 marks an unknown
+ * extent). Whatever makes a tensor from a shape refuses negative extents.
+ */
 typedef struct {
   const int64_t* data;
   size_t size;
@@ -454,13 +460,14 @@ TVM_FFI_DLL int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* o
 /*!
  * \brief Register a type key, or return the index it already has.
  *
- * Registering the same key again returns the same index. With
- * static_type_index >= 0 that index is used; with -1 a new index from
- * kTVMFFIDynObjectBegin on is given out. The parent must be registered
+ * Registering the same key again with the same parent returns the same
+ * index (parent -2: look up only). With static_type_index >= 0 that index is
+ * used; with -1 a new index from kTVMFFIDynObjectBegin on is given out. The parent must be registered
  * already (or -1 for a root). num_child_slots / child_slots_can_overflow are
  * accepted for compatibility; indices are given out densely.
  * \return The type index, or -1 with a raised error (unknown parent, NULL key,
- *         depth that does not match the parent's depth + 1).
+ *         depth that does not match the parent's depth + 1, a static index
+ *         below -1, a key already registered with another parent or index).
  */
 TVM_FFI_DLL int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key,
                                               int32_t static_type_index, int32_t type_depth,
@@ -477,7 +484,9 @@ TVM_FFI_DLL const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index);
 
 /*!
  * \brief Add a reflected field to a type. The info's strings are copied.
- * \return 0, or -1 (KeyError for an unknown type, ValueError for NULL).
+ * \return 0, or -1 (KeyError for an unknown type, ValueError for NULL, for a
+ *         name/doc/metadata with NULL data and a size, and for a negative
+ *         offset, size or alignment).
  */
 TVM_FFI_DLL int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info);
 
