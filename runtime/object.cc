@@ -10,6 +10,8 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include <tvm/ffi/base_details.h>
+
 #include "internal.h"
 
 namespace tvmffi {
@@ -38,12 +40,12 @@ void FreeObjectMemory(void* self) { std::free(self); }
 void DecRef(TVMFFIObject* obj) {
   if (obj == nullptr) return;
   // Same atomics as the inline code of other binaries (see ABI.md).
-  uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, 1, __ATOMIC_RELEASE);
+  uint64_t old = __atomic_fetch_sub(&obj->combined_ref_count, 1, TVM_FFI_REFCOUNT_DEC_ORDER);
   if (old == kOneStrongOneWeak) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
     if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskBoth);
   } else if ((old & 0xFFFFFFFFu) == 1) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
     if (obj->deleter != nullptr) obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskStrong);
     // The strong references together held one weak reference: drop it.
     if (__atomic_fetch_sub(&obj->combined_ref_count, kOneWeak, __ATOMIC_ACQ_REL) == kOneWeak) {
@@ -288,16 +290,17 @@ class TypeRegistry {
       Throw("ValueError", "Type attribute `", name, "` is already set for type `", e->key, "`");
     }
     TVMFFIAny owned = KeepAny(value);
-    if (idx >= col->values.size()) {
-      // Grow into a new buffer and keep the old one: a reader may still hold it.
-      std::vector<TVMFFIAny> grown(idx + 1, TVMFFIAny{});
-      std::copy(col->values.begin(), col->values.end(), grown.begin());
-      retired_columns_.push_back(std::move(col->values));
-      col->values = std::move(grown);
-    }
-    col->values[idx] = owned;
-    col->column.data = col->values.data();
-    col->column.size = col->values.size();
+    // Copy on write: a published buffer is never written again, and the old
+    // one stays alive, so readers need no lock. The new buffer is published
+    // data first, then size (release): a reader that loads size, then data
+    // (acquire) always indexes a buffer at least that long.
+    std::vector<TVMFFIAny> next(std::max(col->values.size(), idx + 1), TVMFFIAny{});
+    std::copy(col->values.begin(), col->values.end(), next.begin());
+    next[idx] = owned;
+    retired_columns_.push_back(std::move(col->values));
+    col->values = std::move(next);
+    __atomic_store_n(&col->column.data, col->values.data(), __ATOMIC_RELEASE);
+    __atomic_store_n(&col->column.size, col->values.size(), __ATOMIC_RELEASE);
   }
 
   const TVMFFITypeAttrColumn* GetAttrColumn(std::string_view name) {

@@ -677,3 +677,51 @@ TEST_CASE("Type registration refuses malformed fields and conflicting keys",
     REQUIRE(e.message.find("ffi.Object") != std::string::npos);
   }
 }
+
+TEST_CASE("Type attribute columns can be read while attributes are registered",
+          "[runtime][object][regression]") {
+  // Defect 8: readers raced with TVMFFITypeRegisterAttr rewriting the column.
+  // Run under TSan this reports any race; plain builds check consistency.
+  TVMFFIByteArray attr = BA("tvmffi.test.race_column");
+  constexpr int kTypes = 300;
+  std::vector<int32_t> indices;
+  for (int i = 0; i < kTypes; ++i) {
+    std::string key = "tvmffi.test.RaceColumn" + std::to_string(i);
+    TVMFFIByteArray k = BA(key);
+    indices.push_back(TVMFFITypeGetOrAllocIndex(&k, -1, 1, 0, 0, kTVMFFIObject));
+    REQUIRE(indices.back() > 0);
+  }
+  std::atomic<bool> done{false};
+  std::atomic<int64_t> seen{0}, bad{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&] {
+      while (!done.load(std::memory_order_acquire)) {
+        const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr);
+        if (col == nullptr) continue;
+        // The documented reading order: size, then data (acquire loads).
+        size_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
+        const TVMFFIAny* data = __atomic_load_n(&col->data, __ATOMIC_ACQUIRE);
+        for (size_t i = 0; i < size; ++i) {
+          TVMFFIAny v = data[i];
+          if (v.type_index == kTVMFFINone) continue;
+          if (v.type_index != kTVMFFIInt || v.v_int64 != static_cast<int64_t>(i) * 7) ++bad;
+          ++seen;
+        }
+      }
+    });
+  }
+  for (int32_t idx : indices) {
+    TVMFFIAny value = Int(static_cast<int64_t>(idx) * 7);
+    REQUIRE(TVMFFITypeRegisterAttr(idx, &attr, &value) == 0);
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& t : readers) t.join();
+  REQUIRE(bad.load() == 0);
+  const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr);
+  REQUIRE(col != nullptr);
+  for (int32_t idx : indices) {
+    REQUIRE(static_cast<size_t>(idx) < col->size);
+    REQUIRE(col->data[idx].v_int64 == static_cast<int64_t>(idx) * 7);
+  }
+}

@@ -512,8 +512,15 @@ TVM_FFI_DLL int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray
 
 /*!
  * \brief Get the column of a type attribute.
- * \return The column (valid until the next registration of that attribute), or
- *         NULL when no type has it. Never raises.
+ *
+ * Thread safety: the column struct stays at the same address for the life of
+ * the process and TVMFFITypeRegisterAttr publishes each new value by swapping
+ * in a new buffer (old buffers are never written again nor freed). A reader
+ * that may run concurrently with registration loads `size`, then `data`, with
+ * acquire atomics (e.g. `__atomic_load_n(&col->size, __ATOMIC_ACQUIRE)`); it
+ * then sees a consistent buffer of at least that size.
+ * \return The column (valid for the life of the process), or NULL when no
+ *         type has it. Never raises.
  */
 TVM_FFI_DLL const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(const TVMFFIByteArray* attr_name);
 

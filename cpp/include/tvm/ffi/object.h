@@ -89,16 +89,16 @@ inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_inde
 /*! \brief The DecRef path after the last strong reference went away. */
 TVM_FFI_NOINLINE inline void ObjectDeleteSlow(TVMFFIObject* header, uint64_t count_before_sub) {
   if (count_before_sub == kCombinedRefCountBothOne) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
     if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskBoth);
     return;
   }
   // Weak references remain: destroy now, free when the last weak one goes.
-  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
   if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskStrong);
   if (__atomic_fetch_sub(&header->combined_ref_count, kCombinedRefCountWeakOne,
-                         __ATOMIC_RELEASE) == kCombinedRefCountWeakOne) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                         TVM_FFI_REFCOUNT_DEC_ORDER) == kCombinedRefCountWeakOne) {
+    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
     if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskWeak);
   }
 }
@@ -111,7 +111,7 @@ TVM_FFI_INLINE void HeaderIncRef(TVMFFIObject* header) noexcept {
 /*! \brief ABI DecRef on a raw header. */
 TVM_FFI_INLINE void HeaderDecRef(TVMFFIObject* header) {
   uint64_t before = __atomic_fetch_sub(&header->combined_ref_count, kCombinedRefCountStrongOne,
-                                       __ATOMIC_RELEASE);
+                                       TVM_FFI_REFCOUNT_DEC_ORDER);
   if (TVM_FFI_PREDICT_FALSE((before & kCombinedRefCountMaskUInt32) == kCombinedRefCountStrongOne)) {
     ObjectDeleteSlow(header, before);
   }
@@ -200,8 +200,8 @@ class Object {
   }
   void DecWeakRef() {
     if (__atomic_fetch_sub(&header_.combined_ref_count, details::kCombinedRefCountWeakOne,
-                           __ATOMIC_RELEASE) == details::kCombinedRefCountWeakOne) {
-      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                           TVM_FFI_REFCOUNT_DEC_ORDER) == details::kCombinedRefCountWeakOne) {
+      TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
       if (header_.deleter != nullptr) {
         header_.deleter(&header_, kTVMFFIObjectDeleterFlagBitMaskWeak);
       }
