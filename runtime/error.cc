@@ -194,6 +194,16 @@ void ThrowNullArgument(const char* func, const char* arg) {
   Throw("ValueError", func, ": argument `", arg, "` is NULL");
 }
 
+void ThrowBadCallArgs(const char* func, const TVMFFIAny* args, int32_t num_args,
+                      const TVMFFIAny* result) {
+  if (result == nullptr) ThrowNullArgument(func, "result");
+  if (num_args < 0) Throw("ValueError", func, ": argument `num_args` is negative (", num_args, ")");
+  if (args == nullptr) {
+    Throw("ValueError", func, ": argument `args` is NULL with num_args ", num_args);
+  }
+  Throw("InternalError", func, ": ThrowBadCallArgs called with valid arguments");
+}
+
 }  // namespace rt
 }  // namespace tvmffi
 
@@ -257,6 +267,11 @@ int TVMFFIErrorCreateWithCauseAndExtraContext(const TVMFFIByteArray* kind,
   // Used while handling another error: report failure by return value only.
   if (out == nullptr || !ValidArray(kind) || !ValidArray(message)) return -1;
   if (backtrace != nullptr && !ValidArray(backtrace)) return -1;
+  // The cause is read as an Error by everyone who walks the chain: check the real type.
+  if (cause_chain != nullptr &&
+      static_cast<TVMFFIObject*>(cause_chain)->type_index != kTVMFFIError) {
+    return -1;
+  }
   try {
     *out = MakeError(ViewOrEmpty(kind), ViewOrEmpty(message), ViewOrEmpty(backtrace),
                      static_cast<TVMFFIObject*>(cause_chain),

@@ -39,6 +39,9 @@ void FunctionDeleter(void* obj, int flags) {
 int FunctionTrampoline(void* handle, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   auto* f = static_cast<FunctionObject*>(handle);
   try {
+    if (TVMFFI_RT_UNLIKELY(BadCallArgs(args, num_args, result))) {
+      ThrowBadCallArgs("Function call", args, num_args, result);
+    }
     return f->user_call(f->self, args, num_args, result);
   } catch (...) {
     return HandleCurrentException();
@@ -178,7 +181,7 @@ int BuiltinStringLike(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny*
   try {
     if (num_args != 1) Throw("TypeError", name, " expects 1 argument, got ", num_args);
     std::string_view bytes;
-    if (!AnyGetBytes(&args[0], &bytes)) {
+    if (!AnyGetBytes(&args[0], &bytes, kIsString ? "ffi.String: argument 0" : "ffi.Bytes: argument 0")) {
       Throw("TypeError", name, ": cannot convert `", TypeIndexToKey(args[0].type_index),
             "` to a string");
     }
@@ -206,7 +209,7 @@ struct LoadFailureList {
 // A String argument as a view; TypeError naming the function otherwise.
 std::string_view StringArg(const char* fname, const TVMFFIAny* args, int32_t num_args) {
   std::string_view s;
-  if (num_args != 1 || !AnyGetBytes(&args[0], &s)) {
+  if (num_args != 1 || !AnyGetBytes(&args[0], &s, Concat(fname, ": argument 0").c_str())) {
     Throw("TypeError", fname, " expects one string argument");
   }
   return s;
@@ -393,10 +396,12 @@ bool RegisterBuiltinGlobal(std::string_view name, TVMFFISafeCallType call) noexc
 using namespace tvmffi::rt;
 
 namespace {
-TVMFFI_RT_COLD int FunctionCallBadHandle(TVMFFIObjectHandle func) {
+TVMFFI_RT_COLD int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny* args,
+                                       int32_t num_args, const TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(func, "TVMFFIFunctionCall", "func");
   CheckIsFunction(static_cast<TVMFFIObject*>(func), "TVMFFIFunctionCall", "func");
+  ThrowBadCallArgs("TVMFFIFunctionCall", args, num_args, result);
   TVM_FFI_SAFE_CALL_END();
 }
 }  // namespace
@@ -415,8 +420,9 @@ int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*delete
 int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
                        TVMFFIAny* result) {
   auto* obj = static_cast<TVMFFIObject*>(func);
-  if (TVMFFI_RT_UNLIKELY(obj == nullptr || obj->type_index != kTVMFFIFunction)) {
-    return FunctionCallBadHandle(func);
+  if (TVMFFI_RT_UNLIKELY(obj == nullptr || obj->type_index != kTVMFFIFunction ||
+                         BadCallArgs(args, num_args, result))) {
+    return FunctionCallBadArgs(func, args, num_args, result);
   }
   // Hot path: straight into the cell, with the function object as handle.
   return TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
@@ -439,9 +445,9 @@ int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info,
   CheckNotNull(method_info, api, "method_info");
   CheckByteArray(&method_info->name, api, "method_info->name");
   const TVMFFIAny& m = method_info->method;
-  if (m.type_index != kTVMFFIFunction || m.v_obj == nullptr) {
+  if (!AnyHoldsObject(m, kTVMFFIFunction)) {
     Throw("TypeError", api, ": `method_info->method` must be an ffi.Function, got `",
-          TypeIndexToKey(m.type_index), "`");
+          DescribeAnyType(m), m.v_obj == nullptr && m.type_index == kTVMFFIFunction ? "` (NULL)" : "`");
   }
   auto str = [](const TVMFFIByteArray& b) {
     return b.data != nullptr ? std::string(b.data, b.size) : std::string();
@@ -488,8 +494,13 @@ int TVMFFIAnyViewToOwnedAny(const TVMFFIAny* any_view, TVMFFIAny* out) {
       Throw("ValueError", "TVMFFIAnyViewToOwnedAny: object value of type `",
             TypeIndexToKey(v.type_index), "` has a NULL pointer");
     }
+    // The tag must name the object's type or one of its ancestors.
+    if (v.v_obj->type_index != v.type_index && !ObjectIsInstance(v.v_obj, v.type_index)) {
+      Throw("TypeError", "TVMFFIAnyViewToOwnedAny: the value has a `", DescribeAnyType(v));
+    }
     IncRef(v.v_obj);
     *out = v;
+    out->type_index = v.v_obj->type_index;
     return 0;
   }
   switch (v.type_index) {

@@ -72,6 +72,15 @@ inline void CheckNotNull(const T* p, const char* func, const char* arg) {
   if (TVMFFI_RT_UNLIKELY(p == nullptr)) ThrowNullArgument(func, arg);
 }
 
+/*! \brief ValueError for a call with a NULL result, NULL args with a count, or a negative count. */
+[[noreturn]] TVMFFI_RT_COLD void ThrowBadCallArgs(const char* func, const TVMFFIAny* args,
+                                                  int32_t num_args, const TVMFFIAny* result);
+
+/*! \brief The checks every safe_call entry of the runtime makes on its arguments. */
+inline bool BadCallArgs(const TVMFFIAny* args, int32_t num_args, const TVMFFIAny* result) {
+  return result == nullptr || num_args < 0 || (args == nullptr && num_args != 0);
+}
+
 // ---------------------------------------------------------------------------
 // Objects (object.cc)
 // ---------------------------------------------------------------------------
@@ -94,6 +103,20 @@ bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index);
 /*! \brief The type key of an index ("<unknown type N>" when unregistered). Never throws. */
 std::string TypeIndexToKey(int32_t type_index);
 
+/*!
+ * \brief True when v is tagged `type_index` and really holds a (non-NULL) object
+ *        of that type: the tag alone is not trusted.
+ */
+inline bool AnyHoldsObject(const TVMFFIAny& v, int32_t type_index) {
+  return v.type_index == type_index && v.v_obj != nullptr && v.v_obj->type_index == type_index;
+}
+
+/*!
+ * \brief The type of a value for messages: its tag's key, and for an object
+ *        whose real type differs from the tag, both ("`ffi.Function` tag on an `ffi.String` object").
+ */
+std::string DescribeAnyType(const TVMFFIAny& v);
+
 /*! \brief Release whatever an owned TVMFFIAny holds and reset it to None. */
 inline void AnyRelease(TVMFFIAny* v) {
   if (v->type_index >= kTVMFFIStaticObjectBegin) DecRef(v->v_obj);
@@ -112,11 +135,14 @@ TVMFFIObject* MakeBytesObject(int32_t type_index, const char* data, size_t size)
 void MakeStringAny(const char* data, size_t size, TVMFFIAny* out);
 /*! \brief Write an owned Bytes (small if it fits) into *out. */
 void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out);
-/*! \brief The bytes of a string-like any (string.h's StringLikeView, class ignored). */
-inline bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out) {
-  int32_t klass;
-  return ::tvm::ffi::details::StringLikeView(v, out, &klass);
-}
+/*!
+ * \brief The bytes of a string-like any (RawStr, SmallStr, Str, ByteArrayPtr, SmallBytes, Bytes);
+ *        false when v is not string-like.
+ * \param what Names the value in errors ("ffi.String: argument 0").
+ * \throws tvm::ffi::Error ValueError for a NULL const char*, a NULL TVMFFIByteArray*, or one with
+ *         NULL data and a nonzero size.
+ */
+bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out, const char* what);
 
 // ---------------------------------------------------------------------------
 // Errors (error.cc)
@@ -136,6 +162,9 @@ TVMFFIObject* GlobalFunctionGet(std::string_view name);
 // ---------------------------------------------------------------------------
 // Tensors (tensor.cc)
 // ---------------------------------------------------------------------------
+
+/*! \brief True for the device types DLPack defines (kDLCPU .. kDLTrn, the retired 5 and 6 included). */
+inline bool IsValidDeviceType(int32_t device_type) { return device_type >= 1 && device_type <= 18; }
 
 /*! \brief Wrap a versioned managed tensor; on failure its deleter has run and it throws. */
 TVMFFIObject* TensorFromManagedVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,

@@ -27,7 +27,7 @@
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
 
-#include "elf_reader.h"
+#include "elf_check.h"
 #include "internal.h"
 #include "registration.h"
 
@@ -387,54 +387,11 @@ struct SymbolWrites {
   }
 };
 
-// Check the file before dlopen runs any of its code: the reasons are clearer
-// than dlerror's, and a library that exports nothing is refused unloaded.
-std::vector<std::string> CheckLibraryFile(const std::string& path) {
-  const char* api = "Module.LoadFromFile";
-  elf::ElfInfo info;
-  std::string err, head;
-  switch (elf::ReadElf(path, &info, &err, &head)) {
-    case elf::Status::kOk:
-      break;
-    case elf::Status::kNotFound:
-      Throw("RuntimeError", api, ": cannot load \"", path, "\": no such file (", err, ")");
-    case elf::Status::kNotRegular:
-      Throw("RuntimeError", api, ": cannot load \"", path, "\": it ", err);
-    case elf::Status::kIoError:
-      Throw("RuntimeError", api, ": cannot read \"", path, "\": ", err);
-    case elf::Status::kNotElf: {
-      std::string what = elf::GuessForeignFormat(
-          reinterpret_cast<const unsigned char*>(head.data()), head.size());
-      Throw("RuntimeError", api, ": \"", path, "\" is not a shared library (", err,
-            what.empty() ? std::string() : "; it looks like " + what, ")");
-    }
-    case elf::Status::kUnsupported:
-    case elf::Status::kMalformed:
-      // Let dlopen have the final word (and its own message).
-      return {};
-  }
-  if (info.elf_type != ET_DYN) {
-    Throw("RuntimeError", api, ": \"", path, "\" is not a shared library: it is an ELF ",
-          elf::TypeName(info.elf_type));
-  }
-  if (info.machine != elf::HostMachine() ||
-      info.elf_class != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32)) {
-    Throw("RuntimeError", api, ": \"", path, "\" was built for ", elf::MachineName(info.machine),
-          info.elf_class == ELFCLASS32 ? " (32-bit)" : "", " and cannot be loaded on ",
-          elf::MachineName(elf::HostMachine()));
-  }
-  std::vector<std::string> names = elf::ExportedFunctionNames(info);
-  if (info.has_dynsym && names.empty()) {
-    Throw("RuntimeError", api, ": \"", path,
-          "\" exports no TVM-FFI functions (no symbol named `__tvm_ffi_<name>`); export them "
-          "with TVM_FFI_DLL_EXPORT_TYPED_FUNC");
-  }
-  return names;
-}
-
 TVMFFIObject* LoadLibraryModule(const std::string& path) {
   if (path.empty()) Throw("ValueError", "Module.LoadFromFile: the path is empty");
-  std::vector<std::string> exported = CheckLibraryFile(path);
+  // Check the file before dlopen runs any of its code: a damaged file would
+  // crash the loader, and a library that exports nothing is refused unloaded.
+  std::vector<std::string> exported = CheckLibraryFile(path, "Module.LoadFromFile");
   // A bare name would make dlopen search the library path; we load files.
   std::string dl_path = path.find('/') == std::string::npos ? "./" + path : path;
 
@@ -531,6 +488,17 @@ using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
 
 TVMFFIObject* Raw(const Module& mod) { return ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(mod); }
 
+// A file path without NUL bytes: the C path would silently end at the first one.
+std::string PathArg(const char* fname, const String& path) {
+  std::string p(path.data(), path.size());
+  size_t nul = p.find('\0');
+  if (nul != std::string::npos) {
+    Throw("ValueError", fname, ": argument 0 (path) contains a NUL byte at offset ", nul, " (of ",
+          p.size(), " bytes); a file path cannot contain NUL");
+  }
+  return p;
+}
+
 // A reference of type T that takes over a new reference (never NULL).
 template <typename T>
 T Own(TVMFFIObject* obj) {
@@ -554,7 +522,8 @@ Optional<Function> OwnFunction(TVMFFIObject* f) {
 // ffi.ModuleLoadFromFile(path) -> Module. Dispatches on the file extension to
 // `ffi.Module.load_from_file.<ext>` when such a loader is registered; shared
 // libraries (and anything else) go to the built-in `.so` loader.
-TVMFFI_MODULE_GLOBAL(GModuleLoadFromFile, "ffi.ModuleLoadFromFile", [](const String& path) {
+TVMFFI_MODULE_GLOBAL(GModuleLoadFromFile, "ffi.ModuleLoadFromFile", [](const String& path_arg) {
+  std::string path = PathArg("ffi.ModuleLoadFromFile", path_arg);
   std::string ext = Extension(path);
   if (!ext.empty() && ext != "so" && ext != "dso" && ext != "dylib" && ext != "dll") {
     if (Optional<Function> loader = Function::GetGlobal("ffi.Module.load_from_file." + ext)) {
@@ -572,7 +541,8 @@ TVMFFI_MODULE_GLOBAL(GModuleLoadFromFile, "ffi.ModuleLoadFromFile", [](const Str
 // ffi.Module.load_from_file.so(path, format) -> Module.
 TVMFFI_MODULE_GLOBAL(GLoadSo, "ffi.Module.load_from_file.so",
                      [](const String& path, const Optional<String>&) {
-                       return Own<Module>(LoadLibraryModule(path));
+                       return Own<Module>(
+                           LoadLibraryModule(PathArg("ffi.Module.load_from_file.so", path)));
                      });
 
 // ffi.ModuleGetFunction(module, name, query_imports) -> Function or None.

@@ -10,6 +10,8 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include <tvm/ffi/base_details.h>
+
 #include "internal.h"
 
 namespace tvmffi {
@@ -115,16 +117,40 @@ class TypeRegistry {
     return it->second;
   }
 
+  // A key registered again must name the same parent (and static index, if any).
+  int32_t CheckSameRegistration(std::string_view key, int32_t index, int32_t static_index,
+                                int32_t parent_index) const {
+    if (parent_index == -2) return index;  // lookup only
+    const TypeEntry* e = Get(index);
+    int32_t parent = e->ancestors.empty() ? -1 : e->ancestors.back()->type_index;
+    if (parent != parent_index) {
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key, "` is already registered with parent `",
+            parent < 0 ? std::string("(none)") : TypeIndexToKey(parent), "`, not `",
+            parent_index < 0 ? std::string("(none)") : TypeIndexToKey(parent_index), "`");
+    }
+    if (static_index >= 0 && static_index != index) {
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key, "` is already registered with index ",
+            index, ", not the static index ", static_index);
+    }
+    return index;
+  }
+
   int32_t GetOrAlloc(std::string_view key, int32_t static_index, int32_t depth,
                      int32_t parent_index) {
+    if (static_index < -1) {
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: static type index ", static_index, " of type `",
+            key, "` is invalid (>= 0, or -1 for a dynamic index)");
+    }
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
       auto it = key2index_.find(std::string(key));
-      if (it != key2index_.end()) return it->second;
+      if (it != key2index_.end()) {
+        return CheckSameRegistration(key, it->second, static_index, parent_index);
+      }
     }
     std::unique_lock<std::shared_mutex> lock(mutex_);
     auto it = key2index_.find(std::string(key));
-    if (it != key2index_.end()) return it->second;
+    if (it != key2index_.end()) return CheckSameRegistration(key, it->second, static_index, parent_index);
     // Upstream compatibility: parent -2 means "look up only".
     if (parent_index == -2) return -2;
 
@@ -244,16 +270,17 @@ class TypeRegistry {
       Throw("ValueError", "Type attribute `", name, "` is already set for type `", e->key, "`");
     }
     TVMFFIAny owned = KeepAny(value);
-    if (idx >= col->values.size()) {
-      // Grow into a new buffer and keep the old one: a reader may still hold it.
-      std::vector<TVMFFIAny> grown(idx + 1, TVMFFIAny{});
-      std::copy(col->values.begin(), col->values.end(), grown.begin());
-      retired_columns_.push_back(std::move(col->values));
-      col->values = std::move(grown);
-    }
-    col->values[idx] = owned;
-    col->column.data = col->values.data();
-    col->column.size = col->values.size();
+    // Copy on write: a published buffer is never written again, and the old
+    // one stays alive, so readers need no lock. The new buffer is published
+    // data first, then size (release): a reader that loads size, then data
+    // (acquire) always indexes a buffer at least that long.
+    std::vector<TVMFFIAny> next(std::max(col->values.size(), idx + 1), TVMFFIAny{});
+    std::copy(col->values.begin(), col->values.end(), next.begin());
+    next[idx] = owned;
+    retired_columns_.push_back(std::move(col->values));
+    col->values = std::move(next);
+    __atomic_store_n(&col->column.data, col->values.data(), __ATOMIC_RELEASE);
+    __atomic_store_n(&col->column.size, col->values.size(), __ATOMIC_RELEASE);
   }
 
   const TVMFFITypeAttrColumn* GetAttrColumn(std::string_view name) {
@@ -400,6 +427,15 @@ std::atomic<TVMFFICustomAllocator*> g_custom_allocator{nullptr};
 
 }  // namespace
 
+std::string DescribeAnyType(const TVMFFIAny& v) {
+  if (v.type_index >= kTVMFFIStaticObjectBegin && v.v_obj != nullptr &&
+      v.v_obj->type_index != v.type_index) {
+    return Concat(TypeIndexToKey(v.type_index), "` tag on an `", TypeIndexToKey(v.v_obj->type_index),
+                  "` object");
+  }
+  return TypeIndexToKey(v.type_index);
+}
+
 }  // namespace rt
 }  // namespace tvmffi
 
@@ -485,7 +521,15 @@ const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index) {
 
 int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  CheckNotNull(info, "TVMFFITypeRegisterField", "info");
+  const char* api = "TVMFFITypeRegisterField";
+  CheckNotNull(info, api, "info");
+  CheckByteArray(&info->name, api, "info->name");
+  CheckByteArray(&info->doc, api, "info->doc");
+  CheckByteArray(&info->metadata, api, "info->metadata");
+  if (info->offset < 0 || info->size < 0 || info->alignment < 0) {
+    Throw("ValueError", api, ": field `", ViewOf(&info->name), "` has offset ", info->offset,
+          ", size ", info->size, ", alignment ", info->alignment, "; none may be negative");
+  }
   TypeRegistry::Global()->RegisterField(type_index, info);
   TVM_FFI_SAFE_CALL_END();
 }
@@ -493,6 +537,9 @@ int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
 int TVMFFITypeRegisterMethod(int32_t type_index, const TVMFFIMethodInfo* info) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(info, "TVMFFITypeRegisterMethod", "info");
+  CheckByteArray(&info->name, "TVMFFITypeRegisterMethod", "info->name");
+  CheckByteArray(&info->doc, "TVMFFITypeRegisterMethod", "info->doc");
+  CheckByteArray(&info->metadata, "TVMFFITypeRegisterMethod", "info->metadata");
   TypeRegistry::Global()->RegisterMethod(type_index, info);
   TVM_FFI_SAFE_CALL_END();
 }

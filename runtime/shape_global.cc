@@ -4,6 +4,8 @@
  *
  * A Shape object made here is the ABI header, a TVMFFIShapeCell, then the
  * extents inline; the cell points at them (the C++ ShapeObj reads only the cell).
+ * Negative values are accepted (as upstream: -1 marks an unknown extent);
+ * tensors refuse them when they are made (see TVMFFIShapeCell).
  */
 #include "internal.h"
 #include "registration.h"
@@ -34,6 +36,7 @@ int ShapeConstructor(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* 
         Throw("TypeError", "ffi.Shape: argument #", i, " must be an int, got `",
               TypeIndexToKey(args[i].type_index), "`");
       }
+
     }
     size_t n = static_cast<size_t>(num_args);
     TVMFFIObject* obj =

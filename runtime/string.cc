@@ -62,6 +62,19 @@ void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out) {
   out->v_obj = obj;
 }
 
+bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out, const char* what) {
+  int32_t klass;
+  if (::tvm::ffi::details::StringLikeView(v, out, &klass)) return true;
+  // StringLikeView refuses invalid views; say which argument was one.
+  if (v->type_index == kTVMFFIRawStr) Throw("ValueError", what, " is a NULL const char*");
+  if (v->type_index == kTVMFFIByteArrayPtr) {
+    auto* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
+    if (b == nullptr) Throw("ValueError", what, " is a NULL TVMFFIByteArray*");
+    Throw("ValueError", what, " is a TVMFFIByteArray with NULL data with size ", b->size);
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------------------
 // Data types
 // ---------------------------------------------------------------------------
@@ -165,12 +178,17 @@ DLDataType ParseDType(std::string_view s) {
     size_t close = s.find(']', 7);
     if (close == std::string_view::npos) BadDType(s);
     std::string_view name = s.substr(7, close - 7);
+    // The hook takes a str (as upstream's does), not bytes.
     TVMFFIAny arg;
-    arg.type_index = kTVMFFIByteArrayPtr;
-    arg.zero_padding = 0;
-    TVMFFIByteArray arr{name.data(), name.size()};
-    arg.v_ptr = &arr;
-    TVMFFIAny r = CallGlobal("dtype.get_custom_type_code", arg);
+    MakeStringAny(name.data(), name.size(), &arg);
+    TVMFFIAny r;
+    try {
+      r = CallGlobal("dtype.get_custom_type_code", arg);
+    } catch (...) {
+      AnyRelease(&arg);
+      throw;
+    }
+    AnyRelease(&arg);
     if (r.type_index != kTVMFFIInt) {
       AnyRelease(&r);
       BadDType(s);
@@ -205,12 +223,22 @@ DLDataType ParseDType(std::string_view s) {
     } else {
       BadDType(s);
     }
-    if (!ParseUInt(s, &pos, &v) || v == 0) BadDType(s);
+    if (!ParseUInt(s, &pos, &v)) BadDType(s);
+    // The lanes field is read as int16: negative values are scalable vectors,
+    // so fixed counts stop at 32767 and "x40000" would alias "xvscalex25536".
     if (scalable) {
-      if (v > 32768) BadDType(s);
+      if (v == 0 || v > 32768) {
+        Throw("ValueError", "Cannot parse data type `", s, "`: xvscalex", v,
+              " is out of range (1..32768)");
+      }
       t.lanes = static_cast<uint16_t>(-static_cast<int32_t>(v));
     } else {
-      if (v > 65535) BadDType(s);
+      if (v == 0) BadDType(s);
+      if (v > 32767) {
+        Throw("ValueError", "Cannot parse data type `", s, "`: ", v,
+              " lanes is out of range (1..32767; larger lane fields are scalable vectors, "
+              "spelled xvscalexN)");
+      }
       t.lanes = static_cast<uint16_t>(v);
     }
   }
@@ -236,7 +264,7 @@ std::string DTypeToString(DLDataType t) {
     arg.v_int64 = t.code;
     TVMFFIAny r = CallGlobal("dtype.get_custom_type_name", arg);
     std::string_view name;
-    bool ok = AnyGetBytes(&r, &name);
+    bool ok = AnyGetBytes(&r, &name, "the result of dtype.get_custom_type_name");
     std::string copy(name);
     AnyRelease(&r);
     if (!ok) Throw("ValueError", "dtype.get_custom_type_name did not return a string");
@@ -244,14 +272,28 @@ std::string DTypeToString(DLDataType t) {
   } else {
     Throw("ValueError", "DLDataType has an unknown type code ", static_cast<int>(t.code));
   }
-  if (t.code == kDLOpaqueHandle) return out;
+  // Every other value prints to a string that parses back to it.
   bool bits_in_name = found != nullptr && found->fixed_bits != 0;
-  if (!bits_in_name && !(t.code == kDLBool && t.bits == 8)) out += std::to_string(t.bits);
+  if (bits_in_name && t.bits != found->fixed_bits) {
+    Throw("ValueError", "DLDataType has type code ", static_cast<int>(t.code), " (`", out, "`, ",
+          static_cast<int>(found->fixed_bits), " bits) with ", static_cast<int>(t.bits),
+          " bits: no string spells it");
+  }
+  if (t.bits == 0) {
+    Throw("ValueError", "DLDataType `", out, "` with 0 bits has no string form (only void, {",
+          static_cast<int>(kDLOpaqueHandle), ", 0, 0}, has 0 bits)");
+  }
+  bool default_bits = (t.code == kDLBool && t.bits == 8) || (t.code == kDLOpaqueHandle && t.bits == 64);
+  if (!bits_in_name && !default_bits) out += std::to_string(t.bits);
   int lanes = static_cast<int16_t>(t.lanes);
-  if (lanes > 1) {
-    out += "x" + std::to_string(lanes);
-  } else if (lanes < -1) {
+  if (lanes == 0) {
+    Throw("ValueError", "DLDataType `", out, "` with 0 lanes has no string form (only void, {",
+          static_cast<int>(kDLOpaqueHandle), ", 0, 0}, has 0 lanes)");
+  }
+  if (lanes < 0) {
     out += "xvscalex" + std::to_string(-lanes);
+  } else if (lanes != 1) {
+    out += "x" + std::to_string(lanes);
   }
   return out;
 }

@@ -38,6 +38,8 @@ using ::tvm::ffi::IsAligned;
 using ::tvm::ffi::IsContiguous;
 using ::tvm::ffi::kMaxNDim;
 using ::tvm::ffi::details::FillCompactStrides;
+// First type code of user-defined dtypes (`custom[name]`), as upstream.
+constexpr uint8_t kCustomTypeCodeBegin = 129;
 
 int64_t* TailOf(TensorObject* t) { return reinterpret_cast<int64_t*>(t + 1); }
 
@@ -71,7 +73,12 @@ uint64_t FlagsOf(const TVMFFIObject* obj) {
   return reinterpret_cast<const TensorObject*>(obj)->flags;
 }
 
-// Shape sanity shared by imports and views: ValueError on anything malformed.
+// The one checked layout computation for imports and views: ValueError on
+// anything malformed, and on any shape, stride, size or offset arithmetic that
+// would overflow int64 (so later stride/size code can compute unchecked).
+// Accepted on purpose: negative strides (DLPack allows them; `data` +
+// `byte_offset` is then not the lowest address) and type codes >= 129
+// (user-defined `custom[...]` types).
 void ValidateShape(const DLTensor& t, const char* api, const char* what) {
   if (t.ndim < 0 || t.ndim > kMaxNDim) {
     Throw("ValueError", api, ": ", what, " has ndim ", t.ndim, ", expected 0..", kMaxNDim);
@@ -79,16 +86,66 @@ void ValidateShape(const DLTensor& t, const char* api, const char* what) {
   if (t.ndim > 0 && t.shape == nullptr) {
     Throw("ValueError", api, ": ", what, " has ndim ", t.ndim, " but a NULL shape");
   }
+  const DLDataType dt = t.dtype;
+  if (dt.bits == 0 || dt.lanes == 0) {
+    Throw("ValueError", api, ": ", what, " has a dtype with ", static_cast<int>(dt.bits), " bits and ",
+          static_cast<int>(dt.lanes), " lanes; both must be nonzero");
+  }
+  if (dt.code > kDLFloat4_e2m1fn && dt.code < kCustomTypeCodeBegin) {
+    Throw("ValueError", api, ": ", what, " has an unknown dtype type code ",
+          static_cast<int>(dt.code));
+  }
+  if (!IsValidDeviceType(t.device.device_type)) {
+    Throw("ValueError", api, ": ", what, " has an invalid device type ",
+          static_cast<int64_t>(t.device.device_type), " (DLPack defines 1..18)");
+  }
+  if (t.device.device_id < 0) {
+    Throw("ValueError", api, ": ", what, " has a negative device id ", t.device.device_id);
+  }
   for (int32_t i = 0; i < t.ndim; ++i) {
     if (t.shape[i] < 0) {
       Throw("ValueError", api, ": ", what, " has a negative extent ", t.shape[i], " in dimension ",
             i);
     }
   }
+  auto too_large = [&](const char* part) {
+    Throw("ValueError", api, ": ", what, " is too large: its ", part, " overflows int64");
+  };
+  // Suffix products: the compact strides a stride-less tensor is given must
+  // fit too, even where a zero extent makes the element count 0.
+  int64_t suffix = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    if (__builtin_mul_overflow(suffix, t.shape[i], &suffix)) too_large("shape (compact strides)");
+  }
   uint64_t numel = 0;
   uint64_t nbytes = 0;
-  if (!::tvm::ffi::details::ShapeDataBytes(t.shape, t.ndim, t.dtype, &numel, &nbytes)) {
-    Throw("ValueError", api, ": ", what, " is too large: its size in bytes overflows int64");
+  if (!::tvm::ffi::details::ShapeDataBytes(t.shape, t.ndim, dt, &numel, &nbytes)) {
+    too_large("size in bytes");
+  }
+  // Elements addressed past the first one: sum of (extent - 1) * |stride|.
+  int64_t span = numel == 0 ? 0 : static_cast<int64_t>(numel) - 1;
+  if (numel != 0 && t.strides != nullptr) {
+    span = 0;
+    for (int32_t i = 0; i < t.ndim; ++i) {
+      int64_t stride = t.strides[i], step = 0;
+      if (stride == INT64_MIN) too_large("strides");
+      if (__builtin_mul_overflow(t.shape[i] - 1, stride < 0 ? -stride : stride, &step) ||
+          __builtin_add_overflow(span, step, &span)) {
+        too_large("strides");
+      }
+    }
+  }
+  const unsigned __int128 elem_bits = static_cast<unsigned __int128>(dt.bits) * dt.lanes;
+  const unsigned __int128 limit = static_cast<unsigned __int128>(INT64_MAX);
+  if ((static_cast<unsigned __int128>(span) * elem_bits + 7) / 8 > limit) too_large("strides");
+  const unsigned __int128 end = static_cast<unsigned __int128>(t.byte_offset) +
+                                (static_cast<unsigned __int128>(span) + 1) * elem_bits / 8;
+  if (t.byte_offset > static_cast<uint64_t>(INT64_MAX) || end > limit) {
+    Throw("ValueError", api, ": ", what, " has byte_offset ", t.byte_offset,
+          ": the addressed bytes would overflow int64");
+  }
+  if (t.data == nullptr && numel != 0) {
+    Throw("ValueError", api, ": ", what, " has NULL data but ", numel, " elements");
   }
 }
 
@@ -113,6 +170,7 @@ TVMFFIObject* Import(M* from, bool versioned, int32_t require_alignment, int32_t
   // From here on we own `from`: any failure runs its deleter exactly once.
   try {
     if (out_missing) ThrowNullArgument(api, "out");
+
     uint64_t flags = 0;
     if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
       if (from->version.major != DLPACK_MAJOR_VERSION) {

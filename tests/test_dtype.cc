@@ -2,6 +2,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/device.h>
 #include <tvm/ffi/dtype.h>
+#include <tvm/ffi/function.h>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -80,4 +81,131 @@ TEST_CASE("Devices: comparison, names, Any", "[dtype]") {
   std::ostringstream os;
   os << cuda1;
   REQUIRE(os.str() == "cuda:1");
+}
+
+// ---------------------------------------------------------------------------
+// Round trip of every value (RELIABILITY.md, defect 10)
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// ToString through the C API: the text, or "!<kind>" when it raised.
+std::string CToString(DLDataType t) {
+  TVMFFIAny out;
+  out.type_index = kTVMFFINone;
+  if (TVMFFIDataTypeToString(&t, &out) != 0) {
+    TVMFFIObjectHandle err = nullptr;
+    TVMFFIErrorMoveFromRaised(&err);
+    std::string kind = "!" + std::string(TVMFFIErrorGetCellPtr(err)->kind.data,
+                                         TVMFFIErrorGetCellPtr(err)->kind.size);
+    TVMFFIObjectDecRef(err);
+    return kind;
+  }
+  if (out.type_index == kTVMFFISmallStr) {
+    TVMFFIByteArray b = TVMFFISmallBytesGetContentByteArray(&out);
+    return std::string(b.data, b.size);
+  }
+  const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(out.v_obj);
+  std::string text(b->data, b->size);
+  TVMFFIObjectDecRef(out.v_obj);
+  return text;
+}
+
+bool CFromString(const std::string& s, DLDataType* t, std::string* error) {
+  TVMFFIByteArray b{s.data(), s.size()};
+  if (TVMFFIDataTypeFromString(&b, t) == 0) return true;
+  TVMFFIObjectHandle err = nullptr;
+  TVMFFIErrorMoveFromRaised(&err);
+  const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
+  *error = std::string(cell->kind.data, cell->kind.size) + ": " +
+           std::string(cell->message.data, cell->message.size);
+  TVMFFIObjectDecRef(err);
+  return false;
+}
+
+std::string Show(DLDataType t) {
+  return "{" + std::to_string(t.code) + ", " + std::to_string(t.bits) + ", " +
+         std::to_string(t.lanes) + "}";
+}
+
+}  // namespace
+
+TEST_CASE("Every dtype value prints to a string that parses back to it", "[dtype][regression]") {
+  // User-defined types 129.. as `custom[myN]`, for the sweep.
+  Function::SetGlobal("dtype.get_custom_type_name", Function::FromTyped([](int64_t code) {
+                        return String("my" + std::to_string(code));
+                      }),
+                      true);
+  Function::SetGlobal("dtype.get_custom_type_code", Function::FromTyped([](String name) {
+                        return static_cast<int64_t>(std::stoi(std::string(name).substr(2)));
+                      }),
+                      true);
+  std::vector<int> codes;
+  for (int c = 0; c <= kDLFloat4_e2m1fn; ++c) codes.push_back(c);
+  codes.push_back(129);
+  codes.push_back(255);
+  std::vector<uint16_t> lanes = {0, 3, 255, 32767, 40000};
+  for (int k = 1; k <= 32768; k *= 2) {
+    lanes.push_back(static_cast<uint16_t>(k));                     // fixed: x1 .. x32768
+    lanes.push_back(static_cast<uint16_t>(-static_cast<int>(k)));  // scalable: xvscalex1 ..
+  }
+  lanes.push_back(65535);
+  size_t round_trips = 0, refused = 0;
+  std::vector<std::string> failures;
+  for (int code : codes) {
+    for (int bits = 1; bits <= 64; ++bits) {
+      for (uint16_t l : lanes) {
+        DLDataType t{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), l};
+        std::string s = CToString(t);
+        if (s.rfind("!", 0) == 0) {
+          // Refused only for 0 lanes, or a width that a fixed-width name cannot spell.
+          bool fixed_width = code >= kDLFloat8_e3m4 && code <= kDLFloat4_e2m1fn;
+          if (s != "!ValueError" || !(l == 0 || fixed_width)) {
+            failures.push_back(Show(t) + " -> " + s);
+          }
+          ++refused;
+          continue;
+        }
+        DLDataType back{};
+        std::string error;
+        if (!CFromString(s, &back, &error)) {
+          failures.push_back(Show(t) + " -> \"" + s + "\" does not parse: " + error);
+        } else if (back.code != t.code || back.bits != t.bits || back.lanes != t.lanes) {
+          failures.push_back(Show(t) + " -> \"" + s + "\" -> " + Show(back));
+        } else if (CToString(back) != s) {
+          failures.push_back(Show(t) + " -> \"" + s + "\" prints back as " + CToString(back));
+        } else {
+          ++round_trips;
+        }
+        if (failures.size() > 20) break;
+      }
+    }
+  }
+  std::string all;
+  for (const std::string& f : failures) all += f + "\n";
+  INFO(round_trips << " round trips, " << refused << " refused; failures:\n" << all);
+  REQUIRE(failures.empty());
+  REQUIRE(round_trips > 20000);  // 9 free-width codes x 64 bits x 37 lane values, + 407
+  Function::RemoveGlobal("dtype.get_custom_type_name");
+  Function::RemoveGlobal("dtype.get_custom_type_code");
+}
+
+TEST_CASE("Lane counts that would alias scalable vectors are refused", "[dtype][regression]") {
+  DLDataType t{};
+  std::string error;
+  for (const char* s : {"float32x65535", "float32x40000", "int8x32768"}) {
+    INFO(s);
+    REQUIRE_FALSE(CFromString(s, &t, &error));
+    REQUIRE(error.rfind("ValueError: ", 0) == 0);
+    REQUIRE(error.find("xvscalex") != std::string::npos);
+  }
+  REQUIRE(CToString(DLDataType{kDLFloat, 32, 65535}) == "float32xvscalex1");
+  REQUIRE(CToString(DLDataType{kDLOpaqueHandle, 32, 1}) == "handle32");
+  REQUIRE(CToString(DLDataType{kDLOpaqueHandle, 64, 1}) == "handle");
+  REQUIRE(CToString(DLDataType{kDLFloat, 32, 0}) == "!ValueError");  // only void has 0 lanes
+  REQUIRE_FALSE(CFromString("float32x0", &t, &error));
+  // "" and "void" both parse as the void type (upstream's spelling), which prints as "".
+  REQUIRE(CFromString("", &t, &error));
+  REQUIRE((t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0));
+  REQUIRE(CToString(t).empty());
 }

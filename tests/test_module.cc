@@ -14,13 +14,16 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <nlohmann/json.hpp>
 
+#include <elf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -297,6 +300,205 @@ TEST_CASE("Load errors name the file and the reason", "[module]") {
     REQUIRE_THAT(e.message(), ContainsSubstring(kLibNoExport));
     // Its constructor never ran.
     REQUIRE(std::getenv("TVMFFI_TEST_NOEXPORT_CONSTRUCTOR_RAN") == nullptr);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Damaged files (RELIABILITY.md, defects 1, 6, 11)
+// ---------------------------------------------------------------------------
+
+namespace {
+
+std::vector<char> ReadFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The copy `name` in the scratch directory, holding `bytes`.
+std::string WriteCopy(const std::string& name, const std::vector<char>& bytes, size_t size) {
+  fs::path p = Scratch() / name;
+  std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(size));
+  return p.string();
+}
+
+// The ELF headers of a 64-bit library image, edited in place by the tests.
+struct ElfImage {
+  std::vector<char> bytes;
+  Elf64_Ehdr* eh() { return reinterpret_cast<Elf64_Ehdr*>(bytes.data()); }
+  Elf64_Phdr* ph(int i) { return reinterpret_cast<Elf64_Phdr*>(bytes.data() + eh()->e_phoff) + i; }
+  Elf64_Phdr* FindPh(uint32_t type) {
+    for (int i = 0; i < eh()->e_phnum; ++i) {
+      if (ph(i)->p_type == type) return ph(i);
+    }
+    return nullptr;
+  }
+  // The dynamic entry `tag` (read through its file offset; the test libraries map 1:1 per segment).
+  Elf64_Dyn* FindDyn(int64_t tag) {
+    Elf64_Phdr* d = FindPh(PT_DYNAMIC);
+    auto* dyn = reinterpret_cast<Elf64_Dyn*>(bytes.data() + d->p_offset);
+    for (size_t i = 0; i < d->p_filesz / sizeof(Elf64_Dyn) && dyn[i].d_tag != DT_NULL; ++i) {
+      if (dyn[i].d_tag == tag) return &dyn[i];
+    }
+    return nullptr;
+  }
+  // End of the file bytes the loader maps.
+  uint64_t LoadEnd() {
+    uint64_t end = 0;
+    for (int i = 0; i < eh()->e_phnum; ++i) {
+      if (ph(i)->p_type == PT_LOAD) end = std::max<uint64_t>(end, ph(i)->p_offset + ph(i)->p_filesz);
+    }
+    return end;
+  }
+  void BlankSectionHeaders() {
+    eh()->e_shoff = 0;
+    eh()->e_shnum = 0;
+    eh()->e_shstrndx = 0;
+  }
+};
+
+// Loads `path`; "" when it raised a RuntimeError naming the path, else what went wrong.
+std::string ExpectRefused(const std::string& path) {
+  try {
+    ffi::Module::LoadFromFile(path);
+  } catch (const ffi::Error& e) {
+    if (e.kind() == "RuntimeError" && e.message().find(path) != std::string::npos) return "";
+    return path + ": " + e.kind() + ": " + e.message();
+  }
+  return path + ": loaded";
+}
+
+}  // namespace
+
+TEST_CASE("Truncated and corrupted libraries are refused, never crash the host", "[module]") {
+  const std::vector<char> lib = ReadFile(kLibA);
+  REQUIRE(lib.size() > 100 * 1024);
+  ElfImage orig{lib};
+  REQUIRE(orig.eh()->e_ident[EI_CLASS] == ELFCLASS64);
+  std::vector<std::string> failures;
+  int cases = 0;
+  auto check = [&](const std::string& name, const std::vector<char>& bytes, size_t size) {
+    std::string path = WriteCopy(name, bytes, size);
+    std::string f = ExpectRefused(path);
+    if (!f.empty()) failures.push_back(f);
+    fs::remove(path);
+    ++cases;
+  };
+  // Cut points from 2 KB to 100 KB (odd ones too): the section headers lie beyond every cut.
+  for (size_t cut = 2048; cut <= 100 * 1024; cut += 1024 + 333 * (cut % 3)) {
+    check("cut_" + std::to_string(cut) + ".so", lib, cut);
+  }
+  // The same with the section headers blanked: only the program headers tell.
+  ElfImage blank{lib};
+  blank.BlankSectionHeaders();
+  for (size_t cut = 2048; cut < blank.LoadEnd(); cut += 1024 + 333 * (cut % 3)) {
+    check("blankcut_" + std::to_string(cut) + ".so", blank.bytes, cut);
+  }
+  // Header fields that point outside the file.
+  const uint64_t big = lib.size() + 4096;
+  std::vector<std::pair<std::string, void (*)(ElfImage&, uint64_t)>> edits = {
+      {"phoff", [](ElfImage& m, uint64_t b) { m.eh()->e_phoff = b; }},
+      {"phnum", [](ElfImage& m, uint64_t) { m.eh()->e_phnum = 0xfff0; }},
+      {"phentsize", [](ElfImage& m, uint64_t) { m.eh()->e_phentsize = 7; }},
+      {"no_phdrs", [](ElfImage& m, uint64_t) { m.eh()->e_phnum = 0; }},
+      {"shoff", [](ElfImage& m, uint64_t b) { m.eh()->e_shoff = b; }},
+      {"shnum", [](ElfImage& m, uint64_t) { m.eh()->e_shnum = 0xfff0; }},
+      {"shentsize", [](ElfImage& m, uint64_t) { m.eh()->e_shentsize = 1; }},
+      {"load_offset", [](ElfImage& m, uint64_t b) { m.FindPh(PT_LOAD)->p_offset = b; }},
+      {"load_filesz",
+       [](ElfImage& m, uint64_t b) {
+         Elf64_Phdr* p = m.FindPh(PT_LOAD);
+         p->p_filesz = p->p_memsz = b;
+       }},
+      {"load_filesz_gt_memsz", [](ElfImage& m, uint64_t) { m.FindPh(PT_LOAD)->p_memsz = 1; }},
+      {"dynamic_offset", [](ElfImage& m, uint64_t b) { m.FindPh(PT_DYNAMIC)->p_offset = b; }},
+      {"dynamic_vaddr", [](ElfImage& m, uint64_t b) { m.FindPh(PT_DYNAMIC)->p_vaddr = b * 16; }},
+      {"no_dynamic", [](ElfImage& m, uint64_t) { m.FindPh(PT_DYNAMIC)->p_type = PT_NULL; }},
+      {"dynamic_unterminated",
+       [](ElfImage& m, uint64_t) { m.FindPh(PT_DYNAMIC)->p_filesz = 2 * sizeof(Elf64_Dyn); }},
+      {"strtab", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_STRTAB)->d_un.d_ptr = b * 16; }},
+      {"strsz", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_STRSZ)->d_un.d_val = b; }},
+      {"symtab", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_SYMTAB)->d_un.d_ptr = b * 16; }},
+      {"gnu_hash", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_GNU_HASH)->d_un.d_ptr = b * 16; }},
+      {"rela", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_RELA)->d_un.d_ptr = b * 16; }},
+      {"relasz", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_RELASZ)->d_un.d_val = b; }},
+      {"jmprel", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_JMPREL)->d_un.d_ptr = b * 16; }},
+      {"init_array", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_INIT_ARRAY)->d_un.d_ptr = b * 16; }},
+      {"init", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_INIT)->d_un.d_ptr = b * 16; }},
+      {"needed", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_NEEDED)->d_un.d_val = b; }},
+      {"syment", [](ElfImage& m, uint64_t) { m.FindDyn(DT_SYMENT)->d_un.d_val = 3; }},
+      {"class32", [](ElfImage& m, uint64_t) { m.eh()->e_ident[EI_CLASS] = ELFCLASS32; }},
+      {"bigendian", [](ElfImage& m, uint64_t) { m.eh()->e_ident[EI_DATA] = ELFDATA2MSB; }},
+      {"machine", [](ElfImage& m, uint64_t) { m.eh()->e_machine = EM_S390; }},
+      {"exec", [](ElfImage& m, uint64_t) { m.eh()->e_type = ET_EXEC; }},
+  };
+  for (int blanked = 0; blanked < 2; ++blanked) {
+    for (const auto& edit : edits) {
+      // Without a section header table (e_shoff 0) its other fields are not read by anyone.
+      if (blanked && edit.first.compare(0, 2, "sh") == 0) continue;
+      ElfImage m{lib};
+      if (blanked) m.BlankSectionHeaders();
+      edit.second(m, big);
+      check(edit.first + (blanked ? "_blank" : "") + ".so", m.bytes, m.bytes.size());
+    }
+  }
+  std::string all;
+  for (const std::string& f : failures) all += f + "\n";
+  INFO(cases << " damaged copies; failures:\n" << all);
+  REQUIRE(failures.empty());
+  REQUIRE(cases > 150);
+}
+
+TEST_CASE("Damage reports say what is wrong", "[module]") {
+  const std::vector<char> lib = ReadFile(kLibA);
+  ElfImage m{lib};
+  m.BlankSectionHeaders();
+  std::string p = WriteCopy("cut_report.so", m.bytes, 4096);
+  ffi::Error e = CatchError([&] { ffi::Module::LoadFromFile(p); });
+  REQUIRE(e.kind() == "RuntimeError");
+  REQUIRE_THAT(e.message(), ContainsSubstring("\"" + p + "\" is a damaged or truncated shared library"));
+  REQUIRE_THAT(e.message(), ContainsSubstring("beyond the end of the file"));
+  REQUIRE_THAT(e.message(), ContainsSubstring("the file has 4096 bytes"));
+}
+
+TEST_CASE("A library whose section headers are blanked is still checked for exports", "[module]") {
+  // No TVM-FFI exports, section headers blanked or pointing at garbage: refused unloaded.
+  for (int variant = 0; variant < 2; ++variant) {
+    ElfImage m{ReadFile(kLibNoExport)};
+    if (variant == 0) {
+      m.BlankSectionHeaders();
+    } else {
+      m.eh()->e_shoff = 64;  // inside the file, but the program headers, not sections
+      m.eh()->e_shnum = 1;
+    }
+    std::string p = WriteCopy("noexport_blank" + std::to_string(variant) + ".so", m.bytes,
+                              m.bytes.size());
+    ffi::Error e = CatchError([&] { ffi::Module::LoadFromFile(p); });
+    REQUIRE(e.kind() == "RuntimeError");
+    REQUIRE_THAT(e.message(), ContainsSubstring("exports no TVM-FFI functions"));
+    REQUIRE(std::getenv("TVMFFI_TEST_NOEXPORT_CONSTRUCTOR_RAN") == nullptr);
+  }
+  // A real library with blanked section headers loads, its exports found through PT_DYNAMIC.
+  ElfImage c{ReadFile(kCCallee)};
+  c.BlankSectionHeaders();
+  std::string p = WriteCopy("c_callee_blank.so", c.bytes, c.bytes.size());
+  ffi::Module mod = ffi::Module::LoadFromFile(p);
+  ffi::Array<ffi::String> names =
+      ffi::Function::GetGlobalRequired("ffi.ModuleListFunctions")(mod).cast<ffi::Array<ffi::String>>();
+  REQUIRE(std::find(names.begin(), names.end(), ffi::String("c_add_one")) != names.end());
+}
+
+TEST_CASE("A module path with an embedded NUL is refused, not cut short", "[module]") {
+  std::string real = kLibA;
+  for (std::string tail : {std::string("\0/nothing", 9), std::string("\0", 1)}) {
+    ffi::String path(real + tail);
+    ffi::Function by_ext = ffi::Function::GetGlobalRequired("ffi.Module.load_from_file.so");
+    for (ffi::Function load : {ffi::Function::GetGlobalRequired("ffi.ModuleLoadFromFile"),
+                               ffi::Function::FromTyped([&](ffi::String p) { return by_ext(p, "so"); })}) {
+      ffi::Error e = CatchError([&] { load(path); });
+      REQUIRE(e.kind() == "ValueError");
+      REQUIRE_THAT(e.message(), ContainsSubstring("NUL"));
+      REQUIRE_THAT(e.message(), ContainsSubstring("argument 0 (path)"));
+    }
   }
 }
 

@@ -596,3 +596,190 @@ TEST_CASE("Built-in ffi.LoadFailures and ffi.RecordLoadFailure", "[runtime][func
   REQUIRE(CallGlobal("ffi.RecordLoadFailure", {}, &none) == -1);
   REQUIRE(TakeRaised().kind == "TypeError");
 }
+
+// ---------------------------------------------------------------------------
+// Every built-in global against bad call arguments (RELIABILITY.md, defects 3-5)
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Calls f through TVMFFIFunctionCall (direct = false) or straight into its cell.
+int CallBuiltin(TVMFFIObjectHandle f, bool direct, TVMFFIAny* args, int32_t n, TVMFFIAny* result) {
+  if (direct) return TVMFFIFunctionGetCellPtr(f)->safe_call(f, args, n, result);
+  return TVMFFIFunctionCall(f, args, n, result);
+}
+
+TVMFFIAny MakeWith(const char* ctor, std::vector<TVMFFIAny> args) {
+  TVMFFIByteArray n = BA(ctor);
+  Handle f;
+  REQUIRE(TVMFFIFunctionGetGlobal(&n, f.out()) == 0);
+  TVMFFIAny out = None();
+  REQUIRE(TVMFFIFunctionCall(f.get(), args.data(), static_cast<int32_t>(args.size()), &out) == 0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Built-in globals refuse NULL result, NULL args and negative counts",
+          "[runtime][function][regression]") {
+  int checked = 0;
+  for (const std::string& name : GlobalNames()) {
+    if (name.compare(0, 4, "ffi.") != 0) continue;
+    TVMFFIByteArray n = BA(name);
+    Handle f;
+    REQUIRE(TVMFFIFunctionGetGlobal(&n, f.out()) == 0);
+    for (bool direct : {false, true}) {
+      CAPTURE(name, direct);
+      TVMFFIAny arg = Int(0);
+      TVMFFIAny result = None();
+      // NULL result (defect 4).
+      REQUIRE(CallBuiltin(f.get(), direct, &arg, 1, nullptr) == -1);
+      RaisedError e = TakeRaised();
+      REQUIRE(e.kind == "ValueError");
+      REQUIRE(e.message.find("`result` is NULL") != std::string::npos);
+      // NULL args with a count (defect 5).
+      REQUIRE(CallBuiltin(f.get(), direct, nullptr, 1, &result) == -1);
+      e = TakeRaised();
+      REQUIRE(e.kind == "ValueError");
+      REQUIRE(e.message.find("`args` is NULL") != std::string::npos);
+      // A negative count.
+      REQUIRE(CallBuiltin(f.get(), direct, &arg, -1, &result) == -1);
+      e = TakeRaised();
+      REQUIRE(e.kind == "ValueError");
+      REQUIRE(e.message.find("`num_args` is negative") != std::string::npos);
+      ++checked;
+    }
+  }
+  REQUIRE(checked >= 2 * 30);  // the runtime registers over 30 ffi.* globals
+}
+
+TEST_CASE("Built-in globals refuse invalid string views instead of reading them",
+          "[runtime][function][regression]") {
+  TVMFFIByteArray null_data{nullptr, 100};  // defect 3: NULL data with a size
+  std::vector<TVMFFIAny> bad(3, None());
+  bad[0].type_index = kTVMFFIByteArrayPtr;
+  bad[0].v_ptr = &null_data;
+  bad[1].type_index = kTVMFFIByteArrayPtr;  // a NULL TVMFFIByteArray*
+  bad[2].type_index = kTVMFFIRawStr;        // a NULL const char*
+  TVMFFIAny text = MakeWith("ffi.String", {[] {
+                              TVMFFIAny a = None();
+                              a.type_index = kTVMFFIRawStr;
+                              a.v_c_str = "a string longer than seven bytes";
+                              return a;
+                            }()});
+  TVMFFIAny arr = MakeWith("ffi.Array", {text});
+  TVMFFIAny map = MakeWith("ffi.Map", {text, Int(1)});
+  int errors = 0;
+  for (const std::string& name : GlobalNames()) {
+    if (name.compare(0, 4, "ffi.") != 0) continue;
+    TVMFFIByteArray n = BA(name);
+    Handle f;
+    REQUIRE(TVMFFIFunctionGetGlobal(&n, f.out()) == 0);
+    for (size_t b = 0; b < bad.size(); ++b) {
+      for (std::vector<TVMFFIAny> args : std::vector<std::vector<TVMFFIAny>>{
+               {bad[b]}, {bad[b], bad[b]}, {arr, bad[b]}, {map, bad[b]}, {bad[b], text}}) {
+        CAPTURE(name, b, args.size());
+        TVMFFIAny result = None();
+        int rc = TVMFFIFunctionCall(f.get(), args.data(), static_cast<int32_t>(args.size()),
+                                    &result);
+        if (rc == 0) {
+          Release(&result);
+          continue;
+        }
+        RaisedError e = TakeRaised();
+        REQUIRE((e.kind == "ValueError" || e.kind == "TypeError" || e.kind == "KeyError" ||
+                 e.kind == "IndexError" || e.kind == "AttributeError"));
+        ++errors;
+      }
+    }
+  }
+  // ffi.String / ffi.Bytes name the problem.
+  for (const char* name : {"ffi.String", "ffi.Bytes"}) {
+    TVMFFIByteArray n = BA(name);
+    Handle f;
+    REQUIRE(TVMFFIFunctionGetGlobal(&n, f.out()) == 0);
+    TVMFFIAny result = None();
+    REQUIRE(TVMFFIFunctionCall(f.get(), &bad[0], 1, &result) == -1);
+    RaisedError e = TakeRaised();
+    CAPTURE(name, e.message);
+    REQUIRE(e.kind == "ValueError");
+    REQUIRE(e.message.find("NULL data with size 100") != std::string::npos);
+    REQUIRE(e.message.find("argument 0") != std::string::npos);
+  }
+  Release(&text);
+  Release(&arr);
+  Release(&map);
+  REQUIRE(errors > 0);
+}
+
+TEST_CASE("Objects are checked by their real type, not only by the tag",
+          "[runtime][function][regression]") {
+  // A String object wearing a Function (or Module, Error) tag (defect 9).
+  TVMFFIAny str = MakeWith("ffi.String", {[] {
+                             TVMFFIAny a = None();
+                             a.type_index = kTVMFFIRawStr;
+                             a.v_c_str = "not a function, just a string";
+                             return a;
+                           }()});
+  REQUIRE(str.type_index == kTVMFFIStr);
+  TVMFFIAny liar = str;
+  liar.type_index = kTVMFFIFunction;
+  const uint32_t refs = StrongCount(str.v_obj);
+
+  SECTION("TVMFFIFunctionSetGlobalFromMethodInfo") {
+    TVMFFIMethodInfo info{};
+    info.name = BA("tvmffi.test.liar");
+    info.method = liar;
+    REQUIRE(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 1) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message.find("method_info->method") != std::string::npos);
+    REQUIRE(e.message.find("ffi.String") != std::string::npos);
+  }
+  SECTION("TVMFFITypeRegisterMethod") {
+    TVMFFIMethodInfo info{};
+    info.name = BA("liar");
+    info.method = liar;
+    REQUIRE(TVMFFITypeRegisterMethod(kTVMFFIStr, &info) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message.find("ffi.String") != std::string::npos);
+  }
+  SECTION("TVMFFIAnyViewToOwnedAny") {
+    TVMFFIAny out = None();
+    REQUIRE(TVMFFIAnyViewToOwnedAny(&liar, &out) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message.find("ffi.Function") != std::string::npos);
+    REQUIRE(e.message.find("ffi.String") != std::string::npos);
+  }
+  SECTION("the cause of TVMFFIErrorCreateWithCauseAndExtraContext") {
+    TVMFFIByteArray kind = BA("ValueError"), msg = BA("m");
+    TVMFFIObjectHandle err = nullptr;
+    REQUIRE(TVMFFIErrorCreateWithCauseAndExtraContext(&kind, &msg, nullptr, str.v_obj, nullptr,
+                                                      &err) == -1);
+    REQUIRE(err == nullptr);
+  }
+  SECTION("module globals") {
+    TVMFFIAny mod = liar;
+    mod.type_index = kTVMFFIModule;
+    TVMFFIByteArray n = BA("ffi.ModuleGetKind");
+    Handle f;
+    REQUIRE(TVMFFIFunctionGetGlobal(&n, f.out()) == 0);
+    TVMFFIAny result = None();
+    REQUIRE(TVMFFIFunctionCall(f.get(), &mod, 1, &result) == -1);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message.find("Expected `ffi.Module` but got `str (tagged ffi.Module)`") !=
+            std::string::npos);
+    TVMFFIAny fn = liar;
+    n = BA("ffi.ModuleVisitContextSymbols");
+    Handle visit;
+    REQUIRE(TVMFFIFunctionGetGlobal(&n, visit.out()) == 0);
+    REQUIRE(TVMFFIFunctionCall(visit.get(), &fn, 1, &result) == -1);
+    e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+  }
+  REQUIRE(StrongCount(str.v_obj) == refs);
+  Release(&str);
+}

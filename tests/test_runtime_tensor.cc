@@ -475,3 +475,100 @@ TEST_CASE("Unsafe view argument errors", "[runtime][tensor]") {
   REQUIRE(out == nullptr);
   REQUIRE(StrongCount(src.get()) == 1);
 }
+
+// ---------------------------------------------------------------------------
+// Malformed DLPack input (RELIABILITY.md, defects 7 and 12)
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Imports m (legacy when !versioned) and returns the error kind + message ("" on success).
+template <typename M>
+std::string ImportError(M* m, int32_t align = 0) {
+  Handle h;
+  int rc = 0;
+  if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
+    rc = TVMFFITensorFromDLPackVersioned(m, align, 0, h.out());
+  } else {
+    rc = TVMFFITensorFromDLPack(m, align, 0, h.out());
+  }
+  if (rc == 0) return "";
+  RaisedError e = TakeRaised();
+  return e.kind + ": " + e.message;
+}
+
+template <typename M>
+void CheckMalformedImports() {
+  constexpr int64_t kMax = INT64_MAX;
+  struct Case {
+    const char* what;
+    std::vector<int64_t> shape, strides;
+    void (*edit)(DLTensor*);
+    const char* expect;  // substring of the ValueError; nullptr: accepted
+  };
+  auto none = [](DLTensor*) {};
+  std::vector<Case> cases = {
+      {"zero-size with huge extents", {0, kMax, kMax}, {}, none, "overflows int64"},
+      {"huge extents", {kMax, 2}, {}, none, "overflows int64"},
+      {"overflowing strides", {3, 2}, {kMax, 1}, none, "overflows int64"},
+      {"negative overflowing strides", {3, 2}, {-kMax, 1}, none, "overflows int64"},
+      {"negative strides", {3}, {-1}, [](DLTensor* t) { t->byte_offset = 8; }, nullptr},
+      {"byte_offset UINT64_MAX", {2}, {}, [](DLTensor* t) { t->byte_offset = UINT64_MAX; },
+       "byte_offset"},
+      {"NULL data with elements", {2}, {}, [](DLTensor* t) { t->data = nullptr; }, "NULL data"},
+      {"NULL data, no elements", {0, 3}, {}, [](DLTensor* t) { t->data = nullptr; }, nullptr},
+      {"zero bits", {2}, {}, [](DLTensor* t) { t->dtype.bits = 0; }, "bits"},
+      {"zero lanes", {2}, {}, [](DLTensor* t) { t->dtype.lanes = 0; }, "lanes"},
+      {"unassigned type code", {2}, {}, [](DLTensor* t) { t->dtype.code = 50; }, "type code 50"},
+      {"custom type code", {2}, {}, [](DLTensor* t) { t->dtype.code = 250; }, nullptr},
+      {"device type 99999", {2}, {},
+       [](DLTensor* t) { t->device.device_type = static_cast<DLDeviceType>(99999); },
+       "device type 99999"},
+      {"negative device id", {2}, {}, [](DLTensor* t) { t->device.device_id = -1; },
+       "device id -1"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    int deleted = 0;
+    M* m = Produce<M>(&deleted, c.shape, c.strides);
+    c.edit(&m->dl_tensor);
+    std::string err = ImportError(m);
+    if (c.expect == nullptr) {
+      REQUIRE(err.empty());
+    } else {
+      REQUIRE(err.rfind("ValueError: ", 0) == 0);
+      REQUIRE(err.find(c.expect) != std::string::npos);
+    }
+    REQUIRE(deleted == 1);  // exactly once: on refusal, or when the imported handle died
+  }
+}
+
+}  // namespace
+
+TEST_CASE("DLPack import refuses overflowing and malformed tensors", "[runtime][tensor][regression]") {
+  SECTION("versioned") { CheckMalformedImports<DLManagedTensorVersioned>(); }
+  SECTION("legacy") { CheckMalformedImports<DLManagedTensor>(); }
+}
+
+TEST_CASE("Unsafe views refuse overflowing shapes and strides", "[runtime][tensor][regression]") {
+  int deleted = 0;
+  Handle src = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {4}));
+  int64_t shape[3] = {0, INT64_MAX, INT64_MAX};
+  DLTensor proto = *DL(src);
+  proto.ndim = 3;
+  proto.shape = shape;
+  proto.strides = nullptr;
+  Handle view;
+  REQUIRE(TVMFFITensorCreateUnsafeView(src.get(), &proto, view.out()) == -1);
+  RaisedError e = TakeRaised();
+  REQUIRE(e.kind == "ValueError");
+  REQUIRE(e.message.find("overflows int64") != std::string::npos);
+  int64_t shape2[2] = {3, 2}, strides2[2] = {INT64_MAX / 2, 1};
+  proto.ndim = 2;
+  proto.shape = shape2;
+  proto.strides = strides2;
+  REQUIRE(TVMFFITensorCreateUnsafeView(src.get(), &proto, view.out()) == -1);
+  e = TakeRaised();
+  REQUIRE(e.kind == "ValueError");
+  REQUIRE(e.message.find("overflows int64") != std::string::npos);
+}

@@ -255,7 +255,13 @@ typedef struct {
   size_t size;
 } TVMFFIByteArray;
 
-/*! \brief Payload of a Shape object, right after its header. */
+/*!
+ * \brief Payload of a Shape object, right after its header.
+ *
+ * A Shape is a tuple of int64 values; negative values are allowed (the global
+ * `ffi.Shape(-1, 4)` accepts them, as upstream does: -1 marks an unknown
+ * extent). Whatever makes a tensor from a shape refuses negative extents.
+ */
 typedef struct {
   const int64_t* data;
   size_t size;
@@ -568,13 +574,14 @@ TVM_FFI_DLL int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* o
 /*!
  * \brief Register a type key, or return the index it already has.
  *
- * Registering the same key again returns the same index. With
- * static_type_index >= 0 that index is used; with -1 a new index from
- * kTVMFFIDynObjectBegin on is given out. The parent must be registered
+ * Registering the same key again with the same parent returns the same
+ * index (parent -2: look up only). With static_type_index >= 0 that index is
+ * used; with -1 a new index from kTVMFFIDynObjectBegin on is given out. The parent must be registered
  * already (or -1 for a root). num_child_slots / child_slots_can_overflow are
  * accepted for compatibility; indices are given out densely.
  * \return The type index, or -1 with a raised error (unknown parent, NULL key,
- *         depth that does not match the parent's depth + 1).
+ *         depth that does not match the parent's depth + 1, a static index
+ *         below -1, a key already registered with another parent or index).
  */
 TVM_FFI_DLL int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key,
                                               int32_t static_type_index, int32_t type_depth,
@@ -591,7 +598,9 @@ TVM_FFI_DLL const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index);
 
 /*!
  * \brief Add a reflected field to a type. The info's strings are copied.
- * \return 0, or -1 (KeyError for an unknown type, ValueError for NULL).
+ * \return 0, or -1 (KeyError for an unknown type, ValueError for NULL, for a
+ *         name/doc/metadata with NULL data and a size, and for a negative
+ *         offset, size or alignment).
  */
 TVM_FFI_DLL int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info);
 
@@ -617,8 +626,15 @@ TVM_FFI_DLL int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray
 
 /*!
  * \brief Get the column of a type attribute.
- * \return The column (valid until the next registration of that attribute), or
- *         NULL when no type has it. Never raises.
+ *
+ * Thread safety: the column struct stays at the same address for the life of
+ * the process and TVMFFITypeRegisterAttr publishes each new value by swapping
+ * in a new buffer (old buffers are never written again nor freed). A reader
+ * that may run concurrently with registration loads `size`, then `data`, with
+ * acquire atomics (e.g. `__atomic_load_n(&col->size, __ATOMIC_ACQUIRE)`); it
+ * then sees a consistent buffer of at least that size.
+ * \return The column (valid for the life of the process), or NULL when no
+ *         type has it. Never raises.
  */
 TVM_FFI_DLL const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(const TVMFFIByteArray* attr_name);
 
@@ -643,10 +659,13 @@ TVM_FFI_DLL int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call,
 /*!
  * \brief Call a Function object.
  * \param func The Function object (kTVMFFIFunction).
- * \param args num_args borrowed argument views.
+ * \param args num_args borrowed argument views (may be NULL when num_args is 0).
  * \param result Set result->type_index = kTVMFFINone first; receives an owned value.
- * \return 0, or -1 with the callee's error raised (ValueError for NULL func,
- *         TypeError when func is not a Function).
+ * \return 0, or -1 with the callee's error raised (ValueError for NULL func, a
+ *         NULL result, a negative num_args, or NULL args with num_args > 0,
+ *         before the callee runs; TypeError when func is not a Function).
+ *         Functions made by TVMFFIFunctionCreate and by the C++ headers make
+ *         the same checks when their cell's safe_call is called directly.
  */
 TVM_FFI_DLL int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
                                    TVMFFIAny* result);
@@ -751,7 +770,9 @@ TVM_FFI_DLL int TVMFFIErrorCreate(const TVMFFIByteArray* kind, const TVMFFIByteA
 /*!
  * \brief Create an Error with a cause and extra context; the cell takes a
  *        reference to each non-NULL handle.
- * \return 0, or nonzero (as TVMFFIErrorCreate).
+ * \param cause_chain NULL or an Error object (its real type is checked).
+ * \param extra_context NULL or any object.
+ * \return 0, or nonzero (as TVMFFIErrorCreate; also when cause_chain is not an Error).
  */
 TVM_FFI_DLL int TVMFFIErrorCreateWithCauseAndExtraContext(
     const TVMFFIByteArray* kind, const TVMFFIByteArray* message, const TVMFFIByteArray* backtrace,
@@ -816,11 +837,18 @@ TVM_FFI_DLL int32_t TVMFFIErrorKindLookup(const TVMFFIByteArray* kind);
  * On success the Tensor owns `from` and calls its deleter exactly once, when
  * its last reference goes. On failure the deleter is called before returning.
  * \param from The producer's tensor (ownership passes to this call).
- * \param require_alignment If > 0, data + byte_offset must be a multiple of it.
+ * \param require_alignment If > 0, data + byte_offset must be a multiple of it;
+ *        0 or negative: no requirement.
  * \param require_contiguous Nonzero to require a compact row-major layout.
  * \param out Receives the Tensor.
  * \return 0 or -1 (ValueError for bad ndim, NULL shape, negative extents,
- *         oversized tensors, misalignment, non-contiguity).
+ *         oversized tensors, misalignment, non-contiguity, and for: shape,
+ *         stride, size or byte_offset arithmetic that overflows int64; NULL
+ *         data with one or more elements; a dtype with 0 bits or 0 lanes; a
+ *         type code DLPack does not assign (18..128); a device type outside
+ *         DLPack's 1..18; a negative device id).
+ *         Accepted: negative strides (DLPack allows them), type codes >= 129
+ *         (user-defined `custom[...]` types), NULL data with no elements.
  */
 TVM_FFI_DLL int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_alignment,
                                        int32_t require_contiguous, TVMFFIObjectHandle* out);
@@ -877,16 +905,24 @@ TVM_FFI_DLL int TVMFFIBytesFromByteArray(const TVMFFIByteArray* input, TVMFFIAny
 
 /*!
  * \brief Parse a data type: "int8".."int64", "uint..", "float16/32/64",
- *        "bfloat16", "bool", lanes as "float32x4", "void", and DLPack's
- *        float8/float6/float4 names (e.g. "float8_e4m3fn").
- * \return 0 or -1 (ValueError naming the text for anything else).
+ *        "bfloat16", "bool", "handle" (64 bits) / "handle32", lanes as
+ *        "float32x4" (1..32767), scalable vectors as "float32xvscalex4"
+ *        (1..32768, stored as negative int16 lanes), DLPack's float8/6/4 names
+ *        (e.g. "float8_e4m3fn"), "custom[name]" (through the global
+ *        `dtype.get_custom_type_code`, called with a str), and the void type
+ *        {kDLOpaqueHandle, 0, 0} as "void" or "" (accepted, as upstream).
+ * \return 0 or -1 (ValueError naming the text for anything else; "x40000"
+ *         is refused: such a lanes field is a scalable vector).
  */
 TVM_FFI_DLL int TVMFFIDataTypeFromString(const TVMFFIByteArray* str, DLDataType* out);
 
 /*!
- * \brief Format a data type as text (the inverse of TVMFFIDataTypeFromString).
+ * \brief Format a data type as text (the inverse of TVMFFIDataTypeFromString:
+ *        every string it returns parses back to the same value).
  * \param out Receives an owned String (small or object).
- * \return 0 or -1 (ValueError for NULL).
+ * \return 0 or -1 (ValueError for NULL, an unknown type code, 0 bits or 0
+ *         lanes other than void, and a float8/6/4 code with another bit width:
+ *         no string spells those).
  */
 TVM_FFI_DLL int TVMFFIDataTypeToString(const DLDataType* dtype, TVMFFIAny* out);
 

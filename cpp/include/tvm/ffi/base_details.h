@@ -46,6 +46,35 @@
 /*! \brief Upstream spelling for cold, out-of-line helpers. */
 #define TVM_FFI_COLD_CODE TVM_FFI_NOINLINE TVM_FFI_COLD
 
+/*!
+ * \brief 1 when built with ThreadSanitizer (-fsanitize=thread), else 0.
+ *
+ * TSan does not model a standalone atomic_thread_fence, so the refcount
+ * protocol (release decrement, then an acquire fence before destruction)
+ * would hide real races from it. Under TSan the decrement is acq_rel instead
+ * and there is no fence: the same ordering, visible to the sanitizer. Normal
+ * builds keep the ABI's fast protocol.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define TVM_FFI_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TVM_FFI_TSAN 1
+#endif
+#endif
+#ifndef TVM_FFI_TSAN
+#define TVM_FFI_TSAN 0
+#endif
+/*! \brief Memory order of a reference-count decrement (see TVM_FFI_TSAN). */
+#if TVM_FFI_TSAN
+#define TVM_FFI_REFCOUNT_DEC_ORDER __ATOMIC_ACQ_REL
+#define TVM_FFI_REFCOUNT_ACQUIRE_FENCE() ((void)0)
+#else
+#define TVM_FFI_REFCOUNT_DEC_ORDER __ATOMIC_RELEASE
+/*! \brief The acquire fence after the last decrement (none under TSan). */
+#define TVM_FFI_REFCOUNT_ACQUIRE_FENCE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+
 #define TVM_FFI_STR_CONCAT_(x, y) x##y
 #define TVM_FFI_STR_CONCAT(x, y) TVM_FFI_STR_CONCAT_(x, y)
 

@@ -107,6 +107,16 @@ class FunctionObjImpl : public FunctionObjCppBase {
     TVM_FFI_SAFE_CALL_BEGIN();
     const FunctionObjImpl* self =
         ObjectUnsafe::RawObjectPtrFromUnowned<FunctionObjImpl>(static_cast<TVMFFIObject*>(handle));
+    // C callers can reach this entry through the cell: check what C++ callers never get wrong.
+    if (TVM_FFI_PREDICT_FALSE(result == nullptr || num_args < 0 ||
+                              (args == nullptr && num_args != 0))) {
+      TVM_FFI_THROW(ValueError) << "Function call: "
+                                << (result == nullptr ? "argument `result` is NULL"
+                                    : num_args < 0    ? "argument `num_args` is negative"
+                                                      : "argument `args` is NULL with num_args ")
+                                << (result != nullptr && num_args > 0 ? std::to_string(num_args)
+                                                                      : std::string());
+    }
     SetAnyNone(result);
     self->callable_(reinterpret_cast<const AnyView*>(args), num_args,
                     reinterpret_cast<Any*>(result));

@@ -130,16 +130,16 @@ inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_inde
 /*! \brief The DecRef path after the last strong reference went away. */
 TVM_FFI_NOINLINE inline void ObjectDeleteSlow(TVMFFIObject* header, uint64_t count_before_sub) {
   if (count_before_sub == kCombinedRefCountBothOne) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
     if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskBoth);
     return;
   }
   // Weak references remain: destroy now, free when the last weak one goes.
-  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
   if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskStrong);
   if (__atomic_fetch_sub(&header->combined_ref_count, kCombinedRefCountWeakOne,
-                         __ATOMIC_RELEASE) == kCombinedRefCountWeakOne) {
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                         TVM_FFI_REFCOUNT_DEC_ORDER) == kCombinedRefCountWeakOne) {
+    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
     if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskWeak);
   }
 }
@@ -152,7 +152,7 @@ TVM_FFI_INLINE void HeaderIncRef(TVMFFIObject* header) noexcept {
 /*! \brief ABI DecRef on a raw header. */
 TVM_FFI_INLINE void HeaderDecRef(TVMFFIObject* header) {
   uint64_t before = __atomic_fetch_sub(&header->combined_ref_count, kCombinedRefCountStrongOne,
-                                       __ATOMIC_RELEASE);
+                                       TVM_FFI_REFCOUNT_DEC_ORDER);
   if (TVM_FFI_PREDICT_FALSE((before & kCombinedRefCountMaskUInt32) == kCombinedRefCountStrongOne)) {
     ObjectDeleteSlow(header, before);
   }
@@ -241,8 +241,8 @@ class Object {
   }
   void DecWeakRef() {
     if (__atomic_fetch_sub(&header_.combined_ref_count, details::kCombinedRefCountWeakOne,
-                           __ATOMIC_RELEASE) == details::kCombinedRefCountWeakOne) {
-      __atomic_thread_fence(__ATOMIC_ACQUIRE);
+                           TVM_FFI_REFCOUNT_DEC_ORDER) == details::kCombinedRefCountWeakOne) {
+      TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
       if (header_.deleter != nullptr) {
         header_.deleter(&header_, kTVMFFIObjectDeleterFlagBitMaskWeak);
       }
@@ -429,6 +429,12 @@ struct TypeTraitsBase {
   static constexpr bool storage_enabled = true;
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIAny;
   static std::string GetMismatchTypeInfo(const TVMFFIAny* source) {
+    // An object whose tag is not its own type: name both, the object wins.
+    if (source->type_index >= TypeIndex::kTVMFFIStaticObjectBegin && source->v_obj != nullptr &&
+        source->v_obj->type_index != source->type_index) {
+      return details::TypeIndexToTypeKey(source->v_obj->type_index) + " (tagged " +
+             details::TypeIndexToTypeKey(source->type_index) + ")";
+    }
     return details::TypeIndexToTypeKey(source->type_index);
   }
 };
@@ -822,8 +828,10 @@ struct ObjectRefTypeTraitsBase : public TypeTraitsBase {
     if constexpr (TObjRef::_type_is_nullable) {
       if (src->type_index == TypeIndex::kTVMFFINone) return true;
     }
-    return src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
-           details::IsObjectInstance<ContainerType>(src->type_index);
+    // The object's own header decides, not the tag: a mislabelled cell (a
+    // String tagged as a Function) must not be taken for what the tag says.
+    return src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin && src->v_obj != nullptr &&
+           details::IsObjectInstance<ContainerType>(src->v_obj->type_index);
   }
   TVM_FFI_INLINE static TObjRef CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     if constexpr (TObjRef::_type_is_nullable) {

@@ -379,7 +379,7 @@ TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
     }
     case TypeIndex::kTVMFFIByteArrayPtr: {
       const TVMFFIByteArray* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
-      if (b == nullptr) return false;
+      if (b == nullptr || (b->data == nullptr && b->size != 0)) return false;  // invalid view
       *out = std::string_view(b->data, b->size);
       *klass = TypeIndex::kTVMFFIBytes;
       return true;
@@ -430,7 +430,9 @@ struct TypeTraits<String> : public TypeTraitsBase {
   }
   TVM_FFI_INLINE static std::optional<String> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
-    if (src->type_index == TypeIndex::kTVMFFIRawStr) return String(src->v_c_str);
+    if (src->type_index == TypeIndex::kTVMFFIRawStr && src->v_c_str != nullptr) {
+      return String(src->v_c_str);
+    }
     return std::nullopt;
   }
   static std::string TypeStr() { return "str"; }
@@ -460,7 +462,10 @@ struct TypeTraits<Bytes> : public TypeTraitsBase {
   TVM_FFI_INLINE static std::optional<Bytes> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     if (src->type_index == TypeIndex::kTVMFFIByteArrayPtr) {
-      return Bytes(*static_cast<const TVMFFIByteArray*>(src->v_ptr));
+      // A NULL array, or NULL data with a size, is not bytes (the cast fails).
+      const auto* b = static_cast<const TVMFFIByteArray*>(src->v_ptr);
+      if (b == nullptr || (b->data == nullptr && b->size != 0)) return std::nullopt;
+      return Bytes(*b);
     }
     return std::nullopt;
   }

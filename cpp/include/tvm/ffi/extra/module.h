@@ -36,10 +36,13 @@
  *  - the file is not a shared library (no ELF header; Mach-O / PE / archives /
  *    text are named), or is an ELF executable / object file;
  *  - the library is built for another machine;
+ *  - the file is damaged or truncated: a program header, the dynamic section
+ *    or a table it points to lies beyond the end of the file (the loader
+ *    would fault), or the section header table does: refused before dlopen;
  *  - the library exports no TVM-FFI function (no `__tvm_ffi_<name>` symbol):
  *    refused before dlopen runs any of its code;
  *  - dlopen itself fails (missing dependency, undefined symbol): dlerror's text;
- *  - an empty path: ValueError.
+ *  - an empty path, or one with an embedded NUL byte: ValueError.
  * A missing function is not an error for GetFunction (empty Optional);
  * GetFunctionRequired raises AttributeError naming it and listing the exports.
  */
