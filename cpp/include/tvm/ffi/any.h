@@ -21,6 +21,7 @@
 #include <tvm/ffi/string.h>
 #include <tvm/ffi/type_traits.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -328,54 +329,122 @@ struct AnyUnsafe : public ObjectUnsafe {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #endif
-/*! \brief The bytes of a String or Bytes value in any of their forms; false for others. */
-TVM_FFI_INLINE bool AnyBytesView(const TVMFFIAny* v, std::string_view* out) noexcept {
-  if (v->type_index == TypeIndex::kTVMFFISmallStr || v->type_index == TypeIndex::kTVMFFISmallBytes) {
-    *out = std::string_view(v->v_bytes, v->small_str_len);
-    return true;
-  }
-  if (v->type_index == TypeIndex::kTVMFFIStr || v->type_index == TypeIndex::kTVMFFIBytes) {
-    const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
-    *out = std::string_view(b->data, b->size);
-    return true;
-  }
-  return false;
+// The hash and equality every TVM-FFI 0.1 binary uses for Any keys (a Map
+// made by one binary is searched by another's inline code, so both must
+// agree bit for bit). Strings and bytes hash by content, seeded with the
+// heap type index (65 str, 66 bytes) whatever form they take; everything
+// else hashes its type index and its 8 value bytes.
+
+/*! \brief Mixes v into seed (the classic boost-style combine, 64-bit). */
+TVM_FFI_INLINE uint64_t HashMixStable(uint64_t seed, uint64_t v) noexcept {
+  return seed ^ (v + 0x9e3779b9ULL + (seed << 6) + (seed >> 2));
 }
-TVM_FFI_INLINE int32_t CanonicalStrIndex(int32_t index) noexcept {
-  if (index == TypeIndex::kTVMFFISmallStr) return TypeIndex::kTVMFFIStr;
-  if (index == TypeIndex::kTVMFFISmallBytes) return TypeIndex::kTVMFFIBytes;
-  return index;
+
+/*!
+ * \brief Content hash of a byte range: little-endian 8-byte words (the last
+ *        one zero-filled) folded as h = (h * 1099511628211 + w) mod (2^31 - 1),
+ *        the product wrapping at 64 bits.
+ */
+TVM_FFI_INLINE uint64_t HashBytesStable(const char* data, size_t size) noexcept {
+  constexpr uint64_t kMul = 1099511628211ULL;
+  constexpr uint64_t kMod = 2147483647ULL;
+  uint64_t h = 0;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, data + i, 8);
+    h = (h * kMul + w) % kMod;
+  }
+  if (i < size) {
+    uint64_t w = 0;
+    std::memcpy(&w, data + i, size - i);
+    h = (h * kMul + w) % kMod;
+  }
+  return h;
+}
+
+/*!
+ * \brief The bytes of a str/bytes value in any form (small, heap, and the
+ *        borrowed views a caller may use as a lookup key), with the heap type
+ *        index of its kind; false for other values.
+ */
+TVM_FFI_INLINE bool AnyStringLike(const TVMFFIAny* v, const char** data, size_t* size,
+                                  int32_t* kind) noexcept {
+  switch (v->type_index) {
+    case TypeIndex::kTVMFFISmallStr:
+    case TypeIndex::kTVMFFISmallBytes:
+      *data = v->v_bytes;
+      *size = v->small_str_len;
+      *kind = v->type_index == TypeIndex::kTVMFFISmallStr ? TypeIndex::kTVMFFIStr
+                                                          : TypeIndex::kTVMFFIBytes;
+      return true;
+    case TypeIndex::kTVMFFIStr:
+    case TypeIndex::kTVMFFIBytes: {
+      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
+      *data = b->data;
+      *size = b->size;
+      *kind = v->type_index;
+      return true;
+    }
+    case TypeIndex::kTVMFFIRawStr:
+      *data = v->v_c_str;
+      *size = std::strlen(v->v_c_str);
+      *kind = TypeIndex::kTVMFFIStr;
+      return true;
+    case TypeIndex::kTVMFFIByteArrayPtr: {
+      const TVMFFIByteArray* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
+      *data = b->data;
+      *size = b->size;
+      *kind = TypeIndex::kTVMFFIBytes;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/*! \brief The standard hash of a cell (see above). */
+TVM_FFI_INLINE uint64_t AnyCellHash(const TVMFFIAny* v) noexcept {
+  const char* data;
+  size_t size;
+  int32_t kind;
+  if (AnyStringLike(v, &data, &size, &kind)) {
+    return HashMixStable(static_cast<uint64_t>(kind), HashBytesStable(data, size));
+  }
+  return HashMixStable(static_cast<uint64_t>(v->type_index), v->v_uint64);
+}
+
+/*!
+ * \brief The standard key equality: identical 16 bytes, or two strings (two
+ *        bytes) with the same content whatever their forms.
+ */
+TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) noexcept {
+  if (a->type_index == b->type_index && a->zero_padding == b->zero_padding &&
+      a->v_uint64 == b->v_uint64) {
+    return true;
+  }
+  const char *da, *db;
+  size_t na, nb;
+  int32_t ka, kb;
+  return AnyStringLike(a, &da, &na, &ka) && AnyStringLike(b, &db, &nb, &kb) && ka == kb &&
+         na == nb && (na == 0 || std::memcmp(da, db, na) == 0);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
 }  // namespace details
 
-/*! \brief Hash of an Any: by content for str/bytes (small or not), by bits otherwise. */
+/*! \brief Hash of an Any, the one Map and Dict place their keys by. */
 struct AnyHash {
-  size_t operator()(const Any& value) const noexcept {
-    std::string_view bytes;
-    int32_t index = details::CanonicalStrIndex(value.data_.type_index);
-    size_t seed;
-    if (details::AnyBytesView(&value.data_, &bytes)) {
-      seed = std::hash<std::string_view>()(bytes);
-    } else {
-      seed = std::hash<uint64_t>()(value.data_.v_uint64);
-    }
-    return seed ^ (static_cast<size_t>(index) * 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+  uint64_t operator()(const Any& value) const noexcept {
+    return details::AnyCellHash(&value.data_);
   }
 };
 
-/*! \brief Equality of Any: by content for str/bytes (small or not), same_as otherwise. */
+/*! \brief Equality of Any matching AnyHash: strings/bytes by content, other values bitwise. */
 struct AnyEqual {
   bool operator()(const Any& lhs, const Any& rhs) const noexcept {
-    if (lhs.same_as(rhs)) return true;
-    if (details::CanonicalStrIndex(lhs.data_.type_index) !=
-        details::CanonicalStrIndex(rhs.data_.type_index)) {
-      return false;
-    }
-    std::string_view a, b;
-    return details::AnyBytesView(&lhs.data_, &a) && details::AnyBytesView(&rhs.data_, &b) && a == b;
+    return details::AnyCellEqual(&lhs.data_, &rhs.data_);
   }
 };
 

@@ -203,35 +203,11 @@ TVM_FFI_INLINE TVMFFIAny CopyCell(const TVMFFIAny& cell) noexcept {
  */
 TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
                                    int32_t* klass) noexcept {
-  switch (v->type_index) {
-    case TypeIndex::kTVMFFIRawStr:
-      *out = std::string_view(v->v_c_str);
-      *klass = TypeIndex::kTVMFFIStr;
-      return true;
-    case TypeIndex::kTVMFFISmallStr:
-      *out = std::string_view(v->v_bytes, v->small_str_len);
-      *klass = TypeIndex::kTVMFFIStr;
-      return true;
-    case TypeIndex::kTVMFFIStr:
-    case TypeIndex::kTVMFFIBytes: {
-      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
-      *out = std::string_view(b->data, b->size);
-      *klass = v->type_index;
-      return true;
-    }
-    case TypeIndex::kTVMFFISmallBytes:
-      *out = std::string_view(v->v_bytes, v->small_str_len);
-      *klass = TypeIndex::kTVMFFIBytes;
-      return true;
-    case TypeIndex::kTVMFFIByteArrayPtr: {
-      const TVMFFIByteArray* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
-      *out = std::string_view(b->data, b->size);
-      *klass = TypeIndex::kTVMFFIBytes;
-      return true;
-    }
-    default:
-      return false;
-  }
+  const char* data;
+  size_t size;
+  if (!AnyStringLike(v, &data, &size, klass)) return false;
+  *out = std::string_view(data, size);
+  return true;
 }
 
 /*! \brief A short printable rendering of a key for error messages ("\"abc\"", "42", "ffi.Tensor"). */
@@ -376,123 +352,6 @@ class ReverseIterAdapter {
 // ---------------------------------------------------------------------------
 // Hashing and equality of cells (Map keys, content comparison).
 // ---------------------------------------------------------------------------
-
-/*! \brief A 64-bit finaliser (splitmix64): spreads every input bit over the result. */
-TVM_FFI_INLINE uint64_t HashMix64(uint64_t x) noexcept {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-TVM_FFI_INLINE uint64_t Load64(const char* p) noexcept {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-TVM_FFI_INLINE uint64_t Load32(const char* p) noexcept {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
-/*!
- * \brief Hash of a byte range: 8 bytes per multiply-rotate step, then a
- *        finaliser. Only fixed-size loads (no memcpy of a variable length):
- *        the last step re-reads an overlapping 8 bytes, short ranges combine
- *        two overlapping 4-byte loads or three single bytes.
- */
-TVM_FFI_INLINE uint64_t HashBytes(const char* data, size_t size) noexcept {
-  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ULL;
-  uint64_t h = 0x243f6a8885a308d3ULL ^ (static_cast<uint64_t>(size) * kMul);
-  uint64_t last;
-  if (size >= 8) {
-    for (size_t i = 0; i + 8 < size; i += 8) {
-      h = (h ^ (Load64(data + i) * kMul)) * 0xff51afd7ed558ccdULL;
-      h = (h << 29) | (h >> 35);
-    }
-    last = Load64(data + size - 8);
-  } else if (size >= 4) {
-    last = (Load32(data) << 32) | Load32(data + size - 4);
-  } else if (size > 0) {
-    last = (static_cast<uint64_t>(static_cast<unsigned char>(data[0])) << 16) |
-           (static_cast<uint64_t>(static_cast<unsigned char>(data[size >> 1])) << 8) |
-           static_cast<uint64_t>(static_cast<unsigned char>(data[size - 1]));
-  } else {
-    last = 0;
-  }
-  h = (h ^ (last * kMul)) * 0xc4ceb9fe1a85ec53ULL;
-  return HashMix64(h);
-}
-
-/*!
- * \brief The hash of a key cell, consistent with KeyCellEqual: strings and
- *        bytes by content (small, heap and borrowed forms hash alike), other
- *        values by type and bits, objects by address.
- */
-TVM_FFI_INLINE uint64_t KeyCellHash(const TVMFFIAny* v) noexcept {
-  std::string_view bytes;
-  int32_t klass;
-  if (StringLikeView(v, &bytes, &klass)) {
-    return HashBytes(bytes.data(), bytes.size()) ^ static_cast<uint64_t>(klass);
-  }
-  uint64_t bits;
-  switch (v->type_index) {
-    case TypeIndex::kTVMFFIDataType:
-      bits = static_cast<uint64_t>(v->v_dtype.code) | (static_cast<uint64_t>(v->v_dtype.bits) << 8) |
-             (static_cast<uint64_t>(v->v_dtype.lanes) << 16);
-      break;
-    case TypeIndex::kTVMFFIDevice:
-      bits = static_cast<uint64_t>(static_cast<uint32_t>(v->v_device.device_type)) |
-             (static_cast<uint64_t>(static_cast<uint32_t>(v->v_device.device_id)) << 32);
-      break;
-    case TypeIndex::kTVMFFINone:
-      bits = 0;
-      break;
-    default:
-      bits = v->v_uint64;
-      break;
-  }
-  return HashMix64(bits + static_cast<uint64_t>(static_cast<uint32_t>(v->type_index)) *
-                              0x9e3779b97f4a7c15ULL);
-}
-
-/*! \brief Key equality matching KeyCellHash. */
-TVM_FFI_INLINE bool KeyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) noexcept {
-  if (a->type_index == b->type_index) {
-    switch (a->type_index) {
-      case TypeIndex::kTVMFFINone:
-        return true;
-      case TypeIndex::kTVMFFIDataType:
-        return a->v_dtype.code == b->v_dtype.code && a->v_dtype.bits == b->v_dtype.bits &&
-               a->v_dtype.lanes == b->v_dtype.lanes;
-      case TypeIndex::kTVMFFIDevice:
-        return a->v_device.device_type == b->v_device.device_type &&
-               a->v_device.device_id == b->v_device.device_id;
-      case TypeIndex::kTVMFFISmallStr:
-      case TypeIndex::kTVMFFISmallBytes: {
-        // At most 7 bytes: compare the used bytes of the 8-byte slots at once
-        // (little endian, as every target of the ABI).
-        if (a->small_str_len != b->small_str_len) return false;
-        uint64_t mask = (uint64_t{1} << (8 * (a->small_str_len & 7))) - 1;
-        return ((Load64(a->v_bytes) ^ Load64(b->v_bytes)) & mask) == 0;
-      }
-      case TypeIndex::kTVMFFIStr:
-      case TypeIndex::kTVMFFIBytes:
-      case TypeIndex::kTVMFFIRawStr:
-      case TypeIndex::kTVMFFIByteArrayPtr:
-        if (a->v_uint64 == b->v_uint64) return true;
-        break;  // compare contents below
-      default:
-        return a->v_uint64 == b->v_uint64;
-    }
-  }
-  std::string_view sa, sb;
-  int32_t ka, kb;
-  return StringLikeView(a, &sa, &ka) && StringLikeView(b, &sb, &kb) && ka == kb && sa == sb;
-}
 
 /*!
  * \brief Deep content equality used by Array/Map comparison: arrays and maps
