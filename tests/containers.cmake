@@ -1,6 +1,8 @@
 # Container tests (Array, Map, Tuple, Variant, std:: bridges, C callers).
 tvmffi_add_test(test_array test_array.cc)
 tvmffi_add_test(test_map test_map.cc)
+tvmffi_add_test(test_dict test_dict.cc)
+tvmffi_add_test(test_list test_list.cc)
 tvmffi_add_test(test_variant test_variant.cc)
 tvmffi_add_test(test_tuple test_tuple.cc)
 tvmffi_add_test(test_stl test_stl.cc)

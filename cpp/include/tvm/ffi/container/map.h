@@ -80,7 +80,6 @@ class Map : public ObjectRef {
                 "Map<K, V>: K and V must be storable in an Any");
   using key_type = K;
   using mapped_type = V;
-  class iterator;
 
   /*! \brief An empty map. */
   Map() : ObjectRef(MapObj::Empty()) {}
@@ -99,7 +98,7 @@ class Map : public ObjectRef {
 
   /*! \brief From (key, value) pairs; a repeated key takes the last value. */
   template <typename IterType>
-  Map(IterType first, IterType last) : ObjectRef(MapObj::Create(RangeSize(first, last))) {
+  Map(IterType first, IterType last) : ObjectRef(MapObj::Create(details::MapRangeSize(first, last))) {
     for (; first != last; ++first) Set((*first).first, (*first).second);
   }
   Map(std::initializer_list<std::pair<K, V>> init) : Map(init.begin(), init.end()) {}
@@ -111,7 +110,7 @@ class Map : public ObjectRef {
 
   /*! \return The value of a key; KeyError naming the key when it is absent. */
   V at(const K& key) const {
-    TVMFFIAny view = KeyView(key);
+    TVMFFIAny view = details::MapKeyView(key);
     const MapObj* n = GetMapObj();
     if (n == nullptr) MapObj::ThrowKeyError(&view);
     return details::ElemOps<V>::CopyAfterCheck(n->AtCell(&view));
@@ -149,7 +148,7 @@ class Map : public ObjectRef {
   /*! \brief Remove a key if present (copy-on-write only when it is present). */
   void erase(const K& key) {
     if (FindCell(key) == nullptr) return;
-    TVMFFIAny view = KeyView(key);
+    TVMFFIAny view = details::MapKeyView(key);
     MapObj* n = CopyOnWrite();
     n->ErasePos(n->FindPos(&view, details::AnyCellHash(&view)));
   }
@@ -174,47 +173,7 @@ class Map : public ObjectRef {
   }
 
   /*! \brief Iterates in the map's order (see the top of this file), yielding std::pair<K, V>. */
-  class iterator {
-   public:
-    using iterator_category = std::bidirectional_iterator_tag;
-    using difference_type = int64_t;
-    using value_type = const std::pair<K, V>;
-    using pointer = value_type*;
-    using reference = value_type;
-
-    iterator() = default;
-    reference operator*() const {
-      return std::pair<K, V>(details::ElemOps<K>::CopyAfterCheck(itr_.key_cell()),
-                             details::ElemOps<V>::CopyAfterCheck(itr_.value_cell()));
-    }
-    pointer operator->() const = delete;
-    iterator& operator++() noexcept {
-      ++itr_;
-      return *this;
-    }
-    iterator operator++(int) noexcept {
-      iterator copy = *this;
-      ++itr_;
-      return copy;
-    }
-    iterator& operator--() noexcept {
-      --itr_;
-      return *this;
-    }
-    iterator operator--(int) noexcept {
-      iterator copy = *this;
-      --itr_;
-      return copy;
-    }
-    bool operator==(const iterator& other) const noexcept { return itr_ == other.itr_; }
-    bool operator!=(const iterator& other) const noexcept { return itr_ != other.itr_; }
-
-   private:
-    explicit iterator(MapObj::iterator itr) noexcept : itr_(itr) {}
-    MapObj::iterator itr_;
-    template <typename, typename, typename>
-    friend class Map;
-  };
+  using iterator = details::MapTypedIterator<K, V>;
 
   // A map made with UnsafeInit has no object: its begin() == end() (default iterators).
   iterator begin() const {
@@ -229,7 +188,7 @@ class Map : public ObjectRef {
   iterator find(const K& key) const {
     const MapObj* n = GetMapObj();
     if (n == nullptr) return end();
-    TVMFFIAny view = KeyView(key);
+    TVMFFIAny view = details::MapKeyView(key);
     return iterator(MapObj::iterator(n, n->FindPos(&view, details::AnyCellHash(&view))));
   }
 
@@ -244,28 +203,10 @@ class Map : public ObjectRef {
   static constexpr bool _type_is_nullable = false;
 
  private:
-  static TVMFFIAny KeyView(const K& key) {
-    TVMFFIAny view;
-    if constexpr (std::is_same_v<K, Any>) {
-      view = *details::AnyUnsafe::TVMFFIAnyPtrFromAny(key);
-    } else {
-      TypeTraits<K>::CopyToAnyView(key, &view);
-    }
-    return view;
-  }
-  template <typename IterType>
-  static int64_t RangeSize(IterType first, IterType last) {
-    using Category = typename std::iterator_traits<IterType>::iterator_category;
-    if constexpr (std::is_base_of_v<std::forward_iterator_tag, Category>) {
-      return static_cast<int64_t>(std::distance(first, last));
-    } else {
-      return 0;
-    }
-  }
   const TVMFFIAny* FindCell(const K& key) const {
     const MapObj* n = GetMapObj();
     if (n == nullptr) return nullptr;
-    TVMFFIAny view = KeyView(key);
+    TVMFFIAny view = details::MapKeyView(key);
     return n->FindValueCell(&view);
   }
   template <typename, typename, typename>
@@ -341,81 +282,24 @@ inline bool Map<K, V, E>::operator==(const Map& other) const {
   return details::CellContentEqual(&a, &b);
 }
 
-// ---------------------------------------------------------------------------
-// TypeTraits: a Map Any converts to Map<K, V> when every key converts to K and
-// every value to V (a new map is built only when some entry needs converting).
-// ---------------------------------------------------------------------------
 
 template <typename K, typename V>
 inline constexpr bool use_default_type_traits_v<Map<K, V>> = false;
 
-template <typename K, typename V>
-struct TypeTraits<Map<K, V>> : public ObjectRefTypeTraitsBase<Map<K, V>> {
-  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIMap;
-  using ObjectRefTypeTraitsBase<Map<K, V>>::CopyFromAnyViewAfterCheck;
-
-  static constexpr bool kAnyKey = std::is_same_v<K, Any>;
-  static constexpr bool kAnyValue = std::is_same_v<V, Any>;
-
-  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIMap) return false;
-    if constexpr (kAnyKey && kAnyValue) {
-      return true;
-    } else {
-      const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
-      for (auto it = n->begin(); it != n->end(); ++it) {
-        if (!details::ElemOps<K>::CheckStrict(it.key_cell())) return false;
-        if (!details::ElemOps<V>::CheckStrict(it.value_cell())) return false;
-      }
-      return true;
-    }
-  }
-
-  static std::optional<Map<K, V>> TryCastFromAnyView(const TVMFFIAny* src) {
-    // A Dict converts too, into a new Map (a Map must not alias a mutable Dict).
-    if (src->type_index != TypeIndex::kTVMFFIMap && src->type_index != TypeIndex::kTVMFFIDict) {
-      return std::nullopt;
-    }
-    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
-    const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
-    Map<K, V> result(MapObj::Create(static_cast<int64_t>(n->size())));
-    for (auto it = n->begin(); it != n->end(); ++it) {
-      std::optional<K> k = details::ElemOps<K>::TryCast(it.key_cell());
-      if (!k.has_value()) return std::nullopt;
-      std::optional<V> v = details::ElemOps<V>::TryCast(it.value_cell());
-      if (!v.has_value()) return std::nullopt;
-      result.Set(*k, *v);
-    }
-    return result;
-  }
-
-  /*! \return e.g. `Map[value at key "b" is str]`: the first entry that does not convert. */
-  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIMap && src->type_index != TypeIndex::kTVMFFIDict) {
-      return TypeTraitsBase::GetMismatchTypeInfo(src);
-    }
-    const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
-    for (auto it = n->begin(); it != n->end(); ++it) {
-      if (!details::ElemOps<K>::Convertible(it.key_cell())) {
-        return "Map[key " + details::CellToShortString(it.key_cell()) + " is " +
-               details::ElemOps<K>::MismatchInfo(it.key_cell()) + "]";
-      }
-      if (!details::ElemOps<V>::Convertible(it.value_cell())) {
-        return "Map[value at key " + details::CellToShortString(it.key_cell()) + " is " +
-               details::ElemOps<V>::MismatchInfo(it.value_cell()) + "]";
-      }
-    }
-    return StaticTypeKey::kTVMFFIMap;
-  }
-
-  static std::string TypeStr() {
-    return "Map<" + details::ElemOps<K>::TypeStr() + ", " + details::ElemOps<V>::TypeStr() + ">";
-  }
-  static std::string TypeSchema() {
-    return "{\"type\":\"ffi.Map\",\"args\":[" + details::ElemTypeSchema<K>() + "," +
-           details::ElemTypeSchema<V>() + "]}";
-  }
+namespace details {
+struct MapKind {
+  static constexpr int32_t kIndex = TypeIndex::kTVMFFIMap;
+  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIDict;
+  static constexpr const char* kName = "Map";
+  static constexpr const char* kKey = StaticTypeKey::kTVMFFIMap;
 };
+}  // namespace details
+
+// A Map value converts from a Map, or from a Dict by copying (a Map must not
+// alias a mutable Dict).
+template <typename K, typename V>
+struct TypeTraits<Map<K, V>>
+    : public details::MapTypeTraitsBase<Map<K, V>, K, V, details::MapKind> {};
 
 }  // namespace ffi
 }  // namespace tvm

@@ -72,6 +72,9 @@
 #include <cstring>
 #include <iterator>
 #include <new>
+#include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 namespace tvm {
@@ -801,6 +804,147 @@ class MapBaseObj : public Object {
 };
 
 static_assert(sizeof(MapBaseObj) == 56, "map object: header + data, size, slots, data_deleter");
+
+namespace details {
+
+/*! \brief The cell a key reads as for lookups (borrowed; nothing is copied). */
+template <typename K>
+TVM_FFI_INLINE TVMFFIAny MapKeyView(const K& key) {
+  TVMFFIAny view;
+  if constexpr (std::is_same_v<K, Any>) {
+    view = *AnyUnsafe::TVMFFIAnyPtrFromAny(key);
+  } else {
+    TypeTraits<K>::CopyToAnyView(key, &view);
+  }
+  return view;
+}
+
+/*! \return The number of items in [first, last) when it can be counted without consuming it. */
+template <typename IterType>
+int64_t MapRangeSize(IterType first, IterType last) {
+  using Category = typename std::iterator_traits<IterType>::iterator_category;
+  if constexpr (std::is_base_of_v<std::forward_iterator_tag, Category>) {
+    return static_cast<int64_t>(std::distance(first, last));
+  } else {
+    return 0;
+  }
+}
+
+/*! \brief The iterator of Map<K, V> and Dict<K, V>: yields std::pair<K, V> by value. */
+template <typename K, typename V>
+class MapTypedIterator {
+ public:
+  using iterator_category = std::bidirectional_iterator_tag;
+  using difference_type = int64_t;
+  using value_type = const std::pair<K, V>;
+  using pointer = value_type*;
+  using reference = value_type;
+
+  MapTypedIterator() = default;
+  explicit MapTypedIterator(MapBaseObj::iterator itr) noexcept : itr_(itr) {}
+  reference operator*() const {
+    return std::pair<K, V>(ElemOps<K>::CopyAfterCheck(itr_.key_cell()),
+                           ElemOps<V>::CopyAfterCheck(itr_.value_cell()));
+  }
+  pointer operator->() const = delete;
+  MapTypedIterator& operator++() noexcept {
+    ++itr_;
+    return *this;
+  }
+  MapTypedIterator operator++(int) noexcept {
+    MapTypedIterator copy = *this;
+    ++itr_;
+    return copy;
+  }
+  MapTypedIterator& operator--() noexcept {
+    --itr_;
+    return *this;
+  }
+  MapTypedIterator operator--(int) noexcept {
+    MapTypedIterator copy = *this;
+    --itr_;
+    return copy;
+  }
+  bool operator==(const MapTypedIterator& other) const noexcept { return itr_ == other.itr_; }
+  bool operator!=(const MapTypedIterator& other) const noexcept { return itr_ != other.itr_; }
+
+ private:
+  MapBaseObj::iterator itr_;
+};
+
+/*!
+ * \brief Any conversions shared by Map and Dict. Kind names the reference:
+ *        kIndex (its type index), kOtherIndex (the other map type, which
+ *        converts by copying), kName ("Map") and kKey ("ffi.Map").
+ *        A value converts to Ref<K, V> when every key converts to K and every
+ *        value to V; a new object is built only when something must convert.
+ */
+template <typename Ref, typename K, typename V, typename Kind>
+struct MapTypeTraitsBase : public ObjectRefTypeTraitsBase<Ref> {
+  static constexpr int32_t field_static_type_index = Kind::kIndex;
+  using ObjectRefTypeTraitsBase<Ref>::CopyFromAnyViewAfterCheck;
+
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    if (src->type_index != Kind::kIndex) return false;
+    if constexpr (std::is_same_v<K, Any> && std::is_same_v<V, Any>) {
+      return true;
+    } else {
+      const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
+      for (auto it = n->begin(); it != n->end(); ++it) {
+        if (!ElemOps<K>::CheckStrict(it.key_cell())) return false;
+        if (!ElemOps<V>::CheckStrict(it.value_cell())) return false;
+      }
+      return true;
+    }
+  }
+
+  static std::optional<Ref> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index != Kind::kIndex && src->type_index != Kind::kOtherIndex) {
+      return std::nullopt;
+    }
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
+    Ref result;
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      std::optional<K> k = ElemOps<K>::TryCast(it.key_cell());
+      if (!k.has_value()) return std::nullopt;
+      std::optional<V> v = ElemOps<V>::TryCast(it.value_cell());
+      if (!v.has_value()) return std::nullopt;
+      result.Set(*k, *v);
+    }
+    return result;
+  }
+
+  /*! \return e.g. `Map[value at key "b" is str]`: the first entry that does not convert. */
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
+    if (src->type_index != Kind::kIndex && src->type_index != Kind::kOtherIndex) {
+      return TypeTraitsBase::GetMismatchTypeInfo(src);
+    }
+    const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      if (!ElemOps<K>::Convertible(it.key_cell())) {
+        return std::string(Kind::kName) + "[key " + CellToShortString(it.key_cell()) + " is " +
+               ElemOps<K>::MismatchInfo(it.key_cell()) + "]";
+      }
+      if (!ElemOps<V>::Convertible(it.value_cell())) {
+        return std::string(Kind::kName) + "[value at key " + CellToShortString(it.key_cell()) +
+               " is " + ElemOps<V>::MismatchInfo(it.value_cell()) + "]";
+      }
+    }
+    return Kind::kKey;
+  }
+
+  static std::string TypeStr() {
+    return std::string(Kind::kName) + "<" + ElemOps<K>::TypeStr() + ", " + ElemOps<V>::TypeStr() +
+           ">";
+  }
+  static std::string TypeSchema() {
+    return std::string("{\"type\":\"") + Kind::kKey + "\",\"args\":[" + ElemTypeSchema<K>() +
+           "," + ElemTypeSchema<V>() + "]}";
+  }
+};
+
+}  // namespace details
 
 }  // namespace ffi
 }  // namespace tvm
