@@ -350,17 +350,29 @@ TVM_FFI_INLINE uint64_t HashBytesStable(const char* data, size_t size) noexcept 
   constexpr uint64_t kMod = 2147483647ULL;
   uint64_t h = 0;
   size_t i = 0;
+  uint64_t w;
   for (; i + 8 <= size; i += 8) {
-    uint64_t w;
     std::memcpy(&w, data + i, 8);
     h = (h * kMul + w) % kMod;
   }
-  if (i < size) {
-    uint64_t w = 0;
-    std::memcpy(&w, data + i, size - i);
-    h = (h * kMul + w) % kMod;
+  const size_t rest = size - i;
+  if (rest == 0) return h;
+  // The last 1-7 bytes, zero-extended, with fixed-size loads only (never
+  // reading outside [data, data + size)).
+  if (size >= 8) {
+    std::memcpy(&w, data + size - 8, 8);
+    w >>= 8 * (8 - rest);
+  } else if (rest >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, data, 4);
+    std::memcpy(&hi, data + rest - 4, 4);
+    w = static_cast<uint64_t>(lo) | (static_cast<uint64_t>(hi) << (8 * (rest - 4)));
+  } else {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(data);
+    w = static_cast<uint64_t>(p[0]) | (static_cast<uint64_t>(p[rest >> 1]) << (8 * (rest >> 1))) |
+        (static_cast<uint64_t>(p[rest - 1]) << (8 * (rest - 1)));
   }
-  return h;
+  return (h * kMul + w) % kMod;
 }
 
 /*!

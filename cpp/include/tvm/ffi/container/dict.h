@@ -128,13 +128,17 @@ class Dict : public ObjectRef {
 
   /*! \brief Set key to value. */
   void Set(const K& key, const V& value) {
-    TVMFFIAny k = details::MakeOwnedCell(K(key));
-    TVMFFIAny v;
+    if (data_ == nullptr) data_ = MapBaseObj::CreateEmpty<DictObj>();
+    TVMFFIAny v = details::MakeOwnedCell(V(value));
+    {
+      TVMFFIAny view = details::MapKeyView(key);
+      if (GetDictObj()->AssignIfPresent(&view, details::AnyCellHash(&view), v)) return;
+    }
+    TVMFFIAny k;
     try {
-      v = details::MakeOwnedCell(V(value));
-      if (data_ == nullptr) data_ = MapBaseObj::CreateEmpty<DictObj>();
+      k = details::MakeOwnedCell(K(key));
     } catch (...) {
-      details::ReleaseCell(&k);
+      details::ReleaseCell(&v);
       throw;
     }
     ObjectPtr<Object> storage = data_;

@@ -134,13 +134,25 @@ class Map : public ObjectRef {
 
   /*! \brief Set key to value (copy-on-write). */
   void Set(const K& key, const V& value) {
-    TVMFFIAny k = details::MakeOwnedCell(K(key));
-    TVMFFIAny v;
+    TVMFFIAny v = details::MakeOwnedCell(V(value));
+    MapObj* n = GetMapObj();
+    if (n != nullptr && data_.unique()) {
+      // A present key in a unique map: only the value changes (no key copy).
+      TVMFFIAny view = details::MapKeyView(key);
+      if (n->AssignIfPresent(&view, details::AnyCellHash(&view), v)) return;
+    }
+    TVMFFIAny k;
     try {
-      v = details::MakeOwnedCell(V(value));
+      k = details::MakeOwnedCell(K(key));
+    } catch (...) {
+      details::ReleaseCell(&v);
+      throw;
+    }
+    try {
       CopyOnWrite();
     } catch (...) {
       details::ReleaseCell(&k);
+      details::ReleaseCell(&v);
       throw;
     }
     MapBaseObj::InsertOrAssign<MapObj>(&data_, k, v, details::AnyCellHash(&k));

@@ -417,6 +417,26 @@ class MapBaseObj : public Object {
   }
 
   /*!
+   * \brief If the key (a view, with its AnyHash) is present, give it the
+   *        owned `value` (as InsertOrAssign would: in the dense form the entry
+   *        moves to the end of the iteration order) and return true; else
+   *        return false and leave `value` to the caller. `this` must be unique.
+   */
+  bool AssignIfPresent(const TVMFFIAny* key, uint64_t hash, TVMFFIAny value) {
+    uint64_t pos = FindPos(key, hash);
+    if (pos == EndPos()) return false;
+    TVMFFIAny* cell = &EntryAt(pos)->value;
+    TVMFFIAny old = *cell;
+    *cell = value;
+    if (!IsSmallMap() && Dense()->iter_list_tail != pos) {
+      ListUnlink(pos);
+      ListAppend(pos);
+    }
+    details::ReleaseCell(&old);
+    return true;
+  }
+
+  /*!
    * \brief Take over the storage of `other` (a map with no other owner whose
    *        entries this map must now own), leaving it empty. `this` must be
    *        unique, with no entries, and allocated with at least 80 bytes (as
@@ -482,7 +502,7 @@ class MapBaseObj : public Object {
       if (details::AnyCellEqual(&Item(slot)->key, key)) return slot;
       uint8_t jump = meta & kJumpMask;
       if (jump == 0) return kNoSlot;
-      slot = (slot + details::kMapJumps.dist[jump]) % slots_;
+      slot = Jump(slot, jump);
       meta = Meta(slot);
     }
   }
@@ -525,6 +545,10 @@ class MapBaseObj : public Object {
     return reinterpret_cast<details::MapDenseItem*>(
         Block(slot) + kBlockSlots + (slot % kBlockSlots) * sizeof(details::MapDenseItem));
   }
+  /*! \brief The slot `jump` leads to from `slot` ((slot + distance) mod slots; slots is a power of two). */
+  uint64_t Jump(uint64_t slot, uint8_t jump) const noexcept {
+    return (slot + details::kMapJumps.dist[jump]) & (slots_ - 1);
+  }
   uint64_t HeadSlot(uint64_t hash) const noexcept {
     return (hash * kFibMul) >> Dense()->fib_shift;
   }
@@ -557,7 +581,7 @@ class MapBaseObj : public Object {
   /*! \return The first empty slot one jump away from `from`, with its jump code; false if none. */
   bool FindEmptyAfter(uint64_t from, uint8_t* jump, uint64_t* found) const noexcept {
     for (uint8_t j = 1; j < 126; ++j) {
-      uint64_t s = (from + details::kMapJumps.dist[j]) % slots_;
+      uint64_t s = Jump(from, j);
       if (Meta(s) == kEmptyMeta) {
         *jump = j;
         *found = s;
@@ -571,7 +595,7 @@ class MapBaseObj : public Object {
   }
   uint64_t NextInChain(uint64_t slot) const noexcept {
     uint8_t jump = Meta(slot) & kJumpMask;
-    return jump == 0 ? kNoSlot : (slot + details::kMapJumps.dist[jump]) % slots_;
+    return jump == 0 ? kNoSlot : Jump(slot, jump);
   }
   /*! \return The link before `slot` in its chain (slot must not be a head). */
   uint64_t ChainPrev(uint64_t slot) const noexcept {
@@ -684,7 +708,7 @@ class MapBaseObj : public Object {
       SetJump(writer, jump);
       writer = empty;
       uint8_t rj = reader_meta & kJumpMask;
-      reader = rj == 0 ? kNoSlot : (reader + details::kMapJumps.dist[rj]) % slots_;
+      reader = rj == 0 ? kNoSlot : Jump(reader, rj);
     }
     PlaceItem(target, 0, key, value);
     ListAppend(target);
