@@ -169,6 +169,12 @@ TEST_CASE("Dict converts through Any", "[dict]") {
   CHECK(message.find("Dict[value at key \"x\" is int]") != std::string::npos);
   CHECK(message.find("Dict<str, str>") != std::string::npos);
   CHECK_FALSE(Any(1).try_cast<Dict<String, int64_t>>().has_value());
+  // Nested in a Map, dicts compare by content.
+  Map<String, Dict<String, int64_t>> x = {{"d", Dict<String, int64_t>{{"a", 1}}}};
+  Map<String, Dict<String, int64_t>> y = {{"d", Dict<String, int64_t>{{"a", 1}}}};
+  CHECK(x == y);
+  y.at("d").Set("a", 2);
+  CHECK(x != y);
   CHECK_FALSE(Any(Array<int64_t>{1}).try_cast<Dict<Any, Any>>().has_value());
 }
 

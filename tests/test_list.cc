@@ -115,6 +115,12 @@ TEST_CASE("List converts through Any", "[list]") {
   CHECK(message.find("List[index 0: int]") != std::string::npos);
   CHECK(message.find("List<str>") != std::string::npos);
   CHECK_FALSE(Any(1).try_cast<List<int64_t>>().has_value());
+  // Nested in a Map, lists compare by content.
+  Map<String, List<int64_t>> x = {{"l", List<int64_t>{1, 2}}};
+  Map<String, List<int64_t>> y = {{"l", List<int64_t>{1, 2}}};
+  CHECK(x == y);
+  y.at("l").push_back(3);
+  CHECK(x != y);
   Function push = Function::FromTyped([](List<int64_t> xs) { xs.push_back(9); });
   push(l);
   CHECK(l.back() == 9);

@@ -354,9 +354,9 @@ class ReverseIterAdapter {
 // ---------------------------------------------------------------------------
 
 /*!
- * \brief Deep content equality used by Array/Map comparison: arrays and maps
- *        element by element, shapes by their extents, strings by content,
- *        floats by value, other objects by identity.
+ * \brief Deep content equality used by Array/Map comparison: arrays and lists,
+ *        maps and dicts element by element, shapes by their extents, strings
+ *        by content, floats by value, other objects by identity.
  */
 inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b);
 

@@ -250,7 +250,8 @@ inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
     return AnyCellEqual(a, b);
   }
   switch (a->type_index) {
-    case TypeIndex::kTVMFFIArray: {
+    case TypeIndex::kTVMFFIArray:
+    case TypeIndex::kTVMFFIList: {
       const TVMFFISeqCell* x = TVMFFISeqGetCellPtr(a->v_obj);
       const TVMFFISeqCell* y = TVMFFISeqGetCellPtr(b->v_obj);
       if (x->size != y->size) return false;
@@ -261,9 +262,10 @@ inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
       }
       return true;
     }
-    case TypeIndex::kTVMFFIMap: {
-      const MapObj* x = reinterpret_cast<const MapObj*>(a->v_obj);
-      const MapObj* y = reinterpret_cast<const MapObj*>(b->v_obj);
+    case TypeIndex::kTVMFFIMap:
+    case TypeIndex::kTVMFFIDict: {
+      const MapBaseObj* x = reinterpret_cast<const MapBaseObj*>(a->v_obj);
+      const MapBaseObj* y = reinterpret_cast<const MapBaseObj*>(b->v_obj);
       if (x->size() != y->size()) return false;
       for (auto it = x->begin(); it != x->end(); ++it) {
         const TVMFFIAny* other = y->FindValueCell(it.key_cell());

@@ -293,13 +293,13 @@ class MapBaseObj : public Object {
     return cell;
   }
 
-  /*! \brief Erase the entry at an iterator of this map (nothing at end()). `this` must be unique. */
+  /*! \brief Erase the entry at an iterator of this map (nothing at end()). Not while others read. */
   void erase(const iterator& position) {
     if (position.self_ == this && position.index_ != EndPos()) ErasePos(position.index_);
   }
-  /*! \brief Erase a key if present. `this` must be unique. */
+  /*! \brief Erase a key if present. Not while others read. */
   void erase(const Any& key) { erase(find(key)); }
-  /*! \brief Drop every entry, keeping the slots. `this` must be unique. */
+  /*! \brief Drop every entry, keeping the slots. Not while others read. */
   void clear() noexcept {
     ReleaseEntries();
     size_ = 0;
@@ -375,10 +375,12 @@ class MapBaseObj : public Object {
   }
 
   /*!
-   * \brief Set key to value in the map *holder (unique), with the key's
+   * \brief Set key to value in the map *holder, with the key's
    *        AnyHash. Takes ownership of both cells. When the storage must
    *        grow, *holder is replaced by a new map of type ObjT that has taken
-   *        over every entry (the old one is left empty).
+   *        over every entry (the old one is left empty). Nothing else may
+   *        read or write the map meanwhile (a Map: a reference's own copy; a
+   *        Dict: the shared object, see Dict::Set).
    */
   template <typename ObjT>
   static void InsertOrAssign(ObjectPtr<Object>* holder, TVMFFIAny key, TVMFFIAny value,
@@ -420,7 +422,8 @@ class MapBaseObj : public Object {
    * \brief If the key (a view, with its AnyHash) is present, give it the
    *        owned `value` (as InsertOrAssign would: in the dense form the entry
    *        moves to the end of the iteration order) and return true; else
-   *        return false and leave `value` to the caller. `this` must be unique.
+   *        return false and leave `value` to the caller. Nothing else may
+   *        read the map meanwhile.
    */
   bool AssignIfPresent(const TVMFFIAny* key, uint64_t hash, TVMFFIAny value) {
     uint64_t pos = FindPos(key, hash);
@@ -438,9 +441,10 @@ class MapBaseObj : public Object {
 
   /*!
    * \brief Take over the storage of `other` (a map with no other owner whose
-   *        entries this map must now own), leaving it empty. `this` must be
-   *        unique, with no entries, and allocated with at least 80 bytes (as
-   *        every map made here is). Used by Dict to grow in place.
+   *        entries this map must now own), leaving it empty. `this` must have
+   *        no entries, must not be read meanwhile, and must have been
+   *        allocated with at least 80 bytes (every standard map object is).
+   *        Used by Dict to grow in place.
    */
   void TakeStorageFrom(ObjectPtr<Object> other) {
     MapBaseObj* o = static_cast<MapBaseObj*>(other.get());
