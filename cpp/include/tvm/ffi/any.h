@@ -431,9 +431,19 @@ TVM_FFI_INLINE uint64_t AnyCellHash(const TVMFFIAny* v) noexcept {
  *        bytes) with the same content whatever their forms.
  */
 TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) noexcept {
-  if (a->type_index == b->type_index && a->zero_padding == b->zero_padding &&
-      a->v_uint64 == b->v_uint64) {
-    return true;
+  if (a->type_index == b->type_index) {
+    if (a->zero_padding == b->zero_padding && a->v_uint64 == b->v_uint64) return true;
+    // Same type, other bytes: only a heap or borrowed string can still be equal
+    // (a small string holds all of its content in the 16 bytes).
+    switch (a->type_index) {
+      case TypeIndex::kTVMFFIStr:
+      case TypeIndex::kTVMFFIBytes:
+      case TypeIndex::kTVMFFIRawStr:
+      case TypeIndex::kTVMFFIByteArrayPtr:
+        break;
+      default:
+        return false;
+    }
   }
   const char *da, *db;
   size_t na, nb;
