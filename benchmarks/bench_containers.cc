@@ -1,9 +1,10 @@
-// Container benchmark: Array and Map on the hot paths kernel libraries use.
+// Container benchmark: Array, Map and Dict on the hot paths kernel libraries use.
 //
 // Each case prints ns/op and its ratio to a floor measured in the same run
 // (a noinline `int add(int, int)` called through a volatile C function
 // pointer). Each case is calibrated to ~0.2 s per repetition; the best of 5
 // repetitions is kept.
+#include <tvm/ffi/container/dict.h>
 #include <tvm/ffi/tvm_ffi.h>
 #include <tvm/ffi/extra/stl.h>
 
@@ -118,6 +119,32 @@ int main() {
   results.push_back({"Map<String,int64_t> 1k: Set existing key (unique)", MeasureNs([&](int64_t i) {
                        by_name.Set(names[i % kEntries], i);
                      })});
+
+  // ---- the small form (at most 4 entries: a linear scan) ----
+  Map<String, int64_t> small = {{"k0", 0}, {"k1", 1}, {"k2", 2}, {"k3", 3}};
+  results.push_back({"Map<String,int64_t> 4 (small form): at(small-string key)",
+                     MeasureNs([&](int64_t i) {
+                       int64_t r = small.at(short_names[i & 3]);
+                       DoNotOptimize(r);
+                     })});
+  // ---- Dict: the same table, mutated in place ----
+  Dict<String, int64_t> dict;
+  for (int i = 0; i < kEntries; ++i) dict.Set(names[i], i);
+  results.push_back({"Dict<String,int64_t> 1k: at(heap-string key)", MeasureNs([&](int64_t i) {
+                       int64_t r = dict.at(names[i % kEntries]);
+                       DoNotOptimize(r);
+                     })});
+  results.push_back({"Dict<String,int64_t> 1k: Set existing key", MeasureNs([&](int64_t i) {
+                       dict.Set(names[i % kEntries], i);
+                     })});
+  // ---- insertion with growth, per inserted key ----
+  constexpr int kBuild = 1000;
+  double build_ns = MeasureNs([&](int64_t) {
+    Map<int64_t, int64_t> m;
+    for (int k = 0; k < kBuild; ++k) m.Set(int_keys[k], k);
+    DoNotOptimize(m.size());
+  });
+  results.push_back({"Map<int64_t,int64_t>: build 1k by Set, per key", build_ns / kBuild});
 
   std::printf("%-56s %10s %9s\n", "case", "ns/op", "x floor");
   for (const Result& r : results) {

@@ -12,7 +12,7 @@
  *   ffi.MapGetMissingObject() -> the sentinel ffi.MapGetItemOrMissing returns
  *   ffi.MapGetItemOrMissing(map, key) -> value or the sentinel
  * and, a tvmffi extension,
- *   ffi.MapItems(map) -> Array [k0, v0, k1, v1, ...] in insertion order.
+ *   ffi.MapItems(map) -> Array [k0, v0, k1, v1, ...] in the map's iteration order.
  *
  * Arguments are views: borrowed strings (const char*, TVMFFIByteArray*)
  * are copied into Strings/Bytes when stored. The objects made here carry

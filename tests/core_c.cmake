@@ -6,8 +6,9 @@ tvmffi_strict_c(test_c_api test_c_api.c)
 target_link_libraries(test_c_api PRIVATE tvmffi::tvmffi)
 add_test(NAME test_c_api COMMAND test_c_api)
 
-# ABI sizes/offsets/enumerators: compiling is the test (as C11 and as C++17).
-add_executable(test_layout test_layout.c test_layout_cxx.cc)
+# ABI sizes/offsets/enumerators: compiling is the test (as C11 and as C++17),
+# container object layouts included (test_container_layout.cc).
+add_executable(test_layout test_layout.c test_layout_cxx.cc test_container_layout.cc)
 tvmffi_strict_c(test_layout test_layout.c)
 target_link_libraries(test_layout PRIVATE tvmffi::headers)
 add_test(NAME test_layout COMMAND test_layout)

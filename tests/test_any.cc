@@ -310,6 +310,30 @@ TEST_CASE("AnyHash and AnyEqual compare strings by content", "[any]") {
   REQUIRE(map.at(3) == 3);
 }
 
+TEST_CASE("AnyHash is the standard stable hash (values of apache/tvm-ffi's AnyHash)", "[any]") {
+  // A Map made here is searched by other binaries' inline code, which places
+  // keys by this hash. The values were computed by upstream's headers.
+  AnyHash hash;
+  CHECK(hash(Any(String(""))) == 2654440008ULL);
+  CHECK(hash(Any(String("abc"))) == 2660953131ULL);
+  CHECK(hash(Any(String("abcdefg"))) == 4352227701ULL);
+  CHECK(hash(Any(String("abcdefgh"))) == 3546921335ULL);
+  CHECK(hash(Any(String("a longer key 1"))) == 2664718039ULL);
+  CHECK(hash(Any(int64_t{0})) == 2654435832ULL);
+  CHECK(hash(Any(int64_t{42})) == 2654435874ULL);
+  CHECK(hash(Any(int64_t{-1})) == 2654435833ULL);
+  // Every form of a string hashes alike: small, heap, and borrowed views.
+  ObjectPtr<details::StringObj> heap = make_object<details::StringObj>();
+  heap->data = "abc";
+  heap->size = 3;
+  CHECK(hash(Any(ObjectRef(ObjectPtr<Object>(std::move(heap))))) == 2660953131ULL);
+  TVMFFIAny raw;
+  raw.type_index = TypeIndex::kTVMFFIRawStr;
+  raw.zero_padding = 0;
+  raw.v_c_str = "abc";
+  CHECK(details::AnyCellHash(&raw) == 2660953131ULL);
+}
+
 TEST_CASE("same_as compares identity and bits", "[any]") {
   Thing a(1);
   Any x = a, y = a;

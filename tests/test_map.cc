@@ -148,6 +148,20 @@ TEST_CASE("Map iterates in insertion order", "[map]") {
   --it;
   CHECK((*it).first == "alpha");
   CHECK((*it).second == 6);
+  // Past 4 entries the map is dense: there, assigning a present key moves it
+  // to the end (the standard layout's rule; the small form keeps its place).
+  CHECK(m.GetMapObj()->IsSmallMap());
+  m.Set("echo", 7);
+  CHECK_FALSE(m.GetMapObj()->IsSmallMap());
+  CHECK(KeysOf(m) == std::vector<String>{"delta", "charlie", "bravo", "alpha", "echo"});
+  m.Set("charlie", 8);
+  CHECK(KeysOf(m) == std::vector<String>{"delta", "bravo", "alpha", "echo", "charlie"});
+  CHECK(m.at("charlie") == 8);
+  auto last = m.end();
+  --last;
+  CHECK((*last).first == "charlie");
+  --last;
+  CHECK((*last).first == "echo");
 }
 
 TEST_CASE("Map copy-on-write", "[map]") {
@@ -240,13 +254,15 @@ TEST_CASE("Map with 100k entries: insert, lookup, erase, iteration order", "[map
   for (int64_t i = 0; i < kN; ++i) {
     REQUIRE(strs.count("key-" + std::to_string(i)) == (i % 10 == 0 ? 1u : 0u));
   }
-  // Re-insert the erased keys: they go after the survivors.
+  // Set keys 1..19: the erased ones are new and go after the survivors; key-10
+  // is present, and in the dense form assigning it moves it to the end too.
   for (int64_t i = 1; i < 20; ++i) strs.Set("key-" + std::to_string(i), -i);
   std::vector<String> keys = KeysOf(strs);
-  CHECK(keys.size() == static_cast<size_t>(kN / 10 + 18));
-  CHECK(keys[kN / 10 - 1] == "key-99990");
-  CHECK(keys[kN / 10] == "key-1");
-  CHECK(keys.back() == "key-19");
+  REQUIRE(keys.size() == static_cast<size_t>(kN / 10 + 18));
+  CHECK(keys[kN / 10 - 2] == "key-99990");
+  for (int64_t i = 1; i < 20; ++i) {
+    CHECK(keys[kN / 10 - 2 + i] == "key-" + std::to_string(i));
+  }
 
   // A copy of a big shared map is independent.
   Map<int64_t, int64_t> copy = ints;
@@ -260,14 +276,20 @@ TEST_CASE("Map agrees with std containers under random operations", "[map]") {
   std::mt19937_64 rng(12345);
   Map<int64_t, int64_t> m;
   std::unordered_map<int64_t, int64_t> ref;
-  std::vector<int64_t> order;  // insertion order of live keys
+  std::vector<int64_t> order;  // iteration order of live keys
   for (int step = 0; step < 30000; ++step) {
     int64_t key = static_cast<int64_t>(rng() % 2000);
     switch (rng() % 3) {
       case 0:
       case 1: {
         int64_t value = static_cast<int64_t>(rng() % 1000);
-        if (ref.count(key) == 0) order.push_back(key);
+        if (ref.count(key) == 0) {
+          order.push_back(key);
+        } else if (!m.GetMapObj()->IsSmallMap()) {
+          // Dense form: assigning a present key moves it to the end.
+          order.erase(std::find(order.begin(), order.end(), key));
+          order.push_back(key);
+        }
         ref[key] = value;
         m.Set(key, value);
         break;

@@ -21,6 +21,7 @@
 #include <tvm/ffi/string.h>
 #include <tvm/ffi/type_traits.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -322,41 +323,98 @@ struct AnyUnsafe : public ObjectUnsafe {
   }
 };
 
-TVM_FFI_INLINE int32_t CanonicalStrIndex(int32_t index) noexcept {
-  if (index == TypeIndex::kTVMFFISmallStr) return TypeIndex::kTVMFFIStr;
-  if (index == TypeIndex::kTVMFFISmallBytes) return TypeIndex::kTVMFFIBytes;
-  return index;
+// The hash and equality every TVM-FFI 0.1 binary uses for Any keys (a Map
+// made by one binary is searched by another's inline code, so both must
+// agree bit for bit). Strings and bytes hash by content, seeded with the
+// heap type index (65 str, 66 bytes) whatever form they take; everything
+// else hashes its type index and its 8 value bytes.
+
+/*! \brief Mixes v into seed (the classic boost-style combine, 64-bit). */
+TVM_FFI_INLINE uint64_t HashMixStable(uint64_t seed, uint64_t v) noexcept {
+  return seed ^ (v + 0x9e3779b9ULL + (seed << 6) + (seed >> 2));
+}
+
+/*!
+ * \brief Content hash of a byte range: little-endian 8-byte words (the last
+ *        one zero-filled) folded as h = (h * 1099511628211 + w) mod (2^31 - 1),
+ *        the product wrapping at 64 bits.
+ */
+TVM_FFI_INLINE uint64_t HashBytesStable(const char* data, size_t size) noexcept {
+  constexpr uint64_t kMul = 1099511628211ULL;
+  constexpr uint64_t kMod = 2147483647ULL;
+  uint64_t h = 0;
+  size_t i = 0;
+  uint64_t w;
+  for (; i + 8 <= size; i += 8) {
+    std::memcpy(&w, data + i, 8);
+    h = (h * kMul + w) % kMod;
+  }
+  const size_t rest = size - i;
+  if (rest == 0) return h;
+  // The last 1-7 bytes, zero-extended, with fixed-size loads only (never
+  // reading outside [data, data + size)).
+  if (size >= 8) {
+    std::memcpy(&w, data + size - 8, 8);
+    w >>= 8 * (8 - rest);
+  } else if (rest >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, data, 4);
+    std::memcpy(&hi, data + rest - 4, 4);
+    w = static_cast<uint64_t>(lo) | (static_cast<uint64_t>(hi) << (8 * (rest - 4)));
+  } else {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(data);
+    w = static_cast<uint64_t>(p[0]) | (static_cast<uint64_t>(p[rest >> 1]) << (8 * (rest >> 1))) |
+        (static_cast<uint64_t>(p[rest - 1]) << (8 * (rest - 1)));
+  }
+  return (h * kMul + w) % kMod;
+}
+
+/*! \brief The standard hash of a cell (see above). */
+TVM_FFI_INLINE uint64_t AnyCellHash(const TVMFFIAny* v) noexcept {
+  std::string_view bytes;
+  int32_t kind;
+  if (StringLikeView(v, &bytes, &kind)) {
+    return HashMixStable(static_cast<uint64_t>(kind), HashBytesStable(bytes.data(), bytes.size()));
+  }
+  return HashMixStable(static_cast<uint64_t>(v->type_index), v->v_uint64);
+}
+
+/*!
+ * \brief The standard key equality: identical 16 bytes, or two strings (two
+ *        bytes) with the same content whatever their forms.
+ */
+TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) noexcept {
+  if (a->type_index == b->type_index) {
+    if (a->zero_padding == b->zero_padding && a->v_uint64 == b->v_uint64) return true;
+    // Same type, other bytes: only a heap or borrowed string can still be equal
+    // (a small string holds all of its content in the 16 bytes).
+    switch (a->type_index) {
+      case TypeIndex::kTVMFFIStr:
+      case TypeIndex::kTVMFFIBytes:
+      case TypeIndex::kTVMFFIRawStr:
+      case TypeIndex::kTVMFFIByteArrayPtr:
+        break;
+      default:
+        return false;
+    }
+  }
+  std::string_view sa, sb;
+  int32_t ka, kb;
+  return StringLikeView(a, &sa, &ka) && StringLikeView(b, &sb, &kb) && ka == kb && sa == sb;
 }
 }  // namespace details
 
-/*! \brief Hash of an Any: by content for str/bytes (small or not), by bits otherwise. */
+/*! \brief Hash of an Any, the one Map and Dict place their keys by. */
 struct AnyHash {
-  size_t operator()(const Any& value) const noexcept {
-    std::string_view bytes;
-    int32_t index = details::CanonicalStrIndex(value.data_.type_index);
-    size_t seed;
-    int32_t klass;
-    if (details::StringLikeView(&value.data_, &bytes, &klass)) {
-      seed = std::hash<std::string_view>()(bytes);
-    } else {
-      seed = std::hash<uint64_t>()(value.data_.v_uint64);
-    }
-    return seed ^ (static_cast<size_t>(index) * 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+  uint64_t operator()(const Any& value) const noexcept {
+    return details::AnyCellHash(&value.data_);
   }
 };
 
-/*! \brief Equality of Any: by content for str/bytes (small or not), same_as otherwise. */
+/*! \brief Equality of Any matching AnyHash: strings/bytes by content, other values bitwise. */
 struct AnyEqual {
   bool operator()(const Any& lhs, const Any& rhs) const noexcept {
-    if (lhs.same_as(rhs)) return true;
-    if (details::CanonicalStrIndex(lhs.data_.type_index) !=
-        details::CanonicalStrIndex(rhs.data_.type_index)) {
-      return false;
-    }
-    std::string_view a, b;
-    int32_t ka, kb;
-    return details::StringLikeView(&lhs.data_, &a, &ka) &&
-           details::StringLikeView(&rhs.data_, &b, &kb) && a == b;
+    return details::AnyCellEqual(&lhs.data_, &rhs.data_);
   }
 };
 

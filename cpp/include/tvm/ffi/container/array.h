@@ -27,6 +27,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/container_details.h>
 #include <tvm/ffi/container/map.h>
+#include <tvm/ffi/container/seq_base.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
@@ -46,51 +47,15 @@ namespace ffi {
 
 template <typename T, typename = void>
 class Array;
+template <typename T, typename = void>
+class List;
 template <typename... Types>
 class Tuple;
 
-/*! \brief The Array object: header + TVMFFISeqCell, elements (TVMFFIAny) inline after it. */
-class ArrayObj : public Object, public TVMFFISeqCell {
+/*! \brief The Array object: a SeqBaseObj whose elements are inline after it. */
+class ArrayObj : public SeqBaseObj {
  public:
-  ArrayObj() noexcept {
-    data = nullptr;
-    TVMFFISeqCell::size = 0;
-    TVMFFISeqCell::capacity = 0;
-    data_deleter = nullptr;
-  }
-  ArrayObj(const ArrayObj&) = delete;
-  ArrayObj& operator=(const ArrayObj&) = delete;
-  ~ArrayObj() {
-    TVMFFIAny* cells = Cells();
-    for (int64_t i = 0; i < TVMFFISeqCell::size; ++i) details::ReleaseCell(cells + i);
-    if (data_deleter != nullptr) data_deleter(data);
-  }
-
-  /*! \return The number of elements. */
-  size_t size() const noexcept { return static_cast<size_t>(TVMFFISeqCell::size); }
-  /*! \return The number of element slots. */
-  size_t capacity() const noexcept { return static_cast<size_t>(TVMFFISeqCell::capacity); }
-  bool empty() const noexcept { return TVMFFISeqCell::size == 0; }
-  const Any* begin() const noexcept { return reinterpret_cast<const Any*>(data); }
-  const Any* end() const noexcept { return begin() + TVMFFISeqCell::size; }
-  /*! \return Element i (unchecked). */
-  const Any& operator[](int64_t i) const noexcept { return begin()[i]; }
-  /*! \return Element i; IndexError naming the index and the size when out of range. */
-  const Any& at(int64_t i) const {
-    CheckIndex(i);
-    return begin()[i];
-  }
-  /*! \return The first element; IndexError when empty. */
-  const Any& front() const { return at(0); }
-  /*! \return The last element; IndexError when empty. */
-  const Any& back() const { return at(TVMFFISeqCell::size - 1); }
-
-  /*! \brief IndexError unless 0 <= i < size. */
-  TVM_FFI_INLINE void CheckIndex(int64_t i) const {
-    if (TVM_FFI_PREDICT_FALSE(i < 0 || i >= TVMFFISeqCell::size)) {
-      ThrowIndexError(i, TVMFFISeqCell::size);
-    }
-  }
+  ArrayObj() noexcept = default;
 
   static constexpr int32_t _type_index = TypeIndex::kTVMFFIArray;
   static constexpr bool _type_final = true;
@@ -140,49 +105,8 @@ class ArrayObj : public Object, public TVMFFISeqCell {
     return p;
   }
 
-  /*!
-   * \brief Append an owned cell, taking it over. Low level, for code that
-   *        builds a new array: `this` must be unique and have room.
-   */
-  void PushCell(TVMFFIAny cell) noexcept { Cells()[TVMFFISeqCell::size++] = cell; }
-
  private:
-  TVMFFIAny* Cells() const noexcept { return static_cast<TVMFFIAny*>(data); }
   Any* MutableBegin() noexcept { return reinterpret_cast<Any*>(data); }
-
-  /*! \brief Replace element i with an owned cell. */
-  void SetCell(int64_t i, TVMFFIAny cell) {
-    TVMFFIAny old = Cells()[i];
-    Cells()[i] = cell;
-    details::ReleaseCell(&old);
-  }
-  /*! \brief Open a gap of `count` None cells at `idx` (capacity must allow it). */
-  void OpenGap(int64_t idx, int64_t count) noexcept {
-    TVMFFIAny* cells = Cells();
-    int64_t n = TVMFFISeqCell::size;
-    std::memmove(static_cast<void*>(cells + idx + count), cells + idx,
-                 sizeof(TVMFFIAny) * (n - idx));
-    for (int64_t i = idx; i < idx + count; ++i) details::SetAnyNone(cells + i);
-    TVMFFISeqCell::size = n + count;
-  }
-  /*! \brief Remove elements [first, last). */
-  void EraseRange(int64_t first, int64_t last) {
-    TVMFFIAny* cells = Cells();
-    int64_t n = TVMFFISeqCell::size;
-    // Take the cells out before releasing them: a destructor may run arbitrary code.
-    std::vector<TVMFFIAny> doomed(cells + first, cells + last);
-    std::memmove(static_cast<void*>(cells + first), cells + last, sizeof(TVMFFIAny) * (n - last));
-    TVMFFISeqCell::size = n - (last - first);
-    for (TVMFFIAny& cell : doomed) details::ReleaseCell(&cell);
-  }
-  /*! \brief Shrink to n elements. */
-  void ShrinkTo(int64_t n) {
-    if (n < TVMFFISeqCell::size) EraseRange(n, TVMFFISeqCell::size);
-  }
-
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(int64_t i, int64_t n) {
-    TVM_FFI_THROW(IndexError) << "Array index " << i << " out of range for an Array of size " << n;
-  }
 
   template <typename, typename>
   friend class Array;
@@ -519,6 +443,8 @@ class Array : public ObjectRef {
 
   template <typename, typename>
   friend class Array;
+  template <typename, typename>
+  friend class List;
 };
 
 /*! \return lhs followed by rhs (lhs is copied first if shared). */
@@ -537,57 +463,25 @@ inline Array<T> Concat(Array<T> lhs, const Array<T>& rhs) {
 template <typename T>
 inline constexpr bool use_default_type_traits_v<Array<T>> = false;
 
+namespace details {
+struct ArrayKind {
+  static constexpr int32_t kIndex = TypeIndex::kTVMFFIArray;
+  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIList;
+  static constexpr const char* kName = "Array";
+  static constexpr const char* kKey = StaticTypeKey::kTVMFFIArray;
+};
+}  // namespace details
+
+// An Array value converts from an Array, from a List by copying, and from a
+// Shape (its extents).
 template <typename T>
-struct TypeTraits<Array<T>> : public ObjectRefTypeTraitsBase<Array<T>> {
-  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIArray;
-  using ObjectRefTypeTraitsBase<Array<T>>::CopyFromAnyViewAfterCheck;
-
-  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIArray) return false;
-    if constexpr (std::is_same_v<T, Any>) {
-      return true;
-    } else {
-      const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-      const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
-      for (int64_t i = 0; i < cell->size; ++i) {
-        if (!details::ElemOps<T>::CheckStrict(items + i)) return false;
-      }
-      return true;
-    }
-  }
-
+struct TypeTraits<Array<T>>
+    : public details::SeqTypeTraitsBase<Array<T>, T, ArrayObj, details::ArrayKind> {
+  using Base = details::SeqTypeTraitsBase<Array<T>, T, ArrayObj, details::ArrayKind>;
+  /*! \brief As the base, and a Shape converts to an array of its extents. */
   static std::optional<Array<T>> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIShape) return FromShape(src);
-    if (src->type_index != TypeIndex::kTVMFFIArray) return std::nullopt;
-    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
-    ObjectPtr<ArrayObj> out = ArrayObj::Empty(cell->size);
-    for (int64_t i = 0; i < cell->size; ++i) {
-      std::optional<T> value = details::ElemOps<T>::TryCast(items + i);
-      if (!value.has_value()) return std::nullopt;
-      out->PushCell(details::MakeOwnedCell(*std::move(value)));
-    }
-    return Array<T>(ObjectPtr<Object>(std::move(out)));
-  }
-
-  /*! \return e.g. `Array[index 1: str]`: the first element that does not convert. */
-  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIArray) return TypeTraitsBase::GetMismatchTypeInfo(src);
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
-    for (int64_t i = 0; i < cell->size; ++i) {
-      if (!details::ElemOps<T>::Convertible(items + i)) {
-        return "Array[index " + std::to_string(i) + ": " +
-               details::ElemOps<T>::MismatchInfo(items + i) + "]";
-      }
-    }
-    return StaticTypeKey::kTVMFFIArray;
-  }
-
-  static std::string TypeStr() { return "Array<" + details::ElemOps<T>::TypeStr() + ">"; }
-  static std::string TypeSchema() {
-    return "{\"type\":\"ffi.Array\",\"args\":[" + details::ElemTypeSchema<T>() + "]}";
+    return Base::TryCastFromAnyView(src);
   }
 
  private:

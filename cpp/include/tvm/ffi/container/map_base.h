@@ -1,0 +1,980 @@
+/*
+ * tvmffi C++ layer: MapBaseObj, the storage shared by Map (type index 72,
+ * immutable, copy-on-write) and Dict (type index 76, mutable in place).
+ *
+ * The layout is the TVM-FFI 0.1 standard one: a binary built against any
+ * TVM-FFI 0.1 headers reads, searches, iterates and (for Dict) inserts into
+ * these objects with its own inline code, so every offset, encoding, hash
+ * and growth rule below is fixed. tests/test_container_layout.cc pins the
+ * offsets; tests/test_map_layout_c.c reads a map from C with them.
+ *
+ * Object (all offsets in bytes, 64-bit targets):
+ *
+ * | offset | field          | type             | meaning                                   |
+ * |--------|----------------|------------------|-------------------------------------------|
+ * | 0      | header         | TVMFFIObject     | type index 72 (Map) or 76 (Dict)          |
+ * | 24     | data           | void*            | the entries (small) or the blocks (dense) |
+ * | 32     | size           | uint64_t         | number of entries                         |
+ * | 40     | slots          | uint64_t         | bit 63 set: small form; low bits: slots   |
+ * | 48     | data_deleter   | void (*)(void*)  | frees `data`; NULL when `data` is inline  |
+ * | 56     | fib_shift      | uint32_t         | dense only: 64 - log2(slots)              |
+ * | 64     | iter_list_head | uint64_t         | dense only: first slot in iteration order |
+ * | 72     | iter_list_tail | uint64_t         | dense only: last slot in iteration order  |
+ *
+ * A small object is 56 bytes followed (when made here) by its entries; a
+ * dense one is 80 bytes. A small object always has room for 2 entries
+ * inline (56 + 64 >= 80), so a Dict can turn into the dense form in place.
+ *
+ * Small form (slots bit 63 set, at most 4 slots): `data` points at `slots`
+ * entries of {TVMFFIAny key; TVMFFIAny value;} (32 bytes), the first `size`
+ * in use, in insertion order. Lookup is a linear scan. Erasing slides the
+ * later entries down. A full small map of fewer than 4 slots grows to a
+ * small map of min(max(2 * slots, 2), 4) slots; a full one of 4 slots turns
+ * dense.
+ *
+ * Dense form (bit 63 clear, `slots` a power of two): `data` is an array of
+ * slots / 16 blocks of 784 bytes: 16 metadata bytes, then 16 items of 48
+ * bytes {TVMFFIAny key; TVMFFIAny value; uint64_t prev; uint64_t next;}.
+ * Slot i lives in block i / 16, at position i % 16. Metadata byte:
+ *   0xFF            empty slot
+ *   0xFE            protected (only transiently, during an insertion)
+ *   bit 7 clear     head of a chain; bit 7 set: a later link of some chain
+ *   bits 0-6 (jump) 0: end of chain, else the next link is at
+ *                   (i + kMapJumpDistance[jump]) % slots
+ * A key with hash h (AnyHash) lives in the chain whose head is slot
+ * (h * 11400714819323198485) >> fib_shift (64-bit product); if that slot is
+ * not a head, the key is absent. prev/next thread every entry into a doubly
+ * linked iteration list (UINT64_MAX ends it), from iter_list_head to
+ * iter_list_tail, in insertion order. Assigning to a key that is already
+ * present moves it to the end of that list (the small form keeps its place).
+ * The table counts as full when size + 1 > slots * 0.99 (as a double), or
+ * when no free slot is reachable from the chain's tail by one of the 125
+ * jumps; then it is rebuilt with twice the slots (fib_shift - 1), entries
+ * re-inserted in iteration order. A table built for n >= 4 entries at once
+ * has the smallest power of two p > n slots, doubled when p < 2n.
+ *
+ * Ownership: entries hold references (TVMFFIAny cells, as in Any). The
+ * object's own deleter releases the entries and calls data_deleter(data) if
+ * set, whichever form the object is in by then (a Dict may have switched
+ * form in another binary). Not thread-safe: a Dict, or a Map being built,
+ * must not be read while it is mutated.
+ */
+#ifndef TVM_FFI_CONTAINER_MAP_BASE_H_
+#define TVM_FFI_CONTAINER_MAP_BASE_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/container_details.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/object.h>
+
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <new>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tvm {
+namespace ffi {
+namespace details {
+
+/*! \brief Jump distances of the dense form's chains, by the 7-bit jump code (0: no next). */
+struct MapJumpTable {
+  uint64_t dist[126];
+  constexpr MapJumpTable() : dist() {
+    // Codes 0-15 jump by their own value, codes 16-82 by the triangle
+    // numbers T(6)..T(72), codes 83-125 by the sparse large distances below.
+    constexpr uint64_t kLarge[43] = {
+        8515ULL,
+        19110ULL,
+        42778ULL,
+        96141ULL,
+        216153ULL,
+        486591ULL,
+        1092981ULL,
+        2458653ULL,
+        5532801ULL,
+        12442566ULL,
+        27993903ULL,
+        62983476ULL,
+        141717030ULL,
+        318844378ULL,
+        717352503ULL,
+        1614057336ULL,
+        3631522476ULL,
+        8170957530ULL,
+        18384510628ULL,
+        41364789378ULL,
+        93070452520ULL,
+        209408356380ULL,
+        471168559170ULL,
+        1060128894105ULL,
+        2385289465695ULL,
+        5366898840628ULL,
+        12075518705635ULL,
+        27169915244790ULL,
+        61132312065111ULL,
+        137547689707000ULL,
+        309482283181501ULL,
+        696335127828753ULL,
+        1566753995631385ULL,
+        3525196511162271ULL,
+        7931691992677701ULL,
+        17846306936293605ULL,
+        40154190677507445ULL,
+        90346928918121501ULL,
+        203280589587557251ULL,
+        457381325854679626ULL,
+        1029107982097042876ULL,
+        2315492959180353330ULL,
+        5209859154120846435ULL,
+    };
+    for (int i = 0; i < 16; ++i) dist[i] = static_cast<uint64_t>(i);
+    for (int n = 6; n <= 72; ++n) dist[16 + (n - 6)] = static_cast<uint64_t>(n) * (n + 1) / 2;
+    for (int i = 0; i < 43; ++i) dist[83 + i] = kLarge[i];
+  }
+};
+inline constexpr MapJumpTable kMapJumps{};
+static_assert(kMapJumps.dist[16] == 21 && kMapJumps.dist[82] == 2628 &&
+                  kMapJumps.dist[83] == 8515 && kMapJumps.dist[125] == 5209859154120846435ULL,
+              "dense map jump table");
+
+/*! \brief A dense slot's item: the entry, then its iteration-list links. */
+struct MapDenseItem {
+  TVMFFIAny key;
+  TVMFFIAny value;
+  uint64_t prev;
+  uint64_t next;
+};
+static_assert(sizeof(MapDenseItem) == 48, "dense map item is 48 bytes");
+
+/*! \brief The dense-only fields, stored right after the 56-byte common part. */
+struct MapDenseFields {
+  uint32_t fib_shift;
+  uint32_t unused;
+  uint64_t iter_list_head;
+  uint64_t iter_list_tail;
+};
+
+}  // namespace details
+
+/*! \brief The storage of Map and Dict (see the top of this file). No type index of its own. */
+class MapBaseObj : public Object {
+ public:
+  using key_type = Any;
+  using mapped_type = Any;
+  /*! \brief How an entry reads: its key and value as Any (same bytes as the two cells). */
+  using KVType = std::pair<Any, Any>;
+  /*! \brief An entry as stored: an owned key cell and an owned value cell. */
+  struct KVCell {
+    TVMFFIAny key;
+    TVMFFIAny value;
+  };
+  static_assert(sizeof(KVType) == sizeof(KVCell), "an entry reads as std::pair<Any, Any>");
+
+  /*! \brief Bit of `slots` that marks the small form. */
+  static constexpr uint64_t kSmallTag = uint64_t{1} << 63;
+  /*! \brief Slots a small map starts with and grows to at most. */
+  static constexpr uint64_t kSmallMinSlots = 2;
+  static constexpr uint64_t kSmallMaxSlots = 4;
+  /*! \brief Entries per dense block; bytes per block (metadata + items). */
+  static constexpr uint64_t kBlockSlots = 16;
+  static constexpr size_t kBlockBytes = kBlockSlots + kBlockSlots * sizeof(details::MapDenseItem);
+  /*! \brief Dense metadata values. */
+  static constexpr uint8_t kEmptyMeta = 0xFF;
+  static constexpr uint8_t kProtectedMeta = 0xFE;
+  static constexpr uint8_t kTailBit = 0x80;
+  static constexpr uint8_t kJumpMask = 0x7F;
+  /*! \brief Ends the dense iteration list; also the dense end() position. */
+  static constexpr uint64_t kNoSlot = ~uint64_t{0};
+  /*! \brief Multiplier of the Fibonacci hashing that picks a chain's head. */
+  static constexpr uint64_t kFibMul = 11400714819323198485ULL;
+
+  /*! \brief Walks the entries: in order of position (small), of the iteration list (dense). */
+  class iterator {
+   public:
+    using iterator_category = std::bidirectional_iterator_tag;
+    using difference_type = int64_t;
+    using value_type = KVType;
+    using pointer = KVType*;
+    using reference = KVType&;
+
+    iterator() noexcept = default;
+    /*! \return The entry, as a reference into the map (valid until the map changes). */
+    KVType& operator*() const noexcept { return *operator->(); }
+    KVType* operator->() const noexcept {
+      return reinterpret_cast<KVType*>(self_->EntryAt(index_));
+    }
+    /*! \return The current key / value cell (borrowed). */
+    const TVMFFIAny* key_cell() const noexcept { return &self_->EntryAt(index_)->key; }
+    const TVMFFIAny* value_cell() const noexcept { return &self_->EntryAt(index_)->value; }
+    /*! \return The current key / value, as references into the map. */
+    const Any& key() const noexcept { return *reinterpret_cast<const Any*>(key_cell()); }
+    const Any& value() const noexcept { return *reinterpret_cast<const Any*>(value_cell()); }
+    iterator& operator++() noexcept {
+      index_ = self_->NextPos(index_);
+      return *this;
+    }
+    iterator operator++(int) noexcept {
+      iterator copy = *this;
+      ++*this;
+      return copy;
+    }
+    iterator& operator--() noexcept {
+      index_ = self_->PrevPos(index_);
+      return *this;
+    }
+    iterator operator--(int) noexcept {
+      iterator copy = *this;
+      --*this;
+      return copy;
+    }
+    bool operator==(const iterator& other) const noexcept {
+      return self_ == other.self_ && index_ == other.index_;
+    }
+    bool operator!=(const iterator& other) const noexcept { return !(*this == other); }
+
+   private:
+    iterator(const MapBaseObj* self, uint64_t index) noexcept : self_(self), index_(index) {}
+    const MapBaseObj* self_{nullptr};
+    uint64_t index_{0};
+    friend class MapBaseObj;
+    template <typename, typename, typename>
+    friend class Map;
+    template <typename, typename, typename>
+    friend class Dict;
+  };
+
+  MapBaseObj(const MapBaseObj&) = delete;
+  MapBaseObj& operator=(const MapBaseObj&) = delete;
+  ~MapBaseObj() {
+    ReleaseEntries();
+    if (data_deleter_ != nullptr) data_deleter_(data_);
+  }
+
+  /*! \return The number of entries. */
+  size_t size() const noexcept { return static_cast<size_t>(size_); }
+  /*! \return Whether the map has no entries. */
+  bool empty() const noexcept { return size_ == 0; }
+  /*! \return Whether the map is in the small form. */
+  bool IsSmallMap() const noexcept { return (slots_ & kSmallTag) != 0; }
+  /*! \return The number of slots (small: entry room; dense: table size). */
+  uint64_t NumSlots() const noexcept { return slots_ & ~kSmallTag; }
+
+  /*! \return 1 when the key is present, else 0. */
+  size_t count(const Any& key) const noexcept { return FindValueCell(CellOf(key)) ? 1 : 0; }
+  /*! \return The value of a key; KeyError naming the key when it is absent. */
+  const Any& at(const Any& key) const { return *reinterpret_cast<const Any*>(AtCell(CellOf(key))); }
+  Any& at(const Any& key) {
+    return *reinterpret_cast<Any*>(const_cast<TVMFFIAny*>(AtCell(CellOf(key))));
+  }
+  const Any& operator[](const Any& key) const { return at(key); }
+  /*! \return An iterator at the key, or end(). */
+  iterator find(const Any& key) const noexcept {
+    return iterator(this, FindPos(CellOf(key), details::AnyCellHash(CellOf(key))));
+  }
+  iterator begin() const noexcept { return iterator(this, IsSmallMap() ? 0 : Dense()->iter_list_head); }
+  iterator end() const noexcept { return iterator(this, EndPos()); }
+
+  /*! \return The value cell of a key (any form of the key, views included), or nullptr. */
+  TVM_FFI_INLINE const TVMFFIAny* FindValueCell(const TVMFFIAny* key) const noexcept {
+    uint64_t pos = FindPos(key, details::AnyCellHash(key));
+    return pos == EndPos() ? nullptr : &EntryAt(pos)->value;
+  }
+  /*! \return The value cell of a key; KeyError naming the key when it is absent. */
+  TVM_FFI_INLINE const TVMFFIAny* AtCell(const TVMFFIAny* key) const {
+    const TVMFFIAny* cell = FindValueCell(key);
+    if (TVM_FFI_PREDICT_FALSE(cell == nullptr)) {
+      ThrowKeyError(key, header_.type_index == TypeIndex::kTVMFFIDict ? "Dict" : "Map");
+    }
+    return cell;
+  }
+
+  /*! \brief Erase the entry at an iterator of this map (nothing at end()). Not while others read. */
+  void erase(const iterator& position) {
+    if (position.self_ == this && position.index_ != EndPos()) ErasePos(position.index_);
+  }
+  /*! \brief Erase a key if present. Not while others read. */
+  void erase(const Any& key) { erase(find(key)); }
+  /*! \brief Drop every entry, keeping the slots. Not while others read. */
+  void clear() noexcept {
+    ReleaseEntries();
+    size_ = 0;
+    if (!IsSmallMap()) {
+      details::MapDenseFields* d = Dense();
+      d->iter_list_head = kNoSlot;
+      d->iter_list_tail = kNoSlot;
+    }
+  }
+
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowKeyError(const TVMFFIAny* key,
+                                                                      const char* kind = "Map") {
+    TVM_FFI_THROW(KeyError) << "key " << details::CellToShortString(key) << " is not in the "
+                            << kind;
+  }
+
+  // ---- construction and mutation (Map and Dict) ----
+
+  /*!
+   * \return A new empty map of type ObjT with room for n entries: small when
+   *         n < 4 (at least 2 slots), else dense sized for n.
+   */
+  template <typename ObjT>
+  static ObjectPtr<ObjT> CreateEmpty(uint64_t n = kSmallMinSlots) {
+    if (n < kSmallMaxSlots) return NewSmall<ObjT>(n < kSmallMinSlots ? kSmallMinSlots : n);
+    uint64_t slots = 1;
+    uint32_t shift = 64;
+    while (slots <= n) {
+      slots <<= 1;
+      --shift;
+    }
+    if (slots < 2 * n) {
+      slots <<= 1;
+      --shift;
+    }
+    return NewDense<ObjT>(shift, slots);
+  }
+
+  /*! \return A new map of type ObjT holding new references to the entries of `from`. */
+  template <typename ObjT>
+  static ObjectPtr<ObjT> CopyOf(const MapBaseObj* from) {
+    if (from->IsSmallMap()) {
+      ObjectPtr<ObjT> p = NewSmall<ObjT>(from->size_ < kSmallMinSlots ? kSmallMinSlots : from->size_);
+      MapBaseObj* m = p.get();
+      const KVCell* src = from->SmallEntries();
+      KVCell* dst = m->SmallEntries();
+      for (uint64_t i = 0; i < from->size_; ++i) {
+        dst[i].key = details::CopyCell(src[i].key);
+        dst[i].value = details::CopyCell(src[i].value);
+        m->size_ = i + 1;
+      }
+      return p;
+    }
+    // Dense: the same table, slot for slot.
+    const details::MapDenseFields* fd = from->Dense();
+    ObjectPtr<ObjT> p = NewDense<ObjT>(fd->fib_shift, from->slots_);
+    MapBaseObj* m = p.get();
+    for (uint64_t i = 0; i < from->slots_; ++i) {
+      uint8_t meta = from->Meta(i);
+      if (meta == kEmptyMeta) continue;
+      const details::MapDenseItem* s = from->Item(i);
+      details::MapDenseItem* d = m->Item(i);
+      d->key = details::CopyCell(s->key);
+      d->value = details::CopyCell(s->value);
+      d->prev = s->prev;
+      d->next = s->next;
+      m->Meta(i) = meta;
+      ++m->size_;
+    }
+    m->Dense()->iter_list_head = fd->iter_list_head;
+    m->Dense()->iter_list_tail = fd->iter_list_tail;
+    return p;
+  }
+
+  /*!
+   * \brief Set key to value in the map *holder, with the key's
+   *        AnyHash. Takes ownership of both cells. When the storage must
+   *        grow, *holder is replaced by a new map of type ObjT that has taken
+   *        over every entry (the old one is left empty). Nothing else may
+   *        read or write the map meanwhile (a Map: a reference's own copy; a
+   *        Dict: the shared object, see Dict::Set).
+   */
+  template <typename ObjT>
+  static void InsertOrAssign(ObjectPtr<Object>* holder, TVMFFIAny key, TVMFFIAny value,
+                             uint64_t hash) {
+    MapBaseObj* m = static_cast<MapBaseObj*>(holder->get());
+    if (!m->IsSmallMap()) {
+      DenseInsert<ObjT>(holder, key, value, hash);
+      return;
+    }
+    KVCell* cells = m->SmallEntries();
+    uint64_t pos = m->SmallFind(&key);
+    if (pos != m->size_) {
+      details::ReleaseCell(&key);
+      TVMFFIAny old = cells[pos].value;
+      cells[pos].value = value;
+      details::ReleaseCell(&old);
+      return;
+    }
+    const uint64_t slots = m->NumSlots();
+    if (m->size_ < slots) {
+      cells[m->size_].key = key;
+      cells[m->size_].value = value;
+      ++m->size_;
+      return;
+    }
+    ObjectPtr<Object> grown;
+    if (slots < kSmallMaxSlots) {
+      uint64_t next = slots * 2 < kSmallMinSlots ? kSmallMinSlots : slots * 2;
+      grown = NewSmall<ObjT>(next < kSmallMaxSlots ? next : kSmallMaxSlots);
+    } else {
+      grown = CreateEmpty<ObjT>(m->size_);
+    }
+    m->MoveEntriesInto<ObjT>(&grown);
+    *holder = std::move(grown);
+    InsertOrAssign<ObjT>(holder, key, value, hash);
+  }
+
+  /*!
+   * \brief If the key (a view, with its AnyHash) is present, give it the
+   *        owned `value` (as InsertOrAssign would: in the dense form the entry
+   *        moves to the end of the iteration order) and return true; else
+   *        return false and leave `value` to the caller. Nothing else may
+   *        read the map meanwhile.
+   */
+  bool AssignIfPresent(const TVMFFIAny* key, uint64_t hash, TVMFFIAny value) {
+    uint64_t pos = FindPos(key, hash);
+    if (pos == EndPos()) return false;
+    TVMFFIAny* cell = &EntryAt(pos)->value;
+    TVMFFIAny old = *cell;
+    *cell = value;
+    if (!IsSmallMap() && Dense()->iter_list_tail != pos) {
+      ListUnlink(pos);
+      ListAppend(pos);
+    }
+    details::ReleaseCell(&old);
+    return true;
+  }
+
+  /*!
+   * \brief Take over the storage of `other` (a map with no other owner whose
+   *        entries this map must now own), leaving it empty. `this` must have
+   *        no entries, must not be read meanwhile, and must have been
+   *        allocated with at least 80 bytes (every standard map object is).
+   *        Used by Dict to grow in place.
+   */
+  void TakeStorageFrom(ObjectPtr<Object> other) {
+    MapBaseObj* o = static_cast<MapBaseObj*>(other.get());
+    if (data_deleter_ != nullptr) data_deleter_(data_);
+    data_ = o->data_;
+    size_ = o->size_;
+    slots_ = o->slots_;
+    data_deleter_ = o->data_deleter_;
+    if (!o->IsSmallMap()) *Dense() = *o->Dense();
+    if (o->IsSmallMap() && o->data_deleter_ == nullptr) {
+      // The entries live inside `other`: keep it alive until our data is freed.
+      data_deleter_ = &ReleaseOwnerOfInlineEntries;
+      o->size_ = 0;
+      o->slots_ = kSmallTag;
+      details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(other));
+      return;
+    }
+    o->data_ = nullptr;
+    o->data_deleter_ = nullptr;
+    o->size_ = 0;
+    o->slots_ = 0;
+  }
+
+ protected:
+  MapBaseObj() noexcept : data_(nullptr), size_(0), slots_(0), data_deleter_(nullptr) {}
+
+  /*! \brief See the table at the top of this file. */
+  void* data_;
+  uint64_t size_;
+  uint64_t slots_;
+  void (*data_deleter_)(void*);
+
+  static const TVMFFIAny* CellOf(const Any& any) noexcept {
+    return details::AnyUnsafe::TVMFFIAnyPtrFromAny(any);
+  }
+
+  // ---- positions: small = entry index (end = size), dense = slot (end = kNoSlot) ----
+  uint64_t EndPos() const noexcept { return IsSmallMap() ? size_ : kNoSlot; }
+  KVCell* EntryAt(uint64_t pos) const noexcept {
+    if (IsSmallMap()) return SmallEntries() + pos;
+    return reinterpret_cast<KVCell*>(Item(pos));
+  }
+  uint64_t NextPos(uint64_t pos) const noexcept {
+    if (IsSmallMap()) return pos + 1 < size_ ? pos + 1 : size_;
+    return pos == kNoSlot ? pos : Item(pos)->next;
+  }
+  uint64_t PrevPos(uint64_t pos) const noexcept {
+    if (IsSmallMap()) return pos > 0 ? pos - 1 : size_;
+    return pos == kNoSlot ? Dense()->iter_list_tail : Item(pos)->prev;
+  }
+
+  TVM_FFI_INLINE uint64_t FindPos(const TVMFFIAny* key, uint64_t hash) const noexcept {
+    if (IsSmallMap()) return SmallFind(key);
+    if (size_ == 0) return kNoSlot;
+    uint64_t slot = HeadSlot(hash);
+    uint8_t meta = Meta(slot);
+    if ((meta & kTailBit) != 0) return kNoSlot;  // empty, protected or another chain's link
+    while (true) {
+      if (details::AnyCellEqual(&Item(slot)->key, key)) return slot;
+      uint8_t jump = meta & kJumpMask;
+      if (jump == 0) return kNoSlot;
+      slot = Jump(slot, jump);
+      meta = Meta(slot);
+    }
+  }
+
+  // ---- small form ----
+  KVCell* SmallEntries() const noexcept { return static_cast<KVCell*>(data_); }
+  uint64_t SmallFind(const TVMFFIAny* key) const noexcept {
+    const KVCell* cells = SmallEntries();
+    for (uint64_t i = 0; i < size_; ++i) {
+      if (details::AnyCellEqual(&cells[i].key, key)) return i;
+    }
+    return size_;
+  }
+  template <typename ObjT>
+  static ObjectPtr<ObjT> NewSmall(uint64_t slots) {
+    static_assert(std::is_base_of_v<MapBaseObj, ObjT> && sizeof(ObjT) == sizeof(MapBaseObj),
+                  "map types share MapBaseObj's layout");
+    ObjectPtr<ObjT> p =
+        details::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) + slots * sizeof(KVCell));
+    p->data_ = reinterpret_cast<char*>(p.get()) + sizeof(MapBaseObj);
+    p->slots_ = slots | kSmallTag;
+    return p;
+  }
+  static void ReleaseOwnerOfInlineEntries(void* data) {
+    TVMFFIObjectDecRef(reinterpret_cast<char*>(data) - sizeof(MapBaseObj));
+  }
+
+  // ---- dense form ----
+  details::MapDenseFields* Dense() const noexcept {
+    return reinterpret_cast<details::MapDenseFields*>(
+        const_cast<char*>(reinterpret_cast<const char*>(this)) + sizeof(MapBaseObj));
+  }
+  char* Block(uint64_t slot) const noexcept {
+    return static_cast<char*>(data_) + (slot / kBlockSlots) * kBlockBytes;
+  }
+  uint8_t& Meta(uint64_t slot) const noexcept {
+    return reinterpret_cast<uint8_t&>(Block(slot)[slot % kBlockSlots]);
+  }
+  details::MapDenseItem* Item(uint64_t slot) const noexcept {
+    return reinterpret_cast<details::MapDenseItem*>(
+        Block(slot) + kBlockSlots + (slot % kBlockSlots) * sizeof(details::MapDenseItem));
+  }
+  /*! \brief The slot `jump` leads to from `slot` ((slot + distance) mod slots; slots is a power of two). */
+  uint64_t Jump(uint64_t slot, uint8_t jump) const noexcept {
+    return (slot + details::kMapJumps.dist[jump]) & (slots_ - 1);
+  }
+  uint64_t HeadSlot(uint64_t hash) const noexcept {
+    return (hash * kFibMul) >> Dense()->fib_shift;
+  }
+  static void FreeBlocks(void* data) { ::operator delete(data); }
+
+  template <typename ObjT>
+  static ObjectPtr<ObjT> NewDense(uint32_t fib_shift, uint64_t slots) {
+    static_assert(std::is_base_of_v<MapBaseObj, ObjT> && sizeof(ObjT) == sizeof(MapBaseObj),
+                  "map types share MapBaseObj's layout");
+    ObjectPtr<ObjT> p = details::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) +
+                                                          sizeof(details::MapDenseFields));
+    uint64_t n_blocks = (slots + kBlockSlots - 1) / kBlockSlots;
+    p->data_ = ::operator new(n_blocks * kBlockBytes);
+    p->data_deleter_ = &FreeBlocks;
+    p->slots_ = slots;
+    for (uint64_t b = 0; b < n_blocks; ++b) {
+      std::memset(static_cast<char*>(p->data_) + b * kBlockBytes, kEmptyMeta, kBlockSlots);
+    }
+    details::MapDenseFields* d = p->Dense();
+    d->fib_shift = fib_shift;
+    d->unused = 0;
+    d->iter_list_head = kNoSlot;
+    d->iter_list_tail = kNoSlot;
+    return p;
+  }
+
+  bool DenseIsFull() const noexcept {
+    return static_cast<double>(size_ + 1) > static_cast<double>(slots_) * 0.99;
+  }
+  /*! \return The first empty slot one jump away from `from`, with its jump code; false if none. */
+  bool FindEmptyAfter(uint64_t from, uint8_t* jump, uint64_t* found) const noexcept {
+    for (uint8_t j = 1; j < 126; ++j) {
+      uint64_t s = Jump(from, j);
+      if (Meta(s) == kEmptyMeta) {
+        *jump = j;
+        *found = s;
+        return true;
+      }
+    }
+    return false;
+  }
+  void SetJump(uint64_t slot, uint8_t jump) noexcept {
+    Meta(slot) = static_cast<uint8_t>((Meta(slot) & kTailBit) | jump);
+  }
+  uint64_t NextInChain(uint64_t slot) const noexcept {
+    uint8_t jump = Meta(slot) & kJumpMask;
+    return jump == 0 ? kNoSlot : Jump(slot, jump);
+  }
+  /*! \return The link before `slot` in its chain (slot must not be a head). */
+  uint64_t ChainPrev(uint64_t slot) const noexcept {
+    uint64_t cur = HeadSlot(details::AnyCellHash(&Item(slot)->key));
+    while (true) {
+      uint64_t next = NextInChain(cur);
+      if (next == slot) return cur;
+      cur = next;
+    }
+  }
+  void ListAppend(uint64_t slot) noexcept {
+    details::MapDenseFields* d = Dense();
+    details::MapDenseItem* it = Item(slot);
+    it->prev = d->iter_list_tail;
+    it->next = kNoSlot;
+    if (d->iter_list_tail != kNoSlot) Item(d->iter_list_tail)->next = slot;
+    if (d->iter_list_head == kNoSlot) d->iter_list_head = slot;
+    d->iter_list_tail = slot;
+  }
+  void ListUnlink(uint64_t slot) noexcept {
+    details::MapDenseFields* d = Dense();
+    details::MapDenseItem* it = Item(slot);
+    (it->prev == kNoSlot ? d->iter_list_head : Item(it->prev)->next) = it->next;
+    (it->next == kNoSlot ? d->iter_list_tail : Item(it->next)->prev) = it->prev;
+  }
+  /*! \brief Item `to` takes the list position of item `from` (links only). */
+  void ListRelink(uint64_t from, uint64_t to) noexcept {
+    details::MapDenseFields* d = Dense();
+    details::MapDenseItem* src = Item(from);
+    details::MapDenseItem* dst = Item(to);
+    dst->prev = src->prev;
+    dst->next = src->next;
+    (dst->prev == kNoSlot ? d->iter_list_head : Item(dst->prev)->next) = to;
+    (dst->next == kNoSlot ? d->iter_list_tail : Item(dst->next)->prev) = to;
+  }
+  void PlaceItem(uint64_t slot, uint8_t meta, TVMFFIAny key, TVMFFIAny value) noexcept {
+    Meta(slot) = meta;
+    details::MapDenseItem* it = Item(slot);
+    it->key = key;
+    it->value = value;
+  }
+
+  /*!
+   * \brief Insert or assign in the dense table without growing.
+   * \return false when the table is full (nothing changed that matters:
+   *         entries keep their iteration order and are all still present).
+   */
+  bool DenseTryInsert(TVMFFIAny key, TVMFFIAny value, uint64_t hash) {
+    if (slots_ == 0) return false;
+    uint64_t head = HeadSlot(hash);
+    uint8_t meta = Meta(head);
+    if (meta == kEmptyMeta) {
+      PlaceItem(head, 0, key, value);
+      ListAppend(head);
+      ++size_;
+      return true;
+    }
+    if ((meta & kTailBit) != 0) {
+      // The head slot holds a link of another chain: move that chain's rest away.
+      return !DenseIsFull() && EvictAndPlaceHead(head, key, value);
+    }
+    uint64_t slot = head;
+    while (true) {
+      details::MapDenseItem* it = Item(slot);
+      if (details::AnyCellEqual(&it->key, &key)) {
+        // Present: new value, and the entry moves to the end of the iteration order.
+        details::ReleaseCell(&key);
+        TVMFFIAny old = it->value;
+        it->value = value;
+        ListUnlink(slot);
+        ListAppend(slot);
+        details::ReleaseCell(&old);
+        return true;
+      }
+      uint64_t next = NextInChain(slot);
+      if (next == kNoSlot) break;
+      slot = next;
+    }
+    if (DenseIsFull()) return false;
+    uint8_t jump;
+    uint64_t empty;
+    if (!FindEmptyAfter(slot, &jump, &empty)) return false;
+    PlaceItem(empty, kTailBit, key, value);
+    ListAppend(empty);
+    SetJump(slot, jump);
+    ++size_;
+    return true;
+  }
+
+  /*!
+   * \brief `target` belongs to another chain: relocate it and the links after
+   *        it to free slots (re-linked from its predecessor), then make
+   *        `target` the head of the key's chain.
+   */
+  bool EvictAndPlaceHead(uint64_t target, TVMFFIAny key, TVMFFIAny value) {
+    uint64_t writer = ChainPrev(target);
+    uint64_t reader = target;
+    bool first = true;
+    while (reader != kNoSlot) {
+      uint8_t jump;
+      uint64_t empty;
+      if (!FindEmptyAfter(writer, &jump, &empty)) return false;
+      uint8_t reader_meta = Meta(reader);
+      details::MapDenseItem* src = Item(reader);
+      PlaceItem(empty, kTailBit, src->key, src->value);
+      ListRelink(reader, empty);
+      // The vacated target stays unusable until the new head is written there.
+      Meta(reader) = first ? kProtectedMeta : kEmptyMeta;
+      first = false;
+      SetJump(writer, jump);
+      writer = empty;
+      uint8_t rj = reader_meta & kJumpMask;
+      reader = rj == 0 ? kNoSlot : Jump(reader, rj);
+    }
+    PlaceItem(target, 0, key, value);
+    ListAppend(target);
+    ++size_;
+    return true;
+  }
+
+  template <typename ObjT>
+  static void DenseInsert(ObjectPtr<Object>* holder, TVMFFIAny key, TVMFFIAny value,
+                          uint64_t hash) {
+    while (true) {
+      MapBaseObj* m = static_cast<MapBaseObj*>(holder->get());
+      if (m->DenseTryInsert(key, value, hash)) return;
+      // A table with no slots (storage already handed away) starts over at 8.
+      ObjectPtr<Object> bigger;
+      if (m->slots_ == 0) {
+        bigger = CreateEmpty<ObjT>(kSmallMaxSlots);
+      } else {
+        bigger = NewDense<ObjT>(m->Dense()->fib_shift - 1, m->slots_ * 2);
+      }
+      m->MoveEntriesInto<ObjT>(&bigger);
+      *holder = std::move(bigger);
+    }
+  }
+
+  /*! \brief Move every entry, in iteration order, into *dst; this map is left empty. */
+  template <typename ObjT>
+  void MoveEntriesInto(ObjectPtr<Object>* dst) {
+    if (IsSmallMap()) {
+      KVCell* cells = SmallEntries();
+      uint64_t n = size_;
+      size_ = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        InsertOrAssign<ObjT>(dst, cells[i].key, cells[i].value, details::AnyCellHash(&cells[i].key));
+      }
+      return;
+    }
+    uint64_t pos = Dense()->iter_list_head;
+    while (pos != kNoSlot) {
+      details::MapDenseItem* it = Item(pos);
+      pos = it->next;
+      InsertOrAssign<ObjT>(dst, it->key, it->value, details::AnyCellHash(&it->key));
+    }
+    // The cells moved out: drop the table without releasing them.
+    if (data_deleter_ != nullptr) data_deleter_(data_);
+    data_ = nullptr;
+    data_deleter_ = nullptr;
+    size_ = 0;
+    slots_ = 0;
+    Dense()->iter_list_head = kNoSlot;
+    Dense()->iter_list_tail = kNoSlot;
+  }
+
+  void ErasePos(uint64_t pos) {
+    TVMFFIAny key, value;
+    if (IsSmallMap()) {
+      KVCell* cells = SmallEntries();
+      key = cells[pos].key;
+      value = cells[pos].value;
+      if (pos + 1 < size_) {
+        std::memmove(static_cast<void*>(cells + pos), cells + pos + 1,
+                     (size_ - pos - 1) * sizeof(KVCell));
+      }
+      --size_;
+    } else {
+      details::MapDenseItem* it = Item(pos);
+      key = it->key;
+      value = it->value;
+      ListUnlink(pos);
+      --size_;
+      if (NextInChain(pos) == kNoSlot) {
+        if ((Meta(pos) & kTailBit) != 0) SetJump(ChainPrev(pos), 0);
+        Meta(pos) = kEmptyMeta;
+      } else {
+        // Fill the hole with the chain's last link, which frees the last slot.
+        uint64_t prev = pos;
+        uint64_t last = NextInChain(pos);
+        while (NextInChain(last) != kNoSlot) {
+          prev = last;
+          last = NextInChain(last);
+        }
+        details::MapDenseItem* tail = Item(last);
+        it->key = tail->key;
+        it->value = tail->value;
+        ListRelink(last, pos);
+        Meta(last) = kEmptyMeta;
+        SetJump(prev, 0);
+      }
+    }
+    // Release last: a destructor may run arbitrary code.
+    details::ReleaseCell(&key);
+    details::ReleaseCell(&value);
+  }
+
+  void ReleaseEntries() noexcept {
+    if (IsSmallMap()) {
+      KVCell* cells = SmallEntries();
+      for (uint64_t i = 0; i < size_; ++i) {
+        details::ReleaseCell(&cells[i].key);
+        details::ReleaseCell(&cells[i].value);
+      }
+      return;
+    }
+    for (uint64_t s = 0; s < slots_; ++s) {
+      uint8_t& meta = Meta(s);
+      if (meta == kEmptyMeta || meta == kProtectedMeta) continue;
+      meta = kEmptyMeta;
+      details::ReleaseCell(&Item(s)->key);
+      details::ReleaseCell(&Item(s)->value);
+    }
+  }
+
+  template <typename, typename, typename>
+  friend class Map;
+  template <typename, typename, typename>
+  friend class Dict;
+};
+
+static_assert(sizeof(MapBaseObj) == 56, "map object: header + data, size, slots, data_deleter");
+
+namespace details {
+
+/*! \brief The cell a key reads as for lookups (borrowed; nothing is copied). */
+template <typename K>
+TVM_FFI_INLINE TVMFFIAny MapKeyView(const K& key) {
+  TVMFFIAny view;
+  if constexpr (std::is_same_v<K, Any>) {
+    view = *AnyUnsafe::TVMFFIAnyPtrFromAny(key);
+  } else {
+    TypeTraits<K>::CopyToAnyView(key, &view);
+  }
+  return view;
+}
+
+/*! \return The number of items in [first, last) when it can be counted without consuming it. */
+template <typename IterType>
+int64_t MapRangeSize(IterType first, IterType last) {
+  using Category = typename std::iterator_traits<IterType>::iterator_category;
+  if constexpr (std::is_base_of_v<std::forward_iterator_tag, Category>) {
+    return static_cast<int64_t>(std::distance(first, last));
+  } else {
+    return 0;
+  }
+}
+
+/*! \brief The iterator of Map<K, V> and Dict<K, V>: yields std::pair<K, V> by value. */
+template <typename K, typename V>
+class MapTypedIterator {
+ public:
+  using iterator_category = std::bidirectional_iterator_tag;
+  using difference_type = int64_t;
+  using value_type = const std::pair<K, V>;
+  using pointer = value_type*;
+  using reference = value_type;
+
+  MapTypedIterator() = default;
+  explicit MapTypedIterator(MapBaseObj::iterator itr) noexcept : itr_(itr) {}
+  reference operator*() const {
+    return std::pair<K, V>(ElemOps<K>::CopyAfterCheck(itr_.key_cell()),
+                           ElemOps<V>::CopyAfterCheck(itr_.value_cell()));
+  }
+  pointer operator->() const = delete;
+  MapTypedIterator& operator++() noexcept {
+    ++itr_;
+    return *this;
+  }
+  MapTypedIterator operator++(int) noexcept {
+    MapTypedIterator copy = *this;
+    ++itr_;
+    return copy;
+  }
+  MapTypedIterator& operator--() noexcept {
+    --itr_;
+    return *this;
+  }
+  MapTypedIterator operator--(int) noexcept {
+    MapTypedIterator copy = *this;
+    --itr_;
+    return copy;
+  }
+  bool operator==(const MapTypedIterator& other) const noexcept { return itr_ == other.itr_; }
+  bool operator!=(const MapTypedIterator& other) const noexcept { return itr_ != other.itr_; }
+
+ private:
+  MapBaseObj::iterator itr_;
+};
+
+/*!
+ * \brief Any conversions shared by Map and Dict. Kind names the reference:
+ *        kIndex (its type index), kOtherIndex (the other map type, which
+ *        converts by copying), kName ("Map") and kKey ("ffi.Map").
+ *        A value converts to Ref<K, V> when every key converts to K and every
+ *        value to V; a new object is built only when something must convert.
+ */
+template <typename Ref, typename K, typename V, typename Kind>
+struct MapTypeTraitsBase : public ObjectRefTypeTraitsBase<Ref> {
+  static constexpr int32_t field_static_type_index = Kind::kIndex;
+  using ObjectRefTypeTraitsBase<Ref>::CopyFromAnyViewAfterCheck;
+
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    if (src->type_index != Kind::kIndex) return false;
+    if constexpr (std::is_same_v<K, Any> && std::is_same_v<V, Any>) {
+      return true;
+    } else {
+      const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
+      for (auto it = n->begin(); it != n->end(); ++it) {
+        if (!ElemOps<K>::CheckStrict(it.key_cell())) return false;
+        if (!ElemOps<V>::CheckStrict(it.value_cell())) return false;
+      }
+      return true;
+    }
+  }
+
+  static std::optional<Ref> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index != Kind::kIndex && src->type_index != Kind::kOtherIndex) {
+      return std::nullopt;
+    }
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
+    Ref result;
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      std::optional<K> k = ElemOps<K>::TryCast(it.key_cell());
+      if (!k.has_value()) return std::nullopt;
+      std::optional<V> v = ElemOps<V>::TryCast(it.value_cell());
+      if (!v.has_value()) return std::nullopt;
+      result.Set(*k, *v);
+    }
+    return result;
+  }
+
+  /*! \return e.g. `Map[value at key "b" is str]`: the first entry that does not convert. */
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
+    if (src->type_index != Kind::kIndex && src->type_index != Kind::kOtherIndex) {
+      return TypeTraitsBase::GetMismatchTypeInfo(src);
+    }
+    const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      if (!ElemOps<K>::Convertible(it.key_cell())) {
+        return std::string(Kind::kName) + "[key " + CellToShortString(it.key_cell()) + " is " +
+               ElemOps<K>::MismatchInfo(it.key_cell()) + "]";
+      }
+      if (!ElemOps<V>::Convertible(it.value_cell())) {
+        return std::string(Kind::kName) + "[value at key " + CellToShortString(it.key_cell()) +
+               " is " + ElemOps<V>::MismatchInfo(it.value_cell()) + "]";
+      }
+    }
+    return Kind::kKey;
+  }
+
+  static std::string TypeStr() {
+    return std::string(Kind::kName) + "<" + ElemOps<K>::TypeStr() + ", " + ElemOps<V>::TypeStr() +
+           ">";
+  }
+  static std::string TypeSchema() {
+    return std::string("{\"type\":\"") + Kind::kKey + "\",\"args\":[" + ElemTypeSchema<K>() +
+           "," + ElemTypeSchema<V>() + "]}";
+  }
+};
+
+}  // namespace details
+
+}  // namespace ffi
+}  // namespace tvm
+
+#endif  // TVM_FFI_CONTAINER_MAP_BASE_H_
