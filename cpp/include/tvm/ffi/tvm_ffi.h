@@ -3,6 +3,13 @@
  *
  * Includes the C ABI (c_api.h, extra/c_env_api.h) and the core C++ headers.
  * Later topics (tensor, containers, modules) add their headers here.
+ *
+ * Source compatibility with apache/tvm-ffi: code written for upstream often
+ * uses std::cout, std::stringstream, std::setw or std::function after
+ * including only this header, because upstream's headers bring those in.
+ * This header brings them too. The headers a kernel includes one by one
+ * (function.h, container/tensor.h, extra/c_env_api.h, extra/cuda/...) stay
+ * lean: include them directly to keep builds fast.
  */
 #ifndef TVM_FFI_TVM_FFI_H_
 #define TVM_FFI_TVM_FFI_H_
@@ -38,5 +45,11 @@
 
 // Modules: loading kernel libraries (module topic).
 #include <tvm/ffi/extra/module.h>
+
+// What upstream's umbrella brings from the standard library beyond the above.
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
 
 #endif  // TVM_FFI_TVM_FFI_H_
