@@ -28,9 +28,10 @@ add_test(NAME test_symbols
 # cmake --install, then a downstream project with find_package(tvmffi) and
 # pkg-config. Not under sanitizers: the consumer is an ordinary build.
 if(NOT TVMFFI_SANITIZE)
+  find_program(TVMFFI_READELF NAMES readelf ${CMAKE_READELF} REQUIRED)
   add_test(NAME test_install
     COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
             -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_check "-DGENERATOR=${CMAKE_GENERATOR}" "-DEXTRA_PREFIX=${CMAKE_PREFIX_PATH}"
-            -DCXX=${CMAKE_CXX_COMPILER}
+            -DREADELF=${TVMFFI_READELF} -DCXX=${CMAKE_CXX_COMPILER}
             -P ${CMAKE_CURRENT_SOURCE_DIR}/install/check_install.cmake)
 endif()
