@@ -535,6 +535,13 @@ TVMFFIObject* ArgModule(const CallArgs& a, int32_t i, const char* name) {
     Throw("TypeError", a.fname, ": argument ", i, " (", name, ") must be ffi.Module, got `",
           TypeIndexToKey(v.type_index), "`");
   }
+  // Other module objects share the type index but not our layout (e.g. the
+  // upstream-ABI Module of libtvmffi_upstream_cxx, or another runtime's).
+  if (v.v_obj->deleter != ModuleDeleter) {
+    Throw("TypeError", a.fname, ": argument ", i, " (", name,
+          ") is an ffi.Module that this runtime's loader did not create (a C++ Module of an "
+          "upstream-built host, or another runtime's); pass a Module from ffi.ModuleLoadFromFile");
+  }
   return v.v_obj;
 }
 
@@ -828,6 +835,10 @@ int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_na
   if (mod->type_index != kTVMFFIModule) {
     Throw("TypeError", "TVMFFIEnvModLookupFromImports: library_ctx must be an ffi.Module, got `",
           TypeIndexToKey(mod->type_index), "` (was the library loaded by the module loader?)");
+  }
+  if (mod->deleter != ModuleDeleter) {
+    Throw("TypeError", "TVMFFIEnvModLookupFromImports: library_ctx is an ffi.Module that this "
+          "runtime's loader did not create");
   }
   ModuleImpl* impl = Impl(mod);
   std::string name(func_name);

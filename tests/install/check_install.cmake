@@ -55,6 +55,11 @@ if(PKG_CONFIG)
   expect_dynamic("${pc_consumer}" "NEEDED.*Shared library: \\[libtvm_ffi\\.so\\]")
 endif()
 
+# Upstream's out-of-line C++ API comes with the runtime (README, "Upstream C++ hosts").
+expect_dynamic("${prefix}/lib/libtvmffi.so" "NEEDED.*Shared library: \\[libtvmffi_upstream_cxx\\.so\\]")
+expect_dynamic("${prefix}/lib/libtvmffi.so" "RUNPATH.*Library runpath: \\[\\$ORIGIN\\]")
+expect_dynamic("${prefix}/lib/libtvmffi_upstream_cxx.so" "Library soname: \\[libtvmffi_upstream_cxx\\.so\\]")
+
 # tvm-ffi-config: upstream's flag script, from the prefix and from a moved copy.
 function(build_with_config config workdir)
   run("${config}" --cxxflags)

@@ -1,8 +1,8 @@
 /*
- * Test-only stand-in for upstream's libtvm_ffi.so at link time: it defines
- * the C++ entry points upstream_host.cc uses, so the host links the way an
- * upstream-built host does (DT_NEEDED libtvm_ffi.so). It is never loaded:
- * the host's run path finds our runtime under that name. Every body aborts.
+ * Test-only: the C++ entry points of the link-time stand-in for upstream's
+ * libtvm_ffi.so (tests/upstream_cxx.cmake), so that upstream_host.cc links
+ * the way an upstream-built host does (DT_NEEDED libtvm_ffi.so). The stand-in
+ * is never loaded; every body aborts.
  */
 #include "upstream_shapes.h"
 

@@ -157,3 +157,12 @@ TEST_CASE("upstream ABI: VisitContextSymbols sees the registered context symbols
   CHECK(visited >= 1);
   CHECK(seen == &marker);
 }
+
+TEST_CASE("upstream ABI: the runtime's module functions refuse the C++ Module") {
+  // The upstream-ABI Module shares ffi.Module's type index but not the
+  // runtime's layout: a clear TypeError, never a misread.
+  ffi::Module mod = ffi::Module::LoadFromFile(TVMFFI_TEST_CPU_KERNELS);
+  ffi::Function get = ffi::Function::GetGlobalRequired("ffi.ModuleGetFunction");
+  CHECK_THROWS_WITH(get(static_cast<const ffi::ObjectRef&>(mod), "add_int", false),
+                    ContainsSubstring("did not create"));
+}
