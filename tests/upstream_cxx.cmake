@@ -39,3 +39,11 @@ target_compile_definitions(test_upstream_cxx PRIVATE
 add_dependencies(test_upstream_cxx tvmffi tvmffi_upstream_cxx
   tvmffi_test_mod_a tvmffi_test_mod_b ${_tvmffi_cpu_kernels})
 add_test(NAME test_upstream_cxx COMMAND test_upstream_cxx --reporter compact)
+
+# A host built with our <tvm/ffi/extra/module.h> must not export a copy of
+# upstream's out-of-line names (Module::LoadFromFile, ...): upstream's runtime
+# would bind to it and recurse forever.
+add_test(NAME test_upstream_cxx_no_interposition
+  COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:test_module> -DNM=${CMAKE_NM} -DFORBID=ON
+          -DLIST=${PROJECT_SOURCE_DIR}/runtime/upstream_cxx/upstream_cxx.symbols
+          -P ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/check_exports.cmake)

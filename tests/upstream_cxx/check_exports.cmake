@@ -1,6 +1,8 @@
 # Fails unless the dynamic symbols LIB defines are exactly the names in LIST
-# (one mangled name per line, '#' comments).
-# Usage: cmake -DLIB=<path> -DNM=<nm> -DLIST=<file> -P check_exports.cmake
+# (one mangled name per line, '#' comments). With -DFORBID=ON, fails if LIB
+# exports any of them instead (a binary built with our headers must not
+# interpose upstream's out-of-line functions).
+# Usage: cmake -DLIB=<path> -DNM=<nm> -DLIST=<file> [-DFORBID=ON] -P check_exports.cmake
 if(NOT LIB OR NOT NM OR NOT LIST)
   message(FATAL_ERROR "check_exports.cmake needs -DLIB=... -DNM=... -DLIST=...")
 endif()
@@ -23,6 +25,21 @@ foreach(line IN LISTS lines)
   list(APPEND actual "${name}")
 endforeach()
 list(SORT actual)
+if(FORBID)
+  set(clash ${actual})
+  list(FILTER clash INCLUDE REGEX "^_Z")
+  set(allowed ${clash})
+  list(REMOVE_ITEM allowed ${expected})
+  if(allowed)
+    list(REMOVE_ITEM clash ${allowed})
+  endif()
+  if(clash)
+    list(JOIN clash "\n  " clash_text)
+    message(FATAL_ERROR "${LIB} exports upstream's out-of-line names:\n  ${clash_text}")
+  endif()
+  message(STATUS "none of the listed names exported")
+  return()
+endif()
 set(missing ${expected})
 list(REMOVE_ITEM missing ${actual})
 set(extra ${actual})
