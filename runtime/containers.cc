@@ -22,7 +22,10 @@
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/function.h>
-#include <tvm/ffi/reflection/registry.h>
+
+#include <cstdio>
+
+#include "registration.h"
 
 namespace tvm {
 namespace ffi {
@@ -79,9 +82,38 @@ const ObjectRef& MissingObject() {
   return *missing;
 }
 
-TVM_FFI_STATIC_INIT_BLOCK() {
-  namespace refl = tvm::ffi::reflection;
-  refl::GlobalDef()
+// Registers each built-in through the runtime's one registration path
+// (registration.h); never throws, so it is safe in a static initialiser.
+class BuiltinDef {
+ public:
+  template <typename Func>
+  BuiltinDef& def(const char* name, Func func) noexcept {
+    Add(name, [&] { return Function::FromTyped(std::move(func), name); });
+    return *this;
+  }
+  template <typename Func>
+  BuiltinDef& def_packed(const char* name, Func func) noexcept {
+    Add(name, [&] { return Function::FromPacked(std::move(func)); });
+    return *this;
+  }
+
+ private:
+  template <typename Make>
+  static void Add(const char* name, Make make) noexcept {
+    try {
+      Function f = make();
+      tvmffi::rt::RegisterBuiltinGlobal(name,
+                                        details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f));
+    } catch (...) {
+      char what[160];
+      std::snprintf(what, sizeof(what), "cannot create built-in global `%s`", name);
+      tvmffi::rt::RecordLoadFailure(what);
+    }
+  }
+};
+
+[[maybe_unused]] const bool kContainerGlobalsRegistered = [] {
+  BuiltinDef()
       .def_packed("ffi.Array",
                   [](PackedArgs args, Any* ret) {
                     Array<Any> result;
@@ -144,7 +176,8 @@ TVM_FFI_STATIC_INIT_BLOCK() {
         }
         return items;
       });
-}
+  return true;
+}();
 
 }  // namespace
 }  // namespace ffi

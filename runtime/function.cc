@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "internal.h"
+#include "registration.h"
 
 namespace tvmffi {
 namespace rt {
@@ -119,16 +120,18 @@ class GlobalRegistry {
     return true;
   }
 
-  void Remove(std::string_view name) {
+  // Returns whether the name was registered.
+  bool Remove(std::string_view name) {
     TVMFFIObject* removed = nullptr;
     {
       std::unique_lock<std::shared_mutex> lock(mutex_);
       auto it = table_.find(name);
-      if (it == table_.end()) return;
+      if (it == table_.end()) return false;
       removed = it->second->func;
       table_.erase(it);
     }
     DecRef(removed);
+    return true;
   }
 
   std::vector<std::string> SortedNames() {
@@ -190,14 +193,30 @@ int BuiltinStringLike(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny*
   }
 }
 
+// Failures recorded while loading (RecordLoadFailure), for ffi.LoadFailures.
+struct LoadFailureList {
+  std::mutex mu;
+  std::vector<std::string> items;
+  static LoadFailureList* Global() {
+    static LoadFailureList* inst = new LoadFailureList();  // leaked: read until exit
+    return inst;
+  }
+};
+
+// A String argument as a view; TypeError naming the function otherwise.
+std::string_view StringArg(const char* fname, const TVMFFIAny* args, int32_t num_args) {
+  std::string_view s;
+  if (num_args != 1 || !AnyGetBytes(&args[0], &s)) {
+    Throw("TypeError", fname, " expects one string argument");
+  }
+  return s;
+}
+
 // ffi.GetGlobalFuncMetadata(name) -> the metadata text given at registration.
 int BuiltinGetGlobalFuncMetadata(void*, const TVMFFIAny* args, int32_t num_args,
                                  TVMFFIAny* result) {
   try {
-    std::string_view name;
-    if (num_args != 1 || !AnyGetBytes(&args[0], &name)) {
-      Throw("TypeError", "ffi.GetGlobalFuncMetadata expects one string argument");
-    }
+    std::string_view name = StringArg("ffi.GetGlobalFuncMetadata", args, num_args);
     std::string metadata;
     if (!GlobalRegistry::Global()->GetMetadata(name, &metadata)) {
       Throw("KeyError", "Global function `", name, "` is not registered");
@@ -209,16 +228,111 @@ int BuiltinGetGlobalFuncMetadata(void*, const TVMFFIAny* args, int32_t num_args,
   }
 }
 
-void RegisterBuiltin(const char* name, TVMFFISafeCallType call) {
-  TVMFFIObject* f = MakeFunction(nullptr, call, nullptr);
-  GlobalRegistry::Global()->Set(name, f, /*allow_override=*/true);
-  DecRef(f);
+// ffi.FunctionRemoveGlobal(name) -> bool: whether the name was registered.
+int BuiltinRemoveGlobal(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  try {
+    std::string_view name = StringArg("ffi.FunctionRemoveGlobal", args, num_args);
+    bool removed = GlobalRegistry::Global()->Remove(name);
+    result->type_index = kTVMFFIBool;
+    result->zero_padding = 0;
+    result->v_int64 = removed ? 1 : 0;
+    return 0;
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
+// The functor of ffi.FunctionListGlobalNamesFunctor over a snapshot of the
+// names: f(-1) -> count, f(i) -> the i-th name (sorted).
+int ListNamesStep(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  try {
+    const auto& names = *static_cast<const std::vector<std::string>*>(self);
+    if (num_args != 1 || args[0].type_index != kTVMFFIInt) {
+      Throw("TypeError", "ffi.FunctionListGlobalNamesFunctor step expects one int argument");
+    }
+    int64_t i = args[0].v_int64;
+    if (i < 0) {
+      result->type_index = kTVMFFIInt;
+      result->zero_padding = 0;
+      result->v_int64 = static_cast<int64_t>(names.size());
+      return 0;
+    }
+    if (static_cast<uint64_t>(i) >= names.size()) {
+      Throw("IndexError", "ffi.FunctionListGlobalNamesFunctor: index ", i, " out of range [0, ",
+            names.size(), ")");
+    }
+    const std::string& n = names[static_cast<size_t>(i)];
+    MakeStringAny(n.data(), n.size(), result);
+    return 0;
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
+// ffi.FunctionListGlobalNamesFunctor() -> the functor above.
+int BuiltinListGlobalNamesFunctor(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* result) {
+  try {
+    if (num_args != 0) {
+      Throw("TypeError", "ffi.FunctionListGlobalNamesFunctor expects no arguments, got ",
+            num_args);
+    }
+    auto names = std::make_unique<std::vector<std::string>>(GlobalRegistry::Global()->SortedNames());
+    TVMFFIObject* f = MakeFunction(names.get(), ListNamesStep, [](void* self) {
+      delete static_cast<std::vector<std::string>*>(self);
+    });
+    names.release();
+    result->type_index = kTVMFFIFunction;
+    result->zero_padding = 0;
+    result->v_obj = f;
+    return 0;
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
+// ffi.LoadFailures() -> str: the failures recorded while loading, one per line
+// ("" when there were none). A tvmffi extension.
+int BuiltinLoadFailures(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* result) {
+  try {
+    if (num_args != 0) Throw("TypeError", "ffi.LoadFailures expects no arguments, got ", num_args);
+    std::string text;
+    {
+      LoadFailureList* list = LoadFailureList::Global();
+      std::lock_guard<std::mutex> lock(list->mu);
+      for (const std::string& item : list->items) {
+        text.append(item);
+        text.push_back('\n');
+      }
+    }
+    MakeStringAny(text.data(), text.size(), result);
+    return 0;
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
+// ffi.RecordLoadFailure(what: str): how a library's static initialiser reports
+// a failure (tvm/ffi/base_details.h). A tvmffi extension.
+int BuiltinRecordLoadFailure(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  try {
+    RecordLoadFailure(StringArg("ffi.RecordLoadFailure", args, num_args));
+    result->type_index = kTVMFFINone;
+    result->zero_padding = 0;
+    result->v_int64 = 0;
+    return 0;
+  } catch (...) {
+    return HandleCurrentException();
+  }
 }
 
 [[maybe_unused]] const bool kBuiltinsRegistered = [] {
-  RegisterBuiltin("ffi.String", BuiltinStringLike<true>);
-  RegisterBuiltin("ffi.Bytes", BuiltinStringLike<false>);
-  RegisterBuiltin("ffi.GetGlobalFuncMetadata", BuiltinGetGlobalFuncMetadata);
+  RegisterBuiltinGlobal("ffi.String", BuiltinStringLike<true>);
+  RegisterBuiltinGlobal("ffi.Bytes", BuiltinStringLike<false>);
+  RegisterBuiltinGlobal("ffi.GetGlobalFuncMetadata", BuiltinGetGlobalFuncMetadata);
+  RegisterBuiltinGlobal("ffi.FunctionRemoveGlobal", BuiltinRemoveGlobal);
+  RegisterBuiltinGlobal("ffi.FunctionListGlobalNamesFunctor", BuiltinListGlobalNamesFunctor);
+  RegisterBuiltinGlobal("ffi.LoadFailures", BuiltinLoadFailures);
+  RegisterBuiltinGlobal("ffi.RecordLoadFailure", BuiltinRecordLoadFailure);
   return true;
 }();
 
@@ -232,6 +346,45 @@ std::recursive_mutex& InitOnceMutex() {
 }  // namespace
 
 TVMFFIObject* GlobalFunctionGet(std::string_view name) { return GlobalRegistry::Global()->Get(name); }
+
+void RecordLoadFailure(std::string_view what) noexcept {
+  // Printed first, so that even an allocation failure below leaves a trace.
+  std::fprintf(stderr, "tvmffi: %.*s\n", static_cast<int>(what.size()), what.data());
+  try {
+    LoadFailureList* list = LoadFailureList::Global();
+    std::lock_guard<std::mutex> lock(list->mu);
+    list->items.emplace_back(what);
+  } catch (...) {
+    // Out of memory: the stderr line is all that is left.
+  }
+}
+
+bool RegisterBuiltinGlobal(std::string_view name, TVMFFIObject* func) noexcept {
+  try {
+    GlobalRegistry::Global()->Set(name, func, /*allow_override=*/false);
+    return true;
+  } catch (const FFIError& e) {
+    RecordLoadFailure(Concat("cannot register built-in global `", name, "`: ", e.message()));
+  } catch (const std::exception& e) {
+    RecordLoadFailure(Concat("cannot register built-in global `", name, "`: ", e.what()));
+  } catch (...) {
+    RecordLoadFailure(Concat("cannot register built-in global `", name, "`"));
+  }
+  return false;
+}
+
+bool RegisterBuiltinGlobal(std::string_view name, TVMFFISafeCallType call) noexcept {
+  TVMFFIObject* f = nullptr;
+  try {
+    f = MakeFunction(nullptr, call, nullptr);
+  } catch (...) {
+    RecordLoadFailure(Concat("cannot create built-in global `", name, "`: out of memory"));
+    return false;
+  }
+  bool ok = RegisterBuiltinGlobal(name, f);
+  DecRef(f);
+  return ok;
+}
 
 }  // namespace rt
 }  // namespace tvmffi

@@ -24,6 +24,7 @@
 
 #include "elf_reader.h"
 #include "internal.h"
+#include "registration.h"
 
 namespace tvmffi {
 namespace rt {
@@ -799,29 +800,21 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols) {
 
 #undef TVMFFI_MODULE_GLOBAL
 
-void RegisterModuleGlobal(const char* name, TVMFFISafeCallType call) {
-  TVMFFIObjectHandle f = nullptr;
-  if (TVMFFIFunctionCreate(nullptr, call, nullptr, &f) != 0) std::abort();
-  TVMFFIByteArray n{name, std::strlen(name)};
-  if (TVMFFIFunctionSetGlobal(&n, f, /*allow_override=*/1) != 0) std::abort();
-  DecRef(static_cast<TVMFFIObject*>(f));
-}
-
 [[maybe_unused]] const bool kModuleGlobalsRegistered = [] {
-  RegisterModuleGlobal("ffi.ModuleLoadFromFile", GModuleLoadFromFile);
-  RegisterModuleGlobal("ffi.Module.load_from_file.so", GLoadSo);
-  RegisterModuleGlobal("ffi.ModuleGetFunction", GGetFunction);
-  RegisterModuleGlobal("ffi.ModuleGetFunctionRequired", GGetFunctionRequired);
-  RegisterModuleGlobal("ffi.ModuleImplementsFunction", GImplementsFunction);
-  RegisterModuleGlobal("ffi.ModuleGetFunctionMetadata", GFunctionText<false>);
-  RegisterModuleGlobal("ffi.ModuleGetFunctionDoc", GFunctionText<true>);
-  RegisterModuleGlobal("ffi.ModuleImportModule", GImportModule);
-  RegisterModuleGlobal("ffi.ModuleGetImports", GGetImports);
-  RegisterModuleGlobal("ffi.ModuleListFunctions", GListFunctions);
-  RegisterModuleGlobal("ffi.ModuleGetKind", GGetKind);
-  RegisterModuleGlobal("ffi.ModuleGetLibraryPath", GGetLibraryPath);
-  RegisterModuleGlobal("ffi.SystemLib", GSystemLib);
-  RegisterModuleGlobal("ffi.ModuleVisitContextSymbols", GVisitContextSymbols);
+  RegisterBuiltinGlobal("ffi.ModuleLoadFromFile", GModuleLoadFromFile);
+  RegisterBuiltinGlobal("ffi.Module.load_from_file.so", GLoadSo);
+  RegisterBuiltinGlobal("ffi.ModuleGetFunction", GGetFunction);
+  RegisterBuiltinGlobal("ffi.ModuleGetFunctionRequired", GGetFunctionRequired);
+  RegisterBuiltinGlobal("ffi.ModuleImplementsFunction", GImplementsFunction);
+  RegisterBuiltinGlobal("ffi.ModuleGetFunctionMetadata", GFunctionText<false>);
+  RegisterBuiltinGlobal("ffi.ModuleGetFunctionDoc", GFunctionText<true>);
+  RegisterBuiltinGlobal("ffi.ModuleImportModule", GImportModule);
+  RegisterBuiltinGlobal("ffi.ModuleGetImports", GGetImports);
+  RegisterBuiltinGlobal("ffi.ModuleListFunctions", GListFunctions);
+  RegisterBuiltinGlobal("ffi.ModuleGetKind", GGetKind);
+  RegisterBuiltinGlobal("ffi.ModuleGetLibraryPath", GGetLibraryPath);
+  RegisterBuiltinGlobal("ffi.SystemLib", GSystemLib);
+  RegisterBuiltinGlobal("ffi.ModuleVisitContextSymbols", GVisitContextSymbols);
   return true;
 }();
 

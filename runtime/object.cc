@@ -404,6 +404,51 @@ std::string TypeIndexToKey(int32_t type_index) {
   return Concat("<unregistered type index ", type_index, ">");
 }
 
+// ---------------------------------------------------------------------------
+// The process-wide custom allocator (TVMFFIGet/SetCustomAllocator)
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// The built-in allocator's block: [padding][offset word][alloc header][body].
+// delete_space gets only the body, so the word before the header says how far
+// back the block starts; the offset is a multiple of the alignment, >= 16.
+constexpr size_t kMinBodyOffset = 2 * sizeof(void*) > 16 ? 2 * sizeof(void*) : 16;
+
+size_t* OffsetWordOf(void* body) {
+  return reinterpret_cast<size_t*>(static_cast<char*>(body) - sizeof(TVMFFIObjectAllocHeader)) -
+         1;
+}
+
+void BuiltinDeleteSpace(void* body) {
+  if (body == nullptr) return;
+  std::free(static_cast<char*>(body) - *OffsetWordOf(body));
+}
+
+void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) {
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+    SetRaised("ValueError", Concat("TVMFFICustomAllocator (built-in): `alignment` ", alignment,
+                                   " is not a power of two"));
+    return nullptr;
+  }
+  size_t offset = alignment > kMinBodyOffset ? alignment : kMinBodyOffset;
+  void* base = nullptr;
+  if (size > SIZE_MAX - offset || posix_memalign(&base, offset, offset + size) != 0) {
+    SetRaised("MemoryError", Concat("TVMFFICustomAllocator (built-in): cannot allocate ", size,
+                                    " bytes aligned to ", alignment));
+    return nullptr;
+  }
+  void* body = static_cast<char*>(base) + offset;
+  *OffsetWordOf(body) = offset;
+  reinterpret_cast<TVMFFIObjectAllocHeader*>(body)[-1].delete_space = BuiltinDeleteSpace;
+  return body;
+}
+
+TVMFFICustomAllocator kBuiltinAllocator{BuiltinAllocate, nullptr};
+std::atomic<TVMFFICustomAllocator*> g_custom_allocator{nullptr};
+
+}  // namespace
+
 }  // namespace rt
 }  // namespace tvmffi
 
@@ -425,6 +470,16 @@ int TVMFFIObjectIncRef(TVMFFIObjectHandle obj) {
 
 int TVMFFIObjectDecRef(TVMFFIObjectHandle obj) {
   DecRef(static_cast<TVMFFIObject*>(obj));
+  return 0;
+}
+
+TVMFFICustomAllocator* TVMFFIGetCustomAllocator(void) {
+  TVMFFICustomAllocator* a = g_custom_allocator.load(std::memory_order_acquire);
+  return a != nullptr ? a : &kBuiltinAllocator;
+}
+
+int TVMFFISetCustomAllocator(TVMFFICustomAllocator* allocator) {
+  g_custom_allocator.store(allocator, std::memory_order_release);
   return 0;
 }
 

@@ -6,6 +6,7 @@
  * extents inline; the cell points at them (the C++ ShapeObj reads only the cell).
  */
 #include "internal.h"
+#include "registration.h"
 
 namespace tvmffi {
 namespace rt {
@@ -51,16 +52,8 @@ int ShapeConstructor(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* 
   }
 }
 
-// Registered when the library loads, through the public C API.
-[[maybe_unused]] const bool kShapeGlobalRegistered = [] {
-  TVMFFIObjectHandle f = nullptr;
-  if (TVMFFIFunctionCreate(nullptr, ShapeConstructor, nullptr, &f) != 0) return false;
-  static const char kName[] = "ffi.Shape";
-  TVMFFIByteArray name{kName, sizeof(kName) - 1};
-  int rc = TVMFFIFunctionSetGlobal(&name, f, /*allow_override=*/1);
-  TVMFFIObjectDecRef(f);
-  return rc == 0;
-}();
+[[maybe_unused]] const bool kShapeGlobalRegistered =
+    RegisterBuiltinGlobal("ffi.Shape", ShapeConstructor);
 
 }  // namespace
 }  // namespace rt

@@ -20,9 +20,10 @@ tvmffi_add_test(test_runtime
   test_runtime_env.cc
   test_runtime_tensor.cc)
 
-# libtvmffi.so exports TVMFFI* symbols and nothing else.
+# libtvmffi.so exports TVMFFI* symbols and nothing else, and all the standard ones.
 add_test(NAME test_symbols
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:tvmffi> -DNM=${CMAKE_NM}
+          -DSTANDARD=${PROJECT_SOURCE_DIR}/runtime/standard_symbols.txt
           -P ${CMAKE_CURRENT_SOURCE_DIR}/check_symbols.cmake)
 
 # cmake --install, then a downstream project with find_package(tvmffi) and

@@ -90,6 +90,15 @@ OFFSET_IS(TVMFFIFunctionCell, cpp_call, 8);
 SIZE_IS(TVMFFIOpaqueObjectCell, 8);
 OFFSET_IS(TVMFFIOpaqueObjectCell, handle, 0);
 
+/* TVMFFIObjectAllocHeader, TVMFFICustomAllocator (the custom allocator section) */
+SIZE_IS(TVMFFIObjectAllocHeader, 8);
+ALIGN_IS(TVMFFIObjectAllocHeader, 8);
+OFFSET_IS(TVMFFIObjectAllocHeader, delete_space, 0);
+SIZE_IS(TVMFFICustomAllocator, 16);
+ALIGN_IS(TVMFFICustomAllocator, 8);
+OFFSET_IS(TVMFFICustomAllocator, allocate, 0);
+OFFSET_IS(TVMFFICustomAllocator, context, 8);
+
 /* Reflection records. */
 SIZE_IS(TVMFFIFieldInfo, 120);
 OFFSET_IS(TVMFFIFieldInfo, name, 0);

@@ -520,3 +520,79 @@ TEST_CASE("HandleInitOnce: failures and nesting", "[runtime][init]") {
   REQUIRE(TVMFFIHandleDeinitOnce(&handle, nullptr) == -1);
   REQUIRE(TakeRaised().message == "TVMFFIHandleDeinitOnce: argument `deinit_func` is NULL");
 }
+
+namespace {
+// Calls the global `name` with `args`; returns the rc, the result in *out.
+int CallGlobal(const char* name, std::vector<TVMFFIAny> args, TVMFFIAny* out) {
+  Handle f;
+  TVMFFIByteArray n = BA(name);
+  REQUIRE(TVMFFIFunctionGetGlobal(&n, f.out()) == 0);
+  REQUIRE(f.get() != nullptr);
+  *out = None();
+  return TVMFFIFunctionCall(f.get(), args.data(), static_cast<int32_t>(args.size()), out);
+}
+
+TVMFFIAny CStr(const char* s) {
+  TVMFFIAny a = None();
+  a.type_index = kTVMFFIRawStr;
+  a.v_c_str = s;
+  return a;
+}
+}  // namespace
+
+TEST_CASE("Built-in ffi.FunctionRemoveGlobal and ffi.FunctionListGlobalNamesFunctor",
+          "[runtime][function]") {
+  Counter c;
+  {
+    Handle f = MakeFunction(&c);
+    TVMFFIByteArray name = BA("test.runtime.listed");
+    REQUIRE(TVMFFIFunctionSetGlobal(&name, f.get(), 0) == 0);
+  }
+  TVMFFIAny functor;
+  REQUIRE(CallGlobal("ffi.FunctionListGlobalNamesFunctor", {}, &functor) == 0);
+  REQUIRE(functor.type_index == kTVMFFIFunction);
+  TVMFFIAny arg = Int(-1);
+  TVMFFIAny count = None();
+  REQUIRE(TVMFFIFunctionCall(functor.v_obj, &arg, 1, &count) == 0);
+  std::vector<std::string> expected = GlobalNames();
+  REQUIRE(count.type_index == kTVMFFIInt);
+  REQUIRE(count.v_int64 == static_cast<int64_t>(expected.size()));
+  std::vector<std::string> listed;
+  for (int64_t i = 0; i < count.v_int64; ++i) {
+    arg = Int(i);
+    TVMFFIAny name = None();
+    REQUIRE(TVMFFIFunctionCall(functor.v_obj, &arg, 1, &name) == 0);
+    listed.push_back(AnyText(name));
+    Release(&name);
+  }
+  REQUIRE(listed == expected);  // sorted, a snapshot of the registry
+  REQUIRE(std::find(listed.begin(), listed.end(), "test.runtime.listed") != listed.end());
+  arg = Int(count.v_int64);
+  REQUIRE(TVMFFIFunctionCall(functor.v_obj, &arg, 1, &count) == -1);
+  REQUIRE(TakeRaised().kind == "IndexError");
+  Release(&functor);
+
+  TVMFFIAny removed;
+  REQUIRE(CallGlobal("ffi.FunctionRemoveGlobal", {CStr("test.runtime.listed")}, &removed) == 0);
+  REQUIRE((removed.type_index == kTVMFFIBool && removed.v_int64 == 1));
+  REQUIRE(CallGlobal("ffi.FunctionRemoveGlobal", {CStr("test.runtime.listed")}, &removed) == 0);
+  REQUIRE((removed.type_index == kTVMFFIBool && removed.v_int64 == 0));
+  REQUIRE(CallGlobal("ffi.FunctionRemoveGlobal", {Int(3)}, &removed) == -1);
+  REQUIRE(TakeRaised().message == "ffi.FunctionRemoveGlobal expects one string argument");
+  REQUIRE(c.deleted.load() == 1);
+}
+
+TEST_CASE("Built-in ffi.LoadFailures and ffi.RecordLoadFailure", "[runtime][function]") {
+  // Every built-in registered when the runtime loaded.
+  TVMFFIAny failures;
+  REQUIRE(CallGlobal("ffi.LoadFailures", {}, &failures) == 0);
+  REQUIRE(AnyText(failures).empty());
+  TVMFFIAny none;
+  REQUIRE(CallGlobal("ffi.RecordLoadFailure", {CStr("test: something failed")}, &none) == 0);
+  REQUIRE(none.type_index == kTVMFFINone);
+  REQUIRE(CallGlobal("ffi.LoadFailures", {}, &failures) == 0);
+  REQUIRE(AnyText(failures) == "test: something failed\n");
+  Release(&failures);
+  REQUIRE(CallGlobal("ffi.RecordLoadFailure", {}, &none) == -1);
+  REQUIRE(TakeRaised().kind == "TypeError");
+}

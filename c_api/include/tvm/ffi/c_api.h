@@ -326,6 +326,72 @@ TVM_FFI_DLL int TVMFFIObjectCreateOpaque(void* handle, int32_t type_index,
                                          void (*deleter)(void* handle), TVMFFIObjectHandle* out);
 
 /* ------------------------------------------------------------------------- */
+/* Section: custom object allocator (standard since TVM-FFI 0.1.1x)          */
+/* ------------------------------------------------------------------------- */
+
+/*!
+ * \brief The word an allocator places directly before each object body it
+ *        hands out: how that body's storage is given back.
+ *
+ * Layout (the ABI): one function pointer, 8 bytes on 64-bit targets.
+ */
+typedef struct {
+  /*!
+   * \brief Give back the storage of the body at `ptr` (the body, not this
+   *        header), including any private prefix the allocator placed before
+   *        it. The body's fields must not be read: the object may already be
+   *        destroyed. May be NULL when the object's deleter frees the storage itself.
+   */
+  void (*delete_space)(void* ptr);
+} TVMFFIObjectAllocHeader;
+
+/*!
+ * \brief A process-wide allocator for object storage, installed by a frontend
+ *        (e.g. a language binding that keeps its own data before each object).
+ *
+ * Layout (the ABI): `allocate` at offset 0, `context` at offset 8 (64-bit).
+ *
+ * As in TVM-FFI 0.1.14 the allocator is registered and handed back, but
+ * libtvmffi's own objects do not use it yet: upstream stages that step
+ * (objects keep the plain layout, with nothing before the body), so a
+ * frontend must not look before an object's body.
+ */
+typedef struct {
+  /*!
+   * \brief Return uninitialised storage for an object body of `size` bytes
+   *        aligned to `alignment` (a power of two), preceded by an initialised
+   *        TVMFFIObjectAllocHeader (and possibly more private data before it).
+   *        On failure, raise an error (TVMFFIErrorSetRaised) and return NULL.
+   *        May be called from several threads at once.
+   * \param type_index The type of the object the storage is for.
+   * \param context The `context` of this allocator, unchanged.
+   */
+  void* (*allocate)(size_t size, size_t alignment, int32_t type_index, void* context);
+  /*! \brief Passed to `allocate` unchanged; neither read nor owned by the runtime. */
+  void* context;
+} TVMFFICustomAllocator;
+
+/*!
+ * \brief The current process-wide allocator.
+ * \return Never NULL: the one last set with TVMFFISetCustomAllocator, else
+ *         the built-in one (which frees its storage through delete_space, and
+ *         raises MemoryError / ValueError and returns NULL on failure).
+ * \note Reading is safe from any thread once the allocator is installed; it is
+ *       not synchronised against a concurrent TVMFFISetCustomAllocator.
+ */
+TVM_FFI_DLL TVMFFICustomAllocator* TVMFFIGetCustomAllocator(void);
+
+/*!
+ * \brief Install the process-wide allocator.
+ * \param allocator Kept by pointer, not copied: it (and its context) must stay
+ *        valid for the rest of the process. NULL restores the built-in one.
+ * \return 0 (this call cannot fail).
+ * \note Install it once, while the frontend initialises and before objects
+ *       are created from other threads; it is not synchronised against them.
+ */
+TVM_FFI_DLL int TVMFFISetCustomAllocator(TVMFFICustomAllocator* allocator);
+
+/* ------------------------------------------------------------------------- */
 /* Section: type registry and reflection                                     */
 /* ------------------------------------------------------------------------- */
 

@@ -11,6 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
 #include <type_traits>
 #include <utility>
 
@@ -64,14 +67,25 @@
  * }
  * \endcode
  */
+/*
+ * An exception never escapes the block: it would terminate the host while the
+ * host loads the library. It is reported instead (details::RunStaticInitBlock).
+ */
 #if defined(__GNUC__) || defined(__clang__)
-#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn) __attribute__((constructor)) static void Fn()
-#define TVM_FFI_STATIC_INIT_BLOCK() \
-  TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__))
+#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Runner)                            \
+  static void Fn();                                                           \
+  __attribute__((constructor)) static void Runner() {                         \
+    ::tvm::ffi::details::RunStaticInitBlock(Fn, __FILE__, __LINE__);          \
+  }                                                                           \
+  static void Fn()
+#define TVM_FFI_STATIC_INIT_BLOCK()                                                         \
+  TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__), \
+                                 TVM_FFI_STR_CONCAT(__TVMFFIStaticInitRun, __COUNTER__))
 #else
-#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Var) \
-  static void Fn();                             \
-  [[maybe_unused]] static const int Var = (Fn(), 0); \
+#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Var)                                          \
+  static void Fn();                                                                      \
+  [[maybe_unused]] static const int Var =                                                \
+      (::tvm::ffi::details::RunStaticInitBlock(Fn, __FILE__, __LINE__), 0);              \
   static void Fn()
 #define TVM_FFI_STATIC_INIT_BLOCK()                                                \
   TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__), \
@@ -98,6 +112,59 @@ namespace details {
 /*! \brief A dependent false, for static_assert in templates that must not be instantiated. */
 template <typename...>
 inline constexpr bool always_false_v = false;
+
+/*!
+ * \brief Report a failed TVM_FFI_STATIC_INIT_BLOCK, once: to the runtime's list
+ *        of load failures when it keeps one (tvmffi's `ffi.LoadFailures`, fed
+ *        through the global `ffi.RecordLoadFailure`, which also prints it),
+ *        else as a line on stderr. Uses standard TVM-FFI 0.1 C functions only.
+ */
+inline void ReportStaticInitFailure(const char* file, int line, const char* what) noexcept {
+  // An error's text ends with its "Kind: message" line, after its backtrace.
+  const char* last_line = std::strrchr(what, '\n');
+  if (last_line != nullptr && last_line[1] != '\0') what = last_line + 1;
+  char text[1024];
+  std::snprintf(text, sizeof(text), "static initialisation at %s:%d failed: %s", file, line, what);
+  auto drop_raised = [] {
+    TVMFFIObjectHandle raised = nullptr;
+    TVMFFIErrorMoveFromRaised(&raised);
+    if (raised != nullptr) TVMFFIObjectDecRef(raised);
+  };
+  bool recorded = false;
+  static const char kRecord[] = "ffi.RecordLoadFailure";
+  TVMFFIByteArray name{kRecord, sizeof(kRecord) - 1};
+  TVMFFIObjectHandle record = nullptr;
+  if (TVMFFIFunctionGetGlobal(&name, &record) != 0) drop_raised();
+  if (record != nullptr) {
+    TVMFFIAny arg;
+    arg.type_index = kTVMFFIRawStr;
+    arg.zero_padding = 0;
+    arg.v_c_str = text;
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    result.zero_padding = 0;
+    result.v_int64 = 0;
+    if (TVMFFIFunctionCall(record, &arg, 1, &result) != 0) {
+      drop_raised();
+    } else {
+      recorded = true;
+      if (result.type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(result.v_obj);
+    }
+    TVMFFIObjectDecRef(record);
+  }
+  if (!recorded) std::fprintf(stderr, "tvm-ffi: %s\n", text);
+}
+
+/*! \brief Run the body of a TVM_FFI_STATIC_INIT_BLOCK; an exception is reported, not rethrown. */
+inline void RunStaticInitBlock(void (*fn)(), const char* file, int line) noexcept {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    ReportStaticInitFailure(file, line, e.what());
+  } catch (...) {
+    ReportStaticInitFailure(file, line, "an exception that is not a std::exception");
+  }
+}
 
 /*! \brief T without const/volatile/reference. */
 template <typename T>

@@ -228,29 +228,26 @@ class Function : public ObjectRef {
     TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionSetGlobal(
         &name.bytes, details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(func), override ? 1 : 0));
   }
-  /*! \brief Remove a global function (no error if absent). */
+  /*!
+   * \brief Remove a global function (no error if absent).
+   * \note Goes through the standard global `ffi.FunctionRemoveGlobal`, so the
+   *       library needs no C entry point beyond the standard TVM-FFI 0.1 set.
+   */
   static void RemoveGlobal(details::NameRef name) {
-    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionRemoveGlobal(&name.bytes));
+    GetGlobalRequired("ffi.FunctionRemoveGlobal")(String(name.view()));
   }
-  /*! \return The names of all global functions, sorted. */
+  /*!
+   * \return The names of all global functions, sorted.
+   * \note Goes through the standard global `ffi.FunctionListGlobalNamesFunctor`
+   *       (f(-1) is the count, f(i) the i-th name), as RemoveGlobal does.
+   */
   static std::vector<String> ListGlobalNames() {
-    struct Collector {
-      std::vector<String> names;
-      bool failed = false;
-    } collector;
-    auto visit = [](void* ctx, const TVMFFIByteArray* name) -> int {
-      Collector* c = static_cast<Collector*>(ctx);
-      try {
-        c->names.emplace_back(name->data, name->size);
-        return 0;
-      } catch (...) {
-        c->failed = true;
-        return 1;
-      }
-    };
-    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionListGlobalNames(visit, &collector));
-    if (collector.failed) throw std::bad_alloc();
-    return std::move(collector.names);
+    Function names = GetGlobalRequired("ffi.FunctionListGlobalNamesFunctor")().cast<Function>();
+    int64_t n = names(-1).cast<int64_t>();
+    std::vector<String> out;
+    out.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) out.push_back(names(i).cast<String>());
+    return out;
   }
 
   /*!

@@ -1,0 +1,33 @@
+# Fails unless LIB is portable: every TVMFFI* symbol it imports is in the
+# standard TVM-FFI 0.1 set (STANDARD), and it imports no C++ symbol of a
+# runtime (tvm::ffi). Other imports (libc, libstdc++) are fine.
+# Usage: cmake -DLIB=<path> -DNM=<nm> -DSTANDARD=<standard_symbols.txt> -P check_portable.cmake
+cmake_minimum_required(VERSION 3.24)  # policies of a -P script (IN_LIST)
+include(${CMAKE_CURRENT_LIST_DIR}/../symbol_lists.cmake)
+if(NOT LIB OR NOT NM OR NOT STANDARD)
+  message(FATAL_ERROR "check_portable.cmake needs -DLIB=..., -DNM=... and -DSTANDARD=...")
+endif()
+tvmffi_dynamic_symbols(undefined ${NM} --undefined-only ${LIB})
+tvmffi_standard_symbols(standard ${STANDARD})
+set(imported "")
+set(extensions "")
+foreach(name IN LISTS undefined)
+  if(name MATCHES "^TVMFFI")
+    list(APPEND imported "${name}")
+    if(NOT name IN_LIST standard)
+      list(APPEND extensions "${name}")
+    endif()
+  elseif(name MATCHES "^_ZN?K?3tvm3ffi")
+    list(APPEND extensions "${name}")
+  endif()
+endforeach()
+if(extensions)
+  list(JOIN extensions "\n  " ext_text)
+  message(FATAL_ERROR "${LIB} is not portable: it imports, beyond the standard TVM-FFI 0.1 "
+                      "C symbols:\n  ${ext_text}")
+endif()
+if(NOT imported)
+  message(FATAL_ERROR "${LIB} imports no TVMFFI* symbol: is it a TVM-FFI library?")
+endif()
+list(LENGTH imported n)
+message(STATUS "portable: ${n} imports from the standard TVM-FFI 0.1 set")
