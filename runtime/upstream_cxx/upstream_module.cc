@@ -63,6 +63,14 @@ bool Reaches(ModuleObj* from, const ModuleObj* target) {
   return false;
 }
 
+// RuntimeError when `self` importing `other` would close a cycle.
+void CheckAcyclic(ModuleObj* self, const Module& other) {
+  if (Reaches(other.get(), self)) {
+    TVM_FFI_THROW(RuntimeError) << "Module[" << self->kind() << "]: importing Module["
+                                << other->kind() << "] would create an import cycle";
+  }
+}
+
 // A module of libtvmffi seen through upstream's ModuleObj interface.
 class RuntimeModule final : public ModuleObj {
  public:
@@ -88,11 +96,14 @@ class RuntimeModule final : public ModuleObj {
 
   // Imports between two runtime modules are made in the runtime too, so that
   // the library's generated code (TVMFFIEnvModLookupFromImports) sees them.
+  // The C++ graph is checked first: it may hold host modules the runtime
+  // never sees, and a refused import must change neither graph.
   void ImportModule(const Module& other) final {
+    CheckAcyclic(this, other);
     if (auto* rt = dynamic_cast<RuntimeModule*>(other.get())) {
       RuntimeGlobals::Get().import_module(inner_, rt->inner_);
     }
-    ModuleObj::ImportModule(other);
+    imports_.push_back(other);
   }
 
  private:
@@ -129,10 +140,7 @@ Bytes ModuleObj::SaveToBytes() const {
 String ModuleObj::InspectSource(const String&) const { return String(); }
 
 void ModuleObj::ImportModule(const Module& other) {
-  if (Reaches(other.get(), this)) {
-    TVM_FFI_THROW(RuntimeError) << "Module[" << kind() << "]: importing Module["
-                                << other->kind() << "] would create an import cycle";
-  }
+  CheckAcyclic(this, other);
   imports_.push_back(other);
 }
 
