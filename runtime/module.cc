@@ -486,7 +486,18 @@ using ::tvm::ffi::Optional;
 using ::tvm::ffi::String;
 using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
 
-TVMFFIObject* Raw(const Module& mod) { return ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(mod); }
+// The module object of a Module argument. Other module objects share the type
+// index but not our layout (the upstream-ABI Module of libtvmffi_upstream_cxx,
+// or another runtime's): refused with a TypeError.
+TVMFFIObject* Raw(const Module& mod) {
+  TVMFFIObject* obj = ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(mod);
+  if (obj->deleter != ModuleDeleter) {
+    Throw("TypeError",
+          "an ffi.Module that this runtime's loader did not create (a C++ Module of an "
+          "upstream-built host, or another runtime's); pass a Module from ffi.ModuleLoadFromFile");
+  }
+  return obj;
+}
 
 // A file path without NUL bytes: the C path would silently end at the first one.
 std::string PathArg(const char* fname, const String& path) {
@@ -663,6 +674,10 @@ int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_na
   if (mod->type_index != kTVMFFIModule) {
     Throw("TypeError", "TVMFFIEnvModLookupFromImports: library_ctx must be an ffi.Module, got `",
           TypeIndexToKey(mod->type_index), "` (was the library loaded by the module loader?)");
+  }
+  if (mod->deleter != ModuleDeleter) {
+    Throw("TypeError", "TVMFFIEnvModLookupFromImports: library_ctx is an ffi.Module that this "
+          "runtime's loader did not create");
   }
   ModuleImpl* impl = Impl(mod);
   std::string name(func_name);

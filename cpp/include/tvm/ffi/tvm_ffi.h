@@ -4,9 +4,14 @@
  * Includes the C ABI (c_api.h, extra/c_env_api.h), the core C++ headers, the
  * containers, tensors and modules. Like upstream's, it leaves out the opt-in
  * conveniences: extra/stl.h (std::vector, std::map, ... as typed-function
- * arguments) and extra/env.h. It brings <iostream>, because code written for
- * upstream's umbrella uses std::cout with no include of its own. A kernel that
- * wants a lean compile includes container/tensor.h and function.h instead.
+ * arguments) and extra/env.h.
+ *
+ * Source compatibility with apache/tvm-ffi: code written for upstream often
+ * uses std::cout, std::stringstream, std::setw or std::function after
+ * including only this header, because upstream's headers bring those in.
+ * This header brings them too. The headers a kernel includes one by one
+ * (function.h, container/tensor.h, extra/c_env_api.h, extra/cuda/...) stay
+ * lean: include them directly to keep builds fast.
  */
 #ifndef TVM_FFI_TVM_FFI_H_
 #define TVM_FFI_TVM_FFI_H_
@@ -41,6 +46,10 @@
 // Modules: loading kernel libraries (module topic).
 #include <tvm/ffi/extra/module.h>
 
+// What upstream's umbrella brings from the standard library beyond the above.
+#include <functional>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #endif  // TVM_FFI_TVM_FFI_H_

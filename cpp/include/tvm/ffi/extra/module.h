@@ -219,7 +219,11 @@ class Module : public ObjectRef {
    * lifetime rules and errors.
    * \param file_name The path.
    */
-  static Module LoadFromFile(const String& file_name) {
+  // Hidden: upstream's libtvm_ffi.so defines the same mangled name out of line
+  // and calls it through its `ffi.ModuleLoadFromFile` global. An exported copy
+  // in a host built with these headers would interpose it there, and the two
+  // would call each other forever.
+  TVM_FFI_HIDDEN static Module LoadFromFile(const String& file_name) {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleLoadFromFile")(file_name).cast<Module>();
   }
 
@@ -239,7 +243,9 @@ class Module : public ObjectRef {
    * \brief Call `callback(name, value)` for every symbol registered with
    *        TVMFFIEnvModRegisterContextSymbol, in registration order.
    */
-  static void VisitContextSymbols(const TypedFunction<void(String, void*)>& callback) {
+  // Hidden for the same reason as LoadFromFile (same mangled name as upstream's).
+  TVM_FFI_HIDDEN static void VisitContextSymbols(
+      const TypedFunction<void(String, void*)>& callback) {
     TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleVisitContextSymbols")(callback.packed());
   }
 

@@ -1,0 +1,24 @@
+/*
+ * Test-only: the C++ entry points of the link-time stand-in for upstream's
+ * libtvm_ffi.so (tests/upstream_cxx.cmake), so that upstream_host.cc links
+ * the way an upstream-built host does (DT_NEEDED libtvm_ffi.so). The stand-in
+ * is never loaded; every body aborts.
+ */
+#include "upstream_shapes.h"
+
+#include <cstdlib>
+
+namespace tvm {
+namespace ffi {
+
+void ModuleObj::ImportModule(const Module&) { std::abort(); }
+void ModuleObj::ClearImports() { std::abort(); }
+Optional<Function> ModuleObj::GetFunction(const String&, bool) { std::abort(); }
+bool ModuleObj::ImplementsFunction(const String&, bool) { std::abort(); }
+Optional<String> ModuleObj::GetFunctionDoc(const String&, bool) { std::abort(); }
+Optional<String> ModuleObj::GetFunctionMetadata(const String&, bool) { std::abort(); }
+Module Module::LoadFromFile(const String&) { std::abort(); }
+void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>&) { std::abort(); }
+
+}  // namespace ffi
+}  // namespace tvm

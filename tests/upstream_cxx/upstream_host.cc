@@ -1,0 +1,168 @@
+/*
+ * A C++ host written the way apache/tvm-ffi's headers make one
+ * (upstream_shapes.h). It links against link_stub.cc's libtvm_ffi.so, a
+ * stand-in for upstream's library, and runs on our runtime: its
+ * DT_NEEDED libtvm_ffi.so resolves to libtvmffi, whose DT_NEEDED
+ * libtvmffi_upstream_cxx.so provides the C++ symbols (-z now: a missing one
+ * fails at start-up; the stub's bodies abort).
+ */
+#include "upstream_shapes.h"
+
+#include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/memory.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <dlfcn.h>
+
+#include <string>
+
+namespace ffi = tvm::ffi;
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+// A module defined by the host: subclasses ModuleObj, so it is built on the
+// exported vtable and typeinfo of ModuleObj.
+class HostModule final : public ffi::ModuleObj {
+ public:
+  const char* kind() const final { return "host"; }
+  ffi::Optional<ffi::Function> GetFunction(const ffi::String& name) final {
+    if (name == "host_twice") {
+      return ffi::Function::FromTyped([](int64_t x) { return 2 * x; });
+    }
+    return std::nullopt;
+  }
+};
+
+ffi::Module NewHostModule() { return ffi::Module(ffi::make_object<HostModule>()); }
+
+std::string ErrorKindOf(void (*fn)()) {
+  try {
+    fn();
+  } catch (const ffi::Error& e) {
+    return e.kind() + ": " + e.message();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("upstream ABI: the entry points come from libtvmffi_upstream_cxx") {
+  Dl_info info;
+  void* addr = reinterpret_cast<void*>(&ffi::Module::LoadFromFile);
+  REQUIRE(dladdr(addr, &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
+}
+
+TEST_CASE("upstream ABI: LoadFromFile, then the virtual GetFunction and friends") {
+  ffi::Module mod = ffi::Module::LoadFromFile(TVMFFI_TEST_CPU_KERNELS);
+  CHECK(std::string(mod->kind()) == "library");
+  CHECK(mod->GetPropertyMask() == 0b010);
+
+  ffi::Optional<ffi::Function> add_int = mod->GetFunction("add_int");
+  REQUIRE(add_int.has_value());
+  CHECK((*add_int)(40, 2).cast<int64_t>() == 42);
+  ffi::Optional<ffi::Function> greet = mod->GetFunction(ffi::String("greet"), false);
+  REQUIRE(greet.has_value());
+  CHECK_THAT((*greet)("upstream").cast<std::string>(), ContainsSubstring("upstream"));
+
+  CHECK_FALSE(mod->GetFunction("no_such_function").has_value());
+  CHECK_FALSE(mod->GetFunction("no_such_function", true).has_value());
+  CHECK(mod->ImplementsFunction("add_one"));
+  CHECK(mod->ImplementsFunction("add_one", true));
+  CHECK_FALSE(mod->ImplementsFunction("no_such_function"));
+
+  ffi::Optional<ffi::String> doc = mod->GetFunctionDoc("add_one");
+  REQUIRE(doc.has_value());
+  CHECK_THAT(std::string(*doc), ContainsSubstring("x + 1"));
+  CHECK_FALSE(mod->GetFunctionDoc("no_such_function", true).has_value());
+  ffi::Optional<ffi::String> meta = mod->GetFunctionMetadata("add_int", false);
+  REQUIRE(meta.has_value());
+  CHECK_THAT(std::string(*meta), ContainsSubstring("int"));
+
+  CHECK(mod->GetWriteFormats().size() == 0);
+  CHECK(mod->InspectSource("asm").size() == 0);
+  CHECK(mod->imports().size() == 0);
+  CHECK_THROWS_WITH(mod->WriteToFile("out.so", "so"),
+                    ContainsSubstring("Module[library] does not support WriteToFile"));
+  CHECK_THROWS_WITH(mod->SaveToBytes(), ContainsSubstring("does not support SaveToBytes"));
+}
+
+TEST_CASE("upstream ABI: a kernel's error reaches the host as tvm::ffi::Error") {
+  ffi::Module mod = ffi::Module::LoadFromFile(TVMFFI_TEST_CPU_KERNELS);
+  ffi::Function add_one = mod->GetFunction("add_one").value();
+  try {
+    add_one(1, 2);
+    FAIL("add_one(1, 2) did not raise");
+  } catch (const ffi::Error& e) {
+    CHECK(e.kind() == "TypeError");
+  }
+}
+
+TEST_CASE("upstream ABI: LoadFromFile of a missing file raises RuntimeError naming it") {
+  std::string what = ErrorKindOf([] { ffi::Module::LoadFromFile("/nonexistent/libnothing.so"); });
+  CHECK_THAT(what, ContainsSubstring("RuntimeError: "));
+  CHECK_THAT(what, ContainsSubstring("/nonexistent/libnothing.so"));
+}
+
+TEST_CASE("upstream ABI: imports between loaded libraries reach the library's own lookups") {
+  ffi::Module a = ffi::Module::LoadFromFile(TVMFFI_TEST_LIB_A);
+  ffi::Module b = ffi::Module::LoadFromFile(TVMFFI_TEST_LIB_B);
+  b->ImportModule(a);
+  REQUIRE(b->imports().size() == 1);
+  // lib_b resolves `add_int` through TVMFFIEnvModLookupFromImports: the
+  // import must have been made in the runtime, not only in the wrapper.
+  ffi::Function from_imports = b->GetFunction("add_int_from_imports").value();
+  CHECK(from_imports(20, 22).cast<int64_t>() == 42);
+  CHECK(b->GetFunction("iota", true).has_value());  // lib_a only
+  CHECK_FALSE(b->GetFunction("iota", false).has_value());
+  CHECK_THROWS_WITH(a->ImportModule(b), ContainsSubstring("cycle"));
+}
+
+TEST_CASE("upstream ABI: a host-defined ModuleObj subclass") {
+  ffi::Module host = NewHostModule();
+  CHECK(host->type_index() == ffi::TypeIndex::kTVMFFIModule);
+  CHECK(host->GetPropertyMask() == 0);
+  CHECK(host->GetFunction("host_twice").value()(21).cast<int64_t>() == 42);
+  CHECK(host->ImplementsFunction("host_twice", false));  // inline default over the virtual
+
+  ffi::Module kernels = ffi::Module::LoadFromFile(TVMFFI_TEST_CPU_KERNELS);
+  host->ImportModule(kernels);
+  CHECK_FALSE(host->GetFunction("add_int", false).has_value());
+  ffi::Optional<ffi::Function> add_int = host->GetFunction("add_int", true);
+  REQUIRE(add_int.has_value());
+  CHECK((*add_int)(1, 2).cast<int64_t>() == 3);
+  CHECK(host->ImplementsFunction("add_int", true));
+  CHECK(host->GetFunctionDoc("add_one", true).has_value());
+  CHECK(host->GetFunctionMetadata("add_int", true).has_value());
+  CHECK_THROWS_WITH(host->ImportModule(host), ContainsSubstring("import cycle"));
+
+  host->ClearImports();
+  CHECK(host->imports().size() == 0);
+  CHECK_FALSE(host->GetFunction("add_int", true).has_value());
+}
+
+TEST_CASE("upstream ABI: VisitContextSymbols sees the registered context symbols") {
+  static int marker = 0;
+  REQUIRE(TVMFFIEnvModRegisterContextSymbol("__upstream_cxx_test_ctx", &marker) == 0);
+  int visited = 0;
+  void* seen = nullptr;
+  ffi::Module::VisitContextSymbols(
+      ffi::TypedFunction<void(ffi::String, void*)>([&](ffi::String name, void* value) {
+        ++visited;
+        if (name == "__upstream_cxx_test_ctx") seen = value;
+      }));
+  CHECK(visited >= 1);
+  CHECK(seen == &marker);
+}
+
+TEST_CASE("upstream ABI: the runtime's module functions refuse the C++ Module") {
+  // The upstream-ABI Module shares ffi.Module's type index but not the
+  // runtime's layout: a clear TypeError, never a misread.
+  ffi::Module mod = ffi::Module::LoadFromFile(TVMFFI_TEST_CPU_KERNELS);
+  ffi::Function get = ffi::Function::GetGlobalRequired("ffi.ModuleGetFunction");
+  CHECK_THROWS_WITH(get(static_cast<const ffi::ObjectRef&>(mod), "add_int", false),
+                    ContainsSubstring("did not create"));
+}

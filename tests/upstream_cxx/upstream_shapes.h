@@ -1,0 +1,72 @@
+/*
+ * Test-only: ModuleObj / Module declared the way apache/tvm-ffi's
+ * <tvm/ffi/extra/module.h> shows them to a host (virtual methods in
+ * upstream's order with inline defaults, out-of-line members), written by us
+ * from the published class shape. Shared by upstream_host.cc and link_stub.cc.
+ *
+ * Our <tvm/ffi/extra/module.h> (a different, non-virtual ModuleObj) must not
+ * be included next to this; String, Function, Array, ... are ours, with
+ * upstream's layout.
+ */
+#ifndef TVMFFI_TESTS_UPSTREAM_CXX_UPSTREAM_SHAPES_H_
+#define TVMFFI_TESTS_UPSTREAM_CXX_UPSTREAM_SHAPES_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/string.h>
+
+namespace tvm {
+namespace ffi {
+
+class Module;
+
+// Upstream's ModuleObj as its header shows it to a host.
+class ModuleObj : public Object {
+ public:
+  virtual const char* kind() const = 0;
+  virtual int GetPropertyMask() const { return 0; }
+  virtual Optional<Function> GetFunction(const String& name) = 0;
+  virtual bool ImplementsFunction(const String& name) { return GetFunction(name).has_value(); }
+  virtual Optional<String> GetFunctionDoc(const String&) { return std::nullopt; }
+  virtual Optional<String> GetFunctionMetadata(const String&) { return std::nullopt; }
+  virtual void WriteToFile(const String&, const String&) const {
+    TVM_FFI_THROW(RuntimeError) << "host default WriteToFile";
+  }
+  virtual Array<String> GetWriteFormats() const { return Array<String>(); }
+  virtual Bytes SaveToBytes() const { TVM_FFI_THROW(RuntimeError) << "host default SaveToBytes"; }
+  virtual String InspectSource(const String&) const { return String(); }
+  virtual void ImportModule(const Module& other);  // out of line: the key function
+  virtual void ClearImports();
+  Optional<Function> GetFunction(const String& name, bool query_imports);
+  bool ImplementsFunction(const String& name, bool query_imports);
+  Optional<String> GetFunctionDoc(const String& name, bool query_imports);
+  Optional<String> GetFunctionMetadata(const String& name, bool query_imports);
+  const Array<Any>& imports() const { return imports_; }
+
+  static constexpr int32_t _type_index = TypeIndex::kTVMFFIModule;
+  static constexpr bool _type_mutable = true;
+  static constexpr bool _type_final = true;
+  static constexpr uint32_t _type_child_slots = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFIModule, ModuleObj, Object);
+
+ protected:
+  Array<Any> imports_;
+
+ private:
+  ObjectRef import_lookup_cache_;
+};
+
+class Module : public ObjectRef {
+ public:
+  static Module LoadFromFile(const String& file_name);
+  static void VisitContextSymbols(const TypedFunction<void(String, void*)>& callback);
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Module, ObjectRef, ModuleObj);
+};
+
+}  // namespace ffi
+}  // namespace tvm
+
+#endif  // TVMFFI_TESTS_UPSTREAM_CXX_UPSTREAM_SHAPES_H_
