@@ -4,9 +4,16 @@
 # Installs (only what is missing): g++, cmake, ninja-build, pkg-config,
 # binutils, plus
 #   - libdlpack-dev >= 1.2 from Debian unstable (sid); bookworm ships 0.6,
-#   - libcatch2-dev (Catch2 v3) from bookworm-backports.
-# The extra suites are added as deb822 sources pinned to priority 1, so that
-# nothing but those two packages ever comes from them.
+#   - libcatch2-dev (Catch2 v3) from bookworm-backports,
+# and for the Python package (python/, Debian's /usr/bin/python3):
+#   - nanobind-dev, python3-nanobind from unstable (need robin-map-dev and
+#     libeigen3-dev, from bookworm),
+#   - python3-scikit-build-core (+ the python3-packaging it needs) from
+#     bookworm-backports,
+#   - python3-pytest, python3-numpy, python3-torch (CPU-only), python3-venv
+#     from bookworm, without recommends.
+# The extra suites are added as deb822 sources pinned so that nothing but the
+# packages named in the pins ever comes from them.
 #
 # Idempotent: when everything is present it does no apt work and finishes in
 # well under a second. The CUDA toolkit is NOT installed here (optional; the
@@ -26,6 +33,10 @@ PREFS="$PREF_DIR/tvmffi-pins"
 
 BASE_PKGS=(g++ cmake ninja-build pkg-config binutils)
 EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
+# Python package: the first four come from the pinned suites.
+PY_PINNED_PKGS=(nanobind-dev python3-nanobind python3-scikit-build-core python3-packaging)
+PY_PKGS=("${PY_PINNED_PKGS[@]}" robin-map-dev libeigen3-dev
+         python3-pytest python3-numpy python3-torch python3-venv)
 
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
@@ -110,12 +121,12 @@ Package: *
 Pin: release n=bookworm-backports
 Pin-Priority: 1
 
-# ... except these two packages.
-Package: libdlpack-dev
+# ... except these packages.
+Package: libdlpack-dev nanobind-dev python3-nanobind
 Pin: release a=unstable
 Pin-Priority: 600
 
-Package: libcatch2-dev
+Package: libcatch2-dev python3-scikit-build-core python3-packaging
 Pin: release n=bookworm-backports
 Pin-Priority: 600"
 
@@ -148,16 +159,19 @@ for p in "${BASE_PKGS[@]}"; do
 done
 dlpack_ok || missing+=(libdlpack-dev)
 catch2_ok || missing+=(libcatch2-dev)
+for p in "${PY_PKGS[@]}"; do
+  is_installed "$p" || missing+=("$p")
+done
 
 need_extra=0
 for p in "${missing[@]}"; do
-  [[ " ${EXTRA_PKGS[*]} " == *" $p "* ]] && need_extra=1
+  [[ " ${EXTRA_PKGS[*]} ${PY_PINNED_PKGS[*]} " == *" $p "* ]] && need_extra=1
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   # Keep the sources/pins current (no network; writes only what differs).
   if [[ $(id -u) -eq 0 ]]; then configure_apt; fi
-  log "all packages present (g++, cmake, ninja, pkg-config, binutils, dlpack >= 1.2, Catch2 v3)"
+  log "all packages present (g++, cmake, ninja, pkg-config, binutils, dlpack >= 1.2, Catch2 v3, Python: ${PY_PKGS[*]})"
 else
   [[ $(id -u) -eq 0 || ${#SUDO[@]} -gt 0 ]] || die "need root to install: ${missing[*]}"
   log "missing: ${missing[*]}"
@@ -182,6 +196,9 @@ done
 command -v nm >/dev/null || die "nm not found (binutils)"
 dlpack_ok || die "/usr/include/dlpack/dlpack.h missing or older than DLPack 1.2"
 catch2_ok || die "Catch2 v3 (catch2/catch_all.hpp + CMake config) not found"
+for p in "${PY_PKGS[@]}"; do
+  is_installed "$p" || die "$p is not installed"
+done
 
 dlpack_ver=$(sed -n 's/^#define[[:space:]]\+DLPACK_\(MAJOR\|MINOR\)_VERSION[[:space:]]\+\([0-9]\+\).*/\2/p' \
   /usr/include/dlpack/dlpack.h | paste -sd. -)
