@@ -6,8 +6,9 @@
 #   - libdlpack-dev >= 1.2 from Debian unstable (sid); bookworm ships 0.6,
 #   - libcatch2-dev (Catch2 v3) from bookworm-backports,
 # and for the Python package (python/, Debian's /usr/bin/python3):
-#   - nanobind-dev, python3-nanobind from unstable (need robin-map-dev and
-#     libeigen3-dev, from bookworm),
+#   - nanobind-dev, python3-nanobind and robin-map-dev (nanobind needs
+#     robin_map >= 1.3, bookworm has 1.2.1) from unstable, libeigen3-dev
+#     from bookworm,
 #   - python3-scikit-build-core (+ the python3-packaging it needs) from
 #     bookworm-backports,
 #   - python3-pytest, python3-numpy, python3-torch (CPU-only), python3-venv
@@ -33,9 +34,10 @@ PREFS="$PREF_DIR/tvmffi-pins"
 
 BASE_PKGS=(g++ cmake ninja-build pkg-config binutils)
 EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
-# Python package: the first four come from the pinned suites.
-PY_PINNED_PKGS=(nanobind-dev python3-nanobind python3-scikit-build-core python3-packaging)
-PY_PKGS=("${PY_PINNED_PKGS[@]}" robin-map-dev libeigen3-dev
+# Python package: the first five come from the pinned suites.
+PY_PINNED_PKGS=(nanobind-dev python3-nanobind robin-map-dev python3-scikit-build-core
+                python3-packaging)
+PY_PKGS=("${PY_PINNED_PKGS[@]}" libeigen3-dev
          python3-pytest python3-numpy python3-torch python3-venv)
 
 SUDO=()
@@ -58,6 +60,16 @@ dlpack_ok() {
   minor=$(sed -n 's/^#define[[:space:]]\+DLPACK_MINOR_VERSION[[:space:]]\+\([0-9]\+\).*/\1/p' "$h")
   [[ -n $major && -n $minor ]] || return 1
   (( major > 1 || (major == 1 && minor >= 2) ))
+}
+
+robin_map_ok() {
+  # nanobind needs tsl::robin_map >= 1.3 (bookworm's robin-map-dev is 1.2.1).
+  local h=/usr/include/tsl/robin_growth_policy.h major minor
+  [[ -f $h ]] || return 1
+  major=$(sed -n 's/^#define[[:space:]]\+TSL_RH_VERSION_MAJOR[[:space:]]\+\([0-9]\+\).*/\1/p' "$h")
+  minor=$(sed -n 's/^#define[[:space:]]\+TSL_RH_VERSION_MINOR[[:space:]]\+\([0-9]\+\).*/\1/p' "$h")
+  [[ -n $major && -n $minor ]] || return 1
+  (( major == 1 && minor >= 3 ))
 }
 
 catch2_cmake_config() {
@@ -122,7 +134,7 @@ Pin: release n=bookworm-backports
 Pin-Priority: 1
 
 # ... except these packages.
-Package: libdlpack-dev nanobind-dev python3-nanobind
+Package: libdlpack-dev nanobind-dev python3-nanobind robin-map-dev
 Pin: release a=unstable
 Pin-Priority: 600
 
@@ -162,6 +174,7 @@ catch2_ok || missing+=(libcatch2-dev)
 for p in "${PY_PKGS[@]}"; do
   is_installed "$p" || missing+=("$p")
 done
+if is_installed robin-map-dev && ! robin_map_ok; then missing+=(robin-map-dev); fi
 
 need_extra=0
 for p in "${missing[@]}"; do
@@ -199,6 +212,7 @@ catch2_ok || die "Catch2 v3 (catch2/catch_all.hpp + CMake config) not found"
 for p in "${PY_PKGS[@]}"; do
   is_installed "$p" || die "$p is not installed"
 done
+robin_map_ok || die "tsl::robin_map older than 1.3 (robin-map-dev from unstable is needed)"
 
 dlpack_ver=$(sed -n 's/^#define[[:space:]]\+DLPACK_\(MAJOR\|MINOR\)_VERSION[[:space:]]\+\([0-9]\+\).*/\2/p' \
   /usr/include/dlpack/dlpack.h | paste -sd. -)
