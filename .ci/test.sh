@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tvmffi CI: set up the machine, then build and test twice:
 #   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists)
+#                  + the Python package (pytest python/tests after ctest)
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
 # Ends with exactly one line "tests: N passed, N failed" (summed over both
-# ctest runs) and exits non-zero if any step failed.
+# ctest runs and pytest) and exits non-zero if any step failed.
 #
 # Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
 set -euo pipefail
@@ -86,12 +87,48 @@ run_phase() {
   [[ $rc -eq 0 ]] || failures+=("$name: ctest (rc=$rc)")
 }
 
+# run_pytest NAME BUILD_DIR
+# The Python package's tests, with Debian's interpreter, against the package
+# built in BUILD_DIR/python; adds pytest's counts to the totals. pytest's
+# exit 5 ("no tests collected") is a failure like any other non-zero exit.
+run_pytest() {
+  local name=$1 dir=$2 rc=0 log line n
+  local passed=0 failed=0 skipped=0
+  banner "$name: pytest python/tests"
+  if [[ ! -f $dir/python/tvmffi/__init__.py ]]; then
+    failures+=("$name: pytest (no package in $dir/python)"); return
+  fi
+  log=$(mktemp)
+  PYTHONPATH="$PWD/$dir/python" /usr/bin/python3 -m pytest python/tests -rs \
+    -p no:cacheprovider 2>&1 | tee "$log" || rc=$?
+  # The summary line, e.g. "=== 3 failed, 118 passed, 2 skipped, 1 error in 8.1s ===".
+  line=$(grep -E '^=+ .*[0-9]+ (passed|failed|skipped|errors?|deselected|no tests ran).* in [0-9.]+s' \
+         "$log" | tail -n 1 || true)
+  for n in passed failed skipped error errors; do
+    if [[ $line =~ ([0-9]+)\ $n([ ,]|$) ]]; then
+      case $n in
+        passed) passed=${BASH_REMATCH[1]} ;;
+        skipped) skipped=${BASH_REMATCH[1]} ;;
+        *) failed=$((failed + BASH_REMATCH[1])) ;;
+      esac
+    fi
+  done
+  rm -f "$log"
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  total_skipped=$((total_skipped + skipped))
+  echo "$name pytest: $passed passed, $failed failed, $skipped skipped"
+  [[ $rc -eq 0 ]] || failures+=("$name: pytest (rc=$rc)")
+}
+
 # -------------------------------------------------------------- release ---
 run_phase release build/release \
   -DCMAKE_BUILD_TYPE=Release \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=ON \
+  -DTVMFFI_BUILD_PYTHON=ON \
   "${CUDA_ARGS[@]}"
+run_pytest release build/release
 
 # ----------------------------------------------------------------- asan ---
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
@@ -101,6 +138,7 @@ run_phase asan build/asan \
   -DTVMFFI_SANITIZE=ON \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=OFF \
+  -DTVMFFI_BUILD_PYTHON=OFF \
   -DTVMFFI_BUILD_CUDA_KERNELS=OFF
 
 summary_and_exit
