@@ -12,7 +12,8 @@
 #   - python3-scikit-build-core (+ the python3-packaging it needs) from
 #     bookworm-backports,
 #   - python3-pytest, python3-numpy, python3-torch (CPU-only), python3-venv
-#     from bookworm, without recommends.
+#     from bookworm, without recommends; libtorch-dev (torch's C++ headers,
+#     for tvmffi._torch_exchange: the DLPack C exchange API torch 1.13 lacks).
 # The extra suites are added as deb822 sources pinned so that nothing but the
 # packages named in the pins ever comes from them.
 #
@@ -38,7 +39,7 @@ EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
 PY_PINNED_PKGS=(nanobind-dev python3-nanobind robin-map-dev python3-scikit-build-core
                 python3-packaging)
 PY_PKGS=("${PY_PINNED_PKGS[@]}" libeigen3-dev
-         python3-pytest python3-numpy python3-torch python3-venv)
+         python3-pytest python3-numpy python3-torch python3-venv libtorch-dev)
 
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then

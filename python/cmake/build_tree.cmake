@@ -4,7 +4,8 @@
 include(${CMAKE_CURRENT_LIST_DIR}/tvmffi_python.cmake)
 
 set(_pkg "${CMAKE_BINARY_DIR}/python/tvmffi")
-set_target_properties(tvmffi_python_core PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${_pkg}")
+set_target_properties(tvmffi_python_core ${TVMFFI_TORCH_EXCHANGE_TARGET}
+  PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${_pkg}")
 
 set(_outputs "${_pkg}/libtvmffi.so")
 add_custom_command(OUTPUT "${_pkg}/libtvmffi.so"
@@ -17,4 +18,5 @@ foreach(_src IN LISTS TVMFFI_PYTHON_SOURCE_PATHS)
     DEPENDS "${_src}" VERBATIM)
   list(APPEND _outputs "${_pkg}/${_name}")
 endforeach()
-add_custom_target(tvmffi_python ALL DEPENDS ${_outputs} tvmffi_python_core)
+add_custom_target(tvmffi_python ALL DEPENDS ${_outputs} tvmffi_python_core
+                  ${TVMFFI_TORCH_EXCHANGE_TARGET})

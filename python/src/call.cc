@@ -81,7 +81,10 @@ PyObject* RootModuleName(PyTypeObject* t) {
   return root;
 }
 
-// The exchange API a tensor type offers on the type, walking to a major version we know.
+const DLPackExchangeAPI* ApiFromCapsuleOrInt(PyObject* a);
+
+// The exchange API a tensor type offers on the type, walking to a major version we know;
+// else the one tvmffi provides for the framework (the fw_exchange_api hook), if any.
 const DLPackExchangeAPI* ExchangeApiOf(PyTypeObject* t) {
   static const char* const kNames[] = {"__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"};
   for (const char* name : kNames) {
@@ -90,6 +93,26 @@ const DLPackExchangeAPI* ExchangeApiOf(PyTypeObject* t) {
       PyErr_Clear();
       continue;
     }
+    if (const DLPackExchangeAPI* api = ApiFromCapsuleOrInt(a)) return api;
+  }
+  const Hooks& h = GetHooks();
+  if (h.fw_exchange_api == nullptr ||
+      !PyObject_HasAttrString(reinterpret_cast<PyObject*>(t), "__dlpack__")) {
+    return nullptr;
+  }
+  PyObject* root = RootModuleName(t);
+  PyObject* a = PyObject_CallOneArg(h.fw_exchange_api, root);
+  Py_DECREF(root);
+  if (a == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  return ApiFromCapsuleOrInt(a);
+}
+
+// Steals `a`: a capsule or an int address of a DLPackExchangeAPI (None: no API).
+const DLPackExchangeAPI* ApiFromCapsuleOrInt(PyObject* a) {
+  {
     void* p = nullptr;
     if (PyCapsule_CheckExact(a)) {
       p = PyCapsule_GetPointer(a, PyCapsule_GetName(a));

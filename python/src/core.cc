@@ -535,7 +535,8 @@ NB_MODULE(_core, m) {
   m.def(
       "_set_hooks",
       [](nb::handle make_error, nb::handle error_info, nb::handle fw_alloc, nb::handle fw_stream,
-         nb::handle fw_from_tensor, nb::handle dtype_cls, nb::handle shape_cls) {
+         nb::handle fw_from_tensor, nb::handle fw_exchange_api, nb::handle dtype_cls,
+         nb::handle shape_cls) {
         Hooks& h = GetHooks();
         auto keep = [](PyObject*& slot, nb::handle v) {
           Py_XDECREF(slot);
@@ -546,6 +547,7 @@ NB_MODULE(_core, m) {
         keep(h.fw_alloc, fw_alloc);
         keep(h.fw_stream, fw_stream);
         keep(h.fw_from_tensor, fw_from_tensor);
+        keep(h.fw_exchange_api, fw_exchange_api);
         keep(h.dtype_cls, dtype_cls);
         keep(h.shape_cls, shape_cls);
       },

@@ -44,6 +44,7 @@ struct Hooks {
   PyObject* fw_alloc = nullptr;        // (framework, shape, dtype, dev_type, dev_id) -> tensor
   PyObject* fw_stream = nullptr;       // (framework, dev_type, dev_id) -> int | None
   PyObject* fw_from_tensor = nullptr;  // (framework, tvmffi.Tensor) -> framework tensor
+  PyObject* fw_exchange_api = nullptr; // framework -> DLPack exchange API capsule | None
   PyObject* dtype_cls = nullptr;       // tvmffi.dtype (a str subclass)
   PyObject* shape_cls = nullptr;       // tvmffi.Shape (a tuple subclass)
 };

@@ -200,3 +200,39 @@ def test_many_arguments(np: ModuleType) -> None:
 def test_tensor_repr(np: ModuleType) -> None:
     r = repr(tvmffi.from_dlpack(np.zeros((2, 3), np.float16)))
     assert "shape=(2, 3)" in r and "float16" in r and "cpu:0" in r
+
+
+def test_torch_exchange_api_in_use(torch: ModuleType) -> None:
+    from tvmffi import _framework
+
+    has_native = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+    provided = _framework.exchange_api("torch")
+    try:
+        from tvmffi import _torch_exchange  # noqa: F401
+        built = True
+    except ImportError:
+        built = False
+    # a torch without the API gets tvmffi's when it was built for this torch
+    assert (provided is not None) == (built and not has_native) or has_native
+    assert _framework.exchange_api("numpy") is None
+
+
+def test_torch_through_dlpack_capsules(cpu_kernels_path: Any, torch: ModuleType) -> None:
+    # The path for a torch with no exchange API at all: torch's DLPack capsules.
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import torch, tvmffi\n"
+        f"m = tvmffi.load_module({str(cpu_kernels_path)!r})\n"
+        "x = torch.arange(4, dtype=torch.float32); y = torch.zeros(4)\n"
+        "m.add_one(x, y); assert torch.equal(y, x + 1)\n"
+        "z = m.scale_alloc(x, 2.0); assert isinstance(z, torch.Tensor) and torch.equal(z, 2 * x)\n"
+        "assert m.nop3(x, y, z) is None\n"
+        "print('ok')\n")
+    env = dict(os.environ, TVMFFI_NO_TORCH_EXCHANGE="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

@@ -50,6 +50,7 @@ _core._set_hooks(
     _framework.alloc,
     _framework.current_stream,
     _framework.from_tensor,
+    _framework.exchange_api,
     dtype,
     Shape,
 )

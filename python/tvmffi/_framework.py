@@ -8,6 +8,7 @@ adds one.
 
 from __future__ import annotations
 
+import os
 import sys
 import weakref
 from typing import Any, Callable
@@ -95,6 +96,25 @@ FROM_TENSOR: dict[str, FromTensorFn] = {
     "torch": lambda t: _module("torch").utils.dlpack.from_dlpack(t),
     "numpy": _numpy_from_tensor,
 }
+
+
+def exchange_api(framework: str) -> Any:
+    """A DLPack C exchange API capsule tvmffi provides for a framework lacking one, or None.
+
+    torch < 2.10 has none: tvmffi._torch_exchange (built against the torch
+    found at build time) provides it when the running torch is that version.
+    TVMFFI_NO_TORCH_EXCHANGE=1 turns it off (then torch goes through DLPack
+    capsules).
+    """
+    if framework != "torch" or os.environ.get("TVMFFI_NO_TORCH_EXCHANGE") == "1":
+        return None
+    try:
+        from . import _torch_exchange  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    if _torch_exchange.torch_version != _module("torch").__version__:
+        return None
+    return _torch_exchange.exchange_api()
 
 
 def register_framework(name: str, alloc: AllocFn | None = None, stream: StreamFn | None = None,
