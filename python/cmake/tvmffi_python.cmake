@@ -31,6 +31,8 @@ nanobind_add_module(tvmffi_python_core NB_STATIC
   ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc)
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
 set_target_properties(tvmffi_python_core PROPERTIES OUTPUT_NAME _core)
+# Not linked, but shipped next to _core: build it with the extension.
+add_dependencies(tvmffi_python_core tvmffi)
 
 # The package's Python sources (explicit list).
 set(TVMFFI_PYTHON_SOURCES
@@ -71,7 +73,8 @@ if(NOT TVMFFI_TORCH_EXCHANGE STREQUAL "OFF")
     Python_add_library(tvmffi_torch_exchange MODULE WITH_SOABI
       ${CMAKE_CURRENT_LIST_DIR}/../src/torch_exchange.cc)
     target_include_directories(tvmffi_torch_exchange SYSTEM PRIVATE "${_torch_inc}")
-    target_link_libraries(tvmffi_torch_exchange PRIVATE dlpack::dlpack
+  # tvmffi::headers brings the DLPack header (dlpack::dlpack is not visible from python/).
+  target_link_libraries(tvmffi_torch_exchange PRIVATE tvmffi::headers
       "${_torch_lib}/libtorch_python.so" "${_torch_lib}/libtorch_cpu.so" "${_torch_lib}/libc10.so")
     target_compile_definitions(tvmffi_torch_exchange PRIVATE
       TVMFFI_TORCH_VERSION="${_torch_version}" _GLIBCXX_USE_CXX11_ABI=${_torch_abi})

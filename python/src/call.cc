@@ -191,7 +191,8 @@ TypeEntry g_cache[kCacheSize];
 int g_cache_used = 0;
 int g_cache_next = 0;
 
-const TypeEntry& LookupType(PyTypeObject* t) {
+// By value: a nested lookup may replace the cache slot.
+TypeEntry LookupType(PyTypeObject* t) {
   for (int i = 0; i < g_cache_used; ++i) {
     if (g_cache[i].type == t) return g_cache[i];
   }
@@ -357,7 +358,7 @@ thread_local const Framework* tls_alloc_fw = nullptr;
 // Python object -> owned DLManagedTensorVersioned (from_dlpack, allocator, owned Any)
 // ---------------------------------------------------------------------------
 DLManagedTensorVersioned* ManagedFromPy(PyObject* obj) {
-  const TypeEntry& e = LookupType(Py_TYPE(obj));
+  const TypeEntry e = LookupType(Py_TYPE(obj));
   if (e.kind == Kind::kExchange) {
     DLManagedTensorVersioned* m = nullptr;
     if (e.fw->api->managed_tensor_from_py_object_no_sync(obj, &m) != 0) return nullptr;
@@ -660,7 +661,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
     out->v_c_str = s;
     return true;
   }
-  const TypeEntry& e = LookupType(t);
+  const TypeEntry e = LookupType(t);
   switch (e.kind) {
     case Kind::kObject: {
       TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(a)->handle;
@@ -776,7 +777,7 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
     out->v_int64 = obj == Py_True ? 1 : 0;
     return true;
   }
-  const TypeEntry& e = LookupType(t);
+  const TypeEntry e = LookupType(t);
   switch (e.kind) {
     case Kind::kObject: {
       TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(obj)->handle;

@@ -208,12 +208,13 @@ def test_torch_exchange_api_in_use(torch: ModuleType) -> None:
     has_native = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
     provided = _framework.exchange_api("torch")
     try:
-        from tvmffi import _torch_exchange  # noqa: F401
-        built = True
+        from tvmffi import _torch_exchange
+
+        built_for_this_torch = _torch_exchange.torch_version == torch.__version__
     except ImportError:
-        built = False
-    # a torch without the API gets tvmffi's when it was built for this torch
-    assert (provided is not None) == (built and not has_native) or has_native
+        built_for_this_torch = False
+    # a torch without the API gets tvmffi's, when tvmffi was built for this torch
+    assert (provided is not None) == (built_for_this_torch and not has_native)
     assert _framework.exchange_api("numpy") is None
 
 
