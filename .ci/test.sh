@@ -87,19 +87,21 @@ run_phase() {
   [[ $rc -eq 0 ]] || failures+=("$name: ctest (rc=$rc)")
 }
 
-# run_pytest NAME BUILD_DIR
+# run_pytest NAME BUILD_DIR [VAR=VALUE...]
 # The Python package's tests, with Debian's interpreter, against the package
-# built in BUILD_DIR/python; adds pytest's counts to the totals. pytest's
-# exit 5 ("no tests collected") is a failure like any other non-zero exit.
+# built in BUILD_DIR/python (VAR=VALUE: extra environment); adds pytest's
+# counts to the totals. pytest's exit 5 ("no tests collected") is a failure
+# like any other non-zero exit.
 run_pytest() {
   local name=$1 dir=$2 rc=0 log line n
   local passed=0 failed=0 skipped=0
+  shift 2
   banner "$name: pytest python/tests"
   if [[ ! -f $dir/python/tvmffi/__init__.py ]]; then
     failures+=("$name: pytest (no package in $dir/python)"); return
   fi
   log=$(mktemp)
-  PYTHONPATH="$PWD/$dir/python" /usr/bin/python3 -m pytest python/tests -rs \
+  env PYTHONPATH="$PWD/$dir/python" "$@" /usr/bin/python3 -m pytest python/tests -rs \
     -p no:cacheprovider 2>&1 | tee "$log" || rc=$?
   # The summary line, e.g. "=== 3 failed, 118 passed, 2 skipped, 1 error in 8.1s ===".
   line=$(grep -E '^=+ .*[0-9]+ (passed|failed|skipped|errors?|deselected|no tests ran).* in [0-9.]+s' \
@@ -138,7 +140,12 @@ run_phase asan build/asan \
   -DTVMFFI_SANITIZE=ON \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=OFF \
-  -DTVMFFI_BUILD_PYTHON=OFF \
+  -DTVMFFI_BUILD_PYTHON=ON \
   -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+# The sanitizer runtimes must come first in a process they did not start;
+# CPython's own allocations at exit are not leaks of ours.
+run_pytest asan build/asan \
+  "LD_PRELOAD=$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 
 summary_and_exit
