@@ -6,6 +6,9 @@
 # nanobind's sources (and pytest, where the machine's Python has none) come
 # from .carry/, filled here by .ci/prepare-carry.sh (carry: [".carry"]).
 #
+# tvmffi._torch_exchange is not built here: torch >= 2.10 has its own exchange
+# API (an older torch still works, through DLPack capsules).
+#
 # Env: OUT (optional)        folder for logs: pytest_python.log, bench_python.log
 #      TVMFFI_PYTHON          interpreter (default: python3 on PATH)
 #      TVMFFI_JOBS            build parallelism (default 16)
@@ -62,6 +65,7 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja \
   -DTVMFFI_BUILD_PYTHON=ON \
   -DPython_EXECUTABLE="$PY" \
   -DTVMFFI_NANOBIND_DIR="$ROOT/.carry/nanobind" \
+  -DTVMFFI_TORCH_EXCHANGE=OFF \
   -DCMAKE_PREFIX_PATH="$ROOT/.carry/dlpack"
 
 banner "build $BUILD (-j$JOBS)"
