@@ -128,7 +128,11 @@ void RegisterObjectClass(int32_t type_index, nb::handle cls) {
 
 nb::object WrapObject(TVMFFIObjectHandle h) {
   nb::object inst = nb::inst_alloc(ClassFor(TVMFFIObjectGetTypeIndex(h)));
-  new (nb::inst_ptr<ObjectRef>(inst)) ObjectRef(h);
+  if (PyType_IsSubtype(Py_TYPE(inst.ptr()), GetCoreTypes().function)) {
+    new (nb::inst_ptr<FunctionRef>(inst)) FunctionRef(h);
+  } else {
+    new (nb::inst_ptr<ObjectRef>(inst)) ObjectRef(h);
+  }
   nb::inst_mark_ready(inst);
   return inst;
 }
@@ -298,6 +302,36 @@ PyObject* FunctionTpCall(PyObject* self, PyObject* args, PyObject* kwargs) {
   return CallFunction(h, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
 }
 
+}  // namespace
+
+PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
+                             PyObject* kwnames) {
+  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
+    PyErr_SetString(PyExc_TypeError, "tvmffi.Function does not take keyword arguments");
+    return nullptr;
+  }
+  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
+  if (h == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "the tvmffi.Function is not initialised");
+    return nullptr;
+  }
+  return CallFunction(h, args, PyVectorcall_NARGS(nargsf));
+}
+
+namespace {
+
+// Calls without an argument tuple: point the type's tp_vectorcall_offset at
+// FunctionRef::vectorcall (nanobind keeps the C++ object at a fixed offset).
+void EnableVectorcall(nb::handle cls) {
+  nb::object probe = nb::inst_alloc(cls);  // never made ready: no C++ destructor runs
+  FunctionRef* f = nb::inst_ptr<FunctionRef>(probe);
+  PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  tp->tp_vectorcall_offset =
+      reinterpret_cast<char*>(&f->vectorcall) - reinterpret_cast<char*>(probe.ptr());
+  tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+  PyType_Modified(tp);
+}
+
 PyType_Slot g_function_slots[] = {{Py_tp_call, reinterpret_cast<void*>(FunctionTpCall)},
                                   {0, nullptr}};
 
@@ -362,6 +396,7 @@ NB_MODULE(_core, m) {
             self->handle = h;
           });
   GetCoreTypes().function = reinterpret_cast<PyTypeObject*>(function_cls.ptr());
+  EnableVectorcall(function_cls);
 
   auto tensor_cls =
       nb::class_<TensorRef, ObjectRef>(m, "Tensor", "An FFI tensor (DLPack producer).")

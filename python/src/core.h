@@ -29,7 +29,14 @@ struct ObjectRef {
     if (handle != nullptr) TVMFFIObjectDecRef(handle);
   }
 };
-struct FunctionRef : ObjectRef {};
+/*! \brief tvmffi.Function: the vectorcall entry lives in the instance (tp_vectorcall_offset). */
+PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
+                             PyObject* kwnames);
+struct FunctionRef : ObjectRef {
+  vectorcallfunc vectorcall = FunctionVectorcall;
+  FunctionRef() = default;
+  explicit FunctionRef(TVMFFIObjectHandle h) : ObjectRef(h) {}
+};
 struct TensorRef : ObjectRef {};
 
 /*! \brief Payload of tvmffi.Device. */
