@@ -218,7 +218,9 @@ TVMFFIObjectHandle GlobalFunc(const char* name, TVMFFIObjectHandle* cache) {
     TVMFFIByteArray n{name, std::strlen(name)};
     if (TVMFFIFunctionGetGlobal(&n, cache) != 0 || *cache == nullptr) {
       SetPyErrorFromFFI();
-      if (!PyErr_Occurred()) PyErr_Format(PyExc_RuntimeError, "tvmffi: no global function %s", name);
+      if (!PyErr_Occurred()) {
+        PyErr_Format(PyExc_RuntimeError, "tvmffi: no global function %s", name);
+      }
       return nullptr;
     }
   }
@@ -866,8 +868,8 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
     case Kind::kShape:
     case Kind::kSequence: {
       const bool is_shape = e.kind == Kind::kShape;
-      TVMFFIObjectHandle ctor =
-          is_shape ? GlobalFunc("ffi.Shape", &g_shape_ctor) : GlobalFunc("ffi.Array", &g_array_ctor);
+      TVMFFIObjectHandle ctor = is_shape ? GlobalFunc("ffi.Shape", &g_shape_ctor)
+                                         : GlobalFunc("ffi.Array", &g_array_ctor);
       if (ctor == nullptr) return false;
       PyObject* seq = PySequence_Fast(obj, "expected a sequence");
       if (seq == nullptr) return false;

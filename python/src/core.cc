@@ -245,7 +245,9 @@ DLDevice ParseDevice(const std::string& text, int64_t index) {
     }
   }
   for (const DeviceName& d : kDeviceNames) {
-    if (name == d.name) return DLDevice{static_cast<DLDeviceType>(d.code), static_cast<int32_t>(id)};
+    if (name == d.name) {
+      return DLDevice{static_cast<DLDeviceType>(d.code), static_cast<int32_t>(id)};
+    }
   }
   throw nb::value_error(("invalid device '" + text + "': unknown device type '" + name +
                          "' (expected e.g. 'cpu', 'cuda:0')")
@@ -272,7 +274,8 @@ const DLTensor* TensorOf(nb::handle self) { return TVMFFITensorGetDLTensorPtr(Ha
 
 void CapsuleDeleterVersioned(PyObject* cap) {
   if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+    auto* m =
+        static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
     if (m->deleter != nullptr) m->deleter(m);
   }
 }
@@ -507,7 +510,8 @@ NB_MODULE(_core, m) {
   GetCoreTypes().tensor = reinterpret_cast<PyTypeObject*>(tensor_cls.ptr());
 
   auto device_cls =
-      nb::class_<DeviceValue>(m, "Device", "A device: Device('cuda:0'), Device('cpu'), Device('cuda', 1).")
+      nb::class_<DeviceValue>(m, "Device",
+                              "A device: Device('cuda:0'), Device('cpu'), Device('cuda', 1).")
           .def("__init__",
                [](DeviceValue* self, nb::handle spec, nb::handle index) {
                  int64_t idx = index.is_none() ? 0 : nb::cast<int64_t>(index);

@@ -139,8 +139,9 @@ int Allocate(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ct
       set_error(error_ctx, "ValueError", "torch allocates on CPU and CUDA devices only");
       return -1;
     }
-    at::Tensor t = at::empty(at::IntArrayRef(prototype->shape, prototype->ndim),
-                             at::TensorOptions().dtype(at::toScalarType(prototype->dtype)).device(dev));
+    const at::TensorOptions options =
+        at::TensorOptions().dtype(at::toScalarType(prototype->dtype)).device(dev);
+    at::Tensor t = at::empty(at::IntArrayRef(prototype->shape, prototype->ndim), options);
     *out = Versioned(at::toDLPack(t));
     return 0;
   } catch (const std::exception& e) {

@@ -56,7 +56,8 @@ class Module(Object):
         """Names of the functions the module exports."""
         return list(_func("ffi.ModuleListFunctions")(self))
 
-    def get_function_metadata(self, name: str, query_imports: bool = False) -> dict[str, Any] | None:
+    def get_function_metadata(self, name: str,
+                              query_imports: bool = False) -> dict[str, Any] | None:
         """The function's metadata (parsed JSON: type schema, arg names...), or None."""
         text = _func("ffi.ModuleGetFunctionMetadata")(self, name, query_imports)
         return None if text is None else json.loads(text)
@@ -96,7 +97,8 @@ def load_module(path: str | os.PathLike[str]) -> Module:
     """
     p = os.fspath(path)
     if not isinstance(p, str):
-        raise TypeError(f"load_module: path must be a str or os.PathLike, got {type(path).__name__}")
+        raise TypeError(
+            f"load_module: path must be a str or os.PathLike, got {type(path).__name__}")
     if not os.path.exists(p):
         raise FileNotFoundError(f"load_module: no such file: {p}")
     return _func("ffi.ModuleLoadFromFile")(os.path.abspath(p))
