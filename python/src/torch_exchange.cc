@@ -174,8 +174,15 @@ PyMethodDef kMethods[] = {
      "A capsule 'dlpack_exchange_api' holding the DLPackExchangeAPI for torch.Tensor."},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_torch_exchange",
-                       "The DLPack C exchange API for torch versions without one.", -1, kMethods};
+PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
+                       "_torch_exchange",
+                       "The DLPack C exchange API for torch versions without one.",
+                       -1,
+                       kMethods,
+                       nullptr,
+                       nullptr,
+                       nullptr,
+                       nullptr};
 
 }  // namespace
 
