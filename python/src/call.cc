@@ -354,6 +354,33 @@ PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream) {
 
 thread_local const Framework* tls_alloc_fw = nullptr;
 
+// The handle of a tvmffi.Object; NULL with TypeError for one never initialised.
+TVMFFIObjectHandle ObjectHandleOf(PyObject* obj) {
+  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(obj)->handle;
+  if (h == nullptr) PyErr_SetString(PyExc_TypeError, "the tvmffi.Object is not initialised");
+  return h;
+}
+
+// An int as int64 (OverflowError beyond 64 bits).
+bool LongToInt64(PyObject* v, int64_t* out) {
+  int overflow = 0;
+  *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (overflow != 0) {
+    PyErr_SetString(PyExc_OverflowError, "int does not fit in 64 bits");
+    return false;
+  }
+  return *out != -1 || !PyErr_Occurred();
+}
+
+// An object with __index__ (int subclasses, numpy integers) as int64.
+bool IndexToInt64(PyObject* obj, int64_t* out) {
+  PyObject* idx = PyNumber_Index(obj);
+  if (idx == nullptr) return false;
+  const bool ok = LongToInt64(idx, out);
+  Py_DECREF(idx);
+  return ok;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -629,15 +656,8 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
   PyTypeObject* t = Py_TYPE(a);
   out->zero_padding = 0;
   if (t == &PyLong_Type) {
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(a, &overflow);
-    if (overflow != 0) {
-      PyErr_SetString(PyExc_OverflowError, "int does not fit in 64 bits");
-      return false;
-    }
     out->type_index = kTVMFFIInt;
-    out->v_int64 = v;
-    return true;
+    return LongToInt64(a, &out->v_int64);
   }
   if (t == &PyFloat_Type) {
     out->type_index = kTVMFFIFloat;
@@ -666,11 +686,8 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
   const TypeEntry e = LookupType(t);
   switch (e.kind) {
     case Kind::kObject: {
-      TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(a)->handle;
-      if (h == nullptr) {
-        PyErr_SetString(PyExc_TypeError, "the tvmffi.Object is not initialised");
-        return false;
-      }
+      TVMFFIObjectHandle h = ObjectHandleOf(a);
+      if (h == nullptr) return false;
       out->type_index = TVMFFIObjectGetTypeIndex(h);
       out->v_obj = static_cast<TVMFFIObject*>(h);
       return true;
@@ -725,18 +742,8 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
     case Kind::kDLPack:
       return PackTensorDLPack(f, e, a, out);
     case Kind::kInt: {
-      PyObject* idx = PyNumber_Index(a);
-      if (idx == nullptr) return false;
-      int overflow = 0;
-      long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
-      Py_DECREF(idx);
-      if (overflow != 0) {
-        PyErr_SetString(PyExc_OverflowError, "int does not fit in 64 bits");
-        return false;
-      }
       out->type_index = kTVMFFIInt;
-      out->v_int64 = v;
-      return true;
+      return IndexToInt64(a, &out->v_int64);
     }
     case Kind::kFloat:
       out->type_index = kTVMFFIFloat;
@@ -782,11 +789,8 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
   const TypeEntry e = LookupType(t);
   switch (e.kind) {
     case Kind::kObject: {
-      TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(obj)->handle;
-      if (h == nullptr) {
-        PyErr_SetString(PyExc_TypeError, "the tvmffi.Object is not initialised");
-        return false;
-      }
+      TVMFFIObjectHandle h = ObjectHandleOf(obj);
+      if (h == nullptr) return false;
       TVMFFIObjectIncRef(h);
       out->type_index = TVMFFIObjectGetTypeIndex(h);
       out->v_obj = static_cast<TVMFFIObject*>(h);
@@ -797,18 +801,8 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       out->v_device = nb::inst_ptr<DeviceValue>(obj)->dev;
       return true;
     case Kind::kInt: {
-      PyObject* idx = PyNumber_Index(obj);
-      if (idx == nullptr) return false;
-      int overflow = 0;
-      long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
-      Py_DECREF(idx);
-      if (overflow != 0) {
-        PyErr_SetString(PyExc_OverflowError, "int does not fit in 64 bits");
-        return false;
-      }
       out->type_index = kTVMFFIInt;
-      out->v_int64 = v;
-      return true;
+      return IndexToInt64(obj, &out->v_int64);
     }
     case Kind::kFloat:
       out->type_index = kTVMFFIFloat;
