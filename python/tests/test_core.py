@@ -155,3 +155,10 @@ def test_convert() -> None:
     assert tvmffi.convert(3) == 3
     with pytest.raises(TypeError, match="neither an FFI value"):
         tvmffi.convert(object())
+
+
+def test_empty_object_is_rejected(cpu_kernels: tvmffi.Module) -> None:
+    with pytest.raises(TypeError, match=r"argument #0 .*not initialised"):
+        cpu_kernels.add_int(tvmffi.Object(), 1)
+    with pytest.raises(TypeError, match="not initialised"):
+        tvmffi.convert([tvmffi.Object()])
