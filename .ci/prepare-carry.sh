@@ -8,6 +8,14 @@
 #                                                 config), unpacked by device.sh
 #   .carry/nlohmann-json3-dev.deb                 nlohmann-json (header-only, for
 #                                                 the tvmffi tool), unpacked likewise
+#   .carry/nanobind/                              nanobind's CMake package and
+#                                                 sources (nanobind-dev) with the
+#                                                 robin_map headers in ext/, for
+#                                                 -DTVMFFI_NANOBIND_DIR (Python package)
+#   .carry/pylib/                                 pytest and its pure-Python
+#                                                 dependencies (Debian's), used by
+#                                                 .ci/device-python.sh only where the
+#                                                 machine's Python lacks pytest
 # Runs here (Debian 12), after .ci/setup-debian.sh. Result is well under 1 MiB.
 set -euo pipefail
 
@@ -87,5 +95,26 @@ for f in ./usr/include/nlohmann/json.hpp ./usr/share/cmake/nlohmann_json/nlohman
   grep -q " $f\$" <<<"$contents" || die "$deb lacks $f"
 done
 log "nlohmann-json $ver -> $deb"
+
+# ---- nanobind (Python package) -------------------------------------------------
+# nanobind's config takes its root from its own location and looks for
+# robin_map in <root>/ext/robin_map/include first. -L: copies, not links.
+nb=/usr/share/nanobind
+[[ -f $nb/cmake/nanobind-config.cmake ]] || die "nanobind-dev not installed ($nb)"
+mkdir -p "$CARRY/nanobind/ext/robin_map/include"
+cp -RL "$nb/cmake" "$nb/include" "$nb/src" "$CARRY/nanobind/"
+cp -RL /usr/include/tsl "$CARRY/nanobind/ext/robin_map/include/"
+log "nanobind $(dpkg-query -W -f='${Version}' nanobind-dev) + robin_map" \
+    "$(dpkg-query -W -f='${Version}' robin-map-dev) -> $CARRY/nanobind"
+
+# ---- pytest (pure Python; only for a device Python without it) ----------------
+dist=/usr/lib/python3/dist-packages
+mkdir -p "$CARRY/pylib"
+for p in _pytest pytest py.py pluggy iniconfig attr attrs packaging; do
+  [[ -e $dist/$p ]] || die "$dist/$p missing (python3-pytest and its dependencies)"
+  cp -RL "$dist/$p" "$CARRY/pylib/"
+done
+find "$CARRY/pylib" -name __pycache__ -prune -exec rm -rf {} +
+log "pytest $(dpkg-query -W -f='${Version}' python3-pytest) -> $CARRY/pylib"
 
 log "done: $(du -sh "$CARRY" | cut -f1) in $CARRY/"

@@ -5,9 +5,18 @@
 # binutils, nlohmann-json3-dev (the tool's JSON reader, header-only), clang +
 # libclang-rt-dev (libFuzzer and the sanitizer runtimes, for the fuzz phase), plus
 #   - libdlpack-dev >= 1.2 from Debian unstable (sid); bookworm ships 0.6,
-#   - libcatch2-dev (Catch2 v3) from bookworm-backports.
-# The extra suites are added as deb822 sources pinned to priority 1, so that
-# nothing but those two packages ever comes from them.
+#   - libcatch2-dev (Catch2 v3) from bookworm-backports,
+# and for the Python package (python/, Debian's /usr/bin/python3):
+#   - nanobind-dev, python3-nanobind and robin-map-dev (nanobind needs
+#     robin_map >= 1.3, bookworm has 1.2.1) from unstable, libeigen3-dev
+#     from bookworm,
+#   - python3-scikit-build-core (+ the python3-packaging it needs) from
+#     bookworm-backports,
+#   - python3-pytest, python3-numpy, python3-torch (CPU-only), python3-venv
+#     from bookworm, without recommends; libtorch-dev (torch's C++ headers,
+#     for tvmffi._torch_exchange: the DLPack C exchange API torch 1.13 lacks).
+# The extra suites are added as deb822 sources pinned so that nothing but the
+# packages named in the pins ever comes from them.
 #
 # Idempotent: when everything is present it does no apt work and finishes in
 # well under a second. The CUDA toolkit is NOT installed here (optional; the
@@ -27,6 +36,11 @@ PREFS="$PREF_DIR/tvmffi-pins"
 
 BASE_PKGS=(g++ cmake ninja-build pkg-config binutils nlohmann-json3-dev clang libclang-rt-dev)
 EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
+# Python package: the first five come from the pinned suites.
+PY_PINNED_PKGS=(nanobind-dev python3-nanobind robin-map-dev python3-scikit-build-core
+                python3-packaging)
+PY_PKGS=("${PY_PINNED_PKGS[@]}" libeigen3-dev
+         python3-pytest python3-numpy python3-torch python3-venv libtorch-dev)
 
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
@@ -48,6 +62,16 @@ dlpack_ok() {
   minor=$(sed -n 's/^#define[[:space:]]\+DLPACK_MINOR_VERSION[[:space:]]\+\([0-9]\+\).*/\1/p' "$h")
   [[ -n $major && -n $minor ]] || return 1
   (( major > 1 || (major == 1 && minor >= 2) ))
+}
+
+robin_map_ok() {
+  # nanobind needs tsl::robin_map >= 1.3 (bookworm's robin-map-dev is 1.2.1).
+  local h=/usr/include/tsl/robin_growth_policy.h major minor
+  [[ -f $h ]] || return 1
+  major=$(sed -n 's/^#define[[:space:]]\+TSL_RH_VERSION_MAJOR[[:space:]]\+\([0-9]\+\).*/\1/p' "$h")
+  minor=$(sed -n 's/^#define[[:space:]]\+TSL_RH_VERSION_MINOR[[:space:]]\+\([0-9]\+\).*/\1/p' "$h")
+  [[ -n $major && -n $minor ]] || return 1
+  (( major == 1 && minor >= 3 ))
 }
 
 catch2_cmake_config() {
@@ -111,12 +135,12 @@ Package: *
 Pin: release n=bookworm-backports
 Pin-Priority: 1
 
-# ... except these two packages.
-Package: libdlpack-dev
+# ... except these packages.
+Package: libdlpack-dev nanobind-dev python3-nanobind robin-map-dev
 Pin: release a=unstable
 Pin-Priority: 600
 
-Package: libcatch2-dev
+Package: libcatch2-dev python3-scikit-build-core python3-packaging
 Pin: release n=bookworm-backports
 Pin-Priority: 600"
 
@@ -149,16 +173,20 @@ for p in "${BASE_PKGS[@]}"; do
 done
 dlpack_ok || missing+=(libdlpack-dev)
 catch2_ok || missing+=(libcatch2-dev)
+for p in "${PY_PKGS[@]}"; do
+  is_installed "$p" || missing+=("$p")
+done
+if is_installed robin-map-dev && ! robin_map_ok; then missing+=(robin-map-dev); fi
 
 need_extra=0
 for p in "${missing[@]}"; do
-  [[ " ${EXTRA_PKGS[*]} " == *" $p "* ]] && need_extra=1
+  [[ " ${EXTRA_PKGS[*]} ${PY_PINNED_PKGS[*]} " == *" $p "* ]] && need_extra=1
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   # Keep the sources/pins current (no network; writes only what differs).
   if [[ $(id -u) -eq 0 ]]; then configure_apt; fi
-  log "all packages present (g++, cmake, ninja, pkg-config, binutils, nlohmann-json, dlpack >= 1.2, Catch2 v3)"
+  log "all packages present (g++, cmake, ninja, pkg-config, binutils, nlohmann-json, clang, dlpack >= 1.2, Catch2 v3, Python: ${PY_PKGS[*]})"
 else
   [[ $(id -u) -eq 0 || ${#SUDO[@]} -gt 0 ]] || die "need root to install: ${missing[*]}"
   log "missing: ${missing[*]}"
@@ -183,6 +211,10 @@ done
 command -v nm >/dev/null || die "nm not found (binutils)"
 dlpack_ok || die "/usr/include/dlpack/dlpack.h missing or older than DLPack 1.2"
 catch2_ok || die "Catch2 v3 (catch2/catch_all.hpp + CMake config) not found"
+for p in "${PY_PKGS[@]}"; do
+  is_installed "$p" || die "$p is not installed"
+done
+robin_map_ok || die "tsl::robin_map older than 1.3 (robin-map-dev from unstable is needed)"
 
 dlpack_ver=$(sed -n 's/^#define[[:space:]]\+DLPACK_\(MAJOR\|MINOR\)_VERSION[[:space:]]\+\([0-9]\+\).*/\2/p' \
   /usr/include/dlpack/dlpack.h | paste -sd. -)

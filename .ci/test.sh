@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # tvmffi CI: set up the machine, then build and test:
 #   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists)
+#                  + the Python package (pytest python/tests after ctest)
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
 #                  and the thread-relevant suites only
 #   build/fuzz     clang, libFuzzer + ASan/UBSan: each fuzz target for a bounded time
+# The release and asan phases also build the Python package and run pytest.
 # Ends with exactly one line "tests: N passed, N failed, N skipped" (summed over
-# every ctest run, read from ctest's JUnit output) and exits non-zero if any
-# step failed.
+# every ctest run, read from ctest's JUnit output, and pytest) and exits
+# non-zero if any step failed.
 #
 # Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
 #      TVMFFI_FUZZ_SECONDS  time per fuzz target (default 30)
@@ -91,12 +93,50 @@ run_phase() {
   [[ $rc -eq 0 ]] || failures+=("$name: ctest (rc=$rc)")
 }
 
+# run_pytest NAME BUILD_DIR [VAR=VALUE...]
+# The Python package's tests, with Debian's interpreter, against the package
+# built in BUILD_DIR/python (VAR=VALUE: extra environment); adds pytest's
+# counts to the totals. pytest's exit 5 ("no tests collected") is a failure
+# like any other non-zero exit.
+run_pytest() {
+  local name=$1 dir=$2 rc=0 log line n
+  local passed=0 failed=0 skipped=0
+  shift 2
+  banner "$name: pytest python/tests"
+  if [[ ! -f $dir/python/tvmffi/__init__.py ]]; then
+    failures+=("$name: pytest (no package in $dir/python)"); return
+  fi
+  log=$(mktemp)
+  env PYTHONPATH="$PWD/$dir/python" "$@" /usr/bin/python3 -m pytest python/tests -rs \
+    -p no:cacheprovider 2>&1 | tee "$log" || rc=$?
+  # The summary line, e.g. "=== 3 failed, 118 passed, 2 skipped, 1 error in 8.1s ===".
+  line=$(grep -E '^=+ .*[0-9]+ (passed|failed|skipped|errors?|deselected|no tests ran).* in [0-9.]+s' \
+         "$log" | tail -n 1 || true)
+  for n in passed failed skipped error errors; do
+    if [[ $line =~ ([0-9]+)\ $n([ ,]|$) ]]; then
+      case $n in
+        passed) passed=${BASH_REMATCH[1]} ;;
+        skipped) skipped=${BASH_REMATCH[1]} ;;
+        *) failed=$((failed + BASH_REMATCH[1])) ;;
+      esac
+    fi
+  done
+  rm -f "$log"
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  total_skipped=$((total_skipped + skipped))
+  echo "$name pytest: $passed passed, $failed failed, $skipped skipped"
+  [[ $rc -eq 0 ]] || failures+=("$name: pytest (rc=$rc)")
+}
+
 # -------------------------------------------------------------- release ---
 run_phase release build/release \
   -DCMAKE_BUILD_TYPE=Release \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=ON \
+  -DTVMFFI_BUILD_PYTHON=ON \
   "${CUDA_ARGS[@]}"
+run_pytest release build/release
 
 # ----------------------------------------------------------------- asan ---
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
@@ -106,7 +146,13 @@ run_phase asan build/asan \
   -DTVMFFI_SANITIZE=ON \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=OFF \
+  -DTVMFFI_BUILD_PYTHON=ON \
   -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+# The sanitizer runtimes must come first in a process they did not start;
+# CPython's own allocations at exit are not leaks of ours.
+run_pytest asan build/asan \
+  "LD_PRELOAD=$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 
 # ----------------------------------------------------------------- tsan ---
 # ThreadSanitizer (issue #14): the suites in TVMFFI_TSAN_TESTS (tests/CMakeLists.txt).

@@ -82,7 +82,7 @@ if(TARGET tvmffi_cli)
   set(_kern $<TARGET_FILE:${_tvmffi_cpu_kernels}>)
   add_test(NAME module_cli_inspect COMMAND ${CMAKE_COMMAND} "-DCMD=${_cli};inspect;${_kern}"
     -DEXPECT_RC=0
-    "-DEXPECT_REGEX=Functions \\(7\\):.*add\\(DLTensor\\*, DLTensor\\*, Optional\\[DLTensor\\*\\]\\) -> None.*add_one\\(DLTensor\\*, DLTensor\\*\\) -> None.*greet\\(str\\) -> str.*TVM-FFI C functions \\([0-9]+\\): .*TVMFFIErrorSetRaised.*all provided by this libtvmffi.*portable: yes, imports only standard TVM-FFI 0.1 symbols.*C\\+\\+ runtime: yes"
+    "-DEXPECT_REGEX=Functions \\(8\\):.*add\\(DLTensor\\*, DLTensor\\*, Optional\\[DLTensor\\*\\]\\) -> None.*add_one\\(DLTensor\\*, DLTensor\\*\\) -> None.*greet\\(str\\) -> str.*TVM-FFI C functions \\([0-9]+\\): .*TVMFFIErrorSetRaised.*all provided by this libtvmffi.*portable: yes, imports only standard TVM-FFI 0.1 symbols.*C\\+\\+ runtime: yes"
     -P ${_tvmffi_run_expect})
   add_test(NAME module_cli_inspect_c COMMAND ${CMAKE_COMMAND}
     "-DCMD=${_cli};inspect;$<TARGET_FILE:tvmffi_test_c_callee>"

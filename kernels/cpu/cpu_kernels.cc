@@ -118,6 +118,9 @@ ffi::Tensor ScaleAlloc(ffi::TensorView x, double factor) {
   return out;
 }
 
+// Does nothing with three tensors: the call overhead benchmarks time it.
+void Nop3(ffi::TensorView, ffi::TensorView, ffi::TensorView) {}
+
 // Scalars, so that `tvmffi call` and the demo have something simple to call.
 int64_t AddInt(int64_t a, int64_t b) { return a + b; }
 
@@ -147,6 +150,7 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale_alloc, ScaleAlloc);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(greet, Greet);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum, Sum);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(nop3, Nop3);
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_one, "y = x + 1 (float32/float64, CPU, same shape)");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale, "out = in * factor (float32/float64, CPU)");
@@ -156,3 +160,4 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale_alloc,
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_int, "a + b on 64-bit integers");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(greet, "\"Hello, <name>!\"");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(sum, "The sum of the elements, as a float");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(nop3, "Does nothing with three tensors (call overhead)");

@@ -1,0 +1,93 @@
+# Defines tvmffi_python_core: the nanobind extension tvmffi._core.
+#
+# nanobind comes from, in order:
+#   -DTVMFFI_NANOBIND_DIR=<dir>   a copy of nanobind's sources with its cmake/ folder (and
+#                                 ext/robin_map/include), e.g. the one .ci/prepare-carry.sh
+#                                 puts in .carry/nanobind for machines without nanobind;
+#   `<python> -m nanobind --cmake_dir`, then Debian's /usr/share/nanobind/cmake.
+# The interpreter is Python_EXECUTABLE; outside scikit-build-core it defaults to
+# Debian's /usr/bin/python3 (the one Debian's nanobind, numpy and torch serve),
+# not whichever python3 comes first on PATH.
+set(TVMFFI_NANOBIND_DIR "" CACHE PATH "A nanobind source tree to build with (its cmake/ dir or root)")
+
+if(NOT DEFINED SKBUILD AND NOT Python_EXECUTABLE AND EXISTS /usr/bin/python3)
+  set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python interpreter for tvmffi._core")
+endif()
+find_package(Python 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
+
+if(TVMFFI_NANOBIND_DIR)
+  find_package(nanobind CONFIG REQUIRED PATHS "${TVMFFI_NANOBIND_DIR}" NO_DEFAULT_PATH)
+else()
+  execute_process(COMMAND "${Python_EXECUTABLE}" -m nanobind --cmake_dir
+    OUTPUT_VARIABLE _tvmffi_nb_dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  find_package(nanobind CONFIG REQUIRED HINTS "${_tvmffi_nb_dir}" /usr/share/nanobind/cmake)
+endif()
+message(STATUS "tvmffi Python: ${Python_EXECUTABLE} (${Python_VERSION}), nanobind ${nanobind_VERSION} in ${nanobind_DIR}")
+
+# The extension does not link libtvmffi: tvmffi/__init__.py loads the runtime
+# (by its path in the package) with RTLD_GLOBAL before importing _core.
+nanobind_add_module(tvmffi_python_core NB_STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/../src/core.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc)
+target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
+target_compile_options(tvmffi_python_core PRIVATE -Wall -Wextra)
+set_target_properties(tvmffi_python_core PROPERTIES OUTPUT_NAME _core)
+# Not linked, but shipped next to _core: build it with the extension.
+add_dependencies(tvmffi_python_core tvmffi)
+
+# The package's Python sources (explicit list).
+set(TVMFFI_PYTHON_SOURCES
+  __init__.py
+  _dtype.py
+  _error.py
+  _framework.py
+  container.py
+  module.py
+  registry.py
+  stream.py
+  py.typed)
+list(TRANSFORM TVMFFI_PYTHON_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/../tvmffi/"
+     OUTPUT_VARIABLE TVMFFI_PYTHON_SOURCE_PATHS)
+
+# tvmffi._torch_exchange (optional): the DLPack C exchange API for a torch that
+# has none (torch < 2.10), built against that torch's C++ headers (Debian:
+# libtorch-dev). AUTO builds it when torch lacks the API and the headers exist.
+set(TVMFFI_TORCH_EXCHANGE AUTO CACHE STRING "Build tvmffi._torch_exchange: AUTO, ON or OFF")
+set(TVMFFI_TORCH_EXCHANGE_TARGET "")
+if(NOT TVMFFI_TORCH_EXCHANGE STREQUAL "OFF")
+  execute_process(COMMAND "${Python_EXECUTABLE}" -c
+    "import os, torch; d = os.path.dirname(torch.__file__); print(';'.join([torch.__version__, str(int(hasattr(torch.Tensor, '__dlpack_c_exchange_api__'))), str(int(torch._C._GLIBCXX_USE_CXX11_ABI)), os.path.join(d, 'include'), os.path.join(d, 'lib')]))"
+    OUTPUT_VARIABLE _torch_info RESULT_VARIABLE _torch_rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(_torch_ok FALSE)
+  if(_torch_rc EQUAL 0)
+    list(GET _torch_info 0 _torch_version)
+    list(GET _torch_info 1 _torch_has_api)
+    list(GET _torch_info 2 _torch_abi)
+    list(GET _torch_info 3 _torch_inc)
+    list(GET _torch_info 4 _torch_lib)
+    if(_torch_has_api EQUAL 0 AND EXISTS "${_torch_inc}/ATen/DLConvertor.h")
+      set(_torch_ok TRUE)
+    endif()
+  endif()
+  if(_torch_ok)
+    message(STATUS "tvmffi Python: tvmffi._torch_exchange for torch ${_torch_version}")
+    Python_add_library(tvmffi_torch_exchange MODULE WITH_SOABI
+      ${CMAKE_CURRENT_LIST_DIR}/../src/torch_exchange.cc)
+    target_include_directories(tvmffi_torch_exchange SYSTEM PRIVATE "${_torch_inc}")
+  # tvmffi::headers brings the DLPack header (dlpack::dlpack is not visible from python/).
+  target_link_libraries(tvmffi_torch_exchange PRIVATE tvmffi::headers
+      "${_torch_lib}/libtorch_python.so" "${_torch_lib}/libtorch_cpu.so" "${_torch_lib}/libc10.so")
+    target_compile_definitions(tvmffi_torch_exchange PRIVATE
+      TVMFFI_TORCH_VERSION="${_torch_version}" _GLIBCXX_USE_CXX11_ABI=${_torch_abi})
+    target_compile_options(tvmffi_torch_exchange PRIVATE -Wall -Wextra)
+    set_target_properties(tvmffi_torch_exchange PROPERTIES OUTPUT_NAME _torch_exchange
+      CXX_VISIBILITY_PRESET hidden)
+    set(TVMFFI_TORCH_EXCHANGE_TARGET tvmffi_torch_exchange)
+  elseif(TVMFFI_TORCH_EXCHANGE STREQUAL "ON")
+    message(FATAL_ERROR "TVMFFI_TORCH_EXCHANGE=ON: needs a torch without __dlpack_c_exchange_api__ "
+                        "and its C++ headers (ATen/DLConvertor.h)")
+  else()
+    message(STATUS "tvmffi Python: no tvmffi._torch_exchange (torch has the exchange API, or no "
+                   "torch / C++ headers)")
+  endif()
+endif()

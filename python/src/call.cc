@@ -1,0 +1,1142 @@
+// The call path of tvmffi.Function: Python arguments -> TVMFFIAny views (tensors
+// as borrowed DLTensor*), the environment (stream, allocator) for the call,
+// and the result back to Python.
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "core.h"
+
+namespace tvmffi_py {
+
+static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "Py_buffer shapes are passed as int64_t*");
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Per-type classification, cached (the cache holds a reference to each type).
+// ---------------------------------------------------------------------------
+enum class Kind : uint8_t {
+  kObject,       // tvmffi.Object and subclasses
+  kDevice,       // tvmffi.Device
+  kDType,        // tvmffi.dtype (str subclass)
+  kShape,        // tvmffi.Shape (tuple subclass)
+  kInt,          // int subclasses and objects with __index__
+  kFloat,        // float subclasses (numpy.float64, ...)
+  kStr,          // str subclasses
+  kBytes,        // bytes, bytearray
+  kBuffer,       // numpy.ndarray: the buffer protocol, no Python-level call
+  kExchange,     // a framework with the DLPack C exchange API
+  kTorchLegacy,  // torch without the exchange API: torch._C._to_dlpack
+  kDLPack,       // anything else with __dlpack__
+  kSequence,     // list, tuple -> ffi.Array
+  kMapping,      // dict -> ffi.Map
+  kCallable,     // -> ffi.Function
+  kUnsupported,
+};
+
+struct TypeEntry {
+  PyTypeObject* type;
+  Kind kind;
+  const Framework* fw;
+};
+
+constexpr int kMaxFrameworks = 16;
+Framework g_frameworks[kMaxFrameworks];
+int g_num_frameworks = 0;
+
+const Framework* GetFramework(PyObject* root_name, const DLPackExchangeAPI* api) {
+  for (int i = 0; i < g_num_frameworks; ++i) {
+    Framework& f = g_frameworks[i];
+    if (PyUnicode_Compare(f.name, root_name) == 0 && f.api == api) return &f;
+  }
+  if (g_num_frameworks == kMaxFrameworks) return nullptr;
+  Framework& f = g_frameworks[g_num_frameworks++];
+  Py_INCREF(root_name);
+  f.name = root_name;
+  f.api = api;
+  return &f;
+}
+
+// The top-level package of a type: "torch" for torch.Tensor.
+PyObject* RootModuleName(PyTypeObject* t) {
+  PyObject* mod = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), "__module__");
+  if (mod == nullptr || !PyUnicode_Check(mod)) {
+    PyErr_Clear();
+    Py_XDECREF(mod);
+    return PyUnicode_FromString("");
+  }
+  PyObject* dot = PyUnicode_FromString(".");
+  PyObject* split = PyUnicode_Split(mod, dot, 1);
+  Py_DECREF(dot);
+  Py_DECREF(mod);
+  if (split == nullptr) {
+    PyErr_Clear();
+    return PyUnicode_FromString("");
+  }
+  PyObject* root = PyList_GET_ITEM(split, 0);
+  Py_INCREF(root);
+  Py_DECREF(split);
+  PyUnicode_InternInPlace(&root);
+  return root;
+}
+
+const DLPackExchangeAPI* ApiFromCapsuleOrInt(PyObject* a);
+
+// The exchange API a tensor type offers on the type, walking to a major version we know;
+// else the one tvmffi provides for the framework (the fw_exchange_api hook), if any.
+const DLPackExchangeAPI* ExchangeApiOf(PyTypeObject* t) {
+  static const char* const kNames[] = {"__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"};
+  for (const char* name : kNames) {
+    PyObject* a = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), name);
+    if (a == nullptr) {
+      PyErr_Clear();
+      continue;
+    }
+    if (const DLPackExchangeAPI* api = ApiFromCapsuleOrInt(a)) return api;
+  }
+  const Hooks& h = GetHooks();
+  if (h.fw_exchange_api == nullptr ||
+      !PyObject_HasAttrString(reinterpret_cast<PyObject*>(t), "__dlpack__")) {
+    return nullptr;
+  }
+  PyObject* root = RootModuleName(t);
+  PyObject* a = PyObject_CallOneArg(h.fw_exchange_api, root);
+  Py_DECREF(root);
+  if (a == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  return ApiFromCapsuleOrInt(a);
+}
+
+// Steals `a`: a capsule or an int address of a DLPackExchangeAPI (None: no API).
+const DLPackExchangeAPI* ApiFromCapsuleOrInt(PyObject* a) {
+  {
+    void* p = nullptr;
+    if (PyCapsule_CheckExact(a)) {
+      p = PyCapsule_GetPointer(a, PyCapsule_GetName(a));
+    } else if (PyLong_Check(a)) {
+      p = PyLong_AsVoidPtr(a);
+    }
+    Py_DECREF(a);
+    if (PyErr_Occurred()) PyErr_Clear();
+    const DLPackExchangeAPIHeader* h = static_cast<const DLPackExchangeAPIHeader*>(p);
+    while (h != nullptr && h->version.major != DLPACK_MAJOR_VERSION) h = h->prev_api;
+    const DLPackExchangeAPI* api = reinterpret_cast<const DLPackExchangeAPI*>(h);
+    if (api != nullptr && api->managed_tensor_from_py_object_no_sync != nullptr) return api;
+  }
+  return nullptr;
+}
+
+bool IsSubtype(PyTypeObject* t, PyObject* base) {
+  return base != nullptr && PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(base));
+}
+
+TypeEntry Classify(PyTypeObject* t) {
+  const CoreTypes& ct = GetCoreTypes();
+  const Hooks& h = GetHooks();
+  TypeEntry e{t, Kind::kUnsupported, nullptr};
+  if (PyType_IsSubtype(t, ct.object)) {
+    e.kind = Kind::kObject;
+  } else if (PyType_IsSubtype(t, ct.device)) {
+    e.kind = Kind::kDevice;
+  } else if (IsSubtype(t, h.dtype_cls)) {
+    e.kind = Kind::kDType;
+  } else if (IsSubtype(t, h.shape_cls)) {
+    e.kind = Kind::kShape;
+  } else if (PyType_IsSubtype(t, &PyLong_Type)) {
+    e.kind = Kind::kInt;
+  } else if (PyType_IsSubtype(t, &PyFloat_Type)) {
+    e.kind = Kind::kFloat;
+  } else if (PyType_IsSubtype(t, &PyUnicode_Type)) {
+    e.kind = Kind::kStr;
+  } else if (PyType_IsSubtype(t, &PyBytes_Type) || PyType_IsSubtype(t, &PyByteArray_Type)) {
+    e.kind = Kind::kBytes;
+  } else if (const DLPackExchangeAPI* api = ExchangeApiOf(t)) {
+    PyObject* root = RootModuleName(t);
+    e.kind = Kind::kExchange;
+    e.fw = GetFramework(root, api);
+    Py_DECREF(root);
+  } else if (PyObject_HasAttrString(reinterpret_cast<PyObject*>(t), "__dlpack__")) {
+    PyObject* root = RootModuleName(t);
+    e.fw = GetFramework(root, nullptr);
+    if (PyUnicode_CompareWithASCIIString(root, "numpy") == 0 && t->tp_as_buffer != nullptr &&
+        t->tp_as_buffer->bf_getbuffer != nullptr) {
+      e.kind = Kind::kBuffer;
+    } else if (PyUnicode_CompareWithASCIIString(root, "torch") == 0) {
+      e.kind = Kind::kTorchLegacy;
+    } else {
+      e.kind = Kind::kDLPack;
+    }
+    Py_DECREF(root);
+  } else if (PyType_IsSubtype(t, &PyList_Type) || PyType_IsSubtype(t, &PyTuple_Type)) {
+    e.kind = Kind::kSequence;
+  } else if (PyType_IsSubtype(t, &PyDict_Type)) {
+    e.kind = Kind::kMapping;
+  } else if (t->tp_as_number != nullptr && t->tp_as_number->nb_index != nullptr) {
+    e.kind = Kind::kInt;
+  } else if (t->tp_call != nullptr) {
+    e.kind = Kind::kCallable;
+  }
+  if (e.fw == nullptr && (e.kind == Kind::kExchange || e.kind == Kind::kBuffer ||
+                          e.kind == Kind::kTorchLegacy || e.kind == Kind::kDLPack)) {
+    e.kind = Kind::kUnsupported;  // framework table full (never in practice)
+  }
+  return e;
+}
+
+constexpr int kCacheSize = 16;
+TypeEntry g_cache[kCacheSize];
+int g_cache_used = 0;
+int g_cache_next = 0;
+
+// By value: a nested lookup may replace the cache slot.
+TypeEntry LookupType(PyTypeObject* t) {
+  for (int i = 0; i < g_cache_used; ++i) {
+    if (g_cache[i].type == t) return g_cache[i];
+  }
+  TypeEntry e = Classify(t);
+  Py_INCREF(t);
+  int slot;
+  if (g_cache_used < kCacheSize) {
+    slot = g_cache_used++;
+  } else {
+    slot = g_cache_next;
+    g_cache_next = (g_cache_next + 1) % kCacheSize;
+    Py_DECREF(g_cache[slot].type);
+  }
+  g_cache[slot] = e;
+  return g_cache[slot];
+}
+
+// ---------------------------------------------------------------------------
+// Global functions the converters use (looked up once).
+// ---------------------------------------------------------------------------
+TVMFFIObjectHandle GlobalFunc(const char* name, TVMFFIObjectHandle* cache) {
+  if (*cache == nullptr) {
+    TVMFFIByteArray n{name, std::strlen(name)};
+    if (TVMFFIFunctionGetGlobal(&n, cache) != 0 || *cache == nullptr) {
+      SetPyErrorFromFFI();
+      if (!PyErr_Occurred()) {
+        PyErr_Format(PyExc_RuntimeError, "tvmffi: no global function %s", name);
+      }
+      return nullptr;
+    }
+  }
+  return *cache;
+}
+
+TVMFFIObjectHandle g_array_ctor = nullptr;
+TVMFFIObjectHandle g_map_ctor = nullptr;
+TVMFFIObjectHandle g_shape_ctor = nullptr;
+
+// Call a constructor with owned arguments (released here); false with a Python error.
+bool CallWithOwned(TVMFFIObjectHandle f, TVMFFIAny* args, int32_t n, TVMFFIAny* out) {
+  out->type_index = kTVMFFINone;
+  out->zero_padding = 0;
+  out->v_int64 = 0;
+  int rc = TVMFFIFunctionCall(f, args, n, out);
+  for (int32_t i = 0; i < n; ++i) {
+    if (args[i].type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(args[i].v_obj);
+  }
+  if (rc != 0) {
+    SetPyErrorFromFFI();
+    return false;
+  }
+  return true;
+}
+
+void ReleaseOwned(TVMFFIAny* a) {
+  if (a->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(a->v_obj);
+}
+
+// ---------------------------------------------------------------------------
+// Buffer protocol (numpy) -> DLTensor
+// ---------------------------------------------------------------------------
+bool DTypeFromFormat(const char* fmt, Py_ssize_t itemsize, DLDataType* out) {
+  if (fmt == nullptr) fmt = "B";
+  if (*fmt == '@' || *fmt == '=' || *fmt == '<') ++fmt;
+  const uint16_t bits = static_cast<uint16_t>(itemsize * 8);
+  out->lanes = 1;
+  out->bits = static_cast<uint8_t>(bits);
+  if (fmt[0] == 'Z' && (fmt[1] == 'f' || fmt[1] == 'd') && fmt[2] == '\0') {
+    out->code = kDLComplex;
+    return true;
+  }
+  if (fmt[0] == '\0' || fmt[1] != '\0') return false;
+  switch (fmt[0]) {
+    case '?': out->code = kDLBool; return true;
+    case 'b': case 'h': case 'i': case 'l': case 'q': out->code = kDLInt; return true;
+    case 'B': case 'H': case 'I': case 'L': case 'Q': out->code = kDLUInt; return true;
+    case 'e': case 'f': case 'd': out->code = kDLFloat; return true;
+    default: return false;
+  }
+}
+
+constexpr int kInlineDims = 6;
+
+// Fill `dl` from a buffer view; `strides` has room for kInlineDims, else *heap is allocated.
+bool DLTensorFromBuffer(const Py_buffer& view, DLTensor* dl, int64_t* strides, int64_t** heap) {
+  DLDataType dtype;
+  if (!DTypeFromFormat(view.format, view.itemsize, &dtype)) return false;
+  const int ndim = view.ndim;
+  int64_t* st = strides;
+  if (ndim > kInlineDims) {
+    *heap = new int64_t[ndim];
+    st = *heap;
+  }
+  for (int k = 0; k < ndim; ++k) {
+    const Py_ssize_t s = view.strides != nullptr ? view.strides[k] : 0;
+    if (view.strides == nullptr || s % view.itemsize != 0) return false;
+    st[k] = s / view.itemsize;
+  }
+  dl->data = view.buf;
+  dl->device = DLDevice{kDLCPU, 0};
+  dl->ndim = ndim;
+  dl->dtype = dtype;
+  dl->shape = ndim > 0 ? reinterpret_cast<int64_t*>(view.shape) : st;
+  dl->strides = st;
+  dl->byte_offset = 0;
+  return true;
+}
+
+struct BufferManaged {
+  DLManagedTensorVersioned m;
+  Py_buffer view;
+  int64_t strides[kInlineDims];
+  int64_t* heap = nullptr;
+};
+
+void BufferManagedDeleter(DLManagedTensorVersioned* self) {
+  BufferManaged* b = static_cast<BufferManaged*>(self->manager_ctx);
+  if (Py_IsInitialized()) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyBuffer_Release(&b->view);
+    PyGILState_Release(g);
+  }
+  delete[] b->heap;
+  delete b;
+}
+
+struct LegacyManaged {
+  DLManagedTensorVersioned m;
+  DLManagedTensor* legacy;
+};
+
+void LegacyManagedDeleter(DLManagedTensorVersioned* self) {
+  LegacyManaged* l = static_cast<LegacyManaged*>(self->manager_ctx);
+  if (l->legacy->deleter != nullptr) l->legacy->deleter(l->legacy);
+  delete l;
+}
+
+// Call obj.__dlpack__(**kwargs), asking for a versioned capsule first.
+PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream) {
+  PyObject* meth = PyObject_GetAttrString(obj, "__dlpack__");
+  if (meth == nullptr) return nullptr;
+  PyObject* kwargs = PyDict_New();
+  if (stream != nullptr) PyDict_SetItemString(kwargs, "stream", stream);
+  PyObject* ver = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+  PyDict_SetItemString(kwargs, "max_version", ver);
+  Py_DECREF(ver);
+  PyObject* empty = PyTuple_New(0);
+  PyObject* cap = PyObject_Call(meth, empty, kwargs);
+  if (cap == nullptr && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();  // a producer older than DLPack 1.0: no max_version
+    PyDict_DelItemString(kwargs, "max_version");
+    cap = PyObject_Call(meth, empty, kwargs);
+  }
+  Py_DECREF(empty);
+  Py_DECREF(kwargs);
+  Py_DECREF(meth);
+  return cap;
+}
+
+thread_local const Framework* tls_alloc_fw = nullptr;
+
+// The handle of a tvmffi.Object; NULL with TypeError for one never initialised.
+TVMFFIObjectHandle ObjectHandleOf(PyObject* obj) {
+  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(obj)->handle;
+  if (h == nullptr) PyErr_SetString(PyExc_TypeError, "the tvmffi.Object is not initialised");
+  return h;
+}
+
+// An int as int64 (OverflowError beyond 64 bits).
+bool LongToInt64(PyObject* v, int64_t* out) {
+  int overflow = 0;
+  *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (overflow != 0) {
+    PyErr_SetString(PyExc_OverflowError, "int does not fit in 64 bits");
+    return false;
+  }
+  return *out != -1 || !PyErr_Occurred();
+}
+
+// An object with __index__ (int subclasses, numpy integers) as int64.
+bool IndexToInt64(PyObject* obj, int64_t* out) {
+  PyObject* idx = PyNumber_Index(obj);
+  if (idx == nullptr) return false;
+  const bool ok = LongToInt64(idx, out);
+  Py_DECREF(idx);
+  return ok;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Python object -> owned DLManagedTensorVersioned (from_dlpack, allocator, owned Any)
+// ---------------------------------------------------------------------------
+DLManagedTensorVersioned* ManagedFromPy(PyObject* obj) {
+  const TypeEntry e = LookupType(Py_TYPE(obj));
+  if (e.kind == Kind::kExchange) {
+    DLManagedTensorVersioned* m = nullptr;
+    if (e.fw->api->managed_tensor_from_py_object_no_sync(obj, &m) != 0) return nullptr;
+    return m;
+  }
+  if (e.kind == Kind::kBuffer) {
+    BufferManaged* b = new BufferManaged();
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_RECORDS_RO) == 0) {
+      if (DLTensorFromBuffer(b->view, &b->m.dl_tensor, b->strides, &b->heap)) {
+        b->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+        b->m.manager_ctx = b;
+        b->m.deleter = BufferManagedDeleter;
+        b->m.flags = b->view.readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+        return &b->m;
+      }
+      PyBuffer_Release(&b->view);
+    }
+    PyErr_Clear();
+    delete[] b->heap;
+    delete b;  // not expressible as a buffer (e.g. byte-swapped): ask __dlpack__
+  }
+  if (e.kind != Kind::kBuffer && e.kind != Kind::kTorchLegacy && e.kind != Kind::kDLPack) {
+    PyErr_Format(PyExc_TypeError,
+                 "tvmffi: an object of type '%s' is not a DLPack tensor (it has no __dlpack__)",
+                 Py_TYPE(obj)->tp_name);
+    return nullptr;
+  }
+  PyObject* cap = CallDunderDLPack(obj, nullptr);
+  if (cap == nullptr) return nullptr;
+  DLManagedTensorVersioned* out = nullptr;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    out = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+    PyCapsule_SetName(cap, "used_dltensor_versioned");
+  } else if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor* legacy = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+    LegacyManaged* l = new LegacyManaged();
+    l->legacy = legacy;
+    l->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    l->m.manager_ctx = l;
+    l->m.deleter = LegacyManagedDeleter;
+    l->m.flags = 0;
+    l->m.dl_tensor = legacy->dl_tensor;
+    PyCapsule_SetName(cap, "used_dltensor");
+    out = &l->m;
+  } else {
+    PyErr_Format(PyExc_TypeError, "tvmffi: %s.__dlpack__() did not return a DLPack capsule",
+                 Py_TYPE(obj)->tp_name);
+  }
+  Py_DECREF(cap);
+  return out;
+}
+
+namespace {
+
+// The allocator installed for frameworks without an exchange API: asks the
+// framework (through the Python hook) for an empty tensor.
+int PyFrameworkAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
+                     void (*set_error)(void*, const char*, const char*)) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  int rc = -1;
+  const Framework* fw = tls_alloc_fw;
+  const Hooks& h = GetHooks();
+  PyObject* shape = PyTuple_New(proto->ndim);
+  for (int k = 0; k < proto->ndim; ++k) {
+    PyTuple_SET_ITEM(shape, k, PyLong_FromLongLong(proto->shape[k]));
+  }
+  TVMFFIAny dtype_str;
+  PyObject* dtype = nullptr;
+  PyObject* obj = nullptr;
+  if (TVMFFIDataTypeToString(&proto->dtype, &dtype_str) == 0) {
+    dtype = AnyToPy(&dtype_str, nullptr);
+  } else {
+    SetPyErrorFromFFI();
+  }
+  if (dtype != nullptr && fw != nullptr && h.fw_alloc != nullptr) {
+    obj = PyObject_CallFunction(h.fw_alloc, "OOOii", fw->name, shape, dtype,
+                                static_cast<int>(proto->device.device_type),
+                                static_cast<int>(proto->device.device_id));
+  } else if (!PyErr_Occurred()) {
+    PyErr_SetString(PyExc_RuntimeError, "tvmffi: no framework allocator for this call");
+  }
+  if (obj != nullptr) {
+    *out = ManagedFromPy(obj);
+    Py_DECREF(obj);
+    if (*out != nullptr) rc = 0;
+  }
+  Py_DECREF(shape);
+  Py_XDECREF(dtype);
+  if (rc != 0) {
+    SetFFIErrorFromPython();
+    TVMFFIObjectHandle err = nullptr;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != nullptr) {
+      TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
+      std::string kind(cell->kind.data, cell->kind.size);
+      std::string msg(cell->message.data, cell->message.size);
+      set_error(error_ctx, kind.c_str(), msg.c_str());
+      TVMFFIObjectDecRef(err);
+    } else {
+      set_error(error_ctx, "RuntimeError", "tvmffi: the framework allocator failed");
+    }
+  }
+  PyGILState_Release(g);
+  return rc;
+}
+
+// ---------------------------------------------------------------------------
+// One call: argument storage and clean-up.
+// ---------------------------------------------------------------------------
+enum class Cleanup : uint8_t { kNone, kBuffer, kDecRef, kManaged };
+
+struct TensorSlot {
+  DLTensor dl;
+  int64_t strides[kInlineDims];
+  int64_t* heap;
+  Py_buffer view;
+  PyObject* ref;
+  DLManagedTensorVersioned* managed;
+  Cleanup cleanup;
+};
+
+constexpr int kInlineArgs = 8;
+
+struct CallFrame {
+  TVMFFIAny* args;
+  TensorSlot* slots;
+  TVMFFIObjectHandle* objs;
+  int n_slots = 0;
+  int n_objs = 0;
+  const Framework* fw = nullptr;
+  bool has_stream = false;
+  int32_t dev_type = -1;
+  int32_t dev_id = 0;
+  void* stream = nullptr;
+
+  ~CallFrame() {
+    for (int i = 0; i < n_slots; ++i) {
+      TensorSlot& s = slots[i];
+      switch (s.cleanup) {
+        case Cleanup::kBuffer: PyBuffer_Release(&s.view); break;
+        case Cleanup::kDecRef: Py_DECREF(s.ref); break;
+        case Cleanup::kManaged:
+          if (s.managed->deleter != nullptr) s.managed->deleter(s.managed);
+          break;
+        case Cleanup::kNone: break;
+      }
+      delete[] s.heap;
+    }
+    for (int i = 0; i < n_objs; ++i) TVMFFIObjectDecRef(objs[i]);
+  }
+};
+
+PyObject* PyLongFromStream(void* s) { return PyLong_FromVoidPtr(s); }
+
+// The framework's current stream for a non-CPU device, once per call.
+bool NoteDevice(CallFrame& f, const Framework* fw, DLDevice dev) {
+  if (dev.device_type == kDLCPU || f.has_stream) return true;
+  void* stream = nullptr;
+  if (fw->api != nullptr && fw->api->current_work_stream != nullptr) {
+    if (fw->api->current_work_stream(dev.device_type, dev.device_id, &stream) != 0) return false;
+  } else {
+    const Hooks& h = GetHooks();
+    if (h.fw_stream == nullptr) return true;
+    PyObject* r = PyObject_CallFunction(h.fw_stream, "Oii", fw->name,
+                                        static_cast<int>(dev.device_type),
+                                        static_cast<int>(dev.device_id));
+    if (r == nullptr) return false;
+    if (r == Py_None) {
+      Py_DECREF(r);
+      return true;
+    }
+    stream = PyLong_AsVoidPtr(r);
+    Py_DECREF(r);
+    if (PyErr_Occurred()) return false;
+  }
+  f.has_stream = true;
+  f.dev_type = dev.device_type;
+  f.dev_id = dev.device_id;
+  f.stream = stream;
+  return true;
+}
+
+void NoteFramework(CallFrame& f, const Framework* fw) {
+  if (f.fw == nullptr) f.fw = fw;
+}
+
+bool ArgError(int i, PyObject* a) {
+  // Add the argument position to the pending exception's message.
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject* msg = value != nullptr ? PyObject_Str(value) : nullptr;
+  PyErr_Format(type != nullptr ? type : PyExc_TypeError, "argument #%d (type '%s'): %U", i,
+               Py_TYPE(a)->tp_name, msg != nullptr ? msg : Py_None);
+  Py_XDECREF(msg);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  return false;
+}
+
+bool PackTensorDLPack(CallFrame& f, const TypeEntry& e, PyObject* a, TVMFFIAny* out) {
+  TensorSlot& s = f.slots[f.n_slots];
+  s.heap = nullptr;
+  s.cleanup = Cleanup::kNone;
+  PyObject* stream_arg = nullptr;
+  if (e.kind == Kind::kDLPack) {
+    // Learn the device first, so that the producer gets our (its own) stream.
+    PyObject* dev = PyObject_CallMethod(a, "__dlpack_device__", nullptr);
+    if (dev == nullptr) return false;
+    int dt = 0, di = 0;
+    int ok = PyArg_ParseTuple(dev, "ii", &dt, &di);
+    Py_DECREF(dev);
+    if (!ok) return false;
+    if (!NoteDevice(f, e.fw, DLDevice{static_cast<DLDeviceType>(dt), di})) return false;
+    if (dt != kDLCPU && f.has_stream) {
+      // DLPack stream numbers: 1 is CUDA's legacy default stream (handle 0).
+      stream_arg = f.stream == nullptr ? PyLong_FromLong(1) : PyLongFromStream(f.stream);
+    }
+  }
+  PyObject* cap;
+  if (e.kind == Kind::kTorchLegacy) {
+    static PyObject* to_dlpack = nullptr;
+    if (to_dlpack == nullptr) {
+      PyObject* torch_c = PyImport_ImportModule("torch._C");
+      if (torch_c == nullptr) return false;
+      to_dlpack = PyObject_GetAttrString(torch_c, "_to_dlpack");
+      Py_DECREF(torch_c);
+      if (to_dlpack == nullptr) return false;
+    }
+    cap = PyObject_CallOneArg(to_dlpack, a);
+  } else {
+    cap = CallDunderDLPack(a, stream_arg);
+  }
+  Py_XDECREF(stream_arg);
+  if (cap == nullptr) return false;
+  DLTensor* dl;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    dl = &static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"))
+              ->dl_tensor;
+  } else if (PyCapsule_IsValid(cap, "dltensor")) {
+    dl = &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
+  } else {
+    Py_DECREF(cap);
+    PyErr_SetString(PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
+    return false;
+  }
+  // The capsule keeps its name, so dropping it after the call frees the export.
+  s.ref = cap;
+  s.cleanup = Cleanup::kDecRef;
+  ++f.n_slots;
+  out->type_index = kTVMFFIDLTensorPtr;
+  out->zero_padding = 0;
+  out->v_ptr = dl;
+  NoteFramework(f, e.fw);
+  return NoteDevice(f, e.fw, dl->device);
+}
+
+bool PackOwned(CallFrame& f, PyObject* a, TVMFFIAny* out) {
+  if (!PyToOwnedAny(a, out)) return false;
+  if (out->type_index >= kTVMFFIStaticObjectBegin) f.objs[f.n_objs++] = out->v_obj;
+  return true;
+}
+
+bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
+  PyTypeObject* t = Py_TYPE(a);
+  out->zero_padding = 0;
+  if (t == &PyLong_Type) {
+    out->type_index = kTVMFFIInt;
+    return LongToInt64(a, &out->v_int64);
+  }
+  if (t == &PyFloat_Type) {
+    out->type_index = kTVMFFIFloat;
+    out->v_float64 = PyFloat_AS_DOUBLE(a);
+    return true;
+  }
+  if (a == Py_None) {
+    out->type_index = kTVMFFINone;
+    out->v_int64 = 0;
+    return true;
+  }
+  if (t == &PyBool_Type) {
+    out->type_index = kTVMFFIBool;
+    out->v_int64 = a == Py_True ? 1 : 0;
+    return true;
+  }
+  if (t == &PyUnicode_Type) {
+    Py_ssize_t size = 0;
+    const char* s = PyUnicode_AsUTF8AndSize(a, &size);
+    if (s == nullptr) return false;
+    if (std::strlen(s) != static_cast<size_t>(size)) return PackOwned(f, a, out);  // inner NUL
+    out->type_index = kTVMFFIRawStr;
+    out->v_c_str = s;
+    return true;
+  }
+  const TypeEntry e = LookupType(t);
+  switch (e.kind) {
+    case Kind::kObject: {
+      TVMFFIObjectHandle h = ObjectHandleOf(a);
+      if (h == nullptr) return false;
+      out->type_index = TVMFFIObjectGetTypeIndex(h);
+      out->v_obj = static_cast<TVMFFIObject*>(h);
+      return true;
+    }
+    case Kind::kDevice:
+      out->type_index = kTVMFFIDevice;
+      out->v_device = nb::inst_ptr<DeviceValue>(a)->dev;
+      return true;
+    case Kind::kBuffer: {
+      TensorSlot& s = f.slots[f.n_slots];
+      s.heap = nullptr;
+      if (PyObject_GetBuffer(a, &s.view, PyBUF_RECORDS_RO) == 0) {
+        if (DLTensorFromBuffer(s.view, &s.dl, s.strides, &s.heap)) {
+          s.cleanup = Cleanup::kBuffer;
+          ++f.n_slots;
+          out->type_index = kTVMFFIDLTensorPtr;
+          out->v_ptr = &s.dl;
+          NoteFramework(f, e.fw);
+          return true;
+        }
+        PyBuffer_Release(&s.view);
+        delete[] s.heap;
+      }
+      PyErr_Clear();  // a layout the buffer protocol cannot give: ask __dlpack__
+      TypeEntry generic = e;
+      generic.kind = Kind::kDLPack;
+      return PackTensorDLPack(f, generic, a, out);
+    }
+    case Kind::kExchange: {
+      TensorSlot& s = f.slots[f.n_slots];
+      s.heap = nullptr;
+      const DLPackExchangeAPI* api = e.fw->api;
+      DLTensor* dl;
+      if (api->dltensor_from_py_object_no_sync != nullptr) {
+        if (api->dltensor_from_py_object_no_sync(a, &s.dl) != 0) return false;
+        s.cleanup = Cleanup::kNone;
+        dl = &s.dl;
+      } else {
+        DLManagedTensorVersioned* m = nullptr;
+        if (api->managed_tensor_from_py_object_no_sync(a, &m) != 0) return false;
+        s.managed = m;
+        s.cleanup = Cleanup::kManaged;
+        dl = &m->dl_tensor;
+      }
+      ++f.n_slots;
+      out->type_index = kTVMFFIDLTensorPtr;
+      out->v_ptr = dl;
+      NoteFramework(f, e.fw);
+      return NoteDevice(f, e.fw, dl->device);
+    }
+    case Kind::kTorchLegacy:
+    case Kind::kDLPack:
+      return PackTensorDLPack(f, e, a, out);
+    case Kind::kInt: {
+      out->type_index = kTVMFFIInt;
+      return IndexToInt64(a, &out->v_int64);
+    }
+    case Kind::kFloat:
+      out->type_index = kTVMFFIFloat;
+      out->v_float64 = PyFloat_AsDouble(a);
+      return !PyErr_Occurred();
+    case Kind::kDType:
+    case Kind::kShape:
+    case Kind::kStr:
+    case Kind::kBytes:
+    case Kind::kSequence:
+    case Kind::kMapping:
+    case Kind::kCallable:
+      return PackOwned(f, a, out);
+    case Kind::kUnsupported:
+      break;
+  }
+  PyErr_Format(PyExc_TypeError,
+               "cannot pass an object of type '%s' to a tvmffi function: it is neither an FFI "
+               "value (None, bool, int, float, str, bytes, tvmffi.Object, tvmffi.Device, "
+               "tvmffi.dtype, list, tuple, dict, callable) nor a DLPack tensor (no __dlpack__)",
+               t->tp_name);
+  return false;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Python -> owned Any (containers, callback results, tvmffi.convert)
+// ---------------------------------------------------------------------------
+bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
+  out->zero_padding = 0;
+  out->v_int64 = 0;
+  PyTypeObject* t = Py_TYPE(obj);
+  if (obj == Py_None) {
+    out->type_index = kTVMFFINone;
+    return true;
+  }
+  if (t == &PyBool_Type) {
+    out->type_index = kTVMFFIBool;
+    out->v_int64 = obj == Py_True ? 1 : 0;
+    return true;
+  }
+  const TypeEntry e = LookupType(t);
+  switch (e.kind) {
+    case Kind::kObject: {
+      TVMFFIObjectHandle h = ObjectHandleOf(obj);
+      if (h == nullptr) return false;
+      TVMFFIObjectIncRef(h);
+      out->type_index = TVMFFIObjectGetTypeIndex(h);
+      out->v_obj = static_cast<TVMFFIObject*>(h);
+      return true;
+    }
+    case Kind::kDevice:
+      out->type_index = kTVMFFIDevice;
+      out->v_device = nb::inst_ptr<DeviceValue>(obj)->dev;
+      return true;
+    case Kind::kInt: {
+      out->type_index = kTVMFFIInt;
+      return IndexToInt64(obj, &out->v_int64);
+    }
+    case Kind::kFloat:
+      out->type_index = kTVMFFIFloat;
+      out->v_float64 = PyFloat_AsDouble(obj);
+      return !PyErr_Occurred();
+    case Kind::kDType:
+    case Kind::kStr: {
+      Py_ssize_t size = 0;
+      const char* s = PyUnicode_AsUTF8AndSize(obj, &size);
+      if (s == nullptr) return false;
+      TVMFFIByteArray ba{s, static_cast<size_t>(size)};
+      if (e.kind == Kind::kDType) {
+        if (TVMFFIDataTypeFromString(&ba, &out->v_dtype) != 0) {
+          SetPyErrorFromFFI();
+          return false;
+        }
+        out->type_index = kTVMFFIDataType;
+        return true;
+      }
+      if (TVMFFIStringFromByteArray(&ba, out) != 0) {
+        SetPyErrorFromFFI();
+        return false;
+      }
+      return true;
+    }
+    case Kind::kBytes: {
+      char* data = nullptr;
+      Py_ssize_t size = 0;
+      if (PyBytes_Check(obj)) {
+        PyBytes_AsStringAndSize(obj, &data, &size);
+      } else {
+        data = PyByteArray_AS_STRING(obj);
+        size = PyByteArray_GET_SIZE(obj);
+      }
+      TVMFFIByteArray ba{data, static_cast<size_t>(size)};
+      if (TVMFFIBytesFromByteArray(&ba, out) != 0) {
+        SetPyErrorFromFFI();
+        return false;
+      }
+      return true;
+    }
+    case Kind::kBuffer:
+    case Kind::kExchange:
+    case Kind::kTorchLegacy:
+    case Kind::kDLPack: {
+      DLManagedTensorVersioned* m = ManagedFromPy(obj);
+      if (m == nullptr) return false;
+      TVMFFIObjectHandle h = nullptr;
+      if (TVMFFITensorFromDLPackVersioned(m, 0, 0, &h) != 0) {
+        SetPyErrorFromFFI();
+        return false;
+      }
+      out->type_index = kTVMFFITensor;
+      out->v_obj = static_cast<TVMFFIObject*>(h);
+      return true;
+    }
+    case Kind::kShape:
+    case Kind::kSequence: {
+      const bool is_shape = e.kind == Kind::kShape;
+      TVMFFIObjectHandle ctor = is_shape ? GlobalFunc("ffi.Shape", &g_shape_ctor)
+                                         : GlobalFunc("ffi.Array", &g_array_ctor);
+      if (ctor == nullptr) return false;
+      PyObject* seq = PySequence_Fast(obj, "expected a sequence");
+      if (seq == nullptr) return false;
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+      TVMFFIAny* items = new TVMFFIAny[n > 0 ? n : 1];
+      Py_ssize_t done = 0;
+      bool ok = true;
+      for (; done < n; ++done) {
+        if (!PyToOwnedAny(PySequence_Fast_GET_ITEM(seq, done), &items[done])) {
+          ok = false;
+          break;
+        }
+      }
+      Py_DECREF(seq);
+      if (!ok) {
+        for (Py_ssize_t i = 0; i < done; ++i) ReleaseOwned(&items[i]);
+        delete[] items;
+        return false;
+      }
+      ok = CallWithOwned(ctor, items, static_cast<int32_t>(n), out);
+      delete[] items;
+      return ok;
+    }
+    case Kind::kMapping: {
+      TVMFFIObjectHandle ctor = GlobalFunc("ffi.Map", &g_map_ctor);
+      if (ctor == nullptr) return false;
+      const Py_ssize_t n = PyDict_Size(obj);
+      TVMFFIAny* items = new TVMFFIAny[n > 0 ? 2 * n : 1];
+      Py_ssize_t pos = 0, done = 0;
+      PyObject *k, *v;
+      bool ok = true;
+      while (PyDict_Next(obj, &pos, &k, &v)) {
+        if (!PyToOwnedAny(k, &items[done])) {
+          ok = false;
+          break;
+        }
+        ++done;
+        if (!PyToOwnedAny(v, &items[done])) {
+          ok = false;
+          break;
+        }
+        ++done;
+      }
+      if (!ok) {
+        for (Py_ssize_t i = 0; i < done; ++i) ReleaseOwned(&items[i]);
+        delete[] items;
+        return false;
+      }
+      ok = CallWithOwned(ctor, items, static_cast<int32_t>(done), out);
+      delete[] items;
+      return ok;
+    }
+    case Kind::kCallable: {
+      TVMFFIObjectHandle h = FunctionFromCallable(obj);
+      if (h == nullptr) return false;
+      out->type_index = kTVMFFIFunction;
+      out->v_obj = static_cast<TVMFFIObject*>(h);
+      return true;
+    }
+    case Kind::kUnsupported:
+      break;
+  }
+  PyErr_Format(PyExc_TypeError,
+               "cannot convert an object of type '%s' to a tvmffi value: it is neither an FFI "
+               "value nor a DLPack tensor (no __dlpack__)",
+               t->tp_name);
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// The call
+// ---------------------------------------------------------------------------
+PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* pyargs, Py_ssize_t nargs) {
+  TVMFFIAny args_inline[kInlineArgs];
+  TensorSlot slots_inline[kInlineArgs];
+  TVMFFIObjectHandle objs_inline[kInlineArgs];
+  std::unique_ptr<TVMFFIAny[]> args_heap;
+  std::unique_ptr<TensorSlot[]> slots_heap;
+  std::unique_ptr<TVMFFIObjectHandle[]> objs_heap;
+  CallFrame f;
+  if (nargs <= kInlineArgs) {
+    f.args = args_inline;
+    f.slots = slots_inline;
+    f.objs = objs_inline;
+  } else {
+    args_heap.reset(new TVMFFIAny[nargs]);
+    slots_heap.reset(new TensorSlot[nargs]);
+    objs_heap.reset(new TVMFFIObjectHandle[nargs]);
+    f.args = args_heap.get();
+    f.slots = slots_heap.get();
+    f.objs = objs_heap.get();
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    if (!PackArg(f, pyargs[i], &f.args[i])) {
+      ArgError(static_cast<int>(i), pyargs[i]);
+      return nullptr;
+    }
+  }
+  // Environment of the call: the framework allocates, its stream is current.
+  DLPackManagedTensorAllocator prev_alloc = nullptr;
+  const Framework* prev_fw = tls_alloc_fw;
+  if (f.fw != nullptr) {
+    DLPackManagedTensorAllocator alloc =
+        f.fw->api != nullptr && f.fw->api->managed_tensor_allocator != nullptr
+            ? f.fw->api->managed_tensor_allocator
+            : PyFrameworkAlloc;
+    tls_alloc_fw = f.fw;
+    TVMFFIEnvSetDLPackManagedTensorAllocator(alloc, 0, &prev_alloc);
+  }
+  TVMFFIStreamHandle prev_stream = nullptr;
+  if (f.has_stream) TVMFFIEnvSetStream(f.dev_type, f.dev_id, f.stream, &prev_stream);
+
+  TVMFFIAny result;
+  result.type_index = kTVMFFINone;
+  result.zero_padding = 0;
+  result.v_int64 = 0;
+  const int rc = TVMFFIFunctionCall(func, f.args, static_cast<int32_t>(nargs), &result);
+
+  if (f.has_stream) TVMFFIEnvSetStream(f.dev_type, f.dev_id, prev_stream, nullptr);
+  if (f.fw != nullptr) {
+    TVMFFIEnvSetDLPackManagedTensorAllocator(prev_alloc, 0, nullptr);
+    tls_alloc_fw = prev_fw;
+  }
+  if (rc != 0) {
+    SetPyErrorFromFFI();
+    return nullptr;
+  }
+  return AnyToPy(&result, f.fw);
+}
+
+// ---------------------------------------------------------------------------
+// Any -> Python
+// ---------------------------------------------------------------------------
+namespace {
+
+PyObject* StrFromBytes(const char* data, size_t size) {
+  return PyUnicode_DecodeUTF8(data, static_cast<Py_ssize_t>(size), "surrogateescape");
+}
+
+PyObject* TensorToFramework(TVMFFIObjectHandle h, const Framework* fw) {
+  if (fw->api != nullptr && fw->api->managed_tensor_to_py_object_no_sync != nullptr) {
+    DLManagedTensorVersioned* m = nullptr;
+    int rc = TVMFFITensorToDLPackVersioned(h, &m);
+    TVMFFIObjectDecRef(h);
+    if (rc != 0) {
+      SetPyErrorFromFFI();
+      return nullptr;
+    }
+    void* out = nullptr;
+    if (fw->api->managed_tensor_to_py_object_no_sync(m, &out) != 0) return nullptr;
+    return static_cast<PyObject*>(out);
+  }
+  nb::object wrapped = WrapObject(h);
+  const Hooks& hooks = GetHooks();
+  if (hooks.fw_from_tensor == nullptr) return wrapped.release().ptr();
+  return PyObject_CallFunctionObjArgs(hooks.fw_from_tensor, fw->name, wrapped.ptr(), nullptr);
+}
+
+}  // namespace
+
+PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
+  switch (a->type_index) {
+    case kTVMFFINone: Py_RETURN_NONE;
+    case kTVMFFIInt: return PyLong_FromLongLong(a->v_int64);
+    case kTVMFFIBool: return PyBool_FromLong(a->v_int64 != 0);
+    case kTVMFFIFloat: return PyFloat_FromDouble(a->v_float64);
+    case kTVMFFIOpaquePtr:
+      if (a->v_ptr == nullptr) Py_RETURN_NONE;
+      return PyLong_FromVoidPtr(a->v_ptr);
+    case kTVMFFISmallStr: return StrFromBytes(a->v_bytes, a->small_str_len);
+    case kTVMFFISmallBytes:
+      return PyBytes_FromStringAndSize(a->v_bytes, static_cast<Py_ssize_t>(a->small_str_len));
+    case kTVMFFIDataType: {
+      TVMFFIAny s;
+      if (TVMFFIDataTypeToString(&a->v_dtype, &s) != 0) {
+        SetPyErrorFromFFI();
+        return nullptr;
+      }
+      PyObject* str = AnyToPy(&s, nullptr);
+      const Hooks& h = GetHooks();
+      if (str == nullptr || h.dtype_cls == nullptr) return str;
+      PyObject* r = PyObject_CallOneArg(h.dtype_cls, str);
+      Py_DECREF(str);
+      return r;
+    }
+    case kTVMFFIDevice: {
+      nb::object d = nb::inst_alloc(reinterpret_cast<PyObject*>(GetCoreTypes().device));
+      new (nb::inst_ptr<DeviceValue>(d)) DeviceValue{a->v_device};
+      nb::inst_mark_ready(d);
+      return d.release().ptr();
+    }
+    default: break;
+  }
+  if (a->type_index < kTVMFFIStaticObjectBegin) {
+    PyErr_Format(PyExc_TypeError, "tvmffi: cannot convert a value of type index %d to Python",
+                 a->type_index);
+    return nullptr;
+  }
+  TVMFFIObjectHandle h = a->v_obj;
+  switch (a->type_index) {
+    case kTVMFFIStr:
+    case kTVMFFIBytes: {
+      const TVMFFIByteArray* ba = TVMFFIBytesGetByteArrayPtr(h);
+      PyObject* r = a->type_index == kTVMFFIStr
+                        ? StrFromBytes(ba->data, ba->size)
+                        : PyBytes_FromStringAndSize(ba->data, static_cast<Py_ssize_t>(ba->size));
+      TVMFFIObjectDecRef(h);
+      return r;
+    }
+    case kTVMFFIShape: {
+      const TVMFFIShapeCell* cell = TVMFFIShapeGetCellPtr(h);
+      PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(cell->size));
+      for (size_t k = 0; k < cell->size; ++k) {
+        PyTuple_SET_ITEM(tup, k, PyLong_FromLongLong(cell->data[k]));
+      }
+      TVMFFIObjectDecRef(h);
+      const Hooks& hooks = GetHooks();
+      if (hooks.shape_cls == nullptr) return tup;
+      PyObject* r = PyObject_CallOneArg(hooks.shape_cls, tup);
+      Py_DECREF(tup);
+      return r;
+    }
+    case kTVMFFITensor:
+      if (fw != nullptr) return TensorToFramework(h, fw);
+      break;
+    default: break;
+  }
+  try {
+    return WrapObject(h).release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+    return nullptr;
+  }
+}
+
+namespace {
+
+struct BorrowedView {
+  DLManagedTensorVersioned m;
+};
+
+void BorrowedViewDeleter(DLManagedTensorVersioned* self) {
+  delete static_cast<BorrowedView*>(self->manager_ctx);
+}
+
+}  // namespace
+
+PyObject* AnyViewToPy(const TVMFFIAny* view) {
+  if (view->type_index == kTVMFFIDLTensorPtr) {
+    // Valid for the duration of the callback only, like the DLTensor* itself.
+    BorrowedView* b = new BorrowedView();
+    b->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    b->m.manager_ctx = b;
+    b->m.deleter = BorrowedViewDeleter;
+    b->m.flags = 0;
+    b->m.dl_tensor = *static_cast<DLTensor*>(view->v_ptr);
+    TVMFFIObjectHandle h = nullptr;
+    if (TVMFFITensorFromDLPackVersioned(&b->m, 0, 0, &h) != 0) {
+      SetPyErrorFromFFI();
+      return nullptr;
+    }
+    TVMFFIAny owned;
+    owned.type_index = kTVMFFITensor;
+    owned.zero_padding = 0;
+    owned.v_obj = static_cast<TVMFFIObject*>(h);
+    return AnyToPy(&owned, nullptr);
+  }
+  TVMFFIAny owned;
+  if (TVMFFIAnyViewToOwnedAny(view, &owned) != 0) {
+    SetPyErrorFromFFI();
+    return nullptr;
+  }
+  return AnyToPy(&owned, nullptr);
+}
+
+}  // namespace tvmffi_py

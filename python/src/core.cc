@@ -1,0 +1,717 @@
+// tvmffi._core: the nanobind module. Object, Function, Tensor and Device
+// classes, errors in both directions, global functions, DLPack import/export
+// and the stream table. The call path itself is in call.cc.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <nanobind/stl/string.h>
+
+#include "core.h"
+
+namespace tvmffi_py {
+
+Hooks& GetHooks() {
+  static Hooks hooks;
+  return hooks;
+}
+
+CoreTypes& GetCoreTypes() {
+  static CoreTypes types;
+  return types;
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+void SetPyErrorFromFFI() {
+  TVMFFIObjectHandle err = nullptr;
+  TVMFFIErrorMoveFromRaised(&err);
+  if (err == nullptr) {
+    if (!PyErr_Occurred()) {
+      PyErr_SetString(PyExc_RuntimeError, "tvmffi: a call failed without raising an error");
+    }
+    return;
+  }
+  PyErr_Clear();
+  const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
+  PyObject* kind = PyUnicode_DecodeUTF8(cell->kind.data, cell->kind.size, "replace");
+  PyObject* msg = PyUnicode_DecodeUTF8(cell->message.data, cell->message.size, "replace");
+  PyObject* bt = PyUnicode_DecodeUTF8(cell->backtrace.data, cell->backtrace.size, "replace");
+  TVMFFIObjectDecRef(err);
+  const Hooks& h = GetHooks();
+  PyObject* exc = nullptr;
+  if (h.make_error != nullptr && kind && msg && bt) {
+    exc = PyObject_CallFunctionObjArgs(h.make_error, kind, msg, bt, nullptr);
+  }
+  if (exc != nullptr) {
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc)), exc);
+    Py_DECREF(exc);
+  } else if (!PyErr_Occurred()) {
+    PyErr_Format(PyExc_RuntimeError, "%U: %U", kind, msg);
+  }
+  Py_XDECREF(kind);
+  Py_XDECREF(msg);
+  Py_XDECREF(bt);
+}
+
+void ThrowFFIError() {
+  SetPyErrorFromFFI();
+  throw nb::python_error();
+}
+
+void SetFFIErrorFromPython() {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (value != nullptr && tb != nullptr) PyException_SetTraceback(value, tb);
+  std::string kind = "RuntimeError", msg, bt;
+  const Hooks& h = GetHooks();
+  PyObject* info = (h.error_info != nullptr && value != nullptr)
+                       ? PyObject_CallOneArg(h.error_info, value)
+                       : nullptr;
+  const char *k = nullptr, *m = nullptr, *b = nullptr;
+  if (info != nullptr && PyArg_ParseTuple(info, "sss", &k, &m, &b)) {
+    kind = k;
+    msg = m;
+    bt = b;
+  } else {
+    PyErr_Clear();
+    if (type != nullptr) kind = reinterpret_cast<PyTypeObject*>(type)->tp_name;
+    PyObject* s = value != nullptr ? PyObject_Str(value) : nullptr;
+    const char* cs = s != nullptr ? PyUnicode_AsUTF8(s) : nullptr;
+    if (cs != nullptr) msg = cs;
+    PyErr_Clear();
+    Py_XDECREF(s);
+  }
+  Py_XDECREF(info);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  TVMFFIByteArray kb{kind.data(), kind.size()}, mb{msg.data(), msg.size()},
+      bb{bt.data(), bt.size()};
+  TVMFFIObjectHandle err = nullptr;
+  if (TVMFFIErrorCreate(&kb, &mb, &bb, &err) == 0) {
+    TVMFFIErrorSetRaised(err);
+    TVMFFIObjectDecRef(err);
+  } else {
+    TVMFFIErrorSetRaisedFromCStr(kind.c_str(), msg.c_str());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Objects
+// ---------------------------------------------------------------------------
+namespace {
+std::vector<PyObject*> g_object_classes;  // by type index; strong references
+
+PyObject* ClassFor(int32_t type_index) {
+  if (type_index >= 0 && static_cast<size_t>(type_index) < g_object_classes.size() &&
+      g_object_classes[type_index] != nullptr) {
+    return g_object_classes[type_index];
+  }
+  const CoreTypes& ct = GetCoreTypes();
+  if (type_index == kTVMFFIFunction) return reinterpret_cast<PyObject*>(ct.function);
+  if (type_index == kTVMFFITensor) return reinterpret_cast<PyObject*>(ct.tensor);
+  return reinterpret_cast<PyObject*>(ct.object);
+}
+}  // namespace
+
+void RegisterObjectClass(int32_t type_index, nb::handle cls) {
+  if (type_index < 0) throw nb::value_error("negative type index");
+  if (static_cast<size_t>(type_index) >= g_object_classes.size()) {
+    g_object_classes.resize(type_index + 1, nullptr);
+  }
+  Py_XDECREF(g_object_classes[type_index]);
+  g_object_classes[type_index] = cls.inc_ref().ptr();
+}
+
+nb::object WrapObject(TVMFFIObjectHandle h) {
+  nb::object inst = nb::inst_alloc(ClassFor(TVMFFIObjectGetTypeIndex(h)));
+  if (PyType_IsSubtype(Py_TYPE(inst.ptr()), GetCoreTypes().function)) {
+    new (nb::inst_ptr<FunctionRef>(inst)) FunctionRef(h);
+  } else {
+    new (nb::inst_ptr<ObjectRef>(inst)) ObjectRef(h);
+  }
+  nb::inst_mark_ready(inst);
+  return inst;
+}
+
+// ---------------------------------------------------------------------------
+// Python callables as Functions
+// ---------------------------------------------------------------------------
+namespace {
+
+int PySafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  PyGILState_STATE g = PyGILState_Ensure();
+  int rc = -1;
+  PyObject* tuple = PyTuple_New(num_args);
+  bool ok = tuple != nullptr;
+  for (int32_t i = 0; ok && i < num_args; ++i) {
+    PyObject* v = AnyViewToPy(&args[i]);
+    if (v == nullptr) {
+      ok = false;
+    } else {
+      PyTuple_SET_ITEM(tuple, i, v);
+    }
+  }
+  if (ok) {
+    PyObject* ret = PyObject_Call(static_cast<PyObject*>(self), tuple, nullptr);
+    if (ret != nullptr) {
+      if (PyToOwnedAny(ret, result)) rc = 0;
+      Py_DECREF(ret);
+    }
+  }
+  Py_XDECREF(tuple);
+  if (rc != 0) SetFFIErrorFromPython();
+  PyGILState_Release(g);
+  return rc;
+}
+
+void PyDeleter(void* self) {
+  if (!Py_IsInitialized()) return;  // the interpreter is gone: leak rather than crash
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF(static_cast<PyObject*>(self));
+  PyGILState_Release(g);
+}
+
+}  // namespace
+
+TVMFFIObjectHandle FunctionFromCallable(PyObject* callable) {
+  TVMFFIObjectHandle out = nullptr;
+  Py_INCREF(callable);
+  if (TVMFFIFunctionCreate(callable, PySafeCall, PyDeleter, &out) != 0) {
+    Py_DECREF(callable);
+    SetPyErrorFromFFI();
+    return nullptr;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Helpers for the bindings
+// ---------------------------------------------------------------------------
+namespace {
+
+nb::object Steal(PyObject* p) {
+  if (p == nullptr) throw nb::python_error();
+  return nb::steal(p);
+}
+
+TVMFFIObjectHandle HandleOf(nb::handle obj) {
+  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(obj)->handle;
+  if (h == nullptr) throw nb::type_error("the tvmffi.Object is not initialised");
+  return h;
+}
+
+std::string TypeKeyOf(int32_t type_index) {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
+  if (info == nullptr) return "ffi.Object";
+  return std::string(info->type_key.data, info->type_key.size);
+}
+
+struct DeviceName {
+  const char* name;
+  int32_t code;
+};
+constexpr DeviceName kDeviceNames[] = {
+    {"cpu", kDLCPU},          {"cuda", kDLCUDA},        {"cuda_host", kDLCUDAHost},
+    {"opencl", kDLOpenCL},    {"vulkan", kDLVulkan},    {"metal", kDLMetal},
+    {"vpi", kDLVPI},          {"rocm", kDLROCM},        {"rocm_host", kDLROCMHost},
+    {"ext_dev", kDLExtDev},   {"cuda_managed", kDLCUDAManaged},
+    {"oneapi", kDLOneAPI},    {"webgpu", kDLWebGPU},    {"hexagon", kDLHexagon},
+    {"maia", kDLMAIA},        {"gpu", kDLCUDA},
+};
+
+const char* DeviceTypeName(int32_t code) {
+  for (const DeviceName& d : kDeviceNames) {
+    if (d.code == code) return d.name;
+  }
+  return nullptr;
+}
+
+DLDevice ParseDevice(const std::string& text, int64_t index) {
+  std::string name = text;
+  int64_t id = index;
+  const size_t colon = text.find(':');
+  if (colon != std::string::npos) {
+    name = text.substr(0, colon);
+    const std::string num = text.substr(colon + 1);
+    char* end = nullptr;
+    id = std::strtoll(num.c_str(), &end, 10);
+    if (num.empty() || *end != '\0' || id < 0) {
+      throw nb::value_error(("invalid device '" + text + "': the index must be an integer >= 0")
+                                .c_str());
+    }
+  }
+  for (const DeviceName& d : kDeviceNames) {
+    if (name == d.name) {
+      return DLDevice{static_cast<DLDeviceType>(d.code), static_cast<int32_t>(id)};
+    }
+  }
+  throw nb::value_error(("invalid device '" + text + "': unknown device type '" + name +
+                         "' (expected e.g. 'cpu', 'cuda:0')")
+                            .c_str());
+}
+
+std::string DeviceRepr(DLDevice d) {
+  const char* n = DeviceTypeName(d.device_type);
+  std::string s = n != nullptr ? n : ("device_type_" + std::to_string(d.device_type));
+  return s + ":" + std::to_string(d.device_id);
+}
+
+nb::object ToPy(TVMFFIAny* owned) { return Steal(AnyToPy(owned, nullptr)); }
+
+nb::object ShapeTuple(const int64_t* data, int n) {
+  nb::object tup = Steal(PyTuple_New(n));
+  for (int k = 0; k < n; ++k) PyTuple_SET_ITEM(tup.ptr(), k, PyLong_FromLongLong(data[k]));
+  const Hooks& h = GetHooks();
+  if (h.shape_cls == nullptr) return tup;
+  return Steal(PyObject_CallOneArg(h.shape_cls, tup.ptr()));
+}
+
+const DLTensor* TensorOf(nb::handle self) { return TVMFFITensorGetDLTensorPtr(HandleOf(self)); }
+
+void CapsuleDeleterVersioned(PyObject* cap) {
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    auto* m =
+        static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+    if (m->deleter != nullptr) m->deleter(m);
+  }
+}
+
+void CapsuleDeleterLegacy(PyObject* cap) {
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+    if (m->deleter != nullptr) m->deleter(m);
+  }
+}
+
+int CollectName(void* ctx, const TVMFFIByteArray* name) {
+  static_cast<std::vector<std::string>*>(ctx)->emplace_back(name->data, name->size);
+  return 0;
+}
+
+PyObject* FunctionTpCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
+    PyErr_SetString(PyExc_TypeError, "tvmffi.Function does not take keyword arguments");
+    return nullptr;
+  }
+  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
+  if (h == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "the tvmffi.Function is not initialised");
+    return nullptr;
+  }
+  return CallFunction(h, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
+}
+
+}  // namespace
+
+PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
+                             PyObject* kwnames) {
+  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
+    PyErr_SetString(PyExc_TypeError, "tvmffi.Function does not take keyword arguments");
+    return nullptr;
+  }
+  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
+  if (h == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "the tvmffi.Function is not initialised");
+    return nullptr;
+  }
+  return CallFunction(h, args, PyVectorcall_NARGS(nargsf));
+}
+
+namespace {
+
+// Calls without an argument tuple: point the type's tp_vectorcall_offset at
+// FunctionRef::vectorcall (nanobind keeps the C++ object at a fixed offset).
+void EnableVectorcall(nb::handle cls) {
+  nb::object probe = nb::inst_alloc(cls);  // never made ready: no C++ destructor runs
+  FunctionRef* f = nb::inst_ptr<FunctionRef>(probe);
+  PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  tp->tp_vectorcall_offset =
+      reinterpret_cast<char*>(&f->vectorcall) - reinterpret_cast<char*>(probe.ptr());
+  tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+  PyType_Modified(tp);
+}
+
+PyType_Slot g_function_slots[] = {{Py_tp_call, reinterpret_cast<void*>(FunctionTpCall)},
+                                  {0, nullptr}};
+
+}  // namespace
+
+}  // namespace tvmffi_py
+
+// ---------------------------------------------------------------------------
+// The module
+// ---------------------------------------------------------------------------
+NB_MODULE(_core, m) {
+  using namespace tvmffi_py;
+  m.doc() = "Native core of tvmffi (nanobind over the TVM-FFI C ABI)";
+  // Functions and classes cached for the process lifetime are not leaks.
+  nb::set_leak_warnings(false);
+
+  auto object_cls =
+      nb::class_<ObjectRef>(m, "Object", "A reference to an FFI object.")
+          .def(nb::init<>())
+          .def_prop_ro("type_key",
+                       [](nb::handle self) {
+                         return TypeKeyOf(TVMFFIObjectGetTypeIndex(HandleOf(self)));
+                       })
+          .def_prop_ro("type_index",
+                       [](nb::handle self) { return TVMFFIObjectGetTypeIndex(HandleOf(self)); })
+          .def("same_as",
+               [](nb::handle self, nb::handle other) {
+                 if (!nb::isinstance<ObjectRef>(other)) return false;
+                 return nb::inst_ptr<ObjectRef>(self)->handle ==
+                        nb::inst_ptr<ObjectRef>(other)->handle;
+               })
+          .def("__eq__",
+               [](nb::handle self, nb::handle other) -> nb::object {
+                 if (!nb::isinstance<ObjectRef>(other)) return nb::borrow(Py_NotImplemented);
+                 return nb::bool_(nb::inst_ptr<ObjectRef>(self)->handle ==
+                                  nb::inst_ptr<ObjectRef>(other)->handle);
+               })
+          .def("__hash__",
+               [](nb::handle self) {
+                 return reinterpret_cast<intptr_t>(nb::inst_ptr<ObjectRef>(self)->handle);
+               })
+          .def("__repr__", [](nb::handle self) {
+            TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
+            if (h == nullptr) return std::string("<tvmffi.Object (null)>");
+            char buf[32];
+            std::snprintf(buf, sizeof(buf), "%p", h);
+            return "<" + TypeKeyOf(TVMFFIObjectGetTypeIndex(h)) + " at " + buf + ">";
+          });
+  GetCoreTypes().object = reinterpret_cast<PyTypeObject*>(object_cls.ptr());
+
+  auto function_cls =
+      nb::class_<FunctionRef, ObjectRef>(m, "Function", nb::type_slots(g_function_slots),
+                                         "A callable FFI function; Function(callable) wraps a "
+                                         "Python callable.")
+          .def("__init__", [](FunctionRef* self, nb::handle callable) {
+            if (!PyCallable_Check(callable.ptr())) {
+              throw nb::type_error("tvmffi.Function(f): f must be callable");
+            }
+            TVMFFIObjectHandle h = FunctionFromCallable(callable.ptr());
+            if (h == nullptr) throw nb::python_error();
+            new (self) FunctionRef();
+            self->handle = h;
+          });
+  GetCoreTypes().function = reinterpret_cast<PyTypeObject*>(function_cls.ptr());
+  EnableVectorcall(function_cls);
+
+  auto tensor_cls =
+      nb::class_<TensorRef, ObjectRef>(m, "Tensor", "An FFI tensor (DLPack producer).")
+          .def_prop_ro("shape",
+                       [](nb::handle self) {
+                         const DLTensor* t = TensorOf(self);
+                         return ShapeTuple(t->shape, t->ndim);
+                       })
+          .def_prop_ro("strides",
+                       [](nb::handle self) {
+                         const DLTensor* t = TensorOf(self);
+                         if (t->strides != nullptr) return ShapeTuple(t->strides, t->ndim);
+                         std::vector<int64_t> st(t->ndim);
+                         int64_t acc = 1;
+                         for (int k = t->ndim - 1; k >= 0; --k) {
+                           st[k] = acc;
+                           acc *= t->shape[k];
+                         }
+                         return ShapeTuple(st.data(), t->ndim);
+                       })
+          .def_prop_ro("ndim", [](nb::handle self) { return TensorOf(self)->ndim; })
+          .def_prop_ro("dtype",
+                       [](nb::handle self) {
+                         TVMFFIAny a;
+                         a.type_index = kTVMFFIDataType;
+                         a.zero_padding = 0;
+                         a.v_int64 = 0;
+                         a.v_dtype = TensorOf(self)->dtype;
+                         return ToPy(&a);
+                       })
+          .def_prop_ro("device",
+                       [](nb::handle self) {
+                         TVMFFIAny a;
+                         a.type_index = kTVMFFIDevice;
+                         a.zero_padding = 0;
+                         a.v_int64 = 0;
+                         a.v_device = TensorOf(self)->device;
+                         return ToPy(&a);
+                       })
+          .def_prop_ro("data_ptr",
+                       [](nb::handle self) {
+                         const DLTensor* t = TensorOf(self);
+                         return reinterpret_cast<uintptr_t>(static_cast<char*>(t->data) +
+                                                            t->byte_offset);
+                       })
+          .def("__dlpack_device__",
+               [](nb::handle self) {
+                 const DLTensor* t = TensorOf(self);
+                 return nb::make_tuple(static_cast<int>(t->device.device_type),
+                                       t->device.device_id);
+               })
+          .def(
+              "__dlpack__",
+              [](nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+                 nb::handle copy) {
+                (void)stream;  // the producer does no work on any stream: nothing to order
+                TVMFFIObjectHandle h = HandleOf(self);
+                if (!copy.is_none() && nb::cast<bool>(copy)) {
+                  throw nb::buffer_error("tvmffi.Tensor.__dlpack__: copy=True is not supported");
+                }
+                if (!dl_device.is_none()) {
+                  nb::tuple d = nb::cast<nb::tuple>(dl_device);
+                  const DLDevice own = TVMFFITensorGetDLTensorPtr(h)->device;
+                  if (nb::cast<int>(d[0]) != own.device_type ||
+                      nb::cast<int>(d[1]) != own.device_id) {
+                    throw nb::buffer_error(
+                        "tvmffi.Tensor.__dlpack__: cannot export to another device");
+                  }
+                }
+                bool versioned = false;
+                if (!max_version.is_none()) {
+                  nb::tuple v = nb::cast<nb::tuple>(max_version);
+                  versioned = nb::cast<int>(v[0]) >= 1;
+                }
+                if (versioned) {
+                  DLManagedTensorVersioned* mt = nullptr;
+                  Check(TVMFFITensorToDLPackVersioned(h, &mt));
+                  PyObject* cap = PyCapsule_New(mt, "dltensor_versioned", CapsuleDeleterVersioned);
+                  if (cap == nullptr) mt->deleter(mt);
+                  return Steal(cap);
+                }
+                DLManagedTensor* mt = nullptr;
+                Check(TVMFFITensorToDLPack(h, &mt));
+                PyObject* cap = PyCapsule_New(mt, "dltensor", CapsuleDeleterLegacy);
+                if (cap == nullptr) mt->deleter(mt);
+                return Steal(cap);
+              },
+              nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
+              nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
+          .def("__repr__", [](nb::handle self) {
+            const DLTensor* t = TensorOf(self);
+            TVMFFIAny a;
+            a.type_index = kTVMFFIDataType;
+            a.zero_padding = 0;
+            a.v_int64 = 0;
+            a.v_dtype = t->dtype;
+            nb::str dtype = nb::str(ToPy(&a));
+            std::string shape = "(";
+            for (int k = 0; k < t->ndim; ++k) {
+              shape += std::to_string(t->shape[k]);
+              if (k + 1 < t->ndim || t->ndim == 1) shape += ", ";
+            }
+            if (t->ndim == 1) shape.resize(shape.size() - 1);
+            shape += ")";
+            return "<tvmffi.Tensor shape=" + shape + " dtype=" + std::string(dtype.c_str()) +
+                   " device=" + DeviceRepr(t->device) + ">";
+          });
+  GetCoreTypes().tensor = reinterpret_cast<PyTypeObject*>(tensor_cls.ptr());
+
+  auto device_cls =
+      nb::class_<DeviceValue>(m, "Device",
+                              "A device: Device('cuda:0'), Device('cpu'), Device('cuda', 1).")
+          .def("__init__",
+               [](DeviceValue* self, nb::handle spec, nb::handle index) {
+                 int64_t idx = index.is_none() ? 0 : nb::cast<int64_t>(index);
+                 DLDevice d;
+                 if (nb::isinstance<DeviceValue>(spec)) {
+                   d = nb::inst_ptr<DeviceValue>(spec)->dev;
+                 } else if (nb::isinstance<nb::str>(spec)) {
+                   d = ParseDevice(nb::cast<std::string>(spec), idx);
+                 } else if (nb::isinstance<nb::int_>(spec)) {
+                   d = DLDevice{static_cast<DLDeviceType>(nb::cast<int>(spec)),
+                                static_cast<int32_t>(idx)};
+                 } else {
+                   throw nb::type_error("tvmffi.Device(spec): spec must be a str such as "
+                                        "'cuda:0' or a DLPack device type code");
+                 }
+                 new (self) DeviceValue{d};
+               },
+               nb::arg("spec"), nb::arg("index") = nb::none())
+          .def_prop_ro("type",
+                       [](const DeviceValue& d) -> nb::object {
+                         const char* n = DeviceTypeName(d.dev.device_type);
+                         if (n == nullptr) return nb::int_(static_cast<int>(d.dev.device_type));
+                         return nb::str(n);
+                       })
+          .def_prop_ro("index", [](const DeviceValue& d) { return d.dev.device_id; })
+          .def("dlpack_device_type",
+               [](const DeviceValue& d) { return static_cast<int>(d.dev.device_type); })
+          .def("__dlpack_device__",
+               [](const DeviceValue& d) {
+                 return nb::make_tuple(static_cast<int>(d.dev.device_type), d.dev.device_id);
+               })
+          .def("__eq__",
+               [](const DeviceValue& d, nb::handle other) -> nb::object {
+                 DLDevice o;
+                 if (nb::isinstance<DeviceValue>(other)) {
+                   o = nb::inst_ptr<DeviceValue>(other)->dev;
+                 } else if (nb::isinstance<nb::str>(other)) {
+                   try {
+                     o = ParseDevice(nb::cast<std::string>(other), 0);
+                   } catch (nb::python_error&) {
+                     return nb::bool_(false);
+                   } catch (nb::builtin_exception&) {
+                     return nb::bool_(false);
+                   }
+                 } else {
+                   return nb::borrow(Py_NotImplemented);
+                 }
+                 return nb::bool_(o.device_type == d.dev.device_type &&
+                                  o.device_id == d.dev.device_id);
+               })
+          .def("__hash__",
+               [](const DeviceValue& d) {
+                 return (static_cast<int64_t>(d.dev.device_type) << 32) | d.dev.device_id;
+               })
+          .def("__str__", [](const DeviceValue& d) { return DeviceRepr(d.dev); })
+          .def("__repr__",
+               [](const DeviceValue& d) { return "device(\"" + DeviceRepr(d.dev) + "\")"; });
+  GetCoreTypes().device = reinterpret_cast<PyTypeObject*>(device_cls.ptr());
+
+  m.def(
+      "_set_hooks",
+      [](nb::handle make_error, nb::handle error_info, nb::handle fw_alloc, nb::handle fw_stream,
+         nb::handle fw_from_tensor, nb::handle fw_exchange_api, nb::handle dtype_cls,
+         nb::handle shape_cls) {
+        Hooks& h = GetHooks();
+        auto keep = [](PyObject*& slot, nb::handle v) {
+          Py_XDECREF(slot);
+          slot = v.is_none() ? nullptr : v.inc_ref().ptr();
+        };
+        keep(h.make_error, make_error);
+        keep(h.error_info, error_info);
+        keep(h.fw_alloc, fw_alloc);
+        keep(h.fw_stream, fw_stream);
+        keep(h.fw_from_tensor, fw_from_tensor);
+        keep(h.fw_exchange_api, fw_exchange_api);
+        keep(h.dtype_cls, dtype_cls);
+        keep(h.shape_cls, shape_cls);
+      },
+      "Install the Python-side hooks (called once by tvmffi/__init__.py).");
+
+  m.def(
+      "_register_object_class",
+      [](const std::string& type_key, nb::handle cls) {
+        TVMFFIByteArray k{type_key.data(), type_key.size()};
+        int32_t index = 0;
+        Check(TVMFFITypeKeyToIndex(&k, &index));
+        RegisterObjectClass(index, cls);
+        return index;
+      },
+      "Use `cls` for FFI objects of the type `type_key`.");
+
+  m.def(
+      "_init_from",
+      [](nb::handle self, nb::handle src) {
+        TVMFFIObjectHandle h = HandleOf(src);
+        ObjectRef* r = nb::inst_ptr<ObjectRef>(self);
+        TVMFFIObjectIncRef(h);
+        if (r->handle != nullptr) TVMFFIObjectDecRef(r->handle);
+        r->handle = h;
+      },
+      "Make `self` (a fresh Object) refer to the object of `src`.");
+
+  m.def(
+      "convert",
+      [](nb::handle value) {
+        TVMFFIAny a;
+        if (!PyToOwnedAny(value.ptr(), &a)) throw nb::python_error();
+        return ToPy(&a);
+      },
+      "Convert a Python value to its FFI form (list -> Array, dict -> Map, callable -> "
+      "Function, DLPack tensor -> Tensor) and back to Python.");
+
+  m.def(
+      "get_global_func",
+      [](const std::string& name, bool allow_missing) -> nb::object {
+        TVMFFIByteArray n{name.data(), name.size()};
+        TVMFFIObjectHandle h = nullptr;
+        Check(TVMFFIFunctionGetGlobal(&n, &h));
+        if (h == nullptr) {
+          if (allow_missing) return nb::none();
+          throw nb::value_error(("Cannot find global function " + name).c_str());
+        }
+        return WrapObject(h);
+      },
+      nb::arg("name"), nb::arg("allow_missing") = false,
+      "The global function `name`; None (allow_missing) or ValueError when there is none.");
+
+  m.def(
+      "_register_global_func",
+      [](const std::string& name, nb::handle func, bool override) -> nb::object {
+        nb::object f;
+        if (nb::isinstance<FunctionRef>(func)) {
+          f = nb::borrow(func);
+        } else if (PyCallable_Check(func.ptr())) {
+          TVMFFIObjectHandle h = FunctionFromCallable(func.ptr());
+          if (h == nullptr) throw nb::python_error();
+          f = WrapObject(h);
+        } else {
+          throw nb::type_error("register_global_func: the function must be callable");
+        }
+        TVMFFIByteArray n{name.data(), name.size()};
+        Check(TVMFFIFunctionSetGlobal(&n, HandleOf(f), override ? 1 : 0));
+        return f;
+      },
+      nb::arg("name"), nb::arg("func"), nb::arg("override") = false);
+
+  m.def(
+      "remove_global_func",
+      [](const std::string& name) {
+        TVMFFIByteArray n{name.data(), name.size()};
+        Check(TVMFFIFunctionRemoveGlobal(&n));
+      },
+      "Remove the global function `name`.");
+
+  m.def(
+      "list_global_func_names",
+      []() {
+        std::vector<std::string> names;
+        Check(TVMFFIFunctionListGlobalNames(CollectName, &names));
+        nb::list out;
+        for (const std::string& s : names) out.append(nb::str(s.c_str(), s.size()));
+        return out;
+      },
+      "The names of all global functions.");
+
+  m.def(
+      "from_dlpack",
+      [](nb::handle obj) {
+        if (nb::isinstance<TensorRef>(obj)) return nb::borrow(obj);
+        DLManagedTensorVersioned* mt = ManagedFromPy(obj.ptr());
+        if (mt == nullptr) throw nb::python_error();
+        TVMFFIObjectHandle h = nullptr;
+        Check(TVMFFITensorFromDLPackVersioned(mt, 0, 0, &h));
+        return WrapObject(h);
+      },
+      nb::arg("obj"), "A tvmffi.Tensor viewing the memory of a DLPack-capable object (no copy).");
+
+  m.def(
+      "_env_set_stream",
+      [](int device_type, int device_id, uintptr_t stream) {
+        TVMFFIStreamHandle prev = nullptr;
+        Check(TVMFFIEnvSetStream(device_type, device_id, reinterpret_cast<void*>(stream), &prev));
+        return reinterpret_cast<uintptr_t>(prev);
+      },
+      "Set the current stream of a device; returns the previous one.");
+  m.def(
+      "_env_get_stream",
+      [](int device_type, int device_id) {
+        return reinterpret_cast<uintptr_t>(TVMFFIEnvGetStream(device_type, device_id));
+      },
+      "The current stream of a device (0 when none is set).");
+
+  m.def(
+      "_dtype_fields",
+      [](const std::string& s) {
+        TVMFFIByteArray b{s.data(), s.size()};
+        DLDataType d;
+        Check(TVMFFIDataTypeFromString(&b, &d));
+        return nb::make_tuple(static_cast<int>(d.code), static_cast<int>(d.bits),
+                              static_cast<int>(d.lanes));
+      },
+      "(type_code, bits, lanes) of a data type string; ValueError when it is not one.");
+}

@@ -1,0 +1,111 @@
+// tvmffi._core: shared declarations of the native extension.
+//
+// The extension does not link libtvmffi: tvmffi/__init__.py loads the
+// runtime by path with RTLD_GLOBAL before importing this module, so the
+// TVMFFI* symbols resolve to that one copy (kernel libraries bind to it too).
+#ifndef TVMFFI_PYTHON_CORE_H_
+#define TVMFFI_PYTHON_CORE_H_
+
+#include <nanobind/nanobind.h>
+
+#include <dlpack/dlpack.h>
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/extra/c_env_api.h>
+
+#include <cstdint>
+
+namespace tvmffi_py {
+
+namespace nb = nanobind;
+
+/*! \brief Payload of tvmffi.Object and its subclasses: one strong reference. */
+struct ObjectRef {
+  TVMFFIObjectHandle handle = nullptr;
+  ObjectRef() = default;
+  explicit ObjectRef(TVMFFIObjectHandle h) : handle(h) {}
+  ObjectRef(const ObjectRef&) = delete;
+  ObjectRef& operator=(const ObjectRef&) = delete;
+  ~ObjectRef() {
+    if (handle != nullptr) TVMFFIObjectDecRef(handle);
+  }
+};
+/*! \brief tvmffi.Function: the vectorcall entry lives in the instance (tp_vectorcall_offset). */
+PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
+                             PyObject* kwnames);
+struct FunctionRef : ObjectRef {
+  vectorcallfunc vectorcall = FunctionVectorcall;
+  FunctionRef() = default;
+  explicit FunctionRef(TVMFFIObjectHandle h) : ObjectRef(h) {}
+};
+struct TensorRef : ObjectRef {};
+
+/*! \brief Payload of tvmffi.Device. */
+struct DeviceValue {
+  DLDevice dev;
+};
+
+/*! \brief Python-side hooks installed once by tvmffi/__init__.py (_core._set_hooks). */
+struct Hooks {
+  PyObject* make_error = nullptr;      // (kind, message, backtrace) -> exception instance
+  PyObject* error_info = nullptr;      // exception -> (kind, message, backtrace)
+  PyObject* fw_alloc = nullptr;        // (framework, shape, dtype, dev_type, dev_id) -> tensor
+  PyObject* fw_stream = nullptr;       // (framework, dev_type, dev_id) -> int | None
+  PyObject* fw_from_tensor = nullptr;  // (framework, tvmffi.Tensor) -> framework tensor
+  PyObject* fw_exchange_api = nullptr; // framework -> DLPack exchange API capsule | None
+  PyObject* dtype_cls = nullptr;       // tvmffi.dtype (a str subclass)
+  PyObject* shape_cls = nullptr;       // tvmffi.Shape (a tuple subclass)
+};
+Hooks& GetHooks();
+
+/*! \brief The Python types of the native classes (set at module init). */
+struct CoreTypes {
+  PyTypeObject* object = nullptr;
+  PyTypeObject* function = nullptr;
+  PyTypeObject* tensor = nullptr;
+  PyTypeObject* device = nullptr;
+};
+CoreTypes& GetCoreTypes();
+
+// ---- errors ----------------------------------------------------------------
+/*! \brief Turn the thread's raised FFI error into a pending Python exception. */
+void SetPyErrorFromFFI();
+/*! \brief SetPyErrorFromFFI, then throw nb::python_error (for nanobind bindings). */
+[[noreturn]] void ThrowFFIError();
+inline void Check(int rc) {
+  if (rc != 0) ThrowFFIError();
+}
+/*! \brief Turn the pending Python exception into the thread's raised FFI error. */
+void SetFFIErrorFromPython();
+
+// ---- objects ---------------------------------------------------------------
+/*! \brief A Python object of the registered class for `h`'s type index (steals h). */
+nb::object WrapObject(TVMFFIObjectHandle h);
+/*! \brief Register the Python class used for objects of `type_index`. */
+void RegisterObjectClass(int32_t type_index, nb::handle cls);
+
+// ---- frameworks ------------------------------------------------------------
+/*! \brief A tensor framework seen among call arguments (numpy, torch, cupy, ...). */
+struct Framework {
+  PyObject* name = nullptr;                  // interned root module name
+  const DLPackExchangeAPI* api = nullptr;    // its DLPack C exchange API, if any
+};
+
+// ---- values ----------------------------------------------------------------
+/*! \brief Python value of an owned Any (steals it); tensors go to `fw` when given. */
+PyObject* AnyToPy(TVMFFIAny* owned, const Framework* fw);
+/*! \brief Python value of a borrowed Any view (for callbacks); NULL with an exception set. */
+PyObject* AnyViewToPy(const TVMFFIAny* view);
+/*! \brief Convert a Python value into an owned Any; false with a Python exception set. */
+bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out);
+/*! \brief A DLManagedTensorVersioned owning a view of a DLPack-capable Python object. */
+DLManagedTensorVersioned* ManagedFromPy(PyObject* obj);
+/*! \brief An owned Function that calls a Python callable. */
+TVMFFIObjectHandle FunctionFromCallable(PyObject* callable);
+
+// ---- calls -----------------------------------------------------------------
+/*! \brief Call `func` with Python arguments (tp_call of tvmffi.Function). */
+PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* args, Py_ssize_t nargs);
+
+}  // namespace tvmffi_py
+
+#endif  // TVMFFI_PYTHON_CORE_H_

@@ -1,0 +1,193 @@
+// tvmffi._torch_exchange: the DLPack C exchange API for torch versions that do
+// not offer one (torch < 2.10 has no torch.Tensor.__dlpack_c_exchange_api__).
+// Built against the torch found at configure time; tvmffi uses it only when
+// the running torch is that version (tvmffi/_framework.py checks).
+//
+// Debian's dlpack.h (1.x) comes first: torch's own ATen/dlpack.h has the same
+// include guard and the same DLTensor/DLManagedTensor layout, so it is skipped.
+// torch/csrc/autograd/python_variable.h needs pybind11; the three things used
+// from libtorch_python are declared here instead, as that header has them.
+#include <Python.h>
+#include <dlpack/dlpack.h>
+
+#include <ATen/DLConvertor.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <c10/util/MaybeOwned.h>
+
+#include <exception>
+
+extern PyObject* THPVariableClass;            // torch.Tensor (libtorch_python)
+PyObject* THPVariable_Wrap(at::TensorBase var);  // new reference (libtorch_python)
+
+namespace {
+
+// The object layout of torch.Tensor instances (torch's THPVariable).
+struct TorchVariable {
+  PyObject_HEAD
+  c10::MaybeOwned<at::Tensor> cdata;
+  PyObject* backward_hooks;
+};
+
+// A versioned view of a legacy DLManagedTensor (owns it).
+struct LegacyAsVersioned {
+  DLManagedTensorVersioned v;
+  DLManagedTensor* legacy;
+};
+
+void DeleteLegacyAsVersioned(DLManagedTensorVersioned* self) {
+  auto* w = static_cast<LegacyAsVersioned*>(self->manager_ctx);
+  if (w->legacy->deleter != nullptr) w->legacy->deleter(w->legacy);
+  delete w;
+}
+
+DLManagedTensorVersioned* Versioned(DLManagedTensor* legacy) {
+  auto* w = new LegacyAsVersioned();
+  w->legacy = legacy;
+  w->v.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  w->v.manager_ctx = w;
+  w->v.deleter = DeleteLegacyAsVersioned;
+  w->v.flags = 0;
+  w->v.dl_tensor = legacy->dl_tensor;
+  return &w->v;
+}
+
+// A legacy view of a versioned DLManagedTensorVersioned (owns it), for at::fromDLPack.
+struct VersionedAsLegacy {
+  DLManagedTensor l;
+  DLManagedTensorVersioned* v;
+};
+
+void DeleteVersionedAsLegacy(DLManagedTensor* self) {
+  auto* w = static_cast<VersionedAsLegacy*>(self->manager_ctx);
+  if (w->v->deleter != nullptr) w->v->deleter(w->v);
+  delete w;
+}
+
+const at::Tensor* Unpack(void* py_object) {
+  PyObject* obj = static_cast<PyObject*>(py_object);
+  if (THPVariableClass == nullptr ||
+      !PyObject_TypeCheck(obj, reinterpret_cast<PyTypeObject*>(THPVariableClass))) {
+    PyErr_Format(PyExc_TypeError, "expected a torch.Tensor, got %s", Py_TYPE(obj)->tp_name);
+    return nullptr;
+  }
+  return &*reinterpret_cast<TorchVariable*>(obj)->cdata;
+}
+
+int DLTensorFromPy(void* py_object, DLTensor* out) {
+  const at::Tensor* t = Unpack(py_object);
+  if (t == nullptr) return -1;
+  try {
+    out->data = t->data_ptr();
+    const at::Device dev = t->device();
+    if (dev.is_cpu()) {
+      out->device = DLDevice{kDLCPU, 0};
+    } else if (dev.is_cuda()) {
+      out->device = DLDevice{kDLCUDA, dev.index()};
+    } else {
+      PyErr_Format(PyExc_BufferError, "tvmffi: torch device %s has no DLPack form",
+                   dev.str().c_str());
+      return -1;
+    }
+    out->ndim = static_cast<int32_t>(t->dim());
+    out->dtype = at::getDLDataType(*t);
+    out->shape = const_cast<int64_t*>(t->sizes().data());
+    out->strides = const_cast<int64_t*>(t->strides().data());
+    out->byte_offset = 0;
+    return 0;
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+    return -1;
+  }
+}
+
+int ManagedFromPy(void* py_object, DLManagedTensorVersioned** out) {
+  const at::Tensor* t = Unpack(py_object);
+  if (t == nullptr) return -1;
+  try {
+    *out = Versioned(at::toDLPack(*t));
+    return 0;
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+    return -1;
+  }
+}
+
+int ManagedToPy(DLManagedTensorVersioned* tensor, void** out) {
+  auto* w = new VersionedAsLegacy();
+  w->v = tensor;
+  w->l.dl_tensor = tensor->dl_tensor;
+  w->l.manager_ctx = w;
+  w->l.deleter = DeleteVersionedAsLegacy;
+  try {
+    at::Tensor t = at::fromDLPack(&w->l);  // owns w from here on
+    *out = THPVariable_Wrap(std::move(t));
+    return *out != nullptr ? 0 : -1;
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+    return -1;
+  }
+}
+
+int Allocate(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
+             void (*set_error)(void*, const char*, const char*)) {
+  try {
+    at::Device dev(at::kCPU);
+    if (prototype->device.device_type == kDLCUDA) {
+      dev = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(prototype->device.device_id));
+    } else if (prototype->device.device_type != kDLCPU) {
+      set_error(error_ctx, "ValueError", "torch allocates on CPU and CUDA devices only");
+      return -1;
+    }
+    const at::TensorOptions options =
+        at::TensorOptions().dtype(at::toScalarType(prototype->dtype)).device(dev);
+    at::Tensor t = at::empty(at::IntArrayRef(prototype->shape, prototype->ndim), options);
+    *out = Versioned(at::toDLPack(t));
+    return 0;
+  } catch (const std::exception& e) {
+    set_error(error_ctx, "RuntimeError", e.what());
+    return -1;
+  }
+}
+
+const DLPackExchangeAPI* Api() {
+  static DLPackExchangeAPI api = [] {
+    DLPackExchangeAPI a{};
+    a.header.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    a.header.prev_api = nullptr;
+    a.managed_tensor_allocator = Allocate;
+    a.managed_tensor_from_py_object_no_sync = ManagedFromPy;
+    a.managed_tensor_to_py_object_no_sync = ManagedToPy;
+    a.dltensor_from_py_object_no_sync = DLTensorFromPy;
+    a.current_work_stream = nullptr;  // tvmffi asks torch.cuda.current_stream() instead
+    return a;
+  }();
+  return &api;
+}
+
+PyObject* ExchangeApi(PyObject*, PyObject*) {
+  return PyCapsule_New(const_cast<DLPackExchangeAPI*>(Api()), "dlpack_exchange_api", nullptr);
+}
+
+PyMethodDef kMethods[] = {
+    {"exchange_api", ExchangeApi, METH_NOARGS,
+     "A capsule 'dlpack_exchange_api' holding the DLPackExchangeAPI for torch.Tensor."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
+                       "_torch_exchange",
+                       "The DLPack C exchange API for torch versions without one.",
+                       -1,
+                       kMethods,
+                       nullptr,
+                       nullptr,
+                       nullptr,
+                       nullptr};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__torch_exchange() {
+  PyObject* m = PyModule_Create(&kModule);
+  if (m != nullptr) PyModule_AddStringConstant(m, "torch_version", TVMFFI_TORCH_VERSION);
+  return m;
+}

@@ -1,0 +1,88 @@
+"""tvmffi: load TVM-FFI kernel libraries and call them from Python.
+
+Tensors from torch, numpy, cupy (anything with ``__dlpack__``) are passed
+to kernels as borrowed ``DLTensor*`` without a copy; tensors a kernel returns
+come back as the framework of its tensor arguments.  The names follow
+upstream's ``tvm_ffi`` package, so ``import tvmffi as tvm_ffi`` ports code.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+
+def _load_runtime() -> ctypes.CDLL:
+    """Load the package's libtvmffi once, RTLD_GLOBAL, so kernel libraries bind to it."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libtvmffi.so")
+    try:
+        return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as err:
+        raise ImportError(f"tvmffi: cannot load the runtime library {path}: {err}") from err
+
+
+_LIB = _load_runtime()
+
+from . import _core  # noqa: E402  (needs the runtime loaded first)
+from . import _error, _framework  # noqa: E402
+from ._core import Device, Function, Object, Tensor, convert, from_dlpack  # noqa: E402
+from ._dtype import dtype  # noqa: E402
+from ._error import Error, register_error  # noqa: E402
+from .container import Array, Map, Shape  # noqa: E402
+from .module import Module, load_module, system_lib  # noqa: E402
+from .registry import (  # noqa: E402
+    get_global_func,
+    list_global_func_names,
+    register_global_func,
+    remove_global_func,
+)
+from .stream import StreamContext, get_raw_stream, use_raw_stream, use_torch_stream  # noqa: E402
+
+
+def device(spec: str | int | Device, index: int | None = None) -> Device:
+    """A device value: ``device("cuda:0")``, ``device("cpu")``, ``device("cuda", 1)``."""
+    return Device(spec, index)
+
+
+_core._set_hooks(
+    _error.make_error,
+    _error.error_info,
+    _framework.alloc,
+    _framework.current_stream,
+    _framework.from_tensor,
+    _framework.exchange_api,
+    dtype,
+    Shape,
+)
+_core._register_object_class("ffi.Module", Module)
+_core._register_object_class("ffi.Array", Array)
+_core._register_object_class("ffi.Map", Map)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Array",
+    "Device",
+    "Error",
+    "Function",
+    "Map",
+    "Module",
+    "Object",
+    "Shape",
+    "StreamContext",
+    "Tensor",
+    "convert",
+    "device",
+    "dtype",
+    "from_dlpack",
+    "get_global_func",
+    "get_raw_stream",
+    "list_global_func_names",
+    "load_module",
+    "register_error",
+    "register_global_func",
+    "remove_global_func",
+    "system_lib",
+    "use_raw_stream",
+    "use_torch_stream",
+]

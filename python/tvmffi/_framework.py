@@ -1,0 +1,156 @@
+"""What the native core asks of tensor frameworks that have no DLPack C exchange API.
+
+The core calls these with the framework's top-level module name ("numpy",
+"torch", "cupy", ...), taken from the type of the tensor arguments. Each
+table maps that name to the framework's function; ``register_framework``
+adds one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import weakref
+from typing import Any, Callable
+
+_CPU = 1
+_CUDA = 2
+_ROCM = 10
+
+AllocFn = Callable[[tuple, str, int, int], Any]
+StreamFn = Callable[[int, int], "int | None"]
+FromTensorFn = Callable[[Any], Any]
+
+
+def _module(framework: str) -> Any:
+    mod = sys.modules.get(framework)
+    if mod is None:
+        mod = __import__(framework)
+    return mod
+
+
+def _torch_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:
+    torch = _module("torch")
+    if device_type == _CPU:
+        dev = "cpu"
+    elif device_type in (_CUDA, _ROCM):
+        dev = f"cuda:{device_id}"
+    else:
+        raise ValueError(f"torch cannot allocate on DLPack device type {device_type}")
+    torch_dtype = getattr(torch, dtype, None)
+    if not isinstance(torch_dtype, torch.dtype):
+        raise TypeError(f"torch has no dtype {dtype}")
+    return torch.empty(shape, dtype=torch_dtype, device=dev)
+
+
+# Arrays numpy allocated for kernels, by data address: a returned tensor that
+# is one of them comes back as that very array (numpy < 2 would make a
+# read-only view of it through from_dlpack).
+_NUMPY_ALLOCATED: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def _numpy_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:
+    numpy = _module("numpy")
+    if device_type != _CPU:
+        raise ValueError(
+            f"numpy allocates CPU tensors only; the kernel asked for DLPack device type "
+            f"{device_type}")
+    arr = numpy.empty(shape, dtype=numpy.dtype(dtype))
+    if arr.size > 0:
+        _NUMPY_ALLOCATED[arr.ctypes.data] = arr
+    return arr
+
+
+def _numpy_from_tensor(tensor: Any) -> Any:
+    arr = _NUMPY_ALLOCATED.pop(tensor.data_ptr, None)
+    if arr is not None and arr.shape == tuple(tensor.shape) and str(arr.dtype) == tensor.dtype:
+        return arr
+    return _module("numpy").from_dlpack(tensor)
+
+
+def _cupy_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:
+    cupy = _module("cupy")
+    if device_type != _CUDA:
+        raise ValueError(f"cupy allocates CUDA tensors only; got DLPack device type {device_type}")
+    with cupy.cuda.Device(device_id):
+        return cupy.empty(shape, dtype=dtype)
+
+
+def _torch_stream(device_type: int, device_id: int) -> int | None:
+    return int(_module("torch").cuda.current_stream(device_id).cuda_stream)
+
+
+def _cupy_stream(device_type: int, device_id: int) -> int | None:
+    cupy = _module("cupy")
+    with cupy.cuda.Device(device_id):
+        return int(cupy.cuda.get_current_stream().ptr)
+
+
+ALLOCATORS: dict[str, AllocFn] = {
+    "torch": _torch_alloc,
+    "numpy": _numpy_alloc,
+    "cupy": _cupy_alloc,
+}
+STREAMS: dict[str, StreamFn] = {"torch": _torch_stream, "cupy": _cupy_stream}
+FROM_TENSOR: dict[str, FromTensorFn] = {
+    "torch": lambda t: _module("torch").utils.dlpack.from_dlpack(t),
+    "numpy": _numpy_from_tensor,
+}
+
+
+def exchange_api(framework: str) -> Any:
+    """A DLPack C exchange API capsule tvmffi provides for a framework lacking one, or None.
+
+    torch < 2.10 has none: tvmffi._torch_exchange (built against the torch
+    found at build time) provides it when the running torch is that version.
+    TVMFFI_NO_TORCH_EXCHANGE=1 turns it off (then torch goes through DLPack
+    capsules).
+    """
+    if framework != "torch" or os.environ.get("TVMFFI_NO_TORCH_EXCHANGE") == "1":
+        return None
+    try:
+        from . import _torch_exchange  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    if _torch_exchange.torch_version != _module("torch").__version__:
+        return None
+    return _torch_exchange.exchange_api()
+
+
+def register_framework(name: str, alloc: AllocFn | None = None, stream: StreamFn | None = None,
+                       from_tensor: FromTensorFn | None = None) -> None:
+    """Teach tvmffi a tensor framework (by top-level module name) without an exchange API."""
+    if alloc is not None:
+        ALLOCATORS[name] = alloc
+    if stream is not None:
+        STREAMS[name] = stream
+    if from_tensor is not None:
+        FROM_TENSOR[name] = from_tensor
+
+
+def alloc(framework: str, shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:
+    """An empty tensor of the framework (TVMFFIEnvTensorAlloc during a call)."""
+    fn = ALLOCATORS.get(framework)
+    if fn is None:
+        empty = getattr(_module(framework), "empty", None)
+        if empty is None:
+            raise NotImplementedError(f"tvmffi cannot allocate tensors with {framework}")
+        return empty(shape, dtype=dtype)
+    return fn(shape, dtype, device_type, device_id)
+
+
+def current_stream(framework: str, device_type: int, device_id: int) -> int | None:
+    """The framework's current stream on a device, as an int (None: no notion of one)."""
+    if device_type not in (_CUDA, _ROCM):
+        return None
+    fn = STREAMS.get(framework)
+    return None if fn is None else fn(device_type, device_id)
+
+
+def from_tensor(framework: str, tensor: Any) -> Any:
+    """A tensor a kernel returned, as a tensor of the framework of the arguments."""
+    fn = FROM_TENSOR.get(framework)
+    if fn is not None:
+        return fn(tensor)
+    from_dlpack = getattr(_module(framework), "from_dlpack", None)
+    return tensor if from_dlpack is None else from_dlpack(tensor)

@@ -1,0 +1,109 @@
+"""Modules: kernel libraries loaded from files, and the system library."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from . import _core
+from ._core import Function, Object
+
+_FUNCS: dict[str, Function] = {}
+
+
+def _func(name: str) -> Function:
+    f = _FUNCS.get(name)
+    if f is None:
+        f = _FUNCS[name] = _core.get_global_func(name)
+    return f
+
+
+class Module(Object):
+    """A loaded library: ``mod.name`` / ``mod["name"]`` are its functions.
+
+    A missing function raises AttributeError. Functions are looked up once
+    and cached on the module object.
+    """
+
+    def __getattr__(self, name: str) -> Function:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        f = self.get_function(name)
+        self.__dict__[name] = f
+        return f
+
+    def __getitem__(self, name: str) -> Function:
+        if not isinstance(name, str):
+            raise TypeError(f"Module[...] takes a function name (str), got {type(name).__name__}")
+        return self.get_function(name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.implements_function(name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self.list_functions()))
+
+    def get_function(self, name: str, query_imports: bool = False) -> Function:
+        """The function ``name``; AttributeError naming the module when it has none."""
+        return _func("ffi.ModuleGetFunctionRequired")(self, name, query_imports)
+
+    def implements_function(self, name: str, query_imports: bool = False) -> bool:
+        """Whether the module (or, with query_imports, an import) has ``name``."""
+        return _func("ffi.ModuleImplementsFunction")(self, name, query_imports)
+
+    def list_functions(self) -> list[str]:
+        """Names of the functions the module exports."""
+        return list(_func("ffi.ModuleListFunctions")(self))
+
+    def get_function_metadata(self, name: str,
+                              query_imports: bool = False) -> dict[str, Any] | None:
+        """The function's metadata (parsed JSON: type schema, arg names...), or None."""
+        text = _func("ffi.ModuleGetFunctionMetadata")(self, name, query_imports)
+        return None if text is None else json.loads(text)
+
+    def get_function_doc(self, name: str, query_imports: bool = False) -> str | None:
+        """The function's doc string, or None when it has none."""
+        return _func("ffi.ModuleGetFunctionDoc")(self, name, query_imports)
+
+    @property
+    def kind(self) -> str:
+        """"library" for a loaded file, "system" for the system library."""
+        return _func("ffi.ModuleGetKind")(self)
+
+    @property
+    def path(self) -> str:
+        """The file the module was loaded from ("" for the system library)."""
+        return _func("ffi.ModuleGetLibraryPath")(self)
+
+    @property
+    def imports(self) -> list[Module]:
+        """Modules imported by this one."""
+        return list(_func("ffi.ModuleGetImports")(self))
+
+    def import_module(self, other: Module) -> None:
+        """Make ``other``'s functions reachable with query_imports=True."""
+        _func("ffi.ModuleImportModule")(self, other)
+
+    def __repr__(self) -> str:
+        return f"<tvmffi.Module kind={self.kind!r} path={self.path!r}>"
+
+
+def load_module(path: str | os.PathLike[str]) -> Module:
+    """Load a kernel library (a shared library exporting ``__tvm_ffi_<name>`` symbols).
+
+    FileNotFoundError when there is no such file; RuntimeError when it does not
+    load (the message carries the loader's reason).
+    """
+    p = os.fspath(path)
+    if not isinstance(p, str):
+        raise TypeError(
+            f"load_module: path must be a str or os.PathLike, got {type(path).__name__}")
+    if not os.path.exists(p):
+        raise FileNotFoundError(f"load_module: no such file: {p}")
+    return _func("ffi.ModuleLoadFromFile")(os.path.abspath(p))
+
+
+def system_lib(symbol_prefix: str = "") -> Module:
+    """The system library: functions registered with TVMFFIEnvModRegisterSystemLibSymbol."""
+    return _func("ffi.SystemLib")(symbol_prefix)
