@@ -3,3 +3,7 @@
 
 tvmffi_add_test(test_expected test_expected.cc)
 tvmffi_add_test(test_rvalue_ref test_rvalue_ref.cc)
+tvmffi_add_test(test_error_ext test_error_ext.cc)
+# The same source with debug checks on, whatever the build type.
+tvmffi_add_test(test_error_ext_debug test_error_ext.cc)
+target_compile_options(test_error_ext_debug PRIVATE -UNDEBUG)
