@@ -7,3 +7,5 @@ tvmffi_add_test(test_error_ext test_error_ext.cc)
 # The same source with debug checks on, whatever the build type.
 tvmffi_add_test(test_error_ext_debug test_error_ext.cc)
 target_compile_options(test_error_ext_debug PRIVATE -UNDEBUG)
+tvmffi_add_test(test_overload test_overload.cc)
+tvmffi_add_test(test_api_ext test_api_ext.cc)

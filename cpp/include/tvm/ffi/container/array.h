@@ -80,6 +80,14 @@ class ArrayObj : public Object, public TVMFFISeqCell {
     CheckIndex(i);
     return begin()[i];
   }
+  /*!
+   * \brief Replace element i in place (upstream's name); IndexError when out of
+   *        range. The array must not be shared: Array<T>::Set copies on write.
+   */
+  void SetItem(int64_t i, Any item) {
+    CheckIndex(i);
+    SetCell(i, details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(item)));
+  }
   /*! \return The first element; IndexError when empty. */
   const Any& front() const { return at(0); }
   /*! \return The last element; IndexError when empty. */
