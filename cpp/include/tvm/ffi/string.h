@@ -344,24 +344,6 @@ inline auto operator<<(Stream& os, const T& s)
 }
 
 namespace details {
-/*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise. */
-TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noexcept {
-  switch (src->type_index) {
-    case TypeIndex::kTVMFFIRawStr:
-      *out = std::string_view(src->v_c_str);
-      return true;
-    case TypeIndex::kTVMFFISmallStr:
-      *out = std::string_view(src->v_bytes, src->small_str_len);
-      return true;
-    case TypeIndex::kTVMFFIStr: {
-      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(src->v_obj);
-      *out = std::string_view(b->data, b->size);
-      return true;
-    }
-    default:
-      return false;
-  }
-}
 TVM_FFI_INLINE bool IsStrIndex(int32_t index) noexcept {
   return index == TypeIndex::kTVMFFIRawStr || index == TypeIndex::kTVMFFISmallStr ||
          index == TypeIndex::kTVMFFIStr;
@@ -495,6 +477,10 @@ struct TypeTraits<std::string> : public details::BorrowedStrTraitsBase {
   }
   static std::optional<std::string> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    // Bytes convert too, as upstream (std::string holds any bytes).
+    if (std::optional<Bytes> bytes = TypeTraits<Bytes>::TryCastFromAnyView(src)) {
+      return std::string(bytes->data(), bytes->size());
+    }
     return std::nullopt;
   }
 };

@@ -91,14 +91,26 @@ inline bool IsAligned(const DLTensor& arr, size_t alignment) noexcept {
 }
 
 /*!
- * \return The bytes needed for `numel` packed elements of `dtype`. A 1-bit
- *         unsigned int (old-style bool) takes a byte per element; other
- *         sub-byte types are packed.
+ * \return The bytes needed for `numel` elements of `dtype`. Sub-byte types
+ *         (uint1 included) are packed, as upstream: 8 x uint1 is one byte.
  */
 TVM_FFI_INLINE size_t GetDataSize(size_t numel, DLDataType dtype) noexcept {
-  if (dtype.code == kDLUInt && dtype.bits == 1 && dtype.lanes == 1) return numel;
-  return (numel * dtype.bits * dtype.lanes + 7) / 8;
+  // 64-bit product: no overflow for large counts where size_t is 32 bits.
+  return static_cast<size_t>((static_cast<uint64_t>(numel) * dtype.bits * dtype.lanes + 7) / 8);
 }
+
+namespace details {
+/*!
+ * \brief Move byte_offset into the data pointer where pointers are plain
+ *        addresses (as upstream's strided views do); other devices keep it.
+ */
+TVM_FFI_INLINE void FoldByteOffsetIntoData(DLTensor* t) noexcept {
+  if (t->byte_offset != 0 && IsDirectAddressDevice(t->device)) {
+    t->data = static_cast<char*>(t->data) + t->byte_offset;
+    t->byte_offset = 0;
+  }
+}
+}  // namespace details
 
 /*! \return The bytes of data the tensor describes (its shape, compactly). */
 inline size_t GetDataSize(const DLTensor& arr) noexcept {
@@ -390,6 +402,7 @@ class Tensor : public ObjectRef {
     const int64_t offset = element_offset.value_or(0);
     TVM_FFI_CHECK(offset >= 0, ValueError) << "as_strided: negative element_offset " << offset;
     prototype.byte_offset += GetDataSize(static_cast<size_t>(offset), prototype.dtype);
+    details::FoldByteOffsetIntoData(&prototype);
     TVMFFIObjectHandle out = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorCreateUnsafeView(
         details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &prototype, &out));
@@ -657,6 +670,7 @@ class TensorView {
     prototype.strides = const_cast<int64_t*>(strides.data());
     prototype.ndim = static_cast<int32_t>(shape.size());
     prototype.byte_offset += GetDataSize(static_cast<size_t>(offset), prototype.dtype);
+    details::FoldByteOffsetIntoData(&prototype);
     return TensorView(prototype, Unchecked{});
   }
 
