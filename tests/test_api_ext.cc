@@ -7,6 +7,8 @@
 #include <tvm/ffi/container/tuple.h>
 #include <tvm/ffi/function.h>
 
+#include "api_test_util.h"
+
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -16,16 +18,7 @@ namespace {
 using namespace tvm::ffi;
 using Catch::Matchers::ContainsSubstring;
 
-template <typename F>
-Error Catch(F&& f) {
-  try {
-    f();
-  } catch (const Error& err) {
-    return err;
-  }
-  FAIL("no tvm::ffi::Error thrown");
-  return Error("None", "");
-}
+using api_test::ErrorOf;
 
 TEST_CASE("Shape from Array<int64_t>", "[api_ext]") {
   Array<int64_t> arr{2, 3, 4};
@@ -71,9 +64,9 @@ TEST_CASE("ArrayObj::SetItem", "[api_ext]") {
   CHECK(boxed.use_count() == 2);
   obj->SetItem(0, nullptr);  // the old value is released
   CHECK(boxed.use_count() == 1);
-  Error err = Catch([&] { obj->SetItem(3, 1); });
+  Error err = ErrorOf([&] { obj->SetItem(3, 1); });
   CHECK(err.kind() == "IndexError");
-  CHECK(Catch([&] { obj->SetItem(-1, 1); }).kind() == "IndexError");
+  CHECK(ErrorOf([&] { obj->SetItem(-1, 1); }).kind() == "IndexError");
   CHECK(arr.size() == 3);
 }
 
@@ -81,7 +74,7 @@ TEST_CASE("Any::as_or_throw does not convert", "[api_ext]") {
   Any i = 5;
   CHECK(i.as_or_throw<int>() == 5);
   CHECK(i.as_or_throw<int64_t>() == 5);
-  Error err = Catch([&] { (void)i.as_or_throw<double>(); });  // try_cast would convert
+  Error err = ErrorOf([&] { (void)i.as_or_throw<double>(); });  // try_cast would convert
   CHECK(err.kind() == "TypeError");
   CHECK_THAT(err.message(), ContainsSubstring("Cannot treat type `int` as type `float`"));
   Any s = String("a string long enough to be a heap object");
@@ -100,12 +93,12 @@ TEST_CASE("ObjectRef::as_or_throw", "[api_ext]") {
   ObjectRef ref = Array<int>{1, 2};
   Array<int> arr = ref.as_or_throw<Array<int>>();
   CHECK(arr.same_as(ref));
-  Error err = Catch([&] { (void)ref.as_or_throw<Shape>(); });
+  Error err = ErrorOf([&] { (void)ref.as_or_throw<Shape>(); });
   CHECK(err.kind() == "TypeError");
   CHECK_THAT(err.message(), ContainsSubstring("Cannot treat type `ffi.Array` as type `ffi.Shape`"));
   ObjectRef null_ref;
   CHECK_FALSE(null_ref.as_or_throw<ObjectRef>().defined());  // nullable target: null is fine
-  CHECK_THAT(Catch([&] { (void)null_ref.as_or_throw<Shape>(); }).message(),
+  CHECK_THAT(ErrorOf([&] { (void)null_ref.as_or_throw<Shape>(); }).message(),
              ContainsSubstring("`None`"));
   ObjectRef moving = arr;
   Array<int> taken = std::move(moving).as_or_throw<Array<int>>();

@@ -5,6 +5,8 @@
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
 
+#include "api_test_util.h"
+
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -16,16 +18,7 @@ using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::EndsWith;
 using Catch::Matchers::StartsWith;
 
-template <typename F>
-Error Catch(F&& f) {
-  try {
-    f();
-  } catch (const Error& err) {
-    return err;
-  }
-  FAIL("no tvm::ffi::Error thrown");
-  return Error("None", "");
-}
+using api_test::ErrorOf;
 
 TEST_CASE("FullMessage is traceback, then kind and message", "[error_ext]") {
   Error plain("ValueError", "bad value", "");
@@ -34,7 +27,7 @@ TEST_CASE("FullMessage is traceback, then kind and message", "[error_ext]") {
   Error traced("IndexError", "out of range", "inner.cc:2\nouter.cc:1\n");
   CHECK(traced.FullMessage() ==
         "Traceback (most recent call last):\nouter.cc:1\ninner.cc:2\nIndexError: out of range\n");
-  Error thrown = Catch([] { TVM_FFI_THROW(KeyError) << "missing " << 3; });
+  Error thrown = ErrorOf([] { TVM_FFI_THROW(KeyError) << "missing " << 3; });
   CHECK_THAT(thrown.FullMessage(), StartsWith("Traceback (most recent call last):\n"));
   CHECK_THAT(thrown.FullMessage(), EndsWith("KeyError: missing 3\n"));
 }
@@ -70,16 +63,16 @@ TEST_CASE("TVM_FFI_CHECK_<op> throw the given kind with both values", "[error_ex
   TVM_FFI_CHECK_LE(4, 4, ValueError);
   TVM_FFI_CHECK_GT(5, 4, ValueError);
   TVM_FFI_CHECK_GE(4, 4, ValueError);
-  Error eq = Catch([] { TVM_FFI_CHECK_EQ(3, 5, ValueError) << "sizes"; });
+  Error eq = ErrorOf([] { TVM_FFI_CHECK_EQ(3, 5, ValueError) << "sizes"; });
   CHECK(eq.kind() == "ValueError");
   CHECK_THAT(eq.message(), ContainsSubstring("3 == 5"));
   CHECK_THAT(eq.message(), ContainsSubstring("(3 vs. 5)"));
   CHECK_THAT(eq.message(), EndsWith(": sizes"));
-  CHECK(Catch([] { TVM_FFI_CHECK_NE(2, 2, TypeError); }).kind() == "TypeError");
-  CHECK(Catch([] { TVM_FFI_CHECK_LT(4, 3, IndexError); }).kind() == "IndexError");
-  CHECK(Catch([] { TVM_FFI_CHECK_LE(4, 3, IndexError); }).kind() == "IndexError");
-  CHECK(Catch([] { TVM_FFI_CHECK_GT(3, 4, KeyError); }).kind() == "KeyError");
-  CHECK_THAT(Catch([] { TVM_FFI_CHECK_GE(3, 4, KeyError); }).message(),
+  CHECK(ErrorOf([] { TVM_FFI_CHECK_NE(2, 2, TypeError); }).kind() == "TypeError");
+  CHECK(ErrorOf([] { TVM_FFI_CHECK_LT(4, 3, IndexError); }).kind() == "IndexError");
+  CHECK(ErrorOf([] { TVM_FFI_CHECK_LE(4, 3, IndexError); }).kind() == "IndexError");
+  CHECK(ErrorOf([] { TVM_FFI_CHECK_GT(3, 4, KeyError); }).kind() == "KeyError");
+  CHECK_THAT(ErrorOf([] { TVM_FFI_CHECK_GE(3, 4, KeyError); }).message(),
              ContainsSubstring("(3 vs. 4)"));
   // Signed/unsigned mixes compile without warnings and compare as C++ does.
   size_t n = 2;
@@ -90,8 +83,8 @@ TEST_CASE("TVM_FFI_CHECK_<op> throw the given kind with both values", "[error_ex
   TVM_FFI_CHECK_EQ(next(), 1, ValueError);
   CHECK(calls == 1);
   // The ICHECK forms are the InternalError instances.
-  CHECK(Catch([] { TVM_FFI_ICHECK_EQ(1, 2); }).kind() == "InternalError");
-  CHECK(Catch([] { TVM_FFI_ICHECK_GE(1, 2); }).kind() == "InternalError");
+  CHECK(ErrorOf([] { TVM_FFI_ICHECK_EQ(1, 2); }).kind() == "InternalError");
+  CHECK(ErrorOf([] { TVM_FFI_ICHECK_GE(1, 2); }).kind() == "InternalError");
 }
 
 TEST_CASE("TVM_FFI_CHECK_NOTNULL evaluates to its operand", "[error_ext]") {
@@ -99,10 +92,10 @@ TEST_CASE("TVM_FFI_CHECK_NOTNULL evaluates to its operand", "[error_ext]") {
   int* p = &x;
   CHECK(TVM_FFI_CHECK_NOTNULL(p, ValueError) == &x);
   int* null_p = nullptr;
-  Error err = Catch([&] { (void)TVM_FFI_CHECK_NOTNULL(null_p, ValueError); });
+  Error err = ErrorOf([&] { (void)TVM_FFI_CHECK_NOTNULL(null_p, ValueError); });
   CHECK(err.kind() == "ValueError");
   CHECK_THAT(err.message(), ContainsSubstring("Check not null: null_p"));
-  CHECK(Catch([&] { (void)TVM_FFI_ICHECK_NOTNULL(null_p); }).kind() == "InternalError");
+  CHECK(ErrorOf([&] { (void)TVM_FFI_ICHECK_NOTNULL(null_p); }).kind() == "InternalError");
 }
 
 TEST_CASE("TVM_FFI_DCHECK* check only without NDEBUG", "[error_ext]") {
@@ -121,8 +114,8 @@ TEST_CASE("TVM_FFI_DCHECK* check only without NDEBUG", "[error_ext]") {
   CHECK(evaluated == 0);  // compiled out: operands are not evaluated
   CHECK(TVM_FFI_DCHECK_NOTNULL(null_p) == nullptr);
 #else
-  CHECK(Catch([] { TVM_FFI_DCHECK(false); }).kind() == "InternalError");
-  CHECK_THAT(Catch([] { TVM_FFI_DCHECK_EQ(1, 2) << "why"; }).message(),
+  CHECK(ErrorOf([] { TVM_FFI_DCHECK(false); }).kind() == "InternalError");
+  CHECK_THAT(ErrorOf([] { TVM_FFI_DCHECK_EQ(1, 2) << "why"; }).message(),
              ContainsSubstring("(1 vs. 2)"));
   CHECK_THROWS_AS([] { TVM_FFI_DCHECK_NE(1, 1); }(), Error);
   CHECK_THROWS_AS([] { TVM_FFI_DCHECK_LT(2, 1); }(), Error);
@@ -131,7 +124,7 @@ TEST_CASE("TVM_FFI_DCHECK* check only without NDEBUG", "[error_ext]") {
   CHECK_THROWS_AS([] { TVM_FFI_DCHECK_GE(1, 2); }(), Error);
   TVM_FFI_DCHECK(bump() == 1);
   CHECK(evaluated == 1);
-  CHECK(Catch([&] { (void)TVM_FFI_DCHECK_NOTNULL(null_p); }).kind() == "InternalError");
+  CHECK(ErrorOf([&] { (void)TVM_FFI_DCHECK_NOTNULL(null_p); }).kind() == "InternalError");
 #endif
   TVM_FFI_DCHECK_EQ(2, 2);
   TVM_FFI_DCHECK(true);

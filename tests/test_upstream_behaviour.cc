@@ -9,6 +9,8 @@
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/reflection/registry.h>
 
+#include "api_test_util.h"
+
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -22,16 +24,7 @@ namespace {
 using namespace tvm::ffi;
 using Catch::Matchers::ContainsSubstring;
 
-template <typename F>
-Error Catch(F&& f) {
-  try {
-    f();
-  } catch (const Error& err) {
-    return err;
-  }
-  FAIL("no tvm::ffi::Error thrown");
-  return Error("None", "");
-}
+using api_test::ErrorOf;
 
 TEST_CASE("devices convert from their names", "[upstream_behaviour]") {
   struct Case {
@@ -60,7 +53,7 @@ TEST_CASE("devices convert from their names", "[upstream_behaviour]") {
     INFO(bad);
     CHECK_FALSE(AnyView(bad).try_cast<DLDevice>().has_value());
   }
-  Error err = Catch([] { (void)AnyView("tpu:0").cast<DLDevice>(); });
+  Error err = ErrorOf([] { (void)AnyView("tpu:0").cast<DLDevice>(); });
   CHECK(err.kind() == "TypeError");
   CHECK_THAT(err.message(), ContainsSubstring("to `Device`"));
   // Typed functions take the text too.
@@ -96,7 +89,7 @@ TEST_CASE("data type short forms parse as upstream's", "[upstream_behaviour]") {
   // Not short forms: errors name the text as given.
   for (const char* bad : {"i", "f", "u", "bf", "ix4", "fp8_e9", "i0", "fp16", "x32"}) {
     INFO(bad);
-    Error err = Catch([&] { (void)StringToDLDataType(bad); });
+    Error err = ErrorOf([&] { (void)StringToDLDataType(bad); });
     CHECK(err.kind() == "ValueError");
     CHECK_THAT(err.message(), ContainsSubstring(std::string("`") + bad + "`"));
   }
@@ -107,19 +100,19 @@ TEST_CASE("unsigned 64-bit values above INT64_MAX raise OverflowError", "[upstre
   CHECK(Any(max_ok).cast<int64_t>() == std::numeric_limits<int64_t>::max());
   CHECK(AnyView(max_ok).cast<uint64_t>() == max_ok);
   uint64_t too_big = max_ok + 1;
-  Error err = Catch([&] { Any a(too_big); });
+  Error err = ErrorOf([&] { Any a(too_big); });
   CHECK(err.kind() == "OverflowError");
   CHECK_THAT(err.message(), ContainsSubstring("9223372036854775808"));
   CHECK_THAT(err.message(), ContainsSubstring("is too large to fit in int64_t"));
-  CHECK(Catch([&] { AnyView v(too_big); }).kind() == "OverflowError");
+  CHECK(ErrorOf([&] { AnyView v(too_big); }).kind() == "OverflowError");
   unsigned long long ull = std::numeric_limits<unsigned long long>::max();
-  CHECK(Catch([&] { Any a(ull); }).kind() == "OverflowError");
+  CHECK(ErrorOf([&] { Any a(ull); }).kind() == "OverflowError");
   // Smaller unsigned types always fit.
   CHECK(Any(std::numeric_limits<uint32_t>::max()).cast<int64_t>() == 4294967295LL);
   // A typed function returning a too-large value reports it to the caller.
   Function f = Function::FromTyped([](int64_t x) { return static_cast<uint64_t>(x) * 4; });
   CHECK(f(3).cast<int64_t>() == 12);
-  CHECK(Catch([&] { (void)f(std::numeric_limits<int64_t>::max()); }).kind() == "OverflowError");
+  CHECK(ErrorOf([&] { (void)f(std::numeric_limits<int64_t>::max()); }).kind() == "OverflowError");
 }
 
 TEST_CASE("bytes convert to std::string", "[upstream_behaviour]") {
@@ -192,7 +185,7 @@ TEST_CASE("ffi.FunctionListGlobalNamesFunctor as upstream's Python uses it", "[u
   for (int64_t i = 0; i < n; ++i) names.push_back(functor(i).cast<std::string>());
   CHECK(std::find(names.begin(), names.end(), "testing.upstream_behaviour.listed") != names.end());
   CHECK(std::find(names.begin(), names.end(), "ffi.FunctionListGlobalNamesFunctor") != names.end());
-  CHECK(Catch([&] { (void)functor(n); }).kind() == "IndexError");
+  CHECK(ErrorOf([&] { (void)functor(n); }).kind() == "IndexError");
   std::vector<String> listed = Function::ListGlobalNames();
   CHECK(static_cast<int64_t>(listed.size()) >= n);
 }
