@@ -1,6 +1,7 @@
 // Tests of tvm/ffi/rvalue_ref.h: objects moved into typed functions through
 // kTVMFFIObjectRValueRef, and the fallbacks for plain and convertible values.
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/rvalue_ref.h>
 
@@ -72,6 +73,18 @@ TEST_CASE("RValueRef type errors name the object behind the reference", "[rvalue
   Box kept = *std::move(ref);
   CHECK(kept.get() == box);
   CHECK_THROWS_AS(f(1), Error);
+}
+
+TEST_CASE("an RValueRef of a convertible type gives a converted copy", "[rvalue_ref]") {
+  Function f = Function::FromTyped([](RValueRef<Shape> ref) { return (*std::move(ref)).Product(); });
+  Array<int64_t> arr{2, 3};
+  const void* original = arr.get();
+  RValueRef<Array<int64_t>> ref(std::move(arr));
+  CHECK(f(ref).cast<int64_t>() == 6);
+  // The array was converted, not taken: the caller's reference is intact.
+  Array<int64_t> kept = *std::move(ref);
+  CHECK(kept.get() == original);
+  CHECK(kept.use_count() == 1);
 }
 
 TEST_CASE("an RValueRef viewed into an Any is taken over", "[rvalue_ref]") {
