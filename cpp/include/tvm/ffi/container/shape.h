@@ -172,12 +172,14 @@ inline constexpr bool
 inline ObjectPtr<ShapeObj> MakeShapeFromIntSeq(TVMFFIObject* array) {
   const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(array);
   const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
-  for (int64_t i = 0; i < cell->size; ++i) {
+  // Read once: the writes below could alias cell->size as far as the compiler knows.
+  const int64_t n = cell->size;
+  for (int64_t i = 0; i < n; ++i) {
     if (items[i].type_index != TypeIndex::kTVMFFIInt) return nullptr;
   }
   int64_t* data = nullptr;
-  ObjectPtr<ShapeObj> p = MakeEmptyShape(static_cast<size_t>(cell->size), &data);
-  for (int64_t i = 0; i < cell->size; ++i) data[i] = items[i].v_int64;
+  ObjectPtr<ShapeObj> p = MakeEmptyShape(static_cast<size_t>(n), &data);
+  for (int64_t i = 0; i < n; ++i) data[i] = items[i].v_int64;
   return p;
 }
 
