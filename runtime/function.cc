@@ -559,6 +559,8 @@ int TVMFFIHandleInitOnce(void** handle_addr, int (*init_func)(void** result)) {
   void* result = nullptr;
   int rc = init_func(&result);
   if (rc != 0) return rc;
+  // NULL would read as "not initialised" and rerun init_func on every call.
+  if (result == nullptr) Throw("RuntimeError", "init_func must return a non-NULL handle");
   __atomic_store_n(handle_addr, result, __ATOMIC_RELEASE);
   TVM_FFI_SAFE_CALL_END();
 }
@@ -568,11 +570,12 @@ int TVMFFIHandleDeinitOnce(void** handle_addr, int (*deinit_func)(void* handle))
   CheckNotNull(handle_addr, "TVMFFIHandleDeinitOnce", "handle_addr");
   CheckNotNull(reinterpret_cast<void*>(deinit_func), "TVMFFIHandleDeinitOnce", "deinit_func");
   std::lock_guard<std::recursive_mutex> lock(InitOnceMutex());
-  void* handle = __atomic_load_n(handle_addr, __ATOMIC_ACQUIRE);
+  // Cleared before deinit_func runs (as upstream): a failed deinit is not retried
+  // on a half-released handle, and readers never see a handle being released.
+  void* handle = __atomic_exchange_n(handle_addr, static_cast<void*>(nullptr), __ATOMIC_ACQ_REL);
   if (handle == nullptr) return 0;
   int rc = deinit_func(handle);
   if (rc != 0) return rc;
-  __atomic_store_n(handle_addr, static_cast<void*>(nullptr), __ATOMIC_RELEASE);
   TVM_FFI_SAFE_CALL_END();
 }
 

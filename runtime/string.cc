@@ -149,7 +149,34 @@ TVMFFIAny CallGlobal(const char* name, const TVMFFIAny& arg) {
   return result;
 }
 
-DLDataType ParseDType(std::string_view s) {
+// Upstream's short spellings: i32, u8, f16, bf16, f8_e4m3 / fp8_e4m3, fp6_*, fp4_*.
+// Returns the long form in *buf, or `s` itself when it is not short.
+std::string_view ExpandDTypeAlias(std::string_view s, std::string* buf) {
+  auto digit_at = [&](size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+  struct Alias {
+    const char* prefix;
+    const char* expansion;
+    bool needs_digit;  // the prefix must be followed by a digit
+  };
+  static constexpr Alias kAliases[] = {
+      {"i", "int", true},         {"u", "uint", true},        {"bf", "bfloat", true},
+      {"fp8_", "float8_", false}, {"fp6_", "float6_", false}, {"fp4_", "float4_", false},
+      {"f", "float", true},
+  };
+  for (const Alias& a : kAliases) {
+    size_t n = std::strlen(a.prefix);
+    if (s.compare(0, n, a.prefix) == 0 && (!a.needs_digit || digit_at(n))) {
+      *buf = a.expansion;
+      buf->append(s.substr(n));
+      return *buf;
+    }
+  }
+  return s;
+}
+
+DLDataType ParseDType(std::string_view text) {
+  std::string expanded;
+  std::string_view s = ExpandDTypeAlias(text, &expanded);
   DLDataType t;
   if (s.empty() || s == "void") {
     t.code = kDLOpaqueHandle;
@@ -176,7 +203,7 @@ DLDataType ParseDType(std::string_view s) {
     pos = best_len;
   } else if (s.compare(0, 7, "custom[") == 0) {
     size_t close = s.find(']', 7);
-    if (close == std::string_view::npos) BadDType(s);
+    if (close == std::string_view::npos) BadDType(text);
     std::string_view name = s.substr(7, close - 7);
     // The hook takes a str (as upstream's does), not bytes.
     TVMFFIAny arg;
@@ -191,12 +218,12 @@ DLDataType ParseDType(std::string_view s) {
     AnyRelease(&arg);
     if (r.type_index != kTVMFFIInt) {
       AnyRelease(&r);
-      BadDType(s);
+      BadDType(text);
     }
     t.code = static_cast<uint8_t>(r.v_int64);
     pos = close + 1;
   } else {
-    BadDType(s);
+    BadDType(text);
   }
   // Default widths when the name has no digits ("int" -> int32, "handle" -> 64 bits).
   if (!fixed_bits) {
@@ -210,7 +237,7 @@ DLDataType ParseDType(std::string_view s) {
   t.lanes = 1;
   uint64_t v = 0;
   if (!fixed_bits && ParseUInt(s, &pos, &v)) {
-    if (v == 0 || v > 255) BadDType(s);
+    if (v == 0 || v > 255) BadDType(text);
     t.bits = static_cast<uint8_t>(v);
   }
   if (pos < s.size()) {
@@ -221,28 +248,28 @@ DLDataType ParseDType(std::string_view s) {
     } else if (s[pos] == 'x') {
       pos += 1;
     } else {
-      BadDType(s);
+      BadDType(text);
     }
-    if (!ParseUInt(s, &pos, &v)) BadDType(s);
+    if (!ParseUInt(s, &pos, &v)) BadDType(text);
     // The lanes field is read as int16: negative values are scalable vectors,
     // so fixed counts stop at 32767 and "x40000" would alias "xvscalex25536".
     if (scalable) {
       if (v == 0 || v > 32768) {
-        Throw("ValueError", "Cannot parse data type `", s, "`: xvscalex", v,
+        Throw("ValueError", "Cannot parse data type `", text, "`: xvscalex", v,
               " is out of range (1..32768)");
       }
       t.lanes = static_cast<uint16_t>(-static_cast<int32_t>(v));
     } else {
-      if (v == 0) BadDType(s);
+      if (v == 0) BadDType(text);
       if (v > 32767) {
-        Throw("ValueError", "Cannot parse data type `", s, "`: ", v,
+        Throw("ValueError", "Cannot parse data type `", text, "`: ", v,
               " lanes is out of range (1..32767; larger lane fields are scalable vectors, "
               "spelled xvscalexN)");
       }
       t.lanes = static_cast<uint16_t>(v);
     }
   }
-  if (pos != s.size()) BadDType(s);
+  if (pos != s.size()) BadDType(text);
   return t;
 }
 

@@ -64,7 +64,7 @@ TEST_CASE("Calling an exported function with TVMFFIAny arguments", "[export]") {
   REQUIRE(count.kind() == "TypeError");
   REQUIRE(count.message() ==
           "Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. "
-          "Expected 2 but got 3");
+          "Expected 2 but got 3 arguments");
 
   // Wrong type.
   args[1].type_index = kTVMFFIRawStr;

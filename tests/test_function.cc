@@ -91,7 +91,7 @@ TEST_CASE("Typed function: argument errors name the function, argument and types
   REQUIRE(count.kind() == "TypeError");
   REQUIRE(count.message() ==
           "Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. "
-          "Expected 2 but got 3");
+          "Expected 2 but got 3 arguments");
   // The first bad argument is reported.
   REQUIRE(ExpectError([&] { add(1.5, "x"); }).message() ==
           "Mismatched type on argument #0 when calling: `add(0: int, 1: int) -> int`. "
@@ -115,7 +115,7 @@ TEST_CASE("Typed function: signature names of every parameter type", "[function]
           "Mismatched number of arguments when calling: `sig(0: str, 1: Optional[int], "
           "2: ffi.Function, 3: float, 4: bool, 5: Device, 6: DataType, 7: void*, 8: Any, "
           "9: AnyView, 10: ffi.Object, 11: bytes, 12: Optional[str], 13: str) -> None`. "
-          "Expected 14 but got 0");
+          "Expected 14 but got 0 arguments");
 }
 
 TEST_CASE("Typed function: parameters by value, const& and &&", "[function]") {
@@ -312,7 +312,7 @@ TEST_CASE("Static registration with GlobalDef", "[function]") {
   REQUIRE(mul(6, 7).cast<int64_t>() == 42);
   REQUIRE(ExpectError([&] { mul(1); }).message() ==
           "Mismatched number of arguments when calling: "
-          "`testing.core.static_mul(0: int, 1: int) -> int`. Expected 2 but got 1");
+          "`testing.core.static_mul(0: int, 1: int) -> int`. Expected 2 but got 1 arguments");
   Function count = Function::GetGlobalRequired(std::string("testing.core.static_count"));
   REQUIRE(count(1, "a", 2.0).cast<int>() == 3);
   // Registering the same name again is an error.

@@ -507,8 +507,18 @@ TEST_CASE("HandleInitOnce: failures and nesting", "[runtime][init]") {
             TVMFFIErrorSetRaisedFromCStr("RuntimeError", "cannot deinit");
             return -1;
           }) == -1);
-  REQUIRE(handle == &g_resource);  // left as it was
+  REQUIRE(handle == nullptr);  // cleared even though deinit failed (as upstream)
   REQUIRE(TakeRaised().message == "cannot deinit");
+
+  // An init that "succeeds" with NULL is an error, and the handle stays unset.
+  REQUIRE(TVMFFIHandleInitOnce(&handle, [](void** out) -> int {
+            *out = nullptr;
+            return 0;
+          }) == -1);
+  REQUIRE(handle == nullptr);
+  RaisedError null_init = TakeRaised();
+  REQUIRE(null_init.kind == "RuntimeError");
+  REQUIRE(null_init.message == "init_func must return a non-NULL handle");
 
   REQUIRE(TVMFFIHandleInitOnce(nullptr, SlowInit) == -1);
   REQUIRE(TakeRaised().message == "TVMFFIHandleInitOnce: argument `handle_addr` is NULL");

@@ -933,13 +933,15 @@ TVM_FFI_DLL int TVMFFIDataTypeToString(const DLDataType* dtype, TVMFFIAny* out);
 /*!
  * \brief If *handle_addr is NULL, call init_func once (under a lock) and store
  *        its result there. Concurrent callers wait for the first.
- * \return 0, or the nonzero value init_func returned (its error stays raised).
+ * \return 0, or the nonzero value init_func returned (its error stays raised),
+ *         or -1 with a RuntimeError when init_func succeeded but gave NULL.
  */
 TVM_FFI_DLL int TVMFFIHandleInitOnce(void** handle_addr, int (*init_func)(void** result));
 
 /*!
- * \brief If *handle_addr is not NULL, call deinit_func on it once (under a
- *        lock) and set it to NULL.
+ * \brief If *handle_addr is not NULL, set it to NULL and call deinit_func on
+ *        the old value, once (under a lock). The handle is NULL afterwards even
+ *        when deinit_func fails.
  * \return 0, or the nonzero value deinit_func returned.
  */
 TVM_FFI_DLL int TVMFFIHandleDeinitOnce(void** handle_addr, int (*deinit_func)(void* handle));

@@ -41,6 +41,12 @@ template <typename T>
                            << TypeTraits<T>::GetMismatchTypeInfo(src) << "` to `"
                            << TypeTraits<T>::TypeStr() << "`";
 }
+
+/*! \brief as_or_throw's TypeError: "Cannot treat type `found` as type `target`" (cold). */
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowCannotTreatAs(const std::string& found,
+                                                                         const std::string& target) {
+  TVM_FFI_THROW(TypeError) << "Cannot treat type `" << found << "` as type `" << target << "`";
+}
 }  // namespace details
 
 /*! \brief A non-owning view of any FFI value (what arguments are passed as). */
@@ -225,6 +231,36 @@ class Any {
   template <typename T, std::enable_if_t<is_object_subclass_v<T>, int> = 0>
   TVM_FFI_INLINE const T* as() const& {
     return this->as<const T*>().value_or(nullptr);
+  }
+  /*!
+   * \return The value as T when it is stored as a T (as as<T>(): no
+   *         conversion); TypeError otherwise.
+   */
+  template <typename T,
+            typename = std::enable_if_t<TypeTraits<T>::convert_enabled || std::is_same_v<T, Any>>>
+  TVM_FFI_INLINE T as_or_throw() const& {
+    if constexpr (std::is_same_v<T, Any>) {
+      return *this;
+    } else {
+      if (TVM_FFI_PREDICT_FALSE(!TypeTraits<T>::CheckAnyStrict(&data_))) {
+        details::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
+                                    TypeTraits<T>::TypeStr());
+      }
+      return TypeTraits<T>::CopyFromAnyViewAfterCheck(&data_);
+    }
+  }
+  template <typename T,
+            typename = std::enable_if_t<TypeTraits<T>::storage_enabled || std::is_same_v<T, Any>>>
+  TVM_FFI_INLINE T as_or_throw() && {
+    if constexpr (std::is_same_v<T, Any>) {
+      return std::move(*this);
+    } else {
+      if (TVM_FFI_PREDICT_FALSE(!TypeTraits<T>::CheckAnyStrict(&data_))) {
+        details::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
+                                    TypeTraits<T>::TypeStr());
+      }
+      return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
+    }
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T cast() const& {
@@ -417,6 +453,21 @@ struct AnyEqual {
     return details::AnyCellEqual(&lhs.data_, &rhs.data_);
   }
 };
+
+// ObjectRef::as_or_throw lives here: object.h sits below the error layer.
+template <typename RefType, typename>
+RefType ObjectRef::as_or_throw() const& {
+  if (std::optional<RefType> ref = this->as<RefType>()) return *std::move(ref);
+  details::ThrowCannotTreatAs(defined() ? details::TypeIndexToTypeKey(data_->type_index())
+                                        : std::string(StaticTypeKey::kTVMFFINone),
+                              TypeTraits<RefType>::TypeStr());
+}
+template <typename RefType, typename>
+RefType ObjectRef::as_or_throw() && {
+  RefType ref = static_cast<const ObjectRef&>(*this).as_or_throw<RefType>();
+  data_.reset();
+  return ref;
+}
 
 }  // namespace ffi
 

@@ -71,6 +71,44 @@ class Error : public ObjectRef, public std::exception {
                          backtrace != nullptr ? std::string_view(backtrace->data, backtrace->size)
                                               : std::string_view())) {}
 
+  /*!
+   * \brief Create an error that records what caused it and/or an extra
+   *        context object (either may be std::nullopt); the error holds a
+   *        reference to each.
+   */
+  Error(std::string_view kind, std::string_view message, std::string_view backtrace,
+        std::optional<Error> cause_chain, std::optional<ObjectRef> extra_context)
+      : ObjectRef(Create(kind, message, backtrace,
+                         cause_chain ? ObjectUnsafeHandle(*cause_chain) : nullptr,
+                         extra_context ? ObjectUnsafeHandle(*extra_context) : nullptr)) {}
+
+  /*! \return The error that caused this one, if recorded. */
+  std::optional<Error> cause_chain() const {
+    if (cell()->cause_chain == nullptr) return std::nullopt;
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<Error>(
+        details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
+            static_cast<TVMFFIObject*>(cell()->cause_chain)));
+  }
+  /*! \return The extra context object, if recorded. */
+  std::optional<ObjectRef> extra_context() const {
+    if (cell()->extra_context == nullptr) return std::nullopt;
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
+        details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
+            static_cast<TVMFFIObject*>(cell()->extra_context)));
+  }
+  /*!
+   * \return "Traceback (most recent call last):\n<frames>Kind: message\n", the
+   *         text Python prints for an uncaught error (the header is always there).
+   */
+  std::string FullMessage() const {
+    std::string out = "Traceback (most recent call last):\n" + TracebackMostRecentCallLast();
+    out.append(cell()->kind.data, cell()->kind.size);
+    out.append(": ");
+    out.append(cell()->message.data, cell()->message.size);
+    out.push_back('\n');
+    return out;
+  }
+
   /*! \return The kind, e.g. "TypeError". */
   std::string kind() const { return std::string(cell()->kind.data, cell()->kind.size); }
   /*! \return The message. */
@@ -132,13 +170,20 @@ class Error : public ObjectRef, public std::exception {
  private:
   const ErrorObj* cell() const noexcept { return static_cast<const ErrorObj*>(data_.get()); }
   static ObjectPtr<Object> Create(std::string_view kind, std::string_view message,
-                                  std::string_view backtrace) {
+                                  std::string_view backtrace, TVMFFIObjectHandle cause = nullptr,
+                                  TVMFFIObjectHandle extra = nullptr) {
     TVMFFIByteArray k{kind.data(), kind.size()};
     TVMFFIByteArray m{message.data(), message.size()};
     TVMFFIByteArray b{backtrace.data(), backtrace.size()};
     TVMFFIObjectHandle out = nullptr;
-    if (TVMFFIErrorCreate(&k, &m, &b, &out) != 0 || out == nullptr) throw std::bad_alloc();
+    int ret = cause == nullptr && extra == nullptr
+                  ? TVMFFIErrorCreate(&k, &m, &b, &out)
+                  : TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, &b, cause, extra, &out);
+    if (ret != 0 || out == nullptr) throw std::bad_alloc();
     return details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(out));
+  }
+  static TVMFFIObjectHandle ObjectUnsafeHandle(const ObjectRef& ref) noexcept {
+    return details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(ref);
   }
 };
 
@@ -429,24 +474,69 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 /*! \brief Internal invariant: throws InternalError unless cond holds. */
 #define TVM_FFI_ICHECK(cond) TVM_FFI_CHECK(cond, InternalError)
 
-#define TVM_FFI_ICHECK_BINARY_OP_(Name, Op, x, y)                                          \
+#define TVM_FFI_CHECK_BINARY_OP_(Name, Op, x, y, ErrorKind)                               \
   if (auto tvm_ffi_check_values_ = ::tvm::ffi::details::LogCheck##Name((x), (y));          \
       TVM_FFI_PREDICT_TRUE(!tvm_ffi_check_values_.has_value())) {                          \
   } else                                                                                   \
-    TVM_FFI_THROW(InternalError) << "Check failed: " #x " " #Op " " #y << *tvm_ffi_check_values_ \
-                                 << ": "
+    TVM_FFI_THROW(ErrorKind) << "Check failed: " #x " " #Op " " #y << *tvm_ffi_check_values_ \
+                             << ": "
 
-/*! \brief InternalError unless x == y; the message shows both values when printable. */
-#define TVM_FFI_ICHECK_EQ(x, y) TVM_FFI_ICHECK_BINARY_OP_(_EQ, ==, x, y)
-#define TVM_FFI_ICHECK_NE(x, y) TVM_FFI_ICHECK_BINARY_OP_(_NE, !=, x, y)
-#define TVM_FFI_ICHECK_LT(x, y) TVM_FFI_ICHECK_BINARY_OP_(_LT, <, x, y)
-#define TVM_FFI_ICHECK_LE(x, y) TVM_FFI_ICHECK_BINARY_OP_(_LE, <=, x, y)
-#define TVM_FFI_ICHECK_GT(x, y) TVM_FFI_ICHECK_BINARY_OP_(_GT, >, x, y)
-#define TVM_FFI_ICHECK_GE(x, y) TVM_FFI_ICHECK_BINARY_OP_(_GE, >=, x, y)
-/*! \brief Evaluates to x; InternalError if it is null. */
-#define TVM_FFI_ICHECK_NOTNULL(x)                                                   \
-  ((x) == nullptr ? (TVM_FFI_THROW(InternalError) << "Check not null: " #x), (x) \
+/*!
+ * \brief Throw ErrorKind unless x Op y; the message shows both values when printable:
+ *        `TVM_FFI_CHECK_EQ(a.size(), b.size(), ValueError) << "size mismatch";`
+ */
+#define TVM_FFI_CHECK_EQ(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(_EQ, ==, x, y, ErrorKind)
+#define TVM_FFI_CHECK_NE(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(_NE, !=, x, y, ErrorKind)
+#define TVM_FFI_CHECK_LT(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(_LT, <, x, y, ErrorKind)
+#define TVM_FFI_CHECK_LE(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(_LE, <=, x, y, ErrorKind)
+#define TVM_FFI_CHECK_GT(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(_GT, >, x, y, ErrorKind)
+#define TVM_FFI_CHECK_GE(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(_GE, >=, x, y, ErrorKind)
+/*! \brief Evaluates to x; throws ErrorKind if it is null. */
+#define TVM_FFI_CHECK_NOTNULL(x, ErrorKind)                                   \
+  ((x) == nullptr ? (TVM_FFI_THROW(ErrorKind) << "Check not null: " #x), (x) \
                   : (x))
+
+/*! \brief InternalError unless x Op y; the message shows both values when printable. */
+#define TVM_FFI_ICHECK_EQ(x, y) TVM_FFI_CHECK_EQ(x, y, InternalError)
+#define TVM_FFI_ICHECK_NE(x, y) TVM_FFI_CHECK_NE(x, y, InternalError)
+#define TVM_FFI_ICHECK_LT(x, y) TVM_FFI_CHECK_LT(x, y, InternalError)
+#define TVM_FFI_ICHECK_LE(x, y) TVM_FFI_CHECK_LE(x, y, InternalError)
+#define TVM_FFI_ICHECK_GT(x, y) TVM_FFI_CHECK_GT(x, y, InternalError)
+#define TVM_FFI_ICHECK_GE(x, y) TVM_FFI_CHECK_GE(x, y, InternalError)
+/*! \brief Evaluates to x; InternalError if it is null. */
+#define TVM_FFI_ICHECK_NOTNULL(x) TVM_FFI_CHECK_NOTNULL(x, InternalError)
+
+/*!
+ * \brief Debug-only invariants: the TVM_FFI_ICHECK* checks without NDEBUG;
+ *        with NDEBUG nothing is evaluated (the operands still compile).
+ */
+#ifndef NDEBUG
+#define TVM_FFI_DCHECK(x) TVM_FFI_ICHECK(x)
+#define TVM_FFI_DCHECK_EQ(x, y) TVM_FFI_ICHECK_EQ(x, y)
+#define TVM_FFI_DCHECK_NE(x, y) TVM_FFI_ICHECK_NE(x, y)
+#define TVM_FFI_DCHECK_LT(x, y) TVM_FFI_ICHECK_LT(x, y)
+#define TVM_FFI_DCHECK_LE(x, y) TVM_FFI_ICHECK_LE(x, y)
+#define TVM_FFI_DCHECK_GT(x, y) TVM_FFI_ICHECK_GT(x, y)
+#define TVM_FFI_DCHECK_GE(x, y) TVM_FFI_ICHECK_GE(x, y)
+#define TVM_FFI_DCHECK_NOTNULL(x) TVM_FFI_ICHECK_NOTNULL(x)
+#else
+// `while (false)` keeps the statement (and a trailing `<< msg`) well formed but never run.
+#define TVM_FFI_DCHECK(x) \
+  while (false) TVM_FFI_ICHECK(x)
+#define TVM_FFI_DCHECK_EQ(x, y) \
+  while (false) TVM_FFI_ICHECK_EQ(x, y)
+#define TVM_FFI_DCHECK_NE(x, y) \
+  while (false) TVM_FFI_ICHECK_NE(x, y)
+#define TVM_FFI_DCHECK_LT(x, y) \
+  while (false) TVM_FFI_ICHECK_LT(x, y)
+#define TVM_FFI_DCHECK_LE(x, y) \
+  while (false) TVM_FFI_ICHECK_LE(x, y)
+#define TVM_FFI_DCHECK_GT(x, y) \
+  while (false) TVM_FFI_ICHECK_GT(x, y)
+#define TVM_FFI_DCHECK_GE(x, y) \
+  while (false) TVM_FFI_ICHECK_GE(x, y)
+#define TVM_FFI_DCHECK_NOTNULL(x) (x)
+#endif
 
 /*! \brief Throw the raised error when a C API call returns nonzero. */
 #define TVM_FFI_CHECK_SAFE_CALL(func)                                  \

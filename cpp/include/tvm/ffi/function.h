@@ -21,6 +21,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/base_details.h>
 #include <tvm/ffi/error.h>
+#include <tvm/ffi/expected.h>
 #include <tvm/ffi/function_details.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/optional.h>
@@ -124,6 +125,29 @@ class FunctionObjImpl : public FunctionObjCppBase {
   }
   mutable TCallable callable_;
 };
+
+/*!
+ * \brief Call through the C entry (safe_call), so nothing is thrown.
+ * \return The raised error, if the call failed (a null function is a ValueError).
+ */
+TVM_FFI_NOINLINE inline std::optional<Error> CallExpectedRaw(const FunctionObj* func,
+                                                             const AnyView* args,
+                                                             int32_t num_args, Any* result) {
+  if (func == nullptr) return Error("ValueError", "cannot call a null Function");
+  int ret = func->safe_call(ObjectUnsafe::GetHeader(func), reinterpret_cast<const TVMFFIAny*>(args),
+                            num_args, AnyUnsafe::MutableTVMFFIAnyPtrFromAny(result));
+  if (TVM_FFI_PREDICT_TRUE(ret == 0)) return std::nullopt;
+  // -2: the host (e.g. Python) already holds its own error; nothing was raised here.
+  if (ret == -2) return Error("EnvErrorAlreadySet", "an error is already set in the host");
+  return MoveFromSafeCallRaised();
+}
+
+/*! \brief The TypeError of CallExpected when the result has another type. */
+TVM_FFI_NOINLINE TVM_FFI_COLD inline Error CallExpectedTypeMismatch(const std::string& expected,
+                                                                    const Any& result) {
+  return Error("TypeError", "CallExpected: result type mismatch, expected " + expected +
+                                ", but got " + result.GetTypeKey());
+}
 
 /*! \brief Accepts any string-like name without overload ambiguity. */
 struct NameRef {
@@ -298,6 +322,42 @@ class Function : public ObjectRef {
   }
   TVM_FFI_INLINE void CallPacked(PackedArgs args, Any* result) const {
     CallPacked(args.data(), args.size(), result);
+  }
+
+  /*!
+   * \brief Call without throwing: the result converted to T, or the Error the
+   *        callee raised (or returned), or a TypeError when the result is not a T.
+   * \code
+   *   Expected<int> r = f.CallExpected<int>(1, 2);
+   * \endcode
+   */
+  template <typename T = Any, typename... Args>
+  Expected<T> CallExpected(Args&&... args) const {
+    constexpr size_t kNumArgs = sizeof...(Args);
+    AnyView packed[kNumArgs > 0 ? kNumArgs : 1] = {AnyView(args)...};
+    Any result;
+    if (std::optional<Error> err = details::CallExpectedRaw(
+            static_cast<const FunctionObj*>(data_.get()), packed, static_cast<int32_t>(kNumArgs),
+            &result)) {
+      return Unexpected(*std::move(err));
+    }
+    if constexpr (std::is_same_v<T, Any>) {
+      return result;
+    } else {
+      using ValueTraits = details::ExpectedValueTraits<T>;
+      const TVMFFIAny* raw = details::AnyUnsafe::TVMFFIAnyPtrFromAny(result);
+      if (raw->type_index == TypeIndex::kTVMFFIError) {
+        return Unexpected(std::move(result).cast<Error>());
+      }
+      if constexpr (std::is_void_v<T>) {
+        if (raw->type_index == TypeIndex::kTVMFFINone) return Expected<void>();
+      } else {
+        if (std::optional<T> value = ValueTraits::TryCastFromAnyView(raw)) {
+          return *std::move(value);
+        }
+      }
+      return Unexpected(details::CallExpectedTypeMismatch(ValueTraits::TypeStr(), result));
+    }
   }
 
   bool operator==(std::nullptr_t) const noexcept { return data_ == nullptr; }

@@ -4,7 +4,7 @@
  *
  * Argument errors (TypeError), with the function's name when it has one:
  *   Mismatched type on argument #1 when calling: `add(0: int, 1: int) -> int`. Expected `int` but got `str`
- *   Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. Expected 2 but got 3
+ *   Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. Expected 2 but got 3 arguments
  */
 #ifndef TVM_FFI_FUNCTION_DETAILS_H_
 #define TVM_FFI_FUNCTION_DETAILS_H_
@@ -108,7 +108,8 @@ template <typename R, typename... Args>
                                                                       int32_t num_args) {
   TVM_FFI_THROW(TypeError) << "Mismatched number of arguments when calling: `"
                            << (name != nullptr ? name : "") << SignatureString<R, Args...>()
-                           << "`. Expected " << sizeof...(Args) << " but got " << num_args;
+                           << "`. Expected " << sizeof...(Args) << " but got " << num_args
+                           << " arguments";
 }
 
 template <typename U, typename R, typename... Args>

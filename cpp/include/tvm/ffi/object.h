@@ -494,6 +494,15 @@ class ObjectRef {
     if constexpr (RefType::_type_is_nullable) return RefType(UnsafeInit{});
     return std::nullopt;
   }
+  /*!
+   * \return The reference as RefType, as as<RefType>() but a TypeError instead
+   *         of std::nullopt (defined in any.h).
+   */
+  template <typename RefType, typename = std::enable_if_t<std::is_base_of_v<ObjectRef, RefType>>>
+  RefType as_or_throw() const&;
+  /*! \brief As above, moving the reference out when it matches. */
+  template <typename RefType, typename = std::enable_if_t<std::is_base_of_v<ObjectRef, RefType>>>
+  RefType as_or_throw() &&;
 
   /*! \return The type index of the object, kTVMFFINone when null. */
   int32_t type_index() const noexcept {

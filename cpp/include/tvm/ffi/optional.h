@@ -44,10 +44,18 @@ class Optional<T, std::enable_if_t<!use_ptr_based_optional_v<T> && !std::is_same
  public:
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}                                   // NOLINT(*)
-  Optional(T value) : data_(std::move(value)) {}                         // NOLINT(*)
-  Optional(std::optional<T> value) : data_(std::move(value)) {}          // NOLINT(*)
+  Optional(T value) {                                                    // NOLINT(*)
+    if (!IsEmptyInner(value)) data_ = std::move(value);
+  }
+  Optional(std::optional<T> value) {                                     // NOLINT(*)
+    if (value.has_value() && !IsEmptyInner(*value)) data_ = std::move(value);
+  }
   Optional& operator=(T value) {
-    data_ = std::move(value);
+    if (IsEmptyInner(value)) {
+      data_.reset();
+    } else {
+      data_ = std::move(value);
+    }
     return *this;
   }
   Optional& operator=(std::nullopt_t) noexcept {
@@ -82,6 +90,16 @@ class Optional<T, std::enable_if_t<!use_ptr_based_optional_v<T> && !std::is_same
   bool operator!=(const T& other) const { return !(*this == other); }
 
  private:
+  // As upstream: an Optional holding an empty Optional is empty itself (both
+  // are None in an Any, so the two states could not survive a round trip).
+  static bool IsEmptyInner([[maybe_unused]] const T& value) noexcept {
+    if constexpr (is_optional_type_v<T>) {
+      return !value.has_value();
+    } else {
+      return false;
+    }
+  }
+
   std::optional<T> data_;
 };
 

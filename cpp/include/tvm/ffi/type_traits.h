@@ -13,8 +13,10 @@
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/object.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tvm {
 namespace ffi {
@@ -49,6 +51,104 @@ struct TypeTraits<std::nullptr_t> : public TypeTraitsBase {
 };
 
 namespace details {
+// GCC may not see that only String/Bytes objects reach the byte-array read
+// below and warn about other (smaller) objects allocated nearby.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#endif
+/*!
+ * \brief The bytes of a string value: a str or bytes cell in any of its forms
+ *        (RawStr, SmallStr, Str, ByteArrayPtr, SmallBytes, Bytes) and its
+ *        class, kTVMFFIStr or kTVMFFIBytes. The one reading of these forms.
+ * \return false when the cell is not string-like or is a NULL view.
+ */
+TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
+                                   int32_t* klass) noexcept {
+  switch (v->type_index) {
+    case TypeIndex::kTVMFFIRawStr:
+      if (v->v_c_str == nullptr) return false;
+      *out = std::string_view(v->v_c_str);
+      *klass = TypeIndex::kTVMFFIStr;
+      return true;
+    case TypeIndex::kTVMFFISmallStr:
+    case TypeIndex::kTVMFFISmallBytes:
+      *out = std::string_view(v->v_bytes, v->small_str_len);
+      *klass = v->type_index == TypeIndex::kTVMFFISmallStr ? TypeIndex::kTVMFFIStr
+                                                             : TypeIndex::kTVMFFIBytes;
+      return true;
+    case TypeIndex::kTVMFFIStr:
+    case TypeIndex::kTVMFFIBytes: {
+      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
+      *out = std::string_view(b->data, b->size);
+      *klass = v->type_index;
+      return true;
+    }
+    case TypeIndex::kTVMFFIByteArrayPtr: {
+      const TVMFFIByteArray* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
+      if (b == nullptr || (b->data == nullptr && b->size != 0)) return false;  // invalid view
+      *out = std::string_view(b->data, b->size);
+      *klass = TypeIndex::kTVMFFIBytes;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise. */
+TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noexcept {
+  int32_t klass;
+  return StringLikeView(src, out, &klass) && klass == TypeIndex::kTVMFFIStr;
+}
+
+/*!
+ * \brief A device from text as upstream accepts it: "<name>" or "<name>:<id>"
+ *        (id a non-negative int32); anything after a space is ignored. Names:
+ *        cpu, cuda, opencl, vulkan, metal/mps, vpi, rocm, ext_dev, hexagon,
+ *        wgpu/webgpu, maia, trn.
+ */
+inline std::optional<DLDevice> DeviceFromString(std::string_view text) {
+  text = text.substr(0, text.find(' '));
+  size_t colon = text.find(':');
+  std::string_view name = text.substr(0, colon);
+  struct Entry {
+    const char* name;
+    int32_t type;
+  };
+  static constexpr Entry kNames[] = {
+      {"cpu", kDLCPU},       {"cuda", kDLCUDA},       {"opencl", kDLOpenCL}, {"vulkan", kDLVulkan},
+      {"metal", kDLMetal},   {"mps", kDLMetal},       {"vpi", kDLVPI},       {"rocm", kDLROCM},
+      {"ext_dev", kDLExtDev}, {"hexagon", 16}, {"wgpu", 15},          {"webgpu", 15},
+      {"maia", 17},          {"trn", 18}};
+  int32_t type = -1;
+  for (const Entry& e : kNames) {
+    if (name == e.name) type = e.type;
+  }
+  if (type < 0) return std::nullopt;
+  int64_t id = 0;
+  if (colon != std::string_view::npos) {
+    std::string_view digits = text.substr(colon + 1);
+    if (digits.empty()) return std::nullopt;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return std::nullopt;
+      id = id * 10 + (c - '0');
+      if (id > INT32_MAX) return std::nullopt;
+    }
+  }
+  return DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
+}
+
+/*! \brief The OverflowError of storing an unsigned value above INT64_MAX (cold). */
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowUInt64Overflow(uint64_t value) {
+  TVM_FFI_THROW(OverflowError) << "Integer value " << value
+                               << " is too large to fit in int64_t. Consider explicitly casting "
+                                  "to int64_t first if this is intentional.";
+}
+
 /*! \brief Shared body of the POD traits: one type index, one union member. */
 template <typename T, int32_t kIndex>
 struct PODTraitsBase : public TypeTraitsBase {
@@ -120,6 +220,12 @@ struct TypeTraits<Int, std::enable_if_t<(std::is_integral_v<Int> && !std::is_sam
                                         std::is_enum_v<Int>>>
     : public details::PODTraitsBase<Int, TypeIndex::kTVMFFIInt> {
   TVM_FFI_INLINE static void CopyToAnyView(const Int& src, TVMFFIAny* result) {
+    if constexpr (std::is_integral_v<Int> && std::is_unsigned_v<Int> && sizeof(Int) >= 8) {
+      // As upstream: an FFI int is int64, so larger unsigned values do not fit.
+      if (TVM_FFI_PREDICT_FALSE(static_cast<uint64_t>(src) > static_cast<uint64_t>(INT64_MAX))) {
+        details::ThrowUInt64Overflow(static_cast<uint64_t>(src));
+      }
+    }
     result->type_index = TypeIndex::kTVMFFIInt;
     result->zero_padding = 0;
     result->v_int64 = static_cast<int64_t>(src);
@@ -206,6 +312,9 @@ struct TypeTraits<DLDevice> : public details::PODTraitsBase<DLDevice, TypeIndex:
   TVM_FFI_INLINE static DLDevice MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_device; }
   TVM_FFI_INLINE static std::optional<DLDevice> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIDevice) return src->v_device;
+    // Text names a device, as upstream: "cpu", "cuda:3".
+    std::string_view text;
+    if (details::AnyStrView(src, &text)) return details::DeviceFromString(text);
     return std::nullopt;
   }
   static std::string TypeStr() { return StaticTypeKey::kTVMFFIDevice; }

@@ -69,6 +69,14 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   const Any& front() const { return at(0); }
   /*! \return The last element; IndexError when empty. */
   const Any& back() const { return at(TVMFFISeqCell::size - 1); }
+  /*!
+   * \brief Replace element i in place (upstream's name); IndexError when out of
+   *        range. The object must not be shared: Array<T>::Set copies on write.
+   */
+  void SetItem(int64_t i, Any item) {
+    CheckIndex(i);
+    SetCell(i, details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(item)));
+  }
 
   /*! \brief IndexError unless 0 <= i < size. */
   TVM_FFI_INLINE void CheckIndex(int64_t i) const {

@@ -153,6 +153,37 @@ inline ObjectPtr<ShapeObj> MakeInplaceShape(Iter begin, Iter end) {
   return p;
 }
 
+}  // namespace details
+class ArrayObj;  // container/array.h (not included: kernels that use shapes stay light)
+namespace details {
+
+/*! \brief Whether T is Array<int64_t>, recognised without array.h. */
+template <typename T, typename = void>
+inline constexpr bool is_int64_array_v = false;
+template <typename T>
+inline constexpr bool
+    is_int64_array_v<T, std::void_t<typename T::ContainerType, typename T::value_type>> =
+        std::is_same_v<typename T::ContainerType, ArrayObj> &&
+        std::is_same_v<typename T::value_type, int64_t>;
+
+/*!
+ * \brief A Shape object with the elements of an ffi.Array (a TVMFFISeqCell of
+ *        Any cells), read through the C cell: null when an element is not an int.
+ */
+inline ObjectPtr<ShapeObj> MakeShapeFromIntSeq(TVMFFIObject* array) {
+  const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(array);
+  const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
+  // Read once: the writes below could alias cell->size as far as the compiler knows.
+  const int64_t n = cell->size;
+  for (int64_t i = 0; i < n; ++i) {
+    if (items[i].type_index != TypeIndex::kTVMFFIInt) return nullptr;
+  }
+  int64_t* data = nullptr;
+  ObjectPtr<ShapeObj> p = MakeEmptyShape(static_cast<size_t>(n), &data);
+  for (int64_t i = 0; i < n; ++i) data[i] = items[i].v_int64;
+  return p;
+}
+
 /*! \brief Write the compact row-major strides of `shape` to out_strides[0..size). */
 TVM_FFI_INLINE void FillStridesFromShape(ShapeView shape, int64_t* out_strides) noexcept {
   FillCompactStrides(shape.data(), static_cast<int32_t>(shape.size()), out_strides);
@@ -188,6 +219,10 @@ class Shape : public ObjectRef {
   /*! \brief Copy a view. */
   Shape(ShapeView view)  // NOLINT(*)
       : Shape(view.begin(), view.end()) {}
+  /*! \brief The extents of an Array<int64_t> (upstream's Shape(Array<int64_t>)). */
+  template <typename TArray, std::enable_if_t<details::is_int64_array_v<TArray>, int> = 0>
+  Shape(const TArray& array)  // NOLINT(*)
+      : ObjectRef(FromInt64Array(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(array))) {}
 
   /*! \return The compact row-major strides of `shape`, as a Shape. */
   static Shape StridesFromShape(ShapeView shape) {
@@ -228,6 +263,15 @@ class Shape : public ObjectRef {
   friend bool operator!=(const Shape& lhs, ShapeView rhs) noexcept { return !(lhs == rhs); }
   friend bool operator!=(ShapeView lhs, const Shape& rhs) noexcept { return !(lhs == rhs); }
 
+  // An Array<int64_t> holds only ints; the check guards against a corrupted one.
+  static ObjectPtr<ShapeObj> FromInt64Array(TVMFFIObject* array) {
+    ObjectPtr<ShapeObj> p = details::MakeShapeFromIntSeq(array);
+    if (TVM_FFI_PREDICT_FALSE(p == nullptr)) {
+      TVM_FFI_THROW(TypeError) << "Shape: an Array<int64_t> element is not an int";
+    }
+    return p;
+  }
+
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Shape, ObjectRef, ShapeObj);
 };
 
@@ -251,16 +295,9 @@ struct TypeTraits<Shape> : public ObjectRefTypeTraitsBase<Shape> {
   }
 
  private:
-  // Reads the array's cells directly (elements are TVMFFIAny): no dependency on array.h.
   static std::optional<Shape> FromIntArray(const TVMFFIAny* src) {
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
-    for (int64_t i = 0; i < cell->size; ++i) {
-      if (items[i].type_index != TypeIndex::kTVMFFIInt) return std::nullopt;
-    }
-    int64_t* data = nullptr;
-    ObjectPtr<ShapeObj> p = details::MakeEmptyShape(static_cast<size_t>(cell->size), &data);
-    for (int64_t i = 0; i < cell->size; ++i) data[i] = items[i].v_int64;
+    ObjectPtr<ShapeObj> p = details::MakeShapeFromIntSeq(src->v_obj);
+    if (p == nullptr) return std::nullopt;
     return Shape(std::move(p));
   }
 };

@@ -42,6 +42,19 @@ namespace ffi {
 // ---------------------------------------------------------------------------
 
 namespace details {
+/*!
+ * \brief Move byte_offset into the data pointer where pointers are plain
+ *        addresses (as upstream's strided views do); other devices keep it.
+ */
+TVM_FFI_INLINE void FoldByteOffsetIntoData(DLTensor* t) noexcept {
+  if (t->byte_offset != 0 && IsDirectAddressDevice(t->device)) {
+    t->data = static_cast<char*>(t->data) + t->byte_offset;
+    t->byte_offset = 0;
+  }
+}
+}  // namespace details
+
+namespace details {
 
 /*!
  * \brief dim (possibly negative, Python style) as an index into [0, ndim);
@@ -311,6 +324,7 @@ class Tensor : public ObjectRef {
     const int64_t offset = element_offset.value_or(0);
     TVM_FFI_CHECK(offset >= 0, ValueError) << "as_strided: negative element_offset " << offset;
     prototype.byte_offset += GetDataSize(static_cast<size_t>(offset), prototype.dtype);
+    details::FoldByteOffsetIntoData(&prototype);
     TVMFFIObjectHandle out = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorCreateUnsafeView(
         details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &prototype, &out));
@@ -578,6 +592,7 @@ class TensorView {
     prototype.strides = const_cast<int64_t*>(strides.data());
     prototype.ndim = static_cast<int32_t>(shape.size());
     prototype.byte_offset += GetDataSize(static_cast<size_t>(offset), prototype.dtype);
+    details::FoldByteOffsetIntoData(&prototype);
     return TensorView(prototype, Unchecked{});
   }
 

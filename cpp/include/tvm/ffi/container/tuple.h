@@ -111,6 +111,10 @@ class Tuple : public ObjectRef {
   friend class Tuple;
 };
 
+/*! \brief `Tuple(1, String("a"))` is a Tuple<int, String>. */
+template <typename... UTypes>
+Tuple(UTypes&&...) -> Tuple<std::remove_cv_t<std::remove_reference_t<UTypes>>...>;
+
 template <typename... Types>
 inline constexpr bool use_default_type_traits_v<Tuple<Types...>> = false;
 

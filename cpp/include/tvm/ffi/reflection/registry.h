@@ -17,6 +17,7 @@
 #define TVM_FFI_REFLECTION_REGISTRY_H_
 
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/overload.h>
 
 #include <string>
 #include <string_view>
