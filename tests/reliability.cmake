@@ -15,6 +15,6 @@ endif()
 
 tvmffi_add_test(test_bad_input ${CMAKE_CURRENT_LIST_DIR}/test_bad_input.cc)
 # Reads libtvmffi.so's dynamic symbols with the runtime's own ELF reader.
-target_include_directories(test_bad_input PRIVATE ${PROJECT_SOURCE_DIR}/runtime)
+target_include_directories(test_bad_input PRIVATE ${PROJECT_SOURCE_DIR}/tools)
 target_compile_definitions(test_bad_input PRIVATE
   "TVMFFI_TEST_LIBTVMFFI=\"$<TARGET_FILE:tvmffi>\"")

@@ -386,7 +386,7 @@ TEST_CASE("Stress: every scenario at once", "[stress]") {
 // without one. Fixed on wip/reliab; hidden ([.pending]) until that is merged,
 // then drop the "." so CI runs it. Run it by hand with: test_tsan_stress "[pending]"
 TEST_CASE("Stress: type attributes registered while others read the column",
-          "[stress][.pending]") {
+          "[stress]") {
   static std::atomic<int> round{0};
   const std::string attr = "test.stress.attr" + std::to_string(round.fetch_add(1));
   const int writers = 1;
