@@ -31,7 +31,10 @@ target_link_libraries(test_upstream_cxx PRIVATE
   tvmffi::headers tvmffi_test_upstream_link_stub Catch2::Catch2WithMain ${CMAKE_DL_LIBS})
 target_compile_options(test_upstream_cxx PRIVATE -Wall -Wextra)
 set_target_properties(test_upstream_cxx PROPERTIES SKIP_BUILD_RPATH ON)
-target_link_options(test_upstream_cxx PRIVATE "LINKER:-z,now" "LINKER:-rpath,$<TARGET_FILE_DIR:tvmffi>")
+# --no-as-needed: the C++ runtime must stay a dependency even where the link
+# stub happens to satisfy its symbols (toolchains that default to --as-needed).
+target_link_options(test_upstream_cxx PRIVATE "LINKER:-z,now" "LINKER:--no-as-needed"
+  "LINKER:-rpath,$<TARGET_FILE_DIR:tvmffi>")
 target_compile_definitions(test_upstream_cxx PRIVATE
   "TVMFFI_TEST_LIB_A=\"$<TARGET_FILE:tvmffi_test_mod_a>\""
   "TVMFFI_TEST_LIB_B=\"$<TARGET_FILE:tvmffi_test_mod_b>\""
