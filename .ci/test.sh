@@ -156,9 +156,8 @@ run_pytest asan build/asan \
 
 # ----------------------------------------------------------------- tsan ---
 # ThreadSanitizer (issue #14): the suites in TVMFFI_TSAN_TESTS (tests/CMakeLists.txt).
-# tests/tsan.supp holds temporary suppressions (see the file).
 run_tsan_phase() {
-  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp" \
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
   run_phase tsan build/tsan \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTVMFFI_SANITIZE_THREAD=ON \

@@ -381,10 +381,9 @@ TEST_CASE("Stress: every scenario at once", "[stress]") {
   REQUIRE(g_live_stress_objects.load() == 0);
 }
 
-// Known race (issue #14, item 8): TVMFFITypeRegisterAttr rewrites a column
-// under the registry lock while TVMFFIGetTypeAttrColumn's callers read it
-// without one. Fixed on wip/reliab; hidden ([.pending]) until that is merged,
-// then drop the "." so CI runs it. Run it by hand with: test_tsan_stress "[pending]"
+// Issue #14, item 8: TVMFFITypeRegisterAttr grows a column while readers of
+// TVMFFIGetTypeAttrColumn read it without a lock. Readers load `size`, then
+// `data`, with acquire loads, as c_api.h says; they see a consistent buffer.
 TEST_CASE("Stress: type attributes registered while others read the column",
           "[stress]") {
   static std::atomic<int> round{0};
@@ -406,8 +405,8 @@ TEST_CASE("Stress: type attributes registered while others read the column",
       for (int i = 0; i < iters * 4; ++i) {
         const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
         if (col == nullptr) continue;
-        const TVMFFIAny* data = col->data;
-        size_t size = col->size;
+        const size_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
+        const TVMFFIAny* data = __atomic_load_n(&col->data, __ATOMIC_ACQUIRE);
         for (size_t j = 0; j < size; ++j) {
           if (data[j].type_index == kTVMFFIInt) {
             STRESS_CHECK(f, data[j].v_int64 == static_cast<int64_t>(j));

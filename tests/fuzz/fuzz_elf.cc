@@ -81,7 +81,7 @@ void CheckFile(const std::string& path) {
   try {
     std::vector<std::string> names = tvmffi::rt::CheckLibraryFile(path, "fuzz");
     if (names.empty()) fuzz::Fail("the pre-check accepted a file with no TVM-FFI export");
-  } catch (const tvmffi::rt::FFIError& e) {
+  } catch (const tvm::ffi::Error& e) {
     if (e.kind() != "RuntimeError" || e.message().find(path) == std::string::npos) {
       fuzz::Fail("the pre-check refused with `" + e.kind() + ": " + e.message() + "`");
     }
