@@ -15,7 +15,18 @@ add_library(tvmffi_test_upstream_link_stub SHARED
   ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/link_stub.cc $<TARGET_OBJECTS:tvmffi_runtime_objects>)
 target_link_libraries(tvmffi_test_upstream_link_stub PRIVATE
   tvmffi::headers ${CMAKE_DL_LIBS} Threads::Threads)
-target_link_options(tvmffi_test_upstream_link_stub PRIVATE "LINKER:-soname,libtvm_ffi.so")
+# It exports what upstream's library does, nothing more: a host must not bind
+# at link time to C++ runtime symbols that only this stand-in happens to carry
+# (toolchains that link libstdc++ into shared libraries), since at run time the
+# name resolves to our runtime, which exports TVMFFI* alone.
+file(STRINGS ${PROJECT_SOURCE_DIR}/runtime/upstream_cxx/upstream_cxx.symbols
+  _tvmffi_stub_names REGEX "^[^#]")
+list(JOIN _tvmffi_stub_names ";\n    " _tvmffi_stub_globals)
+set(_tvmffi_stub_map ${CMAKE_CURRENT_BINARY_DIR}/upstream_link_stub.map)
+file(WRITE ${_tvmffi_stub_map}
+  "{\n  global:\n    TVMFFI*;\n    ${_tvmffi_stub_globals};\n  local:\n    *;\n};\n")
+target_link_options(tvmffi_test_upstream_link_stub PRIVATE "LINKER:-soname,libtvm_ffi.so"
+  "LINKER:--version-script=${_tvmffi_stub_map}")
 set_target_properties(tvmffi_test_upstream_link_stub PROPERTIES
   NO_SONAME ON
   OUTPUT_NAME tvm_ffi
