@@ -79,6 +79,11 @@ uint64_t FlagsOf(const TVMFFIObject* obj) {
 // Accepted on purpose: negative strides (DLPack allows them; `data` +
 // `byte_offset` is then not the lowest address) and type codes >= 129
 // (user-defined `custom[...]` types).
+[[noreturn]] TVMFFI_RT_COLD void ThrowTooLarge(const char* api, const char* what,
+                                                  const char* part) {
+  Throw("ValueError", api, ": ", what, " is too large: its ", part, " overflows int64");
+}
+
 void ValidateShape(const DLTensor& t, const char* api, const char* what) {
   if (t.ndim < 0 || t.ndim > kMaxNDim) {
     Throw("ValueError", api, ": ", what, " has ndim ", t.ndim, ", expected 0..", kMaxNDim);
@@ -103,44 +108,46 @@ void ValidateShape(const DLTensor& t, const char* api, const char* what) {
     Throw("ValueError", api, ": ", what, " has a negative device id ", t.device.device_id);
   }
   for (int32_t i = 0; i < t.ndim; ++i) {
-    if (t.shape[i] < 0) {
+    if (TVMFFI_RT_UNLIKELY(t.shape[i] < 0)) {
       Throw("ValueError", api, ": ", what, " has a negative extent ", t.shape[i], " in dimension ",
             i);
     }
   }
-  auto too_large = [&](const char* part) {
-    Throw("ValueError", api, ": ", what, " is too large: its ", part, " overflows int64");
-  };
-  // Suffix products: the compact strides a stride-less tensor is given must
-  // fit too, even where a zero extent makes the element count 0.
-  int64_t suffix = 1;
+  // The element count, as suffix products: they are also the compact strides
+  // a stride-less tensor is given, so each must fit, even where a zero extent
+  // makes the count 0.
+  int64_t numel = 1;
+  bool overflow = false;
   for (int32_t i = t.ndim - 1; i >= 0; --i) {
-    if (__builtin_mul_overflow(suffix, t.shape[i], &suffix)) too_large("shape (compact strides)");
+    overflow |= __builtin_mul_overflow(numel, t.shape[i], &numel);
   }
-  uint64_t numel = 0;
-  uint64_t nbytes = 0;
-  if (!::tvm::ffi::details::ShapeDataBytes(t.shape, t.ndim, dt, &numel, &nbytes)) {
-    too_large("size in bytes");
-  }
+  if (TVMFFI_RT_UNLIKELY(overflow)) ThrowTooLarge(api, what, "shape (compact strides)");
   // Elements addressed past the first one: sum of (extent - 1) * |stride|.
-  int64_t span = numel == 0 ? 0 : static_cast<int64_t>(numel) - 1;
+  int64_t span = numel == 0 ? 0 : numel - 1;
   if (numel != 0 && t.strides != nullptr) {
     span = 0;
     for (int32_t i = 0; i < t.ndim; ++i) {
-      int64_t stride = t.strides[i], step = 0;
-      if (stride == INT64_MIN) too_large("strides");
-      if (__builtin_mul_overflow(t.shape[i] - 1, stride < 0 ? -stride : stride, &step) ||
-          __builtin_add_overflow(span, step, &span)) {
-        too_large("strides");
-      }
+      const int64_t stride = t.strides[i];
+      int64_t step = 0;
+      overflow |= stride == INT64_MIN;
+      overflow |= __builtin_mul_overflow(t.shape[i] - 1, stride < 0 ? -stride : stride, &step);
+      overflow |= __builtin_add_overflow(span, step, &span);
     }
+    if (TVMFFI_RT_UNLIKELY(overflow)) ThrowTooLarge(api, what, "strides");
   }
+  // Bytes: of the elements (packed, as ShapeDataBytes), and up to the last
+  // addressed element after byte_offset.
   const unsigned __int128 elem_bits = static_cast<unsigned __int128>(dt.bits) * dt.lanes;
   const unsigned __int128 limit = static_cast<unsigned __int128>(INT64_MAX);
-  if ((static_cast<unsigned __int128>(span) * elem_bits + 7) / 8 > limit) too_large("strides");
+  if (TVMFFI_RT_UNLIKELY((static_cast<unsigned __int128>(numel) * elem_bits + 7) / 8 > limit)) {
+    ThrowTooLarge(api, what, "size in bytes");
+  }
+  if (TVMFFI_RT_UNLIKELY((static_cast<unsigned __int128>(span) * elem_bits + 7) / 8 > limit)) {
+    ThrowTooLarge(api, what, "strides");
+  }
   const unsigned __int128 end = static_cast<unsigned __int128>(t.byte_offset) +
                                 (static_cast<unsigned __int128>(span) + 1) * elem_bits / 8;
-  if (t.byte_offset > static_cast<uint64_t>(INT64_MAX) || end > limit) {
+  if (TVMFFI_RT_UNLIKELY(t.byte_offset > static_cast<uint64_t>(INT64_MAX) || end > limit)) {
     Throw("ValueError", api, ": ", what, " has byte_offset ", t.byte_offset,
           ": the addressed bytes would overflow int64");
   }
