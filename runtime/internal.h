@@ -87,6 +87,8 @@ inline bool BadCallArgs(const TVMFFIAny* args, int32_t num_args, const TVMFFIAny
 
 /*! \brief Allocate `size` bytes (>= sizeof(TVMFFIObject)) with a fresh header. */
 TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*, int));
+/*! \brief Fill the header of a new object in `mem` (counts 1 + 1); returns it. */
+TVMFFIObject* InitObjectHeader(void* mem, int32_t type_index, void (*deleter)(void*, int));
 /*! \brief Free memory obtained from AllocObject. */
 void FreeObjectMemory(void* self);
 

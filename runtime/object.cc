@@ -21,15 +21,19 @@ namespace rt {
 // Object memory and reference counting
 // ---------------------------------------------------------------------------
 
-TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*, int)) {
-  void* mem = std::malloc(size);
-  if (mem == nullptr) throw std::bad_alloc();
+TVMFFIObject* InitObjectHeader(void* mem, int32_t type_index, void (*deleter)(void*, int)) {
   auto* obj = static_cast<TVMFFIObject*>(mem);
   obj->combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
   obj->type_index = type_index;
   obj->__padding = 0;
   obj->deleter = deleter;
   return obj;
+}
+
+TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*, int)) {
+  void* mem = std::malloc(size);
+  if (mem == nullptr) throw std::bad_alloc();
+  return InitObjectHeader(mem, type_index, deleter);
 }
 
 void FreeObjectMemory(void* self) { std::free(self); }

@@ -26,6 +26,7 @@ struct TensorObject {
   TVMFFIObject header;
   DLTensor dl;
   TensorOrigin origin;
+  bool pooled;     // a block of the per-thread pool (kPoolBlock bytes)
   uint64_t flags;  // DLPack flags, reported again on versioned export
   void* managed;
   TVMFFIObject* source;
@@ -42,6 +43,76 @@ using ::tvm::ffi::details::FillCompactStrides;
 constexpr uint8_t kCustomTypeCodeBegin = 129;
 
 int64_t* TailOf(TensorObject* t) { return reinterpret_cast<int64_t*>(t + 1); }
+void TensorDeleter(void* self, int flags);
+
+// Tensor blocks with room for up to kPooledDims dimensions of shape and
+// strides are recycled per thread: otherwise a malloc and a free are most of
+// a DLPack import and its release. They are plain malloc blocks of one size,
+// so a block freed on another thread joins that thread's pool. Sanitizer
+// builds skip the pool, so that use-after-free stays visible.
+constexpr size_t kPooledDims = 4;
+constexpr size_t kPoolBlock = sizeof(TensorObject) + 2 * kPooledDims * sizeof(int64_t);
+constexpr int kPoolMax = 64;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kUsePool = false;
+#else
+constexpr bool kUsePool = true;
+#endif
+
+struct TensorPool {  // trivially destructible: valid until the thread is gone
+  void* head;
+  int count;
+  bool closed;
+};
+// Initial-exec TLS, as env.cc's hot state: one load, no __tls_get_addr.
+__attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullptr, 0, false};
+
+// Its destructor frees the blocks when the thread ends; armed by the first put.
+struct TensorPoolCloser {
+  bool armed = false;
+  ~TensorPoolCloser() {
+    tl_pool.closed = true;
+    while (tl_pool.head != nullptr) {
+      void* next = *static_cast<void**>(tl_pool.head);
+      std::free(tl_pool.head);
+      tl_pool.head = next;
+    }
+    tl_pool.count = 0;
+  }
+};
+__attribute__((tls_model("initial-exec"))) thread_local TensorPoolCloser tl_pool_closer;
+
+TensorObject* AllocTensor(size_t size) {
+  TVMFFIObject* obj;
+  bool pooled = false;
+  if (kUsePool && size <= kPoolBlock) {
+    pooled = true;
+    if (tl_pool.head != nullptr) {
+      void* mem = tl_pool.head;
+      tl_pool.head = *static_cast<void**>(mem);
+      --tl_pool.count;
+      obj = InitObjectHeader(mem, kTVMFFITensor, TensorDeleter);
+    } else {
+      obj = AllocObject(kPoolBlock, kTVMFFITensor, TensorDeleter);
+    }
+  } else {
+    obj = AllocObject(size, kTVMFFITensor, TensorDeleter);
+  }
+  auto* t = reinterpret_cast<TensorObject*>(obj);
+  t->pooled = pooled;
+  return t;
+}
+
+void FreeTensor(TensorObject* t) {
+  if (t->pooled && !tl_pool.closed && tl_pool.count < kPoolMax) {
+    tl_pool_closer.armed = true;
+    *reinterpret_cast<void**>(t) = tl_pool.head;
+    tl_pool.head = t;
+    ++tl_pool.count;
+    return;
+  }
+  FreeObjectMemory(t);
+}
 
 void TensorDeleter(void* self, int flags) {
   auto* t = static_cast<TensorObject*>(self);
@@ -64,7 +135,7 @@ void TensorDeleter(void* self, int flags) {
     t->managed = nullptr;
     t->source = nullptr;
   }
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeTensor(t);
 }
 
 // Flags of a tensor we created; a Tensor made by another binary has none we know of.
@@ -135,19 +206,20 @@ void ValidateShape(const DLTensor& t, const char* api, const char* what) {
     }
     if (TVMFFI_RT_UNLIKELY(overflow)) ThrowTooLarge(api, what, "strides");
   }
-  // Bytes: of the elements (packed, as ShapeDataBytes), and up to the last
-  // addressed element after byte_offset.
-  const unsigned __int128 elem_bits = static_cast<unsigned __int128>(dt.bits) * dt.lanes;
-  const unsigned __int128 limit = static_cast<unsigned __int128>(INT64_MAX);
-  if (TVMFFI_RT_UNLIKELY((static_cast<unsigned __int128>(numel) * elem_bits + 7) / 8 > limit)) {
+  // Bits of the elements and up to the last addressed element: each must fit
+  // 64 bits (so every byte count below is under 2^61), and the bytes up to
+  // the last addressed element after byte_offset must fit int64.
+  const uint64_t elem_bits = static_cast<uint64_t>(dt.bits) * dt.lanes;
+  uint64_t bits = 0, end_bits = 0, end = 0;
+  if (TVMFFI_RT_UNLIKELY(__builtin_mul_overflow(static_cast<uint64_t>(numel), elem_bits, &bits))) {
     ThrowTooLarge(api, what, "size in bytes");
   }
-  if (TVMFFI_RT_UNLIKELY((static_cast<unsigned __int128>(span) * elem_bits + 7) / 8 > limit)) {
+  if (TVMFFI_RT_UNLIKELY(
+          __builtin_mul_overflow(static_cast<uint64_t>(span) + 1, elem_bits, &end_bits))) {
     ThrowTooLarge(api, what, "strides");
   }
-  const unsigned __int128 end = static_cast<unsigned __int128>(t.byte_offset) +
-                                (static_cast<unsigned __int128>(span) + 1) * elem_bits / 8;
-  if (TVMFFI_RT_UNLIKELY(t.byte_offset > static_cast<uint64_t>(INT64_MAX) || end > limit)) {
+  if (TVMFFI_RT_UNLIKELY(__builtin_add_overflow(t.byte_offset, end_bits / 8, &end) ||
+                         end > static_cast<uint64_t>(INT64_MAX))) {
     Throw("ValueError", api, ": ", what, " has byte_offset ", t.byte_offset,
           ": the addressed bytes would overflow int64");
   }
@@ -191,9 +263,8 @@ TVMFFIObject* Import(M* from, bool versioned, int32_t require_alignment, int32_t
     // DLPack >= 1.2 consumers expect strides: synthesise compact ones if absent.
     bool fill_strides = src.strides == nullptr && src.ndim > 0;
     size_t tail = fill_strides ? static_cast<size_t>(src.ndim) : 0;
-    TVMFFIObject* obj =
-        AllocObject(sizeof(TensorObject) + tail * sizeof(int64_t), kTVMFFITensor, TensorDeleter);
-    auto* t = reinterpret_cast<TensorObject*>(obj);
+    TensorObject* t = AllocTensor(sizeof(TensorObject) + tail * sizeof(int64_t));
+    TVMFFIObject* obj = &t->header;
     t->dl = src;
     t->origin = versioned ? TensorOrigin::kVersionedDLPack : TensorOrigin::kLegacyDLPack;
     t->flags = flags;
@@ -313,9 +384,8 @@ int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prot
   CheckTensor(src, api, "source");
   ValidateShape(*prototype, api, "the prototype");
   int32_t ndim = prototype->ndim;
-  TVMFFIObject* obj = AllocObject(sizeof(TensorObject) + 2 * static_cast<size_t>(ndim) * sizeof(int64_t),
-                                  kTVMFFITensor, TensorDeleter);
-  auto* t = reinterpret_cast<TensorObject*>(obj);
+  TensorObject* t = AllocTensor(sizeof(TensorObject) + 2 * static_cast<size_t>(ndim) * sizeof(int64_t));
+  TVMFFIObject* obj = &t->header;
   t->dl = *prototype;
   t->origin = TensorOrigin::kView;
   t->flags = FlagsOf(src);
