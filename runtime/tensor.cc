@@ -200,8 +200,10 @@ void ValidateShape(const DLTensor& t, const char* api, const char* what) {
     for (int32_t i = 0; i < t.ndim; ++i) {
       const int64_t stride = t.strides[i];
       int64_t step = 0;
-      overflow |= stride == INT64_MIN;
-      overflow |= __builtin_mul_overflow(t.shape[i] - 1, stride < 0 ? -stride : stride, &step);
+      const bool unrepresentable = stride == INT64_MIN;  // |stride| does not fit
+      const int64_t magnitude = unrepresentable ? 0 : (stride < 0 ? -stride : stride);
+      overflow |= unrepresentable;
+      overflow |= __builtin_mul_overflow(t.shape[i] - 1, magnitude, &step);
       overflow |= __builtin_add_overflow(span, step, &span);
     }
     if (TVMFFI_RT_UNLIKELY(overflow)) ThrowTooLarge(api, what, "strides");
