@@ -230,14 +230,7 @@ class Array : public ObjectRef {
   template <typename IterType>
   void insert(iterator position, IterType first, IterType last) {
     int64_t idx = IndexOf(position);
-    // Convert first: a throwing conversion leaves the array untouched.
-    std::vector<TVMFFIAny> cells;
-    try {
-      for (; first != last; ++first) cells.push_back(details::MakeOwnedCell(T(*first)));
-    } catch (...) {
-      for (TVMFFIAny& c : cells) details::ReleaseCell(&c);
-      throw;
-    }
+    std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
     if (cells.empty()) return;
     int64_t count = static_cast<int64_t>(cells.size());
     ArrayObj* p = CopyOnWrite(count);
@@ -314,13 +307,7 @@ class Array : public ObjectRef {
       data_ = std::move(p);
       return;
     }
-    std::vector<TVMFFIAny> cells;
-    try {
-      for (; first != last; ++first) cells.push_back(details::MakeOwnedCell(T(*first)));
-    } catch (...) {
-      for (TVMFFIAny& c : cells) details::ReleaseCell(&c);
-      throw;
-    }
+    std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
     int64_t n = static_cast<int64_t>(cells.size());
     ObjectPtr<ArrayObj> p = ArrayObj::Empty(n);
     if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), cells.data(), sizeof(TVMFFIAny) * n);

@@ -174,14 +174,7 @@ class List : public ObjectRef {
   template <typename IterType>
   void insert(iterator position, IterType first, IterType last) {
     int64_t idx = IndexOf(position);
-    // Convert first: a throwing conversion leaves the list untouched.
-    std::vector<TVMFFIAny> cells;
-    try {
-      for (; first != last; ++first) cells.push_back(details::MakeOwnedCell(T(*first)));
-    } catch (...) {
-      for (TVMFFIAny& c : cells) details::ReleaseCell(&c);
-      throw;
-    }
+    std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
     if (cells.empty()) return;
     int64_t count = static_cast<int64_t>(cells.size());
     ListObj* p = Room(count);

@@ -138,6 +138,23 @@ static_assert(sizeof(SeqBaseObj) == sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell)
 namespace details {
 
 /*!
+ * \brief The values of [first, last) converted to owned T cells. A throwing
+ *        conversion releases the cells made so far and leaves the caller's
+ *        container untouched.
+ */
+template <typename T, typename IterType>
+std::vector<TVMFFIAny> MakeOwnedCells(IterType first, IterType last) {
+  std::vector<TVMFFIAny> cells;
+  try {
+    for (; first != last; ++first) cells.push_back(MakeOwnedCell(T(*first)));
+  } catch (...) {
+    for (TVMFFIAny& c : cells) ReleaseCell(&c);
+    throw;
+  }
+  return cells;
+}
+
+/*!
  * \brief Any conversions shared by Array and List. Kind names the reference:
  *        kIndex (its type index), kOtherIndex (the other sequence type, which
  *        converts by copying), kName ("Array") and kKey ("ffi.Array"); ObjT is
