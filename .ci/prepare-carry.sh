@@ -16,13 +16,27 @@
 #                                                 dependencies (Debian's), used by
 #                                                 .ci/device-python.sh only where the
 #                                                 machine's Python lacks pytest
-# Runs here (Debian 12), after .ci/setup-debian.sh. Result is well under 1 MiB.
+#   .carry/upstream/                              only with TVMFFI_UPSTREAM_PEER=<dir>: upstream
+#                                                 tvm_ffi's Python package for the side-by-side
+#                                                 benchmark (.ci/device-python-upstream.sh), never
+#                                                 committed: tvm_ffi/ (its Python sources, headers
+#                                                 in include/, prebuilt lib/libtvm_ffi.so and
+#                                                 lib/libtvm_ffi_testing.so) and core.cpp (its
+#                                                 core.pyx cythonized here). <dir> holds
+#                                                 upstream-src/ (apache/tvm-ffi's tree, DLPack
+#                                                 header in 3rdparty/) and upstream-build/lib/
+#                                                 (see /work/peer/README); Cython >= 3 must be
+#                                                 importable by /usr/bin/python3, or on
+#                                                 TVMFFI_CYTHON_PATH (a dist-packages folder).
+# Runs here (Debian 12), after .ci/setup-debian.sh. Result is well under 1 MiB
+# (about 12 MiB with .carry/upstream).
 set -euo pipefail
 
 log() { printf '[carry] %s\n' "$*"; }
 die() { printf '[carry] ERROR: %s\n' "$*" >&2; exit 1; }
 
 cd "$(dirname "$0")/.."
+ROOT_ABS=$PWD
 bash .ci/setup-debian.sh
 
 CARRY=.carry
@@ -116,5 +130,35 @@ for p in _pytest pytest py.py pluggy iniconfig attr attrs packaging; do
 done
 find "$CARRY/pylib" -name __pycache__ -prune -exec rm -rf {} +
 log "pytest $(dpkg-query -W -f='${Version}' python3-pytest) -> $CARRY/pylib"
+
+# ---- upstream tvm_ffi's Python package (optional; side-by-side benchmark) ----
+if [[ -n ${TVMFFI_UPSTREAM_PEER:-} ]]; then
+  src=$TVMFFI_UPSTREAM_PEER/upstream-src
+  lib=$TVMFFI_UPSTREAM_PEER/upstream-build/lib
+  up=$CARRY/upstream
+  for f in "$src/python/tvm_ffi/cython/core.pyx" "$src/include/tvm/ffi/c_api.h" \
+           "$src/3rdparty/dlpack/include/dlpack/dlpack.h" "$lib/libtvm_ffi.so" \
+           "$lib/libtvm_ffi_testing.so"; do
+    [[ -f $f ]] || die "upstream peer: $f missing"
+  done
+  cy_path=${TVMFFI_CYTHON_PATH:-}
+  pp=${cy_path}${cy_path:+:}${PYTHONPATH:-}
+  cy_ver=$(PYTHONPATH=$pp /usr/bin/python3 -c 'import Cython; print(Cython.__version__)' 2>/dev/null) ||
+    die "no Cython for /usr/bin/python3 (set TVMFFI_CYTHON_PATH)"
+  [[ ${cy_ver%%.*} -ge 3 ]] || die "Cython $cy_ver is too old for upstream's core.pyx (need 3.x)"
+  mkdir -p "$up"
+  cp -RL "$src/python/tvm_ffi" "$up/"
+  find "$up" -name __pycache__ -prune -exec rm -rf {} +
+  # The layout of upstream's wheel: runtime in lib/, headers in include/.
+  mkdir -p "$up/tvm_ffi/lib" "$up/tvm_ffi/include"
+  cp -L "$lib/libtvm_ffi.so" "$lib/libtvm_ffi_testing.so" "$up/tvm_ffi/lib/"
+  cp -RL "$src/include/tvm" "$src/3rdparty/dlpack/include/dlpack" "$up/tvm_ffi/include/"
+  cp -L "$src/python/tvm_ffi/cython/"*.h "$up/tvm_ffi/include/"
+  ( cd "$src/python" && PYTHONPATH=$pp /usr/bin/python3 -m cython --cplus \
+      tvm_ffi/cython/core.pyx -o "$ROOT_ABS/$up/core.cpp" --module-name tvm_ffi.core )
+  rm -f "$up/core.h"  # Cython's public-API header: nothing includes it
+  log "upstream tvm_ffi ($(git -C "$src" describe --always 2>/dev/null || echo "source tree")," \
+      "Cython $cy_ver) -> $up ($(du -sh "$up" | cut -f1))"
+fi
 
 log "done: $(du -sh "$CARRY" | cut -f1) in $CARRY/"

@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
-"""Per-call cost of tvmffi from Python, next to baselines timed in the same run.
+"""Per-call cost of tvmffi from Python, next to upstream tvm_ffi and baselines timed in the same run.
 
-Cases (each the best of --repeat batches of --number calls, in microseconds):
+Cases (each the best of --repeat batches, in microseconds per call):
   add_int(1, 2)                  an exported scalar function
   nop3(x, y, z)                  three 1-element tensors: numpy, torch CPU, torch CUDA
   scale(out, x, 2.0)             the CUDA kernel library, torch CUDA tensors (host time)
 Baselines: numpy.add(x, y, out=z), torch.add(x, y, out=z), torch.mul(x, 2.0, out=y).
+Launch floor (CUDA): the same scale kernel launched directly through ctypes
+(tvmffi_kernels_scale_f32_launch), and the same ctypes call with n = 0 (no
+launch), so that binding cost and launch cost can be told apart.
+
+Upstream's own package (apache/tvm-ffi's `tvm_ffi`, built by hand) is timed
+side by side when --upstream DIR (or TVMFFI_BENCH_UPSTREAM=DIR) names the
+folder that holds it: it runs in a worker process of its own (both runtimes
+export the same TVMFFI* symbols, so one process cannot hold both cleanly),
+calling the same kernel libraries, and its batches alternate with ours.
 
 Run with the package on PYTHONPATH (e.g. build/release/python):
   PYTHONPATH=build/release/python /usr/bin/python3 benchmarks/bench_python.py
@@ -15,118 +24,273 @@ CUDA cases are skipped (and say so) without a GPU or without --cuda-kernels.
 from __future__ import annotations
 
 import argparse
+import ctypes
+import json
 import os
+import subprocess
 import sys
 import timeit
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
-import tvmffi
-
-# Upstream tvm_ffi's ratios to the same baselines (H200 machine, one run):
-# the ratio is what compares across machines. Targets: 0.8x upstream's
-# ratio, and 0.3x torch for the CUDA scale kernel.
+# Upstream tvm_ffi's ratios to the same baselines (H200 machine, one run; the
+# issue's table): what compares across machines when upstream is not timed in
+# the same run. Targets: 0.8x upstream, and 0.3x torch for the CUDA scale kernel.
 UPSTREAM_RATIO = {"nop3 numpy": 0.715 / 0.354, "nop3 torch CPU": 0.544 / 1.029,
                   "nop3 torch CUDA": 0.573 / 5.76}
-TARGET = {name: 0.8 * ratio for name, ratio in UPSTREAM_RATIO.items()}
-TARGET["scale torch CUDA (host)"] = 0.3
+TARGET_VS_UPSTREAM = 0.8
+TARGET_VS_BASE = {"scale torch CUDA (host)": 0.3}
+
+# CUDA batches stay well under the driver's queue of pending launches, so
+# that they time the host and not the GPU draining the queue.
+CUDA_BATCH = 200
 
 
-def per_call_us(stmts: list[str], env: dict[str, Any], number: int, repeat: int,
-                setup: str = "pass") -> list[float]:
-    """Best per-call time of each statement; batches alternate, so that a busy
-    (shared) machine slows the case and its baseline alike."""
-    timers = [timeit.Timer(s, setup=setup, globals=env) for s in stmts]
-    best = [float("inf")] * len(stmts)
-    for _ in range(repeat):
-        for i, t in enumerate(timers):
-            best[i] = min(best[i], t.repeat(repeat=1, number=number)[0])
-    return [b / number * 1e6 for b in best]
+class Case(NamedTuple):
+    stmt: str
+    env: dict[str, Any]
+    setup: str
+    number: int  # calls per batch
+
+
+class Baseline(NamedTuple):
+    label: str
+    stmt: str
+
+
+def build_cases(ffi: Any, cpu_kernels: str, cuda_kernels: str | None, number: int,
+                skipped: list[str]) -> dict[str, Case]:
+    """The cases for one FFI package (tvmffi or tvm_ffi): same names, same kernels, same tensors."""
+    mod = ffi.load_module(cpu_kernels)
+    cases = {"add_int(1, 2)": Case("f(1, 2)", {"f": mod.add_int}, "pass", number)}
+    import numpy
+
+    x, y, z = (numpy.zeros(1, numpy.float32) for _ in range(3))
+    cases["nop3 numpy"] = Case("f(x, y, z)", {"f": mod.nop3, "x": x, "y": y, "z": z, "np": numpy},
+                               "pass", number)
+    try:
+        import torch
+    except ImportError:
+        skipped.append("torch cases: torch is not installed")
+        return cases
+    tx, ty, tz = (torch.zeros(1) for _ in range(3))
+    cases["nop3 torch CPU"] = Case("f(x, y, z)",
+                                   {"f": mod.nop3, "x": tx, "y": ty, "z": tz, "torch": torch},
+                                   "pass", number)
+    if not torch.cuda.is_available():
+        skipped.append("torch CUDA cases: no GPU (torch.cuda.is_available() is False)")
+        return cases
+    sync = "torch.cuda.synchronize()"
+    cx, cy, cz = (torch.zeros(1, device="cuda") for _ in range(3))
+    cases["nop3 torch CUDA"] = Case("f(x, y, z)",
+                                    {"f": mod.nop3, "x": cx, "y": cy, "z": cz, "torch": torch},
+                                    sync, CUDA_BATCH)
+    if cuda_kernels is None:
+        skipped.append("scale on CUDA: libtvmffi_kernels.so not found (--cuda-kernels)")
+        return cases
+    cuda = ffi.load_module(cuda_kernels)
+    big = torch.zeros(1 << 10, device="cuda")
+    out = torch.zeros_like(big)
+    cases["scale torch CUDA (host)"] = Case("f(y, x, 2.0)",
+                                            {"f": cuda.scale, "x": big, "y": out, "torch": torch},
+                                            sync, CUDA_BATCH)
+    return cases
+
+
+def baselines(cases: dict[str, Case]) -> dict[str, Baseline]:
+    out = {"nop3 numpy": Baseline("numpy.add(x, y, out=z)", "np.add(x, y, out=z)")}
+    for name in ("nop3 torch CPU", "nop3 torch CUDA"):
+        out[name] = Baseline("torch.add(x, y, out=z)", "torch.add(x, y, out=z)")
+    out["scale torch CUDA (host)"] = Baseline("torch.mul(x, 2.0, out=y)",
+                                              "torch.mul(x, 2.0, out=y)")
+    return {k: v for k, v in out.items() if k in cases}
+
+
+def launch_floor(cuda_kernels: str, case: Case) -> dict[str, Case]:
+    """Direct launches of the scale kernel through ctypes (no FFI), and the bare ctypes call."""
+    lib = ctypes.CDLL(cuda_kernels)
+    fn = lib.tvmffi_kernels_scale_f32_launch
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_float, ctypes.c_int64,
+                   ctypes.c_int, ctypes.c_void_p]
+    fn.restype = ctypes.c_int
+    torch = case.env["torch"]
+    x, y = case.env["x"], case.env["y"]
+    stream = torch.cuda.current_stream().cuda_stream
+    args = (y.data_ptr(), x.data_ptr(), 2.0, x.numel(), x.device.index or 0, stream)
+    rc = fn(*args)
+    torch.cuda.synchronize()
+    if rc != 0 or not bool((y == 2.0 * x).all()):
+        raise RuntimeError(f"direct scale launch failed (cudaError {rc})")
+    env = {"f": fn, "a": args, "z": args[:3] + (0,) + args[4:], "torch": torch}
+    return {"scale direct launch (ctypes)": Case("f(*a)", env, case.setup, case.number),
+            "ctypes call, n = 0 (no launch)": Case("f(*z)", env, case.setup, case.number)}
+
+
+def timer(case: Case) -> Callable[[], float]:
+    t = timeit.Timer(case.stmt, setup=case.setup, globals=case.env)
+    return lambda: t.timeit(number=case.number) / case.number * 1e6
+
+
+def worker(path: str, cpu_kernels: str, cuda_kernels: str | None, number: int) -> int:
+    """Upstream's side: build the cases with tvm_ffi, then time one batch per request line."""
+    sys.path.insert(0, path)
+    import tvm_ffi
+
+    skipped: list[str] = []
+    cases = build_cases(tvm_ffi, cpu_kernels, cuda_kernels, number, skipped)
+    timers = {name: timer(c) for name, c in cases.items()}
+    info = {"version": getattr(tvm_ffi, "__version__", "?"), "file": tvm_ffi.__file__,
+            "cases": list(cases)}
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        info["torch_exchange_api"] = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+    print(json.dumps(info), flush=True)
+    for line in sys.stdin:
+        name = line.strip()
+        if not name:
+            break
+        print(repr(timers[name]()), flush=True)
+    return 0
+
+
+class Upstream:
+    """The upstream worker process, asked for one batch at a time."""
+
+    def __init__(self, path: str, args: argparse.Namespace) -> None:
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker-upstream", path,
+               "--cpu-kernels", args.cpu_kernels, "--number", str(args.number)]
+        if args.cuda_kernels:
+            cmd += ["--cuda-kernels", args.cuda_kernels]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the upstream worker exited (rc={self.proc.wait()})")
+        self.info = json.loads(line)
+
+    def batch(self, name: str) -> float:
+        self.proc.stdin.write(name + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the upstream worker died in {name} (rc={self.proc.wait()})")
+        return float(line)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def default_library(name: str) -> str | None:
+    import tvmffi
+
     pkg = os.path.dirname(os.path.abspath(tvmffi.__file__))
     path = os.path.join(os.path.dirname(os.path.dirname(pkg)), "kernels", name)
     return path if os.path.exists(path) else None
 
 
+def fmt(v: float | None, width: int = 8) -> str:
+    return f"{v:{width}.3f}" if v is not None else " " * (width - 1) + "-"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--cpu-kernels", default=default_library("libtvmffi_cpu_kernels.so"),
-                        help="libtvmffi_cpu_kernels.so (default: next to the build-tree package)")
-    parser.add_argument("--cuda-kernels", default=default_library("libtvmffi_kernels.so"),
-                        help="libtvmffi_kernels.so (CUDA cases)")
-    parser.add_argument("--number", type=int, default=10000, help="calls per batch")
-    parser.add_argument("--repeat", type=int, default=25, help="batches (the best one counts)")
+    parser.add_argument("--cpu-kernels", help="libtvmffi_cpu_kernels.so "
+                        "(default: next to the build-tree package)")
+    parser.add_argument("--cuda-kernels", help="libtvmffi_kernels.so (CUDA cases)")
+    parser.add_argument("--upstream", default=os.environ.get("TVMFFI_BENCH_UPSTREAM"),
+                        help="folder holding upstream's tvm_ffi package, timed side by side "
+                        "(default: $TVMFFI_BENCH_UPSTREAM)")
+    parser.add_argument("--number", type=int, default=10000, help="calls per CPU batch")
+    parser.add_argument("--repeat", type=int, default=25,
+                        help="batches per case (the best one counts; 4x for CUDA cases)")
+    parser.add_argument("--worker-upstream", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker_upstream:
+        return worker(args.worker_upstream, args.cpu_kernels, args.cuda_kernels, args.number)
+
+    import tvmffi
+
+    args.cpu_kernels = args.cpu_kernels or default_library("libtvmffi_cpu_kernels.so")
+    args.cuda_kernels = args.cuda_kernels or default_library("libtvmffi_kernels.so")
     if args.cpu_kernels is None:
         print("error: libtvmffi_cpu_kernels.so not found; pass --cpu-kernels", file=sys.stderr)
         return 2
+    skipped: list[str] = []
+    cases = build_cases(tvmffi, args.cpu_kernels, args.cuda_kernels, args.number, skipped)
+    bases = baselines(cases)
+    if "scale torch CUDA (host)" in cases:
+        cases.update(launch_floor(args.cuda_kernels, cases["scale torch CUDA (host)"]))
 
-    mod = tvmffi.load_module(args.cpu_kernels)
-    rows: list[tuple[str, float, str, float | None]] = []
-    n, r = args.number, args.repeat
-
-    def row(name: str, stmt: str, env: dict[str, Any], base_name: str = "",
-            base_stmt: str = "", setup: str = "pass", scale: int = 1) -> None:
-        times = per_call_us([stmt] + ([base_stmt] if base_stmt else []), env,
-                            max(n // scale, 100), r, setup)
-        rows.append((name, times[0], base_name, times[1] if base_stmt else None))
-
-    row("add_int(1, 2)", "f(1, 2)", {"f": mod.add_int})
-
+    upstream = Upstream(args.upstream, args) if args.upstream else None
     import numpy
 
-    x, y, z = (numpy.zeros(1, numpy.float32) for _ in range(3))
-    row("nop3 numpy", "f(x, y, z)", {"f": mod.nop3, "x": x, "y": y, "z": z, "np": numpy},
-        "numpy.add(x, y, out=z)", "np.add(x, y, out=z)")
-
-    skipped: list[str] = []
-    try:
-        import torch
-    except ImportError:
-        torch = None
-        skipped.append("torch cases: torch is not installed")
-    if torch is not None:
-        tx, ty, tz = (torch.zeros(1) for _ in range(3))
-        env = {"f": mod.nop3, "x": tx, "y": ty, "z": tz, "torch": torch}
-        row("nop3 torch CPU", "f(x, y, z)", env, "torch.add(x, y, out=z)",
-            "torch.add(x, y, out=z)")
-        if not torch.cuda.is_available():
-            skipped.append("torch CUDA cases: no GPU (torch.cuda.is_available() is False)")
-        else:
-            cx, cy, cz = (torch.zeros(1, device="cuda") for _ in range(3))
-            env = {"f": mod.nop3, "x": cx, "y": cy, "z": cz, "torch": torch}
-            sync = "torch.cuda.synchronize()"
-            row("nop3 torch CUDA", "f(x, y, z)", env, "torch.add(x, y, out=z)",
-                "torch.add(x, y, out=z)", setup=sync, scale=4)
-            if args.cuda_kernels is None:
-                skipped.append("scale on CUDA: libtvmffi_kernels.so not found (--cuda-kernels)")
-            else:
-                cuda = tvmffi.load_module(args.cuda_kernels)
-                big = torch.zeros(1 << 10, device="cuda")
-                out = torch.zeros_like(big)
-                env = {"f": cuda.scale, "x": big, "y": out, "torch": torch}
-                row("scale torch CUDA (host)", "f(y, x, 2.0)", env, "torch.mul(x, 2.0, out=y)",
-                    "torch.mul(x, 2.0, out=y)", setup=sync, scale=4)
-
+    torch = sys.modules.get("torch")
     print(f"tvmffi {tvmffi.__version__}, Python {sys.version.split()[0]}, numpy {numpy.__version__}"
-          + (f", torch {torch.__version__}" if torch is not None else ""))
-    print(f"best of {r} batches; microseconds per call")
-    print(f"{'case':26} {'tvmffi':>9}  {'baseline':26} {'base':>9} {'ratio':>7}")
-    for name, ours, base_name, base in rows:
-        if base is None:
-            print(f"{name:26} {ours:9.3f}")
-            continue
-        ratio = ours / base
-        note = ""
-        if name in TARGET:
-            up = UPSTREAM_RATIO.get(name)
-            note = "  (" + (f"upstream {up:.2f}x, " if up is not None else "")
-            note += f"target <= {TARGET[name]:.2f}x: "
-            note += ("met" if ratio <= TARGET[name] else "NOT met") + ")"
-        print(f"{name:26} {ours:9.3f}  {base_name:26} {base:9.3f} {ratio:6.2f}x{note}")
+          + (f", torch {torch.__version__}" if torch is not None else ""), flush=True)
+    if upstream is not None:
+        print(f"upstream tvm_ffi {upstream.info['version']} ({upstream.info['file']}), "
+              f"its own process; torch exchange API there: "
+              f"{upstream.info.get('torch_exchange_api')}", flush=True)
+    print(f"best of {args.repeat} batches of {args.number} calls ({4 * args.repeat} of "
+          f"{CUDA_BATCH} for CUDA cases, synchronized before each); microseconds per call",
+          flush=True)
+    head = (f"{'case':31} {'tvmffi':>8} {'upstream':>8} {'baseline':>8}  "
+            f"{'ours/up':>7} {'ours/base':>9} {'up/base':>7}  baseline, verdict")
+    print(head, flush=True)
+
+    results: dict[str, dict[str, Any]] = {}
+    for name, case in cases.items():
+        # Batches alternate between tvmffi, upstream and the baseline, so that
+        # a busy machine slows them alike.
+        runs: list[tuple[str, Callable[[], float]]] = [("ours", timer(case))]
+        if upstream is not None and name in upstream.info["cases"]:
+            runs.append(("up", lambda n=name: upstream.batch(n)))
+        base = bases.get(name)
+        if base is not None:
+            runs.append(("base", timer(case._replace(stmt=base.stmt))))
+        best = {k: float("inf") for k, _ in runs}
+        repeat = args.repeat * (4 if case.number == CUDA_BATCH else 1)
+        for _ in range(repeat):
+            for k, fn in runs:
+                best[k] = min(best[k], fn())
+        ours, up, bl = best["ours"], best.get("up"), best.get("base")
+        results[name] = {"tvmffi": ours, "upstream": up, "baseline": bl,
+                         "baseline_stmt": base.label if base else None}
+        verdict = []
+        if up is not None and not name.startswith(("scale direct", "ctypes")):
+            verdict.append(f"<= {TARGET_VS_UPSTREAM}x upstream: "
+                           + ("met" if ours / up <= TARGET_VS_UPSTREAM else "NOT met"))
+        if name in TARGET_VS_BASE and bl is not None:
+            verdict.append(f"<= {TARGET_VS_BASE[name]}x baseline: "
+                           + ("met" if ours / bl <= TARGET_VS_BASE[name] else "NOT met"))
+        if up is None and name in UPSTREAM_RATIO and bl is not None:
+            target = TARGET_VS_UPSTREAM * UPSTREAM_RATIO[name]
+            verdict.append(f"upstream's ratio {UPSTREAM_RATIO[name]:.2f}x, target <= {target:.2f}x: "
+                           + ("met" if ours / bl <= target else "NOT met"))
+        ratio = lambda a, b: f"{a / b:6.2f}x" if a is not None and b is not None else "      -"
+        print(f"{name:31} {fmt(ours)} {fmt(up)} {fmt(bl)}  {ratio(ours, up)} "
+              f"{ratio(ours, bl):>9} {ratio(up, bl)}  "
+              f"{base.label if base else ''}{'; ' if base and verdict else ''}{'; '.join(verdict)}",
+              flush=True)
+    if "scale direct launch (ctypes)" in results:
+        direct = results["scale direct launch (ctypes)"]["tvmffi"]
+        bare = results["ctypes call, n = 0 (no launch)"]["tvmffi"]
+        ffi = results["scale torch CUDA (host)"]["tvmffi"]
+        print(f"launch floor: a direct launch costs ~{direct - bare:.3f} us of host time "
+              f"(ctypes {direct:.3f} - bare ctypes {bare:.3f}); tvmffi's scale spends "
+              f"~{ffi - (direct - bare):.3f} us on top of that launch", flush=True)
+        up = results["scale torch CUDA (host)"].get("upstream")
+        if up is not None:
+            print(f"              upstream's scale spends ~{up - (direct - bare):.3f} us on top",
+                  flush=True)
+    if upstream is not None:
+        upstream.close()
     for s in skipped:
         print(f"skipped: {s}")
+    out = os.environ.get("TVMFFI_BENCH_JSON")
+    if out:
+        with open(out, "w") as f:
+            json.dump(results, f, indent=1)
     return 0
 
 
