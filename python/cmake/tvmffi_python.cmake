@@ -26,7 +26,9 @@ message(STATUS "tvmffi Python: ${Python_EXECUTABLE} (${Python_VERSION}), nanobin
 
 # The extension does not link libtvmffi: tvmffi/__init__.py loads the runtime
 # (by its path in the package) with RTLD_GLOBAL before importing _core.
-nanobind_add_module(tvmffi_python_core NB_STATIC
+# NOMINSIZE: nanobind builds for size (-Os) by default; the call path is
+# hot, and -O3 takes ~10% fewer instructions per call (callgrind).
+nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/core.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc)
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)

@@ -964,13 +964,19 @@ PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* pyargs, Py_ssiz
   }
   // Environment of the call: the framework allocates, its stream is current.
   DLPackManagedTensorAllocator prev_alloc = nullptr;
-  const Framework* prev_fw = tls_alloc_fw;
+  const Framework* prev_fw = nullptr;
+  bool py_alloc = false;
   if (f.fw != nullptr) {
     DLPackManagedTensorAllocator alloc =
-        f.fw->api != nullptr && f.fw->api->managed_tensor_allocator != nullptr
-            ? f.fw->api->managed_tensor_allocator
-            : PyFrameworkAlloc;
-    tls_alloc_fw = f.fw;
+        f.fw->api != nullptr ? f.fw->api->managed_tensor_allocator : nullptr;
+    if (alloc == nullptr) {
+      // Only the Python-hook allocator reads the framework from the thread:
+      // exchange-API frameworks skip both thread-local accesses.
+      alloc = PyFrameworkAlloc;
+      py_alloc = true;
+      prev_fw = tls_alloc_fw;
+      tls_alloc_fw = f.fw;
+    }
     TVMFFIEnvSetDLPackManagedTensorAllocator(alloc, 0, &prev_alloc);
   }
   TVMFFIStreamHandle prev_stream = nullptr;
@@ -985,7 +991,7 @@ PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* pyargs, Py_ssiz
   if (f.has_stream) TVMFFIEnvSetStream(f.dev_type, f.dev_id, prev_stream, nullptr);
   if (f.fw != nullptr) {
     TVMFFIEnvSetDLPackManagedTensorAllocator(prev_alloc, 0, nullptr);
-    tls_alloc_fw = prev_fw;
+    if (py_alloc) tls_alloc_fw = prev_fw;
   }
   if (rc != 0) {
     SetPyErrorFromFFI();
