@@ -143,13 +143,18 @@ def worker(path: str, cpu_kernels: str, cuda_kernels: str | None, number: int) -
     torch = sys.modules.get("torch")
     if torch is not None:
         info["torch_exchange_api"] = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
-    print(json.dumps(info), flush=True)
+    print(MARK + json.dumps(info), flush=True)
     for line in sys.stdin:
         name = line.strip()
         if not name:
             break
-        print(repr(timers[name]()), flush=True)
+        print(MARK + repr(timers[name]()), flush=True)
     return 0
+
+
+# Protocol lines of the worker start with this; anything else the package
+# prints on stdout is passed on to stderr.
+MARK = "@@bench "
 
 
 class Upstream:
@@ -162,18 +167,21 @@ class Upstream:
             cmd += ["--cuda-kernels", args.cuda_kernels]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True)
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the upstream worker exited (rc={self.proc.wait()})")
-        self.info = json.loads(line)
+        self.info = json.loads(self._reply("start-up"))
+
+    def _reply(self, what: str) -> str:
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the upstream worker exited in {what} (rc={self.proc.wait()})")
+            if line.startswith(MARK):
+                return line[len(MARK):]
+            sys.stderr.write("[upstream] " + line)
 
     def batch(self, name: str) -> float:
         self.proc.stdin.write(name + "\n")
         self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the upstream worker died in {name} (rc={self.proc.wait()})")
-        return float(line)
+        return float(self._reply(name))
 
     def close(self) -> None:
         self.proc.stdin.close()
@@ -219,9 +227,18 @@ def main() -> int:
     cases = build_cases(tvmffi, args.cpu_kernels, args.cuda_kernels, args.number, skipped)
     bases = baselines(cases)
     if "scale torch CUDA (host)" in cases:
-        cases.update(launch_floor(args.cuda_kernels, cases["scale torch CUDA (host)"]))
+        try:
+            cases.update(launch_floor(args.cuda_kernels, cases["scale torch CUDA (host)"]))
+        except (OSError, AttributeError, RuntimeError) as err:
+            skipped.append(f"launch floor: {err}")
 
-    upstream = Upstream(args.upstream, args) if args.upstream else None
+    upstream = None
+    if args.upstream:
+        try:
+            upstream = Upstream(args.upstream, args)
+        except (OSError, RuntimeError, ValueError) as err:
+            print(f"upstream tvm_ffi not timed: {err}", flush=True)
+            skipped.append(f"upstream: {err}")
     import numpy
 
     torch = sys.modules.get("torch")
@@ -243,16 +260,24 @@ def main() -> int:
         # Batches alternate between tvmffi, upstream and the baseline, so that
         # a busy machine slows them alike.
         runs: list[tuple[str, Callable[[], float]]] = [("ours", timer(case))]
-        if upstream is not None and name in upstream.info["cases"]:
+        if upstream is not None and upstream.proc.poll() is None and name in upstream.info["cases"]:
             runs.append(("up", lambda n=name: upstream.batch(n)))
         base = bases.get(name)
         if base is not None:
             runs.append(("base", timer(case._replace(stmt=base.stmt))))
         best = {k: float("inf") for k, _ in runs}
         repeat = args.repeat * (4 if case.number == CUDA_BATCH else 1)
-        for _ in range(repeat):
-            for k, fn in runs:
-                best[k] = min(best[k], fn())
+        try:
+            for _ in range(repeat):
+                for k, fn in runs:
+                    best[k] = min(best[k], fn())
+        except RuntimeError as err:  # the upstream worker died: go on without it
+            print(f"{name}: {err}", flush=True)
+            skipped.append(f"upstream from {name} on: {err}")
+            best.pop("up", None)
+            best = {k: (v if v != float("inf") else None) for k, v in best.items()}
+            if best.get("ours") is None:
+                continue
         ours, up, bl = best["ours"], best.get("up"), best.get("base")
         results[name] = {"tvmffi": ours, "upstream": up, "baseline": bl,
                          "baseline_stmt": base.label if base else None}
@@ -272,7 +297,8 @@ def main() -> int:
               f"{ratio(ours, bl):>9} {ratio(up, bl)}  "
               f"{base.label if base else ''}{'; ' if base and verdict else ''}{'; '.join(verdict)}",
               flush=True)
-    if "scale direct launch (ctypes)" in results:
+    if all(k in results for k in ("scale direct launch (ctypes)", "ctypes call, n = 0 (no launch)",
+                                  "scale torch CUDA (host)")):
         direct = results["scale direct launch (ctypes)"]["tvmffi"]
         bare = results["ctypes call, n = 0 (no launch)"]["tvmffi"]
         ffi = results["scale torch CUDA (host)"]["tvmffi"]
@@ -283,7 +309,7 @@ def main() -> int:
         if up is not None:
             print(f"              upstream's scale spends ~{up - (direct - bare):.3f} us on top",
                   flush=True)
-    if upstream is not None:
+    if upstream is not None and upstream.proc.poll() is None:
         upstream.close()
     for s in skipped:
         print(f"skipped: {s}")
