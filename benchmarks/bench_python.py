@@ -116,6 +116,8 @@ def launch_floor(cuda_kernels: str, case: Case) -> dict[str, Case]:
     x, y = case.env["x"], case.env["y"]
     stream = torch.cuda.current_stream().cuda_stream
     args = (y.data_ptr(), x.data_ptr(), 2.0, x.numel(), x.device.index or 0, stream)
+    x.fill_(1.5)
+    y.zero_()
     rc = fn(*args)
     torch.cuda.synchronize()
     if rc != 0 or not bool((y == 2.0 * x).all()):
