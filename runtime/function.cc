@@ -209,7 +209,10 @@ struct LoadFailureList {
 // A String argument as a view; TypeError naming the function otherwise.
 std::string_view StringArg(const char* fname, const TVMFFIAny* args, int32_t num_args) {
   std::string_view s;
-  if (num_args != 1 || !AnyGetBytes(&args[0], &s, Concat(fname, ": argument 0").c_str())) {
+  // On the stack: removing a global must not need memory.
+  char what[96];
+  std::snprintf(what, sizeof(what), "%s: argument 0", fname);
+  if (num_args != 1 || !AnyGetBytes(&args[0], &s, what)) {
     Throw("TypeError", fname, " expects one string argument");
   }
   return s;

@@ -435,10 +435,18 @@ TVMFFIObject* LoadLibraryModule(const std::string& path) {
   std::lock_guard<std::mutex> lock(st->mu);
   auto it = st->by_handle.find(handle);
   if (it == st->by_handle.end()) {
-    // First load: write the library's symbols, then publish its module.
-    TVMFFIObject* mod = NewModule(kKindLibrary, std::move(impl));
+    // First load: room in the table first (out of memory there must not leak
+    // the module), then write the library's symbols and publish its module.
+    it = st->by_handle.emplace(handle, nullptr).first;
+    TVMFFIObject* mod;
+    try {
+      mod = NewModule(kKindLibrary, std::move(impl));
+    } catch (...) {
+      st->by_handle.erase(it);
+      throw;
+    }
     writes.Apply(mod);
-    it = st->by_handle.emplace(handle, mod).first;  // the loader's own reference
+    it->second = mod;  // the loader's own reference
   }
   // (Otherwise another thread published it meanwhile: use that one.)
   IncRef(it->second);

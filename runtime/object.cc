@@ -31,7 +31,7 @@ TVMFFIObject* InitObjectHeader(void* mem, int32_t type_index, void (*deleter)(vo
 }
 
 TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*, int)) {
-  void* mem = std::malloc(size);
+  void* mem = TVMFFI_RT_MALLOC(size);
   if (mem == nullptr) throw std::bad_alloc();
   return InitObjectHeader(mem, type_index, deleter);
 }
@@ -407,7 +407,9 @@ void BuiltinDeleteSpace(void* body) {
   std::free(static_cast<char*>(body) - *OffsetWordOf(body));
 }
 
-void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) {
+// A C callback: raises and returns NULL, never throws (even when the message
+// itself cannot be allocated).
+void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) noexcept try {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
     SetRaised("ValueError", Concat("TVMFFICustomAllocator (built-in): `alignment` ", alignment,
                                    " is not a power of two"));
@@ -415,7 +417,7 @@ void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) {
   }
   size_t offset = alignment > kMinBodyOffset ? alignment : kMinBodyOffset;
   void* base = nullptr;
-  if (size > SIZE_MAX - offset || posix_memalign(&base, offset, offset + size) != 0) {
+  if (size > SIZE_MAX - offset || TVMFFI_RT_POSIX_MEMALIGN(&base, offset, offset + size) != 0) {
     SetRaised("MemoryError", Concat("TVMFFICustomAllocator (built-in): cannot allocate ", size,
                                     " bytes aligned to ", alignment));
     return nullptr;
@@ -424,6 +426,9 @@ void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) {
   *OffsetWordOf(body) = offset;
   reinterpret_cast<TVMFFIObjectAllocHeader*>(body)[-1].delete_space = BuiltinDeleteSpace;
   return body;
+} catch (...) {
+  SetRaised("MemoryError", "TVMFFICustomAllocator (built-in): out of memory");
+  return nullptr;
 }
 
 TVMFFICustomAllocator kBuiltinAllocator{BuiltinAllocate, nullptr};
