@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "fault_injection.h"
@@ -70,6 +71,18 @@ const RealNew& Real() {
       reinterpret_cast<AlignedNothrow>(Lookup("_ZnwmSt11align_val_tRKSt9nothrow_t")),
       reinterpret_cast<AlignedNothrow>(Lookup("_ZnamSt11align_val_tRKSt9nothrow_t"))};
   return real;
+}
+
+// TVMFFI_FAULT_INJECTION_LOAD=N arms the loading thread's countdown before any
+// static initialiser of this library runs (priority 101 comes before the
+// default), so that loading itself meets the failure (tests/oom/load_probe.cc);
+// TVMFFI_FAULT_INJECTION_LOAD_STICKY=1 makes it sticky.
+__attribute__((constructor(101))) void ArmAtLoad() {
+  const char* nth = std::getenv("TVMFFI_FAULT_INJECTION_LOAD");
+  if (nth == nullptr) return;
+  const char* sticky = std::getenv("TVMFFI_FAULT_INJECTION_LOAD_STICKY");
+  tl_fault = FaultState{std::strtoll(nth, nullptr, 10), 0,
+                        sticky != nullptr && std::strcmp(sticky, "0") != 0, false};
 }
 
 }  // namespace

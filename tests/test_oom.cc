@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
+#include <unistd.h>
 #include <new>
 #include <set>
 #include <string>
@@ -677,6 +679,96 @@ TEST_CASE("OOM: the global registry", "[oom]") {
         CHECK(typed.use_count() == 1);
         CHECK(GlobalNames() == before);
       });
+}
+
+// --------------------------------------------------------------------------
+// Loading the library (its static initialisers)
+// --------------------------------------------------------------------------
+
+struct ProbeRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the load probe with allocation `nth` of loading failing (0: none).
+ProbeRun RunLoadProbe(int64_t nth, bool sticky) {
+  char err_path[] = "/tmp/tvmffi_oom_probe_XXXXXX";
+  int fd = mkstemp(err_path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::string cmd = "TVMFFI_FAULT_INJECTION_LOAD=" + std::to_string(nth) +
+                    " TVMFFI_FAULT_INJECTION_LOAD_STICKY=" + (sticky ? "1" : "0") + " '" +
+                    TVMFFI_TEST_LOAD_PROBE + "' 2>" + err_path;
+  ProbeRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  r.status = pclose(p);
+  if (FILE* e = std::fopen(err_path, "r")) {
+    while ((n = std::fread(buf, 1, sizeof(buf), e)) > 0) r.err.append(buf, n);
+    std::fclose(e);
+  }
+  std::remove(err_path);
+  return r;
+}
+
+// The values of the lines "<key> <value>" of the probe's output.
+std::vector<std::string> Lines(const std::string& text, const std::string& key) {
+  std::vector<std::string> values;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    if (line.rfind(key + " ", 0) == 0) values.push_back(line.substr(key.size() + 1));
+    pos = end + 1;
+  }
+  return values;
+}
+
+TEST_CASE("OOM: loading the library (static initialisers)", "[oom]") {
+  // A clean load: the full set of built-in globals.
+  ProbeRun clean = RunLoadProbe(0, false);
+  REQUIRE(clean.status == 0);
+  std::vector<std::string> all = Lines(clean.out, "global");
+  REQUIRE(all.size() > 20);
+  REQUIRE(Lines(clean.out, "injected") == std::vector<std::string>{"0"});
+  int64_t survived[2] = {0, 0};
+  for (int sticky = 0; sticky < 2; ++sticky) {
+    for (int64_t n = 1;; ++n) {
+      ProbeRun r = RunLoadProbe(n, sticky != 0);
+      INFO("load with allocation " << n << (sticky ? " (sticky)" : " (one-shot)")
+                                   << " failing; stdout:\n" << r.out << "stderr:\n" << r.err);
+      // The process ran to the end: no abort, no terminate, no leak (ASan).
+      REQUIRE(r.status == 0);
+      std::vector<std::string> injected = Lines(r.out, "injected");
+      REQUIRE(injected.size() == 1);
+      // Raising an error works after any failed load.
+      CHECK(Lines(r.out, "raise") == std::vector<std::string>{"ValueError"});
+      // A built-in that is missing was reported on stderr, by name.
+      std::vector<std::string> got = Lines(r.out, "global");
+      std::set<std::string> have(got.begin(), got.end());
+      for (const std::string& name : all) {
+        if (have.count(name) == 0) {
+          CHECK(r.err.find("built-in global `" + name + "`") != std::string::npos);
+        }
+      }
+      if (injected[0] == "0") {
+        CHECK(got == all);
+        break;
+      }
+      ++survived[sticky];
+      REQUIRE(n < 10000);
+    }
+  }
+  std::printf("oom: %-44s %5lld injected failures survived (%lld one-shot, %lld sticky)\n",
+              "load: the runtime's static initialisers",
+              static_cast<long long>(survived[0] + survived[1]),
+              static_cast<long long>(survived[0]), static_cast<long long>(survived[1]));
+  CHECK(survived[0] > 0);
 }
 
 }  // namespace

@@ -14,3 +14,12 @@ target_include_directories(test_oom PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${PROJECT_
 target_compile_definitions(test_oom PRIVATE
   "TVMFFI_TEST_LIB_A=\"$<TARGET_FILE:tvmffi_oom_mod>\"")
 add_dependencies(test_oom tvmffi_oom_mod)
+
+# Loads libtvmffi with an allocation of its static initialisers failing.
+add_executable(tvmffi_oom_load_probe ${CMAKE_CURRENT_LIST_DIR}/load_probe.cc)
+target_link_libraries(tvmffi_oom_load_probe PRIVATE tvmffi::tvmffi)
+target_include_directories(tvmffi_oom_load_probe PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+tvmffi_add_warnings(tvmffi_oom_load_probe)
+target_compile_definitions(test_oom PRIVATE
+  "TVMFFI_TEST_LOAD_PROBE=\"$<TARGET_FILE:tvmffi_oom_load_probe>\"")
+add_dependencies(test_oom tvmffi_oom_load_probe)
