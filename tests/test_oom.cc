@@ -10,6 +10,8 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/dict.h>
+#include <tvm/ffi/container/list.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/container/tensor.h>
@@ -23,6 +25,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <cstdlib>
 #include <unistd.h>
 #include <new>
@@ -42,8 +46,92 @@ namespace ffi = tvm::ffi;
 constexpr const char* kLong = "a string long enough to need an object of its own";
 
 // --------------------------------------------------------------------------
+// This binary's own allocations (the header-only C++ layer: make_object,
+// List/Dict storage, Strings). A countdown of this binary, armed only by the
+// whole-process scenarios; then the runtime's operator new, which forwards
+// here, is counted too.
+// --------------------------------------------------------------------------
+
+struct ExeFault {
+  int64_t countdown;
+  int64_t injected;
+  bool sticky;
+  bool failing;
+};
+thread_local ExeFault tl_exe{0, 0, false, false};
+
+bool ExeFails() noexcept {
+  ExeFault& s = tl_exe;
+  if (s.failing) {
+    ++s.injected;
+    return true;
+  }
+  if (s.countdown <= 0 || --s.countdown != 0) return false;
+  ++s.injected;
+  s.failing = s.sticky;
+  // As the runtime's: TVMFFI_FAULT_INJECTION_TRACE=1 prints where.
+  static const bool trace = std::getenv("TVMFFI_FAULT_INJECTION_TRACE") != nullptr;
+  if (trace) {
+    void* pcs[64];
+    std::fprintf(stderr, "test_oom: failing this allocation:\n");
+    backtrace_symbols_fd(pcs, backtrace(pcs, 64), 2);
+  }
+  return true;
+}
+
+int64_t ExeFaultSet(int64_t nth, bool sticky) {
+  int64_t injected = tl_exe.injected;
+  tl_exe = ExeFault{nth, 0, sticky, false};
+  return injected;
+}
+
+}  // namespace
+
+// The process's real operators come after this binary (the sanitizer's or libstdc++'s).
+namespace {
+using PlainNew = void* (*)(std::size_t);
+using AlignedNew = void* (*)(std::size_t, std::align_val_t);
+void* NextOperator(const char* mangled) {
+  void* p = dlsym(RTLD_NEXT, mangled);
+  if (p == nullptr) std::abort();
+  return p;
+}
+}  // namespace
+
+void* operator new(std::size_t n) {
+  static const auto real = reinterpret_cast<PlainNew>(NextOperator("_Znwm"));
+  if (ExeFails()) throw std::bad_alloc();
+  return real(n);
+}
+void* operator new[](std::size_t n) {
+  static const auto real = reinterpret_cast<PlainNew>(NextOperator("_Znam"));
+  if (ExeFails()) throw std::bad_alloc();
+  return real(n);
+}
+void* operator new(std::size_t n, std::align_val_t a) {
+  static const auto real = reinterpret_cast<AlignedNew>(NextOperator("_ZnwmSt11align_val_t"));
+  if (ExeFails()) throw std::bad_alloc();
+  return real(n, a);
+}
+void* operator new[](std::size_t n, std::align_val_t a) {
+  static const auto real = reinterpret_cast<AlignedNew>(NextOperator("_ZnamSt11align_val_t"));
+  if (ExeFails()) throw std::bad_alloc();
+  return real(n, a);
+}
+
+namespace {
+
+// --------------------------------------------------------------------------
 // The driver
 // --------------------------------------------------------------------------
+
+// Which allocations a scenario's N counts, and where it runs.
+enum class Mode {
+  kRuntime,        // the runtime's own allocations, on this thread
+  kRuntimeFresh,   // the same, each run on a new thread (fresh thread-local tables)
+  kWholeProcess,   // every operator new of the process, on this thread; header-only
+                   // C++ code reports a failure as std::bad_alloc
+};
 
 struct Outcome {
   int64_t injected = 0;  // allocations that failed during the run
@@ -55,21 +143,32 @@ struct Outcome {
 // One run of `act` with the nth allocation failing. act returns 0, or -1
 // after a C call failed (its error is then in the raised slot), or throws.
 template <typename Act>
-Outcome RunArmed(int64_t nth, bool sticky, Act& act) {
+Outcome RunArmed(int64_t nth, bool sticky, Mode mode, Act& act) {
+  const bool whole = mode == Mode::kWholeProcess;
+  auto disarm = [&] { return whole ? ExeFaultSet(0, false) : TVMFFIFaultInjectionSet(0, 0); };
   Outcome out;
   int rc = 0;
-  TVMFFIFaultInjectionSet(nth, sticky ? 1 : 0);
+  if (whole) {
+    ExeFaultSet(nth, sticky);
+  } else {
+    TVMFFIFaultInjectionSet(nth, sticky ? 1 : 0);
+  }
   try {
     rc = act();
-    out.injected = TVMFFIFaultInjectionSet(0, 0);
+    out.injected = disarm();
   } catch (const ffi::Error& e) {
-    out.injected = TVMFFIFaultInjectionSet(0, 0);
+    out.injected = disarm();
     out.failed = true;
     out.kind = e.kind();
     out.message = e.message();
     return out;
+  } catch (const std::bad_alloc&) {
+    out.injected = disarm();
+    out.failed = true;
+    out.kind = "std::bad_alloc";
+    return out;
   } catch (const std::exception& e) {
-    out.injected = TVMFFIFaultInjectionSet(0, 0);
+    out.injected = disarm();
     out.failed = true;
     out.kind = std::string("C++ exception: ") + e.what();
     return out;
@@ -87,17 +186,26 @@ Outcome RunArmed(int64_t nth, bool sticky, Act& act) {
 // allocation is reached. check(failed) runs after each run, disarmed, and
 // asserts the state. Returns the number of runs with an injected failure.
 template <typename Act, typename Check>
-int64_t Survive(const char* name, Act act, Check check) {
+int64_t Survive(const char* name, Act act, Check check, Mode mode = Mode::kRuntime) {
   int64_t survived[2] = {0, 0};
   int64_t clean_errors = 0;
   for (int sticky = 0; sticky < 2; ++sticky) {
     for (int64_t n = 1;; ++n) {
-      Outcome o = RunArmed(n, sticky != 0, act);
+      Outcome o;
+      if (mode == Mode::kRuntimeFresh) {
+        OnNewThread([&] { o = RunArmed(n, sticky != 0, mode, act); });
+      } else {
+        o = RunArmed(n, sticky != 0, mode, act);
+      }
       INFO(name << ": allocation " << n << (sticky ? " (sticky)" : " (one-shot)") << " failed "
                 << o.injected << " time(s); outcome: "
                 << (o.failed ? o.kind + ": " + o.message : std::string("success")));
       if (o.failed) {
-        CHECK(o.kind == "MemoryError");
+        if (mode == Mode::kWholeProcess && o.kind == "std::bad_alloc") {
+          // Thrown by header-only code in this binary, as C++ does.
+        } else {
+          CHECK(o.kind == "MemoryError");
+        }
         ++clean_errors;
       }
       check(o.failed);
@@ -110,7 +218,7 @@ int64_t Survive(const char* name, Act act, Check check) {
       REQUIRE(n < 100000);
     }
   }
-  std::printf("oom: %-44s %5lld injected failures survived (%lld one-shot, %lld sticky), %lld MemoryErrors\n",
+  std::printf("oom: %-52s %5lld injected failures survived (%lld one-shot, %lld sticky), %lld failed cleanly\n",
               name, static_cast<long long>(survived[0] + survived[1]),
               static_cast<long long>(survived[0]), static_cast<long long>(survived[1]),
               static_cast<long long>(clean_errors));
@@ -308,6 +416,40 @@ TEST_CASE("OOM: errors are raised, fetched and chained", "[oom]") {
       [](bool) { CHECK_FALSE(TakeRaised().present); });
 }
 
+TEST_CASE("OOM: C++ functions and errors (whole process)", "[oom]") {
+  // Made, registered, called and thrown through by header-only code of this
+  // binary and the runtime; every operator new of the process in turn.
+  std::string wrong;
+  bool backtrace_empty = true;
+  Survive(
+      "C++ typed function, TVM_FFI_THROW through it (whole process)",
+      [&] {
+        wrong.clear();
+        ffi::Function f = ffi::Function::FromTyped([](int64_t a, const ffi::String& s) -> int64_t {
+          if (a < 0) TVM_FFI_THROW(ValueError) << "negative: " << a << " with " << s;
+          return a + static_cast<int64_t>(s.size());
+        });
+        int64_t r = f(1, ffi::String(kLong)).cast<int64_t>();
+        if (r != 1 + static_cast<int64_t>(std::strlen(kLong))) wrong = "wrong result";
+        try {
+          f(-1, ffi::String(kLong));
+          wrong = "no throw";
+        } catch (const ffi::Error& e) {
+          if (e.kind() == "MemoryError") throw;
+          if (e.kind() != "ValueError") wrong = e.kind();
+          // Out of memory while capturing it, a backtrace may be empty (valid).
+          backtrace_empty = e.backtrace().empty();
+        }
+        return 0;
+      },
+      [&](bool) {
+        CHECK(wrong.empty());
+        CHECK_FALSE(TakeRaised().present);
+      },
+      Mode::kWholeProcess);
+  CHECK_FALSE(backtrace_empty);  // the last, complete run
+}
+
 // --------------------------------------------------------------------------
 // DLPack
 // --------------------------------------------------------------------------
@@ -486,6 +628,37 @@ TEST_CASE("OOM: containers through their globals", "[oom]") {
         return 0;
       },
       [&](bool) { CHECK(cxx_keep.use_count() == 1); });
+
+  // Every allocation of the process in turn, header-only code included; no
+  // Catch2 macro runs while armed (the results are checked afterwards).
+  bool wrong = false;
+  Survive(
+      "containers: C++ List / Dict / Array / Map / Shape (whole process)",
+      [&] {
+        wrong = false;
+        ffi::List<ffi::Any> l;
+        l.push_back(1);
+        l.push_back(ffi::String(kLong));
+        l.push_back(cxx_keep);
+        l.insert(l.begin(), ffi::Any(ffi::String("front, and long enough for an object")));
+        ffi::Dict<ffi::String, ffi::Any> d;
+        d.Set(ffi::String(kLong), cxx_keep);
+        for (int i = 0; i < 20; ++i) d.Set(ffi::String("key number " + std::to_string(i)), i);
+        d.erase(ffi::String("key number 3"));
+        ffi::Array<ffi::Any> a{ffi::Any(1), ffi::Any(cxx_keep), ffi::Any(ffi::String(kLong))};
+        a.push_back(l);
+        ffi::Map<ffi::String, ffi::Any> m;
+        for (int i = 0; i < 12; ++i) m.Set(ffi::String("map key " + std::to_string(i)), a);
+        ffi::Shape s{1, 2, 3, 4, 5};
+        wrong = l.size() != 4 || d.size() != 20 || a.size() != 4 || m.size() != 12 ||
+                s.size() != 5 || !d.Get(ffi::String(kLong)).has_value();
+        return 0;
+      },
+      [&](bool) {
+        CHECK_FALSE(wrong);
+        CHECK(cxx_keep.use_count() == 1);
+      },
+      Mode::kWholeProcess);
 }
 
 // --------------------------------------------------------------------------
@@ -552,6 +725,7 @@ TEST_CASE("OOM: module load and call", "[oom]") {
 // --------------------------------------------------------------------------
 
 int g_alloc_deleted = 0;
+int g_alloc_made = 0;
 
 int TestAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
                   void (*set_error)(void*, const char*, const char*)) {
@@ -569,6 +743,7 @@ int TestAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* err
     ++g_alloc_deleted;
     delete self;
   };
+  ++g_alloc_made;
   *out = m;
   return 0;
 }
@@ -577,8 +752,7 @@ TEST_CASE("OOM: stream and allocator tables", "[oom]") {
   Survive(
       "env: streams for several devices",
       [] {
-        // Fresh devices each run would grow the table forever: the same ones,
-        // reset to NULL at the end of every run.
+        // Each run on a new thread, whose table starts empty.
         for (int32_t dev = 0; dev < 6; ++dev) {
           TVMFFIStreamHandle orig = reinterpret_cast<void*>(1);
           if (TVMFFIEnvSetStream(kDLCUDA, dev, reinterpret_cast<void*>(0x100 + dev), &orig) != 0) {
@@ -590,8 +764,10 @@ TEST_CASE("OOM: stream and allocator tables", "[oom]") {
         return 0;
       },
       [](bool) {
+        // This thread's table was never touched; the run's own went with its thread.
         for (int32_t dev = 0; dev < 6; ++dev) CHECK(TVMFFIEnvGetStream(kDLCUDA, dev) == nullptr);
-      });
+      },
+      Mode::kRuntimeFresh);
 
   Survive(
       "env: allocator set, TVMFFIEnvTensorAlloc, reset",
@@ -607,9 +783,11 @@ TEST_CASE("OOM: stream and allocator tables", "[oom]") {
       [](bool) {
         CHECK(TVMFFIEnvGetDLPackManagedTensorAllocator() == nullptr);
         // Allocated or not, what the allocator made was released exactly once.
-        CHECK(g_alloc_deleted <= 1);
+        CHECK(g_alloc_deleted == g_alloc_made);
         g_alloc_deleted = 0;
-      });
+        g_alloc_made = 0;
+      },
+      Mode::kRuntimeFresh);
 
   Survive(
       "env: the built-in custom allocator",
@@ -764,7 +942,7 @@ TEST_CASE("OOM: loading the library (static initialisers)", "[oom]") {
       REQUIRE(n < 10000);
     }
   }
-  std::printf("oom: %-44s %5lld injected failures survived (%lld one-shot, %lld sticky)\n",
+  std::printf("oom: %-52s %5lld injected failures survived (%lld one-shot, %lld sticky)\n",
               "load: the runtime's static initialisers",
               static_cast<long long>(survived[0] + survived[1]),
               static_cast<long long>(survived[0]), static_cast<long long>(survived[1]));
