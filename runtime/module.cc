@@ -208,7 +208,13 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
     }
     auto* fobj = static_cast<TVMFFIObject*>(f);
     std::lock_guard<std::mutex> lock(impl->mu);
-    auto ins = impl->funcs.emplace(name, fobj);
+    std::pair<decltype(impl->funcs)::iterator, bool> ins;
+    try {
+      ins = impl->funcs.emplace(name, fobj);
+    } catch (...) {
+      DecRef(fobj);  // out of memory: the new function must not leak
+      throw;
+    }
     if (!ins.second) {
       // Another thread won the race: keep one object per name.
       DecRef(fobj);
@@ -462,9 +468,17 @@ TVMFFIObject* SystemLibModule(const std::string& prefix) {
     impl->symbol_prefix = prefix;
     SymbolWrites writes;  // the system table lives in env.cc: no dlsym under the lock
     writes.Resolve(impl.get(), /*system=*/true);
-    TVMFFIObject* mod = NewModule(kKindSystem, std::move(impl));
+    // Room in the table first, as for libraries: a failure must not leak the module.
+    it = st->system.emplace(prefix, nullptr).first;
+    TVMFFIObject* mod;
+    try {
+      mod = NewModule(kKindSystem, std::move(impl));
+    } catch (...) {
+      st->system.erase(it);
+      throw;
+    }
     writes.Apply(mod);
-    it = st->system.emplace(prefix, mod).first;
+    it->second = mod;
   }
   IncRef(it->second);
   return it->second;

@@ -720,6 +720,57 @@ TEST_CASE("OOM: module load and call", "[oom]") {
       [](bool) {});
 }
 
+TEST_CASE("OOM: a loaded module's functions and metadata, global lists (C++)", "[oom]") {
+  ffi::Function load = ffi::Function::GetGlobalRequired("ffi.ModuleLoadFromFile");
+  ffi::Any mod = load(TVMFFI_TEST_LIB_A);
+  auto g = [](const char* name) { return ffi::Function::GetGlobalRequired(name); };
+  ffi::Function get = g("ffi.ModuleGetFunction"), list = g("ffi.ModuleListFunctions"),
+                meta = g("ffi.ModuleGetFunctionMetadata"), doc = g("ffi.ModuleGetFunctionDoc"),
+                implements = g("ffi.ModuleImplementsFunction"), kind = g("ffi.ModuleGetKind"),
+                path = g("ffi.ModuleGetLibraryPath"), imports = g("ffi.ModuleGetImports"),
+                names = g("ffi.FunctionListGlobalNamesFunctor"),
+                global_meta = g("ffi.GetGlobalFuncMetadata"), failures = g("ffi.LoadFailures"),
+                system_lib = g("ffi.SystemLib");
+  Survive(
+      "module: functions, metadata, imports, global lists",
+      [&] {
+        // Results are read after each call (a throwing call stays out of REQUIRE).
+        ffi::Function whoami = get(mod, "whoami", false).cast<ffi::Function>();
+        ffi::String who = whoami().cast<ffi::String>();
+        ffi::Function long_string = get(mod, "long_string", false).cast<ffi::Function>();
+        ffi::Any text = long_string(100);
+        ffi::Function lib_names = get(mod, "names", false).cast<ffi::Function>();
+        auto made = lib_names(5).cast<ffi::Array<ffi::String>>();
+        ffi::Function adder = get(mod, "make_adder", false).cast<ffi::Function>()(10).cast<ffi::Function>();
+        int64_t sum = adder(5).cast<int64_t>();
+        auto listed = list(mod).cast<ffi::Array<ffi::Any>>();
+        ffi::Any m = meta(mod, "add_int", false);
+        ffi::Any d = doc(mod, "add_int", false);
+        bool has = implements(mod, "add_int", false).cast<bool>();
+        ffi::Any k = kind(mod), p = path(mod), imps = imports(mod);
+        ffi::Function step = names().cast<ffi::Function>();
+        int64_t count = step(-1).cast<int64_t>();
+        ffi::Any first = step(0);
+        ffi::Any gm = global_meta("ffi.Array"), lf = failures();
+        ffi::Any sys = system_lib(ffi::Optional<ffi::String>());
+        try {
+          get(mod, "fail", false).cast<ffi::Function>()("no");
+          FAIL("lib_a's fail did not throw");
+        } catch (const ffi::Error& e) {
+          if (e.kind() == "MemoryError") throw;
+          REQUIRE(e.kind() == "ValueError");
+        }
+        REQUIRE(who == "lib_a");
+        REQUIRE(made.size() == 5);
+        REQUIRE(sum == 15);
+        REQUIRE(listed.size() >= 10);
+        REQUIRE(has);
+        REQUIRE(count > 20);
+        return 0;
+      },
+      [](bool) { CHECK_FALSE(TakeRaised().present); });
+}
+
 // --------------------------------------------------------------------------
 // The environment tables
 // --------------------------------------------------------------------------
