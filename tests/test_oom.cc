@@ -854,6 +854,80 @@ TEST_CASE("OOM: stream and allocator tables", "[oom]") {
 }
 
 // --------------------------------------------------------------------------
+// The type registry
+// --------------------------------------------------------------------------
+
+TEST_CASE("OOM: type registration (index, field, method, metadata, attribute)", "[oom]") {
+  Handle method;
+  REQUIRE(TVMFFIFunctionCreate(nullptr, AddCall, nullptr, method.out()) == 0);
+  int run = 0;
+  int methods_registered = 0;
+  std::string key;
+  const std::string field_name = "a_field_with_a_name_long_enough_to_need_memory";
+  const std::string method_name = "a_method_with_a_name_long_enough_to_need_memory";
+  TVMFFIByteArray attr_name = BA("oom.test.type_attribute");
+  Survive(
+      "types: GetOrAllocIndex, RegisterField/Method/Metadata/Attr",
+      [&] {
+        // A new type each run: registrations are permanent.
+        key = "oom.test.Type" + std::to_string(run++);
+        TVMFFIByteArray k = BA(key);
+        int32_t idx = TVMFFITypeGetOrAllocIndex(&k, -1, 1, 0, 1, kTVMFFIObject);
+        if (idx < 0) return -1;
+        TVMFFIFieldInfo field{};
+        field.name = BA(field_name);
+        field.doc = BA("the field's documentation, long enough to be copied to the heap");
+        field.size = 8;
+        field.alignment = 8;
+        field.offset = static_cast<int64_t>(sizeof(TVMFFIObject));
+        field.getter = [](void* f, TVMFFIAny* result) {
+          *result = Int(*static_cast<int64_t*>(f));
+          return 0;
+        };
+        field.field_static_type_index = kTVMFFIInt;
+        if (TVMFFITypeRegisterField(idx, &field) != 0) return -1;
+        TVMFFIMethodInfo m{};
+        m.name = BA(method_name);
+        m.flags = kTVMFFIFieldFlagBitMaskIsStaticMethod;
+        m.method = ObjView(method.get());
+        if (TVMFFITypeRegisterMethod(idx, &m) != 0) return -1;
+        TVMFFITypeMetadata meta{};
+        meta.doc = BA("the type's documentation, long enough to be copied to the heap");
+        meta.total_size = static_cast<int32_t>(sizeof(TVMFFIObject) + 8);
+        if (TVMFFITypeRegisterMetadata(idx, &meta) != 0) return -1;
+        TVMFFIAny value = Int(idx);
+        return TVMFFITypeRegisterAttr(idx, &attr_name, &value);
+      },
+      [&](bool) {
+        // Registered wholly or not at all, piece by piece; nothing half-written.
+        TVMFFIByteArray k = BA(key);
+        int32_t idx = -1;
+        if (TVMFFITypeKeyToIndex(&k, &idx) != 0) {
+          CHECK(TakeRaised().kind == "KeyError");
+          return;
+        }
+        const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(idx);
+        REQUIRE(info != nullptr);
+        CHECK(Str(info->type_key) == key);
+        CHECK(info->num_fields <= 1);
+        CHECK(info->num_methods <= 1);
+        if (info->num_fields == 1) CHECK(Str(info->fields[0].name) == field_name);
+        if (info->num_methods == 1) {
+          CHECK(Str(info->methods[0].name) == method_name);
+          ++methods_registered;
+        }
+        // The registry holds one reference per registered method, no more.
+        CHECK(StrongCount(method.get()) == 1u + static_cast<uint32_t>(methods_registered));
+        if (const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr_name)) {
+          if (static_cast<size_t>(idx) < col->size &&
+              col->data[idx].type_index != kTVMFFINone) {
+            CHECK(col->data[idx].v_int64 == idx);
+          }
+        }
+      });
+}
+
+// --------------------------------------------------------------------------
 // The global registry
 // --------------------------------------------------------------------------
 
