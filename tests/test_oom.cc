@@ -6,7 +6,11 @@
 // full success or a clean MemoryError (-1 plus a raised MemoryError from C,
 // tvm::ffi::Error of kind MemoryError from C++), with the state unchanged:
 // reference counts, registry contents, deleter counts. ASan (CI) checks that
-// nothing leaks and nothing is touched after free.
+// nothing leaks and nothing is touched after free. Some scenarios run each
+// attempt on a new thread (fresh thread-local tables); the "whole process"
+// ones count every operator new of the process instead, header-only C++ code
+// of this binary included (which reports failure as std::bad_alloc); the
+// loading scenario starts a child process per attempt (tests/oom/load_probe.cc).
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/container/array.h>
