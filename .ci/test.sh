@@ -3,6 +3,7 @@
 #   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists)
 #                  + the Python package (pytest python/tests after ctest)
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
+#   build/oom      Debug with ASan/UBSan and TVMFFI_FAULT_INJECTION=ON: test_oom only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
 #                  and the thread-relevant suites only
 #   build/fuzz     clang, libFuzzer + ASan/UBSan: each fuzz target for a bounded time
@@ -153,6 +154,23 @@ run_phase asan build/asan \
 run_pytest asan build/asan \
   "LD_PRELOAD=$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+
+# ------------------------------------------------------------------ oom ---
+# Out-of-memory injection (issue #14, tests/RELIABILITY.md): a small ASan/UBSan
+# build with TVMFFI_FAULT_INJECTION=ON that builds only the runtime, test_oom
+# and what test_oom loads; ctest runs test_oom (ASAN_OPTIONS as for asan).
+run_oom_phase() {
+  run_phase oom build/oom \
+    -DCMAKE_BUILD_TYPE=Debug \
+    -DTVMFFI_SANITIZE=ON \
+    -DTVMFFI_FAULT_INJECTION=ON \
+    -DTVMFFI_BUILD_TESTS=ON \
+    -DTVMFFI_BUILD_KERNELS=OFF \
+    -DTVMFFI_BUILD_TOOLS=OFF \
+    -DTVMFFI_BUILD_BENCHMARKS=OFF \
+    -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+}
+run_oom_phase
 
 # ----------------------------------------------------------------- tsan ---
 # ThreadSanitizer (issue #14): the suites in TVMFFI_TSAN_TESTS (tests/CMakeLists.txt).

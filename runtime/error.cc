@@ -82,18 +82,21 @@ void Park(TVMFFIObject* err) {
   DecRef(old);
 }
 
-// Parked when even creating an error fails; never freed.
-TVMFFIObject* OutOfMemoryError() {
-  static TVMFFIObject* oom = [] {
-    TVMFFIObject* e = MakeError("MemoryError", "out of memory (while creating an error)", "",
-                                nullptr, nullptr);
-    IncRef(e);  // one extra reference that is never dropped
-    return e;
-  }();
-  return oom;
-}
-// Created at load time so that reporting out-of-memory never allocates.
-[[maybe_unused]] TVMFFIObject* const kEagerOutOfMemoryError = OutOfMemoryError();
+// Parked when even creating an error fails. Static storage, so that reporting
+// out of memory never allocates, not even at load time; its reference that is
+// never dropped keeps it alive, and its backtrace stays empty.
+void KeepBacktrace(TVMFFIObjectHandle, const TVMFFIByteArray*, int32_t) {}
+void NeverFreed(void*, int) {}
+struct StaticErrorObject {
+  TVMFFIObject header;
+  TVMFFIErrorCell cell;
+};
+constexpr char kOutOfMemoryMessage[] = "out of memory (while creating an error)";
+StaticErrorObject g_out_of_memory{
+    {::tvm::ffi::details::kCombinedRefCountBothOne, kTVMFFIError, 0, {NeverFreed}},
+    {{"MemoryError", 11}, {kOutOfMemoryMessage, sizeof(kOutOfMemoryMessage) - 1}, {"", 0},
+     KeepBacktrace, nullptr, nullptr}};
+TVMFFIObject* OutOfMemoryError() { return &g_out_of_memory.header; }
 
 // ---------------------------------------------------------------------------
 // Error kinds

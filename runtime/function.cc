@@ -209,7 +209,10 @@ struct LoadFailureList {
 // A String argument as a view; TypeError naming the function otherwise.
 std::string_view StringArg(const char* fname, const TVMFFIAny* args, int32_t num_args) {
   std::string_view s;
-  if (num_args != 1 || !AnyGetBytes(&args[0], &s, Concat(fname, ": argument 0").c_str())) {
+  // On the stack: removing a global must not need memory.
+  char what[96];
+  std::snprintf(what, sizeof(what), "%s: argument 0", fname);
+  if (num_args != 1 || !AnyGetBytes(&args[0], &s, what)) {
     Throw("TypeError", fname, " expects one string argument");
   }
   return s;
@@ -362,17 +365,37 @@ void RecordLoadFailure(std::string_view what) noexcept {
   }
 }
 
+namespace {
+
+// Records "cannot <verb> built-in global `name`[: detail][: more]" with the text
+// on the stack: these run in noexcept static initialisers, where the failure
+// may be the lack of memory itself.
+void RecordBuiltinFailure(const char* verb, std::string_view name, std::string_view detail,
+                          std::string_view more = {}) noexcept {
+  char text[512];
+  std::snprintf(text, sizeof(text), "cannot %s built-in global `%.*s`%s%.*s%s%.*s", verb,
+                static_cast<int>(name.size()), name.data(), detail.empty() ? "" : ": ",
+                static_cast<int>(detail.size()), detail.data(), more.empty() ? "" : ": ",
+                static_cast<int>(more.size()), more.data());
+  RecordLoadFailure(text);
+}
+
+std::string_view View(const TVMFFIByteArray& b) { return std::string_view(b.data, b.size); }
+
+}  // namespace
+
 bool RegisterBuiltinGlobal(std::string_view name, TVMFFIObject* func) noexcept {
   try {
     GlobalRegistry::Global()->Set(name, func, /*allow_override=*/false);
     return true;
   } catch (const ::tvm::ffi::Error& e) {
-    RecordLoadFailure(
-        Concat("cannot register built-in global `", name, "`: ", e.kind(), ": ", e.message()));
+    const TVMFFIErrorCell* cell =
+        TVMFFIErrorGetCellPtr(::tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(e));
+    RecordBuiltinFailure("register", name, View(cell->kind), View(cell->message));
   } catch (const std::exception& e) {
-    RecordLoadFailure(Concat("cannot register built-in global `", name, "`: ", e.what()));
+    RecordBuiltinFailure("register", name, e.what());
   } catch (...) {
-    RecordLoadFailure(Concat("cannot register built-in global `", name, "`"));
+    RecordBuiltinFailure("register", name, {});
   }
   return false;
 }
@@ -382,7 +405,7 @@ bool RegisterBuiltinGlobal(std::string_view name, TVMFFISafeCallType call) noexc
   try {
     f = MakeFunction(nullptr, call, nullptr);
   } catch (...) {
-    RecordLoadFailure(Concat("cannot create built-in global `", name, "`: out of memory"));
+    RecordBuiltinFailure("create", name, "out of memory");
     return false;
   }
   bool ok = RegisterBuiltinGlobal(name, f);

@@ -12,7 +12,9 @@
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/string.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -80,6 +82,24 @@ inline void CheckNotNull(const T* p, const char* func, const char* arg) {
 inline bool BadCallArgs(const TVMFFIAny* args, int32_t num_args, const TVMFFIAny* result) {
   return result == nullptr || num_args < 0 || (args == nullptr && num_args != 0);
 }
+
+// ---------------------------------------------------------------------------
+// Out-of-memory injection (-DTVMFFI_FAULT_INJECTION=ON only, fault_injection.cc):
+// the runtime's malloc-style allocations ask the injection first. In every
+// other build these are the plain calls.
+// ---------------------------------------------------------------------------
+
+#ifdef TVMFFI_FAULT_INJECTION
+/*! \brief True when this allocation is to fail (TVMFFIFaultInjectionSet). */
+bool FaultInjectionFails() noexcept;
+#define TVMFFI_RT_MALLOC(size) \
+  (::tvmffi::rt::FaultInjectionFails() ? nullptr : std::malloc(size))
+#define TVMFFI_RT_POSIX_MEMALIGN(out, alignment, size) \
+  (::tvmffi::rt::FaultInjectionFails() ? ENOMEM : posix_memalign(out, alignment, size))
+#else
+#define TVMFFI_RT_MALLOC(size) std::malloc(size)
+#define TVMFFI_RT_POSIX_MEMALIGN(out, alignment, size) posix_memalign(out, alignment, size)
+#endif
 
 // ---------------------------------------------------------------------------
 // Objects (object.cc)

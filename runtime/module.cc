@@ -208,7 +208,13 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
     }
     auto* fobj = static_cast<TVMFFIObject*>(f);
     std::lock_guard<std::mutex> lock(impl->mu);
-    auto ins = impl->funcs.emplace(name, fobj);
+    std::pair<decltype(impl->funcs)::iterator, bool> ins;
+    try {
+      ins = impl->funcs.emplace(name, fobj);
+    } catch (...) {
+      DecRef(fobj);  // out of memory: the new function must not leak
+      throw;
+    }
     if (!ins.second) {
       // Another thread won the race: keep one object per name.
       DecRef(fobj);
@@ -435,10 +441,18 @@ TVMFFIObject* LoadLibraryModule(const std::string& path) {
   std::lock_guard<std::mutex> lock(st->mu);
   auto it = st->by_handle.find(handle);
   if (it == st->by_handle.end()) {
-    // First load: write the library's symbols, then publish its module.
-    TVMFFIObject* mod = NewModule(kKindLibrary, std::move(impl));
+    // First load: room in the table first (out of memory there must not leak
+    // the module), then write the library's symbols and publish its module.
+    it = st->by_handle.emplace(handle, nullptr).first;
+    TVMFFIObject* mod;
+    try {
+      mod = NewModule(kKindLibrary, std::move(impl));
+    } catch (...) {
+      st->by_handle.erase(it);
+      throw;
+    }
     writes.Apply(mod);
-    it = st->by_handle.emplace(handle, mod).first;  // the loader's own reference
+    it->second = mod;  // the loader's own reference
   }
   // (Otherwise another thread published it meanwhile: use that one.)
   IncRef(it->second);
@@ -454,9 +468,17 @@ TVMFFIObject* SystemLibModule(const std::string& prefix) {
     impl->symbol_prefix = prefix;
     SymbolWrites writes;  // the system table lives in env.cc: no dlsym under the lock
     writes.Resolve(impl.get(), /*system=*/true);
-    TVMFFIObject* mod = NewModule(kKindSystem, std::move(impl));
+    // Room in the table first, as for libraries: a failure must not leak the module.
+    it = st->system.emplace(prefix, nullptr).first;
+    TVMFFIObject* mod;
+    try {
+      mod = NewModule(kKindSystem, std::move(impl));
+    } catch (...) {
+      st->system.erase(it);
+      throw;
+    }
     writes.Apply(mod);
-    it = st->system.emplace(prefix, mod).first;
+    it->second = mod;
   }
   IncRef(it->second);
   return it->second;

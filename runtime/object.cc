@@ -31,7 +31,7 @@ TVMFFIObject* InitObjectHeader(void* mem, int32_t type_index, void (*deleter)(vo
 }
 
 TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*, int)) {
-  void* mem = std::malloc(size);
+  void* mem = TVMFFI_RT_MALLOC(size);
   if (mem == nullptr) throw std::bad_alloc();
   return InitObjectHeader(mem, type_index, deleter);
 }
@@ -232,12 +232,14 @@ class TypeRegistry {
     f.name = CopyBytes(src->name);
     f.doc = CopyBytes(src->doc);
     f.metadata = CopyBytes(src->metadata);
-    if (src->flags & kTVMFFIFieldFlagBitMaskHasDefault) {
-      f.default_value_or_factory = KeepAny(&src->default_value_or_factory);
-    } else {
-      f.default_value_or_factory = TVMFFIAny{};
+    bool kept = (src->flags & kTVMFFIFieldFlagBitMaskHasDefault) != 0;
+    f.default_value_or_factory = kept ? KeepAny(&src->default_value_or_factory) : TVMFFIAny{};
+    try {
+      GrowAndPublish(&e->fields, f, &e->info.fields, &e->info.num_fields);
+    } catch (...) {
+      if (kept) DropLastKept();
+      throw;
     }
-    GrowAndPublish(&e->fields, f, &e->info.fields, &e->info.num_fields);
   }
 
   void RegisterMethod(int32_t type_index, const TVMFFIMethodInfo* src) {
@@ -248,7 +250,12 @@ class TypeRegistry {
     m.doc = CopyBytes(src->doc);
     m.metadata = CopyBytes(src->metadata);
     m.method = KeepAny(&src->method);
-    GrowAndPublish(&e->methods, m, &e->info.methods, &e->info.num_methods);
+    try {
+      GrowAndPublish(&e->methods, m, &e->info.methods, &e->info.num_methods);
+    } catch (...) {
+      DropLastKept();
+      throw;
+    }
   }
 
   void RegisterMetadata(int32_t type_index, const TVMFFITypeMetadata* src) {
@@ -263,9 +270,13 @@ class TypeRegistry {
 
   void RegisterAttr(int32_t type_index, std::string_view name, const TVMFFIAny* value) {
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    auto& slot = columns_[std::string(name)];
-    if (slot == nullptr) slot = std::make_unique<AttrColumn>();
-    AttrColumn* col = slot.get();
+    // The column is made before it is inserted: out of memory must not leave
+    // a NULL column that readers would follow.
+    auto it = columns_.find(std::string(name));
+    if (it == columns_.end()) {
+      it = columns_.emplace(std::string(name), std::make_unique<AttrColumn>()).first;
+    }
+    AttrColumn* col = it->second.get();
     // kTVMFFINone only makes sure the column exists (as upstream does).
     if (type_index == kTVMFFINone) return;
     TypeEntry* e = GetOrThrow(type_index);
@@ -277,11 +288,19 @@ class TypeRegistry {
     // Copy on write: a published buffer is never written again, and the old
     // one stays alive, so readers need no lock. The new buffer is published
     // data first, then size (release): a reader that loads size, then data
-    // (acquire) always indexes a buffer at least that long.
-    std::vector<TVMFFIAny> next(std::max(col->values.size(), idx + 1), TVMFFIAny{});
+    // (acquire) always indexes a buffer at least that long. Every allocation
+    // comes first, so that running out of memory changes nothing.
+    std::vector<TVMFFIAny> next;
+    try {
+      next.assign(std::max(col->values.size(), idx + 1), TVMFFIAny{});
+      retired_columns_.emplace_back();
+    } catch (...) {
+      DropLastKept();
+      throw;
+    }
     std::copy(col->values.begin(), col->values.end(), next.begin());
     next[idx] = owned;
-    retired_columns_.push_back(std::move(col->values));
+    retired_columns_.back().swap(col->values);
     col->values = std::move(next);
     __atomic_store_n(&col->column.data, col->values.data(), __ATOMIC_RELEASE);
     __atomic_store_n(&col->column.size, col->values.size(), __ATOMIC_RELEASE);
@@ -327,7 +346,10 @@ class TypeRegistry {
     grown.reserve(vec->size() + 1);
     grown.assign(vec->begin(), vec->end());
     grown.push_back(item);
-    retired_.push_back(std::make_shared<std::vector<T>>(std::move(*vec)));
+    // The retired slot is made before anything moves (out of memory changes nothing).
+    auto old = std::make_shared<std::vector<T>>();
+    retired_.push_back(old);
+    old->swap(*vec);
     *vec = std::move(grown);
     __atomic_store_n(out_ptr, vec->data(), __ATOMIC_RELEASE);
     __atomic_store_n(out_num, static_cast<int32_t>(vec->size()), __ATOMIC_RELEASE);
@@ -343,8 +365,19 @@ class TypeRegistry {
   TVMFFIAny KeepAny(const TVMFFIAny* view) {
     TVMFFIAny owned;
     if (TVMFFIAnyViewToOwnedAny(view, &owned) != 0) ThrowRaised(-1);
-    kept_.push_back(owned);
+    try {
+      kept_.push_back(owned);
+    } catch (...) {
+      AnyRelease(&owned);
+      throw;
+    }
     return owned;
+  }
+  // Undoes the last KeepAny when the registration that needed it failed.
+  void DropLastKept() noexcept {
+    TVMFFIAny v = kept_.back();
+    kept_.pop_back();
+    AnyRelease(&v);
   }
 
   std::shared_mutex mutex_;
@@ -407,7 +440,9 @@ void BuiltinDeleteSpace(void* body) {
   std::free(static_cast<char*>(body) - *OffsetWordOf(body));
 }
 
-void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) {
+// A C callback: raises and returns NULL, never throws (even when the message
+// itself cannot be allocated).
+void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) noexcept try {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
     SetRaised("ValueError", Concat("TVMFFICustomAllocator (built-in): `alignment` ", alignment,
                                    " is not a power of two"));
@@ -415,7 +450,7 @@ void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) {
   }
   size_t offset = alignment > kMinBodyOffset ? alignment : kMinBodyOffset;
   void* base = nullptr;
-  if (size > SIZE_MAX - offset || posix_memalign(&base, offset, offset + size) != 0) {
+  if (size > SIZE_MAX - offset || TVMFFI_RT_POSIX_MEMALIGN(&base, offset, offset + size) != 0) {
     SetRaised("MemoryError", Concat("TVMFFICustomAllocator (built-in): cannot allocate ", size,
                                     " bytes aligned to ", alignment));
     return nullptr;
@@ -424,6 +459,9 @@ void* BuiltinAllocate(size_t size, size_t alignment, int32_t, void*) {
   *OffsetWordOf(body) = offset;
   reinterpret_cast<TVMFFIObjectAllocHeader*>(body)[-1].delete_space = BuiltinDeleteSpace;
   return body;
+} catch (...) {
+  SetRaised("MemoryError", "TVMFFICustomAllocator (built-in): out of memory");
+  return nullptr;
 }
 
 TVMFFICustomAllocator kBuiltinAllocator{BuiltinAllocate, nullptr};

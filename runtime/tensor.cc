@@ -305,7 +305,7 @@ M* Export(TVMFFIObject* obj) {
   bool fill_strides = dl->strides == nullptr && dl->ndim > 0;
   size_t extra = fill_strides ? static_cast<size_t>(dl->ndim) * sizeof(int64_t) : 0;
   size_t head = (sizeof(M) + alignof(int64_t) - 1) / alignof(int64_t) * alignof(int64_t);
-  void* mem = std::malloc(head + extra);
+  void* mem = TVMFFI_RT_MALLOC(head + extra);
   if (mem == nullptr) throw std::bad_alloc();
   M* m = new (mem) M();
   m->dl_tensor = *dl;

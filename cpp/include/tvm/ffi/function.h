@@ -268,7 +268,8 @@ class Function : public ObjectRef {
    *       library needs no C entry point beyond the standard TVM-FFI 0.1 set.
    */
   static void RemoveGlobal(details::NameRef name) {
-    GetGlobalRequired("ffi.FunctionRemoveGlobal")(String(name.view()));
+    // A borrowed view, not a String: removal needs no memory, so cleanup cannot fail.
+    GetGlobalRequired("ffi.FunctionRemoveGlobal")(&name.bytes);
   }
   /*!
    * \return The names of all global functions, sorted.

@@ -209,20 +209,21 @@ class Array : public ObjectRef {
 
   // ---- mutation (copy-on-write) ----
 
+  // Room first, then the owned cell: growing may throw, and must not leak it.
   void push_back(const T& item) {
-    TVMFFIAny cell = details::MakeOwnedCell(T(item));
-    CopyOnWrite(1)->PushCell(cell);
+    ArrayObj* p = CopyOnWrite(1);
+    p->PushCell(details::MakeOwnedCell(T(item)));
   }
   template <typename... Args>
   void emplace_back(Args&&... args) {
-    TVMFFIAny cell = details::MakeOwnedCell(T(std::forward<Args>(args)...));
-    CopyOnWrite(1)->PushCell(cell);
+    ArrayObj* p = CopyOnWrite(1);
+    p->PushCell(details::MakeOwnedCell(T(std::forward<Args>(args)...)));
   }
   /*! \brief Insert val before position. */
   void insert(iterator position, const T& val) {
     int64_t idx = IndexOf(position);
-    TVMFFIAny cell = details::MakeOwnedCell(T(val));
     ArrayObj* p = CopyOnWrite(1);
+    TVMFFIAny cell = details::MakeOwnedCell(T(val));
     p->OpenGap(idx, 1);
     p->Cells()[idx] = cell;
   }
@@ -233,7 +234,13 @@ class Array : public ObjectRef {
     std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
     if (cells.empty()) return;
     int64_t count = static_cast<int64_t>(cells.size());
-    ArrayObj* p = CopyOnWrite(count);
+    ArrayObj* p;
+    try {
+      p = CopyOnWrite(count);
+    } catch (...) {
+      details::ReleaseCells(&cells);
+      throw;
+    }
     p->OpenGap(idx, count);
     std::memcpy(static_cast<void*>(p->Cells() + idx), cells.data(), sizeof(TVMFFIAny) * count);
   }
@@ -269,8 +276,8 @@ class Array : public ObjectRef {
       CopyOnWrite()->ShrinkTo(n);
       return;
     }
-    TVMFFIAny fill = details::MakeOwnedCell(DefaultValue());
     ArrayObj* p = CopyOnWrite(n - cur);
+    TVMFFIAny fill = details::MakeOwnedCell(DefaultValue());
     for (int64_t i = cur; i < n; ++i) p->PushCell(details::CopyCell(fill));
     details::ReleaseCell(&fill);
   }
@@ -309,7 +316,13 @@ class Array : public ObjectRef {
     }
     std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
     int64_t n = static_cast<int64_t>(cells.size());
-    ObjectPtr<ArrayObj> p = ArrayObj::Empty(n);
+    ObjectPtr<ArrayObj> p;
+    try {
+      p = ArrayObj::Empty(n);
+    } catch (...) {
+      details::ReleaseCells(&cells);
+      throw;
+    }
     if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), cells.data(), sizeof(TVMFFIAny) * n);
     p->TVMFFISeqCell::size = n;
     data_ = std::move(p);

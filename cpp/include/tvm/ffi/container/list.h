@@ -153,20 +153,21 @@ class List : public ObjectRef {
 
   // ---- mutation, in place: every reference sees it ----
 
+  // Room first, then the owned cell: growing may throw, and must not leak it.
   void push_back(const T& item) {
-    TVMFFIAny cell = details::MakeOwnedCell(T(item));
-    Room(1)->PushCell(cell);
+    ListObj* p = Room(1);
+    p->PushCell(details::MakeOwnedCell(T(item)));
   }
   template <typename... Args>
   void emplace_back(Args&&... args) {
-    TVMFFIAny cell = details::MakeOwnedCell(T(std::forward<Args>(args)...));
-    Room(1)->PushCell(cell);
+    ListObj* p = Room(1);
+    p->PushCell(details::MakeOwnedCell(T(std::forward<Args>(args)...)));
   }
   /*! \brief Insert val before position. */
   void insert(iterator position, const T& val) {
     int64_t idx = IndexOf(position);
-    TVMFFIAny cell = details::MakeOwnedCell(T(val));
     ListObj* p = Room(1);
+    TVMFFIAny cell = details::MakeOwnedCell(T(val));
     p->OpenGap(idx, 1);
     p->Cells()[idx] = cell;
   }
@@ -177,7 +178,13 @@ class List : public ObjectRef {
     std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
     if (cells.empty()) return;
     int64_t count = static_cast<int64_t>(cells.size());
-    ListObj* p = Room(count);
+    ListObj* p;
+    try {
+      p = Room(count);
+    } catch (...) {
+      details::ReleaseCells(&cells);
+      throw;
+    }
     p->OpenGap(idx, count);
     std::memcpy(static_cast<void*>(p->Cells() + idx), cells.data(), sizeof(TVMFFIAny) * count);
   }
@@ -209,8 +216,8 @@ class List : public ObjectRef {
       if (n < cur) GetListObj()->ShrinkTo(n);
       return;
     }
-    TVMFFIAny fill = details::MakeOwnedCell(Array<T>::DefaultValue());
     ListObj* p = Room(n - cur);
+    TVMFFIAny fill = details::MakeOwnedCell(Array<T>::DefaultValue());
     for (int64_t i = cur; i < n; ++i) p->PushCell(details::CopyCell(fill));
     details::ReleaseCell(&fill);
   }

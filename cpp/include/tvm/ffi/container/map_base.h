@@ -407,11 +407,17 @@ class MapBaseObj : public Object {
       return;
     }
     ObjectPtr<Object> grown;
-    if (slots < kSmallMaxSlots) {
-      uint64_t next = slots * 2 < kSmallMinSlots ? kSmallMinSlots : slots * 2;
-      grown = NewSmall<ObjT>(next < kSmallMaxSlots ? next : kSmallMaxSlots);
-    } else {
-      grown = CreateEmpty<ObjT>(m->size_);
+    try {  // the cells are ours: a failed growth must release them
+      if (slots < kSmallMaxSlots) {
+        uint64_t next = slots * 2 < kSmallMinSlots ? kSmallMinSlots : slots * 2;
+        grown = NewSmall<ObjT>(next < kSmallMaxSlots ? next : kSmallMaxSlots);
+      } else {
+        grown = CreateEmpty<ObjT>(m->size_);
+      }
+    } catch (...) {
+      details::ReleaseCell(&key);
+      details::ReleaseCell(&value);
+      throw;
     }
     m->MoveEntriesInto<ObjT>(&grown);
     *holder = std::move(grown);
@@ -728,10 +734,16 @@ class MapBaseObj : public Object {
       if (m->DenseTryInsert(key, value, hash)) return;
       // A table with no slots (storage already handed away) starts over at 8.
       ObjectPtr<Object> bigger;
-      if (m->slots_ == 0) {
-        bigger = CreateEmpty<ObjT>(kSmallMaxSlots);
-      } else {
-        bigger = NewDense<ObjT>(m->Dense()->fib_shift - 1, m->slots_ * 2);
+      try {  // the cells are ours: a failed growth must release them
+        if (m->slots_ == 0) {
+          bigger = CreateEmpty<ObjT>(kSmallMaxSlots);
+        } else {
+          bigger = NewDense<ObjT>(m->Dense()->fib_shift - 1, m->slots_ * 2);
+        }
+      } catch (...) {
+        details::ReleaseCell(&key);
+        details::ReleaseCell(&value);
+        throw;
       }
       m->MoveEntriesInto<ObjT>(&bigger);
       *holder = std::move(bigger);

@@ -137,6 +137,11 @@ static_assert(sizeof(SeqBaseObj) == sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell)
 
 namespace details {
 
+/*! \brief Release owned cells that could not be handed over (growing the container threw). */
+inline void ReleaseCells(std::vector<TVMFFIAny>* cells) noexcept {
+  for (TVMFFIAny& c : *cells) ReleaseCell(&c);
+}
+
 /*!
  * \brief The values of [first, last) converted to owned T cells. A throwing
  *        conversion releases the cells made so far and leaves the caller's
@@ -148,7 +153,7 @@ std::vector<TVMFFIAny> MakeOwnedCells(IterType first, IterType last) {
   try {
     for (; first != last; ++first) cells.push_back(MakeOwnedCell(T(*first)));
   } catch (...) {
-    for (TVMFFIAny& c : cells) ReleaseCell(&c);
+    ReleaseCells(&cells);
     throw;
   }
   return cells;
