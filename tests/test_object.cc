@@ -383,3 +383,85 @@ TEST_CASE("A C++ object crosses the C ABI and comes back", "[object]") {
     REQUIRE(err.message() == "EchoAndKeep wants one object");
   }
 }
+
+TEST_CASE("Arc: an owning pointer that is never null", "[object]") {
+  static_assert(!std::is_default_constructible_v<Arc<CounterObj>>);
+  static_assert(!std::is_constructible_v<Arc<CounterObj>, std::nullptr_t>);
+  static_assert(!std::is_constructible_v<Arc<CounterObj>, ObjectPtr<CounterObj>>);
+  static_assert(std::is_constructible_v<Arc<CounterObj>, Arc<CounterChildObj>>);
+  static_assert(!std::is_constructible_v<Arc<CounterChildObj>, Arc<CounterObj>>);
+  static_assert(std::is_constructible_v<ObjectPtr<CounterObj>, Arc<CounterChildObj>>);
+  static_assert(std::is_assignable_v<Arc<CounterObj>&, Arc<CounterChildObj>>);
+  static_assert(sizeof(Arc<CounterObj>) == sizeof(ObjectPtr<CounterObj>));
+  static_assert(type_subsumes_v<ObjectPtr<CounterObj>, Arc<CounterChildObj>>);
+  static_assert(!type_subsumes_v<Arc<CounterObj>, ObjectPtr<CounterChildObj>>);
+  static_assert(!type_subsumes_v<ObjectPtr<CounterChildObj>, ObjectPtr<CounterObj>>);
+  // cv-qualified payloads have no Any conversion (as upstream).
+  static_assert(!TypeTraits<ObjectPtr<const CounterObj>>::convert_enabled);
+  static_assert(!TypeTraits<Arc<const CounterObj>>::convert_enabled);
+
+  int live_before = g_live_objects.load();
+  {
+    Arc<CounterChildObj> child = make_arc<CounterChildObj>(5);
+    REQUIRE(child->value == 5);
+    REQUIRE(child.use_count() == 1);
+    Arc<CounterObj> base = child;
+    REQUIRE(base.get() == child.get());
+    ObjectPtr<CounterObj> ptr = base;
+    REQUIRE(child.use_count() == 3);
+    Arc<CounterObj> later{UnsafeInit{}};  // null until assigned
+    REQUIRE(later.get() == nullptr);
+    later = std::move(base);
+    REQUIRE(later.get() == child.get());
+
+    // Through Any: an object converts; None and other types do not.
+    Any held = later;
+    REQUIRE(held.cast<Arc<CounterChildObj>>().get() == child.get());
+    REQUIRE(held.cast<ObjectPtr<CounterObj>>().get() == child.get());
+    Any none;
+    REQUIRE_FALSE(none.try_cast<Arc<CounterObj>>().has_value());
+    REQUIRE(none.cast<ObjectPtr<CounterObj>>() == nullptr);
+    Any other = make_object<OtherObj>();
+    REQUIRE_FALSE(other.try_cast<Arc<CounterObj>>().has_value());
+    try {
+      (void)none.cast<Arc<CounterObj>>();
+      FAIL("expected TypeError");
+    } catch (const Error& err) {
+      REQUIRE(err.kind() == "TypeError");
+      REQUIRE(err.message().find("test.object.Counter") != std::string::npos);
+    }
+    REQUIRE(TypeToRuntimeTypeIndex<Arc<CounterObj>>::v() == CounterObj::RuntimeTypeIndex());
+    REQUIRE(TypeToRuntimeTypeIndex<ObjectPtr<CounterChildObj>>::v() ==
+            CounterChildObj::RuntimeTypeIndex());
+    REQUIRE(TypeToRuntimeTypeIndex<Counter>::v() == CounterObj::RuntimeTypeIndex());
+    REQUIRE(TypeToRuntimeTypeIndex<double>::v() == TypeIndex::kTVMFFIFloat);
+    REQUIRE(TypeToFieldStaticTypeIndex<ObjectPtr<CounterObj>>::value == TypeIndex::kTVMFFIObject);
+    REQUIRE(TypeToFieldStaticTypeIndex<CounterObj*>::value != TypeIndex::kTVMFFIFloat);
+  }
+  REQUIRE(g_live_objects.load() == live_before);
+}
+
+// A C++ view of types registered elsewhere, found by key.
+struct CounterView : public Object {
+  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("test.object.Counter", 1);
+};
+struct MissingView : public Object {
+  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("test.object.NeverRegistered", 1);
+};
+
+TEST_CASE("TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP finds a registered type by key", "[object]") {
+  Counter counter(1);
+  REQUIRE(CounterView::RuntimeTypeIndex() == CounterObj::RuntimeTypeIndex());
+  ObjectRef as_ref = counter;
+  REQUIRE(as_ref.as<CounterView>() != nullptr);
+  ObjectRef child = CounterChild(2);
+  REQUIRE(child.as<CounterView>() != nullptr);  // subclasses match through the type table
+  ObjectRef other(make_object<OtherObj>());
+  REQUIRE(other.as<CounterView>() == nullptr);
+  try {
+    (void)MissingView::RuntimeTypeIndex();
+    FAIL("expected an error for an unregistered key");
+  } catch (const Error& err) {
+    REQUIRE(err.message().find("test.object.NeverRegistered") != std::string::npos);
+  }
+}

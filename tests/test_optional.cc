@@ -141,3 +141,18 @@ TEST_CASE("Typed functions take Optional and std::optional arguments", "[optiona
   REQUIRE(f(Optional<Leaf>(), std::optional<int>(), Optional<String>()).cast<int>() == 0);
   REQUIRE_THROWS_AS(f(1, 2, 3), Error);
 }
+
+TEST_CASE("Optional<String> / Optional<Bytes> assign from C strings and std::string", "[optional]") {
+  Optional<String> s;
+  s = "hello";  // one exact overload, not two competing conversions
+  REQUIRE(s.has_value());
+  REQUIRE(s.value() == "hello");
+  s = std::string("a longer string than the small form holds");
+  REQUIRE(s.value() == "a longer string than the small form holds");
+  Optional<Bytes> b;
+  b = std::string("bytes");
+  REQUIRE(b.has_value());
+  REQUIRE(b.value().operator std::string() == "bytes");
+  b = std::nullopt;
+  REQUIRE_FALSE(b.has_value());
+}

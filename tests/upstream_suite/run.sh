@@ -12,7 +12,7 @@
 # Environment: JOBS (parallel files, default 2), TEST_TIMEOUT (seconds per test
 # binary, default 60), SUITE_CXXFLAGS (default -O0 -g0), ONLY (regex on the
 # file names to run a subset), DLPACK_INCLUDE, GTEST_LIBS (default
-# "-lgtest -lgtest_main"), CXX (default g++).
+# "-lgtest_main -lgtest"), CXX (default g++).
 # Nothing is copied into the repository: upstream's test files are compiled
 # in place and everything produced lies under WORK_DIR.
 set -u
@@ -26,7 +26,7 @@ WORK_DIR=${3:-${WORK_DIR:-/work/peer/upstream-suite/$(basename "$repo")}}
 JOBS=${JOBS:-2}
 TEST_TIMEOUT=${TEST_TIMEOUT:-60}
 SUITE_CXXFLAGS=${SUITE_CXXFLAGS:--O0 -g0}
-GTEST_LIBS=${GTEST_LIBS:--lgtest -lgtest_main}
+GTEST_LIBS=${GTEST_LIBS:--lgtest_main -lgtest}
 CXX=${CXX:-g++}
 ONLY=${ONLY:-.}
 

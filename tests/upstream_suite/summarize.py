@@ -68,7 +68,10 @@ def gtest_json(path):
             msg = ""
             if fails:
                 text = fails[0].get("failure", "")
-                lines = [ln for ln in text.splitlines() if ln.strip()]
+                # Drop the traceback lines of an exception's text (ours puts
+                # them before "Kind: message").
+                lines = [ln for ln in text.splitlines() if ln.strip() and
+                         not re.match(r"^\s+at |^\s*File \"|^\s*Traceback ", ln)]
                 # Drop the "file:line" header gtest puts first.
                 if lines and re.match(r"^\S+:\d+$", lines[0]):
                     lines = lines[1:]

@@ -119,6 +119,9 @@ class Optional<T, std::enable_if_t<std::is_same_v<T, String> || std::is_same_v<T
     data_ = std::move(value);
     return *this;
   }
+  // Exact matches, so `opt = "text"` does not choose between two conversions.
+  Optional& operator=(const char* value) { return *this = T(value, std::char_traits<char>::length(value)); }
+  Optional& operator=(const std::string& value) { return *this = T(value); }
   Optional& operator=(std::nullopt_t) noexcept {
     T(details::BytesBaseCell(std::nullopt)).swap(data_);
     return *this;
