@@ -465,3 +465,53 @@ TEST_CASE("TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP finds a registered type by key", "
     REQUIRE(err.message().find("test.object.NeverRegistered") != std::string::npos);
   }
 }
+
+namespace {
+// An expression object that plain numbers and strings convert to.
+class ExprObj : public Object {
+ public:
+  ExprObj(std::string kind, double value) : kind(std::move(kind)), value(value) {}
+  std::string kind;
+  double value;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.object.Expr", ExprObj, Object);
+};
+class Expr : public ObjectRef {
+ public:
+  Expr(std::string kind, double value) : Expr(make_object<ExprObj>(std::move(kind), value)) {}
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Expr, ObjectRef, ExprObj);
+};
+}  // namespace
+
+namespace tvm {
+namespace ffi {
+template <>
+inline constexpr bool use_default_type_traits_v<Expr> = false;
+template <>
+struct TypeTraits<Expr> : public ObjectRefWithFallbackTraitsBase<Expr, StrictBool, int64_t, double> {
+  static Expr ConvertFallbackValue(StrictBool v) { return Expr("bool", static_cast<bool>(v)); }
+  static Expr ConvertFallbackValue(int64_t v) { return Expr("int", static_cast<double>(v)); }
+  static Expr ConvertFallbackValue(double v) { return Expr("float", v); }
+};
+}  // namespace ffi
+}  // namespace tvm
+
+TEST_CASE("ObjectRefWithFallbackTraitsBase converts plain values in the listed order", "[object]") {
+  Expr e("float", 1.5);
+  REQUIRE(Any(e).cast<Expr>().same_as(e));  // the object itself, no conversion
+  REQUIRE(Any(true).cast<Expr>()->kind == "bool");  // StrictBool first: a bool stays a bool
+  Expr from_int = Any(int64_t{3}).cast<Expr>();
+  REQUIRE(from_int->kind == "int");
+  REQUIRE(from_int->value == 3.0);
+  REQUIRE(Any(2.5).cast<Expr>()->kind == "float");
+  // As a typed function argument.
+  Function f = Function::FromTyped([](Expr x) { return x->kind; });
+  REQUIRE(f(7).cast<std::string>() == "int");
+  // A value none of the fallbacks takes is a TypeError naming the type.
+  try {
+    (void)Any(String("text")).cast<Expr>();
+    FAIL("expected TypeError");
+  } catch (const Error& err) {
+    REQUIRE(err.kind() == "TypeError");
+    REQUIRE(err.message().find("test.object.Expr") != std::string::npos);
+  }
+}

@@ -945,6 +945,35 @@ struct TypeTraits<TObjRef, std::enable_if_t<std::is_base_of_v<ObjectRef, TObjRef
                                             use_default_type_traits_v<TObjRef>>>
     : public ObjectRefTypeTraitsBase<TObjRef> {};
 
+/*!
+ * \brief TypeTraits base of an object reference that also converts from plain
+ *        values: a value that is not already the object is tried as each of
+ *        FallbackTypes in order, and the first that converts goes through
+ *        `TypeTraits<ObjectRefType>::ConvertFallbackValue(FallbackType)`, which
+ *        the specialisation deriving from this base defines once per type.
+ */
+template <typename ObjectRefType, typename... FallbackTypes>
+struct ObjectRefWithFallbackTraitsBase : public ObjectRefTypeTraitsBase<ObjectRefType> {
+  static_assert(!(std::is_same_v<FallbackTypes, bool> || ...),
+                "a bool fallback would also take every int: use tvm::ffi::StrictBool");
+  TVM_FFI_INLINE static std::optional<ObjectRefType> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (auto obj = ObjectRefTypeTraitsBase<ObjectRefType>::TryCastFromAnyView(src)) return obj;
+    std::optional<ObjectRefType> result;
+    // Left to right, stopping at the first fallback that converts.
+    (void)((result = TryFallback<FallbackTypes>(src)).has_value() || ...);
+    return result;
+  }
+
+ private:
+  template <typename FallbackType>
+  TVM_FFI_INLINE static std::optional<ObjectRefType> TryFallback(const TVMFFIAny* src) {
+    if (auto value = TypeTraits<FallbackType>::TryCastFromAnyView(src)) {
+      return TypeTraits<ObjectRefType>::ConvertFallbackValue(*std::move(value));
+    }
+    return std::nullopt;
+  }
+};
+
 /*! \brief TypeTraits of a raw (borrowed) object pointer, e.g. `const MyObj*` parameters. */
 template <typename TObject>
 struct TypeTraits<TObject*, std::enable_if_t<is_object_subclass_v<TObject>>>
