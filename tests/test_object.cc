@@ -437,6 +437,10 @@ TEST_CASE("Arc: an owning pointer that is never null", "[object]") {
     REQUIRE(TypeToRuntimeTypeIndex<double>::v() == TypeIndex::kTVMFFIFloat);
     REQUIRE(TypeToFieldStaticTypeIndex<ObjectPtr<CounterObj>>::value == TypeIndex::kTVMFFIObject);
     REQUIRE(TypeToFieldStaticTypeIndex<CounterObj*>::value != TypeIndex::kTVMFFIFloat);
+    // Metadata schemas: an ObjectPtr may be null, an Arc may not.
+    REQUIRE(TypeTraits<ObjectPtr<CounterObj>>::TypeSchema() ==
+            R"({"type":"Optional","args":[{"type":"test.object.Counter"}]})");
+    REQUIRE(TypeTraits<Arc<CounterObj>>::TypeSchema() == R"({"type":"test.object.Counter"})");
   }
   REQUIRE(g_live_objects.load() == live_before);
 }

@@ -1045,6 +1045,10 @@ struct TypeTraits<ObjectPtr<TObject>, std::enable_if_t<is_object_subclass_v<TObj
     return std::nullopt;
   }
   static std::string TypeStr() { return TObject::_type_key; }
+  /*! \brief The metadata type schema: nullable, so an Optional of the type. */
+  static std::string TypeSchema() {
+    return std::string(R"({"type":"Optional","args":[{"type":")") + TObject::_type_key + "\"}]}";
+  }
 };
 
 /*! \brief TypeTraits of Arc<T>: as ObjectPtr<T>, but None does not convert. */
@@ -1073,6 +1077,7 @@ struct TypeTraits<Arc<TObject>, std::enable_if_t<is_object_subclass_v<TObject> &
     return std::nullopt;
   }
   static std::string TypeStr() { return TObject::_type_key; }
+  static std::string TypeSchema() { return std::string(R"({"type":")") + TObject::_type_key + "\"}"; }
 };
 
 /*!
