@@ -89,7 +89,8 @@ one_file() {
   fi
   echo "$linked" >"$d/linked"
   # Whole binary first; if it dies (signal, abort, timeout) each test runs alone.
-  (cd "$d" && timeout -k 5 "$TEST_TIMEOUT" ./test --gtest_output="json:$d/all.json" >"$d/run.log" 2>&1)
+  # (The braces keep the shell's own "Segmentation fault" notes out of the output.)
+  { (cd "$d" && timeout -k 5 "$TEST_TIMEOUT" ./test --gtest_output="json:$d/all.json" >"$d/run.log" 2>&1); } 2>/dev/null
   rc=$?
   if [ -s "$d/all.json" ] && { [ $rc -eq 0 ] || [ $rc -eq 1 ]; }; then
     echo ran >"$d/status"; return 0
@@ -102,8 +103,8 @@ one_file() {
     /^  / { print suite $1 }' >"$d/list.txt"
   while read -r t; do
     out=$d/each/$t
-    (cd "$d" && timeout -k 5 "$TEST_TIMEOUT" ./test --gtest_filter="$t" --gtest_output="json:$out.json" \
-      >"$out.log" 2>&1)
+    { (cd "$d" && timeout -k 5 "$TEST_TIMEOUT" ./test --gtest_filter="$t" --gtest_output="json:$out.json" \
+      >"$out.log" 2>&1); } 2>/dev/null
     echo "$t $?" >>"$d/each_rc.txt"
   done <"$d/list.txt"
   echo ran_each >"$d/status"
