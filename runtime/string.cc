@@ -240,6 +240,8 @@ DLDataType ParseDType(std::string_view text) {
     if (v == 0 || v > 255) BadDType(text);
     t.bits = static_cast<uint8_t>(v);
   }
+  // float4_e2m1fn also takes "_xN" for its lanes (upstream: f4_e2m1fn_x2 = float4_e2m1fnx2).
+  if (t.code == kDLFloat4_e2m1fn && s.compare(pos, 2, "_x") == 0) ++pos;
   if (pos < s.size()) {
     bool scalable = false;
     if (s.compare(pos, 8, "xvscalex") == 0) {

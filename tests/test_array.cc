@@ -409,3 +409,18 @@ TEST_CASE("Array reads a foreign array whose elements live apart", "[array]") {
   }
   CHECK(deleter_calls == 1);
 }
+
+TEST_CASE("Nested containers widen covariantly and share storage", "[array]") {
+  static_assert(type_subsumes_v<Array<Any>, Array<int>>);
+  static_assert(!type_subsumes_v<Array<int>, Array<Any>>);
+  static_assert(type_subsumes_v<Any, Array<double>>);
+  static_assert(type_subsumes_v<Array<Array<Any>>, Array<Array<int>>>);
+  static_assert(type_subsumes_v<Map<Any, Any>, Map<String, int>>);
+  static_assert(!type_subsumes_v<Map<String, int>, Map<Any, Any>>);
+  Array<Array<int>> inner{{1, 2}, {3}};
+  Array<Array<Any>> wide = inner;
+  REQUIRE(wide.same_as(inner));
+  REQUIRE(wide[0][1].cast<int>() == 2);
+  // Narrowing is not implicit.
+  static_assert(!std::is_convertible_v<Array<Array<Any>>, Array<Array<int>>>);
+}

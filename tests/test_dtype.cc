@@ -209,3 +209,20 @@ TEST_CASE("Lane counts that would alias scalable vectors are refused", "[dtype][
   REQUIRE((t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0));
   REQUIRE(CToString(t).empty());
 }
+
+TEST_CASE("float4_e2m1fn takes its lanes after an underscore too", "[dtype]") {
+  // Upstream spells packed fp4 pairs "float4_e2m1fn_x2" as well as "float4_e2m1fnx2".
+  for (const char* s : {"float4_e2m1fn_x2", "f4_e2m1fn_x2", "fp4_e2m1fn_x2"}) {
+    INFO(s);
+    REQUIRE(StringToDLDataType(s) == DLDataType{kDLFloat4_e2m1fn, 4, 2});
+    REQUIRE(std::string(DLDataTypeToString(StringToDLDataType(s))) == "float4_e2m1fnx2");
+  }
+  // Only fp4 has that spelling, and the underscore needs lanes after it.
+  DLDataType t{};
+  std::string error;
+  for (const char* s : {"float8_e4m3fn_x2", "float32_x2", "float4_e2m1fn_", "float4_e2m1fn_2"}) {
+    INFO(s);
+    REQUIRE_FALSE(CFromString(s, &t, &error));
+    REQUIRE(error.rfind("ValueError: ", 0) == 0);
+  }
+}

@@ -383,3 +383,139 @@ TEST_CASE("A C++ object crosses the C ABI and comes back", "[object]") {
     REQUIRE(err.message() == "EchoAndKeep wants one object");
   }
 }
+
+TEST_CASE("Arc: an owning pointer that is never null", "[object]") {
+  static_assert(!std::is_default_constructible_v<Arc<CounterObj>>);
+  static_assert(!std::is_constructible_v<Arc<CounterObj>, std::nullptr_t>);
+  static_assert(!std::is_constructible_v<Arc<CounterObj>, ObjectPtr<CounterObj>>);
+  static_assert(std::is_constructible_v<Arc<CounterObj>, Arc<CounterChildObj>>);
+  static_assert(!std::is_constructible_v<Arc<CounterChildObj>, Arc<CounterObj>>);
+  static_assert(std::is_constructible_v<ObjectPtr<CounterObj>, Arc<CounterChildObj>>);
+  static_assert(std::is_assignable_v<Arc<CounterObj>&, Arc<CounterChildObj>>);
+  static_assert(sizeof(Arc<CounterObj>) == sizeof(ObjectPtr<CounterObj>));
+  static_assert(type_subsumes_v<ObjectPtr<CounterObj>, Arc<CounterChildObj>>);
+  static_assert(!type_subsumes_v<Arc<CounterObj>, ObjectPtr<CounterChildObj>>);
+  static_assert(!type_subsumes_v<ObjectPtr<CounterChildObj>, ObjectPtr<CounterObj>>);
+  // cv-qualified payloads have no Any conversion (as upstream).
+  static_assert(!TypeTraits<ObjectPtr<const CounterObj>>::convert_enabled);
+  static_assert(!TypeTraits<Arc<const CounterObj>>::convert_enabled);
+
+  int live_before = g_live_objects.load();
+  {
+    Arc<CounterChildObj> child = make_arc<CounterChildObj>(5);
+    REQUIRE(child->value == 5);
+    REQUIRE(child.use_count() == 1);
+    Arc<CounterObj> base = child;
+    REQUIRE(base.get() == child.get());
+    ObjectPtr<CounterObj> ptr = base;
+    REQUIRE(child.use_count() == 3);
+    Arc<CounterObj> later{UnsafeInit{}};  // null until assigned
+    REQUIRE(later.get() == nullptr);
+    later = std::move(base);
+    REQUIRE(later.get() == child.get());
+
+    // Through Any: an object converts; None and other types do not.
+    Any held = later;
+    REQUIRE(held.cast<Arc<CounterChildObj>>().get() == child.get());
+    REQUIRE(held.cast<ObjectPtr<CounterObj>>().get() == child.get());
+    Any none;
+    REQUIRE_FALSE(none.try_cast<Arc<CounterObj>>().has_value());
+    REQUIRE(none.cast<ObjectPtr<CounterObj>>() == nullptr);
+    Any other = make_object<OtherObj>();
+    REQUIRE_FALSE(other.try_cast<Arc<CounterObj>>().has_value());
+    try {
+      (void)none.cast<Arc<CounterObj>>();
+      FAIL("expected TypeError");
+    } catch (const Error& err) {
+      REQUIRE(err.kind() == "TypeError");
+      REQUIRE(err.message().find("test.object.Counter") != std::string::npos);
+    }
+    REQUIRE(TypeToRuntimeTypeIndex<Arc<CounterObj>>::v() == CounterObj::RuntimeTypeIndex());
+    REQUIRE(TypeToRuntimeTypeIndex<ObjectPtr<CounterChildObj>>::v() ==
+            CounterChildObj::RuntimeTypeIndex());
+    REQUIRE(TypeToRuntimeTypeIndex<Counter>::v() == CounterObj::RuntimeTypeIndex());
+    REQUIRE(TypeToRuntimeTypeIndex<double>::v() == TypeIndex::kTVMFFIFloat);
+    REQUIRE(TypeToFieldStaticTypeIndex<ObjectPtr<CounterObj>>::value == TypeIndex::kTVMFFIObject);
+    REQUIRE(TypeToFieldStaticTypeIndex<CounterObj*>::value != TypeIndex::kTVMFFIFloat);
+    // Metadata schemas: an ObjectPtr may be null, an Arc may not.
+    REQUIRE(TypeTraits<ObjectPtr<CounterObj>>::TypeSchema() ==
+            R"({"type":"Optional","args":[{"type":"test.object.Counter"}]})");
+    REQUIRE(TypeTraits<Arc<CounterObj>>::TypeSchema() == R"({"type":"test.object.Counter"})");
+  }
+  REQUIRE(g_live_objects.load() == live_before);
+}
+
+// A C++ view of types registered elsewhere, found by key.
+struct CounterView : public Object {
+  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("test.object.Counter", 1);
+};
+struct MissingView : public Object {
+  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("test.object.NeverRegistered", 1);
+};
+
+TEST_CASE("TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP finds a registered type by key", "[object]") {
+  Counter counter(1);
+  REQUIRE(CounterView::RuntimeTypeIndex() == CounterObj::RuntimeTypeIndex());
+  ObjectRef as_ref = counter;
+  REQUIRE(as_ref.as<CounterView>() != nullptr);
+  ObjectRef child = CounterChild(2);
+  REQUIRE(child.as<CounterView>() != nullptr);  // subclasses match through the type table
+  ObjectRef other(make_object<OtherObj>());
+  REQUIRE(other.as<CounterView>() == nullptr);
+  try {
+    (void)MissingView::RuntimeTypeIndex();
+    FAIL("expected an error for an unregistered key");
+  } catch (const Error& err) {
+    REQUIRE(err.message().find("test.object.NeverRegistered") != std::string::npos);
+  }
+}
+
+namespace {
+// An expression object that plain numbers and strings convert to.
+class ExprObj : public Object {
+ public:
+  ExprObj(std::string kind, double value) : kind(std::move(kind)), value(value) {}
+  std::string kind;
+  double value;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.object.Expr", ExprObj, Object);
+};
+class Expr : public ObjectRef {
+ public:
+  Expr(std::string kind, double value) : Expr(make_object<ExprObj>(std::move(kind), value)) {}
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Expr, ObjectRef, ExprObj);
+};
+}  // namespace
+
+namespace tvm {
+namespace ffi {
+template <>
+inline constexpr bool use_default_type_traits_v<Expr> = false;
+template <>
+struct TypeTraits<Expr> : public ObjectRefWithFallbackTraitsBase<Expr, StrictBool, int64_t, double> {
+  static Expr ConvertFallbackValue(StrictBool v) { return Expr("bool", static_cast<bool>(v)); }
+  static Expr ConvertFallbackValue(int64_t v) { return Expr("int", static_cast<double>(v)); }
+  static Expr ConvertFallbackValue(double v) { return Expr("float", v); }
+};
+}  // namespace ffi
+}  // namespace tvm
+
+TEST_CASE("ObjectRefWithFallbackTraitsBase converts plain values in the listed order", "[object]") {
+  Expr e("float", 1.5);
+  REQUIRE(Any(e).cast<Expr>().same_as(e));  // the object itself, no conversion
+  REQUIRE(Any(true).cast<Expr>()->kind == "bool");  // StrictBool first: a bool stays a bool
+  Expr from_int = Any(int64_t{3}).cast<Expr>();
+  REQUIRE(from_int->kind == "int");
+  REQUIRE(from_int->value == 3.0);
+  REQUIRE(Any(2.5).cast<Expr>()->kind == "float");
+  // As a typed function argument.
+  Function f = Function::FromTyped([](Expr x) { return x->kind; });
+  REQUIRE(f(7).cast<std::string>() == "int");
+  // A value none of the fallbacks takes is a TypeError naming the type.
+  try {
+    (void)Any(String("text")).cast<Expr>();
+    FAIL("expected TypeError");
+  } catch (const Error& err) {
+    REQUIRE(err.kind() == "TypeError");
+    REQUIRE(err.message().find("test.object.Expr") != std::string::npos);
+  }
+}

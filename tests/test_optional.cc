@@ -141,3 +141,70 @@ TEST_CASE("Typed functions take Optional and std::optional arguments", "[optiona
   REQUIRE(f(Optional<Leaf>(), std::optional<int>(), Optional<String>()).cast<int>() == 0);
   REQUIRE_THROWS_AS(f(1, 2, 3), Error);
 }
+
+TEST_CASE("Optional<String> / Optional<Bytes> assign from C strings and std::string", "[optional]") {
+  Optional<String> s;
+  s = "hello";  // one exact overload, not two competing conversions
+  REQUIRE(s.has_value());
+  REQUIRE(s.value() == "hello");
+  s = std::string("a longer string than the small form holds");
+  REQUIRE(s.value() == "a longer string than the small form holds");
+  Optional<Bytes> b;
+  b = std::string("bytes");
+  REQUIRE(b.has_value());
+  REQUIRE(b.value().operator std::string() == "bytes");
+  b = std::nullopt;
+  REQUIRE_FALSE(b.has_value());
+}
+
+namespace {
+class PtrBaseObj : public Object {
+ public:
+  explicit PtrBaseObj(int v) : value(v) {}
+  int value;
+  TVM_FFI_DECLARE_OBJECT_INFO("test.optional.PtrBase", PtrBaseObj, Object);
+};
+class PtrDerivedObj : public PtrBaseObj {
+ public:
+  explicit PtrDerivedObj(int v) : PtrBaseObj(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.optional.PtrDerived", PtrDerivedObj, PtrBaseObj);
+};
+}  // namespace
+
+TEST_CASE("Optional of ObjectPtr / Arc is one pointer, empty when null", "[optional]") {
+  using BasePtr = ObjectPtr<PtrBaseObj>;
+  using BaseArc = Arc<PtrBaseObj>;
+  static_assert(sizeof(Optional<BasePtr>) == sizeof(BasePtr));
+  static_assert(sizeof(Optional<BaseArc>) == sizeof(BasePtr));
+  Arc<PtrDerivedObj> derived = make_arc<PtrDerivedObj>(4);
+
+  Optional<BasePtr> ptr = BasePtr(derived);
+  REQUIRE(ptr.has_value());
+  REQUIRE(ptr.get() == derived.get());
+  REQUIRE(ptr->value == 4);
+  REQUIRE(derived.use_count() == 2);
+  Optional<BasePtr> back = Any(ptr).cast<Optional<BasePtr>>();
+  REQUIRE(back.get() == derived.get());
+  BasePtr moved = std::move(back).value();
+  REQUIRE(moved.get() == derived.get());
+  REQUIRE_FALSE(back.has_value());  // NOLINT(bugprone-use-after-move): moved out, as upstream
+  REQUIRE_FALSE(Optional<BasePtr>(BasePtr(nullptr)).has_value());  // a null pointer is empty
+
+  Optional<BaseArc> arc = derived;  // a derived Arc converts
+  REQUIRE(arc.value().get() == derived.get());
+  Optional<BaseArc> none = Any().cast<Optional<BaseArc>>();
+  REQUIRE_FALSE(none.has_value());
+  REQUIRE(none == std::nullopt);
+  try {
+    (void)none.value();
+    FAIL("expected an error");
+  } catch (const Error& err) {
+    REQUIRE(err.kind() == "RuntimeError");
+  }
+  REQUIRE(TypeTraits<Optional<BaseArc>>::TypeSchema() ==
+          R"({"type":"Optional","args":[{"type":"test.optional.PtrBase"}]})");
+  moved.reset();
+  ptr = std::nullopt;
+  arc = std::nullopt;
+  REQUIRE(derived.use_count() == 1);
+}

@@ -90,3 +90,15 @@ TEST_CASE("Tuple returns several results from a typed function", "[tuple]") {
         "Mismatched type on argument #0 when calling: `swap(0: Tuple<str, int>) -> Tuple<int, "
         "str>`. Expected `Tuple<str, int>` but got `Array[size=1]`");
 }
+
+TEST_CASE("get<I>(tuple) is found by argument-dependent lookup", "[tuple]") {
+  Tuple<int, String> t(7, String("seven"));
+  REQUIRE(get<0>(t) == 7);
+  REQUIRE(get<1>(t) == "seven");
+  // Elementwise covariance: a tuple holds another whose elements it holds.
+  static_assert(type_subsumes_v<Tuple<Any, String>, Tuple<int, String>>);
+  static_assert(!type_subsumes_v<Tuple<Any>, Tuple<int, String>>);
+  static_assert(!type_subsumes_v<Tuple<int, String>, Tuple<Any, String>>);
+  Tuple<Any, String> wide = t;
+  REQUIRE(wide.same_as(t));
+}

@@ -91,3 +91,23 @@ TEST_CASE("Variant in typed functions", "[variant]") {
         "Mismatched type on argument #0 when calling: `describe(0: Variant<int, str, Array<int>>) "
         "-> Variant<int, str>`. Expected `Variant<int, str, Array<int>>` but got `float`");
 }
+
+TEST_CASE("ObjectPtrHash / ObjectPtrEqual take a Variant of object references", "[variant]") {
+  int live = 0;
+  containers_test::Counter a(&live);
+  Array<int> b{1, 2};
+  Variant<containers_test::Counter, Array<int>> va = a;
+  Variant<containers_test::Counter, Array<int>> vb = b;
+  Variant<containers_test::Counter, Array<int>> va2 = a;
+  REQUIRE(ObjectPtrHash()(va) == ObjectPtrHash()(a));
+  REQUIRE(ObjectPtrHash()(vb) == ObjectPtrHash()(b));
+  REQUIRE(ObjectPtrEqual()(va, va2));  // same object
+  REQUIRE_FALSE(ObjectPtrEqual()(va, vb));
+  // A Variant holds what one of its alternatives holds.
+  static_assert(type_subsumes_v<Variant<int, String>, int>);
+  static_assert(!type_subsumes_v<Variant<int, String>, double>);
+  static_assert(type_subsumes_v<Variant<int, String, double>, Variant<String, int>>);
+  static_assert(type_subsumes_v<Array<Variant<int, double>>, Array<int>>);
+  Array<Variant<int, double>> widened = Array<int>{3, 4};  // shares the storage
+  REQUIRE(widened[1].get<int>() == 4);
+}

@@ -77,6 +77,12 @@ inline ObjectPtr<T> make_object(Args&&... args) {
   return details::MakeObjectWithSize<T>(sizeof(T), std::forward<Args>(args)...);
 }
 
+/*! \brief As make_object, returning the never-null Arc<T>. */
+template <typename T, typename... Args>
+inline Arc<T> make_arc(Args&&... args) {
+  return details::ObjectUnsafe::ArcFromObjectPtr(make_object<T>(std::forward<Args>(args)...));
+}
+
 /*!
  * \brief Allocate an object followed by room for num_elems ElemType values
  *        (constructed by ArrayType itself, which must also destroy them).

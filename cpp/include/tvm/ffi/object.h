@@ -336,6 +336,42 @@ class ObjectPtr {
 };
 
 /*!
+ * \brief Owning pointer to an object that is never null (upstream's Arc<T>).
+ *
+ * Same layout as ObjectPtr<T>, of which it is a subclass, so it converts to
+ * ObjectPtr<Base> but not back. Its public API cannot make a null value: no
+ * default or nullptr constructor, no reset()/swap(); make_arc<T>(...) creates
+ * one. Only a moved-from Arc, or one built from UnsafeInit for two-phase
+ * construction, is null, and must be assigned before use.
+ */
+template <typename T>
+class Arc : public ObjectPtr<T> {
+ public:
+  Arc() = delete;
+  Arc(std::nullptr_t) = delete;
+  Arc(const Arc&) = default;
+  Arc(Arc&&) = default;
+  Arc& operator=(const Arc&) = default;
+  Arc& operator=(Arc&&) = default;
+  template <typename U, std::enable_if_t<std::is_base_of_v<T, U>, int> = 0>
+  Arc(const Arc<U>& other) noexcept  // NOLINT(*)
+      : ObjectPtr<T>(static_cast<const ObjectPtr<U>&>(other)) {}
+  template <typename U, std::enable_if_t<std::is_base_of_v<T, U>, int> = 0>
+  Arc(Arc<U>&& other) noexcept  // NOLINT(*)
+      : ObjectPtr<T>(static_cast<ObjectPtr<U>&&>(other)) {}
+  /*! \brief A null Arc to be assigned before use (construct-then-populate). */
+  explicit Arc(UnsafeInit) noexcept : ObjectPtr<T>(nullptr) {}
+
+ private:
+  explicit Arc(ObjectPtr<T> ptr) noexcept : ObjectPtr<T>(std::move(ptr)) {}
+  using ObjectPtr<T>::reset;
+  using ObjectPtr<T>::swap;
+  template <typename>
+  friend class Arc;
+  friend struct details::ObjectUnsafe;
+};
+
+/*!
  * \brief Weak pointer to an object: keeps the memory, not the value, alive.
  *        lock() gives an ObjectPtr while a strong reference still exists.
  */
@@ -525,6 +561,9 @@ class ObjectRef {
   friend struct ObjectPtrHash;
 };
 
+template <typename... Types>
+class Variant;
+
 /*! \brief Hash of an object reference by address. */
 struct ObjectPtrHash {
   size_t operator()(const ObjectRef& a) const noexcept {
@@ -534,6 +573,9 @@ struct ObjectPtrHash {
   size_t operator()(const ObjectPtr<T>& a) const noexcept {
     return std::hash<const Object*>()(a.get());
   }
+  /*! \brief A Variant of object references (defined in container/variant.h). */
+  template <typename... V>
+  size_t operator()(const Variant<V...>& a) const noexcept;
 };
 
 /*! \brief Equality of object references by address. */
@@ -543,6 +585,9 @@ struct ObjectPtrEqual {
   bool operator()(const ObjectPtr<T>& a, const ObjectPtr<T>& b) const noexcept {
     return a == b;
   }
+  /*! \brief Variants of object references (defined in container/variant.h). */
+  template <typename... V>
+  bool operator()(const Variant<V...>& a, const Variant<V...>& b) const noexcept;
 };
 
 // ---------------------------------------------------------------------------
@@ -599,6 +644,31 @@ struct ObjectPtrEqual {
   static constexpr bool _type_final = true;                              \
   static constexpr uint32_t _type_child_slots = 0;                       \
   TVM_FFI_DECLARE_OBJECT_INFO(TypeKey, TypeName, ParentType)
+
+/*!
+ * \brief Declare a C++ view of an object type that someone else registered
+ *        (e.g. another library): its index is looked up by key on first use,
+ *        and a key that is not registered raises KeyError then. TypeDepth is
+ *        the registered depth (Object is 0); the type is treated as mutable
+ *        and open to subclasses.
+ */
+#define TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP(RegisteredKey, TypeDepth)                  \
+  static constexpr const char* _type_key = RegisteredKey;                             \
+  static constexpr int32_t _type_depth = TypeDepth;                                   \
+  static constexpr bool _type_mutable = true;                                         \
+  static constexpr bool _type_final = false;                                          \
+  static constexpr uint32_t _type_child_slots = 0;                                    \
+  static constexpr bool _type_child_slots_can_overflow = true;                        \
+  static int32_t _GetOrAllocRuntimeTypeIndex() {                                      \
+    static const int32_t tindex = [] {                                                \
+      TVMFFIByteArray key{RegisteredKey, sizeof(RegisteredKey) - 1};                  \
+      int32_t index = -1;                                                             \
+      TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeKeyToIndex(&key, &index));                    \
+      return index;                                                                   \
+    }();                                                                              \
+    return tindex;                                                                    \
+  }                                                                                   \
+  static int32_t RuntimeTypeIndex() { return _GetOrAllocRuntimeTypeIndex(); }
 
 // Spellings of older 0.1 releases (type key declared separately).
 #define TVM_FFI_DECLARE_BASE_OBJECT_INFO(TypeName, ParentType) \
@@ -695,6 +765,11 @@ inline std::string TypeIndexToTypeKey(int32_t type_index) {
 struct ObjectUnsafe {
   static TVMFFIObject* GetHeader(const Object* src) noexcept {
     return const_cast<TVMFFIObject*>(&src->header_);
+  }
+  /*! \brief Wrap a pointer the caller knows is not null. */
+  template <typename T>
+  static Arc<T> ArcFromObjectPtr(ObjectPtr<T> ptr) noexcept {
+    return Arc<T>(std::move(ptr));
   }
   template <typename T>
   static T* RawObjectPtrFromUnowned(TVMFFIObject* obj) noexcept {
@@ -870,6 +945,35 @@ struct TypeTraits<TObjRef, std::enable_if_t<std::is_base_of_v<ObjectRef, TObjRef
                                             use_default_type_traits_v<TObjRef>>>
     : public ObjectRefTypeTraitsBase<TObjRef> {};
 
+/*!
+ * \brief TypeTraits base of an object reference that also converts from plain
+ *        values: a value that is not already the object is tried as each of
+ *        FallbackTypes in order, and the first that converts goes through
+ *        `TypeTraits<ObjectRefType>::ConvertFallbackValue(FallbackType)`, which
+ *        the specialisation deriving from this base defines once per type.
+ */
+template <typename ObjectRefType, typename... FallbackTypes>
+struct ObjectRefWithFallbackTraitsBase : public ObjectRefTypeTraitsBase<ObjectRefType> {
+  static_assert(!(std::is_same_v<FallbackTypes, bool> || ...),
+                "a bool fallback would also take every int: use tvm::ffi::StrictBool");
+  TVM_FFI_INLINE static std::optional<ObjectRefType> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (auto obj = ObjectRefTypeTraitsBase<ObjectRefType>::TryCastFromAnyView(src)) return obj;
+    std::optional<ObjectRefType> result;
+    // Left to right, stopping at the first fallback that converts.
+    (void)((result = TryFallback<FallbackTypes>(src)).has_value() || ...);
+    return result;
+  }
+
+ private:
+  template <typename FallbackType>
+  TVM_FFI_INLINE static std::optional<ObjectRefType> TryFallback(const TVMFFIAny* src) {
+    if (auto value = TypeTraits<FallbackType>::TryCastFromAnyView(src)) {
+      return TypeTraits<ObjectRefType>::ConvertFallbackValue(*std::move(value));
+    }
+    return std::nullopt;
+  }
+};
+
 /*! \brief TypeTraits of a raw (borrowed) object pointer, e.g. `const MyObj*` parameters. */
 template <typename TObject>
 struct TypeTraits<TObject*, std::enable_if_t<is_object_subclass_v<TObject>>>
@@ -899,9 +1003,10 @@ struct TypeTraits<TObject*, std::enable_if_t<is_object_subclass_v<TObject>>>
   static std::string TypeStr() { return TObject::_type_key; }
 };
 
-/*! \brief TypeTraits of ObjectPtr<T> (nullable). */
+/*! \brief TypeTraits of ObjectPtr<T> (nullable); none for a cv-qualified T. */
 template <typename TObject>
-struct TypeTraits<ObjectPtr<TObject>, std::enable_if_t<is_object_subclass_v<TObject>>>
+struct TypeTraits<ObjectPtr<TObject>, std::enable_if_t<is_object_subclass_v<TObject> &&
+                                                       std::is_same_v<TObject, std::remove_cv_t<TObject>>>>
     : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIObject;
   TVM_FFI_INLINE static void CopyToAnyView(const ObjectPtr<TObject>& src, TVMFFIAny* result) {
@@ -940,7 +1045,114 @@ struct TypeTraits<ObjectPtr<TObject>, std::enable_if_t<is_object_subclass_v<TObj
     return std::nullopt;
   }
   static std::string TypeStr() { return TObject::_type_key; }
+  /*! \brief The metadata type schema: nullable, so an Optional of the type. */
+  static std::string TypeSchema() {
+    return std::string(R"({"type":"Optional","args":[{"type":")") + TObject::_type_key + "\"}]}";
+  }
 };
+
+/*! \brief TypeTraits of Arc<T>: as ObjectPtr<T>, but None does not convert. */
+template <typename TObject>
+struct TypeTraits<Arc<TObject>, std::enable_if_t<is_object_subclass_v<TObject> &&
+                                                 std::is_same_v<TObject, std::remove_cv_t<TObject>>>>
+    : public TypeTraitsBase {
+  using PtrTraits = TypeTraits<ObjectPtr<TObject>>;
+  TVM_FFI_INLINE static void CopyToAnyView(const Arc<TObject>& src, TVMFFIAny* result) {
+    PtrTraits::CopyToAnyView(src, result);
+  }
+  TVM_FFI_INLINE static void MoveToAny(Arc<TObject> src, TVMFFIAny* result) {
+    PtrTraits::MoveToAny(std::move(src), result);
+  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index != TypeIndex::kTVMFFINone && PtrTraits::CheckAnyStrict(src);
+  }
+  TVM_FFI_INLINE static Arc<TObject> CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return details::ObjectUnsafe::ArcFromObjectPtr(PtrTraits::CopyFromAnyViewAfterCheck(src));
+  }
+  TVM_FFI_INLINE static Arc<TObject> MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    return details::ObjectUnsafe::ArcFromObjectPtr(PtrTraits::MoveFromAnyAfterCheck(src));
+  }
+  TVM_FFI_INLINE static std::optional<Arc<TObject>> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return TObject::_type_key; }
+  static std::string TypeSchema() { return std::string(R"({"type":")") + TObject::_type_key + "\"}"; }
+};
+
+/*!
+ * \brief The static type index a field of type T holds (kTVMFFIAny when T has
+ *        no fixed one, or no TypeTraits).
+ */
+template <typename T, typename = void>
+struct TypeToFieldStaticTypeIndex {
+  static constexpr int32_t value = TypeIndex::kTVMFFIAny;
+};
+template <typename T>
+struct TypeToFieldStaticTypeIndex<T, std::enable_if_t<TypeTraits<T>::convert_enabled>> {
+  static constexpr int32_t value = TypeTraits<T>::field_static_type_index;
+};
+
+/*!
+ * \brief The run-time type index of values of type T: the object's for object
+ *        references and pointers (their payload type), else the static one.
+ */
+template <typename T, typename = void>
+struct TypeToRuntimeTypeIndex {
+  static int32_t v() { return TypeToFieldStaticTypeIndex<T>::value; }
+};
+template <typename T>
+struct TypeToRuntimeTypeIndex<T, std::enable_if_t<std::is_base_of_v<ObjectRef, T>>> {
+  static int32_t v() { return T::ContainerType::RuntimeTypeIndex(); }
+};
+template <typename TObject>
+struct TypeToRuntimeTypeIndex<ObjectPtr<TObject>, std::enable_if_t<is_object_subclass_v<TObject>>> {
+  static int32_t v() { return TObject::RuntimeTypeIndex(); }
+};
+template <typename TObject>
+struct TypeToRuntimeTypeIndex<Arc<TObject>, std::enable_if_t<is_object_subclass_v<TObject>>> {
+  static int32_t v() { return TObject::RuntimeTypeIndex(); }
+};
+
+class Any;
+
+namespace details {
+
+/*!
+ * \brief Whether a container of T may share the storage of a container of U
+ *        (every U cell is already a valid T cell): same type, T = Any, an
+ *        object reference base, or Optional of such.
+ */
+template <typename T, typename U, typename = void>
+struct ObjectRefSubsumes : std::false_type {};
+template <typename T, typename U>
+struct ObjectRefSubsumes<
+    T, U, std::enable_if_t<std::is_base_of_v<ObjectRef, T> && std::is_base_of_v<T, U>>>
+    : std::bool_constant<T::_type_is_nullable || !U::_type_is_nullable> {};
+
+template <typename T, typename U>
+struct TypeSubsumes
+    : std::bool_constant<std::is_same_v<T, U> || std::is_same_v<T, Any> ||
+                         ObjectRefSubsumes<T, U>::value> {};
+// Pointers: a base pointer holds its derived ones; a nullable ObjectPtr holds an
+// Arc, never the reverse.
+template <typename B, typename D>
+struct TypeSubsumes<ObjectPtr<B>, ObjectPtr<D>> : std::bool_constant<std::is_base_of_v<B, D>> {};
+template <typename B, typename D>
+struct TypeSubsumes<Arc<B>, Arc<D>> : std::bool_constant<std::is_base_of_v<B, D>> {};
+template <typename B, typename D>
+struct TypeSubsumes<ObjectPtr<B>, Arc<D>> : std::bool_constant<std::is_base_of_v<B, D>> {};
+
+}  // namespace details
+
+/*!
+ * \brief Whether every SourceType value is already a valid TargetType value, so
+ *        TargetType can share its storage without conversion (upstream's name;
+ *        target first): Any holds everything, a base pointer or reference its
+ *        derived ones; container/container_details.h adds the containers.
+ */
+template <typename TargetType, typename SourceType>
+inline constexpr bool type_subsumes_v = details::TypeSubsumes<TargetType, SourceType>::value;
 
 }  // namespace ffi
 }  // namespace tvm

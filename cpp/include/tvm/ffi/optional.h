@@ -31,6 +31,14 @@ template <typename T>
 inline constexpr bool use_ptr_based_optional_v =
     std::is_base_of_v<ObjectRef, T> && !is_optional_type_v<T>;
 
+/*! \brief Whether T is an ObjectPtr<O> or an Arc<O> (Optional<T> is then a nullable pointer). */
+template <typename T>
+inline constexpr bool is_object_pointer_v = false;
+template <typename O>
+inline constexpr bool is_object_pointer_v<ObjectPtr<O>> = true;
+template <typename O>
+inline constexpr bool is_object_pointer_v<Arc<O>> = true;
+
 namespace details {
 [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowEmptyOptionalAccess() {
   TVM_FFI_THROW(RuntimeError) << "value() called on an empty Optional";
@@ -40,7 +48,7 @@ namespace details {
 /*! \brief Optional of a plain value type (std::optional inside). */
 template <typename T>
 class Optional<T, std::enable_if_t<!use_ptr_based_optional_v<T> && !std::is_same_v<T, String> &&
-                                   !std::is_same_v<T, Bytes>>> {
+                                   !std::is_same_v<T, Bytes> && !is_object_pointer_v<T>>> {
  public:
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}                                   // NOLINT(*)
@@ -119,6 +127,9 @@ class Optional<T, std::enable_if_t<std::is_same_v<T, String> || std::is_same_v<T
     data_ = std::move(value);
     return *this;
   }
+  // Exact matches, so `opt = "text"` does not choose between two conversions.
+  Optional& operator=(const char* value) { return *this = T(value, std::char_traits<char>::length(value)); }
+  Optional& operator=(const std::string& value) { return *this = T(value); }
   Optional& operator=(std::nullopt_t) noexcept {
     T(details::BytesBaseCell(std::nullopt)).swap(data_);
     return *this;
@@ -237,6 +248,80 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public Object
   bool operator!=(std::nullptr_t) const noexcept { return has_value(); }
 };
 
+/*!
+ * \brief Optional<ObjectPtr<O>> / Optional<Arc<O>>: one pointer, null when empty
+ *        (so a null ObjectPtr makes an empty Optional, as in an Any).
+ */
+template <typename T>
+class Optional<T, std::enable_if_t<is_object_pointer_v<T>>> {
+  using Obj = std::remove_pointer_t<decltype(std::declval<const T&>().get())>;
+
+ public:
+  Optional() noexcept = default;
+  Optional(std::nullopt_t) noexcept {}  // NOLINT(*)
+  Optional(std::nullptr_t) noexcept {}  // NOLINT(*)
+  Optional(T value) noexcept : data_(std::move(value)) {}  // NOLINT(*)
+  /*! \brief From a pointer that converts to T (a derived Arc or ObjectPtr). */
+  template <typename U, std::enable_if_t<is_object_pointer_v<U> && !std::is_same_v<U, T> &&
+                                             std::is_convertible_v<U, T>,
+                                         int> = 0>
+  Optional(U value) noexcept : data_(T(std::move(value))) {}  // NOLINT(*)
+  Optional(std::optional<T> value) {  // NOLINT(*)
+    if (value.has_value()) data_ = *std::move(value);
+  }
+  Optional& operator=(T value) noexcept {
+    data_ = std::move(value);
+    return *this;
+  }
+  Optional& operator=(std::nullopt_t) noexcept {
+    data_.reset();
+    return *this;
+  }
+  Optional& operator=(std::nullptr_t) noexcept {
+    data_.reset();
+    return *this;
+  }
+
+  bool has_value() const noexcept { return data_ != nullptr; }
+  explicit operator bool() const noexcept { return has_value(); }
+  T value() const& {
+    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    return **this;
+  }
+  /*! \brief Moves the pointer out: the Optional is empty afterwards. */
+  T value() && {
+    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    return *std::move(*this);
+  }
+  template <typename U>
+  T value_or(U&& default_value) const {
+    return has_value() ? **this : T(std::forward<U>(default_value));
+  }
+  /*! \brief The value (unchecked: call only when has_value()). */
+  T operator*() const& noexcept { return Wrap(ObjectPtr<Obj>(data_)); }
+  T operator*() && noexcept { return Wrap(std::move(data_)); }
+  Obj* get() const noexcept { return data_.get(); }
+  Obj* operator->() const noexcept { return data_.get(); }
+  operator std::optional<T>() const {  // NOLINT(*)
+    return has_value() ? std::optional<T>(**this) : std::nullopt;
+  }
+
+  bool operator==(std::nullopt_t) const noexcept { return !has_value(); }
+  bool operator!=(std::nullopt_t) const noexcept { return has_value(); }
+  bool operator==(std::nullptr_t) const noexcept { return !has_value(); }
+  bool operator!=(std::nullptr_t) const noexcept { return has_value(); }
+
+ private:
+  static T Wrap(ObjectPtr<Obj> ptr) noexcept {
+    if constexpr (std::is_same_v<T, ObjectPtr<Obj>>) {
+      return ptr;
+    } else {
+      return details::ObjectUnsafe::ArcFromObjectPtr(std::move(ptr));
+    }
+  }
+  ObjectPtr<Obj> data_;
+};
+
 // ---------------------------------------------------------------------------
 // TypeTraits: an empty optional is None.
 // ---------------------------------------------------------------------------
@@ -288,6 +373,12 @@ struct OptionalTraitsBase : public TypeTraitsBase {
     return TypeTraits<T>::GetMismatchTypeInfo(src);
   }
   static std::string TypeStr() { return "Optional[" + TypeTraits<T>::TypeStr() + "]"; }
+  /*! \brief For a T whose traits have a schema (a nullable ObjectPtr's is already an Optional). */
+  static std::string TypeSchema() {
+    std::string inner = TypeTraits<T>::TypeSchema();
+    if (inner.rfind(R"({"type":"Optional")", 0) == 0) return inner;
+    return R"({"type":"Optional","args":[)" + inner + "]}";
+  }
 };
 
 /*! \brief T of Optional<T> / std::optional<T>; void for anything else. */

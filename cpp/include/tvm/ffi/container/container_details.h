@@ -28,6 +28,16 @@
 
 namespace tvm {
 namespace ffi {
+
+template <typename T, typename>
+class Array;
+template <typename K, typename V, typename>
+class Map;
+template <typename... Types>
+class Tuple;
+template <typename... Vs>
+class Variant;
+
 namespace details {
 
 /*! \brief Whether T may be stored in a container (Any, or a type with storage-enabled traits). */
@@ -43,29 +53,40 @@ inline constexpr bool storage_enabled_v<Any, void> = true;
 template <typename... Ts>
 inline constexpr bool all_storage_enabled_v = (storage_enabled_v<Ts> && ...);
 
-/*!
- * \brief Whether a container of T may share the storage of a container of U
- *        (every U cell is already a valid T cell): same type, T = Any, an
- *        object reference base, or Optional of such.
- */
-template <typename T, typename U, typename = void>
-struct ObjectRefSubsumes : std::false_type {};
-template <typename T, typename U>
-struct ObjectRefSubsumes<
-    T, U, std::enable_if_t<std::is_base_of_v<ObjectRef, T> && std::is_base_of_v<T, U>>>
-    : std::bool_constant<T::_type_is_nullable || !U::_type_is_nullable> {};
-
-template <typename T, typename U>
-struct TypeSubsumes
-    : std::bool_constant<std::is_same_v<T, U> || std::is_same_v<T, Any> ||
-                         ObjectRefSubsumes<T, U>::value> {};
 template <typename X, typename U>
 struct TypeSubsumes<Optional<X>, U>
     : std::bool_constant<std::is_same_v<Optional<X>, U> || std::is_same_v<U, std::nullptr_t> ||
                          TypeSubsumes<X, U>::value> {};
 
+// Containers: one holds another when its element types hold the other's
+// (the cells are the same objects), so Array<Array<Any>> shares Array<Array<int>>.
 template <typename T, typename U>
-inline constexpr bool type_subsumes_v = TypeSubsumes<T, U>::value;
+struct TypeSubsumes<Array<T, void>, Array<U, void>> : TypeSubsumes<T, U> {};
+template <typename K, typename V, typename K2, typename V2>
+struct TypeSubsumes<Map<K, V, void>, Map<K2, V2, void>>
+    : std::bool_constant<TypeSubsumes<K, K2>::value && TypeSubsumes<V, V2>::value> {};
+template <typename... Ts, typename... Us>
+struct TypeSubsumes<Tuple<Ts...>, Tuple<Us...>> {
+  static constexpr bool value = [] {
+    if constexpr (sizeof...(Ts) == sizeof...(Us)) {
+      return (TypeSubsumes<Ts, Us>::value && ...);
+    } else {
+      return false;
+    }
+  }();
+};
+// A Variant holds what one of its alternatives holds, and a Variant all of
+// whose alternatives it holds.
+template <typename... Vs, typename U>
+struct TypeSubsumes<Variant<Vs...>, U>
+    : std::bool_constant<std::is_same_v<Variant<Vs...>, U> || (TypeSubsumes<Vs, U>::value || ...)> {
+};
+template <typename... Vs, typename... Us>
+struct TypeSubsumes<Variant<Vs...>, Variant<Us...>>
+    : std::bool_constant<(TypeSubsumes<Variant<Vs...>, Us>::value && ...)> {};
+
+// The containers above use the name unqualified.
+using ::tvm::ffi::type_subsumes_v;
 
 /*! \brief Element access for any T a container can hold (T = Any needs no check). */
 template <typename T>
@@ -344,6 +365,7 @@ class ReverseIterAdapter {
 inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b);
 
 }  // namespace details
+
 }  // namespace ffi
 }  // namespace tvm
 

@@ -17,6 +17,8 @@
 #ifndef TVM_FFI_CONTAINER_TENSOR_H_
 #define TVM_FFI_CONTAINER_TENSOR_H_
 
+// any.h: code written for upstream uses Any after including tensor.h alone.
+#include <tvm/ffi/any.h>
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/details/tensor_geometry.h>
 #include <tvm/ffi/dtype.h>

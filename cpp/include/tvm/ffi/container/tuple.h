@@ -115,6 +115,12 @@ class Tuple : public ObjectRef {
 template <typename... UTypes>
 Tuple(UTypes&&...) -> Tuple<std::remove_cv_t<std::remove_reference_t<UTypes>>...>;
 
+/*! \brief `get<I>(tuple)`, found by argument-dependent lookup as std::get is for std::tuple. */
+template <size_t I, typename... Types>
+auto get(const Tuple<Types...>& t) {
+  return t.template get<I>();
+}
+
 template <typename... Types>
 inline constexpr bool use_default_type_traits_v<Tuple<Types...>> = false;
 

@@ -177,6 +177,20 @@ struct TypeTraits<Variant<Types...>> : public TypeTraitsBase {
   }
 };
 
+template <typename... V>
+size_t ObjectPtrHash::operator()(const Variant<V...>& a) const noexcept {
+  static_assert((std::is_base_of_v<ObjectRef, V> && ...),
+                "ObjectPtrHash: every alternative of the Variant must be an object reference");
+  return std::hash<const Object*>()(a.template as<Object>());
+}
+
+template <typename... V>
+bool ObjectPtrEqual::operator()(const Variant<V...>& a, const Variant<V...>& b) const noexcept {
+  static_assert((std::is_base_of_v<ObjectRef, V> && ...),
+                "ObjectPtrEqual: every alternative of the Variant must be an object reference");
+  return a.same_as(b);
+}
+
 }  // namespace ffi
 }  // namespace tvm
 
