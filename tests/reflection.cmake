@@ -1,0 +1,5 @@
+# Tests of the reflection headers (registry, accessor, creator, access paths)
+# and the structural operations built on them.
+
+tvmffi_add_test(test_registry test_registry.cc)
+tvmffi_add_test(test_accessor test_accessor.cc)
