@@ -3,3 +3,4 @@
 
 tvmffi_add_test(test_registry test_registry.cc)
 tvmffi_add_test(test_accessor test_accessor.cc)
+tvmffi_add_test(test_access_path test_access_path.cc)

@@ -157,15 +157,33 @@ using ::tvm::ffi::details::FunctionInfo;
 using ::tvm::ffi::details::MetadataTypeSchema;
 using ::tvm::ffi::details::remove_cvref_t;
 
-/*! \brief The static type index a field of type T declares (kTVMFFIAny if none). */
 template <typename T, typename = void>
-struct FieldStaticTypeIndex {
-  static constexpr int32_t value = TypeIndex::kTVMFFIAny;
-};
+struct HasFieldStaticTypeIndex : std::false_type {};
 template <typename T>
-struct FieldStaticTypeIndex<T, std::void_t<decltype(TypeTraits<T>::field_static_type_index)>> {
-  static constexpr int32_t value = TypeTraits<T>::field_static_type_index;
-};
+struct HasFieldStaticTypeIndex<T, std::void_t<decltype(TypeTraits<T>::field_static_type_index)>>
+    : std::true_type {};
+
+/*! \brief The static type index a field of type T declares (an enum is an int; else kTVMFFIAny). */
+template <typename T>
+constexpr int32_t FieldStaticTypeIndex() {
+  if constexpr (std::is_enum_v<T>) {
+    return TypeIndex::kTVMFFIInt;
+  } else if constexpr (HasFieldStaticTypeIndex<T>::value) {
+    return TypeTraits<T>::field_static_type_index;
+  } else {
+    return TypeIndex::kTVMFFIAny;
+  }
+}
+
+/*! \brief The type schema of a field of type T (an enum is an int). */
+template <typename T>
+inline std::string FieldTypeSchema() {
+  if constexpr (std::is_enum_v<T>) {
+    return MetadataTypeSchema<int64_t>();
+  } else {
+    return MetadataTypeSchema<T>();
+  }
+}
 
 /*! \brief {"type":"ffi.Function","args":[ret, args...]} for a callable type. */
 template <typename FType>
@@ -425,7 +443,13 @@ class ObjectDef {
   template <typename T>
   static int GetField(void* field, TVMFFIAny* result) {
     TVM_FFI_SAFE_CALL_BEGIN();
-    *result = ::tvm::ffi::details::AnyUnsafe::MoveAnyToTVMFFIAny(Any(*static_cast<T*>(field)));
+    Any value;
+    if constexpr (std::is_enum_v<T>) {
+      value = static_cast<int64_t>(*static_cast<T*>(field));
+    } else {
+      value = *static_cast<T*>(field);
+    }
+    *result = ::tvm::ffi::details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(value));
     TVM_FFI_SAFE_CALL_END();
   }
 
@@ -434,6 +458,8 @@ class ObjectDef {
     TVM_FFI_SAFE_CALL_BEGIN();
     if constexpr (std::is_same_v<T, Any>) {
       *static_cast<T*>(field) = AnyView::CopyFromTVMFFIAny(*value);
+    } else if constexpr (std::is_enum_v<T>) {
+      *static_cast<T*>(field) = static_cast<T>(AnyView::CopyFromTVMFFIAny(*value).cast<int64_t>());
     } else {
       *static_cast<T*>(field) = AnyView::CopyFromTVMFFIAny(*value).cast<T>();
     }
@@ -445,7 +471,7 @@ class ObjectDef {
     static_assert(std::is_base_of_v<Base, Class>, "the field must belong to Class or a base");
     TVMFFIFieldInfo info{};
     details::InfoExtras extras;
-    extras.metadata.emplace_back("type_schema", String(::tvm::ffi::details::MetadataTypeSchema<T>()));
+    extras.metadata.emplace_back("type_schema", String(details::FieldTypeSchema<T>()));
     info.flags = writable ? kTVMFFIFieldFlagBitMaskWritable : 0;
     info.default_value_or_factory = AnyView().CopyToTVMFFIAny();
     (details::ApplyExtra(&info, &extras, extra), ...);
@@ -458,7 +484,7 @@ class ObjectDef {
     info.offset = GetFieldByteOffsetToObject<Class>(field);
     info.getter = &GetField<T>;
     info.setter = &SetField<T>;
-    info.field_static_type_index = details::FieldStaticTypeIndex<T>::value;
+    info.field_static_type_index = details::FieldStaticTypeIndex<T>();
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterField(type_index_, &info));
   }
 
