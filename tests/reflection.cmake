@@ -4,3 +4,5 @@
 tvmffi_add_test(test_registry test_registry.cc)
 tvmffi_add_test(test_accessor test_accessor.cc)
 tvmffi_add_test(test_access_path test_access_path.cc)
+tvmffi_add_test(test_structural_equal test_structural_equal.cc)
+tvmffi_add_test(test_structural_hash test_structural_hash.cc)
