@@ -483,6 +483,31 @@ void RegisterAccessPathTypes() noexcept {
         .def("_is_prefix_of", &AccessPathObj::IsPrefixOf)
         .def("_to_steps", &AccessPathObj::ToSteps)
         .def("_path_equal", &AccessPathObj::PathEqual);
+    // Printed forms (ReprPrint): "<root>.body[2]["k"][<missing:3>]".
+    refl::TypeAttrDef<AccessStepObj>().def(
+        refl::type_attr::kRepr, [](const AccessStep& step, const Function& repr) -> String {
+          auto quoted = [&](const Any& key) { return std::string(repr(key).cast<String>()); };
+          switch (step->kind) {
+            case reflection::AccessKind::kAttr:
+              return "." + std::string(step->key.cast<String>());
+            case reflection::AccessKind::kArrayItem:
+              return "[" + std::to_string(step->key.cast<int64_t>()) + "]";
+            case reflection::AccessKind::kMapItem:
+              return "[" + quoted(step->key) + "]";
+            case reflection::AccessKind::kArrayItemMissing:
+              return "[<missing:" + std::to_string(step->key.cast<int64_t>()) + ">]";
+            case reflection::AccessKind::kAttrMissing:
+            case reflection::AccessKind::kMapItemMissing:
+              return "[<missing:" + quoted(step->key) + ">]";
+          }
+          TVM_FFI_THROW(ValueError) << "unknown access kind " << static_cast<int>(step->kind);
+        });
+    refl::TypeAttrDef<AccessPathObj>().def(
+        refl::type_attr::kRepr, [](const AccessPath& path, const Function& repr) -> String {
+          std::string out = "<root>";
+          for (const AccessStep& step : path->ToSteps()) out += std::string(repr(step).cast<String>());
+          return String(out);
+        });
     refl::EnsureTypeAttrColumn(refl::type_attr::kSEqual);
     refl::EnsureTypeAttrColumn(refl::type_attr::kSHash);
   } catch (const std::exception& e) {

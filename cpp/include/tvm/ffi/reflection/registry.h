@@ -371,8 +371,9 @@ class GlobalDef {
  *        as def_ro/def_rw/def/def_static are called.
  *
  * The creator is make_object<Class>() when Class is default constructible
- * (ObjectCreator and the JSON/graph tools need it). `def_rw` needs a class
- * declared mutable (`_type_mutable = true`).
+ * (ObjectCreator and the JSON/graph tools need it); a copy-constructible
+ * Class also gets the `__ffi_shallow_copy__` type attribute (DeepCopy uses
+ * it). `def_rw` needs a class declared mutable (`_type_mutable = true`).
  */
 template <typename Class>
 class ObjectDef {
@@ -392,6 +393,7 @@ class ObjectDef {
     md.total_size = static_cast<int32_t>(sizeof(Class));
     md.structural_eq_hash_kind = Class::_type_s_eq_hash_kind;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMetadata(type_index_, &md));
+    if constexpr (std::is_copy_constructible_v<Class>) RegisterShallowCopy();
   }
 
   /*! \brief A read-only field; extras: docstring, Metadata, DefaultValue, ... */
@@ -438,6 +440,18 @@ class ObjectDef {
     *result = ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(
         make_object<Class>());
     TVM_FFI_SAFE_CALL_END();
+  }
+
+  // `__ffi_shallow_copy__` (DeepCopy's per-object step), once per type.
+  void RegisterShallowCopy() {
+    TVMFFIByteArray key = AsByteArray(type_attr::kShallowCopy);
+    const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&key);
+    if (column != nullptr && TypeAttrColumn(type_attr::kShallowCopy)[type_index_] != nullptr) return;
+    details::RegisterTypeAttr(
+        type_index_, type_attr::kShallowCopy,
+        Function::FromTyped(
+            [](const Class* self) -> ObjectRef { return ObjectRef(make_object<Class>(*self)); },
+            std::string(type_key_) + "." + type_attr::kShallowCopy));
   }
 
   template <typename T>
