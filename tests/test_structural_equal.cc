@@ -114,6 +114,11 @@ TEST_CASE("Maps and Dicts: by key, whatever the insertion order", "[structural_e
   CheckMismatch(d1, d2, AccessPath::Root()->MapItem(String("k"))->ArrayItem(0),
                 AccessPath::Root()->MapItem(String("k"))->ArrayItem(0));
   CHECK(!Eq(Map<String, int64_t>{{"x", 1}}, Dict<String, int64_t>{{"x", 1}}));
+  // Keys held as heap strings.
+  String long_key(std::string(40, 'k'));
+  CHECK(Eq(Map<String, int64_t>{{long_key, 1}}, Map<String, int64_t>{{long_key, 1}}));
+  CheckMismatch(Map<String, int64_t>{{long_key, 1}}, Map<String, int64_t>{{long_key, 2}},
+                AccessPath::Root()->MapItem(long_key), AccessPath::Root()->MapItem(long_key));
 }
 
 TEST_CASE("Shapes by extents; tensors by shape, dtype and bytes", "[structural_equal]") {

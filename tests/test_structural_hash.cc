@@ -63,6 +63,10 @@ TEST_CASE("Containers", "[structural_hash]") {
   CHECK(H(a) != H(Map<String, int64_t>{{"x", 1}, {"y", 2}}));
   CHECK(H(Map<String, int64_t>{{"x", 1}}) != H(Map<String, int64_t>{{"x", 2}}));
   CHECK(H(Dict<String, int64_t>{{"x", 1}, {"y", 2}}) == H(Dict<String, int64_t>{{"y", 2}, {"x", 1}}));
+  String long_key(std::string(40, 'k'));
+  CHECK(H(Map<String, int64_t>{{long_key, 1}, {"a", 2}}) ==
+        H(Map<String, int64_t>{{"a", 2}, {long_key, 1}}));
+  CHECK(H(Map<String, int64_t>{{long_key, 1}}) != H(Map<String, int64_t>{{long_key, 2}}));
   CHECK(H(Shape({2, 3})) == H(Shape({2, 3})));
   CHECK(H(Shape({2, 3})) != H(Shape({3, 2})));
 }
