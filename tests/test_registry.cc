@@ -2,7 +2,9 @@
 // methods, constructors, metadata), TypeAttrDef, GlobalDef::def_method, all
 // read back through the C registry.
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/creator.h>
 #include <tvm/ffi/reflection/registry.h>
 
 #include <catch2/catch_test_macros.hpp>
@@ -111,6 +113,46 @@ TEST_CASE("The registered creator makes a default object", "[registry]") {
       details::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
           details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle)));
   CHECK(obj->type_index() == PointObj::RuntimeTypeIndex());
+}
+
+// Constructible only from UnsafeInit (or with arguments): the creator uses UnsafeInit.
+class OnlyUnsafeObj : public Object {
+ public:
+  int64_t v;
+  explicit OnlyUnsafeObj(UnsafeInit) : v(-1) {}
+  explicit OnlyUnsafeObj(int64_t v) : v(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.OnlyUnsafe", OnlyUnsafeObj, Object);
+};
+
+TEST_CASE("ObjectDef: a class made from UnsafeInit still gets a creator", "[registry]") {
+  static_assert(!std::is_default_constructible_v<OnlyUnsafeObj>);
+  refl::ObjectDef<OnlyUnsafeObj>().def_ro("v", &OnlyUnsafeObj::v);
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(OnlyUnsafeObj::RuntimeTypeIndex());
+  REQUIRE(info->metadata != nullptr);
+  CHECK(info->metadata->creator != nullptr);
+  ObjectRef made = refl::ObjectCreator("test.refl.OnlyUnsafe")(Map<String, Any>{{"v", 3}})
+                       .cast<ObjectRef>();
+  CHECK(made.as<OnlyUnsafeObj>()->v == 3);
+}
+
+TEST_CASE("GetFieldByteOffsetToObject deduces the class from the member", "[registry]") {
+  Point p(1, 2.0);
+  CHECK(refl::GetFieldByteOffsetToObject(&PointObj::y) == OffsetIn(p.get(), &p->y));
+  // A base member measured within a subclass.
+  ObjectPtr<Point3Obj> n = make_object<Point3Obj>();
+  CHECK(refl::GetFieldByteOffsetToObject<Point3Obj, int64_t>(&PointObj::x) ==
+        OffsetIn(n.get(), &n->x));
+}
+
+TEST_CASE("Field flag helpers set the ABI bits", "[registry]") {
+  TVMFFIFieldInfo info{};
+  refl::AttachFieldFlag::SEqHashDefRecursive().Apply(&info);
+  CHECK(info.flags == kTVMFFIFieldFlagBitMaskSEqHashDef);
+  refl::repr(false).Apply(&info);
+  CHECK((info.flags & kTVMFFIFieldFlagBitMaskReprOff) != 0);
+  TVMFFIFieldInfo shown{};
+  refl::repr(true).Apply(&shown);
+  CHECK(shown.flags == 0);
 }
 
 TEST_CASE("Registering the same field twice is an error", "[registry]") {

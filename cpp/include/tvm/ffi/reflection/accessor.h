@@ -29,17 +29,25 @@ namespace tvm {
 namespace ffi {
 namespace reflection {
 
-/*! \brief Names of the standard type attribute columns. */
+/*! \brief Names of the standard type attribute columns (upstream's; not all are used here). */
 namespace type_attr {
 inline constexpr const char* kNew = "__ffi_new__";
 inline constexpr const char* kInit = "__ffi_init__";
 inline constexpr const char* kConvert = "__ffi_convert__";
 inline constexpr const char* kShallowCopy = "__ffi_shallow_copy__";
+inline constexpr const char* kConvertTypeSchema = "__ffi_convert_type_schema__";
 inline constexpr const char* kRepr = "__ffi_repr__";
+inline constexpr const char* kHash = "__ffi_hash__";
+inline constexpr const char* kEq = "__ffi_eq__";
+inline constexpr const char* kCompare = "__ffi_compare__";
+inline constexpr const char* kAnyHash = "__any_hash__";
+inline constexpr const char* kAnyEqual = "__any_equal__";
 inline constexpr const char* kSHash = "__s_hash__";
 inline constexpr const char* kSEqual = "__s_equal__";
+inline constexpr const char* kStructuralVisit = "__s_visit__";
 inline constexpr const char* kDataToJson = "__data_to_json__";
 inline constexpr const char* kDataFromJson = "__data_from_json__";
+inline constexpr const char* kEnumState = "__ffi_enum__";
 }  // namespace type_attr
 
 /*! \brief A NUL-terminated literal as a TVMFFIByteArray (no copy). */

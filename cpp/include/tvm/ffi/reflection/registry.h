@@ -102,8 +102,13 @@ class default_factory : public DefaultFactory {
 class AttachFieldFlag : public InfoTrait {
  public:
   explicit AttachFieldFlag(int32_t flag) : flag_(flag) {}
-  /*! \brief The field binds free variables (compared by position, not identity). */
+  /*!
+   * \brief The field binds free variables (compared by position, not identity),
+   *        in its value and everything below it.
+   */
   static AttachFieldFlag SEqHashDef() { return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashDef); }
+  /*! \brief Upstream 0.1.14's name for the same bit (a recursive def region). */
+  static AttachFieldFlag SEqHashDefRecursive() { return SEqHashDef(); }
   /*! \brief The field is skipped by StructuralEqual and StructuralHash. */
   static AttachFieldFlag SEqHashIgnore() {
     return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashIgnore);
@@ -138,8 +143,8 @@ struct init {};
  * \brief The byte offset of a member from the start of the object (= its
  *        TVMFFIObject header, which Object is).
  */
-template <typename Class, typename T, typename Base>
-inline int64_t GetFieldByteOffsetToObject(T Base::*field) {
+template <typename Class, typename T>
+inline int64_t GetFieldByteOffsetToObject(T Class::*field) {
   // Measured on uninitialised storage (only addresses are taken): Object has
   // no virtual functions, so Class's layout is fixed at compile time.
   alignas(Class) unsigned char storage[sizeof(Class)];
@@ -370,8 +375,9 @@ class GlobalDef {
  *        size, structural kind) when constructed, then each field and method
  *        as def_ro/def_rw/def/def_static are called.
  *
- * The creator is make_object<Class>() when Class is default constructible
- * (ObjectCreator and the JSON/graph tools need it); a copy-constructible
+ * The creator is make_object<Class>() when Class is default constructible, else
+ * make_object<Class>(UnsafeInit{}) when that exists (ObjectCreator and the
+ * JSON/graph tools need it); a copy-constructible
  * Class also gets the `__ffi_shallow_copy__` type attribute (DeepCopy uses
  * it). `def_rw` needs a class declared mutable (`_type_mutable = true`).
  */
@@ -389,7 +395,10 @@ class ObjectDef {
     TVMFFITypeMetadata md{};
     md.doc = TVMFFIByteArray{doc, std::char_traits<char>::length(doc)};
     md.creator = nullptr;
-    if constexpr (std::is_default_constructible_v<Class>) md.creator = &CreateDefault;
+    if constexpr (std::is_default_constructible_v<Class> ||
+                  std::is_constructible_v<Class, UnsafeInit>) {
+      md.creator = &CreateDefault;
+    }
     md.total_size = static_cast<int32_t>(sizeof(Class));
     md.structural_eq_hash_kind = Class::_type_s_eq_hash_kind;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMetadata(type_index_, &md));
@@ -437,8 +446,14 @@ class ObjectDef {
  private:
   static int CreateDefault(TVMFFIObjectHandle* result) {
     TVM_FFI_SAFE_CALL_BEGIN();
-    *result = ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(
-        make_object<Class>());
+    ObjectPtr<Class> obj;
+    if constexpr (std::is_default_constructible_v<Class>) {
+      obj = make_object<Class>();
+    } else {
+      // Fields left for the caller to set (ObjectCreator, deserialisers).
+      obj = make_object<Class>(UnsafeInit{});
+    }
+    *result = ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(obj));
     TVM_FFI_SAFE_CALL_END();
   }
 
@@ -495,7 +510,7 @@ class ObjectDef {
     info.metadata = TVMFFIByteArray{metadata.data(), metadata.size()};
     info.size = static_cast<int64_t>(sizeof(T));
     info.alignment = static_cast<int64_t>(alignof(T));
-    info.offset = GetFieldByteOffsetToObject<Class>(field);
+    info.offset = GetFieldByteOffsetToObject<Class, T>(field);
     info.getter = &GetField<T>;
     info.setter = &SetField<T>;
     info.field_static_type_index = details::FieldStaticTypeIndex<T>();
