@@ -180,6 +180,19 @@ TEST_CASE("TypeAttrDef sets values and functions per type", "[registry]") {
   CHECK(refl::TypeAttrColumn("test.refl.never_set")[tindex] == nullptr);
 }
 
+TEST_CASE("ObjectDef::def_type_attr sets values and functions", "[registry]") {
+  refl::ObjectDef<OnlyUnsafeObj>()
+      .def_type_attr("test.refl.od_attr_text", "literal")
+      .def_type_attr("test.refl.od_attr_int", int64_t{7})
+      .def_type_attr("test.refl.od_attr_fn", [](const OnlyUnsafeObj* self) { return self->v * 2; });
+  int32_t tindex = OnlyUnsafeObj::RuntimeTypeIndex();
+  CHECK(refl::TypeAttrColumn("test.refl.od_attr_text")[tindex].cast<String>() == "literal");
+  CHECK(refl::TypeAttrColumn("test.refl.od_attr_int")[tindex].cast<int64_t>() == 7);
+  ObjectRef obj(make_object<OnlyUnsafeObj>(int64_t{21}));
+  CHECK(refl::TypeAttrColumn("test.refl.od_attr_fn")[tindex].cast<Function>()(obj).cast<int64_t>() ==
+        42);
+}
+
 TEST_CASE("GlobalDef::def_method passes the object first", "[registry]") {
   RegisterTestTypes();
   refl::GlobalDef()

@@ -317,6 +317,23 @@ inline void RegisterTypeAttr(int32_t type_index, const char* name, AnyView value
   TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterAttr(type_index, &key, &cell));
 }
 
+/*!
+ * \brief Set a type attribute to a value (anything convertible to Any) or to a
+ *        callable (wrapped as a Function named "<type_key>.<name>").
+ */
+template <typename Value>
+inline void RegisterTypeAttrValueOrFunc(int32_t type_index, const char* type_key,
+                                        const char* name, Value&& value) {
+  if constexpr (std::is_convertible_v<Value&&, AnyView> ||
+                std::is_convertible_v<remove_cvref_t<Value>, Any>) {
+    RegisterTypeAttr(type_index, name, Any(std::forward<Value>(value)));
+  } else {
+    RegisterTypeAttr(type_index, name,
+                     Function::FromTyped(AsFreeFunction(std::forward<Value>(value)),
+                                         std::string(type_key) + "." + name));
+  }
+}
+
 }  // namespace details
 
 /*! \brief Builder that registers global functions (each def() registers at once). */
@@ -428,6 +445,12 @@ class ObjectDef {
   template <typename Func, typename... Extra>
   ObjectDef& def_static(const char* name, Func&& func, Extra&&... extra) {
     RegisterMethod(name, true, std::forward<Func>(func), std::forward<Extra>(extra)...);
+    return *this;
+  }
+  /*! \brief A type attribute of Class, as TypeAttrDef::def. */
+  template <typename Value>
+  ObjectDef& def_type_attr(const char* name, Value&& value) {
+    details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
     return *this;
   }
   /*! \brief The constructor: static method `__init__` and type attribute `__ffi_init__`. */
@@ -546,15 +569,8 @@ class TypeAttrDef {
   /*! \brief A value (anything convertible to Any) or a callable (wrapped as a Function). */
   template <typename Value>
   TypeAttrDef& def(const char* name, Value&& value) {
-    if constexpr (std::is_convertible_v<Value&&, AnyView> ||
-                  std::is_convertible_v<details::remove_cvref_t<Value>, Any>) {
-      details::RegisterTypeAttr(type_index_, name, Any(std::forward<Value>(value)));
-    } else {
-      details::RegisterTypeAttr(
-          type_index_, name,
-          Function::FromTyped(details::AsFreeFunction(std::forward<Value>(value)),
-                              std::string(type_key_) + "." + name));
-    }
+    details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name,
+                                         std::forward<Value>(value));
     return *this;
   }
   /*! \brief A constant value. */
