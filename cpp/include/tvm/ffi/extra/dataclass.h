@@ -32,14 +32,17 @@
 namespace tvm {
 namespace ffi {
 
+// DeepCopy and ReprPrint are hidden: upstream exports functions of the same
+// mangled names, which an exported copy in a library would interpose.
+
 /*! \return A deep copy of value (see the top of this file). */
-inline Any DeepCopy(const Any& value) {
+TVM_FFI_HIDDEN inline Any DeepCopy(const Any& value) {
   static const Function fn = Function::GetGlobalRequired("ffi.DeepCopy");
   return fn(value);
 }
 
 /*! \return The printed form of value (see the top of this file). */
-inline String ReprPrint(const Any& value) {
+TVM_FFI_HIDDEN inline String ReprPrint(const Any& value) {
   static const Function fn = Function::GetGlobalRequired("ffi.ReprPrint");
   return fn(value).cast<String>();
 }

@@ -37,16 +37,19 @@ namespace ffi {
 /*! \brief Structural equality (see the top of this file). */
 class StructuralEqual {
  public:
+  // Hidden: same mangled names as upstream's out-of-line members; an exported
+  // copy in a library would interpose upstream's runtime (infinite recursion
+  // through its global).
   /*! \return Whether lhs and rhs are structurally equal. */
-  static bool Equal(const Any& lhs, const Any& rhs, bool map_free_vars = false,
+  TVM_FFI_HIDDEN static bool Equal(const Any& lhs, const Any& rhs, bool map_free_vars = false,
                     bool skip_tensor_content = false) {
     static const Function fn = Function::GetGlobalRequired("ffi.StructuralEqual");
     return fn(lhs, rhs, map_free_vars, skip_tensor_content).cast<bool>();
   }
   /*! \return nullopt if equal, else the paths to the first difference on each side. */
-  static Optional<reflection::AccessPathPair> GetFirstMismatch(const Any& lhs, const Any& rhs,
-                                                               bool map_free_vars = false,
-                                                               bool skip_tensor_content = false) {
+  TVM_FFI_HIDDEN static Optional<reflection::AccessPathPair> GetFirstMismatch(
+      const Any& lhs, const Any& rhs, bool map_free_vars = false,
+      bool skip_tensor_content = false) {
     static const Function fn = Function::GetGlobalRequired("ffi.GetFirstStructuralMismatch");
     return fn(lhs, rhs, map_free_vars, skip_tensor_content)
         .cast<Optional<reflection::AccessPathPair>>();

@@ -28,7 +28,8 @@ namespace ffi {
 /*! \brief Structural hash (see the top of this file). */
 class StructuralHash {
  public:
-  static uint64_t Hash(const Any& value, bool map_free_vars = false,
+  // Hidden, as StructuralEqual::Equal (upstream's mangled name).
+  TVM_FFI_HIDDEN static uint64_t Hash(const Any& value, bool map_free_vars = false,
                        bool skip_tensor_content = false) {
     static const Function fn = Function::GetGlobalRequired("ffi.StructuralHash");
     return static_cast<uint64_t>(fn(value, map_free_vars, skip_tensor_content).cast<int64_t>());
