@@ -8,12 +8,12 @@ tvmffi_add_test(test_structural_equal test_structural_equal.cc)
 tvmffi_add_test(test_structural_hash test_structural_hash.cc)
 tvmffi_add_test(test_dataclass test_dataclass.cc)
 
-# The inline wrappers share mangled names with upstream's exported functions:
-# a library built with our headers must not export them (it would interpose
-# upstream's runtime).
+# The inline wrappers share mangled names with upstream's exported functions
+# (runtime/upstream_cxx/upstream_cxx.symbols): a library built with our
+# headers must not export them (it would interpose upstream's runtime).
 add_library(tvmffi_test_reflection_lib SHARED reflection_lib.cc)
 target_link_libraries(tvmffi_test_reflection_lib PRIVATE tvmffi::tvmffi)
 add_test(NAME test_reflection_no_interposition
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:tvmffi_test_reflection_lib> -DNM=${CMAKE_NM}
-          -DFORBID=ON -DLIST=${CMAKE_CURRENT_LIST_DIR}/reflection_upstream_names.txt
+          -DFORBID=ON -DLIST=${PROJECT_SOURCE_DIR}/runtime/upstream_cxx/upstream_cxx.symbols
           -P ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/check_exports.cmake)

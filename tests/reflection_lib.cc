@@ -1,17 +1,20 @@
 // A shared library that uses the structural and dataclass wrappers, built
 // with default visibility: test_reflection_no_interposition checks that it
-// exports none of upstream's out-of-line names (reflection_upstream_names.txt).
+// exports none of upstream's out-of-line names
+// (runtime/upstream_cxx/upstream_cxx.symbols).
 #include <tvm/ffi/extra/dataclass.h>
 #include <tvm/ffi/extra/structural_equal.h>
 #include <tvm/ffi/extra/structural_hash.h>
 
 // Taking the addresses forces out-of-line copies (calls alone may be inlined).
-extern "C" __attribute__((visibility("default"))) const void* tvmffi_test_reflection_addresses[] = {
+extern "C" {
+__attribute__((visibility("default"))) const void* tvmffi_test_reflection_addresses[] = {
     reinterpret_cast<const void*>(&tvm::ffi::StructuralEqual::Equal),
     reinterpret_cast<const void*>(&tvm::ffi::StructuralEqual::GetFirstMismatch),
     reinterpret_cast<const void*>(&tvm::ffi::StructuralHash::Hash),
     reinterpret_cast<const void*>(&tvm::ffi::DeepCopy),
     reinterpret_cast<const void*>(&tvm::ffi::ReprPrint)};
+}
 
 extern "C" __attribute__((visibility("default"))) int tvmffi_test_reflection_use(void) {
   using namespace tvm::ffi;
