@@ -39,47 +39,40 @@ class TVMFFI_UPSTREAM_CXX_API StructuralHash {
 TVMFFI_UPSTREAM_CXX_API Any DeepCopy(const Any& value);
 TVMFFI_UPSTREAM_CXX_API String ReprPrint(const Any& value);
 
-namespace {
-
-// Looked up once and kept for the process (never released: no exit-order
-// hazard with the runtime's registry).
-struct ExtraGlobals {
-  Function equal = Function::GetGlobalRequired("ffi.StructuralEqual");
-  Function first_mismatch = Function::GetGlobalRequired("ffi.GetFirstStructuralMismatch");
-  Function hash = Function::GetGlobalRequired("ffi.StructuralHash");
-  Function deep_copy = Function::GetGlobalRequired("ffi.DeepCopy");
-  Function repr_print = Function::GetGlobalRequired("ffi.ReprPrint");
-
-  static const ExtraGlobals& Get() {
-    static const ExtraGlobals* g = new ExtraGlobals();
-    return *g;
-  }
-};
-
-}  // namespace
+// Each forwards to the runtime's global, looked up once (a function-local
+// static, so the first calls may race safely) and kept for the process (never
+// released: no exit-order hazard with the runtime's registry).
 
 bool StructuralEqual::Equal(const Any& lhs, const Any& rhs, bool map_free_vars,
                             bool skip_tensor_content) {
-  return ExtraGlobals::Get().equal(lhs, rhs, map_free_vars, skip_tensor_content).cast<bool>();
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.StructuralEqual"));
+  return (*fn)(lhs, rhs, map_free_vars, skip_tensor_content).cast<bool>();
 }
 
 Optional<reflection::AccessPathPair> StructuralEqual::GetFirstMismatch(const Any& lhs,
                                                                        const Any& rhs,
                                                                        bool map_free_vars,
                                                                        bool skip_tensor_content) {
-  return ExtraGlobals::Get()
-      .first_mismatch(lhs, rhs, map_free_vars, skip_tensor_content)
+  static const Function* fn =
+      new Function(Function::GetGlobalRequired("ffi.GetFirstStructuralMismatch"));
+  return (*fn)(lhs, rhs, map_free_vars, skip_tensor_content)
       .cast<Optional<reflection::AccessPathPair>>();
 }
 
 uint64_t StructuralHash::Hash(const Any& value, bool map_free_vars, bool skip_tensor_content) {
-  return static_cast<uint64_t>(
-      ExtraGlobals::Get().hash(value, map_free_vars, skip_tensor_content).cast<int64_t>());
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.StructuralHash"));
+  return static_cast<uint64_t>((*fn)(value, map_free_vars, skip_tensor_content).cast<int64_t>());
 }
 
-Any DeepCopy(const Any& value) { return ExtraGlobals::Get().deep_copy(value); }
+Any DeepCopy(const Any& value) {
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.DeepCopy"));
+  return (*fn)(value);
+}
 
-String ReprPrint(const Any& value) { return ExtraGlobals::Get().repr_print(value).cast<String>(); }
+String ReprPrint(const Any& value) {
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.ReprPrint"));
+  return (*fn)(value).cast<String>();
+}
 
 }  // namespace ffi
 }  // namespace tvm
