@@ -15,8 +15,9 @@
  *         .def_rw("y", &PointObj::y, refl::DefaultValue(0))
  *         .def("norm", &PointObj::Norm)
  *         .def_static("origin", []() { return Point(0, 0); })
- *         .def(refl::init<int64_t, int64_t>());
- *     refl::TypeAttrDef<PointObj>().def("__my_attr__", 42);
+ *         .def(refl::init<int64_t, int64_t>())
+ *         .def_type_attr("__my_attr__", 42);
+ *     refl::TypeAttrDef<PointObj>().def("__other_attr__", [](const PointObj* p) { return p->x; });
  *   }
  *
  * Everything registers through the C functions (TVMFFIFunctionSetGlobalFromMethodInfo,
@@ -392,11 +393,13 @@ class GlobalDef {
  *        size, structural kind) when constructed, then each field and method
  *        as def_ro/def_rw/def/def_static are called.
  *
- * The creator is make_object<Class>() when Class is default constructible, else
- * make_object<Class>(UnsafeInit{}) when that exists (ObjectCreator and the
- * JSON/graph tools need it); a copy-constructible
- * Class also gets the `__ffi_shallow_copy__` type attribute (DeepCopy uses
- * it). `def_rw` needs a class declared mutable (`_type_mutable = true`).
+ * The creator is make_object<Class>() when Class is default constructible,
+ * else make_object<Class>(UnsafeInit{}) when that exists (ObjectCreator and
+ * the JSON/graph tools need it); a copy-constructible Class also gets the
+ * `__ffi_shallow_copy__` type attribute (DeepCopy uses it). `def_rw` needs a
+ * class declared mutable (`_type_mutable = true`). Each ObjectDef<T>(...)
+ * re-registers T's metadata; a field or type attribute registered twice is
+ * an error.
  */
 template <typename Class>
 class ObjectDef {
