@@ -8,7 +8,9 @@
  *      ffi.GetFirstStructuralMismatch(lhs, rhs, map_free_vars, skip_tensor_content)
  *          -> None or (lhs_path, rhs_path)
  *      ffi.StructuralHash(value, map_free_vars, skip_tensor_content) -> int
- *    which tvm/ffi/extra/structural_equal.h and structural_hash.h call.
+ *    which tvm/ffi/extra/structural_equal.h and structural_hash.h call;
+ *  - ffi.StructuralKey(key) and ffi.StructuralKeyEqual(a, b), and the
+ *    reflection of ffi.StructuralKey (extra/structural_key.h).
  *
  * Semantics (upstream's): values of different types differ, except a string
  * (bytes) in its small and heap forms; floats compare bitwise, except that
@@ -35,6 +37,7 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/extra/structural_key.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/access_path.h>
 #include <tvm/ffi/reflection/accessor.h>
@@ -518,12 +521,31 @@ void RegisterAccessPathTypes() noexcept {
   }
 }
 
+void RegisterStructuralKeyType() noexcept {
+  try {
+    reflection::ObjectDef<StructuralKeyObj>()
+        .def(reflection::init<Any>(), "A key with its structural hash")
+        .def_ro("key", &StructuralKeyObj::key)
+        .def_ro("hash_i64", &StructuralKeyObj::hash_i64);
+  } catch (const std::exception& e) {
+    char what[512];
+    std::snprintf(what, sizeof(what), "cannot register the reflection of ffi.StructuralKey: %s",
+                  e.what());
+    tvmffi::rt::RecordLoadFailure(what);
+  }
+}
+
 [[maybe_unused]] const bool kReflectionBuiltinsRegistered = [] {
   RegisterAccessPathTypes();
+  RegisterStructuralKeyType();
   tvmffi::rt::BuiltinDef()
       .def("ffi.StructuralEqual", StructuralEqualGlobal)
       .def("ffi.GetFirstStructuralMismatch", FirstMismatchGlobal)
-      .def("ffi.StructuralHash", StructuralHashGlobal);
+      .def("ffi.StructuralHash", StructuralHashGlobal)
+      .def("ffi.StructuralKey", [](Any key) { return StructuralKey(std::move(key)); })
+      .def("ffi.StructuralKeyEqual", [](const StructuralKey& a, const StructuralKey& b) {
+        return a == b;
+      });
   return true;
 }();
 
