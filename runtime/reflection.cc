@@ -521,10 +521,29 @@ void RegisterAccessPathTypes() noexcept {
   }
 }
 
+// A StructuralKey made with this file's hash. The runtime must not odr-use the
+// header's inline StructuralHash::Hash / StructuralEqual::Equal (or
+// StructuralKeyObj(Any), which calls one): they carry upstream's mangled
+// names, and the runtime objects are also linked into libraries that define
+// upstream's out-of-line versions (tests/upstream_cxx's link stand-in).
+StructuralKey MakeStructuralKey(Any key) {
+  ObjectPtr<StructuralKeyObj> n = make_object<StructuralKeyObj>();
+  n->hash_i64 = static_cast<int64_t>(HashRun(false, false).Hash(key));
+  n->key = std::move(key);
+  return StructuralKey(std::move(n));
+}
+
+bool StructuralKeyEqual(const StructuralKey& a, const StructuralKey& b) {
+  return a.same_as(b) ||
+         (a->hash_i64 == b->hash_i64 && EqualRun(false, false, false).Equal(a->key, b->key));
+}
+
 void RegisterStructuralKeyType() noexcept {
   try {
-    reflection::ObjectDef<StructuralKeyObj>()
-        .def(reflection::init<Any>(), "A key with its structural hash")
+    namespace refl = reflection;
+    refl::ObjectDef<StructuralKeyObj>()
+        .def_static("__init__", MakeStructuralKey, "A key with its structural hash")
+        .def_type_attr(refl::type_attr::kInit, MakeStructuralKey)
         .def_ro("key", &StructuralKeyObj::key)
         .def_ro("hash_i64", &StructuralKeyObj::hash_i64);
   } catch (const std::exception& e) {
@@ -542,10 +561,8 @@ void RegisterStructuralKeyType() noexcept {
       .def("ffi.StructuralEqual", StructuralEqualGlobal)
       .def("ffi.GetFirstStructuralMismatch", FirstMismatchGlobal)
       .def("ffi.StructuralHash", StructuralHashGlobal)
-      .def("ffi.StructuralKey", [](Any key) { return StructuralKey(std::move(key)); })
-      .def("ffi.StructuralKeyEqual", [](const StructuralKey& a, const StructuralKey& b) {
-        return a == b;
-      });
+      .def("ffi.StructuralKey", MakeStructuralKey)
+      .def("ffi.StructuralKeyEqual", StructuralKeyEqual);
   return true;
 }();
 
