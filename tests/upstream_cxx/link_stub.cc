@@ -19,6 +19,14 @@ Optional<String> ModuleObj::GetFunctionDoc(const String&, bool) { std::abort(); 
 Optional<String> ModuleObj::GetFunctionMetadata(const String&, bool) { std::abort(); }
 Module Module::LoadFromFile(const String&) { std::abort(); }
 void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>&) { std::abort(); }
+bool StructuralEqual::Equal(const Any&, const Any&, bool, bool) { std::abort(); }
+Optional<reflection::AccessPathPair> StructuralEqual::GetFirstMismatch(const Any&, const Any&, bool,
+                                                                       bool) {
+  std::abort();
+}
+uint64_t StructuralHash::Hash(const Any&, bool, bool) { std::abort(); }
+Any DeepCopy(const Any&) { std::abort(); }
+String ReprPrint(const Any&) { std::abort(); }
 
 }  // namespace ffi
 }  // namespace tvm

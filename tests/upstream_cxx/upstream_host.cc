@@ -166,3 +166,24 @@ TEST_CASE("upstream ABI: the runtime's module functions refuse the C++ Module") 
   CHECK_THROWS_WITH(get(static_cast<const ffi::ObjectRef&>(mod), "add_int", false),
                     ContainsSubstring("did not create"));
 }
+
+TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy and ReprPrint") {
+  Dl_info info;
+  void* addr = reinterpret_cast<void*>(&ffi::StructuralEqual::Equal);
+  REQUIRE(dladdr(addr, &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
+
+  ffi::Array<int64_t> a{1, 2, 3};
+  ffi::Array<int64_t> b{1, 2, 4};
+  CHECK(ffi::StructuralEqual::Equal(a, ffi::Array<int64_t>{1, 2, 3}));
+  CHECK_FALSE(ffi::StructuralEqual::Equal(a, b));
+  CHECK_FALSE(ffi::StructuralEqual::GetFirstMismatch(a, a).has_value());
+  ffi::Optional<ffi::reflection::AccessPathPair> m = ffi::StructuralEqual::GetFirstMismatch(a, b);
+  REQUIRE(m.has_value());
+  CHECK(m.value().get<0>()->PathEqual(ffi::reflection::AccessPath::Root()->ArrayItem(2)));
+  CHECK(ffi::StructuralHash::Hash(a) == ffi::StructuralHash::Hash(ffi::Array<int64_t>{1, 2, 3}));
+  CHECK(ffi::StructuralHash::Hash(a) != ffi::StructuralHash::Hash(b));
+  ffi::Any copy = ffi::DeepCopy(a);
+  CHECK_FALSE(copy.same_as(a));
+  CHECK(std::string(ffi::ReprPrint(copy)) == "(1, 2, 3)");
+}

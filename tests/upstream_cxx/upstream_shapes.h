@@ -16,6 +16,7 @@
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/access_path.h>
 #include <tvm/ffi/string.h>
 
 namespace tvm {
@@ -65,6 +66,23 @@ class Module : public ObjectRef {
   static void VisitContextSymbols(const TypedFunction<void(String, void*)>& callback);
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Module, ObjectRef, ModuleObj);
 };
+
+// Upstream's structural and dataclass entry points (out of line there).
+class StructuralEqual {
+ public:
+  static bool Equal(const Any& lhs, const Any& rhs, bool map_free_vars = false,
+                    bool skip_tensor_content = false);
+  static Optional<reflection::AccessPathPair> GetFirstMismatch(const Any& lhs, const Any& rhs,
+                                                               bool map_free_vars = false,
+                                                               bool skip_tensor_content = false);
+};
+class StructuralHash {
+ public:
+  static uint64_t Hash(const Any& value, bool map_free_vars = false,
+                       bool skip_tensor_content = false);
+};
+Any DeepCopy(const Any& value);
+String ReprPrint(const Any& value);
 
 }  // namespace ffi
 }  // namespace tvm

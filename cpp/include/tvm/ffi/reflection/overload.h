@@ -60,7 +60,7 @@ namespace reflection {
 
 /*! \brief `overload_cast<Params...>(&f)`: the overload of f whose parameters start with Params. */
 template <typename... Params>
-inline constexpr details::OverloadCastImpl<Params...> overload_cast = {};
+inline constexpr ::tvm::ffi::details::OverloadCastImpl<Params...> overload_cast = {};
 
 /*! \brief Tag selecting the const member function in overload_cast. */
 inline constexpr std::true_type const_ = {};

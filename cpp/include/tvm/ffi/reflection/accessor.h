@@ -1,0 +1,231 @@
+/*
+ * tvmffi C++ layer: reading the reflection tables a type registered
+ * (TVMFFITypeInfo::fields / methods, type attribute columns).
+ *
+ *   namespace refl = tvm::ffi::reflection;
+ *   refl::FieldGetter get_x("my.Point", "x");
+ *   int64_t x = get_x(point).cast<int64_t>();
+ *   refl::FieldSetter("my.Point", "x")(point, 3);
+ *   Function f = refl::GetMethod("my.Point", "norm");
+ *   AnyView repr = refl::TypeAttrColumn("__ffi_repr__")[point->type_index()];
+ *
+ * Everything goes through the C registry (TVMFFIGetTypeInfo,
+ * TVMFFIGetTypeAttrColumn), so types registered by another runtime build are
+ * read the same way. A name that is not registered is a RuntimeError naming
+ * the field or method and the type. Opt-in: no kernel header includes this.
+ */
+#ifndef TVM_FFI_REFLECTION_ACCESSOR_H_
+#define TVM_FFI_REFLECTION_ACCESSOR_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/function.h>
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace tvm {
+namespace ffi {
+namespace reflection {
+
+/*! \brief Names of the standard type attribute columns (upstream's; not all are used here). */
+namespace type_attr {
+inline constexpr const char* kNew = "__ffi_new__";
+inline constexpr const char* kInit = "__ffi_init__";
+inline constexpr const char* kConvert = "__ffi_convert__";
+inline constexpr const char* kShallowCopy = "__ffi_shallow_copy__";
+inline constexpr const char* kConvertTypeSchema = "__ffi_convert_type_schema__";
+inline constexpr const char* kRepr = "__ffi_repr__";
+inline constexpr const char* kHash = "__ffi_hash__";
+inline constexpr const char* kEq = "__ffi_eq__";
+inline constexpr const char* kCompare = "__ffi_compare__";
+inline constexpr const char* kAnyHash = "__any_hash__";
+inline constexpr const char* kAnyEqual = "__any_equal__";
+inline constexpr const char* kSHash = "__s_hash__";
+inline constexpr const char* kSEqual = "__s_equal__";
+inline constexpr const char* kStructuralVisit = "__s_visit__";
+inline constexpr const char* kDataToJson = "__data_to_json__";
+inline constexpr const char* kDataFromJson = "__data_from_json__";
+inline constexpr const char* kEnumState = "__ffi_enum__";
+}  // namespace type_attr
+
+/*! \brief A NUL-terminated literal as a TVMFFIByteArray (no copy). */
+inline constexpr TVMFFIByteArray AsByteArray(const char* s) {
+  return {s, std::char_traits<char>::length(s)};
+}
+
+namespace details {
+inline bool ByteArrayEquals(const TVMFFIByteArray& a, std::string_view b) {
+  return std::string_view(a.data, a.size) == b;
+}
+inline const TVMFFITypeInfo* TypeInfoOfKey(std::string_view type_key) {
+  return TVMFFIGetTypeInfo(TypeKeyToIndex(type_key));
+}
+}  // namespace details
+
+/*!
+ * \brief Visit the fields of a type, inherited ones first (root to leaf),
+ *        then its own, in registration order.
+ * \param callback void(const TVMFFIFieldInfo*).
+ */
+template <typename Callback>
+inline void ForEachFieldInfo(const TypeInfo* type_info, Callback callback) {
+  static_assert(std::is_same_v<decltype(callback(type_info->fields)), void>,
+                "ForEachFieldInfo: the callback must return void");
+  // Depth 0 is Object itself, which has no fields.
+  for (int32_t d = 1; d < type_info->type_depth; ++d) {
+    const TVMFFITypeInfo* base = type_info->type_ancestors[d];
+    for (int32_t i = 0; i < base->num_fields; ++i) callback(base->fields + i);
+  }
+  for (int32_t i = 0; i < type_info->num_fields; ++i) callback(type_info->fields + i);
+}
+
+/*!
+ * \brief As ForEachFieldInfo, stopping at the first field for which the
+ *        callback returns true.
+ * \return Whether the walk stopped early.
+ */
+template <typename Callback>
+inline bool ForEachFieldInfoWithEarlyStop(const TypeInfo* type_info, Callback callback) {
+  for (int32_t d = 1; d < type_info->type_depth; ++d) {
+    const TVMFFITypeInfo* base = type_info->type_ancestors[d];
+    for (int32_t i = 0; i < base->num_fields; ++i) {
+      if (callback(base->fields + i)) return true;
+    }
+  }
+  for (int32_t i = 0; i < type_info->num_fields; ++i) {
+    if (callback(type_info->fields + i)) return true;
+  }
+  return false;
+}
+
+/*!
+ * \brief The field `field_name` of the type `type_key`, own or inherited.
+ * \throws RuntimeError if the type has no such field; ValueError if the key is unknown.
+ */
+inline const TVMFFIFieldInfo* GetFieldInfo(std::string_view type_key, const char* field_name) {
+  const TVMFFITypeInfo* info = details::TypeInfoOfKey(type_key);
+  const TVMFFIFieldInfo* found = nullptr;
+  ForEachFieldInfoWithEarlyStop(info, [&](const TVMFFIFieldInfo* f) {
+    if (details::ByteArrayEquals(f->name, field_name)) found = f;
+    return found != nullptr;
+  });
+  if (found == nullptr) {
+    TVM_FFI_THROW(RuntimeError) << "Cannot find field `" << field_name << "` in " << type_key;
+  }
+  return found;
+}
+
+/*!
+ * \brief The method `method_name` registered on the type `type_key` itself.
+ * \throws RuntimeError if there is none.
+ */
+inline const TVMFFIMethodInfo* GetMethodInfo(std::string_view type_key, const char* method_name) {
+  const TVMFFITypeInfo* info = details::TypeInfoOfKey(type_key);
+  for (int32_t i = 0; i < info->num_methods; ++i) {
+    if (details::ByteArrayEquals(info->methods[i].name, method_name)) return info->methods + i;
+  }
+  TVM_FFI_THROW(RuntimeError) << "Cannot find method `" << method_name << "` in " << type_key;
+}
+
+/*! \brief The method `method_name` of `type_key` as a Function (see GetMethodInfo). */
+inline Function GetMethod(std::string_view type_key, const char* method_name) {
+  return AnyView::CopyFromTVMFFIAny(GetMethodInfo(type_key, method_name)->method).cast<Function>();
+}
+
+/*! \brief Run a field's setter on the field at `field_addr`; returns the C status. */
+inline int CallFieldSetter(const TVMFFIFieldInfo* field_info, void* field_addr,
+                           const TVMFFIAny* value) {
+  return field_info->setter(field_addr, value);
+}
+
+/*!
+ * \brief Set a field to its registered default: the value, or a fresh result
+ *        of the factory when kTVMFFIFieldFlagBitMaskDefaultFromFactory is set.
+ */
+inline void SetFieldToDefault(const TVMFFIFieldInfo* field_info, void* field_addr) {
+  if (field_info->flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory) {
+    Any value = AnyView::CopyFromTVMFFIAny(field_info->default_value_or_factory).cast<Function>()();
+    TVM_FFI_CHECK_SAFE_CALL(
+        CallFieldSetter(field_info, field_addr, reinterpret_cast<const TVMFFIAny*>(&value)));
+  } else {
+    TVM_FFI_CHECK_SAFE_CALL(
+        CallFieldSetter(field_info, field_addr, &field_info->default_value_or_factory));
+  }
+}
+
+/*! \brief Reads one reflected field of any object that has it. */
+class FieldGetter {
+ public:
+  explicit FieldGetter(const TVMFFIFieldInfo* field_info) : field_info_(field_info) {}
+  FieldGetter(std::string_view type_key, const char* field_name)
+      : FieldGetter(GetFieldInfo(type_key, field_name)) {}
+
+  /*! \return The field's value (an owned copy). */
+  Any operator()(const Object* obj) const {
+    Any result;
+    void* addr = const_cast<char*>(reinterpret_cast<const char*>(obj)) + field_info_->offset;
+    TVM_FFI_CHECK_SAFE_CALL(field_info_->getter(addr, reinterpret_cast<TVMFFIAny*>(&result)));
+    return result;
+  }
+  Any operator()(const ObjectPtr<Object>& obj) const { return (*this)(obj.get()); }
+  Any operator()(const ObjectRef& obj) const { return (*this)(obj.get()); }
+
+ private:
+  const TVMFFIFieldInfo* field_info_;
+};
+
+/*!
+ * \brief Writes one reflected field. The setter converts the value to the
+ *        field's C++ type; a value that does not convert is a TypeError.
+ */
+class FieldSetter {
+ public:
+  explicit FieldSetter(const TVMFFIFieldInfo* field_info) : field_info_(field_info) {}
+  FieldSetter(std::string_view type_key, const char* field_name)
+      : FieldSetter(GetFieldInfo(type_key, field_name)) {}
+
+  void operator()(const Object* obj, AnyView value) const {
+    void* addr = const_cast<char*>(reinterpret_cast<const char*>(obj)) + field_info_->offset;
+    TVM_FFI_CHECK_SAFE_CALL(
+        CallFieldSetter(field_info_, addr, reinterpret_cast<const TVMFFIAny*>(&value)));
+  }
+  void operator()(const ObjectPtr<Object>& obj, AnyView value) const { (*this)(obj.get(), value); }
+  void operator()(const ObjectRef& obj, AnyView value) const { (*this)(obj.get(), value); }
+
+ private:
+  const TVMFFIFieldInfo* field_info_;
+};
+
+/*!
+ * \brief One type attribute column (TVMFFIGetTypeAttrColumn), indexed by type
+ *        index; a type without a value reads as None.
+ * \throws RuntimeError if no column of that name exists.
+ */
+class TypeAttrColumn {
+ public:
+  explicit TypeAttrColumn(std::string_view attr_name) {
+    TVMFFIByteArray name{attr_name.data(), attr_name.size()};
+    column_ = TVMFFIGetTypeAttrColumn(&name);
+    if (column_ == nullptr) {
+      TVM_FFI_THROW(RuntimeError) << "Cannot find type attribute " << attr_name;
+    }
+  }
+
+  AnyView operator[](int32_t type_index) const {
+    // Size first, then data (acquire): the runtime publishes in the other order.
+    size_t size = __atomic_load_n(&column_->size, __ATOMIC_ACQUIRE);
+    const TVMFFIAny* data = __atomic_load_n(&column_->data, __ATOMIC_ACQUIRE);
+    if (type_index < 0 || static_cast<size_t>(type_index) >= size) return AnyView();
+    return AnyView::CopyFromTVMFFIAny(data[type_index]);
+  }
+
+ private:
+  const TVMFFITypeAttrColumn* column_;
+};
+
+}  // namespace reflection
+}  // namespace ffi
+}  // namespace tvm
+#endif  // TVM_FFI_REFLECTION_ACCESSOR_H_

@@ -1,0 +1,571 @@
+/*
+ * The runtime's reflection built-ins, written on the C++ layer:
+ *
+ *  - the reflection of ffi.reflection.AccessStep / ffi.reflection.AccessPath
+ *    (fields and methods, for other languages), registered while loading;
+ *  - structural equality and hashing, as upstream's globals:
+ *      ffi.StructuralEqual(lhs, rhs, map_free_vars, skip_tensor_content) -> bool
+ *      ffi.GetFirstStructuralMismatch(lhs, rhs, map_free_vars, skip_tensor_content)
+ *          -> None or (lhs_path, rhs_path)
+ *      ffi.StructuralHash(value, map_free_vars, skip_tensor_content) -> int
+ *    which tvm/ffi/extra/structural_equal.h and structural_hash.h call;
+ *  - ffi.StructuralKey(key) and ffi.StructuralKeyEqual(a, b), and the
+ *    reflection of ffi.StructuralKey (extra/structural_key.h).
+ *
+ * Semantics (upstream's): values of different types differ, except a string
+ * (bytes) in its small and heap forms; floats compare bitwise, except that
+ * every NaN equals every NaN; Array/List and Map/Dict compare element-wise
+ * (maps by key, after mapping free variables); Shape by extents; Tensor by
+ * shape, dtype and (unless skipped) the bytes of a contiguous CPU tensor.
+ * Other objects compare by the kind their type declares
+ * (TVMFFITypeMetadata::structural_eq_hash_kind), field by field through
+ * reflection, skipping kTVMFFIFieldFlagBitMaskSEqHashIgnore fields, or through
+ * the type's `__s_equal__` / `__s_hash__` attribute:
+ *   TreeNode / ConstTreeNode  by content (ConstTreeNode: same pointer is equal)
+ *   UniqueInstance            by pointer
+ *   DAGNode                   by content, and the pairing is remembered, so
+ *                             sharing must match on both sides
+ *   FreeVar                   equal only to itself, or to the variable it was
+ *                             bound to; binding happens inside a
+ *                             kTVMFFIFieldFlagBitMaskSEqHashDef field or
+ *                             anywhere when map_free_vars is set
+ *   Unsupported / no metadata TypeError naming the type
+ * Hashes agree with equality: equal values hash the same.
+ */
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/extra/structural_key.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/access_path.h>
+#include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/registry.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "builtin_def.h"
+
+namespace tvm {
+namespace ffi {
+namespace {
+
+using reflection::AccessPath;
+using reflection::AccessPathObj;
+using reflection::AccessStep;
+using reflection::AccessStepObj;
+
+// ---------------------------------------------------------------------------
+// Shared by equality and hashing
+
+const TVMFFIAny* CellOf(const Any& value) { return details::AnyUnsafe::TVMFFIAnyPtrFromAny(value); }
+
+bool IsNaN(const TVMFFIAny* cell) {
+  return cell->type_index == TypeIndex::kTVMFFIFloat && std::isnan(cell->v_float64);
+}
+
+std::string_view TypeKeyOf(const TVMFFITypeInfo* info) {
+  return std::string_view(info->type_key.data, info->type_key.size);
+}
+
+// The structural kind of an object's type; TypeError if it has none.
+TVMFFISEqHashKind KindOf(const TVMFFITypeInfo* info, const char* op) {
+  if (info->metadata == nullptr ||
+      info->metadata->structural_eq_hash_kind == kTVMFFISEqHashKindUnsupported) {
+    TVM_FFI_THROW(TypeError) << op << ": type `" << TypeKeyOf(info)
+                             << "` does not support structural comparison (it declares no "
+                                "_type_s_eq_hash_kind)";
+  }
+  return info->metadata->structural_eq_hash_kind;
+}
+
+// The bytes of a contiguous CPU tensor; ValueError otherwise.
+std::string_view TensorBytes(const DLTensor* t, const char* op) {
+  if (t->device.device_type != kDLCPU) {
+    TVM_FFI_THROW(ValueError) << op << ": can only read the content of a CPU tensor (device type "
+                              << static_cast<int>(t->device.device_type)
+                              << "); pass skip_tensor_content=true to compare shapes only";
+  }
+  if (!IsContiguous(*t)) {
+    TVM_FFI_THROW(ValueError) << op << ": can only read the content of a contiguous tensor";
+  }
+  return std::string_view(static_cast<const char*>(t->data) + t->byte_offset, GetDataSize(*t));
+}
+
+const DLTensor* DLOf(const Object* tensor) {
+  return static_cast<const DLTensor*>(static_cast<const TensorObj*>(tensor));
+}
+
+using ObjectMap = std::unordered_map<ObjectRef, ObjectRef, ObjectPtrHash, ObjectPtrEqual>;
+
+// Swaps a flag for the duration of a scope.
+class FlagScope {
+ public:
+  FlagScope(bool* flag, bool value) : flag_(flag), saved_(*flag) { *flag = value; }
+  ~FlagScope() { *flag_ = saved_; }
+  FlagScope(const FlagScope&) = delete;
+  FlagScope& operator=(const FlagScope&) = delete;
+
+ private:
+  bool* flag_;
+  bool saved_;
+};
+
+// ---------------------------------------------------------------------------
+// Equality
+
+class EqualRun {
+ public:
+  EqualRun(bool map_free_vars, bool skip_tensor_content, bool trace)
+      : bind_free_vars_(map_free_vars), skip_tensor_content_(skip_tensor_content), trace_(trace) {}
+
+  bool Equal(const Any& lhs, const Any& rhs) {
+    const TVMFFIAny* a = CellOf(lhs);
+    const TVMFFIAny* b = CellOf(rhs);
+    std::string_view sa, sb;
+    int32_t ka, kb;
+    if (details::StringLikeView(a, &sa, &ka)) {
+      return details::StringLikeView(b, &sb, &kb) && ka == kb && sa == sb;
+    }
+    if (a->type_index != b->type_index) return false;
+    if (a->type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
+      if (IsNaN(a)) return IsNaN(b);
+      return a->zero_padding == b->zero_padding && a->v_uint64 == b->v_uint64;
+    }
+    const Object* oa = reinterpret_cast<const Object*>(a->v_obj);
+    const Object* ob = reinterpret_cast<const Object*>(b->v_obj);
+    switch (a->type_index) {
+      case TypeIndex::kTVMFFIArray:
+      case TypeIndex::kTVMFFIList:
+        return Sequence(static_cast<const SeqBaseObj*>(oa), static_cast<const SeqBaseObj*>(ob));
+      case TypeIndex::kTVMFFIMap:
+      case TypeIndex::kTVMFFIDict:
+        return Mapping(static_cast<const MapBaseObj*>(oa), static_cast<const MapBaseObj*>(ob));
+      case TypeIndex::kTVMFFIShape: {
+        const auto* x = static_cast<const ShapeObj*>(oa);
+        const auto* y = static_cast<const ShapeObj*>(ob);
+        return x->size == y->size && std::equal(x->data, x->data + x->size, y->data);
+      }
+      case TypeIndex::kTVMFFITensor:
+        return Tensors(oa, ob);
+      default:
+        return Objects(lhs.cast<ObjectRef>(), rhs.cast<ObjectRef>());
+    }
+  }
+
+  // The recorded mismatch, root first.
+  AccessPath LhsPath() const { return AccessPath::FromSteps(lhs_steps_.rbegin(), lhs_steps_.rend()); }
+  AccessPath RhsPath() const { return AccessPath::FromSteps(rhs_steps_.rbegin(), rhs_steps_.rend()); }
+
+ private:
+  // Steps are recorded leaf first, while the failure unwinds.
+  void Record(AccessStep lhs, AccessStep rhs) {
+    if (!trace_) return;
+    lhs_steps_.push_back(std::move(lhs));
+    rhs_steps_.push_back(std::move(rhs));
+  }
+
+  bool Sequence(const SeqBaseObj* a, const SeqBaseObj* b) {
+    // Without a trace there is nothing to learn past a size difference.
+    if (a->size() != b->size() && !trace_) return false;
+    int64_t common = static_cast<int64_t>(std::min(a->size(), b->size()));
+    for (int64_t i = 0; i < common; ++i) {
+      if (!Equal((*a)[i], (*b)[i])) {
+        Record(AccessStep::ArrayItem(i), AccessStep::ArrayItem(i));
+        return false;
+      }
+    }
+    if (a->size() == b->size()) return true;
+    if (a->size() > b->size()) {
+      Record(AccessStep::ArrayItem(common), AccessStep::ArrayItemMissing(common));
+    } else {
+      Record(AccessStep::ArrayItemMissing(common), AccessStep::ArrayItem(common));
+    }
+    return false;
+  }
+
+  // A key as the other side names it (free variables and DAG nodes are renamed).
+  static Any Translate(const Any& key, const ObjectMap& map) {
+    if (key.type_index() < TypeIndex::kTVMFFIStaticObjectBegin) return key;
+    auto it = map.find(key.cast<ObjectRef>());
+    return it == map.end() ? key : Any(it->second);
+  }
+
+  bool Mapping(const MapBaseObj* a, const MapBaseObj* b) {
+    if (a->size() != b->size() && !trace_) return false;
+    for (auto it = a->begin(); it != a->end(); ++it) {
+      Any rkey = Translate(it.key(), lhs_to_rhs_);
+      auto found = b->find(rkey);
+      if (found == b->end()) {
+        Record(AccessStep::MapItem(it.key()), AccessStep::MapItemMissing(rkey));
+        return false;
+      }
+      if (!Equal(it.value(), found.value())) {
+        Record(AccessStep::MapItem(it.key()), AccessStep::MapItem(rkey));
+        return false;
+      }
+    }
+    if (a->size() == b->size()) return true;
+    // b has a key a lacks: name it.
+    for (auto it = b->begin(); it != b->end(); ++it) {
+      Any lkey = Translate(it.key(), rhs_to_lhs_);
+      if (a->find(lkey) == a->end()) {
+        Record(AccessStep::MapItemMissing(lkey), AccessStep::MapItem(it.key()));
+        return false;
+      }
+    }
+    return false;
+  }
+
+  bool Tensors(const Object* a, const Object* b) {
+    if (a == b) return true;
+    const DLTensor* x = DLOf(a);
+    const DLTensor* y = DLOf(b);
+    if (x->ndim != y->ndim || !std::equal(x->shape, x->shape + x->ndim, y->shape)) return false;
+    if (x->dtype.code != y->dtype.code || x->dtype.bits != y->dtype.bits ||
+        x->dtype.lanes != y->dtype.lanes) {
+      return false;
+    }
+    if (skip_tensor_content_) return true;
+    return TensorBytes(x, "StructuralEqual") == TensorBytes(y, "StructuralEqual");
+  }
+
+  void Bind(const ObjectRef& lhs, const ObjectRef& rhs) {
+    lhs_to_rhs_[lhs] = rhs;
+    rhs_to_lhs_[rhs] = lhs;
+  }
+
+  bool Objects(const ObjectRef& lhs, const ObjectRef& rhs) {
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(lhs->type_index());
+    TVMFFISEqHashKind kind = KindOf(info, "StructuralEqual");
+    if (kind == kTVMFFISEqHashKindUniqueInstance) return lhs.same_as(rhs);
+    if (kind == kTVMFFISEqHashKindConstTreeNode && lhs.same_as(rhs)) return true;
+    bool remembered = kind == kTVMFFISEqHashKindDAGNode || kind == kTVMFFISEqHashKindFreeVar;
+    if (remembered) {
+      auto it = lhs_to_rhs_.find(lhs);
+      if (it != lhs_to_rhs_.end()) return it->second.same_as(rhs);
+      // rhs is already paired with another lhs node.
+      if (rhs_to_lhs_.count(rhs) != 0) return false;
+    }
+    if (!Fields(lhs, rhs, info)) return false;
+    if (kind == kTVMFFISEqHashKindFreeVar) {
+      if (!lhs.same_as(rhs) && !bind_free_vars_) return false;
+      Bind(lhs, rhs);
+    } else if (kind == kTVMFFISEqHashKindDAGNode) {
+      Bind(lhs, rhs);
+    }
+    return true;
+  }
+
+  // One field (or one part a custom __s_equal__ names); records the step on failure.
+  bool Part(const Any& a, const Any& b, bool def_region, const String& name) {
+    bool equal;
+    if (def_region) {
+      FlagScope scope(&bind_free_vars_, true);
+      equal = Equal(a, b);
+    } else {
+      equal = Equal(a, b);
+    }
+    if (!equal) Record(AccessStep::Attr(name), AccessStep::Attr(name));
+    return equal;
+  }
+
+  bool Fields(const ObjectRef& lhs, const ObjectRef& rhs, const TVMFFITypeInfo* info) {
+    static const reflection::TypeAttrColumn custom(reflection::type_attr::kSEqual);
+    AnyView fn = custom[info->type_index];
+    if (fn != nullptr) {
+      if (callback_ == nullptr) {
+        callback_ = Function::FromTyped(
+            [this](AnyView a, AnyView b, bool def_region, AnyView name) -> bool {
+              return Part(Any(a), Any(b), def_region,
+                          name.type_index() == TypeIndex::kTVMFFINone ? String("")
+                                                                      : name.cast<String>());
+            });
+      }
+      return fn.cast<Function>()(lhs, rhs, callback_).cast<bool>();
+    }
+    return !reflection::ForEachFieldInfoWithEarlyStop(info, [&](const TVMFFIFieldInfo* f) {
+      if (f->flags & kTVMFFIFieldFlagBitMaskSEqHashIgnore) return false;
+      reflection::FieldGetter get(f);
+      return !Part(get(lhs), get(rhs), (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDef) != 0,
+                   String(f->name));
+    });
+  }
+
+  bool bind_free_vars_;
+  bool skip_tensor_content_;
+  bool trace_;
+  std::vector<AccessStep> lhs_steps_;
+  std::vector<AccessStep> rhs_steps_;
+  ObjectMap lhs_to_rhs_;
+  ObjectMap rhs_to_lhs_;
+  Function callback_;
+};
+
+// ---------------------------------------------------------------------------
+// Hashing
+
+class HashRun {
+ public:
+  HashRun(bool map_free_vars, bool skip_tensor_content)
+      : bind_free_vars_(map_free_vars), skip_tensor_content_(skip_tensor_content) {}
+
+  uint64_t Hash(const Any& value) {
+    const TVMFFIAny* cell = CellOf(value);
+    if (cell->type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
+        cell->type_index == TypeIndex::kTVMFFIStr || cell->type_index == TypeIndex::kTVMFFIBytes) {
+      return Leaf(cell);
+    }
+    const Object* obj = reinterpret_cast<const Object*>(cell->v_obj);
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(cell->type_index);
+    uint64_t h = details::HashMixStable(info->type_key_hash, 0);
+    switch (cell->type_index) {
+      case TypeIndex::kTVMFFIArray:
+      case TypeIndex::kTVMFFIList: {
+        const auto* seq = static_cast<const SeqBaseObj*>(obj);
+        h = details::HashMixStable(h, seq->size());
+        for (const Any& item : *seq) h = details::HashMixStable(h, Hash(item));
+        return h;
+      }
+      case TypeIndex::kTVMFFIMap:
+      case TypeIndex::kTVMFFIDict:
+        return Mapping(h, static_cast<const MapBaseObj*>(obj));
+      case TypeIndex::kTVMFFIShape: {
+        const auto* shape = static_cast<const ShapeObj*>(obj);
+        h = details::HashMixStable(h, shape->size);
+        for (size_t i = 0; i < shape->size; ++i) {
+          h = details::HashMixStable(h, static_cast<uint64_t>(shape->data[i]));
+        }
+        return h;
+      }
+      case TypeIndex::kTVMFFITensor:
+        return HashTensor(h, DLOf(obj));
+      default:
+        return HashObject(value.cast<ObjectRef>(), info);
+    }
+  }
+
+ private:
+  static uint64_t Leaf(const TVMFFIAny* cell) {
+    if (IsNaN(cell)) {
+      TVMFFIAny nan = *cell;
+      nan.v_float64 = std::nan("");
+      return details::AnyCellHash(&nan);
+    }
+    // Strings hash by content whatever their form (as AnyHash does).
+    return details::AnyCellHash(cell);
+  }
+
+  // Order independent: entries combine commutatively. A key that is an
+  // object not seen before (e.g. a free variable first met here) contributes
+  // nothing of its own, as its hash would depend on the visiting order.
+  uint64_t Mapping(uint64_t h, const MapBaseObj* map) {
+    h = details::HashMixStable(h, map->size());
+    uint64_t sum = 0;
+    for (auto it = map->begin(); it != map->end(); ++it) {
+      uint64_t key_hash = 0;
+      const TVMFFIAny* key = it.key_cell();
+      if (key->type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
+          key->type_index == TypeIndex::kTVMFFIStr || key->type_index == TypeIndex::kTVMFFIBytes) {
+        key_hash = Leaf(key);
+      } else {
+        auto memo = memo_.find(it.key().cast<ObjectRef>());
+        if (memo != memo_.end()) key_hash = memo->second;
+      }
+      sum += details::HashMixStable(key_hash, Hash(it.value()));
+    }
+    return details::HashMixStable(h, sum);
+  }
+
+  uint64_t HashTensor(uint64_t h, const DLTensor* t) {
+    h = details::HashMixStable(h, static_cast<uint64_t>(t->ndim));
+    for (int i = 0; i < t->ndim; ++i) h = details::HashMixStable(h, static_cast<uint64_t>(t->shape[i]));
+    uint64_t dtype = static_cast<uint64_t>(t->dtype.code) | (static_cast<uint64_t>(t->dtype.bits) << 8) |
+                     (static_cast<uint64_t>(t->dtype.lanes) << 16);
+    h = details::HashMixStable(h, dtype);
+    if (skip_tensor_content_) return h;
+    std::string_view bytes = TensorBytes(t, "StructuralHash");
+    return details::HashMixStable(h, details::HashBytesStable(bytes.data(), bytes.size()));
+  }
+
+  uint64_t Part(const Any& value, uint64_t seed, bool def_region) {
+    if (def_region) {
+      FlagScope scope(&bind_free_vars_, true);
+      return details::HashMixStable(seed, Hash(value));
+    }
+    return details::HashMixStable(seed, Hash(value));
+  }
+
+  uint64_t HashObject(const ObjectRef& obj, const TVMFFITypeInfo* info) {
+    TVMFFISEqHashKind kind = KindOf(info, "StructuralHash");
+    auto memo = memo_.find(obj);
+    if (memo != memo_.end()) return memo->second;
+    uint64_t h = details::HashMixStable(info->type_key_hash, 1);
+    static const reflection::TypeAttrColumn custom(reflection::type_attr::kSHash);
+    AnyView fn = custom[info->type_index];
+    if (fn != nullptr) {
+      if (callback_ == nullptr) {
+        callback_ = Function::FromTyped([this](AnyView value, int64_t seed, bool def_region) {
+          return static_cast<int64_t>(Part(Any(value), static_cast<uint64_t>(seed), def_region));
+        });
+      }
+      h = static_cast<uint64_t>(
+          fn.cast<Function>()(obj, static_cast<int64_t>(h), callback_).cast<int64_t>());
+    } else {
+      reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* f) {
+        if (f->flags & kTVMFFIFieldFlagBitMaskSEqHashIgnore) return;
+        h = Part(reflection::FieldGetter(f)(obj), h,
+                 (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDef) != 0);
+      });
+    }
+    if (kind == kTVMFFISEqHashKindFreeVar) {
+      // A bound variable hashes by its binding order; a free one by identity.
+      h = bind_free_vars_ ? details::HashMixStable(h, free_var_count_++)
+                          : details::HashMixStable(0, reinterpret_cast<uintptr_t>(obj.get()));
+    } else if (kind == kTVMFFISEqHashKindDAGNode) {
+      h = details::HashMixStable(h, dag_node_count_++);
+    }
+    memo_[obj] = h;
+    return h;
+  }
+
+  bool bind_free_vars_;
+  bool skip_tensor_content_;
+  uint64_t free_var_count_ = 0;
+  uint64_t dag_node_count_ = 0;
+  std::unordered_map<ObjectRef, uint64_t, ObjectPtrHash, ObjectPtrEqual> memo_;
+  Function callback_;
+};
+
+// ---------------------------------------------------------------------------
+// Registration
+
+bool StructuralEqualGlobal(const Any& lhs, const Any& rhs, bool map_free_vars,
+                           bool skip_tensor_content) {
+  return EqualRun(map_free_vars, skip_tensor_content, false).Equal(lhs, rhs);
+}
+
+Optional<reflection::AccessPathPair> FirstMismatchGlobal(const Any& lhs, const Any& rhs,
+                                                         bool map_free_vars,
+                                                         bool skip_tensor_content) {
+  EqualRun run(map_free_vars, skip_tensor_content, true);
+  if (run.Equal(lhs, rhs)) return std::nullopt;
+  return reflection::AccessPathPair(run.LhsPath(), run.RhsPath());
+}
+
+int64_t StructuralHashGlobal(const Any& value, bool map_free_vars, bool skip_tensor_content) {
+  return static_cast<int64_t>(HashRun(map_free_vars, skip_tensor_content).Hash(value));
+}
+
+// Reflection of the access path types; a failure is recorded, never thrown.
+void RegisterAccessPathTypes() noexcept {
+  try {
+    namespace refl = reflection;
+    refl::ObjectDef<AccessStepObj>()
+        .def_ro("kind", &AccessStepObj::kind)
+        .def_ro("key", &AccessStepObj::key);
+    refl::ObjectDef<AccessPathObj>()
+        .def_ro("parent", &AccessPathObj::parent)
+        .def_ro("step", &AccessPathObj::step)
+        .def_ro("depth", &AccessPathObj::depth)
+        .def_static("_root", &AccessPath::Root)
+        .def("_extend", &AccessPathObj::Extend)
+        .def("_attr", &AccessPathObj::Attr)
+        .def("_array_item", &AccessPathObj::ArrayItem)
+        .def("_map_item", &AccessPathObj::MapItem)
+        .def("_attr_missing", &AccessPathObj::AttrMissing)
+        .def("_array_item_missing", &AccessPathObj::ArrayItemMissing)
+        .def("_map_item_missing", &AccessPathObj::MapItemMissing)
+        .def("_is_prefix_of", &AccessPathObj::IsPrefixOf)
+        .def("_to_steps", &AccessPathObj::ToSteps)
+        .def("_path_equal", &AccessPathObj::PathEqual);
+    // Printed forms (ReprPrint): "<root>.body[2]["k"][<missing:3>]".
+    refl::TypeAttrDef<AccessStepObj>().def(
+        refl::type_attr::kRepr, [](const AccessStep& step, const Function& repr) -> String {
+          auto quoted = [&](const Any& key) { return std::string(repr(key).cast<String>()); };
+          switch (step->kind) {
+            case reflection::AccessKind::kAttr:
+              return "." + std::string(step->key.cast<String>());
+            case reflection::AccessKind::kArrayItem:
+              return "[" + std::to_string(step->key.cast<int64_t>()) + "]";
+            case reflection::AccessKind::kMapItem:
+              return "[" + quoted(step->key) + "]";
+            case reflection::AccessKind::kArrayItemMissing:
+              return "[<missing:" + std::to_string(step->key.cast<int64_t>()) + ">]";
+            case reflection::AccessKind::kAttrMissing:
+            case reflection::AccessKind::kMapItemMissing:
+              return "[<missing:" + quoted(step->key) + ">]";
+          }
+          TVM_FFI_THROW(ValueError) << "unknown access kind " << static_cast<int>(step->kind);
+        });
+    refl::TypeAttrDef<AccessPathObj>().def(
+        refl::type_attr::kRepr, [](const AccessPath& path, const Function& repr) -> String {
+          std::string out = "<root>";
+          for (const AccessStep& step : path->ToSteps()) out += std::string(repr(step).cast<String>());
+          return String(out);
+        });
+    refl::EnsureTypeAttrColumn(refl::type_attr::kSEqual);
+    refl::EnsureTypeAttrColumn(refl::type_attr::kSHash);
+  } catch (const std::exception& e) {
+    char what[512];
+    std::snprintf(what, sizeof(what), "cannot register the reflection of access paths: %s",
+                  e.what());
+    tvmffi::rt::RecordLoadFailure(what);
+  }
+}
+
+// A StructuralKey made with this file's hash. The runtime must not odr-use the
+// header's inline StructuralHash::Hash / StructuralEqual::Equal (or
+// StructuralKeyObj(Any), which calls one): they carry upstream's mangled
+// names, and the runtime objects are also linked into libraries that define
+// upstream's out-of-line versions (tests/upstream_cxx's link stand-in).
+StructuralKey MakeStructuralKey(Any key) {
+  ObjectPtr<StructuralKeyObj> n = make_object<StructuralKeyObj>();
+  n->hash_i64 = static_cast<int64_t>(HashRun(false, false).Hash(key));
+  n->key = std::move(key);
+  return StructuralKey(std::move(n));
+}
+
+bool StructuralKeyEqual(const StructuralKey& a, const StructuralKey& b) {
+  return a.same_as(b) ||
+         (a->hash_i64 == b->hash_i64 && EqualRun(false, false, false).Equal(a->key, b->key));
+}
+
+void RegisterStructuralKeyType() noexcept {
+  try {
+    namespace refl = reflection;
+    refl::ObjectDef<StructuralKeyObj>()
+        .def_static("__init__", MakeStructuralKey, "A key with its structural hash")
+        .def_type_attr(refl::type_attr::kInit, MakeStructuralKey)
+        .def_ro("key", &StructuralKeyObj::key)
+        .def_ro("hash_i64", &StructuralKeyObj::hash_i64);
+  } catch (const std::exception& e) {
+    char what[512];
+    std::snprintf(what, sizeof(what), "cannot register the reflection of ffi.StructuralKey: %s",
+                  e.what());
+    tvmffi::rt::RecordLoadFailure(what);
+  }
+}
+
+[[maybe_unused]] const bool kReflectionBuiltinsRegistered = [] {
+  RegisterAccessPathTypes();
+  RegisterStructuralKeyType();
+  tvmffi::rt::BuiltinDef()
+      .def("ffi.StructuralEqual", StructuralEqualGlobal)
+      .def("ffi.GetFirstStructuralMismatch", FirstMismatchGlobal)
+      .def("ffi.StructuralHash", StructuralHashGlobal)
+      .def("ffi.StructuralKey", MakeStructuralKey)
+      .def("ffi.StructuralKeyEqual", StructuralKeyEqual);
+  return true;
+}();
+
+}  // namespace
+}  // namespace ffi
+}  // namespace tvm

@@ -1,0 +1,78 @@
+/*
+ * libtvmffi_upstream_cxx: upstream's out-of-line structural and dataclass
+ * entry points (StructuralEqual::Equal / GetFirstMismatch,
+ * StructuralHash::Hash, DeepCopy, ReprPrint), over the runtime's globals of
+ * the same meaning (`ffi.StructuralEqual`, ...; runtime/reflection.cc and
+ * dataclass.cc), so a host built against upstream's headers gets the same
+ * rules as one built against ours.
+ *
+ * The classes are declared here in upstream's shape (static members only);
+ * our <tvm/ffi/extra/structural_*.h> and dataclass.h define hidden inline
+ * versions of the same names and must not be included in this file.
+ */
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/access_path.h>
+#include <tvm/ffi/string.h>
+
+#include <cstdint>
+
+#include "upstream_module.h"  // TVMFFI_UPSTREAM_CXX_API
+
+namespace tvm {
+namespace ffi {
+
+class TVMFFI_UPSTREAM_CXX_API StructuralEqual {
+ public:
+  static bool Equal(const Any& lhs, const Any& rhs, bool map_free_vars, bool skip_tensor_content);
+  static Optional<reflection::AccessPathPair> GetFirstMismatch(const Any& lhs, const Any& rhs,
+                                                               bool map_free_vars,
+                                                               bool skip_tensor_content);
+};
+
+class TVMFFI_UPSTREAM_CXX_API StructuralHash {
+ public:
+  static uint64_t Hash(const Any& value, bool map_free_vars, bool skip_tensor_content);
+};
+
+TVMFFI_UPSTREAM_CXX_API Any DeepCopy(const Any& value);
+TVMFFI_UPSTREAM_CXX_API String ReprPrint(const Any& value);
+
+// Each forwards to the runtime's global, looked up once (a function-local
+// static, so the first calls may race safely) and kept for the process (never
+// released: no exit-order hazard with the runtime's registry).
+
+bool StructuralEqual::Equal(const Any& lhs, const Any& rhs, bool map_free_vars,
+                            bool skip_tensor_content) {
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.StructuralEqual"));
+  return (*fn)(lhs, rhs, map_free_vars, skip_tensor_content).cast<bool>();
+}
+
+Optional<reflection::AccessPathPair> StructuralEqual::GetFirstMismatch(const Any& lhs,
+                                                                       const Any& rhs,
+                                                                       bool map_free_vars,
+                                                                       bool skip_tensor_content) {
+  static const Function* fn =
+      new Function(Function::GetGlobalRequired("ffi.GetFirstStructuralMismatch"));
+  return (*fn)(lhs, rhs, map_free_vars, skip_tensor_content)
+      .cast<Optional<reflection::AccessPathPair>>();
+}
+
+uint64_t StructuralHash::Hash(const Any& value, bool map_free_vars, bool skip_tensor_content) {
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.StructuralHash"));
+  return static_cast<uint64_t>((*fn)(value, map_free_vars, skip_tensor_content).cast<int64_t>());
+}
+
+Any DeepCopy(const Any& value) {
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.DeepCopy"));
+  return (*fn)(value);
+}
+
+String ReprPrint(const Any& value) {
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.ReprPrint"));
+  return (*fn)(value).cast<String>();
+}
+
+}  // namespace ffi
+}  // namespace tvm

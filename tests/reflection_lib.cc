@@ -1,0 +1,27 @@
+// A shared library that uses the structural and dataclass wrappers, built
+// with default visibility: test_reflection_no_interposition checks that it
+// exports none of upstream's out-of-line names
+// (runtime/upstream_cxx/upstream_cxx.symbols).
+#include <tvm/ffi/extra/dataclass.h>
+#include <tvm/ffi/extra/structural_equal.h>
+#include <tvm/ffi/extra/structural_hash.h>
+
+// Taking the addresses forces out-of-line copies (calls alone may be inlined).
+extern "C" {
+__attribute__((visibility("default"))) const void* tvmffi_test_reflection_addresses[] = {
+    reinterpret_cast<const void*>(&tvm::ffi::StructuralEqual::Equal),
+    reinterpret_cast<const void*>(&tvm::ffi::StructuralEqual::GetFirstMismatch),
+    reinterpret_cast<const void*>(&tvm::ffi::StructuralHash::Hash),
+    reinterpret_cast<const void*>(&tvm::ffi::DeepCopy),
+    reinterpret_cast<const void*>(&tvm::ffi::ReprPrint)};
+}
+
+extern "C" __attribute__((visibility("default"))) int tvmffi_test_reflection_use(void) {
+  using namespace tvm::ffi;
+  Any a = 1;
+  bool same = StructuralEqual::Equal(a, a) && !StructuralEqual::GetFirstMismatch(a, a).has_value();
+  return same && StructuralHash::Hash(a) == StructuralHash::Hash(DeepCopy(a)) &&
+                 ReprPrint(a).size() == 1
+             ? 0
+             : 1;
+}

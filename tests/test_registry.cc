@@ -1,0 +1,211 @@
+// Tests of tvm/ffi/reflection/registry.h: ObjectDef (fields, methods, static
+// methods, constructors, metadata), TypeAttrDef, GlobalDef::def_method, all
+// read back through the C registry.
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/creator.h>
+#include <tvm/ffi/reflection/registry.h>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "reflection_test_util.h"
+
+namespace {
+
+using namespace tvm::ffi;
+using namespace reflection_test;
+namespace refl = tvm::ffi::reflection;
+
+std::string_view View(const TVMFFIByteArray& b) { return std::string_view(b.data, b.size); }
+
+template <typename T, typename M>
+int64_t OffsetIn(const T* obj, const M* member) {
+  return reinterpret_cast<const char*>(member) - reinterpret_cast<const char*>(obj);
+}
+
+const TVMFFITypeInfo* InfoOf(const char* key) {
+  RegisterTestTypes();
+  return TVMFFIGetTypeInfo(TypeKeyToIndex(key));
+}
+
+TEST_CASE("ObjectDef registers fields with offsets, flags, docs and metadata", "[registry]") {
+  const TVMFFITypeInfo* info = InfoOf("test.refl.Point");
+  REQUIRE(info->num_fields == 4);
+  const TVMFFIFieldInfo& x = info->fields[0];
+  CHECK(View(x.name) == "x");
+  CHECK(View(x.doc) == "the x coordinate");
+  Point p(1, 2.0);
+  CHECK(x.offset == OffsetIn(p.get(), &p->x));
+  CHECK(x.size == 8);
+  CHECK((x.flags & kTVMFFIFieldFlagBitMaskWritable) != 0);
+  CHECK((x.flags & kTVMFFIFieldFlagBitMaskHasDefault) == 0);
+  CHECK(x.field_static_type_index == kTVMFFIInt);
+  CHECK(View(x.metadata).find("\"type_schema\":") != std::string_view::npos);
+
+  const TVMFFIFieldInfo& y = info->fields[1];
+  CHECK((y.flags & kTVMFFIFieldFlagBitMaskHasDefault) != 0);
+  CHECK(y.default_value_or_factory.type_index == kTVMFFIFloat);
+  CHECK(y.default_value_or_factory.v_float64 == 2.5);
+
+  const TVMFFIFieldInfo& label = info->fields[2];
+  CHECK(View(label.metadata).find("\"unit\":\"m\"") != std::string_view::npos);
+  CHECK(View(label.metadata).find("\"order\":3") != std::string_view::npos);
+  CHECK((info->fields[3].flags & kTVMFFIFieldFlagBitMaskSEqHashIgnore) != 0);
+
+  REQUIRE(info->metadata != nullptr);
+  CHECK(View(info->metadata->doc) == "A 2-D point.");
+  CHECK(info->metadata->total_size == static_cast<int32_t>(sizeof(PointObj)));
+  CHECK(info->metadata->structural_eq_hash_kind == kTVMFFISEqHashKindTreeNode);
+  CHECK(info->metadata->creator != nullptr);
+}
+
+TEST_CASE("ObjectDef: subclass fields are measured from the object header", "[registry]") {
+  const TVMFFITypeInfo* info = InfoOf("test.refl.Point3");
+  REQUIRE(info->num_fields == 2);
+  ObjectPtr<Point3Obj> n = make_object<Point3Obj>();
+  CHECK(info->fields[0].offset == OffsetIn(n.get(), &n->z));
+  CHECK(info->fields[0].offset > 0);
+  CHECK(info->fields[1].field_static_type_index == kTVMFFIAny);
+  CHECK((info->fields[1].flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory) != 0);
+}
+
+TEST_CASE("ObjectDef: read-only fields are not writable", "[registry]") {
+  const TVMFFITypeInfo* info = InfoOf("test.refl.Var");
+  REQUIRE(info->num_fields == 1);
+  CHECK((info->fields[0].flags & kTVMFFIFieldFlagBitMaskWritable) == 0);
+}
+
+TEST_CASE("ObjectDef registers methods, static methods and the constructor", "[registry]") {
+  RegisterTestTypes();
+  Point p(3, 4.0);
+  Function sum = refl::GetMethod("test.refl.Point", "sum");
+  CHECK(sum(p, 10).cast<int64_t>() == 17);
+  const TVMFFIMethodInfo* sum_info = refl::GetMethodInfo("test.refl.Point", "sum");
+  CHECK((sum_info->flags & kTVMFFIFieldFlagBitMaskIsStaticMethod) == 0);
+  CHECK(View(sum_info->doc) == "x + y + extra");
+  CHECK(View(sum_info->metadata).find("ffi.Function") != std::string_view::npos);
+
+  const TVMFFIMethodInfo* origin = refl::GetMethodInfo("test.refl.Point", "origin");
+  CHECK((origin->flags & kTVMFFIFieldFlagBitMaskIsStaticMethod) != 0);
+  Point o = refl::GetMethod("test.refl.Point", "origin")().cast<Point>();
+  CHECK(o->x == 0);
+
+  Point made = refl::GetMethod("test.refl.Point", "__init__")(7, 1.5).cast<Point>();
+  CHECK(made->x == 7);
+  CHECK(made->y == 1.5);
+  // The same constructor as the __ffi_init__ type attribute.
+  Function init = refl::TypeAttrColumn(refl::type_attr::kInit)[PointObj::RuntimeTypeIndex()]
+                      .cast<Function>();
+  CHECK(init(2, 0.5).cast<Point>()->x == 2);
+  // Wrong argument types are a TypeError from the typed wrapper.
+  CHECK_THROWS_AS(refl::GetMethod("test.refl.Point", "__init__")("a", 1.0), Error);
+}
+
+TEST_CASE("The registered creator makes a default object", "[registry]") {
+  const TVMFFITypeInfo* info = InfoOf("test.refl.Point");
+  TVMFFIObjectHandle handle = nullptr;
+  REQUIRE(info->metadata->creator(&handle) == 0);
+  ObjectRef obj =
+      details::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
+          details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle)));
+  CHECK(obj->type_index() == PointObj::RuntimeTypeIndex());
+}
+
+// Constructible only from UnsafeInit (or with arguments): the creator uses UnsafeInit.
+class OnlyUnsafeObj : public Object {
+ public:
+  int64_t v;
+  explicit OnlyUnsafeObj(UnsafeInit) : v(-1) {}
+  explicit OnlyUnsafeObj(int64_t v) : v(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.OnlyUnsafe", OnlyUnsafeObj, Object);
+};
+
+TEST_CASE("ObjectDef: a class made from UnsafeInit still gets a creator", "[registry]") {
+  static_assert(!std::is_default_constructible_v<OnlyUnsafeObj>);
+  refl::ObjectDef<OnlyUnsafeObj>().def_ro("v", &OnlyUnsafeObj::v);
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(OnlyUnsafeObj::RuntimeTypeIndex());
+  REQUIRE(info->metadata != nullptr);
+  CHECK(info->metadata->creator != nullptr);
+  ObjectRef made = refl::ObjectCreator("test.refl.OnlyUnsafe")(Map<String, Any>{{"v", 3}})
+                       .cast<ObjectRef>();
+  CHECK(made.as<OnlyUnsafeObj>()->v == 3);
+}
+
+TEST_CASE("GetFieldByteOffsetToObject deduces the class from the member", "[registry]") {
+  Point p(1, 2.0);
+  CHECK(refl::GetFieldByteOffsetToObject(&PointObj::y) == OffsetIn(p.get(), &p->y));
+  // A base member measured within a subclass.
+  ObjectPtr<Point3Obj> n = make_object<Point3Obj>();
+  CHECK(refl::GetFieldByteOffsetToObject<Point3Obj, int64_t>(&PointObj::x) ==
+        OffsetIn(n.get(), &n->x));
+}
+
+TEST_CASE("Field flag helpers set the ABI bits", "[registry]") {
+  TVMFFIFieldInfo info{};
+  refl::AttachFieldFlag::SEqHashDefRecursive().Apply(&info);
+  CHECK(info.flags == kTVMFFIFieldFlagBitMaskSEqHashDef);
+  refl::repr(false).Apply(&info);
+  CHECK((info.flags & kTVMFFIFieldFlagBitMaskReprOff) != 0);
+  TVMFFIFieldInfo shown{};
+  refl::repr(true).Apply(&shown);
+  CHECK(shown.flags == 0);
+}
+
+TEST_CASE("Registering the same field twice is an error", "[registry]") {
+  RegisterTestTypes();
+  CHECK_THROWS_AS(refl::ObjectDef<HandleObj>().def_ro("id", &HandleObj::id), Error);
+}
+
+TEST_CASE("TypeAttrDef sets values and functions per type", "[registry]") {
+  RegisterTestTypes();
+  refl::TypeAttrDef<HandleObj>()
+      .def("test.refl.attr_value", 42)
+      .def("test.refl.attr_func", [](int64_t a) { return a * 2; })
+      .attr("test.refl.attr_str", String("hello"));
+  int32_t tindex = HandleObj::RuntimeTypeIndex();
+  CHECK(refl::TypeAttrColumn("test.refl.attr_value")[tindex].cast<int64_t>() == 42);
+  CHECK(refl::TypeAttrColumn("test.refl.attr_func")[tindex].cast<Function>()(21).cast<int>() == 42);
+  CHECK(refl::TypeAttrColumn("test.refl.attr_str")[tindex].cast<String>() == "hello");
+  // Another type reads None from the same column.
+  CHECK(refl::TypeAttrColumn("test.refl.attr_value")[VarObj::RuntimeTypeIndex()] == nullptr);
+  // Setting it again for the same type is refused.
+  CHECK_THROWS_AS(refl::TypeAttrDef<HandleObj>().def("test.refl.attr_value", 1), Error);
+  // EnsureTypeAttrColumn makes an empty column readable.
+  CHECK_THROWS_AS(refl::TypeAttrColumn("test.refl.never_set"), Error);
+  refl::EnsureTypeAttrColumn("test.refl.never_set");
+  CHECK(refl::TypeAttrColumn("test.refl.never_set")[tindex] == nullptr);
+}
+
+TEST_CASE("ObjectDef::def_type_attr sets values and functions", "[registry]") {
+  refl::ObjectDef<OnlyUnsafeObj>()
+      .def_type_attr("test.refl.od_attr_text", "literal")
+      .def_type_attr("test.refl.od_attr_int", int64_t{7})
+      .def_type_attr("test.refl.od_attr_fn", [](const OnlyUnsafeObj* self) { return self->v * 2; });
+  int32_t tindex = OnlyUnsafeObj::RuntimeTypeIndex();
+  CHECK(refl::TypeAttrColumn("test.refl.od_attr_text")[tindex].cast<String>() == "literal");
+  CHECK(refl::TypeAttrColumn("test.refl.od_attr_int")[tindex].cast<int64_t>() == 7);
+  ObjectRef obj(make_object<OnlyUnsafeObj>(int64_t{21}));
+  CHECK(refl::TypeAttrColumn("test.refl.od_attr_fn")[tindex].cast<Function>()(obj).cast<int64_t>() ==
+        42);
+}
+
+TEST_CASE("GlobalDef::def_method passes the object first", "[registry]") {
+  RegisterTestTypes();
+  refl::GlobalDef()
+      .def_method("test.refl.Point.sum", &PointObj::Sum, "doc of sum")
+      .def_method("test.refl.free", [](int64_t a) { return a + 1; })
+      .def("test.refl.meta", [](int64_t a) { return a; }, refl::Metadata{{"pure", true}});
+  Function f = Function::GetGlobalRequired("test.refl.Point.sum");
+  CHECK(f(Point(1, 2.0), 3).cast<int64_t>() == 6);
+  CHECK(Function::GetGlobalRequired("test.refl.free")(1).cast<int64_t>() == 2);
+  // Metadata values must be int, bool, float or str.
+  CHECK_THROWS_AS(refl::GlobalDef().def("test.refl.bad_meta", [](int64_t a) { return a; },
+                                        refl::Metadata{{"k", Array<int64_t>{1}}}),
+                  Error);
+}
+
+}  // namespace
