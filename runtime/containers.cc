@@ -23,9 +23,7 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/function.h>
 
-#include <cstdio>
-
-#include "registration.h"
+#include "builtin_def.h"
 
 namespace tvm {
 namespace ffi {
@@ -81,36 +79,6 @@ const ObjectRef& MissingObject() {
   static const ObjectRef* missing = new ObjectRef(make_object<Object>());
   return *missing;
 }
-
-// Registers each built-in through the runtime's one registration path
-// (registration.h); never throws, so it is safe in a static initialiser.
-class BuiltinDef {
- public:
-  template <typename Func>
-  BuiltinDef& def(const char* name, Func func) noexcept {
-    Add(name, [&] { return Function::FromTyped(std::move(func), name); });
-    return *this;
-  }
-  template <typename Func>
-  BuiltinDef& def_packed(const char* name, Func func) noexcept {
-    Add(name, [&] { return Function::FromPacked(std::move(func)); });
-    return *this;
-  }
-
- private:
-  template <typename Make>
-  static void Add(const char* name, Make make) noexcept {
-    try {
-      Function f = make();
-      tvmffi::rt::RegisterBuiltinGlobal(name,
-                                        details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f));
-    } catch (...) {
-      char what[160];
-      std::snprintf(what, sizeof(what), "cannot create built-in global `%s`", name);
-      tvmffi::rt::RecordLoadFailure(what);
-    }
-  }
-};
 
 [[maybe_unused]] const bool kContainerGlobalsRegistered = [] {
   BuiltinDef()

@@ -1,0 +1,50 @@
+/*
+ * BuiltinDef: registers the runtime's built-in globals written on the C++
+ * layer (containers.cc, json.cc) through the one registration path
+ * (registration.h). Never throws, so it is safe in a static initialiser.
+ */
+#ifndef TVMFFI_RUNTIME_BUILTIN_DEF_H_
+#define TVMFFI_RUNTIME_BUILTIN_DEF_H_
+
+#include <tvm/ffi/function.h>
+
+#include <cstdio>
+#include <utility>
+
+#include "registration.h"
+
+namespace tvm {
+namespace ffi {
+
+class BuiltinDef {
+ public:
+  template <typename Func>
+  BuiltinDef& def(const char* name, Func func) noexcept {
+    Add(name, [&] { return Function::FromTyped(std::move(func), name); });
+    return *this;
+  }
+  template <typename Func>
+  BuiltinDef& def_packed(const char* name, Func func) noexcept {
+    Add(name, [&] { return Function::FromPacked(std::move(func)); });
+    return *this;
+  }
+
+ private:
+  template <typename Make>
+  static void Add(const char* name, Make make) noexcept {
+    try {
+      Function f = make();
+      tvmffi::rt::RegisterBuiltinGlobal(name,
+                                        details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f));
+    } catch (...) {
+      char what[160];
+      std::snprintf(what, sizeof(what), "cannot create built-in global `%s`", name);
+      tvmffi::rt::RecordLoadFailure(what);
+    }
+  }
+};
+
+}  // namespace ffi
+}  // namespace tvm
+
+#endif  // TVMFFI_RUNTIME_BUILTIN_DEF_H_
