@@ -19,6 +19,8 @@ Optional<String> ModuleObj::GetFunctionDoc(const String&, bool) { std::abort(); 
 Optional<String> ModuleObj::GetFunctionMetadata(const String&, bool) { std::abort(); }
 Module Module::LoadFromFile(const String&) { std::abort(); }
 void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>&) { std::abort(); }
+Any json::Parse(const String&, String*) { std::abort(); }
+String json::Stringify(const Any&, const Optional<int>&) { std::abort(); }
 
 }  // namespace ffi
 }  // namespace tvm

@@ -166,3 +166,24 @@ TEST_CASE("upstream ABI: the runtime's module functions refuse the C++ Module") 
   CHECK_THROWS_WITH(get(static_cast<const ffi::ObjectRef&>(mod), "add_int", false),
                     ContainsSubstring("did not create"));
 }
+
+TEST_CASE("upstream ABI: json::Parse and json::Stringify from libtvmffi_upstream_cxx") {
+  Dl_info info;
+  REQUIRE(dladdr(reinterpret_cast<void*>(&ffi::json::Parse), &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
+
+  ffi::Any v = ffi::json::Parse("{\"b\": [1, 2.5, null], \"a\": \"x\"}");
+  ffi::UpstreamOptionalInt none{};
+  none.cell.type_index = ffi::TypeIndex::kTVMFFINone;
+  CHECK(ffi::json::Stringify(v, none.as_arg()) == "{\"b\":[1,2.5,null],\"a\":\"x\"}");
+  ffi::UpstreamOptionalInt two{};
+  two.cell.type_index = ffi::TypeIndex::kTVMFFIInt;
+  two.cell.v_int64 = 2;
+  CHECK(ffi::json::Stringify(ffi::Any(ffi::Array<ffi::Any>{1}), two.as_arg()) == "[\n  1\n]");
+
+  ffi::String msg("unset");
+  CHECK(ffi::json::Parse("[1,", &msg) == nullptr);
+  CHECK(msg == "Expecting value: line 1 column 4 (char 3)");
+  CHECK(ErrorKindOf([] { ffi::json::Parse("tru"); }) ==
+        "ValueError: Expecting value: line 1 column 1 (char 0)");
+}

@@ -66,6 +66,20 @@ class Module : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Module, ObjectRef, ModuleObj);
 };
 
+namespace json {
+// Out of line in upstream's <tvm/ffi/extra/json.h>. Upstream's Optional<int>
+// is a TVMFFIAny (None or an int), ours a std::optional under the same mangled
+// name: a host passes an UpstreamOptionalInt (below) in its place.
+Any Parse(const String& json_str, String* error_msg = nullptr);
+String Stringify(const Any& value, const Optional<int>& indent);
+}  // namespace json
+
+/*! \brief Upstream's Optional<int> as a host lays it out. */
+struct UpstreamOptionalInt {
+  TVMFFIAny cell;
+  const Optional<int>& as_arg() const { return *reinterpret_cast<const Optional<int>*>(&cell); }
+};
+
 }  // namespace ffi
 }  // namespace tvm
 

@@ -43,6 +43,31 @@ using Object = ffi::Map<Any, Any>;
 /*! \brief A JSON array. */
 using Array = ffi::Array<Any>;
 
+}  // namespace json
+
+namespace details {
+// The bodies of json::Parse / json::Stringify, shared with the out-of-line
+// copies that libtvmffi_upstream_cxx.so exports under upstream's names.
+inline json::Value JsonParse(const String& json_str, String* error_msg) {
+  const Function& parse = TVM_FFI_RUNTIME_GLOBAL_("ffi.json.Parse");
+  if (error_msg == nullptr) return parse(json_str);
+  try {
+    json::Value result = parse(json_str);
+    *error_msg = String("");
+    return result;
+  } catch (const Error& e) {
+    if (e.kind() != "ValueError") throw;
+    *error_msg = String(e.message());
+  }
+  return json::Value(nullptr);
+}
+inline String JsonStringify(const json::Value& value, const Optional<int>& indent) {
+  return TVM_FFI_RUNTIME_GLOBAL_("ffi.json.Stringify")(value, indent).cast<String>();
+}
+}  // namespace details
+
+namespace json {
+
 /*!
  * \brief Parse JSON text (RFC 8259, plus NaN, Infinity and -Infinity).
  *
@@ -59,21 +84,17 @@ using Array = ffi::Array<Any>;
  * \throws Error ValueError (with the message above) on bad text when error_msg
  *         is nullptr.
  */
-// Hidden: the same mangled name as upstream's out-of-line function, which a
-// host's exported copy must never interpose (see README, "Upstream C++ hosts").
+#ifndef TVM_FFI_JSON_OUT_OF_LINE_
+// Inline and hidden: the mangled name is upstream's out-of-line function's,
+// which a host's exported copy must never interpose (README, "Upstream C++
+// hosts"). libtvmffi_upstream_cxx defines TVM_FFI_JSON_OUT_OF_LINE_ to get
+// plain declarations and export the definitions.
 TVM_FFI_HIDDEN inline json::Value Parse(const String& json_str, String* error_msg = nullptr) {
-  const Function& parse = TVM_FFI_RUNTIME_GLOBAL_("ffi.json.Parse");
-  if (error_msg == nullptr) return parse(json_str);
-  try {
-    json::Value result = parse(json_str);
-    *error_msg = String("");
-    return result;
-  } catch (const Error& e) {
-    if (e.kind() != "ValueError") throw;
-    *error_msg = String(e.message());
-  }
-  return json::Value(nullptr);
+  return details::JsonParse(json_str, error_msg);
 }
+#else
+json::Value Parse(const String& json_str, String* error_msg = nullptr);
+#endif
 
 /*!
  * \brief Write a value as JSON text.
@@ -85,17 +106,22 @@ TVM_FFI_HIDDEN inline json::Value Parse(const String& json_str, String* error_ms
  *
  * \param value The value.
  * \param indent Spaces per nesting level; empty or 0: compact (no spaces at
- *        all). With an indent, every element goes on its own line and keys are
- *        followed by ": ".
+ *        all). With an indent, every element goes on its own line, keys are
+ *        followed by ": ", and empty arrays and objects stay "[]" and "{}".
  * \return The text.
- * \throws Error ValueError for a value of another type ("Unsupported type:
- *         `ffi.Function`"), an object key that is not a string, a List or Dict
- *         that contains itself, nesting deeper than 1000 levels, or a negative indent.
+ * \throws Error ValueError for a value of another type ("json::Stringify:
+ *         unsupported type: `ffi.Function` ..."), an object key that is not a
+ *         string, a List or Dict that contains itself, nesting deeper than 1000
+ *         levels, or a negative indent.
  */
+#ifndef TVM_FFI_JSON_OUT_OF_LINE_
 TVM_FFI_HIDDEN inline String Stringify(const json::Value& value,
                                        const Optional<int>& indent = std::nullopt) {
-  return TVM_FFI_RUNTIME_GLOBAL_("ffi.json.Stringify")(value, indent).cast<String>();
+  return details::JsonStringify(value, indent);
 }
+#else
+String Stringify(const json::Value& value, const Optional<int>& indent = std::nullopt);
+#endif
 
 }  // namespace json
 }  // namespace ffi

@@ -1,0 +1,11 @@
+// A shared library built with our <tvm/ffi/extra/json.h> (test_json_no_interposition):
+// it must not export json::Parse / json::Stringify under upstream's mangled names.
+#include <tvm/ffi/extra/json.h>
+
+// Taking the addresses makes the compiler emit the inline functions.
+extern "C" __attribute__((visibility("default"))) void* tvmffi_test_json_user_parse() {
+  return reinterpret_cast<void*>(&tvm::ffi::json::Parse);
+}
+extern "C" __attribute__((visibility("default"))) void* tvmffi_test_json_user_stringify() {
+  return reinterpret_cast<void*>(&tvm::ffi::json::Stringify);
+}
