@@ -1,5 +1,7 @@
-// A shared library built with our <tvm/ffi/extra/json.h> (test_json_no_interposition):
-// it must not export json::Parse / json::Stringify under upstream's mangled names.
+// A shared library built with our <tvm/ffi/extra/json.h> and dataclass.h
+// (test_json_no_interposition): it must not export json::Parse,
+// json::Stringify or ReprPrint under upstream's mangled names.
+#include <tvm/ffi/extra/dataclass.h>
 #include <tvm/ffi/extra/json.h>
 
 // Taking the addresses makes the compiler emit the inline functions.
@@ -8,4 +10,7 @@ extern "C" __attribute__((visibility("default"))) void* tvmffi_test_json_user_pa
 }
 extern "C" __attribute__((visibility("default"))) void* tvmffi_test_json_user_stringify() {
   return reinterpret_cast<void*>(&tvm::ffi::json::Stringify);
+}
+extern "C" __attribute__((visibility("default"))) void* tvmffi_test_json_user_repr() {
+  return reinterpret_cast<void*>(&tvm::ffi::ReprPrint);
 }

@@ -21,6 +21,7 @@ Module Module::LoadFromFile(const String&) { std::abort(); }
 void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>&) { std::abort(); }
 Any json::Parse(const String&, String*) { std::abort(); }
 String json::Stringify(const Any&, const Optional<int>&) { std::abort(); }
+String ReprPrint(const Any&) { std::abort(); }
 
 }  // namespace ffi
 }  // namespace tvm

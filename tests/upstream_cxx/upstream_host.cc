@@ -187,3 +187,10 @@ TEST_CASE("upstream ABI: json::Parse and json::Stringify from libtvmffi_upstream
   CHECK(ErrorKindOf([] { ffi::json::Parse("tru"); }) ==
         "ValueError: Expecting value: line 1 column 1 (char 0)");
 }
+
+TEST_CASE("upstream ABI: ReprPrint from libtvmffi_upstream_cxx") {
+  Dl_info info;
+  REQUIRE(dladdr(reinterpret_cast<void*>(&ffi::ReprPrint), &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
+  CHECK(ffi::ReprPrint(ffi::Any(ffi::Array<ffi::Any>{1, "a", true})) == "(1, \"a\", True)");
+}

@@ -74,6 +74,9 @@ Any Parse(const String& json_str, String* error_msg = nullptr);
 String Stringify(const Any& value, const Optional<int>& indent);
 }  // namespace json
 
+// Out of line in upstream's <tvm/ffi/extra/dataclass.h>.
+String ReprPrint(const Any& value);
+
 /*! \brief Upstream's Optional<int> as a host lays it out. */
 struct UpstreamOptionalInt {
   TVMFFIAny cell;

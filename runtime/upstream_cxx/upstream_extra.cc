@@ -1,10 +1,12 @@
 /*
- * libtvmffi_upstream_cxx: upstream's out-of-line json::Parse and
- * json::Stringify (tvm/ffi/extra/json.h), exported under upstream's mangled
- * names. The bodies are the header's (details::JsonParse / JsonStringify, over
- * the runtime's `ffi.json.*` globals).
+ * libtvmffi_upstream_cxx: upstream's out-of-line json::Parse, json::Stringify
+ * (tvm/ffi/extra/json.h) and ReprPrint (tvm/ffi/extra/dataclass.h), exported
+ * under upstream's mangled names. The bodies are our headers' (details::
+ * JsonParse / JsonStringify / ReprPrintImpl, over the runtime's globals).
  */
 #define TVM_FFI_JSON_OUT_OF_LINE_
+#define TVM_FFI_DATACLASS_OUT_OF_LINE_
+#include <tvm/ffi/extra/dataclass.h>
 #include <tvm/ffi/extra/json.h>
 
 #define TVMFFI_UPSTREAM_CXX_API __attribute__((visibility("default")))
@@ -33,5 +35,8 @@ TVMFFI_UPSTREAM_CXX_API String Stringify(const json::Value& value, const Optiona
 }
 
 }  // namespace json
+
+TVMFFI_UPSTREAM_CXX_API String ReprPrint(const Any& value) { return details::ReprPrintImpl(value); }
+
 }  // namespace ffi
 }  // namespace tvm
