@@ -14,7 +14,7 @@
  *
  * An object reached again while it is being printed prints "..."; one printed
  * before is reused. Nesting deeper than kMaxDepth prints "...", so printing
- * never fails on a deep value.
+ * never fails on a deep value. Errors of a field getter or a hook propagate.
  */
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/map_base.h>
@@ -31,6 +31,7 @@
 #include <unordered_set>
 
 #include "builtin_def.h"
+#include "field_walk.h"
 
 namespace tvm {
 namespace ffi {
@@ -167,33 +168,21 @@ class Printer {
     std::string out(info->type_key.data, info->type_key.size);
     std::unordered_set<std::string_view> seen;
     bool any_field = false;
-    for (int32_t level = 0; level <= info->type_depth; ++level) {
-      const TVMFFITypeInfo* t = level < info->type_depth ? info->type_ancestors[level] : info;
-      if (t == nullptr) continue;
-      for (int32_t i = 0; i < t->num_fields; ++i) {
-        const TVMFFIFieldInfo& f = t->fields[i];
-        std::string_view name(f.name.data, f.name.size);
-        if ((f.flags & kTVMFFIFieldFlagBitMaskReprOff) != 0 || f.getter == nullptr ||
-            !seen.insert(name).second) {
-          continue;
-        }
-        TVMFFIAny value{};
-        void* addr = reinterpret_cast<char*>(v->v_obj) + f.offset;
-        std::string text;
-        if (f.getter(addr, &value) != 0) {
-          TVMFFIObjectHandle err = nullptr;
-          TVMFFIErrorMoveFromRaised(&err);
-          if (err != nullptr) TVMFFIObjectDecRef(err);
-          text = "<error>";
-        } else {
-          Any owned = details::AnyUnsafe::MoveTVMFFIAnyToAny(&value);
-          text = Repr(details::AnyUnsafe::TVMFFIAnyPtrFromAny(owned), depth);
-        }
-        out += any_field ? ", " : "(";
-        any_field = true;
-        out.append(name.data(), name.size()).append("=").append(text);
+    tvmffi::rt::ForEachField(info, [&](const TVMFFIFieldInfo& f) {
+      std::string_view name(f.name.data, f.name.size);
+      if ((f.flags & kTVMFFIFieldFlagBitMaskReprOff) != 0 || f.getter == nullptr ||
+          !seen.insert(name).second) {
+        return;
       }
-    }
+      Any value;
+      void* addr = reinterpret_cast<char*>(v->v_obj) + f.offset;
+      TVM_FFI_CHECK_SAFE_CALL(
+          f.getter(addr, details::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(&value)));
+      out += any_field ? ", " : "(";
+      any_field = true;
+      out.append(name.data(), name.size()).append("=");
+      out += Repr(details::AnyUnsafe::TVMFFIAnyPtrFromAny(value), depth);
+    });
     if (any_field) out += ")";
     return out;
   }
