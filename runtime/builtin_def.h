@@ -1,6 +1,6 @@
 /*
  * BuiltinDef: registers the runtime's built-in globals written on the C++
- * layer (containers.cc, json.cc, repr.cc) through the one registration path
+ * layer (containers.cc, json.cc, repr.cc, serialization.cc) through the one registration path
  * (registration.h). Never throws, so it is safe in a static initialiser.
  */
 #ifndef TVMFFI_RUNTIME_BUILTIN_DEF_H_

@@ -1,13 +1,15 @@
 /*
  * libtvmffi_upstream_cxx: upstream's out-of-line json::Parse, json::Stringify
- * (tvm/ffi/extra/json.h) and ReprPrint (tvm/ffi/extra/dataclass.h), exported
- * under upstream's mangled names. The bodies are our headers' (details::
- * JsonParse / JsonStringify / ReprPrintImpl, over the runtime's globals).
+ * (tvm/ffi/extra/json.h), ReprPrint (extra/dataclass.h), ToJSONGraph and
+ * FromJSONGraph (extra/serialization.h), exported under upstream's mangled
+ * names. The bodies are our headers' (details::..., over the runtime's globals).
  */
 #define TVM_FFI_JSON_OUT_OF_LINE_
 #define TVM_FFI_DATACLASS_OUT_OF_LINE_
+#define TVM_FFI_SERIALIZATION_OUT_OF_LINE_
 #include <tvm/ffi/extra/dataclass.h>
 #include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/extra/serialization.h>
 
 #define TVMFFI_UPSTREAM_CXX_API __attribute__((visibility("default")))
 
@@ -37,6 +39,14 @@ TVMFFI_UPSTREAM_CXX_API String Stringify(const json::Value& value, const Optiona
 }  // namespace json
 
 TVMFFI_UPSTREAM_CXX_API String ReprPrint(const Any& value) { return details::ReprPrintImpl(value); }
+
+TVMFFI_UPSTREAM_CXX_API json::Value ToJSONGraph(const Any& value, const Any& metadata) {
+  return details::ToJSONGraphImpl(value, metadata);
+}
+
+TVMFFI_UPSTREAM_CXX_API Any FromJSONGraph(const json::Value& value) {
+  return details::FromJSONGraphImpl(value);
+}
 
 }  // namespace ffi
 }  // namespace tvm

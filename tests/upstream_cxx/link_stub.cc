@@ -22,6 +22,8 @@ void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>&) { st
 Any json::Parse(const String&, String*) { std::abort(); }
 String json::Stringify(const Any&, const Optional<int>&) { std::abort(); }
 String ReprPrint(const Any&) { std::abort(); }
+Any ToJSONGraph(const Any&, const Any&) { std::abort(); }
+Any FromJSONGraph(const Any&) { std::abort(); }
 
 }  // namespace ffi
 }  // namespace tvm

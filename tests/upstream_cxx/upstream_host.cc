@@ -194,3 +194,15 @@ TEST_CASE("upstream ABI: ReprPrint from libtvmffi_upstream_cxx") {
   CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
   CHECK(ffi::ReprPrint(ffi::Any(ffi::Array<ffi::Any>{1, "a", true})) == "(1, \"a\", True)");
 }
+
+TEST_CASE("upstream ABI: ToJSONGraph and FromJSONGraph from libtvmffi_upstream_cxx") {
+  Dl_info info;
+  REQUIRE(dladdr(reinterpret_cast<void*>(&ffi::FromJSONGraph), &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
+  ffi::Array<ffi::Any> shared{1};
+  ffi::Any graph = ffi::ToJSONGraph(ffi::Array<ffi::Any>{shared, shared});
+  ffi::Array<ffi::Any> back = ffi::FromJSONGraph(graph).cast<ffi::Array<ffi::Any>>();
+  CHECK(back.size() == 2);
+  CHECK(back[0].same_as(back[1]));
+  CHECK(back[0].cast<ffi::Array<ffi::Any>>()[0].cast<int64_t>() == 1);
+}

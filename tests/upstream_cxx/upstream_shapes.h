@@ -74,8 +74,10 @@ Any Parse(const String& json_str, String* error_msg = nullptr);
 String Stringify(const Any& value, const Optional<int>& indent);
 }  // namespace json
 
-// Out of line in upstream's <tvm/ffi/extra/dataclass.h>.
+// Out of line in upstream's <tvm/ffi/extra/dataclass.h> and serialization.h.
 String ReprPrint(const Any& value);
+Any ToJSONGraph(const Any& value, const Any& metadata = Any(nullptr));
+Any FromJSONGraph(const Any& value);
 
 /*! \brief Upstream's Optional<int> as a host lays it out. */
 struct UpstreamOptionalInt {
