@@ -14,6 +14,8 @@
 #include <limits>
 #include <string>
 
+#include "containers_test_util.h"
+
 namespace {
 using namespace tvm::ffi;
 using Catch::Matchers::ContainsSubstring;
@@ -26,15 +28,11 @@ std::string ParseError(const std::string& text) {
   return std::string(msg);
 }
 
-// Kind and message of what `fn` throws.
+// "Kind: message" of the Error `fn` must throw.
 template <typename Fn>
 std::string Thrown(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.kind() + ": " + e.message();
-  }
-  return "no error";
+  auto [kind, message] = containers_test::ErrorOf(fn);
+  return kind + ": " + message;
 }
 
 bool SameJson(const Any& a, const Any& b) { return Array<Any>{a} == Array<Any>{b}; }

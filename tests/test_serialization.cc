@@ -15,6 +15,8 @@
 
 #include <string>
 
+#include "containers_test_util.h"
+
 namespace {
 using namespace tvm::ffi;
 using Catch::Matchers::ContainsSubstring;
@@ -132,14 +134,11 @@ void RegisterOnce() {
 
 std::string Text(const Any& graph) { return std::string(json::Stringify(graph)); }
 
+// "Kind: message" of the Error `fn` must throw.
 template <typename Fn>
 std::string Thrown(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.kind() + ": " + e.message();
-  }
-  return "no error";
+  auto [kind, message] = containers_test::ErrorOf(fn);
+  return kind + ": " + message;
 }
 }  // namespace
 

@@ -28,24 +28,6 @@ using tvm::ffi::Any;
 using tvm::ffi::String;
 namespace json = tvm::ffi::json;
 
-bool ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    uint32_t cp = n == 1 ? c : c & (0x7f >> n);
-    for (size_t k = 1; k < n; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = cp << 6 | (cc & 0x3f);
-    }
-    static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += n;
-  }
-  return true;
-}
 
 // "<what>: line L column C (char K)" with 1 <= L, 1 <= C, 0 <= K <= size.
 bool WellFormedError(const std::string& msg, size_t size) {
@@ -93,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   String error;
   Any value = json::Parse(String(input), &error);
-  const bool utf8 = ValidUtf8(input);
+  const bool utf8 = fuzz::ValidUtf8(input);
   const nlohmann::json ref = nlohmann::json::parse(input, nullptr, /*allow_exceptions=*/false);
 
   if (!error.empty()) {
