@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "builtin_def.h"
+#include "json_text.h"
 
 namespace tvm {
 namespace ffi {
@@ -494,13 +495,15 @@ class Writer {
 [[maybe_unused]] const bool kJsonGlobalsRegistered = [] {
   BuiltinDef()
       .def("ffi.json.Parse",
-           [](String text) -> Any { return Parser(std::string_view(text.data(), text.size())).Run(); })
+           [](String text) -> Any {
+             return tvmffi::rt::ParseJSONText(std::string_view(text.data(), text.size()));
+           })
       .def("ffi.json.Stringify", [](Any value, Optional<int> indent) -> String {
         int spaces = indent.value_or(0);
         if (spaces < 0) {
           TVM_FFI_THROW(ValueError) << "json::Stringify: `indent` must be >= 0, got " << spaces;
         }
-        return String(Writer(spaces).Run(value));
+        return String(tvmffi::rt::StringifyJSON(value, spaces));
       });
   return true;
 }();
@@ -508,3 +511,12 @@ class Writer {
 }  // namespace
 }  // namespace ffi
 }  // namespace tvm
+
+namespace tvmffi {
+namespace rt {
+tvm::ffi::Any ParseJSONText(std::string_view text) { return tvm::ffi::Parser(text).Run(); }
+std::string StringifyJSON(const tvm::ffi::Any& value, int indent) {
+  return tvm::ffi::Writer(indent).Run(value);
+}
+}  // namespace rt
+}  // namespace tvmffi

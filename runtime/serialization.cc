@@ -41,6 +41,7 @@
 
 #include "builtin_def.h"
 #include "field_walk.h"
+#include "json_text.h"
 
 namespace tvm {
 namespace ffi {
@@ -498,10 +499,13 @@ class Deserializer {
       .def("ffi.FromJSONGraph", [](Any graph) -> Any { return Deserializer(graph).Run(); })
       .def("ffi.ToJSONGraphString",
            [](Any value, Any metadata) -> String {
-             return json::Stringify(Serializer().Run(value, metadata));
+             return String(tvmffi::rt::StringifyJSON(Serializer().Run(value, metadata), 0));
            })
       .def("ffi.FromJSONGraphString",
-           [](String text) -> Any { return Deserializer(json::Parse(text)).Run(); });
+           [](String text) -> Any {
+             return Deserializer(tvmffi::rt::ParseJSONText(std::string_view(text.data(), text.size())))
+                 .Run();
+           });
   return true;
 }();
 
