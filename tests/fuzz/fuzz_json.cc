@@ -9,7 +9,11 @@
 //    accepts, Parse accepts too (unless it is nested deeper than our bound or
 //    holds a number out of double's range); and the compact text written for a
 //    value without NaN/Infinity is JSON the reference reads.
+//  - FromJSONGraph (runtime/serialization.cc) on what Parse accepts: a value
+//    or an Error, never a crash; a value it builds serializes again, and that
+//    graph rebuilds.
 #include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/extra/serialization.h>
 
 #include <cmath>
 #include <cstdio>
@@ -104,5 +108,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const nlohmann::json back = nlohmann::json::parse(compact, nullptr, false);
     if (back.is_discarded()) fuzz::Fail("nlohmann-json cannot read what we wrote: " + compact, input);
   }
+
+  Any rebuilt;
+  try {
+    rebuilt = tvm::ffi::FromJSONGraph(value);
+  } catch (const tvm::ffi::Error&) {
+    return 0;  // malformed graphs are refused with an Error: fine
+  }
+  json::Value graph = tvm::ffi::ToJSONGraph(rebuilt);
+  (void)tvm::ffi::FromJSONGraph(graph);
   return 0;
 }
