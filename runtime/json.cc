@@ -272,7 +272,7 @@ class Parser {
     std::vector<Any> items;
     if (cur_ != end_ && *cur_ == ']') {
       ++cur_;
-      return json_array(items);
+      return MakeArray(items);
     }
     while (true) {
       items.push_back(ParseValue(depth));
@@ -281,7 +281,7 @@ class Parser {
         ++cur_;
       } else if (cur_ != end_ && *cur_ == ']') {
         ++cur_;
-        return json_array(items);
+        return MakeArray(items);
       } else {
         Fail(cur_, "Expecting ',' delimiter");
       }
@@ -320,7 +320,7 @@ class Parser {
     }
   }
 
-  static Any json_array(const std::vector<Any>& items) {
+  static Any MakeArray(const std::vector<Any>& items) {
     return Array<Any>(items.begin(), items.end());
   }
 
