@@ -1,6 +1,7 @@
 /*
  * BuiltinDef: registers the runtime's built-in globals written on the C++
- * layer (containers.cc, reflection.cc) through the one registration path
+ * layer (containers.cc, reflection.cc, json.cc,
+ * serialization.cc) through the one registration path
  * (registration.h). Never throws, so it is safe in a static initialiser: a
  * function that cannot be made is recorded as a load failure.
  */

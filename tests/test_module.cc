@@ -889,7 +889,7 @@ TEST_CASE("JSON strings in metadata are escaped", "[module]") {
   std::string s;
   const std::string nasty = "a\"b\\c\nd\te\x01" "f/g\xc3\xa9";
   ffi::details::AppendJSONString(&s, nasty);
-  REQUIRE(s == "\"a\\\"b\\\\c\\nd\\te\\u0001f/g\xc3\xa9\"");
+  REQUIRE(s == "\"a\\\"b\\\\c\\nd\\te\\u0001f\\/g\xc3\xa9\"");
   REQUIRE(nlohmann::json::parse(s) == nasty);
 }
 

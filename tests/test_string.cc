@@ -8,7 +8,9 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <unordered_set>
+#include <vector>
 
 namespace {
 using namespace tvm::ffi;
@@ -164,4 +166,69 @@ TEST_CASE("String and Bytes in Any", "[string]") {
   REQUIRE(from_std.type_index() == kTVMFFIStr);
   Any from_view = std::string_view("view!!");
   REQUIRE(from_view.cast<String>() == "view!!");
+}
+
+TEST_CASE("Split gives the pieces between delimiters, empty ones included", "[string]") {
+  using Parts = std::vector<std::string_view>;
+  REQUIRE(String("a,b,c").Split(',') == Parts{"a", "b", "c"});
+  REQUIRE(String("hello").Split(',') == Parts{"hello"});
+  REQUIRE(String("").Split(',') == Parts{""});
+  REQUIRE(String(",a,,b,").Split(',') == Parts{"", "a", "", "b", ""});
+  // Views into the string itself (heap form), NUL bytes are ordinary.
+  String heap(std::string("key=value\0=x", 12));
+  auto parts = heap.Split('=');
+  REQUIRE(parts.size() == 3);
+  REQUIRE(parts[0].data() == heap.data());
+  REQUIRE(parts[1] == std::string_view("value\0", 6));
+}
+
+TEST_CASE("EscapeStringJSON quotes and escapes as RFC 8259", "[string]") {
+  REQUIRE(EscapeStringJSON(String("hello")) == "\"hello\"");
+  REQUIRE(EscapeStringJSON(String("line1\nline2\ttab\r")) == "\"line1\\nline2\\ttab\\r\"");
+  REQUIRE(EscapeStringJSON(String("a\\b\"c/d")) == "\"a\\\\b\\\"c\\/d\"");
+  REQUIRE(EscapeStringJSON(String("\b\f")) == "\"\\b\\f\"");
+  REQUIRE(EscapeStringJSON(String(std::string("a\x01\x1f\x7f z\0", 7))) ==
+          "\"a\\u0001\\u001f\\u007f z\\u0000\"");
+  // UTF-8 passes through.
+  REQUIRE(EscapeStringJSON(String("\xe4\xb8\x96")) == "\"\xe4\xb8\x96\"");
+}
+
+TEST_CASE("EscapedStringPy writes Python's str repr in double quotes", "[string]") {
+  REQUIRE(EscapedStringPy(String("hello world")) == "\"hello world\"");
+  REQUIRE(EscapedStringPy(String("a\nb\tc\r")) == "\"a\\nb\\tc\\r\"");
+  REQUIRE(EscapedStringPy(String("a\\b\"c'")) == "\"a\\\\b\\\"c'\"");
+  REQUIRE(EscapedStringPy(String(std::string("\x01\x02\x7f\0", 4))) ==
+          "\"\\x01\\x02\\x7f\\x00\"");
+  // ANSI colour sequences stay readable; a bare ESC is a control byte.
+  REQUIRE(EscapedStringPy(String("\x1b[31mred\x1b[0m")) == "\"\\x1b[31mred\\x1b[0m\"");
+  REQUIRE(EscapedStringPy(String("\x1b[K")) == "\"\\x1b[K\"");
+  REQUIRE(EscapedStringPy(String("\x1b[3")) == "\"\\x1b[3\"");
+  // UTF-8: code points; malformed bytes: \xNN each.
+  REQUIRE(EscapedStringPy(String("\xc3\xa9")) == "\"\\u00e9\"");
+  REQUIRE(EscapedStringPy(String("\xe4\xb8\x96")) == "\"\\u4e16\"");
+  REQUIRE(EscapedStringPy(String("\xf0\x9f\x98\x80")) == "\"\\U0001f600\"");
+  REQUIRE(EscapedStringPy(String("\x80")) == "\"\\x80\"");
+  REQUIRE(EscapedStringPy(String("\xc3\x20")) == "\"\\xc3 \"");
+  REQUIRE(EscapedStringPy(String("\xe4\xb8\x20")) == "\"\\xe4\\xb8 \"");
+  REQUIRE(EscapedStringPy(String("\xc3")) == "\"\\xc3\"");
+  REQUIRE(EscapedStringPy(String("\xf0\x9f\x98")) == "\"\\xf0\\x9f\\x98\"");
+}
+
+TEST_CASE("Stable hashes: upstream's names, any alignment, the Map key hash", "[string]") {
+  int64_t words[10];
+  for (int i = 0; i < 10; ++i) words[i] = i * 0x0101010101LL;
+  alignas(8) char shifted[8 * 11];
+  for (size_t off = 1; off < 8; ++off) {
+    std::memcpy(shifted + off, words, sizeof(words));
+    for (size_t n : {size_t(0), size_t(3), size_t(8), size_t(13), sizeof(words)}) {
+      INFO("offset " << off << " size " << n);
+      REQUIRE(details::StableHashBytes(shifted + off, n) == details::StableHashBytes(words, n));
+    }
+  }
+  REQUIRE(details::StableHashBytes(words, 80) != details::StableHashBytes(words, 72));
+  // The key hash of Map is built on them: a string hashes as (kind, bytes).
+  String s("a longer heap string");
+  REQUIRE(AnyHash()(Any(s)) ==
+          details::StableHashCombine(TypeIndex::kTVMFFIStr, details::StableHashBytes(s.data(), s.size())));
+  REQUIRE(details::StableHashCombine(1, 2) != details::StableHashCombine(2, 1));
 }

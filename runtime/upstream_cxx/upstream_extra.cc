@@ -1,16 +1,22 @@
 /*
- * libtvmffi_upstream_cxx: upstream's out-of-line structural and dataclass
- * entry points (StructuralEqual::Equal / GetFirstMismatch,
- * StructuralHash::Hash, DeepCopy, ReprPrint), over the runtime's globals of
- * the same meaning (`ffi.StructuralEqual`, ...; runtime/reflection.cc and
- * dataclass.cc), so a host built against upstream's headers gets the same
+ * libtvmffi_upstream_cxx: upstream's out-of-line structural, dataclass and
+ * JSON entry points (StructuralEqual::Equal / GetFirstMismatch,
+ * StructuralHash::Hash, DeepCopy, ReprPrint; json::Parse, json::Stringify,
+ * ToJSONGraph, FromJSONGraph), over the runtime's globals of the same meaning
+ * (`ffi.StructuralEqual`, ...; runtime/reflection.cc, dataclass.cc, json.cc,
+ * serialization.cc), so a host built against upstream's headers gets the same
  * rules as one built against ours.
  *
  * The classes are declared here in upstream's shape (static members only);
  * our <tvm/ffi/extra/structural_*.h> and dataclass.h define hidden inline
  * versions of the same names and must not be included in this file.
  */
+// json.h and serialization.h give plain declarations under these macros.
+#define TVM_FFI_JSON_OUT_OF_LINE_
+#define TVM_FFI_SERIALIZATION_OUT_OF_LINE_
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/extra/serialization.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/reflection/access_path.h>
@@ -72,6 +78,37 @@ Any DeepCopy(const Any& value) {
 String ReprPrint(const Any& value) {
   static const Function* fn = new Function(Function::GetGlobalRequired("ffi.ReprPrint"));
   return (*fn)(value).cast<String>();
+}
+
+namespace json {
+
+TVMFFI_UPSTREAM_CXX_API json::Value Parse(const String& json_str, String* error_msg) {
+  return details::JsonParse(json_str, error_msg);
+}
+
+// Upstream's Optional<int> is a TVMFFIAny (None, or an int); ours is a
+// std::optional. The mangled name is the same, so read the caller's object
+// by upstream's layout.
+TVMFFI_UPSTREAM_CXX_API String Stringify(const json::Value& value, const Optional<int>& indent) {
+  const TVMFFIAny* cell = reinterpret_cast<const TVMFFIAny*>(&indent);
+  Optional<int> ours;
+  if (cell->type_index == TypeIndex::kTVMFFIInt) {
+    ours = static_cast<int>(cell->v_int64);
+  } else if (cell->type_index != TypeIndex::kTVMFFINone) {
+    TVM_FFI_THROW(TypeError) << "json::Stringify: `indent` must be an int or None, got `"
+                             << details::TypeIndexToTypeKey(cell->type_index) << "`";
+  }
+  return details::JsonStringify(value, ours);
+}
+
+}  // namespace json
+
+TVMFFI_UPSTREAM_CXX_API json::Value ToJSONGraph(const Any& value, const Any& metadata) {
+  return details::ToJSONGraphImpl(value, metadata);
+}
+
+TVMFFI_UPSTREAM_CXX_API Any FromJSONGraph(const json::Value& value) {
+  return details::FromJSONGraphImpl(value);
 }
 
 }  // namespace ffi

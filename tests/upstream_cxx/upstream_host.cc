@@ -187,3 +187,36 @@ TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy and ReprPrint") 
   CHECK_FALSE(copy.same_as(a));
   CHECK(std::string(ffi::ReprPrint(copy)) == "(1, 2, 3)");
 }
+
+TEST_CASE("upstream ABI: json::Parse and json::Stringify from libtvmffi_upstream_cxx") {
+  Dl_info info;
+  REQUIRE(dladdr(reinterpret_cast<void*>(&ffi::json::Parse), &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
+
+  ffi::Any v = ffi::json::Parse("{\"b\": [1, 2.5, null], \"a\": \"x\"}");
+  ffi::UpstreamOptionalInt none{};
+  none.cell.type_index = ffi::TypeIndex::kTVMFFINone;
+  CHECK(ffi::json::Stringify(v, none.as_arg()) == "{\"b\":[1,2.5,null],\"a\":\"x\"}");
+  ffi::UpstreamOptionalInt two{};
+  two.cell.type_index = ffi::TypeIndex::kTVMFFIInt;
+  two.cell.v_int64 = 2;
+  CHECK(ffi::json::Stringify(ffi::Any(ffi::Array<ffi::Any>{1}), two.as_arg()) == "[\n  1\n]");
+
+  ffi::String msg("unset");
+  CHECK(ffi::json::Parse("[1,", &msg) == nullptr);
+  CHECK(msg == "Expecting value: line 1 column 4 (char 3)");
+  CHECK(ErrorKindOf([] { ffi::json::Parse("tru"); }) ==
+        "ValueError: Expecting value: line 1 column 1 (char 0)");
+}
+
+TEST_CASE("upstream ABI: ToJSONGraph and FromJSONGraph from libtvmffi_upstream_cxx") {
+  Dl_info info;
+  REQUIRE(dladdr(reinterpret_cast<void*>(&ffi::FromJSONGraph), &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
+  ffi::Array<ffi::Any> shared{1};
+  ffi::Any graph = ffi::ToJSONGraph(ffi::Array<ffi::Any>{shared, shared});
+  ffi::Array<ffi::Any> back = ffi::FromJSONGraph(graph).cast<ffi::Array<ffi::Any>>();
+  CHECK(back.size() == 2);
+  CHECK(back[0].same_as(back[1]));
+  CHECK(back[0].cast<ffi::Array<ffi::Any>>()[0].cast<int64_t>() == 1);
+}

@@ -84,6 +84,24 @@ class StructuralHash {
 Any DeepCopy(const Any& value);
 String ReprPrint(const Any& value);
 
+namespace json {
+// Out of line in upstream's <tvm/ffi/extra/json.h>. Upstream's Optional<int>
+// is a TVMFFIAny (None or an int), ours a std::optional under the same mangled
+// name: a host passes an UpstreamOptionalInt (below) in its place.
+Any Parse(const String& json_str, String* error_msg = nullptr);
+String Stringify(const Any& value, const Optional<int>& indent);
+}  // namespace json
+
+// Out of line in upstream's <tvm/ffi/extra/serialization.h>.
+Any ToJSONGraph(const Any& value, const Any& metadata = Any(nullptr));
+Any FromJSONGraph(const Any& value);
+
+/*! \brief Upstream's Optional<int> as a host lays it out. */
+struct UpstreamOptionalInt {
+  TVMFFIAny cell;
+  const Optional<int>& as_arg() const { return *reinterpret_cast<const Optional<int>*>(&cell); }
+};
+
 }  // namespace ffi
 }  // namespace tvm
 

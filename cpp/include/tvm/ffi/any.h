@@ -365,45 +365,7 @@ struct AnyUnsafe : public ObjectUnsafe {
 // heap type index (65 str, 66 bytes) whatever form they take; everything
 // else hashes its type index and its 8 value bytes.
 
-/*! \brief Mixes v into seed (the classic boost-style combine, 64-bit). */
-TVM_FFI_INLINE uint64_t HashMixStable(uint64_t seed, uint64_t v) noexcept {
-  return seed ^ (v + 0x9e3779b9ULL + (seed << 6) + (seed >> 2));
-}
-
-/*!
- * \brief Content hash of a byte range: little-endian 8-byte words (the last
- *        one zero-filled) folded as h = (h * 1099511628211 + w) mod (2^31 - 1),
- *        the product wrapping at 64 bits.
- */
-TVM_FFI_INLINE uint64_t HashBytesStable(const char* data, size_t size) noexcept {
-  constexpr uint64_t kMul = 1099511628211ULL;
-  constexpr uint64_t kMod = 2147483647ULL;
-  uint64_t h = 0;
-  size_t i = 0;
-  uint64_t w;
-  for (; i + 8 <= size; i += 8) {
-    std::memcpy(&w, data + i, 8);
-    h = (h * kMul + w) % kMod;
-  }
-  const size_t rest = size - i;
-  if (rest == 0) return h;
-  // The last 1-7 bytes, zero-extended, with fixed-size loads only (never
-  // reading outside [data, data + size)).
-  if (size >= 8) {
-    std::memcpy(&w, data + size - 8, 8);
-    w >>= 8 * (8 - rest);
-  } else if (rest >= 4) {
-    uint32_t lo, hi;
-    std::memcpy(&lo, data, 4);
-    std::memcpy(&hi, data + rest - 4, 4);
-    w = static_cast<uint64_t>(lo) | (static_cast<uint64_t>(hi) << (8 * (rest - 4)));
-  } else {
-    const unsigned char* p = reinterpret_cast<const unsigned char*>(data);
-    w = static_cast<uint64_t>(p[0]) | (static_cast<uint64_t>(p[rest >> 1]) << (8 * (rest >> 1))) |
-        (static_cast<uint64_t>(p[rest - 1]) << (8 * (rest - 1)));
-  }
-  return (h * kMul + w) % kMod;
-}
+// HashMixStable / HashBytesStable: base_details.h.
 
 /*! \brief The standard hash of a cell (see above). */
 TVM_FFI_INLINE uint64_t AnyCellHash(const TVMFFIAny* v) noexcept {

@@ -396,6 +396,19 @@ inline Function Function::GetGlobalRequired(details::NameRef name) {
 }
 
 /*!
+ * \brief (Internal) The runtime's global function `Name` (a string literal),
+ *        looked up on first use at this call site and kept for the life of the
+ *        process (never released: no exit-order hazard). For header wrappers
+ *        over the runtime's built-ins (module.h, extra/json.h).
+ */
+#define TVM_FFI_RUNTIME_GLOBAL_(Name)                                            \
+  ([]() -> const ::tvm::ffi::Function& {                                         \
+    static const ::tvm::ffi::Function* f =                                       \
+        new ::tvm::ffi::Function(::tvm::ffi::Function::GetGlobalRequired(Name)); \
+    return *f;                                                                   \
+  }())
+
+/*!
  * \brief A Function with a static signature: arguments are checked at
  *        compile time and the result is cast to R.
  * \code

@@ -395,44 +395,6 @@ struct OptionalInner<std::optional<T>> {
   using type = T;
 };
 
-/*!
- * \brief Append `s` as a JSON string literal: quoted, with `"` and `\`
- *        escaped and every control character (U+0000..U+001F) escaped as
- *        RFC 8259 requires. The one escaper of metadata and type schemas.
- */
-inline void AppendJSONString(std::string* out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xf]);
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-  out->push_back('"');
-}
 
 /*! \brief Whether TypeTraits<T> describes itself with a TypeSchema() (containers do). */
 template <typename T, typename = void>

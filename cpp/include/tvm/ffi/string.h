@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tvm {
 namespace ffi {
@@ -262,6 +263,21 @@ class String {
 
   operator std::string() const { return std::string(data(), size()); }  // NOLINT(*)
 
+  /*!
+   * \brief The pieces between occurrences of `delim`: n delimiters give n + 1
+   *        pieces, empty ones included ("" gives one empty piece).
+   * \return Views into this string's characters, valid while it lives.
+   */
+  std::vector<std::string_view> Split(char delim) const {
+    std::vector<std::string_view> parts;
+    std::string_view rest(data(), size());
+    for (size_t at; (at = rest.find(delim)) != std::string_view::npos; rest.remove_prefix(at + 1)) {
+      parts.push_back(rest.substr(0, at));
+    }
+    parts.push_back(rest);
+    return parts;
+  }
+
  private:
   details::BytesBaseCell data_;
   explicit String(details::BytesBaseCell cell) noexcept : data_(std::move(cell)) {}
@@ -344,11 +360,139 @@ inline auto operator<<(Stream& os, const T& s)
 }
 
 namespace details {
+/*!
+ * \brief Append `s` as a JSON string literal (RFC 8259): quoted; `"`, `\\`, `/`
+ *        and the control characters escaped (\b \f \n \r \t, the others and
+ *        DEL as \u00XX); other bytes, UTF-8 included, copied as they are.
+ *        The one JSON escaper: metadata, type schemas, EscapeStringJSON and
+ *        json::Stringify all use it.
+ */
+inline void AppendJSONString(std::string* out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    const char* esc = nullptr;
+    switch (c) {
+      case '"': esc = "\\\""; break;
+      case '\\': esc = "\\\\"; break;
+      case '/': esc = "\\/"; break;
+      case '\b': esc = "\\b"; break;
+      case '\f': esc = "\\f"; break;
+      case '\n': esc = "\\n"; break;
+      case '\r': esc = "\\r"; break;
+      case '\t': esc = "\\t"; break;
+      default: break;
+    }
+    if (esc != nullptr) {
+      out->append(esc);
+    } else if (c < 0x20 || c == 0x7f) {
+      out->append("\\u00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 0xf]);
+    } else {
+      out->push_back(ch);
+    }
+  }
+  out->push_back('"');
+}
+
+/*!
+ * \brief Append `s` quoted the way Python's repr writes a str, but always in
+ *        double quotes: \n \t \r \\ \" as such, other control bytes and
+ *        DEL as \xNN, ANSI colour sequences (ESC [ digits/; m or K) as
+ *        \x1b[...m, valid UTF-8 sequences as \uXXXX / \UXXXXXXXX, and any byte
+ *        that does not start a valid sequence as \xNN.
+ */
+inline void AppendPyString(std::string* out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  auto hex = [out](const char* prefix, uint32_t v, int digits) {
+    out->append(prefix);
+    for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) out->push_back(kHex[(v >> shift) & 0xf]);
+  };
+  auto cont = [&s](size_t i) { return i < s.size() && (static_cast<unsigned char>(s[i]) & 0xc0) == 0x80; };
+  out->push_back('"');
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == 0x1b && i + 1 < s.size() && s[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
+      if (j < s.size() && (s[j] == 'm' || s[j] == 'K')) {
+        out->append("\\x1b");
+        out->append(s.data() + i + 1, j - i);
+        i = j + 1;
+        continue;
+      }
+    }
+    switch (c) {
+      case '\n': out->append("\\n"); ++i; continue;
+      case '\t': out->append("\\t"); ++i; continue;
+      case '\r': out->append("\\r"); ++i; continue;
+      case '\\': out->append("\\\\"); ++i; continue;
+      case '"': out->append("\\\""); ++i; continue;
+      default: break;
+    }
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) {
+        hex("\\x", c, 2);
+      } else {
+        out->push_back(static_cast<char>(c));
+      }
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence of n bytes (lead byte, then n - 1 continuation bytes).
+    const size_t n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    bool ok = n != 0;
+    for (size_t k = 1; ok && k < n; ++k) ok = cont(i + k);
+    if (!ok) {
+      hex("\\x", c, 2);
+      ++i;
+      continue;
+    }
+    uint32_t cp = c & (0x7f >> n);
+    for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+    if (n == 4) {
+      hex("\\U", cp, 8);
+    } else {
+      hex("\\u", cp, 4);
+    }
+    i += n;
+  }
+  out->push_back('"');
+}
+
 TVM_FFI_INLINE bool IsStrIndex(int32_t index) noexcept {
   return index == TypeIndex::kTVMFFIRawStr || index == TypeIndex::kTVMFFISmallStr ||
          index == TypeIndex::kTVMFFIStr;
 }
 }  // namespace details
+
+/*!
+ * \brief `value` as a JSON string literal, quoted (RFC 8259; see
+ *        details::AppendJSONString for what is escaped).
+ */
+inline String EscapeStringJSON(const String& value) {
+  std::string out;
+  details::AppendJSONString(&out, std::string_view(value.data(), value.size()));
+  return String(out);
+}
+
+/*! \brief Upstream's former name of EscapeStringJSON. */
+[[deprecated("Use EscapeStringJSON instead")]] inline String EscapeString(const String& value) {
+  return EscapeStringJSON(value);
+}
+
+/*!
+ * \brief `value` quoted and escaped the way Python's repr writes a str (in
+ *        double quotes; see details::AppendPyString): "a\\nb", "\\u00e9", "\\x80".
+ */
+inline String EscapedStringPy(const String& value) {
+  std::string out;
+  details::AppendPyString(&out, std::string_view(value.data(), value.size()));
+  return String(out);
+}
 
 // ---------------------------------------------------------------------------
 // TypeTraits of string-like types.

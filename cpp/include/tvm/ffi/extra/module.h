@@ -66,16 +66,8 @@ namespace ffi {
 
 class Module;
 
-/*!
- * \brief (Internal) A runtime global function, looked up on first use and kept
- *        for the life of the process (never released: no exit-order hazard).
- */
-#define TVM_FFI_MODULE_RUNTIME_FUNC_(Name)                                       \
-  ([]() -> const ::tvm::ffi::Function& {                                         \
-    static const ::tvm::ffi::Function* f =                                       \
-        new ::tvm::ffi::Function(::tvm::ffi::Function::GetGlobalRequired(Name)); \
-    return *f;                                                                   \
-  }())
+/*! \brief (Internal) A runtime global function (see TVM_FFI_RUNTIME_GLOBAL_). */
+#define TVM_FFI_MODULE_RUNTIME_FUNC_(Name) TVM_FFI_RUNTIME_GLOBAL_(Name)
 
 /*!
  * \brief The object behind Module. Created only by libtvmffi (LoadFromFile,

@@ -1,0 +1,516 @@
+/*
+ * Object graphs to and from JSON values: the globals behind
+ * <tvm/ffi/extra/serialization.h> (names and format as upstream's):
+ *
+ *   ffi.ToJSONGraph(value, metadata) -> json::Value
+ *   ffi.FromJSONGraph(json::Value) -> Any
+ *   ffi.ToJSONGraphString(value, metadata) -> str, ffi.FromJSONGraphString(str) -> Any
+ *
+ * The graph is {"root_index": i, "nodes": [node, ...], "metadata": m (if not
+ * None)}; a node is {"type": key, "data": ...}: None (no data), bool, int,
+ * float, ffi.String, ffi.Bytes (base64), DataType ("float32"), Device
+ * ([type, id]), ffi.Shape ([extents]), ffi.Array / ffi.List (node indices),
+ * ffi.Map / ffi.Dict ([k0, v0, k1, v1, ...] node indices), and a reflected
+ * object ({field: value}): fields of static type None/bool/int/float/DataType
+ * hold their value, others a node index. Equal values share one node (objects
+ * by identity, strings by content). A type attribute `__data_to_json__` /
+ * `__data_from_json__` (Functions) replaces the field walk of a type.
+ *
+ * Objects are rebuilt with the type's creator (TVMFFITypeMetadata) and field
+ * setters; a missing field takes its default or is a TypeError. Malformed
+ * graphs (bad indices, wrong node shapes, a node that contains itself) are
+ * ValueErrors; nesting is bounded (kMaxDepth), never a stack overflow.
+ */
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/dict.h>
+#include <tvm/ffi/container/list.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/dtype.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/string.h>
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "builtin_def.h"
+#include "json_text.h"
+
+namespace tvm {
+namespace ffi {
+namespace {
+
+constexpr int kMaxDepth = 1000;
+
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string Base64Encode(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  auto byte = [&in](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(in[k])); };
+  for (; i + 3 <= in.size(); i += 3) {
+    uint32_t n = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
+    for (int s = 18; s >= 0; s -= 6) out.push_back(kB64[(n >> s) & 63]);
+  }
+  if (size_t rest = in.size() - i) {
+    uint32_t n = byte(i) << 16 | (rest == 2 ? byte(i + 1) << 8 : 0);
+    out.push_back(kB64[(n >> 18) & 63]);
+    out.push_back(kB64[(n >> 12) & 63]);
+    out.push_back(rest == 2 ? kB64[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+std::string Base64Decode(std::string_view in) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (in.size() % 4 != 0) {
+    TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: ffi.Bytes data is not base64 "
+                                 "(length "
+                              << in.size() << " is not a multiple of 4)";
+  }
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  for (size_t i = 0; i < in.size(); i += 4) {
+    const bool last = i + 4 == in.size();
+    const int pad = last ? (in[i + 3] == '=') + (in[i + 2] == '=') : 0;
+    uint32_t n = 0;
+    for (int k = 0; k < 4; ++k) {
+      int v = k >= 4 - pad ? 0 : value(in[i + k]);
+      if (v < 0) {
+        TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: ffi.Bytes data is not base64 "
+                                     "(bad character at "
+                                  << i + k << ")";
+      }
+      n = n << 6 | static_cast<uint32_t>(v);
+    }
+    out.push_back(static_cast<char>(n >> 16));
+    if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 0xff));
+    if (pad < 1) out.push_back(static_cast<char>(n & 0xff));
+  }
+  return out;
+}
+
+// The type attribute `name` of `type_index`, or None.
+AnyView TypeAttr(const char* name, int32_t type_index) {
+  TVMFFIByteArray attr{name, std::char_traits<char>::length(name)};
+  const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&attr);
+  if (column == nullptr || column->data == nullptr || type_index < 0 ||
+      static_cast<size_t>(type_index) >= column->size) {
+    return AnyView();
+  }
+  return AnyView::CopyFromTVMFFIAny(column->data[type_index]);
+}
+
+bool HasCreator(const TVMFFITypeInfo* info) {
+  return (info->metadata != nullptr && info->metadata->creator != nullptr) ||
+         TypeAttr("__ffi_new__", info->type_index) != nullptr;
+}
+
+std::string TypeKeyOf(const TVMFFITypeInfo* info) {
+  return std::string(info->type_key.data, info->type_key.size);
+}
+
+// Whether a field of this static type is stored inline (not as a node index).
+bool InlineField(int32_t static_type_index) {
+  return static_type_index == TypeIndex::kTVMFFINone ||
+         static_type_index == TypeIndex::kTVMFFIBool ||
+         static_type_index == TypeIndex::kTVMFFIInt ||
+         static_type_index == TypeIndex::kTVMFFIFloat ||
+         static_type_index == TypeIndex::kTVMFFIDataType;
+}
+
+class Serializer {
+ public:
+  json::Value Run(const Any& value, const Any& metadata) {
+    json::Object result;
+    int64_t root = NodeOf(value, 0);
+    result.Set("root_index", root);
+    result.Set("nodes", json::Array(nodes_.begin(), nodes_.end()));
+    if (metadata != nullptr) result.Set("metadata", metadata);
+    return result;
+  }
+
+ private:
+  int64_t NodeOf(const Any& value, int depth) {
+    auto it = index_.find(value);
+    if (it != index_.end()) {
+      if (it->second < 0) {
+        TVM_FFI_THROW(ValueError) << "ToJSONGraph: cycle detected: a `" << value.GetTypeKey()
+                                  << "` contains itself";
+      }
+      return it->second;
+    }
+    if (depth > kMaxDepth) {
+      TVM_FFI_THROW(ValueError) << "ToJSONGraph: nesting deeper than " << kMaxDepth << " levels";
+    }
+    const bool is_object = value.type_index() >= TypeIndex::kTVMFFIStaticObjectBegin;
+    if (is_object) index_.emplace(value, -1);  // in progress
+    json::Object node = MakeNode(value, depth + 1);
+    int64_t index = static_cast<int64_t>(nodes_.size());
+    nodes_.push_back(std::move(node));
+    index_[value] = index;
+    return index;
+  }
+
+  json::Object MakeNode(const Any& value, int depth) {
+    const TVMFFIAny* cell = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+    json::Object node;
+    std::string_view bytes;
+    int32_t klass;
+    if (details::StringLikeView(cell, &bytes, &klass)) {
+      const bool str = klass == TypeIndex::kTVMFFIStr;
+      node.Set("type", str ? "ffi.String" : "ffi.Bytes");
+      node.Set("data", str ? String(bytes) : String(Base64Encode(bytes)));
+      return node;
+    }
+    switch (cell->type_index) {
+      case TypeIndex::kTVMFFINone:
+        node.Set("type", "None");
+        return node;
+      case TypeIndex::kTVMFFIBool:
+      case TypeIndex::kTVMFFIInt:
+      case TypeIndex::kTVMFFIFloat:
+        node.Set("type", value.GetTypeKey());
+        node.Set("data", value);
+        return node;
+      case TypeIndex::kTVMFFIDataType:
+        node.Set("type", "DataType");
+        node.Set("data", DLDataTypeToString(cell->v_dtype));
+        return node;
+      case TypeIndex::kTVMFFIDevice:
+        node.Set("type", "Device");
+        node.Set("data", json::Array{static_cast<int64_t>(cell->v_device.device_type),
+                                     static_cast<int64_t>(cell->v_device.device_id)});
+        return node;
+      case TypeIndex::kTVMFFIShape: {
+        const TVMFFIShapeCell* s = TVMFFIShapeGetCellPtr(cell->v_obj);
+        node.Set("type", "ffi.Shape");
+        node.Set("data", json::Array(s->data, s->data + s->size));
+        return node;
+      }
+      case TypeIndex::kTVMFFIArray:
+      case TypeIndex::kTVMFFIList: {
+        const TVMFFISeqCell* seq = TVMFFISeqGetCellPtr(cell->v_obj);
+        const Any* items = static_cast<const Any*>(seq->data);
+        json::Array data;
+        for (int64_t i = 0; i < seq->size; ++i) data.push_back(NodeOf(items[i], depth));
+        node.Set("type", value.GetTypeKey());
+        node.Set("data", data);
+        return node;
+      }
+      case TypeIndex::kTVMFFIMap:
+      case TypeIndex::kTVMFFIDict: {
+        const MapBaseObj* map = reinterpret_cast<const MapBaseObj*>(cell->v_obj);
+        json::Array data;
+        for (auto it = map->begin(); it != map->end(); ++it) {
+          data.push_back(NodeOf(it.key(), depth));
+          data.push_back(NodeOf(it.value(), depth));
+        }
+        node.Set("type", value.GetTypeKey());
+        node.Set("data", data);
+        return node;
+      }
+      default:
+        break;
+    }
+    if (cell->type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
+      TVM_FFI_THROW(TypeError) << "ToJSONGraph: cannot serialize type `" << value.GetTypeKey()
+                               << "`";
+    }
+    node.Set("type", value.GetTypeKey());
+    node.Set("data", ObjectData(value, depth));
+    return node;
+  }
+
+  json::Value ObjectData(const Any& value, int depth) {
+    AnyView to_json = TypeAttr("__data_to_json__", value.type_index());
+    if (to_json != nullptr) return to_json.cast<Function>()(value);
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(value.type_index());
+    if (info == nullptr || !HasCreator(info)) {
+      TVM_FFI_THROW(TypeError) << "ToJSONGraph: type `" << value.GetTypeKey()
+                               << "` cannot be serialized (no creator, no __ffi_new__ type "
+                                  "attribute)";
+    }
+    json::Object data;
+    char* base = reinterpret_cast<char*>(details::AnyUnsafe::TVMFFIAnyPtrFromAny(value)->v_obj);
+    reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* field_info) {
+      const TVMFFIFieldInfo& f = *field_info;
+      String name(f.name);
+      if (f.getter == nullptr) {
+        TVM_FFI_THROW(TypeError) << "ToJSONGraph: field `" << name << "` of `" << TypeKeyOf(info)
+                                 << "` has no getter";
+      }
+      Any field;
+      TVM_FFI_CHECK_SAFE_CALL(
+          f.getter(base + f.offset, details::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(&field)));
+      if (InlineField(f.field_static_type_index)) {
+        if (f.field_static_type_index == TypeIndex::kTVMFFIDataType) {
+          data.Set(name, DLDataTypeToString(field.cast<DLDataType>()));
+        } else {
+          data.Set(name, field);
+        }
+      } else {
+        data.Set(name, NodeOf(field, depth));
+      }
+    });
+    return data;
+  }
+
+  // Objects by identity, strings by content (AnyEqual); -1 while in progress.
+  std::unordered_map<Any, int64_t, AnyHash, AnyEqual> index_;
+  std::vector<Any> nodes_;
+};
+
+class Deserializer {
+ public:
+  explicit Deserializer(const json::Value& graph) {
+    auto obj = graph.try_cast<json::Object>();
+    if (!obj.has_value() || graph.type_index() != TypeIndex::kTVMFFIMap) {
+      TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: expected an object, got `"
+                                << graph.GetTypeKey() << "`";
+    }
+    Optional<Any> root = obj->Get("root_index");
+    Optional<Any> nodes = obj->Get("nodes");
+    if (!root.has_value() || root->type_index() != TypeIndex::kTVMFFIInt) {
+      TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: expected an int `root_index`";
+    }
+    if (!nodes.has_value() || nodes->type_index() != TypeIndex::kTVMFFIArray) {
+      TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: expected a `nodes` array";
+    }
+    root_ = root->cast<int64_t>();
+    nodes_ = nodes->cast<json::Array>();
+    state_.assign(nodes_.size(), kNew);
+    decoded_.resize(nodes_.size());
+  }
+
+  Any Run() { return Node(root_, 0); }
+
+ private:
+  enum State : uint8_t { kNew, kBusy, kDone };
+
+  Any Node(int64_t index, int depth) {
+    if (index < 0 || index >= static_cast<int64_t>(nodes_.size())) {
+      TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: node index " << index
+                                << " out of range (" << nodes_.size() << " nodes)";
+    }
+    size_t i = static_cast<size_t>(index);
+    if (state_[i] == kDone) return decoded_[i];
+    if (state_[i] == kBusy) {
+      TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: node " << index
+                                << " contains itself";
+    }
+    if (depth > kMaxDepth) {
+      TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: nesting deeper than " << kMaxDepth
+                                << " levels";
+    }
+    state_[i] = kBusy;
+    Any value = Decode(index, depth + 1);
+    decoded_[i] = value;
+    state_[i] = kDone;
+    return value;
+  }
+
+  [[noreturn]] static void Bad(int64_t index, const std::string& what) {
+    TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: node " << index << ": " << what;
+    TVM_FFI_UNREACHABLE();
+  }
+
+  // node["data"] as T, or a ValueError naming the node.
+  template <typename T>
+  T Data(int64_t index, const json::Object& node, const char* expect) {
+    Optional<Any> data = node.Get("data");
+    if (!data.has_value()) Bad(index, "missing `data`");
+    auto v = data->try_cast<T>();
+    if (!v.has_value()) Bad(index, std::string("`data` must be ") + expect);
+    return *std::move(v);
+  }
+
+  std::vector<int64_t> Indices(int64_t index, const json::Object& node) {
+    json::Array data = Data<json::Array>(index, node, "an array of node indices");
+    std::vector<int64_t> out;
+    out.reserve(data.size());
+    for (const Any& x : data) {
+      if (x.type_index() != TypeIndex::kTVMFFIInt) Bad(index, "`data` must hold node indices");
+      out.push_back(x.cast<int64_t>());
+    }
+    return out;
+  }
+
+  Any Decode(int64_t index, int depth) {
+    auto node_opt = nodes_[index].try_cast<json::Object>();
+    if (!node_opt.has_value() || nodes_[index].type_index() != TypeIndex::kTVMFFIMap) {
+      Bad(index, "not an object");
+    }
+    const json::Object& node = *node_opt;
+    Optional<Any> type = node.Get("type");
+    if (!type.has_value() || !type->try_cast<String>().has_value()) {
+      Bad(index, "missing string `type`");
+    }
+    String key = type->cast<String>();
+    TVMFFIByteArray key_bytes{key.data(), key.size()};
+    int32_t type_index = -1;
+    if (TVMFFITypeKeyToIndex(&key_bytes, &type_index) != 0) {
+      TVMFFIObjectHandle err = nullptr;
+      TVMFFIErrorMoveFromRaised(&err);
+      if (err != nullptr) TVMFFIObjectDecRef(err);
+      Bad(index, "unknown type `" + std::string(key) + "`");
+    }
+    switch (type_index) {
+      case TypeIndex::kTVMFFINone:
+        return Any(nullptr);
+      case TypeIndex::kTVMFFIBool:
+        return Data<bool>(index, node, "a bool");
+      case TypeIndex::kTVMFFIInt:
+        return Data<int64_t>(index, node, "an int");
+      case TypeIndex::kTVMFFIFloat:
+        return Data<double>(index, node, "a float");
+      case TypeIndex::kTVMFFIDataType:
+        return StringToDLDataType(Data<String>(index, node, "a data type string"));
+      case TypeIndex::kTVMFFIDevice: {
+        std::vector<int64_t> d = Indices(index, node);
+        if (d.size() != 2) Bad(index, "Device `data` must be [device_type, device_id]");
+        return DLDevice{static_cast<DLDeviceType>(d[0]), static_cast<int32_t>(d[1])};
+      }
+      case TypeIndex::kTVMFFIStr:
+        return Data<String>(index, node, "a string");
+      case TypeIndex::kTVMFFIBytes: {
+        String b64 = Data<String>(index, node, "a base64 string");
+        std::string raw = Base64Decode(std::string_view(b64.data(), b64.size()));
+        return Bytes(raw.data(), raw.size());
+      }
+      case TypeIndex::kTVMFFIShape: {
+        std::vector<int64_t> d = Indices(index, node);
+        return Shape(d.begin(), d.end());
+      }
+      case TypeIndex::kTVMFFIArray:
+      case TypeIndex::kTVMFFIList: {
+        std::vector<Any> items;
+        for (int64_t i : Indices(index, node)) items.push_back(Node(i, depth));
+        if (type_index == TypeIndex::kTVMFFIArray) return Array<Any>(items.begin(), items.end());
+        return List<Any>(items.begin(), items.end());
+      }
+      case TypeIndex::kTVMFFIMap:
+      case TypeIndex::kTVMFFIDict: {
+        std::vector<int64_t> d = Indices(index, node);
+        if (d.size() % 2 != 0) Bad(index, "map `data` must hold key, value pairs");
+        std::vector<std::pair<Any, Any>> items;
+        for (size_t i = 0; i < d.size(); i += 2) {
+          Any k = Node(d[i], depth);
+          items.emplace_back(std::move(k), Node(d[i + 1], depth));
+        }
+        if (type_index == TypeIndex::kTVMFFIMap) return Map<Any, Any>(items.begin(), items.end());
+        return Dict<Any, Any>(items.begin(), items.end());
+      }
+      default:
+        break;
+    }
+    if (type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
+      Bad(index, "type `" + std::string(key) + "` cannot be deserialized");
+    }
+    return DecodeObject(index, type_index, node, depth);
+  }
+
+  Any DecodeObject(int64_t index, int32_t type_index, const json::Object& node, int depth) {
+    Optional<Any> data = node.Get("data");
+    if (!data.has_value()) Bad(index, "missing `data`");
+    AnyView from_json = TypeAttr("__data_from_json__", type_index);
+    if (from_json != nullptr) return from_json.cast<Function>()(*data);
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
+    if (!HasCreator(info)) {
+      TVM_FFI_THROW(TypeError) << "FromJSONGraph: type `" << TypeKeyOf(info)
+                               << "` cannot be created (no creator, no __ffi_new__ type "
+                                  "attribute)";
+    }
+    auto fields_opt = data->try_cast<json::Object>();
+    if (!fields_opt.has_value() || data->type_index() != TypeIndex::kTVMFFIMap) {
+      Bad(index, "object `data` must be an object of fields");
+    }
+    const json::Object& fields = *fields_opt;
+    Any obj = Create(info);
+    char* base = reinterpret_cast<char*>(details::AnyUnsafe::TVMFFIAnyPtrFromAny(obj)->v_obj);
+    reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* field_info) {
+      const TVMFFIFieldInfo& f = *field_info;
+      String name(f.name);
+      void* addr = base + f.offset;
+      Any value;
+      if (Optional<Any> v = fields.Get(name)) {
+        if (!InlineField(f.field_static_type_index)) {
+          if (v->type_index() != TypeIndex::kTVMFFIInt) {
+            Bad(index, "field `" + std::string(name) + "` must be a node index");
+          }
+          value = Node(v->cast<int64_t>(), depth);
+        } else if (f.field_static_type_index == TypeIndex::kTVMFFIDataType) {
+          value = StringToDLDataType(v->cast<String>());
+        } else {
+          value = *v;
+        }
+      } else if (f.flags & kTVMFFIFieldFlagBitMaskHasDefault) {
+        value = AnyView::CopyFromTVMFFIAny(f.default_value_or_factory);
+        if (f.flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory) value = value.cast<Function>()();
+      } else {
+        TVM_FFI_THROW(TypeError) << "FromJSONGraph: required field `" << name
+                                 << "` not set in type `" << TypeKeyOf(info) << "`";
+      }
+      if (f.setter == nullptr) {
+        TVM_FFI_THROW(TypeError) << "FromJSONGraph: field `" << name << "` of `"
+                                 << TypeKeyOf(info) << "` has no setter";
+      }
+      TVM_FFI_CHECK_SAFE_CALL(f.setter(addr, details::AnyUnsafe::TVMFFIAnyPtrFromAny(value)));
+    });
+    return obj;
+  }
+
+  static Any Create(const TVMFFITypeInfo* info) {
+    if (info->metadata != nullptr && info->metadata->creator != nullptr) {
+      TVMFFIObjectHandle handle = nullptr;
+      TVM_FFI_CHECK_SAFE_CALL(info->metadata->creator(&handle));
+      TVMFFIAny cell{};
+      cell.type_index = TVMFFIObjectGetTypeIndex(handle);
+      cell.v_obj = static_cast<TVMFFIObject*>(handle);
+      return details::AnyUnsafe::MoveTVMFFIAnyToAny(&cell);
+    }
+    return TypeAttr("__ffi_new__", info->type_index).cast<Function>()();
+  }
+
+  int64_t root_ = 0;
+  json::Array nodes_;
+  std::vector<State> state_;
+  std::vector<Any> decoded_;
+};
+
+[[maybe_unused]] const bool kSerializationGlobalsRegistered = [] {
+  tvmffi::rt::BuiltinDef()
+      .def("ffi.ToJSONGraph",
+           [](Any value, Any metadata) -> json::Value { return Serializer().Run(value, metadata); })
+      .def("ffi.FromJSONGraph", [](Any graph) -> Any { return Deserializer(graph).Run(); })
+      .def("ffi.ToJSONGraphString",
+           [](Any value, Any metadata) -> String {
+             return String(tvmffi::rt::StringifyJSON(Serializer().Run(value, metadata), 0));
+           })
+      .def("ffi.FromJSONGraphString",
+           [](String text) -> Any {
+             return Deserializer(tvmffi::rt::ParseJSONText(std::string_view(text.data(), text.size())))
+                 .Run();
+           });
+  return true;
+}();
+
+}  // namespace
+}  // namespace ffi
+}  // namespace tvm

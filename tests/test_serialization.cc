@@ -1,0 +1,293 @@
+// Tests of tvm/ffi/extra/serialization.h: ToJSONGraph / FromJSONGraph
+// (runtime/serialization.cc) on plain values, containers, shared nodes,
+// reflected objects (fields registered through the C ABI), hooks, and
+// malformed graphs.
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/dict.h>
+#include <tvm/ffi/container/list.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/extra/serialization.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <string>
+
+#include "containers_test_util.h"
+
+namespace {
+using namespace tvm::ffi;
+using Catch::Matchers::ContainsSubstring;
+
+// A reflected type: a name (an object field, stored as a node), a count (an
+// int field, stored inline), a dtype (inline) and an optional note with a default.
+class NodeObj : public Object {
+ public:
+  String name;
+  int64_t count = 0;
+  DLDataType dtype{kDLInt, 32, 1};
+  Any note;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.ser.Node", NodeObj, Object);
+};
+class Node : public ObjectRef {
+ public:
+  Node(String name, int64_t count, Any note = nullptr) : Node(make_object<NodeObj>()) {
+    auto* n = const_cast<NodeObj*>(get());
+    n->name = name;
+    n->count = count;
+    n->note = note;
+  }
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Node, ObjectRef, NodeObj);
+};
+// Serialized by its hooks only.
+class TokenObj : public Object {
+ public:
+  int64_t id = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.ser.Token", TokenObj, Object);
+};
+// No creator: cannot be serialized.
+class OpaqueObj : public Object {
+ public:
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.ser.Opaque", OpaqueObj, Object);
+};
+
+template <typename T>
+int GetAny(void* field, TVMFFIAny* out) {
+  *out = details::AnyUnsafe::MoveAnyToTVMFFIAny(Any(*static_cast<T*>(field)));
+  return 0;
+}
+template <typename T>
+int SetAny(void* field, const TVMFFIAny* value) {
+  try {
+    *static_cast<T*>(field) = AnyView::CopyFromTVMFFIAny(*value).cast<T>();
+    return 0;
+  } catch (const Error& e) {
+    TVMFFIErrorSetRaisedFromCStr(e.kind().c_str(), e.message().c_str());
+    return -1;
+  }
+}
+int SetAnyField(void* field, const TVMFFIAny* value) {
+  *static_cast<Any*>(field) = Any(AnyView::CopyFromTVMFFIAny(*value));
+  return 0;
+}
+int CreateNode(TVMFFIObjectHandle* out) {
+  *out = details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(make_object<NodeObj>());
+  return 0;
+}
+
+template <typename C, typename F>
+int64_t OffsetIn(const ObjectPtr<C>& obj, F C::*member) {
+  return reinterpret_cast<const char*>(&((*obj).*member)) - reinterpret_cast<const char*>(obj.get());
+}
+
+void AddField(int32_t type_index, const char* name, int64_t offset, TVMFFIFieldGetter get,
+              TVMFFIFieldSetter set, int32_t static_type, const TVMFFIAny* dflt = nullptr) {
+  TVMFFIFieldInfo info{};
+  info.name = TVMFFIByteArray{name, std::char_traits<char>::length(name)};
+  info.offset = offset;
+  info.getter = get;
+  info.setter = set;
+  info.field_static_type_index = static_type;
+  if (dflt != nullptr) {
+    info.flags = kTVMFFIFieldFlagBitMaskHasDefault;
+    info.default_value_or_factory = *dflt;
+  }
+  REQUIRE(TVMFFITypeRegisterField(type_index, &info) == 0);
+}
+
+void RegisterOnce() {
+  static bool done = [] {
+    const int32_t ti = NodeObj::RuntimeTypeIndex();
+    auto probe = make_object<NodeObj>();
+    TVMFFIAny none{};
+    AddField(ti, "name", OffsetIn(probe, &NodeObj::name), GetAny<String>, SetAny<String>,
+             kTVMFFIStr);
+    AddField(ti, "count", OffsetIn(probe, &NodeObj::count), GetAny<int64_t>, SetAny<int64_t>,
+             kTVMFFIInt);
+    AddField(ti, "dtype", OffsetIn(probe, &NodeObj::dtype), GetAny<DLDataType>,
+             SetAny<DLDataType>, kTVMFFIDataType);
+    AddField(ti, "note", OffsetIn(probe, &NodeObj::note), GetAny<Any>, SetAnyField, kTVMFFIAny,
+             &none);
+    TVMFFITypeMetadata meta{};
+    meta.creator = CreateNode;
+    REQUIRE(TVMFFITypeRegisterMetadata(ti, &meta) == 0);
+
+    const int32_t tok = TokenObj::RuntimeTypeIndex();
+    Function to_json = Function::FromTyped([](const TokenObj* t) -> Any { return "#" + std::to_string(t->id); });
+    Function from_json = Function::FromTyped([](String s) -> ObjectRef {
+      auto t = make_object<TokenObj>();
+      t->id = std::stoll(std::string(s).substr(1));
+      return ObjectRef(t);
+    });
+    for (auto [name, fn] : {std::pair<const char*, Function>{"__data_to_json__", to_json},
+                            {"__data_from_json__", from_json}}) {
+      TVMFFIByteArray attr{name, std::char_traits<char>::length(name)};
+      TVMFFIAny v = AnyView(fn).CopyToTVMFFIAny();
+      REQUIRE(TVMFFITypeRegisterAttr(tok, &attr, &v) == 0);
+    }
+    return true;
+  }();
+  (void)done;
+}
+
+std::string Text(const Any& graph) { return std::string(json::Stringify(graph)); }
+
+// "Kind: message" of the Error `fn` must throw.
+template <typename Fn>
+std::string Thrown(Fn fn) {
+  auto [kind, message] = containers_test::ErrorOf(fn);
+  return kind + ": " + message;
+}
+}  // namespace
+
+TEST_CASE("ToJSONGraph writes plain values as single nodes", "[serialization]") {
+  REQUIRE(Text(ToJSONGraph(nullptr)) == R"({"root_index":0,"nodes":[{"type":"None"}]})");
+  REQUIRE(Text(ToJSONGraph(true)) == R"({"root_index":0,"nodes":[{"type":"bool","data":true}]})");
+  REQUIRE(Text(ToJSONGraph(42)) == R"({"root_index":0,"nodes":[{"type":"int","data":42}]})");
+  REQUIRE(Text(ToJSONGraph(2.5)) == R"({"root_index":0,"nodes":[{"type":"float","data":2.5}]})");
+  REQUIRE(Text(ToJSONGraph(String("hi\n"))) ==
+          R"({"root_index":0,"nodes":[{"type":"ffi.String","data":"hi\n"}]})");
+  REQUIRE(Text(ToJSONGraph(Bytes("abcd", 4))) ==
+          R"({"root_index":0,"nodes":[{"type":"ffi.Bytes","data":"YWJjZA=="}]})");
+  REQUIRE(Text(ToJSONGraph(DLDataType{kDLFloat, 32, 4})) ==
+          R"({"root_index":0,"nodes":[{"type":"DataType","data":"float32x4"}]})");
+  REQUIRE(Text(ToJSONGraph(DLDevice{kDLCUDA, 1})) ==
+          R"({"root_index":0,"nodes":[{"type":"Device","data":[2,1]}]})");
+  REQUIRE(Text(ToJSONGraph(Shape({1, 2, 3}))) ==
+          R"({"root_index":0,"nodes":[{"type":"ffi.Shape","data":[1,2,3]}]})");
+  REQUIRE(Text(ToJSONGraph(1, json::Object{{"v", 1}})) ==
+          R"({"root_index":0,"nodes":[{"type":"int","data":1}],"metadata":{"v":1}})");
+}
+
+TEST_CASE("ToJSONGraph shares equal values and writes containers by node index", "[serialization]") {
+  Array<Any> arr{42, String("hello"), true, nullptr, 42, String("hello")};
+  REQUIRE(Text(ToJSONGraph(arr)) ==
+          R"({"root_index":4,"nodes":[{"type":"int","data":42},)"
+          R"({"type":"ffi.String","data":"hello"},{"type":"bool","data":true},)"
+          R"({"type":"None"},{"type":"ffi.Array","data":[0,1,2,3,0,1]}]})");
+  Map<String, Any> map{{"b", 42}, {"a", 42}};
+  REQUIRE(Text(ToJSONGraph(map)) ==
+          R"({"root_index":3,"nodes":[{"type":"ffi.String","data":"b"},)"
+          R"({"type":"int","data":42},{"type":"ffi.String","data":"a"},)"
+          R"({"type":"ffi.Map","data":[0,1,2,1]}]})");
+  REQUIRE(Text(ToJSONGraph(Dict<Any, Any>{})) ==
+          R"({"root_index":0,"nodes":[{"type":"ffi.Dict","data":[]}]})");
+  REQUIRE(Text(ToJSONGraph(List<Any>{1})) ==
+          R"({"root_index":1,"nodes":[{"type":"int","data":1},{"type":"ffi.List","data":[0]}]})");
+}
+
+TEST_CASE("FromJSONGraph rebuilds what ToJSONGraph wrote", "[serialization]") {
+  Bytes bytes(std::string("\x01\x02\x03\x04\x01\x0b\0", 7));
+  Array<Any> shared{1, 2};
+  List<Any> list{String("x"), shared, shared};
+  Any value = Array<Any>{nullptr, true, -7, 0.5, String("s"), bytes, DLDataType{kDLBfloat, 16, 1},
+                         DLDevice{kDLCPU, 0}, Shape({4}), list,
+                         Map<Any, Any>{{1, String("one")}}, Dict<Any, Any>{{String("k"), shared}}};
+  Any back = FromJSONGraph(ToJSONGraph(value));
+  REQUIRE(Text(ToJSONGraph(back)) == Text(ToJSONGraph(value)));
+  Array<Any> items = back.cast<Array<Any>>();
+  REQUIRE(items[5].cast<Bytes>() == bytes);
+  REQUIRE(items[6].cast<DLDataType>().code == kDLBfloat);
+  REQUIRE(items[9].type_index() == TypeIndex::kTVMFFIList);
+  List<Any> back_list = items[9].cast<List<Any>>();
+  // One node, one object: sharing survives the round trip.
+  REQUIRE(back_list[1].same_as(back_list[2]));
+  REQUIRE(items[11].cast<Dict<Any, Any>>()[String("k")].same_as(back_list[1]));
+  // Text forms.
+  Function to_text = Function::GetGlobalRequired("ffi.ToJSONGraphString");
+  Function from_text = Function::GetGlobalRequired("ffi.FromJSONGraphString");
+  String text = to_text(value, nullptr).cast<String>();
+  REQUIRE(Text(ToJSONGraph(from_text(text))) == Text(ToJSONGraph(value)));
+}
+
+TEST_CASE("Reflected objects go field by field and come back through the creator", "[serialization]") {
+  RegisterOnce();
+  Node x("x", 3);
+  Array<Any> pair{x, x};
+  REQUIRE(Text(ToJSONGraph(pair)) ==
+          R"({"root_index":3,"nodes":[{"type":"ffi.String","data":"x"},{"type":"None"},)"
+          R"({"type":"test.ser.Node","data":{"name":0,"count":3,"dtype":"int32","note":1}},)"
+          R"({"type":"ffi.Array","data":[2,2]}]})");
+  Array<Any> back = FromJSONGraph(ToJSONGraph(pair)).cast<Array<Any>>();
+  REQUIRE(back[0].same_as(back[1]));
+  Node n = back[0].cast<Node>();
+  REQUIRE(!n.same_as(x));
+  REQUIRE(n->name == "x");
+  REQUIRE(n->count == 3);
+  REQUIRE(n->dtype.bits == 32);
+  // A missing field with a default takes it; without one it is a TypeError.
+  json::Value graph = json::Parse(
+      R"({"root_index":1,"nodes":[{"type":"ffi.String","data":"y"},)"
+      R"({"type":"test.ser.Node","data":{"name":0,"count":5,"dtype":"float16"}}]})");
+  Node y = FromJSONGraph(graph).cast<Node>();
+  REQUIRE(y->count == 5);
+  REQUIRE(y->note == nullptr);
+  REQUIRE(y->dtype.code == kDLFloat);
+  REQUIRE(Thrown([] {
+            FromJSONGraph(json::Parse(R"({"root_index":0,"nodes":[{"type":"test.ser.Node",)"
+                                      R"("data":{"count":1,"dtype":"int8"}}]})"));
+          }) == "TypeError: FromJSONGraph: required field `name` not set in type `test.ser.Node`");
+}
+
+TEST_CASE("__data_to_json__ / __data_from_json__ replace the field walk", "[serialization]") {
+  RegisterOnce();
+  auto t = make_object<TokenObj>();
+  t->id = 17;
+  json::Value graph = ToJSONGraph(ObjectRef(t));
+  REQUIRE(Text(graph) == R"({"root_index":0,"nodes":[{"type":"test.ser.Token","data":"#17"}]})");
+  Any back = FromJSONGraph(graph);
+  REQUIRE(back.as<TokenObj>()->id == 17);
+}
+
+TEST_CASE("What cannot be serialized, and cycles, are errors", "[serialization]") {
+  REQUIRE(Thrown([] { ToJSONGraph(ObjectRef(make_object<OpaqueObj>())); }) ==
+          "TypeError: ToJSONGraph: type `test.ser.Opaque` cannot be serialized (no creator, no "
+          "__ffi_new__ type attribute)");
+  REQUIRE_THAT(Thrown([] { ToJSONGraph(Any(reinterpret_cast<void*>(8))); }),
+               ContainsSubstring("TypeError: ToJSONGraph: cannot serialize type `"));
+  List<Any> list{1};
+  list.push_back(list);
+  REQUIRE(Thrown([&] { ToJSONGraph(list); }) ==
+          "ValueError: ToJSONGraph: cycle detected: a `ffi.List` contains itself");
+  list.pop_back();
+  Array<Any> deep;
+  for (int i = 0; i < 1100; ++i) deep = Array<Any>{deep};
+  REQUIRE_THAT(Thrown([&] { ToJSONGraph(deep); }), ContainsSubstring("nesting deeper than 1000"));
+}
+
+TEST_CASE("Malformed graphs are ValueErrors naming the node", "[serialization]") {
+  auto bad = [](const char* text) { return Thrown([&] { FromJSONGraph(json::Parse(text)); }); };
+  REQUIRE(Thrown([] { FromJSONGraph(json::Array{}); }) ==
+          "ValueError: Invalid JSON Object Graph: expected an object, got `ffi.Array`");
+  REQUIRE(bad(R"({"nodes":[]})") ==
+          "ValueError: Invalid JSON Object Graph: expected an int `root_index`");
+  REQUIRE(bad(R"({"root_index":0})") ==
+          "ValueError: Invalid JSON Object Graph: expected a `nodes` array");
+  REQUIRE(bad(R"({"root_index":1,"nodes":[{"type":"None"}]})") ==
+          "ValueError: Invalid JSON Object Graph: node index 1 out of range (1 nodes)");
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"ffi.Array","data":[0]}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0 contains itself");
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"no.such.Type","data":1}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: unknown type `no.such.Type`");
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"int","data":"x"}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: `data` must be an int");
+  REQUIRE(bad(R"({"root_index":0,"nodes":[3]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: not an object");
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"ffi.Map","data":[0]}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: map `data` must hold key, value pairs");
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"ffi.Bytes","data":"abc"}]})") ==
+          "ValueError: Invalid JSON Object Graph: ffi.Bytes data is not base64 (length 3 is not "
+          "a multiple of 4)");
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"Device","data":[1]}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: Device `data` must be [device_type, "
+          "device_id]");
+  // A chain of 2000 arrays each holding the next: bounded, not a stack overflow.
+  std::string chain = R"({"root_index":0,"nodes":[)";
+  for (int i = 0; i < 2000; ++i) {
+    chain += R"({"type":"ffi.Array","data":[)" + std::to_string(i + 1) + "]},";
+  }
+  chain += R"({"type":"None"}]})";
+  REQUIRE_THAT(bad(chain.c_str()), ContainsSubstring("nesting deeper than 1000 levels"));
+}
