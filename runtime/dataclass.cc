@@ -179,6 +179,8 @@ void AppendQuoted(std::string* out, std::string_view text, bool bytes) {
 
 class ReprPrinter {
  public:
+  static constexpr size_t kMaxReprDepth = 1000;
+
   std::string Repr(const Any& value) {
     const TVMFFIAny* cell = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
     std::string_view text;
@@ -213,7 +215,8 @@ class ReprPrinter {
     const Object* obj = ObjectOf(value);
     auto state = done_.find(obj);
     if (state != done_.end()) return state->second;
-    if (active_.count(obj) != 0) return "...";
+    // A cycle, or nesting deep enough to threaten the stack, prints as "...".
+    if (active_.count(obj) != 0 || active_.size() >= kMaxReprDepth) return "...";
     active_.insert(obj);
     std::string out = ReprObject(value, obj, cell->type_index);
     active_.erase(obj);

@@ -1,8 +1,7 @@
-# JSON (tvm/ffi/extra/json.h; parser and writer in runtime/json.cc) and
-# ReprPrint / operator<< (tvm/ffi/extra/dataclass.h; runtime/repr.cc), object
-# graphs (tvm/ffi/extra/serialization.h; runtime/serialization.cc).
+# JSON (tvm/ffi/extra/json.h; parser and writer in runtime/json.cc) and object
+# graphs (tvm/ffi/extra/serialization.h; runtime/serialization.cc). ReprPrint
+# (extra/dataclass.h) is tested in reflection.cmake.
 tvmffi_add_test(test_json test_json.cc)
-tvmffi_add_test(test_dataclass test_dataclass.cc)
 tvmffi_add_test(test_serialization test_serialization.cc)
 
 # A library built with our json.h must not export upstream's out-of-line names
