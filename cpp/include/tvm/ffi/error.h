@@ -11,8 +11,9 @@
  *
  * Messages are built with a small string builder (no <sstream>): it prints
  * strings, numbers, bool, enums (as integers), pointers (hex), DLDataType
- * and DLDevice. The throw itself happens in an out-of-line cold [[noreturn]]
- * function, called once the message is complete.
+ * and DLDevice. The Error is made by an out-of-line cold function once the
+ * message is complete, and thrown in the caller's frame (a frame less for
+ * the unwinder to walk).
  */
 #ifndef TVM_FFI_ERROR_H_
 #define TVM_FFI_ERROR_H_
@@ -402,22 +403,24 @@ inline Error MakeErrorFromSite(const ErrorThrowSite& site, std::string& buffer) 
 #if TVM_FFI_BACKTRACE_ON_THROW
   Error error(site.kind, message, TVMFFIBacktrace(site.file, site.line, site.func, 0));
 #else
-  Error error(site.kind, message, std::string(site.file) + ":" + std::to_string(site.line));
+  Error error(site.kind, message,
+              site.file == nullptr ? std::string()
+                                   : std::string(site.file) + ":" + std::to_string(site.line));
 #endif
   buffer.resize(start);
   return error;
 }
 
 /*!
- * \brief `site && stream`: creates the Error and throws it once the whole `<<`
- *        chain is built (`&&` binds after `<<`, and its left operand, the
- *        site, is evaluated first). Out of line and cold, so throwing call
- *        sites stay small; [[noreturn]], so compilers know the code after
- *        TVM_FFI_THROW is unreachable.
+ * \brief `site && stream`: the Error of a site once the whole `<<` chain is
+ *        built (`&&` binds after `<<`, and its left operand, the site, is
+ *        evaluated first). Out of line and cold, so throwing call sites stay
+ *        small; TVM_FFI_THROW throws the result from the caller's own frame, so
+ *        the unwinder has one frame fewer to walk (twice: search and cleanup).
  */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void operator&&(const ErrorThrowSite& site,
-                                                                   ErrorMessageStream& message) {
-  throw MakeErrorFromSite(site, message.str());
+TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const ErrorThrowSite& site,
+                                                       ErrorMessageStream& message) {
+  return MakeErrorFromSite(site, message.str());
 }
 
 /*! \brief " (x vs. y)" when both values are printable, else "". Cold. */
@@ -459,10 +462,11 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 
 /*!
  * \brief Throw an Error of the given kind; stream the message into it.
- *        `TVM_FFI_THROW(ValueError) << "got " << n;`
+ *        `TVM_FFI_THROW(ValueError) << "got " << n;` It is a throw-expression
+ *        (`throw site && stream << ...`), usable wherever one is.
  */
-#define TVM_FFI_THROW(ErrorKind)                                                           \
-  ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG) && \
+#define TVM_FFI_THROW(ErrorKind)                                                              \
+  throw ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG) && \
       ::tvm::ffi::details::ThrowMessageStream()
 
 /*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
