@@ -55,7 +55,7 @@ std::string Concat(Args&&... args) {
  */
 template <typename... Args>
 [[noreturn]] TVMFFI_RT_COLD void Throw(const char* kind, Args&&... args) {
-  ::tvm::ffi::details::ErrorThrowSite site(kind, nullptr, 0, nullptr);
+  ::tvm::ffi::details::ErrorThrowSite site(kind, TVMFFIBacktrace(nullptr, 0, nullptr, 0));
   ::tvm::ffi::details::ErrorMessageStream& os = ::tvm::ffi::details::ThrowMessageStream();
   (void)(os << ... << args);
   throw site && os;

@@ -377,36 +377,47 @@ inline ErrorMessageStream& ThrowMessageStream() noexcept {
 }
 
 /*!
- * \brief Where TVM_FFI_THROW was used, with which error kind, and where its
- *        message starts in ThrowMessageStream() (a message's arguments may
- *        themselves build and throw nested errors).
+ * \brief A TVM_FFI_THROW in progress: its error kind, and where its text
+ *        starts in ThrowMessageStream(): the backtrace, then the message (a
+ *        message's arguments may themselves build and throw nested errors, so
+ *        nothing else holds the text in between).
  */
 struct ErrorThrowSite {
-  ErrorThrowSite(const char* kind_name, const char* file_name, int line_number,
-                 const char* func_name) noexcept
-      : kind(kind_name),
-        file(file_name),
-        func(func_name),
-        line(line_number),
-        start(ThrowMessageStream().str().size()) {}
+  /*!
+   * \param backtrace TVMFFIBacktrace's answer (NULL: none). TVM_FFI_THROW calls
+   *        it in the throwing frame itself, so the unwinder walks no frame of
+   *        this machinery and the backtrace starts at the throwing function.
+   */
+  TVM_FFI_NOINLINE TVM_FFI_COLD ErrorThrowSite(const char* kind_name,
+                                               const TVMFFIByteArray* backtrace)
+      : kind(kind_name) {
+    std::string& buffer = ThrowMessageStream().str();
+    start = buffer.size();
+    if (backtrace != nullptr) buffer.append(backtrace->data, backtrace->size);
+    message_start = buffer.size();
+  }
   const char* kind;
-  const char* file;
-  const char* func;
-  int line;
-  size_t start;
+  size_t start;          // this site's backtrace, up to message_start
+  size_t message_start;  // this site's message, up to the end of the buffer
 };
+
+/*! \brief "file:line": the backtrace of a throw when TVM_FFI_BACKTRACE_ON_THROW is 0. */
+TVM_FFI_NOINLINE TVM_FFI_COLD inline const TVMFFIByteArray* ThrowSiteLine(const char* file,
+                                                                           int line) {
+  thread_local std::string text;
+  thread_local TVMFFIByteArray bytes;
+  text = std::string(file) + ":" + std::to_string(line);
+  bytes = TVMFFIByteArray{text.data(), text.size()};
+  return &bytes;
+}
 
 /*! \brief Create the Error of a site from its part of the buffer, and drop that part. */
 inline Error MakeErrorFromSite(const ErrorThrowSite& site, std::string& buffer) {
   size_t start = site.start <= buffer.size() ? site.start : buffer.size();
-  std::string_view message(buffer.data() + start, buffer.size() - start);
-#if TVM_FFI_BACKTRACE_ON_THROW
-  Error error(site.kind, message, TVMFFIBacktrace(site.file, site.line, site.func, 0));
-#else
-  Error error(site.kind, message,
-              site.file == nullptr ? std::string()
-                                   : std::string(site.file) + ":" + std::to_string(site.line));
-#endif
+  size_t mid = site.message_start <= buffer.size() ? site.message_start : buffer.size();
+  if (mid < start) mid = start;
+  Error error(site.kind, std::string_view(buffer.data() + mid, buffer.size() - mid),
+              std::string_view(buffer.data() + start, mid - start));
   buffer.resize(start);
   return error;
 }
@@ -465,9 +476,14 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
  *        `TVM_FFI_THROW(ValueError) << "got " << n;` It is a throw-expression
  *        (`throw site && stream << ...`), usable wherever one is.
  */
-#define TVM_FFI_THROW(ErrorKind)                                                              \
-  throw ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG) && \
+#define TVM_FFI_THROW(ErrorKind)                                                         \
+  throw ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
       ::tvm::ffi::details::ThrowMessageStream()
+#if TVM_FFI_BACKTRACE_ON_THROW
+#define TVM_FFI_THROW_SITE_BACKTRACE_() TVMFFIBacktrace(__FILE__, __LINE__, TVM_FFI_FUNC_SIG, 0)
+#else
+#define TVM_FFI_THROW_SITE_BACKTRACE_() ::tvm::ffi::details::ThrowSiteLine(__FILE__, __LINE__)
+#endif
 
 /*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
 #define TVM_FFI_CHECK(cond, ErrorKind)   \
