@@ -26,9 +26,9 @@
 #include <unwind.h>
 
 #include <cstdlib>
-#include <typeinfo>
 #include <mutex>
 #include <shared_mutex>
+#include <typeinfo>
 #include <unordered_map>
 
 #include "internal.h"
