@@ -247,7 +247,9 @@ bool ReadEncoded(const uint8_t** p, const uint8_t* end, uint8_t enc, uintptr_t* 
     case kEhPcrel: if (v != 0) v += reinterpret_cast<uintptr_t>(start); break;
     default: return false;  // text/data/func-relative: not used by GCC or Clang on ELF
   }
-  if (v != 0 && (enc & kEhIndirect) != 0) std::memcpy(&v, reinterpret_cast<const void*>(v), sizeof(v));
+  if (v != 0 && (enc & kEhIndirect) != 0) {
+    std::memcpy(&v, reinterpret_cast<const void*>(v), sizeof(v));
+  }
   *out = v;
   return true;
 }
@@ -385,7 +387,8 @@ thread_local BacktraceBuffer tls_backtrace;
 
 // Unwind and append the frames' text, through the process-wide cache.
 // Inlined into TVMFFIBacktrace: every frame of ours is one more to unwind.
-__attribute__((always_inline)) inline void CaptureAndFormat(std::string* out, int limit, bool cross) {
+__attribute__((always_inline)) inline void CaptureAndFormat(std::string* out, int limit,
+                                                             bool cross) {
   const Config& cfg = GetConfig();
   FrameCache* cache = FrameCache::Global();
   CaptureState st;

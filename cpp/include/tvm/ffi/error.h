@@ -80,8 +80,7 @@ class Error : public ObjectRef, public std::exception {
   Error(std::string_view kind, std::string_view message, std::string_view backtrace,
         std::optional<Error> cause_chain, std::optional<ObjectRef> extra_context)
       : ObjectRef(Create(kind, message, backtrace,
-                         cause_chain ? ObjectUnsafeHandle(*cause_chain) : nullptr,
-                         extra_context ? ObjectUnsafeHandle(*extra_context) : nullptr)) {}
+                         ObjectUnsafeHandle(cause_chain), ObjectUnsafeHandle(extra_context))) {}
 
   /*! \return The error that caused this one, if recorded. */
   std::optional<Error> cause_chain() const {
@@ -183,8 +182,12 @@ class Error : public ObjectRef, public std::exception {
     if (ret != 0 || out == nullptr) throw std::bad_alloc();
     return details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(out));
   }
-  static TVMFFIObjectHandle ObjectUnsafeHandle(const ObjectRef& ref) noexcept {
-    return details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(ref);
+  // Out of line: inlined, GCC 12 under -fsanitize takes a disengaged optional's
+  // payload for read (-Wmaybe-uninitialized).
+  template <typename T>
+  TVM_FFI_NOINLINE static TVMFFIObjectHandle ObjectUnsafeHandle(
+      const std::optional<T>& ref) noexcept {
+    return ref.has_value() ? details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*ref) : nullptr;
   }
 };
 
