@@ -2,12 +2,18 @@
  * TVMFFIBacktrace: a cheap text backtrace of the calling thread.
  *
  * Return addresses come from _Unwind_Backtrace (the unwinder reads only
- * what the unwind tables describe, so it is sound under every sanitizer).
- * Unwinding stops at the FFI boundary or the frame limit, so the usual throw
- * from a kernel unwinds only the kernel's few frames. Each address is turned
- * into "  at <symbol> (<library>+0x<offset>)" with dladdr (and the C++
- * demangler), and that text is cached per address, so a repeated error costs
- * little more than the unwind itself.
+ * what the unwind tables describe, so it is sound under every sanitizer; this
+ * file reads no stack memory itself). Unwinding stops at the FFI boundary or
+ * the frame limit. The boundary is a frame inside libtvmffi, or the first
+ * frame that catches tvm::ffi::Error (a safe-call entry: TVMFFIFunctionCall
+ * jumps into it, so no libtvmffi frame is on the stack), read from the
+ * frame's exception table. So the usual throw from a kernel unwinds only the
+ * kernel's few frames, whatever the caller's stack looks like.
+ *
+ * Each address is turned into "  at <symbol> (<library>+0x<offset>)" with
+ * dladdr (and the C++ demangler) once; that text and the catch verdict are
+ * cached per address, so a repeated error costs the unwind of its own frames
+ * and nothing more.
  *
  * Environment (read once):
  *   TVM_FFI_BACKTRACE=0           no frames at all (only the optional first line)
@@ -22,6 +28,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <shared_mutex>
+#include <typeinfo>
 #include <unordered_map>
 
 #include "internal.h"
@@ -56,7 +63,8 @@ const Config& GetConfig() {
 }
 
 struct Frame {
-  std::string text;  // one formatted line, with its newline
+  std::string text;            // one formatted line, with its newline
+  bool catches_error = false;  // the call at this address is inside a catch of ffi::Error
 };
 
 // The library's own load address, to recognise its frames.
@@ -69,8 +77,9 @@ void* SelfBase() {
   return base;
 }
 
-Frame Symbolize(uintptr_t pc, bool demangle) {
+Frame Symbolize(uintptr_t pc, bool demangle, bool catches_error) {
   Frame f;
+  f.catches_error = catches_error;
   Dl_info info;
   std::memset(&info, 0, sizeof(info));
   char off[32];
@@ -108,17 +117,6 @@ class FrameCache {
   static constexpr size_t kMaxEntries = 1 << 14;
 };
 
-// Program counters of the frames to print. Unwinding stops as soon as the
-// answer is known, so a short call chain from the FFI boundary stays cheap.
-struct CaptureState {
-  uintptr_t pc[kMaxFrames];
-  int n = 0;
-  int limit = 0;
-  int skipped = 0;         // leading libtvmffi frames passed over
-  bool left_self = false;  // a frame outside libtvmffi was seen
-  bool cross = false;      // go on past the next libtvmffi frame
-};
-
 // [lo, hi) of libtvmffi's mapped segments, to recognise its frames without a
 // dladdr per frame.
 struct SelfRange {
@@ -150,6 +148,202 @@ const SelfRange& GetSelfRange() {
   return range;
 }
 
+// ---------------------------------------------------------------------------
+// Does the call at `pc` sit inside a `catch (tvm::ffi::Error)`? Read from the
+// frame's exception table (the Itanium C++ LSDA, as the C++ personality reads
+// it), once per address. Anything not understood answers false: the unwind
+// then simply goes on, as it would without this check.
+// ---------------------------------------------------------------------------
+
+constexpr uint8_t kEhOmit = 0xff;
+constexpr uint8_t kEhIndirect = 0x80;
+constexpr uint8_t kEhPcrel = 0x10;
+
+bool ReadUleb(const uint8_t** p, const uint8_t* end, uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; *p < end && shift < 64; shift += 7) {
+    uint8_t b = *(*p)++;
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ReadSleb(const uint8_t** p, const uint8_t* end, int64_t* out) {
+  uint64_t v = 0;
+  int shift = 0;
+  while (*p < end && shift < 64) {
+    uint8_t b = *(*p)++;
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    shift += 7;
+    if ((b & 0x80) == 0) {
+      if (shift < 64 && (b & 0x40) != 0) v |= ~uint64_t{0} << shift;
+      *out = static_cast<int64_t>(v);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Size of a fixed-size encoded value; 0 for LEB128 or unknown formats.
+size_t EncodedSize(uint8_t enc) {
+  switch (enc & 0x0f) {
+    case 0x00: return sizeof(uintptr_t);  // absptr
+    case 0x02: case 0x0a: return 2;
+    case 0x03: case 0x0b: return 4;
+    case 0x04: case 0x0c: return 8;
+    default: return 0;
+  }
+}
+
+// One pointer-encoded value (DW_EH_PE_*): absolute or pc-relative, optionally
+// indirect. `end` bounds the read (NULL: the type table, bounded by its index).
+bool ReadEncoded(const uint8_t** p, const uint8_t* end, uint8_t enc, uintptr_t* out) {
+  if (enc == kEhOmit) return false;
+  const uint8_t* start = *p;
+  uint64_t raw = 0;
+  switch (enc & 0x0f) {
+    case 0x01: {
+      if (!ReadUleb(p, end, &raw)) return false;
+      break;
+    }
+    case 0x09: {
+      int64_t v = 0;
+      if (!ReadSleb(p, end, &v)) return false;
+      raw = static_cast<uint64_t>(v);
+      break;
+    }
+    default: {
+      size_t n = EncodedSize(enc);
+      if (n == 0 || (end != nullptr && static_cast<size_t>(end - *p) < n)) return false;
+      if ((enc & 0x0f) == 0x0a) {
+        int16_t v;
+        std::memcpy(&v, *p, 2);
+        raw = static_cast<uint64_t>(static_cast<int64_t>(v));
+      } else if ((enc & 0x0f) == 0x0b) {
+        int32_t v;
+        std::memcpy(&v, *p, 4);
+        raw = static_cast<uint64_t>(static_cast<int64_t>(v));
+      } else if (n == 2) {
+        uint16_t v;
+        std::memcpy(&v, *p, 2);
+        raw = v;
+      } else if (n == 4) {
+        uint32_t v;
+        std::memcpy(&v, *p, 4);
+        raw = v;
+      } else {
+        std::memcpy(&raw, *p, 8);
+      }
+      *p += n;
+    }
+  }
+  uintptr_t v = static_cast<uintptr_t>(raw);
+  switch (enc & 0x70) {
+    case 0x00: break;
+    case kEhPcrel: if (v != 0) v += reinterpret_cast<uintptr_t>(start); break;
+    default: return false;  // text/data/func-relative: not used by GCC or Clang on ELF
+  }
+  if (v != 0 && (enc & kEhIndirect) != 0) {
+    std::memcpy(&v, reinterpret_cast<const void*>(v), sizeof(v));
+  }
+  *out = v;
+  return true;
+}
+
+// Is this type_info tvm::ffi::Error's? Copies of it in other libraries are
+// matched by name, as the C++ runtime itself does, after checking that the
+// object is a C++ class type_info at all (same vtable as ours).
+bool IsErrorTypeInfo(uintptr_t addr) {
+  const std::type_info& mine = typeid(::tvm::ffi::Error);
+  if (addr == reinterpret_cast<uintptr_t>(&mine)) return true;
+  const void* vptr;
+  const void* my_vptr;
+  std::memcpy(&vptr, reinterpret_cast<const void*>(addr), sizeof(vptr));
+  std::memcpy(&my_vptr, static_cast<const void*>(&mine), sizeof(my_vptr));
+  if (vptr != my_vptr) return false;
+  const char* name = reinterpret_cast<const std::type_info*>(addr)->name();
+  const char* my_name = mine.name();
+  if (*name == '*') ++name;
+  if (*my_name == '*') ++my_name;
+  return std::strcmp(name, my_name) == 0;
+}
+
+bool LsdaCatchesError(const uint8_t* lsda, uintptr_t func_start, uintptr_t pc) {
+  if (lsda == nullptr) return false;
+  // The header is unbounded in the format; the call-site table length bounds the rest.
+  const uint8_t* p = lsda;
+  const uint8_t* no_end = reinterpret_cast<const uint8_t*>(~uintptr_t{0});
+  uint8_t lpstart_enc = *p++;
+  uintptr_t lpstart = func_start;
+  if (lpstart_enc != kEhOmit && !ReadEncoded(&p, no_end, lpstart_enc, &lpstart)) return false;
+  uint8_t ttype_enc = *p++;
+  const uint8_t* ttype_base = nullptr;
+  if (ttype_enc != kEhOmit) {
+    uint64_t off = 0;
+    if (!ReadUleb(&p, no_end, &off)) return false;
+    ttype_base = p + off;
+  }
+  uint8_t cs_enc = *p++;
+  uint64_t cs_len = 0;
+  if (!ReadUleb(&p, no_end, &cs_len)) return false;
+  const uint8_t* cs_end = p + cs_len;
+  const uint8_t* actions = cs_end;
+  while (p < cs_end) {
+    uintptr_t start = 0, len = 0, pad = 0;
+    uint64_t action = 0;
+    if (!ReadEncoded(&p, cs_end, cs_enc & 0x0f, &start) ||
+        !ReadEncoded(&p, cs_end, cs_enc & 0x0f, &len) ||
+        !ReadEncoded(&p, cs_end, cs_enc & 0x0f, &pad) || !ReadUleb(&p, cs_end, &action)) {
+      return false;
+    }
+    if (pc < lpstart + start) return false;  // the table is sorted
+    if (pc >= lpstart + start + len) continue;
+    if (pad == 0 || action == 0 || ttype_base == nullptr) return false;
+    size_t entry_size = EncodedSize(ttype_enc);
+    if (entry_size == 0) return false;
+    const uint8_t* a = actions + (action - 1);
+    for (int guard = 0; guard < 64; ++guard) {
+      int64_t filter = 0, next = 0;
+      if (!ReadSleb(&a, no_end, &filter)) return false;
+      const uint8_t* next_at = a;
+      if (!ReadSleb(&a, no_end, &next)) return false;
+      if (filter > 0) {
+        const uint8_t* entry = ttype_base - static_cast<uint64_t>(filter) * entry_size;
+        uintptr_t type_info = 0;
+        if (!ReadEncoded(&entry, nullptr, ttype_enc, &type_info)) return false;
+        if (type_info != 0 && IsErrorTypeInfo(type_info)) return true;
+      }
+      if (next == 0) return false;
+      a = next_at + next;
+    }
+    return false;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// The capture
+// ---------------------------------------------------------------------------
+
+// Program counters of the frames to print, with their cache entries while
+// the cache's shared lock is held.
+struct CaptureState {
+  uintptr_t pc[kMaxFrames];
+  const Frame* frame[kMaxFrames];
+  bool catches[kMaxFrames];  // for frames not in the cache yet
+  int n = 0;
+  int limit = 0;
+  int missing = 0;         // frames not in the cache
+  int skipped = 0;         // leading libtvmffi frames passed over
+  bool left_self = false;  // a frame outside libtvmffi was seen
+  bool cross = false;      // go on past the FFI boundary
+  FrameCache* cache = nullptr;
+};
+
 _Unwind_Reason_Code CaptureOne(struct _Unwind_Context* ctx, void* arg) {
   auto* st = static_cast<CaptureState*>(arg);
   int before = 0;
@@ -166,7 +360,22 @@ _Unwind_Reason_Code CaptureOne(struct _Unwind_Context* ctx, void* arg) {
   } else if (in_self && !st->cross) {
     return _URC_END_OF_STACK;  // where the FFI call that led here was entered
   }
-  st->pc[st->n++] = pc;
+  int i = st->n++;
+  st->pc[i] = pc;
+  auto it = st->cache->frames.find(pc);
+  bool catches;
+  if (it != st->cache->frames.end()) {
+    st->frame[i] = &it->second;
+    catches = it->second.catches_error;
+  } else {
+    st->frame[i] = nullptr;
+    ++st->missing;
+    catches = LsdaCatchesError(static_cast<const uint8_t*>(_Unwind_GetLanguageSpecificData(ctx)),
+                               _Unwind_GetRegionStart(ctx), pc);
+    st->catches[i] = catches;
+  }
+  // The safe-call entry that catches this error is the last frame of the callee's side.
+  if (catches && !st->cross) return _URC_END_OF_STACK;
   return st->n < st->limit ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 
@@ -176,33 +385,35 @@ struct BacktraceBuffer {
 };
 thread_local BacktraceBuffer tls_backtrace;
 
-// Append the symbolized pcs, through the process-wide cache.
-void Format(std::string* out, const uintptr_t* pcs, int n) {
+// Unwind and append the frames' text, through the process-wide cache.
+// Inlined into TVMFFIBacktrace: every frame of ours is one more to unwind.
+__attribute__((always_inline)) inline void CaptureAndFormat(std::string* out, int limit,
+                                                             bool cross) {
   const Config& cfg = GetConfig();
   FrameCache* cache = FrameCache::Global();
-  const Frame* frames[kMaxFrames];
-  int missing = 0;
+  CaptureState st;
+  st.limit = limit;
+  st.cross = cross;
+  st.cache = cache;
   {
     std::shared_lock<std::shared_mutex> lock(cache->mutex);
-    for (int i = 0; i < n; ++i) {
-      auto it = cache->frames.find(pcs[i]);
-      frames[i] = it == cache->frames.end() ? nullptr : &it->second;
-      missing += frames[i] == nullptr;
-    }
-    if (missing == 0) {
-      for (int i = 0; i < n; ++i) out->append(frames[i]->text);
+    _Unwind_Backtrace(CaptureOne, &st);
+    if (st.missing == 0) {
+      for (int i = 0; i < st.n; ++i) out->append(st.frame[i]->text);
       return;
     }
   }
   // Symbolize outside the lock (dladdr is slow), then publish.
   std::vector<std::pair<uintptr_t, Frame>> fresh;
-  for (int i = 0; i < n; ++i) {
-    if (frames[i] == nullptr) fresh.emplace_back(pcs[i], Symbolize(pcs[i], cfg.demangle));
+  for (int i = 0; i < st.n; ++i) {
+    if (st.frame[i] == nullptr) {
+      fresh.emplace_back(st.pc[i], Symbolize(st.pc[i], cfg.demangle, st.catches[i]));
+    }
   }
   std::unique_lock<std::shared_mutex> lock(cache->mutex);
   if (cache->frames.size() + fresh.size() > FrameCache::kMaxEntries) cache->frames.clear();
   for (auto& kv : fresh) cache->frames.emplace(kv.first, std::move(kv.second));
-  for (int i = 0; i < n; ++i) out->append(cache->frames.find(pcs[i])->second.text);
+  for (int i = 0; i < st.n; ++i) out->append(cache->frames.find(st.pc[i])->second.text);
 }
 
 }  // namespace
@@ -230,11 +441,7 @@ extern "C" const TVMFFIByteArray* TVMFFIBacktrace(const char* filename, int line
     }
     const Config& cfg = GetConfig();
     if (cfg.enabled && cfg.limit > 0) {
-      CaptureState st;
-      st.limit = cfg.limit;
-      st.cross = cross_ffi_boundary != 0;
-      _Unwind_Backtrace(CaptureOne, &st);
-      Format(&buf.text, st.pc, st.n);
+      CaptureAndFormat(&buf.text, cfg.limit, cross_ffi_boundary != 0);
     }
   } catch (...) {
     buf.text.clear();  // out of memory: an empty backtrace is still a valid answer

@@ -233,7 +233,7 @@ int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
     if (rc == 0 && managed == nullptr) {
       Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator returned 0 but no tensor");
     }
-    if (err.set) ThrowError(err.kind.c_str(), err.message);
+    if (err.set) Throw(err.kind.c_str(), err.message);
     Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator failed (code ", rc,
           ") without reporting an error");
   }

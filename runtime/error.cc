@@ -188,11 +188,6 @@ void SetRaised(const char* kind, std::string_view message) noexcept {
   }
 }
 
-void ThrowError(const char* kind, std::string_view message) {
-  const TVMFFIByteArray* bt = TVMFFIBacktrace(nullptr, 0, nullptr, 0);
-  throw Error(kind, message, bt);
-}
-
 void ThrowNullArgument(const char* func, const char* arg) {
   Throw("ValueError", func, ": argument `", arg, "` is NULL");
 }

@@ -50,12 +50,17 @@ std::string Concat(Args&&... args) {
   return std::move(os.str());
 }
 
-/*! \brief Throw an Error of `kind` with a backtrace of the caller; arguments are concatenated. */
-[[noreturn]] TVMFFI_RT_COLD void ThrowError(const char* kind, std::string_view message);
-
+/*!
+ * \brief TVM_FFI_THROW for a kind chosen at run time: `Throw("ValueError", "got ", n)` is
+ *        `TVM_FFI_THROW(ValueError) << "got " << n` (the same site, message stream and
+ *        backtrace; no file line, the frames say where).
+ */
 template <typename... Args>
 [[noreturn]] TVMFFI_RT_COLD void Throw(const char* kind, Args&&... args) {
-  ThrowError(kind, Concat(std::forward<Args>(args)...));
+  ::tvm::ffi::details::ErrorThrowSite site(kind, TVMFFIBacktrace(nullptr, 0, nullptr, 0));
+  ::tvm::ffi::details::ErrorMessageStream& os = ::tvm::ffi::details::ThrowMessageStream();
+  (void)(os << ... << args);
+  throw site && os;
 }
 
 /*! \brief Throw the error a failed C call (return code rc) left in the raised slot. */

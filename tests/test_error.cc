@@ -245,3 +245,146 @@ TEST_CASE("DLDataType and DLDevice print to std::ostream", "[error]") {
      << DLDevice{static_cast<DLDeviceType>(99), 0};
   REQUIRE(os.str() == "bfloat16 float32x4 cuda:2 device(99):0");
 }
+
+namespace {
+// Each is noinline and works after its call, so each is a frame of its own.
+[[noreturn]] __attribute__((noinline)) void ThrowTagged(int tag) {
+  TVM_FFI_THROW(ValueError) << "tag " << tag;
+}
+__attribute__((noinline)) int ThrowViaA(int tag) { ThrowTagged(tag + 1); }
+__attribute__((noinline)) int ThrowViaB(int tag) { ThrowTagged(tag + 2); }
+// Catches something else: the error, and its backtrace, go on through it.
+__attribute__((noinline)) int PassesThrough(int tag) {
+  try {
+    int r = ThrowViaA(tag);
+    asm volatile("" : "+r"(r));
+    return r;
+  } catch (const std::runtime_error&) {
+    return -1;
+  }
+}
+__attribute__((noinline, noclone)) int ThrowVia(int which) {
+  int r = which == 0 ? ThrowViaA(0) : which == 1 ? ThrowViaB(0) : PassesThrough(0);
+  asm volatile("" : "+r"(r));  // no tail call: this frame stays
+  return r;
+}
+
+// Calls f(which) through the C API from `depth` extra frames of its own.
+__attribute__((noinline)) Error CallFromDepth(TVMFFIObjectHandle f, int which, int depth) {
+  if (depth > 0) {
+    Error e = CallFromDepth(f, which, depth - 1);
+    asm volatile("");
+    return e;
+  }
+  TVMFFIAny arg;
+  arg.type_index = kTVMFFIInt;
+  arg.zero_padding = 0;
+  arg.v_int64 = which;
+  TVMFFIAny result;
+  result.type_index = kTVMFFINone;
+  REQUIRE(TVMFFIFunctionCall(f, &arg, 1, &result) == -1);
+  return details::MoveFromSafeCallRaised();
+}
+
+// The same without any FFI call: a C++ catch of Error, `depth` frames down.
+__attribute__((noinline, noclone)) std::string CatchHere(int which) {
+  try {
+    ThrowVia(which);
+  } catch (const Error& err) {
+    return err.backtrace();
+  }
+  return "not thrown";
+}
+__attribute__((noinline)) std::string CatchFromDepth(int which, int depth) {
+  std::string r = depth > 0 ? CatchFromDepth(which, depth - 1) : CatchHere(which);
+  asm volatile("");
+  return r;
+}
+
+size_t LineCount(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+}  // namespace
+
+TEST_CASE("A thrown error's backtrace is its own call chain, up to the frame that catches it",
+          "[error]") {
+  Function kernel = Function::FromTyped([](int which) -> int { return ThrowVia(which); });
+  TVMFFIObjectHandle f = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(kernel);
+  Error a = CallFromDepth(f, 0, 0);
+  REQUIRE(a.kind() == "ValueError");
+  REQUIRE(a.message() == "tag 1");
+  const std::string bt = a.backtrace();
+  // The site first (file and line), then the frames.
+  REQUIRE(bt.rfind("  at ", 0) == 0);
+  REQUIRE_THAT(bt.substr(0, bt.find('\n')), ContainsSubstring("test_error.cc:"));
+  // It ends at the safe-call entry that caught it: the caller's frames are not in it.
+  REQUIRE(CallFromDepth(f, 0, 5).backtrace() == bt);
+  // The same throw site reached from another caller: another backtrace, as long.
+  const std::string via_b = CallFromDepth(f, 1, 0).backtrace();
+  REQUIRE(via_b != bt);
+  REQUIRE(LineCount(via_b) == LineCount(bt));
+  // A frame that catches another type does not end it: one frame more.
+  const std::string passes = CallFromDepth(f, 2, 3).backtrace();
+  INFO("via A:\n" << bt << "through a catch of std::runtime_error:\n" << passes);
+  REQUIRE(LineCount(passes) == LineCount(bt) + 1);
+  // Repeated throws (cached per address) give the same answers, in any order.
+  for (int i = 0; i < 20; ++i) {
+    REQUIRE(CallFromDepth(f, i % 3, i % 4).backtrace() ==
+            (i % 3 == 0 ? bt : i % 3 == 1 ? via_b : passes));
+  }
+  // Without an FFI call, a C++ catch of Error ends it the same way.
+  const std::string caught = CatchFromDepth(0, 0);
+  REQUIRE(LineCount(caught) > 0);
+  REQUIRE(CatchFromDepth(0, 4) == caught);
+  REQUIRE(CatchFromDepth(1, 2) != caught);
+  REQUIRE(LineCount(CatchFromDepth(1, 2)) == LineCount(caught));
+  REQUIRE(LineCount(CatchFromDepth(2, 1)) == LineCount(caught) + 1);
+}
+
+namespace {
+int CCallsThrough(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  // A C callee: passes the -1 of the function it calls straight on.
+  return TVMFFIFunctionCall(static_cast<TVMFFIObjectHandle>(self), const_cast<TVMFFIAny*>(args),
+                            num_args, result);
+}
+}  // namespace
+
+TEST_CASE("The kind of an Error survives every boundary", "[error]") {
+  // A kind the runtime has never seen, thrown in a kernel.
+  Function inner =
+      Function::FromTyped([](int) -> int { TVM_FFI_THROW(MyCustomKindError) << "deep"; });
+  TVMFFIObjectHandle inner_h = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(inner);
+  // Kernel -> C caller.
+  Error direct = CallFromDepth(inner_h, 0, 0);
+  REQUIRE(direct.kind() == "MyCustomKindError");
+  REQUIRE(direct.message() == "deep");
+  // Kernel -> C -> a kernel that rethrows (TVM_FFI_CHECK_SAFE_CALL) -> C: the same error.
+  Function outer = Function::FromTyped([inner_h](int x) -> int {
+    TVMFFIAny arg;
+    arg.type_index = kTVMFFIInt;
+    arg.zero_padding = 0;
+    arg.v_int64 = x;
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionCall(inner_h, &arg, 1, &result));
+    return 0;
+  });
+  Error rethrown = CallFromDepth(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(outer), 0, 0);
+  REQUIRE(rethrown.kind() == "MyCustomKindError");
+  REQUIRE(rethrown.message() == "deep");
+  REQUIRE(rethrown.backtrace() == direct.backtrace());  // the thrower's frames, unchanged
+  // Kernel -> C -> a C callee -> C++ caller (Function::operator() rethrows).
+  Function via_c = Function::FromExternC(inner_h, CCallsThrough, nullptr);
+  Error from_c = ExpectError([&] { via_c(1); });
+  REQUIRE(from_c.kind() == "MyCustomKindError");
+  REQUIRE(from_c.message() == "deep");
+  // ... and a C++ caller of the kernel itself.
+  REQUIRE(ExpectError([&] { outer(1); }).kind() == "MyCustomKindError");
+  // The runtime's own errors (its Throw is TVM_FFI_THROW's machinery) keep theirs too.
+  Function to_string = Function::GetGlobalRequired("ffi.String");
+  Error runtime_err = ExpectError([&] { to_string(inner); });
+  REQUIRE(runtime_err.kind() == "TypeError");
+  REQUIRE_THAT(runtime_err.message(), ContainsSubstring("ffi.String"));
+}

@@ -781,7 +781,8 @@ TVM_FFI_DLL int TVMFFIErrorCreateWithCauseAndExtraContext(
 /*!
  * \brief Capture the calling thread's stack as text, most recent frame first.
  * \param filename, lineno, func Where the capture was asked for (a first line); may be NULL/0.
- * \param cross_ffi_boundary Nonzero to keep frames beyond the FFI entry.
+ * \param cross_ffi_boundary Zero: stop at the FFI entry (a libtvmffi frame, or the first
+ *        frame that catches a C++ tvm::ffi::Error, e.g. a safe-call function); nonzero: go on.
  * \return A thread-local buffer valid until the next call on this thread. Never NULL.
  */
 TVM_FFI_DLL const TVMFFIByteArray* TVMFFIBacktrace(const char* filename, int lineno,

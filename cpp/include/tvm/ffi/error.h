@@ -11,8 +11,9 @@
  *
  * Messages are built with a small string builder (no <sstream>): it prints
  * strings, numbers, bool, enums (as integers), pointers (hex), DLDataType
- * and DLDevice. The throw itself happens in an out-of-line cold [[noreturn]]
- * function, called once the message is complete.
+ * and DLDevice. The Error is made by an out-of-line cold function once the
+ * message is complete, and thrown in the caller's frame (a frame less for
+ * the unwinder to walk).
  */
 #ifndef TVM_FFI_ERROR_H_
 #define TVM_FFI_ERROR_H_
@@ -79,8 +80,7 @@ class Error : public ObjectRef, public std::exception {
   Error(std::string_view kind, std::string_view message, std::string_view backtrace,
         std::optional<Error> cause_chain, std::optional<ObjectRef> extra_context)
       : ObjectRef(Create(kind, message, backtrace,
-                         cause_chain ? ObjectUnsafeHandle(*cause_chain) : nullptr,
-                         extra_context ? ObjectUnsafeHandle(*extra_context) : nullptr)) {}
+                         ObjectUnsafeHandle(cause_chain), ObjectUnsafeHandle(extra_context))) {}
 
   /*! \return The error that caused this one, if recorded. */
   std::optional<Error> cause_chain() const {
@@ -182,8 +182,12 @@ class Error : public ObjectRef, public std::exception {
     if (ret != 0 || out == nullptr) throw std::bad_alloc();
     return details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(out));
   }
-  static TVMFFIObjectHandle ObjectUnsafeHandle(const ObjectRef& ref) noexcept {
-    return details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(ref);
+  // Out of line: inlined, GCC 12 under -fsanitize takes a disengaged optional's
+  // payload for read (-Wmaybe-uninitialized).
+  template <typename T>
+  TVM_FFI_NOINLINE static TVMFFIObjectHandle ObjectUnsafeHandle(
+      const std::optional<T>& ref) noexcept {
+    return ref.has_value() ? details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*ref) : nullptr;
   }
 };
 
@@ -376,48 +380,61 @@ inline ErrorMessageStream& ThrowMessageStream() noexcept {
 }
 
 /*!
- * \brief Where TVM_FFI_THROW was used, with which error kind, and where its
- *        message starts in ThrowMessageStream() (a message's arguments may
- *        themselves build and throw nested errors).
+ * \brief A TVM_FFI_THROW in progress: its error kind, and where its text
+ *        starts in ThrowMessageStream(): the backtrace, then the message (a
+ *        message's arguments may themselves build and throw nested errors, so
+ *        nothing else holds the text in between).
  */
 struct ErrorThrowSite {
-  ErrorThrowSite(const char* kind_name, const char* file_name, int line_number,
-                 const char* func_name) noexcept
-      : kind(kind_name),
-        file(file_name),
-        func(func_name),
-        line(line_number),
-        start(ThrowMessageStream().str().size()) {}
+  /*!
+   * \param backtrace TVMFFIBacktrace's answer (NULL: none). TVM_FFI_THROW calls
+   *        it in the throwing frame itself, so the unwinder walks no frame of
+   *        this machinery and the backtrace starts at the throwing function.
+   */
+  TVM_FFI_NOINLINE TVM_FFI_COLD ErrorThrowSite(const char* kind_name,
+                                               const TVMFFIByteArray* backtrace)
+      : kind(kind_name) {
+    std::string& buffer = ThrowMessageStream().str();
+    start = buffer.size();
+    if (backtrace != nullptr) buffer.append(backtrace->data, backtrace->size);
+    message_start = buffer.size();
+  }
   const char* kind;
-  const char* file;
-  const char* func;
-  int line;
-  size_t start;
+  size_t start;          // this site's backtrace, up to message_start
+  size_t message_start;  // this site's message, up to the end of the buffer
 };
+
+/*! \brief "file:line": the backtrace of a throw when TVM_FFI_BACKTRACE_ON_THROW is 0. */
+TVM_FFI_NOINLINE TVM_FFI_COLD inline const TVMFFIByteArray* ThrowSiteLine(const char* file,
+                                                                           int line) {
+  thread_local std::string text;
+  thread_local TVMFFIByteArray bytes;
+  text = std::string(file) + ":" + std::to_string(line);
+  bytes = TVMFFIByteArray{text.data(), text.size()};
+  return &bytes;
+}
 
 /*! \brief Create the Error of a site from its part of the buffer, and drop that part. */
 inline Error MakeErrorFromSite(const ErrorThrowSite& site, std::string& buffer) {
   size_t start = site.start <= buffer.size() ? site.start : buffer.size();
-  std::string_view message(buffer.data() + start, buffer.size() - start);
-#if TVM_FFI_BACKTRACE_ON_THROW
-  Error error(site.kind, message, TVMFFIBacktrace(site.file, site.line, site.func, 0));
-#else
-  Error error(site.kind, message, std::string(site.file) + ":" + std::to_string(site.line));
-#endif
+  size_t mid = site.message_start <= buffer.size() ? site.message_start : buffer.size();
+  if (mid < start) mid = start;
+  Error error(site.kind, std::string_view(buffer.data() + mid, buffer.size() - mid),
+              std::string_view(buffer.data() + start, mid - start));
   buffer.resize(start);
   return error;
 }
 
 /*!
- * \brief `site && stream`: creates the Error and throws it once the whole `<<`
- *        chain is built (`&&` binds after `<<`, and its left operand, the
- *        site, is evaluated first). Out of line and cold, so throwing call
- *        sites stay small; [[noreturn]], so compilers know the code after
- *        TVM_FFI_THROW is unreachable.
+ * \brief `site && stream`: the Error of a site once the whole `<<` chain is
+ *        built (`&&` binds after `<<`, and its left operand, the site, is
+ *        evaluated first). Out of line and cold, so throwing call sites stay
+ *        small; TVM_FFI_THROW throws the result from the caller's own frame, so
+ *        the unwinder has one frame fewer to walk (twice: search and cleanup).
  */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void operator&&(const ErrorThrowSite& site,
-                                                                   ErrorMessageStream& message) {
-  throw MakeErrorFromSite(site, message.str());
+TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const ErrorThrowSite& site,
+                                                       ErrorMessageStream& message) {
+  return MakeErrorFromSite(site, message.str());
 }
 
 /*! \brief " (x vs. y)" when both values are printable, else "". Cold. */
@@ -459,11 +476,17 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 
 /*!
  * \brief Throw an Error of the given kind; stream the message into it.
- *        `TVM_FFI_THROW(ValueError) << "got " << n;`
+ *        `TVM_FFI_THROW(ValueError) << "got " << n;` It is a throw-expression
+ *        (`throw site && stream << ...`), usable wherever one is.
  */
-#define TVM_FFI_THROW(ErrorKind)                                                           \
-  ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG) && \
+#define TVM_FFI_THROW(ErrorKind)                                                         \
+  throw ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
       ::tvm::ffi::details::ThrowMessageStream()
+#if TVM_FFI_BACKTRACE_ON_THROW
+#define TVM_FFI_THROW_SITE_BACKTRACE_() TVMFFIBacktrace(__FILE__, __LINE__, TVM_FFI_FUNC_SIG, 0)
+#else
+#define TVM_FFI_THROW_SITE_BACKTRACE_() ::tvm::ffi::details::ThrowSiteLine(__FILE__, __LINE__)
+#endif
 
 /*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
 #define TVM_FFI_CHECK(cond, ErrorKind)   \
