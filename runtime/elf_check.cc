@@ -8,6 +8,8 @@
  */
 #include "elf_check.h"
 
+#include <tvm/ffi/details/symbol_names.h>
+
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -40,7 +42,6 @@ constexpr unsigned char kHostClass = ELFCLASS32;
 #endif
 constexpr unsigned char kHostData =
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
-constexpr const char* kFuncPrefix = "__tvm_ffi_";
 
 int HostMachine() {
 #if defined(__x86_64__)
@@ -388,7 +389,6 @@ std::vector<std::string> ExportedNames(const FileReader& f, const LoadMap& map,
       !f.Read(str_off, strtab.data(), str_size)) {
     f.Damaged("the dynamic symbol table could not be read");
   }
-  const size_t plen = std::strlen(kFuncPrefix);
   for (uint64_t i = 1; i < nsyms; ++i) {  // entry 0 is the null symbol
     const Sym& s = syms[i];
     int type = s.st_info & 0xf;
@@ -397,10 +397,8 @@ std::vector<std::string> ExportedNames(const FileReader& f, const LoadMap& map,
     size_t end = strtab.find('\0', s.st_name);
     if (end == std::string::npos) continue;
     std::string_view name(strtab.data() + s.st_name, end - s.st_name);
-    if (name.size() <= plen || name.compare(0, plen, kFuncPrefix) != 0 || name[plen] == '_') {
-      continue;
-    }
-    names.emplace_back(name.substr(plen));
+    std::string_view fname = ::tvm::ffi::details::ExportedFunctionName(name);
+    if (!fname.empty()) names.emplace_back(fname);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

@@ -12,6 +12,8 @@
 #ifndef TVMFFI_TOOLS_ELF_READER_H_
 #define TVMFFI_TOOLS_ELF_READER_H_
 
+#include <tvm/ffi/details/symbol_names.h>
+
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -359,23 +361,19 @@ inline Status ReadElf(const std::string& path, ElfInfo* out, std::string* error,
   return Status::kUnsupported;
 }
 
-/*! \brief The prefix of every exported TVM-FFI function symbol. */
-constexpr const char* kFuncPrefix = "__tvm_ffi_";
-
 /*!
- * \brief The TVM-FFI function names a library exports: defined symbols
- *        `__tvm_ffi_<name>` whose <name> does not start with '_' (those are
- *        the loader's special symbols such as `__tvm_ffi__library_ctx` and
- *        `__tvm_ffi__metadata_<name>`). Sorted, without duplicates.
+ * \brief The TVM-FFI function names a library exports: defined function
+ *        symbols that details::ExportedFunctionName accepts (symbol_names.h:
+ *        `__tvm_ffi_<name>`, <name> not starting with '_'). Sorted, without
+ *        duplicates.
  */
 inline std::vector<std::string> ExportedFunctionNames(const ElfInfo& info) {
   std::vector<std::string> names;
-  const size_t plen = std::strlen(kFuncPrefix);
   for (const DynSymbol& s : info.symbols) {
-    if (!s.defined || s.name.size() <= plen) continue;
-    if (s.name.compare(0, plen, kFuncPrefix) != 0 || s.name[plen] == '_') continue;
+    if (!s.defined) continue;
     if (s.type != STT_FUNC && s.type != STT_NOTYPE && s.type != STT_GNU_IFUNC) continue;
-    names.push_back(s.name.substr(plen));
+    std::string_view name = ::tvm::ffi::details::ExportedFunctionName(s.name);
+    if (!name.empty()) names.emplace_back(name);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
