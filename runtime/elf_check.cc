@@ -7,6 +7,9 @@
  * bounds-checked: the loader never reads it.
  */
 #include "elf_check.h"
+#include "elf_ident.h"
+
+#include <tvm/ffi/details/symbol_names.h>
 
 #include <elf.h>
 #include <fcntl.h>
@@ -40,62 +43,13 @@ constexpr unsigned char kHostClass = ELFCLASS32;
 #endif
 constexpr unsigned char kHostData =
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
-constexpr const char* kFuncPrefix = "__tvm_ffi_";
 
-int HostMachine() {
-#if defined(__x86_64__)
-  return EM_X86_64;
-#elif defined(__aarch64__)
-  return EM_AARCH64;
-#elif defined(__i386__)
-  return EM_386;
-#elif defined(__arm__)
-  return EM_ARM;
-#elif defined(__riscv)
-  return EM_RISCV;
-#elif defined(__powerpc64__)
-  return EM_PPC64;
-#else
-  return EM_NONE;
-#endif
-}
+using elf::GuessForeignFormat;
+using elf::HostMachine;
 
 std::string MachineName(int machine) {
-  switch (machine) {
-    case EM_X86_64: return "x86-64";
-    case EM_AARCH64: return "aarch64";
-    case EM_386: return "x86";
-    case EM_ARM: return "arm";
-    case EM_RISCV: return "riscv";
-    case EM_PPC64: return "ppc64";
-    default: return Concat("machine ", machine);
-  }
-}
-
-const char* ElfTypeName(int type) {
-  switch (type) {
-    case ET_EXEC: return "executable";
-    case ET_REL: return "relocatable object (.o)";
-    case ET_CORE: return "core dump";
-    default: return "file of unknown type";
-  }
-}
-
-// What a non-ELF file looks like, from its first bytes ("" when unknown).
-std::string GuessFormat(const unsigned char* p, size_t n) {
-  auto starts = [&](const char* m, size_t len) { return n >= len && std::memcmp(p, m, len) == 0; };
-  if (starts("MZ", 2)) return "a PE/COFF file (Windows)";
-  if (starts("\xcf\xfa\xed\xfe", 4) || starts("\xce\xfa\xed\xfe", 4) ||
-      starts("\xfe\xed\xfa\xcf", 4) || starts("\xfe\xed\xfa\xce", 4) ||
-      starts("\xca\xfe\xba\xbe", 4)) {
-    return "a Mach-O file (macOS)";
-  }
-  if (starts("!<arch>\n", 8)) return "a static archive (.a)";
-  if (starts("#!", 2)) return "a script";
-  for (size_t i = 0; i < n; ++i) {
-    if (p[i] < 9 || (p[i] > 13 && p[i] < 32)) return "";
-  }
-  return n > 0 ? "a text file" : "";
+  const char* name = elf::KnownMachineName(machine);
+  return name != nullptr ? std::string(name) : Concat("machine ", machine);
 }
 
 // A file read with bounds-checked pread: nothing past the end is ever touched.
@@ -388,7 +342,6 @@ std::vector<std::string> ExportedNames(const FileReader& f, const LoadMap& map,
       !f.Read(str_off, strtab.data(), str_size)) {
     f.Damaged("the dynamic symbol table could not be read");
   }
-  const size_t plen = std::strlen(kFuncPrefix);
   for (uint64_t i = 1; i < nsyms; ++i) {  // entry 0 is the null symbol
     const Sym& s = syms[i];
     int type = s.st_info & 0xf;
@@ -397,10 +350,8 @@ std::vector<std::string> ExportedNames(const FileReader& f, const LoadMap& map,
     size_t end = strtab.find('\0', s.st_name);
     if (end == std::string::npos) continue;
     std::string_view name(strtab.data() + s.st_name, end - s.st_name);
-    if (name.size() <= plen || name.compare(0, plen, kFuncPrefix) != 0 || name[plen] == '_') {
-      continue;
-    }
-    names.emplace_back(name.substr(plen));
+    std::string_view fname = ::tvm::ffi::details::ExportedFunctionName(name);
+    if (!fname.empty()) names.emplace_back(fname);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -416,7 +367,7 @@ std::vector<std::string> CheckLibraryFile(const std::string& path, const char* a
   if (!f.Read(0, ident, EI_NIDENT) || std::memcmp(ident, ELFMAG, SELFMAG) != 0) {
     unsigned char head[64];
     uint64_t n = std::min<uint64_t>(f.size(), sizeof(head));
-    std::string what = f.Read(0, head, n) ? GuessFormat(head, n) : std::string();
+    std::string what = f.Read(0, head, n) ? GuessForeignFormat(head, n) : std::string();
     Throw("RuntimeError", api, ": \"", path, "\" is not a shared library (",
           f.size() == 0 ? "the file is empty" : "no ELF header",
           what.empty() ? std::string() : "; it looks like " + what, ")");
@@ -434,7 +385,7 @@ std::vector<std::string> CheckLibraryFile(const std::string& path, const char* a
   if (!f.Read(0, &eh, sizeof(eh))) f.Damaged("the ELF header is cut short");
   if (eh.e_type != ET_DYN) {
     Throw("RuntimeError", api, ": \"", path, "\" is not a shared library: it is an ELF ",
-          ElfTypeName(eh.e_type));
+          elf::TypeName(eh.e_type));
   }
   LoadMap map;
   Phdr dyn_ph{};

@@ -8,6 +8,8 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include <tvm/ffi/function.h>
+
 #include "internal.h"
 #include "registration.h"
 
@@ -16,15 +18,14 @@ namespace rt {
 
 namespace {
 
-// Header and cell are the ABI; the C callback it forwards to follows them.
-struct FunctionObject {
-  TVMFFIObject header;
-  TVMFFIFunctionCell cell;
+// A function made from a C callback: the C++ layer's FunctionObj (header and
+// cell, the ABI), then the callback, private to this file. Made on
+// AllocObject memory, never constructed.
+struct FunctionObject : ::tvm::ffi::FunctionObj {
   void* self;
   TVMFFISafeCallType user_call;
   void (*user_deleter)(void* self);
 };
-static_assert(offsetof(FunctionObject, cell) == sizeof(TVMFFIObject));
 
 void FunctionDeleter(void* obj, int flags) {
   auto* f = static_cast<FunctionObject*>(obj);
@@ -51,8 +52,8 @@ int FunctionTrampoline(void* handle, const TVMFFIAny* args, int32_t num_args, TV
 TVMFFIObject* MakeFunction(void* self, TVMFFISafeCallType call, void (*deleter)(void*)) {
   TVMFFIObject* obj = AllocObject(sizeof(FunctionObject), kTVMFFIFunction, FunctionDeleter);
   auto* f = reinterpret_cast<FunctionObject*>(obj);
-  f->cell.safe_call = FunctionTrampoline;
-  f->cell.cpp_call = nullptr;
+  f->safe_call = FunctionTrampoline;
+  f->cpp_call = nullptr;
   f->self = self;
   f->user_call = call;
   f->user_deleter = deleter;
@@ -154,14 +155,6 @@ class GlobalRegistry {
   std::unordered_map<std::string_view, std::unique_ptr<GlobalEntry>> table_;
 };
 
-std::string_view ViewOf(const TVMFFIByteArray* b) { return std::string_view(b->data, b->size); }
-
-void CheckByteArray(const TVMFFIByteArray* b, const char* func, const char* arg) {
-  CheckNotNull(b, func, arg);
-  if (b->data == nullptr && b->size != 0) {
-    Throw("ValueError", func, ": argument `", arg, "` has NULL data with size ", b->size);
-  }
-}
 
 void CheckIsFunction(const TVMFFIObject* f, const char* func, const char* arg) {
   if (f->type_index != kTVMFFIFunction) {

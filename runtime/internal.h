@@ -79,6 +79,16 @@ inline void CheckNotNull(const T* p, const char* func, const char* arg) {
   if (TVMFFI_RT_UNLIKELY(p == nullptr)) ThrowNullArgument(func, arg);
 }
 
+/*! \brief ValueError: byte array `arg` of func has NULL data with a nonzero size. */
+[[noreturn]] TVMFFI_RT_COLD void ThrowNullBytes(const char* func, const char* arg, size_t size);
+/*! \brief ValueError naming func and arg unless b is non-NULL with data (NULL data only with size 0). */
+inline void CheckByteArray(const TVMFFIByteArray* b, const char* func, const char* arg) {
+  CheckNotNull(b, func, arg);
+  if (TVMFFI_RT_UNLIKELY(b->data == nullptr && b->size != 0)) ThrowNullBytes(func, arg, b->size);
+}
+/*! \return The bytes of a checked byte array. */
+inline std::string_view ViewOf(const TVMFFIByteArray* b) { return std::string_view(b->data, b->size); }
+
 /*! \brief ValueError for a call with a NULL result, NULL args with a count, or a negative count. */
 [[noreturn]] TVMFFI_RT_COLD void ThrowBadCallArgs(const char* func, const TVMFFIAny* args,
                                                   int32_t num_args, const TVMFFIAny* result);

@@ -46,15 +46,14 @@ constexpr const char* kKindSystem = "system";
 
 struct ModuleImpl;
 
-// The object behind a Module handle. The first two members are shared with
-// tvm/ffi/extra/module.h (ModuleObj: the header, then `const char* kind_`);
-// everything after is private to this file.
-struct ModuleObject {
-  TVMFFIObject header;
-  const char* kind;
+// The object behind a Module handle: the C++ layer's ModuleObj (the header,
+// then `const char* kind_`, which other binaries read inline), then what is
+// private to this file. Made on AllocObject memory, never constructed.
+struct ModuleObject : ::tvm::ffi::ModuleObj {
   ModuleImpl* impl;
+  const char* kind() const noexcept { return kind_; }
+  void set_kind(const char* k) noexcept { kind_ = k; }
 };
-static_assert(offsetof(ModuleObject, kind) == sizeof(TVMFFIObject));
 
 struct ModuleImpl {
   std::string path;           // as given to the loader ("" for the system library)
@@ -87,13 +86,13 @@ void ModuleDeleter(void* self, int flags) {
 TVMFFIObject* NewModule(const char* kind, std::unique_ptr<ModuleImpl> impl) {
   TVMFFIObject* obj = AllocObject(sizeof(ModuleObject), kTVMFFIModule, ModuleDeleter);
   auto* m = reinterpret_cast<ModuleObject*>(obj);
-  m->kind = kind;
+  m->set_kind(kind);
   m->impl = impl.release();
   return obj;
 }
 
 ModuleImpl* Impl(TVMFFIObject* mod) { return reinterpret_cast<ModuleObject*>(mod)->impl; }
-bool IsSystem(TVMFFIObject* mod) { return reinterpret_cast<ModuleObject*>(mod)->kind == kKindSystem; }
+bool IsSystem(TVMFFIObject* mod) { return reinterpret_cast<ModuleObject*>(mod)->kind() == kKindSystem; }
 
 // A readable name of a module for messages.
 std::string Describe(TVMFFIObject* mod) {
@@ -643,7 +642,7 @@ TVMFFI_MODULE_GLOBAL(GListFunctions, "ffi.ModuleListFunctions", [](const Module&
 
 // ffi.ModuleGetKind(module) -> str ("library" or "system").
 TVMFFI_MODULE_GLOBAL(GGetKind, "ffi.ModuleGetKind", [](const Module& mod) {
-  return String(reinterpret_cast<ModuleObject*>(Raw(mod))->kind);
+  return String(reinterpret_cast<ModuleObject*>(Raw(mod))->kind());
 });
 
 // ffi.ModuleGetLibraryPath(module) -> str (the path given at load; "" for the system library).

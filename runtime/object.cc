@@ -23,10 +23,7 @@ namespace rt {
 
 TVMFFIObject* InitObjectHeader(void* mem, int32_t type_index, void (*deleter)(void*, int)) {
   auto* obj = static_cast<TVMFFIObject*>(mem);
-  obj->combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
-  obj->type_index = type_index;
-  obj->__padding = 0;
-  obj->deleter = deleter;
+  ::tvm::ffi::details::InitObjectHeader(obj, type_index, deleter);
   return obj;
 }
 
@@ -392,16 +389,11 @@ class TypeRegistry {
   std::unordered_map<std::string, std::unique_ptr<AttrColumn>> columns_;
 };
 
-std::string_view ViewOf(const TVMFFIByteArray* b) { return std::string_view(b->data, b->size); }
-
-void CheckByteArray(const TVMFFIByteArray* b, const char* func, const char* arg) {
-  CheckNotNull(b, func, arg);
-  if (b->data == nullptr && b->size != 0) {
-    Throw("ValueError", func, ": argument `", arg, "` has NULL data with size ", b->size);
-  }
-}
-
 }  // namespace
+
+void ThrowNullBytes(const char* func, const char* arg, size_t size) {
+  Throw("ValueError", func, ": argument `", arg, "` has NULL data with size ", size);
+}
 
 bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index) {
   if (obj->type_index == type_index) return true;
@@ -410,13 +402,12 @@ bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index) {
   const TypeEntry* target = reg->Get(type_index);
   const TypeEntry* self = reg->Get(obj->type_index);
   if (target == nullptr || self == nullptr) return false;
-  int32_t d = target->info.type_depth;
-  return self->info.type_depth > d && self->info.type_ancestors[d]->type_index == type_index;
+  return ::tvm::ffi::details::TypeInfoIsSubtype(&self->info, type_index, target->info.type_depth);
 }
 
 std::string TypeIndexToKey(int32_t type_index) {
-  if (const TypeEntry* e = TypeRegistry::Global()->Get(type_index)) return e->key;
-  return Concat("<unregistered type index ", type_index, ">");
+  const TypeEntry* e = TypeRegistry::Global()->Get(type_index);
+  return ::tvm::ffi::details::TypeKeyOrUnregistered(e == nullptr ? nullptr : &e->info, type_index);
 }
 
 // ---------------------------------------------------------------------------

@@ -2,30 +2,19 @@
  * The global function "ffi.Shape": (int, int, ...) -> ffi.Shape, so that C
  * callers can build a Shape without the C++ headers.
  *
- * A Shape object made here is the ABI header, a TVMFFIShapeCell, then the
- * extents inline; the cell points at them (the C++ ShapeObj reads only the cell).
+ * A Shape object made here is the C++ layer's (shape.h MakeEmptyShape): the
+ * ShapeObj, then the extents inline; the cell points at them.
  * Negative values are accepted (as upstream: -1 marks an unknown extent);
  * tensors refuse them when they are made (see TVMFFIShapeCell).
  */
+#include <tvm/ffi/container/shape.h>
+
 #include "internal.h"
 #include "registration.h"
 
 namespace tvmffi {
 namespace rt {
 namespace {
-
-struct ShapeObject {
-  TVMFFIObject header;
-  TVMFFIShapeCell cell;
-  // followed by cell.size int64_t extents
-};
-static_assert(offsetof(ShapeObject, cell) == sizeof(TVMFFIObject));
-static_assert(sizeof(ShapeObject) % alignof(int64_t) == 0);
-
-void ShapeDeleter(void* self, int flags) {
-  // Nothing to destroy: the extents live in the same block.
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
-}
 
 int ShapeConstructor(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   try {
@@ -39,16 +28,11 @@ int ShapeConstructor(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* 
 
     }
     size_t n = static_cast<size_t>(num_args);
-    TVMFFIObject* obj =
-        AllocObject(sizeof(ShapeObject) + n * sizeof(int64_t), kTVMFFIShape, ShapeDeleter);
-    auto* shape = reinterpret_cast<ShapeObject*>(obj);
-    auto* data = reinterpret_cast<int64_t*>(shape + 1);
+    int64_t* data = nullptr;
+    ::tvm::ffi::ObjectPtr<::tvm::ffi::ShapeObj> shape = ::tvm::ffi::details::MakeEmptyShape(n, &data);
     for (size_t i = 0; i < n; ++i) data[i] = args[i].v_int64;
-    shape->cell.data = data;
-    shape->cell.size = n;
-    result->type_index = kTVMFFIShape;
-    result->zero_padding = 0;
-    result->v_obj = obj;
+    ::tvm::ffi::details::SetAnyObject(
+        result, ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(shape)));
     return 0;
   } catch (...) {
     return HandleCurrentException();

@@ -10,44 +10,33 @@ namespace rt {
 
 namespace {
 
-// One allocation: header, byte array, then the bytes and a NUL.
-struct BytesObject {
-  TVMFFIObject header;
-  TVMFFIByteArray bytes;
-};
-static_assert(offsetof(BytesObject, bytes) == sizeof(TVMFFIObject));
-static_assert(sizeof(BytesObject) == 40);
+// A String/Bytes object is the C++ layer's BytesObjBase (header + TVMFFIByteArray),
+// then the bytes and a NUL in the same allocation.
+using ::tvm::ffi::details::BytesObjBase;
+using ::tvm::ffi::details::kMaxSmallBytesLen;
+using ::tvm::ffi::details::SetSmallBytes;
 
 void BytesObjectDeleter(void* self, int flags) {
   // Nothing to destroy: the payload is plain bytes.
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
 }
 
-constexpr size_t kSmallMax = 7;
-
-void MakeSmall(int32_t type_index, const char* data, size_t size, TVMFFIAny* out) {
-  out->type_index = type_index;
-  out->small_str_len = static_cast<uint32_t>(size);
-  out->v_uint64 = 0;  // NUL padding
-  if (size != 0) std::memcpy(out->v_bytes, data, size);
-}
-
 }  // namespace
 
 TVMFFIObject* MakeBytesObject(int32_t type_index, const char* data, size_t size) {
-  if (size > SIZE_MAX - sizeof(BytesObject) - 1) throw std::bad_alloc();
-  TVMFFIObject* obj = AllocObject(sizeof(BytesObject) + size + 1, type_index, BytesObjectDeleter);
-  auto* b = reinterpret_cast<BytesObject*>(obj);
+  if (size > SIZE_MAX - sizeof(BytesObjBase) - 1) throw std::bad_alloc();
+  TVMFFIObject* obj = AllocObject(sizeof(BytesObjBase) + size + 1, type_index, BytesObjectDeleter);
+  auto* b = reinterpret_cast<BytesObjBase*>(obj);
   char* dst = reinterpret_cast<char*>(b + 1);
   if (size != 0) std::memcpy(dst, data, size);
   dst[size] = '\0';
-  b->bytes.data = dst;
-  b->bytes.size = size;
+  b->data = dst;
+  b->size = size;
   return obj;
 }
 
 void MakeStringAny(const char* data, size_t size, TVMFFIAny* out) {
-  if (size <= kSmallMax) return MakeSmall(kTVMFFISmallStr, data, size, out);
+  if (size <= kMaxSmallBytesLen) return SetSmallBytes(out, kTVMFFISmallStr, data, size);
   TVMFFIObject* obj = MakeBytesObject(kTVMFFIStr, data, size);
   out->type_index = kTVMFFIStr;
   out->zero_padding = 0;
@@ -55,7 +44,7 @@ void MakeStringAny(const char* data, size_t size, TVMFFIAny* out) {
 }
 
 void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out) {
-  if (size <= kSmallMax) return MakeSmall(kTVMFFISmallBytes, data, size, out);
+  if (size <= kMaxSmallBytesLen) return SetSmallBytes(out, kTVMFFISmallBytes, data, size);
   TVMFFIObject* obj = MakeBytesObject(kTVMFFIBytes, data, size);
   out->type_index = kTVMFFIBytes;
   out->zero_padding = 0;
@@ -337,34 +326,25 @@ extern "C" {
 
 int TVMFFIStringFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  CheckNotNull(input, "TVMFFIStringFromByteArray", "input");
+  CheckByteArray(input, "TVMFFIStringFromByteArray", "input");
   CheckNotNull(out, "TVMFFIStringFromByteArray", "out");
-  if (input->data == nullptr && input->size != 0) {
-    Throw("ValueError", "TVMFFIStringFromByteArray: `input` has NULL data with size ", input->size);
-  }
   MakeStringAny(input->data, input->size, out);
   TVM_FFI_SAFE_CALL_END();
 }
 
 int TVMFFIBytesFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  CheckNotNull(input, "TVMFFIBytesFromByteArray", "input");
+  CheckByteArray(input, "TVMFFIBytesFromByteArray", "input");
   CheckNotNull(out, "TVMFFIBytesFromByteArray", "out");
-  if (input->data == nullptr && input->size != 0) {
-    Throw("ValueError", "TVMFFIBytesFromByteArray: `input` has NULL data with size ", input->size);
-  }
   MakeBytesAny(input->data, input->size, out);
   TVM_FFI_SAFE_CALL_END();
 }
 
 int TVMFFIDataTypeFromString(const TVMFFIByteArray* str, DLDataType* out) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  CheckNotNull(str, "TVMFFIDataTypeFromString", "str");
+  CheckByteArray(str, "TVMFFIDataTypeFromString", "str");
   CheckNotNull(out, "TVMFFIDataTypeFromString", "out");
-  if (str->data == nullptr && str->size != 0) {
-    Throw("ValueError", "TVMFFIDataTypeFromString: `str` has NULL data with size ", str->size);
-  }
-  *out = ParseDType(std::string_view(str->data, str->size));
+  *out = ParseDType(ViewOf(str));
   TVM_FFI_SAFE_CALL_END();
 }
 

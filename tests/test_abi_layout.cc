@@ -127,8 +127,8 @@ SIZE_IS(ffi::ArrayObj, 56);
 NOT_POLYMORPHIC(ffi::ArrayObj);
 
 // ---- Module: header + the kind string that ModuleObj::kind() reads inline
-// (libtvmffi writes it; runtime/module.cc asserts the same offset). kind_ is
-// private and the only field, so the size fixes it at offset 24. -------------
+// (libtvmffi writes it: runtime/module.cc's object derives from ModuleObj).
+// kind_ is the only field, so the size fixes it at offset 24. ---------------
 SIZE_IS(ffi::ModuleObj, 32);
 ALIGN_IS(ffi::ModuleObj, 8);
 NOT_POLYMORPHIC(ffi::ModuleObj);

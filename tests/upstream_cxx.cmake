@@ -40,7 +40,7 @@ set_target_properties(tvmffi_test_upstream_link_stub PROPERTIES
 add_executable(test_upstream_cxx ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/upstream_host.cc)
 target_link_libraries(test_upstream_cxx PRIVATE
   tvmffi::headers tvmffi_test_upstream_link_stub Catch2::Catch2WithMain ${CMAKE_DL_LIBS})
-target_compile_options(test_upstream_cxx PRIVATE -Wall -Wextra)
+tvmffi_add_warnings(test_upstream_cxx)
 set_target_properties(test_upstream_cxx PROPERTIES SKIP_BUILD_RPATH ON)
 # --no-as-needed: the C++ runtime must stay a dependency even where the link
 # stub happens to satisfy its symbols (toolchains that default to --as-needed).

@@ -12,6 +12,8 @@
 #ifndef TVMFFI_TOOLS_ELF_READER_H_
 #define TVMFFI_TOOLS_ELF_READER_H_
 
+#include <tvm/ffi/details/symbol_names.h>
+
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -24,6 +26,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "../runtime/elf_ident.h"
 
 namespace tvmffi {
 namespace elf {
@@ -59,88 +63,6 @@ struct ElfInfo {
   std::vector<std::string> needed;  // DT_NEEDED, in order
   std::vector<DynSymbol> symbols;   // .dynsym without the null entry
 };
-
-/*! \brief A readable name of an e_machine value. */
-inline const char* MachineName(int machine) {
-  switch (machine) {
-    case EM_X86_64:
-      return "x86-64";
-    case EM_AARCH64:
-      return "aarch64";
-    case EM_386:
-      return "x86 (32-bit)";
-    case EM_ARM:
-      return "arm (32-bit)";
-    case EM_RISCV:
-      return "riscv";
-    case EM_PPC64:
-      return "ppc64";
-    case EM_S390:
-      return "s390";
-    default:
-      return "unknown machine";
-  }
-}
-
-/*! \brief The e_machine of the code this reader was compiled into. */
-inline int HostMachine() {
-#if defined(__x86_64__)
-  return EM_X86_64;
-#elif defined(__aarch64__)
-  return EM_AARCH64;
-#elif defined(__riscv)
-  return EM_RISCV;
-#elif defined(__powerpc64__)
-  return EM_PPC64;
-#else
-  return EM_NONE;
-#endif
-}
-
-/*! \brief A readable name of an e_type value. */
-inline const char* TypeName(int type) {
-  switch (type) {
-    case ET_DYN:
-      return "shared object";
-    case ET_EXEC:
-      return "executable";
-    case ET_REL:
-      return "relocatable object (.o)";
-    case ET_CORE:
-      return "core dump";
-    default:
-      return "unknown ELF type";
-  }
-}
-
-/*!
- * \brief Guess what a non-ELF file is from its first bytes ("" when unknown).
- * Used to make "not a shared library" messages specific.
- */
-inline std::string GuessForeignFormat(const unsigned char* p, size_t n) {
-  if (n >= 2 && p[0] == 'M' && p[1] == 'Z') return "a PE/COFF file (Windows executable or DLL)";
-  if (n >= 4) {
-    uint32_t m;
-    std::memcpy(&m, p, 4);
-    if (m == 0xfeedfaceu || m == 0xfeedfacfu || m == 0xcefaedfeu || m == 0xcffaedfeu) {
-      return "a Mach-O file (macOS)";
-    }
-    if (m == 0xcafebabeu || m == 0xbebafecau) return "a Mach-O universal binary (macOS)";
-  }
-  if (n >= 8 && std::memcmp(p, "!<arch>\n", 8) == 0) return "a static archive (.a)";
-  if (n >= 2 && p[0] == '#' && p[1] == '!') return "a script";
-  if (n >= 4 && std::memcmp(p, "\x7f" "ELF", 4) == 0) return "an ELF file";
-  bool text = n > 0;
-  for (size_t i = 0; i < n && i < 64; ++i) {
-    unsigned char c = p[i];
-    if (c < 9 || (c > 13 && c < 32)) {
-      text = false;
-      break;
-    }
-  }
-  if (text) return "a text file";
-  return "";
-}
 
 namespace detail {
 
@@ -359,23 +281,19 @@ inline Status ReadElf(const std::string& path, ElfInfo* out, std::string* error,
   return Status::kUnsupported;
 }
 
-/*! \brief The prefix of every exported TVM-FFI function symbol. */
-constexpr const char* kFuncPrefix = "__tvm_ffi_";
-
 /*!
- * \brief The TVM-FFI function names a library exports: defined symbols
- *        `__tvm_ffi_<name>` whose <name> does not start with '_' (those are
- *        the loader's special symbols such as `__tvm_ffi__library_ctx` and
- *        `__tvm_ffi__metadata_<name>`). Sorted, without duplicates.
+ * \brief The TVM-FFI function names a library exports: defined function
+ *        symbols that details::ExportedFunctionName accepts (symbol_names.h:
+ *        `__tvm_ffi_<name>`, <name> not starting with '_'). Sorted, without
+ *        duplicates.
  */
 inline std::vector<std::string> ExportedFunctionNames(const ElfInfo& info) {
   std::vector<std::string> names;
-  const size_t plen = std::strlen(kFuncPrefix);
   for (const DynSymbol& s : info.symbols) {
-    if (!s.defined || s.name.size() <= plen) continue;
-    if (s.name.compare(0, plen, kFuncPrefix) != 0 || s.name[plen] == '_') continue;
+    if (!s.defined) continue;
     if (s.type != STT_FUNC && s.type != STT_NOTYPE && s.type != STT_GNU_IFUNC) continue;
-    names.push_back(s.name.substr(plen));
+    std::string_view name = ::tvm::ffi::details::ExportedFunctionName(s.name);
+    if (!name.empty()) names.emplace_back(name);
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

@@ -32,7 +32,7 @@ nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/core.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc)
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
-target_compile_options(tvmffi_python_core PRIVATE -Wall -Wextra)
+tvmffi_add_warnings(tvmffi_python_core)
 set_target_properties(tvmffi_python_core PROPERTIES OUTPUT_NAME _core)
 # Not linked, but shipped next to _core: build it with the extension.
 add_dependencies(tvmffi_python_core tvmffi)
@@ -81,7 +81,7 @@ if(NOT TVMFFI_TORCH_EXCHANGE STREQUAL "OFF")
       "${_torch_lib}/libtorch_python.so" "${_torch_lib}/libtorch_cpu.so" "${_torch_lib}/libc10.so")
     target_compile_definitions(tvmffi_torch_exchange PRIVATE
       TVMFFI_TORCH_VERSION="${_torch_version}" _GLIBCXX_USE_CXX11_ABI=${_torch_abi})
-    target_compile_options(tvmffi_torch_exchange PRIVATE -Wall -Wextra)
+    tvmffi_add_warnings(tvmffi_torch_exchange)
     set_target_properties(tvmffi_torch_exchange PROPERTIES OUTPUT_NAME _torch_exchange
       CXX_VISIBILITY_PRESET hidden)
     set(TVMFFI_TORCH_EXCHANGE_TARGET tvmffi_torch_exchange)

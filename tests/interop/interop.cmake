@@ -26,7 +26,7 @@ target_include_directories(tvmffi_interop_dup PRIVATE ${PROJECT_SOURCE_DIR}/runt
 function(tvmffi_interop_library target source)
   add_library(${target} SHARED ${source})
   target_link_libraries(${target} PRIVATE tvmffi::tvmffi)
-  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  tvmffi_add_warnings(${target})
   set_target_properties(${target} PROPERTIES
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
@@ -38,7 +38,7 @@ tvmffi_interop_library(tvmffi_interop_dup_global ${_interop_src}/dup_global_lib.
 # The host links no runtime: it loads them with dlopen.
 add_executable(test_interop ${_interop_src}/interop_host.cc)
 target_link_libraries(test_interop PRIVATE tvmffi::headers ${CMAKE_DL_LIBS})
-target_compile_options(test_interop PRIVATE -Wall -Wextra)
+tvmffi_add_warnings(test_interop)
 add_dependencies(test_interop tvmffi tvmffi_interop_foreign tvmffi_interop_twin tvmffi_interop_dup
                  tvmffi_interop_kernel tvmffi_interop_dup_global)
 

@@ -59,11 +59,7 @@ inline ObjectPtr<T> MakeObjectWithSize(size_t size, Args&&... args) {
     ObjectFreeBytes<alignof(T)>(mem);
     throw;
   }
-  TVMFFIObject* header = ObjectUnsafe::GetHeader(ptr);
-  header->combined_ref_count = kCombinedRefCountBothOne;
-  header->type_index = T::RuntimeTypeIndex();
-  header->__padding = 0;
-  header->deleter = &ObjectDeleter<T>;
+  InitObjectHeader(ObjectUnsafe::GetHeader(ptr), T::RuntimeTypeIndex(), &ObjectDeleter<T>);
   return ObjectUnsafe::ObjectPtrFromOwned<T>(static_cast<Object*>(ptr));
 }
 }  // namespace details

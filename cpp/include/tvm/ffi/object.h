@@ -116,11 +116,42 @@ constexpr uint64_t kCombinedRefCountWeakOne = static_cast<uint64_t>(1) << 32;
 constexpr uint64_t kCombinedRefCountBothOne = kCombinedRefCountWeakOne | kCombinedRefCountStrongOne;
 constexpr uint64_t kCombinedRefCountMaskUInt32 = kCombinedRefCountWeakOne - 1;
 
+/*!
+ * \brief The header of a new object, written the one way every object's is
+ *        (by make_object here, by AllocObject in the runtime): one strong and
+ *        one weak reference, the type index, __padding 0, the deleter.
+ */
+TVM_FFI_INLINE void InitObjectHeader(TVMFFIObject* header, int32_t type_index,
+                                     decltype(TVMFFIObject::deleter) deleter) noexcept {
+  header->combined_ref_count = kCombinedRefCountBothOne;
+  header->type_index = type_index;
+  header->__padding = 0;
+  header->deleter = deleter;
+}
+
 template <typename TargetType>
 TVM_FFI_INLINE bool IsObjectInstance(int32_t object_type_index);
 
 /*! \brief Readable name of a type index, as used in error messages ("int", "str", "ffi.Tensor"). */
 inline std::string TypeIndexToTypeKey(int32_t type_index);
+
+/*!
+ * \brief The subtype rule, shared with the runtime's registry: whether the
+ *        type described by `info` is the type (target_index, target_depth)
+ *        or derives from it (its ancestor at target_depth is that type).
+ */
+TVM_FFI_INLINE bool TypeInfoIsSubtype(const TypeInfo* info, int32_t target_index,
+                                      int32_t target_depth) {
+  return info->type_index == target_index ||
+         (info->type_depth > target_depth &&
+          info->type_ancestors[target_depth]->type_index == target_index);
+}
+
+/*! \return The key of the type `info` describes, or "<unregistered type index N>" when null. */
+inline std::string TypeKeyOrUnregistered(const TypeInfo* info, int32_t type_index) {
+  if (info == nullptr) return "<unregistered type index " + std::to_string(type_index) + ">";
+  return std::string(info->type_key.data, info->type_key.size);
+}
 
 /*! \brief Register a type key with the runtime; throws on failure (defined in error.h). */
 inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_index,
@@ -200,9 +231,8 @@ class Object {
       TVMFFIObjectHandle err = nullptr;
       TVMFFIErrorMoveFromRaised(&err);
       if (err != nullptr) details::HeaderDecRef(static_cast<TVMFFIObject*>(err));
-      return "<unregistered type index " + std::to_string(tindex) + ">";
     }
-    return std::string(info->type_key.data, info->type_key.size);
+    return details::TypeKeyOrUnregistered(info, tindex);
   }
   /*! \return The number of strong references. */
   uint64_t use_count() const noexcept {
@@ -678,9 +708,8 @@ struct ObjectPtrEqual {
   static constexpr uint32_t _type_child_slots = 0;              \
   TVM_FFI_DECLARE_OBJECT_INFO_PREDEFINED_TYPE_KEY(TypeName, ParentType)
 
-/*! \brief Members of a nullable reference type TypeName to objects of ObjectName. */
-#define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(TypeName, ParentType, ObjectName)          \
-  TypeName() = default;                                                                       \
+/*! \brief Members of a reference type TypeName to objects of ObjectName (both forms below). */
+#define TVM_FFI_OBJECT_REF_METHODS_COMMON_(TypeName, ParentType, ObjectName, kNullable)      \
   explicit TypeName(::tvm::ffi::ObjectPtr<ObjectName> n) : ParentType(std::move(n)) {}        \
   explicit TypeName(::tvm::ffi::UnsafeInit tag) : ParentType(tag) {}                          \
   TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName)                                       \
@@ -688,20 +717,17 @@ struct ObjectPtrEqual {
       std::conditional_t<ObjectName::_type_mutable, ObjectName*, const ObjectName*>;          \
   __PtrType operator->() const { return static_cast<__PtrType>(data_.get()); }                \
   __PtrType get() const { return static_cast<__PtrType>(data_.get()); }                       \
-  static constexpr bool _type_is_nullable = true;                                             \
+  static constexpr bool _type_is_nullable = kNullable;                                        \
   using ContainerType = ObjectName
 
+/*! \brief Members of a nullable reference type TypeName to objects of ObjectName. */
+#define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(TypeName, ParentType, ObjectName) \
+  TypeName() = default;                                                              \
+  TVM_FFI_OBJECT_REF_METHODS_COMMON_(TypeName, ParentType, ObjectName, true)
+
 /*! \brief Members of a reference type TypeName that is never null. */
-#define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(TypeName, ParentType, ObjectName)       \
-  explicit TypeName(::tvm::ffi::ObjectPtr<ObjectName> n) : ParentType(std::move(n)) {}        \
-  explicit TypeName(::tvm::ffi::UnsafeInit tag) : ParentType(tag) {}                          \
-  TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName)                                       \
-  using __PtrType =                                                                           \
-      std::conditional_t<ObjectName::_type_mutable, ObjectName*, const ObjectName*>;          \
-  __PtrType operator->() const { return static_cast<__PtrType>(data_.get()); }                \
-  __PtrType get() const { return static_cast<__PtrType>(data_.get()); }                       \
-  static constexpr bool _type_is_nullable = false;                                            \
-  using ContainerType = ObjectName
+#define TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(TypeName, ParentType, ObjectName) \
+  TVM_FFI_OBJECT_REF_METHODS_COMMON_(TypeName, ParentType, ObjectName, false)
 
 // Spellings of older 0.1 releases.
 #define TVM_FFI_DEFINE_NULLABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName) \
@@ -722,8 +748,7 @@ TVM_FFI_NOINLINE inline bool IsInstanceByTypeTable(int32_t object_type_index,
     if (err != nullptr) HeaderDecRef(static_cast<TVMFFIObject*>(err));
     return false;
   }
-  return info->type_depth > target_depth &&
-         info->type_ancestors[target_depth]->type_index == target_type_index;
+  return TypeInfoIsSubtype(info, target_type_index, target_depth);
 }
 
 template <typename TargetType>

@@ -47,6 +47,15 @@ class BytesObj : public BytesObjBase {
 
 constexpr size_t kMaxSmallBytesLen = sizeof(int64_t) - 1;
 
+/*! \brief The small form of a string or bytes value (size <= kMaxSmallBytesLen): inline, NUL padded. */
+TVM_FFI_INLINE void SetSmallBytes(TVMFFIAny* out, int32_t small_type_index, const char* bytes,
+                                  size_t size) noexcept {
+  out->type_index = small_type_index;
+  out->small_str_len = static_cast<uint32_t>(size);
+  out->v_int64 = 0;
+  if (size != 0) std::memcpy(out->v_bytes, bytes, size);
+}
+
 /*!
  * \brief Storage shared by String and Bytes: a small value, an object, or
  *        None (the empty state of Optional<String>; reads as "").
@@ -97,10 +106,7 @@ class BytesBaseCell {
   /*! \brief Set to a copy of the bytes (the cell must be empty or None). */
   void Init(const char* bytes, size_t size, int32_t small_type_index, bool is_str) {
     if (size <= kMaxSmallBytesLen) {
-      data_.type_index = small_type_index;
-      data_.small_str_len = static_cast<uint32_t>(size);
-      data_.v_int64 = 0;
-      if (size != 0) std::memcpy(data_.v_bytes, bytes, size);
+      SetSmallBytes(&data_, small_type_index, bytes, size);
     } else {
       InitLarge(bytes, size, is_str);
     }

@@ -104,16 +104,6 @@ class ArrayObj : public SeqBaseObj {
     p->TVMFFISeqCell::size = n;
     return p;
   }
-
- private:
-  Any* MutableBegin() noexcept { return reinterpret_cast<Any*>(data); }
-
-  template <typename, typename>
-  friend class Array;
-  template <typename...>
-  friend class Tuple;
-  template <typename, typename>
-  friend struct TypeTraits;
 };
 
 static_assert(sizeof(ArrayObj) == sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell),
@@ -126,28 +116,17 @@ static_assert(sizeof(ArrayObj) == sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell),
  * double, bool, DLDataType, ...), String, an object reference (Tensor,
  * Function, Array<U>, ...) or Optional of those.
  */
-template <typename T, typename>
-class Array : public ObjectRef {
- public:
-  static_assert(details::storage_enabled_v<T>, "Array<T>: T must be storable in an Any");
-  using value_type = T;
+template <typename T, typename E>
+class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::ArrayKind> {
+  using SeqBase = details::SeqRefBase<Array<T, E>, T, ArrayObj, details::ArrayKind>;
 
-  /*! \brief Converts a cell to T for the iterators. */
-  struct ValueConverter {
-    using ResultType = T;
-    static T convert(const TVMFFIAny* cell) { return details::ElemOps<T>::CopyAfterCheck(cell); }
-    static T convert(const Any* cell) {
-      return details::ElemOps<T>::CopyAfterCheck(details::AnyUnsafe::TVMFFIAnyPtrFromAny(*cell));
-    }
-  };
-  using iterator = details::IterAdapter<ValueConverter, const Any*>;
-  using const_iterator = iterator;
-  using reverse_iterator = details::ReverseIterAdapter<ValueConverter, const Any*>;
+ public:
+  using typename SeqBase::iterator;
 
   /*! \brief An empty array. */
-  Array() : ObjectRef(ArrayObj::Empty(0)) {}
-  explicit Array(UnsafeInit tag) noexcept : ObjectRef(tag) {}
-  explicit Array(ObjectPtr<Object> n) noexcept : ObjectRef(std::move(n)) {}
+  Array() : SeqBase(ArrayObj::Empty(0)) {}
+  explicit Array(UnsafeInit tag) noexcept : SeqBase(tag) {}
+  explicit Array(ObjectPtr<Object> n) noexcept : SeqBase(std::move(n)) {}
   Array(const Array& other) noexcept = default;
   Array(Array&& other) noexcept = default;
   Array& operator=(const Array& other) = default;
@@ -155,152 +134,44 @@ class Array : public ObjectRef {
   /*! \brief Share the storage of an Array<U> whose elements are valid T (e.g. Array<Any> from Array<int>). */
   template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> &&
                                                     details::type_subsumes_v<T, U>>>
-  Array(const Array<U>& other) noexcept : ObjectRef(other) {}  // NOLINT(*)
+  Array(const Array<U>& other) noexcept : SeqBase(other) {}  // NOLINT(*)
   template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> &&
                                                     details::type_subsumes_v<T, U>>>
-  Array(Array<U>&& other) noexcept : ObjectRef(std::move(other)) {}  // NOLINT(*)
+  Array(Array<U>&& other) noexcept : SeqBase(std::move(other)) {}  // NOLINT(*)
 
   /*! \brief From an iterator range of values convertible to T. */
   template <typename IterType,
             typename = std::enable_if_t<!std::is_integral_v<IterType> &&
                                         std::is_convertible_v<decltype(*std::declval<IterType>()), T>>>
-  Array(IterType first, IterType last) : ObjectRef(nullptr) {
+  Array(IterType first, IterType last) : SeqBase(nullptr) {
     Assign(first, last);
   }
-  Array(std::initializer_list<T> init) : ObjectRef(nullptr) {  // NOLINT(*)
+  Array(std::initializer_list<T> init) : SeqBase(nullptr) {  // NOLINT(*)
     Assign(init.begin(), init.end());
   }
-  Array(const std::vector<T>& init) : ObjectRef(nullptr) {  // NOLINT(*)
+  Array(const std::vector<T>& init) : SeqBase(nullptr) {  // NOLINT(*)
     Assign(init.begin(), init.end());
   }
   /*! \brief n copies of val. */
-  Array(size_t n, const T& val) : ObjectRef(nullptr) {
-    data_ = ArrayObj::CreateRepeated(static_cast<int64_t>(n), Any(val));
+  Array(size_t n, const T& val) : SeqBase(nullptr) {
+    this->data_ = ArrayObj::CreateRepeated(static_cast<int64_t>(n), Any(val));
   }
 
-  // ---- reading ----
-  iterator begin() const { return iterator(Base()); }
-  iterator end() const { return iterator(Base() + size()); }
-  reverse_iterator rbegin() const { return reverse_iterator(Base() + size() - 1); }
-  reverse_iterator rend() const { return reverse_iterator(Base() - 1); }
+  // Reading, push_back, insert, erase, resize, Set...: SeqRefBase, copy-on-write
+  // through MakeRoom.
 
-  /*! \return Element i; IndexError naming the index and the size when out of range. */
-  T operator[](int64_t i) const { return at(i); }
-  /*! \return Element i; IndexError naming the index and the size when out of range. */
-  T at(int64_t i) const {
-    const ArrayObj* p = GetArrayObj();
-    if (TVM_FFI_PREDICT_FALSE(p == nullptr)) ArrayObj::ThrowIndexError(i, 0);
-    p->CheckIndex(i);
-    return details::ElemOps<T>::CopyAfterCheck(p->Cells() + i);
-  }
-  size_t size() const noexcept {
-    const ArrayObj* p = GetArrayObj();
-    return p == nullptr ? 0 : p->size();
-  }
-  size_t capacity() const noexcept {
-    const ArrayObj* p = GetArrayObj();
-    return p == nullptr ? 0 : p->capacity();
-  }
-  bool empty() const noexcept { return size() == 0; }
-  /*! \return The first element; IndexError when empty. */
-  T front() const { return at(0); }
-  /*! \return The last element; IndexError when empty. */
-  T back() const { return at(static_cast<int64_t>(size()) - 1); }
-
-  // ---- mutation (copy-on-write) ----
-
-  // Room first, then the owned cell: growing may throw, and must not leak it.
-  void push_back(const T& item) {
-    ArrayObj* p = CopyOnWrite(1);
-    p->PushCell(details::MakeOwnedCell(T(item)));
-  }
-  template <typename... Args>
-  void emplace_back(Args&&... args) {
-    ArrayObj* p = CopyOnWrite(1);
-    p->PushCell(details::MakeOwnedCell(T(std::forward<Args>(args)...)));
-  }
-  /*! \brief Insert val before position. */
-  void insert(iterator position, const T& val) {
-    int64_t idx = IndexOf(position);
-    ArrayObj* p = CopyOnWrite(1);
-    TVMFFIAny cell = details::MakeOwnedCell(T(val));
-    p->OpenGap(idx, 1);
-    p->Cells()[idx] = cell;
-  }
-  /*! \brief Insert the values of [first, last) before position. */
-  template <typename IterType>
-  void insert(iterator position, IterType first, IterType last) {
-    int64_t idx = IndexOf(position);
-    std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
-    if (cells.empty()) return;
-    int64_t count = static_cast<int64_t>(cells.size());
-    ArrayObj* p;
-    try {
-      p = CopyOnWrite(count);
-    } catch (...) {
-      details::ReleaseCells(&cells);
-      throw;
-    }
-    p->OpenGap(idx, count);
-    std::memcpy(static_cast<void*>(p->Cells() + idx), cells.data(), sizeof(TVMFFIAny) * count);
-  }
-  /*! \brief Remove the last element; IndexError when empty. */
-  void pop_back() {
-    int64_t n = static_cast<int64_t>(size());
-    if (n == 0) ArrayObj::ThrowIndexError(-1, 0);
-    CopyOnWrite()->ShrinkTo(n - 1);
-  }
-  /*! \brief Remove the element at position. */
-  void erase(iterator position) {
-    int64_t idx = IndexOf(position);
-    if (idx >= static_cast<int64_t>(size())) ArrayObj::ThrowIndexError(idx, size());
-    CopyOnWrite()->EraseRange(idx, idx + 1);
-  }
-  /*! \brief Remove the elements of [first, last). */
-  void erase(iterator first, iterator last) {
-    int64_t st = IndexOf(first), ed = IndexOf(last);
-    if (st > ed) {
-      TVM_FFI_THROW(IndexError) << "Array::erase: range [" << st << ", " << ed << ") is reversed";
-    }
-    if (st == ed) return;
-    CopyOnWrite()->EraseRange(st, ed);
-  }
-  /*!
-   * \brief Grow (with default-constructed T, None for Any) or shrink to n elements.
-   */
-  void resize(int64_t n) {
-    if (n < 0) TVM_FFI_THROW(ValueError) << "Array::resize: negative size " << n;
-    int64_t cur = static_cast<int64_t>(size());
-    if (n == cur) return;
-    if (n < cur) {
-      CopyOnWrite()->ShrinkTo(n);
-      return;
-    }
-    ArrayObj* p = CopyOnWrite(n - cur);
-    TVMFFIAny fill = details::MakeOwnedCell(DefaultValue());
-    for (int64_t i = cur; i < n; ++i) p->PushCell(details::CopyCell(fill));
-    details::ReleaseCell(&fill);
-  }
   /*! \brief Make room for at least n elements. */
   void reserve(int64_t n) {
-    if (n > static_cast<int64_t>(capacity())) SwitchContainer(n);
+    if (n > static_cast<int64_t>(this->capacity())) SwitchContainer(n);
   }
   /*! \brief Remove every element. */
   void clear() {
-    if (data_ == nullptr || empty()) return;
-    if (data_.unique()) {
+    if (this->data_ == nullptr || this->empty()) return;
+    if (this->data_.unique()) {
       GetArrayObj()->ShrinkTo(0);
     } else {
-      data_ = ArrayObj::Empty(0);
+      this->data_ = ArrayObj::Empty(0);
     }
-  }
-  /*! \brief Set element i (copy-on-write); IndexError when out of range. */
-  void Set(int64_t i, T value) {
-    const ArrayObj* p = GetArrayObj();
-    if (p == nullptr) ArrayObj::ThrowIndexError(i, 0);
-    p->CheckIndex(i);
-    TVMFFIAny cell = details::MakeOwnedCell(std::move(value));
-    CopyOnWrite()->SetCell(i, cell);
   }
   /*! \brief Replace the content with the values of [first, last). */
   template <typename IterType>
@@ -311,7 +182,7 @@ class Array : public ObjectRef {
       // object (and the elements pushed so far) is released by its destructor.
       ObjectPtr<ArrayObj> p = ArrayObj::Empty(static_cast<int64_t>(std::distance(first, last)));
       for (; first != last; ++first) p->PushCell(details::MakeOwnedCell(T(*first)));
-      data_ = std::move(p);
+      this->data_ = std::move(p);
       return;
     }
     std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
@@ -325,7 +196,7 @@ class Array : public ObjectRef {
     }
     if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), cells.data(), sizeof(TVMFFIAny) * n);
     p->TVMFFISeqCell::size = n;
-    data_ = std::move(p);
+    this->data_ = std::move(p);
   }
 
   /*!
@@ -334,7 +205,7 @@ class Array : public ObjectRef {
    */
   template <typename F, typename U = std::invoke_result_t<F, T>>
   Array<U> Map(F fmap) const {
-    int64_t n = static_cast<int64_t>(size());
+    int64_t n = static_cast<int64_t>(this->size());
     ObjectPtr<ArrayObj> out = ArrayObj::Empty(n);
     for (int64_t i = 0; i < n; ++i) {
       U mapped = fmap(details::ElemOps<T>::CopyAfterCheck(GetArrayObj()->Cells() + i));
@@ -350,7 +221,7 @@ class Array : public ObjectRef {
    */
   template <typename F, typename = std::enable_if_t<std::is_same_v<T, std::invoke_result_t<F, T>>>>
   void MutateByApply(F fmutate) {
-    if (empty()) return;
+    if (this->empty()) return;
     ArrayObj* p = CopyOnWrite();
     for (int64_t i = 0; i < static_cast<int64_t>(p->size()); ++i) {
       T value = details::ElemOps<T>::MoveAfterCheck(p->Cells() + i);
@@ -360,17 +231,17 @@ class Array : public ObjectRef {
 
   /*! \brief Make this reference the only one to its object (copying if shared). */
   ArrayObj* CopyOnWrite() {
-    if (data_ == nullptr) return SwitchContainer(0);
-    if (!data_.unique()) return SwitchContainer(static_cast<int64_t>(capacity()));
+    if (this->data_ == nullptr) return SwitchContainer(0);
+    if (!this->data_.unique()) return SwitchContainer(static_cast<int64_t>(this->capacity()));
     return GetArrayObj();
   }
 
   /*! \return Whether both hold equal elements (deep for nested arrays and maps). */
   bool operator==(const Array& other) const {
-    if (data_ == other.data_) return true;
-    size_t n = size();
+    if (this->data_ == other.data_) return true;
+    size_t n = this->size();
     if (n != other.size()) return false;
-    const TVMFFIAny* a = Base() == nullptr ? nullptr : GetArrayObj()->Cells();
+    const TVMFFIAny* a = this->Base() == nullptr ? nullptr : GetArrayObj()->Cells();
     const TVMFFIAny* b = other.Base() == nullptr ? nullptr : other.GetArrayObj()->Cells();
     for (size_t i = 0; i < n; ++i) {
       if (!details::CellContentEqual(a + i, b + i)) return false;
@@ -380,7 +251,7 @@ class Array : public ObjectRef {
   bool operator!=(const Array& other) const { return !(*this == other); }
 
   /*! \return The array object (nullptr only for an array made with UnsafeInit). */
-  ArrayObj* GetArrayObj() const noexcept { return static_cast<ArrayObj*>(data_.get()); }
+  ArrayObj* GetArrayObj() const noexcept { return this->Obj(); }
 
   /*! \return One array of every argument: each is a T or an Array<T> (spliced). */
   template <typename... Args>
@@ -390,40 +261,15 @@ class Array : public ObjectRef {
     return result;
   }
 
-  using ContainerType = ArrayObj;
-  static constexpr bool _type_is_nullable = false;
-
  private:
-  const Any* Base() const noexcept {
-    const ArrayObj* p = GetArrayObj();
-    return p == nullptr ? nullptr : p->begin();
-  }
-  int64_t IndexOf(const iterator& position) const {
-    int64_t idx = position.base() - Base();
-    if (idx < 0 || idx > static_cast<int64_t>(size())) {
-      TVM_FFI_THROW(IndexError) << "Array: iterator does not point into this array";
-    }
-    return idx;
-  }
-  static T DefaultValue() {
-    if constexpr (std::is_same_v<T, Any>) {
-      return Any();
-    } else if constexpr (std::is_default_constructible_v<T>) {
-      return T();
-    } else {
-      TVM_FFI_THROW(ValueError) << "Array<" << details::ElemOps<T>::TypeStr()
-                                << ">::resize cannot grow: the element type has no default";
-      TVM_FFI_UNREACHABLE();
-    }
-  }
-  void AppendOne(T value) { push_back(value); }
-  void AppendOne(const Array<T>& values) { insert(end(), values.begin(), values.end()); }
+  void AppendOne(T value) { this->push_back(value); }
+  void AppendOne(const Array<T>& values) { this->insert(this->end(), values.begin(), values.end()); }
 
-  /*! \brief Unique object with room for reserve_extra more elements. */
-  ArrayObj* CopyOnWrite(int64_t reserve_extra) {
+  /*! \brief The mutation policy: a unique object with room for `extra` more elements. */
+  ArrayObj* MakeRoom(int64_t extra) {
     ArrayObj* p = GetArrayObj();
-    if (p == nullptr) return SwitchContainer(std::max(ArrayObj::kInitSize, reserve_extra));
-    int64_t need = p->TVMFFISeqCell::size + reserve_extra;
+    if (p == nullptr) return SwitchContainer(std::max(ArrayObj::kInitSize, extra));
+    int64_t need = p->TVMFFISeqCell::size + extra;
     if (p->TVMFFISeqCell::capacity >= need) return CopyOnWrite();
     int64_t cap = std::max(p->TVMFFISeqCell::capacity * ArrayObj::kIncFactor, need);
     return SwitchContainer(std::max(cap, ArrayObj::kInitSize));
@@ -432,19 +278,18 @@ class Array : public ObjectRef {
   ArrayObj* SwitchContainer(int64_t capacity) {
     ArrayObj* p = GetArrayObj();
     if (p == nullptr) {
-      data_ = ArrayObj::Empty(capacity);
-    } else if (data_.unique()) {
-      data_ = ArrayObj::MoveFrom(capacity, p);
+      this->data_ = ArrayObj::Empty(capacity);
+    } else if (this->data_.unique()) {
+      this->data_ = ArrayObj::MoveFrom(capacity, p);
     } else {
-      data_ = ArrayObj::CopyFrom(capacity, p);
+      this->data_ = ArrayObj::CopyFrom(capacity, p);
     }
     return GetArrayObj();
   }
 
+  friend SeqBase;
   template <typename, typename>
   friend class Array;
-  template <typename, typename>
-  friend class List;
 };
 
 /*! \return lhs followed by rhs (lhs is copied first if shared). */
@@ -462,15 +307,6 @@ inline Array<T> Concat(Array<T> lhs, const Array<T>& rhs) {
 
 template <typename T>
 inline constexpr bool use_default_type_traits_v<Array<T>> = false;
-
-namespace details {
-struct ArrayKind {
-  static constexpr int32_t kIndex = TypeIndex::kTVMFFIArray;
-  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIList;
-  static constexpr const char* kName = "Array";
-  static constexpr const char* kKey = StaticTypeKey::kTVMFFIArray;
-};
-}  // namespace details
 
 // An Array value converts from an Array, from a List by copying, and from a
 // Shape (its extents).

@@ -148,6 +148,31 @@ struct ElemOps {
   }
 };
 
+/*! \brief One step of TakeFirstAlternative: take(T) when the cell is (kStrict) or converts to a T. */
+template <bool kStrict, typename T, typename Take>
+bool TakeAlternative(const TVMFFIAny* src, Take& take) {
+  if constexpr (kStrict) {
+    if (!ElemOps<T>::CheckStrict(src)) return false;
+    take(ElemOps<T>::CopyAfterCheck(src));
+  } else {
+    std::optional<T> value = ElemOps<T>::TryCast(src);
+    if (!value.has_value()) return false;
+    take(*std::move(value));
+  }
+  return true;
+}
+
+/*!
+ * \brief The alternative rule of Variant<Ts...> and std::variant<Ts...>: call
+ *        take(value) with the cell as the first of Ts, in declaration order,
+ *        that holds it exactly (kStrict) or that it converts to.
+ * \return Whether some alternative took it.
+ */
+template <bool kStrict, typename... Ts, typename Take>
+bool TakeFirstAlternative(const TVMFFIAny* src, Take&& take) {
+  return (TakeAlternative<kStrict, Ts>(src, take) || ...);
+}
+
 /*! \brief `{"type":"<name>"}` with the name JSON-escaped. */
 inline std::string PlainTypeSchema(const std::string& name) {
   std::string s = "{\"type\":";
@@ -244,11 +269,12 @@ inline std::string CellToShortString(const TVMFFIAny* v) {
 }
 
 /*!
- * \brief Adapts an iterator over cells into an iterator over converted values.
+ * \brief Adapts a pointer over cells into an iterator over converted values,
+ *        walking forwards (kStep = 1) or backwards (kStep = -1).
  * \tparam Converter has `using ResultType` and `static ResultType convert(const TVMFFIAny*)`.
  */
-template <typename Converter, typename CellPtr>
-class IterAdapter {
+template <typename Converter, typename CellPtr, std::ptrdiff_t kStep>
+class CellIterAdapter {
  public:
   using iterator_category = std::random_access_iterator_tag;
   using difference_type = std::ptrdiff_t;
@@ -256,102 +282,68 @@ class IterAdapter {
   using pointer = const value_type*;
   using reference = value_type;
 
-  IterAdapter() noexcept = default;
-  explicit IterAdapter(CellPtr iter) noexcept : iter_(iter) {}
+  CellIterAdapter() noexcept = default;
+  /*! \param iter Points at the element this iterator yields. */
+  explicit CellIterAdapter(CellPtr iter) noexcept : iter_(iter) {}
 
   reference operator*() const { return Converter::convert(iter_); }
-  reference operator[](difference_type n) const { return Converter::convert(iter_ + n); }
-  IterAdapter& operator++() noexcept {
-    ++iter_;
+  reference operator[](difference_type n) const { return Converter::convert(iter_ + kStep * n); }
+  CellIterAdapter& operator++() noexcept {
+    iter_ += kStep;
     return *this;
   }
-  IterAdapter operator++(int) noexcept {
-    IterAdapter copy = *this;
-    ++iter_;
+  CellIterAdapter operator++(int) noexcept {
+    CellIterAdapter copy = *this;
+    iter_ += kStep;
     return copy;
   }
-  IterAdapter& operator--() noexcept {
-    --iter_;
+  CellIterAdapter& operator--() noexcept {
+    iter_ -= kStep;
     return *this;
   }
-  IterAdapter operator--(int) noexcept {
-    IterAdapter copy = *this;
-    --iter_;
+  CellIterAdapter operator--(int) noexcept {
+    CellIterAdapter copy = *this;
+    iter_ -= kStep;
     return copy;
   }
-  IterAdapter& operator+=(difference_type n) noexcept {
-    iter_ += n;
+  CellIterAdapter& operator+=(difference_type n) noexcept {
+    iter_ += kStep * n;
     return *this;
   }
-  IterAdapter& operator-=(difference_type n) noexcept {
-    iter_ -= n;
+  CellIterAdapter& operator-=(difference_type n) noexcept {
+    iter_ -= kStep * n;
     return *this;
   }
-  IterAdapter operator+(difference_type n) const noexcept { return IterAdapter(iter_ + n); }
-  friend IterAdapter operator+(difference_type n, const IterAdapter& it) noexcept {
-    return IterAdapter(it.iter_ + n);
+  CellIterAdapter operator+(difference_type n) const noexcept {
+    return CellIterAdapter(iter_ + kStep * n);
   }
-  IterAdapter operator-(difference_type n) const noexcept { return IterAdapter(iter_ - n); }
-  difference_type operator-(const IterAdapter& other) const noexcept { return iter_ - other.iter_; }
-  bool operator==(const IterAdapter& other) const noexcept { return iter_ == other.iter_; }
-  bool operator!=(const IterAdapter& other) const noexcept { return iter_ != other.iter_; }
-  bool operator<(const IterAdapter& other) const noexcept { return iter_ < other.iter_; }
-  bool operator>(const IterAdapter& other) const noexcept { return iter_ > other.iter_; }
-  bool operator<=(const IterAdapter& other) const noexcept { return iter_ <= other.iter_; }
-  bool operator>=(const IterAdapter& other) const noexcept { return iter_ >= other.iter_; }
+  friend CellIterAdapter operator+(difference_type n, const CellIterAdapter& it) noexcept {
+    return it + n;
+  }
+  CellIterAdapter operator-(difference_type n) const noexcept {
+    return CellIterAdapter(iter_ - kStep * n);
+  }
+  difference_type operator-(const CellIterAdapter& other) const noexcept {
+    return (iter_ - other.iter_) * kStep;
+  }
+  bool operator==(const CellIterAdapter& other) const noexcept { return iter_ == other.iter_; }
+  bool operator!=(const CellIterAdapter& other) const noexcept { return iter_ != other.iter_; }
+  bool operator<(const CellIterAdapter& other) const noexcept { return *this - other < 0; }
+  bool operator>(const CellIterAdapter& other) const noexcept { return *this - other > 0; }
+  bool operator<=(const CellIterAdapter& other) const noexcept { return *this - other <= 0; }
+  bool operator>=(const CellIterAdapter& other) const noexcept { return *this - other >= 0; }
 
-  /*! \return The underlying cell pointer. */
+  /*! \return The underlying cell pointer (the cell this iterator yields). */
   CellPtr base() const noexcept { return iter_; }
 
  private:
   CellPtr iter_{};
 };
 
-/*! \brief Reverse counterpart of IterAdapter (walks cells backwards). */
 template <typename Converter, typename CellPtr>
-class ReverseIterAdapter {
- public:
-  using iterator_category = std::random_access_iterator_tag;
-  using difference_type = std::ptrdiff_t;
-  using value_type = typename Converter::ResultType;
-  using pointer = const value_type*;
-  using reference = value_type;
-
-  ReverseIterAdapter() noexcept = default;
-  /*! \param iter Points at the element this iterator yields. */
-  explicit ReverseIterAdapter(CellPtr iter) noexcept : iter_(iter) {}
-
-  reference operator*() const { return Converter::convert(iter_); }
-  ReverseIterAdapter& operator++() noexcept {
-    --iter_;
-    return *this;
-  }
-  ReverseIterAdapter operator++(int) noexcept {
-    ReverseIterAdapter copy = *this;
-    --iter_;
-    return copy;
-  }
-  ReverseIterAdapter& operator--() noexcept {
-    ++iter_;
-    return *this;
-  }
-  ReverseIterAdapter operator--(int) noexcept {
-    ReverseIterAdapter copy = *this;
-    ++iter_;
-    return copy;
-  }
-  ReverseIterAdapter operator+(difference_type n) const noexcept {
-    return ReverseIterAdapter(iter_ - n);
-  }
-  difference_type operator-(const ReverseIterAdapter& other) const noexcept {
-    return other.iter_ - iter_;
-  }
-  bool operator==(const ReverseIterAdapter& other) const noexcept { return iter_ == other.iter_; }
-  bool operator!=(const ReverseIterAdapter& other) const noexcept { return iter_ != other.iter_; }
-
- private:
-  CellPtr iter_{};
-};
+using IterAdapter = CellIterAdapter<Converter, CellPtr, 1>;
+template <typename Converter, typename CellPtr>
+using ReverseIterAdapter = CellIterAdapter<Converter, CellPtr, -1>;
 
 // ---------------------------------------------------------------------------
 // Hashing and equality of cells (Map keys, content comparison).

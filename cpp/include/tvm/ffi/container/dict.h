@@ -52,19 +52,15 @@ static_assert(sizeof(DictObj) == sizeof(MapBaseObj), "DictObj adds no fields");
  * \brief A mutable hash map from K to V, shared by reference (see the top of
  *        this file). K and V may be Any, or any type an Any can store.
  */
-template <typename K, typename V, typename = void>
-class Dict : public ObjectRef {
- public:
-  static_assert(details::storage_enabled_v<K> && details::storage_enabled_v<V>,
-                "Dict<K, V>: K and V must be storable in an Any");
-  using key_type = K;
-  using mapped_type = V;
-  using iterator = details::MapTypedIterator<K, V>;
+template <typename K, typename V, typename E = void>
+class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::DictKind> {
+  using MapBase = details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::DictKind>;
 
+ public:
   /*! \brief An empty dict. */
-  Dict() : ObjectRef(MapBaseObj::CreateEmpty<DictObj>()) {}
-  explicit Dict(UnsafeInit tag) noexcept : ObjectRef(tag) {}
-  explicit Dict(ObjectPtr<Object> n) noexcept : ObjectRef(std::move(n)) {}
+  Dict() : MapBase(MapBaseObj::CreateEmpty<DictObj>()) {}
+  explicit Dict(UnsafeInit tag) noexcept : MapBase(tag) {}
+  explicit Dict(ObjectPtr<Object> n) noexcept : MapBase(std::move(n)) {}
   Dict(const Dict& other) noexcept = default;
   Dict(Dict&& other) noexcept = default;
   Dict& operator=(const Dict& other) = default;
@@ -73,9 +69,9 @@ class Dict : public ObjectRef {
   /*! \brief From (key, value) pairs; a repeated key takes the last value. */
   template <typename IterType>
   Dict(IterType first, IterType last)
-      : ObjectRef(MapBaseObj::CreateEmpty<DictObj>(
+      : MapBase(MapBaseObj::CreateEmpty<DictObj>(
             static_cast<uint64_t>(details::MapRangeSize(first, last)))) {
-    for (; first != last; ++first) Set((*first).first, (*first).second);
+    for (; first != last; ++first) this->Set((*first).first, (*first).second);
   }
   Dict(std::initializer_list<std::pair<K, V>> init) : Dict(init.begin(), init.end()) {}
   template <typename Hash, typename Equal>
@@ -84,70 +80,8 @@ class Dict : public ObjectRef {
   template <typename Less>
   Dict(const std::map<K, V, Less>& init) : Dict(init.begin(), init.end()) {}  // NOLINT(*)
 
-  // ---- reading ----
+  // Lookups, iteration and Set (in place: every reference sees it): MapRefBase.
 
-  /*! \return The value of a key; KeyError naming the key when it is absent. */
-  V at(const K& key) const {
-    TVMFFIAny view = details::MapKeyView(key);
-    const DictObj* n = GetDictObj();
-    if (n == nullptr) MapBaseObj::ThrowKeyError(&view, "Dict");
-    return details::ElemOps<V>::CopyAfterCheck(n->AtCell(&view));
-  }
-  V operator[](const K& key) const { return at(key); }
-  /*! \return The value of a key, or an empty Optional. */
-  Optional<V> Get(const K& key) const {
-    const TVMFFIAny* cell = FindCell(key);
-    if (cell == nullptr) return Optional<V>(std::nullopt);
-    return Optional<V>(details::ElemOps<V>::CopyAfterCheck(cell));
-  }
-  /*! \return 1 when the key is present, else 0. */
-  size_t count(const K& key) const { return FindCell(key) != nullptr ? 1 : 0; }
-  bool contains(const K& key) const { return FindCell(key) != nullptr; }
-  size_t size() const noexcept {
-    const DictObj* n = GetDictObj();
-    return n == nullptr ? 0 : n->size();
-  }
-  bool empty() const noexcept { return size() == 0; }
-  iterator begin() const {
-    const DictObj* n = GetDictObj();
-    return n == nullptr ? iterator() : iterator(n->begin());
-  }
-  iterator end() const {
-    const DictObj* n = GetDictObj();
-    return n == nullptr ? iterator() : iterator(n->end());
-  }
-  /*! \return An iterator at the key, or end(). */
-  iterator find(const K& key) const {
-    const DictObj* n = GetDictObj();
-    if (n == nullptr) return end();
-    TVMFFIAny view = details::MapKeyView(key);
-    return iterator(MapBaseObj::iterator(n, n->FindPos(&view, details::AnyCellHash(&view))));
-  }
-
-  // ---- mutation, in place: every reference sees it ----
-
-  /*! \brief Set key to value. */
-  void Set(const K& key, const V& value) {
-    if (data_ == nullptr) data_ = MapBaseObj::CreateEmpty<DictObj>();
-    TVMFFIAny v = details::MakeOwnedCell(V(value));
-    {
-      TVMFFIAny view = details::MapKeyView(key);
-      if (GetDictObj()->AssignIfPresent(&view, details::AnyCellHash(&view), v)) return;
-    }
-    TVMFFIAny k;
-    try {
-      k = details::MakeOwnedCell(K(key));
-    } catch (...) {
-      details::ReleaseCell(&v);
-      throw;
-    }
-    ObjectPtr<Object> storage = data_;
-    MapBaseObj::InsertOrAssign<DictObj>(&storage, k, v, details::AnyCellHash(&k));
-    if (storage.get() != data_.get()) {
-      // The entries moved to bigger storage: this object takes it over.
-      GetDictObj()->TakeStorageFrom(std::move(storage));
-    }
-  }
   /*! \brief Remove a key if present. */
   void erase(const K& key) {
     DictObj* n = GetDictObj();
@@ -163,31 +97,28 @@ class Dict : public ObjectRef {
   }
 
   /*! \return The dict object (nullptr only for a dict made with UnsafeInit). */
-  DictObj* GetDictObj() const noexcept { return static_cast<DictObj*>(data_.get()); }
-
-  using ContainerType = DictObj;
-  static constexpr bool _type_is_nullable = false;
+  DictObj* GetDictObj() const noexcept { return this->Obj(); }
 
  private:
-  const TVMFFIAny* FindCell(const K& key) const {
-    const DictObj* n = GetDictObj();
-    if (n == nullptr) return nullptr;
-    TVMFFIAny view = details::MapKeyView(key);
-    return n->FindValueCell(&view);
+  // The mutation policy (MapRefBase::Set): the one shared object, always.
+  TVM_FFI_INLINE DictObj* ObjForAssign() {
+    if (this->data_ == nullptr) this->data_ = MapBaseObj::CreateEmpty<DictObj>();
+    return GetDictObj();
   }
+  TVM_FFI_INLINE void InsertNew(TVMFFIAny k, TVMFFIAny v) {
+    ObjectPtr<Object> storage = this->data_;
+    MapBaseObj::InsertOrAssign<DictObj>(&storage, k, v, details::AnyCellHash(&k));
+    if (storage.get() != this->data_.get()) {
+      // The entries moved to bigger storage: this object takes it over.
+      GetDictObj()->TakeStorageFrom(std::move(storage));
+    }
+  }
+
+  friend MapBase;
 };
 
 template <typename K, typename V>
 inline constexpr bool use_default_type_traits_v<Dict<K, V>> = false;
-
-namespace details {
-struct DictKind {
-  static constexpr int32_t kIndex = TypeIndex::kTVMFFIDict;
-  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIMap;
-  static constexpr const char* kName = "Dict";
-  static constexpr const char* kKey = StaticTypeKey::kTVMFFIDict;
-};
-}  // namespace details
 
 // A Dict value converts from a Dict (shared: the same mutable object) or from
 // a Map (copied into a new Dict).

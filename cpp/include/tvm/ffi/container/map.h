@@ -73,18 +73,15 @@ static_assert(sizeof(MapObj) == sizeof(MapBaseObj), "MapObj adds no fields");
  * Reading never copies; Set / erase / clear copy the map first when another
  * reference shares it. K and V may be Any, or any type an Any can store.
  */
-template <typename K, typename V, typename = void>
-class Map : public ObjectRef {
- public:
-  static_assert(details::storage_enabled_v<K> && details::storage_enabled_v<V>,
-                "Map<K, V>: K and V must be storable in an Any");
-  using key_type = K;
-  using mapped_type = V;
+template <typename K, typename V, typename E = void>
+class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapKind> {
+  using MapBase = details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapKind>;
 
+ public:
   /*! \brief An empty map. */
-  Map() : ObjectRef(MapObj::Empty()) {}
-  explicit Map(UnsafeInit tag) noexcept : ObjectRef(tag) {}
-  explicit Map(ObjectPtr<Object> n) noexcept : ObjectRef(std::move(n)) {}
+  Map() : MapBase(MapObj::Empty()) {}
+  explicit Map(UnsafeInit tag) noexcept : MapBase(tag) {}
+  explicit Map(ObjectPtr<Object> n) noexcept : MapBase(std::move(n)) {}
   Map(const Map& other) noexcept = default;
   Map(Map&& other) noexcept = default;
   Map& operator=(const Map& other) = default;
@@ -94,12 +91,12 @@ class Map : public ObjectRef {
             typename = std::enable_if_t<(std::is_same_v<K, Any> || std::is_same_v<K, KU>)&&(
                                             std::is_same_v<V, Any> || std::is_same_v<V, VU>) &&
                                         !(std::is_same_v<K, KU> && std::is_same_v<V, VU>)>>
-  Map(const Map<KU, VU>& other) noexcept : ObjectRef(other) {}  // NOLINT(*)
+  Map(const Map<KU, VU>& other) noexcept : MapBase(other) {}  // NOLINT(*)
 
   /*! \brief From (key, value) pairs; a repeated key takes the last value. */
   template <typename IterType>
-  Map(IterType first, IterType last) : ObjectRef(MapObj::Create(details::MapRangeSize(first, last))) {
-    for (; first != last; ++first) Set((*first).first, (*first).second);
+  Map(IterType first, IterType last) : MapBase(MapObj::Create(details::MapRangeSize(first, last))) {
+    for (; first != last; ++first) this->Set((*first).first, (*first).second);
   }
   Map(std::initializer_list<std::pair<K, V>> init) : Map(init.begin(), init.end()) {}
   template <typename Hash, typename Equal>
@@ -108,100 +105,33 @@ class Map : public ObjectRef {
   template <typename Less>
   Map(const std::map<K, V, Less>& init) : Map(init.begin(), init.end()) {}  // NOLINT(*)
 
-  /*! \return The value of a key; KeyError naming the key when it is absent. */
-  V at(const K& key) const {
-    TVMFFIAny view = details::MapKeyView(key);
-    const MapObj* n = GetMapObj();
-    if (n == nullptr) MapObj::ThrowKeyError(&view);
-    return details::ElemOps<V>::CopyAfterCheck(n->AtCell(&view));
-  }
-  V operator[](const K& key) const { return at(key); }
-  /*! \return The value of a key, or an empty Optional. */
-  Optional<V> Get(const K& key) const {
-    const TVMFFIAny* cell = FindCell(key);
-    if (cell == nullptr) return Optional<V>(std::nullopt);
-    return Optional<V>(details::ElemOps<V>::CopyAfterCheck(cell));
-  }
-  /*! \return 1 when the key is present, else 0. */
-  size_t count(const K& key) const { return FindCell(key) != nullptr ? 1 : 0; }
-  /*! \return Whether the key is present. */
-  bool contains(const K& key) const { return FindCell(key) != nullptr; }
-  size_t size() const noexcept {
-    const MapObj* n = GetMapObj();
-    return n == nullptr ? 0 : n->size();
-  }
-  bool empty() const noexcept { return size() == 0; }
+  // Lookups, iteration and Set (copy-on-write): MapRefBase.
 
-  /*! \brief Set key to value (copy-on-write). */
-  void Set(const K& key, const V& value) {
-    TVMFFIAny v = details::MakeOwnedCell(V(value));
-    MapObj* n = GetMapObj();
-    if (n != nullptr && data_.unique()) {
-      // A present key in a unique map: only the value changes (no key copy).
-      TVMFFIAny view = details::MapKeyView(key);
-      if (n->AssignIfPresent(&view, details::AnyCellHash(&view), v)) return;
-    }
-    TVMFFIAny k;
-    try {
-      k = details::MakeOwnedCell(K(key));
-    } catch (...) {
-      details::ReleaseCell(&v);
-      throw;
-    }
-    try {
-      CopyOnWrite();
-    } catch (...) {
-      details::ReleaseCell(&k);
-      details::ReleaseCell(&v);
-      throw;
-    }
-    MapBaseObj::InsertOrAssign<MapObj>(&data_, k, v, details::AnyCellHash(&k));
-  }
   /*! \brief Remove a key if present (copy-on-write only when it is present). */
   void erase(const K& key) {
-    if (FindCell(key) == nullptr) return;
+    if (this->FindCell(key) == nullptr) return;
     TVMFFIAny view = details::MapKeyView(key);
     MapObj* n = CopyOnWrite();
     n->ErasePos(n->FindPos(&view, details::AnyCellHash(&view)));
   }
   /*! \brief Remove every entry. */
   void clear() {
-    if (data_ == nullptr) return;
-    if (data_.unique()) {
+    if (this->data_ == nullptr) return;
+    if (this->data_.unique()) {
       GetMapObj()->clear();
     } else {
-      data_ = MapObj::Empty();
+      this->data_ = MapObj::Empty();
     }
   }
 
   /*! \brief Make this reference the only one to its map (copying if shared). */
   MapObj* CopyOnWrite() {
-    if (data_ == nullptr) {
-      data_ = MapObj::Empty();
-    } else if (!data_.unique()) {
-      data_ = MapBaseObj::CopyOf<MapObj>(GetMapObj());
+    if (this->data_ == nullptr) {
+      this->data_ = MapObj::Empty();
+    } else if (!this->data_.unique()) {
+      this->data_ = MapBaseObj::CopyOf<MapObj>(GetMapObj());
     }
     return GetMapObj();
-  }
-
-  /*! \brief Iterates in the map's order (see the top of this file), yielding std::pair<K, V>. */
-  using iterator = details::MapTypedIterator<K, V>;
-
-  // A map made with UnsafeInit has no object: its begin() == end() (default iterators).
-  iterator begin() const {
-    const MapObj* n = GetMapObj();
-    return n == nullptr ? iterator() : iterator(n->begin());
-  }
-  iterator end() const {
-    const MapObj* n = GetMapObj();
-    return n == nullptr ? iterator() : iterator(n->end());
-  }
-  /*! \return An iterator at the key, or end(). */
-  iterator find(const K& key) const {
-    const MapObj* n = GetMapObj();
-    if (n == nullptr) return end();
-    TVMFFIAny view = details::MapKeyView(key);
-    return iterator(MapObj::iterator(n, n->FindPos(&view, details::AnyCellHash(&view))));
   }
 
   /*! \return Whether both maps hold equal values under equal keys (deep for containers). */
@@ -209,18 +139,26 @@ class Map : public ObjectRef {
   bool operator!=(const Map& other) const { return !(*this == other); }
 
   /*! \return The map object (nullptr only for a map made with UnsafeInit). */
-  MapObj* GetMapObj() const noexcept { return static_cast<MapObj*>(data_.get()); }
-
-  using ContainerType = MapObj;
-  static constexpr bool _type_is_nullable = false;
+  MapObj* GetMapObj() const noexcept { return this->Obj(); }
 
  private:
-  const TVMFFIAny* FindCell(const K& key) const {
-    const MapObj* n = GetMapObj();
-    if (n == nullptr) return nullptr;
-    TVMFFIAny view = details::MapKeyView(key);
-    return n->FindValueCell(&view);
+  // The mutation policy (MapRefBase::Set): a value is replaced in place only
+  // in a unique map; a new key goes into a copy when the map is shared.
+  TVM_FFI_INLINE MapObj* ObjForAssign() const noexcept {
+    return this->data_.unique() ? GetMapObj() : nullptr;
   }
+  TVM_FFI_INLINE void InsertNew(TVMFFIAny k, TVMFFIAny v) {
+    try {
+      CopyOnWrite();
+    } catch (...) {
+      details::ReleaseCell(&k);
+      details::ReleaseCell(&v);
+      throw;
+    }
+    MapBaseObj::InsertOrAssign<MapObj>(&this->data_, k, v, details::AnyCellHash(&k));
+  }
+
+  friend MapBase;
   template <typename, typename, typename>
   friend class Map;
 };
@@ -287,9 +225,9 @@ inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
 
 template <typename K, typename V, typename E>
 inline bool Map<K, V, E>::operator==(const Map& other) const {
-  if (data_ == other.data_) return true;
-  if (size() != other.size()) return false;
-  if (empty()) return true;
+  if (this->data_ == other.data_) return true;
+  if (this->size() != other.size()) return false;
+  if (this->empty()) return true;
   TVMFFIAny a, b;
   details::SetAnyObject(&a, details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this));
   details::SetAnyObject(&b, details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other));
@@ -299,15 +237,6 @@ inline bool Map<K, V, E>::operator==(const Map& other) const {
 
 template <typename K, typename V>
 inline constexpr bool use_default_type_traits_v<Map<K, V>> = false;
-
-namespace details {
-struct MapKind {
-  static constexpr int32_t kIndex = TypeIndex::kTVMFFIMap;
-  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIDict;
-  static constexpr const char* kName = "Map";
-  static constexpr const char* kKey = StaticTypeKey::kTVMFFIMap;
-};
-}  // namespace details
 
 // A Map value converts from a Map, or from a Dict by copying (a Map must not
 // alias a mutable Dict).

@@ -67,6 +67,7 @@
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
+#include <tvm/ffi/optional.h>
 
 #include <cstdint>
 #include <cstring>
@@ -80,6 +81,9 @@
 namespace tvm {
 namespace ffi {
 namespace details {
+
+template <typename Derived, typename K, typename V, typename ObjT, typename Kind>
+class MapRefBase;
 
 /*! \brief Jump distances of the dense form's chains, by the 7-bit jump code (0: no next). */
 struct MapJumpTable {
@@ -246,6 +250,8 @@ class MapBaseObj : public Object {
     friend class Map;
     template <typename, typename, typename>
     friend class Dict;
+    template <typename, typename, typename, typename, typename>
+    friend class details::MapRefBase;
   };
 
   MapBaseObj(const MapBaseObj&) = delete;
@@ -841,6 +847,8 @@ class MapBaseObj : public Object {
   friend class Map;
   template <typename, typename, typename>
   friend class Dict;
+  template <typename, typename, typename, typename, typename>
+  friend class details::MapRefBase;
 };
 
 static_assert(sizeof(MapBaseObj) == 56, "map object: header + data, size, slots, data_deleter");
@@ -910,6 +918,126 @@ class MapTypedIterator {
 
  private:
   MapBaseObj::iterator itr_;
+};
+
+/*! \brief What names Map and Dict (messages, type keys, conversions). */
+struct MapKind {
+  static constexpr int32_t kIndex = TypeIndex::kTVMFFIMap;
+  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIDict;
+  static constexpr const char* kName = "Map";
+  static constexpr const char* kKey = StaticTypeKey::kTVMFFIMap;
+};
+struct DictKind {
+  static constexpr int32_t kIndex = TypeIndex::kTVMFFIDict;
+  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIMap;
+  static constexpr const char* kName = "Dict";
+  static constexpr const char* kKey = StaticTypeKey::kTVMFFIDict;
+};
+
+/*!
+ * \brief The reference methods Map<K, V> and Dict<K, V> share: lookups,
+ *        iteration and Set.
+ *
+ * The two differ only in their mutation policy, which Derived supplies:
+ * `ObjT* ObjForAssign()` (the object a present key's value may be replaced
+ * in: Map's only when unique, else nullptr; Dict's always) and
+ * `void InsertNew(TVMFFIAny k, TVMFFIAny v)` (takes both owned cells:
+ * Map copies a shared object first, Dict keeps its one object when the
+ * entries move to bigger storage).
+ */
+template <typename Derived, typename K, typename V, typename ObjT, typename Kind>
+class MapRefBase : public ObjectRef {
+ public:
+  static_assert(storage_enabled_v<K> && storage_enabled_v<V>,
+                "Map<K, V> / Dict<K, V>: K and V must be storable in an Any");
+  using key_type = K;
+  using mapped_type = V;
+  /*! \brief Iterates in the map's order (see map.h), yielding std::pair<K, V>. */
+  using iterator = MapTypedIterator<K, V>;
+
+  /*! \return The value of a key; KeyError naming the key when it is absent. */
+  V at(const K& key) const {
+    TVMFFIAny view = MapKeyView(key);
+    const ObjT* n = Obj();
+    if (n == nullptr) MapBaseObj::ThrowKeyError(&view, Kind::kName);
+    return ElemOps<V>::CopyAfterCheck(n->AtCell(&view));
+  }
+  V operator[](const K& key) const { return at(key); }
+  /*! \return The value of a key, or an empty Optional. */
+  Optional<V> Get(const K& key) const {
+    const TVMFFIAny* cell = FindCell(key);
+    if (cell == nullptr) return Optional<V>(std::nullopt);
+    return Optional<V>(ElemOps<V>::CopyAfterCheck(cell));
+  }
+  /*! \return 1 when the key is present, else 0. */
+  size_t count(const K& key) const { return FindCell(key) != nullptr ? 1 : 0; }
+  /*! \return Whether the key is present. */
+  bool contains(const K& key) const { return FindCell(key) != nullptr; }
+  size_t size() const noexcept {
+    const ObjT* n = Obj();
+    return n == nullptr ? 0 : n->size();
+  }
+  bool empty() const noexcept { return size() == 0; }
+
+  // A reference made with UnsafeInit has no object: its begin() == end() (default iterators).
+  iterator begin() const {
+    const ObjT* n = Obj();
+    return n == nullptr ? iterator() : iterator(n->begin());
+  }
+  iterator end() const {
+    const ObjT* n = Obj();
+    return n == nullptr ? iterator() : iterator(n->end());
+  }
+  /*! \return An iterator at the key, or end(). */
+  iterator find(const K& key) const {
+    const ObjT* n = Obj();
+    if (n == nullptr) return end();
+    TVMFFIAny view = MapKeyView(key);
+    return iterator(MapBaseObj::iterator(n, n->FindPos(&view, AnyCellHash(&view))));
+  }
+
+  /*! \brief Set key to value. */
+  void Set(const K& key, const V& value) {
+    TVMFFIAny v = MakeOwnedCell(V(value));
+    ObjT* n;
+    try {  // a copy-on-write copy may run out of memory: v must not leak
+      n = static_cast<Derived*>(this)->ObjForAssign();
+    } catch (...) {
+      ReleaseCell(&v);
+      throw;
+    }
+    if (n != nullptr) {
+      // A present key: only the value changes (no key copy).
+      TVMFFIAny view = MapKeyView(key);
+      if (n->AssignIfPresent(&view, AnyCellHash(&view), v)) return;
+    }
+    TVMFFIAny k;
+    try {
+      k = MakeOwnedCell(K(key));
+    } catch (...) {
+      ReleaseCell(&v);
+      throw;
+    }
+    static_cast<Derived*>(this)->InsertNew(k, v);
+  }
+
+  using ContainerType = ObjT;
+  static constexpr bool _type_is_nullable = false;
+
+ protected:
+  explicit MapRefBase(ObjectPtr<Object> n) noexcept : ObjectRef(std::move(n)) {}
+  explicit MapRefBase(UnsafeInit tag) noexcept : ObjectRef(tag) {}
+  /*! \brief Share the object of another map reference. */
+  explicit MapRefBase(const ObjectRef& other) noexcept : ObjectRef(other) {}
+
+  /*! \return The object (nullptr only for a reference made with UnsafeInit). */
+  ObjT* Obj() const noexcept { return static_cast<ObjT*>(data_.get()); }
+  const TVMFFIAny* FindCell(const K& key) const {
+    const ObjT* n = Obj();
+    if (n == nullptr) return nullptr;
+    TVMFFIAny view = MapKeyView(key);
+    return n->FindValueCell(&view);
+  }
 };
 
 /*!

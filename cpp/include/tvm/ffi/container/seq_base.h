@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tvm {
@@ -158,6 +159,193 @@ std::vector<TVMFFIAny> MakeOwnedCells(IterType first, IterType last) {
   }
   return cells;
 }
+
+/*! \brief What names Array and List (messages, type keys, conversions). */
+struct ArrayKind {
+  static constexpr int32_t kIndex = TypeIndex::kTVMFFIArray;
+  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIList;
+  static constexpr const char* kName = "Array";
+  static constexpr const char* kKey = StaticTypeKey::kTVMFFIArray;
+};
+struct ListKind {
+  static constexpr int32_t kIndex = TypeIndex::kTVMFFIList;
+  static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIArray;
+  static constexpr const char* kName = "List";
+  static constexpr const char* kKey = StaticTypeKey::kTVMFFIList;
+};
+
+/*!
+ * \brief The reference methods Array<T> and List<T> share: reading, and every
+ *        mutation that only needs "a unique object with room for n more".
+ *
+ * The two differ only in their mutation policy, which Derived supplies as
+ * `ObjT* Writable(int64_t extra)`: Array copies a shared object first
+ * (copy-on-write), List grows its one shared object in place.
+ */
+template <typename Derived, typename T, typename ObjT, typename Kind>
+class SeqRefBase : public ObjectRef {
+ public:
+  static_assert(storage_enabled_v<T>, "Array<T> / List<T>: T must be storable in an Any");
+  using value_type = T;
+
+  /*! \brief Converts a cell to T for the iterators. */
+  struct ValueConverter {
+    using ResultType = T;
+    static T convert(const TVMFFIAny* cell) { return ElemOps<T>::CopyAfterCheck(cell); }
+    static T convert(const Any* cell) {
+      return ElemOps<T>::CopyAfterCheck(AnyUnsafe::TVMFFIAnyPtrFromAny(*cell));
+    }
+  };
+  using iterator = IterAdapter<ValueConverter, const Any*>;
+  using const_iterator = iterator;
+  using reverse_iterator = ReverseIterAdapter<ValueConverter, const Any*>;
+
+  // ---- reading ----
+  iterator begin() const { return iterator(Base()); }
+  iterator end() const { return iterator(Base() + size()); }
+  reverse_iterator rbegin() const { return reverse_iterator(Base() + size() - 1); }
+  reverse_iterator rend() const { return reverse_iterator(Base() - 1); }
+  /*! \return Element i; IndexError naming the index and the size when out of range. */
+  T operator[](int64_t i) const { return at(i); }
+  /*! \return Element i; IndexError naming the index and the size when out of range. */
+  T at(int64_t i) const { return ElemOps<T>::CopyAfterCheck(Checked(i)->Cells() + i); }
+  size_t size() const noexcept {
+    const ObjT* p = Obj();
+    return p == nullptr ? 0 : p->size();
+  }
+  size_t capacity() const noexcept {
+    const ObjT* p = Obj();
+    return p == nullptr ? 0 : p->capacity();
+  }
+  bool empty() const noexcept { return size() == 0; }
+  /*! \return The first element; IndexError when empty. */
+  T front() const { return at(0); }
+  /*! \return The last element; IndexError when empty. */
+  T back() const { return at(static_cast<int64_t>(size()) - 1); }
+
+  // ---- mutation, through Derived::Writable ----
+  // Room first, then the owned cell: making room may throw (out of memory),
+  // and must not leak a cell already made.
+  void push_back(const T& item) {
+    ObjT* p = Writable(1);
+    p->PushCell(MakeOwnedCell(T(item)));
+  }
+  template <typename... Args>
+  void emplace_back(Args&&... args) {
+    ObjT* p = Writable(1);
+    p->PushCell(MakeOwnedCell(T(std::forward<Args>(args)...)));
+  }
+  /*! \brief Insert val before position. */
+  void insert(iterator position, const T& val) {
+    int64_t idx = IndexOf(position);
+    ObjT* p = Writable(1);
+    TVMFFIAny cell = MakeOwnedCell(T(val));
+    p->OpenGap(idx, 1);
+    p->Cells()[idx] = cell;
+  }
+  /*! \brief Insert the values of [first, last) before position. */
+  template <typename IterType>
+  void insert(iterator position, IterType first, IterType last) {
+    int64_t idx = IndexOf(position);
+    std::vector<TVMFFIAny> cells = MakeOwnedCells<T>(first, last);
+    if (cells.empty()) return;
+    int64_t count = static_cast<int64_t>(cells.size());
+    ObjT* p;
+    try {
+      p = Writable(count);
+    } catch (...) {
+      ReleaseCells(&cells);
+      throw;
+    }
+    p->OpenGap(idx, count);
+    std::memcpy(static_cast<void*>(p->Cells() + idx), cells.data(), sizeof(TVMFFIAny) * count);
+  }
+  /*! \brief Remove the last element; IndexError when empty. */
+  void pop_back() {
+    int64_t n = static_cast<int64_t>(size());
+    if (n == 0) SeqBaseObj::ThrowIndexError(-1, 0, Kind::kName);
+    Writable(0)->ShrinkTo(n - 1);
+  }
+  /*! \brief Remove the element at position. */
+  void erase(iterator position) {
+    int64_t idx = IndexOf(position);
+    Checked(idx);
+    Writable(0)->EraseRange(idx, idx + 1);
+  }
+  /*! \brief Remove the elements of [first, last). */
+  void erase(iterator first, iterator last) {
+    int64_t st = IndexOf(first), ed = IndexOf(last);
+    if (st > ed) {
+      TVM_FFI_THROW(IndexError) << Kind::kName << "::erase: range [" << st << ", " << ed
+                                << ") is reversed";
+    }
+    if (st != ed) Writable(0)->EraseRange(st, ed);
+  }
+  /*! \brief Grow (with default-constructed T, None for Any) or shrink to n elements. */
+  void resize(int64_t n) {
+    if (n < 0) TVM_FFI_THROW(ValueError) << Kind::kName << "::resize: negative size " << n;
+    int64_t cur = static_cast<int64_t>(size());
+    if (n <= cur) {
+      if (n < cur) Writable(0)->ShrinkTo(n);
+      return;
+    }
+    ObjT* p = Writable(n - cur);
+    TVMFFIAny fill = MakeOwnedCell(DefaultValue());
+    for (int64_t i = cur; i < n; ++i) p->PushCell(CopyCell(fill));
+    ReleaseCell(&fill);
+  }
+  /*! \brief Set element i; IndexError when out of range. */
+  void Set(int64_t i, T value) {
+    Checked(i);
+    ObjT* p = Writable(0);
+    p->SetCell(i, MakeOwnedCell(std::move(value)));
+  }
+
+  using ContainerType = ObjT;
+  static constexpr bool _type_is_nullable = false;
+
+ protected:
+  explicit SeqRefBase(ObjectPtr<Object> n) noexcept : ObjectRef(std::move(n)) {}
+  explicit SeqRefBase(UnsafeInit tag) noexcept : ObjectRef(tag) {}
+  explicit SeqRefBase(std::nullptr_t) noexcept : ObjectRef(nullptr) {}
+  /*! \brief Share the object of another sequence reference. */
+  explicit SeqRefBase(const ObjectRef& other) noexcept : ObjectRef(other) {}
+  explicit SeqRefBase(ObjectRef&& other) noexcept : ObjectRef(std::move(other)) {}
+
+  /*! \return The object (nullptr only for a reference made with UnsafeInit). */
+  ObjT* Obj() const noexcept { return static_cast<ObjT*>(data_.get()); }
+  const Any* Base() const noexcept {
+    const ObjT* p = Obj();
+    return p == nullptr ? nullptr : p->begin();
+  }
+  /*! \return The object; IndexError unless 0 <= i < size. */
+  ObjT* Checked(int64_t i) const {
+    ObjT* p = Obj();
+    if (TVM_FFI_PREDICT_FALSE(p == nullptr)) SeqBaseObj::ThrowIndexError(i, 0, Kind::kName);
+    p->CheckIndex(i);
+    return p;
+  }
+  int64_t IndexOf(const iterator& it) const {
+    int64_t idx = it.base() - Base();
+    if (idx < 0 || idx > static_cast<int64_t>(size())) {
+      TVM_FFI_THROW(IndexError) << Kind::kName << ": iterator at " << idx << " is not in this "
+                                << Kind::kName << " of size " << size();
+    }
+    return idx;
+  }
+  ObjT* Writable(int64_t extra) { return static_cast<Derived*>(this)->MakeRoom(extra); }
+  static T DefaultValue() {
+    if constexpr (std::is_same_v<T, Any>) {
+      return Any();
+    } else if constexpr (std::is_default_constructible_v<T>) {
+      return T();
+    } else {
+      TVM_FFI_THROW(ValueError) << Kind::kName << "<" << ElemOps<T>::TypeStr()
+                                << ">::resize cannot grow: the element type has no default";
+      TVM_FFI_UNREACHABLE();
+    }
+  }
+};
 
 /*!
  * \brief Any conversions shared by Array and List. Kind names the reference:

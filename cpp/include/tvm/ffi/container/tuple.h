@@ -15,6 +15,7 @@
 
 #include <tvm/ffi/container/array.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -22,6 +23,82 @@
 
 namespace tvm {
 namespace ffi {
+
+namespace details {
+/*!
+ * \brief The rule of Tuple<Ts...> and std::tuple<Ts...> (extra/stl.h): an
+ *        Array of exactly sizeof...(Ts) elements whose element i is a Ts[i].
+ */
+template <typename... Ts>
+struct FixedSeqOps {
+  static constexpr int64_t kSize = static_cast<int64_t>(sizeof...(Ts));
+  using Seq = std::index_sequence_for<Ts...>;
+
+  /*! \return Whether src is an Array of kSize elements; *items is set to them. */
+  static bool Items(const TVMFFIAny* src, const TVMFFIAny** items) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return false;
+    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
+    *items = static_cast<const TVMFFIAny*>(cell->data);
+    return cell->size == kSize;
+  }
+  /*! \return Whether src holds every element exactly. */
+  static bool CheckStrict(const TVMFFIAny* src) {
+    const TVMFFIAny* items;
+    return Items(src, &items) && StrictAll(items, Seq{});
+  }
+  /*! \return The elements of a checked Array, copied. */
+  static std::tuple<Ts...> CopyAll(const TVMFFIAny* items) { return CopyAll(items, Seq{}); }
+  /*! \return The elements, converted; nullopt at the first that does not convert. */
+  static std::optional<std::tuple<Ts...>> TryCastAll(const TVMFFIAny* items) {
+    return TryCastAll(items, Seq{});
+  }
+  /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
+  static std::string MismatchInfo(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIArray) return TypeTraitsBase::GetMismatchTypeInfo(src);
+    const TVMFFIAny* items;
+    if (!Items(src, &items)) {
+      return "Array[size=" + std::to_string(TVMFFISeqGetCellPtr(src->v_obj)->size) + "]";
+    }
+    std::string info;
+    FirstMismatch(items, &info, Seq{});
+    return info.empty() ? std::string(StaticTypeKey::kTVMFFIArray) : info;
+  }
+
+ private:
+  template <size_t... Is>
+  static bool StrictAll(const TVMFFIAny* items, std::index_sequence<Is...>) {
+    (void)items;
+    return (ElemOps<Ts>::CheckStrict(items + Is) && ...);
+  }
+  template <size_t... Is>
+  static std::tuple<Ts...> CopyAll(const TVMFFIAny* items, std::index_sequence<Is...>) {
+    (void)items;
+    return std::tuple<Ts...>(ElemOps<Ts>::CopyAfterCheck(items + Is)...);
+  }
+  template <size_t... Is>
+  static std::optional<std::tuple<Ts...>> TryCastAll(const TVMFFIAny* items,
+                                                     std::index_sequence<Is...>) {
+    (void)items;
+    std::tuple<std::optional<Ts>...> parts;
+    // Left to right, stopping at the first element that does not convert.
+    bool ok = ((std::get<Is>(parts) = ElemOps<Ts>::TryCast(items + Is),
+                std::get<Is>(parts).has_value()) &&
+               ...);
+    if (!ok) return std::nullopt;
+    return std::tuple<Ts...>(*std::move(std::get<Is>(parts))...);
+  }
+  template <size_t... Is>
+  static void FirstMismatch(const TVMFFIAny* items, std::string* info, std::index_sequence<Is...>) {
+    (void)items;
+    (void)((ElemOps<Ts>::Convertible(items + Is)
+                ? false
+                : (*info = "Array[index " + std::to_string(Is) + ": " +
+                           ElemOps<Ts>::MismatchInfo(items + Is) + "]",
+                   true)) ||
+           ...);
+  }
+};
+}  // namespace details
 
 template <typename... Types>
 class Tuple : public ObjectRef {
@@ -128,74 +205,29 @@ inline constexpr bool use_default_type_traits_v<Tuple<Types...>> = false;
 template <typename... Types>
 struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types...>> {
   using Self = Tuple<Types...>;
+  using Ops = details::FixedSeqOps<Types...>;
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIArray;
-  static constexpr int64_t kSize = static_cast<int64_t>(sizeof...(Types));
   using ObjectRefTypeTraitsBase<Self>::CopyFromAnyViewAfterCheck;
 
-  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIArray) return false;
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    if (cell->size != kSize) return false;
-    return StrictAll(static_cast<const TVMFFIAny*>(cell->data), std::index_sequence_for<Types...>{});
-  }
+  TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) { return Ops::CheckStrict(src); }
 
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIArray) return std::nullopt;
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    if (cell->size != kSize) return std::nullopt;
+    const TVMFFIAny* items;
+    if (!Ops::Items(src, &items)) return std::nullopt;
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
-    ObjectPtr<ArrayObj> out = ArrayObj::Empty(kSize);
-    if (!ConvertAll(static_cast<const TVMFFIAny*>(cell->data), out.get(),
-                    std::index_sequence_for<Types...>{})) {
-      return std::nullopt;
-    }
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<Self>(ObjectPtr<Object>(std::move(out)));
+    std::optional<std::tuple<Types...>> values = Ops::TryCastAll(items);
+    if (!values.has_value()) return std::nullopt;
+    return std::make_from_tuple<Self>(*std::move(values));
   }
 
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
-  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIArray) return TypeTraitsBase::GetMismatchTypeInfo(src);
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    if (cell->size != kSize) return "Array[size=" + std::to_string(cell->size) + "]";
-    std::string info;
-    FirstMismatch(static_cast<const TVMFFIAny*>(cell->data), &info,
-                  std::index_sequence_for<Types...>{});
-    return info.empty() ? std::string(StaticTypeKey::kTVMFFIArray) : info;
-  }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) { return Ops::MismatchInfo(src); }
 
   static std::string TypeStr() {
     return details::ParamTypeStr<Types...>("Tuple");
   }
   static std::string TypeSchema() {
     return details::ParamTypeSchema<Types...>("Tuple");
-  }
-
- private:
-  template <size_t... Is>
-  static bool StrictAll(const TVMFFIAny* items, std::index_sequence<Is...>) {
-    return (details::ElemOps<Types>::CheckStrict(items + Is) && ...);
-  }
-  template <size_t... Is>
-  static bool ConvertAll(const TVMFFIAny* items, ArrayObj* out, std::index_sequence<Is...>) {
-    // Left to right, stopping at the first element that does not convert.
-    return (ConvertOne<Types>(items + Is, out) && ...);
-  }
-  template <typename T>
-  static bool ConvertOne(const TVMFFIAny* item, ArrayObj* out) {
-    std::optional<T> value = details::ElemOps<T>::TryCast(item);
-    if (!value.has_value()) return false;
-    out->PushCell(details::MakeOwnedCell(*std::move(value)));
-    return true;
-  }
-  template <size_t... Is>
-  static void FirstMismatch(const TVMFFIAny* items, std::string* info,
-                            std::index_sequence<Is...>) {
-    (void)((details::ElemOps<Types>::Convertible(items + Is)
-                ? false
-                : (*info = "Array[index " + std::to_string(Is) + ": " +
-                           details::ElemOps<Types>::MismatchInfo(items + Is) + "]",
-                   true)) ||
-           ...);
   }
 };
 

@@ -156,8 +156,8 @@ struct TypeTraits<Variant<Types...>> : public TypeTraitsBase {
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     std::optional<Self> result;
-    // First alternative whose conversion succeeds, in declaration order.
-    (void)(TryOne<Types>(src, &result) || ...);
+    details::TakeFirstAlternative<false, Types...>(
+        src, [&result](auto value) { result.emplace(Self(Any(std::move(value)), 0)); });
     return result;
   }
   static std::string TypeStr() {
@@ -167,14 +167,6 @@ struct TypeTraits<Variant<Types...>> : public TypeTraitsBase {
     return details::ParamTypeSchema<Types...>("Variant");
   }
 
- private:
-  template <typename T>
-  static bool TryOne(const TVMFFIAny* src, std::optional<Self>* out) {
-    std::optional<T> value = details::ElemOps<T>::TryCast(src);
-    if (!value.has_value()) return false;
-    out->emplace(Self(Any(*std::move(value)), 0));
-    return true;
-  }
 };
 
 template <typename... V>

@@ -177,7 +177,9 @@ class ModuleObj : public Object {
     return AnyView::CopyFromTVMFFIAny(v);
   }
 
-  // Layout shared with libtvmffi (runtime/module.cc): a static string it owns.
+ protected:
+  // Layout shared with libtvmffi: runtime/module.cc's object derives from this
+  // class and sets kind_ to a static string it owns.
   const char* kind_;
 };
 

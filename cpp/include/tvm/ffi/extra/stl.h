@@ -126,11 +126,60 @@ struct StdSeqTraitsBase : public TypeTraitsBase {
   }
 };
 
-/*! \brief Base of the map bridges: a Map with keys of K and values of V. */
-template <typename K, typename V>
+template <typename M, typename = void>
+struct StdMapHasReserve : std::false_type {};
+template <typename M>
+struct StdMapHasReserve<M, std::void_t<decltype(std::declval<M&>().reserve(size_t{0}))>>
+    : std::true_type {};
+
+/*!
+ * \brief The map bridges (std::map, std::unordered_map: Self): a Map with
+ *        keys of K and values of V, entries emplaced in the Map's order.
+ */
+template <typename Self, typename K, typename V>
 struct StdMapTraitsBase : public TypeTraitsBase {
   static constexpr bool storage_enabled = false;
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIMap;
+
+  template <typename U = Self>
+  static void CopyToAnyView(const U&, TVMFFIAny*) {
+    StdTypeCannotBeViewed<U>();
+  }
+  static void MoveToAny(Self src, TVMFFIAny* result) { MoveMapToAny(src, result); }
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
+    Self out = Sized(n->size());
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      out.emplace(ElemOps<K>::CopyAfterCheck(it.key_cell()),
+                  ElemOps<V>::CopyAfterCheck(it.value_cell()));
+    }
+    return out;
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    Self out = CopyFromAnyViewAfterCheck(src);
+    ReleaseCell(src);
+    return out;
+  }
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index != TypeIndex::kTVMFFIMap) return std::nullopt;
+    Self out = Sized(reinterpret_cast<const MapObj*>(src->v_obj)->size());
+    if (!ConvertEntries(src, [&out](K k, V v) { out.emplace(std::move(k), std::move(v)); })) {
+      return std::nullopt;
+    }
+    return out;
+  }
+  /*! \return `{"type":"<name>","args":[K, V]}`. */
+  static std::string SchemaOf(const char* name) {
+    return std::string("{\"type\":\"") + name + "\",\"args\":[" + ArgsSchema() + "]}";
+  }
+
+  /*! \return An empty Self with room for n entries where Self can reserve. */
+  static Self Sized(size_t n) {
+    Self out;
+    if constexpr (StdMapHasReserve<Self>::value) out.reserve(n);
+    (void)n;
+    return out;
+  }
 
   template <typename M>
   static void MoveMapToAny(M&& src, TVMFFIAny* result) {
@@ -313,16 +362,16 @@ struct TypeTraits<std::array<T, N>> : public details::StdSeqTraitsBase<T> {
 template <typename... Ts>
 struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
   using Self = std::tuple<Ts...>;
+  using Ops = details::FixedSeqOps<Ts...>;  // the rule of ffi::Tuple (tuple.h)
   static constexpr bool storage_enabled = false;
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIArray;
-  static constexpr int64_t kSize = static_cast<int64_t>(sizeof...(Ts));
 
   template <typename U = Self>
   static void CopyToAnyView(const U&, TVMFFIAny*) {
     details::StdTypeCannotBeViewed<U>();
   }
   static void MoveToAny(Self src, TVMFFIAny* result) {
-    ObjectPtr<ArrayObj> p = ArrayObj::Empty(kSize);
+    ObjectPtr<ArrayObj> p = ArrayObj::Empty(Ops::kSize);
     std::apply(
         [&p](auto&&... values) {
           (p->PushCell(details::MakeOwnedCell(Ts(std::move(values)))), ...);
@@ -330,15 +379,9 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
         std::move(src));
     details::SetAnyObject(result, details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(p)));
   }
-  static bool CheckAnyStrict(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIArray) return false;
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    if (cell->size != kSize) return false;
-    return StrictAll(static_cast<const TVMFFIAny*>(cell->data), std::index_sequence_for<Ts...>{});
-  }
+  static bool CheckAnyStrict(const TVMFFIAny* src) { return Ops::CheckStrict(src); }
   static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
-    const TVMFFIAny* items = static_cast<const TVMFFIAny*>(TVMFFISeqGetCellPtr(src->v_obj)->data);
-    return Build(items, std::index_sequence_for<Ts...>{});
+    return Ops::CopyAll(static_cast<const TVMFFIAny*>(TVMFFISeqGetCellPtr(src->v_obj)->data));
   }
   static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
     Self out = CopyFromAnyViewAfterCheck(src);
@@ -346,54 +389,17 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
     return out;
   }
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIArray) return std::nullopt;
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    if (cell->size != kSize) return std::nullopt;
-    return TryBuild(static_cast<const TVMFFIAny*>(cell->data), std::index_sequence_for<Ts...>{});
+    const TVMFFIAny* items;
+    if (!Ops::Items(src, &items)) return std::nullopt;
+    return Ops::TryCastAll(items);
   }
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
-  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIArray) return TypeIndexToTypeKey(src->type_index);
-    const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(src->v_obj);
-    if (cell->size != kSize) return "Array[size=" + std::to_string(cell->size) + "]";
-    std::string info;
-    FirstMismatch(static_cast<const TVMFFIAny*>(cell->data), &info, std::index_sequence_for<Ts...>{});
-    return info.empty() ? std::string(StaticTypeKey::kTVMFFIArray) : info;
-  }
+  static std::string GetMismatchTypeInfo(const TVMFFIAny* src) { return Ops::MismatchInfo(src); }
   static std::string TypeStr() {
     return details::ParamTypeStr<Ts...>("std::tuple");
   }
   static std::string TypeSchema() {
     return details::ParamTypeSchema<Ts...>("std::tuple");
-  }
-
- private:
-  template <size_t... Is>
-  static bool StrictAll(const TVMFFIAny* items, std::index_sequence<Is...>) {
-    return (details::ElemOps<Ts>::CheckStrict(items + Is) && ...);
-  }
-  template <size_t... Is>
-  static Self Build(const TVMFFIAny* items, std::index_sequence<Is...>) {
-    return Self(details::ElemOps<Ts>::CopyAfterCheck(items + Is)...);
-  }
-  template <size_t... Is>
-  static void FirstMismatch(const TVMFFIAny* items, std::string* info,
-                            std::index_sequence<Is...>) {
-    (void)((details::ElemOps<Ts>::Convertible(items + Is)
-                ? false
-                : (*info = "Array[index " + std::to_string(Is) + ": " +
-                           details::ElemOps<Ts>::MismatchInfo(items + Is) + "]",
-                   true)) ||
-           ...);
-  }
-  template <size_t... Is>
-  static std::optional<Self> TryBuild(const TVMFFIAny* items, std::index_sequence<Is...>) {
-    std::tuple<std::optional<Ts>...> parts;
-    bool ok = ((std::get<Is>(parts) = details::ElemOps<Ts>::TryCast(items + Is),
-                std::get<Is>(parts).has_value()) &&
-               ...);
-    if (!ok) return std::nullopt;
-    return Self(*std::move(std::get<Is>(parts))...);
   }
 };
 
@@ -402,82 +408,19 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
 // ---------------------------------------------------------------------------
 
 template <typename K, typename V, typename Less, typename Alloc>
-struct TypeTraits<std::map<K, V, Less, Alloc>> : public details::StdMapTraitsBase<K, V> {
-  using Self = std::map<K, V, Less, Alloc>;
-  using Base = details::StdMapTraitsBase<K, V>;
-
-  template <typename U = Self>
-  static void CopyToAnyView(const U&, TVMFFIAny*) {
-    details::StdTypeCannotBeViewed<U>();
-  }
-  static void MoveToAny(Self src, TVMFFIAny* result) { Base::MoveMapToAny(src, result); }
-  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
-    Self out;
-    const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
-    for (auto it = n->begin(); it != n->end(); ++it) {
-      out.emplace(details::ElemOps<K>::CopyAfterCheck(it.key_cell()),
-                  details::ElemOps<V>::CopyAfterCheck(it.value_cell()));
-    }
-    return out;
-  }
-  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
-    Self out = CopyFromAnyViewAfterCheck(src);
-    details::ReleaseCell(src);
-    return out;
-  }
-  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIMap) return std::nullopt;
-    Self out;
-    if (!Base::ConvertEntries(src, [&out](K k, V v) { out.emplace(std::move(k), std::move(v)); })) {
-      return std::nullopt;
-    }
-    return out;
-  }
+struct TypeTraits<std::map<K, V, Less, Alloc>>
+    : public details::StdMapTraitsBase<std::map<K, V, Less, Alloc>, K, V> {
+  using Base = details::StdMapTraitsBase<std::map<K, V, Less, Alloc>, K, V>;
   static std::string TypeStr() { return "std::map<" + Base::ArgsStr() + ">"; }
-  static std::string TypeSchema() {
-    return "{\"type\":\"std::map\",\"args\":[" + Base::ArgsSchema() + "]}";
-  }
+  static std::string TypeSchema() { return Base::SchemaOf("std::map"); }
 };
 
 template <typename K, typename V, typename Hash, typename Equal, typename Alloc>
 struct TypeTraits<std::unordered_map<K, V, Hash, Equal, Alloc>>
-    : public details::StdMapTraitsBase<K, V> {
-  using Self = std::unordered_map<K, V, Hash, Equal, Alloc>;
-  using Base = details::StdMapTraitsBase<K, V>;
-
-  template <typename U = Self>
-  static void CopyToAnyView(const U&, TVMFFIAny*) {
-    details::StdTypeCannotBeViewed<U>();
-  }
-  static void MoveToAny(Self src, TVMFFIAny* result) { Base::MoveMapToAny(src, result); }
-  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
-    const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
-    Self out;
-    out.reserve(n->size());
-    for (auto it = n->begin(); it != n->end(); ++it) {
-      out.emplace(details::ElemOps<K>::CopyAfterCheck(it.key_cell()),
-                  details::ElemOps<V>::CopyAfterCheck(it.value_cell()));
-    }
-    return out;
-  }
-  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
-    Self out = CopyFromAnyViewAfterCheck(src);
-    details::ReleaseCell(src);
-    return out;
-  }
-  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
-    if (src->type_index != TypeIndex::kTVMFFIMap) return std::nullopt;
-    Self out;
-    out.reserve(reinterpret_cast<const MapObj*>(src->v_obj)->size());
-    if (!Base::ConvertEntries(src, [&out](K k, V v) { out.emplace(std::move(k), std::move(v)); })) {
-      return std::nullopt;
-    }
-    return out;
-  }
+    : public details::StdMapTraitsBase<std::unordered_map<K, V, Hash, Equal, Alloc>, K, V> {
+  using Base = details::StdMapTraitsBase<std::unordered_map<K, V, Hash, Equal, Alloc>, K, V>;
   static std::string TypeStr() { return "std::unordered_map<" + Base::ArgsStr() + ">"; }
-  static std::string TypeSchema() {
-    return "{\"type\":\"std::unordered_map\",\"args\":[" + Base::ArgsSchema() + "]}";
-  }
+  static std::string TypeSchema() { return Base::SchemaOf("std::unordered_map"); }
 };
 
 // ---------------------------------------------------------------------------
@@ -529,7 +472,7 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
   /*! \brief The first alternative that holds the value exactly. */
   static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     std::optional<Self> out;
-    (void)(TakeStrict<Ts>(src, &out) || ...);
+    details::TakeFirstAlternative<true, Ts...>(src, Emplacer{&out});
     return *std::move(out);
   }
   static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
@@ -541,7 +484,7 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     std::optional<Self> out;
-    (void)(TakeConverted<Ts>(src, &out) || ...);
+    details::TakeFirstAlternative<false, Ts...>(src, Emplacer{&out});
     return out;
   }
   static std::string TypeStr() {
@@ -552,19 +495,14 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
   }
 
  private:
-  template <typename A>
-  static bool TakeStrict(const TVMFFIAny* src, std::optional<Self>* out) {
-    if (!details::ElemOps<A>::CheckStrict(src)) return false;
-    out->emplace(std::in_place_type<A>, details::ElemOps<A>::CopyAfterCheck(src));
-    return true;
-  }
-  template <typename A>
-  static bool TakeConverted(const TVMFFIAny* src, std::optional<Self>* out) {
-    std::optional<A> value = details::ElemOps<A>::TryCast(src);
-    if (!value.has_value()) return false;
-    out->emplace(std::in_place_type<A>, *std::move(value));
-    return true;
-  }
+  /*! \brief Holds the alternative it is given (by its own type, so equal types stay apart). */
+  struct Emplacer {
+    std::optional<Self>* out;
+    template <typename A>
+    void operator()(A value) const {
+      out->emplace(std::in_place_type<A>, std::move(value));
+    }
+  };
 };
 
 }  // namespace ffi
