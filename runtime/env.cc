@@ -96,20 +96,18 @@ DLPackManagedTensorAllocator CurrentAllocator() {
   return a != nullptr ? a : g_allocator.load(std::memory_order_acquire);
 }
 
-// What the allocator reports through its SetError callback.
+// What the allocator reports through its SetError callback. The strings are
+// made only when it does: an allocation that succeeds constructs nothing.
 struct AllocErrorContext {
-  bool set = false;
-  std::string kind;
-  std::string message;
+  std::unique_ptr<std::pair<std::string, std::string>> error;  // kind, message
 };
 
 void AllocSetError(void* error_ctx, const char* kind, const char* message) {
   auto* ctx = static_cast<AllocErrorContext*>(error_ctx);
   if (ctx == nullptr) return;
   try {
-    ctx->kind = kind != nullptr ? kind : "RuntimeError";
-    ctx->message = message != nullptr ? message : "";
-    ctx->set = true;
+    ctx->error = std::make_unique<std::pair<std::string, std::string>>(
+        kind != nullptr ? kind : "RuntimeError", message != nullptr ? message : "");
   } catch (...) {
     // out of memory: the caller reports a generic failure
   }
@@ -233,7 +231,7 @@ int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
     if (rc == 0 && managed == nullptr) {
       Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator returned 0 but no tensor");
     }
-    if (err.set) ThrowError(err.kind.c_str(), err.message);
+    if (err.error != nullptr) ThrowError(err.error->first.c_str(), err.error->second);
     Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator failed (code ", rc,
           ") without reporting an error");
   }

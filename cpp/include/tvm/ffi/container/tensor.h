@@ -143,17 +143,27 @@ TVM_FFI_INLINE int64_t StrideOf(const DLTensor& t, int32_t i) noexcept {
   return t.strides != nullptr ? t.strides[i] : CompactStride(t.shape, t.ndim, i);
 }
 
-/*! \brief ValueError unless the extents are non-negative (shape/strides of a new tensor). */
-inline void CheckNewTensorShape(const char* api, ShapeView shape) {
-  if (TVM_FFI_PREDICT_FALSE(shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
+/*! \brief The error of CheckNewTensorShape (out of line: the check stays a few instructions). */
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowBadNewTensorShape(const char* api,
+                                                                            ShapeView shape) {
+  if (shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     TVM_FFI_THROW(ValueError) << api << ": too many dimensions (" << shape.size() << ")";
   }
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (TVM_FFI_PREDICT_FALSE(shape[i] < 0)) {
-      TVM_FFI_THROW(ValueError) << api << ": shape " << shape << " has a negative extent in dimension "
-                                << i;
-    }
+  size_t i = 0;
+  while (i < shape.size() && shape[i] >= 0) ++i;
+  TVM_FFI_THROW(ValueError) << api << ": shape " << shape << " has a negative extent in dimension "
+                            << i;
+}
+
+/*! \brief ValueError unless the extents are non-negative (shape/strides of a new tensor). */
+TVM_FFI_INLINE void CheckNewTensorShape(const char* api, ShapeView shape) {
+  if (TVM_FFI_PREDICT_FALSE(shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
+    ThrowBadNewTensorShape(api, shape);
   }
+  // One test for all extents: the OR of the extents is negative if one is.
+  int64_t sign = 0;
+  for (size_t i = 0; i < shape.size(); ++i) sign |= shape[i];
+  if (TVM_FFI_PREDICT_FALSE(sign < 0)) ThrowBadNewTensorShape(api, shape);
 }
 
 }  // namespace details
