@@ -62,7 +62,7 @@ wait "$ours_pid"
 wait "$upstream_pid"
 
 sides=(ours upstream)
-cases=${CASES:-$("$WORK/ours" --list | tr '\n' ' ')}
+cases=${CASES:-$("$WORK/ours" --list | grep -vx floor | tr '\n' ' ')}
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c "$CPU")
 

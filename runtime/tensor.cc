@@ -30,8 +30,9 @@ struct TensorObject {
   TensorOrigin origin;
   bool pooled;     // a block of the per-thread pool (kPoolBlock bytes)
   uint64_t flags;  // DLPack flags, reported again on versioned export
-  void* managed;
-  TVMFFIObject* source;
+  // What the tensor holds, by origin: the DLManagedTensor(Versioned) whose
+  // deleter runs once, or the viewed tensor (a reference).
+  void* owner;
   // followed by optional int64_t storage for shape / strides
 };
 static_assert(offsetof(TensorObject, dl) == sizeof(TVMFFIObject));
@@ -126,32 +127,25 @@ void FreeTensor(TensorObject* t) {
   FreeObjectMemory(t);
 }
 
-// Hand a tensor's source back: the producer's deleter (exactly once), or the
+// Hand a tensor's owner back: the producer's deleter (exactly once), or the
 // reference to the viewed tensor. Takes the fields, not the tensor, so that
 // the block can be recycled first and this be the deleter's last (tail) call.
-inline void ReleaseSource(TensorOrigin origin, void* managed, TVMFFIObject* source) {
-  switch (origin) {
-    case TensorOrigin::kLegacyDLPack: {
-      auto* m = static_cast<DLManagedTensor*>(managed);
-      if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-      break;
-    }
-    case TensorOrigin::kVersionedDLPack: {
-      auto* m = static_cast<DLManagedTensorVersioned*>(managed);
-      if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-      break;
-    }
-    case TensorOrigin::kView:
-      DecRef(source);
-      break;
+inline void ReleaseOwner(TensorOrigin origin, void* owner) {
+  if (origin == TensorOrigin::kView) {
+    DecRef(static_cast<TVMFFIObject*>(owner));
+  } else if (origin == TensorOrigin::kVersionedDLPack) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(owner);
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  } else {
+    auto* m = static_cast<DLManagedTensor*>(owner);
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
   }
 }
 
 TVMFFI_RT_NOINLINE void TensorDeleterSlow(TensorObject* t, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    ReleaseSource(t->origin, t->managed, t->source);
-    t->managed = nullptr;
-    t->source = nullptr;
+    ReleaseOwner(t->origin, t->owner);
+    t->owner = nullptr;
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeTensor(t);
 }
@@ -159,16 +153,15 @@ TVMFFI_RT_NOINLINE void TensorDeleterSlow(TensorObject* t, int flags) {
 void TensorDeleter(void* self, int flags) {
   auto* t = static_cast<TensorObject*>(self);
   // The usual case -- no weak references, room in this thread's pool -- with
-  // no frame: the block joins the pool, then the source goes (a tail call).
+  // no frame: the block joins the pool, then the owner goes (a tail call).
   if (TVMFFI_RT_LIKELY(flags == kTVMFFIObjectDeleterFlagBitMaskBoth && t->pooled &&
                        tl_pool.count < kPoolMax && tl_pool.armed)) {
     const TensorOrigin origin = t->origin;
-    void* managed = t->managed;
-    TVMFFIObject* source = t->source;
+    void* owner = t->owner;
     *reinterpret_cast<void**>(t) = tl_pool.head;
     tl_pool.head = t;
     ++tl_pool.count;
-    ReleaseSource(origin, managed, source);
+    ReleaseOwner(origin, owner);
     return;
   }
   TensorDeleterSlow(t, flags);
@@ -370,8 +363,7 @@ TVMFFIObject* FillImported(TensorObject* t, M* from, bool fill_strides) {
     t->origin = TensorOrigin::kLegacyDLPack;
     t->flags = 0;
   }
-  t->managed = from;
-  t->source = nullptr;
+  t->owner = from;
   if (fill_strides) {
     t->dl.strides = TailOf(t);
     FillCompactStrides(src.shape, src.ndim, t->dl.strides);
@@ -558,8 +550,7 @@ int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prot
   t->dl = *prototype;
   t->origin = TensorOrigin::kView;
   t->flags = FlagsOf(src);
-  t->managed = nullptr;
-  t->source = src;
+  t->owner = src;
   IncRef(src);
   // Own copies: the prototype's arrays are only borrowed for this call.
   int64_t* shape = TailOf(t);
