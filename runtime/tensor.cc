@@ -394,7 +394,7 @@ inline __attribute__((always_inline)) TVMFFIObject* TryImportPlain(M* from) {
 }
 
 template <typename M>
-TVMFFIObject* Import(M* from, int32_t require_alignment, int32_t require_contiguous,
+TVMFFI_RT_NOINLINE TVMFFIObject* Import(M* from, int32_t require_alignment, int32_t require_contiguous,
                      bool out_missing, const char* api) {
   CheckNotNull(from, api, "from");
   // From here on we own `from`: any failure runs its deleter exactly once.
@@ -470,10 +470,12 @@ M* Export(TVMFFIObject* obj) {
 
 TVMFFIObject* TensorFromManagedVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
                                          int32_t require_contiguous, const char* api) {
-  if (from != nullptr && require_alignment <= 0 && require_contiguous == 0) {
-    if (TVMFFIObject* obj = TryImportPlain(from)) return obj;
+  if (TVMFFI_RT_UNLIKELY(from == nullptr || require_alignment > 0 || require_contiguous != 0)) {
+    return Import(from, require_alignment, require_contiguous, false, api);
   }
-  return Import(from, require_alignment, require_contiguous, false, api);
+  TVMFFIObject* obj = TryImportPlain(from);
+  // No requirement (a non-positive alignment is none): the checked path gets zeros.
+  return TVMFFI_RT_LIKELY(obj != nullptr) ? obj : Import(from, 0, 0, false, api);
 }
 
 }  // namespace rt

@@ -260,6 +260,120 @@ class TensorObjFromNDAlloc : public TensorObj {
   TNDAlloc alloc_;
 };
 
+/*
+ * Blocks of FromNDAlloc tensors, recycled per thread: the object's malloc and
+ * free are otherwise most of the cost of a small tensor. Every block of at
+ * most kNDAllocBlockBytes is allocated at that size, so any one serves any
+ * such tensor, whichever binary or thread made it. A thread's blocks are
+ * freed when it exits. Sanitizer builds do not recycle (use-after-free stays
+ * visible).
+ */
+inline constexpr size_t kNDAllocBlockBytes = 128;
+inline constexpr int32_t kNDAllocPoolMax = 32;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kNDAllocUsePool = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+inline constexpr bool kNDAllocUsePool = false;
+#else
+inline constexpr bool kNDAllocUsePool = true;
+#endif
+#else
+inline constexpr bool kNDAllocUsePool = true;
+#endif
+
+struct NDAllocPool {  // trivially destructible and constant-initialised: no TLS guard
+  void* head;
+  int32_t count;  // kNDAllocPoolMax once the thread's closer ran: nothing joins then
+  bool armed;     // the closer is registered for this thread
+};
+inline thread_local NDAllocPool nd_alloc_pool{nullptr, 0, false};
+
+struct NDAllocPoolCloser {
+  ~NDAllocPoolCloser() {
+    NDAllocPool& pool = nd_alloc_pool;
+    while (pool.head != nullptr) {
+      void* next = *static_cast<void**>(pool.head);
+      ::operator delete(pool.head);
+      pool.head = next;
+    }
+    pool.count = kNDAllocPoolMax;
+  }
+  void Arm() noexcept { nd_alloc_pool.armed = true; }
+};
+inline thread_local NDAllocPoolCloser nd_alloc_pool_closer;
+
+// Registers the closer (its first use does): a thread_local with a destructor
+// is reached through a guard, so only once per thread.
+TVM_FFI_NOINLINE inline void ArmNDAllocPool() noexcept { nd_alloc_pool_closer.Arm(); }
+
+TVM_FFI_INLINE void* NDAllocBlock(size_t size) {
+  if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
+    NDAllocPool& pool = nd_alloc_pool;
+    if (void* mem = pool.head) {
+      pool.head = *static_cast<void**>(mem);
+      --pool.count;
+      return mem;
+    }
+    return ::operator new(kNDAllocBlockBytes);
+  }
+  return ::operator new(size);
+}
+
+// `size` is the size NDAllocBlock was asked for.
+TVM_FFI_INLINE void NDFreeBlock(void* mem, size_t size) noexcept {
+  if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
+    NDAllocPool& pool = nd_alloc_pool;
+    if (pool.count < kNDAllocPoolMax) {
+      if (TVM_FFI_PREDICT_FALSE(!pool.armed)) ArmNDAllocPool();
+      *static_cast<void**>(mem) = pool.head;
+      pool.head = mem;
+      ++pool.count;
+      return;
+    }
+  }
+  ::operator delete(mem);
+}
+
+/*! \brief The deleter of FromNDAlloc tensors: FreeData, then the block back. */
+template <typename T>
+void NDAllocTensorDeleter(void* self, int flags) {
+  T* tptr = ObjectUnsafe::RawObjectPtrFromUnowned<T>(static_cast<TVMFFIObject*>(self));
+  if (flags == kTVMFFIObjectDeleterFlagBitMaskBoth) {
+    const size_t size = sizeof(T) + 2 * sizeof(int64_t) * static_cast<size_t>(tptr->ndim);
+    tptr->T::~T();
+    NDFreeBlock(tptr, size);
+    return;
+  }
+  // With weak references the size is gone by the time the block is: no recycling.
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) tptr->T::~T();
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) ::operator delete(tptr);
+}
+
+/*! \brief make_inplace_array_object for FromNDAlloc tensors, with recycled blocks. */
+template <typename TNDAlloc, typename... Args>
+ObjectPtr<TensorObjFromNDAlloc<TNDAlloc>> MakeNDAllocTensor(size_t ndim, Args&&... args) {
+  using T = TensorObjFromNDAlloc<TNDAlloc>;
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ && sizeof(T) % alignof(int64_t) == 0,
+                "shape and strides follow the object");
+  const size_t size = sizeof(T) + 2 * sizeof(int64_t) * ndim;
+  void* mem = NDAllocBlock(size);
+  T* ptr;
+  try {
+    ptr = new (mem) T(std::forward<Args>(args)...);
+  } catch (...) {
+    NDFreeBlock(mem, size);
+    throw;
+  }
+  // As make_object's header, with this deleter.
+  TVMFFIObject* header = ObjectUnsafe::GetHeader(ptr);
+  header->combined_ref_count = kCombinedRefCountBothOne;
+  header->type_index = T::RuntimeTypeIndex();
+  header->__padding = 0;
+  header->deleter = &NDAllocTensorDeleter<T>;
+  return ObjectUnsafe::ObjectPtrFromOwned<T>(static_cast<Object*>(ptr));
+}
+
 }  // namespace details
 
 // ---------------------------------------------------------------------------
@@ -363,9 +477,9 @@ class Tensor : public ObjectRef {
   static Tensor FromNDAlloc(TNDAlloc alloc, ShapeView shape, DLDataType dtype, DLDevice device,
                             ExtraArgs&&... extra_args) {
     details::CheckNewTensorShape("FromNDAlloc", shape);
-    return Tensor(make_inplace_array_object<details::TensorObjFromNDAlloc<TNDAlloc>, int64_t>(
-        shape.size() * 2, std::move(alloc), shape, nullptr, dtype, device,
-        std::forward<ExtraArgs>(extra_args)...));
+    return Tensor(details::MakeNDAllocTensor<TNDAlloc>(shape.size(), std::move(alloc), shape,
+                                                       nullptr, dtype, device,
+                                                       std::forward<ExtraArgs>(extra_args)...));
   }
 
   /*!
@@ -384,9 +498,9 @@ class Tensor : public ObjectRef {
       ThrowStridesLengthMismatch("FromNDAllocStrided", shape, strides);
     }
     CheckStridesFitCompact(shape, strides);
-    return Tensor(make_inplace_array_object<details::TensorObjFromNDAlloc<TNDAlloc>, int64_t>(
-        shape.size() * 2, std::move(alloc), shape, strides.data(), dtype, device,
-        std::forward<ExtraArgs>(extra_args)...));
+    return Tensor(details::MakeNDAllocTensor<TNDAlloc>(shape.size(), std::move(alloc), shape,
+                                                       strides.data(), dtype, device,
+                                                       std::forward<ExtraArgs>(extra_args)...));
   }
 
   /*!
