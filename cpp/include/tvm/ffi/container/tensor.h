@@ -542,10 +542,10 @@ class Tensor : public ObjectRef {
       if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
       ThrowAlignmentTooLarge("FromDLPack", require_alignment);
     }
-    TVMFFIObjectHandle out = nullptr;
+    TVMFFIObjectHandle out;  // set whenever the call returns 0, read only then
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorFromDLPack(
         tensor, static_cast<int32_t>(require_alignment), require_contiguous ? 1 : 0, &out));
-    return FromOwnedHandle(out);
+    return FromImported(out);
   }
 
   /*! \brief As FromDLPack for a versioned DLPack tensor; flags (read-only) are kept. */
@@ -556,10 +556,10 @@ class Tensor : public ObjectRef {
       if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
       ThrowAlignmentTooLarge("FromDLPackVersioned", require_alignment);
     }
-    TVMFFIObjectHandle out = nullptr;
+    TVMFFIObjectHandle out;  // set whenever the call returns 0, read only then
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorFromDLPackVersioned(
         tensor, static_cast<int32_t>(require_alignment), require_contiguous ? 1 : 0, &out));
-    return FromOwnedHandle(out);
+    return FromImported(out);
   }
 
   /*! \brief Export as a legacy DLPack tensor sharing the data; the consumer calls its deleter once. */
@@ -591,6 +591,12 @@ class Tensor : public ObjectRef {
                                                                              size_t alignment) {
     TVM_FFI_THROW(ValueError) << api << ": require_alignment " << alignment
                               << " is larger than the C API accepts (int32)";
+  }
+  // The import's C function returns an ffi.Tensor whenever it returns 0 (its
+  // contract, ours and upstream's): no second check.
+  static Tensor FromImported(TVMFFIObjectHandle handle) noexcept {
+    return Tensor(details::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(
+        static_cast<TVMFFIObject*>(handle)));
   }
   static Tensor FromOwnedHandle(TVMFFIObjectHandle handle) {
     TVMFFIObject* obj = static_cast<TVMFFIObject*>(handle);
