@@ -13,7 +13,8 @@
 #   UPSTREAM_SRC  upstream's source tree (headers in include/, DLPack in
 #                 3rdparty/dlpack/include)            -- required
 #   UPSTREAM_LIB  the folder holding upstream's libtvm_ffi.so -- required
-#   OUR_LIB       the folder holding our libtvmffi.so (default: build/runtime)
+#   OUR_LIB       the folder holding our libtvmffi.so and its libtvm_ffi.so link
+#                 (default: build/runtime)
 #   CXX           compiler (default: g++); CXXFLAGS (default: -O2 -DNDEBUG)
 #   ROUNDS        wall rounds per side (default 7); CPU: the core (default 1)
 #   N1, N2        callgrind iteration counts (default 2000, 12000)
