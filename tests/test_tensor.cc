@@ -474,6 +474,25 @@ TEST_CASE("FromNDAlloc: recycled blocks, other threads, weak references", "[tens
   CHECK(CountingAlloc::allocs == made);
 }
 
+TEST_CASE("FromNDAlloc: an over-aligned allocator object", "[tensor]") {
+  struct alignas(64) AlignedAlloc {
+    int* frees;
+    void AllocData(DLTensor* t) { t->data = std::malloc(GetDataSize(*t)); }
+    void FreeData(DLTensor* t) {
+      std::free(t->data);
+      ++*frees;
+    }
+  };
+  int frees = 0;
+  {
+    Tensor t = Tensor::FromNDAlloc(AlignedAlloc{&frees}, {2, 3}, dl_float32, kCPU);
+    CHECK(reinterpret_cast<uintptr_t>(t.get()) % 64 == 0);
+    CHECK(t.shape() == ShapeView({2, 3}));
+    CHECK(t.stride(0) == 3);
+  }
+  CHECK(frees == 1);
+}
+
 TEST_CASE("FromNDAlloc: the guide's CPUNDAlloc", "[tensor]") {
   ffi::Tensor cpu_tensor = ffi::Tensor::FromNDAlloc(CPUNDAlloc(), {16}, dl_float32, kCPU);
   float* data = static_cast<float*>(cpu_tensor.data_ptr());

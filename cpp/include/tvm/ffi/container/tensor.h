@@ -354,24 +354,28 @@ void NDAllocTensorDeleter(void* self, int flags) {
 template <typename TNDAlloc, typename... Args>
 ObjectPtr<TensorObjFromNDAlloc<TNDAlloc>> MakeNDAllocTensor(size_t ndim, Args&&... args) {
   using T = TensorObjFromNDAlloc<TNDAlloc>;
-  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ && sizeof(T) % alignof(int64_t) == 0,
-                "shape and strides follow the object");
-  const size_t size = sizeof(T) + 2 * sizeof(int64_t) * ndim;
-  void* mem = NDAllocBlock(size);
-  T* ptr;
-  try {
-    ptr = new (mem) T(std::forward<Args>(args)...);
-  } catch (...) {
-    NDFreeBlock(mem, size);
-    throw;
+  if constexpr (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+    // An over-aligned allocator object: make_object's aligned allocation, no recycling.
+    return make_inplace_array_object<T, int64_t>(2 * ndim, std::forward<Args>(args)...);
+  } else {
+    static_assert(sizeof(T) % alignof(int64_t) == 0, "shape and strides follow the object");
+    const size_t size = sizeof(T) + 2 * sizeof(int64_t) * ndim;
+    void* mem = NDAllocBlock(size);
+    T* ptr;
+    try {
+      ptr = new (mem) T(std::forward<Args>(args)...);
+    } catch (...) {
+      NDFreeBlock(mem, size);
+      throw;
+    }
+    // As make_object's header, with this deleter.
+    TVMFFIObject* header = ObjectUnsafe::GetHeader(ptr);
+    header->combined_ref_count = kCombinedRefCountBothOne;
+    header->type_index = T::RuntimeTypeIndex();
+    header->__padding = 0;
+    header->deleter = &NDAllocTensorDeleter<T>;
+    return ObjectUnsafe::ObjectPtrFromOwned<T>(static_cast<Object*>(ptr));
   }
-  // As make_object's header, with this deleter.
-  TVMFFIObject* header = ObjectUnsafe::GetHeader(ptr);
-  header->combined_ref_count = kCombinedRefCountBothOne;
-  header->type_index = T::RuntimeTypeIndex();
-  header->__padding = 0;
-  header->deleter = &NDAllocTensorDeleter<T>;
-  return ObjectUnsafe::ObjectPtrFromOwned<T>(static_cast<Object*>(ptr));
 }
 
 }  // namespace details
