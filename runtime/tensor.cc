@@ -69,24 +69,31 @@ constexpr bool kUsePool = true;
 #endif
 
 struct TensorPool {  // trivially destructible: valid until the thread is gone
-  void* head;
-  int count;   // kPoolMax once the thread's closer ran: nothing joins then
-  bool armed;  // the closer below is registered for this thread
+  void* slot;  // the block released last, taken first: a make/drop loop only touches this
+  void* head;  // the others, a list of at most kPoolMax
+  int count;   // blocks in the list
+  bool armed;  // the closer below is registered for this thread (false again once it ran)
+  bool closed;
 };
 // Initial-exec TLS, as env.cc's hot state: one load, no __tls_get_addr.
-__attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullptr, 0, false};
+__attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullptr, nullptr, 0,
+                                                                         false, false};
 
 // Its destructor frees the blocks when the thread ends. A thread_local with a
 // destructor is reached through a guard (and __tls_get_addr), so it is touched
 // once per thread, on the first put.
 struct TensorPoolCloser {
   ~TensorPoolCloser() {
+    tl_pool.closed = true;
+    tl_pool.armed = false;
+    std::free(tl_pool.slot);
+    tl_pool.slot = nullptr;
     while (tl_pool.head != nullptr) {
       void* next = *static_cast<void**>(tl_pool.head);
       std::free(tl_pool.head);
       tl_pool.head = next;
     }
-    tl_pool.count = kPoolMax;
+    tl_pool.count = 0;
   }
   void Arm() { tl_pool.armed = true; }
 };
@@ -100,16 +107,27 @@ TVMFFI_RT_NOINLINE TensorObject* AllocTensorSlow(size_t size) {
   return t;
 }
 
-TensorObject* AllocTensor(size_t size) {
-  if (kUsePool && size <= kPoolBlock && tl_pool.head != nullptr) {
-    // A pooled block was a tensor of ours: only the counts (where the link
-    // was) need resetting; type index, deleter and `pooled` are still set.
-    void* mem = tl_pool.head;
+// A block of this thread's pool, or NULL when it has none.
+inline TensorObject* PopPooled() {
+  void* mem = tl_pool.slot;
+  if (TVMFFI_RT_LIKELY(mem != nullptr)) {
+    tl_pool.slot = nullptr;
+  } else {
+    mem = tl_pool.head;
+    if (mem == nullptr) return nullptr;
     tl_pool.head = *static_cast<void**>(mem);
     --tl_pool.count;
-    auto* t = static_cast<TensorObject*>(mem);
-    t->header.combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
-    return t;
+  }
+  // A pooled block was a tensor of ours: only the counts (where a link may
+  // have been) need resetting; type index, deleter and `pooled` are still set.
+  auto* t = static_cast<TensorObject*>(mem);
+  t->header.combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
+  return t;
+}
+
+TensorObject* AllocTensor(size_t size) {
+  if (kUsePool && size <= kPoolBlock) {
+    if (TensorObject* t = PopPooled()) return t;
   }
   return AllocTensorSlow(size);
 }
@@ -117,12 +135,18 @@ TensorObject* AllocTensor(size_t size) {
 TVMFFI_RT_NOINLINE void ArmPoolCloser() { tl_pool_closer.Arm(); }
 
 void FreeTensor(TensorObject* t) {
-  if (t->pooled && tl_pool.count < kPoolMax) {
+  if (t->pooled && !tl_pool.closed) {
     if (TVMFFI_RT_UNLIKELY(!tl_pool.armed)) ArmPoolCloser();
-    *reinterpret_cast<void**>(t) = tl_pool.head;
-    tl_pool.head = t;
-    ++tl_pool.count;
-    return;
+    if (tl_pool.slot == nullptr) {
+      tl_pool.slot = t;
+      return;
+    }
+    if (tl_pool.count < kPoolMax) {
+      *reinterpret_cast<void**>(t) = tl_pool.head;
+      tl_pool.head = t;
+      ++tl_pool.count;
+      return;
+    }
   }
   FreeObjectMemory(t);
 }
@@ -152,16 +176,12 @@ TVMFFI_RT_NOINLINE void TensorDeleterSlow(TensorObject* t, int flags) {
 
 void TensorDeleter(void* self, int flags) {
   auto* t = static_cast<TensorObject*>(self);
-  // The usual case -- no weak references, room in this thread's pool -- with
-  // no frame: the block joins the pool, then the owner goes (a tail call).
+  // The usual case -- no weak references, this thread's slot free -- with no
+  // frame: the block takes the slot, then the owner goes (a tail call).
   if (TVMFFI_RT_LIKELY(flags == kTVMFFIObjectDeleterFlagBitMaskBoth && t->pooled &&
-                       tl_pool.count < kPoolMax && tl_pool.armed)) {
-    const TensorOrigin origin = t->origin;
-    void* owner = t->owner;
-    *reinterpret_cast<void**>(t) = tl_pool.head;
-    tl_pool.head = t;
-    ++tl_pool.count;
-    ReleaseOwner(origin, owner);
+                       tl_pool.armed && tl_pool.slot == nullptr)) {
+    tl_pool.slot = t;
+    ReleaseOwner(t->origin, t->owner);  // the slot holds the block: its fields are intact
     return;
   }
   TensorDeleterSlow(t, flags);
@@ -386,11 +406,13 @@ inline __attribute__((always_inline)) TVMFFIObject* TryImportPlain(M* from) {
     if (TVMFFI_RT_UNLIKELY(from->version.major != DLPACK_MAJOR_VERSION)) return nullptr;
   }
   const DLTensor& src = from->dl_tensor;
-  if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape(src) || tl_pool.head == nullptr)) return nullptr;
+  if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape(src))) return nullptr;
   const bool fill_strides = NeedsStrides(src);
   const size_t size = sizeof(TensorObject) + (fill_strides ? src.ndim * sizeof(int64_t) : 0);
   if (TVMFFI_RT_UNLIKELY(size > kPoolBlock)) return nullptr;
-  return FillImported(AllocTensor(size), from, fill_strides);
+  TensorObject* t = PopPooled();
+  if (TVMFFI_RT_UNLIKELY(t == nullptr)) return nullptr;
+  return FillImported(t, from, fill_strides);
 }
 
 template <typename M>

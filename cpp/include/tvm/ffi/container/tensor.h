@@ -283,21 +283,27 @@ inline constexpr bool kNDAllocUsePool = true;
 #endif
 
 struct NDAllocPool {  // trivially destructible and constant-initialised: no TLS guard
-  void* head;
-  int32_t count;  // kNDAllocPoolMax once the thread's closer ran: nothing joins then
-  bool armed;     // the closer is registered for this thread
+  void* slot;     // the block released last, taken first: a make/drop loop only touches this
+  void* head;     // the others, a list of at most kNDAllocPoolMax
+  int32_t count;  // blocks in the list
+  bool armed;     // the closer is registered for this thread (false again once it ran)
+  bool closed;    // the closer ran: nothing joins any more
 };
-inline thread_local NDAllocPool nd_alloc_pool{nullptr, 0, false};
+inline thread_local NDAllocPool nd_alloc_pool{nullptr, nullptr, 0, false, false};
 
 struct NDAllocPoolCloser {
   ~NDAllocPoolCloser() {
     NDAllocPool& pool = nd_alloc_pool;
+    pool.closed = true;
+    pool.armed = false;  // off the fast path of NDFreeBlock
+    ::operator delete(pool.slot);
+    pool.slot = nullptr;
     while (pool.head != nullptr) {
       void* next = *static_cast<void**>(pool.head);
       ::operator delete(pool.head);
       pool.head = next;
     }
-    pool.count = kNDAllocPoolMax;
+    pool.count = 0;
   }
   void Arm() noexcept { nd_alloc_pool.armed = true; }
 };
@@ -310,6 +316,10 @@ TVM_FFI_NOINLINE inline void ArmNDAllocPool() noexcept { nd_alloc_pool_closer.Ar
 TVM_FFI_INLINE void* NDAllocBlock(size_t size) {
   if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
     NDAllocPool& pool = nd_alloc_pool;
+    if (void* mem = pool.slot) {
+      pool.slot = nullptr;
+      return mem;
+    }
     if (void* mem = pool.head) {
       pool.head = *static_cast<void**>(mem);
       --pool.count;
@@ -324,12 +334,22 @@ TVM_FFI_INLINE void* NDAllocBlock(size_t size) {
 TVM_FFI_INLINE void NDFreeBlock(void* mem, size_t size) noexcept {
   if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
     NDAllocPool& pool = nd_alloc_pool;
-    if (pool.count < kNDAllocPoolMax) {
-      if (TVM_FFI_PREDICT_FALSE(!pool.armed)) ArmNDAllocPool();
-      *static_cast<void**>(mem) = pool.head;
-      pool.head = mem;
-      ++pool.count;
+    if (TVM_FFI_PREDICT_TRUE(pool.armed && pool.slot == nullptr)) {
+      pool.slot = mem;
       return;
+    }
+    if (!pool.closed) {
+      if (!pool.armed) ArmNDAllocPool();
+      if (pool.slot == nullptr) {
+        pool.slot = mem;
+        return;
+      }
+      if (pool.count < kNDAllocPoolMax) {
+        *static_cast<void**>(mem) = pool.head;
+        pool.head = mem;
+        ++pool.count;
+        return;
+      }
     }
   }
   ::operator delete(mem);
