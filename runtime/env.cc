@@ -42,13 +42,15 @@ __attribute__((tls_model("initial-exec"))) thread_local DLPackManagedTensorAlloc
 
 // The (device, stream) pair this thread used last: a kernel asks for the stream
 // of one device over and over, and this answers without touching the table.
-// The initial key is no valid (type, id) pair.
+// Compared field by field (cheaper than building a 64-bit key). The initial
+// pair is no valid device, and NULL is the right answer for it anyway.
 struct LastStream {
-  uint64_t key;
+  int32_t device_type;
+  int32_t device_id;
   TVMFFIStreamHandle stream;
 };
-__attribute__((tls_model("initial-exec"))) thread_local LastStream tls_last_stream = {
-    ~uint64_t{0}, nullptr};
+__attribute__((tls_model("initial-exec"))) thread_local LastStream tls_last_stream = {-1, -1,
+                                                                                      nullptr};
 
 // Owns the thread's table and frees it when the thread exits.
 struct StreamTableOwner {
@@ -75,13 +77,12 @@ TVMFFIStreamHandle* FindStreamSlot(StreamTable* t, int32_t device_type, int32_t 
 }
 
 // Not the last-used pair: look in the table and remember the answer.
-TVMFFI_RT_NOINLINE TVMFFIStreamHandle GetStreamMiss(uint64_t key, int32_t device_type,
-                                                    int32_t device_id) {
+TVMFFI_RT_NOINLINE TVMFFIStreamHandle GetStreamMiss(int32_t device_type, int32_t device_id) {
   StreamTable* t = tls_streams;
   if (t == nullptr || device_type < 0 || device_id < 0) return nullptr;
   TVMFFIStreamHandle* slot = FindStreamSlot(t, device_type, device_id);
   TVMFFIStreamHandle stream = slot != nullptr ? *slot : nullptr;
-  tls_last_stream = LastStream{key, stream};
+  tls_last_stream = LastStream{device_type, device_id, stream};
   return stream;
 }
 
@@ -96,23 +97,29 @@ DLPackManagedTensorAllocator CurrentAllocator() {
   return a != nullptr ? a : g_allocator.load(std::memory_order_acquire);
 }
 
-// What the allocator reports through its SetError callback.
+// What the allocator reports through its SetError callback. The strings are
+// made only when it does: an allocation that succeeds constructs nothing.
 struct AllocErrorContext {
-  bool set = false;
-  std::string kind;
-  std::string message;
+  std::unique_ptr<std::pair<std::string, std::string>> error;  // kind, message
 };
 
 void AllocSetError(void* error_ctx, const char* kind, const char* message) {
   auto* ctx = static_cast<AllocErrorContext*>(error_ctx);
   if (ctx == nullptr) return;
   try {
-    ctx->kind = kind != nullptr ? kind : "RuntimeError";
-    ctx->message = message != nullptr ? message : "";
-    ctx->set = true;
+    ctx->error = std::make_unique<std::pair<std::string, std::string>>(
+        kind != nullptr ? kind : "RuntimeError", message != nullptr ? message : "");
   } catch (...) {
     // out of memory: the caller reports a generic failure
   }
+}
+
+// The error of an allocation that returned no tensor (rc == 0: none although it succeeded).
+[[noreturn]] TVMFFI_RT_COLD void ThrowAllocFailed(int rc, const AllocErrorContext& err) {
+  if (rc == 0) Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator returned 0 but no tensor");
+  if (err.error != nullptr) Throw(err.error->first.c_str(), err.error->second);
+  Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator failed (code ", rc,
+        ") without reporting an error");
 }
 
 // ---------------------------------------------------------------------------
@@ -189,14 +196,16 @@ int TVMFFIEnvSetStream(int32_t device_type, int32_t device_id, TVMFFIStreamHandl
   if (slot == nullptr) slot = &t->slow[StreamKey(device_type, device_id)];
   if (opt_out_original_stream != nullptr) *opt_out_original_stream = *slot;
   *slot = stream;
-  tls_last_stream = LastStream{StreamKey(device_type, device_id), stream};
+  tls_last_stream = LastStream{device_type, device_id, stream};
   TVM_FFI_SAFE_CALL_END();
 }
 
 TVMFFIStreamHandle TVMFFIEnvGetStream(int32_t device_type, int32_t device_id) {
-  uint64_t key = StreamKey(device_type, device_id);
-  if (TVMFFI_RT_LIKELY(tls_last_stream.key == key)) return tls_last_stream.stream;
-  return GetStreamMiss(key, device_type, device_id);  // never throws: lookups only
+  if (TVMFFI_RT_LIKELY(tls_last_stream.device_type == device_type &&
+                       tls_last_stream.device_id == device_id)) {
+    return tls_last_stream.stream;
+  }
+  return GetStreamMiss(device_type, device_id);  // never throws: lookups only
 }
 
 int TVMFFIEnvSetDLPackManagedTensorAllocator(
@@ -229,14 +238,7 @@ int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
   DLManagedTensorVersioned* managed = nullptr;
   AllocErrorContext err;
   int rc = alloc(prototype, &managed, &err, AllocSetError);
-  if (rc != 0 || managed == nullptr) {
-    if (rc == 0 && managed == nullptr) {
-      Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator returned 0 but no tensor");
-    }
-    if (err.set) Throw(err.kind.c_str(), err.message);
-    Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator failed (code ", rc,
-          ") without reporting an error");
-  }
+  if (TVMFFI_RT_UNLIKELY(rc != 0 || managed == nullptr)) ThrowAllocFailed(rc, err);
   *out = TensorFromManagedVersioned(managed, 0, 0, "TVMFFIEnvTensorAlloc");
   TVM_FFI_SAFE_CALL_END();
 }

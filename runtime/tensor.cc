@@ -5,12 +5,14 @@
  * (the ABI), then private bookkeeping and, when needed, inline shape/stride
  * storage.
  */
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
 #include <tvm/ffi/details/tensor_geometry.h>
 
 #include "internal.h"
+
 
 namespace tvmffi {
 namespace rt {
@@ -28,8 +30,9 @@ struct TensorObject {
   TensorOrigin origin;
   bool pooled;     // a block of the per-thread pool (kPoolBlock bytes)
   uint64_t flags;  // DLPack flags, reported again on versioned export
-  void* managed;
-  TVMFFIObject* source;
+  // What the tensor holds, by origin: the DLManagedTensor(Versioned) whose
+  // deleter runs once, or the viewed tensor (a reference).
+  void* owner;
   // followed by optional int64_t storage for shape / strides
 };
 static_assert(offsetof(TensorObject, dl) == sizeof(TVMFFIObject));
@@ -49,29 +52,42 @@ void TensorDeleter(void* self, int flags);
 // strides are recycled per thread: otherwise a malloc and a free are most of
 // a DLPack import and its release. They are plain malloc blocks of one size,
 // so a block freed on another thread joins that thread's pool. Sanitizer
-// builds skip the pool, so that use-after-free stays visible.
+// builds skip the pool, so that use-after-free stays visible (and hold the
+// import's fast checks to the full ones, see ValidateShape).
 constexpr size_t kPooledDims = 4;
 constexpr size_t kPoolBlock = sizeof(TensorObject) + 2 * kPooledDims * sizeof(int64_t);
 constexpr int kPoolMax = 64;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TVMFFI_RT_SANITIZING 1  // clang's spelling
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(TVMFFI_RT_SANITIZING)
 constexpr bool kUsePool = false;
 #else
 constexpr bool kUsePool = true;
 #endif
 
 struct TensorPool {  // trivially destructible: valid until the thread is gone
-  void* head;
-  int count;
+  void* slot;  // the block released last, taken first: a make/drop loop only touches this
+  void* head;  // the others, a list of at most kPoolMax
+  int count;   // blocks in the list
+  bool armed;  // the closer below is registered for this thread (false again once it ran)
   bool closed;
 };
 // Initial-exec TLS, as env.cc's hot state: one load, no __tls_get_addr.
-__attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullptr, 0, false};
+__attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullptr, nullptr, 0,
+                                                                         false, false};
 
-// Its destructor frees the blocks when the thread ends; armed by the first put.
+// Its destructor frees the blocks when the thread ends. A thread_local with a
+// destructor is reached through a guard (and __tls_get_addr), so it is touched
+// once per thread, on the first put.
 struct TensorPoolCloser {
-  bool armed = false;
   ~TensorPoolCloser() {
     tl_pool.closed = true;
+    tl_pool.armed = false;
+    std::free(tl_pool.slot);
+    tl_pool.slot = nullptr;
     while (tl_pool.head != nullptr) {
       void* next = *static_cast<void**>(tl_pool.head);
       std::free(tl_pool.head);
@@ -79,63 +95,96 @@ struct TensorPoolCloser {
     }
     tl_pool.count = 0;
   }
+  void Arm() { tl_pool.armed = true; }
 };
-__attribute__((tls_model("initial-exec"))) thread_local TensorPoolCloser tl_pool_closer;
+thread_local TensorPoolCloser tl_pool_closer;
 
-TensorObject* AllocTensor(size_t size) {
-  TVMFFIObject* obj;
-  bool pooled = false;
-  if (kUsePool && size <= kPoolBlock) {
-    pooled = true;
-    if (tl_pool.head != nullptr) {
-      void* mem = tl_pool.head;
-      tl_pool.head = *static_cast<void**>(mem);
-      --tl_pool.count;
-      obj = InitObjectHeader(mem, kTVMFFITensor, TensorDeleter);
-    } else {
-      obj = AllocObject(kPoolBlock, kTVMFFITensor, TensorDeleter);
-    }
-  } else {
-    obj = AllocObject(size, kTVMFFITensor, TensorDeleter);
-  }
+TVMFFI_RT_NOINLINE TensorObject* AllocTensorSlow(size_t size) {
+  const bool pooled = kUsePool && size <= kPoolBlock;
+  TVMFFIObject* obj = AllocObject(pooled ? kPoolBlock : size, kTVMFFITensor, TensorDeleter);
   auto* t = reinterpret_cast<TensorObject*>(obj);
   t->pooled = pooled;
   return t;
 }
 
+// A block of this thread's pool, or NULL when it has none.
+inline TensorObject* PopPooled() {
+  void* mem = tl_pool.slot;
+  if (TVMFFI_RT_LIKELY(mem != nullptr)) {
+    tl_pool.slot = nullptr;
+  } else {
+    mem = tl_pool.head;
+    if (mem == nullptr) return nullptr;
+    tl_pool.head = *static_cast<void**>(mem);
+    --tl_pool.count;
+  }
+  // A pooled block was a tensor of ours: only the counts (where a link may
+  // have been) need resetting; type index, deleter and `pooled` are still set.
+  auto* t = static_cast<TensorObject*>(mem);
+  t->header.combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
+  return t;
+}
+
+TensorObject* AllocTensor(size_t size) {
+  if (kUsePool && size <= kPoolBlock) {
+    if (TensorObject* t = PopPooled()) return t;
+  }
+  return AllocTensorSlow(size);
+}
+
+TVMFFI_RT_NOINLINE void ArmPoolCloser() { tl_pool_closer.Arm(); }
+
 void FreeTensor(TensorObject* t) {
-  if (t->pooled && !tl_pool.closed && tl_pool.count < kPoolMax) {
-    tl_pool_closer.armed = true;
-    *reinterpret_cast<void**>(t) = tl_pool.head;
-    tl_pool.head = t;
-    ++tl_pool.count;
-    return;
+  if (t->pooled && !tl_pool.closed) {
+    if (TVMFFI_RT_UNLIKELY(!tl_pool.armed)) ArmPoolCloser();
+    if (tl_pool.slot == nullptr) {
+      tl_pool.slot = t;
+      return;
+    }
+    if (tl_pool.count < kPoolMax) {
+      *reinterpret_cast<void**>(t) = tl_pool.head;
+      tl_pool.head = t;
+      ++tl_pool.count;
+      return;
+    }
   }
   FreeObjectMemory(t);
 }
 
-void TensorDeleter(void* self, int flags) {
-  auto* t = static_cast<TensorObject*>(self);
+// Hand a tensor's owner back: the producer's deleter (exactly once), or the
+// reference to the viewed tensor. Takes the fields, not the tensor, so that
+// the block can be recycled first and this be the deleter's last (tail) call.
+inline void ReleaseOwner(TensorOrigin origin, void* owner) {
+  if (origin == TensorOrigin::kView) {
+    DecRef(static_cast<TVMFFIObject*>(owner));
+  } else if (origin == TensorOrigin::kVersionedDLPack) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(owner);
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  } else {
+    auto* m = static_cast<DLManagedTensor*>(owner);
+    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+  }
+}
+
+TVMFFI_RT_NOINLINE void TensorDeleterSlow(TensorObject* t, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    switch (t->origin) {
-      case TensorOrigin::kLegacyDLPack: {
-        auto* m = static_cast<DLManagedTensor*>(t->managed);
-        if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-        break;
-      }
-      case TensorOrigin::kVersionedDLPack: {
-        auto* m = static_cast<DLManagedTensorVersioned*>(t->managed);
-        if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-        break;
-      }
-      case TensorOrigin::kView:
-        DecRef(t->source);
-        break;
-    }
-    t->managed = nullptr;
-    t->source = nullptr;
+    ReleaseOwner(t->origin, t->owner);
+    t->owner = nullptr;
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeTensor(t);
+}
+
+void TensorDeleter(void* self, int flags) {
+  auto* t = static_cast<TensorObject*>(self);
+  // The usual case -- no weak references, this thread's slot free -- with no
+  // frame: the block takes the slot, then the owner goes (a tail call).
+  if (TVMFFI_RT_LIKELY(flags == kTVMFFIObjectDeleterFlagBitMaskBoth && t->pooled &&
+                       tl_pool.armed && tl_pool.slot == nullptr)) {
+    tl_pool.slot = t;
+    ReleaseOwner(t->origin, t->owner);  // the slot holds the block: its fields are intact
+    return;
+  }
+  TensorDeleterSlow(t, flags);
 }
 
 // Flags of a tensor we created; a Tensor made by another binary has none we know of.
@@ -155,7 +204,7 @@ uint64_t FlagsOf(const TVMFFIObject* obj) {
   Throw("ValueError", api, ": ", what, " is too large: its ", part, " overflows int64");
 }
 
-void ValidateShape(const DLTensor& t, const char* api, const char* what) {
+TVMFFI_RT_NOINLINE void ValidateShapeFull(const DLTensor& t, const char* api, const char* what) {
   if (t.ndim < 0 || t.ndim > kMaxNDim) {
     Throw("ValueError", api, ": ", what, " has ndim ", t.ndim, ", expected 0..", kMaxNDim);
   }
@@ -230,57 +279,177 @@ void ValidateShape(const DLTensor& t, const char* api, const char* what) {
   }
 }
 
-void ValidateImport(const DLTensor& t, int32_t require_alignment, int32_t require_contiguous,
-                    const char* api) {
-  ValidateShape(t, api, "the DLPack tensor");
-  if (require_alignment > 0) {
-    if (!IsAligned(t, static_cast<size_t>(require_alignment))) {
-      Throw("ValueError", api, ": data is not aligned to ", require_alignment,
-            " bytes (data=", t.data, ", byte_offset=", t.byte_offset, ")");
+// ValidateShapeFull's common case in one pass: header fields in range, NULL
+// or compact row-major strides (strides[i] == the product of the later
+// extents, in every dimension), no overflow, non-NULL data. The span is then
+// numel - 1, so ValidateShapeFull's checks reduce to the ones below. false
+// for anything else -- an error, or merely another layout: ValidateShapeFull
+// decides those and throws the precise error.
+inline bool IsPlainValidShape(const DLTensor& t) {
+  // Early exits rather than accumulated flags, and few values live across
+  // the loop: fewer instructions and no saved registers when all is well.
+  const DLDataType dt = t.dtype;
+  if (TVMFFI_RT_UNLIKELY(static_cast<uint32_t>(t.ndim) > static_cast<uint32_t>(kMaxNDim))) {
+    return false;
+  }
+  if (TVMFFI_RT_UNLIKELY(static_cast<uint32_t>(dt.bits) * dt.lanes == 0)) return false;
+  if (TVMFFI_RT_UNLIKELY(dt.code > kDLFloat4_e2m1fn && dt.code < kCustomTypeCodeBegin)) return false;
+  if (TVMFFI_RT_UNLIKELY(!IsValidDeviceType(t.device.device_type))) return false;
+  if (TVMFFI_RT_UNLIKELY(t.device.device_id < 0)) return false;
+  int64_t numel = 1;
+  if (t.ndim > 0) {
+    const int64_t* shape = t.shape;
+    const int64_t* strides = t.strides;
+    if (TVMFFI_RT_UNLIKELY(shape == nullptr)) return false;
+    int64_t sign = 0;  // OR of the extents: negative if one is
+    int64_t i = t.ndim - 1;
+    if (strides == nullptr) {
+      do {
+        sign |= shape[i];
+        if (TVMFFI_RT_UNLIKELY(__builtin_mul_overflow(numel, shape[i], &numel))) return false;
+      } while (--i >= 0);
+    } else {
+      do {
+        sign |= shape[i];
+        if (TVMFFI_RT_UNLIKELY(strides[i] != numel)) return false;
+        if (TVMFFI_RT_UNLIKELY(__builtin_mul_overflow(numel, shape[i], &numel))) return false;
+      } while (--i >= 0);
     }
+    if (TVMFFI_RT_UNLIKELY(sign < 0)) return false;
   }
-  if (require_contiguous != 0 && !IsContiguous(t)) {
-    Throw("ValueError", api, ": the DLPack tensor is not contiguous (compact row-major)");
+  const uint64_t elem_bits = static_cast<uint64_t>(t.dtype.bits) * t.dtype.lanes;
+  uint64_t bits = 0, end = 0;
+  if (TVMFFI_RT_UNLIKELY(__builtin_mul_overflow(static_cast<uint64_t>(numel), elem_bits, &bits))) {
+    return false;
   }
+  // Bits up to the end of the last addressed element: numel's, or one
+  // element's when there are none.
+  if (TVMFFI_RT_UNLIKELY(numel == 0)) bits = elem_bits;
+  if (TVMFFI_RT_UNLIKELY(__builtin_add_overflow(t.byte_offset, bits / 8, &end) ||
+                         end > static_cast<uint64_t>(INT64_MAX))) {
+    return false;
+  }
+  return t.data != nullptr || numel == 0;
+}
+
+inline void ValidateShape(const DLTensor& t, const char* api, const char* what) {
+  if (!kUsePool) {
+    // Sanitizer builds (the fuzzers among them) make every check and hold the
+    // fast verdict to it: a layout IsPlainValidShape accepts must pass.
+    const bool plain = IsPlainValidShape(t);
+    try {
+      ValidateShapeFull(t, api, what);
+    } catch (...) {
+      if (plain) {
+        std::fprintf(stderr, "%s: IsPlainValidShape accepted %s that ValidateShapeFull rejects\n",
+                     api, what);
+        std::abort();
+      }
+      throw;
+    }
+    return;
+  }
+  if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape(t))) ValidateShapeFull(t, api, what);
+}
+
+[[noreturn]] TVMFFI_RT_COLD void ThrowNotAligned(const DLTensor& t, int32_t require_alignment,
+                                                 const char* api) {
+  Throw("ValueError", api, ": data is not aligned to ", require_alignment,
+        " bytes (data=", t.data, ", byte_offset=", t.byte_offset, ")");
+}
+
+[[noreturn]] TVMFFI_RT_COLD void ThrowNotContiguous(const char* api) {
+  Throw("ValueError", api, ": the DLPack tensor is not contiguous (compact row-major)");
+}
+
+inline void ValidateImport(const DLTensor& t, int32_t require_alignment, int32_t require_contiguous,
+                           const char* api) {
+  ValidateShape(t, api, "the DLPack tensor");
+  if (require_alignment > 0 && !IsAligned(t, static_cast<size_t>(require_alignment))) {
+    ThrowNotAligned(t, require_alignment, api);
+  }
+  if (require_contiguous != 0 && !IsContiguous(t)) ThrowNotContiguous(api);
+}
+
+// Fill a new tensor object that takes over `from` (already validated).
+template <typename M>
+TVMFFIObject* FillImported(TensorObject* t, M* from, bool fill_strides) {
+  const DLTensor& src = from->dl_tensor;
+  t->dl = src;
+  if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
+    t->origin = TensorOrigin::kVersionedDLPack;
+    t->flags = from->flags;
+  } else {
+    t->origin = TensorOrigin::kLegacyDLPack;
+    t->flags = 0;
+  }
+  t->owner = from;
+  if (fill_strides) {
+    t->dl.strides = TailOf(t);
+    FillCompactStrides(src.shape, src.ndim, t->dl.strides);
+  }
+  return &t->header;
+}
+
+// DLPack >= 1.2 consumers expect strides: an import synthesises compact ones
+// if the producer gave none.
+inline bool NeedsStrides(const DLTensor& src) { return src.strides == nullptr && src.ndim > 0; }
+
+// The common import of a non-NULL `from`, without exception frames: a known
+// version, a plain valid layout (see IsPlainValidShape) and a block in this
+// thread's pool. NULL when any of that is not so; then Import decides, with
+// every check. (Inlined: in the C entries the fast path then needs no frame.)
+template <typename M>
+inline __attribute__((always_inline)) TVMFFIObject* TryImportPlain(M* from) {
+  if (!kUsePool) return nullptr;
+  if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
+    if (TVMFFI_RT_UNLIKELY(from->version.major != DLPACK_MAJOR_VERSION)) return nullptr;
+  }
+  const DLTensor& src = from->dl_tensor;
+  if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape(src))) return nullptr;
+  const bool fill_strides = NeedsStrides(src);
+  const size_t size = sizeof(TensorObject) + (fill_strides ? src.ndim * sizeof(int64_t) : 0);
+  if (TVMFFI_RT_UNLIKELY(size > kPoolBlock)) return nullptr;
+  TensorObject* t = PopPooled();
+  if (TVMFFI_RT_UNLIKELY(t == nullptr)) return nullptr;
+  return FillImported(t, from, fill_strides);
 }
 
 template <typename M>
-TVMFFIObject* Import(M* from, bool versioned, int32_t require_alignment, int32_t require_contiguous,
+TVMFFI_RT_NOINLINE TVMFFIObject* Import(M* from, int32_t require_alignment, int32_t require_contiguous,
                      bool out_missing, const char* api) {
   CheckNotNull(from, api, "from");
   // From here on we own `from`: any failure runs its deleter exactly once.
   try {
     if (out_missing) ThrowNullArgument(api, "out");
-
-    uint64_t flags = 0;
     if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
       if (from->version.major != DLPACK_MAJOR_VERSION) {
         Throw("ValueError", api, ": unsupported DLPack major version ", from->version.major,
               " (expected ", DLPACK_MAJOR_VERSION, ")");
       }
-      flags = from->flags;
     }
     const DLTensor& src = from->dl_tensor;
     ValidateImport(src, require_alignment, require_contiguous, api);
-    // DLPack >= 1.2 consumers expect strides: synthesise compact ones if absent.
-    bool fill_strides = src.strides == nullptr && src.ndim > 0;
+    const bool fill_strides = NeedsStrides(src);
     size_t tail = fill_strides ? static_cast<size_t>(src.ndim) : 0;
-    TensorObject* t = AllocTensor(sizeof(TensorObject) + tail * sizeof(int64_t));
-    TVMFFIObject* obj = &t->header;
-    t->dl = src;
-    t->origin = versioned ? TensorOrigin::kVersionedDLPack : TensorOrigin::kLegacyDLPack;
-    t->flags = flags;
-    t->managed = from;
-    t->source = nullptr;
-    if (fill_strides) {
-      t->dl.strides = TailOf(t);
-      FillCompactStrides(src.shape, src.ndim, t->dl.strides);
-    }
-    return obj;
+    return FillImported(AllocTensor(sizeof(TensorObject) + tail * sizeof(int64_t)), from,
+                        fill_strides);
   } catch (...) {
     if (from->deleter != nullptr) from->deleter(from);
     throw;
   }
+}
+
+// The C entries' checked path (after TryImportPlain declined): every check,
+// errors as -1 and the raised error; out of line, so that the fast path
+// needs no frame.
+template <typename M>
+TVMFFI_RT_NOINLINE int ImportEntry(M* from, int32_t require_alignment, int32_t require_contiguous,
+                                   TVMFFIObjectHandle* out, const char* api) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  TVMFFIObject* obj = Import(from, require_alignment, require_contiguous, out == nullptr, api);
+  *out = obj;
+  TVM_FFI_SAFE_CALL_END();
 }
 
 void CheckTensor(const TVMFFIObject* obj, const char* api, const char* arg) {
@@ -323,7 +492,12 @@ M* Export(TVMFFIObject* obj) {
 
 TVMFFIObject* TensorFromManagedVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
                                          int32_t require_contiguous, const char* api) {
-  return Import(from, true, require_alignment, require_contiguous, false, api);
+  if (TVMFFI_RT_UNLIKELY(from == nullptr || require_alignment > 0 || require_contiguous != 0)) {
+    return Import(from, require_alignment, require_contiguous, false, api);
+  }
+  TVMFFIObject* obj = TryImportPlain(from);
+  // No requirement (a non-positive alignment is none): the checked path gets zeros.
+  return TVMFFI_RT_LIKELY(obj != nullptr) ? obj : Import(from, 0, 0, false, api);
 }
 
 }  // namespace rt
@@ -335,20 +509,29 @@ extern "C" {
 
 int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_alignment,
                            int32_t require_contiguous, TVMFFIObjectHandle* out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  TVMFFIObject* obj = Import(from, false, require_alignment, require_contiguous, out == nullptr,
-                             "TVMFFITensorFromDLPack");
+  const char* api = "TVMFFITensorFromDLPack";
+  if (TVMFFI_RT_UNLIKELY(from == nullptr || out == nullptr || require_alignment > 0 ||
+                         require_contiguous != 0)) {
+    return ImportEntry(from, require_alignment, require_contiguous, out, api);
+  }
+  TVMFFIObject* obj = TryImportPlain(from);
+  // No requirement (a non-positive alignment is none): the checked path gets zeros.
+  if (TVMFFI_RT_UNLIKELY(obj == nullptr)) return ImportEntry(from, 0, 0, out, api);
   *out = obj;
-  TVM_FFI_SAFE_CALL_END();
+  return 0;
 }
 
 int TVMFFITensorFromDLPackVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
                                     int32_t require_contiguous, TVMFFIObjectHandle* out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  TVMFFIObject* obj = Import(from, true, require_alignment, require_contiguous, out == nullptr,
-                             "TVMFFITensorFromDLPackVersioned");
+  const char* api = "TVMFFITensorFromDLPackVersioned";
+  if (TVMFFI_RT_UNLIKELY(from == nullptr || out == nullptr || require_alignment > 0 ||
+                         require_contiguous != 0)) {
+    return ImportEntry(from, require_alignment, require_contiguous, out, api);
+  }
+  TVMFFIObject* obj = TryImportPlain(from);
+  if (TVMFFI_RT_UNLIKELY(obj == nullptr)) return ImportEntry(from, 0, 0, out, api);
   *out = obj;
-  TVM_FFI_SAFE_CALL_END();
+  return 0;
 }
 
 int TVMFFITensorToDLPack(TVMFFIObjectHandle from, DLManagedTensor** out) {
@@ -391,8 +574,7 @@ int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prot
   t->dl = *prototype;
   t->origin = TensorOrigin::kView;
   t->flags = FlagsOf(src);
-  t->managed = nullptr;
-  t->source = src;
+  t->owner = src;
   IncRef(src);
   // Own copies: the prototype's arrays are only borrowed for this call.
   int64_t* shape = TailOf(t);

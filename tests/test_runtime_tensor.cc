@@ -572,3 +572,65 @@ TEST_CASE("Unsafe views refuse overflowing shapes and strides", "[runtime][tenso
   REQUIRE(e.kind == "ValueError");
   REQUIRE(e.message.find("overflows int64") != std::string::npos);
 }
+
+TEST_CASE("Repeated imports: every layout, recycled blocks, deleters exactly once",
+          "[runtime][tensor]") {
+  // More imports than the per-thread pool holds, alive at once and one by
+  // one, in the layouts the import's fast path takes (NULL and compact
+  // strides) and the ones it leaves to the full checks (other strides) or to
+  // a block of their own (9-d with strides filled in: larger than a pooled one).
+  struct Layout {
+    std::vector<int64_t> shape;
+    std::vector<int64_t> strides;
+  };
+  const Layout layouts[] = {{{4, 4}, {4, 1}}, {{4, 4}, {}},        {{4, 4}, {1, 4}},
+                            {{2, 1, 3}, {3, 3, 1}}, {{1, 1, 1, 1, 1, 1, 1, 1, 2}, {}}, {{}, {}}};
+  int deleted = 0;
+  int imported = 0;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Handle> alive;
+    for (int i = 0; i < 150; ++i) {
+      const Layout& l = layouts[i % (sizeof(layouts) / sizeof(layouts[0]))];
+      Handle h;
+      if (i % 2 == 0) {
+        REQUIRE(TVMFFITensorFromDLPackVersioned(
+                    Produce<DLManagedTensorVersioned>(&deleted, l.shape, l.strides), 0, 0,
+                    h.out()) == 0);
+      } else {
+        REQUIRE(TVMFFITensorFromDLPack(Produce<DLManagedTensor>(&deleted, l.shape, l.strides), 0, 0,
+                                       h.out()) == 0);
+      }
+      ++imported;
+      const DLTensor* t = DL(h);
+      REQUIRE(t->ndim == static_cast<int32_t>(l.shape.size()));
+      for (size_t d = 0; d < l.shape.size(); ++d) {
+        REQUIRE(t->shape[d] == l.shape[d]);
+        // Strides as given, or compact ones filled in.
+        int64_t compact = 1;
+        for (size_t k = d + 1; k < l.shape.size(); ++k) compact *= l.shape[k];
+        REQUIRE(t->strides[d] == (l.strides.empty() ? compact : l.strides[d]));
+      }
+      if (round == 0) alive.push_back(std::move(h));  // round 1 drops each at once
+    }
+    alive.clear();
+    REQUIRE(deleted == imported);
+  }
+}
+
+TEST_CASE("A weak reference keeps the block, not the producer's tensor", "[runtime][tensor]") {
+  // The ABI's protocol, by hand: strong count to 0 with a weak one left runs
+  // the deleter's strong part (the producer's deleter), the last weak one the
+  // weak part (the block).
+  for (int i = 0; i < 3; ++i) {
+    int deleted = 0;
+    Handle h = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {4, 4}, {4, 1}));
+    auto* obj = static_cast<TVMFFIObject*>(h.get());
+    __atomic_fetch_add(&obj->combined_ref_count, uint64_t{1} << 32, __ATOMIC_RELAXED);
+    TVMFFIObjectDecRef(h.release());
+    REQUIRE(deleted == 1);
+    REQUIRE(__atomic_load_n(&obj->combined_ref_count, __ATOMIC_RELAXED) == (uint64_t{1} << 32));
+    __atomic_fetch_sub(&obj->combined_ref_count, uint64_t{1} << 32, __ATOMIC_ACQ_REL);
+    obj->deleter(obj, kTVMFFIObjectDeleterFlagBitMaskWeak);
+    REQUIRE(deleted == 1);
+  }
+}

@@ -426,6 +426,73 @@ TEST_CASE("FromNDAlloc: allocator kept in the object, FreeData once at the end",
   }
 }
 
+TEST_CASE("FromNDAlloc: recycled blocks, other threads, weak references", "[tensor]") {
+  CountingAlloc::Reset();
+  int made = 0;
+  auto make = [&made](int i) {
+    ++made;
+    // 1 to 3 dimensions share one block size; 9 are larger than a recycled block.
+    std::vector<int64_t> shape(i % 4 == 3 ? 9 : static_cast<size_t>(i % 3 + 1), 2);
+    Tensor t = Tensor::FromNDAlloc(CountingAlloc(), shape, dl_float32, kCPU);
+    REQUIRE(t.shape().size() == shape.size());
+    REQUIRE(t.stride(0) == t.numel() / 2);
+    return t;
+  };
+  {
+    // More alive at once than a thread keeps, then all released.
+    std::vector<Tensor> alive;
+    for (int i = 0; i < 100; ++i) alive.push_back(make(i));
+    alive.clear();
+    // Made and dropped one by one: blocks come back.
+    for (int i = 0; i < 100; ++i) make(i);
+  }
+  CHECK(CountingAlloc::frees == made);
+  {
+    // Made on one thread, dropped on another, and the threads end.
+    std::vector<Tensor> from_worker;
+    std::thread worker([&] {
+      for (int i = 0; i < 40; ++i) from_worker.push_back(make(i));
+    });
+    worker.join();
+    std::vector<Tensor> to_worker;
+    for (int i = 0; i < 40; ++i) to_worker.push_back(make(i));
+    std::thread dropper([&] {
+      to_worker.clear();
+      from_worker.clear();
+    });
+    dropper.join();
+  }
+  CHECK(CountingAlloc::frees == made);
+  {
+    // A weak reference outlives the data: FreeData at the last strong one.
+    Tensor t = make(0);
+    WeakObjectPtr<TensorObj> weak(details::ObjectUnsafe::ObjectPtrFromObjectRef<TensorObj>(t));
+    t = Tensor();
+    CHECK(weak.expired());
+    CHECK(CountingAlloc::frees == made);
+  }
+  CHECK(CountingAlloc::allocs == made);
+}
+
+TEST_CASE("FromNDAlloc: an over-aligned allocator object", "[tensor]") {
+  struct alignas(64) AlignedAlloc {
+    int* frees;
+    void AllocData(DLTensor* t) { t->data = std::malloc(GetDataSize(*t)); }
+    void FreeData(DLTensor* t) {
+      std::free(t->data);
+      ++*frees;
+    }
+  };
+  int frees = 0;
+  {
+    Tensor t = Tensor::FromNDAlloc(AlignedAlloc{&frees}, {2, 3}, dl_float32, kCPU);
+    CHECK(reinterpret_cast<uintptr_t>(t.get()) % 64 == 0);
+    CHECK(t.shape() == ShapeView({2, 3}));
+    CHECK(t.stride(0) == 3);
+  }
+  CHECK(frees == 1);
+}
+
 TEST_CASE("FromNDAlloc: the guide's CPUNDAlloc", "[tensor]") {
   ffi::Tensor cpu_tensor = ffi::Tensor::FromNDAlloc(CPUNDAlloc(), {16}, dl_float32, kCPU);
   float* data = static_cast<float*>(cpu_tensor.data_ptr());

@@ -145,17 +145,27 @@ TVM_FFI_INLINE int64_t StrideOf(const DLTensor& t, int32_t i) noexcept {
   return t.strides != nullptr ? t.strides[i] : CompactStride(t.shape, t.ndim, i);
 }
 
-/*! \brief ValueError unless the extents are non-negative (shape/strides of a new tensor). */
-inline void CheckNewTensorShape(const char* api, ShapeView shape) {
-  if (TVM_FFI_PREDICT_FALSE(shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
+/*! \brief The error of CheckNewTensorShape (out of line: the check stays a few instructions). */
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowBadNewTensorShape(const char* api,
+                                                                            ShapeView shape) {
+  if (shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     TVM_FFI_THROW(ValueError) << api << ": too many dimensions (" << shape.size() << ")";
   }
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (TVM_FFI_PREDICT_FALSE(shape[i] < 0)) {
-      TVM_FFI_THROW(ValueError) << api << ": shape " << shape << " has a negative extent in dimension "
-                                << i;
-    }
+  size_t i = 0;
+  while (i < shape.size() && shape[i] >= 0) ++i;
+  TVM_FFI_THROW(ValueError) << api << ": shape " << shape << " has a negative extent in dimension "
+                            << i;
+}
+
+/*! \brief ValueError unless the extents are non-negative (shape/strides of a new tensor). */
+TVM_FFI_INLINE void CheckNewTensorShape(const char* api, ShapeView shape) {
+  if (TVM_FFI_PREDICT_FALSE(shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
+    ThrowBadNewTensorShape(api, shape);
   }
+  // One test for all extents: the OR of the extents is negative if one is.
+  int64_t sign = 0;
+  for (size_t i = 0; i < shape.size(); ++i) sign |= shape[i];
+  if (TVM_FFI_PREDICT_FALSE(sign < 0)) ThrowBadNewTensorShape(api, shape);
 }
 
 }  // namespace details
@@ -251,6 +261,144 @@ class TensorObjFromNDAlloc : public TensorObj {
  private:
   TNDAlloc alloc_;
 };
+
+/*
+ * Blocks of FromNDAlloc tensors, recycled per thread: the object's malloc and
+ * free are otherwise most of the cost of a small tensor. Every block of at
+ * most kNDAllocBlockBytes is allocated at that size, so any one serves any
+ * such tensor, whichever binary or thread made it. A thread's blocks are
+ * freed when it exits. Sanitizer builds do not recycle (use-after-free stays
+ * visible).
+ */
+inline constexpr size_t kNDAllocBlockBytes = 128;
+inline constexpr int32_t kNDAllocPoolMax = 32;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kNDAllocUsePool = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+inline constexpr bool kNDAllocUsePool = false;
+#else
+inline constexpr bool kNDAllocUsePool = true;
+#endif
+#else
+inline constexpr bool kNDAllocUsePool = true;
+#endif
+
+struct NDAllocPool {  // trivially destructible and constant-initialised: no TLS guard
+  void* slot;     // the block released last, taken first: a make/drop loop only touches this
+  void* head;     // the others, a list of at most kNDAllocPoolMax
+  int32_t count;  // blocks in the list
+  bool armed;     // the closer is registered for this thread (false again once it ran)
+  bool closed;    // the closer ran: nothing joins any more
+};
+inline thread_local NDAllocPool nd_alloc_pool{nullptr, nullptr, 0, false, false};
+
+struct NDAllocPoolCloser {
+  ~NDAllocPoolCloser() {
+    NDAllocPool& pool = nd_alloc_pool;
+    pool.closed = true;
+    pool.armed = false;  // off the fast path of NDFreeBlock
+    ::operator delete(pool.slot);
+    pool.slot = nullptr;
+    while (pool.head != nullptr) {
+      void* next = *static_cast<void**>(pool.head);
+      ::operator delete(pool.head);
+      pool.head = next;
+    }
+    pool.count = 0;
+  }
+  void Arm() noexcept { nd_alloc_pool.armed = true; }
+};
+inline thread_local NDAllocPoolCloser nd_alloc_pool_closer;
+
+// Registers the closer (its first use does): a thread_local with a destructor
+// is reached through a guard, so only once per thread.
+TVM_FFI_NOINLINE inline void ArmNDAllocPool() noexcept { nd_alloc_pool_closer.Arm(); }
+
+TVM_FFI_INLINE void* NDAllocBlock(size_t size) {
+  if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
+    NDAllocPool& pool = nd_alloc_pool;
+    if (void* mem = pool.slot) {
+      pool.slot = nullptr;
+      return mem;
+    }
+    if (void* mem = pool.head) {
+      pool.head = *static_cast<void**>(mem);
+      --pool.count;
+      return mem;
+    }
+    return ::operator new(kNDAllocBlockBytes);
+  }
+  return ::operator new(size);
+}
+
+// `size` is the size NDAllocBlock was asked for.
+TVM_FFI_INLINE void NDFreeBlock(void* mem, size_t size) noexcept {
+  if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
+    NDAllocPool& pool = nd_alloc_pool;
+    if (TVM_FFI_PREDICT_TRUE(pool.armed && pool.slot == nullptr)) {
+      pool.slot = mem;
+      return;
+    }
+    if (!pool.closed) {
+      if (!pool.armed) ArmNDAllocPool();
+      if (pool.slot == nullptr) {
+        pool.slot = mem;
+        return;
+      }
+      if (pool.count < kNDAllocPoolMax) {
+        *static_cast<void**>(mem) = pool.head;
+        pool.head = mem;
+        ++pool.count;
+        return;
+      }
+    }
+  }
+  ::operator delete(mem);
+}
+
+/*! \brief The deleter of FromNDAlloc tensors: FreeData, then the block back. */
+template <typename T>
+void NDAllocTensorDeleter(void* self, int flags) {
+  T* tptr = ObjectUnsafe::RawObjectPtrFromUnowned<T>(static_cast<TVMFFIObject*>(self));
+  if (flags == kTVMFFIObjectDeleterFlagBitMaskBoth) {
+    const size_t size = sizeof(T) + 2 * sizeof(int64_t) * static_cast<size_t>(tptr->ndim);
+    tptr->T::~T();
+    NDFreeBlock(tptr, size);
+    return;
+  }
+  // With weak references the size is gone by the time the block is: no recycling.
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) tptr->T::~T();
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) ::operator delete(tptr);
+}
+
+/*! \brief make_inplace_array_object for FromNDAlloc tensors, with recycled blocks. */
+template <typename TNDAlloc, typename... Args>
+ObjectPtr<TensorObjFromNDAlloc<TNDAlloc>> MakeNDAllocTensor(size_t ndim, Args&&... args) {
+  using T = TensorObjFromNDAlloc<TNDAlloc>;
+  if constexpr (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+    // An over-aligned allocator object: make_object's aligned allocation, no recycling.
+    return make_inplace_array_object<T, int64_t>(2 * ndim, std::forward<Args>(args)...);
+  } else {
+    static_assert(sizeof(T) % alignof(int64_t) == 0, "shape and strides follow the object");
+    const size_t size = sizeof(T) + 2 * sizeof(int64_t) * ndim;
+    void* mem = NDAllocBlock(size);
+    T* ptr;
+    try {
+      ptr = new (mem) T(std::forward<Args>(args)...);
+    } catch (...) {
+      NDFreeBlock(mem, size);
+      throw;
+    }
+    // As make_object's header, with this deleter.
+    TVMFFIObject* header = ObjectUnsafe::GetHeader(ptr);
+    header->combined_ref_count = kCombinedRefCountBothOne;
+    header->type_index = T::RuntimeTypeIndex();
+    header->__padding = 0;
+    header->deleter = &NDAllocTensorDeleter<T>;
+    return ObjectUnsafe::ObjectPtrFromOwned<T>(static_cast<Object*>(ptr));
+  }
+}
 
 }  // namespace details
 
@@ -355,9 +503,9 @@ class Tensor : public ObjectRef {
   static Tensor FromNDAlloc(TNDAlloc alloc, ShapeView shape, DLDataType dtype, DLDevice device,
                             ExtraArgs&&... extra_args) {
     details::CheckNewTensorShape("FromNDAlloc", shape);
-    return Tensor(make_inplace_array_object<details::TensorObjFromNDAlloc<TNDAlloc>, int64_t>(
-        shape.size() * 2, std::move(alloc), shape, nullptr, dtype, device,
-        std::forward<ExtraArgs>(extra_args)...));
+    return Tensor(details::MakeNDAllocTensor<TNDAlloc>(shape.size(), std::move(alloc), shape,
+                                                       nullptr, dtype, device,
+                                                       std::forward<ExtraArgs>(extra_args)...));
   }
 
   /*!
@@ -376,9 +524,9 @@ class Tensor : public ObjectRef {
       ThrowStridesLengthMismatch("FromNDAllocStrided", shape, strides);
     }
     CheckStridesFitCompact(shape, strides);
-    return Tensor(make_inplace_array_object<details::TensorObjFromNDAlloc<TNDAlloc>, int64_t>(
-        shape.size() * 2, std::move(alloc), shape, strides.data(), dtype, device,
-        std::forward<ExtraArgs>(extra_args)...));
+    return Tensor(details::MakeNDAllocTensor<TNDAlloc>(shape.size(), std::move(alloc), shape,
+                                                       strides.data(), dtype, device,
+                                                       std::forward<ExtraArgs>(extra_args)...));
   }
 
   /*!
@@ -420,10 +568,10 @@ class Tensor : public ObjectRef {
       if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
       ThrowAlignmentTooLarge("FromDLPack", require_alignment);
     }
-    TVMFFIObjectHandle out = nullptr;
+    TVMFFIObjectHandle out;  // set whenever the call returns 0, read only then
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorFromDLPack(
         tensor, static_cast<int32_t>(require_alignment), require_contiguous ? 1 : 0, &out));
-    return FromOwnedHandle(out);
+    return FromImported(out);
   }
 
   /*! \brief As FromDLPack for a versioned DLPack tensor; flags (read-only) are kept. */
@@ -434,10 +582,10 @@ class Tensor : public ObjectRef {
       if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
       ThrowAlignmentTooLarge("FromDLPackVersioned", require_alignment);
     }
-    TVMFFIObjectHandle out = nullptr;
+    TVMFFIObjectHandle out;  // set whenever the call returns 0, read only then
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorFromDLPackVersioned(
         tensor, static_cast<int32_t>(require_alignment), require_contiguous ? 1 : 0, &out));
-    return FromOwnedHandle(out);
+    return FromImported(out);
   }
 
   /*! \brief Export as a legacy DLPack tensor sharing the data; the consumer calls its deleter once. */
@@ -469,6 +617,12 @@ class Tensor : public ObjectRef {
                                                                              size_t alignment) {
     TVM_FFI_THROW(ValueError) << api << ": require_alignment " << alignment
                               << " is larger than the C API accepts (int32)";
+  }
+  // The import's C function returns an ffi.Tensor whenever it returns 0 (its
+  // contract, ours and upstream's): no second check.
+  static Tensor FromImported(TVMFFIObjectHandle handle) noexcept {
+    return Tensor(details::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(
+        static_cast<TVMFFIObject*>(handle)));
   }
   static Tensor FromOwnedHandle(TVMFFIObjectHandle handle) {
     TVMFFIObject* obj = static_cast<TVMFFIObject*>(handle);

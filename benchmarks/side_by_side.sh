@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Side by side with apache/tvm-ffi: benchmarks/side_by_side.cc built once
+# against our headers and libtvmffi and once against upstream's headers and
+# libtvm_ffi, then measured two ways in one run:
+#   (a) instructions per iteration, from valgrind callgrind (deterministic:
+#       the same case run N1 and N2 times, the difference divided by N2 - N1);
+#   (b) wall ns per iteration, both binaries run alternately ROUNDS times,
+#       pinned to one core with taskset; the best of all rounds is kept.
+# Each case is printed with ours / upstream and its ratio to the floor (a
+# plain C function-pointer call) of the same side.
+#
+# Environment:
+#   UPSTREAM_SRC  upstream's source tree (headers in include/, DLPack in
+#                 3rdparty/dlpack/include)            -- required
+#   UPSTREAM_LIB  the folder holding upstream's libtvm_ffi.so -- required
+#   OUR_LIB       the folder holding our libtvmffi.so and its libtvm_ffi.so link
+#                 (default: build/runtime)
+#   CXX           compiler (default: g++); CXXFLAGS (default: -O2 -DNDEBUG)
+#   ROUNDS        wall rounds per side (default 7); CPU: the core (default 1)
+#   N1, N2        callgrind iteration counts (default 2000, 12000)
+#   CASES         space-separated subset of cases (default: all)
+#   SKIP_CALLGRIND=1 / SKIP_WALL=1   leave out (a) / (b)
+#   WORK          where the binaries go (default: a fresh temporary folder)
+#
+# Example:
+#   UPSTREAM_SRC=/work/peer/upstream-src UPSTREAM_LIB=/work/peer/upstream-build/lib \
+#     bash benchmarks/side_by_side.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+
+if [[ -z "${UPSTREAM_SRC:-}" || -z "${UPSTREAM_LIB:-}" ]]; then
+  echo "side_by_side.sh: skipped: set UPSTREAM_SRC (upstream's source tree) and UPSTREAM_LIB" \
+       "(the folder with its libtvm_ffi.so) to compare with apache/tvm-ffi"
+  exit 0
+fi
+OUR_LIB=${OUR_LIB:-$root/build/runtime}
+CXX=${CXX:-g++}
+CXXFLAGS=${CXXFLAGS:--O2 -DNDEBUG}
+ROUNDS=${ROUNDS:-7}
+CPU=${CPU:-1}
+N1=${N1:-2000}
+N2=${N2:-12000}
+WORK=${WORK:-$(mktemp -d)}
+mkdir -p "$WORK"
+
+for f in "$OUR_LIB/libtvmffi.so" "$UPSTREAM_LIB/libtvm_ffi.so" "$UPSTREAM_SRC/include/tvm/ffi/c_api.h"; do
+  [[ -e "$f" ]] || { echo "side_by_side.sh: missing $f" >&2; exit 1; }
+done
+
+src=$here/side_by_side.cc
+echo "building into $WORK ($CXX $CXXFLAGS)"
+# shellcheck disable=SC2086
+$CXX -std=c++17 $CXXFLAGS -I"$root/cpp/include" -I"$root/c_api/include" "$src" \
+  -o "$WORK/ours" -L"$OUR_LIB" -ltvmffi -Wl,-rpath,"$OUR_LIB" &
+ours_pid=$!
+# shellcheck disable=SC2086
+$CXX -std=c++17 $CXXFLAGS -I"$UPSTREAM_SRC/include" -I"$UPSTREAM_SRC/3rdparty/dlpack/include" \
+  "$src" -o "$WORK/upstream" -L"$UPSTREAM_LIB" -ltvm_ffi -Wl,-rpath,"$UPSTREAM_LIB" &
+upstream_pid=$!
+wait "$ours_pid"
+wait "$upstream_pid"
+
+sides=(ours upstream)
+cases=${CASES:-$("$WORK/ours" --list | grep -vx floor | tr '\n' ' ')}
+pin=()
+command -v taskset >/dev/null && pin=(taskset -c "$CPU")
+
+declare -A ir ns
+# --- (a) instructions -------------------------------------------------------
+collected() {  # binary case n -> total instructions of the run
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" --count "$2" "$3" 2>&1 |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+if [[ "${SKIP_CALLGRIND:-0}" != 1 ]]; then
+  command -v valgrind >/dev/null || { echo "side_by_side.sh: valgrind not found" >&2; exit 1; }
+  for side in "${sides[@]}"; do
+    for c in floor $cases; do
+      [[ -n "${ir[$side,$c]:-}" ]] && continue
+      a=$(collected "$WORK/$side" "$c" "$N1")
+      b=$(collected "$WORK/$side" "$c" "$N2")
+      [[ -n "$a" && -n "$b" ]] || { echo "side_by_side.sh: callgrind failed on $side $c" >&2; exit 1; }
+      ir[$side,$c]=$(awk -v a="$a" -v b="$b" -v n="$((N2 - N1))" 'BEGIN { printf "%.1f", (b - a) / n }')
+    done
+  done
+fi
+
+# --- (b) wall ----------------------------------------------------------------
+if [[ "${SKIP_WALL:-0}" != 1 ]]; then
+  for ((r = 0; r < ROUNDS; ++r)); do
+    # Alternate which side goes first.
+    if ((r % 2 == 0)); then order=(ours upstream); else order=(upstream ours); fi
+    for side in "${order[@]}"; do
+      while read -r name value; do
+        old=${ns[$side,$name]:-}
+        if [[ -z "$old" ]] || awk -v a="$value" -v b="$old" 'BEGIN { exit !(a < b) }'; then
+          ns[$side,$name]=$value
+        fi
+      done < <("${pin[@]}" "$WORK/$side" --time)
+    done
+  done
+fi
+
+# --- report ------------------------------------------------------------------
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+echo
+echo "instructions per iteration (callgrind, N=$N1..$N2) and wall ns (best of $ROUNDS alternating rounds, cpu $CPU)"
+printf '%-30s | %8s %8s %6s %6s %6s | %7s %7s %6s %6s %6s\n' case \
+  "Ir ours" "Ir up" "o/u" "o/flr" "u/flr" "ns ours" "ns up" "o/u" "o/flr" "u/flr"
+for c in floor $cases; do
+  io=${ir[ours,$c]:-}; iu=${ir[upstream,$c]:-}
+  no=${ns[ours,$c]:-}; nu=${ns[upstream,$c]:-}
+  printf '%-30s | %8s %8s %6s %6s %6s | %7s %7s %6s %6s %6s\n' "$c" \
+    "${io:--}" "${iu:--}" "$(ratio "$io" "$iu")" "$(ratio "$io" "${ir[ours,floor]:-}")" \
+    "$(ratio "$iu" "${ir[upstream,floor]:-}")" \
+    "${no:--}" "${nu:--}" "$(ratio "$no" "$nu")" "$(ratio "$no" "${ns[ours,floor]:-}")" \
+    "$(ratio "$nu" "${ns[upstream,floor]:-}")"
+done
