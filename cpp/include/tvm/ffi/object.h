@@ -641,6 +641,23 @@ struct ObjectPtrEqual {
   }                                                                                           \
   static constexpr const char* _type_key = TypeKey
 
+namespace details {
+/*!
+ * \brief The type index registered at load time for `_type_index`. Never
+ *        throws: a static initialiser that threw would terminate the process
+ *        (e.g. out of memory while a library loads). On failure it is -1 and
+ *        RuntimeTypeIndex() registers on first use instead, raising the error there.
+ */
+template <typename T>
+int32_t EagerTypeIndex() noexcept {
+  try {
+    return T::_GetOrAllocRuntimeTypeIndex();
+  } catch (...) {
+    return -1;
+  }
+}
+}  // namespace details
+
 /*!
  * \brief Declare an object type whose index the runtime assigns on first use
  *        (the class declares `static constexpr const char* _type_key` itself).
@@ -659,7 +676,7 @@ struct ObjectPtrEqual {
     return TypeName::_GetOrAllocRuntimeTypeIndex();                                           \
   }                                                                                           \
   /* Eager copy for code that reads _type_index; prefer RuntimeTypeIndex(). */                \
-  static inline const int32_t _type_index = TypeName::_GetOrAllocRuntimeTypeIndex()
+  static inline const int32_t _type_index = ::tvm::ffi::details::EagerTypeIndex<TypeName>()
 
 /*!
  * \brief Declare an object type that may be subclassed; its index comes from
