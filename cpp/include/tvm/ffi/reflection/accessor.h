@@ -215,10 +215,12 @@ class TypeAttrColumn {
 
   AnyView operator[](int32_t type_index) const {
     // Size first, then data (acquire): the runtime publishes in the other order.
-    size_t size = __atomic_load_n(&column_->size, __ATOMIC_ACQUIRE);
+    int32_t size = __atomic_load_n(&column_->size, __ATOMIC_ACQUIRE);
     const TVMFFIAny* data = __atomic_load_n(&column_->data, __ATOMIC_ACQUIRE);
-    if (type_index < 0 || static_cast<size_t>(type_index) >= size) return AnyView();
-    return AnyView::CopyFromTVMFFIAny(data[type_index]);
+    // Columns of other runtimes may start past type index 0.
+    int64_t slot = static_cast<int64_t>(type_index) - column_->begin_index;
+    if (slot < 0 || slot >= size) return AnyView();
+    return AnyView::CopyFromTVMFFIAny(data[slot]);
   }
 
  private:
