@@ -153,6 +153,40 @@ TEST_CASE("Field flag helpers set the ABI bits", "[registry]") {
   TVMFFIFieldInfo shown{};
   refl::repr(true).Apply(&shown);
   CHECK(shown.flags == 0);
+  // Each option sets its own bit when off (kw_only: when on), nothing otherwise.
+  struct Case {
+    TVMFFIFieldInfo on, off;
+    int64_t bit;
+  };
+  Case cases[4] = {};
+  refl::compare(true).Apply(&cases[0].on);
+  refl::compare(false).Apply(&cases[0].off);
+  cases[0].bit = kTVMFFIFieldFlagBitMaskCompareOff;
+  refl::hash(true).Apply(&cases[1].on);
+  refl::hash(false).Apply(&cases[1].off);
+  cases[1].bit = kTVMFFIFieldFlagBitMaskHashOff;
+  refl::init(true).Apply(&cases[2].on);
+  refl::init(false).Apply(&cases[2].off);
+  cases[2].bit = kTVMFFIFieldFlagBitMaskInitOff;
+  refl::kw_only(false).Apply(&cases[3].on);
+  refl::kw_only(true).Apply(&cases[3].off);
+  cases[3].bit = kTVMFFIFieldFlagBitMaskKwOnly;
+  for (const Case& c : cases) {
+    CHECK(c.on.flags == 0);
+    CHECK(c.off.flags == c.bit);
+  }
+  TVMFFIFieldInfo let{};
+  refl::AttachFieldFlag::SEqHashDefNonRecursive().Apply(&let);
+  CHECK(let.flags == kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive);
+}
+
+TEST_CASE("Field options reach the registered field info", "[registry]") {
+  RegisterTestTypes();
+  const TVMFFIFieldInfo* var = refl::GetFieldInfo("test.refl.Let", "var");
+  CHECK((var->flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive) != 0);
+  CHECK((var->flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) == 0);
+  const TVMFFIFieldInfo* rec = refl::GetFieldInfo("test.refl.RecLet", "var");
+  CHECK((rec->flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) != 0);
 }
 
 TEST_CASE("Registering the same field twice is an error", "[registry]") {

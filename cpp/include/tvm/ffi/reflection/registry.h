@@ -110,6 +110,13 @@ class AttachFieldFlag : public InfoTrait {
   static AttachFieldFlag SEqHashDef() { return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashDef); }
   /*! \brief Upstream 0.1.14's name for the same bit (a recursive def region). */
   static AttachFieldFlag SEqHashDefRecursive() { return SEqHashDef(); }
+  /*!
+   * \brief The field binds a free variable met directly in its value, but
+   *        what that variable's own fields reach are uses (a let-style binding).
+   */
+  static AttachFieldFlag SEqHashDefNonRecursive() {
+    return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive);
+  }
   /*! \brief The field is skipped by StructuralEqual and StructuralHash. */
   static AttachFieldFlag SEqHashIgnore() {
     return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashIgnore);
@@ -120,16 +127,43 @@ class AttachFieldFlag : public InfoTrait {
   int32_t flag_;
 };
 
-/*! \brief repr(false) keeps a field out of the printed form. */
-class repr : public InfoTrait {
+namespace details {
+/*! \brief A field trait `name(bool on)` that sets OffFlag when off. */
+template <int32_t OffFlag>
+class FieldSwitch : public InfoTrait {
  public:
-  explicit repr(bool show) : show_(show) {}
+  explicit FieldSwitch(bool on) : on_(on) {}
   void Apply(TVMFFIFieldInfo* info) const {
-    if (!show_) info->flags |= kTVMFFIFieldFlagBitMaskReprOff;
+    if (!on_) info->flags |= OffFlag;
   }
 
  private:
-  bool show_;
+  bool on_;
+};
+}  // namespace details
+
+/*! \brief repr(false) keeps a field out of the printed form. */
+class repr : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskReprOff> {
+  using FieldSwitch::FieldSwitch;
+};
+/*! \brief compare(false) keeps a field out of the reflection-based comparisons. */
+class compare : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskCompareOff> {
+  using FieldSwitch::FieldSwitch;
+};
+/*! \brief hash(false) keeps a field out of the reflection-based hash. */
+class hash : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskHashOff> {
+  using FieldSwitch::FieldSwitch;
+};
+/*! \brief kw_only(true): the generated `__ffi_init__` takes the field by keyword only. */
+class kw_only : public InfoTrait {
+ public:
+  explicit kw_only(bool on) : on_(on) {}
+  void Apply(TVMFFIFieldInfo* info) const {
+    if (on_) info->flags |= kTVMFFIFieldFlagBitMaskKwOnly;
+  }
+
+ private:
+  bool on_;
 };
 
 /*!
@@ -139,6 +173,24 @@ class repr : public InfoTrait {
  */
 template <typename... Args>
 struct init {};
+
+/*!
+ * \brief init<>: with no argument, a zero-argument constructor for
+ *        ObjectDef::def; `init(false)` as a field trait leaves the field out
+ *        of the generated `__ffi_init__` (kTVMFFIFieldFlagBitMaskInitOff), and
+ *        given to ObjectDef's constructor, asks for no generated
+ *        `__ffi_init__` at all.
+ */
+template <>
+struct init<> : public InfoTrait {
+  constexpr init() noexcept = default;
+  explicit init(bool include) : include(include) {}
+  void Apply(TVMFFIFieldInfo* info) const {
+    if (!include) info->flags |= kTVMFFIFieldFlagBitMaskInitOff;
+  }
+  bool include = true;
+};
+init(bool) -> init<>;
 
 /*!
  * \brief The byte offset of a member from the start of the object (= its
