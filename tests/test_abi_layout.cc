@@ -15,7 +15,6 @@
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/module.h>
-#include <tvm/ffi/extra/structural_visit.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/string.h>
@@ -146,9 +145,5 @@ OFFSET_IS(TVMFFITypeInfo, fields, 48);
 OFFSET_IS(TVMFFITypeInfo, methods, 56);
 OFFSET_IS(TVMFFITypeInfo, metadata, 64);
 SIZE_IS(TVMFFITypeInfo, 72);
-
-// ---- VisitInterruptObj: the payload Any right after the object header. ------
-OFFSET_IS(ffi::VisitInterruptObj, value, 24);
-SIZE_IS(ffi::VisitInterruptObj, 40);
 
 int main() { return 0; }

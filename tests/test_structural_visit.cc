@@ -14,6 +14,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct Trace {
     return out;
   }
 };
+
+// Other binaries read the payload inline: the Any right after the header.
+static_assert(offsetof(VisitInterruptObj, value) == sizeof(TVMFFIObject));
+static_assert(sizeof(VisitInterruptObj) == sizeof(TVMFFIObject) + sizeof(TVMFFIAny));
 
 TEST_CASE("VisitInterrupt: static type, payload, reflection", "[structural_visit]") {
   VisitInterrupt plain;
