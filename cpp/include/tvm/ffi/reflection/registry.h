@@ -41,6 +41,7 @@
 #include <tvm/ffi/reflection/overload.h>
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -456,14 +457,19 @@ class GlobalDef {
 template <typename Class>
 class ObjectDef {
  public:
-  /*! \param extra An optional docstring of the type. */
+  /*!
+   * \param extra An optional docstring of the type, and init(false) to ask for
+   *        no generated `__ffi_init__`.
+   */
   template <typename... Extra>
   explicit ObjectDef(Extra&&... extra)
       : type_index_(Class::_GetOrAllocRuntimeTypeIndex()), type_key_(Class::_type_key) {
-    static_assert((std::is_convertible_v<Extra, const char*> && ...),
-                  "ObjectDef: extra arguments must be a docstring (const char*)");
+    static_assert(((std::is_convertible_v<Extra, const char*> ||
+                    std::is_same_v<details::remove_cvref_t<Extra>, init<>>) &&
+                   ...),
+                  "ObjectDef: extra arguments must be a docstring (const char*) or init(false)");
     const char* doc = "";
-    ((doc = static_cast<const char*>(extra)), ...);
+    (TakeTypeExtra(&doc, extra), ...);
     TVMFFITypeMetadata md{};
     md.doc = TVMFFIByteArray{doc, std::char_traits<char>::length(doc)};
     md.creator = nullptr;
@@ -508,9 +514,34 @@ class ObjectDef {
     details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
     return *this;
   }
+  /*!
+   * \brief Unless Class has its own constructor (def(init<...>), init(false),
+   *        or an `__ffi_init__` set already), register the generated
+   *        `__ffi_init__` (the runtime's ffi._RegisterFFIInit): it takes the
+   *        fields without init(false) positionally (required ones first, in
+   *        order; kw_only fields excluded) or, after the ffi.GetKwargsObject
+   *        marker, as name/value pairs; fields not given take their defaults.
+   */
+  ~ObjectDef() noexcept(false) {
+    if (!auto_init_) return;
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index_);
+    if (info->metadata == nullptr || info->metadata->creator == nullptr) return;
+    TVMFFIByteArray key = AsByteArray(type_attr::kInit);
+    if (TVMFFIGetTypeAttrColumn(&key) != nullptr &&
+        TypeAttrColumn(type_attr::kInit)[type_index_] != nullptr) {
+      return;
+    }
+    if (std::optional<Function> reg = Function::GetGlobal("ffi._RegisterFFIInit")) {
+      (*reg)(type_index_);
+    }
+  }
+  ObjectDef(const ObjectDef&) = delete;
+  ObjectDef& operator=(const ObjectDef&) = delete;
+
   /*! \brief The constructor: static method `__init__` and type attribute `__ffi_init__`. */
   template <typename... Args, typename... Extra>
   ObjectDef& def(init<Args...>, Extra&&... extra) {
+    auto_init_ = false;
     auto make = [](Args... args) -> ObjectRef {
       return ObjectRef(make_object<Class>(std::forward<Args>(args)...));
     };
@@ -522,6 +553,15 @@ class ObjectDef {
   }
 
  private:
+  template <typename Extra>
+  void TakeTypeExtra(const char** doc, const Extra& extra) {
+    if constexpr (std::is_same_v<details::remove_cvref_t<Extra>, init<>>) {
+      if (!extra.include) auto_init_ = false;
+    } else {
+      *doc = static_cast<const char*>(extra);
+    }
+  }
+
   static int CreateDefault(TVMFFIObjectHandle* result) {
     TVM_FFI_SAFE_CALL_BEGIN();
     ObjectPtr<Class> obj;
@@ -610,6 +650,7 @@ class ObjectDef {
 
   int32_t type_index_;
   const char* type_key_;
+  bool auto_init_ = true;
 };
 
 /*!
