@@ -305,8 +305,8 @@ TEST_CASE("ObjectDef generates __ffi_init__ from the fields", "[registry]") {
   CHECK(p->c == 7);
   CHECK(p->hidden == 99);  // init(false), no default: what the creator left
   CHECK(p->kw == 3);
-  p = init(1, String("x"), 5).cast<ObjectRef>().as<InitCaseObj>();
-  CHECK(p->c == 5);
+  ObjectRef with_c = init(1, String("x"), 5).cast<ObjectRef>();
+  CHECK(with_c.as<InitCaseObj>()->c == 5);
   // Keywords after the marker, in any order; kw_only only this way.
   Any kwargs = Function::GetGlobalRequired("ffi.GetKwargsObject")();
   CHECK(kwargs.same_as(Function::GetGlobalRequired("ffi.GetKwargsObject")()));
