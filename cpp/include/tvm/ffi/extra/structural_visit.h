@@ -48,6 +48,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <tuple>  // container/variant.h uses std::tuple_element without it
 #include <type_traits>
 #include <utility>
 
