@@ -361,4 +361,18 @@ TEST_CASE("CallFieldSetter calls a Function setter (SetterIsFunctionObj)", "[reg
   CHECK(field == 42);
 }
 
+class BrokenDefObj : public Object {
+ public:
+  int64_t a = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.BrokenDef", BrokenDefObj, Object);
+};
+
+TEST_CASE("A registration chain that fails generates no __ffi_init__", "[registry]") {
+  RegisterInitTypes();  // makes sure the __ffi_init__ column exists
+  CHECK_THROWS_AS(
+      refl::ObjectDef<BrokenDefObj>().def_ro("a", &BrokenDefObj::a).def_ro("a", &BrokenDefObj::a),
+      Error);
+  CHECK(refl::TypeAttrColumn(refl::type_attr::kInit)[BrokenDefObj::RuntimeTypeIndex()] == nullptr);
+}
+
 }  // namespace

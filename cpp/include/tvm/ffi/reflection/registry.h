@@ -40,6 +40,7 @@
 #include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/reflection/overload.h>
 
+#include <exception>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -523,7 +524,8 @@ class ObjectDef {
    *        marker, as name/value pairs; fields not given take their defaults.
    */
   ~ObjectDef() noexcept(false) {
-    if (!auto_init_) return;
+    // Not while an error from the chain unwinds: a second throw would terminate.
+    if (!auto_init_ || std::uncaught_exceptions() > uncaught_at_start_) return;
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index_);
     if (info->metadata == nullptr || info->metadata->creator == nullptr) return;
     TVMFFIByteArray key = AsByteArray(type_attr::kInit);
@@ -651,6 +653,7 @@ class ObjectDef {
   int32_t type_index_;
   const char* type_key_;
   bool auto_init_ = true;
+  int uncaught_at_start_ = std::uncaught_exceptions();
 };
 
 /*!
