@@ -85,7 +85,7 @@ struct TypeEntry {
 };
 
 struct AttrColumn {
-  TVMFFITypeAttrColumn column{nullptr, 0};
+  TVMFFITypeAttrColumn column{nullptr, 0, 0};
   std::vector<TVMFFIAny> values;
 };
 
@@ -300,7 +300,7 @@ class TypeRegistry {
     retired_columns_.back().swap(col->values);
     col->values = std::move(next);
     __atomic_store_n(&col->column.data, col->values.data(), __ATOMIC_RELEASE);
-    __atomic_store_n(&col->column.size, col->values.size(), __ATOMIC_RELEASE);
+    __atomic_store_n(&col->column.size, static_cast<int32_t>(col->values.size()), __ATOMIC_RELEASE);
   }
 
   const TVMFFITypeAttrColumn* GetAttrColumn(std::string_view name) {

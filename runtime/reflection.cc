@@ -27,7 +27,9 @@
  *                             sharing must match on both sides
  *   FreeVar                   equal only to itself, or to the variable it was
  *                             bound to; binding happens inside a
- *                             kTVMFFIFieldFlagBitMaskSEqHashDef field or
+ *                             SEqHashDefRecursive field (and anything
+ *                             reached from it) or a SEqHashDefNonRecursive
+ *                             field (the variable itself, not its fields), or
  *                             anywhere when map_free_vars is set
  *   Unsupported / no metadata TypeError naming the type
  * Hashes agree with equality: equal values hash the same.
@@ -105,18 +107,45 @@ const DLTensor* DLOf(const Object* tensor) {
 
 using ObjectMap = std::unordered_map<ObjectRef, ObjectRef, ObjectPtrHash, ObjectPtrEqual>;
 
-// Swaps a flag for the duration of a scope.
-class FlagScope {
+// Where a walk stands with respect to def regions (TVMFFIDefRegionKind):
+// whether a free variable met now may be bound, and whether the region is
+// non-recursive (it binds the variable itself but not what its fields reach).
+struct DefRegion {
+  bool bind = false;
+  bool non_recursive = false;
+
+  // The region a field's value is visited in: its flags open one, or the
+  // current region carries on.
+  DefRegion ForField(int64_t flags) const {
+    if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive) return {true, true};
+    if (flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) return {true, false};
+    return *this;
+  }
+  // The region the fields of a free variable are visited in: a non-recursive
+  // region stops at the variable (map_free_vars binds everywhere regardless).
+  DefRegion ForFreeVarFields(bool map_free_vars) const {
+    return non_recursive ? DefRegion{map_free_vars, false} : *this;
+  }
+};
+
+// Swaps the region for the duration of a scope.
+class RegionScope {
  public:
-  FlagScope(bool* flag, bool value) : flag_(flag), saved_(*flag) { *flag = value; }
-  ~FlagScope() { *flag_ = saved_; }
-  FlagScope(const FlagScope&) = delete;
-  FlagScope& operator=(const FlagScope&) = delete;
+  RegionScope(DefRegion* region, DefRegion value) : region_(region), saved_(*region) {
+    *region = value;
+  }
+  ~RegionScope() { *region_ = saved_; }
+  RegionScope(const RegionScope&) = delete;
+  RegionScope& operator=(const RegionScope&) = delete;
 
  private:
-  bool* flag_;
-  bool saved_;
+  DefRegion* region_;
+  DefRegion saved_;
 };
+
+// The field flags a custom __s_equal__ / __s_hash__ callback's def_region
+// argument stands for.
+int64_t DefFlag(bool def_region) { return def_region ? kTVMFFIFieldFlagBitMaskSEqHashDefRecursive : 0; }
 
 // ---------------------------------------------------------------------------
 // Equality
@@ -124,7 +153,10 @@ class FlagScope {
 class EqualRun {
  public:
   EqualRun(bool map_free_vars, bool skip_tensor_content, bool trace)
-      : bind_free_vars_(map_free_vars), skip_tensor_content_(skip_tensor_content), trace_(trace) {}
+      : map_free_vars_(map_free_vars),
+        region_{map_free_vars, false},
+        skip_tensor_content_(skip_tensor_content),
+        trace_(trace) {}
 
   bool Equal(const Any& lhs, const Any& rhs) {
     const TVMFFIAny* a = CellOf(lhs);
@@ -254,9 +286,15 @@ class EqualRun {
       // rhs is already paired with another lhs node.
       if (rhs_to_lhs_.count(rhs) != 0) return false;
     }
-    if (!Fields(lhs, rhs, info)) return false;
+    const bool may_bind = region_.bind;
     if (kind == kTVMFFISEqHashKindFreeVar) {
-      if (!lhs.same_as(rhs) && !bind_free_vars_) return false;
+      RegionScope scope(&region_, region_.ForFreeVarFields(map_free_vars_));
+      if (!Fields(lhs, rhs, info)) return false;
+    } else if (!Fields(lhs, rhs, info)) {
+      return false;
+    }
+    if (kind == kTVMFFISEqHashKindFreeVar) {
+      if (!lhs.same_as(rhs) && !may_bind) return false;
       Bind(lhs, rhs);
     } else if (kind == kTVMFFISEqHashKindDAGNode) {
       Bind(lhs, rhs);
@@ -265,12 +303,10 @@ class EqualRun {
   }
 
   // One field (or one part a custom __s_equal__ names); records the step on failure.
-  bool Part(const Any& a, const Any& b, bool def_region, const String& name) {
+  bool Part(const Any& a, const Any& b, int64_t field_flags, const String& name) {
     bool equal;
-    if (def_region) {
-      FlagScope scope(&bind_free_vars_, true);
-      equal = Equal(a, b);
-    } else {
+    {
+      RegionScope scope(&region_, region_.ForField(field_flags));
       equal = Equal(a, b);
     }
     if (!equal) Record(AccessStep::Attr(name), AccessStep::Attr(name));
@@ -284,7 +320,7 @@ class EqualRun {
       if (callback_ == nullptr) {
         callback_ = Function::FromTyped(
             [this](AnyView a, AnyView b, bool def_region, AnyView name) -> bool {
-              return Part(Any(a), Any(b), def_region,
+              return Part(Any(a), Any(b), DefFlag(def_region),
                           name.type_index() == TypeIndex::kTVMFFINone ? String("")
                                                                       : name.cast<String>());
             });
@@ -294,12 +330,12 @@ class EqualRun {
     return !reflection::ForEachFieldInfoWithEarlyStop(info, [&](const TVMFFIFieldInfo* f) {
       if (f->flags & kTVMFFIFieldFlagBitMaskSEqHashIgnore) return false;
       reflection::FieldGetter get(f);
-      return !Part(get(lhs), get(rhs), (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDef) != 0,
-                   String(f->name));
+      return !Part(get(lhs), get(rhs), f->flags, String(f->name));
     });
   }
 
-  bool bind_free_vars_;
+  const bool map_free_vars_;
+  DefRegion region_;
   bool skip_tensor_content_;
   bool trace_;
   std::vector<AccessStep> lhs_steps_;
@@ -315,7 +351,9 @@ class EqualRun {
 class HashRun {
  public:
   HashRun(bool map_free_vars, bool skip_tensor_content)
-      : bind_free_vars_(map_free_vars), skip_tensor_content_(skip_tensor_content) {}
+      : map_free_vars_(map_free_vars),
+        region_{map_free_vars, false},
+        skip_tensor_content_(skip_tensor_content) {}
 
   uint64_t Hash(const Any& value) {
     const TVMFFIAny* cell = CellOf(value);
@@ -395,11 +433,8 @@ class HashRun {
     return details::HashMixStable(h, details::HashBytesStable(bytes.data(), bytes.size()));
   }
 
-  uint64_t Part(const Any& value, uint64_t seed, bool def_region) {
-    if (def_region) {
-      FlagScope scope(&bind_free_vars_, true);
-      return details::HashMixStable(seed, Hash(value));
-    }
+  uint64_t Part(const Any& value, uint64_t seed, int64_t field_flags) {
+    RegionScope scope(&region_, region_.ForField(field_flags));
     return details::HashMixStable(seed, Hash(value));
   }
 
@@ -408,12 +443,17 @@ class HashRun {
     auto memo = memo_.find(obj);
     if (memo != memo_.end()) return memo->second;
     uint64_t h = details::HashMixStable(info->type_key_hash, 1);
+    const bool may_bind = region_.bind;
+    RegionScope scope(&region_, kind == kTVMFFISEqHashKindFreeVar
+                                    ? region_.ForFreeVarFields(map_free_vars_)
+                                    : region_);
     static const reflection::TypeAttrColumn custom(reflection::type_attr::kSHash);
     AnyView fn = custom[info->type_index];
     if (fn != nullptr) {
       if (callback_ == nullptr) {
         callback_ = Function::FromTyped([this](AnyView value, int64_t seed, bool def_region) {
-          return static_cast<int64_t>(Part(Any(value), static_cast<uint64_t>(seed), def_region));
+          return static_cast<int64_t>(
+              Part(Any(value), static_cast<uint64_t>(seed), DefFlag(def_region)));
         });
       }
       h = static_cast<uint64_t>(
@@ -421,13 +461,12 @@ class HashRun {
     } else {
       reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* f) {
         if (f->flags & kTVMFFIFieldFlagBitMaskSEqHashIgnore) return;
-        h = Part(reflection::FieldGetter(f)(obj), h,
-                 (f->flags & kTVMFFIFieldFlagBitMaskSEqHashDef) != 0);
+        h = Part(reflection::FieldGetter(f)(obj), h, f->flags);
       });
     }
     if (kind == kTVMFFISEqHashKindFreeVar) {
       // A bound variable hashes by its binding order; a free one by identity.
-      h = bind_free_vars_ ? details::HashMixStable(h, free_var_count_++)
+      h = may_bind ? details::HashMixStable(h, free_var_count_++)
                           : details::HashMixStable(0, reinterpret_cast<uintptr_t>(obj.get()));
     } else if (kind == kTVMFFISEqHashKindDAGNode) {
       h = details::HashMixStable(h, dag_node_count_++);
@@ -436,7 +475,8 @@ class HashRun {
     return h;
   }
 
-  bool bind_free_vars_;
+  const bool map_free_vars_;
+  DefRegion region_;
   bool skip_tensor_content_;
   uint64_t free_var_count_ = 0;
   uint64_t dag_node_count_ = 0;

@@ -8,6 +8,7 @@ tvmffi_add_test(test_structural_equal test_structural_equal.cc)
 tvmffi_add_test(test_structural_hash test_structural_hash.cc)
 tvmffi_add_test(test_dataclass test_dataclass.cc)
 tvmffi_add_test(test_structural_key test_structural_key.cc)
+tvmffi_add_test(test_structural_visit test_structural_visit.cc)
 
 # The inline wrappers share mangled names with upstream's exported functions
 # (runtime/upstream_cxx/upstream_cxx.symbols): a library built with our

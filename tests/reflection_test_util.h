@@ -100,6 +100,52 @@ class OpaqueObj : public Object {
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.Opaque", OpaqueObj, Object);
 };
 
+// A free variable with a field of its own (its type, which may use other
+// variables): binds by identity, its annotation compared structurally.
+class TypedVarObj : public Object {
+ public:
+  String name;
+  Any annotation;
+  static constexpr TVMFFISEqHashKind _type_s_eq_hash_kind = kTVMFFISEqHashKindFreeVar;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.TypedVar", TypedVarObj, Object);
+};
+
+class TypedVar : public ObjectRef {
+ public:
+  TypedVar(String name, Any annotation) {
+    ObjectPtr<TypedVarObj> n = make_object<TypedVarObj>();
+    n->name = std::move(name);
+    n->annotation = std::move(annotation);
+    data_ = std::move(n);
+  }
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(TypedVar, ObjectRef, TypedVarObj);
+};
+
+// A let binding: `var` opens a non-recursive def region (or a recursive one
+// in RecLetObj), `body` uses it.
+class LetObj : public Object {
+ public:
+  Any var;
+  Any body;
+  static constexpr TVMFFISEqHashKind _type_s_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.Let", LetObj, Object);
+};
+class RecLetObj : public Object {
+ public:
+  Any var;
+  Any body;
+  static constexpr TVMFFISEqHashKind _type_s_eq_hash_kind = kTVMFFISEqHashKindTreeNode;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.RecLet", RecLetObj, Object);
+};
+
+template <typename T = LetObj>
+inline ObjectRef MakeLet(Any var, Any body) {
+  ObjectPtr<T> n = make_object<T>();
+  n->var = std::move(var);
+  n->body = std::move(body);
+  return ObjectRef(std::move(n));
+}
+
 /*! \brief Register the types above once per process. */
 inline void RegisterTestTypes() {
   static bool done = [] {
@@ -123,6 +169,15 @@ inline void RegisterTestTypes() {
         .def_ro("params", &FuncObj::params, refl::AttachFieldFlag::SEqHashDef())
         .def_ro("body", &FuncObj::body)
         .def_ro("comment", &FuncObj::comment, refl::AttachFieldFlag::SEqHashIgnore());
+    refl::ObjectDef<TypedVarObj>()
+        .def_ro("name", &TypedVarObj::name, refl::AttachFieldFlag::SEqHashIgnore())
+        .def_ro("annotation", &TypedVarObj::annotation);
+    refl::ObjectDef<LetObj>()
+        .def_ro("var", &LetObj::var, refl::AttachFieldFlag::SEqHashDefNonRecursive())
+        .def_ro("body", &LetObj::body);
+    refl::ObjectDef<RecLetObj>()
+        .def_ro("var", &RecLetObj::var, refl::AttachFieldFlag::SEqHashDefRecursive())
+        .def_ro("body", &RecLetObj::body);
     refl::ObjectDef<HandleObj>().def_ro("id", &HandleObj::id);
     refl::ObjectDef<OpaqueObj>().def_ro("id", &OpaqueObj::id);
     return true;

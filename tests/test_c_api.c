@@ -142,6 +142,7 @@ static void TestVersionAndTypes(void) {
   TVMFFIObjectDeleterFlagBitMask dflag = kTVMFFIObjectDeleterFlagBitMaskBoth;
   TVMFFIFieldFlagBitMask fflag = kTVMFFIFieldFlagBitMaskWritable;
   TVMFFISEqHashKind sk = kTVMFFISEqHashKindTreeNode;
+  TVMFFIDefRegionKind region = kTVMFFIDefRegionKindNonRecursive;
   TVMFFIBacktraceUpdateMode mode = kTVMFFIBacktraceUpdateModeAppend;
   TVMFFIErrorKindCode code = kTVMFFIErrorKindUnknown;
 
@@ -181,13 +182,19 @@ static void TestVersionAndTypes(void) {
   CHECK(kTVMFFIBytes == 66 && kTVMFFIError == 67 && kTVMFFIFunction == 68);
   CHECK(kTVMFFIShape == 69 && kTVMFFITensor == 70 && kTVMFFIArray == 71 && kTVMFFIMap == 72);
   CHECK(kTVMFFIModule == 73 && kTVMFFIOpaquePyObject == 74 && kTVMFFIList == 75);
-  CHECK(kTVMFFIDict == 76 && kTVMFFIStaticObjectEnd == 77 && kTVMFFIDynObjectBegin == 128);
+  CHECK(kTVMFFIDict == 76 && kTVMFFIVisitInterrupt == 77 && kTVMFFIStaticObjectEnd == 78 &&
+        kTVMFFIDynObjectBegin == 128);
   CHECK(dflag == 3 && kTVMFFIObjectDeleterFlagBitMaskStrong == 1 &&
         kTVMFFIObjectDeleterFlagBitMaskWeak == 2);
   CHECK(fflag == 1 && kTVMFFIFieldFlagBitMaskHasDefault == 2 &&
         kTVMFFIFieldFlagBitMaskIsStaticMethod == 4 && kTVMFFIFieldFlagBitMaskSEqHashIgnore == 8 &&
         kTVMFFIFieldFlagBitMaskSEqHashDef == 16 &&
         kTVMFFIFieldFlagBitMaskDefaultFromFactory == 32 && kTVMFFIFieldFlagBitMaskReprOff == 64);
+  CHECK(kTVMFFIFieldFlagBitMaskSEqHashDefRecursive == 16 && kTVMFFIFieldFlagBitMaskCompareOff == 128 &&
+        kTVMFFIFieldFlagBitMaskHashOff == 256 && kTVMFFIFieldFlagBitMaskInitOff == 512 &&
+        kTVMFFIFieldFlagBitMaskKwOnly == 1024 && kTVMFFIFieldFlagBitSetterIsFunctionObj == 2048 &&
+        kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive == 4096);
+  CHECK(region == 2 && kTVMFFIDefRegionKindNone == 0 && kTVMFFIDefRegionKindRecursive == 1);
   CHECK(sk == 1 && kTVMFFISEqHashKindUnsupported == 0 && kTVMFFISEqHashKindFreeVar == 2 &&
         kTVMFFISEqHashKindDAGNode == 3 && kTVMFFISEqHashKindConstTreeNode == 4 &&
         kTVMFFISEqHashKindUniqueInstance == 5);
@@ -397,7 +404,8 @@ static void TestTypes(void) {
   CHECK(TVMFFIGetTypeAttrColumn(&attr_name) == NULL);
   CHECK(TVMFFITypeRegisterAttr(tindex, &attr_name, &attr_value) == 0);
   column = TVMFFIGetTypeAttrColumn(&attr_name);
-  CHECK(column != NULL && column->size > (size_t)tindex && column->data[tindex].v_int64 == 77);
+  CHECK(column != NULL && column->begin_index == 0 && column->size > tindex &&
+        column->data[tindex].v_int64 == 77);
   CHECK(column != NULL && column->data[kTVMFFIStr].type_index == kTVMFFINone);
   CHECK(TVMFFITypeRegisterAttr(tindex, &attr_name, &attr_value) == -1);
   CHECK(TakeError("ValueError", "already"));

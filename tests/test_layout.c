@@ -130,6 +130,7 @@ OFFSET_IS(TVMFFITypeMetadata, structural_eq_hash_kind, 28);
 SIZE_IS(TVMFFITypeAttrColumn, 16);
 OFFSET_IS(TVMFFITypeAttrColumn, data, 0);
 OFFSET_IS(TVMFFITypeAttrColumn, size, 8);
+OFFSET_IS(TVMFFITypeAttrColumn, begin_index, 12);
 
 SIZE_IS(TVMFFITypeInfo, 72);
 OFFSET_IS(TVMFFITypeInfo, type_index, 0);
@@ -180,7 +181,8 @@ VALUE_IS(kTVMFFIModule, 73);
 VALUE_IS(kTVMFFIOpaquePyObject, 74);
 VALUE_IS(kTVMFFIList, 75);
 VALUE_IS(kTVMFFIDict, 76);
-VALUE_IS(kTVMFFIStaticObjectEnd, 77);
+VALUE_IS(kTVMFFIVisitInterrupt, 77);
+VALUE_IS(kTVMFFIStaticObjectEnd, 78);
 VALUE_IS(kTVMFFIDynObjectBegin, 128);
 
 /* Deleter flags and the other enumerations. */
@@ -196,6 +198,16 @@ VALUE_IS(kTVMFFIFieldFlagBitMaskSEqHashIgnore, 8);
 VALUE_IS(kTVMFFIFieldFlagBitMaskSEqHashDef, 16);
 VALUE_IS(kTVMFFIFieldFlagBitMaskDefaultFromFactory, 32);
 VALUE_IS(kTVMFFIFieldFlagBitMaskReprOff, 64);
+VALUE_IS(kTVMFFIFieldFlagBitMaskSEqHashDefRecursive, 16);
+VALUE_IS(kTVMFFIFieldFlagBitMaskCompareOff, 128);
+VALUE_IS(kTVMFFIFieldFlagBitMaskHashOff, 256);
+VALUE_IS(kTVMFFIFieldFlagBitMaskInitOff, 512);
+VALUE_IS(kTVMFFIFieldFlagBitMaskKwOnly, 1024);
+VALUE_IS(kTVMFFIFieldFlagBitSetterIsFunctionObj, 2048);
+VALUE_IS(kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive, 4096);
+VALUE_IS(kTVMFFIDefRegionKindNone, 0);
+VALUE_IS(kTVMFFIDefRegionKindRecursive, 1);
+VALUE_IS(kTVMFFIDefRegionKindNonRecursive, 2);
 VALUE_IS(kTVMFFISEqHashKindUnsupported, 0);
 VALUE_IS(kTVMFFISEqHashKindTreeNode, 1);
 VALUE_IS(kTVMFFISEqHashKindFreeVar, 2);

@@ -923,7 +923,7 @@ TEST_CASE("OOM: type registration (index, field, method, metadata, attribute)", 
         // The registry holds one reference per registered method, no more.
         CHECK(StrongCount(method.get()) == 1u + static_cast<uint32_t>(methods_registered));
         if (const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr_name)) {
-          if (static_cast<size_t>(idx) < col->size &&
+          if (col->begin_index == 0 && idx < col->size &&
               col->data[idx].type_index != kTVMFFINone) {
             CHECK(col->data[idx].v_int64 == idx);
           }

@@ -9,6 +9,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -153,6 +154,40 @@ TEST_CASE("Field flag helpers set the ABI bits", "[registry]") {
   TVMFFIFieldInfo shown{};
   refl::repr(true).Apply(&shown);
   CHECK(shown.flags == 0);
+  // Each option sets its own bit when off (kw_only: when on), nothing otherwise.
+  struct Case {
+    TVMFFIFieldInfo on, off;
+    int64_t bit;
+  };
+  Case cases[4] = {};
+  refl::compare(true).Apply(&cases[0].on);
+  refl::compare(false).Apply(&cases[0].off);
+  cases[0].bit = kTVMFFIFieldFlagBitMaskCompareOff;
+  refl::hash(true).Apply(&cases[1].on);
+  refl::hash(false).Apply(&cases[1].off);
+  cases[1].bit = kTVMFFIFieldFlagBitMaskHashOff;
+  refl::init(true).Apply(&cases[2].on);
+  refl::init(false).Apply(&cases[2].off);
+  cases[2].bit = kTVMFFIFieldFlagBitMaskInitOff;
+  refl::kw_only(false).Apply(&cases[3].on);
+  refl::kw_only(true).Apply(&cases[3].off);
+  cases[3].bit = kTVMFFIFieldFlagBitMaskKwOnly;
+  for (const Case& c : cases) {
+    CHECK(c.on.flags == 0);
+    CHECK(c.off.flags == c.bit);
+  }
+  TVMFFIFieldInfo let{};
+  refl::AttachFieldFlag::SEqHashDefNonRecursive().Apply(&let);
+  CHECK(let.flags == kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive);
+}
+
+TEST_CASE("Field options reach the registered field info", "[registry]") {
+  RegisterTestTypes();
+  const TVMFFIFieldInfo* var = refl::GetFieldInfo("test.refl.Let", "var");
+  CHECK((var->flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive) != 0);
+  CHECK((var->flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) == 0);
+  const TVMFFIFieldInfo* rec = refl::GetFieldInfo("test.refl.RecLet", "var");
+  CHECK((rec->flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) != 0);
 }
 
 TEST_CASE("Registering the same field twice is an error", "[registry]") {
@@ -206,6 +241,138 @@ TEST_CASE("GlobalDef::def_method passes the object first", "[registry]") {
   CHECK_THROWS_AS(refl::GlobalDef().def("test.refl.bad_meta", [](int64_t a) { return a; },
                                         refl::Metadata{{"k", Array<int64_t>{1}}}),
                   Error);
+}
+
+// For the generated __ffi_init__: required, defaulted, init(false) and
+// keyword-only fields.
+class InitCaseObj : public Object {
+ public:
+  int64_t a = 0;
+  String b;
+  int64_t c = -1;
+  int64_t hidden = 99;
+  int64_t kw = 0;
+  static constexpr bool _type_mutable = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.InitCase", InitCaseObj, Object);
+};
+
+// Asks for no generated __ffi_init__.
+class NoInitObj : public Object {
+ public:
+  int64_t a = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.NoInit", NoInitObj, Object);
+};
+
+void RegisterInitTypes() {
+  static bool done = [] {
+    refl::ObjectDef<InitCaseObj>()
+        .def_ro("a", &InitCaseObj::a)
+        .def_ro("c", &InitCaseObj::c, refl::DefaultValue(7))
+        .def_ro("b", &InitCaseObj::b)
+        .def_ro("hidden", &InitCaseObj::hidden, refl::init(false))
+        .def_ro("kw", &InitCaseObj::kw, refl::kw_only(true), refl::DefaultValue(3));
+    refl::ObjectDef<NoInitObj>(refl::init(false)).def_ro("a", &NoInitObj::a);
+    return true;
+  }();
+  (void)done;
+}
+
+Function InitOf(int32_t type_index) {
+  return refl::TypeAttrColumn(refl::type_attr::kInit)[type_index].cast<Function>();
+}
+
+void CheckTypeError(const std::function<void()>& f, const std::string& part) {
+  try {
+    f();
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "TypeError");
+    INFO(e.message());
+    CHECK(std::string(e.message()).find(part) != std::string::npos);
+  }
+}
+
+TEST_CASE("ObjectDef generates __ffi_init__ from the fields", "[registry]") {
+  RegisterInitTypes();
+  Function init = InitOf(InitCaseObj::RuntimeTypeIndex());
+  // Positional: required fields first (a, b), then defaulted (c); hidden and
+  // kw are not positional.
+  auto obj = init(1, String("x")).cast<ObjectRef>();
+  const auto* p = obj.as<InitCaseObj>();
+  REQUIRE(p != nullptr);
+  CHECK(p->a == 1);
+  CHECK(p->b == "x");
+  CHECK(p->c == 7);
+  CHECK(p->hidden == 99);  // init(false), no default: what the creator left
+  CHECK(p->kw == 3);
+  ObjectRef with_c = init(1, String("x"), 5).cast<ObjectRef>();
+  CHECK(with_c.as<InitCaseObj>()->c == 5);
+  // Keywords after the marker, in any order; kw_only only this way.
+  Any kwargs = Function::GetGlobalRequired("ffi.GetKwargsObject")();
+  CHECK(kwargs.same_as(Function::GetGlobalRequired("ffi.GetKwargsObject")()));
+  ObjectRef k = init(2, kwargs, String("kw"), 30, String("b"), String("y")).cast<ObjectRef>();
+  p = k.as<InitCaseObj>();
+  CHECK(p->a == 2);
+  CHECK(p->b == "y");
+  CHECK(p->c == 7);
+  CHECK(p->kw == 30);
+  // Errors: TypeError naming the type and the argument.
+  CheckTypeError([&] { init(1); }, "missing required argument: 'b'");
+  CheckTypeError([&] { init(1, String("x"), 5, 6); }, "takes at most 3 positional");
+  CheckTypeError([&] { init(kwargs, String("a"), 1, String("b"), String("x"), String("hidden"), 1); },
+                 "unexpected keyword argument 'hidden'");
+  CheckTypeError([&] { init(1, kwargs, String("a"), 2, String("b"), String("x")); },
+                 "multiple values for argument 'a'");
+  CheckTypeError([&] { init(1, String("x"), kwargs, String("kw")); }, "pairs");
+  CheckTypeError([&] { init(String("not an int"), String("x")); }, "field 'a'");
+  CheckTypeError([&] { init(1, String("x"), kwargs, 5, 6); }, "must be strings");
+}
+
+TEST_CASE("init(false), def(init<...>) and an existing __ffi_init__ suppress the generated one",
+          "[registry]") {
+  RegisterInitTypes();
+  RegisterTestTypes();
+  CHECK(refl::TypeAttrColumn(refl::type_attr::kInit)[NoInitObj::RuntimeTypeIndex()] == nullptr);
+  // Point's explicit init<int64_t, double> stays (no label argument).
+  Function point = InitOf(PointObj::RuntimeTypeIndex());
+  CHECK(point(4, 1.5).cast<Point>()->x == 4);
+  CHECK_THROWS_AS(point(4, 1.5, String("label")), Error);
+  // A type with a generated init: Var(name).
+  Function var = InitOf(VarObj::RuntimeTypeIndex());
+  CHECK(var(String("v")).cast<Var>()->name == "v");
+}
+
+TEST_CASE("CallFieldSetter calls a Function setter (SetterIsFunctionObj)", "[registry]") {
+  int64_t field = 0;
+  Function setter = Function::FromTyped([](void* addr, int64_t value) {
+    if (value < 0) TVM_FFI_THROW(ValueError) << "negative";
+    *static_cast<int64_t*>(addr) = value * 2;
+  });
+  TVMFFIFieldInfo info{};
+  info.flags = kTVMFFIFieldFlagBitSetterIsFunctionObj;
+  info.setter = reinterpret_cast<TVMFFIFieldSetter>(
+      details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(setter));
+  TVMFFIAny value = AnyView(21).CopyToTVMFFIAny();
+  CHECK(refl::CallFieldSetter(&info, &field, &value) == 0);
+  CHECK(field == 42);
+  value = AnyView(-1).CopyToTVMFFIAny();
+  CHECK(refl::CallFieldSetter(&info, &field, &value) != 0);
+  CHECK(details::MoveFromSafeCallRaised().kind() == "ValueError");
+  CHECK(field == 42);
+}
+
+class BrokenDefObj : public Object {
+ public:
+  int64_t a = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.refl.BrokenDef", BrokenDefObj, Object);
+};
+
+TEST_CASE("A registration chain that fails generates no __ffi_init__", "[registry]") {
+  RegisterInitTypes();  // makes sure the __ffi_init__ column exists
+  CHECK_THROWS_AS(
+      refl::ObjectDef<BrokenDefObj>().def_ro("a", &BrokenDefObj::a).def_ro("a", &BrokenDefObj::a),
+      Error);
+  CHECK(refl::TypeAttrColumn(refl::type_attr::kInit)[BrokenDefObj::RuntimeTypeIndex()] == nullptr);
 }
 
 }  // namespace

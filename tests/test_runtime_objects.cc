@@ -354,10 +354,11 @@ TEST_CASE("Reflection: fields, methods, metadata, attributes", "[runtime][type]"
   const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr);
   REQUIRE(col != nullptr);
   REQUIRE(col->size == 0);
+  REQUIRE(col->begin_index == 0);  // this runtime's columns start at type index 0
   REQUIRE(TVMFFITypeRegisterAttr(kTVMFFIStr, &attr, &v) == 0);
   v = Int(12);
   REQUIRE(TVMFFITypeRegisterAttr(idx, &attr, &v) == 0);
-  REQUIRE(col->size == static_cast<size_t>(idx) + 1);
+  REQUIRE(col->size == idx + 1);
   REQUIRE(col->data[kTVMFFIStr].v_int64 == 11);
   REQUIRE(col->data[idx].v_int64 == 12);
   REQUIRE(col->data[kTVMFFIBytes].type_index == kTVMFFINone);
@@ -700,9 +701,9 @@ TEST_CASE("Type attribute columns can be read while attributes are registered",
         const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr);
         if (col == nullptr) continue;
         // The documented reading order: size, then data (acquire loads).
-        size_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
+        int32_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
         const TVMFFIAny* data = __atomic_load_n(&col->data, __ATOMIC_ACQUIRE);
-        for (size_t i = 0; i < size; ++i) {
+        for (int32_t i = 0; i < size; ++i) {
           TVMFFIAny v = data[i];
           if (v.type_index == kTVMFFINone) continue;
           if (v.type_index != kTVMFFIInt || v.v_int64 != static_cast<int64_t>(i) * 7) ++bad;
@@ -721,7 +722,7 @@ TEST_CASE("Type attribute columns can be read while attributes are registered",
   const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&attr);
   REQUIRE(col != nullptr);
   for (int32_t idx : indices) {
-    REQUIRE(static_cast<size_t>(idx) < col->size);
+    REQUIRE(idx < col->size);
     REQUIRE(col->data[idx].v_int64 == static_cast<int64_t>(idx) * 7);
   }
 }

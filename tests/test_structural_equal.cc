@@ -198,6 +198,31 @@ TEST_CASE("Free variables bind in SEqHashDef fields (alpha equivalence)", "[stru
   CHECK(!StructuralEqual::Equal(Array<Any>{x, y}, Array<Any>{z, z}, true));
 }
 
+TEST_CASE("Non-recursive def regions bind the variable, not what its fields use",
+          "[structural_equal]") {
+  RegisterTestTypes();
+  Var n("n"), m("m");
+  TypedVar x("x", n), y("y", m);
+  // let x: T(n) in x  vs  let y: T(m) in y, n and m unbound: the annotation is
+  // a use, so n and m must already be bound, and they are not.
+  CHECK(!Eq(MakeLet(x, x), MakeLet(y, y)));
+  CheckMismatch(MakeLet(x, x), MakeLet(y, y), AccessPath::Root()->Attr("var")->Attr("annotation"),
+                AccessPath::Root()->Attr("var")->Attr("annotation"));
+  // The same with a recursive region binds n and m together with x and y.
+  CHECK(Eq(MakeLet<RecLetObj>(x, x), MakeLet<RecLetObj>(y, y)));
+  // Bound by an enclosing def region, the annotation matches.
+  CHECK(Eq(Func({n}, MakeLet(x, x)), Func({m}, MakeLet(y, y))));
+  // ...and must match the binding.
+  TypedVar y_n("y", n);
+  CHECK(!Eq(Func({n}, MakeLet(x, x)), Func({m}, MakeLet(y_n, y_n))));
+  // Same annotation object on both sides: the variables still bind.
+  TypedVar x2("x2", n);
+  CHECK(Eq(MakeLet(x, x), MakeLet(x2, x2)));
+  CHECK(!Eq(MakeLet(x, x), MakeLet(x2, x)));
+  // map_free_vars binds everywhere, non-recursive region or not.
+  CHECK(StructuralEqual::Equal(MakeLet(x, x), MakeLet(y, y), /*map_free_vars=*/true));
+}
+
 TEST_CASE("Free variables as map keys are translated", "[structural_equal]") {
   RegisterTestTypes();
   Var x("x"), y("y");

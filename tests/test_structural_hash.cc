@@ -107,6 +107,24 @@ TEST_CASE("Alpha-equivalent functions hash the same", "[structural_hash]") {
   CHECK(StructuralHash::Hash(Array<Any>{x, x}, true) != StructuralHash::Hash(Array<Any>{y, z}, true));
 }
 
+TEST_CASE("Non-recursive def regions: the annotation of a bound variable hashes as a use",
+          "[structural_hash]") {
+  RegisterTestTypes();
+  Var n("n"), m("m");
+  TypedVar x("x", n), y("y", m);
+  // Recursive: n and m are bound along with x and y, so the hashes agree.
+  REQUIRE(StructuralEqual::Equal(MakeLet<RecLetObj>(x, x), MakeLet<RecLetObj>(y, y)));
+  CHECK(H(MakeLet<RecLetObj>(x, x)) == H(MakeLet<RecLetObj>(y, y)));
+  // Non-recursive: n and m stay free (identity), so the hashes differ...
+  CHECK(H(MakeLet(x, x)) != H(MakeLet(y, y)));
+  // ...unless an outer region binds them.
+  REQUIRE(StructuralEqual::Equal(Func({n}, MakeLet(x, x)), Func({m}, MakeLet(y, y))));
+  CHECK(H(Func({n}, MakeLet(x, x))) == H(Func({m}, MakeLet(y, y))));
+  // The same annotation object: equal and the same hash.
+  TypedVar x2("x2", n);
+  CHECK(H(MakeLet(x, x)) == H(MakeLet(x2, x2)));
+}
+
 TEST_CASE("Usable as the hash of an unordered_map keyed by structure", "[structural_hash]") {
   std::unordered_map<Any, int, StructuralHash, StructuralEqual> table;
   table[Array<int64_t>{1, 2}] = 1;

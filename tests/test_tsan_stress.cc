@@ -405,9 +405,9 @@ TEST_CASE("Stress: type attributes registered while others read the column",
       for (int i = 0; i < iters * 4; ++i) {
         const TVMFFITypeAttrColumn* col = TVMFFIGetTypeAttrColumn(&name);
         if (col == nullptr) continue;
-        const size_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
+        const int32_t size = __atomic_load_n(&col->size, __ATOMIC_ACQUIRE);
         const TVMFFIAny* data = __atomic_load_n(&col->data, __ATOMIC_ACQUIRE);
-        for (size_t j = 0; j < size; ++j) {
+        for (int32_t j = 0; j < size; ++j) {
           if (data[j].type_index == kTVMFFIInt) {
             STRESS_CHECK(f, data[j].v_int64 == static_cast<int64_t>(j));
           }

@@ -172,6 +172,8 @@ typedef enum {
   kTVMFFIOpaquePyObject = 74,
   kTVMFFIList = 75,
   kTVMFFIDict = 76,
+  /*! \brief The object a structural visitor returns to stop a walk (carries a payload). */
+  kTVMFFIVisitInterrupt = 77,
   kTVMFFIStaticObjectEnd,
   kTVMFFIDynObjectBegin = 128
 #ifdef __cplusplus
@@ -465,10 +467,34 @@ typedef enum {
   kTVMFFIFieldFlagBitMaskWritable = 1 << 0,
   kTVMFFIFieldFlagBitMaskHasDefault = 1 << 1,
   kTVMFFIFieldFlagBitMaskIsStaticMethod = 1 << 2,
+  /*! \brief Structural equality and hashing skip the field. */
   kTVMFFIFieldFlagBitMaskSEqHashIgnore = 1 << 3,
+  /*! \brief The field opens a recursive def region (see TVMFFIDefRegionKind). */
+  kTVMFFIFieldFlagBitMaskSEqHashDefRecursive = 1 << 4,
+  /*! \brief Older name of kTVMFFIFieldFlagBitMaskSEqHashDefRecursive (same bit). */
   kTVMFFIFieldFlagBitMaskSEqHashDef = 1 << 4,
   kTVMFFIFieldFlagBitMaskDefaultFromFactory = 1 << 5,
-  kTVMFFIFieldFlagBitMaskReprOff = 1 << 6
+  /*! \brief ReprPrint leaves the field out. */
+  kTVMFFIFieldFlagBitMaskReprOff = 1 << 6,
+  /*! \brief The reflection-based comparisons (RecursiveEq, RecursiveLt, ...) skip the field. */
+  kTVMFFIFieldFlagBitMaskCompareOff = 1 << 7,
+  /*! \brief The reflection-based RecursiveHash skips the field. */
+  kTVMFFIFieldFlagBitMaskHashOff = 1 << 8,
+  /*!
+   * \brief The generated `__ffi_init__` takes no argument for the field; it
+   *        keeps its default (or what the creator put there).
+   */
+  kTVMFFIFieldFlagBitMaskInitOff = 1 << 9,
+  /*! \brief The generated `__ffi_init__` accepts the field only by keyword. */
+  kTVMFFIFieldFlagBitMaskKwOnly = 1 << 10,
+  /*!
+   * \brief TVMFFIFieldInfo::setter holds a TVMFFIObjectHandle of a Function,
+   *        called as (field address as an opaque pointer, value), instead of
+   *        a TVMFFIFieldSetter.
+   */
+  kTVMFFIFieldFlagBitSetterIsFunctionObj = 1 << 11,
+  /*! \brief The field opens a non-recursive def region (see TVMFFIDefRegionKind). */
+  kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive = 1 << 12
 #ifdef __cplusplus
 };
 #else
@@ -491,6 +517,35 @@ typedef enum {
 };
 #else
 } TVMFFISEqHashKind;
+#endif
+
+/*!
+ * \brief Where structural equality / hashing stands while it visits a field:
+ *        decides whether a free variable met for the first time is bound.
+ */
+#ifdef __cplusplus
+enum TVMFFIDefRegionKind : int32_t {
+#else
+typedef enum {
+#endif
+  /*! \brief Outside any def region: a free variable is a use and must already be bound. */
+  kTVMFFIDefRegionKindNone = 0,
+  /*!
+   * \brief A recursive def region: a new free variable is bound here, and the
+   *        fields of that variable (its type, shape, ...) stay in the region,
+   *        so variables met inside them are bound at the same site too.
+   */
+  kTVMFFIDefRegionKindRecursive = 1,
+  /*!
+   * \brief A non-recursive def region: a new free variable is bound here, but
+   *        its own fields are visited as uses that must resolve against
+   *        bindings made elsewhere.
+   */
+  kTVMFFIDefRegionKindNonRecursive = 2
+#ifdef __cplusplus
+};
+#else
+} TVMFFIDefRegionKind;
 #endif
 
 /*! \brief A reflected field of an object type. */
@@ -530,10 +585,20 @@ typedef struct {
   TVMFFISEqHashKind structural_eq_hash_kind;
 } TVMFFITypeMetadata;
 
-/*! \brief A column of per-type attribute values, indexed by type index. */
+/*!
+ * \brief A column of per-type attribute values.
+ *
+ * It covers the type indices [begin_index, begin_index + size): the value of
+ * type index t is data[t - begin_index] when t is in that range, and None
+ * otherwise. This runtime publishes columns with begin_index 0; readers must
+ * still honour it, as other runtimes of this ABI start columns elsewhere.
+ */
 typedef struct {
   const TVMFFIAny* data;
-  size_t size;
+  /*! \brief Number of entries in data. */
+  int32_t size;
+  /*! \brief The type index of data[0]. */
+  int32_t begin_index;
 } TVMFFITypeAttrColumn;
 
 /*!
@@ -632,7 +697,8 @@ TVM_FFI_DLL int TVMFFITypeRegisterAttr(int32_t type_index, const TVMFFIByteArray
  * in a new buffer (old buffers are never written again nor freed). A reader
  * that may run concurrently with registration loads `size`, then `data`, with
  * acquire atomics (e.g. `__atomic_load_n(&col->size, __ATOMIC_ACQUIRE)`); it
- * then sees a consistent buffer of at least that size.
+ * then sees a consistent buffer of at least that size. `begin_index` never
+ * changes once the column is published.
  * \return The column (valid for the life of the process), or NULL when no
  *         type has it. Never raises.
  */

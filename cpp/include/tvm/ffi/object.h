@@ -58,6 +58,7 @@ struct StaticTypeKey {
   static constexpr const char* kTVMFFIOpaquePyObject = "ffi.OpaquePyObject";
   static constexpr const char* kTVMFFIList = "ffi.List";
   static constexpr const char* kTVMFFIDict = "ffi.Dict";
+  static constexpr const char* kTVMFFIVisitInterrupt = "ffi.VisitInterrupt";
 };
 
 namespace details {
@@ -98,6 +99,7 @@ inline constexpr StaticTypeEntry kStaticTypes[] = {
     {TypeIndex::kTVMFFIOpaquePyObject, StaticTypeKey::kTVMFFIOpaquePyObject},
     {TypeIndex::kTVMFFIList, StaticTypeKey::kTVMFFIList},
     {TypeIndex::kTVMFFIDict, StaticTypeKey::kTVMFFIDict},
+    {TypeIndex::kTVMFFIVisitInterrupt, StaticTypeKey::kTVMFFIVisitInterrupt},
 };
 }  // namespace details
 

@@ -134,9 +134,21 @@ inline Function GetMethod(std::string_view type_key, const char* method_name) {
   return AnyView::CopyFromTVMFFIAny(GetMethodInfo(type_key, method_name)->method).cast<Function>();
 }
 
-/*! \brief Run a field's setter on the field at `field_addr`; returns the C status. */
+/*!
+ * \brief Run a field's setter on the field at `field_addr`; returns the C status.
+ *        With kTVMFFIFieldFlagBitSetterIsFunctionObj the setter is a Function
+ *        called as (field address as an opaque pointer, value).
+ */
 inline int CallFieldSetter(const TVMFFIFieldInfo* field_info, void* field_addr,
                            const TVMFFIAny* value) {
+  if (field_info->flags & kTVMFFIFieldFlagBitSetterIsFunctionObj) {
+    TVMFFIAny args[2] = {AnyView(field_addr).CopyToTVMFFIAny(), *value};
+    TVMFFIAny result{};
+    int ret = TVMFFIFunctionCall(reinterpret_cast<TVMFFIObjectHandle>(field_info->setter), args, 2,
+                                 &result);
+    if (ret == 0) ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&result);  // released here
+    return ret;
+  }
   return field_info->setter(field_addr, value);
 }
 
@@ -215,10 +227,12 @@ class TypeAttrColumn {
 
   AnyView operator[](int32_t type_index) const {
     // Size first, then data (acquire): the runtime publishes in the other order.
-    size_t size = __atomic_load_n(&column_->size, __ATOMIC_ACQUIRE);
+    int32_t size = __atomic_load_n(&column_->size, __ATOMIC_ACQUIRE);
     const TVMFFIAny* data = __atomic_load_n(&column_->data, __ATOMIC_ACQUIRE);
-    if (type_index < 0 || static_cast<size_t>(type_index) >= size) return AnyView();
-    return AnyView::CopyFromTVMFFIAny(data[type_index]);
+    // Columns of other runtimes may start past type index 0.
+    int64_t slot = static_cast<int64_t>(type_index) - column_->begin_index;
+    if (slot < 0 || slot >= size) return AnyView();
+    return AnyView::CopyFromTVMFFIAny(data[slot]);
   }
 
  private:

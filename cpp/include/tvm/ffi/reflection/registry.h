@@ -40,7 +40,9 @@
 #include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/reflection/overload.h>
 
+#include <exception>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -110,6 +112,13 @@ class AttachFieldFlag : public InfoTrait {
   static AttachFieldFlag SEqHashDef() { return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashDef); }
   /*! \brief Upstream 0.1.14's name for the same bit (a recursive def region). */
   static AttachFieldFlag SEqHashDefRecursive() { return SEqHashDef(); }
+  /*!
+   * \brief The field binds a free variable met directly in its value, but
+   *        what that variable's own fields reach are uses (a let-style binding).
+   */
+  static AttachFieldFlag SEqHashDefNonRecursive() {
+    return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive);
+  }
   /*! \brief The field is skipped by StructuralEqual and StructuralHash. */
   static AttachFieldFlag SEqHashIgnore() {
     return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashIgnore);
@@ -120,16 +129,43 @@ class AttachFieldFlag : public InfoTrait {
   int32_t flag_;
 };
 
-/*! \brief repr(false) keeps a field out of the printed form. */
-class repr : public InfoTrait {
+namespace details {
+/*! \brief A field trait `name(bool on)` that sets OffFlag when off. */
+template <int32_t OffFlag>
+class FieldSwitch : public InfoTrait {
  public:
-  explicit repr(bool show) : show_(show) {}
+  explicit FieldSwitch(bool on) : on_(on) {}
   void Apply(TVMFFIFieldInfo* info) const {
-    if (!show_) info->flags |= kTVMFFIFieldFlagBitMaskReprOff;
+    if (!on_) info->flags |= OffFlag;
   }
 
  private:
-  bool show_;
+  bool on_;
+};
+}  // namespace details
+
+/*! \brief repr(false) keeps a field out of the printed form. */
+class repr : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskReprOff> {
+  using FieldSwitch::FieldSwitch;
+};
+/*! \brief compare(false) keeps a field out of the reflection-based comparisons. */
+class compare : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskCompareOff> {
+  using FieldSwitch::FieldSwitch;
+};
+/*! \brief hash(false) keeps a field out of the reflection-based hash. */
+class hash : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskHashOff> {
+  using FieldSwitch::FieldSwitch;
+};
+/*! \brief kw_only(true): the generated `__ffi_init__` takes the field by keyword only. */
+class kw_only : public InfoTrait {
+ public:
+  explicit kw_only(bool on) : on_(on) {}
+  void Apply(TVMFFIFieldInfo* info) const {
+    if (on_) info->flags |= kTVMFFIFieldFlagBitMaskKwOnly;
+  }
+
+ private:
+  bool on_;
 };
 
 /*!
@@ -139,6 +175,24 @@ class repr : public InfoTrait {
  */
 template <typename... Args>
 struct init {};
+
+/*!
+ * \brief init<>: with no argument, a zero-argument constructor for
+ *        ObjectDef::def; `init(false)` as a field trait leaves the field out
+ *        of the generated `__ffi_init__` (kTVMFFIFieldFlagBitMaskInitOff), and
+ *        given to ObjectDef's constructor, asks for no generated
+ *        `__ffi_init__` at all.
+ */
+template <>
+struct init<> : public InfoTrait {
+  constexpr init() noexcept = default;
+  explicit init(bool include) : include(include) {}
+  void Apply(TVMFFIFieldInfo* info) const {
+    if (!include) info->flags |= kTVMFFIFieldFlagBitMaskInitOff;
+  }
+  bool include = true;
+};
+init(bool) -> init<>;
 
 /*!
  * \brief The byte offset of a member from the start of the object (= its
@@ -404,14 +458,19 @@ class GlobalDef {
 template <typename Class>
 class ObjectDef {
  public:
-  /*! \param extra An optional docstring of the type. */
+  /*!
+   * \param extra An optional docstring of the type, and init(false) to ask for
+   *        no generated `__ffi_init__`.
+   */
   template <typename... Extra>
   explicit ObjectDef(Extra&&... extra)
       : type_index_(Class::_GetOrAllocRuntimeTypeIndex()), type_key_(Class::_type_key) {
-    static_assert((std::is_convertible_v<Extra, const char*> && ...),
-                  "ObjectDef: extra arguments must be a docstring (const char*)");
+    static_assert(((std::is_convertible_v<Extra, const char*> ||
+                    std::is_same_v<details::remove_cvref_t<Extra>, init<>>) &&
+                   ...),
+                  "ObjectDef: extra arguments must be a docstring (const char*) or init(false)");
     const char* doc = "";
-    ((doc = static_cast<const char*>(extra)), ...);
+    (TakeTypeExtra(&doc, extra), ...);
     TVMFFITypeMetadata md{};
     md.doc = TVMFFIByteArray{doc, std::char_traits<char>::length(doc)};
     md.creator = nullptr;
@@ -456,9 +515,35 @@ class ObjectDef {
     details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
     return *this;
   }
+  /*!
+   * \brief Unless Class has its own constructor (def(init<...>), init(false),
+   *        or an `__ffi_init__` set already), register the generated
+   *        `__ffi_init__` (the runtime's ffi._RegisterFFIInit): it takes the
+   *        fields without init(false) positionally (required ones first, in
+   *        order; kw_only fields excluded) or, after the ffi.GetKwargsObject
+   *        marker, as name/value pairs; fields not given take their defaults.
+   */
+  ~ObjectDef() noexcept(false) {
+    // Not while an error from the chain unwinds: a second throw would terminate.
+    if (!auto_init_ || std::uncaught_exceptions() > uncaught_at_start_) return;
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index_);
+    if (info->metadata == nullptr || info->metadata->creator == nullptr) return;
+    TVMFFIByteArray key = AsByteArray(type_attr::kInit);
+    if (TVMFFIGetTypeAttrColumn(&key) != nullptr &&
+        TypeAttrColumn(type_attr::kInit)[type_index_] != nullptr) {
+      return;
+    }
+    if (std::optional<Function> reg = Function::GetGlobal("ffi._RegisterFFIInit")) {
+      (*reg)(type_index_);
+    }
+  }
+  ObjectDef(const ObjectDef&) = delete;
+  ObjectDef& operator=(const ObjectDef&) = delete;
+
   /*! \brief The constructor: static method `__init__` and type attribute `__ffi_init__`. */
   template <typename... Args, typename... Extra>
   ObjectDef& def(init<Args...>, Extra&&... extra) {
+    auto_init_ = false;
     auto make = [](Args... args) -> ObjectRef {
       return ObjectRef(make_object<Class>(std::forward<Args>(args)...));
     };
@@ -470,6 +555,15 @@ class ObjectDef {
   }
 
  private:
+  template <typename Extra>
+  void TakeTypeExtra(const char** doc, const Extra& extra) {
+    if constexpr (std::is_same_v<details::remove_cvref_t<Extra>, init<>>) {
+      if (!extra.include) auto_init_ = false;
+    } else {
+      *doc = static_cast<const char*>(extra);
+    }
+  }
+
   static int CreateDefault(TVMFFIObjectHandle* result) {
     TVM_FFI_SAFE_CALL_BEGIN();
     ObjectPtr<Class> obj;
@@ -558,6 +652,8 @@ class ObjectDef {
 
   int32_t type_index_;
   const char* type_key_;
+  bool auto_init_ = true;
+  int uncaught_at_start_ = std::uncaught_exceptions();
 };
 
 /*!

@@ -1,0 +1,460 @@
+/*
+ * tvmffi C++ layer: structural visiting, upstream's extra/structural_visit.h.
+ *
+ * A StructuralVisitor walks a value the way structural equality and hashing
+ * see it: the reflected fields of an object (skipping SEqHashIgnore fields),
+ * the items of an Array/List, the keys and values of a Map/Dict, or what a
+ * type's `__s_visit__` attribute says (an opaque FStructuralVisit pointer or
+ * a Function (visitor, value) -> None | VisitInterrupt). While it is inside a
+ * SEqHashDefRecursive / SEqHashDefNonRecursive field it reports the def
+ * region (def_region_kind()); a non-recursive region ends at the fields of
+ * the free variable it binds.
+ *
+ * A visit returns None to go on, or a VisitInterrupt (type index
+ * kTVMFFIVisitInterrupt, with a payload) that stops the whole walk and comes
+ * back to the caller; errors travel as the Error of an Expected, never as a
+ * C++ exception across the visit callbacks.
+ *
+ * StructuralWalk<WalkOrder::kPreOrder>(root, callbacks...) is the usual entry:
+ * each callback takes a value of one type (AnyView, Any, an ObjectRef or
+ * object pointer, or any convertible type), optionally the def region kind,
+ * and returns Expected<WalkResult>: Advance(), Skip() (pre-order: do not visit
+ * the children) or Interrupt(payload). The first callback whose type matches
+ * is called; values no callback matches are walked through.
+ *
+ *   int adds = 0;
+ *   StructuralWalk<WalkOrder::kPreOrder>(root, [&](const Add& a) -> Expected<WalkResult> {
+ *     ++adds;
+ *     return WalkResult::Advance();
+ *   });
+ *
+ * The runtime registers the container visits, ffi.VisitInterrupt and the
+ * ffi.StructuralVisitor* / ffi.StructuralWalk globals (runtime/structural_visit.cc).
+ */
+#ifndef TVM_FFI_EXTRA_STRUCTURAL_VISIT_H_
+#define TVM_FFI_EXTRA_STRUCTURAL_VISIT_H_
+
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/c_api.h>
+#include <tvm/ffi/container/variant.h>
+#include <tvm/ffi/error.h>
+#include <tvm/ffi/expected.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/memory.h>
+#include <tvm/ffi/object.h>
+#include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/accessor.h>
+
+#include <new>
+#include <optional>
+#include <string>
+#include <tuple>  // container/variant.h uses std::tuple_element without it
+#include <type_traits>
+#include <utility>
+
+namespace tvm {
+namespace ffi {
+
+/*! \brief What stops a structural visit, with an optional payload (None by default). */
+class VisitInterruptObj : public Object {
+ public:
+  Any value;
+
+  VisitInterruptObj() = default;
+  explicit VisitInterruptObj(Any value) : value(std::move(value)) {}
+
+  static constexpr const int32_t _type_index = TypeIndex::kTVMFFIVisitInterrupt;
+  static constexpr const bool _type_final = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFIVisitInterrupt, VisitInterruptObj,
+                                     Object);
+};
+
+/*! \brief Reference to a VisitInterruptObj (never null). */
+class VisitInterrupt : public ObjectRef {
+ public:
+  VisitInterrupt() : VisitInterrupt(Any(nullptr)) {}
+  explicit VisitInterrupt(Any value)
+      : ObjectRef(make_object<VisitInterruptObj>(std::move(value))) {}
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitInterrupt, ObjectRef, VisitInterruptObj);
+};
+
+class StructuralVisitorObj;
+
+/*!
+ * \brief The C-callable form of a visit (the `__s_visit__` attribute as an
+ *        opaque pointer, and the visitor's vtable entry): returns the raw
+ *        storage of an Expected<Optional<VisitInterrupt>>, owned by the caller.
+ */
+using FStructuralVisit = TVMFFIAny (*)(StructuralVisitorObj* visitor, AnyView value) noexcept;
+
+namespace details {
+inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
+    StructuralVisitorObj* visitor, const Object* obj) noexcept;
+}  // namespace details
+
+/*! \brief The dispatch table of a visitor (one function; it must outlive the visitor). */
+struct StructuralVisitorVTable {
+  FStructuralVisit visit = nullptr;
+};
+
+/*!
+ * \brief One traversal in progress: its dispatch table and the def region it
+ *        stands in. Reference counted to cross the ABI, but one visitor serves
+ *        one traversal at a time.
+ */
+class StructuralVisitorObj : public Object {
+ public:
+  /*! \return None to continue, or the interrupt that stops the walk; throws an error. */
+  Optional<VisitInterrupt> Visit(AnyView value) { return VisitExpected(value).value(); }
+
+  /*! \brief Visit through the vtable; never throws. */
+  Expected<Optional<VisitInterrupt>> VisitExpected(AnyView value) noexcept {
+    return details::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
+        (*vtable_->visit)(this, value));
+  }
+
+  /*! \brief The def region the current value is visited in. */
+  TVMFFIDefRegionKind def_region_kind() const { return def_region_mode_; }
+
+  /*! \brief Run `callback()` with the def region set to `kind`, restored afterwards. */
+  template <typename Callback>
+  auto WithDefRegionKind(TVMFFIDefRegionKind kind, Callback&& callback) {
+    struct Restore {
+      StructuralVisitorObj* self;
+      TVMFFIDefRegionKind saved;
+      ~Restore() { self->def_region_mode_ = saved; }
+    } restore{this, def_region_mode_};
+    def_region_mode_ = kind;
+    return std::forward<Callback>(callback)();
+  }
+
+  /*!
+   * \brief The standard visit of a value's children: the type's `__s_visit__`
+   *        when it has one, else its reflected fields; nothing for POD values.
+   */
+  Expected<Optional<VisitInterrupt>> DefaultVisitExpected(AnyView value) noexcept {
+    const int32_t type_index = value.type_index();
+    static const reflection::TypeAttrColumn column(reflection::type_attr::kStructuralVisit);
+    AnyView attr = column[type_index];
+    switch (attr.type_index()) {
+      case TypeIndex::kTVMFFIOpaquePtr: {
+        auto fn = reinterpret_cast<FStructuralVisit>(attr.cast<void*>());
+        return details::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
+            (*fn)(this, value));
+      }
+      case TypeIndex::kTVMFFIFunction:
+        return attr.cast<Function>().CallExpected<Optional<VisitInterrupt>>(this, value);
+      case TypeIndex::kTVMFFINone:
+        break;
+      default:
+        return Unexpected(Error("TypeError",
+                                std::string(reflection::type_attr::kStructuralVisit) +
+                                    " must be an opaque function pointer or an ffi.Function, not " +
+                                    attr.GetTypeKey(),
+                                ""));
+    }
+    if (type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
+      return Optional<VisitInterrupt>(std::nullopt);
+    }
+    return details::VisitReflectedFieldsExpected(this, value.cast<const Object*>());
+  }
+
+  static constexpr const bool _type_mutable = true;
+  TVM_FFI_DECLARE_OBJECT_INFO("ffi.StructuralVisitor", StructuralVisitorObj, Object);
+
+ protected:
+  /*! \param vtable Must not be null and must outlive the visitor. */
+  explicit StructuralVisitorObj(const StructuralVisitorVTable* vtable) : vtable_(vtable) {}
+
+  const StructuralVisitorVTable* vtable_ = nullptr;
+  TVMFFIDefRegionKind def_region_mode_ = kTVMFFIDefRegionKindNone;
+};
+
+/*! \brief Reference to a StructuralVisitorObj (never null). */
+class StructuralVisitor : public ObjectRef {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(StructuralVisitor, ObjectRef, StructuralVisitorObj);
+};
+
+namespace details {
+
+/*! \brief Whether a visit result stops the walk: an Error or a VisitInterrupt. */
+template <typename T>
+inline bool StructuralVisitNeedEarlyReturn(const Expected<T>& result) noexcept {
+  const int32_t type_index = result.type_index();
+  return type_index == TypeIndex::kTVMFFIError || type_index == TypeIndex::kTVMFFIVisitInterrupt;
+}
+
+/*!
+ * \brief Visit an object's reflected fields in order, skipping SEqHashIgnore
+ *        fields; a def-region field flag sets the region for that field.
+ */
+inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
+    StructuralVisitorObj* visitor, const Object* obj) noexcept {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(obj->type_index());
+  // A non-recursive region binds the free variable itself; its own fields
+  // are uses again.
+  TVMFFIDefRegionKind inherited = visitor->def_region_kind();
+  if (inherited == kTVMFFIDefRegionKindNonRecursive && info->metadata != nullptr &&
+      info->metadata->structural_eq_hash_kind == kTVMFFISEqHashKindFreeVar) {
+    inherited = kTVMFFIDefRegionKindNone;
+  }
+  Expected<Optional<VisitInterrupt>> result = Optional<VisitInterrupt>(std::nullopt);
+  reflection::ForEachFieldInfoWithEarlyStop(info, [&](const TVMFFIFieldInfo* field) -> bool {
+    if (field->flags & kTVMFFIFieldFlagBitMaskSEqHashIgnore) return false;
+    TVMFFIAny raw{};
+    void* addr = const_cast<char*>(reinterpret_cast<const char*>(obj)) + field->offset;
+    if (TVM_FFI_PREDICT_FALSE(field->getter(addr, &raw) != 0)) {
+      result = Unexpected(MoveFromSafeCallRaised());
+      return true;
+    }
+    Any field_value = AnyUnsafe::MoveTVMFFIAnyToAny(&raw);
+    TVMFFIDefRegionKind kind = inherited;
+    if (field->flags & kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive) {
+      kind = kTVMFFIDefRegionKindNonRecursive;
+    } else if (field->flags & kTVMFFIFieldFlagBitMaskSEqHashDefRecursive) {
+      kind = kTVMFFIDefRegionKindRecursive;
+    }
+    result = visitor->WithDefRegionKind(kind, [&] { return visitor->VisitExpected(field_value); });
+    return StructuralVisitNeedEarlyReturn(result);
+  });
+  return result;
+}
+
+}  // namespace details
+
+/*!
+ * \brief What a walk callback asks for: Advance() (go on, children included),
+ *        Skip() (go on, without this value's children; pre-order only has
+ *        children left to skip) or Interrupt(signal) (stop the walk).
+ *        Converts as an int (the tag) or a VisitInterrupt; None reads as Advance.
+ */
+class WalkResult : public Variant<VisitInterrupt, int32_t> {
+ public:
+  static constexpr int32_t kAdvanceTag = 0;
+  static constexpr int32_t kSkipTag = 1;
+  using Storage = Variant<VisitInterrupt, int32_t>;
+
+  static WalkResult Advance() { return WalkResult(kAdvanceTag); }
+  static WalkResult Skip() { return WalkResult(kSkipTag); }
+  static WalkResult Interrupt(VisitInterrupt signal = VisitInterrupt()) {
+    return WalkResult(Storage(std::move(signal)));
+  }
+
+ private:
+  explicit WalkResult(int32_t tag) : Storage(tag) {}
+  explicit WalkResult(Storage storage) : Storage(std::move(storage)) {}
+  friend struct TypeTraits<WalkResult>;
+};
+
+template <>
+inline constexpr bool use_default_type_traits_v<WalkResult> = false;
+
+template <>
+struct TypeTraits<WalkResult> : public TypeTraits<WalkResult::Storage> {
+  using Base = TypeTraits<WalkResult::Storage>;
+
+  // Handed over as the Variant itself (Variant's converting constructor would
+  // otherwise take the WalkResult as a new alternative).
+  static void CopyToAnyView(const WalkResult& src, TVMFFIAny* result) {
+    Base::CopyToAnyView(static_cast<const WalkResult::Storage&>(src), result);
+  }
+  static void MoveToAny(WalkResult src, TVMFFIAny* result) {
+    Base::MoveToAny(static_cast<WalkResult::Storage&&>(src), result);
+  }
+  static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFINone || Base::CheckAnyStrict(src);
+  }
+  static WalkResult CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFINone) return WalkResult::Advance();
+    return WalkResult(Base::CopyFromAnyViewAfterCheck(src));
+  }
+  static WalkResult MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFINone) return WalkResult::Advance();
+    return WalkResult(Base::MoveFromAnyAfterCheck(src));
+  }
+  static std::optional<WalkResult> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFINone) return WalkResult::Advance();
+    if (std::optional<WalkResult::Storage> v = Base::TryCastFromAnyView(src)) {
+      return WalkResult(*std::move(v));
+    }
+    return std::nullopt;
+  }
+  static std::string TypeStr() { return "WalkResult"; }
+};
+
+/*! \brief Whether a walk calls back before (pre) or after (post) a value's children. */
+enum class WalkOrder : int32_t {
+  kPreOrder = 0,
+  kPostOrder = 1,
+};
+
+/*!
+ * \brief In a function returning the raw storage of an Expected (an
+ *        FStructuralVisit), return `Result` when it stops the walk.
+ */
+#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                           \
+  do {                                                                                       \
+    auto&& tvm_ffi_s_visit_res_ = (Result);                                                  \
+    if (TVM_FFI_PREDICT_FALSE(                                                               \
+            ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) {    \
+      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                           \
+          std::move(tvm_ffi_s_visit_res_));                                                  \
+    }                                                                                        \
+  } while (0)
+
+/*!
+ * \brief As TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN; upstream also records `Node` in
+ *        the error's visit context, which this implementation does not keep
+ *        (the error passes through unchanged).
+ */
+#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Result, Node) \
+  do {                                                                      \
+    (void)(Node);                                                           \
+    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result);                             \
+  } while (0)
+
+namespace details {
+
+/*! \brief The no-interrupt result, as raw storage. */
+inline TVMFFIAny VisitContinueRaw() noexcept {
+  return ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(std::nullopt));
+}
+
+/*!
+ * \brief The visitor behind StructuralWalk: calls `dispatch(value, kind)`
+ *        (-> Expected<WalkResult>) before or after the standard visit of
+ *        each non-None value.
+ */
+template <WalkOrder order, typename Dispatch>
+class StructuralWalkCallbackVisitorObj : public StructuralVisitorObj {
+ public:
+  explicit StructuralWalkCallbackVisitorObj(Dispatch dispatch)
+      : StructuralVisitorObj(VTable()), dispatch_(std::move(dispatch)) {}
+
+ private:
+  static const StructuralVisitorVTable* VTable() {
+    static const StructuralVisitorVTable vtable{&StructuralWalkCallbackVisitorObj::Trampoline};
+    return &vtable;
+  }
+  static TVMFFIAny Trampoline(StructuralVisitorObj* self, AnyView value) noexcept {
+    return static_cast<StructuralWalkCallbackVisitorObj*>(self)->VisitOne(value);
+  }
+
+  TVMFFIAny VisitOne(AnyView value) noexcept {
+    if (value.type_index() == TypeIndex::kTVMFFINone) return VisitContinueRaw();
+    if constexpr (order == WalkOrder::kPreOrder) {
+      Expected<WalkResult> r = dispatch_(value, def_region_kind());
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(r);
+      if (r.type_index() == TypeIndex::kTVMFFIInt &&
+          ExpectedUnsafe::ValueAs<int32_t>(r) == WalkResult::kSkipTag) {
+        return VisitContinueRaw();
+      }
+    }
+    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(DefaultVisitExpected(value));
+    if constexpr (order == WalkOrder::kPostOrder) {
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(dispatch_(value, def_region_kind()));
+    }
+    return VisitContinueRaw();
+  }
+
+  Dispatch dispatch_;
+};
+
+/*! \brief The parameter types of a walk callback (a lambda or other functor). */
+template <typename F>
+struct WalkCallbackArgs : WalkCallbackArgs<decltype(&F::operator())> {};
+template <typename C, typename R, typename A0, typename... Rest>
+struct WalkCallbackArgs<R (C::*)(A0, Rest...) const> {
+  using First = remove_cvref_t<A0>;
+  static constexpr size_t kNumArgs = 1 + sizeof...(Rest);
+};
+template <typename C, typename R, typename A0, typename... Rest>
+struct WalkCallbackArgs<R (C::*)(A0, Rest...)> : WalkCallbackArgs<R (C::*)(A0, Rest...) const> {};
+template <typename R, typename A0, typename... Rest>
+struct WalkCallbackArgs<R (*)(A0, Rest...)> {
+  using First = remove_cvref_t<A0>;
+  static constexpr size_t kNumArgs = 1 + sizeof...(Rest);
+};
+
+/*! \brief Chains typed callbacks into one dispatch: the first one whose type matches runs. */
+struct StructuralWalkCallbackChain {
+  template <typename... Callbacks>
+  static auto FromChain(Callbacks... callbacks) {
+    return [=](AnyView x, TVMFFIDefRegionKind kind) mutable -> Expected<WalkResult> {
+      try {
+        std::optional<Expected<WalkResult>> result;
+        (void)(... || (result = TryOne(callbacks, x, kind)).has_value());
+        if (result.has_value()) return *std::move(result);
+        return WalkResult::Advance();
+      } catch (const Error& err) {
+        return Unexpected(err);
+      }
+    };
+  }
+
+ private:
+  template <typename Callback>
+  static std::optional<Expected<WalkResult>> TryOne(Callback& callback, AnyView x,
+                                                    TVMFFIDefRegionKind kind) {
+    using Args = WalkCallbackArgs<std::decay_t<Callback>>;
+    static_assert(Args::kNumArgs == 1 || Args::kNumArgs == 2,
+                  "StructuralWalk callbacks take (value) or (value, TVMFFIDefRegionKind)");
+    using T = typename Args::First;
+    if constexpr (std::is_same_v<T, AnyView>) {
+      return Invoke<Args::kNumArgs>(callback, x, kind);
+    } else if constexpr (std::is_same_v<T, Any>) {
+      return Invoke<Args::kNumArgs>(callback, Any(x), kind);
+    } else {
+      if (std::optional<T> v = x.as<T>()) return Invoke<Args::kNumArgs>(callback, *std::move(v), kind);
+      return std::nullopt;
+    }
+  }
+
+  template <size_t kNumArgs, typename Callback, typename Value>
+  static Expected<WalkResult> Invoke(Callback& callback, Value&& value, TVMFFIDefRegionKind kind) {
+    if constexpr (kNumArgs == 1) {
+      return callback(std::forward<Value>(value));
+    } else {
+      return callback(std::forward<Value>(value), kind);
+    }
+  }
+};
+
+}  // namespace details
+
+/*!
+ * \brief Walk `root` structurally, calling the first matching callback on
+ *        each value (see the file comment).
+ * \return None when the walk completed, the interrupt a callback returned, or
+ *         the Error a callback or a visit raised.
+ */
+template <WalkOrder order, typename... Callbacks>
+Expected<Optional<VisitInterrupt>> StructuralWalkExpected(AnyView root,
+                                                          Callbacks&&... callbacks) noexcept {
+  static_assert(sizeof...(Callbacks) != 0, "StructuralWalk needs at least one callback");
+  try {
+    auto dispatch =
+        details::StructuralWalkCallbackChain::FromChain(std::forward<Callbacks>(callbacks)...);
+    using Visitor = details::StructuralWalkCallbackVisitorObj<order, decltype(dispatch)>;
+    StructuralVisitor visitor(make_object<Visitor>(std::move(dispatch)));
+    return visitor->VisitExpected(root);
+  } catch (const Error& err) {
+    return Unexpected(err);
+  } catch (const std::bad_alloc&) {
+    return Unexpected(Error("MemoryError", "StructuralWalk: out of memory", ""));
+  }
+}
+
+/*!
+ * \brief StructuralWalkExpected that throws the error.
+ * \return None when the walk completed, or the interrupt a callback returned.
+ */
+template <WalkOrder order, typename... Callbacks>
+Optional<VisitInterrupt> StructuralWalk(AnyView root, Callbacks&&... callbacks) {
+  return StructuralWalkExpected<order>(root, std::forward<Callbacks>(callbacks)...).value();
+}
+
+}  // namespace ffi
+}  // namespace tvm
+#endif  // TVM_FFI_EXTRA_STRUCTURAL_VISIT_H_

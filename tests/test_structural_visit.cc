@@ -1,0 +1,303 @@
+// tvm/ffi/extra/structural_visit.h: StructuralVisitor, StructuralWalk,
+// VisitInterrupt, def regions, and the runtime's container visits and globals.
+#include <tvm/ffi/any.h>
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/dict.h>
+#include <tvm/ffi/container/list.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/container/tuple.h>
+#include <tvm/ffi/extra/structural_visit.h>
+#include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/registry.h>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "reflection_test_util.h"
+
+namespace {
+
+using namespace tvm::ffi;
+using namespace reflection_test;
+
+// Records every non-None value a walk calls back on, with its def region.
+struct Trace {
+  std::vector<Any> values;
+  std::vector<TVMFFIDefRegionKind> kinds;
+  auto Callback() {
+    return [this](AnyView v, TVMFFIDefRegionKind kind) -> Expected<WalkResult> {
+      values.push_back(Any(v));
+      kinds.push_back(kind);
+      return WalkResult::Advance();
+    };
+  }
+  std::vector<int64_t> Ints() const {
+    std::vector<int64_t> out;
+    for (const Any& v : values) {
+      if (auto i = v.as<int64_t>()) out.push_back(*i);
+    }
+    return out;
+  }
+};
+
+TEST_CASE("VisitInterrupt: static type, payload, reflection", "[structural_visit]") {
+  VisitInterrupt plain;
+  CHECK(plain->type_index() == TypeIndex::kTVMFFIVisitInterrupt);
+  CHECK(plain->value == nullptr);
+  CHECK(plain->GetTypeKey() == "ffi.VisitInterrupt");
+  VisitInterrupt with(Any(7));
+  CHECK(with->value.cast<int>() == 7);
+  // Other binaries read the payload inline: the Any right after the header.
+  const char* base = reinterpret_cast<const char*>(with.get());
+  CHECK(reinterpret_cast<const char*>(&with->value) - base ==
+        static_cast<std::ptrdiff_t>(sizeof(TVMFFIObject)));
+  CHECK(sizeof(VisitInterruptObj) == sizeof(TVMFFIObject) + sizeof(TVMFFIAny));
+  // The global makes one too, and the field is reflected.
+  Any made = Function::GetGlobalRequired("ffi.VisitInterrupt")(String("stop"));
+  REQUIRE(made.type_index() == TypeIndex::kTVMFFIVisitInterrupt);
+  CHECK(reflection::FieldGetter("ffi.VisitInterrupt", "value")(made.cast<ObjectRef>())
+            .cast<String>() == "stop");
+}
+
+TEST_CASE("Walk: pre-order over objects and containers, fields in order", "[structural_visit]") {
+  RegisterTestTypes();
+  Point p(3, 1.0);
+  Array<Any> root{p, Map<String, Any>{{"k", 5}}, List<Any>{6, nullptr}, Dict<Any, Any>{{8, 9}}};
+  Trace trace;
+  CHECK(!StructuralWalk<WalkOrder::kPreOrder>(root, trace.Callback()).has_value());
+  // The root first, then p and its fields (x, y, label; `cache` is ignored),
+  // then each container before its items; None is not called back.
+  REQUIRE(trace.values.size() >= 5);
+  CHECK(trace.values[0].same_as(root));
+  CHECK(trace.values[1].same_as(p));
+  CHECK(trace.values[2].cast<int64_t>() == 3);
+  CHECK(trace.values[3].cast<double>() == 1.0);
+  CHECK(trace.Ints() == std::vector<int64_t>{3, 5, 6, 8, 9});
+  for (const Any& v : trace.values) CHECK(v != nullptr);
+  for (TVMFFIDefRegionKind k : trace.kinds) CHECK(k == kTVMFFIDefRegionKindNone);
+}
+
+TEST_CASE("Walk: post-order calls back after the children", "[structural_visit]") {
+  Array<Any> inner{1, 2};
+  Array<Any> root{inner, 3};
+  Trace trace;
+  StructuralWalk<WalkOrder::kPostOrder>(root, trace.Callback());
+  REQUIRE(trace.values.size() == 5);
+  CHECK(trace.values[0].cast<int64_t>() == 1);
+  CHECK(trace.values[1].cast<int64_t>() == 2);
+  CHECK(trace.values[2].same_as(inner));
+  CHECK(trace.values[3].cast<int64_t>() == 3);
+  CHECK(trace.values[4].same_as(root));
+}
+
+TEST_CASE("Walk: Skip leaves out the children, Interrupt stops with its payload",
+          "[structural_visit]") {
+  Array<Any> inner{1, 2};
+  Array<Any> root{inner, 3};
+  std::vector<int64_t> seen;
+  auto skip_inner = [&](const Array<Any>& a) -> Expected<WalkResult> {
+    return a.same_as(inner) ? WalkResult::Skip() : WalkResult::Advance();
+  };
+  auto ints = [&](int64_t i) -> Expected<WalkResult> {
+    seen.push_back(i);
+    return WalkResult::Advance();
+  };
+  StructuralWalk<WalkOrder::kPreOrder>(root, skip_inner, ints);
+  CHECK(seen == std::vector<int64_t>{3});
+
+  seen.clear();
+  auto stop_at_2 = [&](int64_t i) -> Expected<WalkResult> {
+    seen.push_back(i);
+    if (i == 2) return WalkResult::Interrupt(VisitInterrupt(String("found")));
+    return WalkResult::Advance();
+  };
+  Optional<VisitInterrupt> r = StructuralWalk<WalkOrder::kPreOrder>(root, stop_at_2);
+  REQUIRE(r.has_value());
+  CHECK(r.value()->value.cast<String>() == "found");
+  CHECK(seen == std::vector<int64_t>{1, 2});  // 3 never visited
+}
+
+TEST_CASE("Walk: the first matching callback runs; typed callbacks by object class",
+          "[structural_visit]") {
+  RegisterTestTypes();
+  Var x("x");
+  Point p(1, 2.0);
+  Array<Any> root{x, p, 4};
+  int vars = 0, points = 0, anys = 0;
+  StructuralWalk<WalkOrder::kPreOrder>(
+      root,
+      [&](const VarObj*) -> Expected<WalkResult> {
+        ++vars;
+        return WalkResult::Advance();
+      },
+      [&](const Point&) -> Expected<WalkResult> {
+        ++points;
+        return WalkResult::Skip();
+      },
+      [&](AnyView) -> Expected<WalkResult> {
+        ++anys;
+        return WalkResult::Advance();
+      });
+  CHECK(vars == 1);
+  CHECK(points == 1);
+  // root, 4 and x's name are neither Var nor Point (x's name is SEqHashIgnore,
+  // p's fields are skipped).
+  CHECK(anys == 2);
+}
+
+TEST_CASE("Walk: errors come back as the Expected's error, never thrown through",
+          "[structural_visit]") {
+  Array<Any> root{1, 2};
+  Expected<Optional<VisitInterrupt>> r = StructuralWalkExpected<WalkOrder::kPreOrder>(
+      root, [](int64_t i) -> Expected<WalkResult> {
+        if (i == 2) return Unexpected(Error("ValueError", "two", ""));
+        return WalkResult::Advance();
+      });
+  REQUIRE(r.is_err());
+  CHECK(r.error().kind() == "ValueError");
+  // A callback that throws: caught and returned the same way.
+  Expected<Optional<VisitInterrupt>> thrown = StructuralWalkExpected<WalkOrder::kPostOrder>(
+      root, [](int64_t) -> Expected<WalkResult> { TVM_FFI_THROW(TypeError) << "thrown"; });
+  REQUIRE(thrown.is_err());
+  CHECK(thrown.error().kind() == "TypeError");
+  CHECK_THROWS_AS(StructuralWalk<WalkOrder::kPreOrder>(
+                      root, [](int64_t) -> Expected<WalkResult> {
+                        return Unexpected(Error("ValueError", "x", ""));
+                      }),
+                  Error);
+}
+
+TEST_CASE("Walk: def region kinds follow the field flags", "[structural_visit]") {
+  RegisterTestTypes();
+  Var n("n"), v("v");
+  TypedVar x("x", n);
+  // fn(v) { let x: T(n) in x }
+  Func f({v}, MakeLet(x, x));
+  std::vector<std::pair<ObjectRef, TVMFFIDefRegionKind>> seen;
+  auto record = [&](const ObjectRef& o, TVMFFIDefRegionKind kind) -> Expected<WalkResult> {
+    seen.emplace_back(o, kind);
+    return WalkResult::Advance();
+  };
+  StructuralWalk<WalkOrder::kPreOrder>(f, record);
+  auto kind_of = [&](const ObjectRef& o, size_t nth) {
+    size_t k = 0;
+    for (auto& [obj, kind] : seen) {
+      if (obj.same_as(o) && k++ == nth) return static_cast<int>(kind);
+    }
+    return -1;
+  };
+  CHECK(kind_of(f, 0) == kTVMFFIDefRegionKindNone);
+  CHECK(kind_of(v, 0) == kTVMFFIDefRegionKindRecursive);   // in params
+  CHECK(kind_of(x, 0) == kTVMFFIDefRegionKindNonRecursive);  // let's var
+  CHECK(kind_of(n, 0) == kTVMFFIDefRegionKindNone);  // x's annotation: a use
+  CHECK(kind_of(x, 1) == kTVMFFIDefRegionKindNone);  // let's body
+  // In a recursive let, the annotation stays in the region.
+  seen.clear();
+  StructuralWalk<WalkOrder::kPreOrder>(MakeLet<RecLetObj>(x, x), record);
+  CHECK(kind_of(n, 0) == kTVMFFIDefRegionKindRecursive);
+}
+
+// A visitor written directly against the vtable: counts ints, stops at a
+// negative one.
+class CountingVisitorObj : public StructuralVisitorObj {
+ public:
+  CountingVisitorObj() : StructuralVisitorObj(&kVTable) {}
+  int64_t sum = 0;
+
+ private:
+  static TVMFFIAny VisitFn(StructuralVisitorObj* self, AnyView value) noexcept {
+    auto* me = static_cast<CountingVisitorObj*>(self);
+    if (auto i = value.as<int64_t>()) {
+      if (*i < 0) {
+        return details::ExpectedUnsafe::MoveToTVMFFIAny(
+            Expected<Optional<VisitInterrupt>>(VisitInterrupt(Any(*i))));
+      }
+      me->sum += *i;
+    }
+    return details::ExpectedUnsafe::MoveToTVMFFIAny(me->DefaultVisitExpected(value));
+  }
+  static inline const StructuralVisitorVTable kVTable{&CountingVisitorObj::VisitFn};
+};
+
+TEST_CASE("A hand-written visitor; the ffi.StructuralVisitor* globals", "[structural_visit]") {
+  auto obj = make_object<CountingVisitorObj>();
+  StructuralVisitor visitor(obj);
+  CHECK(!visitor->Visit(Array<Any>{1, Map<Any, Any>{{2, 3}}, List<Any>{4}}).has_value());
+  CHECK(obj->sum == 10);
+  Optional<VisitInterrupt> stop = visitor->Visit(Array<Any>{1, -5, 100});
+  REQUIRE(stop.has_value());
+  CHECK(stop.value()->value.cast<int64_t>() == -5);
+  CHECK(obj->sum == 11);
+  // Through the globals, as other languages call it.
+  Function visit = Function::GetGlobalRequired("ffi.StructuralVisitorVisit");
+  CHECK(visit(visitor, Array<Any>{7}) == nullptr);
+  CHECK(obj->sum == 18);
+  Function kind = Function::GetGlobalRequired("ffi.StructuralVisitorDefRegionKind");
+  Function with = Function::GetGlobalRequired("ffi.StructuralVisitorWithDefRegionKind");
+  CHECK(kind(visitor).cast<int>() == kTVMFFIDefRegionKindNone);
+  Any inside = with(visitor, 2, Function::FromTyped([&]() { return kind(visitor); }));
+  CHECK(inside.cast<int>() == kTVMFFIDefRegionKindNonRecursive);
+  CHECK(kind(visitor).cast<int>() == kTVMFFIDefRegionKindNone);  // restored
+  CHECK_THROWS_AS(with(visitor, 7, Function::FromTyped([]() {})), Error);
+}
+
+TEST_CASE("A type's __s_visit__ Function replaces its reflected fields", "[structural_visit]") {
+  RegisterTestTypes();
+  // Point3 visits only its payload (not x, y, label, z).
+  static bool registered = [] {
+    reflection::TypeAttrDef<Point3Obj>().def(
+        reflection::type_attr::kStructuralVisit,
+        [](StructuralVisitor visitor, const Point3Obj* self) -> Optional<VisitInterrupt> {
+          return visitor->Visit(self->payload);
+        });
+    return true;
+  }();
+  (void)registered;
+  ObjectPtr<Point3Obj> p = make_object<Point3Obj>();
+  p->x = 100;
+  p->payload = Array<Any>{41, 42};
+  Trace trace;
+  StructuralWalk<WalkOrder::kPreOrder>(ObjectRef(p), trace.Callback());
+  CHECK(trace.Ints() == std::vector<int64_t>{41, 42});
+}
+
+TEST_CASE("ffi.StructuralWalk: callbacks by type index, with or without the region kind",
+          "[structural_visit]") {
+  RegisterTestTypes();
+  Function walk = Function::GetGlobalRequired("ffi.StructuralWalk");
+  Var v("v");
+  Func f({v}, Array<Any>{1, String("s"), v});
+  std::vector<int64_t> ints;
+  std::vector<int> var_kinds;
+  Array<Tuple<int32_t, Function>> plain{
+      Tuple<int32_t, Function>(TypeIndex::kTVMFFIInt, Function::FromTyped([&](int64_t i) {
+                                 ints.push_back(i);
+                                 return 0;
+                               }))};
+  Array<Tuple<int32_t, Function>> with_kind{Tuple<int32_t, Function>(
+      VarObj::RuntimeTypeIndex(), Function::FromTyped([&](ObjectRef, int kind) -> Any {
+        var_kinds.push_back(kind);
+        return nullptr;
+      }))};
+  CHECK(walk(f, plain, with_kind, 0) == nullptr);
+  CHECK(ints == std::vector<int64_t>{1});
+  CHECK(var_kinds == std::vector<int>{kTVMFFIDefRegionKindRecursive, kTVMFFIDefRegionKindNone});
+  // Object matches every object; an interrupt comes back as the result.
+  Array<Tuple<int32_t, Function>> stop{Tuple<int32_t, Function>(
+      TypeIndex::kTVMFFIObject,
+      Function::FromTyped([](ObjectRef o) -> Any {
+        if (o->IsInstance<VarObj>()) return VisitInterrupt(o);
+        return 0;
+      }))};
+  Any r = walk(f, stop, Array<Tuple<int32_t, Function>>{}, 1);
+  REQUIRE(r.type_index() == TypeIndex::kTVMFFIVisitInterrupt);
+  CHECK(r.cast<VisitInterrupt>()->value.same_as(v));
+  CHECK_THROWS_AS(walk(f, stop, Array<Tuple<int32_t, Function>>{}, 5), Error);
+}
+
+}  // namespace
