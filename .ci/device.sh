@@ -9,6 +9,10 @@
 #      TVMFFI_JOBS         build parallelism (default 16)
 #      TVMFFI_CUDA_ARCH    CMAKE_CUDA_ARCHITECTURES (default 90)
 #      TVMFFI_BENCH_TIMEOUT seconds per benchmark executable (default 180)
+#      TVMFFI_DEVICE_TARGETS build only these targets (space-separated; default all)
+#      TVMFFI_DEVICE_TESTS  ctest -R regex (default: every test)
+#      TVMFFI_DEVICE_BENCHES run only these benchmarks (space-separated names; default all)
+# The three narrow a run to what fits a short device budget.
 #
 # Keeps going after failing tests so that the benchmarks still run; exits
 # non-zero at the end if any step failed.
@@ -102,7 +106,9 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja \
   -DCMAKE_PREFIX_PATH="$PREFIX/usr"
 
 banner "build $BUILD (-j$JOBS)"
-cmake --build "$BUILD" -j "$JOBS"
+targets=()
+for t in ${TVMFFI_DEVICE_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$BUILD" -j "$JOBS" "${targets[@]}"
 
 # ----------------------------------------------------------------- tests ---
 banner "ctest $BUILD"
@@ -111,7 +117,10 @@ if [[ -n $LOGDIR ]]; then mkdir -p "$LOGDIR"; ctest_log=$LOGDIR/ctest.log; fi
 junit="$PWD/$BUILD/ctest-junit.xml"
 rm -f "$junit"
 rc=0
-ctest --test-dir "$BUILD" --output-on-failure --output-junit "$junit" 2>&1 | tee "$ctest_log" || rc=$?
+ctest_filter=()
+[[ -n ${TVMFFI_DEVICE_TESTS:-} ]] && ctest_filter=(-R "$TVMFFI_DEVICE_TESTS")
+ctest --test-dir "$BUILD" --output-on-failure --output-junit "$junit" "${ctest_filter[@]}" 2>&1 |
+  tee "$ctest_log" || rc=$?
 [[ $rc -eq 0 ]] || failures+=("ctest (rc=$rc)")
 
 # ------------------------------------------------------------ benchmarks ---
@@ -119,6 +128,7 @@ shopt -s nullglob
 for exe in "$BUILD"/benchmarks/bench_*; do
   [[ -f $exe && -x $exe ]] || continue
   name=$(basename "$exe")
+  if [[ -n ${TVMFFI_DEVICE_BENCHES:-} && " $TVMFFI_DEVICE_BENCHES " != *" $name "* ]]; then continue; fi
   banner "$name"
   log=/dev/null
   [[ -n $LOGDIR ]] && log=$LOGDIR/$name.log
