@@ -424,3 +424,15 @@ TEST_CASE("Nested containers widen covariantly and share storage", "[array]") {
   // Narrowing is not implicit.
   static_assert(!std::is_convertible_v<Array<Array<Any>>, Array<Array<int>>>);
 }
+
+TEST_CASE("Typed containers are not exact references: object_ref_contains_v says no", "[array]") {
+  STATIC_CHECK(!Array<int64_t>::_type_container_is_exact);
+  STATIC_CHECK(!Tuple<int64_t, String>::_type_container_is_exact);
+  STATIC_CHECK(!Variant<int64_t, String>::_type_container_is_exact);
+  // An ArrayObj may hold anything, so Array<int64_t> does not contain every one.
+  STATIC_CHECK(!object_ref_contains_v<Array<int64_t>, ArrayObj>);
+  STATIC_CHECK(!object_ref_contains_v<Tuple<int64_t>, ArrayObj>);
+  // Arrays of derived pointers still share as arrays of base pointers.
+  Array<ObjectPtr<Object>> objs = Array<ObjectPtr<ArrayObj>>{ArrayObj::Empty(0)};
+  CHECK(objs.size() == 1);
+}
