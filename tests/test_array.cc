@@ -436,3 +436,22 @@ TEST_CASE("Typed containers are not exact references: object_ref_contains_v says
   Array<ObjectPtr<Object>> objs = Array<ObjectPtr<ArrayObj>>{ArrayObj::Empty(0)};
   CHECK(objs.size() == 1);
 }
+
+TEST_CASE("ArrayObj in-place edits and erase range errors", "[array]") {
+  Array<int64_t> a = {1, 2, 3, 4};
+  Array<int64_t> shared = a;
+  // A reversed range throws before any copy: the shared array is untouched.
+  auto reversed = ErrorOf([&] { a.erase(a.begin() + 3, a.begin() + 1); });
+  CHECK(reversed.first == "IndexError");
+  CHECK(reversed.second == "Array::erase: range [3, 1) is not within an Array of size 4");
+  CHECK(a.get() == shared.get());
+  a.erase(a.begin() + 1, a.begin() + 3);
+  CHECK(std::vector<int64_t>(a.begin(), a.end()) == std::vector<int64_t>{1, 4});
+  CHECK(std::vector<int64_t>(shared.begin(), shared.end()) == std::vector<int64_t>{1, 2, 3, 4});
+  // a is unique now: edits on its object are seen through it.
+  a.GetArrayObj()->erase(0);
+  a.GetArrayObj()->pop_back();
+  CHECK(a.empty());
+  CHECK(ErrorOf([&] { a.GetArrayObj()->pop_back(); }).second ==
+        "Array index -1 out of range for an Array of size 0");
+}

@@ -97,7 +97,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   void erase(int64_t first, int64_t last) {
     if (first < 0 || first > last || last > TVMFFISeqCell::size) {
       TVM_FFI_THROW(IndexError) << KindName() << "::erase: range [" << first << ", " << last
-                                << ") is not within a " << KindName() << " of size "
+                                << ") is not within " << Article() << KindName() << " of size "
                                 << TVMFFISeqCell::size;
     }
     if (first != last) EraseRange(first, last);
@@ -147,6 +147,9 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   /*! \return "List" or "Array", for messages. */
   const char* KindName() const noexcept {
     return header_.type_index == TypeIndex::kTVMFFIList ? "List" : "Array";
+  }
+  const char* Article() const noexcept {
+    return header_.type_index == TypeIndex::kTVMFFIList ? "a " : "an ";
   }
   [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(int64_t i, int64_t n,
                                                                         const char* kind = "Array") {
