@@ -424,3 +424,34 @@ TEST_CASE("Nested containers widen covariantly and share storage", "[array]") {
   // Narrowing is not implicit.
   static_assert(!std::is_convertible_v<Array<Array<Any>>, Array<Array<int>>>);
 }
+
+TEST_CASE("Typed containers are not exact references: object_ref_contains_v says no", "[array]") {
+  STATIC_CHECK(!Array<int64_t>::_type_container_is_exact);
+  STATIC_CHECK(!Tuple<int64_t, String>::_type_container_is_exact);
+  STATIC_CHECK(!Variant<int64_t, String>::_type_container_is_exact);
+  // An ArrayObj may hold anything, so Array<int64_t> does not contain every one.
+  STATIC_CHECK(!object_ref_contains_v<Array<int64_t>, ArrayObj>);
+  STATIC_CHECK(!object_ref_contains_v<Tuple<int64_t>, ArrayObj>);
+  // Arrays of derived pointers still share as arrays of base pointers.
+  Array<ObjectPtr<Object>> objs = Array<ObjectPtr<ArrayObj>>{ArrayObj::Empty(0)};
+  CHECK(objs.size() == 1);
+}
+
+TEST_CASE("ArrayObj in-place edits and erase range errors", "[array]") {
+  Array<int64_t> a = {1, 2, 3, 4};
+  Array<int64_t> shared = a;
+  // A reversed range throws before any copy: the shared array is untouched.
+  auto reversed = ErrorOf([&] { a.erase(a.begin() + 3, a.begin() + 1); });
+  CHECK(reversed.first == "IndexError");
+  CHECK(reversed.second == "Array::erase: range [3, 1) is not within an Array of size 4");
+  CHECK(a.get() == shared.get());
+  a.erase(a.begin() + 1, a.begin() + 3);
+  CHECK(std::vector<int64_t>(a.begin(), a.end()) == std::vector<int64_t>{1, 4});
+  CHECK(std::vector<int64_t>(shared.begin(), shared.end()) == std::vector<int64_t>{1, 2, 3, 4});
+  // a is unique now: edits on its object are seen through it.
+  a.GetArrayObj()->erase(0);
+  a.GetArrayObj()->pop_back();
+  CHECK(a.empty());
+  CHECK(ErrorOf([&] { a.GetArrayObj()->pop_back(); }).second ==
+        "Array index -1 out of range for an Array of size 0");
+}

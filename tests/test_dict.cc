@@ -188,3 +188,49 @@ TEST_CASE("Dict passes through a typed function", "[dict]") {
   CHECK(out.same_as(d));
   CHECK(d.at("k") == 0);
 }
+
+namespace {
+class DictBaseTestObj : public Object {
+ public:
+  explicit DictBaseTestObj(int v) : value(v) {}
+  int value;
+  TVM_FFI_DECLARE_OBJECT_INFO("test.dict.Base", DictBaseTestObj, Object);
+};
+class DictDerivedTestObj : public DictBaseTestObj {
+ public:
+  explicit DictDerivedTestObj(int v) : DictBaseTestObj(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.dict.Derived", DictDerivedTestObj, DictBaseTestObj);
+};
+}  // namespace
+
+TEST_CASE("Dict<Any, Any> shares a Dict<String, int>; wrong entries read back as TypeError",
+          "[dict]") {
+  Dict<String, int64_t> typed = {{"a", 1}};
+  Dict<Any, Any> wide = typed;
+  CHECK(wide.GetDictObj() == typed.GetDictObj());
+  wide.Set(String("b"), 2);
+  CHECK(typed.at("b") == 2);
+  Dict<Any, Any> assigned;
+  assigned = typed;
+  CHECK(assigned.GetDictObj() == typed.GetDictObj());
+
+  wide.Set(String("c"), String("three"));
+  auto err = ErrorOf([&] { (void)typed.at("c"); });
+  CHECK(err.first == "TypeError");
+  CHECK(err.second.find("`int`") != std::string::npos);
+  CHECK(ErrorOf([&] { (void)typed.Get("c"); }).first == "TypeError");
+  CHECK(ErrorOf([&] { for (const auto& kv : typed) (void)kv; }).first == "TypeError");
+  wide.Set(int64_t{5}, 5);  // a key that is no String
+  wide.erase(String("c"));
+  CHECK(ErrorOf([&] { for (const auto& kv : typed) (void)kv; }).first == "TypeError");
+  CHECK(typed.at("a") == 1);
+
+  Dict<String, ObjectPtr<DictDerivedTestObj>> derived;
+  derived.Set("k", make_object<DictDerivedTestObj>(4));
+  Dict<String, ObjectPtr<DictBaseTestObj>> base = std::move(derived);
+  CHECK(base.at("k")->value == 4);
+  STATIC_CHECK(!std::is_convertible_v<Dict<String, ObjectPtr<DictBaseTestObj>>,
+                                      Dict<String, ObjectPtr<DictDerivedTestObj>>>);
+  STATIC_CHECK(!std::is_convertible_v<Dict<Any, Any>, Dict<String, int64_t>>);
+  STATIC_CHECK(!Dict<String, int64_t>::_type_container_is_exact);
+}

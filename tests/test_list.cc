@@ -4,6 +4,7 @@
 #include <tvm/ffi/container/list.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "containers_test_util.h"
@@ -124,4 +125,126 @@ TEST_CASE("List converts through Any", "[list]") {
   Function push = Function::FromTyped([](List<int64_t> xs) { xs.push_back(9); });
   push(l);
   CHECK(l.back() == 9);
+}
+
+namespace {
+class ListBaseObj : public Object {
+ public:
+  explicit ListBaseObj(int v) : value(v) {}
+  int value;
+  TVM_FFI_DECLARE_OBJECT_INFO("test.list.Base", ListBaseObj, Object);
+};
+class ListDerivedObj : public ListBaseObj {
+ public:
+  explicit ListDerivedObj(int v) : ListBaseObj(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.list.Derived", ListDerivedObj, ListBaseObj);
+};
+}  // namespace
+
+TEST_CASE("ListObj edits in place: pop_back, erase, insert, resize", "[list]") {
+  List<int64_t> l = {10, 20, 30, 40, 50};
+  List<int64_t> alias = l;
+  ListObj* obj = l.GetListObj();
+  obj->erase(2);
+  CHECK(Items(alias) == std::vector<int64_t>{10, 20, 40, 50});
+  obj->erase(int64_t{1}, int64_t{3});
+  CHECK(Items(alias) == std::vector<int64_t>{10, 50});
+  obj->erase(int64_t{1}, int64_t{1});
+  CHECK(l.size() == 2);
+  obj->pop_back();
+  CHECK(Items(alias) == std::vector<int64_t>{10});
+
+  auto bad_index = ErrorOf([&] { obj->erase(1); });
+  CHECK(bad_index.first == "IndexError");
+  CHECK(bad_index.second == "List index 1 out of range for a List of size 1");
+  auto reversed = ErrorOf([&] { obj->erase(int64_t{1}, int64_t{0}); });
+  CHECK(reversed.first == "IndexError");
+  CHECK(reversed.second == "List::erase: range [1, 0) is not within a List of size 1");
+  CHECK(ErrorOf([&] { obj->erase(int64_t{-1}, int64_t{1}); }).first == "IndexError");
+  CHECK(ErrorOf([&] { obj->erase(int64_t{0}, int64_t{2}); }).first == "IndexError");
+
+  l.reserve(4);
+  obj = l.GetListObj();
+  obj->insert(0, Any(int64_t{5}));
+  obj->insert(2, Any(int64_t{60}));
+  CHECK(Items(l) == std::vector<int64_t>{5, 10, 60});
+  CHECK(ErrorOf([&] { obj->insert(4, Any(int64_t{0})); }).first == "IndexError");
+  CHECK(ErrorOf([&] { obj->insert(-1, Any(int64_t{0})); }).first == "IndexError");
+  while (l.size() < l.capacity()) obj->insert(static_cast<int64_t>(l.size()), Any(int64_t{70}));
+  const std::string cap = std::to_string(l.capacity());
+  auto full = ErrorOf([&] { obj->insert(0, Any(int64_t{0})); });
+  CHECK(full.first == "ValueError");
+  CHECK(full.second == "List: no room for 1 more element(s) (size " + cap + ", capacity " + cap +
+                           "); reserve first");
+  CHECK(l.size() == l.capacity());
+  CHECK(l[2] == 60);
+
+  obj->resize(2);
+  CHECK(Items(l) == std::vector<int64_t>{5, 10});
+  CHECK(ErrorOf([&] { obj->resize(-1); }).first == "ValueError");
+  CHECK(ErrorOf([&] { obj->resize(static_cast<int64_t>(l.capacity()) + 1); }).first == "ValueError");
+  obj->resize(4);  // grows with None
+  List<Any> as_any(l);
+  CHECK(as_any[3] == nullptr);
+  obj->pop_back();
+  obj->pop_back();
+  obj->pop_back();
+  obj->pop_back();
+  CHECK(l.empty());
+  CHECK(ErrorOf([&] { obj->pop_back(); }).first == "IndexError");
+}
+
+TEST_CASE("ListObj erase releases the removed elements", "[list]") {
+  int live = 0;
+  {
+    List<Counter> l;
+    for (int i = 0; i < 5; ++i) l.push_back(Counter(&live));
+    CHECK(live == 5);
+    l.GetListObj()->erase(int64_t{0}, int64_t{3});
+    CHECK(live == 2);
+    l.GetListObj()->pop_back();
+    CHECK(live == 1);
+  }
+  CHECK(live == 0);
+}
+
+TEST_CASE("List<Any> shares a List<int>; wrong elements read back as TypeError", "[list]") {
+  List<int64_t> ints = {1, 2};
+  List<Any> any = ints;  // the same list, no copy
+  CHECK(any.GetListObj() == ints.GetListObj());
+  any.push_back(3);
+  CHECK(Items(ints) == std::vector<int64_t>{1, 2, 3});
+  List<Any> assigned;
+  assigned = ints;
+  CHECK(assigned.GetListObj() == ints.GetListObj());
+
+  any.push_back(String("four"));
+  CHECK(ints.size() == 4);
+  CHECK(ints[2] == 3);
+  auto err = ErrorOf([&] { (void)ints[3]; });
+  CHECK(err.first == "TypeError");
+  CHECK(err.second.find("`int`") != std::string::npos);
+  CHECK(ErrorOf([&] { for (int64_t v : ints) (void)v; }).first == "TypeError");
+
+  List<Any> moved = std::move(ints);
+  CHECK(moved.size() == 4);
+  // Only subsuming conversions share.
+  STATIC_CHECK(std::is_convertible_v<List<int64_t>, List<Any>>);
+  STATIC_CHECK(!std::is_convertible_v<List<Any>, List<int64_t>>);
+  STATIC_CHECK(!std::is_convertible_v<List<int64_t>, List<String>>);
+}
+
+TEST_CASE("List of ObjectPtr<Derived> converts to List of ObjectPtr<Base>", "[list]") {
+  List<ObjectPtr<ListDerivedObj>> derived;
+  derived.push_back(make_object<ListDerivedObj>(7));
+  List<ObjectPtr<ListBaseObj>> base = derived;
+  CHECK(base.GetListObj() == derived.GetListObj());
+  CHECK(base[0]->value == 7);
+  STATIC_CHECK(!std::is_convertible_v<List<ObjectPtr<ListBaseObj>>, List<ObjectPtr<ListDerivedObj>>>);
+  // A Base stored through the wider list is no Derived: reading it as one throws.
+  base.push_back(make_object<ListBaseObj>(8));
+  CHECK(ErrorOf([&] { (void)derived[1]; }).first == "TypeError");
+  CHECK(derived[0]->value == 7);
+  STATIC_CHECK(!List<int64_t>::_type_container_is_exact);
+  STATIC_CHECK(!object_ref_contains_v<List<int64_t>, ListObj>);
 }

@@ -439,3 +439,42 @@ TEST_CASE("ffi.Map globals from C++", "[map]") {
   CHECK(get_or_missing(m, "zz").same_as(sentinel.cast<ObjectRef>()));
   CHECK(get_or_missing(m, "a").cast<int64_t>() == 1);
 }
+
+namespace {
+class MapBaseTestObj : public Object {
+ public:
+  explicit MapBaseTestObj(int v) : value(v) {}
+  int value;
+  TVM_FFI_DECLARE_OBJECT_INFO("test.map.Base", MapBaseTestObj, Object);
+};
+class MapDerivedTestObj : public MapBaseTestObj {
+ public:
+  explicit MapDerivedTestObj(int v) : MapBaseTestObj(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.map.Derived", MapDerivedTestObj, MapBaseTestObj);
+};
+}  // namespace
+
+TEST_CASE("Map widens covariantly and shares the map", "[map]") {
+  Map<String, Array<int64_t>> typed = {{"a", {1, 2}}, {"b", {3}}};
+  Map<String, Array<Any>> wide = typed;
+  CHECK(wide.GetMapObj() == typed.GetMapObj());
+  CHECK(wide.at("a").size() == 2);
+  CHECK(wide.at("a")[1].cast<int64_t>() == 2);
+  Map<Any, Any> widest(typed);
+  CHECK(widest.GetMapObj() == typed.GetMapObj());
+  Map<String, Array<Any>> moved = std::move(typed);
+  CHECK(moved.GetMapObj() == wide.GetMapObj());
+  // Copy-on-write still protects the narrower map.
+  wide.Set("c", Array<Any>{String("x")});
+  CHECK(moved.size() == 2);
+  CHECK(wide.size() == 3);
+
+  Map<String, ObjectPtr<MapDerivedTestObj>> derived = {{"k", make_object<MapDerivedTestObj>(4)}};
+  Map<String, ObjectPtr<MapBaseTestObj>> base = derived;
+  CHECK(base.at("k")->value == 4);
+  STATIC_CHECK(!std::is_convertible_v<Map<String, ObjectPtr<MapBaseTestObj>>,
+                                      Map<String, ObjectPtr<MapDerivedTestObj>>>);
+  STATIC_CHECK(!std::is_convertible_v<Map<String, Array<Any>>, Map<String, Array<int64_t>>>);
+  STATIC_CHECK(!std::is_convertible_v<Map<String, int64_t>, Map<int64_t, int64_t>>);
+  STATIC_CHECK(!Map<String, int64_t>::_type_container_is_exact);
+}

@@ -5,6 +5,7 @@
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
+#include <tvm/ffi/optional.h>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -518,4 +519,44 @@ TEST_CASE("ObjectRefWithFallbackTraitsBase converts plain values in the listed o
     REQUIRE(err.kind() == "TypeError");
     REQUIRE(err.message().find("test.object.Expr") != std::string::npos);
   }
+}
+
+namespace {
+// A reference whose ContainerType does not describe it exactly: it proves its
+// own rule (only CounterChildObj) by specializing object_ref_contains_v.
+class OnlyChildRef : public ObjectRef {
+ public:
+  static constexpr bool _type_container_is_exact = false;
+  using ContainerType = CounterObj;
+};
+
+template <typename R, typename O, typename = void>
+inline constexpr bool contains_defined_v = false;
+template <typename R, typename O>
+inline constexpr bool contains_defined_v<R, O, std::void_t<decltype(object_ref_contains_v<R, O>)>> =
+    true;
+}  // namespace
+
+namespace tvm {
+namespace ffi {
+template <typename O>
+inline constexpr bool object_ref_contains_v<OnlyChildRef, O> = std::is_base_of_v<CounterChildObj, O>;
+}  // namespace ffi
+}  // namespace tvm
+
+TEST_CASE("object_ref_contains_v: which objects a reference type holds", "[object]") {
+  STATIC_CHECK(ObjectRef::_type_container_is_exact);
+  STATIC_CHECK(Counter::_type_container_is_exact);
+  STATIC_CHECK(object_ref_contains_v<ObjectRef, CounterObj>);
+  STATIC_CHECK(object_ref_contains_v<Counter, CounterChildObj>);
+  STATIC_CHECK(object_ref_contains_v<Optional<Counter>, CounterObj>);
+  STATIC_CHECK(!object_ref_contains_v<CounterChild, CounterObj>);
+  STATIC_CHECK(!object_ref_contains_v<Counter, OtherObj>);
+  STATIC_CHECK(object_ref_contains_v<OnlyChildRef, CounterChildObj>);
+  STATIC_CHECK(!object_ref_contains_v<OnlyChildRef, CounterObj>);
+  // Defined only for a reference and an object type.
+  STATIC_CHECK(contains_defined_v<Counter, CounterObj>);
+  STATIC_CHECK(!contains_defined_v<int, CounterObj>);
+  STATIC_CHECK(!contains_defined_v<CounterObj, CounterObj>);
+  STATIC_CHECK(!contains_defined_v<Counter, int>);
 }

@@ -585,6 +585,12 @@ class ObjectRef {
   using ContainerType = Object;
   /*! \brief Whether the reference may be null. */
   static constexpr bool _type_is_nullable = true;
+  /*!
+   * \brief Whether every object of ContainerType (or derived) is a valid value of
+   *        this reference. Typed containers (Array<T>, Map<K, V>, ...) say false:
+   *        their element types are checked at run time.
+   */
+  static constexpr bool _type_container_is_exact = true;
 
  protected:
   ObjectPtr<Object> data_;
@@ -1197,6 +1203,19 @@ struct TypeSubsumes<ObjectPtr<B>, Arc<D>> : std::bool_constant<std::is_base_of_v
  */
 template <typename TargetType, typename SourceType>
 inline constexpr bool type_subsumes_v = details::TypeSubsumes<TargetType, SourceType>::value;
+
+/*!
+ * \brief Whether every ObjectType object is a valid RefType value (upstream's
+ *        name; reference first). Defined only for an object reference and an
+ *        object type; true when RefType's ContainerType is exact and a base of
+ *        ObjectType. A reference whose ContainerType is not exact may specialize
+ *        it with its own rule.
+ */
+template <typename RefType, typename ObjectType,
+          typename = std::enable_if_t<std::is_base_of_v<ObjectRef, RefType> &&
+                                      std::is_base_of_v<Object, ObjectType>>>
+inline constexpr bool object_ref_contains_v =
+    RefType::_type_container_is_exact && std::is_base_of_v<typename RefType::ContainerType, ObjectType>;
 
 }  // namespace ffi
 }  // namespace tvm

@@ -184,6 +184,7 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public Object
  public:
   using ContainerType = typename T::ContainerType;
   static constexpr bool _type_is_nullable = true;
+  static constexpr bool _type_container_is_exact = T::_type_container_is_exact;
 
   Optional() noexcept = default;
   Optional(const Optional&) noexcept = default;

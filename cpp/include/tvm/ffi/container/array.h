@@ -132,11 +132,9 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
   Array& operator=(const Array& other) = default;
   Array& operator=(Array&& other) = default;
   /*! \brief Share the storage of an Array<U> whose elements are valid T (e.g. Array<Any> from Array<int>). */
-  template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> &&
-                                                    details::type_subsumes_v<T, U>>>
+  template <typename U, typename = std::enable_if_t<details::shares_as_v<Array, Array<U>>>>
   Array(const Array<U>& other) noexcept : SeqBase(other) {}  // NOLINT(*)
-  template <typename U, typename = std::enable_if_t<!std::is_same_v<T, U> &&
-                                                    details::type_subsumes_v<T, U>>>
+  template <typename U, typename = std::enable_if_t<details::shares_as_v<Array, Array<U>>>>
   Array(Array<U>&& other) noexcept : SeqBase(std::move(other)) {}  // NOLINT(*)
 
   /*! \brief From an iterator range of values convertible to T. */

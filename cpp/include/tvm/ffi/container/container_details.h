@@ -33,6 +33,10 @@ template <typename T, typename>
 class Array;
 template <typename K, typename V, typename>
 class Map;
+template <typename T, typename>
+class List;
+template <typename K, typename V, typename>
+class Dict;
 template <typename... Types>
 class Tuple;
 template <typename... Vs>
@@ -65,6 +69,13 @@ struct TypeSubsumes<Array<T, void>, Array<U, void>> : TypeSubsumes<T, U> {};
 template <typename K, typename V, typename K2, typename V2>
 struct TypeSubsumes<Map<K, V, void>, Map<K2, V2, void>>
     : std::bool_constant<TypeSubsumes<K, K2>::value && TypeSubsumes<V, V2>::value> {};
+// The mutable kinds too (upstream allows it): a List<Any> sharing a List<int>
+// can then store a non-int, which reads from the List<int> throw TypeError.
+template <typename T, typename U>
+struct TypeSubsumes<List<T, void>, List<U, void>> : TypeSubsumes<T, U> {};
+template <typename K, typename V, typename K2, typename V2>
+struct TypeSubsumes<Dict<K, V, void>, Dict<K2, V2, void>>
+    : std::bool_constant<TypeSubsumes<K, K2>::value && TypeSubsumes<V, V2>::value> {};
 template <typename... Ts, typename... Us>
 struct TypeSubsumes<Tuple<Ts...>, Tuple<Us...>> {
   static constexpr bool value = [] {
@@ -87,6 +98,16 @@ struct TypeSubsumes<Variant<Vs...>, Variant<Us...>>
 
 // The containers above use the name unqualified.
 using ::tvm::ffi::type_subsumes_v;
+
+/*!
+ * \brief Whether a Source container reference converts to Target by sharing its
+ *        object (the containers' converting constructors): Target's element
+ *        types hold Source's, e.g. Map<String, Array<Any>> from
+ *        Map<String, Array<int>>, List<ObjectPtr<Base>> from List<ObjectPtr<Derived>>.
+ */
+template <typename Target, typename Source>
+inline constexpr bool shares_as_v =
+    !std::is_same_v<Target, Source> && type_subsumes_v<Target, Source>;
 
 /*! \brief Element access for any T a container can hold (T = Any needs no check). */
 template <typename T>
@@ -113,6 +134,24 @@ struct ElemOps {
     } else {
       return TypeTraits<T>::CopyFromAnyViewAfterCheck(v);
     }
+  }
+  /*!
+   * \brief A T copied out of a cell of a mutable container (List, Dict): another
+   *        reference of a wider type (List<Any> sharing a List<int>) may have
+   *        stored something else there. kChecked = false: the cell is known good.
+   * \throws TypeError naming what the cell holds and T.
+   */
+  template <bool kChecked>
+  TVM_FFI_INLINE static T Read(const TVMFFIAny* v) {
+    if constexpr (kChecked && !std::is_same_v<T, Any>) {
+      if (TVM_FFI_PREDICT_FALSE(!TypeTraits<T>::CheckAnyStrict(v))) ThrowWrongElement(v);
+    }
+    return CopyAfterCheck(v);
+  }
+  [[noreturn]] TVM_FFI_NOINLINE static void ThrowWrongElement(const TVMFFIAny* v) {
+    TVM_FFI_THROW(TypeError) << "Container element is `" << MismatchInfo(v) << "`, not `"
+                             << TypeStr() << "`: a reference of a wider type stored it";
+    TVM_FFI_UNREACHABLE();
   }
   /*! \return A T taken out of an owned cell that passed CheckStrict (the cell becomes None). */
   TVM_FFI_INLINE static T MoveAfterCheck(TVMFFIAny* v) {

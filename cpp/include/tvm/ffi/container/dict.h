@@ -65,6 +65,18 @@ class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::D
   Dict(Dict&& other) noexcept = default;
   Dict& operator=(const Dict& other) = default;
   Dict& operator=(Dict&& other) = default;
+  /*!
+   * \brief Share the dict of a Dict<KU, VU> whose keys and values are valid K and V
+   *        (e.g. Dict<Any, Any> from Dict<String, int>). Both then mutate the one
+   *        dict; a Dict<KU, VU> read of an entry stored through the wider
+   *        reference that is no KU / VU throws TypeError.
+   */
+  template <typename KU, typename VU,
+            typename = std::enable_if_t<details::shares_as_v<Dict, Dict<KU, VU>>>>
+  Dict(const Dict<KU, VU>& other) noexcept : MapBase(other) {}  // NOLINT(*)
+  template <typename KU, typename VU,
+            typename = std::enable_if_t<details::shares_as_v<Dict, Dict<KU, VU>>>>
+  Dict(Dict<KU, VU>&& other) noexcept : MapBase(std::move(other)) {}  // NOLINT(*)
 
   /*! \brief From (key, value) pairs; a repeated key takes the last value. */
   template <typename IterType>

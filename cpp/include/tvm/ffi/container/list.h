@@ -108,6 +108,15 @@ class List : public details::SeqRefBase<List<T, E>, T, ListObj, details::ListKin
   List(List&& other) noexcept = default;
   List& operator=(const List& other) = default;
   List& operator=(List&& other) = default;
+  /*!
+   * \brief Share the list of a List<U> whose elements are valid T (e.g. List<Any>
+   *        from List<int>). Both then mutate the one list; a List<U> read of an
+   *        element that is no U (stored through the wider reference) throws TypeError.
+   */
+  template <typename U, typename = std::enable_if_t<details::shares_as_v<List, List<U>>>>
+  List(const List<U>& other) noexcept : SeqBase(other) {}  // NOLINT(*)
+  template <typename U, typename = std::enable_if_t<details::shares_as_v<List, List<U>>>>
+  List(List<U>&& other) noexcept : SeqBase(std::move(other)) {}  // NOLINT(*)
   /*! \brief From an iterator range of values convertible to T. */
   template <typename IterType,
             typename = std::enable_if_t<!std::is_integral_v<IterType> &&

@@ -86,12 +86,16 @@ class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapK
   Map(Map&& other) noexcept = default;
   Map& operator=(const Map& other) = default;
   Map& operator=(Map&& other) = default;
-  /*! \brief Share the map of another Map whose K/V are stored the same way (e.g. to Map<Any, Any>). */
+  /*!
+   * \brief Share the map of a Map<KU, VU> whose keys and values are valid K and V
+   *        (e.g. Map<String, Array<Any>> from Map<String, Array<int>>).
+   */
   template <typename KU, typename VU,
-            typename = std::enable_if_t<(std::is_same_v<K, Any> || std::is_same_v<K, KU>)&&(
-                                            std::is_same_v<V, Any> || std::is_same_v<V, VU>) &&
-                                        !(std::is_same_v<K, KU> && std::is_same_v<V, VU>)>>
+            typename = std::enable_if_t<details::shares_as_v<Map, Map<KU, VU>>>>
   Map(const Map<KU, VU>& other) noexcept : MapBase(other) {}  // NOLINT(*)
+  template <typename KU, typename VU,
+            typename = std::enable_if_t<details::shares_as_v<Map, Map<KU, VU>>>>
+  Map(Map<KU, VU>&& other) noexcept : MapBase(std::move(other)) {}  // NOLINT(*)
 
   /*! \brief From (key, value) pairs; a repeated key takes the last value. */
   template <typename IterType>

@@ -879,7 +879,7 @@ int64_t MapRangeSize(IterType first, IterType last) {
 }
 
 /*! \brief The iterator of Map<K, V> and Dict<K, V>: yields std::pair<K, V> by value. */
-template <typename K, typename V>
+template <typename K, typename V, bool kChecked = false>
 class MapTypedIterator {
  public:
   using iterator_category = std::bidirectional_iterator_tag;
@@ -891,8 +891,8 @@ class MapTypedIterator {
   MapTypedIterator() = default;
   explicit MapTypedIterator(MapBaseObj::iterator itr) noexcept : itr_(itr) {}
   reference operator*() const {
-    return std::pair<K, V>(ElemOps<K>::CopyAfterCheck(itr_.key_cell()),
-                           ElemOps<V>::CopyAfterCheck(itr_.value_cell()));
+    return std::pair<K, V>(ElemOps<K>::template Read<kChecked>(itr_.key_cell()),
+                           ElemOps<V>::template Read<kChecked>(itr_.value_cell()));
   }
   pointer operator->() const = delete;
   MapTypedIterator& operator++() noexcept {
@@ -925,12 +925,15 @@ struct MapKind {
   static constexpr int32_t kIndex = TypeIndex::kTVMFFIMap;
   static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIDict;
   static constexpr const char* kName = "Map";
+  /*! \brief Whether every reference shares one mutable object (element reads are then checked). */
+  static constexpr bool kShared = false;
   static constexpr const char* kKey = StaticTypeKey::kTVMFFIMap;
 };
 struct DictKind {
   static constexpr int32_t kIndex = TypeIndex::kTVMFFIDict;
   static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIMap;
   static constexpr const char* kName = "Dict";
+  static constexpr bool kShared = true;
   static constexpr const char* kKey = StaticTypeKey::kTVMFFIDict;
 };
 
@@ -953,21 +956,21 @@ class MapRefBase : public ObjectRef {
   using key_type = K;
   using mapped_type = V;
   /*! \brief Iterates in the map's order (see map.h), yielding std::pair<K, V>. */
-  using iterator = MapTypedIterator<K, V>;
+  using iterator = MapTypedIterator<K, V, Kind::kShared>;
 
   /*! \return The value of a key; KeyError naming the key when it is absent. */
   V at(const K& key) const {
     TVMFFIAny view = MapKeyView(key);
     const ObjT* n = Obj();
     if (n == nullptr) MapBaseObj::ThrowKeyError(&view, Kind::kName);
-    return ElemOps<V>::CopyAfterCheck(n->AtCell(&view));
+    return ElemOps<V>::template Read<Kind::kShared>(n->AtCell(&view));
   }
   V operator[](const K& key) const { return at(key); }
   /*! \return The value of a key, or an empty Optional. */
   Optional<V> Get(const K& key) const {
     const TVMFFIAny* cell = FindCell(key);
     if (cell == nullptr) return Optional<V>(std::nullopt);
-    return Optional<V>(ElemOps<V>::CopyAfterCheck(cell));
+    return Optional<V>(ElemOps<V>::template Read<Kind::kShared>(cell));
   }
   /*! \return 1 when the key is present, else 0. */
   size_t count(const K& key) const { return FindCell(key) != nullptr ? 1 : 0; }
@@ -1023,12 +1026,15 @@ class MapRefBase : public ObjectRef {
 
   using ContainerType = ObjT;
   static constexpr bool _type_is_nullable = false;
+  /*! \brief The element types are checked at run time: not every object is a valid value. */
+  static constexpr bool _type_container_is_exact = false;
 
  protected:
   explicit MapRefBase(ObjectPtr<Object> n) noexcept : ObjectRef(std::move(n)) {}
   explicit MapRefBase(UnsafeInit tag) noexcept : ObjectRef(tag) {}
   /*! \brief Share the object of another map reference. */
   explicit MapRefBase(const ObjectRef& other) noexcept : ObjectRef(other) {}
+  explicit MapRefBase(ObjectRef&& other) noexcept : ObjectRef(std::move(other)) {}
 
   /*! \return The object (nullptr only for a reference made with UnsafeInit). */
   ObjT* Obj() const noexcept { return static_cast<ObjT*>(data_.get()); }

@@ -79,6 +79,65 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
     SetCell(i, details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(item)));
   }
 
+  // ---- in-place edits of this object (upstream's names). The object must not
+  // be shared with a holder that expects it unchanged (List: every holder sees
+  // the edit); growing ones need the room already there (List::reserve). ----
+
+  /*! \brief Remove the last element; IndexError when empty. */
+  void pop_back() {
+    if (TVMFFISeqCell::size == 0) ThrowIndexError(-1, 0, KindName());
+    ShrinkTo(TVMFFISeqCell::size - 1);
+  }
+  /*! \brief Remove element idx; IndexError unless 0 <= idx < size. */
+  void erase(int64_t idx) {
+    CheckIndex(idx);
+    EraseRange(idx, idx + 1);
+  }
+  /*! \brief Remove elements [first, last); IndexError unless 0 <= first <= last <= size. */
+  void erase(int64_t first, int64_t last) {
+    if (first < 0 || first > last || last > TVMFFISeqCell::size) {
+      TVM_FFI_THROW(IndexError) << KindName() << "::erase: range [" << first << ", " << last
+                                << ") is not within " << Article() << KindName() << " of size "
+                                << TVMFFISeqCell::size;
+    }
+    if (first != last) EraseRange(first, last);
+  }
+  /*!
+   * \brief Insert item before element idx (idx == size appends); IndexError
+   *        unless 0 <= idx <= size, ValueError when there is no room.
+   */
+  void insert(int64_t idx, Any item) {
+    if (idx < 0 || idx > TVMFFISeqCell::size) {
+      TVM_FFI_THROW(IndexError) << KindName() << "::insert: index " << idx
+                                << " is not within [0, " << TVMFFISeqCell::size << "]";
+    }
+    RequireRoom(1);
+    OpenGap(idx, 1);
+    Cells()[idx] = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(item));
+  }
+  /*!
+   * \brief Shrink to n elements, or grow with None; ValueError when n < 0 or
+   *        there is no room.
+   */
+  void resize(int64_t n) {
+    if (n < 0) TVM_FFI_THROW(ValueError) << KindName() << "::resize: negative size " << n;
+    if (n <= TVMFFISeqCell::size) {
+      ShrinkTo(n);
+      return;
+    }
+    RequireRoom(n - TVMFFISeqCell::size);
+    OpenGap(TVMFFISeqCell::size, n - TVMFFISeqCell::size);
+  }
+  /*! \brief ValueError unless `extra` more elements fit in the capacity. */
+  void RequireRoom(int64_t extra) const {
+    if (extra > TVMFFISeqCell::capacity - TVMFFISeqCell::size) {
+      TVM_FFI_THROW(ValueError) << KindName() << ": no room for " << extra
+                                << " more element(s) (size " << TVMFFISeqCell::size
+                                << ", capacity " << TVMFFISeqCell::capacity
+                                << "); reserve first";
+    }
+  }
+
   /*! \brief IndexError unless 0 <= i < size. */
   TVM_FFI_INLINE void CheckIndex(int64_t i) const {
     if (TVM_FFI_PREDICT_FALSE(i < 0 || i >= TVMFFISeqCell::size)) {
@@ -88,6 +147,9 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   /*! \return "List" or "Array", for messages. */
   const char* KindName() const noexcept {
     return header_.type_index == TypeIndex::kTVMFFIList ? "List" : "Array";
+  }
+  const char* Article() const noexcept {
+    return header_.type_index == TypeIndex::kTVMFFIList ? "a " : "an ";
   }
   [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(int64_t i, int64_t n,
                                                                         const char* kind = "Array") {
@@ -165,12 +227,15 @@ struct ArrayKind {
   static constexpr int32_t kIndex = TypeIndex::kTVMFFIArray;
   static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIList;
   static constexpr const char* kName = "Array";
+  /*! \brief Whether every reference shares one mutable object (element reads are then checked). */
+  static constexpr bool kShared = false;
   static constexpr const char* kKey = StaticTypeKey::kTVMFFIArray;
 };
 struct ListKind {
   static constexpr int32_t kIndex = TypeIndex::kTVMFFIList;
   static constexpr int32_t kOtherIndex = TypeIndex::kTVMFFIArray;
   static constexpr const char* kName = "List";
+  static constexpr bool kShared = true;
   static constexpr const char* kKey = StaticTypeKey::kTVMFFIList;
 };
 
@@ -191,9 +256,9 @@ class SeqRefBase : public ObjectRef {
   /*! \brief Converts a cell to T for the iterators. */
   struct ValueConverter {
     using ResultType = T;
-    static T convert(const TVMFFIAny* cell) { return ElemOps<T>::CopyAfterCheck(cell); }
+    static T convert(const TVMFFIAny* cell) { return ElemOps<T>::template Read<Kind::kShared>(cell); }
     static T convert(const Any* cell) {
-      return ElemOps<T>::CopyAfterCheck(AnyUnsafe::TVMFFIAnyPtrFromAny(*cell));
+      return ElemOps<T>::template Read<Kind::kShared>(AnyUnsafe::TVMFFIAnyPtrFromAny(*cell));
     }
   };
   using iterator = IterAdapter<ValueConverter, const Any*>;
@@ -208,7 +273,9 @@ class SeqRefBase : public ObjectRef {
   /*! \return Element i; IndexError naming the index and the size when out of range. */
   T operator[](int64_t i) const { return at(i); }
   /*! \return Element i; IndexError naming the index and the size when out of range. */
-  T at(int64_t i) const { return ElemOps<T>::CopyAfterCheck(Checked(i)->Cells() + i); }
+  T at(int64_t i) const {
+    return ElemOps<T>::template Read<Kind::kShared>(Checked(i)->Cells() + i);
+  }
   size_t size() const noexcept {
     const ObjT* p = Obj();
     return p == nullptr ? 0 : p->size();
@@ -275,11 +342,8 @@ class SeqRefBase : public ObjectRef {
   /*! \brief Remove the elements of [first, last). */
   void erase(iterator first, iterator last) {
     int64_t st = IndexOf(first), ed = IndexOf(last);
-    if (st > ed) {
-      TVM_FFI_THROW(IndexError) << Kind::kName << "::erase: range [" << st << ", " << ed
-                                << ") is reversed";
-    }
-    if (st != ed) Writable(0)->EraseRange(st, ed);
+    if (st > ed) Obj()->erase(st, ed);  // throws before any copy-on-write: reversed
+    if (st != ed) Writable(0)->erase(st, ed);
   }
   /*! \brief Grow (with default-constructed T, None for Any) or shrink to n elements. */
   void resize(int64_t n) {
@@ -303,6 +367,8 @@ class SeqRefBase : public ObjectRef {
 
   using ContainerType = ObjT;
   static constexpr bool _type_is_nullable = false;
+  /*! \brief The element types are checked at run time: not every object is a valid value. */
+  static constexpr bool _type_container_is_exact = false;
 
  protected:
   explicit SeqRefBase(ObjectPtr<Object> n) noexcept : ObjectRef(std::move(n)) {}

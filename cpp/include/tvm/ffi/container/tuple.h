@@ -163,6 +163,7 @@ class Tuple : public ObjectRef {
 
   using ContainerType = ArrayObj;
   static constexpr bool _type_is_nullable = false;
+  static constexpr bool _type_container_is_exact = false;  // element types are checked at run time
 
  private:
   ArrayObj* GetArrayObj() const noexcept { return static_cast<ArrayObj*>(data_.get()); }

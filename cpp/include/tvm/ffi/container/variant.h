@@ -60,6 +60,8 @@ class Variant {
   /*! \brief Whether a T can be stored in this variant. */
   template <typename T>
   static constexpr bool variant_contains_v = details::VariantSelect<T, Types...>() >= 0;
+  /*! \brief Not a reference to one exact object type (see ObjectRef). */
+  static constexpr bool _type_container_is_exact = false;
 
   Variant(const Variant&) = default;
   Variant(Variant&&) noexcept = default;
