@@ -14,12 +14,9 @@ namespace rt {
 
 namespace {
 
-// Header and cell are the ABI; the strings the cell points into follow them.
-struct ErrorObject {
-  TVMFFIObject header;
-  TVMFFIErrorCell cell;
-};
-static_assert(offsetof(ErrorObject, cell) == sizeof(TVMFFIObject));
+// The C++ layer's ErrorObj (header and cell, the ABI); the strings the cell
+// points into follow it. Made on AllocObject memory, never constructed.
+using ErrorObject = ::tvm::ffi::ErrorObj;
 static_assert(sizeof(ErrorObject) == 96);
 
 struct ErrorStrings {
@@ -38,10 +35,10 @@ TVMFFIByteArray ArrayOf(const std::string& s) { return TVMFFIByteArray{s.c_str()
 void ErrorDeleter(void* self, int flags) {
   auto* obj = static_cast<ErrorObject*>(self);
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    DecRef(static_cast<TVMFFIObject*>(obj->cell.cause_chain));
-    DecRef(static_cast<TVMFFIObject*>(obj->cell.extra_context));
-    obj->cell.cause_chain = nullptr;
-    obj->cell.extra_context = nullptr;
+    DecRef(static_cast<TVMFFIObject*>(obj->cause_chain));
+    DecRef(static_cast<TVMFFIObject*>(obj->extra_context));
+    obj->cause_chain = nullptr;
+    obj->extra_context = nullptr;
     StringsOf(self)->~ErrorStrings();
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
@@ -61,7 +58,7 @@ void ErrorUpdateBacktrace(TVMFFIObjectHandle self, const TVMFFIByteArray* bt, in
   } catch (...) {
     return;  // out of memory: keep the old text
   }
-  obj->cell.backtrace = ArrayOf(s->backtrace);
+  obj->backtrace = ArrayOf(s->backtrace);
 }
 
 // The error parked by the last failing call on this thread.
@@ -87,16 +84,24 @@ void Park(TVMFFIObject* err) {
 // never dropped keeps it alive, and its backtrace stays empty.
 void KeepBacktrace(TVMFFIObjectHandle, const TVMFFIByteArray*, int32_t) {}
 void NeverFreed(void*, int) {}
-struct StaticErrorObject {
-  TVMFFIObject header;
-  TVMFFIErrorCell cell;
-};
 constexpr char kOutOfMemoryMessage[] = "out of memory (while creating an error)";
-StaticErrorObject g_out_of_memory{
-    {::tvm::ffi::details::kCombinedRefCountBothOne, kTVMFFIError, 0, {NeverFreed}},
-    {{"MemoryError", 11}, {kOutOfMemoryMessage, sizeof(kOutOfMemoryMessage) - 1}, {"", 0},
-     KeepBacktrace, nullptr, nullptr}};
-TVMFFIObject* OutOfMemoryError() { return &g_out_of_memory.header; }
+struct StaticErrorObject : ::tvm::ffi::ErrorObj {
+  StaticErrorObject() noexcept {
+    ::tvm::ffi::details::InitObjectHeader(&header_, kTVMFFIError, NeverFreed);
+    kind = {"MemoryError", 11};
+    message = {kOutOfMemoryMessage, sizeof(kOutOfMemoryMessage) - 1};
+    backtrace = {"", 0};
+    update_backtrace = KeepBacktrace;
+    cause_chain = nullptr;
+    extra_context = nullptr;
+  }
+};
+static_assert(std::is_trivially_destructible_v<StaticErrorObject>);
+// Made on first use (a guard, no allocation): no load-time order to depend on.
+TVMFFIObject* OutOfMemoryError() {
+  static StaticErrorObject oom;
+  return ::tvm::ffi::details::ObjectUnsafe::GetHeader(&oom);
+}
 
 // ---------------------------------------------------------------------------
 // Error kinds
@@ -165,14 +170,14 @@ TVMFFIObject* MakeError(std::string_view kind, std::string_view message,
     throw;
   }
   auto* e = reinterpret_cast<ErrorObject*>(obj);
-  e->cell.kind = ArrayOf(s->kind);
-  e->cell.message = ArrayOf(s->message);
-  e->cell.backtrace = ArrayOf(s->backtrace);
-  e->cell.update_backtrace = ErrorUpdateBacktrace;
+  e->kind = ArrayOf(s->kind);
+  e->message = ArrayOf(s->message);
+  e->backtrace = ArrayOf(s->backtrace);
+  e->update_backtrace = ErrorUpdateBacktrace;
   if (cause != nullptr) IncRef(cause);
   if (extra != nullptr) IncRef(extra);
-  e->cell.cause_chain = cause;
-  e->cell.extra_context = extra;
+  e->cause_chain = cause;
+  e->extra_context = extra;
   return obj;
 }
 

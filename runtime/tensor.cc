@@ -1,14 +1,15 @@
 /*
  * Tensor objects and DLPack import/export.
  *
- * A Tensor is the 24-byte object header immediately followed by a DLTensor
- * (the ABI), then private bookkeeping and, when needed, inline shape/stride
- * storage.
+ * A Tensor is the C++ layer's TensorObj (the object header immediately
+ * followed by a DLTensor: the ABI), then private bookkeeping and, when
+ * needed, inline shape/stride storage.
  */
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 
+#include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/details/tensor_geometry.h>
 
 #include "internal.h"
@@ -24,9 +25,8 @@ enum class TensorOrigin : int32_t {
   kView = 2,             // holds a reference to another Tensor
 };
 
-struct TensorObject {
-  TVMFFIObject header;
-  DLTensor dl;
+// Made on AllocObject memory (or a pooled block), never constructed.
+struct TensorObject : ::tvm::ffi::TensorObj {
   TensorOrigin origin;
   bool pooled;     // a block of the per-thread pool (kPoolBlock bytes)
   uint64_t flags;  // DLPack flags, reported again on versioned export
@@ -35,8 +35,10 @@ struct TensorObject {
   void* owner;
   // followed by optional int64_t storage for shape / strides
 };
-static_assert(offsetof(TensorObject, dl) == sizeof(TVMFFIObject));
 static_assert(sizeof(TensorObject) % alignof(int64_t) == 0);
+
+TVMFFIObject* HeaderOf(TensorObject* t) { return ::tvm::ffi::details::ObjectUnsafe::GetHeader(t); }
+DLTensor& DLOf(TensorObject* t) { return *t; }
 
 using ::tvm::ffi::IsAligned;
 using ::tvm::ffi::IsContiguous;
@@ -121,7 +123,7 @@ inline TensorObject* PopPooled() {
   // A pooled block was a tensor of ours: only the counts (where a link may
   // have been) need resetting; type index, deleter and `pooled` are still set.
   auto* t = static_cast<TensorObject*>(mem);
-  t->header.combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
+  HeaderOf(t)->combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
   return t;
 }
 
@@ -375,7 +377,7 @@ inline void ValidateImport(const DLTensor& t, int32_t require_alignment, int32_t
 template <typename M>
 TVMFFIObject* FillImported(TensorObject* t, M* from, bool fill_strides) {
   const DLTensor& src = from->dl_tensor;
-  t->dl = src;
+  DLOf(t) = src;
   if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
     t->origin = TensorOrigin::kVersionedDLPack;
     t->flags = from->flags;
@@ -385,10 +387,10 @@ TVMFFIObject* FillImported(TensorObject* t, M* from, bool fill_strides) {
   }
   t->owner = from;
   if (fill_strides) {
-    t->dl.strides = TailOf(t);
-    FillCompactStrides(src.shape, src.ndim, t->dl.strides);
+    t->strides = TailOf(t);
+    FillCompactStrides(src.shape, src.ndim, t->strides);
   }
-  return &t->header;
+  return HeaderOf(t);
 }
 
 // DLPack >= 1.2 consumers expect strides: an import synthesises compact ones
@@ -570,8 +572,8 @@ int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prot
   ValidateShape(*prototype, api, "the prototype");
   int32_t ndim = prototype->ndim;
   TensorObject* t = AllocTensor(sizeof(TensorObject) + 2 * static_cast<size_t>(ndim) * sizeof(int64_t));
-  TVMFFIObject* obj = &t->header;
-  t->dl = *prototype;
+  TVMFFIObject* obj = HeaderOf(t);
+  DLOf(t) = *prototype;
   t->origin = TensorOrigin::kView;
   t->flags = FlagsOf(src);
   t->owner = src;
@@ -586,11 +588,11 @@ int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prot
     } else {
       FillCompactStrides(shape, ndim, strides);
     }
-    t->dl.shape = shape;
-    t->dl.strides = strides;
+    t->shape = shape;
+    t->strides = strides;
   } else {
-    t->dl.shape = nullptr;
-    t->dl.strides = nullptr;
+    t->shape = nullptr;
+    t->strides = nullptr;
   }
   *out = obj;
   TVM_FFI_SAFE_CALL_END();

@@ -18,6 +18,7 @@
 #ifndef TVM_FFI_ERROR_H_
 #define TVM_FFI_ERROR_H_
 
+#include <tvm/ffi/details/string_like.h>
 #include <tvm/ffi/device.h>
 #include <tvm/ffi/object.h>
 
@@ -348,13 +349,10 @@ TVM_FFI_NOINLINE inline void AppendDataType(std::string* out, DLDataType dtype) 
                 ")");
     return;
   }
-  if (text.type_index == TypeIndex::kTVMFFISmallStr) {
-    out->append(text.v_bytes, text.small_str_len);
-  } else if (text.type_index == TypeIndex::kTVMFFIStr) {
-    const TVMFFIByteArray* bytes = TVMFFIBytesGetByteArrayPtr(text.v_obj);
-    out->append(bytes->data, bytes->size);
-    HeaderDecRef(text.v_obj);
-  }
+  std::string_view view;
+  int32_t klass;
+  if (StringLikeView(&text, &view, &klass)) out->append(view.data(), view.size());
+  if (text.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) HeaderDecRef(text.v_obj);
 }
 inline ErrorMessageStream& operator<<(ErrorMessageStream& os, const DLDataType& dtype) {
   AppendDataType(&os.str(), dtype);

@@ -88,6 +88,17 @@ class FunctionObjCppBase : public FunctionObj {
   FCall cpp_entry;
 };
 
+/*!
+ * \brief The ValueError of a C call with a NULL `result`, a negative
+ *        `num_args` or NULL `args` with arguments (out of line: not on the call path).
+ */
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowBadCallArguments(
+    const TVMFFIAny* result, int32_t num_args) {
+  if (result == nullptr) TVM_FFI_THROW(ValueError) << "Function call: argument `result` is NULL";
+  if (num_args < 0) TVM_FFI_THROW(ValueError) << "Function call: argument `num_args` is negative";
+  TVM_FFI_THROW(ValueError) << "Function call: argument `args` is NULL with num_args " << num_args;
+}
+
 /*! \brief A FunctionObj running a C++ callable `void(const AnyView*, int32_t, Any*)`. */
 template <typename TCallable>
 class FunctionObjImpl : public FunctionObjCppBase {
@@ -111,12 +122,7 @@ class FunctionObjImpl : public FunctionObjCppBase {
     // C callers can reach this entry through the cell: check what C++ callers never get wrong.
     if (TVM_FFI_PREDICT_FALSE(result == nullptr || num_args < 0 ||
                               (args == nullptr && num_args != 0))) {
-      TVM_FFI_THROW(ValueError) << "Function call: "
-                                << (result == nullptr ? "argument `result` is NULL"
-                                    : num_args < 0    ? "argument `num_args` is negative"
-                                                      : "argument `args` is NULL with num_args ")
-                                << (result != nullptr && num_args > 0 ? std::to_string(num_args)
-                                                                      : std::string());
+      ThrowBadCallArguments(result, num_args);
     }
     SetAnyNone(result);
     self->callable_(reinterpret_cast<const AnyView*>(args), num_args,

@@ -10,6 +10,7 @@
 #ifndef TVM_FFI_TYPE_TRAITS_H_
 #define TVM_FFI_TYPE_TRAITS_H_
 
+#include <tvm/ffi/details/string_like.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/object.h>
 
@@ -51,53 +52,6 @@ struct TypeTraits<std::nullptr_t> : public TypeTraitsBase {
 };
 
 namespace details {
-// GCC may not see that only String/Bytes objects reach the byte-array read
-// below and warn about other (smaller) objects allocated nearby.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#endif
-/*!
- * \brief The bytes of a string value: a str or bytes cell in any of its forms
- *        (RawStr, SmallStr, Str, ByteArrayPtr, SmallBytes, Bytes) and its
- *        class, kTVMFFIStr or kTVMFFIBytes. The one reading of these forms.
- * \return false when the cell is not string-like or is a NULL view.
- */
-TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
-                                   int32_t* klass) noexcept {
-  switch (v->type_index) {
-    case TypeIndex::kTVMFFIRawStr:
-      if (v->v_c_str == nullptr) return false;
-      *out = std::string_view(v->v_c_str);
-      *klass = TypeIndex::kTVMFFIStr;
-      return true;
-    case TypeIndex::kTVMFFISmallStr:
-    case TypeIndex::kTVMFFISmallBytes:
-      *out = std::string_view(v->v_bytes, v->small_str_len);
-      *klass = v->type_index == TypeIndex::kTVMFFISmallStr ? TypeIndex::kTVMFFIStr
-                                                             : TypeIndex::kTVMFFIBytes;
-      return true;
-    case TypeIndex::kTVMFFIStr:
-    case TypeIndex::kTVMFFIBytes: {
-      const TVMFFIByteArray* b = TVMFFIBytesGetByteArrayPtr(v->v_obj);
-      *out = std::string_view(b->data, b->size);
-      *klass = v->type_index;
-      return true;
-    }
-    case TypeIndex::kTVMFFIByteArrayPtr: {
-      const TVMFFIByteArray* b = static_cast<const TVMFFIByteArray*>(v->v_ptr);
-      if (b == nullptr || (b->data == nullptr && b->size != 0)) return false;  // invalid view
-      *out = std::string_view(b->data, b->size);
-      *klass = TypeIndex::kTVMFFIBytes;
-      return true;
-    }
-    default:
-      return false;
-  }
-}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 /*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise. */
 TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noexcept {

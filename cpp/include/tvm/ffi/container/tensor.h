@@ -391,11 +391,7 @@ ObjectPtr<TensorObjFromNDAlloc<TNDAlloc>> MakeNDAllocTensor(size_t ndim, Args&&.
       throw;
     }
     // As make_object's header, with this deleter.
-    TVMFFIObject* header = ObjectUnsafe::GetHeader(ptr);
-    header->combined_ref_count = kCombinedRefCountBothOne;
-    header->type_index = T::RuntimeTypeIndex();
-    header->__padding = 0;
-    header->deleter = &NDAllocTensorDeleter<T>;
+    InitObjectHeader(ObjectUnsafe::GetHeader(ptr), T::RuntimeTypeIndex(), &NDAllocTensorDeleter<T>);
     return ObjectUnsafe::ObjectPtrFromOwned<T>(static_cast<Object*>(ptr));
   }
 }
