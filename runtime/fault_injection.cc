@@ -21,6 +21,7 @@
 #include <cstring>
 #include <new>
 
+#include "fault_countdown.h"
 #include "fault_injection.h"
 #include "internal.h"
 
@@ -28,13 +29,7 @@ namespace tvmffi {
 namespace rt {
 namespace {
 
-struct FaultState {
-  int64_t countdown;  // 0: disarmed
-  int64_t injected;   // failures since the last TVMFFIFaultInjectionSet
-  bool sticky;
-  bool failing;       // sticky mode, after the armed failure
-};
-// Constant-initialised and trivially destructible: usable from any allocation.
+using FaultState = tvmffi_oom::FaultCountdown;
 thread_local FaultState tl_fault{0, 0, false, false};
 
 // The real operators of the process (the sanitizer's, if any): our own
@@ -87,24 +82,7 @@ __attribute__((constructor(101))) void ArmAtLoad() {
 
 }  // namespace
 
-bool FaultInjectionFails() noexcept {
-  FaultState& s = tl_fault;
-  if (s.failing) {
-    ++s.injected;
-    return true;
-  }
-  if (s.countdown <= 0 || --s.countdown != 0) return false;
-  ++s.injected;
-  s.failing = s.sticky;
-  // TVMFFI_FAULT_INJECTION_TRACE=1: where the armed allocation was (to debug a failing run).
-  static const bool trace = std::getenv("TVMFFI_FAULT_INJECTION_TRACE") != nullptr;
-  if (trace) {
-    void* pcs[64];
-    std::fprintf(stderr, "tvmffi fault injection: failing this allocation:\n");
-    backtrace_symbols_fd(pcs, backtrace(pcs, 64), 2);
-  }
-  return true;
-}
+bool FaultInjectionFails() noexcept { return tl_fault.Fails("tvmffi fault injection"); }
 
 }  // namespace rt
 }  // namespace tvmffi

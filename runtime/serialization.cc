@@ -108,13 +108,11 @@ std::string Base64Decode(std::string_view in) {
 
 // The type attribute `name` of `type_index`, or None.
 AnyView TypeAttr(const char* name, int32_t type_index) {
+  // No column at all is None here (TypeAttrColumn would raise); the lookup
+  // itself is the header's, which honours a column's begin_index.
   TVMFFIByteArray attr{name, std::char_traits<char>::length(name)};
-  const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&attr);
-  if (column == nullptr || column->data == nullptr || type_index < 0 ||
-      static_cast<size_t>(type_index) >= column->size) {
-    return AnyView();
-  }
-  return AnyView::CopyFromTVMFFIAny(column->data[type_index]);
+  if (TVMFFIGetTypeAttrColumn(&attr) == nullptr) return AnyView();
+  return reflection::TypeAttrColumn(name)[type_index];
 }
 
 bool HasCreator(const TVMFFITypeInfo* info) {

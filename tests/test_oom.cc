@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "fault_countdown.h"
 #include "fault_injection.h"
 #include "runtime_test_util.h"
 
@@ -56,32 +57,10 @@ constexpr const char* kLong = "a string long enough to need an object of its own
 // here, is counted too.
 // --------------------------------------------------------------------------
 
-struct ExeFault {
-  int64_t countdown;
-  int64_t injected;
-  bool sticky;
-  bool failing;
-};
+using ExeFault = tvmffi_oom::FaultCountdown;
 thread_local ExeFault tl_exe{0, 0, false, false};
 
-bool ExeFails() noexcept {
-  ExeFault& s = tl_exe;
-  if (s.failing) {
-    ++s.injected;
-    return true;
-  }
-  if (s.countdown <= 0 || --s.countdown != 0) return false;
-  ++s.injected;
-  s.failing = s.sticky;
-  // As the runtime's: TVMFFI_FAULT_INJECTION_TRACE=1 prints where.
-  static const bool trace = std::getenv("TVMFFI_FAULT_INJECTION_TRACE") != nullptr;
-  if (trace) {
-    void* pcs[64];
-    std::fprintf(stderr, "test_oom: failing this allocation:\n");
-    backtrace_symbols_fd(pcs, backtrace(pcs, 64), 2);
-  }
-  return true;
-}
+bool ExeFails() noexcept { return tl_exe.Fails("test_oom"); }
 
 int64_t ExeFaultSet(int64_t nth, bool sticky) {
   int64_t injected = tl_exe.injected;
