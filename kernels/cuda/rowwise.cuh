@@ -89,13 +89,28 @@ __device__ __forceinline__ void StoreFloats(T* p, const float (&f)[VEC]) {
   *reinterpret_cast<Pack<T, VEC>*>(p) = pk;
 }
 
+// 2^x on the special-function unit alone (ex2.approx.ftz: ~2 ulp, denormal
+// results flush to zero). exp2f wraps the same instruction in range fixups
+// that cost as much again; at [65536, 128] in 16-bit types softmax was 0.80
+// of copy with exp2f, 0.92 with this (H100, benchmarks/RESULTS.md). Host
+// builds (the CPU emulation of the tests) use exp2f.
+__device__ __forceinline__ float FastExp2(float x) {
+#if defined(__CUDA_ARCH__)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return exp2f(x);
+#endif
+}
+
 // Online-softmax state merge: (m, s) stands for s * exp(m - ...). -inf maxima
 // carry no mass and must not produce exp(-inf - -inf) = NaN.
 __device__ __forceinline__ void MergeMaxSum(float& m, float& s, float m2, float s2) {
   const float mn = fmaxf(m, m2);
   if (mn == -INFINITY) return;
-  s = (m == -INFINITY ? 0.f : s * exp2f((m - mn) * kLog2e)) +
-      (m2 == -INFINITY ? 0.f : s2 * exp2f((m2 - mn) * kLog2e));
+  s = (m == -INFINITY ? 0.f : s * FastExp2((m - mn) * kLog2e)) +
+      (m2 == -INFINITY ? 0.f : s2 * FastExp2((m2 - mn) * kLog2e));
   m = mn;
 }
 
@@ -220,7 +235,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
         const int j = lane + k * gsize;
         if (row < rows && j < nvec) {
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) s[r] += exp2f(fmaf(ToFloat(v[r][k].v[e]), kLog2e, -m[r]));
+          for (int e = 0; e < VEC; ++e) s[r] += FastExp2(fmaf(ToFloat(v[r][k].v[e]), kLog2e, -m[r]));
         }
       }
     }
@@ -236,7 +251,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
           float o[VEC];
 #pragma unroll
           for (int e = 0; e < VEC; ++e) {
-            o[e] = exp2f(fmaf(ToFloat(v[r][k].v[e]), kLog2e, -m[r])) * s[r];
+            o[e] = FastExp2(fmaf(ToFloat(v[r][k].v[e]), kLog2e, -m[r])) * s[r];
           }
           StoreFloats<T, VEC>(out + row * cols + j * VEC, o);
         }
@@ -296,10 +311,10 @@ __global__ void __launch_bounds__(kMaxRowThreads)
       for (int e = 1; e < VEC; ++e) pm = fmaxf(pm, f[e]);
       const float mn = fmaxf(m, pm);
       if (mn == -INFINITY) continue;  // all -inf so far: no mass yet
-      s = (m == -INFINITY) ? 0.f : s * exp2f((m - mn) * kLog2e);
+      s = (m == -INFINITY) ? 0.f : s * FastExp2((m - mn) * kLog2e);
       const float mb = mn * kLog2e;
 #pragma unroll
-      for (int e = 0; e < VEC; ++e) s += exp2f(fmaf(f[e], kLog2e, -mb));
+      for (int e = 0; e < VEC; ++e) s += FastExp2(fmaf(f[e], kLog2e, -mb));
       m = mn;
     }
     // Merge (m, s) across the warp, then across the block.
@@ -331,7 +346,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
       float f[VEC];
       LoadFloats<T, VEC>(xr + j * VEC, f);
 #pragma unroll
-      for (int e = 0; e < VEC; ++e) f[e] = exp2f(fmaf(f[e], kLog2e, -mb)) * inv;
+      for (int e = 0; e < VEC; ++e) f[e] = FastExp2(fmaf(f[e], kLog2e, -mb)) * inv;
       StoreFloats<T, VEC>(outr + j * VEC, f);
     }
   }
@@ -353,6 +368,14 @@ struct RowPlan {
   unsigned block;  // threads per block
 };
 
+/*! \brief Group mode: blocks of kGroupRowThreads, enough for every row. */
+inline void SetGroupGrid(RowPlan& p, int64_t rows) {
+  p.block = kGroupRowThreads;
+  const int64_t rows_per_block = int64_t{kGroupRowThreads / 32} * (32 / p.lanes) * p.rpg;
+  p.grid = static_cast<unsigned>(
+      std::min<int64_t>((rows + rows_per_block - 1) / rows_per_block, int64_t{1} << 30));
+}
+
 /*!
  * \brief The plan for `rows` rows of `nvec` vectors of `vec` elements.
  *
@@ -373,10 +396,7 @@ inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
       p.vpt = p.lanes < 32 || nvec <= 32 ? 1 : nvec <= 64 ? 2 : 4;
       p.rpg = kGroupVecsPerThread / p.vpt;
     }
-    p.block = kGroupRowThreads;
-    const int64_t rows_per_block = int64_t{kGroupRowThreads / 32} * (32 / p.lanes) * p.rpg;
-    p.grid = static_cast<unsigned>(
-        std::min<int64_t>((rows + rows_per_block - 1) / rows_per_block, int64_t{1} << 30));
+    SetGroupGrid(p, rows);
     return p;
   }
   const int block_per_thread = kRowElemsPerThread / vec;
@@ -389,6 +409,24 @@ inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
   // One block per row, all launched: measured faster than a resident-wave
   // grid striding over the rows (0.97 vs 0.91 of copy, fp32 [8192, 4096]).
   p.grid = static_cast<unsigned>(std::min<int64_t>(rows, int64_t{1} << 30));
+  return p;
+}
+
+/*!
+ * \brief The plan of a softmax launch: PlanRows, except that rows of 9-16
+ *        vectors of a 16-bit type go to 8 lanes x 2 vectors x 2 rows instead
+ *        of 16 lanes x 1 vector x 4 rows. Softmax spends twice the arithmetic
+ *        per byte on 16-bit types (two reductions and the exponentials); the
+ *        shorter shuffle chains and fewer rows per thread hide it: 0.95-0.99
+ *        of copy at [65536, 128] against 0.86-0.92 with 16 lanes (H100 sweep,
+ *        benchmarks/RESULTS.md).
+ */
+inline RowPlan PlanSoftmaxRows(int64_t rows, int nvec, int vec, int elem_bytes) {
+  RowPlan p = PlanRows(rows, nvec, vec);
+  if (elem_bytes == 2 && p.mode == RowMode::kGroup && p.lanes == 16) {
+    p.lanes = 8, p.vpt = 2, p.rpg = 2;
+    SetGroupGrid(p, rows);
+  }
   return p;
 }
 
@@ -426,6 +464,9 @@ inline void VisitRowKernel(const RowPlan& p, F&& f) {
   } else if constexpr (VEC == 1) {
     cached(integral_constant<int, 32>{}, integral_constant<int, kRowElemsPerThread>{},
            integral_constant<int, 1>{}, No{});
+  } else if (p.lanes == 8 && p.vpt == 2) {
+    cached(integral_constant<int, 8>{}, integral_constant<int, 2>{},
+           integral_constant<int, 2>{}, No{});
   } else if (p.lanes == 8) {
     cached(integral_constant<int, 8>{}, integral_constant<int, 1>{},
            integral_constant<int, 4>{}, No{});
@@ -466,7 +507,8 @@ template <bool kSoftmax, typename T, typename F>
 inline void WithRowKernel(int64_t rows, int cols, std::initializer_list<const void*> ptrs, F&& f) {
   constexpr int V = VecWidth<T>();
   const int vec = RowVecWidth<T>(cols, ptrs);
-  const RowPlan p = PlanRows(rows, cols / vec, vec);
+  const RowPlan p = kSoftmax ? PlanSoftmaxRows(rows, cols / vec, vec, static_cast<int>(sizeof(T)))
+                             : PlanRows(rows, cols / vec, vec);
   auto g = [&](auto kernel) { f(p, kernel); };
   if (vec == V) {
     VisitRowKernel<kSoftmax, T, V>(p, g);
