@@ -6,7 +6,7 @@ endif()
 # Heavy std headers a kernel must not pay for, and the container
 # implementations that are opt-in.
 set(forbidden
-  map unordered_map variant functional sstream iostream mutex thread regex
+  map unordered_map variant functional sstream iostream mutex thread regex iterator streambuf
   tvm/ffi/container/array.h tvm/ffi/container/map.h tvm/ffi/container/list.h
   tvm/ffi/container/dict.h tvm/ffi/extra/stl.h)
 execute_process(COMMAND ${CXX} -std=c++17 -E ${FLAGS} ${SRC}
