@@ -428,15 +428,14 @@ extern "C" const TVMFFIByteArray* TVMFFIBacktrace(const char* filename, int line
   try {
     buf.text.clear();
     if (filename != nullptr || func != nullptr) {
-      buf.text.append("  at ");
-      buf.text.append(func != nullptr ? func : "??");
-      if (filename != nullptr) {
-        buf.text.append(" (");
-        buf.text.append(filename);
-        buf.text.push_back(':');
-        buf.text.append(std::to_string(lineno));
-        buf.text.push_back(')');
-      }
+      // The site line in upstream's (Python traceback) form, which upstream's
+      // Python package parses into a frame of the exception it raises.
+      buf.text.append("  File \"");
+      buf.text.append(filename != nullptr ? filename : "<unknown>");
+      buf.text.append("\", line ");
+      buf.text.append(std::to_string(filename != nullptr ? lineno : 0));
+      buf.text.append(", in ");
+      buf.text.append(func != nullptr ? func : "<unknown>");
       buf.text.push_back('\n');
     }
     const Config& cfg = GetConfig();

@@ -317,8 +317,8 @@ TEST_CASE("A thrown error's backtrace is its own call chain, up to the frame tha
   REQUIRE(a.message() == "tag 1");
   const std::string bt = a.backtrace();
   // The site first (file and line), then the frames.
-  REQUIRE(bt.rfind("  at ", 0) == 0);
-  REQUIRE_THAT(bt.substr(0, bt.find('\n')), ContainsSubstring("test_error.cc:"));
+  REQUIRE(bt.rfind("  File \"", 0) == 0);
+  REQUIRE_THAT(bt.substr(0, bt.find('\n')), ContainsSubstring("test_error.cc\", line "));
   // It ends at the safe-call entry that caught it: the caller's frames are not in it.
   REQUIRE(CallFromDepth(f, 0, 5).backtrace() == bt);
   // The same throw site reached from another caller: another backtrace, as long.

@@ -402,12 +402,17 @@ struct ErrorThrowSite {
   size_t message_start;  // this site's message, up to the end of the buffer
 };
 
-/*! \brief "file:line": the backtrace of a throw when TVM_FFI_BACKTRACE_ON_THROW is 0. */
+/*!
+ * \brief The backtrace of a throw when TVM_FFI_BACKTRACE_ON_THROW is 0: the site
+ *        alone, as TVMFFIBacktrace writes it (`  File "f.cc", line 7, in func`).
+ */
 TVM_FFI_NOINLINE TVM_FFI_COLD inline const TVMFFIByteArray* ThrowSiteLine(const char* file,
-                                                                           int line) {
+                                                                           int line,
+                                                                           const char* func) {
   thread_local std::string text;
   thread_local TVMFFIByteArray bytes;
-  text = std::string(file) + ":" + std::to_string(line);
+  text = std::string("  File \"") + file + "\", line " + std::to_string(line) + ", in " + func +
+         "\n";
   bytes = TVMFFIByteArray{text.data(), text.size()};
   return &bytes;
 }
@@ -483,7 +488,8 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #if TVM_FFI_BACKTRACE_ON_THROW
 #define TVM_FFI_THROW_SITE_BACKTRACE_() TVMFFIBacktrace(__FILE__, __LINE__, TVM_FFI_FUNC_SIG, 0)
 #else
-#define TVM_FFI_THROW_SITE_BACKTRACE_() ::tvm::ffi::details::ThrowSiteLine(__FILE__, __LINE__)
+#define TVM_FFI_THROW_SITE_BACKTRACE_() \
+  ::tvm::ffi::details::ThrowSiteLine(__FILE__, __LINE__, TVM_FFI_FUNC_SIG)
 #endif
 
 /*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
