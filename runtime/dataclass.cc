@@ -6,7 +6,8 @@
  *
  * called by tvm/ffi/extra/dataclass.h.
  *
- * DeepCopy: POD values, strings, bytes and shapes are returned as they are;
+ * DeepCopy: POD values, strings, bytes, shapes and enum singletons
+ * (tvm/ffi/enum.h) are returned as they are;
  * Array/List/Map/Dict are rebuilt with copied elements; any other object is
  * copied with its type's `__ffi_shallow_copy__` attribute (ObjectDef sets it
  * for copy-constructible classes) and then its reflected fields are replaced
@@ -20,7 +21,8 @@
  * escapes, bytes as b"...", Array as a tuple "(1, 2)" ("(1,)" for one
  * element), List "[1, 2]", Map/Dict "{k: v}", Shape "Shape(2, 3)", Tensor
  * "float32[2, 3]@cpu:0", a type's `__ffi_repr__(obj, repr_fn)` when set,
- * else "type.key(field=value, ...)" over the reflected fields without
+ * else "type.key.Name" for an enum singleton, else "type.key(field=value, ...)"
+ * over the reflected fields without
  * kTVMFFIFieldFlagBitMaskReprOff ("type.key" alone when there are none).
  * An object met again while it is being printed prints as "...".
  */
@@ -33,6 +35,7 @@
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/device.h>
 #include <tvm/ffi/dtype.h>
+#include <tvm/ffi/enum.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/accessor.h>
 
@@ -72,6 +75,7 @@ class DeepCopier {
       return value;
     }
     const Object* obj = ObjectOf(value);
+    if (obj->IsInstance<EnumObj>()) return value;  // a singleton: never copied
     auto done = copies_.find(obj);
     if (done != copies_.end()) return done->second;
     switch (ti) {
@@ -283,6 +287,7 @@ class ReprPrinter {
     }
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(ti);
     out = std::string(info->type_key.data, info->type_key.size);
+    if (const EnumObj* e = value.as<EnumObj>()) return out + "." + ToStd(e->_str_index);
     bool first = true;
     ObjectRef ref = value.cast<ObjectRef>();
     reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* f) {

@@ -14,7 +14,9 @@
  * object ({field: value}): fields of static type None/bool/int/float/DataType
  * hold their value, others a node index. Equal values share one node (objects
  * by identity, strings by content). A type attribute `__data_to_json__` /
- * `__data_from_json__` (Functions) replaces the field walk of a type.
+ * `__data_from_json__` (Functions) replaces the field walk of a type. An enum
+ * singleton (tvm/ffi/enum.h) is its integer index (IntEnum) or its name
+ * (other enums), and reads back as the registered singleton itself.
  *
  * Objects are rebuilt with the type's creator (TVMFFITypeMetadata) and field
  * setters; a missing field takes its default or is a TypeError. Malformed
@@ -28,6 +30,7 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/dtype.h>
+#include <tvm/ffi/enum.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/json.h>
 #include <tvm/ffi/function.h>
@@ -237,6 +240,10 @@ class Serializer {
   }
 
   json::Value ObjectData(const Any& value, int depth) {
+    if (const EnumObj* e = value.as<EnumObj>()) {
+      if (details::IsObjectInstance<IntEnumObj>(value.type_index())) return e->_int_index;
+      return e->_str_index;
+    }
     AnyView to_json = TypeAttr("__data_to_json__", value.type_index());
     if (to_json != nullptr) return to_json.cast<Function>()(value);
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(value.type_index());
@@ -427,6 +434,12 @@ class Deserializer {
   Any DecodeObject(int64_t index, int32_t type_index, const json::Object& node, int depth) {
     Optional<Any> data = node.Get("data");
     if (!data.has_value()) Bad(index, "missing `data`");
+    if (details::IsObjectInstance<IntEnumObj>(type_index)) {
+      return EnumObj::_GetByIntIndex(type_index, Data<int64_t>(index, node, "an int"));
+    }
+    if (details::IsObjectInstance<EnumObj>(type_index)) {
+      return EnumObj::_GetByStrIndex(type_index, Data<String>(index, node, "a string"));
+    }
     AnyView from_json = TypeAttr("__data_from_json__", type_index);
     if (from_json != nullptr) return from_json.cast<Function>()(*data);
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);

@@ -146,6 +146,8 @@ TEST_CASE("Bytes: small and heap forms, embedded zeros", "[string]") {
   REQUIRE(small != Bytes("\0\1\3", 3));
   TVMFFIByteArray arr{"bytes from an array", 19};
   REQUIRE(Bytes(arr).size() == 19);
+  REQUIRE(Bytes("abcd") == Bytes(std::string("abcd")));  // a C string: up to its NUL
+  REQUIRE(Bytes("ab\0cd").size() == 2);
   REQUIRE(Bytes().empty());
   REQUIRE(Bytes::memncmp("ab", "ac", 2, 2) < 0);
   REQUIRE(Bytes::memequal("ab", "ab", 2, 2));

@@ -159,6 +159,8 @@ class Bytes {
   Bytes(TVMFFIByteArray bytes) : Bytes(bytes.data, bytes.size) {}        // NOLINT(*)
   Bytes(const std::string& other) : Bytes(other.data(), other.size()) {}  // NOLINT(*)
   explicit Bytes(std::string_view other) : Bytes(other.data(), other.size()) {}
+  // Bytes("abc"): exact, where string_view and std::string would tie.
+  explicit Bytes(const char* str) : Bytes(std::string_view(str)) {}
 
   void swap(Bytes& other) noexcept { data_.swap(other.data_); }
   size_t size() const noexcept { return data_.size(); }

@@ -389,6 +389,14 @@ inline void RegisterTypeAttrValueOrFunc(int32_t type_index, const char* type_key
   }
 }
 
+// The `__ffi_convert__` attribute of def_convert<TSelf>(): AnyView -> TSelf
+// (with TSelf's usual conversions), else a TypeError.
+template <typename TSelf>
+Function ConvertFunction(const char* type_key) {
+  return Function::FromTyped([](AnyView value) -> TSelf { return value.cast<TSelf>(); },
+                             std::string(type_key) + "." + type_attr::kConvert);
+}
+
 }  // namespace details
 
 /*! \brief Builder that registers global functions (each def() registers at once). */
@@ -513,6 +521,15 @@ class ObjectDef {
   template <typename Value>
   ObjectDef& def_type_attr(const char* name, Value&& value) {
     details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
+    return *this;
+  }
+  /*! \brief The `__ffi_convert__` type attribute: a Function AnyView -> TSelf. */
+  template <typename TSelf>
+  ObjectDef& def_convert() {
+    static_assert(std::is_same_v<typename TSelf::ContainerType, Class>,
+                  "def_convert<TSelf>: TSelf::ContainerType must be the ObjectDef's class");
+    details::RegisterTypeAttr(type_index_, type_attr::kConvert,
+                              details::ConvertFunction<TSelf>(type_key_));
     return *this;
   }
   /*!
@@ -670,6 +687,15 @@ class TypeAttrDef {
   TypeAttrDef& def(const char* name, Value&& value) {
     details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name,
                                          std::forward<Value>(value));
+    return *this;
+  }
+  /*! \brief The `__ffi_convert__` type attribute: a Function AnyView -> TSelf. */
+  template <typename TSelf>
+  TypeAttrDef& def_convert() {
+    static_assert(std::is_same_v<typename TSelf::ContainerType, Class>,
+                  "def_convert<TSelf>: TSelf::ContainerType must be the TypeAttrDef's class");
+    details::RegisterTypeAttr(type_index_, type_attr::kConvert,
+                              details::ConvertFunction<TSelf>(type_key_));
     return *this;
   }
   /*! \brief A constant value. */
