@@ -111,11 +111,11 @@ std::string Base64Decode(std::string_view in) {
 
 // The type attribute `name` of `type_index`, or None.
 AnyView TypeAttr(const char* name, int32_t type_index) {
-  // No column at all is None here (TypeAttrColumn would raise); the lookup
-  // itself is the header's, which honours a column's begin_index.
+  // No column at all is None here (TypeAttrColumn would raise).
   TVMFFIByteArray attr{name, std::char_traits<char>::length(name)};
-  if (TVMFFIGetTypeAttrColumn(&attr) == nullptr) return AnyView();
-  return reflection::TypeAttrColumn(name)[type_index];
+  const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&attr);
+  if (column == nullptr) return AnyView();
+  return reflection::details::TypeAttrColumnEntry(column, type_index);
 }
 
 bool HasCreator(const TVMFFITypeInfo* info) {

@@ -210,6 +210,19 @@ class FieldSetter {
   const TVMFFIFieldInfo* field_info_;
 };
 
+namespace details {
+/*! \brief The entry of type_index in column (None when absent); column must not be null. */
+inline AnyView TypeAttrColumnEntry(const TVMFFITypeAttrColumn* column, int32_t type_index) {
+  // Size first, then data (acquire): the runtime publishes in the other order.
+  int32_t size = __atomic_load_n(&column->size, __ATOMIC_ACQUIRE);
+  const TVMFFIAny* data = __atomic_load_n(&column->data, __ATOMIC_ACQUIRE);
+  // Columns of other runtimes may start past type index 0.
+  int64_t slot = static_cast<int64_t>(type_index) - column->begin_index;
+  if (slot < 0 || slot >= size) return AnyView();
+  return AnyView::CopyFromTVMFFIAny(data[slot]);
+}
+}  // namespace details
+
 /*!
  * \brief One type attribute column (TVMFFIGetTypeAttrColumn), indexed by type
  *        index; a type without a value reads as None.
@@ -226,13 +239,7 @@ class TypeAttrColumn {
   }
 
   AnyView operator[](int32_t type_index) const {
-    // Size first, then data (acquire): the runtime publishes in the other order.
-    int32_t size = __atomic_load_n(&column_->size, __ATOMIC_ACQUIRE);
-    const TVMFFIAny* data = __atomic_load_n(&column_->data, __ATOMIC_ACQUIRE);
-    // Columns of other runtimes may start past type index 0.
-    int64_t slot = static_cast<int64_t>(type_index) - column_->begin_index;
-    if (slot < 0 || slot >= size) return AnyView();
-    return AnyView::CopyFromTVMFFIAny(data[slot]);
+    return details::TypeAttrColumnEntry(column_, type_index);
   }
 
  private:
