@@ -41,7 +41,8 @@
  * `ffi.VisitErrorContext.FindAccessPaths` (upstream's name), which also
  * registers the type `ffi.VisitErrorContext` and its two fields.
  *
- * Opt-in: no other header includes this one.
+ * StructuralWalk (extra/structural_visit.h) records its errors the same way.
+ * Opt-in: only extra/structural_visit.h includes this header.
  */
 #ifndef TVM_FFI_EXTRA_VISIT_ERROR_CONTEXT_H_
 #define TVM_FFI_EXTRA_VISIT_ERROR_CONTEXT_H_
@@ -99,8 +100,9 @@ class VisitErrorContext : public ObjectRef {
   TVM_FFI_HIDDEN static Array<reflection::AccessPath> FindAccessPaths(
       const ObjectRef& root, const VisitErrorContext& visit_context,
       bool allow_prefix_match = false) {
-    static const Function fn = Function::GetGlobalRequired("ffi.VisitErrorContext.FindAccessPaths");
-    return fn(root, visit_context, allow_prefix_match).cast<Array<reflection::AccessPath>>();
+    return TVM_FFI_RUNTIME_GLOBAL_("ffi.VisitErrorContext.FindAccessPaths")(root, visit_context,
+                                                                          allow_prefix_match)
+        .cast<Array<reflection::AccessPath>>();
   }
 
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef,
@@ -151,6 +153,22 @@ TVM_FFI_COLD_CODE inline void UpdateVisitErrorContext(Error& err,  // NOLINT(*)
 TVM_FFI_COLD_CODE inline void UpdateVisitErrorContext(Error& err, AnyView node) {  // NOLINT(*)
   if (node.type_index() < TypeIndex::kTVMFFIStaticObjectBegin) return;
   UpdateVisitErrorContext(err, node.cast<ObjectRef>());
+}
+
+/*!
+ * \brief As UpdateVisitErrorContext, for the error a failed Expected holds
+ *        (shared with it, so the Expected sees the entry); nothing for a
+ *        success or a non-object node. Never throws: out of memory only loses
+ *        the entry (for visits that must not throw, e.g. StructuralWalk's).
+ */
+template <typename T>
+inline void UpdateVisitErrorContextNoThrow(const Expected<T>& result, AnyView node) noexcept {
+  if (!result.is_err() || node.type_index() < TypeIndex::kTVMFFIStaticObjectBegin) return;
+  try {
+    Error err = result.error();
+    UpdateVisitErrorContext(err, node.cast<ObjectRef>());
+  } catch (...) {
+  }
 }
 
 /*! \brief A TVM_FFI_VISIT_THROW in progress: a throw site and the node to record. */
