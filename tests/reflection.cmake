@@ -10,6 +10,7 @@ tvmffi_add_test(test_dataclass test_dataclass.cc)
 tvmffi_add_test(test_structural_key test_structural_key.cc)
 tvmffi_add_test(test_structural_visit test_structural_visit.cc)
 tvmffi_add_test(test_enum test_enum.cc)
+tvmffi_add_test(test_visit_error_context test_visit_error_context.cc)
 
 # The inline wrappers share mangled names with upstream's exported functions
 # (runtime/upstream_cxx/upstream_cxx.symbols): a library built with our

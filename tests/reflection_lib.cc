@@ -1,10 +1,11 @@
-// A shared library that uses the structural and dataclass wrappers, built
-// with default visibility: test_reflection_no_interposition checks that it
-// exports none of upstream's out-of-line names
+// A shared library that uses the structural, dataclass and visit-error-context
+// wrappers, built with default visibility: test_reflection_no_interposition
+// checks that it exports none of upstream's out-of-line names
 // (runtime/upstream_cxx/upstream_cxx.symbols).
 #include <tvm/ffi/extra/dataclass.h>
 #include <tvm/ffi/extra/structural_equal.h>
 #include <tvm/ffi/extra/structural_hash.h>
+#include <tvm/ffi/extra/visit_error_context.h>
 
 // Taking the addresses forces out-of-line copies (calls alone may be inlined).
 extern "C" {
@@ -13,7 +14,8 @@ __attribute__((visibility("default"))) const void* tvmffi_test_reflection_addres
     reinterpret_cast<const void*>(&tvm::ffi::StructuralEqual::GetFirstMismatch),
     reinterpret_cast<const void*>(&tvm::ffi::StructuralHash::Hash),
     reinterpret_cast<const void*>(&tvm::ffi::DeepCopy),
-    reinterpret_cast<const void*>(&tvm::ffi::ReprPrint)};
+    reinterpret_cast<const void*>(&tvm::ffi::ReprPrint),
+    reinterpret_cast<const void*>(&tvm::ffi::VisitErrorContext::FindAccessPaths)};
 }
 
 extern "C" __attribute__((visibility("default"))) int tvmffi_test_reflection_use(void) {

@@ -7,7 +7,9 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tuple.h>
 #include <tvm/ffi/extra/structural_visit.h>
+#include <tvm/ffi/extra/visit_error_context.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/access_path.h>
 #include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/reflection/registry.h>
 
@@ -170,6 +172,43 @@ TEST_CASE("Walk: errors come back as the Expected's error, never thrown through"
                         return Unexpected(Error("ValueError", "x", ""));
                       }),
                   Error);
+}
+
+TEST_CASE("Walk: an error records the objects it passed through", "[structural_visit]") {
+  Array<Any> inner{3};
+  Array<Any> mid{2, inner};
+  Array<Any> root{1, mid};
+  for (bool pre : {true, false}) {
+    auto fail_at_inner = [&](const Array<Any>& a) -> Expected<WalkResult> {
+      if (a.same_as(inner)) return Unexpected(Error("ValueError", "inner", ""));
+      return WalkResult::Advance();
+    };
+    Expected<Optional<VisitInterrupt>> r =
+        pre ? StructuralWalkExpected<WalkOrder::kPreOrder>(root, fail_at_inner)
+            : StructuralWalkExpected<WalkOrder::kPostOrder>(root, fail_at_inner);
+    REQUIRE(r.is_err());
+    Optional<VisitErrorContext> ctx = VisitErrorContext::TryGetFromError(r.error());
+    REQUIRE(ctx.has_value());
+    const List<ObjectRef>& nodes = ctx.value()->reverse_visit_pattern;
+    REQUIRE(nodes.size() == 3);
+    CHECK(nodes[0].same_as(inner));
+    CHECK(nodes[1].same_as(mid));
+    CHECK(nodes[2].same_as(root));
+    Array<reflection::AccessPath> paths = VisitErrorContext::FindAccessPaths(root, ctx.value());
+    REQUIRE(paths.size() == 1);
+    CHECK(paths[0]->PathEqual(reflection::AccessPath::Root()->ArrayItem(1)->ArrayItem(1)));
+  }
+  // An error raised at a non-object value records its object ancestors only.
+  Expected<Optional<VisitInterrupt>> r = StructuralWalkExpected<WalkOrder::kPreOrder>(
+      root, [](int64_t i) -> Expected<WalkResult> {
+        if (i == 3) return Unexpected(Error("ValueError", "three", ""));
+        return WalkResult::Advance();
+      });
+  REQUIRE(r.is_err());
+  const List<ObjectRef>& nodes =
+      VisitErrorContext::TryGetFromError(r.error()).value()->reverse_visit_pattern;
+  REQUIRE(nodes.size() == 3);
+  CHECK(nodes[0].same_as(inner));
 }
 
 TEST_CASE("Walk: def region kinds follow the field flags", "[structural_visit]") {

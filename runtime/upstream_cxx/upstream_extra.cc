@@ -2,19 +2,22 @@
  * libtvmffi_upstream_cxx: upstream's out-of-line structural, dataclass and
  * JSON entry points (StructuralEqual::Equal / GetFirstMismatch,
  * StructuralHash::Hash, DeepCopy, ReprPrint; json::Parse, json::Stringify,
- * ToJSONGraph, FromJSONGraph), over the runtime's globals of the same meaning
- * (`ffi.StructuralEqual`, ...; runtime/reflection.cc, dataclass.cc, json.cc,
- * serialization.cc), so a host built against upstream's headers gets the same
- * rules as one built against ours.
+ * ToJSONGraph, FromJSONGraph; VisitErrorContext::FindAccessPaths), over the
+ * runtime's globals of the same meaning (`ffi.StructuralEqual`, ...;
+ * runtime/reflection.cc, dataclass.cc, json.cc, serialization.cc,
+ * visit_error_context.cc), so a host built against upstream's headers gets
+ * the same rules as one built against ours.
  *
  * The classes are declared here in upstream's shape (static members only);
- * our <tvm/ffi/extra/structural_*.h> and dataclass.h define hidden inline
- * versions of the same names and must not be included in this file.
+ * our <tvm/ffi/extra/structural_*.h>, dataclass.h and visit_error_context.h
+ * define hidden inline versions of the same names and must not be included
+ * in this file.
  */
 // json.h and serialization.h give plain declarations under these macros.
 #define TVM_FFI_JSON_OUT_OF_LINE_
 #define TVM_FFI_SERIALIZATION_OUT_OF_LINE_
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/container/array.h>
 #include <tvm/ffi/extra/json.h>
 #include <tvm/ffi/extra/serialization.h>
 #include <tvm/ffi/function.h>
@@ -40,6 +43,15 @@ class TVMFFI_UPSTREAM_CXX_API StructuralEqual {
 class TVMFFI_UPSTREAM_CXX_API StructuralHash {
  public:
   static uint64_t Hash(const Any& value, bool map_free_vars, bool skip_tensor_content);
+};
+
+// Upstream's VisitErrorContext as far as its out-of-line member goes (the
+// object layouts agree: a List and an Optional<ObjectRef>, one pointer each).
+class TVMFFI_UPSTREAM_CXX_API VisitErrorContext : public ObjectRef {
+ public:
+  static Array<reflection::AccessPath> FindAccessPaths(const ObjectRef& root,
+                                                       const VisitErrorContext& visit_context,
+                                                       bool allow_prefix_match);
 };
 
 TVMFFI_UPSTREAM_CXX_API Any DeepCopy(const Any& value);
@@ -78,6 +90,14 @@ Any DeepCopy(const Any& value) {
 String ReprPrint(const Any& value) {
   static const Function* fn = new Function(Function::GetGlobalRequired("ffi.ReprPrint"));
   return (*fn)(value).cast<String>();
+}
+
+Array<reflection::AccessPath> VisitErrorContext::FindAccessPaths(
+    const ObjectRef& root, const VisitErrorContext& visit_context, bool allow_prefix_match) {
+  static const Function* fn =
+      new Function(Function::GetGlobalRequired("ffi.VisitErrorContext.FindAccessPaths"));
+  return (*fn)(root, static_cast<const ObjectRef&>(visit_context), allow_prefix_match)
+      .cast<Array<reflection::AccessPath>>();
 }
 
 namespace json {

@@ -27,6 +27,10 @@ Optional<reflection::AccessPathPair> StructuralEqual::GetFirstMismatch(const Any
 uint64_t StructuralHash::Hash(const Any&, bool, bool) { std::abort(); }
 Any DeepCopy(const Any&) { std::abort(); }
 String ReprPrint(const Any&) { std::abort(); }
+Array<reflection::AccessPath> VisitErrorContext::FindAccessPaths(const ObjectRef&,
+                                                                 const VisitErrorContext&, bool) {
+  std::abort();
+}
 Any json::Parse(const String&, String*) { std::abort(); }
 String json::Stringify(const Any&, const Optional<int>&) { std::abort(); }
 Any ToJSONGraph(const Any&, const Any&) { std::abort(); }

@@ -188,6 +188,23 @@ TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy and ReprPrint") 
   CHECK(std::string(ffi::ReprPrint(copy)) == "(1, 2, 3)");
 }
 
+TEST_CASE("upstream ABI: VisitErrorContext::FindAccessPaths") {
+  Dl_info info;
+  REQUIRE(dladdr(reinterpret_cast<void*>(&ffi::VisitErrorContext::FindAccessPaths), &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
+
+  // The host makes the context in upstream's layout; the runtime reads it.
+  ffi::Array<ffi::ObjectRef> inner{ffi::Array<ffi::ObjectRef>{}};
+  ffi::Array<ffi::ObjectRef> root{ffi::Array<ffi::ObjectRef>{}, inner};
+  ffi::ObjectPtr<ffi::VisitErrorContextObj> ctx = ffi::make_object<ffi::VisitErrorContextObj>();
+  ctx->reverse_visit_pattern.push_back(inner[0]);
+  ctx->reverse_visit_pattern.push_back(inner);
+  ffi::Array<ffi::reflection::AccessPath> paths =
+      ffi::VisitErrorContext::FindAccessPaths(root, ffi::VisitErrorContext(ctx));
+  REQUIRE(paths.size() == 1);
+  CHECK(paths[0]->PathEqual(ffi::reflection::AccessPath::Root()->ArrayItem(1)->ArrayItem(0)));
+}
+
 TEST_CASE("upstream ABI: json::Parse and json::Stringify from libtvmffi_upstream_cxx") {
   Dl_info info;
   REQUIRE(dladdr(reinterpret_cast<void*>(&ffi::json::Parse), &info) != 0);

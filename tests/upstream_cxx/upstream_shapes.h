@@ -13,6 +13,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/list.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
@@ -83,6 +84,24 @@ class StructuralHash {
 };
 Any DeepCopy(const Any& value);
 String ReprPrint(const Any& value);
+
+// Out of line in upstream's <tvm/ffi/extra/visit_error_context.h>; the object
+// as upstream lays it out.
+class VisitErrorContextObj : public Object {
+ public:
+  List<ObjectRef> reverse_visit_pattern;
+  Optional<ObjectRef> prev_error_context;
+  static constexpr bool _type_mutable = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("ffi.VisitErrorContext", VisitErrorContextObj, Object);
+};
+class VisitErrorContext : public ObjectRef {
+ public:
+  static Array<reflection::AccessPath> FindAccessPaths(const ObjectRef& root,
+                                                       const VisitErrorContext& visit_context,
+                                                       bool allow_prefix_match = false);
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef,
+                                                VisitErrorContextObj);
+};
 
 namespace json {
 // Out of line in upstream's <tvm/ffi/extra/json.h>. Upstream's Optional<int>

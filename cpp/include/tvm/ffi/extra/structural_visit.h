@@ -28,6 +28,10 @@
  *     return WalkResult::Advance();
  *   });
  *
+ * An error that stops a walk comes back with a VisitErrorContext listing the
+ * object values it passed through, innermost first
+ * (extra/visit_error_context.h: FindAccessPaths(root, ctx) places it).
+ *
  * The runtime registers the container visits, ffi.VisitInterrupt and the
  * ffi.StructuralVisitor* / ffi.StructuralWalk globals (runtime/structural_visit.cc).
  */
@@ -39,6 +43,7 @@
 #include <tvm/ffi/container/variant.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/expected.h>
+#include <tvm/ffi/extra/visit_error_context.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
@@ -304,14 +309,20 @@ enum class WalkOrder : int32_t {
   } while (0)
 
 /*!
- * \brief As TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN; upstream also records `Node` in
- *        the error's visit context, which this implementation does not keep
- *        (the error passes through unchanged).
+ * \brief As TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN; an error also gets `Node` (when
+ *        it is an object) appended to its VisitErrorContext
+ *        (extra/visit_error_context.h), so that the error of a walk can be
+ *        placed with VisitErrorContext::FindAccessPaths.
  */
-#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Result, Node) \
-  do {                                                                      \
-    (void)(Node);                                                           \
-    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result);                             \
+#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Result, Node)                   \
+  do {                                                                                        \
+    auto&& tvm_ffi_s_visit_res_ = (Result);                                                   \
+    if (TVM_FFI_PREDICT_FALSE(                                                                \
+            ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) {     \
+      ::tvm::ffi::details::UpdateVisitErrorContextNoThrow(tvm_ffi_s_visit_res_, (Node));      \
+      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                            \
+          std::move(tvm_ffi_s_visit_res_));                                                   \
+    }                                                                                         \
   } while (0)
 
 namespace details {
@@ -345,15 +356,16 @@ class StructuralWalkCallbackVisitorObj : public StructuralVisitorObj {
     if (value.type_index() == TypeIndex::kTVMFFINone) return VisitContinueRaw();
     if constexpr (order == WalkOrder::kPreOrder) {
       Expected<WalkResult> r = dispatch_(value, def_region_kind());
-      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(r);
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(r, value);
       if (r.type_index() == TypeIndex::kTVMFFIInt &&
           ExpectedUnsafe::ValueAs<int32_t>(r) == WalkResult::kSkipTag) {
         return VisitContinueRaw();
       }
     }
-    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(DefaultVisitExpected(value));
+    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(DefaultVisitExpected(value), value);
     if constexpr (order == WalkOrder::kPostOrder) {
-      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(dispatch_(value, def_region_kind()));
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(dispatch_(value, def_region_kind()),
+                                                            value);
     }
     return VisitContinueRaw();
   }

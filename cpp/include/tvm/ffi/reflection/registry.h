@@ -35,10 +35,10 @@
 #ifndef TVM_FFI_REFLECTION_REGISTRY_H_
 #define TVM_FFI_REFLECTION_REGISTRY_H_
 
+#include <tvm/ffi/details/overload_cast.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/reflection/accessor.h>
-#include <tvm/ffi/reflection/overload.h>
 
 #include <exception>
 #include <initializer_list>
