@@ -582,7 +582,7 @@ void RegisterStructuralKeyType() noexcept {
   try {
     namespace refl = reflection;
     refl::ObjectDef<StructuralKeyObj>()
-        .def_static("__init__", MakeStructuralKey, "A key with its structural hash")
+        .def_static(refl::type_attr::kInit, MakeStructuralKey, "A key with its structural hash")
         .def_type_attr(refl::type_attr::kInit, MakeStructuralKey)
         .def_ro("key", &StructuralKeyObj::key)
         .def_ro("hash_i64", &StructuralKeyObj::hash_i64);

@@ -306,7 +306,7 @@ TEST_CASE("libtvmffi registers the enum base types and the state column", "[enum
   // The column exists for every type; a non-enum reads as None.
   CHECK(refl::TypeAttrColumn(refl::type_attr::kEnumState)[TypeIndex::kTVMFFIArray] == nullptr);
   // An EnumState can be made through its reflected constructor.
-  Any state = refl::GetMethod("ffi.EnumState", "__init__")();
+  Any state = refl::GetMethod("ffi.EnumState", "__ffi_init__")();
   CHECK(state.cast<EnumState>()->entries.size() == 0);
 }
 

@@ -95,7 +95,7 @@ TEST_CASE("ObjectDef registers methods, static methods and the constructor", "[r
   Point o = refl::GetMethod("test.refl.Point", "origin")().cast<Point>();
   CHECK(o->x == 0);
 
-  Point made = refl::GetMethod("test.refl.Point", "__init__")(7, 1.5).cast<Point>();
+  Point made = refl::GetMethod("test.refl.Point", "__ffi_init__")(7, 1.5).cast<Point>();
   CHECK(made->x == 7);
   CHECK(made->y == 1.5);
   // The same constructor as the __ffi_init__ type attribute.
@@ -103,7 +103,7 @@ TEST_CASE("ObjectDef registers methods, static methods and the constructor", "[r
                       .cast<Function>();
   CHECK(init(2, 0.5).cast<Point>()->x == 2);
   // Wrong argument types are a TypeError from the typed wrapper.
-  CHECK_THROWS_AS(refl::GetMethod("test.refl.Point", "__init__")("a", 1.0), Error);
+  CHECK_THROWS_AS(refl::GetMethod("test.refl.Point", "__ffi_init__")("a", 1.0), Error);
 }
 
 TEST_CASE("The registered creator makes a default object", "[registry]") {

@@ -45,7 +45,7 @@ TEST_CASE("libtvmffi registers ffi.StructuralKey and its reflection", "[structur
   CHECK(!eq(k, StructuralKey(Array<int64_t>{6})).cast<bool>());
   CHECK(reflection::FieldGetter("ffi.StructuralKey", "hash_i64")(k).cast<int64_t>() == k->hash_i64);
   StructuralKey made =
-      reflection::GetMethod("ffi.StructuralKey", "__init__")(Array<int64_t>{5}).cast<StructuralKey>();
+      reflection::GetMethod("ffi.StructuralKey", "__ffi_init__")(Array<int64_t>{5}).cast<StructuralKey>();
   CHECK(made == k);
 }
 

@@ -169,8 +169,8 @@ class kw_only : public InfoTrait {
 };
 
 /*!
- * \brief init<Args...>() passed to ObjectDef::def registers the constructor
- *        `__init__` (static) and the `__ffi_init__` type attribute, both
+ * \brief init<Args...>() passed to ObjectDef::def registers the constructor:
+ *        the static method and the type attribute `__ffi_init__`, both
  *        calling make_object<T>(Args...).
  */
 template <typename... Args>
@@ -557,14 +557,14 @@ class ObjectDef {
   ObjectDef(const ObjectDef&) = delete;
   ObjectDef& operator=(const ObjectDef&) = delete;
 
-  /*! \brief The constructor: static method `__init__` and type attribute `__ffi_init__`. */
+  /*! \brief The constructor: static method and type attribute `__ffi_init__` (upstream's names). */
   template <typename... Args, typename... Extra>
   ObjectDef& def(init<Args...>, Extra&&... extra) {
     auto_init_ = false;
     auto make = [](Args... args) -> ObjectRef {
       return ObjectRef(make_object<Class>(std::forward<Args>(args)...));
     };
-    RegisterMethod("__init__", true, make, std::forward<Extra>(extra)...);
+    RegisterMethod(type_attr::kInit, true, make, std::forward<Extra>(extra)...);
     details::RegisterTypeAttr(
         type_index_, type_attr::kInit,
         Function::FromTyped(make, std::string(type_key_) + "." + type_attr::kInit));
