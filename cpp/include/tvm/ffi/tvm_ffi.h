@@ -2,7 +2,8 @@
  * tvmffi: the umbrella header of the C++ layer.
  *
  * Includes the C ABI (c_api.h, extra/c_env_api.h), the core C++ headers, the
- * containers, tensors and modules. Like upstream's, it leaves out the opt-in
+ * containers, tensors, enums, reflection (registry, accessors, access paths,
+ * creators, overloads, enum definitions: the set upstream's umbrella has) and modules. Like upstream's, it leaves out the opt-in
  * conveniences: extra/stl.h (std::vector, std::map, ... as typed-function
  * arguments) and extra/env.h.
  *
@@ -30,6 +31,12 @@
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/optional.h>
+#include <tvm/ffi/enum.h>
+#include <tvm/ffi/reflection/access_path.h>
+#include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/creator.h>
+#include <tvm/ffi/reflection/enum_def.h>
+#include <tvm/ffi/reflection/overload.h>
 #include <tvm/ffi/reflection/registry.h>
 #include <tvm/ffi/rvalue_ref.h>
 #include <tvm/ffi/string.h>
