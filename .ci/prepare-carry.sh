@@ -28,6 +28,11 @@
 #                                                 (see /work/peer/README); Cython >= 3 must be
 #                                                 importable by /usr/bin/python3, or on
 #                                                 TVMFFI_CYTHON_PATH (a dist-packages folder).
+#   .carry/upstream-cxx/                          only with TVMFFI_UPSTREAM_CXX_PEER=<dir> (same
+#                                                 layout as above): upstream's include/, its DLPack
+#                                                 header and lib/libtvm_ffi.so, for the C++
+#                                                 side-by-side on the GPU machine's quiet host
+#                                                 (.ci/device-side-by-side.sh); never committed
 # Runs here (Debian 12), after .ci/setup-debian.sh. Result is well under 1 MiB
 # (about 12 MiB with .carry/upstream).
 set -euo pipefail
@@ -159,6 +164,23 @@ if [[ -n ${TVMFFI_UPSTREAM_PEER:-} ]]; then
   rm -f "$up/core.h"  # Cython's public-API header: nothing includes it
   log "upstream tvm_ffi ($(git -C "$src" describe --always 2>/dev/null || echo "source tree")," \
       "Cython $cy_ver) -> $up ($(du -sh "$up" | cut -f1))"
+fi
+
+# ---- upstream's C++ headers and runtime (optional; C++ side-by-side) ----
+if [[ -n ${TVMFFI_UPSTREAM_CXX_PEER:-} ]]; then
+  src=$TVMFFI_UPSTREAM_CXX_PEER/upstream-src
+  lib=$TVMFFI_UPSTREAM_CXX_PEER/upstream-build/lib
+  for f in "$src/include/tvm/ffi/c_api.h" "$src/3rdparty/dlpack/include/dlpack/dlpack.h" \
+           "$lib/libtvm_ffi.so"; do
+    [[ -f $f ]] || die "upstream C++ peer: $f missing"
+  done
+  up=$CARRY/upstream-cxx
+  rm -rf "$up"
+  mkdir -p "$up/include" "$up/3rdparty/dlpack/include" "$up/lib"
+  cp -RL "$src/include/tvm" "$up/include/"
+  cp -RL "$src/3rdparty/dlpack/include/dlpack" "$up/3rdparty/dlpack/include/"
+  cp -L "$lib/libtvm_ffi.so" "$up/lib/"
+  log "upstream C++ peer -> $up ($(du -sh "$up" | cut -f1))"
 fi
 
 log "done: $(du -sh "$CARRY" | cut -f1) in $CARRY/"

@@ -11,7 +11,9 @@
 #
 # Env: CXX (default g++), RUNS (default 5), CUDA_INCLUDE (default
 #      /usr/local/cuda/include, for extra/cuda/*), UPSTREAM_INCLUDE (optional),
-#      DLPACK_INCLUDE (optional, for upstream's 3rdparty DLPack header).
+#      DLPACK_INCLUDE (optional: a DLPack include folder for both sides, when
+#      the compiler does not find <dlpack/dlpack.h> itself), HEADERS (default 1;
+#      0 leaves out the per-header table and measures only the two files).
 # Measure on a quiet machine: the numbers are wall-clock times.
 set -euo pipefail
 
@@ -22,7 +24,9 @@ RUNS=${RUNS:-5}
 CUDA_INCLUDE=${CUDA_INCLUDE:-/usr/local/cuda/include}
 UPSTREAM_INCLUDE=${UPSTREAM_INCLUDE:-}
 DLPACK_INCLUDE=${DLPACK_INCLUDE:-}
+HEADERS=${HEADERS:-1}
 OURS=(-I"$ROOT/c_api/include" -I"$ROOT/cpp/include")
+[[ -n $DLPACK_INCLUDE ]] && OURS+=(-I"$DLPACK_INCLUDE")
 [[ -d $CUDA_INCLUDE ]] && OURS+=(-I"$CUDA_INCLUDE")
 
 work=$(mktemp -d)
@@ -83,6 +87,7 @@ floor_l=$(lines "$work/floor.cc")
 printf 'compiler: %s; median of %d runs; floor (<string> + <vector>): %ss, %d lines\n\n' \
   "$("$CXX" --version | head -n 1)" "$RUNS" "$floor_t" "$floor_l"
 
+if [[ $HEADERS != 0 ]]; then
 printf '%-48s %8s %8s %9s\n' "header" "seconds" "x floor" "lines"
 while IFS= read -r h; do
   rel=${h#"$ROOT"/c_api/include/}
@@ -93,6 +98,7 @@ while IFS= read -r h; do
   l=$(lines "$work/one.cc" "${OURS[@]}")
   printf '%-48s %8s %8.2f %9d\n' "$rel" "$t" "$(div "$t" "$floor_t")" "$l"
 done < <(find "$ROOT/c_api/include" "$ROOT/cpp/include" -name '*.h' | sort)
+fi
 
 echo
 printf '%-48s %8s %8s %9s %10s %8s\n' "file" "seconds" "x floor" "lines" "upstream" "ratio"
