@@ -389,12 +389,15 @@ inline void RegisterTypeAttrValueOrFunc(int32_t type_index, const char* type_key
   }
 }
 
-// The `__ffi_convert__` attribute of def_convert<TSelf>(): AnyView -> TSelf
-// (with TSelf's usual conversions), else a TypeError.
-template <typename TSelf>
-Function ConvertFunction(const char* type_key) {
-  return Function::FromTyped([](AnyView value) -> TSelf { return value.cast<TSelf>(); },
-                             std::string(type_key) + "." + type_attr::kConvert);
+// def_convert<TSelf>() of a builder for Class: the `__ffi_convert__`
+// attribute, AnyView -> TSelf (with TSelf's usual conversions), else a TypeError.
+template <typename TSelf, typename Class>
+void RegisterConvert(int32_t type_index, const char* type_key) {
+  static_assert(std::is_same_v<typename TSelf::ContainerType, Class>,
+                "def_convert<TSelf>: TSelf::ContainerType must be the registered class");
+  RegisterTypeAttr(type_index, type_attr::kConvert,
+                   Function::FromTyped([](AnyView value) -> TSelf { return value.cast<TSelf>(); },
+                                       std::string(type_key) + "." + type_attr::kConvert));
 }
 
 }  // namespace details
@@ -526,10 +529,7 @@ class ObjectDef {
   /*! \brief The `__ffi_convert__` type attribute: a Function AnyView -> TSelf. */
   template <typename TSelf>
   ObjectDef& def_convert() {
-    static_assert(std::is_same_v<typename TSelf::ContainerType, Class>,
-                  "def_convert<TSelf>: TSelf::ContainerType must be the ObjectDef's class");
-    details::RegisterTypeAttr(type_index_, type_attr::kConvert,
-                              details::ConvertFunction<TSelf>(type_key_));
+    details::RegisterConvert<TSelf, Class>(type_index_, type_key_);
     return *this;
   }
   /*!
@@ -692,10 +692,7 @@ class TypeAttrDef {
   /*! \brief The `__ffi_convert__` type attribute: a Function AnyView -> TSelf. */
   template <typename TSelf>
   TypeAttrDef& def_convert() {
-    static_assert(std::is_same_v<typename TSelf::ContainerType, Class>,
-                  "def_convert<TSelf>: TSelf::ContainerType must be the TypeAttrDef's class");
-    details::RegisterTypeAttr(type_index_, type_attr::kConvert,
-                              details::ConvertFunction<TSelf>(type_key_));
+    details::RegisterConvert<TSelf, Class>(type_index_, type_key_);
     return *this;
   }
   /*! \brief A constant value. */
