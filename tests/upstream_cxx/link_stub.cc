@@ -27,6 +27,12 @@ Optional<reflection::AccessPathPair> StructuralEqual::GetFirstMismatch(const Any
 uint64_t StructuralHash::Hash(const Any&, bool, bool) { std::abort(); }
 Any DeepCopy(const Any&) { std::abort(); }
 String ReprPrint(const Any&) { std::abort(); }
+int64_t RecursiveHash(const Any&) { std::abort(); }
+bool RecursiveEq(const Any&, const Any&) { std::abort(); }
+bool RecursiveLt(const Any&, const Any&) { std::abort(); }
+bool RecursiveLe(const Any&, const Any&) { std::abort(); }
+bool RecursiveGt(const Any&, const Any&) { std::abort(); }
+bool RecursiveGe(const Any&, const Any&) { std::abort(); }
 Any json::Parse(const String&, String*) { std::abort(); }
 String json::Stringify(const Any&, const Optional<int>&) { std::abort(); }
 Any ToJSONGraph(const Any&, const Any&) { std::abort(); }

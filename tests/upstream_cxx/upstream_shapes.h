@@ -83,6 +83,12 @@ class StructuralHash {
 };
 Any DeepCopy(const Any& value);
 String ReprPrint(const Any& value);
+int64_t RecursiveHash(const Any& value);
+bool RecursiveEq(const Any& lhs, const Any& rhs);
+bool RecursiveLt(const Any& lhs, const Any& rhs);
+bool RecursiveLe(const Any& lhs, const Any& rhs);
+bool RecursiveGt(const Any& lhs, const Any& rhs);
+bool RecursiveGe(const Any& lhs, const Any& rhs);
 
 namespace json {
 // Out of line in upstream's <tvm/ffi/extra/json.h>. Upstream's Optional<int>
