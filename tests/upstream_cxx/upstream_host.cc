@@ -167,7 +167,7 @@ TEST_CASE("upstream ABI: the runtime's module functions refuse the C++ Module") 
                     ContainsSubstring("did not create"));
 }
 
-TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy and ReprPrint") {
+TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy, ReprPrint, Recursive*") {
   Dl_info info;
   void* addr = reinterpret_cast<void*>(&ffi::StructuralEqual::Equal);
   REQUIRE(dladdr(addr, &info) != 0);
