@@ -726,7 +726,8 @@ class RecursiveHasher {
       } release{this, obj};
       Function parts = Function::FromTyped(
           [this](AnyView v) { return static_cast<int64_t>(Hash(Any(v))); });
-      *out = memo_[obj] = static_cast<uint64_t>(hook.cast<Function>()(value, parts).cast<int64_t>());
+      int64_t h = hook.cast<Function>()(value, parts).cast<int64_t>();
+      *out = memo_[obj] = static_cast<uint64_t>(h);
       return true;
     }
     if (EqHook(ti) != nullptr || CompareHook(ti) != nullptr) {
@@ -828,7 +829,8 @@ class RecursiveHasher {
     reflection::EnsureTypeAttrColumn(reflection::type_attr::kCompare);
     reflection::EnsureTypeAttrColumn(reflection::type_attr::kHash);
   } catch (const std::exception&) {
-    tvmffi::rt::RecordLoadFailure("cannot create the __ffi_eq__/__ffi_compare__/__ffi_hash__ columns");
+    tvmffi::rt::RecordLoadFailure(
+        "cannot create the __ffi_eq__/__ffi_compare__/__ffi_hash__ columns");
   }
   return true;
 }();

@@ -568,9 +568,11 @@ TEST_CASE("RecursiveEq and RecursiveHash of reflected objects", "[dataclass][rec
   CheckDiffer(MakeTri(1, 2), MakeTri(0, 2));
   CHECK_FALSE(RecursiveEq(MakePair(1, "t"), MakeTri(1, 0)));
   // Nested: objects in containers in objects.
-  Any a = ObjectRef(MakeBox(Array<Any>{MakePair(1, "x"), Map<String, Any>{{"k", MakePair(2, "y")}}}));
-  Any b = ObjectRef(MakeBox(Array<Any>{MakePair(1, "x"), Map<String, Any>{{"k", MakePair(2, "y")}}}));
-  Any c = ObjectRef(MakeBox(Array<Any>{MakePair(1, "x"), Map<String, Any>{{"k", MakePair(2, "z")}}}));
+  auto nest = [](String inner) {
+    return ObjectRef(
+        MakeBox(Array<Any>{MakePair(1, "x"), Map<String, Any>{{"k", MakePair(2, inner)}}}));
+  };
+  Any a = nest("y"), b = nest("y"), c = nest("z");
   CheckSame(a, b);
   CheckDiffer(a, c);
   CheckSame(a, a);
@@ -677,7 +679,8 @@ TEST_CASE("Ordering incomparable values is a TypeError", "[dataclass][recursive]
   CHECK_FALSE(RecursiveEq(MakePair(1, "a"), MakeTri(1, 0)));
 }
 
-TEST_CASE("Cycles end: equal for RecursiveEq, a ValueError when ordering", "[dataclass][recursive]") {
+TEST_CASE("Cycles end: equal for RecursiveEq, a ValueError when ordering",
+          "[dataclass][recursive]") {
   RegisterOnce();
   List<Any> a, b;
   a.push_back(1);
