@@ -3,8 +3,11 @@
  *
  *   ffi.DeepCopy(value) -> a copy sharing nothing mutable with `value`
  *   ffi.ReprPrint(value) -> str
+ *   ffi.RecursiveHash(value) -> int
+ *   ffi.RecursiveEq / RecursiveLt / RecursiveLe / RecursiveGt / RecursiveGe(lhs, rhs) -> bool
  *
- * called by tvm/ffi/extra/dataclass.h.
+ * called by tvm/ffi/extra/dataclass.h. The recursive comparisons and hash are
+ * described above their classes below.
  *
  * DeepCopy: POD values, strings, bytes, shapes and enum singletons
  * (tvm/ffi/enum.h) are returned as they are;
@@ -38,13 +41,20 @@
 #include <tvm/ffi/enum.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/registry.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <exception>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "builtin_def.h"
 
@@ -306,10 +316,522 @@ class ReprPrinter {
   Function repr_fn_;
 };
 
+// ---------------------------------------------------------------------------
+// RecursiveEq / RecursiveLt / ... and RecursiveHash
+
+// Frames deeper than this are refused (the walks keep their own stacks, so
+// this bounds memory, not the C++ stack).
+constexpr size_t kMaxRecursiveDepth = size_t{1} << 20;
+
+// The user hooks, by their attribute names; their columns are created when
+// the globals are registered, so a column lookup cannot fail later.
+const reflection::TypeAttrColumn& HookColumn(int which) {
+  static const reflection::TypeAttrColumn eq(reflection::type_attr::kEq);
+  static const reflection::TypeAttrColumn compare(reflection::type_attr::kCompare);
+  static const reflection::TypeAttrColumn hash(reflection::type_attr::kHash);
+  return which == 0 ? eq : which == 1 ? compare : hash;
+}
+AnyView EqHook(int32_t ti) { return HookColumn(0)[ti]; }
+AnyView CompareHook(int32_t ti) { return HookColumn(1)[ti]; }
+AnyView HashHook(int32_t ti) { return HookColumn(2)[ti]; }
+
+template <typename T>
+int Sign(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+std::string KeyOfCell(const TVMFFIAny* cell, int32_t string_class) {
+  return details::TypeIndexToTypeKey(string_class >= 0 ? string_class : cell->type_index);
+}
+
+struct ObjectPairHash {
+  size_t operator()(const std::pair<const Object*, const Object*>& p) const noexcept {
+    return static_cast<size_t>(details::StableHashCombine(
+        reinterpret_cast<uintptr_t>(p.first), reinterpret_cast<uintptr_t>(p.second)));
+  }
+};
+
+/*
+ * Three-way comparison (-1, 0, 1). None is below everything; values of
+ * different types are unequal (ordering them is a TypeError), except that a
+ * string equals a string (a bytes a bytes) whatever its storage; bool, int,
+ * float, dtype and device compare by value (NaN equals NaN, ordering it is a
+ * TypeError; -0.0 equals 0.0); other POD values (pointers) are equal only
+ * bitwise and cannot be ordered. Strings, bytes, shapes, Array and List are
+ * lexicographic (a prefix first). Map/Dict are equal when they have the same
+ * keys with equal values; any difference under one is a TypeError when
+ * ordering. Objects must have the same type (else unequal, or a TypeError
+ * when ordering); then a type's `__ffi_eq__(lhs, rhs, eq)` (equality only)
+ * or `__ffi_compare__(lhs, rhs, cmp)` decides, else the reflected fields
+ * without kTVMFFIFieldFlagBitMaskCompareOff in order (an object without such
+ * fields equals any other of its type). A pair of objects met again while
+ * it is being compared is a cycle: equal for equality, a ValueError when
+ * ordering.
+ */
+class RecursiveComparer {
+ public:
+  explicit RecursiveComparer(bool equal_only) : equal_only_(equal_only) {}
+
+  int Compare(const Any& lhs, const Any& rhs) {
+    std::vector<Frame> stack;
+    int result;
+    try {
+      if (Step(lhs, rhs, &stack, &result)) return result;
+      while (true) {
+        Frame& top = stack.back();
+        if (top.next < top.pairs.size()) {
+          // Copies: Step may grow the stack, moving `top`.
+          Any l = top.pairs[top.next].first;
+          Any r = top.pairs[top.next].second;
+          ++top.next;
+          if (!Step(l, r, &stack, &result)) continue;
+        } else {
+          result = top.tail;
+          Leave(top);
+          stack.pop_back();
+          if (stack.empty()) return result;
+        }
+        if (result != 0) {
+          bool under_map = false;
+          for (const Frame& f : stack) under_map = under_map || f.is_map;
+          for (const Frame& f : stack) Leave(f);
+          stack.clear();
+          if (under_map && !equal_only_) Unorderable("Map/Dict values");
+          return result;
+        }
+      }
+    } catch (...) {
+      // A hook may catch the error and go on with this comparer.
+      for (const Frame& f : stack) Leave(f);
+      throw;
+    }
+  }
+
+ private:
+  struct Frame {
+    std::vector<std::pair<Any, Any>> pairs;
+    size_t next = 0;
+    int tail = 0;  // the result when every pair is equal (a length difference)
+    bool is_map = false;
+    std::pair<const Object*, const Object*> objects;
+  };
+
+  [[noreturn]] static void Unorderable(const std::string& what) {
+    TVM_FFI_THROW(TypeError) << "Cannot order " << what;
+  }
+
+  void Leave(const Frame& f) { active_.erase(f.objects); }
+
+  // Decides lhs vs rhs at once (true, *out set) or pushes a frame for their
+  // parts (false).
+  bool Step(const Any& lhs, const Any& rhs, std::vector<Frame>* stack, int* out) {
+    const TVMFFIAny* a = details::AnyUnsafe::TVMFFIAnyPtrFromAny(lhs);
+    const TVMFFIAny* b = details::AnyUnsafe::TVMFFIAnyPtrFromAny(rhs);
+    if (a->type_index == TypeIndex::kTVMFFINone || b->type_index == TypeIndex::kTVMFFINone) {
+      *out = static_cast<int>(b->type_index == TypeIndex::kTVMFFINone) -
+             static_cast<int>(a->type_index == TypeIndex::kTVMFFINone);
+      return true;
+    }
+    std::string_view sa, sb;
+    int32_t ka = -1, kb = -1;
+    bool a_text = details::StringLikeView(a, &sa, &ka);
+    bool b_text = details::StringLikeView(b, &sb, &kb);
+    if (a_text && b_text && ka == kb) {
+      int c = sa.compare(sb);
+      *out = c < 0 ? -1 : (c > 0 ? 1 : 0);
+      return true;
+    }
+    if (a_text || b_text || a->type_index != b->type_index) {
+      if (!equal_only_) {
+        TVM_FFI_THROW(TypeError) << "Cannot compare values of different types: "
+                                 << KeyOfCell(a, a_text ? ka : -1) << " vs "
+                                 << KeyOfCell(b, b_text ? kb : -1);
+      }
+      *out = 1;
+      return true;
+    }
+    int32_t ti = a->type_index;
+    if (ti < TypeIndex::kTVMFFIStaticObjectBegin) {
+      *out = ComparePOD(a, b);
+      return true;
+    }
+    const Object* x = ObjectOf(lhs);
+    const Object* y = ObjectOf(rhs);
+    if (x == y) {
+      *out = 0;
+      return true;
+    }
+    if (ti == TypeIndex::kTVMFFIShape) {
+      const auto* p = static_cast<const ShapeObj*>(x);
+      const auto* q = static_cast<const ShapeObj*>(y);
+      *out = CompareRange(p->data, p->data + p->size, q->data, q->data + q->size);
+      return true;
+    }
+    auto objects = std::make_pair(x, y);
+    if (active_.count(objects) != 0) {
+      if (!equal_only_) {
+        TVM_FFI_THROW(ValueError) << "RecursiveCompare: cyclic reference detected in ordering ("
+                                  << TypeKeyOf(ti) << ")";
+      }
+      *out = 0;  // equal unless something outside the cycle differs
+      return true;
+    }
+    if (ti >= TypeIndex::kTVMFFIStaticObjectEnd && CallHook(lhs, rhs, objects, out)) return true;
+    if (stack->size() >= kMaxRecursiveDepth) {
+      TVM_FFI_THROW(ValueError) << "RecursiveCompare: values nested deeper than "
+                                << kMaxRecursiveDepth;
+    }
+    Frame f;
+    f.objects = objects;
+    switch (ti) {
+      case TypeIndex::kTVMFFIArray:
+      case TypeIndex::kTVMFFIList: {
+        const auto* p = static_cast<const SeqBaseObj*>(x);
+        const auto* q = static_cast<const SeqBaseObj*>(y);
+        size_t common = std::min(p->size(), q->size());
+        f.pairs.reserve(common);
+        for (size_t i = 0; i < common; ++i) {
+          f.pairs.emplace_back((*p)[static_cast<int64_t>(i)], (*q)[static_cast<int64_t>(i)]);
+        }
+        f.tail = Sign(p->size(), q->size());
+        break;
+      }
+      case TypeIndex::kTVMFFIMap:
+      case TypeIndex::kTVMFFIDict: {
+        const auto* p = static_cast<const MapBaseObj*>(x);
+        const auto* q = static_cast<const MapBaseObj*>(y);
+        f.is_map = true;
+        bool same_keys = p->size() == q->size();
+        if (same_keys) f.pairs.reserve(p->size());
+        for (auto it = p->begin(); same_keys && it != p->end(); ++it) {
+          auto found = q->find(it.key());
+          same_keys = found != q->end();
+          if (same_keys) f.pairs.emplace_back(it.value(), found.value());
+        }
+        if (!same_keys) {
+          if (!equal_only_) Unorderable("Map/Dict values");
+          *out = 1;
+          return true;
+        }
+        break;
+      }
+      default: {
+        ObjectRef l = lhs.cast<ObjectRef>();
+        ObjectRef r = rhs.cast<ObjectRef>();
+        reflection::ForEachFieldInfo(TVMFFIGetTypeInfo(ti), [&](const TVMFFIFieldInfo* field) {
+          if (field->flags & kTVMFFIFieldFlagBitMaskCompareOff) return;
+          reflection::FieldGetter get(field);
+          f.pairs.emplace_back(get(l), get(r));
+        });
+        break;
+      }
+    }
+    active_.insert(objects);
+    stack->push_back(std::move(f));
+    return false;
+  }
+
+  // A type's __ffi_eq__ / __ffi_compare__, given a function that compares
+  // parts with this comparer (so cycles through the hook are seen).
+  bool CallHook(const Any& lhs, const Any& rhs, std::pair<const Object*, const Object*> objects,
+                int* out) {
+    int32_t ti = objects.first->type_index();
+    AnyView eq = equal_only_ ? EqHook(ti) : AnyView();
+    AnyView cmp = CompareHook(ti);
+    if (eq == nullptr && cmp == nullptr) return false;
+    active_.insert(objects);
+    struct Release {
+      RecursiveComparer* self;
+      std::pair<const Object*, const Object*> objects;
+      ~Release() { self->active_.erase(objects); }
+    } release{this, objects};
+    if (eq != nullptr) {
+      Function parts = Function::FromTyped(
+          [this](AnyView l, AnyView r) { return Compare(Any(l), Any(r)) == 0; });
+      *out = eq.cast<Function>()(lhs, rhs, parts).cast<bool>() ? 0 : 1;
+    } else {
+      Function parts = Function::FromTyped(
+          [this](AnyView l, AnyView r) { return static_cast<int64_t>(Compare(Any(l), Any(r))); });
+      *out = Sign(cmp.cast<Function>()(lhs, rhs, parts).cast<int64_t>(), int64_t{0});
+    }
+    return true;
+  }
+
+  template <typename T>
+  static int CompareRange(const T* a, const T* a_end, const T* b, const T* b_end) {
+    for (; a != a_end && b != b_end; ++a, ++b) {
+      if (*a != *b) return *a < *b ? -1 : 1;
+    }
+    return Sign(a_end - a, b_end - b);
+  }
+
+  int ComparePOD(const TVMFFIAny* a, const TVMFFIAny* b) const {
+    switch (a->type_index) {
+      case TypeIndex::kTVMFFIBool:
+        return Sign(a->v_int64 != 0, b->v_int64 != 0);
+      case TypeIndex::kTVMFFIInt:
+        return Sign(a->v_int64, b->v_int64);
+      case TypeIndex::kTVMFFIFloat: {
+        bool a_nan = std::isnan(a->v_float64), b_nan = std::isnan(b->v_float64);
+        if (a_nan || b_nan) {
+          if (!equal_only_) Unorderable("NaN values");
+          return a_nan && b_nan ? 0 : 1;
+        }
+        return Sign(a->v_float64, b->v_float64);
+      }
+      case TypeIndex::kTVMFFIDataType: {
+        int c = Sign(a->v_dtype.code, b->v_dtype.code);
+        if (c == 0) c = Sign(a->v_dtype.bits, b->v_dtype.bits);
+        return c != 0 ? c : Sign(a->v_dtype.lanes, b->v_dtype.lanes);
+      }
+      case TypeIndex::kTVMFFIDevice: {
+        int c = Sign(static_cast<int32_t>(a->v_device.device_type),
+                     static_cast<int32_t>(b->v_device.device_type));
+        return c != 0 ? c : Sign(a->v_device.device_id, b->v_device.device_id);
+      }
+      default:
+        if (a->zero_padding == b->zero_padding && a->v_uint64 == b->v_uint64) return 0;
+        if (!equal_only_) Unorderable("values of type " + KeyOfCell(a, -1));
+        return 1;
+    }
+  }
+
+  bool equal_only_;
+  std::unordered_set<std::pair<const Object*, const Object*>, ObjectPairHash> active_;
+};
+
+/*
+ * A hash consistent with RecursiveEq (equal values hash alike): the same
+ * cases, each mixed with its type index (strings and bytes by content; NaNs
+ * alike; -0.0 as 0.0). Sequences mix their elements in order, Map/Dict their
+ * (key, value) entries in an order-free way, objects their type key and the
+ * fields without HashOff or CompareOff, or a type's `__ffi_hash__(obj, hash)`.
+ * A user type with `__ffi_eq__` or `__ffi_compare__` but no `__ffi_hash__` is
+ * a ValueError (its hash could not follow its equality). An object met again
+ * while it is being hashed (a cycle) counts as its type key's hash.
+ */
+class RecursiveHasher {
+ public:
+  uint64_t Hash(const Any& value) {
+    uint64_t h;
+    if (Leaf(value, &h)) return h;
+    std::vector<Frame> stack;
+    try {
+      Open(value, &stack);
+      while (true) {
+        Frame& top = stack.back();
+        if (top.next < top.items.size()) {
+          Any item = top.items[top.next++];
+          if (!Leaf(item, &h)) {
+            Open(item, &stack);
+            continue;
+          }
+        } else {
+          h = Finish(&top);
+          active_.erase(top.obj);
+          memo_[top.obj] = h;
+          stack.pop_back();
+          if (stack.empty()) return h;
+        }
+        Feed(&stack.back(), h);
+      }
+    } catch (...) {
+      for (const Frame& f : stack) active_.erase(f.obj);
+      throw;
+    }
+  }
+
+ private:
+  enum class Kind { kSequence, kMap, kObject };
+  struct Frame {
+    Kind kind;
+    const Object* obj;
+    std::vector<Any> items;  // elements, keys and values alternating, or fields
+    size_t next = 0;
+    uint64_t hash;
+    uint64_t key_hash = 0;
+    std::vector<uint64_t> entries;  // a map's (key, value) hashes
+  };
+
+  static uint64_t Mix(uint64_t h, uint64_t v) { return details::StableHashCombine(h, v); }
+
+  bool Leaf(const Any& value, uint64_t* out) {
+    const TVMFFIAny* cell = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+    std::string_view text;
+    int32_t klass;
+    if (details::StringLikeView(cell, &text, &klass)) {
+      *out = Mix(static_cast<uint64_t>(klass), details::StableHashBytes(text.data(), text.size()));
+      return true;
+    }
+    int32_t ti = cell->type_index;
+    uint64_t seed = static_cast<uint64_t>(ti);
+    switch (ti) {
+      case TypeIndex::kTVMFFINone:
+        *out = Mix(seed, 0);
+        return true;
+      case TypeIndex::kTVMFFIBool:
+        *out = Mix(seed, cell->v_int64 != 0);
+        return true;
+      case TypeIndex::kTVMFFIInt:
+        *out = Mix(seed, cell->v_uint64);
+        return true;
+      case TypeIndex::kTVMFFIFloat: {
+        double v = cell->v_float64;
+        if (std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();
+        if (v == 0.0) v = 0.0;  // -0.0 equals 0.0
+        uint64_t bits;
+        std::memcpy(&bits, &v, sizeof(bits));
+        *out = Mix(seed, bits);
+        return true;
+      }
+      case TypeIndex::kTVMFFIDataType:
+        *out = Mix(Mix(Mix(seed, cell->v_dtype.code), cell->v_dtype.bits), cell->v_dtype.lanes);
+        return true;
+      case TypeIndex::kTVMFFIDevice:
+        *out = Mix(Mix(seed, static_cast<uint64_t>(cell->v_device.device_type)),
+                   static_cast<uint64_t>(static_cast<int64_t>(cell->v_device.device_id)));
+        return true;
+      default:
+        break;
+    }
+    if (ti < TypeIndex::kTVMFFIStaticObjectBegin) {
+      *out = Mix(Mix(seed, cell->v_uint64), cell->zero_padding);
+      return true;
+    }
+    const Object* obj = ObjectOf(value);
+    auto memo = memo_.find(obj);
+    if (memo != memo_.end()) {
+      *out = memo->second;
+      return true;
+    }
+    if (active_.count(obj) != 0) {
+      *out = TVMFFIGetTypeInfo(ti)->type_key_hash;
+      return true;
+    }
+    if (ti == TypeIndex::kTVMFFIShape) {
+      const auto* s = static_cast<const ShapeObj*>(obj);
+      uint64_t h = Mix(seed, s->size);
+      for (size_t i = 0; i < s->size; ++i) h = Mix(h, static_cast<uint64_t>(s->data[i]));
+      *out = memo_[obj] = h;
+      return true;
+    }
+    if (ti < TypeIndex::kTVMFFIStaticObjectEnd) return false;
+    AnyView hook = HashHook(ti);
+    if (hook != nullptr) {
+      active_.insert(obj);
+      struct Release {
+        RecursiveHasher* self;
+        const Object* obj;
+        ~Release() { self->active_.erase(obj); }
+      } release{this, obj};
+      Function parts = Function::FromTyped(
+          [this](AnyView v) { return static_cast<int64_t>(Hash(Any(v))); });
+      int64_t h = hook.cast<Function>()(value, parts).cast<int64_t>();
+      *out = memo_[obj] = static_cast<uint64_t>(h);
+      return true;
+    }
+    if (EqHook(ti) != nullptr || CompareHook(ti) != nullptr) {
+      TVM_FFI_THROW(ValueError) << "RecursiveHash: type `" << TypeKeyOf(ti)
+                                << "` defines __ffi_eq__ or __ffi_compare__ but not __ffi_hash__ "
+                                   "(its hash would not follow its equality)";
+    }
+    return false;
+  }
+
+  void Open(const Any& value, std::vector<Frame>* stack) {
+    if (stack->size() >= kMaxRecursiveDepth) {
+      TVM_FFI_THROW(ValueError) << "RecursiveHash: values nested deeper than "
+                                << kMaxRecursiveDepth;
+    }
+    Frame f;
+    f.obj = ObjectOf(value);
+    int32_t ti = f.obj->type_index();
+    switch (ti) {
+      case TypeIndex::kTVMFFIArray:
+      case TypeIndex::kTVMFFIList: {
+        const auto* seq = static_cast<const SeqBaseObj*>(f.obj);
+        f.kind = Kind::kSequence;
+        f.hash = Mix(static_cast<uint64_t>(ti), seq->size());
+        f.items.assign(seq->begin(), seq->end());
+        break;
+      }
+      case TypeIndex::kTVMFFIMap:
+      case TypeIndex::kTVMFFIDict: {
+        const auto* map = static_cast<const MapBaseObj*>(f.obj);
+        f.kind = Kind::kMap;
+        f.hash = Mix(static_cast<uint64_t>(ti), map->size());
+        f.items.reserve(map->size() * 2);
+        f.entries.reserve(map->size());
+        for (auto it = map->begin(); it != map->end(); ++it) {
+          f.items.push_back(it.key());
+          f.items.push_back(it.value());
+        }
+        break;
+      }
+      default: {
+        const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(ti);
+        f.kind = Kind::kObject;
+        f.hash = info->type_key_hash;
+        ObjectRef ref = value.cast<ObjectRef>();
+        reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* field) {
+          if (field->flags & (kTVMFFIFieldFlagBitMaskHashOff | kTVMFFIFieldFlagBitMaskCompareOff)) {
+            return;
+          }
+          f.items.push_back(reflection::FieldGetter(field)(ref));
+        });
+        break;
+      }
+    }
+    active_.insert(f.obj);
+    stack->push_back(std::move(f));
+  }
+
+  static void Feed(Frame* f, uint64_t h) {
+    if (f->kind != Kind::kMap) {
+      f->hash = Mix(f->hash, h);
+    } else if (f->next % 2 == 1) {
+      f->key_hash = h;  // a key; its value comes next
+    } else {
+      f->entries.push_back(Mix(f->key_hash, h));
+    }
+  }
+
+  static uint64_t Finish(Frame* f) {
+    // Map entries in a fixed order, whatever the maps' insertion orders.
+    std::sort(f->entries.begin(), f->entries.end());
+    for (uint64_t e : f->entries) f->hash = Mix(f->hash, e);
+    return f->hash;
+  }
+
+  std::unordered_set<const Object*> active_;
+  std::unordered_map<const Object*, uint64_t> memo_;
+};
+
 [[maybe_unused]] const bool kDataclassBuiltinsRegistered = [] {
   tvmffi::rt::BuiltinDef()
       .def("ffi.DeepCopy", [](const Any& value) { return DeepCopier().Copy(value); })
-      .def("ffi.ReprPrint", [](const Any& value) { return String(ReprPrinter().Repr(value)); });
+      .def("ffi.ReprPrint", [](const Any& value) { return String(ReprPrinter().Repr(value)); })
+      .def("ffi.RecursiveHash",
+           [](const Any& value) { return static_cast<int64_t>(RecursiveHasher().Hash(value)); })
+      .def("ffi.RecursiveEq",
+           [](const Any& a, const Any& b) { return RecursiveComparer(true).Compare(a, b) == 0; })
+      .def("ffi.RecursiveLt",
+           [](const Any& a, const Any& b) { return RecursiveComparer(false).Compare(a, b) < 0; })
+      .def("ffi.RecursiveLe",
+           [](const Any& a, const Any& b) { return RecursiveComparer(false).Compare(a, b) <= 0; })
+      .def("ffi.RecursiveGt",
+           [](const Any& a, const Any& b) { return RecursiveComparer(false).Compare(a, b) > 0; })
+      .def("ffi.RecursiveGe",
+           [](const Any& a, const Any& b) { return RecursiveComparer(false).Compare(a, b) >= 0; });
+  // The hooks' columns exist from the start, so looking one up never fails.
+  try {
+    reflection::EnsureTypeAttrColumn(reflection::type_attr::kEq);
+    reflection::EnsureTypeAttrColumn(reflection::type_attr::kCompare);
+    reflection::EnsureTypeAttrColumn(reflection::type_attr::kHash);
+  } catch (const std::exception&) {
+    tvmffi::rt::RecordLoadFailure(
+        "cannot create the __ffi_eq__/__ffi_compare__/__ffi_hash__ columns");
+  }
   return true;
 }();
 

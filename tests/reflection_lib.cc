@@ -15,7 +15,13 @@ __attribute__((visibility("default"))) const void* tvmffi_test_reflection_addres
     reinterpret_cast<const void*>(&tvm::ffi::StructuralHash::Hash),
     reinterpret_cast<const void*>(&tvm::ffi::DeepCopy),
     reinterpret_cast<const void*>(&tvm::ffi::ReprPrint),
-    reinterpret_cast<const void*>(&tvm::ffi::VisitErrorContext::FindAccessPaths)};
+    reinterpret_cast<const void*>(&tvm::ffi::VisitErrorContext::FindAccessPaths),
+    reinterpret_cast<const void*>(&tvm::ffi::RecursiveHash),
+    reinterpret_cast<const void*>(&tvm::ffi::RecursiveEq),
+    reinterpret_cast<const void*>(&tvm::ffi::RecursiveLt),
+    reinterpret_cast<const void*>(&tvm::ffi::RecursiveLe),
+    reinterpret_cast<const void*>(&tvm::ffi::RecursiveGt),
+    reinterpret_cast<const void*>(&tvm::ffi::RecursiveGe)};
 }
 
 extern "C" __attribute__((visibility("default"))) int tvmffi_test_reflection_use(void) {
@@ -23,7 +29,8 @@ extern "C" __attribute__((visibility("default"))) int tvmffi_test_reflection_use
   Any a = 1;
   bool same = StructuralEqual::Equal(a, a) && !StructuralEqual::GetFirstMismatch(a, a).has_value();
   return same && StructuralHash::Hash(a) == StructuralHash::Hash(DeepCopy(a)) &&
-                 ReprPrint(a).size() == 1
+                 ReprPrint(a).size() == 1 && RecursiveEq(a, a) && RecursiveLe(a, a) &&
+                 RecursiveHash(a) == RecursiveHash(a)
              ? 0
              : 1;
 }

@@ -1,6 +1,7 @@
 // Tests of tvm/ffi/extra/dataclass.h: DeepCopy (containers rebuilt, objects
-// copied through __ffi_shallow_copy__, sharing and cycles kept, refusals)
-// and ReprPrint / operator<< (upstream's printed forms).
+// copied through __ffi_shallow_copy__, sharing and cycles kept, refusals),
+// ReprPrint / operator<< (upstream's printed forms) and RecursiveEq / Lt / Le
+// / Gt / Ge / RecursiveHash (by value, field flags, hooks, errors, cycles).
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/dict.h>
 #include <tvm/ffi/container/list.h>
@@ -12,10 +13,14 @@
 #include <tvm/ffi/reflection/access_path.h>
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "reflection_test_util.h"
 
@@ -326,3 +331,437 @@ TEST_CASE("operator<< writes ReprPrint; String and Shape keep their own", "[data
 }
 
 }  // namespace repr_from_c_fields
+
+// RecursiveEq / RecursiveLt / ... / RecursiveHash.
+namespace recursive_compare {
+using namespace tvm::ffi;
+namespace refl = tvm::ffi::reflection;
+
+// key and name compared in that order; note ignored by comparisons and hash;
+// tag compared but not hashed.
+class PairObj : public Object {
+ public:
+  int64_t key = 0;
+  String name;
+  String note;
+  int64_t tag = 0;
+  static constexpr bool _type_mutable = true;
+  TVM_FFI_DECLARE_OBJECT_INFO("test.rec.Pair", PairObj, Object);
+};
+class TriObj : public PairObj {
+ public:
+  int64_t extra = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.rec.Tri", TriObj, PairObj);
+};
+// One Any field: nesting and cycles through objects.
+class BoxObj : public Object {
+ public:
+  Any item;
+  static constexpr bool _type_mutable = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.rec.Box", BoxObj, Object);
+};
+// Hooks: KeyedObj's __ffi_eq__/__ffi_hash__ look at key only; ReversedObj's
+// __ffi_compare__ orders by key descending; EqOnlyObj has __ffi_eq__ alone.
+class KeyedObj : public Object {
+ public:
+  int64_t key = 0;
+  String label;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.rec.Keyed", KeyedObj, Object);
+};
+class ReversedObj : public Object {
+ public:
+  int64_t key = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.rec.Reversed", ReversedObj, Object);
+};
+class EqOnlyObj : public Object {
+ public:
+  int64_t key = 0;
+  String label;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.rec.EqOnly", EqOnlyObj, Object);
+};
+
+void RegisterOnce() {
+  static bool done = [] {
+    refl::ObjectDef<PairObj>()
+        .def_rw("key", &PairObj::key)
+        .def_rw("name", &PairObj::name)
+        .def_rw("note", &PairObj::note, refl::compare(false))
+        .def_rw("tag", &PairObj::tag, refl::hash(false));
+    refl::ObjectDef<TriObj>().def_rw("extra", &TriObj::extra);
+    refl::ObjectDef<BoxObj>().def_rw("item", &BoxObj::item);
+    refl::ObjectDef<KeyedObj>().def_ro("key", &KeyedObj::key).def_ro("label", &KeyedObj::label);
+    refl::TypeAttrDef<KeyedObj>()
+        .def("__ffi_eq__",
+             [](const KeyedObj* a, const KeyedObj* b, Function eq) {
+               return eq(a->key, b->key).cast<bool>();
+             })
+        .def("__ffi_hash__",
+             [](const KeyedObj* a, Function hash) { return hash(a->key).cast<int64_t>(); });
+    refl::ObjectDef<ReversedObj>().def_ro("key", &ReversedObj::key);
+    refl::TypeAttrDef<ReversedObj>()
+        .def("__ffi_compare__",
+             [](const ReversedObj* a, const ReversedObj* b, Function cmp) {
+               return -cmp(a->key, b->key).cast<int64_t>();
+             })
+        .def("__ffi_hash__",
+             [](const ReversedObj* a, Function hash) { return hash(a->key).cast<int64_t>(); });
+    refl::ObjectDef<EqOnlyObj>().def_ro("key", &EqOnlyObj::key).def_ro("label", &EqOnlyObj::label);
+    refl::TypeAttrDef<EqOnlyObj>().def("__ffi_eq__",
+                                       [](const EqOnlyObj* a, const EqOnlyObj* b, Function) {
+                                         return a->key == b->key;
+                                       });
+    return true;
+  }();
+  (void)done;
+}
+
+ObjectRef MakePair(int64_t key, String name, String note = "", int64_t tag = 0) {
+  auto n = make_object<PairObj>();
+  n->key = key;
+  n->name = std::move(name);
+  n->note = std::move(note);
+  n->tag = tag;
+  return ObjectRef(n);
+}
+ObjectRef MakeTri(int64_t key, int64_t extra) {
+  auto n = make_object<TriObj>();
+  n->key = key;
+  n->name = "t";
+  n->extra = extra;
+  return ObjectRef(n);
+}
+ObjectPtr<BoxObj> MakeBox(Any item) {
+  auto n = make_object<BoxObj>();
+  n->item = std::move(item);
+  return n;
+}
+template <typename T>
+ObjectRef MakeKeyed(int64_t key, String label = "") {
+  auto n = make_object<T>();
+  n->key = key;
+  if constexpr (!std::is_same_v<T, ReversedObj>) n->label = std::move(label);
+  return ObjectRef(n);
+}
+
+// Eq both ways, and equal hashes.
+void CheckSame(const Any& a, const Any& b) {
+  CHECK(RecursiveEq(a, b));
+  CHECK(RecursiveEq(b, a));
+  CHECK(RecursiveHash(a) == RecursiveHash(b));
+}
+// Unequal both ways (and, for these inputs, unequal hashes).
+void CheckDiffer(const Any& a, const Any& b) {
+  CHECK_FALSE(RecursiveEq(a, b));
+  CHECK_FALSE(RecursiveEq(b, a));
+  CHECK(RecursiveHash(a) != RecursiveHash(b));
+}
+// a < b, with all four orderings and Eq agreeing.
+void CheckLess(const Any& a, const Any& b) {
+  CHECK(RecursiveLt(a, b));
+  CHECK(RecursiveLe(a, b));
+  CHECK_FALSE(RecursiveGt(a, b));
+  CHECK_FALSE(RecursiveGe(a, b));
+  CHECK(RecursiveGt(b, a));
+  CHECK(RecursiveGe(b, a));
+  CHECK_FALSE(RecursiveLt(b, a));
+  CHECK_FALSE(RecursiveLe(b, a));
+  CHECK_FALSE(RecursiveEq(a, b));
+}
+// Equal under the orderings: Le and Ge, not Lt nor Gt.
+void CheckOrderEqual(const Any& a, const Any& b) {
+  CHECK(RecursiveLe(a, b));
+  CHECK(RecursiveGe(a, b));
+  CHECK_FALSE(RecursiveLt(a, b));
+  CHECK_FALSE(RecursiveGt(a, b));
+}
+template <typename F>
+void CheckThrows(F&& f, const char* kind, const char* text) {
+  try {
+    f();
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == kind);
+    CHECK_THAT(std::string(e.message()), Catch::Matchers::ContainsSubstring(text));
+  }
+}
+
+TEST_CASE("RecursiveEq and RecursiveHash of primitives and strings", "[dataclass][recursive]") {
+  CheckSame(42, 42);
+  CheckDiffer(1, 2);
+  CheckSame(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::min());
+  CheckSame(nullptr, nullptr);
+  CheckDiffer(nullptr, 0);
+  CheckSame(true, true);
+  CheckDiffer(true, false);
+  CheckSame(2.5, 2.5);
+  CheckDiffer(1.0, 2.0);
+  CheckSame(-0.0, 0.0);
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  CheckSame(nan, -nan);
+  CheckDiffer(nan, 1.0);
+  CheckSame(std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity());
+  // Values of different types are unequal, however alike.
+  CheckDiffer(1, true);
+  CheckDiffer(1, 1.0);
+  CheckDiffer(0, nullptr);
+  CheckDiffer(String("a"), Bytes("a", 1));
+  CheckDiffer(1, String("1"));
+  // Strings and bytes by content, short (inline) or long (on the heap).
+  CheckSame(String("abc"), String(std::string("abc")));
+  CheckDiffer(String("abc"), String("abd"));
+  std::string long_text(40, 'x');
+  CheckSame(String(long_text), String(long_text));
+  CheckDiffer(String(long_text), String(long_text + "y"));
+  CheckSame(String(std::string("a\0b", 3)), String(std::string("a\0b", 3)));
+  CheckDiffer(String(std::string("a\0b", 3)), String(std::string("a\0c", 3)));
+  CheckSame(Bytes("\x00\xff", 2), Bytes("\x00\xff", 2));
+  CheckDiffer(Bytes("\x00", 1), Bytes("\xff", 1));
+  CheckSame(DLDataType{kDLFloat, 32, 1}, DLDataType{kDLFloat, 32, 1});
+  CheckDiffer(DLDataType{kDLFloat, 32, 1}, DLDataType{kDLFloat, 16, 1});
+  CheckSame(DLDevice{kDLCUDA, 1}, DLDevice{kDLCUDA, 1});
+  CheckDiffer(DLDevice{kDLCUDA, 1}, DLDevice{kDLCUDA, 0});
+  int x = 0, y = 0;
+  CheckSame(static_cast<void*>(&x), static_cast<void*>(&x));
+  CheckDiffer(static_cast<void*>(&x), static_cast<void*>(&y));
+}
+
+TEST_CASE("RecursiveEq and RecursiveHash of containers", "[dataclass][recursive]") {
+  CheckSame(Array<Any>{1, "a", nullptr}, Array<Any>{1, "a", nullptr});
+  CheckDiffer(Array<Any>{1, 2}, Array<Any>{1, 3});
+  CheckDiffer(Array<Any>{1, 2}, Array<Any>{1, 2, 3});
+  CheckSame(Array<Any>{}, Array<Any>{});
+  CheckSame(List<Any>{1, 2.5}, List<Any>{1, 2.5});
+  CheckDiffer(Array<Any>{1, 2}, List<Any>{1, 2});  // Array and List are different types
+  CheckSame(Array<Any>{Array<Any>{1, 2}, List<Any>{3}}, Array<Any>{Array<Any>{1, 2}, List<Any>{3}});
+  CheckDiffer(Array<Any>{Array<Any>{1, 2}}, Array<Any>{Array<Any>{1, 2, 3}});
+  CheckSame(Shape({2, 3}), Shape({2, 3}));
+  CheckDiffer(Shape({2, 3}), Shape({2, 4}));
+  // Maps: the same keys with equal values, whatever the insertion order.
+  Map<String, Any> m1{{"a", 1}, {"b", Array<Any>{2}}};
+  Map<String, Any> m2{{"b", Array<Any>{2}}, {"a", 1}};
+  CheckSame(m1, m2);
+  CheckDiffer(m1, Map<String, Any>{{"a", 1}, {"b", Array<Any>{3}}});
+  CheckDiffer(m1, Map<String, Any>{{"a", 1}, {"c", Array<Any>{2}}});
+  CheckDiffer(m1, Map<String, Any>{{"a", 1}});
+  CheckDiffer(Map<String, Any>{{"a", 0}, {"b", 1}}, Map<String, Any>{{"a", 1}, {"b", 0}});
+  CheckSame(Dict<Any, Any>{{1, "x"}, {2, "y"}}, Dict<Any, Any>{{2, "y"}, {1, "x"}});
+  CheckDiffer(Dict<Any, Any>{{1, "x"}}, Map<Any, Any>{{1, "x"}});  // Dict vs Map
+  // No cheap collisions between short arrays of small ints.
+  CHECK(RecursiveHash(Array<Any>{1, 2}) != RecursiveHash(Array<Any>{2, 61}));
+  CHECK(RecursiveHash(Array<Any>{1, 2}) != RecursiveHash(Array<Any>{2, 1}));
+}
+
+TEST_CASE("RecursiveEq and RecursiveHash of reflected objects", "[dataclass][recursive]") {
+  RegisterOnce();
+  CheckSame(MakePair(1, "a"), MakePair(1, "a"));
+  CheckDiffer(MakePair(1, "a"), MakePair(2, "a"));
+  CheckDiffer(MakePair(1, "a"), MakePair(1, "b"));
+  // compare(false): ignored by equality, ordering and hash.
+  CheckSame(MakePair(1, "a", "note 1"), MakePair(1, "a", "note 2"));
+  CheckOrderEqual(MakePair(1, "a", "note 1"), MakePair(1, "a", "note 2"));
+  // hash(false): compared, not hashed.
+  CHECK_FALSE(RecursiveEq(MakePair(1, "a", "", 5), MakePair(1, "a", "", 6)));
+  CHECK(RecursiveHash(MakePair(1, "a", "", 5)) == RecursiveHash(MakePair(1, "a", "", 6)));
+  // Inherited fields count; a subclass differs from its base type.
+  CheckSame(MakeTri(1, 2), MakeTri(1, 2));
+  CheckDiffer(MakeTri(1, 2), MakeTri(1, 3));
+  CheckDiffer(MakeTri(1, 2), MakeTri(0, 2));
+  CHECK_FALSE(RecursiveEq(MakePair(1, "t"), MakeTri(1, 0)));
+  // Nested: objects in containers in objects.
+  auto nest = [](String inner) {
+    return ObjectRef(
+        MakeBox(Array<Any>{MakePair(1, "x"), Map<String, Any>{{"k", MakePair(2, inner)}}}));
+  };
+  Any a = nest("y"), b = nest("y"), c = nest("z");
+  CheckSame(a, b);
+  CheckDiffer(a, c);
+  CheckSame(a, a);
+  // Shared parts hash as copies do.
+  ObjectRef p = MakePair(3, "s");
+  CheckSame(Array<Any>{p, p}, Array<Any>{MakePair(3, "s"), MakePair(3, "s")});
+  // Objects without fields (functions) are all equal and hash alike.
+  CheckSame(Function::FromTyped([]() {}), Function::FromTyped([](int v) { return v; }));
+}
+
+TEST_CASE("RecursiveLt/Le/Gt/Ge order values", "[dataclass][recursive]") {
+  RegisterOnce();
+  CheckLess(1, 2);
+  CheckLess(-5, 3);
+  CheckLess(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+  CheckOrderEqual(7, 7);
+  CheckLess(1.5, 2.0);
+  CheckLess(-std::numeric_limits<double>::infinity(), -1e300);
+  CheckLess(1e300, std::numeric_limits<double>::infinity());
+  CheckOrderEqual(-0.0, 0.0);
+  CheckLess(false, true);
+  CheckLess(nullptr, 0);  // None orders first
+  CheckLess(nullptr, String("s"));
+  CheckLess(DLDataType{kDLFloat, 16, 1}, DLDataType{kDLFloat, 32, 1});
+  CheckLess(DLDevice{kDLCPU, 3}, DLDevice{kDLCUDA, 0});
+  CheckLess(DLDevice{kDLCUDA, 0}, DLDevice{kDLCUDA, 1});
+  // Strings and bytes: bytewise, a prefix first.
+  CheckLess(String("abc"), String("abd"));
+  CheckLess(String("abc"), String("abcd"));
+  CheckLess(String("1234567"), String("12345678"));  // inline vs heap storage
+  CheckLess(String(""), String("a"));
+  CheckLess(String(std::string("a\0b", 3)), String(std::string("a\0c", 3)));
+  CheckLess(String("\x7f"), String("\x80"));  // unsigned bytes
+  CheckLess(Bytes("ab", 2), Bytes("abc", 3));
+  CheckOrderEqual(String("same"), String("same"));
+  // Sequences: lexicographic, a prefix first.
+  CheckLess(Array<Any>{1, 2, 3}, Array<Any>{1, 2, 4});
+  CheckLess(Array<Any>{1, 2}, Array<Any>{1, 2, 0});
+  CheckLess(Array<Any>{}, Array<Any>{0});
+  CheckLess(Array<Any>{1, 9, 9}, Array<Any>{2});
+  CheckLess(List<Any>{String("a")}, List<Any>{String("b")});
+  CheckLess(Array<Any>{Array<Any>{1, 4}}, Array<Any>{Array<Any>{1, 5}});
+  CheckLess(Array<Any>{nullptr, 1}, Array<Any>{nullptr, 2});
+  CheckLess(Shape({2, 3}), Shape({2, 3, 1}));
+  CheckLess(Shape({1, 9}), Shape({2}));
+  CheckOrderEqual(Array<Any>{1, String("x")}, Array<Any>{1, String("x")});
+  // Objects: field by field, in declaration order (base fields first).
+  CheckLess(MakePair(1, "z"), MakePair(2, "a"));
+  CheckLess(MakePair(1, "a"), MakePair(1, "b"));
+  CheckLess(MakePair(1, "a", "", 1), MakePair(1, "a", "", 2));
+  CheckLess(MakeTri(1, 9), MakeTri(2, 0));
+  CheckLess(MakeTri(1, 1), MakeTri(1, 2));
+  CheckLess(Array<Any>{MakePair(1, "a")}, Array<Any>{MakePair(1, "b")});
+  // Equal maps are Le and Ge.
+  CheckOrderEqual(Map<String, Any>{{"a", 1}}, Map<String, Any>{{"a", 1}});
+  CheckOrderEqual(Dict<Any, Any>{{1, 2}}, Dict<Any, Any>{{1, 2}});
+  // Laws on a small domain: trichotomy, and Le/Ge/Gt derived from Lt and Eq.
+  for (int64_t i = -2; i <= 2; ++i) {
+    for (int64_t j = -2; j <= 2; ++j) {
+      Array<Any> a{i % 2, i}, b{j % 2, j};
+      bool lt = RecursiveLt(a, b), eq = RecursiveEq(a, b), gt = RecursiveGt(a, b);
+      CHECK(int(lt) + int(eq) + int(gt) == 1);
+      CHECK(RecursiveLe(a, b) == (lt || eq));
+      CHECK(RecursiveGe(a, b) == (gt || eq));
+      CHECK(lt == (std::make_pair(i % 2, i) < std::make_pair(j % 2, j)));
+    }
+  }
+}
+
+TEST_CASE("Ordering incomparable values is a TypeError", "[dataclass][recursive]") {
+  RegisterOnce();
+  CheckThrows([] { RecursiveLt(1, String("a")); }, "TypeError", "different types: int vs str");
+  CheckThrows([] { RecursiveLe(1, 1.0); }, "TypeError", "different types");
+  CheckThrows([] { RecursiveGt(1, true); }, "TypeError", "different types");
+  CheckThrows([] { RecursiveGe(String("a"), Bytes("a", 1)); }, "TypeError", "str vs bytes");
+  CheckThrows([] { RecursiveLt(Array<Any>{1}, List<Any>{1}); }, "TypeError", "different types");
+  CheckThrows([] { RecursiveLt(Array<Any>{1, 2}, Array<Any>{1, String("x")}); }, "TypeError",
+              "different types");
+  CheckThrows([] { RecursiveLt(MakePair(1, "a"), MakeTri(1, 0)); }, "TypeError",
+              "test.rec.Pair vs test.rec.Tri");
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  CheckThrows([nan] { RecursiveLt(nan, 1.0); }, "TypeError", "NaN");
+  CheckThrows([nan] { RecursiveLe(nan, nan); }, "TypeError", "NaN");
+  CheckThrows([nan] { RecursiveLt(Array<Any>{nan}, Array<Any>{nan}); }, "TypeError", "NaN");
+  CHECK(RecursiveEq(Array<Any>{nan}, Array<Any>{nan}));
+  // Maps have no order: any difference is an error, even one of sizes or keys.
+  CheckThrows([] { RecursiveLt(Map<String, Any>{{"a", 1}}, Map<String, Any>{{"a", 2}}); },
+              "TypeError", "Map/Dict");
+  CheckThrows([] { RecursiveGt(Map<String, Any>{{"a", 1}}, Map<String, Any>{{"b", 1}}); },
+              "TypeError", "Map/Dict");
+  CheckThrows([] { RecursiveLt(Dict<Any, Any>{}, Dict<Any, Any>{{1, 1}}); }, "TypeError",
+              "Map/Dict");
+  CheckThrows(
+      [] {
+        RecursiveLt(Array<Any>{Map<String, Any>{{"a", Array<Any>{1}}}},
+                    Array<Any>{Map<String, Any>{{"a", Array<Any>{2}}}});
+      },
+      "TypeError", "Map/Dict");
+  int x = 0, y = 0;
+  CheckThrows([&] { RecursiveLt(static_cast<void*>(&x), static_cast<void*>(&y)); }, "TypeError",
+              "Cannot order");
+  // Equality never raises for these.
+  CHECK_FALSE(RecursiveEq(Map<String, Any>{{"a", 1}}, Map<String, Any>{{"b", 1}}));
+  CHECK_FALSE(RecursiveEq(MakePair(1, "a"), MakeTri(1, 0)));
+}
+
+TEST_CASE("Cycles end: equal for RecursiveEq, a ValueError when ordering",
+          "[dataclass][recursive]") {
+  RegisterOnce();
+  List<Any> a, b;
+  a.push_back(1);
+  a.push_back(a);
+  b.push_back(1);
+  b.push_back(b);
+  CheckSame(a, b);
+  CheckSame(a, a);
+  CheckOrderEqual(a, a);  // the same object: equal without a walk
+  CheckThrows([&] { RecursiveLt(a, b); }, "ValueError", "cyclic reference");
+  // Something outside the cycle still differs.
+  List<Any> c;
+  c.push_back(2);
+  c.push_back(c);
+  CHECK_FALSE(RecursiveEq(a, c));
+  CHECK(RecursiveLt(a, c));  // decided before the cycle closes
+  // Through objects and dicts.
+  ObjectPtr<BoxObj> x = MakeBox(nullptr), y = MakeBox(nullptr);
+  x->item = Array<Any>{ObjectRef(x)};
+  y->item = Array<Any>{ObjectRef(y)};
+  CheckSame(ObjectRef(x), ObjectRef(y));
+  CheckThrows([&] { RecursiveGe(ObjectRef(x), ObjectRef(y)); }, "ValueError", "cyclic reference");
+  Dict<Any, Any> d, e;
+  d.Set(String("self"), d);
+  e.Set(String("self"), e);
+  CheckSame(d, e);
+  // After an error the comparisons still work (no stale cycle marks).
+  CheckSame(ObjectRef(x), ObjectRef(y));
+  // Break the cycles so everything is freed.
+  a.Set(1, nullptr);
+  b.Set(1, nullptr);
+  c.Set(1, nullptr);
+  x->item = nullptr;
+  y->item = nullptr;
+  d.clear();
+  e.clear();
+}
+
+TEST_CASE("Hooks: __ffi_eq__, __ffi_compare__, __ffi_hash__", "[dataclass][recursive]") {
+  RegisterOnce();
+  // __ffi_eq__ and __ffi_hash__ look at the key alone.
+  CheckSame(MakeKeyed<KeyedObj>(1, "alpha"), MakeKeyed<KeyedObj>(1, "beta"));
+  CheckDiffer(MakeKeyed<KeyedObj>(1, "same"), MakeKeyed<KeyedObj>(2, "same"));
+  CheckSame(Array<Any>{MakeKeyed<KeyedObj>(1, "a")}, Array<Any>{MakeKeyed<KeyedObj>(1, "b")});
+  // Without __ffi_compare__, ordering uses the reflected fields.
+  CHECK(RecursiveLt(MakeKeyed<KeyedObj>(1, "alpha"), MakeKeyed<KeyedObj>(1, "beta")));
+  CHECK(RecursiveGt(MakeKeyed<KeyedObj>(1, "beta"), MakeKeyed<KeyedObj>(1, "alpha")));
+  // __ffi_compare__ (here: descending keys) decides ordering and equality.
+  CheckLess(MakeKeyed<ReversedObj>(5), MakeKeyed<ReversedObj>(1));
+  CheckSame(MakeKeyed<ReversedObj>(3), MakeKeyed<ReversedObj>(3));
+  CheckOrderEqual(MakeKeyed<ReversedObj>(3), MakeKeyed<ReversedObj>(3));
+  // __ffi_eq__ without __ffi_hash__: equality works, hashing refuses.
+  CHECK(RecursiveEq(MakeKeyed<EqOnlyObj>(1, "a"), MakeKeyed<EqOnlyObj>(1, "b")));
+  CheckThrows([] { RecursiveHash(MakeKeyed<EqOnlyObj>(1, "a")); }, "ValueError",
+              "__ffi_eq__ or __ffi_compare__ but not __ffi_hash__");
+  CheckThrows([] { RecursiveHash(Array<Any>{MakeKeyed<EqOnlyObj>(1, "a")}); }, "ValueError",
+              "test.rec.EqOnly");
+}
+
+TEST_CASE("Deep values compare and hash without recursion limits", "[dataclass][recursive]") {
+  Array<Any> a, b;
+  for (int i = 0; i < 5000; ++i) {
+    a = Array<Any>{a};
+    b = Array<Any>{b};
+  }
+  CheckSame(a, b);
+  CheckOrderEqual(a, b);
+  Array<Any> c = Array<Any>{1};
+  for (int i = 0; i < 5000; ++i) c = Array<Any>{c};
+  CHECK_FALSE(RecursiveEq(a, c));
+  CHECK(RecursiveLt(a, c));  // the innermost: () < (1,)
+}
+
+TEST_CASE("The Recursive* globals have upstream's names", "[dataclass][recursive]") {
+  for (const char* name : {"ffi.RecursiveHash", "ffi.RecursiveEq", "ffi.RecursiveLt",
+                           "ffi.RecursiveLe", "ffi.RecursiveGt", "ffi.RecursiveGe"}) {
+    INFO(name);
+    CHECK(Function::GetGlobal(name).has_value());
+  }
+  CHECK(Function::GetGlobalRequired("ffi.RecursiveLt")(1, 2).cast<bool>());
+  CHECK(Function::GetGlobalRequired("ffi.RecursiveHash")(1).cast<int64_t>() == RecursiveHash(1));
+}
+
+}  // namespace recursive_compare

@@ -1,12 +1,12 @@
 /*
  * libtvmffi_upstream_cxx: upstream's out-of-line structural, dataclass and
  * JSON entry points (StructuralEqual::Equal / GetFirstMismatch,
- * StructuralHash::Hash, DeepCopy, ReprPrint; json::Parse, json::Stringify,
- * ToJSONGraph, FromJSONGraph; VisitErrorContext::FindAccessPaths), over the
- * runtime's globals of the same meaning (`ffi.StructuralEqual`, ...;
- * runtime/reflection.cc, dataclass.cc, json.cc, serialization.cc,
- * visit_error_context.cc), so a host built against upstream's headers gets
- * the same rules as one built against ours.
+ * StructuralHash::Hash, DeepCopy, ReprPrint, RecursiveHash, RecursiveEq /
+ * Lt / Le / Gt / Ge; json::Parse, json::Stringify, ToJSONGraph, FromJSONGraph;
+ * VisitErrorContext::FindAccessPaths), over the runtime's globals of the same
+ * meaning (`ffi.StructuralEqual`, ...; runtime/reflection.cc, dataclass.cc,
+ * json.cc, serialization.cc, visit_error_context.cc), so a host built against
+ * upstream's headers gets the same rules as one built against ours.
  *
  * The classes are declared here in upstream's shape (static members only);
  * our <tvm/ffi/extra/structural_*.h>, dataclass.h and visit_error_context.h
@@ -56,6 +56,12 @@ class TVMFFI_UPSTREAM_CXX_API VisitErrorContext : public ObjectRef {
 
 TVMFFI_UPSTREAM_CXX_API Any DeepCopy(const Any& value);
 TVMFFI_UPSTREAM_CXX_API String ReprPrint(const Any& value);
+TVMFFI_UPSTREAM_CXX_API int64_t RecursiveHash(const Any& value);
+TVMFFI_UPSTREAM_CXX_API bool RecursiveEq(const Any& lhs, const Any& rhs);
+TVMFFI_UPSTREAM_CXX_API bool RecursiveLt(const Any& lhs, const Any& rhs);
+TVMFFI_UPSTREAM_CXX_API bool RecursiveLe(const Any& lhs, const Any& rhs);
+TVMFFI_UPSTREAM_CXX_API bool RecursiveGt(const Any& lhs, const Any& rhs);
+TVMFFI_UPSTREAM_CXX_API bool RecursiveGe(const Any& lhs, const Any& rhs);
 
 // Each forwards to the runtime's global, looked up once (a function-local
 // static, so the first calls may race safely) and kept for the process (never
@@ -99,6 +105,24 @@ Array<reflection::AccessPath> VisitErrorContext::FindAccessPaths(
   return (*fn)(root, static_cast<const ObjectRef&>(visit_context), allow_prefix_match)
       .cast<Array<reflection::AccessPath>>();
 }
+
+int64_t RecursiveHash(const Any& value) {
+  static const Function* fn = new Function(Function::GetGlobalRequired("ffi.RecursiveHash"));
+  return (*fn)(value).cast<int64_t>();
+}
+
+// The five comparisons: one body, each with its global.
+#define TVMFFI_UPSTREAM_RECURSIVE_COMPARE(Name)                                            \
+  bool Name(const Any& lhs, const Any& rhs) {                                              \
+    static const Function* fn = new Function(Function::GetGlobalRequired("ffi." #Name)); \
+    return (*fn)(lhs, rhs).cast<bool>();                                                   \
+  }
+TVMFFI_UPSTREAM_RECURSIVE_COMPARE(RecursiveEq)
+TVMFFI_UPSTREAM_RECURSIVE_COMPARE(RecursiveLt)
+TVMFFI_UPSTREAM_RECURSIVE_COMPARE(RecursiveLe)
+TVMFFI_UPSTREAM_RECURSIVE_COMPARE(RecursiveGt)
+TVMFFI_UPSTREAM_RECURSIVE_COMPARE(RecursiveGe)
+#undef TVMFFI_UPSTREAM_RECURSIVE_COMPARE
 
 namespace json {
 

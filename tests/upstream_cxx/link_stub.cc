@@ -31,6 +31,12 @@ Array<reflection::AccessPath> VisitErrorContext::FindAccessPaths(const ObjectRef
                                                                  const VisitErrorContext&, bool) {
   std::abort();
 }
+int64_t RecursiveHash(const Any&) { std::abort(); }
+bool RecursiveEq(const Any&, const Any&) { std::abort(); }
+bool RecursiveLt(const Any&, const Any&) { std::abort(); }
+bool RecursiveLe(const Any&, const Any&) { std::abort(); }
+bool RecursiveGt(const Any&, const Any&) { std::abort(); }
+bool RecursiveGe(const Any&, const Any&) { std::abort(); }
 Any json::Parse(const String&, String*) { std::abort(); }
 String json::Stringify(const Any&, const Optional<int>&) { std::abort(); }
 Any ToJSONGraph(const Any&, const Any&) { std::abort(); }

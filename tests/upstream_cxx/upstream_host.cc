@@ -167,7 +167,7 @@ TEST_CASE("upstream ABI: the runtime's module functions refuse the C++ Module") 
                     ContainsSubstring("did not create"));
 }
 
-TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy and ReprPrint") {
+TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy, ReprPrint, Recursive*") {
   Dl_info info;
   void* addr = reinterpret_cast<void*>(&ffi::StructuralEqual::Equal);
   REQUIRE(dladdr(addr, &info) != 0);
@@ -186,6 +186,15 @@ TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy and ReprPrint") 
   ffi::Any copy = ffi::DeepCopy(a);
   CHECK_FALSE(copy.same_as(a));
   CHECK(std::string(ffi::ReprPrint(copy)) == "(1, 2, 3)");
+  CHECK(ffi::RecursiveEq(a, copy));
+  CHECK_FALSE(ffi::RecursiveEq(a, b));
+  CHECK(ffi::RecursiveHash(a) == ffi::RecursiveHash(copy));
+  CHECK(ffi::RecursiveLt(a, b));
+  CHECK(ffi::RecursiveLe(a, copy));
+  CHECK(ffi::RecursiveGt(b, a));
+  CHECK(ffi::RecursiveGe(a, copy));
+  REQUIRE(dladdr(reinterpret_cast<void*>(&ffi::RecursiveEq), &info) != 0);
+  CHECK_THAT(std::string(info.dli_fname), ContainsSubstring("libtvmffi_upstream_cxx.so"));
 }
 
 TEST_CASE("upstream ABI: VisitErrorContext::FindAccessPaths") {

@@ -84,6 +84,12 @@ class StructuralHash {
 };
 Any DeepCopy(const Any& value);
 String ReprPrint(const Any& value);
+int64_t RecursiveHash(const Any& value);
+bool RecursiveEq(const Any& lhs, const Any& rhs);
+bool RecursiveLt(const Any& lhs, const Any& rhs);
+bool RecursiveLe(const Any& lhs, const Any& rhs);
+bool RecursiveGt(const Any& lhs, const Any& rhs);
+bool RecursiveGe(const Any& lhs, const Any& rhs);
 
 // Out of line in upstream's <tvm/ffi/extra/visit_error_context.h>; the object
 // as upstream lays it out.
