@@ -272,6 +272,16 @@ TEST_CASE("A DLTensor* view cannot become an owned Any", "[any]") {
   } catch (const Error& err) {
     REQUIRE(err.kind() == "TypeError");
   }
+  // A typed function may return one (it compiles, as upstream, so its metadata
+  // can be read), but its result cannot be held: the call raises RuntimeError.
+  Function identity = Function::FromTyped([](DLTensor* t) { return t; });
+  try {
+    identity(&tensor);
+    FAIL("expected RuntimeError");
+  } catch (const Error& err) {
+    REQUIRE(err.kind() == "RuntimeError");
+    REQUIRE(err.message().find("DLTensor*") != std::string::npos);
+  }
 }
 
 TEST_CASE("An rvalue-reference view moves the object into the Any", "[any]") {
