@@ -1,6 +1,7 @@
 // Tests of tvm/ffi/extra/structural_key.h: equality by structure, the stored
 // hash, use as an unordered_map key, and libtvmffi's ffi.StructuralKey globals.
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/extra/structural_hash.h>
 #include <tvm/ffi/extra/structural_key.h>
 #include <tvm/ffi/reflection/accessor.h>
@@ -34,6 +35,22 @@ TEST_CASE("Keys index an unordered_map by structure", "[structural_key]") {
   map[StructuralKey(Array<int64_t>{2, 1})] = 30;
   CHECK(map.size() == 2);
   CHECK(map.at(StructuralKey(Array<int64_t>{1, 2})) == 20);
+}
+
+TEST_CASE("Keys in a Map<Any, Any> compare by structure (__any_hash__ / __any_equal__)",
+          "[structural_key]") {
+  Map<Any, Any> map;
+  StructuralKey k1(Array<int64_t>{1, 2, 3}), k2(Array<int64_t>{1, 2, 3});
+  StructuralKey k3(Array<int64_t>{1, 3, 5});
+  map.Set(k1, 1);
+  map.Set(k2, 2);
+  map.Set(k3, 3);
+  CHECK(map.size() == 2);
+  CHECK(map.at(k1).cast<int>() == 2);
+  CHECK(map.at(k3).cast<int>() == 3);
+  CHECK(AnyHash()(Any(k1)) == AnyHash()(Any(k2)));
+  CHECK(AnyEqual()(Any(k1), Any(k2)));
+  CHECK_FALSE(AnyEqual()(Any(k1), Any(k3)));
 }
 
 TEST_CASE("libtvmffi registers ffi.StructuralKey and its reflection", "[structural_key]") {
