@@ -338,6 +338,14 @@ TEST_CASE("TypedFunction", "[function]") {
   TypedFunction<void()> empty;
   REQUIRE(empty == nullptr);
   REQUIRE(ExpectError([&] { empty(); }).message() == "cannot call a null Function");
+  // Its type schema spells the signature out, as upstream's (return type first).
+  REQUIRE(TypeTraits<TypedFunction<void(int, double, Function)>>::TypeSchema() ==
+          R"({"type":"ffi.Function","args":[{"type":"None"},{"type":"int"},{"type":"float"},)"
+          R"({"type":"ffi.Function"}]})");
+  // A typed function taking one: its metadata nests the schema.
+  std::string schema = details::MetadataJSON<void(TypedFunction<int(int)>)>::Build("f");
+  REQUIRE(schema.find(R"({\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]})") !=
+          std::string::npos);
 }
 
 TEST_CASE("Callbacks and nested errors keep their kind", "[function]") {
