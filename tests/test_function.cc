@@ -315,6 +315,10 @@ TEST_CASE("Static registration with GlobalDef", "[function]") {
           "`testing.core.static_mul(0: int, 1: int) -> int`. Expected 2 but got 1 arguments");
   Function count = Function::GetGlobalRequired(std::string("testing.core.static_count"));
   REQUIRE(count(1, "a", 2.0).cast<int>() == 3);
+  // A packed global's metadata has the schema of a plain Function, as upstream.
+  Function metadata = Function::GetGlobalRequired("ffi.GetGlobalFuncMetadata");
+  std::string count_meta = metadata("testing.core.static_count").cast<std::string>();
+  REQUIRE(count_meta.find(R"("type_schema":"{\"type\":\"ffi.Function\"}")") != std::string::npos);
   // Registering the same name again is an error.
   REQUIRE_THROWS_AS(
       tvm::ffi::reflection::GlobalDef().def("testing.core.static_mul", [](int a) { return a; }),
