@@ -322,6 +322,10 @@ class TypeRegistry {
       bool root = t.index < kTVMFFIStaticObjectBegin || t.index == kTVMFFIObject;
       GetOrAlloc(t.key, t.index, root ? 0 : 1, root ? -1 : kTVMFFIObject);
     }
+    // AnyHash / AnyEqual (any.h) look these up once and keep the pointer.
+    for (const char* name : {"__any_hash__", "__any_equal__"}) {
+      columns_.emplace(name, std::make_unique<AttrColumn>());
+    }
   }
 
   void Publish(int32_t index, TypeEntry* entry) {

@@ -578,6 +578,14 @@ bool StructuralKeyEqual(const StructuralKey& a, const StructuralKey& b) {
          (a->hash_i64 == b->hash_i64 && EqualRun(false, false, false).Equal(a->key, b->key));
 }
 
+// AnyHash / AnyEqual hooks: keys in a Map (or any AnyHash table) compare
+// structurally, by the hash kept in the key and then the structures.
+int64_t StructuralKeyAnyHash(const Any& key) { return key.as<StructuralKeyObj>()->hash_i64; }
+
+bool StructuralKeyAnyEqual(const Any& a, const Any& b) {
+  return StructuralKeyEqual(a.cast<StructuralKey>(), b.cast<StructuralKey>());
+}
+
 void RegisterStructuralKeyType() noexcept {
   try {
     namespace refl = reflection;
@@ -586,6 +594,9 @@ void RegisterStructuralKeyType() noexcept {
         .def_type_attr(refl::type_attr::kInit, MakeStructuralKey)
         .def_ro("key", &StructuralKeyObj::key)
         .def_ro("hash_i64", &StructuralKeyObj::hash_i64);
+    refl::TypeAttrDef<StructuralKeyObj>()
+        .attr(refl::type_attr::kAnyHash, reinterpret_cast<void*>(&StructuralKeyAnyHash))
+        .attr(refl::type_attr::kAnyEqual, reinterpret_cast<void*>(&StructuralKeyAnyEqual));
   } catch (const std::exception& e) {
     char what[512];
     std::snprintf(what, sizeof(what), "cannot register the reflection of ffi.StructuralKey: %s",

@@ -3,6 +3,8 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/memory.h>
+#include <tvm/ffi/container/map.h>
+#include <tvm/ffi/reflection/registry.h>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -270,6 +272,16 @@ TEST_CASE("A DLTensor* view cannot become an owned Any", "[any]") {
   } catch (const Error& err) {
     REQUIRE(err.kind() == "TypeError");
   }
+  // A typed function may return one (it compiles, as upstream, so its metadata
+  // can be read), but its result cannot be held: the call raises RuntimeError.
+  Function identity = Function::FromTyped([](DLTensor* t) { return t; });
+  try {
+    identity(&tensor);
+    FAIL("expected RuntimeError");
+  } catch (const Error& err) {
+    REQUIRE(err.kind() == "RuntimeError");
+    REQUIRE(err.message().find("DLTensor*") != std::string::npos);
+  }
 }
 
 TEST_CASE("An rvalue-reference view moves the object into the Any", "[any]") {
@@ -332,6 +344,72 @@ TEST_CASE("AnyHash is the standard stable hash (values of apache/tvm-ffi's AnyHa
   raw.zero_padding = 0;
   raw.v_c_str = "abc";
   CHECK(details::AnyCellHash(&raw) == 2660953131ULL);
+}
+
+// Two key types that compare by value through the `__any_hash__` /
+// `__any_equal__` type attributes: one registers function pointers, the other
+// Functions.
+class PtrKeyObj : public Object {
+ public:
+  int64_t value = 0;
+  explicit PtrKeyObj(int64_t v) : value(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.any.PtrKey", PtrKeyObj, Object);
+};
+class FuncKeyObj : public Object {
+ public:
+  int64_t value = 0;
+  explicit FuncKeyObj(int64_t v) : value(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.any.FuncKey", FuncKeyObj, Object);
+};
+
+int64_t PtrKeyHash(const Any& key) { return key.as<PtrKeyObj>()->value * 7; }
+bool PtrKeyEqual(const Any& a, const Any& b) {
+  return a.as<PtrKeyObj>()->value == b.as<PtrKeyObj>()->value;
+}
+
+void RegisterKeyHooks() {
+  static const bool once = [] {
+    namespace refl = tvm::ffi::reflection;
+    refl::TypeAttrDef<PtrKeyObj>()
+        .attr(refl::type_attr::kAnyHash, reinterpret_cast<void*>(&PtrKeyHash))
+        .attr(refl::type_attr::kAnyEqual, reinterpret_cast<void*>(&PtrKeyEqual));
+    refl::TypeAttrDef<FuncKeyObj>()
+        .def(refl::type_attr::kAnyHash,
+             [](const Any& key) -> int64_t { return key.as<FuncKeyObj>()->value + 100; })
+        .def(refl::type_attr::kAnyEqual, [](const Any& a, const Any& b) -> bool {
+          return a.as<FuncKeyObj>()->value == b.as<FuncKeyObj>()->value;
+        });
+    return true;
+  }();
+  (void)once;
+}
+
+TEST_CASE("AnyHash and AnyEqual call a type's __any_hash__ / __any_equal__", "[any]") {
+  RegisterKeyHooks();
+  AnyHash hash;
+  AnyEqual eq;
+  Any p1 = ObjectRef(make_object<PtrKeyObj>(3)), p2 = ObjectRef(make_object<PtrKeyObj>(3));
+  Any p3 = ObjectRef(make_object<PtrKeyObj>(4));
+  CHECK(hash(p1) == details::StableHashCombine(p1.type_index(), uint64_t{21}));
+  CHECK(hash(p1) == hash(p2));
+  CHECK(eq(p1, p2));
+  CHECK_FALSE(eq(p1, p3));
+  Any f1 = ObjectRef(make_object<FuncKeyObj>(5)), f2 = ObjectRef(make_object<FuncKeyObj>(5));
+  Any f3 = ObjectRef(make_object<FuncKeyObj>(6));
+  CHECK(hash(f1) == details::StableHashCombine(f1.type_index(), uint64_t{105}));
+  CHECK(eq(f1, f2));
+  CHECK_FALSE(eq(f1, f3));
+  // Objects of other types still compare by identity.
+  CHECK_FALSE(eq(Any(Thing(1)), Any(Thing(1))));
+  // A Map places and finds keys by the hooks: an equal key is the same entry.
+  Map<Any, int64_t> map;
+  map.Set(p1, 1);
+  map.Set(p2, 2);
+  map.Set(f1, 3);
+  CHECK(map.size() == 2);
+  CHECK(map.at(p3.same_as(p1) ? p1 : p2) == 2);
+  CHECK(map.at(f2) == 3);
+  CHECK(map.count(f3) == 0);
 }
 
 TEST_CASE("same_as compares identity and bits", "[any]") {

@@ -60,6 +60,19 @@ TEST_CASE("TVM_FFI_THROW creates a catchable Error", "[error]") {
   }
 }
 
+TEST_CASE("Error takes a String kind and message with a TVMFFIBacktrace", "[error]") {
+  String kind("ValueError"), message("a message that is long enough");
+  TVMFFIByteArray trace{"  at f\n", 7};
+  Error both(kind, message, &trace);
+  REQUIRE(both.kind() == "ValueError");
+  REQUIRE(both.message() == "a message that is long enough");
+  REQUIRE(both.backtrace() == "  at f\n");
+  Error mixed("TypeError", message, nullptr);
+  REQUIRE(mixed.kind() == "TypeError");
+  REQUIRE(mixed.message() == "a message that is long enough");
+  REQUIRE(mixed.backtrace().empty());
+}
+
 TEST_CASE("The message builder formats every supported type", "[error]") {
   int value = 9;
   const int* ptr = reinterpret_cast<const int*>(0xabc0);

@@ -315,6 +315,10 @@ TEST_CASE("Static registration with GlobalDef", "[function]") {
           "`testing.core.static_mul(0: int, 1: int) -> int`. Expected 2 but got 1 arguments");
   Function count = Function::GetGlobalRequired(std::string("testing.core.static_count"));
   REQUIRE(count(1, "a", 2.0).cast<int>() == 3);
+  // A packed global's metadata has the schema of a plain Function, as upstream.
+  Function metadata = Function::GetGlobalRequired("ffi.GetGlobalFuncMetadata");
+  std::string count_meta = metadata("testing.core.static_count").cast<std::string>();
+  REQUIRE(count_meta.find(R"("type_schema":"{\"type\":\"ffi.Function\"}")") != std::string::npos);
   // Registering the same name again is an error.
   REQUIRE_THROWS_AS(
       tvm::ffi::reflection::GlobalDef().def("testing.core.static_mul", [](int a) { return a; }),
@@ -338,6 +342,14 @@ TEST_CASE("TypedFunction", "[function]") {
   TypedFunction<void()> empty;
   REQUIRE(empty == nullptr);
   REQUIRE(ExpectError([&] { empty(); }).message() == "cannot call a null Function");
+  // Its type schema spells the signature out, as upstream's (return type first).
+  REQUIRE(TypeTraits<TypedFunction<void(int, double, Function)>>::TypeSchema() ==
+          R"({"type":"ffi.Function","args":[{"type":"None"},{"type":"int"},{"type":"float"},)"
+          R"({"type":"ffi.Function"}]})");
+  // A typed function taking one: its metadata nests the schema.
+  std::string schema = details::MetadataJSON<void(TypedFunction<int(int)>)>::Build("f");
+  REQUIRE(schema.find(R"({\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]})") !=
+          std::string::npos);
 }
 
 TEST_CASE("Callbacks and nested errors keep their kind", "[function]") {

@@ -329,9 +329,9 @@ TEST_CASE("Map casts check every entry", "[map]") {
   Any held = Map<String, int64_t>{{"a", 1}, {"b", 2}};
   auto [kind, message] = ErrorOf([&] { (void)held.cast<Map<String, String>>(); });
   CHECK(kind == "TypeError");
-  CHECK(message == "Cannot convert from type `Map[value at key \"a\" is int]` to `Map<str, str>`");
+  CHECK(message == "Cannot convert from type `Map[K, some value is int]` to `Map<str, str>`");
   std::tie(kind, message) = ErrorOf([&] { (void)held.cast<Map<int64_t, int64_t>>(); });
-  CHECK(message == "Cannot convert from type `Map[key \"a\" is str]` to `Map<int, int>`");
+  CHECK(message == "Cannot convert from type `Map[some key is str, V]` to `Map<int, int>`");
   CHECK_FALSE(held.try_cast<Map<String, String>>().has_value());
   std::tie(kind, message) = ErrorOf([&] { (void)Any(Array<int64_t>{}).cast<Map<String, int64_t>>(); });
   CHECK(message == "Cannot convert from type `ffi.Array` to `Map<str, int>`");
@@ -369,7 +369,7 @@ TEST_CASE("Map through a typed function and back", "[map]") {
   CHECK(kind == "TypeError");
   CHECK(message ==
         "Mismatched type on argument #0 when calling: `invert(0: Map<str, Array<int>>) -> "
-        "Map<int, str>`. Expected `Map<str, Array<int>>` but got `Map[value at key \"x\" is "
+        "Map<int, str>`. Expected `Map<str, Array<int>>` but got `Map[K, some value is "
         "Array[index 0: str]]`");
 }
 

@@ -46,6 +46,11 @@ class Counter : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Counter, ObjectRef, CounterObj);
 };
 
+class OtherRefForAs : public ObjectRef {
+ public:
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(OtherRefForAs, ObjectRef, OtherObj);
+};
+
 class CounterChild : public Counter {
  public:
   explicit CounterChild(int v) : CounterChild(make_object<CounterChildObj>(v)) {}
@@ -250,6 +255,14 @@ TEST_CASE("ObjectRef: as, GetRef, Downcast, nullability, hashing", "[object]") {
   REQUIRE(null_counter.GetTypeKey() == "None");
   REQUIRE(null_counter.as<Counter>().has_value());
   REQUIRE_FALSE(null_counter.as<CounterChild>().has_value());
+  // as<Ref>() of an rvalue moves the reference out when it matches, else keeps it.
+  ObjectRef movable = CounterChild(9);
+  REQUIRE_FALSE(std::move(movable).as<OtherRefForAs>().has_value());
+  REQUIRE(movable.defined());  // NOLINT(bugprone-use-after-move)
+  std::optional<Counter> taken = std::move(movable).as<Counter>();
+  REQUIRE(taken.has_value());
+  REQUIRE(taken->use_count() == 1);
+  REQUIRE_FALSE(movable.defined());  // NOLINT(bugprone-use-after-move)
 
   CounterChild again = GetRef<CounterChild>(child.get());
   REQUIRE(again.same_as(child));
@@ -437,6 +450,7 @@ TEST_CASE("Arc: an owning pointer that is never null", "[object]") {
     REQUIRE(TypeToRuntimeTypeIndex<Counter>::v() == CounterObj::RuntimeTypeIndex());
     REQUIRE(TypeToRuntimeTypeIndex<double>::v() == TypeIndex::kTVMFFIFloat);
     REQUIRE(TypeToFieldStaticTypeIndex<ObjectPtr<CounterObj>>::value == TypeIndex::kTVMFFIObject);
+    REQUIRE(TypeToFieldStaticTypeIndex<Arc<CounterObj>>::value == TypeIndex::kTVMFFIObject);
     REQUIRE(TypeToFieldStaticTypeIndex<CounterObj*>::value != TypeIndex::kTVMFFIFloat);
     // Metadata schemas: an ObjectPtr may be null, an Arc may not.
     REQUIRE(TypeTraits<ObjectPtr<CounterObj>>::TypeSchema() ==

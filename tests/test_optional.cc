@@ -1,6 +1,7 @@
 // Tests of tvm/ffi/optional.h: the three storage forms, accessors, and None
 // in Any and typed-function arguments.
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/optional.h>
@@ -62,9 +63,9 @@ TEST_CASE("Optional of an object reference is a nullable reference", "[optional]
   REQUIRE(int_std.value() == 2);
 }
 
-TEST_CASE("Optional<String> keeps the empty state in the string cell", "[optional]") {
-  static_assert(sizeof(Optional<String>) == sizeof(String));
-  static_assert(sizeof(Optional<Bytes>) == sizeof(Bytes));
+TEST_CASE("Optional<String> keeps the empty state in its Any cell", "[optional]") {
+  static_assert(sizeof(Optional<String>) == sizeof(Any));
+  static_assert(sizeof(Optional<Bytes>) == sizeof(Any));
   Optional<String> empty;
   REQUIRE_FALSE(empty.has_value());
   REQUIRE(empty == std::nullopt);
@@ -97,6 +98,52 @@ TEST_CASE("Optional of plain values", "[optional]") {
   REQUIRE(five == empty);
   Optional<double> from_std = std::optional<double>(1.5);
   REQUIRE(from_std.value() == 1.5);
+}
+
+// The layouts upstream's headers have: object references and pointers are one
+// pointer, values an Any can hold one Any cell (whatever their size), and only
+// views keep a std::optional.
+static_assert(sizeof(Optional<int8_t>) == sizeof(Any) && alignof(Optional<int8_t>) == alignof(Any));
+static_assert(sizeof(Optional<int>) == sizeof(Any));
+static_assert(sizeof(Optional<bool>) == sizeof(Any));
+static_assert(sizeof(Optional<DLDevice>) == sizeof(Any));
+static_assert(sizeof(Optional<Optional<int>>) == sizeof(Any));
+static_assert(sizeof(Optional<Optional<Leaf>>) == sizeof(Any));
+static_assert(sizeof(Optional<Leaf>) == sizeof(ObjectPtr<Object>));
+static_assert(TypeTraits<Optional<int>>::storage_enabled);
+static_assert(TypeTraits<Optional<Optional<int>>>::storage_enabled);
+static_assert(!TypeTraits<Optional<TensorView>>::storage_enabled);
+static_assert(sizeof(Optional<TensorView>) == sizeof(std::optional<TensorView>));
+
+TEST_CASE("Optional of a plain value is one Any cell", "[optional]") {
+  Optional<int8_t> small = int8_t{-3};
+  REQUIRE(small.value() == -3);
+  // It lends its cell to an AnyView and moves it into an Any.
+  AnyView view = small;
+  REQUIRE(view.type_index() == TypeIndex::kTVMFFIInt);
+  REQUIRE(view.cast<int>() == -3);
+  Optional<String> text = String("a string longer than seven bytes");
+  AnyView text_view = text;
+  REQUIRE(text_view.type_index() == TypeIndex::kTVMFFIStr);
+  REQUIRE(text_view.cast<std::string>() == "a string longer than seven bytes");
+  Any moved = std::move(text);
+  REQUIRE_FALSE(text.has_value());  // NOLINT(bugprone-use-after-move)
+  REQUIRE(moved.cast<String>() == "a string longer than seven bytes");
+  // value() of an rvalue moves the value out.
+  Optional<String> other = String("another string, long enough");
+  String out = std::move(other).value();
+  REQUIRE(out == "another string, long enough");
+  REQUIRE_FALSE(other.has_value());  // NOLINT(bugprone-use-after-move)
+  // Nested: an engaged outer Optional holding an empty inner one is empty, as
+  // the two states are both None in an Any.
+  Optional<Optional<int>> nested = Optional<int>(std::nullopt);
+  REQUIRE_FALSE(nested.has_value());
+  nested = Optional<int>(7);
+  REQUIRE(nested.value().value() == 7);
+  REQUIRE(Any(nested).cast<Optional<Optional<int>>>().value().value() == 7);
+  Optional<Optional<Leaf>> nested_ref = Optional<Leaf>(Leaf(4));
+  REQUIRE(nested_ref.value().value()->value == 4);
+  REQUIRE(nested_ref.same_as(nested_ref));
 }
 
 TEST_CASE("Accessing an empty Optional throws", "[optional]") {
@@ -203,6 +250,9 @@ TEST_CASE("Optional of ObjectPtr / Arc is one pointer, empty when null", "[optio
   }
   REQUIRE(TypeTraits<Optional<BaseArc>>::TypeSchema() ==
           R"({"type":"Optional","args":[{"type":"test.optional.PtrBase"}]})");
+  // A nullable ObjectPtr is already an Optional: wrapping it nests, as upstream.
+  REQUIRE(TypeTraits<Optional<ObjectPtr<PtrBaseObj>>>::TypeSchema() ==
+          R"({"type":"Optional","args":[{"type":"Optional","args":[{"type":"test.optional.PtrBase"}]}]})");
   moved.reset();
   ptr = std::nullopt;
   arc = std::nullopt;

@@ -105,7 +105,7 @@ TEST_CASE("std types through Any, both directions", "[stl]") {
   CHECK(m.cast<std::unordered_map<std::string, double>>().at("b") == 2.0);
   std::tie(kind, message) = ErrorOf([&] { (void)m.cast<std::map<std::string, std::string>>(); });
   CHECK(message ==
-        "Cannot convert from type `Map[value at key \"a\" is int]` to `std::map<str, str>`");
+        "Cannot convert from type `Map[K, some value is int]` to `std::map<str, str>`");
 
   Any t = std::tuple<int64_t, std::string, double>(1, "x", 2.5);
   CHECK(t.type_index() == kTVMFFIArray);

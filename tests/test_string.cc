@@ -62,6 +62,20 @@ TEST_CASE("Longer strings are String objects made by the runtime and shared on c
   REQUIRE(std::memcmp(huge.data(), big.data(), big.size()) == 0);
 }
 
+TEST_CASE("String and Bytes from an rvalue std::string empty the source", "[string]") {
+  std::string source = "a string of some length";
+  String s(std::move(source));
+  REQUIRE(s == "a string of some length");
+  REQUIRE(source.empty());  // NOLINT(bugprone-use-after-move)
+  std::string kept = "kept";
+  String copy(kept);
+  REQUIRE(kept == "kept");
+  std::string raw("x\0y", 3);
+  Bytes b(std::move(raw));
+  REQUIRE(b.size() == 3);
+  REQUIRE(raw.empty());  // NOLINT(bugprone-use-after-move)
+}
+
 TEST_CASE("Strings keep embedded NUL bytes", "[string]") {
   String small("a\0b", 3);
   String large("abc\0defghij", 11);

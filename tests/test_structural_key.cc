@@ -1,6 +1,7 @@
 // Tests of tvm/ffi/extra/structural_key.h: equality by structure, the stored
 // hash, use as an unordered_map key, and libtvmffi's ffi.StructuralKey globals.
 #include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/extra/structural_hash.h>
 #include <tvm/ffi/extra/structural_key.h>
 #include <tvm/ffi/reflection/accessor.h>
@@ -34,6 +35,22 @@ TEST_CASE("Keys index an unordered_map by structure", "[structural_key]") {
   map[StructuralKey(Array<int64_t>{2, 1})] = 30;
   CHECK(map.size() == 2);
   CHECK(map.at(StructuralKey(Array<int64_t>{1, 2})) == 20);
+}
+
+TEST_CASE("Keys in a Map<Any, Any> compare by structure (__any_hash__ / __any_equal__)",
+          "[structural_key]") {
+  StructuralKey ab(Array<String>{"a", "b"}), ab_again(Array<String>{"a", "b"});
+  StructuralKey ba(Array<String>{"b", "a"});
+  CHECK(AnyHash()(Any(ab)) == AnyHash()(Any(ab_again)));
+  CHECK(AnyEqual()(Any(ab), Any(ab_again)));
+  CHECK_FALSE(AnyEqual()(Any(ab), Any(ba)));
+  Map<Any, Any> seen;
+  for (const StructuralKey& k : {ab, ba, ab_again}) {
+    seen.Set(k, seen.count(k) ? seen.at(k).cast<int64_t>() + 1 : int64_t{1});
+  }
+  CHECK(seen.size() == 2);
+  CHECK(seen.at(ab_again).cast<int64_t>() == 2);
+  CHECK(seen.at(ba).cast<int64_t>() == 1);
 }
 
 TEST_CASE("libtvmffi registers ffi.StructuralKey and its reflection", "[structural_key]") {

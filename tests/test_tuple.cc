@@ -43,6 +43,25 @@ TEST_CASE("Tuple basics", "[tuple]") {
   CHECK(Tuple<int64_t, String>(1, "x") != Tuple<int64_t, String>(1, "y"));
 }
 
+TEST_CASE("Getting from an rvalue Tuple moves the element out when not shared", "[tuple]") {
+  Array<int64_t> arr{1, 2};
+  {
+    auto t = Tuple<Array<int64_t>, int64_t>(arr, 5);
+    REQUIRE(arr.use_count() == 2);
+    auto [a, n] = std::move(t);  // the only reference: elements move out
+    REQUIRE(arr.use_count() == 2);
+    REQUIRE(a.same_as(arr));
+    REQUIRE(n == 5);
+  }
+  REQUIRE(arr.use_count() == 1);
+  auto shared = Tuple<Array<int64_t>>(arr);
+  auto copy = shared;
+  Array<int64_t> got = get<0>(std::move(shared));  // shared storage: a copy
+  REQUIRE(arr.use_count() == 3);
+  REQUIRE(get<0>(copy).same_as(arr));
+  REQUIRE(got.same_as(arr));
+}
+
 TEST_CASE("Tuple casts check size and elements", "[tuple]") {
   using T2 = Tuple<int64_t, String>;
   Any good = Array<Any>{int64_t{1}, String("x")};

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds upstream apache/tvm-ffi's GoogleTest files one by one against OUR
-# headers, links each with our libtvmffi, runs it and prints a table.
+# Builds upstream apache/tvm-ffi's GoogleTest files against OUR headers: each
+# file is compiled (and link-checked) alone, then every file that links goes
+# into one test binary, as upstream builds its suite, which is run; a table
+# follows.
 #
 # Usage: tests/upstream_suite/run.sh [UPSTREAM_SRC] [TVMFFI_BUILD] [WORK_DIR]
 #   UPSTREAM_SRC  an upstream source tree (tests/cpp, src/ffi/testing); default
@@ -10,11 +12,14 @@
 #   WORK_DIR      where objects, binaries and logs go; must be outside the
 #                 repository; default /work/peer/upstream-suite/<repo dir name>
 # Environment: JOBS (parallel files, default 2), TEST_TIMEOUT (seconds per test
-# binary, default 60), SUITE_CXXFLAGS (default -O0 -g0), ONLY (regex on the
-# file names to run a subset), DLPACK_INCLUDE, GTEST_LIBS (default
-# "-lgtest_main -lgtest"), CXX (default g++).
-# Nothing is copied into the repository: upstream's test files are compiled
-# in place and everything produced lies under WORK_DIR.
+# binary, default 60; the suite binary gets it once per file), SUITE_CXXFLAGS
+# (default -O0 -g0), ONLY (regex on the file names to run a subset: only those
+# go into the suite binary), DLPACK_INCLUDE, GTEST_LIBS (default
+# "-lgtest_main -lgtest"), CXX (default g++), PER_FILE=1 (skip the suite
+# binary: run each file's own binary, the old way).
+# Nothing is copied into the repository: upstream's test files (and its testing
+# library, src/ffi/testing/testing.cc) are compiled in place and everything
+# produced lies under WORK_DIR.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,11 +60,81 @@ fi
 files=$(cd "$UPSTREAM_SRC/tests/cpp" && ls test_*.cc extra/test_*.cc 2>/dev/null | grep -E "$ONLY")
 [ -n "$files" ] || die "no test files matched"
 
-rm -rf "$WORK_DIR/files"
-mkdir -p "$WORK_DIR/files"
-export UPSTREAM_SRC WORK_DIR TEST_TIMEOUT SUITE_CXXFLAGS GTEST_LIBS CXX repo libdir cxxlibdir DLPACK_INCLUDE
+PER_FILE=${PER_FILE:-0}
+rm -rf "$WORK_DIR/files" "$WORK_DIR/suite" "$WORK_DIR/testing"
+mkdir -p "$WORK_DIR/files" "$WORK_DIR/suite" "$WORK_DIR/testing"
 
-# One file: compile, link, run. Writes WORK_DIR/files/<name>/{status,compile.log,...}.
+# Upstream's private testing library (libtvm_ffi_testing: the testing.* globals
+# and types, and the C symbols some tests declare extern), built from upstream's
+# source against our headers, as upstream builds it: a shared library with its
+# metadata exported. If it does not build, the files that need it fail to link.
+testing_src=$UPSTREAM_SRC/src/ffi/testing/testing.cc
+testingdir=
+if [ -f "$testing_src" ]; then
+  t=$WORK_DIR/testing
+  # shellcheck disable=SC2086
+  if nice "$CXX" -std=c++17 $SUITE_CXXFLAGS -fPIC -pthread -DTVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1 \
+      -I"$repo/cpp/include" -I"$repo/c_api/include" -I"$DLPACK_INCLUDE" \
+      -c "$testing_src" -o "$t/testing.o" >"$t/compile.log" 2>&1; then
+    # shellcheck disable=SC2086
+    if nice "$CXX" -shared "$t/testing.o" -o "$t/libtvm_ffi_testing.so" \
+        -L"$libdir" -Wl,-rpath,"$libdir" ${cxxlibdir:+-L"$cxxlibdir" -Wl,-rpath,"$cxxlibdir" -ltvmffi_upstream_cxx} \
+        -ltvmffi -pthread >"$t/link.log" 2>&1; then
+      testingdir=$t
+      echo built >"$t/status"
+    else
+      echo link_error >"$t/status"
+    fi
+  else
+    echo compile_error >"$t/status"
+  fi
+fi
+
+export UPSTREAM_SRC WORK_DIR TEST_TIMEOUT SUITE_CXXFLAGS GTEST_LIBS CXX repo libdir cxxlibdir \
+  testingdir DLPACK_INCLUDE PER_FILE
+
+# The extra libraries of a link, by the names summarize.py reports.
+lib_flags() {
+  for l in "$@"; do
+    case $l in
+      upstream_cxx) echo "-L$cxxlibdir -Wl,-rpath,$cxxlibdir -ltvmffi_upstream_cxx";;
+      testing) echo "-L$testingdir -Wl,-rpath,$testingdir -ltvm_ffi_testing";;
+    esac
+  done
+}
+export -f lib_flags
+
+# Runs binary $1 (in directory $2) under the timeout; if it dies (signal, abort,
+# timeout) each of its tests runs alone. Leaves $2/all.json, or $2/each/ and
+# $2/each_rc.txt; writes "ran" or "ran_each" to $2/status.
+run_binary() {
+  local bin=$1 d=$2 limit=$3 rc t out
+  # (The braces keep the shell's own "Segmentation fault" notes out of the output.)
+  { (cd "$d" && timeout -k 5 "$limit" "$bin" --gtest_output="json:$d/all.json" >"$d/run.log" 2>&1); } 2>/dev/null
+  rc=$?
+  if [ -s "$d/all.json" ] && { [ $rc -eq 0 ] || [ $rc -eq 1 ]; }; then
+    echo ran >"$d/status"; return 0
+  fi
+  echo "$rc" >"$d/whole_rc"
+  rm -f "$d/all.json"
+  mkdir -p "$d/each"
+  (cd "$d" && "$bin" --gtest_list_tests) 2>/dev/null | awk '
+    /^[^ ]/ { suite=$1; next }
+    /^  / { print suite $1 }' >"$d/list.txt"
+  [ -s "$d/list.txt" ] || { echo no_list >"$d/status"; return 0; }
+  while read -r t; do
+    out=$d/each/$t
+    { (cd "$d" && timeout -k 5 "$TEST_TIMEOUT" "$bin" --gtest_filter="$t" --gtest_output="json:$out.json" \
+      >"$out.log" 2>&1); } 2>/dev/null
+    echo "$t $?" >>"$d/each_rc.txt"
+  done <"$d/list.txt"
+  echo ran_each >"$d/status"
+}
+export -f run_binary
+
+# One file: compile it alone, then link it alone (the per-file report, and the
+# check that it may join the suite binary). Writes WORK_DIR/files/<name>/status:
+# compile_error, link_error or linked (with "linked": the extra libraries).
 one_file() {
   rel=$1
   name=$(echo "$rel" | tr '/' '_' | sed 's/\.cc$//')
@@ -72,47 +147,67 @@ one_file() {
       -c "$src" -o "$d/test.o" >"$d/compile.log" 2>&1; then
     echo compile_error >"$d/status"; return 0
   fi
-  # Link with libtvmffi alone first; add the out-of-line upstream C++ API only
-  # when the file needs it.
-  link() {
-    # shellcheck disable=SC2086
-    nice "$CXX" "$d/test.o" -o "$d/test" -L"$libdir" -Wl,-rpath,"$libdir" "$@" -ltvmffi \
-      $GTEST_LIBS -pthread >"$d/link.log" 2>&1
-  }
-  linked=tvmffi
-  if ! link; then
-    if [ -n "$cxxlibdir" ] && link -L"$cxxlibdir" -Wl,-rpath,"$cxxlibdir" -ltvmffi_upstream_cxx; then
-      linked=tvmffi+upstream_cxx
-    else
-      echo link_error >"$d/status"; return 0
+  # libtvmffi alone first; then the out-of-line upstream C++ API and upstream's
+  # testing library, only when the file needs them.
+  for extra in "" upstream_cxx testing "upstream_cxx testing"; do
+    case $extra in *upstream_cxx*) [ -n "$cxxlibdir" ] || continue;; esac
+    case $extra in *testing*) [ -n "$testingdir" ] || continue;; esac
+    # shellcheck disable=SC2046,SC2086
+    if nice "$CXX" "$d/test.o" -o "$d/test" -L"$libdir" -Wl,-rpath,"$libdir" $(lib_flags $extra) \
+        -ltvmffi $GTEST_LIBS -pthread >"$d/link.log" 2>&1; then
+      echo "tvmffi${extra:+ $extra}" | sed 's/ /+/g' >"$d/linked"
+      echo linked >"$d/status"
+      [ "$PER_FILE" = 1 ] && run_binary ./test "$d" "$TEST_TIMEOUT"
+      return 0
     fi
-  fi
-  echo "$linked" >"$d/linked"
-  # Whole binary first; if it dies (signal, abort, timeout) each test runs alone.
-  # (The braces keep the shell's own "Segmentation fault" notes out of the output.)
-  { (cd "$d" && timeout -k 5 "$TEST_TIMEOUT" ./test --gtest_output="json:$d/all.json" >"$d/run.log" 2>&1); } 2>/dev/null
-  rc=$?
-  if [ -s "$d/all.json" ] && { [ $rc -eq 0 ] || [ $rc -eq 1 ]; }; then
-    echo ran >"$d/status"; return 0
-  fi
-  echo "$rc" >"$d/whole_rc"
-  rm -f "$d/all.json"
-  mkdir -p "$d/each"
-  (cd "$d" && ./test --gtest_list_tests) 2>/dev/null | awk '
-    /^[^ ]/ { suite=$1; next }
-    /^  / { print suite $1 }' >"$d/list.txt"
-  while read -r t; do
-    out=$d/each/$t
-    { (cd "$d" && timeout -k 5 "$TEST_TIMEOUT" ./test --gtest_filter="$t" --gtest_output="json:$out.json" \
-      >"$out.log" 2>&1); } 2>/dev/null
-    echo "$t $?" >>"$d/each_rc.txt"
-  done <"$d/list.txt"
-  echo ran_each >"$d/status"
+    [ -n "$extra" ] || cp "$d/link.log" "$d/link_alone.log"
+  done
+  # Report the error of the plainest link.
+  mv "$d/link_alone.log" "$d/link.log"
+  echo link_error >"$d/status"
 }
 export -f one_file
 
 start=$(date +%s)
 echo "$files" | xargs -P "$JOBS" -I{} bash -c 'one_file "$@"' _ {}
+
+# The suite binary: every file that linked alone, with the libraries any of
+# them needed, as upstream links tests/cpp into one tvm_ffi_tests. Types that
+# one file registers (test_reflection.cc's test.* objects) are then reflected
+# when the others run. If it does not link, or dies before listing its tests,
+# each file's own binary runs instead.
+s=$WORK_DIR/suite
+objs= needs= nfiles=0
+for rel in $files; do
+  name=$(echo "$rel" | tr '/' '_' | sed 's/\.cc$//')
+  d=$WORK_DIR/files/$name
+  [ "$(cat "$d/status" 2>/dev/null)" = linked ] || continue
+  objs="$objs $d/test.o"
+  nfiles=$((nfiles + 1))
+  needs="$needs $(tr '+' ' ' <"$d/linked")"
+done
+if [ "$PER_FILE" != 1 ] && [ -n "$objs" ]; then
+  extra=
+  case $needs in *upstream_cxx*) extra="$extra upstream_cxx";; esac
+  case $needs in *testing*) extra="$extra testing";; esac
+  # shellcheck disable=SC2046,SC2086
+  if nice "$CXX" $objs -o "$s/suite" -L"$libdir" -Wl,-rpath,"$libdir" $(lib_flags $extra) \
+      -ltvmffi $GTEST_LIBS -pthread >"$s/link.log" 2>&1; then
+    run_binary ./suite "$s" $((TEST_TIMEOUT * nfiles))
+  else
+    echo link_error >"$s/status"
+  fi
+  case $(cat "$s/status") in
+    ran|ran_each) ;;
+    *)
+      echo "run.sh: the suite binary failed ($(cat "$s/status")): running each file's own binary" >&2
+      for rel in $files; do
+        name=$(echo "$rel" | tr '/' '_' | sed 's/\.cc$//')
+        d=$WORK_DIR/files/$name
+        [ "$(cat "$d/status" 2>/dev/null)" = linked ] && run_binary ./test "$d" "$TEST_TIMEOUT"
+      done;;
+  esac
+fi
 end=$(date +%s)
 
 python3 "$here/summarize.py" --upstream "$UPSTREAM_SRC" --work "$WORK_DIR" \

@@ -5,8 +5,12 @@ Tests are found statically in upstream's sources (every TEST(Suite, Name)), so
 a file that does not build still counts its tests. A test "needs the testing
 library" when its body names something that upstream's private testing
 library (src/ffi/testing/testing.cc) registers, such as a "testing.*" global or
-type key: those are counted apart, since that library is upstream's and is
-not linked here.
+type key: those are counted apart, since that library is upstream's (run.sh
+builds it from upstream's source against our headers when it can, and those
+tests then run, but they measure upstream's test fixtures as much as ours).
+
+Files that link run inside one suite binary (WORK_DIR/suite); a test's file is
+the one whose source holds its TEST(Suite, Name).
 """
 import argparse
 import json
@@ -88,6 +92,32 @@ def signal_reason(rc):
     return f"exit {rc} without a result"
 
 
+def binary_results(d, status):
+    """{full name: (passed, first failure line)} of one test binary's run."""
+    if status == "ran":
+        return gtest_json(os.path.join(d, "all.json"))
+    results = {}
+    rcs = {}
+    for line in open(os.path.join(d, "each_rc.txt")) if os.path.exists(
+            os.path.join(d, "each_rc.txt")) else []:
+        t, rc = line.split()
+        rcs[t] = int(rc)
+    for t, rc in rcs.items():
+        one = gtest_json(os.path.join(d, "each", t + ".json"))
+        if t in one:
+            results[t] = one[t]
+        elif rc != 0 or not t.split(".")[1].startswith("DISABLED_"):
+            results[t] = (False, "crash: " + signal_reason(rc))
+    return results
+
+
+def read(path, default=""):
+    try:
+        return open(path).read().strip()
+    except OSError:
+        return default
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--upstream", required=True)
@@ -101,11 +131,16 @@ def main():
     rows, failures, libtests = [], [], []
     tot = dict(files=0, built=0, tests=0, run=0, passed=0, lib=0, lib_passed=0, disabled=0)
 
+    suite_dir = os.path.join(a.work, "suite")
+    suite_status = read(os.path.join(suite_dir, "status"), "missing")
+    suite_results = binary_results(suite_dir, suite_status) if suite_status in (
+        "ran", "ran_each") else {}
+    testing_status = read(os.path.join(a.work, "testing", "status"), "missing")
+
     for rel in a.files:
         name = rel.replace("/", "_")[:-3]
         d = os.path.join(a.work, "files", name)
-        status = open(os.path.join(d, "status")).read().strip() if os.path.exists(
-            os.path.join(d, "status")) else "missing"
+        status = read(os.path.join(d, "status"), "missing")
         tests = static_tests(os.path.join(a.upstream, "tests", "cpp", rel), lib_names)
         tot["files"] += 1
         results = {}
@@ -115,27 +150,20 @@ def main():
         elif status == "link_error":
             builds = "no (link): " + first_line(os.path.join(d, "link.log"),
                                                 r"undefined reference|error", strip)
-        elif status == "ran":
-            results = gtest_json(os.path.join(d, "all.json"))
-        elif status == "ran_each":
-            rcs = {}
-            for line in open(os.path.join(d, "each_rc.txt")) if os.path.exists(
-                    os.path.join(d, "each_rc.txt")) else []:
-                t, rc = line.split()
-                rcs[t] = int(rc)
-            for t, rc in rcs.items():
-                one = gtest_json(os.path.join(d, "each", t + ".json"))
-                if t in one:
-                    results[t] = one[t]
-                elif rc != 0 or not t.split(".")[1].startswith("DISABLED_"):
-                    results[t] = (False, "crash: " + signal_reason(rc))
-            builds = "yes (crashes; tests run one by one)"
+        elif status == "linked" and suite_status in ("ran", "ran_each"):
+            # Ran inside the suite binary: this file's tests are its TESTs.
+            results = suite_results
+            if suite_status == "ran_each":
+                builds = "yes (the suite binary crashes; tests run one by one)"
+        elif status in ("ran", "ran_each"):
+            results = binary_results(d, status)
+            if status == "ran_each":
+                builds = "yes (crashes; tests run one by one)"
         else:
             builds = "no: not attempted"
         if builds.startswith("yes"):
             tot["built"] += 1
-            linked = open(os.path.join(d, "linked")).read().strip() if os.path.exists(
-                os.path.join(d, "linked")) else ""
+            linked = read(os.path.join(d, "linked"))
             if linked and linked != "tvmffi":
                 builds += f" (links {linked.replace('+', ' + ')})"
 
@@ -182,6 +210,18 @@ def main():
           f"excluding {tot['lib']} that need upstream's testing library "
           f"({tot['lib_passed']} of those pass anyway) and {tot['disabled']} disabled upstream; "
           f"{tot['run']} of the {tot['tests']} were built and run")
+    print("Run as: " + {
+        "ran": "one suite binary of every file that links",
+        "ran_each": "one suite binary of every file that links; it crashed, so its tests "
+                    "ran one by one",
+    }.get(suite_status, f"each file's own binary (suite binary: {suite_status})"))
+    testing_why = {"built": "built from upstream's source against our headers",
+                   "compile_error": "does not compile against our headers: " + first_line(
+                       os.path.join(a.work, "testing", "compile.log"), r"error", strip),
+                   "link_error": "does not link: " + first_line(
+                       os.path.join(a.work, "testing", "link.log"),
+                       r"undefined reference|error", strip)}
+    print("Upstream's testing library: " + testing_why.get(testing_status, "not found"))
     print(f"Wall time: {a.seconds} s")
     if failures:
         print()

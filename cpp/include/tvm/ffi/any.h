@@ -367,12 +367,79 @@ struct AnyUnsafe : public ObjectUnsafe {
 
 // HashMixStable / HashBytesStable: base_details.h.
 
+// An object type may override both with the type attributes `__any_hash__`
+// (int64_t(const Any&)) and `__any_equal__` (bool(const Any&, const Any&)),
+// each a function pointer (opaque pointer) or a Function, as upstream; the
+// runtime creates both columns up front, so the first lookup can be kept.
+
+/*! \brief The hook the type of object cell `v` registers under `column`, or nullptr. */
+TVM_FFI_INLINE const TVMFFIAny* AnyHookOf(const TVMFFITypeAttrColumn* column,
+                                          const TVMFFIAny* v) noexcept {
+  if (column == nullptr) return nullptr;
+  // size before data, both acquire: the registry publishes data, then size.
+  int32_t size = __atomic_load_n(&column->size, __ATOMIC_ACQUIRE);
+  int64_t offset = static_cast<int64_t>(v->type_index) - column->begin_index;
+  if (offset < 0 || offset >= size) return nullptr;
+  const TVMFFIAny* hook = &__atomic_load_n(&column->data, __ATOMIC_ACQUIRE)[offset];
+  return hook->type_index == TypeIndex::kTVMFFINone ? nullptr : hook;
+}
+
+TVM_FFI_INLINE const TVMFFITypeAttrColumn* AnyHashColumn() noexcept {
+  static const TVMFFITypeAttrColumn* column = [] {
+    TVMFFIByteArray name{"__any_hash__", 12};
+    return TVMFFIGetTypeAttrColumn(&name);
+  }();
+  return column;
+}
+
+TVM_FFI_INLINE const TVMFFITypeAttrColumn* AnyEqualColumn() noexcept {
+  static const TVMFFITypeAttrColumn* column = [] {
+    TVMFFIByteArray name{"__any_equal__", 13};
+    return TVMFFIGetTypeAttrColumn(&name);
+  }();
+  return column;
+}
+
+/*! \brief Calls a hook Function on `num_args` cells; its result, owned. */
+TVM_FFI_NOINLINE inline Any CallAnyHook(const TVMFFIAny* hook, const TVMFFIAny* args,
+                                        int32_t num_args) {
+  TVMFFIAny result;
+  SetAnyNone(&result);
+  TVMFFIAny in[2] = {args[0], num_args > 1 ? args[1] : args[0]};
+  int ret = TVMFFIFunctionCall(hook->v_obj, in, num_args, &result);
+  if (ret != 0) ThrowRaisedError(ret);
+  return AnyUnsafe::MoveTVMFFIAnyToAny(&result);
+}
+
+TVM_FFI_NOINLINE inline uint64_t CallAnyHashHook(const TVMFFIAny* hook, const TVMFFIAny* v) {
+  if (hook->type_index == TypeIndex::kTVMFFIOpaquePtr) {
+    auto fn = reinterpret_cast<int64_t (*)(const Any&)>(hook->v_ptr);
+    return static_cast<uint64_t>(fn(*reinterpret_cast<const Any*>(v)));
+  }
+  return static_cast<uint64_t>(CallAnyHook(hook, v, 1).cast<int64_t>());
+}
+
+TVM_FFI_NOINLINE inline bool CallAnyEqualHook(const TVMFFIAny* hook, const TVMFFIAny* a,
+                                              const TVMFFIAny* b) {
+  if (hook->type_index == TypeIndex::kTVMFFIOpaquePtr) {
+    auto fn = reinterpret_cast<bool (*)(const Any&, const Any&)>(hook->v_ptr);
+    return fn(*reinterpret_cast<const Any*>(a), *reinterpret_cast<const Any*>(b));
+  }
+  TVMFFIAny args[2] = {*a, *b};
+  return CallAnyHook(hook, args, 2).cast<bool>();
+}
+
 /*! \brief The standard hash of a cell (see above). */
-TVM_FFI_INLINE uint64_t AnyCellHash(const TVMFFIAny* v) noexcept {
+TVM_FFI_INLINE uint64_t AnyCellHash(const TVMFFIAny* v) {
   std::string_view bytes;
   int32_t kind;
   if (StringLikeView(v, &bytes, &kind)) {
     return HashMixStable(static_cast<uint64_t>(kind), HashBytesStable(bytes.data(), bytes.size()));
+  }
+  if (v->type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
+    if (const TVMFFIAny* hook = AnyHookOf(AnyHashColumn(), v)) {
+      return HashMixStable(static_cast<uint64_t>(v->type_index), CallAnyHashHook(hook, v));
+    }
   }
   return HashMixStable(static_cast<uint64_t>(v->type_index), v->v_uint64);
 }
@@ -381,11 +448,12 @@ TVM_FFI_INLINE uint64_t AnyCellHash(const TVMFFIAny* v) noexcept {
  * \brief The standard key equality: identical 16 bytes, or two strings (two
  *        bytes) with the same content whatever their forms.
  */
-TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) noexcept {
+TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
   if (a->type_index == b->type_index) {
     if (a->zero_padding == b->zero_padding && a->v_uint64 == b->v_uint64) return true;
     // Same type, other bytes: only a heap or borrowed string can still be equal
-    // (a small string holds all of its content in the 16 bytes).
+    // (a small string holds all of its content in the 16 bytes), or two objects
+    // of a type with an `__any_equal__` hook.
     switch (a->type_index) {
       case TypeIndex::kTVMFFIStr:
       case TypeIndex::kTVMFFIBytes:
@@ -393,6 +461,11 @@ TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) noexcep
       case TypeIndex::kTVMFFIByteArrayPtr:
         break;
       default:
+        if (a->type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
+          if (const TVMFFIAny* hook = AnyHookOf(AnyEqualColumn(), a)) {
+            return CallAnyEqualHook(hook, a, b);
+          }
+        }
         return false;
     }
   }
@@ -404,14 +477,14 @@ TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) noexcep
 
 /*! \brief Hash of an Any, the one Map and Dict place their keys by. */
 struct AnyHash {
-  uint64_t operator()(const Any& value) const noexcept {
+  uint64_t operator()(const Any& value) const {
     return details::AnyCellHash(&value.data_);
   }
 };
 
 /*! \brief Equality of Any matching AnyHash: strings/bytes by content, other values bitwise. */
 struct AnyEqual {
-  bool operator()(const Any& lhs, const Any& rhs) const noexcept {
+  bool operator()(const Any& lhs, const Any& rhs) const {
     return details::AnyCellEqual(&lhs.data_, &rhs.data_);
   }
 };

@@ -38,6 +38,8 @@
 namespace tvm {
 namespace ffi {
 
+class String;
+
 /*!
  * \brief Thrown when the host already has an error pending (e.g. a Python
  *        KeyboardInterrupt seen through TVMFFIEnvCheckSignals); a safe call
@@ -72,6 +74,15 @@ class Error : public ObjectRef, public std::exception {
       : ObjectRef(Create(kind, message,
                          backtrace != nullptr ? std::string_view(backtrace->data, backtrace->size)
                                               : std::string_view())) {}
+
+  /*!
+   * \brief As above, with a String kind and/or message (upstream's constructor
+   *        takes std::string, to which String converts).
+   */
+  template <typename K, typename M,
+            std::enable_if_t<std::is_same_v<K, String> || std::is_same_v<M, String>, int> = 0>
+  Error(const K& kind, const M& message, const TVMFFIByteArray* backtrace)
+      : Error(TextOf(kind), TextOf(message), backtrace) {}
 
   /*!
    * \brief Create an error that records what caused it and/or an extra
@@ -169,6 +180,14 @@ class Error : public ObjectRef, public std::exception {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Error, ObjectRef, ErrorObj);
 
  private:
+  template <typename S>
+  static std::string_view TextOf(const S& text) {
+    if constexpr (std::is_same_v<S, String>) {
+      return std::string_view(text.data(), text.size());
+    } else {
+      return std::string_view(text);
+    }
+  }
   const ErrorObj* cell() const noexcept { return static_cast<const ErrorObj*>(data_.get()); }
   static ObjectPtr<Object> Create(std::string_view kind, std::string_view message,
                                   std::string_view backtrace, TVMFFIObjectHandle cause = nullptr,

@@ -474,6 +474,11 @@ class TypedFunction<R(Args...)> {
 template <typename FType>
 inline constexpr bool use_default_type_traits_v<TypedFunction<FType>> = false;
 
+namespace details {
+template <typename T>
+inline std::string MetadataTypeSchema();  // function_metadata.h
+}  // namespace details
+
 template <typename R, typename... Args>
 struct TypeTraits<TypedFunction<R(Args...)>> : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIFunction;
@@ -498,6 +503,12 @@ struct TypeTraits<TypedFunction<R(Args...)>> : public TypeTraitsBase {
     return std::nullopt;
   }
   static std::string TypeStr() { return details::SignatureString<R, Args...>(); }
+  /*! \brief As upstream: {"type":"ffi.Function","args":[<ret>,<arg0>,...]}. */
+  static std::string TypeSchema() {
+    std::string schema = "{\"type\":\"ffi.Function\",\"args\":[" + details::MetadataTypeSchema<R>();
+    ((schema += ",", schema += details::MetadataTypeSchema<Args>()), ...);
+    return schema + "]}";
+  }
 };
 
 /*! \return The type index registered for a type key; KeyError if unknown. */

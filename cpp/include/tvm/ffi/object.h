@@ -546,15 +546,25 @@ class ObjectRef {
    *         std::nullopt otherwise.
    */
   template <typename RefType, std::enable_if_t<std::is_base_of_v<ObjectRef, RefType>, int> = 0>
-  std::optional<RefType> as() const {
+  std::optional<RefType> as() const& {
     if (data_ != nullptr) {
-      TVMFFIAny view;
-      view.type_index = data_->type_index();
-      view.zero_padding = 0;
-      view.v_obj = const_cast<TVMFFIObject*>(&data_->header_);
-      if (TypeTraits<RefType>::CheckAnyStrict(&view)) {
+      if (IsA<RefType>()) {
         RefType result(UnsafeInit{});
         result.data_ = data_;
+        return result;
+      }
+      return std::nullopt;
+    }
+    if constexpr (RefType::_type_is_nullable) return RefType(UnsafeInit{});
+    return std::nullopt;
+  }
+  /*! \brief As above, moving the reference out when it matches (this is then null). */
+  template <typename RefType, std::enable_if_t<std::is_base_of_v<ObjectRef, RefType>, int> = 0>
+  std::optional<RefType> as() && {
+    if (data_ != nullptr) {
+      if (IsA<RefType>()) {
+        RefType result(UnsafeInit{});
+        result.data_ = std::move(data_);
         return result;
       }
       return std::nullopt;
@@ -591,6 +601,17 @@ class ObjectRef {
    *        their element types are checked at run time.
    */
   static constexpr bool _type_container_is_exact = true;
+
+ private:
+  /*! \brief Whether the (non-null) object passes RefType's strict check. */
+  template <typename RefType>
+  bool IsA() const {
+    TVMFFIAny view;
+    view.type_index = data_->type_index();
+    view.zero_padding = 0;
+    view.v_obj = const_cast<TVMFFIObject*>(&data_->header_);
+    return TypeTraits<RefType>::CheckAnyStrict(&view);
+  }
 
  protected:
   ObjectPtr<Object> data_;
@@ -1107,6 +1128,7 @@ struct TypeTraits<Arc<TObject>, std::enable_if_t<is_object_subclass_v<TObject> &
                                                  std::is_same_v<TObject, std::remove_cv_t<TObject>>>>
     : public TypeTraitsBase {
   using PtrTraits = TypeTraits<ObjectPtr<TObject>>;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIObject;
   TVM_FFI_INLINE static void CopyToAnyView(const Arc<TObject>& src, TVMFFIAny* result) {
     PtrTraits::CopyToAnyView(src, result);
   }

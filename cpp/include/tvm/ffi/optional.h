@@ -1,9 +1,9 @@
 /*
  * tvmffi C++ layer: Optional<T>.
  *
- * - T an ObjectRef: a nullable reference (null means empty), no extra storage.
- * - T String / Bytes: the value's own cell, None means empty.
- * - otherwise: a std::optional<T>.
+ * - T an ObjectRef, ObjectPtr or Arc: one nullable pointer (null means empty).
+ * - T any other type an Any can hold: one Any cell (None means empty), as upstream.
+ * - otherwise (views such as TensorView): a std::optional<T>.
  * In Any, an empty Optional is None. Typed functions also accept std::optional<T>.
  */
 #ifndef TVM_FFI_OPTIONAL_H_
@@ -30,6 +30,9 @@ inline constexpr bool is_optional_type_v<Optional<T>> = true;
 template <typename T>
 inline constexpr bool use_ptr_based_optional_v =
     std::is_base_of_v<ObjectRef, T> && !is_optional_type_v<T>;
+/*! \brief Upstream's name of use_ptr_based_optional_v. */
+template <typename T>
+inline constexpr bool use_object_ref_optional_v = use_ptr_based_optional_v<T>;
 
 /*! \brief Whether T is an ObjectPtr<O> or an Arc<O> (Optional<T> is then a nullable pointer). */
 template <typename T>
@@ -39,16 +42,26 @@ inline constexpr bool is_object_pointer_v<ObjectPtr<O>> = true;
 template <typename O>
 inline constexpr bool is_object_pointer_v<Arc<O>> = true;
 
+/*! \brief Whether Optional<T> is one nullable pointer (an ObjectRef, ObjectPtr or Arc). */
+template <typename T>
+inline constexpr bool use_object_ptr_optional_v =
+    use_ptr_based_optional_v<T> || is_object_pointer_v<T>;
+
 namespace details {
+template <typename Opt, typename T>
+struct OptionalTraitsBase;
+
 [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowEmptyOptionalAccess() {
   TVM_FFI_THROW(RuntimeError) << "value() called on an empty Optional";
 }
 }  // namespace details
 
-/*! \brief Optional of a plain value type (std::optional inside). */
+/*!
+ * \brief Optional of a type that cannot live in an Any (a view such as TensorView):
+ *        a std::optional inside.
+ */
 template <typename T>
-class Optional<T, std::enable_if_t<!use_ptr_based_optional_v<T> && !std::is_same_v<T, String> &&
-                                   !std::is_same_v<T, Bytes> && !is_object_pointer_v<T>>> {
+class Optional<T, std::enable_if_t<!TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>>> {
  public:
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}                                   // NOLINT(*)
@@ -111,71 +124,127 @@ class Optional<T, std::enable_if_t<!use_ptr_based_optional_v<T> && !std::is_same
   std::optional<T> data_;
 };
 
-/*! \brief Optional<String> / Optional<Bytes>: the empty state is a None cell. */
+namespace details {
+/*! \brief Any, named through T so that optional.h needs only Any's declaration. */
+struct AnyUnsafe;
 template <typename T>
-class Optional<T, std::enable_if_t<std::is_same_v<T, String> || std::is_same_v<T, Bytes>>> {
+struct AnyCellOf {
+  using type = Any;
+  using unsafe = AnyUnsafe;
+};
+/*! \brief Whether Optional<T> takes U as text directly (T String or Bytes). */
+template <typename T, typename U>
+inline constexpr bool optional_takes_text_v =
+    (std::is_same_v<T, String> || std::is_same_v<T, Bytes>) &&
+    (std::is_same_v<U, std::string> || std::is_convertible_v<const U&, const char*>);
+}  // namespace details
+
+/*!
+ * \brief Optional of a value an Any can hold (numbers, String, Bytes, DataType,
+ *        containers' elements, nested Optionals): one Any cell, None when empty.
+ *
+ * The layout is an Any's whatever T is, the same as passing the value through the
+ * FFI. None is the empty state, so an Optional<Optional<T>> holding an empty
+ * inner Optional is empty itself.
+ */
+template <typename T>
+class Optional<T, std::enable_if_t<TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>>> {
+  using Cell = typename details::AnyCellOf<T>::type;
+  using Unsafe = typename details::AnyCellOf<T>::unsafe;
+
  public:
-  Optional() noexcept = default;
-  Optional(std::nullopt_t) noexcept {}              // NOLINT(*)
-  Optional(T value) noexcept : data_(std::move(value)) {}  // NOLINT(*)
-  Optional(std::optional<T> value) {                // NOLINT(*)
-    if (value.has_value()) data_ = *std::move(value);
+  Optional() = default;
+  Optional(std::nullopt_t) noexcept {}                       // NOLINT(*)
+  Optional(std::nullptr_t) noexcept {}                       // NOLINT(*)
+  Optional(const T& value) : data_(value) {}                 // NOLINT(*)
+  Optional(T&& value) : data_(std::move(value)) {}           // NOLINT(*)
+  Optional(std::optional<T> value) {                         // NOLINT(*)
+    if (value.has_value()) data_ = Cell(*std::move(value));
   }
-  Optional(const char* value) : data_(T(value, std::char_traits<char>::length(value))) {}  // NOLINT(*)
-  Optional(const std::string& value) : data_(T(value)) {}  // NOLINT(*)
-  Optional& operator=(T value) noexcept {
-    data_ = std::move(value);
+  /*! \brief Optional<String> / Optional<Bytes> straight from text. */
+  template <typename U, std::enable_if_t<details::optional_takes_text_v<T, U>, int> = 0>
+  Optional(const U& text) : data_(T(text)) {}                // NOLINT(*)
+
+  Optional& operator=(T value) {
+    data_ = Cell(std::move(value));
     return *this;
   }
   // Exact matches, so `opt = "text"` does not choose between two conversions.
-  Optional& operator=(const char* value) { return *this = T(value, std::char_traits<char>::length(value)); }
-  Optional& operator=(const std::string& value) { return *this = T(value); }
+  template <typename U, std::enable_if_t<details::optional_takes_text_v<T, U>, int> = 0>
+  Optional& operator=(const U& text) {
+    return *this = T(text);
+  }
   Optional& operator=(std::nullopt_t) noexcept {
-    T(details::BytesBaseCell(std::nullopt)).swap(data_);
+    data_.reset();
+    return *this;
+  }
+  Optional& operator=(std::nullptr_t) noexcept {
+    data_.reset();
     return *this;
   }
 
-  bool has_value() const noexcept { return data_.data_ != std::nullopt; }
+  bool has_value() const noexcept { return data_.type_index() != TypeIndex::kTVMFFINone; }
   explicit operator bool() const noexcept { return has_value(); }
-  const T& value() const& {
+  /*! \brief The value, decoded from the cell (a copy: the cell holds it as an Any does). */
+  T value() const& {
     if (!has_value()) details::ThrowEmptyOptionalAccess();
-    return data_;
+    return **this;
   }
-  T&& value() && {
+  /*! \brief Moves the value out: the Optional is empty afterwards. */
+  T value() && {
     if (!has_value()) details::ThrowEmptyOptionalAccess();
-    return std::move(data_);
+    return *std::move(*this);
   }
   template <typename U>
   T value_or(U&& default_value) const {
-    return has_value() ? data_ : T(std::forward<U>(default_value));
+    return has_value() ? **this : T(std::forward<U>(default_value));
   }
-  const T& operator*() const& noexcept { return data_; }
-  T&& operator*() && noexcept { return std::move(data_); }
-  const T* operator->() const noexcept { return &data_; }
+  /*! \brief The value (unchecked: call only when has_value()). */
+  T operator*() const& { return Unsafe::template CopyFromAnyViewAfterCheck<T>(data_); }
+  T operator*() && {
+    T out = Unsafe::template MoveFromAnyAfterCheck<T>(std::move(data_));
+    data_.reset();
+    return out;
+  }
+  /*! \brief The value as U, strictly (no conversion), as Any::as<U>(). */
+  template <typename U>
+  auto as() const {
+    return data_.template as<U>();
+  }
   operator std::optional<T>() const {  // NOLINT(*)
-    return has_value() ? std::optional<T>(data_) : std::nullopt;
+    return has_value() ? std::optional<T>(**this) : std::nullopt;
   }
 
   bool operator==(std::nullopt_t) const noexcept { return !has_value(); }
   bool operator!=(std::nullopt_t) const noexcept { return has_value(); }
+  bool operator==(std::nullptr_t) const noexcept { return !has_value(); }
+  bool operator!=(std::nullptr_t) const noexcept { return has_value(); }
   bool operator==(const Optional& other) const {
     if (!has_value() || !other.has_value()) return has_value() == other.has_value();
-    return data_ == other.data_;
+    return **this == *other;
   }
   bool operator!=(const Optional& other) const { return !(*this == other); }
-  template <typename U>
+  template <typename U, std::enable_if_t<!is_optional_type_v<U> &&
+                                             !std::is_same_v<U, std::nullopt_t> &&
+                                             !std::is_same_v<U, std::nullptr_t>,
+                                         int> = 0>
   bool operator==(const U& other) const {
-    return has_value() && data_ == other;
+    return has_value() && **this == other;
   }
-  template <typename U>
+  template <typename U, std::enable_if_t<!is_optional_type_v<U> &&
+                                             !std::is_same_v<U, std::nullopt_t> &&
+                                             !std::is_same_v<U, std::nullptr_t>,
+                                         int> = 0>
   bool operator!=(const U& other) const {
     return !(*this == other);
   }
+  /*! \brief Whether both hold the same cell (the same object, or equal plain values). */
+  bool same_as(const Optional& other) const noexcept { return data_.same_as(other.data_); }
 
  private:
-  T data_{details::BytesBaseCell(std::nullopt)};
   template <typename, typename>
-  friend struct TypeTraits;
+  friend struct details::OptionalTraitsBase;
+  Cell data_;
 };
 
 /*! \brief Optional of an object reference: a nullable reference. */
@@ -334,15 +403,23 @@ namespace details {
 template <typename Opt, typename T>
 struct OptionalTraitsBase : public TypeTraitsBase {
   static constexpr bool storage_enabled = TypeTraits<T>::storage_enabled;
+  // An Any-backed Optional lends its cell as is (decoding it first would lend
+  // a temporary's storage).
+  static constexpr bool kAnyBacked = is_optional_type_v<Opt> && TypeTraits<T>::storage_enabled &&
+                                     !use_object_ptr_optional_v<T>;
   TVM_FFI_INLINE static void CopyToAnyView(const Opt& src, TVMFFIAny* result) {
-    if (src.has_value()) {
+    if constexpr (kAnyBacked) {
+      *result = *AnyCellOf<T>::unsafe::TVMFFIAnyPtrFromAny(src.data_);
+    } else if (src.has_value()) {
       TypeTraits<T>::CopyToAnyView(*src, result);
     } else {
       SetAnyNone(result);
     }
   }
   TVM_FFI_INLINE static void MoveToAny(Opt src, TVMFFIAny* result) {
-    if (src.has_value()) {
+    if constexpr (kAnyBacked) {
+      *result = AnyCellOf<T>::unsafe::MoveAnyToTVMFFIAny(std::move(src.data_));
+    } else if (src.has_value()) {
       TypeTraits<T>::MoveToAny(*std::move(src), result);
     } else {
       SetAnyNone(result);
@@ -374,11 +451,9 @@ struct OptionalTraitsBase : public TypeTraitsBase {
     return TypeTraits<T>::GetMismatchTypeInfo(src);
   }
   static std::string TypeStr() { return "Optional[" + TypeTraits<T>::TypeStr() + "]"; }
-  /*! \brief For a T whose traits have a schema (a nullable ObjectPtr's is already an Optional). */
+  /*! \brief For a T whose traits have a schema (as upstream, a nullable ObjectPtr's nests). */
   static std::string TypeSchema() {
-    std::string inner = TypeTraits<T>::TypeSchema();
-    if (inner.rfind(R"({"type":"Optional")", 0) == 0) return inner;
-    return R"({"type":"Optional","args":[)" + inner + "]}";
+    return R"({"type":"Optional","args":[)" + TypeTraits<T>::TypeSchema() + "]}";
   }
 };
 

@@ -158,6 +158,8 @@ class Bytes {
   Bytes(const char* data, size_t size) { data_.Init(data, size, TypeIndex::kTVMFFISmallBytes, false); }
   Bytes(TVMFFIByteArray bytes) : Bytes(bytes.data, bytes.size) {}        // NOLINT(*)
   Bytes(const std::string& other) : Bytes(other.data(), other.size()) {}  // NOLINT(*)
+  /*! \brief Copies the bytes, then empties the source (as String(std::string&&)). */
+  Bytes(std::string&& other) : Bytes(other.data(), other.size()) { other.clear(); }  // NOLINT(*)
   explicit Bytes(std::string_view other) : Bytes(other.data(), other.size()) {}
   // Bytes("abc"): exact, where string_view and std::string would tie.
   explicit Bytes(const char* str) : Bytes(std::string_view(str)) {}
@@ -200,6 +202,11 @@ class String {
   String(const char* other) : String(other, std::char_traits<char>::length(other)) {}  // NOLINT(*)
   String(const char* data, size_t size) { data_.Init(data, size, TypeIndex::kTVMFFISmallStr, true); }
   String(const std::string& other) : String(other.data(), other.size()) {}  // NOLINT(*)
+  /*!
+   * \brief Copies the text (libtvmffi makes every String object), then empties
+   *        the source, as upstream's move leaves it.
+   */
+  String(std::string&& other) : String(other.data(), other.size()) { other.clear(); }  // NOLINT(*)
   explicit String(std::string_view other) : String(other.data(), other.size()) {}
   explicit String(TVMFFIByteArray other) : String(other.data, other.size) {}
 
@@ -535,6 +542,8 @@ struct TypeTraits<String> : public TypeTraitsBase {
     return std::nullopt;
   }
   static std::string TypeStr() { return "str"; }
+  /*! \brief As upstream: the type key, {"type":"ffi.String"} (TypeStr() says "str"). */
+  static std::string TypeSchema() { return R"({"type":"ffi.String"})"; }
 };
 
 template <>
@@ -569,6 +578,8 @@ struct TypeTraits<Bytes> : public TypeTraitsBase {
     return std::nullopt;
   }
   static std::string TypeStr() { return "bytes"; }
+  /*! \brief As upstream: the type key, {"type":"ffi.Bytes"}. */
+  static std::string TypeSchema() { return R"({"type":"ffi.Bytes"})"; }
 };
 
 namespace details {

@@ -286,10 +286,14 @@ struct TypeTraits<DLTensor*>
     TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
     result->v_ptr = src;
   }
-  template <typename U = DLTensor*>
-  static void MoveToAny(U, TVMFFIAny*) {
-    static_assert(details::always_false_v<U>,
-                  "DLTensor* does not own its tensor: only an AnyView can hold it (use Tensor)");
+  /*!
+   * \brief No owned Any can hold a DLTensor*: a RuntimeError when tried (as
+   *        upstream, a typed function returning DLTensor* still compiles, so
+   *        its metadata can be read; calling it raises).
+   */
+  [[noreturn]] static void MoveToAny(DLTensor*, TVMFFIAny*) {
+    TVM_FFI_THROW(RuntimeError) << "DLTensor* does not own its tensor: only an AnyView can hold it "
+                                   "(use Tensor)";
   }
   TVM_FFI_INLINE static DLTensor* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     return static_cast<DLTensor*>(src->v_ptr);

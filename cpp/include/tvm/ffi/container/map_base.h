@@ -1097,12 +1097,12 @@ struct MapTypeTraitsBase : public ObjectRefTypeTraitsBase<Ref> {
     const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
     for (auto it = n->begin(); it != n->end(); ++it) {
       if (!ElemOps<K>::Convertible(it.key_cell())) {
-        return std::string(Kind::kName) + "[key " + CellToShortString(it.key_cell()) + " is " +
-               ElemOps<K>::MismatchInfo(it.key_cell()) + "]";
+        return std::string(Kind::kName) + "[some key is " + ElemOps<K>::MismatchInfo(it.key_cell()) +
+               ", V]";
       }
       if (!ElemOps<V>::Convertible(it.value_cell())) {
-        return std::string(Kind::kName) + "[value at key " + CellToShortString(it.key_cell()) +
-               " is " + ElemOps<V>::MismatchInfo(it.value_cell()) + "]";
+        return std::string(Kind::kName) + "[K, some value is " +
+               ElemOps<V>::MismatchInfo(it.value_cell()) + "]";
       }
     }
     return Kind::kKey;

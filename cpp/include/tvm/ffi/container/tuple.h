@@ -132,10 +132,30 @@ class Tuple : public ObjectRef {
   using ObjectRef::get;
   /*! \return Element I. */
   template <size_t I>
-  auto get() const {
+  auto get() const& {
     static_assert(I < kSize, "Tuple index out of range");
     using R = std::tuple_element_t<I, std::tuple<Types...>>;
     return details::ElemOps<R>::CopyAfterCheck(Cells() + I);
+  }
+  /*!
+   * \return Element I, moved out when this Tuple is the only reference to its
+   *         storage (as upstream: `auto [a, b] = std::move(t)` takes the elements).
+   */
+  template <size_t I>
+  auto get() && {
+    static_assert(I < kSize, "Tuple index out of range");
+    using R = std::tuple_element_t<I, std::tuple<Types...>>;
+    TVMFFIAny* cell = static_cast<TVMFFIAny*>(GetArrayObj()->data) + I;
+    if (data_.unique()) {
+      if constexpr (std::is_same_v<R, Any>) {
+        return details::AnyUnsafe::MoveTVMFFIAnyToAny(cell);
+      } else {
+        if (TypeTraits<R>::CheckAnyStrict(cell)) {
+          return details::AnyUnsafe::MoveFromAnyAfterCheck<R>(details::AnyUnsafe::MoveTVMFFIAnyToAny(cell));
+        }
+      }
+    }
+    return std::as_const(*this).template get<I>();
   }
   /*! \brief Replace element I (copy-on-write). */
   template <size_t I, typename U>
@@ -197,6 +217,11 @@ Tuple(UTypes&&...) -> Tuple<std::remove_cv_t<std::remove_reference_t<UTypes>>...
 template <size_t I, typename... Types>
 auto get(const Tuple<Types...>& t) {
   return t.template get<I>();
+}
+/*! \brief `get<I>(std::move(tuple))`: moves element I out when the storage is not shared. */
+template <size_t I, typename... Types>
+auto get(Tuple<Types...>&& t) {
+  return std::move(t).template get<I>();
 }
 
 template <typename... Types>

@@ -225,12 +225,10 @@ struct StdMapTraitsBase : public TypeTraitsBase {
     const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
     for (auto it = n->begin(); it != n->end(); ++it) {
       if (!ElemOps<K>::Convertible(it.key_cell())) {
-        return "Map[key " + CellToShortString(it.key_cell()) + " is " +
-               ElemOps<K>::MismatchInfo(it.key_cell()) + "]";
+        return "Map[some key is " + ElemOps<K>::MismatchInfo(it.key_cell()) + ", V]";
       }
       if (!ElemOps<V>::Convertible(it.value_cell())) {
-        return "Map[value at key " + CellToShortString(it.key_cell()) + " is " +
-               ElemOps<V>::MismatchInfo(it.value_cell()) + "]";
+        return "Map[K, some value is " + ElemOps<V>::MismatchInfo(it.value_cell()) + "]";
       }
     }
     return StaticTypeKey::kTVMFFIMap;

@@ -440,6 +440,8 @@ class GlobalDef {
     details::InfoExtras extras;
     std::string metadata;
     if constexpr (std::is_void_v<Callable>) {
+      // A packed function's schema is a plain Function (its signature is unknown), as upstream.
+      extras.metadata.emplace_back("type_schema", String(R"({"type":"ffi.Function"})"));
       (details::ApplyExtra(&info, &extras, extra), ...);
       metadata = extras.MetadataJSON();
       info.name = TVMFFIByteArray{name, std::char_traits<char>::length(name)};
