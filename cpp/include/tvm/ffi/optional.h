@@ -206,6 +206,12 @@ class Optional<T, std::enable_if_t<TypeTraits<T>::storage_enabled && !use_object
     data_.reset();
     return out;
   }
+  /*! \brief `opt->member()` on the decoded copy (unchecked, as operator*). */
+  struct ArrowProxy {
+    T value;
+    const T* operator->() const noexcept { return &value; }
+  };
+  ArrowProxy operator->() const { return ArrowProxy{**this}; }
   /*! \brief The value as U, strictly (no conversion), as Any::as<U>(). */
   template <typename U>
   auto as() const {
