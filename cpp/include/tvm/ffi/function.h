@@ -99,6 +99,37 @@ class FunctionObjCppBase : public FunctionObj {
   TVM_FFI_THROW(ValueError) << "Function call: argument `args` is NULL with num_args " << num_args;
 }
 
+/*!
+ * \brief A typed function's packed entry (Function::FromTyped): converts the
+ *        arguments and calls `f`. Always inlined into the function's entries.
+ */
+template <typename F>
+struct TypedPackedCall {
+  F f;
+  TVM_FFI_INLINE void operator()(const AnyView* args, int32_t num_args, Any* rv) {
+    unpack_call(nullptr, f, args, num_args, rv);
+  }
+  /*! \brief A successful call of a function with a result writes all of `*rv`. */
+  static constexpr bool kStoresResult =
+      !std::is_void_v<typename FunctionInfo<remove_cvref_t<F>>::RetType>;
+};
+/*! \brief As TypedPackedCall, with a name for argument errors. */
+template <typename F>
+struct NamedTypedPackedCall {
+  F f;
+  std::string name;
+  TVM_FFI_INLINE void operator()(const AnyView* args, int32_t num_args, Any* rv) {
+    unpack_call(name.c_str(), f, args, num_args, rv);
+  }
+  static constexpr bool kStoresResult = TypedPackedCall<F>::kStoresResult;
+};
+
+/*! \brief Whether a packed callable writes `*rv` in full whenever it returns. */
+template <typename T, typename = void>
+struct StoresResult : std::false_type {};
+template <typename T>
+struct StoresResult<T, std::enable_if_t<T::kStoresResult>> : std::true_type {};
+
 /*! \brief A FunctionObj running a C++ callable `void(const AnyView*, int32_t, Any*)`. */
 template <typename TCallable>
 class FunctionObjImpl : public FunctionObjCppBase {
@@ -124,7 +155,9 @@ class FunctionObjImpl : public FunctionObjCppBase {
                               (args == nullptr && num_args != 0))) {
       ThrowBadCallArguments(result, num_args);
     }
-    SetAnyNone(result);
+    // The caller leaves a non-object value in `result` (the C contract); a
+    // typed function with a result overwrites it whole on success.
+    if constexpr (!StoresResult<TCallable>::value) SetAnyNone(result);
     self->callable_(reinterpret_cast<const AnyView*>(args), num_args,
                     reinterpret_cast<Any*>(result));
     TVM_FFI_SAFE_CALL_END();
@@ -233,18 +266,13 @@ class Function : public ObjectRef {
    */
   template <typename TCallable>
   static Function FromTyped(TCallable callable) {
-    return FromPackedInternal([f = std::move(callable)](const AnyView* args, int32_t num_args,
-                                                        Any* rv) mutable {
-      details::unpack_call(nullptr, f, args, num_args, rv);
-    });
+    return FromPackedInternal(details::TypedPackedCall<TCallable>{std::move(callable)});
   }
   /*! \brief As FromTyped; `name` appears in argument error messages. */
   template <typename TCallable>
   static Function FromTyped(TCallable callable, std::string name) {
-    return FromPackedInternal([f = std::move(callable), name = std::move(name)](
-                                  const AnyView* args, int32_t num_args, Any* rv) mutable {
-      details::unpack_call(name.c_str(), f, args, num_args, rv);
-    });
+    return FromPackedInternal(
+        details::NamedTypedPackedCall<TCallable>{std::move(callable), std::move(name)});
   }
 
   /*!
