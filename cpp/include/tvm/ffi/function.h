@@ -112,6 +112,9 @@ struct TypedPackedCall {
   /*! \brief A successful call of a function with a result writes all of `*rv`. */
   static constexpr bool kStoresResult =
       !std::is_void_v<typename FunctionInfo<remove_cvref_t<F>>::RetType>;
+  /*! \brief The number of arguments a call must pass. */
+  static constexpr int32_t kNumArgs =
+      static_cast<int32_t>(FunctionInfo<remove_cvref_t<F>>::num_args);
 };
 /*! \brief As TypedPackedCall, with a name for argument errors. */
 template <typename F>
@@ -122,6 +125,7 @@ struct NamedTypedPackedCall {
     unpack_call(name.c_str(), f, args, num_args, rv);
   }
   static constexpr bool kStoresResult = TypedPackedCall<F>::kStoresResult;
+  static constexpr int32_t kNumArgs = TypedPackedCall<F>::kNumArgs;
 };
 
 /*! \brief Whether a packed callable writes `*rv` in full whenever it returns. */
@@ -129,6 +133,12 @@ template <typename T, typename = void>
 struct StoresResult : std::false_type {};
 template <typename T>
 struct StoresResult<T, std::enable_if_t<T::kStoresResult>> : std::true_type {};
+/*! \brief The argument count a packed callable requires, or -1 (any). */
+template <typename T, typename = void>
+struct FixedNumArgs : std::integral_constant<int32_t, -1> {};
+template <typename T>
+struct FixedNumArgs<T, std::void_t<decltype(T::kNumArgs)>>
+    : std::integral_constant<int32_t, T::kNumArgs> {};
 
 /*! \brief A FunctionObj running a C++ callable `void(const AnyView*, int32_t, Any*)`. */
 template <typename TCallable>
@@ -147,20 +157,59 @@ class FunctionObjImpl : public FunctionObjCppBase {
   }
   // The C ABI entry: the callable inlined, every exception caught.
   static int SafeCall(void* handle, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+    constexpr int32_t kNumArgs = FixedNumArgs<TCallable>::value;
+    if constexpr (kNumArgs >= 0) {
+      // A fixed arity: one test passes every well-formed call (result present,
+      // the count right, args present when there are any); IrregularSafeCall
+      // reports what is wrong with the others.
+      // (Separate tests: merged, they compile to flag arithmetic.)
+      if (TVM_FFI_PREDICT_FALSE(num_args != kNumArgs)) {
+        return IrregularSafeCall(handle, args, num_args, result);
+      }
+      if constexpr (kNumArgs != 0) {
+        if (TVM_FFI_PREDICT_FALSE(args == nullptr)) {
+          return IrregularSafeCall(handle, args, num_args, result);
+        }
+      }
+      if (TVM_FFI_PREDICT_FALSE(result == nullptr)) {
+        return IrregularSafeCall(handle, args, num_args, result);
+      }
+      return InvokeSafe(handle, args, kNumArgs, result);
+    } else {
+      return CheckedSafeCall(handle, args, num_args, result);
+    }
+  }
+  // Every argument check, then the call (TVMFFIFunctionCall leaves the checks
+  // to this entry, which C callers may also reach through the cell).
+  TVM_FFI_INLINE static int CheckedSafeCall(void* handle, const TVMFFIAny* args, int32_t num_args,
+                                            TVMFFIAny* result) {
     TVM_FFI_SAFE_CALL_BEGIN();
-    const FunctionObjImpl* self =
-        ObjectUnsafe::RawObjectPtrFromUnowned<FunctionObjImpl>(static_cast<TVMFFIObject*>(handle));
-    // C callers can reach this entry through the cell: check what C++ callers never get wrong.
     if (TVM_FFI_PREDICT_FALSE(result == nullptr || num_args < 0 ||
                               (args == nullptr && num_args != 0))) {
       ThrowBadCallArguments(result, num_args);
     }
+    Invoke(handle, args, num_args, result);
+    TVM_FFI_SAFE_CALL_END();
+  }
+  TVM_FFI_NOINLINE TVM_FFI_COLD static int IrregularSafeCall(void* handle, const TVMFFIAny* args,
+                                                             int32_t num_args, TVMFFIAny* result) {
+    return CheckedSafeCall(handle, args, num_args, result);
+  }
+  TVM_FFI_INLINE static int InvokeSafe(void* handle, const TVMFFIAny* args, int32_t num_args,
+                                       TVMFFIAny* result) {
+    TVM_FFI_SAFE_CALL_BEGIN();
+    Invoke(handle, args, num_args, result);
+    TVM_FFI_SAFE_CALL_END();
+  }
+  TVM_FFI_INLINE static void Invoke(void* handle, const TVMFFIAny* args, int32_t num_args,
+                                    TVMFFIAny* result) {
+    const FunctionObjImpl* self =
+        ObjectUnsafe::RawObjectPtrFromUnowned<FunctionObjImpl>(static_cast<TVMFFIObject*>(handle));
     // The caller leaves a non-object value in `result` (the C contract); a
     // typed function with a result overwrites it whole on success.
     if constexpr (!StoresResult<TCallable>::value) SetAnyNone(result);
     self->callable_(reinterpret_cast<const AnyView*>(args), num_args,
                     reinterpret_cast<Any*>(result));
-    TVM_FFI_SAFE_CALL_END();
   }
   mutable TCallable callable_;
 };
