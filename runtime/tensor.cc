@@ -425,7 +425,7 @@ inline __attribute__((always_inline)) TVMFFIObject* TryImportPlain(M* from) {
   if (TVMFFI_RT_UNLIKELY(t == nullptr)) return nullptr;
   const DLTensor& src = from->dl_tensor;
   if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape<true>(src, TailOf(t)))) {
-    FreeTensor(t);  // back to the pool
+    tl_pool.slot = t;  // back: PopPooled left the slot empty
     return nullptr;
   }
   DLOf(t) = src;
