@@ -251,6 +251,12 @@ TEST_CASE("Typed functions check every C call themselves, through TVMFFIFunction
     o = CallFromC(none, direct, args, 1, &result);
     REQUIRE(o.rc == -1);
     REQUIRE(o.kind == "TypeError");
+    // Arguments that need converting (int -> double) take the checked entry and succeed.
+    Function half = Function::FromTyped([](double x) { return x / 2; });
+    result = IntArg(7);
+    REQUIRE(CallFromC(half, direct, args, 1, &result).rc == 0);
+    REQUIRE(result.type_index == kTVMFFIFloat);
+    REQUIRE(result.v_float64 == 20.0);
   }
 }
 
