@@ -144,14 +144,6 @@ struct TypedPackedCall {
   /*! \brief The number of arguments a call must pass. */
   static constexpr int32_t kNumArgs =
       static_cast<int32_t>(FunctionInfo<remove_cvref_t<F>>::num_args);
-  /*! \brief Whether the kNumArgs arguments need no conversion. */
-  TVM_FFI_INLINE static bool ArgsStrict(const TVMFFIAny* args) {
-    return FunctionInfo<remove_cvref_t<F>>::ArgsStrict(args);
-  }
-  /*! \brief The call for arguments ArgsStrict accepted. */
-  TVM_FFI_INLINE void CallStrict(const TVMFFIAny* args, Any* rv) {
-    FunctionInfo<remove_cvref_t<F>>::CallStrict(f, args, rv);
-  }
 };
 /*! \brief As TypedPackedCall, with a name for argument errors. */
 template <typename F>
@@ -163,12 +155,6 @@ struct NamedTypedPackedCall {
   }
   static constexpr bool kStoresResult = TypedPackedCall<F>::kStoresResult;
   static constexpr int32_t kNumArgs = TypedPackedCall<F>::kNumArgs;
-  TVM_FFI_INLINE static bool ArgsStrict(const TVMFFIAny* args) {
-    return TypedPackedCall<F>::ArgsStrict(args);
-  }
-  TVM_FFI_INLINE void CallStrict(const TVMFFIAny* args, Any* rv) {
-    FunctionInfo<remove_cvref_t<F>>::CallStrict(f, args, rv);
-  }
 };
 
 /*! \brief Whether a packed callable writes `*rv` in full whenever it returns. */
@@ -218,11 +204,10 @@ class FunctionObjImpl : public FunctionObjCppOwned {
   static int SafeCall(void* handle, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
     constexpr int32_t kNumArgs = FixedNumArgs<TCallable>::value;
     if constexpr (kNumArgs >= 0) {
-      // A fixed arity: a few tests pass every well-formed call whose arguments
-      // need no conversion (result present, the count right, args present
-      // when there are any, each argument of its declared type);
-      // IrregularSafeCall converts the others' arguments or reports what is
-      // wrong. (Separate tests: merged, they compile to flag arithmetic.)
+      // A fixed arity: one test passes every well-formed call (result present,
+      // the count right, args present when there are any); IrregularSafeCall
+      // reports what is wrong with the others.
+      // (Separate tests: merged, they compile to flag arithmetic.)
       if (TVM_FFI_PREDICT_FALSE(num_args != kNumArgs)) {
         return IrregularSafeCall(handle, args, num_args, result);
       }
@@ -234,17 +219,7 @@ class FunctionObjImpl : public FunctionObjCppOwned {
       if (TVM_FFI_PREDICT_FALSE(result == nullptr)) {
         return IrregularSafeCall(handle, args, num_args, result);
       }
-      // Out of line too: the try block below then holds the function's own
-      // code only (no frame unless it needs one).
-      if (TVM_FFI_PREDICT_FALSE(!TCallable::ArgsStrict(args))) {
-        return IrregularSafeCall(handle, args, num_args, result);
-      }
-      TVM_FFI_SAFE_CALL_BEGIN();
-      const FunctionObjImpl* self = ObjectUnsafe::RawObjectPtrFromUnowned<FunctionObjImpl>(
-          static_cast<TVMFFIObject*>(handle));
-      if constexpr (!StoresResult<TCallable>::value) SetAnyNone(result);
-      self->callable_.CallStrict(args, reinterpret_cast<Any*>(result));
-      TVM_FFI_SAFE_CALL_END();
+      return InvokeSafe(handle, args, kNumArgs, result);
     } else {
       return CheckedSafeCall(handle, args, num_args, result);
     }
@@ -261,10 +236,15 @@ class FunctionObjImpl : public FunctionObjCppOwned {
     Invoke(handle, args, num_args, result);
     TVM_FFI_SAFE_CALL_END();
   }
-  // Cold: kept off the common path's layout (a converting call costs a jump more).
   TVM_FFI_NOINLINE TVM_FFI_COLD static int IrregularSafeCall(void* handle, const TVMFFIAny* args,
                                                              int32_t num_args, TVMFFIAny* result) {
     return CheckedSafeCall(handle, args, num_args, result);
+  }
+  TVM_FFI_INLINE static int InvokeSafe(void* handle, const TVMFFIAny* args, int32_t num_args,
+                                       TVMFFIAny* result) {
+    TVM_FFI_SAFE_CALL_BEGIN();
+    Invoke(handle, args, num_args, result);
+    TVM_FFI_SAFE_CALL_END();
   }
   TVM_FFI_INLINE static void Invoke(void* handle, const TVMFFIAny* args, int32_t num_args,
                                     TVMFFIAny* result) {

@@ -146,16 +146,6 @@ struct FuncFunctorImpl {
   /*! \return "(0: int, 1: int) -> int" */
   static std::string Sig() { return SignatureString<R, Args...>(); }
 
-  /*! \brief Whether every argument already has its declared type (no conversion needed). */
-  TVM_FFI_INLINE static bool ArgsStrict([[maybe_unused]] const TVMFFIAny* args) {
-    return ArgsStrictImpl(std::index_sequence_for<Args...>{}, args);
-  }
-  /*! \brief Call f with arguments ArgsStrict accepted; store the result (None on entry). */
-  template <typename F>
-  TVM_FFI_INLINE static void CallStrict(F& f, const TVMFFIAny* args, Any* rv) {
-    CallStrictImpl(std::index_sequence_for<Args...>{}, f, args, rv);
-  }
-
   /*!
    * \brief Convert args, call f, store the result.
    * \param name Function name for error messages (may be nullptr).
@@ -177,22 +167,6 @@ struct FuncFunctorImpl {
   }
 
  private:
-  template <size_t... Is>
-  TVM_FFI_INLINE static bool ArgsStrictImpl(std::index_sequence<Is...>,
-                                            [[maybe_unused]] const TVMFFIAny* args) {
-    return (ArgConverter<Args>::Strict(args + Is) && ...);
-  }
-  template <typename F, size_t... Is>
-  TVM_FFI_INLINE static void CallStrictImpl(std::index_sequence<Is...>, F& f,
-                                            [[maybe_unused]] const TVMFFIAny* args,
-                                            [[maybe_unused]] Any* rv) {
-    if constexpr (std::is_void_v<R>) {
-      f(ArgConverter<Args>::FromStrict(args + Is)...);
-    } else {
-      StoreResult<R>(rv, f(ArgConverter<Args>::FromStrict(args + Is)...));
-    }
-  }
-
   template <typename F, size_t... Is>
   TVM_FFI_INLINE static void UnpackImpl(std::index_sequence<Is...>, const char* name, F& f,
                                         [[maybe_unused]] const TVMFFIAny* args,
