@@ -118,8 +118,10 @@ int EnvCPUAlloc(DLTensor* prototype, DLManagedTensorVersioned** out, void* error
 // --- call paths --------------------------------------------------------
 Function g_fadd;
 Function g_f3;
+Function g_fthrow;
 TVMFFIObjectHandle g_fadd_handle;
 TVMFFIObjectHandle g_f3_handle;
+TVMFFIObjectHandle g_fthrow_handle;
 DLTensor g_dl[3];
 
 TVMFFIAny IntAny(int64_t v) {
@@ -156,6 +158,11 @@ void Setup() {
     Keep(c.data_ptr());
   });
   g_f3_handle = tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_f3);
+  g_fthrow = Function::FromTyped([](int a) -> int {
+    if (a >= 0) TVM_FFI_THROW(ValueError) << "bench";
+    return a;
+  });
+  g_fthrow_handle = tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_fthrow);
   for (DLTensor& t : g_dl) t = ProducerTensor(g_strides);
   Function::SetGlobal("bench.sbs.add", g_fadd, true);
   TVMFFIEnvSetStream(kDLCUDA, 0, &g_versioned, nullptr);  // any non-NULL handle
@@ -242,6 +249,24 @@ SBS_CASE(ThreeDLTensorC) {
     Keep(rc);
   }
 }
+// A kernel's error: thrown in the body, caught at the function's C boundary
+// (-1), then moved out of the thread's slot and released, as a host does.
+SBS_CASE(ThrowC) {
+  for (int64_t i = 0; i < n; ++i) {
+    TVMFFIAny arg = IntAny(i);
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    result.zero_padding = 0;
+    result.v_int64 = 0;
+    int rc = TVMFFIFunctionCall(g_fthrow_handle, &arg, 1, &result);
+    Keep(rc);
+    if (rc != -1) std::abort();
+    TVMFFIObjectHandle err = nullptr;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err == nullptr) std::abort();
+    TVMFFIObjectDecRef(err);
+  }
+}
 SBS_CASE(GetGlobal) {
   for (int64_t i = 0; i < n; ++i) {
     auto f = Function::GetGlobal("bench.sbs.add");
@@ -268,6 +293,7 @@ const Case kCases[] = {
     {"CallC", CallC},
     {"ThreeViewsCxx", ThreeViewsCxx},
     {"ThreeDLTensorC", ThreeDLTensorC},
+    {"ThrowC", ThrowC},
     {"GetGlobal", GetGlobal},
     {"EnvGetStream", EnvGetStream},
 };

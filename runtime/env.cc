@@ -37,8 +37,6 @@ uint64_t StreamKey(int32_t device_type, int32_t device_id) {
 // %fs-relative load instead of a __tls_get_addr call. It is a few words, small
 // enough for the static TLS reserve glibc keeps for dlopen'ed libraries.
 __attribute__((tls_model("initial-exec"))) thread_local StreamTable* tls_streams = nullptr;
-__attribute__((tls_model("initial-exec"))) thread_local DLPackManagedTensorAllocator
-    tls_allocator = nullptr;
 
 // The (device, stream) pair this thread used last: a kernel asks for the stream
 // of one device over and over, and this answers without touching the table.
@@ -90,37 +88,7 @@ TVMFFI_RT_NOINLINE TVMFFIStreamHandle GetStreamMiss(int32_t device_type, int32_t
 // Allocator
 // ---------------------------------------------------------------------------
 
-std::atomic<DLPackManagedTensorAllocator> g_allocator{nullptr};
-
-DLPackManagedTensorAllocator CurrentAllocator() {
-  DLPackManagedTensorAllocator a = tls_allocator;
-  return a != nullptr ? a : g_allocator.load(std::memory_order_acquire);
-}
-
-// What the allocator reports through its SetError callback. The strings are
-// made only when it does: an allocation that succeeds constructs nothing.
-struct AllocErrorContext {
-  std::unique_ptr<std::pair<std::string, std::string>> error;  // kind, message
-};
-
-void AllocSetError(void* error_ctx, const char* kind, const char* message) {
-  auto* ctx = static_cast<AllocErrorContext*>(error_ctx);
-  if (ctx == nullptr) return;
-  try {
-    ctx->error = std::make_unique<std::pair<std::string, std::string>>(
-        kind != nullptr ? kind : "RuntimeError", message != nullptr ? message : "");
-  } catch (...) {
-    // out of memory: the caller reports a generic failure
-  }
-}
-
-// The error of an allocation that returned no tensor (rc == 0: none although it succeeded).
-[[noreturn]] TVMFFI_RT_COLD void ThrowAllocFailed(int rc, const AllocErrorContext& err) {
-  if (rc == 0) Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator returned 0 but no tensor");
-  if (err.error != nullptr) Throw(err.error->first.c_str(), err.error->second);
-  Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator failed (code ", rc,
-        ") without reporting an error");
-}
+DLPackManagedTensorAllocator CurrentAllocator() { return EnvCurrentAllocator(); }
 
 // ---------------------------------------------------------------------------
 // Name -> pointer tables
@@ -141,6 +109,40 @@ struct SymbolTables {
 };
 
 }  // namespace
+
+// The allocator state (internal.h: TVMFFIEnvTensorAlloc, in tensor.cc, reads it inline).
+__attribute__((tls_model("initial-exec"))) __thread DLPackManagedTensorAllocator
+    tls_env_allocator = nullptr;
+std::atomic<DLPackManagedTensorAllocator> g_env_allocator{nullptr};
+
+void EnvAllocSetError(void* error_ctx, const char* kind, const char* message) {
+  auto* ctx = static_cast<EnvAllocError*>(error_ctx);
+  if (ctx == nullptr) return;
+  try {
+    auto* error = new std::pair<std::string, std::string>(kind != nullptr ? kind : "RuntimeError",
+                                                         message != nullptr ? message : "");
+    delete ctx->error;  // a second report replaces the first
+    ctx->error = error;
+  } catch (...) {
+    // out of memory: the caller reports a generic failure
+  }
+}
+
+void EnvAllocCheck(int rc, const DLManagedTensorVersioned* managed, EnvAllocError* err) {
+  std::unique_ptr<std::pair<std::string, std::string>> error(err->error);
+  err->error = nullptr;
+  if (rc == 0 && managed != nullptr) return;  // success; a stray report is dropped
+  if (rc == 0) Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator returned 0 but no tensor");
+  if (error != nullptr) Throw(error->first.c_str(), error->second);
+  Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator failed (code ", rc,
+        ") without reporting an error");
+}
+
+[[noreturn]] void ThrowNoEnvAllocator() {
+  Throw("RuntimeError",
+        "TVMFFIEnvTensorAlloc: no tensor allocator is set (install one with "
+        "TVMFFIEnvSetDLPackManagedTensorAllocator)");
+}
 
 std::vector<std::pair<std::string, void*>> EnvContextSymbols() {
   SymbolTables* t = SymbolTables::Global();
@@ -213,9 +215,9 @@ int TVMFFIEnvSetDLPackManagedTensorAllocator(
     DLPackManagedTensorAllocator* opt_out_original_allocator) {
   DLPackManagedTensorAllocator before = CurrentAllocator();
   if (write_to_global_context != 0) {
-    g_allocator.store(allocator, std::memory_order_release);
+    g_env_allocator.store(allocator, std::memory_order_release);
   } else {
-    tls_allocator = allocator;
+    tls_env_allocator = allocator;
   }
   if (opt_out_original_allocator != nullptr) *opt_out_original_allocator = before;
   return 0;
@@ -225,23 +227,7 @@ DLPackManagedTensorAllocator TVMFFIEnvGetDLPackManagedTensorAllocator(void) {
   return CurrentAllocator();
 }
 
-int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
-  TVM_FFI_SAFE_CALL_BEGIN();
-  CheckNotNull(prototype, "TVMFFIEnvTensorAlloc", "prototype");
-  CheckNotNull(out, "TVMFFIEnvTensorAlloc", "out");
-  DLPackManagedTensorAllocator alloc = CurrentAllocator();
-  if (alloc == nullptr) {
-    Throw("RuntimeError",
-          "TVMFFIEnvTensorAlloc: no tensor allocator is set (install one with "
-          "TVMFFIEnvSetDLPackManagedTensorAllocator)");
-  }
-  DLManagedTensorVersioned* managed = nullptr;
-  AllocErrorContext err;
-  int rc = alloc(prototype, &managed, &err, AllocSetError);
-  if (TVMFFI_RT_UNLIKELY(rc != 0 || managed == nullptr)) ThrowAllocFailed(rc, err);
-  *out = TensorFromManagedVersioned(managed, 0, 0, "TVMFFIEnvTensorAlloc");
-  TVM_FFI_SAFE_CALL_END();
-}
+// TVMFFIEnvTensorAlloc is in tensor.cc: the import of its result is inlined there.
 
 int TVMFFIEnvCheckSignals(void) {
   void* hook = SymbolTables::Global()->check_signals.load(std::memory_order_acquire);

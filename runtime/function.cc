@@ -412,6 +412,16 @@ bool RegisterBuiltinGlobal(std::string_view name, TVMFFISafeCallType call) noexc
 using namespace tvmffi::rt;
 
 namespace {
+// The header word (type_index, __padding) of functions made by the C++ headers.
+static_assert(offsetof(TVMFFIObject, __padding) == offsetof(TVMFFIObject, type_index) + 4);
+constexpr uint64_t kCppFunctionKind =
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    static_cast<uint64_t>(::tvm::ffi::details::kCppFunctionMagic) << 32 |
+    static_cast<uint32_t>(kTVMFFIFunction);
+#else
+    static_cast<uint64_t>(static_cast<uint32_t>(kTVMFFIFunction)) << 32 |
+    ::tvm::ffi::details::kCppFunctionMagic;
+#endif
 TVMFFI_RT_COLD int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny* args,
                                        int32_t num_args, const TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_BEGIN();
@@ -436,11 +446,20 @@ int TVMFFIFunctionCreate(void* self, TVMFFISafeCallType safe_call, void (*delete
 int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_args,
                        TVMFFIAny* result) {
   auto* obj = static_cast<TVMFFIObject*>(func);
-  if (TVMFFI_RT_UNLIKELY(obj == nullptr || obj->type_index != kTVMFFIFunction ||
+  if (TVMFFI_RT_UNLIKELY(obj == nullptr)) return FunctionCallBadArgs(func, args, num_args, result);
+  // A function made by the C++ headers (type index and padding magic, one
+  // 64-bit compare) checks args, num_args and result in its own safe_call,
+  // which C callers may also reach through the cell: not checked twice.
+  uint64_t kind;
+  std::memcpy(&kind, &obj->type_index, sizeof(kind));
+  if (TVMFFI_RT_LIKELY(kind == kCppFunctionKind)) {
+    return TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
+  }
+  if (TVMFFI_RT_UNLIKELY(obj->type_index != kTVMFFIFunction ||
                          BadCallArgs(args, num_args, result))) {
     return FunctionCallBadArgs(func, args, num_args, result);
   }
-  // Hot path: straight into the cell, with the function object as handle.
+  // Straight into the cell, with the function object as handle.
   return TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
 }
 

@@ -12,6 +12,7 @@
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/string.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -203,9 +204,39 @@ TVMFFIObject* GlobalFunctionGet(std::string_view name);
 /*! \brief True for the device types DLPack defines (kDLCPU .. kDLTrn, the retired 5 and 6 included). */
 inline bool IsValidDeviceType(int32_t device_type) { return device_type >= 1 && device_type <= 18; }
 
-/*! \brief Wrap a versioned managed tensor; on failure its deleter has run and it throws. */
-TVMFFIObject* TensorFromManagedVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
-                                         int32_t require_contiguous, const char* api);
+// ---------------------------------------------------------------------------
+// The DLPack tensor allocator (state in env.cc; TVMFFIEnvTensorAlloc in tensor.cc)
+// ---------------------------------------------------------------------------
+
+// This thread's allocator (initial-exec: one load) and the process's.
+extern __attribute__((tls_model("initial-exec"))) __thread DLPackManagedTensorAllocator
+    tls_env_allocator;
+extern std::atomic<DLPackManagedTensorAllocator> g_env_allocator;
+
+/*! \brief The allocator in effect for this thread: its own, else the process's, else NULL. */
+inline DLPackManagedTensorAllocator EnvCurrentAllocator() {
+  DLPackManagedTensorAllocator a = tls_env_allocator;
+  return a != nullptr ? a : g_env_allocator.load(std::memory_order_acquire);
+}
+
+/*!
+ * \brief What an allocator reports through its SetError callback (error_ctx).
+ *        Trivially destructible, so a successful allocation costs nothing;
+ *        an error it holds is freed by EnvAllocCheck.
+ */
+struct EnvAllocError {
+  std::pair<std::string, std::string>* error;  // kind, message; NULL until reported
+};
+/*! \brief The SetError callback handed to the allocator. */
+void EnvAllocSetError(void* error_ctx, const char* kind, const char* message);
+/*!
+ * \brief After an allocation that failed or reported an error: frees the
+ *        report, then throws unless the allocation succeeded (rc 0 and a tensor).
+ */
+TVMFFI_RT_COLD void EnvAllocCheck(int rc, const DLManagedTensorVersioned* managed,
+                                  EnvAllocError* err);
+/*! \brief RuntimeError: TVMFFIEnvTensorAlloc with no allocator installed. */
+[[noreturn]] TVMFFI_RT_COLD void ThrowNoEnvAllocator();
 
 // ---------------------------------------------------------------------------
 // Environment tables (env.cc), read by the module loader.

@@ -49,6 +49,7 @@ constexpr uint8_t kCustomTypeCodeBegin = 129;
 
 int64_t* TailOf(TensorObject* t) { return reinterpret_cast<int64_t*>(t + 1); }
 void TensorDeleter(void* self, int flags);
+void PooledTensorDeleter(void* self, int flags);
 
 // Tensor blocks with room for up to kPooledDims dimensions of shape and
 // strides are recycled per thread: otherwise a malloc and a free are most of
@@ -103,7 +104,8 @@ thread_local TensorPoolCloser tl_pool_closer;
 
 TVMFFI_RT_NOINLINE TensorObject* AllocTensorSlow(size_t size) {
   const bool pooled = kUsePool && size <= kPoolBlock;
-  TVMFFIObject* obj = AllocObject(pooled ? kPoolBlock : size, kTVMFFITensor, TensorDeleter);
+  TVMFFIObject* obj = AllocObject(pooled ? kPoolBlock : size, kTVMFFITensor,
+                                  pooled ? PooledTensorDeleter : TensorDeleter);
   auto* t = reinterpret_cast<TensorObject*>(obj);
   t->pooled = pooled;
   return t;
@@ -121,7 +123,8 @@ inline TensorObject* PopPooled() {
     --tl_pool.count;
   }
   // A pooled block was a tensor of ours: only the counts (where a link may
-  // have been) need resetting; type index, deleter and `pooled` are still set.
+  // have been) need resetting; type index, deleter (PooledTensorDeleter) and
+  // `pooled` are still set.
   auto* t = static_cast<TensorObject*>(mem);
   HeaderOf(t)->combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
   return t;
@@ -156,15 +159,16 @@ void FreeTensor(TensorObject* t) {
 // Hand a tensor's owner back: the producer's deleter (exactly once), or the
 // reference to the viewed tensor. Takes the fields, not the tensor, so that
 // the block can be recycled first and this be the deleter's last (tail) call.
+// Imports come first; their owner is never NULL (Import checks `from`).
 inline void ReleaseOwner(TensorOrigin origin, void* owner) {
-  if (origin == TensorOrigin::kView) {
-    DecRef(static_cast<TVMFFIObject*>(owner));
-  } else if (origin == TensorOrigin::kVersionedDLPack) {
+  if (TVMFFI_RT_LIKELY(origin == TensorOrigin::kVersionedDLPack)) {
     auto* m = static_cast<DLManagedTensorVersioned*>(owner);
-    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-  } else {
+    if (m->deleter != nullptr) m->deleter(m);
+  } else if (origin == TensorOrigin::kLegacyDLPack) {
     auto* m = static_cast<DLManagedTensor*>(owner);
-    if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+    if (m->deleter != nullptr) m->deleter(m);
+  } else {
+    DecRef(static_cast<TVMFFIObject*>(owner));
   }
 }
 
@@ -176,12 +180,15 @@ TVMFFI_RT_NOINLINE void TensorDeleterSlow(TensorObject* t, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeTensor(t);
 }
 
-void TensorDeleter(void* self, int flags) {
+void TensorDeleter(void* self, int flags) { TensorDeleterSlow(static_cast<TensorObject*>(self), flags); }
+
+// The deleter of pool-sized blocks.
+void PooledTensorDeleter(void* self, int flags) {
   auto* t = static_cast<TensorObject*>(self);
   // The usual case -- no weak references, this thread's slot free -- with no
   // frame: the block takes the slot, then the owner goes (a tail call).
-  if (TVMFFI_RT_LIKELY(flags == kTVMFFIObjectDeleterFlagBitMaskBoth && t->pooled &&
-                       tl_pool.armed && tl_pool.slot == nullptr)) {
+  if (TVMFFI_RT_LIKELY(flags == kTVMFFIObjectDeleterFlagBitMaskBoth && tl_pool.armed &&
+                       tl_pool.slot == nullptr)) {
     tl_pool.slot = t;
     ReleaseOwner(t->origin, t->owner);  // the slot holds the block: its fields are intact
     return;
@@ -191,7 +198,7 @@ void TensorDeleter(void* self, int flags) {
 
 // Flags of a tensor we created; a Tensor made by another binary has none we know of.
 uint64_t FlagsOf(const TVMFFIObject* obj) {
-  if (obj->deleter != TensorDeleter) return 0;
+  if (obj->deleter != TensorDeleter && obj->deleter != PooledTensorDeleter) return 0;
   return reinterpret_cast<const TensorObject*>(obj)->flags;
 }
 
@@ -287,7 +294,11 @@ TVMFFI_RT_NOINLINE void ValidateShapeFull(const DLTensor& t, const char* api, co
 // numel - 1, so ValidateShapeFull's checks reduce to the ones below. false
 // for anything else -- an error, or merely another layout: ValidateShapeFull
 // decides those and throws the precise error.
-inline bool IsPlainValidShape(const DLTensor& t) {
+// kFill (imports): a stride-less tensor's compact strides are written to
+// `fill` on the way (they are the suffix products the loop computes); false
+// also when it has more than kPooledDims dimensions (no room in a pool block).
+template <bool kFill = false>
+inline bool IsPlainValidShape(const DLTensor& t, int64_t* fill = nullptr) {
   // Early exits rather than accumulated flags, and few values live across
   // the loop: fewer instructions and no saved registers when all is well.
   const DLDataType dt = t.dtype;
@@ -306,8 +317,10 @@ inline bool IsPlainValidShape(const DLTensor& t) {
     int64_t sign = 0;  // OR of the extents: negative if one is
     int64_t i = t.ndim - 1;
     if (strides == nullptr) {
+      if (kFill && TVMFFI_RT_UNLIKELY(i >= static_cast<int64_t>(kPooledDims))) return false;
       do {
         sign |= shape[i];
+        if (kFill) fill[i] = numel;
         if (TVMFFI_RT_UNLIKELY(__builtin_mul_overflow(numel, shape[i], &numel))) return false;
       } while (--i >= 0);
     } else {
@@ -407,14 +420,25 @@ inline __attribute__((always_inline)) TVMFFIObject* TryImportPlain(M* from) {
   if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
     if (TVMFFI_RT_UNLIKELY(from->version.major != DLPACK_MAJOR_VERSION)) return nullptr;
   }
-  const DLTensor& src = from->dl_tensor;
-  if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape(src))) return nullptr;
-  const bool fill_strides = NeedsStrides(src);
-  const size_t size = sizeof(TensorObject) + (fill_strides ? src.ndim * sizeof(int64_t) : 0);
-  if (TVMFFI_RT_UNLIKELY(size > kPoolBlock)) return nullptr;
+  // The block first: the check writes a stride-less tensor's strides into it.
   TensorObject* t = PopPooled();
   if (TVMFFI_RT_UNLIKELY(t == nullptr)) return nullptr;
-  return FillImported(t, from, fill_strides);
+  const DLTensor& src = from->dl_tensor;
+  if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape<true>(src, TailOf(t)))) {
+    tl_pool.slot = t;  // back: PopPooled left the slot empty
+    return nullptr;
+  }
+  DLOf(t) = src;
+  if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
+    t->origin = TensorOrigin::kVersionedDLPack;
+    t->flags = from->flags;
+  } else {
+    t->origin = TensorOrigin::kLegacyDLPack;
+    t->flags = 0;
+  }
+  t->owner = from;
+  if (NeedsStrides(src)) t->strides = TailOf(t);  // filled by the check
+  return HeaderOf(t);
 }
 
 template <typename M>
@@ -492,16 +516,6 @@ M* Export(TVMFFIObject* obj) {
 
 }  // namespace
 
-TVMFFIObject* TensorFromManagedVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
-                                         int32_t require_contiguous, const char* api) {
-  if (TVMFFI_RT_UNLIKELY(from == nullptr || require_alignment > 0 || require_contiguous != 0)) {
-    return Import(from, require_alignment, require_contiguous, false, api);
-  }
-  TVMFFIObject* obj = TryImportPlain(from);
-  // No requirement (a non-positive alignment is none): the checked path gets zeros.
-  return TVMFFI_RT_LIKELY(obj != nullptr) ? obj : Import(from, 0, 0, false, api);
-}
-
 }  // namespace rt
 }  // namespace tvmffi
 
@@ -534,6 +548,27 @@ int TVMFFITensorFromDLPackVersioned(DLManagedTensorVersioned* from, int32_t requ
   if (TVMFFI_RT_UNLIKELY(obj == nullptr)) return ImportEntry(from, 0, 0, out, api);
   *out = obj;
   return 0;
+}
+
+// Here rather than in env.cc (which keeps the allocator state): the import
+// of the allocator's tensor is inlined.
+int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
+  const char* api = "TVMFFIEnvTensorAlloc";
+  TVM_FFI_SAFE_CALL_BEGIN();
+  CheckNotNull(prototype, api, "prototype");
+  CheckNotNull(out, api, "out");
+  DLPackManagedTensorAllocator alloc = EnvCurrentAllocator();
+  if (TVMFFI_RT_UNLIKELY(alloc == nullptr)) ThrowNoEnvAllocator();
+  DLManagedTensorVersioned* managed = nullptr;
+  EnvAllocError err{nullptr};
+  int rc = alloc(prototype, &managed, &err, EnvAllocSetError);
+  if (TVMFFI_RT_UNLIKELY(rc != 0 || managed == nullptr || err.error != nullptr)) {
+    EnvAllocCheck(rc, managed, &err);
+  }
+  TVMFFIObject* obj = TryImportPlain(managed);
+  if (TVMFFI_RT_UNLIKELY(obj == nullptr)) obj = Import(managed, 0, 0, false, api);
+  *out = obj;
+  TVM_FFI_SAFE_CALL_END();
 }
 
 int TVMFFITensorToDLPack(TVMFFIObjectHandle from, DLManagedTensor** out) {

@@ -32,6 +32,13 @@ class Box : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(Box, ObjectRef, BoxObj);
 };
 
+class TrackedObj : public Object {
+ public:
+  ~TrackedObj() { ++destroyed; }
+  static inline int destroyed = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.function.Tracked", TrackedObj, Object);
+};
+
 template <typename F>
 Error ExpectError(F&& f) {
   try {
@@ -186,6 +193,88 @@ TEST_CASE("Packed functions and PackedArgs", "[function]") {
   sum.CallPacked(PackedArgs(packed, 1), &result);
   REQUIRE(result.cast<int>() == 7);
   REQUIRE(packed[1].cast<String>() == "x");
+}
+
+// What TVMFFIFunctionCall, or the cell's safe_call called directly, reports
+// for a call of `f` (0, or -1 and the raised error's kind and message).
+struct CallOutcome {
+  int rc;
+  std::string kind;
+  std::string message;
+};
+CallOutcome CallFromC(const Function& f, bool direct, const TVMFFIAny* args, int32_t num_args,
+                      TVMFFIAny* result) {
+  TVMFFIObject* handle =
+      static_cast<TVMFFIObject*>(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f));
+  int rc = direct ? TVMFFIFunctionGetCellPtr(handle)->safe_call(handle, args, num_args, result)
+                  : TVMFFIFunctionCall(handle, const_cast<TVMFFIAny*>(args), num_args, result);
+  if (rc == 0) return {0, "", ""};
+  Error err = details::MoveFromSafeCallRaised();
+  return {rc, err.kind(), err.message()};
+}
+
+TEST_CASE("Typed functions check every C call themselves, through TVMFFIFunctionCall or the cell",
+          "[function][regression]") {
+  Function add = Function::FromTyped(Add, "add");
+  Function none = Function::FromTyped([]() {});
+  TVMFFIAny args[2] = {IntArg(40), IntArg(2)};
+  for (bool direct : {false, true}) {
+    CAPTURE(direct);
+    TVMFFIAny result = IntArg(7);  // a non-object value: allowed on entry
+    REQUIRE(CallFromC(add, direct, args, 2, &result).rc == 0);
+    REQUIRE(result.type_index == kTVMFFIInt);
+    REQUIRE(result.v_int64 == 42);
+    // A function without a result leaves None, whatever non-object value was there.
+    result = IntArg(7);
+    REQUIRE(CallFromC(none, direct, nullptr, 0, &result).rc == 0);
+    REQUIRE(result.type_index == kTVMFFINone);
+
+    CallOutcome o = CallFromC(add, direct, args, 2, nullptr);
+    REQUIRE(o.rc == -1);
+    REQUIRE(o.kind == "ValueError");
+    REQUIRE_THAT(o.message, ContainsSubstring("`result` is NULL"));
+    o = CallFromC(add, direct, nullptr, 2, &result);
+    REQUIRE(o.rc == -1);
+    REQUIRE(o.kind == "ValueError");
+    REQUIRE_THAT(o.message, ContainsSubstring("`args` is NULL"));
+    o = CallFromC(add, direct, args, -1, &result);
+    REQUIRE(o.rc == -1);
+    REQUIRE(o.kind == "ValueError");
+    REQUIRE_THAT(o.message, ContainsSubstring("`num_args` is negative"));
+    // A well-formed call with the wrong count: the signature's own error.
+    result = IntArg(7);
+    o = CallFromC(add, direct, args, 1, &result);
+    REQUIRE(o.rc == -1);
+    REQUIRE(o.kind == "TypeError");
+    REQUIRE_THAT(o.message, ContainsSubstring("`add(0: int, 1: int) -> int`. Expected 2 but got 1"));
+    REQUIRE(result.type_index == kTVMFFIInt);  // untouched by a failed call
+    o = CallFromC(none, direct, args, 1, &result);
+    REQUIRE(o.rc == -1);
+    REQUIRE(o.kind == "TypeError");
+    // Arguments that need converting (int -> double) take the checked entry and succeed.
+    Function half = Function::FromTyped([](double x) { return x / 2; });
+    result = IntArg(7);
+    REQUIRE(CallFromC(half, direct, args, 1, &result).rc == 0);
+    REQUIRE(result.type_index == kTVMFFIFloat);
+    REQUIRE(result.v_float64 == 20.0);
+  }
+}
+
+TEST_CASE("A packed function that sets its result and then throws leaks nothing",
+          "[function][regression]") {
+  Function f = Function::FromPacked([](PackedArgs, Any* rv) {
+    *rv = ObjectRef(make_object<TrackedObj>());
+    TVM_FFI_THROW(RuntimeError) << "after the result";
+  });
+  TrackedObj::destroyed = 0;
+  REQUIRE_THROWS_AS(f(), Error);
+  REQUIRE(TrackedObj::destroyed == 1);
+  Any kept = 5;
+  REQUIRE_THROWS_AS(f.CallPacked(nullptr, 0, &kept), Error);
+  REQUIRE(TrackedObj::destroyed == 2);
+  REQUIRE(kept == nullptr);
+  // Functions made here are known to this library by their header's deleter.
+  REQUIRE(details::ObjectUnsafe::GetHeader(f.get())->deleter == &details::CppFunctionDeleter);
 }
 
 TEST_CASE("C++ functions called from C through TVMFFIFunctionCall", "[function]") {

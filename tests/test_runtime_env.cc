@@ -145,6 +145,16 @@ int WrongVersionAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* ctx
   return rc;
 }
 
+// Reports an error twice, then succeeds anyway (shape[0] == 7) or fails.
+int ChattyAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* ctx,
+                void (*SetError)(void*, const char*, const char*)) {
+  SetError(ctx, "ValueError", "first report");
+  SetError(ctx, "TypeError", "second report");
+  if (proto->ndim > 0 && proto->shape[0] == 7) return CpuAlloc(proto, out, ctx, SetError);
+  *out = nullptr;
+  return -1;
+}
+
 // Restores "no allocator anywhere" when a test ends.
 struct AllocatorReset {
   ~AllocatorReset() {
@@ -249,6 +259,20 @@ TEST_CASE("TVMFFIEnvTensorAlloc", "[runtime][env]") {
     REQUIRE(TVMFFIEnvSetDLPackManagedTensorAllocator(LyingAlloc, 0, nullptr) == 0);
     REQUIRE(TVMFFIEnvTensorAlloc(&proto, &out) == -1);
     REQUIRE(TakeRaised().kind == "RuntimeError");
+  }
+  SECTION("the last report of a failure wins; a success's reports are dropped") {
+    REQUIRE(TVMFFIEnvSetDLPackManagedTensorAllocator(ChattyAlloc, 0, nullptr) == 0);
+    REQUIRE(TVMFFIEnvTensorAlloc(&proto, &out) == -1);
+    e = TakeRaised();
+    REQUIRE(e.kind == "TypeError");
+    REQUIRE(e.message == "second report");
+    shape[0] = 7;
+    int before = g_frees.load();
+    REQUIRE(TVMFFIEnvTensorAlloc(&proto, &out) == 0);
+    REQUIRE(TVMFFITensorGetDLTensorPtr(out)->shape[0] == 7);
+    REQUIRE(TVMFFIObjectDecRef(out) == 0);
+    out = nullptr;
+    REQUIRE(g_frees.load() == before + 1);
   }
   SECTION("a malformed result is rejected and freed") {
     REQUIRE(TVMFFIEnvSetDLPackManagedTensorAllocator(WrongVersionAlloc, 0, nullptr) == 0);

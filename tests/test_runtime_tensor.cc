@@ -578,13 +578,15 @@ TEST_CASE("Repeated imports: every layout, recycled blocks, deleters exactly onc
   // More imports than the per-thread pool holds, alive at once and one by
   // one, in the layouts the import's fast path takes (NULL and compact
   // strides) and the ones it leaves to the full checks (other strides) or to
-  // a block of their own (9-d with strides filled in: larger than a pooled one).
+  // a block of their own (5-d and 9-d with strides filled in: larger than a
+  // pooled one, while 4-d is the largest whose strides the check fills in).
   struct Layout {
     std::vector<int64_t> shape;
     std::vector<int64_t> strides;
   };
   const Layout layouts[] = {{{4, 4}, {4, 1}}, {{4, 4}, {}},        {{4, 4}, {1, 4}},
-                            {{2, 1, 3}, {3, 3, 1}}, {{1, 1, 1, 1, 1, 1, 1, 1, 2}, {}}, {{}, {}}};
+                            {{2, 1, 3}, {3, 3, 1}}, {{1, 1, 1, 1, 1, 1, 1, 1, 2}, {}}, {{}, {}},
+                            {{2, 3, 4, 5}, {}},     {{2, 1, 3, 1, 2}, {}}};
   int deleted = 0;
   int imported = 0;
   for (int round = 0; round < 2; ++round) {

@@ -302,6 +302,14 @@ class Any {
   bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != TypeIndex::kTVMFFINone; }
 
  private:
+  struct FillTag {};
+  // The value is what `fill` writes into the raw storage; if it throws, no
+  // Any was constructed (nothing to destroy).
+  template <typename F>
+  Any(FillTag, F&& fill) {
+    fill(&data_);
+  }
+
   TVMFFIAny data_;
   friend struct details::AnyUnsafe;
   friend struct AnyHash;
@@ -318,6 +326,14 @@ struct AnyUnsafe : public ObjectUnsafe {
     TVMFFIAny result = any.data_;
     SetAnyNone(&any.data_);
     return result;
+  }
+  /*!
+   * \brief An Any whose storage `fill(TVMFFIAny*)` writes in full (built in
+   *        place: a returned Any is filled where the caller keeps it).
+   */
+  template <typename F>
+  TVM_FFI_INLINE static Any FillAny(F&& fill) {
+    return Any(Any::FillTag{}, std::forward<F>(fill));
   }
   static Any MoveTVMFFIAnyToAny(TVMFFIAny* data) noexcept {
     Any any;

@@ -160,14 +160,8 @@ inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_inde
                                   int32_t type_depth, int32_t num_child_slots,
                                   bool child_slots_can_overflow, int32_t parent_type_index);
 
-/*! \brief The DecRef path after the last strong reference went away. */
-TVM_FFI_NOINLINE inline void ObjectDeleteSlow(TVMFFIObject* header, uint64_t count_before_sub) {
-  if (count_before_sub == kCombinedRefCountBothOne) {
-    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
-    if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskBoth);
-    return;
-  }
-  // Weak references remain: destroy now, free when the last weak one goes.
+/*! \brief ObjectDeleteSlow when weak references remain: destroy now, free with the last one. */
+TVM_FFI_NOINLINE inline void ObjectDeleteWithWeakRefs(TVMFFIObject* header) {
   TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
   if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskStrong);
   if (__atomic_fetch_sub(&header->combined_ref_count, kCombinedRefCountWeakOne,
@@ -175,6 +169,17 @@ TVM_FFI_NOINLINE inline void ObjectDeleteSlow(TVMFFIObject* header, uint64_t cou
     TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
     if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskWeak);
   }
+}
+
+/*! \brief The DecRef path after the last strong reference went away. */
+TVM_FFI_NOINLINE inline void ObjectDeleteSlow(TVMFFIObject* header, uint64_t count_before_sub) {
+  // The usual case, no weak references, is a tail call (no frame).
+  if (TVM_FFI_PREDICT_TRUE(count_before_sub == kCombinedRefCountBothOne)) {
+    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
+    if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskBoth);
+    return;
+  }
+  ObjectDeleteWithWeakRefs(header);
 }
 
 /*! \brief ABI IncRef on a raw header. */

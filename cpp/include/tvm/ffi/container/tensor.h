@@ -861,7 +861,7 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
     // Selects the pointer without a branch: obj + 24 for a Tensor, v_ptr for a DLTensor*.
     const char* base = reinterpret_cast<const char*>(src->v_ptr);
     const DLTensor* tensor = reinterpret_cast<const DLTensor*>(
-        base + (src->type_index == TypeIndex::kTVMFFITensor ? sizeof(TVMFFIObject) : 0));
+        base + (src->type_index == TypeIndex::kTVMFFIDLTensorPtr ? 0 : sizeof(TVMFFIObject)));
     return TensorView(*tensor, TensorView::Unchecked{});
   }
   TVM_FFI_INLINE static std::optional<TensorView> TryCastFromAnyView(const TVMFFIAny* src) {
