@@ -679,7 +679,7 @@ static void TestErrors(void) {
   CHECK(TVMFFIErrorCreate(&kind, &msg, NULL, NULL) != 0 && NoErrorRaised());
 
   trace = TVMFFIBacktrace("file.c", 12, "my_func", 0);
-  CHECK(trace != NULL && ByteArrayContains(*trace, "my_func (file.c:12)"));
+  CHECK(trace != NULL && ByteArrayContains(*trace, "File \"file.c\", line 12, in my_func"));
   trace = TVMFFIBacktrace(NULL, 0, NULL, 1);
   CHECK(trace != NULL && trace->data != NULL);
 

@@ -496,7 +496,15 @@ using TypeTraitsNoCR = TypeTraits<std::remove_const_t<std::remove_reference_t<T>
 template <typename T>
 inline constexpr bool use_default_type_traits_v = true;
 
-/*! \brief Common part of every enabled TypeTraits. */
+/*!
+ * \brief Common part of every enabled TypeTraits.
+ *
+ * The full specialisations in our headers declare TryCastFromAnyView as a
+ * member template (`template <typename = void>`): an inline function of a
+ * non-template class would instantiate its std::optional<T> result where the
+ * header is read, ~7 ms of compile time each for every file that includes
+ * it, whether or not it converts to T. Calls are written the same way.
+ */
 struct TypeTraitsBase {
   static constexpr bool convert_enabled = true;
   static constexpr bool storage_enabled = true;

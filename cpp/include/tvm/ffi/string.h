@@ -534,6 +534,7 @@ struct TypeTraits<String> : public TypeTraitsBase {
   TVM_FFI_INLINE static String MoveFromAnyAfterCheck(TVMFFIAny* src) {
     return String(details::BytesBaseCell::MoveFromAny(src));
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<String> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     if (src->type_index == TypeIndex::kTVMFFIRawStr && src->v_c_str != nullptr) {
@@ -567,6 +568,7 @@ struct TypeTraits<Bytes> : public TypeTraitsBase {
   TVM_FFI_INLINE static Bytes MoveFromAnyAfterCheck(TVMFFIAny* src) {
     return Bytes(details::BytesBaseCell::MoveFromAny(src));
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<Bytes> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     if (src->type_index == TypeIndex::kTVMFFIByteArrayPtr) {
@@ -610,6 +612,7 @@ struct TypeTraits<const char*> : public details::BorrowedStrTraitsBase {
     details::AnyStrView(src, &view);
     return view.data();
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<const char*> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
@@ -643,6 +646,7 @@ struct TypeTraits<std::string> : public details::BorrowedStrTraitsBase {
     details::AnyStrView(src, &view);
     return std::string(view);
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   static std::optional<std::string> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     // Bytes convert too, as upstream (std::string holds any bytes).
@@ -671,6 +675,7 @@ struct TypeTraits<std::string_view> : public details::BorrowedStrTraitsBase {
     details::AnyStrView(src, &view);
     return view;
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<std::string_view> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
@@ -697,6 +702,7 @@ struct TypeTraits<TVMFFIByteArray*> : public TypeTraitsBase {
   TVM_FFI_INLINE static TVMFFIByteArray* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     return static_cast<TVMFFIByteArray*>(src->v_ptr);
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<TVMFFIByteArray*> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;

@@ -44,6 +44,7 @@ struct TypeTraits<std::nullptr_t> : public TypeTraitsBase {
     return nullptr;
   }
   TVM_FFI_INLINE static std::nullptr_t MoveFromAnyAfterCheck(TVMFFIAny*) { return nullptr; }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<std::nullptr_t> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return nullptr;
     return std::nullopt;
@@ -139,6 +140,7 @@ struct TypeTraits<StrictBool> : public details::PODTraitsBase<StrictBool, TypeIn
   TVM_FFI_INLINE static StrictBool MoveFromAnyAfterCheck(TVMFFIAny* src) {
     return src->v_int64 != 0;
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<StrictBool> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIBool) return StrictBool(src->v_int64 != 0);
     return std::nullopt;
@@ -159,6 +161,7 @@ struct TypeTraits<bool> : public details::PODTraitsBase<bool, TypeIndex::kTVMFFI
     return src->v_int64 != 0;
   }
   TVM_FFI_INLINE static bool MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_int64 != 0; }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<bool> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIBool || src->type_index == TypeIndex::kTVMFFIInt) {
       return src->v_int64 != 0;
@@ -240,6 +243,7 @@ struct TypeTraits<void*> : public details::PODTraitsBase<void*, TypeIndex::kTVMF
     return src->v_ptr;
   }
   TVM_FFI_INLINE static void* MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_ptr; }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<void*> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIOpaquePtr) return src->v_ptr;
     if (src->type_index == TypeIndex::kTVMFFINone) return static_cast<void*>(nullptr);
@@ -264,6 +268,7 @@ struct TypeTraits<DLDevice> : public details::PODTraitsBase<DLDevice, TypeIndex:
     return src->v_device;
   }
   TVM_FFI_INLINE static DLDevice MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_device; }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<DLDevice> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIDevice) return src->v_device;
     // Text names a device, as upstream: "cpu", "cuda:3".
@@ -298,6 +303,7 @@ struct TypeTraits<DLTensor*>
   TVM_FFI_INLINE static DLTensor* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     return static_cast<DLTensor*>(src->v_ptr);
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<DLTensor*> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIDLTensorPtr) return static_cast<DLTensor*>(src->v_ptr);
     if (src->type_index == TypeIndex::kTVMFFITensor) return TVMFFITensorGetDLTensorPtr(src->v_obj);

@@ -316,6 +316,7 @@ struct TypeTraits<Shape> : public ObjectRefTypeTraitsBase<Shape> {
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
     return src->type_index == TypeIndex::kTVMFFIShape;
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   static std::optional<Shape> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     if (src->type_index == TypeIndex::kTVMFFIArray) return FromIntArray(src);
@@ -323,6 +324,7 @@ struct TypeTraits<Shape> : public ObjectRefTypeTraitsBase<Shape> {
   }
 
  private:
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   static std::optional<Shape> FromIntArray(const TVMFFIAny* src) {
     ObjectPtr<ShapeObj> p = details::MakeShapeFromIntSeq(src->v_obj);
     if (p == nullptr) return std::nullopt;

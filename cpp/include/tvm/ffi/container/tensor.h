@@ -818,6 +818,7 @@ struct TypeTraits<Tensor> : public ObjectRefTypeTraitsBase<Tensor> {
            (src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
             details::IsObjectInstance<TensorObj>(src->type_index));
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<Tensor> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
@@ -864,6 +865,7 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
         base + (src->type_index == TypeIndex::kTVMFFIDLTensorPtr ? 0 : sizeof(TVMFFIObject)));
     return TensorView(*tensor, TensorView::Unchecked{});
   }
+  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<TensorView> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
