@@ -255,18 +255,16 @@ bool ReadEncoded(const uint8_t** p, const uint8_t* end, uint8_t enc, uintptr_t* 
 }
 
 // Is this type_info tvm::ffi::Error's? Copies of it in other libraries are
-// matched by name, as the C++ runtime itself does, after checking that the
-// object is a C++ class type_info at all (same vtable as ours).
+// matched by mangled name, as the C++ runtime itself does. The name is read
+// with the non-virtual type_info::name(), so a type_info made by another copy
+// of the C++ runtime (a library or executable linked with -static-libstdc++,
+// whose type_info vtables are its own) is matched too.
 bool IsErrorTypeInfo(uintptr_t addr) {
   const std::type_info& mine = typeid(::tvm::ffi::Error);
   if (addr == reinterpret_cast<uintptr_t>(&mine)) return true;
-  const void* vptr;
-  const void* my_vptr;
-  std::memcpy(&vptr, reinterpret_cast<const void*>(addr), sizeof(vptr));
-  std::memcpy(&my_vptr, static_cast<const void*>(&mine), sizeof(my_vptr));
-  if (vptr != my_vptr) return false;
   const char* name = reinterpret_cast<const std::type_info*>(addr)->name();
   const char* my_name = mine.name();
+  if (name == nullptr) return false;
   if (*name == '*') ++name;
   if (*my_name == '*') ++my_name;
   return std::strcmp(name, my_name) == 0;
