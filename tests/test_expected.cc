@@ -71,6 +71,39 @@ TEST_CASE("Expected of object types and moves", "[expected]") {
   CHECK_FALSE(none.value().has_value());
 }
 
+namespace {
+__attribute__((noinline)) Expected<int> FailingExpected() {
+  return Unexpected(Error("ValueError", "failed", ""));
+}
+}  // namespace
+
+// value() && used to move the error out before throwing; at -O3 GCC 12/13
+// dropped the store that emptied the Expected, and its destructor, run by
+// the unwinder, released a cleared pointer (SIGSEGV in Release builds).
+TEST_CASE("value() of an error at -O3: the Expected unwinds cleanly", "[expected]") {
+  int caught = 0;
+  try {
+    Expected<int> e = FailingExpected();
+    std::move(e).value();
+  } catch (const Error& err) {
+    caught += err.kind() == "ValueError";
+  }
+  try {
+    Expected<int> e = FailingExpected();
+    (void)e.value();
+  } catch (const Error& err) {
+    caught += err.message() == "failed";
+  }
+  CHECK(caught == 2);
+  // The thrown error is the held one: the same object, still held by e.
+  Expected<int> e = FailingExpected();
+  try {
+    (void)std::move(e).value();
+  } catch (const Error& err) {
+    CHECK(err.same_as(e.error()));
+  }
+}
+
 TEST_CASE("Expected<void>", "[expected]") {
   Expected<void> ok;
   CHECK(ok.is_ok());
