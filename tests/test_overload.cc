@@ -137,7 +137,8 @@ std::string TypeErrorOf(const std::function<void()>& call) {
 
 TEST_CASE("OverloadObjectDef: constructors dispatch on the arguments", "[overload]") {
   Function init = refl::GetMethod(kGauge, "__ffi_init__");
-  const GaugeObj* a = init(int64_t(3)).cast<ObjectRef>().as<GaugeObj>();
+  ObjectRef a_ref = init(int64_t(3)).cast<ObjectRef>();  // keeps the object alive
+  const GaugeObj* a = a_ref.as<GaugeObj>();
   REQUIRE(a != nullptr);
   CHECK(a->kind == GaugeObj::Kind::kInt);
   CHECK(a->i == 3);

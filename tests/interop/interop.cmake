@@ -52,6 +52,11 @@ add_test(NAME interop_load_failures COMMAND ${CMAKE_COMMAND}
   -DEXPECT_RC=0
   "-DEXPECT_REGEX=test_interop load_failures: [0-9]+ checks, 0 failed.*tvmffi: cannot register built-in global `interop.dup`: [^\n]*already registered.*tvmffi: static initialisation at [^\n]*dup_global_lib.cc:[0-9]+ failed: RuntimeError: Global function `ffi.String` is already registered"
   -P ${_run_expect})
+if(TVMFFI_SANITIZE)
+  # See lsan_two_runtimes.supp: LSan's TLS scan crashes in this process.
+  set_tests_properties(interop_load_failures PROPERTIES ENVIRONMENT
+    "LSAN_OPTIONS=use_tls=0:suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan_two_runtimes.supp")
+endif()
 
 # Portable by default: what our headers put into a kernel library imports only
 # the standard TVM-FFI 0.1 C symbols (runtime/standard_symbols.txt).
