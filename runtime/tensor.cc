@@ -516,16 +516,11 @@ M* Export(TVMFFIObject* obj) {
 
 }  // namespace
 
-}  // namespace rt
-}  // namespace tvmffi
-
-using namespace tvmffi::rt;
-
-extern "C" {
-
-int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_alignment,
-                           int32_t require_contiguous, TVMFFIObjectHandle* out) {
-  const char* api = "TVMFFITensorFromDLPack";
+// Both DLPack imports: the plain layout without requirements takes the
+// fast path; anything else (and every refusal) goes through ImportEntry.
+template <typename Managed>
+inline int ImportFromDLPack(Managed* from, int32_t require_alignment, int32_t require_contiguous,
+                            TVMFFIObjectHandle* out, const char* api) {
   if (TVMFFI_RT_UNLIKELY(from == nullptr || out == nullptr || require_alignment > 0 ||
                          require_contiguous != 0)) {
     return ImportEntry(from, require_alignment, require_contiguous, out, api);
@@ -537,17 +532,23 @@ int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_alignment,
   return 0;
 }
 
+}  // namespace rt
+}  // namespace tvmffi
+
+using namespace tvmffi::rt;
+
+extern "C" {
+
+int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_alignment,
+                           int32_t require_contiguous, TVMFFIObjectHandle* out) {
+  return ImportFromDLPack(from, require_alignment, require_contiguous, out,
+                          "TVMFFITensorFromDLPack");
+}
+
 int TVMFFITensorFromDLPackVersioned(DLManagedTensorVersioned* from, int32_t require_alignment,
                                     int32_t require_contiguous, TVMFFIObjectHandle* out) {
-  const char* api = "TVMFFITensorFromDLPackVersioned";
-  if (TVMFFI_RT_UNLIKELY(from == nullptr || out == nullptr || require_alignment > 0 ||
-                         require_contiguous != 0)) {
-    return ImportEntry(from, require_alignment, require_contiguous, out, api);
-  }
-  TVMFFIObject* obj = TryImportPlain(from);
-  if (TVMFFI_RT_UNLIKELY(obj == nullptr)) return ImportEntry(from, 0, 0, out, api);
-  *out = obj;
-  return 0;
+  return ImportFromDLPack(from, require_alignment, require_contiguous, out,
+                          "TVMFFITensorFromDLPackVersioned");
 }
 
 // Here rather than in env.cc (which keeps the allocator state): the import
