@@ -386,11 +386,10 @@ inline void ValidateImport(const DLTensor& t, int32_t require_alignment, int32_t
   if (require_contiguous != 0 && !IsContiguous(t)) ThrowNotContiguous(api);
 }
 
-// Fill a new tensor object that takes over `from` (already validated).
+// The tensor object t becomes `from`'s: its DLTensor, origin, flags and owner.
 template <typename M>
-TVMFFIObject* FillImported(TensorObject* t, M* from, bool fill_strides) {
-  const DLTensor& src = from->dl_tensor;
-  DLOf(t) = src;
+inline __attribute__((always_inline)) void TakeOver(TensorObject* t, M* from) {
+  DLOf(t) = from->dl_tensor;
   if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
     t->origin = TensorOrigin::kVersionedDLPack;
     t->flags = from->flags;
@@ -399,6 +398,13 @@ TVMFFIObject* FillImported(TensorObject* t, M* from, bool fill_strides) {
     t->flags = 0;
   }
   t->owner = from;
+}
+
+// Fill a new tensor object that takes over `from` (already validated).
+template <typename M>
+TVMFFIObject* FillImported(TensorObject* t, M* from, bool fill_strides) {
+  const DLTensor& src = from->dl_tensor;
+  TakeOver(t, from);
   if (fill_strides) {
     t->strides = TailOf(t);
     FillCompactStrides(src.shape, src.ndim, t->strides);
@@ -428,15 +434,7 @@ inline __attribute__((always_inline)) TVMFFIObject* TryImportPlain(M* from) {
     tl_pool.slot = t;  // back: PopPooled left the slot empty
     return nullptr;
   }
-  DLOf(t) = src;
-  if constexpr (std::is_same_v<M, DLManagedTensorVersioned>) {
-    t->origin = TensorOrigin::kVersionedDLPack;
-    t->flags = from->flags;
-  } else {
-    t->origin = TensorOrigin::kLegacyDLPack;
-    t->flags = 0;
-  }
-  t->owner = from;
+  TakeOver(t, from);
   if (NeedsStrides(src)) t->strides = TailOf(t);  // filled by the check
   return HeaderOf(t);
 }
