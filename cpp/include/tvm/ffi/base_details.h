@@ -142,6 +142,14 @@ namespace details {
 template <typename...>
 inline constexpr bool always_false_v = false;
 
+/*! \brief T, in a context where template argument deduction does not look (std::type_identity_t). */
+template <typename T>
+struct TypeIdentityOf {
+  using type = T;
+};
+template <typename T>
+using TypeIdentity = typename TypeIdentityOf<T>::type;
+
 /*!
  * \brief Report a failed TVM_FFI_STATIC_INIT_BLOCK, once: to the runtime's list
  *        of load failures when it keeps one (tvmffi's `ffi.LoadFailures`, fed

@@ -80,8 +80,8 @@ struct TypeTraits<DLDataType>
     return src->v_dtype;
   }
   TVM_FFI_INLINE static DLDataType MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_dtype; }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  static std::optional<DLDataType> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = DLDataType>  // lazy std::optional: see TypeTraitsBase
+  static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIDataType) return src->v_dtype;
     std::string_view text;
     if (details::AnyStrView(src, &text)) {

@@ -89,22 +89,28 @@ class Error : public ObjectRef, public std::exception {
    *        context object (either may be std::nullopt); the error holds a
    *        reference to each.
    */
+  // Templates with non-deduced parameters: the std::optional types are then
+  // instantiated only by files that use this (compile weight).
+  template <typename CauseT = Error, typename ContextT = ObjectRef>
   Error(std::string_view kind, std::string_view message, std::string_view backtrace,
-        std::optional<Error> cause_chain, std::optional<ObjectRef> extra_context)
+        std::optional<details::TypeIdentity<CauseT>> cause_chain,
+        std::optional<details::TypeIdentity<ContextT>> extra_context)
       : ObjectRef(Create(kind, message, backtrace,
                          ObjectUnsafeHandle(cause_chain), ObjectUnsafeHandle(extra_context))) {}
 
   /*! \return The error that caused this one, if recorded. */
-  std::optional<Error> cause_chain() const {
+  template <typename CauseT = Error>
+  std::optional<CauseT> cause_chain() const {
     if (cell()->cause_chain == nullptr) return std::nullopt;
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<Error>(
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<CauseT>(
         details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
             static_cast<TVMFFIObject*>(cell()->cause_chain)));
   }
   /*! \return The extra context object, if recorded. */
-  std::optional<ObjectRef> extra_context() const {
+  template <typename ContextT = ObjectRef>
+  std::optional<ContextT> extra_context() const {
     if (cell()->extra_context == nullptr) return std::nullopt;
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<ContextT>(
         details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
             static_cast<TVMFFIObject*>(cell()->extra_context)));
   }
@@ -476,8 +482,8 @@ TVM_FFI_NOINLINE TVM_FFI_COLD std::string CheckValuesToString(const X& x, const 
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #endif
 #define TVM_FFI_DEFINE_CHECK_OP_(Name, Op)                                                   \
-  template <typename X, typename Y>                                                          \
-  TVM_FFI_INLINE std::optional<std::string> LogCheck##Name(const X& x, const Y& y) {         \
+  template <typename X, typename Y, typename Str = std::string>                             \
+  TVM_FFI_INLINE std::optional<Str> LogCheck##Name(const X& x, const Y& y) {                 \
     if (TVM_FFI_PREDICT_TRUE(x Op y)) return std::nullopt;                                   \
     return CheckValuesToString(x, y);                                                        \
   }

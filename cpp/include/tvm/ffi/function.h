@@ -415,12 +415,13 @@ class Function : public ObjectRef {
    * \note Goes through the standard global `ffi.FunctionListGlobalNamesFunctor`
    *       (f(-1) is the count, f(i) the i-th name), as RemoveGlobal does.
    */
-  static std::vector<String> ListGlobalNames() {
+  template <typename Name = String>  // a template: vector instantiated only if used
+  static std::vector<Name> ListGlobalNames() {
     Function names = GetGlobalRequired("ffi.FunctionListGlobalNamesFunctor")().cast<Function>();
     int64_t n = names(-1).cast<int64_t>();
-    std::vector<String> out;
+    std::vector<Name> out;
     out.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) out.push_back(names(i).cast<String>());
+    for (int64_t i = 0; i < n; ++i) out.push_back(names(i).template cast<Name>());
     return out;
   }
 

@@ -500,10 +500,12 @@ inline constexpr bool use_default_type_traits_v = true;
  * \brief Common part of every enabled TypeTraits.
  *
  * The full specialisations in our headers declare TryCastFromAnyView as a
- * member template (`template <typename = void>`): an inline function of a
- * non-template class would instantiate its std::optional<T> result where the
- * header is read, ~7 ms of compile time each for every file that includes
- * it, whether or not it converts to T. Calls are written the same way.
+ * member template whose result depends on its parameter
+ * (`template <typename LazyT_ = T> std::optional<LazyT_> ...`): with a
+ * non-dependent std::optional<T> result the compiler instantiates that
+ * optional where the header is read (its return statements convert to it),
+ * ~7 ms of compile time each for every file that includes it, whether or not
+ * it converts to T. Calls are written the same way.
  */
 struct TypeTraitsBase {
   static constexpr bool convert_enabled = true;

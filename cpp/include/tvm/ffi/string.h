@@ -283,8 +283,9 @@ class String {
    *        pieces, empty ones included ("" gives one empty piece).
    * \return Views into this string's characters, valid while it lives.
    */
-  std::vector<std::string_view> Split(char delim) const {
-    std::vector<std::string_view> parts;
+  template <typename Part = std::string_view>  // a template: vector instantiated only if used
+  std::vector<Part> Split(char delim) const {
+    std::vector<Part> parts;
     std::string_view rest(data(), size());
     for (size_t at; (at = rest.find(delim)) != std::string_view::npos; rest.remove_prefix(at + 1)) {
       parts.push_back(rest.substr(0, at));
@@ -534,8 +535,8 @@ struct TypeTraits<String> : public TypeTraitsBase {
   TVM_FFI_INLINE static String MoveFromAnyAfterCheck(TVMFFIAny* src) {
     return String(details::BytesBaseCell::MoveFromAny(src));
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<String> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = String>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     if (src->type_index == TypeIndex::kTVMFFIRawStr && src->v_c_str != nullptr) {
       return String(src->v_c_str);
@@ -568,8 +569,8 @@ struct TypeTraits<Bytes> : public TypeTraitsBase {
   TVM_FFI_INLINE static Bytes MoveFromAnyAfterCheck(TVMFFIAny* src) {
     return Bytes(details::BytesBaseCell::MoveFromAny(src));
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<Bytes> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = Bytes>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     if (src->type_index == TypeIndex::kTVMFFIByteArrayPtr) {
       // A NULL array, or NULL data with a size, is not bytes (the cast fails).
@@ -612,8 +613,8 @@ struct TypeTraits<const char*> : public details::BorrowedStrTraitsBase {
     details::AnyStrView(src, &view);
     return view.data();
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<const char*> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = const char*>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
   }
@@ -646,12 +647,14 @@ struct TypeTraits<std::string> : public details::BorrowedStrTraitsBase {
     details::AnyStrView(src, &view);
     return std::string(view);
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  static std::optional<std::string> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = std::string>  // lazy std::optional: see TypeTraitsBase
+  static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     // Bytes convert too, as upstream (std::string holds any bytes).
-    if (std::optional<Bytes> bytes = TypeTraits<Bytes>::TryCastFromAnyView(src)) {
-      return std::string(bytes->data(), bytes->size());
+    std::string_view bytes;
+    int32_t klass;
+    if (details::StringLikeView(src, &bytes, &klass) && klass == TypeIndex::kTVMFFIBytes) {
+      return std::string(bytes);
     }
     return std::nullopt;
   }
@@ -675,8 +678,8 @@ struct TypeTraits<std::string_view> : public details::BorrowedStrTraitsBase {
     details::AnyStrView(src, &view);
     return view;
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<std::string_view> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = std::string_view>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
   }
@@ -702,8 +705,8 @@ struct TypeTraits<TVMFFIByteArray*> : public TypeTraitsBase {
   TVM_FFI_INLINE static TVMFFIByteArray* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     return static_cast<TVMFFIByteArray*>(src->v_ptr);
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<TVMFFIByteArray*> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = TVMFFIByteArray*>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
   }

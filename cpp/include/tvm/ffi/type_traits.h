@@ -44,8 +44,8 @@ struct TypeTraits<std::nullptr_t> : public TypeTraitsBase {
     return nullptr;
   }
   TVM_FFI_INLINE static std::nullptr_t MoveFromAnyAfterCheck(TVMFFIAny*) { return nullptr; }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<std::nullptr_t> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = std::nullptr_t>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return nullptr;
     return std::nullopt;
   }
@@ -66,7 +66,8 @@ TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noex
  *        cpu, cuda, opencl, vulkan, metal/mps, vpi, rocm, ext_dev, hexagon,
  *        wgpu/webgpu, maia, trn.
  */
-inline std::optional<DLDevice> DeviceFromString(std::string_view text) {
+template <typename Device = DLDevice>  // a template: std::optional instantiated only if used
+std::optional<Device> DeviceFromString(std::string_view text) {
   text = text.substr(0, text.find(' '));
   size_t colon = text.find(':');
   std::string_view name = text.substr(0, colon);
@@ -94,7 +95,7 @@ inline std::optional<DLDevice> DeviceFromString(std::string_view text) {
       if (id > INT32_MAX) return std::nullopt;
     }
   }
-  return DLDevice{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
+  return Device{static_cast<DLDeviceType>(type), static_cast<int32_t>(id)};
 }
 
 /*! \brief The OverflowError of storing an unsigned value above INT64_MAX (cold). */
@@ -140,8 +141,8 @@ struct TypeTraits<StrictBool> : public details::PODTraitsBase<StrictBool, TypeIn
   TVM_FFI_INLINE static StrictBool MoveFromAnyAfterCheck(TVMFFIAny* src) {
     return src->v_int64 != 0;
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<StrictBool> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = StrictBool>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIBool) return StrictBool(src->v_int64 != 0);
     return std::nullopt;
   }
@@ -161,8 +162,8 @@ struct TypeTraits<bool> : public details::PODTraitsBase<bool, TypeIndex::kTVMFFI
     return src->v_int64 != 0;
   }
   TVM_FFI_INLINE static bool MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_int64 != 0; }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<bool> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = bool>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIBool || src->type_index == TypeIndex::kTVMFFIInt) {
       return src->v_int64 != 0;
     }
@@ -243,8 +244,8 @@ struct TypeTraits<void*> : public details::PODTraitsBase<void*, TypeIndex::kTVMF
     return src->v_ptr;
   }
   TVM_FFI_INLINE static void* MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_ptr; }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<void*> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = void*>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIOpaquePtr) return src->v_ptr;
     if (src->type_index == TypeIndex::kTVMFFINone) return static_cast<void*>(nullptr);
     return std::nullopt;
@@ -268,12 +269,12 @@ struct TypeTraits<DLDevice> : public details::PODTraitsBase<DLDevice, TypeIndex:
     return src->v_device;
   }
   TVM_FFI_INLINE static DLDevice MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_device; }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<DLDevice> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = DLDevice>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIDevice) return src->v_device;
     // Text names a device, as upstream: "cpu", "cuda:3".
     std::string_view text;
-    if (details::AnyStrView(src, &text)) return details::DeviceFromString(text);
+    if (details::AnyStrView(src, &text)) return details::DeviceFromString<LazyT_>(text);
     return std::nullopt;
   }
   static std::string TypeStr() { return StaticTypeKey::kTVMFFIDevice; }
@@ -303,8 +304,8 @@ struct TypeTraits<DLTensor*>
   TVM_FFI_INLINE static DLTensor* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     return static_cast<DLTensor*>(src->v_ptr);
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<DLTensor*> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = DLTensor*>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIDLTensorPtr) return static_cast<DLTensor*>(src->v_ptr);
     if (src->type_index == TypeIndex::kTVMFFITensor) return TVMFFITensorGetDLTensorPtr(src->v_obj);
     return std::nullopt;

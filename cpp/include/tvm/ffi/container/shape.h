@@ -46,8 +46,12 @@ class ShapeView {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-  /*! \brief View the elements of a vector (valid while it is unchanged). */
-  ShapeView(const std::vector<int64_t>& values) noexcept  // NOLINT(*)
+  /*!
+   * \brief View the elements of a vector (valid while it is unchanged).
+   *        A template so that std::vector<int64_t> is instantiated only where used.
+   */
+  template <typename Alloc>
+  ShapeView(const std::vector<int64_t, Alloc>& values) noexcept  // NOLINT(*)
       : data_(values.data()), size_(values.size()) {}
 
   /*! \return The first extent (may be NULL when empty). */
@@ -241,8 +245,9 @@ class Shape : public ObjectRef {
   /*! \brief Copy a braced list: `Shape{2, 3}`. */
   Shape(std::initializer_list<int64_t> values)  // NOLINT(*)
       : Shape(values.begin(), values.end()) {}
-  /*! \brief Copy a vector. */
-  Shape(const std::vector<int64_t>& values)  // NOLINT(*)
+  /*! \brief Copy a vector (a template: see ShapeView's). */
+  template <typename Alloc>
+  Shape(const std::vector<int64_t, Alloc>& values)  // NOLINT(*)
       : Shape(values.begin(), values.end()) {}
   /*! \brief Copy a view. */
   Shape(ShapeView view)  // NOLINT(*)
@@ -263,7 +268,10 @@ class Shape : public ObjectRef {
   /*! \brief Borrow as a view (valid while this Shape lives). */
   operator ShapeView() const noexcept { return ShapeView(data(), size()); }  // NOLINT(*)
   /*! \return A copy of the extents. */
-  explicit operator std::vector<int64_t>() const { return std::vector<int64_t>(begin(), end()); }
+  template <typename Alloc = std::allocator<int64_t>>
+  explicit operator std::vector<int64_t, Alloc>() const {
+    return std::vector<int64_t, Alloc>(begin(), end());
+  }
 
   const int64_t* data() const noexcept { return get()->data; }
   size_t size() const noexcept { return get()->size; }
@@ -316,16 +324,16 @@ struct TypeTraits<Shape> : public ObjectRefTypeTraitsBase<Shape> {
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
     return src->type_index == TypeIndex::kTVMFFIShape;
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  static std::optional<Shape> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = Shape>  // lazy std::optional: see TypeTraitsBase
+  static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
-    if (src->type_index == TypeIndex::kTVMFFIArray) return FromIntArray(src);
+    if (src->type_index == TypeIndex::kTVMFFIArray) return FromIntArray<LazyT_>(src);
     return std::nullopt;
   }
 
  private:
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  static std::optional<Shape> FromIntArray(const TVMFFIAny* src) {
+  template <typename LazyT_ = Shape>  // lazy std::optional: see TypeTraitsBase
+  static std::optional<LazyT_> FromIntArray(const TVMFFIAny* src) {
     ObjectPtr<ShapeObj> p = details::MakeShapeFromIntSeq(src->v_obj);
     if (p == nullptr) return std::nullopt;
     return Shape(std::move(p));

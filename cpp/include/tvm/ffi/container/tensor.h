@@ -818,8 +818,8 @@ struct TypeTraits<Tensor> : public ObjectRefTypeTraitsBase<Tensor> {
            (src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
             details::IsObjectInstance<TensorObj>(src->type_index));
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<Tensor> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = Tensor>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
   }
@@ -865,8 +865,8 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
         base + (src->type_index == TypeIndex::kTVMFFIDLTensorPtr ? 0 : sizeof(TVMFFIObject)));
     return TensorView(*tensor, TensorView::Unchecked{});
   }
-  template <typename = void>  // lazy std::optional<T>: see TypeTraitsBase
-  TVM_FFI_INLINE static std::optional<TensorView> TryCastFromAnyView(const TVMFFIAny* src) {
+  template <typename LazyT_ = TensorView>  // lazy std::optional: see TypeTraitsBase
+  TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
   }
