@@ -861,6 +861,19 @@ TEST_CASE("typed functions accept every tensor parameter form", "[tensor]") {
   REQUIRE_FFI_ERROR(by_view(static_cast<DLTensor*>(nullptr)), "TypeError",
                     "but got `None (a NULL DLTensor*)`");
   REQUIRE_FFI_ERROR(by_view(nullptr), "TypeError", "but got `None`");
+
+  // Several views: the fast path checks and reads each argument in one step
+  // and stops at the first that is not a tensor; that one is reported.
+  Function three = Function::FromTyped([](TensorView a, TensorView b, TensorView c) {
+    return a.numel() + b.numel() * 100 + c.numel() * 10000;
+  });
+  CHECK(three(t, raw_ptr, view).cast<int64_t>() == 10 + 1000 + 100000);
+  REQUIRE_FFI_ERROR(three(t, static_cast<DLTensor*>(nullptr), 1), "TypeError",
+                    "Mismatched type on argument #1 when calling: "
+                    "`(0: DLTensor*, 1: DLTensor*, 2: DLTensor*) -> int`. "
+                    "Expected `DLTensor*` but got `None (a NULL DLTensor*)`");
+  REQUIRE_FFI_ERROR(three(t, view, "x"), "TypeError",
+                    "Mismatched type on argument #2");
 }
 
 TEST_CASE("typed functions: Optional<Tensor> and Optional<TensorView>", "[tensor]") {

@@ -42,6 +42,18 @@ template <typename T>
                            << TypeTraits<T>::TypeStr() << "`";
 }
 
+/*!
+ * \brief cast<T>() of a value that is not strictly a T: converted, or the
+ *        TypeError. Out of line so that the strict test inlined at the call
+ *        site is one compare.
+ */
+template <typename T>
+TVM_FFI_NOINLINE T CastWithConversion(const TVMFFIAny* src) {
+  std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(src);
+  if (TVM_FFI_PREDICT_FALSE(!value.has_value())) ThrowCannotConvert<T>(src);
+  return *std::move(value);
+}
+
 /*! \brief as_or_throw's TypeError: "Cannot treat type `found` as type `target`" (cold). */
 [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowCannotTreatAs(const std::string& found,
                                                                          const std::string& target) {
@@ -271,7 +283,10 @@ class Any {
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T cast() && {
     if constexpr (TypeTraits<T>::storage_enabled) {
-      if (TypeTraits<T>::CheckAnyStrict(&data_)) return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
+      if (TVM_FFI_PREDICT_TRUE(TypeTraits<T>::CheckAnyStrict(&data_))) {
+        return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
+      }
+      return details::CastWithConversion<T>(&data_);
     }
     std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(&data_);
     if (TVM_FFI_PREDICT_FALSE(!value.has_value())) details::ThrowCannotConvert<T>(&data_);

@@ -58,10 +58,48 @@ inline constexpr bool kRetConvertible =
     std::is_void_v<T> || std::is_same_v<remove_cvref_t<T>, Any> ||
     TypeTraits<remove_cvref_t<T>>::convert_enabled;
 
+/*!
+ * \brief Whether TypeTraits<U> checks and reads a strict argument in one step:
+ *        `StrictPeek(arg)` returns a non-null handle when arg is strictly a U
+ *        (null otherwise) and `FromPeek(handle)` makes the U. The fast call path
+ *        then decides and reads each argument once (TensorView: the DLTensor).
+ */
+template <typename U, typename = void>
+struct StrictPeekOf {
+  static constexpr bool value = false;
+  using Slot = const TVMFFIAny*;
+};
+template <typename U>
+struct StrictPeekOf<U, std::void_t<decltype(TypeTraits<U>::StrictPeek(nullptr))>> {
+  static constexpr bool value = true;
+  using Slot = decltype(TypeTraits<U>::StrictPeek(nullptr));
+};
+template <typename U>
+inline constexpr bool kHasStrictPeek = StrictPeekOf<U>::value;
+
 /*! \brief Conversion of one argument (declared type T) from the packed view. */
 template <typename T>
 struct ArgConverter {
   using U = remove_cvref_t<T>;
+  /*! \brief What the fast path keeps of a strict argument: the peeked handle, or the cell. */
+  using Slot = typename StrictPeekOf<U>::Slot;
+  /*! \return Whether arg is strictly a U; if so, *slot is what FromSlot needs. */
+  TVM_FFI_INLINE static bool Fetch(const TVMFFIAny* arg, Slot* slot) {
+    if constexpr (kHasStrictPeek<U>) {
+      *slot = TypeTraits<U>::StrictPeek(arg);
+      return *slot != nullptr;
+    } else {
+      *slot = arg;
+      return Strict(arg);
+    }
+  }
+  TVM_FFI_INLINE static U FromSlot(Slot slot) {
+    if constexpr (kHasStrictPeek<U>) {
+      return TypeTraits<U>::FromPeek(slot);
+    } else {
+      return FromStrict(slot);
+    }
+  }
   TVM_FFI_INLINE static bool Strict(const TVMFFIAny* arg) {
     if constexpr (std::is_same_v<U, AnyView> || std::is_same_v<U, Any>) {
       return true;
@@ -171,12 +209,22 @@ struct FuncFunctorImpl {
   TVM_FFI_INLINE static void UnpackImpl(std::index_sequence<Is...>, const char* name, F& f,
                                         [[maybe_unused]] const TVMFFIAny* args,
                                         [[maybe_unused]] Any* rv) {
-    if (TVM_FFI_PREDICT_TRUE((ArgConverter<Args>::Strict(args + Is) && ...))) {
+    // Each argument is checked and read in one step, left to right, stopping
+    // at the first that is not strictly its declared type.
+    ArgPack<std::index_sequence<Is...>, typename ArgConverter<Args>::Slot...> slots;
+    if (TVM_FFI_PREDICT_TRUE((ArgConverter<Args>::Fetch(
+                                  args + Is, &static_cast<ArgSlot<Is, typename ArgConverter<Args>::Slot>&>(
+                                                  slots)
+                                                  .value) &&
+                              ...))) {
       // Fast path: every argument already has the declared type.
       if constexpr (std::is_void_v<R>) {
-        f(ArgConverter<Args>::FromStrict(args + Is)...);
+        f(ArgConverter<Args>::FromSlot(
+            static_cast<ArgSlot<Is, typename ArgConverter<Args>::Slot>&>(slots).value)...);
       } else {
-        StoreResult<R>(rv, f(ArgConverter<Args>::FromStrict(args + Is)...));
+        StoreResult<R>(rv, f(ArgConverter<Args>::FromSlot(
+                               static_cast<ArgSlot<Is, typename ArgConverter<Args>::Slot>&>(slots)
+                                   .value)...));
       }
     } else {
       CallWithConversion(std::index_sequence<Is...>{}, name, f, args, rv);

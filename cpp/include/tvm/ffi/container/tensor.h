@@ -414,7 +414,7 @@ class Tensor : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Tensor, ObjectRef, TensorObj);
 
   /*! \return The address of the first element (data + byte_offset on direct-address devices). */
-  void* data_ptr() const { return details::DataPtrOf(dl()); }
+  TVM_FFI_INLINE void* data_ptr() const { return details::DataPtrOf(dl()); }
   /*! \return The device. */
   DLDevice device() const { return dl().device; }
   /*! \return The number of dimensions. */
@@ -693,7 +693,7 @@ class TensorView {
   TensorView& operator=(Tensor&& tensor) = delete;
 
   /*! \return The address of the first element (data + byte_offset on direct-address devices). */
-  void* data_ptr() const noexcept { return details::DataPtrOf(tensor_); }
+  TVM_FFI_INLINE void* data_ptr() const noexcept { return details::DataPtrOf(tensor_); }
   DLDevice device() const noexcept { return tensor_.device; }
   int32_t ndim() const noexcept { return tensor_.ndim; }
   /*! \return The number of dimensions (at::Tensor spelling). */
@@ -857,6 +857,24 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
     return (src->type_index == TypeIndex::kTVMFFIDLTensorPtr && src->v_ptr != nullptr) ||
            src->type_index == TypeIndex::kTVMFFITensor;
+  }
+  /*!
+   * \return The DLTensor a strict argument views (a non-NULL DLTensor*, or the
+   *         one inside an ffi.Tensor); NULL otherwise. The typed call path's
+   *         check and read in one step (see details::ArgConverter).
+   */
+  TVM_FFI_INLINE static const DLTensor* StrictPeek(const TVMFFIAny* src) {
+    if (src->type_index == TypeIndex::kTVMFFIDLTensorPtr) {
+      return static_cast<const DLTensor*>(src->v_ptr);
+    }
+    if (src->type_index == TypeIndex::kTVMFFITensor) {
+      return reinterpret_cast<const DLTensor*>(static_cast<const char*>(src->v_ptr) +
+                                               sizeof(TVMFFIObject));
+    }
+    return nullptr;
+  }
+  TVM_FFI_INLINE static TensorView FromPeek(const DLTensor* tensor) {
+    return TensorView(*tensor, TensorView::Unchecked{});
   }
   TVM_FFI_INLINE static TensorView CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     // Selects the pointer without a branch: obj + 24 for a Tensor, v_ptr for a DLTensor*.
