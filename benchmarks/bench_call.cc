@@ -159,19 +159,8 @@ int main() {
   rows[0].ns = floor_ns;
   std::printf("floor samples (ns):");
   for (double f : floors) std::printf(" %.2f", f);
-  std::printf("\n%-50s %10s %9s %8s\n", "case", "ns/op", "ratio", "target");
-  int missed = 0;
-  for (const Row& row : rows) {
-    double ratio = row.ns / floor_ns;
-    if (row.target > 0) {
-      bool ok = ratio <= row.target;
-      missed += ok ? 0 : 1;
-      std::printf("%-50s %10.2f %9.2f    <= %-5g %s\n", row.name.c_str(), row.ns, ratio,
-                  row.target, ok ? "ok" : "MISS");
-    } else {
-      std::printf("%-50s %10.2f %9.2f %8s\n", row.name.c_str(), row.ns, ratio, "-");
-    }
-  }
+  std::printf("\n");
+  int missed = PrintRows(rows, floor_ns, 50);
   std::printf("%d case(s) over target\n", missed);
   return 0;
 }

@@ -174,19 +174,7 @@ int main() {
                   1.5});
   TVMFFIEnvSetStream(kDLCUDA, 0, nullptr, nullptr);
 
-  std::printf("%-55s %10s %9s %8s\n", "case", "ns/op", "ratio", "target");
-  int missed = 0;
-  for (const Row& row : rows) {
-    double ratio = row.ns / floor_ns;
-    if (row.target > 0) {
-      bool ok = ratio <= row.target;
-      missed += ok ? 0 : 1;
-      std::printf("%-55s %10.2f %9.2f    <= %-5g %s\n", row.name.c_str(), row.ns, ratio,
-                  row.target, ok ? "ok" : "MISS");
-    } else {
-      std::printf("%-55s %10.2f %9.2f %8s\n", row.name.c_str(), row.ns, ratio, "-");
-    }
-  }
+  int missed = PrintRows(rows, floor_ns, 55);
   std::printf("%d case(s) over target (DLPack deleter ran %lld times)\n", missed,
               static_cast<long long>(g_deleted));
   return 0;

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 namespace bench {
 
@@ -62,6 +64,25 @@ struct Row {
   double ns;
   double target;  // max ratio to the floor; <= 0: informational
 };
+
+// Print the table (name column `width` wide): ns/op, ratio to the floor and,
+// for rows with a target, ok or MISS. Returns how many rows missed.
+inline int PrintRows(const std::vector<Row>& rows, double floor_ns, int width) {
+  std::printf("%-*s %10s %9s %8s\n", width, "case", "ns/op", "ratio", "target");
+  int missed = 0;
+  for (const Row& row : rows) {
+    double ratio = row.ns / floor_ns;
+    if (row.target > 0) {
+      bool ok = ratio <= row.target;
+      missed += ok ? 0 : 1;
+      std::printf("%-*s %10.2f %9.2f    <= %-5g %s\n", width, row.name.c_str(), row.ns, ratio,
+                  row.target, ok ? "ok" : "MISS");
+    } else {
+      std::printf("%-*s %10.2f %9.2f %8s\n", width, row.name.c_str(), row.ns, ratio, "-");
+    }
+  }
+  return missed;
+}
 
 }  // namespace bench
 
