@@ -189,6 +189,14 @@ TVM_FFI_INLINE void HeaderIncRef(TVMFFIObject* header) noexcept {
 
 /*! \brief ABI DecRef on a raw header. */
 TVM_FFI_INLINE void HeaderDecRef(TVMFFIObject* header) {
+  // The sole owner (one strong reference, no weak ones) is the only one who
+  // may touch the count: it skips the atomic read-modify-write, as
+  // libstdc++'s shared_ptr does. The acquire load orders the deleter after
+  // every earlier owner's release.
+  if (__atomic_load_n(&header->combined_ref_count, __ATOMIC_ACQUIRE) == kCombinedRefCountBothOne) {
+    ObjectDeleteSlow(header, kCombinedRefCountBothOne);
+    return;
+  }
   uint64_t before = __atomic_fetch_sub(&header->combined_ref_count, kCombinedRefCountStrongOne,
                                        TVM_FFI_REFCOUNT_DEC_ORDER);
   if (TVM_FFI_PREDICT_FALSE((before & kCombinedRefCountMaskUInt32) == kCombinedRefCountStrongOne)) {
