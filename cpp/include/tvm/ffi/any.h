@@ -42,16 +42,21 @@ template <typename T>
                            << TypeTraits<T>::TypeStr() << "`";
 }
 
-/*!
- * \brief cast<T>() of a value that is not strictly a T: converted, or the
- *        TypeError. Out of line so that the strict test inlined at the call
- *        site is one compare.
- */
+/*! \brief cast<T>(): the value converted to T, or the TypeError. */
 template <typename T>
-TVM_FFI_NOINLINE T CastWithConversion(const TVMFFIAny* src) {
+TVM_FFI_INLINE T CastOrThrow(const TVMFFIAny* src) {
   std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(src);
   if (TVM_FFI_PREDICT_FALSE(!value.has_value())) ThrowCannotConvert<T>(src);
   return *std::move(value);
+}
+
+/*!
+ * \brief CastOrThrow of a value that is not strictly a T. Out of line so that
+ *        the strict test inlined at the call site is one compare.
+ */
+template <typename T>
+TVM_FFI_NOINLINE T CastWithConversion(const TVMFFIAny* src) {
+  return CastOrThrow<T>(src);
 }
 
 /*! \brief as_or_throw's TypeError: "Cannot treat type `found` as type `target`" (cold). */
@@ -101,9 +106,7 @@ class AnyView {
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T cast() const {
-    std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(&data_);
-    if (TVM_FFI_PREDICT_FALSE(!value.has_value())) details::ThrowCannotConvert<T>(&data_);
-    return *std::move(value);
+    return details::CastOrThrow<T>(&data_);
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE std::optional<T> try_cast() const {
@@ -276,9 +279,7 @@ class Any {
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T cast() const& {
-    std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(&data_);
-    if (TVM_FFI_PREDICT_FALSE(!value.has_value())) details::ThrowCannotConvert<T>(&data_);
-    return *std::move(value);
+    return details::CastOrThrow<T>(&data_);
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T cast() && {
@@ -288,9 +289,7 @@ class Any {
       }
       return details::CastWithConversion<T>(&data_);
     }
-    std::optional<T> value = TypeTraits<T>::TryCastFromAnyView(&data_);
-    if (TVM_FFI_PREDICT_FALSE(!value.has_value())) details::ThrowCannotConvert<T>(&data_);
-    return *std::move(value);
+    return details::CastOrThrow<T>(&data_);
   }
   template <typename T,
             typename = std::enable_if_t<TypeTraits<T>::convert_enabled || std::is_same_v<T, Any>>>

@@ -122,6 +122,11 @@ template <size_t I, typename T>
 struct ArgSlot {
   T value;
 };
+/*! \brief The I-th value of an ArgPack (its type deduced from the pack's base). */
+template <size_t I, typename T>
+TVM_FFI_INLINE T& SlotOf(ArgSlot<I, T>& slot) {
+  return slot.value;
+}
 template <typename Seq, typename... Ts>
 struct ArgPack;
 /*! \brief Converted arguments, built in order by aggregate initialisation. */
@@ -212,19 +217,12 @@ struct FuncFunctorImpl {
     // Each argument is checked and read in one step, left to right, stopping
     // at the first that is not strictly its declared type.
     ArgPack<std::index_sequence<Is...>, typename ArgConverter<Args>::Slot...> slots;
-    if (TVM_FFI_PREDICT_TRUE((ArgConverter<Args>::Fetch(
-                                  args + Is, &static_cast<ArgSlot<Is, typename ArgConverter<Args>::Slot>&>(
-                                                  slots)
-                                                  .value) &&
-                              ...))) {
+    if (TVM_FFI_PREDICT_TRUE((ArgConverter<Args>::Fetch(args + Is, &SlotOf<Is>(slots)) && ...))) {
       // Fast path: every argument already has the declared type.
       if constexpr (std::is_void_v<R>) {
-        f(ArgConverter<Args>::FromSlot(
-            static_cast<ArgSlot<Is, typename ArgConverter<Args>::Slot>&>(slots).value)...);
+        f(ArgConverter<Args>::FromSlot(SlotOf<Is>(slots))...);
       } else {
-        StoreResult<R>(rv, f(ArgConverter<Args>::FromSlot(
-                               static_cast<ArgSlot<Is, typename ArgConverter<Args>::Slot>&>(slots)
-                                   .value)...));
+        StoreResult<R>(rv, f(ArgConverter<Args>::FromSlot(SlotOf<Is>(slots))...));
       }
     } else {
       CallWithConversion(std::index_sequence<Is...>{}, name, f, args, rv);
@@ -254,9 +252,9 @@ struct FuncFunctorImpl {
     ArgPack<std::index_sequence<Is...>, remove_cvref_t<Args>...> pack{
         {ConvertArg<remove_cvref_t<Args>, Is>(name, args + Is)}...};
     if constexpr (std::is_void_v<R>) {
-      f(std::move(static_cast<ArgSlot<Is, remove_cvref_t<Args>>&>(pack).value)...);
+      f(std::move(SlotOf<Is>(pack))...);
     } else {
-      StoreResult<R>(rv, f(std::move(static_cast<ArgSlot<Is, remove_cvref_t<Args>>&>(pack).value)...));
+      StoreResult<R>(rv, f(std::move(SlotOf<Is>(pack))...));
     }
   }
 };
