@@ -867,10 +867,7 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
     if (src->type_index == TypeIndex::kTVMFFIDLTensorPtr) {
       return static_cast<const DLTensor*>(src->v_ptr);
     }
-    if (src->type_index == TypeIndex::kTVMFFITensor) {
-      return reinterpret_cast<const DLTensor*>(static_cast<const char*>(src->v_ptr) +
-                                               sizeof(TVMFFIObject));
-    }
+    if (src->type_index == TypeIndex::kTVMFFITensor) return TVMFFITensorGetDLTensorPtr(src->v_obj);
     return nullptr;
   }
   TVM_FFI_INLINE static TensorView FromPeek(const DLTensor* tensor) {
