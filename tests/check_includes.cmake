@@ -1,14 +1,19 @@
 # Fails if the preprocessed SRC includes any header on the forbidden list.
-# Usage: cmake -DCXX=<compiler> -DSRC=<file> "-DFLAGS=<-I...;-D...>" -P check_includes.cmake
+# Usage: cmake -DCXX=<compiler> -DSRC=<file> "-DFLAGS=<-I...;-D...>"
+#              [-DFORBIDDEN=<header;...>] -P check_includes.cmake
 if(NOT CXX OR NOT SRC)
   message(FATAL_ERROR "check_includes.cmake needs -DCXX=... and -DSRC=...")
 endif()
-# Heavy std headers a kernel must not pay for, and the container
-# implementations that are opt-in.
-set(forbidden
-  map unordered_map variant functional sstream iostream mutex thread regex iterator streambuf
-  tvm/ffi/container/array.h tvm/ffi/container/map.h tvm/ffi/container/list.h
-  tvm/ffi/container/dict.h tvm/ffi/extra/stl.h)
+if(DEFINED FORBIDDEN)
+  set(forbidden ${FORBIDDEN})
+else()
+  # Heavy std headers a kernel must not pay for, and the container
+  # implementations that are opt-in.
+  set(forbidden
+    map unordered_map variant functional sstream iostream mutex thread regex iterator streambuf
+    tvm/ffi/container/array.h tvm/ffi/container/map.h tvm/ffi/container/list.h
+    tvm/ffi/container/dict.h tvm/ffi/extra/stl.h)
+endif()
 execute_process(COMMAND ${CXX} -std=c++17 -E ${FLAGS} ${SRC}
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

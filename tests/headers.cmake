@@ -17,3 +17,16 @@ add_test(NAME test_kernel_includes
           -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/headers/kernel_includes.cc
           "-DFLAGS=${_kernel_flags}"
           -P ${CMAKE_CURRENT_SOURCE_DIR}/check_includes.cmake)
+
+# The umbrella brings <iostream> and <sstream> for upstream-written code, and
+# none of the heavy std headers upstream's brings by accident (README,
+# "Header weight"), nor the opt-in conveniences.
+set(_umbrella_forbidden
+  map unordered_map variant functional iomanip memory algorithm tuple locale mutex thread regex
+  tvm/ffi/extra/stl.h tvm/ffi/extra/module.h tvm/ffi/extra/env.h)
+add_test(NAME test_umbrella_includes
+  COMMAND ${CMAKE_COMMAND} -DCXX=${CMAKE_CXX_COMPILER}
+          -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/headers/umbrella_includes.cc
+          "-DFLAGS=${_kernel_flags}"
+          "-DFORBIDDEN=${_umbrella_forbidden}"
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/check_includes.cmake)

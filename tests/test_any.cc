@@ -412,6 +412,39 @@ TEST_CASE("AnyHash and AnyEqual call a type's __any_hash__ / __any_equal__", "[a
   CHECK(map.count(f3) == 0);
 }
 
+class BadHookKeyObj : public Object {
+ public:
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.any.BadHookKey", BadHookKeyObj, Object);
+};
+
+TEST_CASE("A hash or equal hook that returns neither int nor bool is a TypeError", "[any]") {
+  static const bool once = [] {
+    tvm::ffi::reflection::TypeAttrDef<BadHookKeyObj>()
+        .def(tvm::ffi::reflection::type_attr::kAnyHash, [](const Any&) { return String("h"); })
+        .def(tvm::ffi::reflection::type_attr::kAnyEqual,
+             [](const Any&, const Any&) { return 1.5; });
+    return true;
+  }();
+  (void)once;
+  Any k1 = ObjectRef(make_object<BadHookKeyObj>()), k2 = ObjectRef(make_object<BadHookKeyObj>());
+  try {
+    AnyHash()(k1);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "TypeError");
+    CHECK(std::string(e.message()) == "The __any_hash__ hook must return int, but returned `" +
+                                          Any(String("h")).GetTypeKey() + "`");
+  }
+  try {
+    AnyEqual()(k1, k2);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "TypeError");
+    CHECK(std::string(e.message()) ==
+          "The __any_equal__ hook must return bool, but returned `float`");
+  }
+}
+
 TEST_CASE("same_as compares identity and bits", "[any]") {
   Thing a(1);
   Any x = a, y = a;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "containers_test_util.h"

@@ -8,6 +8,7 @@
 #include <tvm/ffi/reflection/registry.h>
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <functional>
 #include <string>
@@ -237,6 +238,14 @@ TEST_CASE("GlobalDef::def_method passes the object first", "[registry]") {
   Function f = Function::GetGlobalRequired("test.refl.Point.sum");
   CHECK(f(Point(1, 2.0), 3).cast<int64_t>() == 6);
   CHECK(Function::GetGlobalRequired("test.refl.free")(1).cast<int64_t>() == 2);
+  // Metadata entries land in the function's metadata text as JSON values.
+  refl::GlobalDef().def("test.refl.meta_kinds", [](int64_t a) { return a; },
+                        refl::Metadata{{"pure", true}, {"lazy", false}, {"n", 3}, {"w", 0.5},
+                                       {"s", "x\"y"}});
+  Function metadata_of = Function::GetGlobalRequired("ffi.GetGlobalFuncMetadata");
+  std::string meta = metadata_of("test.refl.meta_kinds").cast<String>();
+  CHECK_THAT(meta, Catch::Matchers::EndsWith(
+                       ",\"pure\":true,\"lazy\":false,\"n\":3,\"w\":0.500000,\"s\":\"x\\\"y\"}"));
   // Metadata values must be int, bool, float or str.
   CHECK_THROWS_AS(refl::GlobalDef().def("test.refl.bad_meta", [](int64_t a) { return a; },
                                         refl::Metadata{{"k", Array<int64_t>{1}}}),

@@ -114,6 +114,12 @@ TEST_CASE("std types through Any, both directions", "[stl]") {
         std::make_tuple(int64_t{1}, std::string("x"), 2.5));
   std::tie(kind, message) = ErrorOf([&] { (void)t.cast<std::tuple<int64_t, int64_t>>(); });
   CHECK(message == "Cannot convert from type `Array[size=3]` to `std::tuple<int, int>`");
+  // Elements convert left to right; one that does not makes the whole cast fail.
+  CHECK(t.cast<std::tuple<double, std::string, double>>() ==
+        std::make_tuple(1.0, std::string("x"), 2.5));
+  CHECK_FALSE((t.try_cast<std::tuple<double, std::string, int64_t>>().has_value()));
+  CHECK_FALSE((t.try_cast<Tuple<double, int64_t, double>>().has_value()));
+  CHECK(t.cast<Tuple<double, String, double>>().get<0>() == 1.0);
 
   Any arr = std::array<int64_t, 2>{7, 8};
   CHECK((arr.cast<std::array<int64_t, 2>>() == std::array<int64_t, 2>{7, 8}));

@@ -1,6 +1,7 @@
 // Tuple<Ts...>: an Array of fixed size; get<I>, Set<I> (copy-on-write),
 // structured bindings, casts, and multiple results from typed functions.
 #include <string>
+#include <tuple>
 
 #include "containers_test_util.h"
 

@@ -1,6 +1,7 @@
 // Variant<Ts...>: construction, exact access (as), checked access (get), type
 // checks when converting from Any, and use in typed functions.
 #include <string>
+#include <tuple>
 
 #include "containers_test_util.h"
 

@@ -430,15 +430,25 @@ TVM_FFI_INLINE const TVMFFITypeAttrColumn* AnyEqualColumn() noexcept {
   return column;
 }
 
-/*! \brief Calls a hook Function on `num_args` cells; its result, owned. */
-TVM_FFI_NOINLINE inline Any CallAnyHook(const TVMFFIAny* hook, const TVMFFIAny* args,
-                                        int32_t num_args) {
+/*!
+ * \brief Calls a hook Function on `num_args` cells; its result, which must be
+ *        an int or a bool (read from the cell: no cast<> to instantiate here).
+ */
+TVM_FFI_NOINLINE inline int64_t CallAnyHook(const TVMFFIAny* hook, const TVMFFIAny* args,
+                                            int32_t num_args, const char* what) {
   TVMFFIAny result;
   SetAnyNone(&result);
   TVMFFIAny in[2] = {args[0], num_args > 1 ? args[1] : args[0]};
   int ret = TVMFFIFunctionCall(hook->v_obj, in, num_args, &result);
   if (ret != 0) ThrowRaisedError(ret);
-  return AnyUnsafe::MoveTVMFFIAnyToAny(&result);
+  Any owned = AnyUnsafe::MoveTVMFFIAnyToAny(&result);
+  const TVMFFIAny* cell = AnyUnsafe::TVMFFIAnyPtrFromAny(owned);
+  if (cell->type_index != TypeIndex::kTVMFFIInt && cell->type_index != TypeIndex::kTVMFFIBool) {
+    TVM_FFI_THROW(TypeError) << "The " << what << " hook must return "
+                             << (num_args > 1 ? "bool" : "int") << ", but returned `"
+                             << owned.GetTypeKey() << "`";
+  }
+  return cell->v_int64;
 }
 
 TVM_FFI_NOINLINE inline uint64_t CallAnyHashHook(const TVMFFIAny* hook, const TVMFFIAny* v) {
@@ -446,7 +456,7 @@ TVM_FFI_NOINLINE inline uint64_t CallAnyHashHook(const TVMFFIAny* hook, const TV
     auto fn = reinterpret_cast<int64_t (*)(const Any&)>(hook->v_ptr);
     return static_cast<uint64_t>(fn(*reinterpret_cast<const Any*>(v)));
   }
-  return static_cast<uint64_t>(CallAnyHook(hook, v, 1).cast<int64_t>());
+  return static_cast<uint64_t>(CallAnyHook(hook, v, 1, "__any_hash__"));
 }
 
 TVM_FFI_NOINLINE inline bool CallAnyEqualHook(const TVMFFIAny* hook, const TVMFFIAny* a,
@@ -456,7 +466,7 @@ TVM_FFI_NOINLINE inline bool CallAnyEqualHook(const TVMFFIAny* hook, const TVMFF
     return fn(*reinterpret_cast<const Any*>(a), *reinterpret_cast<const Any*>(b));
   }
   TVMFFIAny args[2] = {*a, *b};
-  return CallAnyHook(hook, args, 2).cast<bool>();
+  return CallAnyHook(hook, args, 2, "__any_equal__") != 0;
 }
 
 /*! \brief The standard hash of a cell (see above). */

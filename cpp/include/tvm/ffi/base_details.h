@@ -150,6 +150,18 @@ struct TypeIdentityOf {
 template <typename T>
 using TypeIdentity = typename TypeIdentityOf<T>::type;
 
+/*! \brief The I-th of Ts (std::tuple_element_t without <tuple>). */
+template <size_t I, typename T0, typename... Ts>
+struct TypeAtOf {
+  using type = typename TypeAtOf<I - 1, Ts...>::type;
+};
+template <typename T0, typename... Ts>
+struct TypeAtOf<0, T0, Ts...> {
+  using type = T0;
+};
+template <size_t I, typename... Ts>
+using TypeAt = typename TypeAtOf<I, Ts...>::type;
+
 /*!
  * \brief Report a failed TVM_FFI_STATIC_INIT_BLOCK, once: to the runtime's list
  *        of load failures when it keeps one (tvmffi's `ffi.LoadFailures`, fed

@@ -93,9 +93,15 @@ class EnumObj : public Object {
    */
   template <typename EnumClsObj>
   static Enum _GetByStrIndex(const String& index);
-  /*! \brief As above, for the enum class of type index `type_index`. */
+  /*!
+   * \brief As above, for the enum class of type index `type_index`. (A
+   *        template only so that a file that never calls it does not
+   *        instantiate the lookup; call it as a plain function.)
+   */
+  template <typename LazyT_ = void>
   static Enum _GetByIntIndex(int32_t type_index, int64_t index);
   /*! \brief As above, for the enum class of type index `type_index`. */
+  template <typename LazyT_ = void>
   static Enum _GetByStrIndex(int32_t type_index, const String& index);
   // NOLINTEND(bugprone-reserved-identifier)
 
@@ -168,10 +174,12 @@ inline Enum EnumObj::_GetByStrIndex(const String& index) {
   return Lookup(EnumClsObj::_GetOrAllocRuntimeTypeIndex(), index);
 }
 
+template <typename LazyT_>
 inline Enum EnumObj::_GetByIntIndex(int32_t type_index, int64_t index) {
   return Lookup(type_index, index);
 }
 
+template <typename LazyT_>
 inline Enum EnumObj::_GetByStrIndex(int32_t type_index, const String& index) {
   return Lookup(type_index, index);
 }

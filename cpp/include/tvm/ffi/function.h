@@ -261,15 +261,16 @@ class FunctionObjImpl : public FunctionObjCppOwned {
 
 /*!
  * \brief Call through the C entry (safe_call), so nothing is thrown.
- * \return The raised error, if the call failed (a null function is a ValueError).
+ * \return None, or the raised Error if the call failed (a null function is a
+ *         ValueError). An Any rather than a std::optional<Error>, which every
+ *         file including this header would otherwise instantiate.
  */
-TVM_FFI_NOINLINE inline std::optional<Error> CallExpectedRaw(const FunctionObj* func,
-                                                             const AnyView* args,
-                                                             int32_t num_args, Any* result) {
+TVM_FFI_NOINLINE inline Any CallExpectedRaw(const FunctionObj* func, const AnyView* args,
+                                            int32_t num_args, Any* result) {
   if (func == nullptr) return Error("ValueError", "cannot call a null Function");
   int ret = func->safe_call(ObjectUnsafe::GetHeader(func), reinterpret_cast<const TVMFFIAny*>(args),
                             num_args, AnyUnsafe::MutableTVMFFIAnyPtrFromAny(result));
-  if (TVM_FFI_PREDICT_TRUE(ret == 0)) return std::nullopt;
+  if (TVM_FFI_PREDICT_TRUE(ret == 0)) return Any();
   // -2: the host (e.g. Python) already holds its own error; nothing was raised here.
   if (ret == -2) return Error("EnvErrorAlreadySet", "an error is already set in the host");
   return MoveFromSafeCallRaised();
@@ -481,11 +482,9 @@ class Function : public ObjectRef {
     constexpr size_t kNumArgs = sizeof...(Args);
     AnyView packed[kNumArgs > 0 ? kNumArgs : 1] = {AnyView(args)...};
     Any result;
-    if (std::optional<Error> err = details::CallExpectedRaw(
-            static_cast<const FunctionObj*>(data_.get()), packed, static_cast<int32_t>(kNumArgs),
-            &result)) {
-      return Unexpected(*std::move(err));
-    }
+    Any err = details::CallExpectedRaw(static_cast<const FunctionObj*>(data_.get()), packed,
+                                       static_cast<int32_t>(kNumArgs), &result);
+    if (err != nullptr) return Unexpected(std::move(err).cast<Error>());
     if constexpr (std::is_same_v<T, Any>) {
       return result;
     } else {

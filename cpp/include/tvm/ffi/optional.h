@@ -158,8 +158,9 @@ class Optional<T, std::enable_if_t<TypeTraits<T>::storage_enabled && !use_object
   Optional(std::nullptr_t) noexcept {}                       // NOLINT(*)
   Optional(const T& value) : data_(value) {}                 // NOLINT(*)
   Optional(T&& value) : data_(std::move(value)) {}           // NOLINT(*)
-  Optional(std::optional<T> value) {                         // NOLINT(*)
-    if (value.has_value()) data_ = Cell(*std::move(value));
+  template <typename U, std::enable_if_t<std::is_convertible_v<U, T>, int> = 0>
+  Optional(std::optional<U> value) {  // NOLINT(*)
+    if (value.has_value()) data_ = Cell(T(*std::move(value)));
   }
   /*! \brief Optional<String> / Optional<Bytes> straight from text. */
   template <typename U, std::enable_if_t<details::optional_takes_text_v<T, U>, int> = 0>
@@ -270,8 +271,9 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public Object
   Optional(std::nullopt_t) noexcept {}                // NOLINT(*)
   Optional(std::nullptr_t) noexcept {}                // NOLINT(*)
   Optional(T value) noexcept : ObjectRef(std::move(value)) {}  // NOLINT(*)
-  Optional(std::optional<T> value) {                  // NOLINT(*)
-    if (value.has_value()) ObjectRef::operator=(*std::move(value));
+  template <typename U, std::enable_if_t<std::is_convertible_v<U, T>, int> = 0>
+  Optional(std::optional<U> value) {  // NOLINT(*)
+    if (value.has_value()) ObjectRef::operator=(T(*std::move(value)));
   }
   /*! \brief From a reference to a subtype (e.g. Optional<ObjectRef> from a Function). */
   template <typename U, std::enable_if_t<std::is_base_of_v<T, U> && !std::is_same_v<T, U> &&
@@ -342,8 +344,9 @@ class Optional<T, std::enable_if_t<is_object_pointer_v<T>>> {
                                              std::is_convertible_v<U, T>,
                                          int> = 0>
   Optional(U value) noexcept : data_(T(std::move(value))) {}  // NOLINT(*)
-  Optional(std::optional<T> value) {  // NOLINT(*)
-    if (value.has_value()) data_ = *std::move(value);
+  template <typename U, std::enable_if_t<std::is_convertible_v<U, T>, int> = 0>
+  Optional(std::optional<U> value) {  // NOLINT(*)
+    if (value.has_value()) data_ = T(*std::move(value));
   }
   Optional& operator=(T value) noexcept {
     data_ = std::move(value);

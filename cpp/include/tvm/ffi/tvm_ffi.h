@@ -2,17 +2,20 @@
  * tvmffi: the umbrella header of the C++ layer.
  *
  * Includes the C ABI (c_api.h, extra/c_env_api.h), the core C++ headers, the
- * containers, tensors, enums, reflection (registry, accessors, access paths,
- * creators, overloads, enum definitions: the set upstream's umbrella has) and modules. Like upstream's, it leaves out the opt-in
- * conveniences: extra/stl.h (std::vector, std::map, ... as typed-function
- * arguments) and extra/env.h.
+ * containers, tensors, enums and reflection (registry, accessors, access
+ * paths, creators, overloads, enum definitions): the set upstream's umbrella
+ * has. Like upstream's, it leaves out extra/module.h (include it to load
+ * libraries) and the opt-in conveniences: extra/stl.h (std::vector,
+ * std::map, ... as typed-function arguments) and extra/env.h.
  *
- * Source compatibility with apache/tvm-ffi: code written for upstream often
- * uses std::cout, std::stringstream, std::setw or std::function after
- * including only this header, because upstream's headers bring those in.
- * This header brings them too. The headers a kernel includes one by one
- * (function.h, container/tensor.h, extra/c_env_api.h, extra/cuda/...) stay
- * lean: include them directly to keep builds fast.
+ * Source compatibility with apache/tvm-ffi: upstream's quickstart and guides
+ * use std::cout after including only this header, so it brings <iostream>
+ * and <sstream>. It does not bring <functional>, <iomanip>, <map>,
+ * <unordered_map>, <memory> or <algorithm>, which upstream's brings by
+ * accident of its implementation: code that uses std::function, std::setw,
+ * std::map, std::shared_ptr or std::sort includes their headers itself.
+ * The headers a kernel includes one by one (function.h, container/tensor.h,
+ * extra/c_env_api.h, extra/cuda/...) stay leaner still.
  */
 #ifndef TVM_FFI_TVM_FFI_H_
 #define TVM_FFI_TVM_FFI_H_
@@ -53,12 +56,8 @@
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/container/tensor.h>
 
-// Modules: loading kernel libraries (module topic).
-#include <tvm/ffi/extra/module.h>
-
-// What upstream's umbrella brings from the standard library beyond the above.
-#include <functional>
-#include <iomanip>
+// What upstream's umbrella brings from the standard library that code written
+// for it uses with no include of its own: std::cout, std::stringstream.
 #include <iostream>
 #include <sstream>
 

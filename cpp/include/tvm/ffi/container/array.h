@@ -33,7 +33,6 @@
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/optional.h>
 
-#include <algorithm>
 #include <initializer_list>
 #include <iterator>
 #include <optional>
@@ -79,7 +78,7 @@ class ArrayObj : public SeqBaseObj {
   /*! \return A new array with copies of the elements of `from`, room for max(cap, size). */
   static ObjectPtr<ArrayObj> CopyFrom(int64_t cap, const ArrayObj* from) {
     int64_t n = from->TVMFFISeqCell::size;
-    ObjectPtr<ArrayObj> p = Empty(std::max(cap, n));
+    ObjectPtr<ArrayObj> p = Empty(details::LargerSize(cap, n));
     const TVMFFIAny* src = from->Cells();
     TVMFFIAny* dst = p->Cells();
     for (int64_t i = 0; i < n; ++i) dst[i] = details::CopyCell(src[i]);
@@ -89,7 +88,7 @@ class ArrayObj : public SeqBaseObj {
   /*! \return A new array taking over the elements of `from` (left empty), room for max(cap, size). */
   static ObjectPtr<ArrayObj> MoveFrom(int64_t cap, ArrayObj* from) {
     int64_t n = from->TVMFFISeqCell::size;
-    ObjectPtr<ArrayObj> p = Empty(std::max(cap, n));
+    ObjectPtr<ArrayObj> p = Empty(details::LargerSize(cap, n));
     if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), from->Cells(), sizeof(TVMFFIAny) * n);
     p->TVMFFISeqCell::size = n;
     from->TVMFFISeqCell::size = 0;
@@ -266,11 +265,11 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
   /*! \brief The mutation policy: a unique object with room for `extra` more elements. */
   ArrayObj* MakeRoom(int64_t extra) {
     ArrayObj* p = GetArrayObj();
-    if (p == nullptr) return SwitchContainer(std::max(ArrayObj::kInitSize, extra));
+    if (p == nullptr) return SwitchContainer(details::LargerSize(ArrayObj::kInitSize, extra));
     int64_t need = p->TVMFFISeqCell::size + extra;
     if (p->TVMFFISeqCell::capacity >= need) return CopyOnWrite();
-    int64_t cap = std::max(p->TVMFFISeqCell::capacity * ArrayObj::kIncFactor, need);
-    return SwitchContainer(std::max(cap, ArrayObj::kInitSize));
+    int64_t cap = details::LargerSize(p->TVMFFISeqCell::capacity * ArrayObj::kIncFactor, need);
+    return SwitchContainer(details::LargerSize(cap, ArrayObj::kInitSize));
   }
   /*! \brief Move (unique) or copy (shared) into a new object of the given capacity. */
   ArrayObj* SwitchContainer(int64_t capacity) {

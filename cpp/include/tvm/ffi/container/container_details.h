@@ -53,6 +53,24 @@ inline constexpr bool storage_enabled_v<T, std::enable_if_t<TypeTraits<T>::stora
 template <>
 inline constexpr bool storage_enabled_v<Any, void> = true;
 
+/*!
+ * \brief Whether M is a std:: map (ordered or not) of exactly K to V: it names
+ *        key_type, mapped_type and allocator_type, which ffi containers do
+ *        not. Detected rather than declared, so that <map> and
+ *        <unordered_map> stay the caller's includes.
+ */
+template <typename M, typename K, typename V, typename = void>
+inline constexpr bool is_std_assoc_v = false;
+template <typename M, typename K, typename V>
+inline constexpr bool
+    is_std_assoc_v<M, K, V,
+                   std::void_t<typename M::key_type, typename M::mapped_type,
+                               typename M::allocator_type>> =
+        std::is_same_v<typename M::key_type, K> && std::is_same_v<typename M::mapped_type, V>;
+
+/*! \brief The larger of two sizes (std::max without <algorithm>). */
+constexpr int64_t LargerSize(int64_t a, int64_t b) { return a < b ? b : a; }
+
 /*! \brief Whether every one of Ts may be stored in a container. */
 template <typename... Ts>
 inline constexpr bool all_storage_enabled_v = (storage_enabled_v<Ts> && ...);

@@ -27,10 +27,8 @@
 #include <tvm/ffi/optional.h>
 
 #include <initializer_list>
-#include <map>
 #include <optional>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 
 namespace tvm {
@@ -86,11 +84,10 @@ class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::D
     for (; first != last; ++first) this->Set((*first).first, (*first).second);
   }
   Dict(std::initializer_list<std::pair<K, V>> init) : Dict(init.begin(), init.end()) {}
-  template <typename Hash, typename Equal>
-  Dict(const std::unordered_map<K, V, Hash, Equal>& init)  // NOLINT(*)
-      : Dict(init.begin(), init.end()) {}
-  template <typename Less>
-  Dict(const std::map<K, V, Less>& init) : Dict(init.begin(), init.end()) {}  // NOLINT(*)
+  /*! \brief From a std::map or std::unordered_map of K to V. */
+  template <typename StdMap,
+            typename = std::enable_if_t<details::is_std_assoc_v<StdMap, K, V>>>
+  Dict(const StdMap& init) : Dict(init.begin(), init.end()) {}  // NOLINT(*)
 
   // Lookups, iteration and Set (in place: every reference sees it): MapRefBase.
 

@@ -28,7 +28,6 @@
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
 
-#include <algorithm>
 #include <cstring>
 #include <initializer_list>
 #include <iterator>
@@ -75,7 +74,7 @@ class ListObj : public SeqBaseObj {
   void ReserveExtra(int64_t extra) {
     int64_t need = TVMFFISeqCell::size + extra;
     if (need <= TVMFFISeqCell::capacity) return;
-    Reserve(std::max(TVMFFISeqCell::capacity * kIncFactor, need));
+    Reserve(details::LargerSize(TVMFFISeqCell::capacity * kIncFactor, need));
   }
 
   static constexpr int32_t _type_index = TypeIndex::kTVMFFIList;

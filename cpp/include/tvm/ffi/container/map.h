@@ -28,11 +28,9 @@
 #include <cstring>
 #include <initializer_list>
 #include <iterator>
-#include <map>
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 
 namespace tvm {
@@ -103,11 +101,10 @@ class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapK
     for (; first != last; ++first) this->Set((*first).first, (*first).second);
   }
   Map(std::initializer_list<std::pair<K, V>> init) : Map(init.begin(), init.end()) {}
-  template <typename Hash, typename Equal>
-  Map(const std::unordered_map<K, V, Hash, Equal>& init)  // NOLINT(*)
-      : Map(init.begin(), init.end()) {}
-  template <typename Less>
-  Map(const std::map<K, V, Less>& init) : Map(init.begin(), init.end()) {}  // NOLINT(*)
+  /*! \brief From a std::map or std::unordered_map of K to V. */
+  template <typename StdMap,
+            typename = std::enable_if_t<details::is_std_assoc_v<StdMap, K, V>>>
+  Map(const StdMap& init) : Map(init.begin(), init.end()) {}  // NOLINT(*)
 
   // Lookups, iteration and Set (copy-on-write): MapRefBase.
 

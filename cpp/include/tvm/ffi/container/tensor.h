@@ -459,8 +459,12 @@ class Tensor : public ObjectRef {
    * \note Unchecked beyond the shape itself: the caller vouches that the view
    *       stays inside this tensor's memory.
    */
-  Tensor as_strided(ShapeView shape, ShapeView strides,
-                    std::optional<int64_t> element_offset = std::nullopt) const {
+  // A template only so that files which never call it do not instantiate
+  // std::optional<int64_t>; call it as a plain function.
+  template <typename LazyInt_ = int64_t>
+  Tensor as_strided(
+      ShapeView shape, ShapeView strides,
+      details::TypeIdentity<std::optional<LazyInt_>> element_offset = std::nullopt) const {
     TVM_FFI_CHECK(shape.size() == strides.size(), ValueError)
         << "as_strided: shape " << shape << " and strides " << strides << " differ in length";
     DLTensor prototype = dl();
@@ -733,8 +737,12 @@ class TensorView {
    * \note The shape and strides arrays are borrowed, not copied: they must
    *       outlive the returned view (a braced list does not).
    */
-  TensorView as_strided(ShapeView shape, ShapeView strides,
-                        std::optional<int64_t> element_offset = std::nullopt) const {
+  // A template only so that files which never call it do not instantiate
+  // std::optional<int64_t>; call it as a plain function.
+  template <typename LazyInt_ = int64_t>
+  TensorView as_strided(
+      ShapeView shape, ShapeView strides,
+      details::TypeIdentity<std::optional<LazyInt_>> element_offset = std::nullopt) const {
     TVM_FFI_CHECK(shape.size() == strides.size(), ValueError)
         << "as_strided: shape " << shape << " and strides " << strides << " differ in length";
     const int64_t offset = element_offset.value_or(0);

@@ -17,7 +17,6 @@
 
 #include <optional>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -46,11 +45,18 @@ struct FixedSeqOps {
     const TVMFFIAny* items;
     return Items(src, &items) && StrictAll(items, Seq{});
   }
-  /*! \return The elements of a checked Array, copied. */
-  static std::tuple<Ts...> CopyAll(const TVMFFIAny* items) { return CopyAll(items, Seq{}); }
-  /*! \return The elements, converted; nullopt at the first that does not convert. */
-  static std::optional<std::tuple<Ts...>> TryCastAll(const TVMFFIAny* items) {
-    return TryCastAll(items, Seq{});
+  /*! \return make(elements...) of a checked Array's elements, copied. */
+  template <typename Make>
+  static auto CopyAll(const TVMFFIAny* items, Make&& make) {
+    return CopyAll(items, make, Seq{});
+  }
+  /*!
+   * \return make(elements...) of the elements, converted left to right;
+   *         nullopt at the first that does not convert.
+   */
+  template <typename Result, typename Make>
+  static std::optional<Result> TryCastAll(const TVMFFIAny* items, Make&& make) {
+    return TryCastFrom<0, Result>(items, make);
   }
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
   static std::string MismatchInfo(const TVMFFIAny* src) {
@@ -70,22 +76,25 @@ struct FixedSeqOps {
     (void)items;
     return (ElemOps<Ts>::CheckStrict(items + Is) && ...);
   }
-  template <size_t... Is>
-  static std::tuple<Ts...> CopyAll(const TVMFFIAny* items, std::index_sequence<Is...>) {
+  template <typename Make, size_t... Is>
+  static auto CopyAll(const TVMFFIAny* items, Make& make, std::index_sequence<Is...>) {
     (void)items;
-    return std::tuple<Ts...>(ElemOps<Ts>::CopyAfterCheck(items + Is)...);
+    return make(ElemOps<Ts>::CopyAfterCheck(items + Is)...);
   }
-  template <size_t... Is>
-  static std::optional<std::tuple<Ts...>> TryCastAll(const TVMFFIAny* items,
-                                                     std::index_sequence<Is...>) {
-    (void)items;
-    std::tuple<std::optional<Ts>...> parts;
-    // Left to right, stopping at the first element that does not convert.
-    bool ok = ((std::get<Is>(parts) = ElemOps<Ts>::TryCast(items + Is),
-                std::get<Is>(parts).has_value()) &&
-               ...);
-    if (!ok) return std::nullopt;
-    return std::tuple<Ts...>(*std::move(std::get<Is>(parts))...);
+  // Element I is converted into this frame and passed on by reference with
+  // those before it (no std::tuple: <tuple> stays out of the umbrella).
+  template <size_t I, typename Result, typename Make, typename... Done>
+  static std::optional<Result> TryCastFrom(const TVMFFIAny* items, Make& make, Done&&... done) {
+    if constexpr (I == sizeof...(Ts)) {
+      (void)items;
+      return make(std::forward<Done>(done)...);
+    } else {
+      using T = TypeAt<I, Ts...>;
+      std::optional<T> value = ElemOps<T>::TryCast(items + I);
+      if (!value.has_value()) return std::nullopt;
+      return TryCastFrom<I + 1, Result>(items, make, std::forward<Done>(done)...,
+                                        *std::move(value));
+    }
   }
   template <size_t... Is>
   static void FirstMismatch(const TVMFFIAny* items, std::string* info, std::index_sequence<Is...>) {
@@ -134,7 +143,7 @@ class Tuple : public ObjectRef {
   template <size_t I>
   auto get() const& {
     static_assert(I < kSize, "Tuple index out of range");
-    using R = std::tuple_element_t<I, std::tuple<Types...>>;
+    using R = details::TypeAt<I, Types...>;
     return details::ElemOps<R>::CopyAfterCheck(Cells() + I);
   }
   /*!
@@ -144,7 +153,7 @@ class Tuple : public ObjectRef {
   template <size_t I>
   auto get() && {
     static_assert(I < kSize, "Tuple index out of range");
-    using R = std::tuple_element_t<I, std::tuple<Types...>>;
+    using R = details::TypeAt<I, Types...>;
     TVMFFIAny* cell = static_cast<TVMFFIAny*>(GetArrayObj()->data) + I;
     if (data_.unique()) {
       if constexpr (std::is_same_v<R, Any>) {
@@ -161,7 +170,7 @@ class Tuple : public ObjectRef {
   template <size_t I, typename U>
   void Set(U&& item) {
     static_assert(I < kSize, "Tuple index out of range");
-    using R = std::tuple_element_t<I, std::tuple<Types...>>;
+    using R = details::TypeAt<I, Types...>;
     TVMFFIAny cell = details::MakeOwnedCell(R(std::forward<U>(item)));
     if (!data_.unique()) {
       data_ = ArrayObj::CopyFrom(static_cast<int64_t>(kSize), GetArrayObj());
@@ -241,9 +250,9 @@ struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types.
     const TVMFFIAny* items;
     if (!Ops::Items(src, &items)) return std::nullopt;
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
-    std::optional<std::tuple<Types...>> values = Ops::TryCastAll(items);
-    if (!values.has_value()) return std::nullopt;
-    return std::make_from_tuple<Self>(*std::move(values));
+    return Ops::template TryCastAll<Self>(items, [](auto&&... values) {
+      return Self(std::forward<decltype(values)>(values)...);
+    });
   }
 
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
@@ -266,7 +275,7 @@ template <typename... Types>
 struct tuple_size<::tvm::ffi::Tuple<Types...>> : std::integral_constant<size_t, sizeof...(Types)> {};
 template <size_t I, typename... Types>
 struct tuple_element<I, ::tvm::ffi::Tuple<Types...>> {
-  using type = std::tuple_element_t<I, std::tuple<Types...>>;
+  using type = ::tvm::ffi::details::TypeAt<I, Types...>;
 };
 }  // namespace std
 

@@ -120,7 +120,7 @@ class Variant {
   template <typename T>
   static Any Selected(T&& value) {
     constexpr int kIndex = details::VariantSelect<T, Types...>();
-    using Alt = std::tuple_element_t<kIndex, std::tuple<Types...>>;
+    using Alt = details::TypeAt<kIndex, Types...>;
     if constexpr (std::is_same_v<Alt, Any>) {
       return Any(std::forward<T>(value));
     } else {

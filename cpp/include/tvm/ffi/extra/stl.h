@@ -379,7 +379,9 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
   }
   static bool CheckAnyStrict(const TVMFFIAny* src) { return Ops::CheckStrict(src); }
   static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
-    return Ops::CopyAll(static_cast<const TVMFFIAny*>(TVMFFISeqGetCellPtr(src->v_obj)->data));
+    return Ops::CopyAll(
+        static_cast<const TVMFFIAny*>(TVMFFISeqGetCellPtr(src->v_obj)->data),
+        [](auto&&... values) { return Self(std::forward<decltype(values)>(values)...); });
   }
   static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
     Self out = CopyFromAnyViewAfterCheck(src);
@@ -389,7 +391,9 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
     const TVMFFIAny* items;
     if (!Ops::Items(src, &items)) return std::nullopt;
-    return Ops::TryCastAll(items);
+    return Ops::template TryCastAll<Self>(items, [](auto&&... values) {
+      return Self(std::forward<decltype(values)>(values)...);
+    });
   }
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
   static std::string GetMismatchTypeInfo(const TVMFFIAny* src) { return Ops::MismatchInfo(src); }

@@ -53,7 +53,6 @@
 #include <new>
 #include <optional>
 #include <string>
-#include <tuple>  // container/variant.h uses std::tuple_element without it
 #include <type_traits>
 #include <utility>
 

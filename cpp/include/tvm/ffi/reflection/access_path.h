@@ -32,7 +32,6 @@
 
 #include <cstdint>
 #include <utility>
-#include <vector>
 
 namespace tvm {
 namespace ffi {
@@ -199,12 +198,13 @@ inline AccessPath AccessPathObj::MapItemMissing(Any key) const {
 }
 
 inline Array<AccessStep> AccessPathObj::ToSteps() const {
-  std::vector<AccessStep> leaf_first;
-  leaf_first.reserve(static_cast<size_t>(depth));
-  for (const AccessPathObj* node = this; node->step.has_value(); node = ParentOf(node)) {
-    leaf_first.push_back(*node->step);
+  if (!step.has_value()) return Array<AccessStep>();
+  // Filled leaf first, from the back: each node knows its depth.
+  Array<AccessStep> steps(static_cast<size_t>(depth), *step);
+  for (const AccessPathObj* node = ParentOf(this); node->step.has_value(); node = ParentOf(node)) {
+    steps.Set(node->depth - 1, *node->step);
   }
-  return Array<AccessStep>(leaf_first.rbegin(), leaf_first.rend());
+  return steps;
 }
 
 inline bool AccessPathObj::PathEqual(const AccessPath& other) const {

@@ -25,10 +25,12 @@ namespace ffi {
 
 namespace details {
 /*! \brief The `__ffi_new__` attribute of a type, or nullopt. */
-inline std::optional<Function> TypeNewAttr(int32_t type_index) {
+inline Optional<Function> TypeNewAttr(int32_t type_index) {
   TVMFFIByteArray key = reflection::AsByteArray(reflection::type_attr::kNew);
-  if (TVMFFIGetTypeAttrColumn(&key) == nullptr) return std::nullopt;
-  return reflection::TypeAttrColumn(reflection::type_attr::kNew)[type_index].try_cast<Function>();
+  if (TVMFFIGetTypeAttrColumn(&key) == nullptr) return Optional<Function>();
+  AnyView attr = reflection::TypeAttrColumn(reflection::type_attr::kNew)[type_index];
+  if (attr.type_index() != TypeIndex::kTVMFFIFunction) return Optional<Function>();
+  return attr.cast<Function>();
 }
 }  // namespace details
 
@@ -48,7 +50,7 @@ inline ObjectPtr<Object> CreateEmptyObject(const TVMFFITypeInfo* type_info) {
     TVM_FFI_CHECK_SAFE_CALL(type_info->metadata->creator(&handle));
     return details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle));
   }
-  if (std::optional<Function> make = details::TypeNewAttr(type_info->type_index)) {
+  if (Optional<Function> make = details::TypeNewAttr(type_info->type_index)) {
     return details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>((*make)().cast<ObjectRef>());
   }
   TVM_FFI_THROW(RuntimeError) << "Type `" << std::string_view(type_info->type_key.data,
@@ -73,6 +75,13 @@ class ObjectCreator {
     }
   }
 
+  /*!
+   * \brief A new object with the given fields set and the others defaulted.
+   * \throws TypeError for a required field missing or a field the type lacks.
+   * (A template only so that files which never call it do not instantiate the
+   * Map lookups; call it as a plain function.)
+   */
+  template <typename LazyT_ = void>
   Any operator()(const Map<String, Any>& fields) const {
     ObjectPtr<Object> obj = CreateEmptyObject(type_info_);
     size_t used = 0;

@@ -37,10 +37,8 @@
 #include <tvm/ffi/reflection/registry.h>
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -78,8 +76,7 @@ class TypedOverloadCandidate<F, R(Args...)> : public OverloadCandidate {
       *mismatch = -1;
       return false;
     }
-    return TryCallImpl(std::index_sequence_for<Args...>{},
-                       reinterpret_cast<const TVMFFIAny*>(args), rv, mismatch);
+    return TryCallFrom<0>(reinterpret_cast<const TVMFFIAny*>(args), rv, mismatch);
   }
 
   std::string Refusal(const std::string& name, const AnyView* args, int32_t num_args,
@@ -104,21 +101,29 @@ class TypedOverloadCandidate<F, R(Args...)> : public OverloadCandidate {
     }
   }
 
-  template <size_t... Is>
-  bool TryCallImpl(std::index_sequence<Is...>, [[maybe_unused]] const TVMFFIAny* args,
-                   [[maybe_unused]] Any* rv, [[maybe_unused]] int32_t* mismatch) const {
-    std::tuple<std::optional<remove_cvref_t<Args>>...> values;
-    // Left to right, stopping at the first argument that does not convert.
-    bool ok = ((std::get<Is>(values) = Convert<remove_cvref_t<Args>>(args + Is),
-                std::get<Is>(values).has_value() || (*mismatch = static_cast<int32_t>(Is), false)) &&
-               ...);
-    if (!ok) return false;
-    if constexpr (std::is_void_v<R>) {
-      f_(std::move(*std::get<Is>(values))...);
+  // Argument I is converted into this frame and passed on by reference with
+  // those before it; the call happens at the end of the chain.
+  template <size_t I, typename... Done>
+  bool TryCallFrom(const TVMFFIAny* args, Any* rv, int32_t* mismatch, Done&&... done) const {
+    if constexpr (I == sizeof...(Args)) {
+      (void)args;
+      (void)mismatch;
+      if constexpr (std::is_void_v<R>) {
+        (void)rv;
+        f_(std::forward<Done>(done)...);
+      } else {
+        StoreResult<R>(rv, f_(std::forward<Done>(done)...));
+      }
+      return true;
     } else {
-      StoreResult<R>(rv, f_(std::move(*std::get<Is>(values))...));
+      using U = remove_cvref_t<TypeAt<I, Args...>>;
+      std::optional<U> value = Convert<U>(args + I);
+      if (!value.has_value()) {
+        *mismatch = static_cast<int32_t>(I);
+        return false;
+      }
+      return TryCallFrom<I + 1>(args, rv, mismatch, std::forward<Done>(done)..., *std::move(value));
     }
-    return true;
   }
 
   template <size_t... Is>
@@ -146,25 +151,56 @@ class TypedOverloadCandidate<F, R(Args...)> : public OverloadCandidate {
 struct OverloadSet {
   std::string name;
   Function first;
-  std::vector<std::unique_ptr<OverloadCandidate>> candidates;
+  std::vector<OverloadCandidate*> candidates;  // owned
+
+  OverloadSet() = default;
+  OverloadSet(const OverloadSet&) = delete;
+  OverloadSet& operator=(const OverloadSet&) = delete;
+  ~OverloadSet() {
+    for (OverloadCandidate* c : candidates) delete c;
+  }
 
   void Call(const AnyView* args, int32_t num_args, Any* rv) const {
     if (candidates.size() == 1) {
       first.CallPacked(args, num_args, rv);
       return;
     }
-    std::vector<int32_t> mismatches(candidates.size(), -1);
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if (candidates[i]->TryCall(args, num_args, rv, &mismatches[i])) return;
+    int32_t mismatch = -1;
+    for (OverloadCandidate* c : candidates) {
+      if (c->TryCall(args, num_args, rv, &mismatch)) return;
     }
+    // None matched. Ask each again where it refuses: a refused TryCall only
+    // converts, and so the error path needs no per-candidate storage.
     std::string why;
     for (size_t i = 0; i < candidates.size(); ++i) {
+      mismatch = -1;
+      candidates[i]->TryCall(args, num_args, rv, &mismatch);
       why += "\n  Overload #" + std::to_string(i) + ": " +
-             candidates[i]->Refusal(name, args, num_args, mismatches[i]);
+             candidates[i]->Refusal(name, args, num_args, mismatch);
     }
     TVM_FFI_THROW(TypeError) << "No matching overload found when calling: `" << name << "` with "
                              << num_args << " arguments:" << why;
   }
+};
+
+/*!
+ * \brief The packed Function of an overloaded name: it owns the OverloadSet
+ *        (move-only, so the Function holds the only owner).
+ */
+class OverloadSetCall {
+ public:
+  explicit OverloadSetCall(OverloadSet* set) : set_(set) {}
+  OverloadSetCall(OverloadSetCall&& other) noexcept : set_(other.set_) { other.set_ = nullptr; }
+  OverloadSetCall(const OverloadSetCall&) = delete;
+  OverloadSetCall& operator=(const OverloadSetCall&) = delete;
+  OverloadSetCall& operator=(OverloadSetCall&&) = delete;
+  ~OverloadSetCall() { delete set_; }
+  void operator()(const AnyView* args, int32_t num_args, Any* rv) const {
+    set_->Call(args, num_args, rv);
+  }
+
+ private:
+  OverloadSet* set_;
 };
 
 }  // namespace details
@@ -237,7 +273,7 @@ class OverloadObjectDef {
  private:
   struct Named {
     std::string name;
-    std::shared_ptr<::tvm::ffi::details::OverloadSet> set;
+    ::tvm::ffi::details::OverloadSet* set;  // owned by `method`
     Function method;
   };
 
@@ -252,18 +288,17 @@ class OverloadObjectDef {
       if (n.name == name) entry = &n;
     }
     if (entry == nullptr) {
-      auto set = std::make_shared<fd::OverloadSet>();
+      fd::OverloadSet* set = new fd::OverloadSet();
+      Function method = Function::FromPacked(fd::OverloadSetCall(set));
       set->name = std::string(type_key_) + "." + name;
       set->first = Function::FromTyped(callable, set->name);
-      Function method = Function::FromPacked(
-          [set](const AnyView* args, int32_t num_args, Any* rv) { set->Call(args, num_args, rv); });
       names_.push_back(Named{name, set, method});
       entry = &names_.back();
     }
     // The shared Function sees the new overload at once (registration is
     // expected at static initialisation, before any call).
-    entry->set->candidates.push_back(
-        std::make_unique<fd::TypedOverloadCandidate<F>>(std::move(callable)));
+    entry->set->candidates.reserve(entry->set->candidates.size() + 1);  // push_back cannot throw
+    entry->set->candidates.push_back(new fd::TypedOverloadCandidate<F>(std::move(callable)));
     TVMFFIMethodInfo info{};
     ::tvm::ffi::reflection::details::InfoExtras extras;
     std::string metadata;

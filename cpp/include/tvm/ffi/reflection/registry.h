@@ -270,15 +270,17 @@ struct InfoExtras {
       if (i != 0) out += ",";
       AppendJSONString(&out, std::string_view(key.data(), key.size()));
       out += ":";
-      switch (value.type_index()) {
+      // The type index is checked: read the cell (no cast<> to instantiate).
+      const TVMFFIAny* cell = ::tvm::ffi::details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+      switch (cell->type_index) {
         case TypeIndex::kTVMFFIBool:
-          out += value.cast<bool>() ? "true" : "false";
+          out += cell->v_int64 != 0 ? "true" : "false";
           break;
         case TypeIndex::kTVMFFIInt:
-          out += std::to_string(value.cast<int64_t>());
+          out += std::to_string(cell->v_int64);
           break;
         case TypeIndex::kTVMFFIFloat:
-          out += std::to_string(value.cast<double>());
+          out += std::to_string(cell->v_float64);
           break;
         default:
           if (std::optional<String> text = value.try_cast<String>()) {
@@ -552,7 +554,7 @@ class ObjectDef {
         TypeAttrColumn(type_attr::kInit)[type_index_] != nullptr) {
       return;
     }
-    if (std::optional<Function> reg = Function::GetGlobal("ffi._RegisterFFIInit")) {
+    if (Optional<Function> reg = Function::GetGlobal("ffi._RegisterFFIInit")) {
       (*reg)(type_index_);
     }
   }
