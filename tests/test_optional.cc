@@ -98,6 +98,14 @@ TEST_CASE("Optional of plain values", "[optional]") {
   REQUIRE(five == empty);
   Optional<double> from_std = std::optional<double>(1.5);
   REQUIRE(from_std.value() == 1.5);
+  // Both ways with std::optional, and from a std::optional of a type that converts.
+  std::optional<double> to_std = from_std;
+  REQUIRE(to_std == 1.5);
+  std::optional<double> empty_std = Optional<double>();
+  REQUIRE_FALSE(empty_std.has_value());
+  Optional<double> widened(std::optional<int>(3));
+  REQUIRE(widened.value() == 3.0);
+  REQUIRE_FALSE(Optional<double>(std::optional<int>()).has_value());
 }
 
 // The layouts upstream's headers have: object references and pointers are one

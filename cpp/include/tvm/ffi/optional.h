@@ -101,7 +101,12 @@ class Optional<T, std::enable_if_t<!TypeTraits<T>::storage_enabled && !use_objec
   const T& operator*() const& noexcept { return *data_; }
   T&& operator*() && noexcept { return *std::move(data_); }
   const T* operator->() const noexcept { return &*data_; }
-  operator std::optional<T>() const { return data_; }  // NOLINT(*)
+  // A template, so that converting to another type does not instantiate
+  // std::optional<T> just to rule this conversion out.
+  template <typename U, std::enable_if_t<std::is_same_v<U, T>, int> = 0>
+  operator std::optional<U>() const {  // NOLINT(*)
+    return data_;
+  }
 
   bool operator==(std::nullopt_t) const noexcept { return !has_value(); }
   bool operator!=(std::nullopt_t) const noexcept { return has_value(); }
@@ -218,7 +223,10 @@ class Optional<T, std::enable_if_t<TypeTraits<T>::storage_enabled && !use_object
   auto as() const {
     return data_.template as<U>();
   }
-  operator std::optional<T>() const {  // NOLINT(*)
+  // A template, so that converting to another type does not instantiate
+  // std::optional<T> just to rule this conversion out.
+  template <typename U, std::enable_if_t<std::is_same_v<U, T>, int> = 0>
+  operator std::optional<U>() const {  // NOLINT(*)
     return has_value() ? std::optional<T>(**this) : std::nullopt;
   }
 
@@ -316,7 +324,10 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public Object
   const ContainerType* get() const noexcept { return static_cast<const ContainerType*>(data_.get()); }
   const ContainerType* operator->() const noexcept { return get(); }
   /*! \brief Code written for upstream's `std::optional<Function> GetGlobal(...)` keeps working. */
-  operator std::optional<T>() const {  // NOLINT(*)
+  // A template, so that converting to another type does not instantiate
+  // std::optional<T> just to rule this conversion out.
+  template <typename U, std::enable_if_t<std::is_same_v<U, T>, int> = 0>
+  operator std::optional<U>() const {  // NOLINT(*)
     return has_value() ? std::optional<T>(**this) : std::nullopt;
   }
 
@@ -381,7 +392,10 @@ class Optional<T, std::enable_if_t<is_object_pointer_v<T>>> {
   T operator*() && noexcept { return Wrap(std::move(data_)); }
   Obj* get() const noexcept { return data_.get(); }
   Obj* operator->() const noexcept { return data_.get(); }
-  operator std::optional<T>() const {  // NOLINT(*)
+  // A template, so that converting to another type does not instantiate
+  // std::optional<T> just to rule this conversion out.
+  template <typename U, std::enable_if_t<std::is_same_v<U, T>, int> = 0>
+  operator std::optional<U>() const {  // NOLINT(*)
     return has_value() ? std::optional<T>(**this) : std::nullopt;
   }
 
