@@ -6,7 +6,9 @@
 // enough bytes in flight and enough resident threads:
 //   * group   rows of at most 32 * 4 vectors: a group of 8, 16 or 32 lanes of
 //             one warp owns a row, each thread holds 64 bytes (4 vectors) of
-//             4 / vpt rows at once, all loads issued before the first reduction,
+//             4 / vpt rows at once, all loads issued before the first reduction
+//             (16-bit rows of 9-16 vectors: 8 lanes x 2 vectors x 1 row, see
+//             PlanRowsOf),
 //   * block   longer rows up to 1024 threads * 16 elements: one block per row,
 //             the row cached in registers (one read, one write of memory),
 //   * stream  longer rows still stream through twice (RMSNorm: sum of squares,
@@ -413,18 +415,20 @@ inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
 }
 
 /*!
- * \brief The plan of a softmax launch: PlanRows, except that rows of 9-16
- *        vectors of a 16-bit type go to 8 lanes x 2 vectors x 2 rows instead
- *        of 16 lanes x 1 vector x 4 rows. Softmax spends twice the arithmetic
- *        per byte on 16-bit types (two reductions and the exponentials); the
- *        shorter shuffle chains and fewer rows per thread hide it: 0.95-0.99
- *        of copy at [65536, 128] against 0.86-0.92 with 16 lanes (H100 sweep,
+ * \brief The plan of a RMSNorm or softmax launch on elements of `elem_bytes`
+ *        bytes: PlanRows, except that rows of 9-16 vectors of a 16-bit type go
+ *        to 8 lanes x 2 vectors x 1 row (32 bytes a thread) instead of 16
+ *        lanes x 1 vector x 4 rows. Such rows ([*, 128] in fp16/bf16) are
+ *        short launches whose bytes sit in L2, where the shorter shuffle
+ *        chains and one row per thread win on both Hoppers measured: at
+ *        [65536, 128], of a copy of the same bytes, H200 0.85-0.90 against
+ *        0.80-0.85, H100 0.95-1.00 against 0.91-0.99 (sweep of 2026-11-24,
  *        benchmarks/RESULTS.md).
  */
-inline RowPlan PlanSoftmaxRows(int64_t rows, int nvec, int vec, int elem_bytes) {
+inline RowPlan PlanRowsOf(int64_t rows, int nvec, int vec, int elem_bytes) {
   RowPlan p = PlanRows(rows, nvec, vec);
   if (elem_bytes == 2 && p.mode == RowMode::kGroup && p.lanes == 16) {
-    p.lanes = 8, p.vpt = 2, p.rpg = 2;
+    p.lanes = 8, p.vpt = 2, p.rpg = 1;
     SetGroupGrid(p, rows);
   }
   return p;
@@ -466,7 +470,7 @@ inline void VisitRowKernel(const RowPlan& p, F&& f) {
            integral_constant<int, 1>{}, No{});
   } else if (p.lanes == 8 && p.vpt == 2) {
     cached(integral_constant<int, 8>{}, integral_constant<int, 2>{},
-           integral_constant<int, 2>{}, No{});
+           integral_constant<int, 1>{}, No{});
   } else if (p.lanes == 8) {
     cached(integral_constant<int, 8>{}, integral_constant<int, 1>{},
            integral_constant<int, 4>{}, No{});
@@ -507,8 +511,7 @@ template <bool kSoftmax, typename T, typename F>
 inline void WithRowKernel(int64_t rows, int cols, std::initializer_list<const void*> ptrs, F&& f) {
   constexpr int V = VecWidth<T>();
   const int vec = RowVecWidth<T>(cols, ptrs);
-  const RowPlan p = kSoftmax ? PlanSoftmaxRows(rows, cols / vec, vec, static_cast<int>(sizeof(T)))
-                             : PlanRows(rows, cols / vec, vec);
+  const RowPlan p = PlanRowsOf(rows, cols / vec, vec, static_cast<int>(sizeof(T)));
   auto g = [&](auto kernel) { f(p, kernel); };
   if (vec == V) {
     VisitRowKernel<kSoftmax, T, V>(p, g);

@@ -374,13 +374,13 @@ TEST_CASE("emulated launch plans pick the documented geometry", "[cuda][emulated
   p = PlanRows(65536, 16, 8);
   CHECK((p.mode == RowMode::kGroup && p.lanes == 16 && p.vpt == 1 && p.rpg == 4));
   CHECK(p.grid == 65536 / 32);
-  // ... except for softmax of a 16-bit type: 8 lanes x 2 vectors x 2 rows, still 64 bytes a thread.
-  p = PlanSoftmaxRows(65536, 16, 8, 2);
-  CHECK((p.mode == RowMode::kGroup && p.lanes == 8 && p.vpt == 2 && p.rpg == 2));
-  CHECK(p.grid == 65536 / 32);
-  p = PlanSoftmaxRows(65536, 32, 4, 4);  // fp32 keeps PlanRows' geometry
+  // ... except for a 16-bit type (both ops): 8 lanes x 2 vectors x 1 row, 4 groups per warp.
+  p = PlanRowsOf(65536, 16, 8, 2);
+  CHECK((p.mode == RowMode::kGroup && p.lanes == 8 && p.vpt == 2 && p.rpg == 1));
+  CHECK(p.grid == 65536 / 16);
+  p = PlanRowsOf(65536, 32, 4, 4);  // fp32 keeps PlanRows' geometry
   CHECK((p.lanes == 32 && p.vpt == 1 && p.rpg == 4));
-  p = PlanSoftmaxRows(65536, 8, 8, 2);  // rows of up to 8 vectors already use 8 lanes
+  p = PlanRowsOf(65536, 8, 8, 2);  // rows of up to 8 vectors already use 8 lanes
   CHECK((p.lanes == 8 && p.vpt == 1 && p.rpg == 4));
   p = PlanRows(10, 3, 4);
   CHECK((p.lanes == 8 && p.rpg == 4));
