@@ -266,6 +266,117 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
 // Streaming kernels: rows too long for registers, one block per row.
 // ---------------------------------------------------------------------------
 
+/*!
+ * \brief Softmax of one row per group (RPG 1) in one reduction: each lane
+ *        keeps its exponentials (relative to its own maximum) in floats, the
+ *        group merges (max, sum) pairs, and each lane rescales what it kept.
+ *        One exponential per element and one shuffle chain instead of two:
+ *        for 16-bit rows of [*, 128] on 8 lanes x 2 vectors, 0.93-0.97 of a
+ *        copy of the same bytes on an H200, against 0.83-0.86 for
+ *        SoftmaxCachedKernel (sweep of 2026-11-24, benchmarks/RESULTS.md).
+ *        Kept floats cost registers: only plans of VPT * VEC <= 16 use it.
+ */
+template <typename T, int VEC, int LANES, int VPT>
+__global__ void __launch_bounds__(kGroupRowThreads)
+    SoftmaxOnlineGroupKernel(T* out, const T* x, int64_t rows, int cols) {
+  static_assert(VPT * VEC <= 16, "each lane keeps VPT * VEC floats");
+  using G = RowGroup<false, LANES, 1>;
+  const int nvec = cols / VEC;
+  const int lane = G::Lane();
+  for (int64_t base = G::FirstStep(); base < rows; base += G::StepStride()) {
+    // Rows past the end are masked, not skipped: the shuffles need the whole warp.
+    const int64_t row = G::Row(base, 0);
+    float p[VPT][VEC];
+    float m = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const int j = lane + k * LANES;
+      if (row < rows && j < nvec) {
+        LoadFloats<T, VEC>(x + row * cols + j * VEC, p[k]);
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) m = fmaxf(m, p[k][e]);
+      }
+    }
+    float s = 0.f;
+    // A lane whose values are all -inf keeps zeros (not exp2(-inf + inf)).
+    const float mb = m == -INFINITY ? 0.f : m * kLog2e;
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const int j = lane + k * LANES;
+      if (row < rows && j < nvec) {
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) {
+          p[k][e] = FastExp2(fmaf(p[k][e], kLog2e, -mb));
+          s += p[k][e];
+        }
+      }
+    }
+    float gm = m, gs = s;
+#pragma unroll
+    for (int o = LANES / 2; o > 0; o >>= 1) {
+      const float m2 = __shfl_xor_sync(kFullMask, gm, o);
+      const float s2 = __shfl_xor_sync(kFullMask, gs, o);
+      MergeMaxSum(gm, gs, m2, s2);
+    }
+    // This lane's values were relative to its own maximum m.
+    const float scale = (m == -INFINITY ? 0.f : FastExp2((m - gm) * kLog2e)) / gs;
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const int j = lane + k * LANES;
+      if (row < rows && j < nvec) {
+        float o[VEC];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) o[e] = p[k][e] * scale;
+        StoreFloats<T, VEC>(out + row * cols + j * VEC, o);
+      }
+    }
+  }
+}
+
+/*!
+ * \brief RMSNorm of one row per group (RPG 1), the row kept in floats: each
+ *        element converted once (SoftmaxOnlineGroupKernel's layout). For
+ *        16-bit rows of [*, 128] on 8 lanes x 2 vectors: H200 0.905-0.915 of a
+ *        copy of the same bytes against 0.85-0.90 for RMSNormCachedKernel,
+ *        the same outputs bit for bit (sweep of 2026-11-24).
+ */
+template <typename T, int VEC, int LANES, int VPT>
+__global__ void __launch_bounds__(kGroupRowThreads)
+    RMSNormKeptGroupKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
+                           float eps) {
+  static_assert(VPT * VEC <= 16, "each lane keeps VPT * VEC floats");
+  using G = RowGroup<false, LANES, 1>;
+  const int nvec = cols / VEC;
+  const int lane = G::Lane();
+  const float inv_cols = 1.f / static_cast<float>(cols);
+  for (int64_t base = G::FirstStep(); base < rows; base += G::StepStride()) {
+    const int64_t row = G::Row(base, 0);  // masked past the end, as above
+    float f[VPT][VEC];
+    float ss = 0.f;
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const int j = lane + k * LANES;
+      if (row < rows && j < nvec) {
+        LoadFloats<T, VEC>(x + row * cols + j * VEC, f[k]);
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) ss = fmaf(f[k][e], f[k][e], ss);
+      }
+    }
+    const float inv_rms = rsqrtf(GroupSum<LANES>(ss) * inv_cols + eps);
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const int j = lane + k * LANES;
+      if (row < rows && j < nvec) {
+        float wf[VEC];
+        LoadFloats<T, VEC>(w + j * VEC, wf);
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) f[k][e] = f[k][e] * inv_rms * wf[e];
+        StoreFloats<T, VEC>(out + row * cols + j * VEC, f[k]);
+      }
+    }
+  }
+}
+
 template <typename T, int VEC>
 __global__ void __launch_bounds__(kMaxRowThreads)
     RMSNormStreamKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
@@ -468,9 +579,12 @@ inline void VisitRowKernel(const RowPlan& p, F&& f) {
   } else if constexpr (VEC == 1) {
     cached(integral_constant<int, 32>{}, integral_constant<int, kRowElemsPerThread>{},
            integral_constant<int, 1>{}, No{});
-  } else if (p.lanes == 8 && p.vpt == 2) {
-    cached(integral_constant<int, 8>{}, integral_constant<int, 2>{},
-           integral_constant<int, 1>{}, No{});
+  } else if (p.lanes == 8 && p.vpt == 2) {  // one row per group, kept in floats
+    if constexpr (kSoftmax) {
+      f(&SoftmaxOnlineGroupKernel<T, VEC, 8, 2>);
+    } else {
+      f(&RMSNormKeptGroupKernel<T, VEC, 8, 2>);
+    }
   } else if (p.lanes == 8) {
     cached(integral_constant<int, 8>{}, integral_constant<int, 1>{},
            integral_constant<int, 4>{}, No{});

@@ -237,11 +237,17 @@ void AllElementwise(int64_t n, int64_t oo, int64_t oa, int64_t ob) {
 }
 
 template <typename T>
-void RunRows(bool softmax, int64_t rows, int cols, int64_t off, unsigned max_grid) {
+void RunRows(bool softmax, int64_t rows, int cols, int64_t off, unsigned max_grid,
+             int neg_inf_cols = 0) {
   INFO((softmax ? "softmax" : "rmsnorm")
-       << " rows " << rows << " cols " << cols << " offset " << off << " sizeof(T) " << sizeof(T));
+       << " rows " << rows << " cols " << cols << " offset " << off << " sizeof(T) " << sizeof(T)
+       << " -inf columns " << neg_inf_cols);
   const size_t numel = static_cast<size_t>(rows * cols);
   std::vector<T> x = Random<T>(numel + off + 8, -3, 3, static_cast<uint32_t>(cols));
+  // Every other row starts with neg_inf_cols -inf values (whole vectors of some lanes).
+  for (int64_t r = 0; r < rows; r += 2) {
+    for (int c = 0; c < neg_inf_cols; ++c) x[off + r * cols + c] = FromD<T>(-INFINITY);
+  }
   std::vector<T> w = Random<T>(cols + off + 8, 0.5, 1.5, 5);
   std::vector<T> out(numel + off + 8, FromD<T>(7.0));
   T* o = out.data() + off;
@@ -327,6 +333,13 @@ TEST_CASE("emulated row kernels: every plan", "[cuda][emulated]") {
       RunRows<__nv_bfloat16>(softmax, s.rows, s.cols, 0, 2);
       RunRows<float>(softmax, s.rows, s.cols, 1, 1);  // misaligned rows: scalar path
     }
+  }
+  // Softmax with -inf entries: lanes whose values are all -inf contribute nothing.
+  for (int neg_inf_cols : {16, 100}) {
+    RunRows<float>(true, 70, 128, 0, 2, neg_inf_cols);
+    RunRows<__half>(true, 70, 128, 0, 2, neg_inf_cols);
+    RunRows<__nv_bfloat16>(true, 70, 128, 0, 2, neg_inf_cols);
+    RunRows<__half>(true, 5, 72, 0, 2, neg_inf_cols / 2);  // 9 vectors: masked slots
   }
 }
 
