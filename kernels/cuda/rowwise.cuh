@@ -1,14 +1,14 @@
 // Row-wise kernels over the last dimension of a contiguous [rows, cols]
 // tensor: RMSNorm and softmax, fp32 accumulation for every element type.
 //
-// Geometry (chosen by PlanRows below; measured on an H100, see
+// Geometry (chosen by PlanRows below; measured on an H100 and an H200, see
 // benchmarks/RESULTS.md). Memory-bound code runs at copy speed only with
 // enough bytes in flight and enough resident threads:
 //   * group   rows of at most 32 * 4 vectors: a group of 8, 16 or 32 lanes of
 //             one warp owns a row, each thread holds 64 bytes (4 vectors) of
 //             4 / vpt rows at once, all loads issued before the first reduction
-//             (16-bit rows of 9-16 vectors: 8 lanes x 2 vectors x 1 row, see
-//             PlanRowsOf),
+//             (16-bit rows of 9-16 vectors: 8 lanes x 2 vectors x 1 row kept
+//             in floats, softmax in one reduction; see PlanRowsOf),
 //   * block   longer rows up to 1024 threads * 16 elements: one block per row,
 //             the row cached in registers (one read, one write of memory),
 //   * stream  longer rows still stream through twice (RMSNorm: sum of squares,
