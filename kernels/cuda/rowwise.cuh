@@ -266,6 +266,16 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
 // Streaming kernels: rows too long for registers, one block per row.
 // ---------------------------------------------------------------------------
 
+/*! \brief f(k, j) for each of a lane's VPT vector slots j that lies in a valid row. */
+template <int LANES, int VPT, typename F>
+__device__ __forceinline__ void ForEachSlot(bool valid_row, int lane, int nvec, F&& f) {
+#pragma unroll
+  for (int k = 0; k < VPT; ++k) {
+    const int j = lane + k * LANES;
+    if (valid_row && j < nvec) f(k, j);
+  }
+}
+
 /*!
  * \brief Softmax of one row per group (RPG 1) in one reduction: each lane
  *        keeps its exponentials (relative to its own maximum) in floats, the
@@ -288,29 +298,21 @@ __global__ void __launch_bounds__(kGroupRowThreads)
     const int64_t row = G::Row(base, 0);
     float p[VPT][VEC];
     float m = -INFINITY;
+    ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
+      LoadFloats<T, VEC>(x + row * cols + j * VEC, p[k]);
 #pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const int j = lane + k * LANES;
-      if (row < rows && j < nvec) {
-        LoadFloats<T, VEC>(x + row * cols + j * VEC, p[k]);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) m = fmaxf(m, p[k][e]);
-      }
-    }
+      for (int e = 0; e < VEC; ++e) m = fmaxf(m, p[k][e]);
+    });
     float s = 0.f;
     // A lane whose values are all -inf keeps zeros (not exp2(-inf + inf)).
     const float mb = m == -INFINITY ? 0.f : m * kLog2e;
+    ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int) {
 #pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const int j = lane + k * LANES;
-      if (row < rows && j < nvec) {
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) {
-          p[k][e] = FastExp2(fmaf(p[k][e], kLog2e, -mb));
-          s += p[k][e];
-        }
+      for (int e = 0; e < VEC; ++e) {
+        p[k][e] = FastExp2(fmaf(p[k][e], kLog2e, -mb));
+        s += p[k][e];
       }
-    }
+    });
     float gm = m, gs = s;
 #pragma unroll
     for (int o = LANES / 2; o > 0; o >>= 1) {
@@ -320,16 +322,11 @@ __global__ void __launch_bounds__(kGroupRowThreads)
     }
     // This lane's values were relative to its own maximum m.
     const float scale = (m == -INFINITY ? 0.f : FastExp2((m - gm) * kLog2e)) / gs;
+    ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
 #pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const int j = lane + k * LANES;
-      if (row < rows && j < nvec) {
-        float o[VEC];
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) o[e] = p[k][e] * scale;
-        StoreFloats<T, VEC>(out + row * cols + j * VEC, o);
-      }
-    }
+      for (int e = 0; e < VEC; ++e) p[k][e] *= scale;
+      StoreFloats<T, VEC>(out + row * cols + j * VEC, p[k]);
+    });
   }
 }
 
@@ -353,27 +350,19 @@ __global__ void __launch_bounds__(kGroupRowThreads)
     const int64_t row = G::Row(base, 0);  // masked past the end, as above
     float f[VPT][VEC];
     float ss = 0.f;
+    ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
+      LoadFloats<T, VEC>(x + row * cols + j * VEC, f[k]);
 #pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const int j = lane + k * LANES;
-      if (row < rows && j < nvec) {
-        LoadFloats<T, VEC>(x + row * cols + j * VEC, f[k]);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) ss = fmaf(f[k][e], f[k][e], ss);
-      }
-    }
+      for (int e = 0; e < VEC; ++e) ss = fmaf(f[k][e], f[k][e], ss);
+    });
     const float inv_rms = rsqrtf(GroupSum<LANES>(ss) * inv_cols + eps);
+    ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
+      float wf[VEC];
+      LoadFloats<T, VEC>(w + j * VEC, wf);
 #pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const int j = lane + k * LANES;
-      if (row < rows && j < nvec) {
-        float wf[VEC];
-        LoadFloats<T, VEC>(w + j * VEC, wf);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) f[k][e] = f[k][e] * inv_rms * wf[e];
-        StoreFloats<T, VEC>(out + row * cols + j * VEC, f[k]);
-      }
-    }
+      for (int e = 0; e < VEC; ++e) f[k][e] = f[k][e] * inv_rms * wf[e];
+      StoreFloats<T, VEC>(out + row * cols + j * VEC, f[k]);
+    });
   }
 }
 
