@@ -116,6 +116,17 @@ __device__ __forceinline__ void MergeMaxSum(float& m, float& s, float m2, float 
   m = mn;
 }
 
+/*! \brief MergeMaxSum over aligned groups of LANES lanes (<= 32); the whole warp must call. */
+template <int LANES>
+__device__ __forceinline__ void GroupMergeMaxSum(float& m, float& s) {
+#pragma unroll
+  for (int o = LANES / 2; o > 0; o >>= 1) {
+    const float m2 = __shfl_xor_sync(kFullMask, m, o);
+    const float s2 = __shfl_xor_sync(kFullMask, s, o);
+    MergeMaxSum(m, s, m2, s2);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Cached kernels: the row lives in registers between its read and its write.
 // ---------------------------------------------------------------------------
@@ -262,10 +273,6 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads)
   }
 }
 
-// ---------------------------------------------------------------------------
-// Streaming kernels: rows too long for registers, one block per row.
-// ---------------------------------------------------------------------------
-
 /*! \brief f(k, j) for each of a lane's VPT vector slots j that lies in a valid row. */
 template <int LANES, int VPT, typename F>
 __device__ __forceinline__ void ForEachSlot(bool valid_row, int lane, int nvec, F&& f) {
@@ -314,12 +321,7 @@ __global__ void __launch_bounds__(kGroupRowThreads)
       }
     });
     float gm = m, gs = s;
-#pragma unroll
-    for (int o = LANES / 2; o > 0; o >>= 1) {
-      const float m2 = __shfl_xor_sync(kFullMask, gm, o);
-      const float s2 = __shfl_xor_sync(kFullMask, gs, o);
-      MergeMaxSum(gm, gs, m2, s2);
-    }
+    GroupMergeMaxSum<LANES>(gm, gs);
     // This lane's values were relative to its own maximum m.
     const float scale = (m == -INFINITY ? 0.f : FastExp2((m - gm) * kLog2e)) / gs;
     ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
@@ -365,6 +367,10 @@ __global__ void __launch_bounds__(kGroupRowThreads)
     });
   }
 }
+
+// ---------------------------------------------------------------------------
+// Streaming kernels: rows too long for registers, one block per row.
+// ---------------------------------------------------------------------------
 
 template <typename T, int VEC>
 __global__ void __launch_bounds__(kMaxRowThreads)
@@ -420,12 +426,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
       m = mn;
     }
     // Merge (m, s) across the warp, then across the block.
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      const float m2 = __shfl_xor_sync(kFullMask, m, o);
-      const float s2 = __shfl_xor_sync(kFullMask, s, o);
-      MergeMaxSum(m, s, m2, s2);
-    }
+    GroupMergeMaxSum<32>(m, s);
     const int wid = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
     if ((threadIdx.x & 31) == 0) {
       smem[0][wid] = m;
@@ -435,12 +436,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
     const int l = threadIdx.x & 31;
     m = l < nwarps ? smem[0][l] : -INFINITY;
     s = l < nwarps ? smem[1][l] : 0.f;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      const float m2 = __shfl_xor_sync(kFullMask, m, o);
-      const float s2 = __shfl_xor_sync(kFullMask, s, o);
-      MergeMaxSum(m, s, m2, s2);
-    }
+    GroupMergeMaxSum<32>(m, s);
     __syncthreads();
     const float inv = 1.f / s, mb = m * kLog2e;
     // Pass 2: normalised write.
