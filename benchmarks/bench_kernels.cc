@@ -43,6 +43,7 @@ namespace {
   } while (0)
 
 using ScaleLaunch = int (*)(float*, const float*, float, int64_t, int, cudaStream_t);
+using RowInfoFn = int (*)(int, int, int, int64_t, int, int*);
 
 TVMFFISafeCallType g_fns[8];
 enum Fn { kScale, kAdd, kAxpy, kRMSNorm, kSoftmax, kNumFns };
@@ -161,8 +162,9 @@ int main() {
     }
   }
   auto direct = reinterpret_cast<ScaleLaunch>(dlsym(lib, "tvmffi_kernels_scale_f32_launch"));
-  if (direct == nullptr) {
-    std::fprintf(stderr, "missing tvmffi_kernels_scale_f32_launch\n");
+  auto row_info = reinterpret_cast<RowInfoFn>(dlsym(lib, "tvmffi_kernels_row_kernel_info"));
+  if (direct == nullptr || row_info == nullptr) {
+    std::fprintf(stderr, "missing tvmffi_kernels_scale_f32_launch or _row_kernel_info\n");
     return 1;
   }
 
@@ -239,6 +241,16 @@ int main() {
       std::printf("%-12s %-9s %-22s vs 256 MiB copy: rmsnorm %.3f, softmax %.3f\n", "", dname,
                   rs.name, (2.0 * elems + rs.cols) * esize / (rms_ms * 1e-3) / 1e9 / copy_gbs,
                   2.0 * elems * esize / (sm_ms * 1e-3) / 1e9 / copy_gbs);
+      // Resident threads per SM: what keeps a memory-bound kernel's loads in flight.
+      int ri[2][5] = {};
+      for (int op = 0; op < 2; ++op) {
+        if (row_info(op, dt.code, dt.bits, rs.rows, static_cast<int>(rs.cols), ri[op]) != 0) {
+          std::fprintf(stderr, "tvmffi_kernels_row_kernel_info failed\n");
+          return 1;
+        }
+      }
+      std::printf("%-12s %-9s %-22s threads/SM (registers): rmsnorm %d (%d), softmax %d (%d)\n", "",
+                  dname, rs.name, ri[0][1] * ri[0][3], ri[0][2], ri[1][1] * ri[1][3], ri[1][2]);
     }
   }
 

@@ -94,3 +94,57 @@ void Softmax(TensorView out, TensorView x) {
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, tvmffi_kernels::RMSNorm);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(softmax, tvmffi_kernels::Softmax);
+
+/*!
+ * \brief Geometry and occupancy of the kernel that `rmsnorm` (softmax = 0) or
+ *        `softmax` (softmax = 1) runs for a contiguous, 16-byte-aligned
+ *        [rows, cols] tensor, on the current device. For tests and benchmarks:
+ *        resident threads per SM are what keep a memory-bound kernel's loads
+ *        in flight.
+ * \param dtype_code, dtype_bits kDLFloat 32, kDLFloat 16 or kDLBfloat 16.
+ * \param info Out, int[5]: mode (0 group, 1 block, 2 stream), threads per
+ *        block, registers per thread, resident blocks per SM, local-memory
+ *        (spill) bytes per thread. Untouched on failure.
+ * \return 0; -1 for another dtype or a NULL `info`, rows < 1 or cols < 1;
+ *         else the cudaError_t of the attribute queries. Thread-safe.
+ */
+extern "C" __attribute__((visibility("default"))) int tvmffi_kernels_row_kernel_info(
+    int softmax, int dtype_code, int dtype_bits, int64_t rows, int cols, int* info) {
+  using namespace tvmffi_kernels;
+  if (info == nullptr || rows < 1 || cols < 1) return -1;
+  alignas(16) static const char kAligned[16] = {};
+  int rc = -1;
+  auto query = [&](const RowPlan& p, auto kernel) {
+    cudaFuncAttributes a;
+    int blocks = 0;
+    cudaError_t e = cudaFuncGetAttributes(&a, kernel);
+    if (e == cudaSuccess) {
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, static_cast<int>(p.block),
+                                                        0);
+    }
+    rc = static_cast<int>(e);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: keep it from blaming the next launch
+      return;
+    }
+    const int values[5] = {static_cast<int>(p.mode), static_cast<int>(p.block), a.numRegs, blocks,
+                           static_cast<int>(a.localSizeBytes)};
+    for (int k = 0; k < 5; ++k) info[k] = values[k];
+  };
+  auto visit = [&](auto tag) {
+    using T = decltype(tag);
+    if (softmax) {
+      WithRowKernel<true, T>(rows, cols, {kAligned}, query);
+    } else {
+      WithRowKernel<false, T>(rows, cols, {kAligned}, query);
+    }
+  };
+  if (dtype_code == kDLFloat && dtype_bits == 32) {
+    visit(float{});
+  } else if (dtype_code == kDLFloat && dtype_bits == 16) {
+    visit(__half{});
+  } else if (dtype_code == kDLBfloat && dtype_bits == 16) {
+    visit(__nv_bfloat16{});
+  }
+  return rc;
+}

@@ -41,6 +41,7 @@ TEST_CASE("kernel library exports every entry point", "[cuda][args]") {
     CHECK(KernelFn(name) != nullptr);
   }
   CHECK(dlsym(KernelLib(), "tvmffi_kernels_scale_f32_launch") != nullptr);
+  CHECK(dlsym(KernelLib(), "tvmffi_kernels_row_kernel_info") != nullptr);
   // Kernel templates and helpers stay hidden.
   CHECK(dlsym(KernelLib(), "__tvm_ffi_not_a_kernel") == nullptr);
 }

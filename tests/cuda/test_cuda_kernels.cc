@@ -82,6 +82,10 @@ template <typename T>
 void Upload(const DevBuf& d, const std::vector<T>& h) {
   REQUIRE(h.size() * sizeof(T) <= d.bytes);
   CUDA_REQUIRE(cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return before its DMA lands, and work
+  // on a non-blocking stream does not wait for it: the graph test's replay
+  // once read part of its old input (H100, 2026-11-27).
+  CUDA_REQUIRE(cudaDeviceSynchronize());
 }
 
 template <typename T>
@@ -488,6 +492,44 @@ TEST_CASE("row kernels handle misaligned rows", "[cuda][rowwise]") {
     RunRows<__nv_bfloat16>(false, shape, 5, -2, 2);
     RunRows<float>(true, shape, 2, -2, 2);
   }
+}
+
+TEST_CASE("block-mode row kernels fill every SM and spill nothing", "[cuda][rowwise]") {
+  REQUIRE_GPU();
+  using InfoFn = int (*)(int, int, int, int64_t, int, int*);
+  auto info_fn = reinterpret_cast<InfoFn>(dlsym(KernelLib(), "tvmffi_kernels_row_kernel_info"));
+  REQUIRE(info_fn != nullptr);
+  int max_threads = 0;
+  CUDA_REQUIRE(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+  struct DT {
+    int code, bits;
+    const char* name;
+  };
+  for (DT dt : {DT{kDLFloat, 32, "float32"}, DT{kDLFloat, 16, "float16"},
+                DT{kDLBfloat, 16, "bfloat16"}}) {
+    for (int softmax : {0, 1}) {
+      INFO(dt.name << (softmax ? " softmax" : " rmsnorm"));
+      // [8192, 4096]: one block of 256 threads per row. At 33+ registers a
+      // thread (bf16 softmax and fp32 rmsnorm, uncapped) only 5-6 such blocks
+      // fit on an SM, and the H200's copy bandwidth is out of reach.
+      int info[5] = {-1, -1, -1, -1, -1};
+      REQUIRE(info_fn(softmax, dt.code, dt.bits, 8192, 4096, info) == 0);
+      INFO("registers " << info[2] << ", blocks/SM " << info[3] << ", local " << info[4]);
+      CHECK(info[0] == 1);
+      CHECK(info[1] == 256);
+      CHECK(info[3] * info[1] == max_threads);
+      CHECK(info[4] == 0);
+      // [65536, 128]: group mode, no spills either.
+      REQUIRE(info_fn(softmax, dt.code, dt.bits, 65536, 128, info) == 0);
+      CHECK(info[0] == 0);
+      CHECK(info[4] == 0);
+    }
+  }
+  int untouched[5] = {7, 7, 7, 7, 7};
+  CHECK(info_fn(1, kDLInt, 32, 8192, 4096, untouched) == -1);  // no row kernel for int32
+  CHECK(info_fn(1, kDLFloat, 32, 0, 4096, untouched) == -1);
+  CHECK(untouched[0] == 7);
+  CHECK(info_fn(1, kDLFloat, 32, 8, 8, nullptr) == -1);
 }
 
 TEST_CASE("kernels work in place", "[cuda][inplace]") {
