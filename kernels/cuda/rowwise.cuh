@@ -48,7 +48,7 @@ constexpr float kLog2e = 1.4426950408889634f;
  *        16-bit RMSNorm already fits in 32 registers and is left alone: the
  *        cap made ptxas spill 8 bytes there (H100: 0.985 -> 0.976 of copy).
  *        Group mode stays unbounded: capped at 32, its kernels fell to
- *        0.80-0.86 (benchmarks/RESULTS.md, 2026-11-27).
+ *        0.79-0.86 (benchmarks/RESULTS.md, 2026-11-27).
  */
 constexpr int RowMinBlocksPerSM(bool block, int vec) { return block && vec > 1 ? 2 : 0; }
 
