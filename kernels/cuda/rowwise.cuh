@@ -44,13 +44,16 @@ constexpr float kLog2e = 1.4426950408889634f;
  *        .minnctapersm). Left to itself, ptxas gives the bf16 softmax 40
  *        registers and the fp32 RMSNorm 42 in block mode: 6 and 5 blocks of
  *        256 per SM, too few loads in flight for the H200's memory (bf16
- *        softmax at [8192, 4096] 0.89 of copy). Capped, neither spills. The
- *        16-bit RMSNorm already fits in 32 registers and is left alone: the
- *        cap made ptxas spill 8 bytes there (H100: 0.985 -> 0.976 of copy).
- *        Group mode stays unbounded: capped at 32, its kernels fell to
- *        0.79-0.86 (benchmarks/RESULTS.md, 2026-11-27).
+ *        softmax at [8192, 4096] 0.89 of copy). So vectorised block mode is
+ *        bounded for softmax in every dtype and for the fp32 RMSNorm; neither
+ *        spills. The 16-bit RMSNorm already fits in 32 registers and is left
+ *        alone: the bound made ptxas spill 8 bytes there (H100: 0.985 -> 0.976
+ *        of copy). Group mode stays unbounded: at 32 registers its kernels
+ *        spilled and fell to 0.79-0.86 (benchmarks/RESULTS.md, 2026-11-27).
  */
-constexpr int RowMinBlocksPerSM(bool block, int vec) { return block && vec > 1 ? 2 : 0; }
+constexpr int RowMinBlocksPerSM(bool softmax, bool block, int vec, int elem_bytes) {
+  return block && vec > 1 && (softmax || elem_bytes == 4) ? 2 : 0;
+}
 
 /*!
  * \brief The threads that share one row and the rows they hold at once.
@@ -158,7 +161,7 @@ __device__ __forceinline__ Pack<T, VEC> LoadPack(const T* p) {
 /*! \brief out = x * rsqrt(mean(x^2) + eps) * weight, rows cached in registers. */
 template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
 __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
-                      RowMinBlocksPerSM(kBlock && sizeof(T) == 4, VEC))
+                      RowMinBlocksPerSM(false, kBlock, VEC, sizeof(T)))
     RMSNormCachedKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
                         float eps) {
   using G = RowGroup<kBlock, LANES, RPG>;
@@ -222,7 +225,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
  */
 template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
 __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
-                      RowMinBlocksPerSM(kBlock, VEC))
+                      RowMinBlocksPerSM(true, kBlock, VEC, sizeof(T)))
     SoftmaxCachedKernel(T* out, const T* x, int64_t rows, int cols) {
   using G = RowGroup<kBlock, LANES, RPG>;
   __shared__ float smem[32];
