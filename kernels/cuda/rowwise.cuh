@@ -8,7 +8,7 @@
 //             one warp owns a row, each thread holds 64 bytes (4 vectors) of
 //             4 / vpt rows at once, all loads issued before the first reduction
 //             (16-bit rows of 9-16 vectors: 8 lanes x 2 vectors x 1 row kept
-//             in floats, softmax in one reduction; see PlanRowsOf),
+//             in floats, one exponential per element; see PlanRowsOf),
 //   * block   longer rows up to 1024 threads * 16 elements: one block per row,
 //             the row cached in registers (one read, one write of memory),
 //   * stream  longer rows still stream through twice (RMSNorm: sum of squares,
@@ -304,18 +304,21 @@ __device__ __forceinline__ void ForEachSlot(bool valid_row, int lane, int nvec, 
 }
 
 /*!
- * \brief Softmax of one row per group (RPG 1) in one reduction: each lane
- *        keeps its exponentials (relative to its own maximum) in floats, the
- *        group merges (max, sum) pairs, and each lane rescales what it kept.
- *        One exponential per element and one shuffle chain instead of two:
- *        for 16-bit rows of [*, 128] on 8 lanes x 2 vectors, 0.93-0.97 of a
- *        copy of the same bytes on an H200, against 0.83-0.86 for
- *        SoftmaxCachedKernel (sweep of 2026-11-24, benchmarks/RESULTS.md).
- *        Kept floats cost registers: only plans of VPT * VEC <= 16 use it.
+ * \brief Softmax of one row per group (RPG 1), the row kept in floats: the
+ *        group's maximum, one exponential per element kept in place, the
+ *        group's sum, then each kept value scaled. One exponential per
+ *        element, against two in SoftmaxCachedKernel. It replaced an online
+ *        form (exponentials against each lane's own maximum, then a merge of
+ *        (max, sum) pairs) that spent 7 more exponentials a lane on the
+ *        merge: for 16-bit [*, 128] on 8 lanes x 2 vectors on an H100 it is
+ *        1.008-1.011 of a copy of the same bytes against 0.977-0.983, and
+ *        0.969-0.990 against 0.922-0.931 at [49152, 128] (benchmarks/RESULTS.md,
+ *        2026-11-27). Kept floats cost registers: only plans of
+ *        VPT * VEC <= 16 use it.
  */
 template <typename T, int VEC, int LANES, int VPT>
 __global__ void __launch_bounds__(kGroupRowThreads)
-    SoftmaxOnlineGroupKernel(T* out, const T* x, int64_t rows, int cols) {
+    SoftmaxKeptGroupKernel(T* out, const T* x, int64_t rows, int cols) {
   static_assert(VPT * VEC <= 16, "each lane keeps VPT * VEC floats");
   using G = RowGroup<false, LANES, 1>;
   const int nvec = cols / VEC;
@@ -330,9 +333,8 @@ __global__ void __launch_bounds__(kGroupRowThreads)
 #pragma unroll
       for (int e = 0; e < VEC; ++e) m = fmaxf(m, p[k][e]);
     });
+    const float mb = GroupMax<LANES>(m) * kLog2e;
     float s = 0.f;
-    // A lane whose values are all -inf keeps zeros (not exp2(-inf + inf)).
-    const float mb = m == -INFINITY ? 0.f : m * kLog2e;
     ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int) {
 #pragma unroll
       for (int e = 0; e < VEC; ++e) {
@@ -340,13 +342,10 @@ __global__ void __launch_bounds__(kGroupRowThreads)
         s += p[k][e];
       }
     });
-    float gm = m, gs = s;
-    GroupMergeMaxSum<LANES>(gm, gs);
-    // This lane's values were relative to its own maximum m.
-    const float scale = (m == -INFINITY ? 0.f : FastExp2((m - gm) * kLog2e)) / gs;
+    const float inv = 1.f / GroupSum<LANES>(s);
     ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
 #pragma unroll
-      for (int e = 0; e < VEC; ++e) p[k][e] *= scale;
+      for (int e = 0; e < VEC; ++e) p[k][e] *= inv;
       StoreFloats<T, VEC>(out + row * cols + j * VEC, p[k]);
     });
   }
@@ -354,7 +353,7 @@ __global__ void __launch_bounds__(kGroupRowThreads)
 
 /*!
  * \brief RMSNorm of one row per group (RPG 1), the row kept in floats: each
- *        element converted once (SoftmaxOnlineGroupKernel's layout). For
+ *        element converted once (SoftmaxKeptGroupKernel's layout). For
  *        16-bit rows of [*, 128] on 8 lanes x 2 vectors: H200 0.905-0.915 of a
  *        copy of the same bytes against 0.85-0.90 for RMSNormCachedKernel,
  *        the same outputs bit for bit (sweep of 2026-11-24).
@@ -586,7 +585,7 @@ inline void VisitRowKernel(const RowPlan& p, F&& f) {
            integral_constant<int, 1>{}, No{});
   } else if (p.lanes == 8 && p.vpt == 2) {  // one row per group, kept in floats
     if constexpr (kSoftmax) {
-      f(&SoftmaxOnlineGroupKernel<T, VEC, 8, 2>);
+      f(&SoftmaxKeptGroupKernel<T, VEC, 8, 2>);
     } else {
       f(&RMSNormKeptGroupKernel<T, VEC, 8, 2>);
     }
