@@ -46,10 +46,11 @@ constexpr float kLog2e = 1.4426950408889634f;
  *        256 per SM, too few loads in flight for the H200's memory (bf16
  *        softmax at [8192, 4096]: 0.89 of copy unbounded, 0.95 bounded). So
  *        vectorised block mode is bounded for softmax in every dtype and for
- *        the fp32 RMSNorm; neither spills. The 16-bit RMSNorm already fits in 32 registers and is left
- *        alone: the bound made ptxas spill 8 bytes there (H100: 0.985 -> 0.976
- *        of copy). Group mode stays unbounded: at 32 registers its kernels
- *        spilled and fell to 0.79-0.86 (benchmarks/RESULTS.md, 2026-11-27).
+ *        the fp32 RMSNorm; neither spills. The 16-bit RMSNorm already fits in
+ *        32 registers and is left alone: the bound made ptxas spill 8 bytes
+ *        there (H100: 0.985 -> 0.976 of copy). Group mode stays unbounded:
+ *        at 32 registers its kernels spilled and fell to 0.79-0.86
+ *        (benchmarks/RESULTS.md, 2026-11-27).
  */
 constexpr int RowMinBlocksPerSM(bool softmax, bool block, int vec, int elem_bytes) {
   return block && vec > 1 && (softmax || elem_bytes == 4) ? 2 : 0;
