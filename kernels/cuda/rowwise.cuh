@@ -357,7 +357,9 @@ __global__ void __launch_bounds__(kGroupRowThreads)
  *        element converted once (SoftmaxKeptGroupKernel's layout). For
  *        16-bit rows of [*, 128] on 8 lanes x 2 vectors: H200 0.905-0.915 of a
  *        copy of the same bytes against 0.85-0.90 for RMSNormCachedKernel,
- *        the same outputs bit for bit (sweep of 2026-11-24).
+ *        the same outputs bit for bit (sweep of 2026-11-24); with the weight
+ *        loaded ahead of the row, 0.961-0.969 against 0.909-0.933
+ *        (2026-11-27, benchmarks/RESULTS.md).
  */
 template <typename T, int VEC, int LANES, int VPT>
 __global__ void __launch_bounds__(kGroupRowThreads)
@@ -370,6 +372,14 @@ __global__ void __launch_bounds__(kGroupRowThreads)
   const float inv_cols = 1.f / static_cast<float>(cols);
   for (int64_t base = G::FirstStep(); base < rows; base += G::StepStride()) {
     const int64_t row = G::Row(base, 0);  // masked past the end, as above
+    // The weight's packs are loaded first: their latency then overlaps the
+    // row's loads and sum instead of following the group's reduction.
+    Pack<T, VEC> wp[VPT];
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+      const int j = lane + k * LANES;
+      if (j < nvec) wp[k] = LoadPack<T, VEC>(w + j * VEC);
+    }
     float f[VPT][VEC];
     float ss = 0.f;
     ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
@@ -379,10 +389,8 @@ __global__ void __launch_bounds__(kGroupRowThreads)
     });
     const float inv_rms = rsqrtf(GroupSum<LANES>(ss) * inv_cols + eps);
     ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
-      float wf[VEC];
-      LoadFloats<T, VEC>(w + j * VEC, wf);
 #pragma unroll
-      for (int e = 0; e < VEC; ++e) f[k][e] = f[k][e] * inv_rms * wf[e];
+      for (int e = 0; e < VEC; ++e) f[k][e] = f[k][e] * inv_rms * ToFloat(wp[k].v[e]);
       StoreFloats<T, VEC>(out + row * cols + j * VEC, f[k]);
     });
   }
