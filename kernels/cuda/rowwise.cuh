@@ -373,13 +373,11 @@ __global__ void __launch_bounds__(kGroupRowThreads)
   for (int64_t base = G::FirstStep(); base < rows; base += G::StepStride()) {
     const int64_t row = G::Row(base, 0);  // masked past the end, as above
     // The weight's packs are loaded first: their latency then overlaps the
-    // row's loads and sum instead of following the group's reduction.
+    // row's loads and sum instead of following the group's reduction. (Loaded
+    // once before the loop instead, fp16 takes 56 registers, not 48.)
     Pack<T, VEC> wp[VPT];
-#pragma unroll
-    for (int k = 0; k < VPT; ++k) {
-      const int j = lane + k * LANES;
-      if (j < nvec) wp[k] = LoadPack<T, VEC>(w + j * VEC);
-    }
+    ForEachSlot<LANES, VPT>(true, lane, nvec,
+                            [&](int k, int j) { wp[k] = LoadPack<T, VEC>(w + j * VEC); });
     float f[VPT][VEC];
     float ss = 0.f;
     ForEachSlot<LANES, VPT>(row < rows, lane, nvec, [&](int k, int j) {
