@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # tvmffi CI: set up the machine, then build and test:
 #   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists)
-#                  + the Python package (pytest python/tests after ctest)
+#   wheel          .ci/wheel.sh: the wheel built from the root, installed into a
+#                  fresh venv elsewhere with its build tree deleted; kernel
+#                  libraries built against it; pytest python/tests against it
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
 #   build/oom      Debug with ASan/UBSan and TVMFFI_FAULT_INJECTION=ON: test_oom only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
 #                  and the thread-relevant suites only
 #   build/fuzz     clang, libFuzzer + ASan/UBSan: each fuzz target for a bounded time
-# The release and asan phases also build the Python package and run pytest.
+# The asan phase also builds the Python package in its build tree and runs
+# pytest there, under the sanitizers.
 # Ends with exactly one line "tests: N passed, N failed, N skipped" (summed over
 # every ctest run, read from ctest's JUnit output, and pytest) and exits
 # non-zero if any step failed.
@@ -135,9 +138,26 @@ run_phase release build/release \
   -DCMAKE_BUILD_TYPE=Release \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=ON \
-  -DTVMFFI_BUILD_PYTHON=ON \
   "${CUDA_ARGS[@]}"
-run_pytest release build/release
+
+# ---------------------------------------------------------------- wheel ---
+run_wheel_phase() {
+  local log rc=0 line
+  banner "wheel: build, install into a venv elsewhere, test the installed package"
+  log=$(mktemp)
+  TVMFFI_JOBS=$JOBS bash .ci/wheel.sh 2>&1 | tee "$log" || rc=$?
+  line=$(grep -E '^wheel: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1 || true)
+  rm -f "$log"
+  if [[ $line =~ ^wheel:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+    total_passed=$((total_passed + BASH_REMATCH[1]))
+    total_failed=$((total_failed + BASH_REMATCH[2]))
+    total_skipped=$((total_skipped + BASH_REMATCH[3]))
+  else
+    failures+=("wheel: no summary line")
+  fi
+  [[ $rc -eq 0 ]] || failures+=("wheel (rc=$rc)")
+}
+run_wheel_phase
 
 # ----------------------------------------------------------------- asan ---
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

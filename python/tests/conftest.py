@@ -10,6 +10,14 @@ import pytest
 
 import tvmffi
 
+# The wheel phase of CI (.ci/wheel.sh) tests the installed package: make sure
+# it is not the repository's or a build tree's that got imported.
+if os.environ.get("TVMFFI_EXPECT_INSTALLED") == "1":
+    _repo = Path(__file__).resolve().parents[2]
+    _pkg = Path(tvmffi.__file__).resolve()
+    if _repo in _pkg.parents or (_pkg.parent.parent.parent / "CMakeCache.txt").exists():
+        raise RuntimeError(f"TVMFFI_EXPECT_INSTALLED=1 but tvmffi was imported from {_pkg}")
+
 
 def _build_dir() -> Path | None:
     # The build-tree package lives in <build>/python/tvmffi.

@@ -13,12 +13,28 @@ import os
 
 
 def _load_runtime() -> ctypes.CDLL:
-    """Load the package's libtvmffi once, RTLD_GLOBAL, so kernel libraries bind to it."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libtvmffi.so")
+    """Load the package's runtime once, RTLD_GLOBAL, so kernel libraries bind to it.
+
+    The file is ``lib/libtvm_ffi.so`` inside the package (its SONAME, the name
+    kernel libraries record); ``lib/libtvmffi_upstream_cxx.so`` sits beside it.
+    """
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "libtvm_ffi.so")
     try:
         return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
     except OSError as err:
         raise ImportError(f"tvmffi: cannot load the runtime library {path}: {err}") from err
+
+
+def _runtime_version(lib: ctypes.CDLL) -> str:
+    """The runtime's version (TVMFFIGetVersion): the one version, from c_api.h."""
+
+    class _Version(ctypes.Structure):
+        _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                    ("patch", ctypes.c_uint32)]
+
+    v = _Version()
+    lib.TVMFFIGetVersion(ctypes.byref(v))
+    return f"{v.major}.{v.minor}.{v.patch}"
 
 
 _LIB = _load_runtime()
@@ -58,7 +74,7 @@ _core._register_object_class("ffi.Module", Module)
 _core._register_object_class("ffi.Array", Array)
 _core._register_object_class("ffi.Map", Map)
 
-__version__ = "0.1.0"
+__version__ = _runtime_version(_LIB)
 
 __all__ = [
     "Array",
