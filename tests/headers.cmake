@@ -31,3 +31,24 @@ add_test(NAME test_umbrella_includes
           "-DFLAGS=${_kernel_flags}"
           "-DFORBIDDEN=${_umbrella_forbidden}"
           -P ${CMAKE_CURRENT_SOURCE_DIR}/check_includes.cmake)
+
+# Every public header compiles warning-free under -Wall -Wextra -Wshadow
+# -Werror when included with -I (pkg-config and tvm-ffi-config give -I, not
+# -isystem, so a kernel project's warnings apply to our headers too).
+file(GLOB_RECURSE _tvmffi_public_headers RELATIVE "${PROJECT_SOURCE_DIR}/cpp/include"
+     CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/cpp/include/tvm/*.h")
+file(GLOB_RECURSE _tvmffi_c_headers RELATIVE "${PROJECT_SOURCE_DIR}/c_api/include"
+     CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/c_api/include/tvm/*.h")
+set(_all_headers_src "")
+foreach(_h IN LISTS _tvmffi_c_headers _tvmffi_public_headers)
+  if(_h MATCHES "/cuda/" AND NOT TVMFFI_CUDA_RUNTIME_INCLUDE)
+    continue()
+  endif()
+  string(APPEND _all_headers_src "#include <${_h}>\n")
+endforeach()
+string(APPEND _all_headers_src "int main() { return 0; }\n")
+file(CONFIGURE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/all_public_headers.cc"
+     CONTENT "${_all_headers_src}")
+add_test(NAME test_headers_warnings
+  COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 -fsyntax-only -Wall -Wextra -Wshadow -Wpedantic
+          -Werror ${_kernel_flags} "${CMAKE_CURRENT_BINARY_DIR}/all_public_headers.cc")

@@ -235,23 +235,23 @@ template <typename TNDAlloc>
 class TensorObjFromNDAlloc : public TensorObj {
  public:
   template <typename... ExtraArgs>
-  TensorObjFromNDAlloc(TNDAlloc alloc, ShapeView shape, const int64_t* strides, DLDataType dtype,
-                       DLDevice device, ExtraArgs&&... extra_args)
+  TensorObjFromNDAlloc(TNDAlloc alloc, ShapeView shape_in, const int64_t* strides_in,
+                       DLDataType dtype_in, DLDevice device_in, ExtraArgs&&... extra_args)
       : TensorObj(SubclassFillsDLTensor{}), alloc_(std::move(alloc)) {
-    const int32_t nd = static_cast<int32_t>(shape.size());
+    const int32_t nd = static_cast<int32_t>(shape_in.size());
     int64_t* tail = reinterpret_cast<int64_t*>(reinterpret_cast<char*>(this) + sizeof(*this));
     this->data = nullptr;
-    this->device = device;
+    this->device = device_in;
     this->ndim = nd;
-    this->dtype = dtype;
+    this->dtype = dtype_in;
     this->byte_offset = 0;
     this->shape = nd > 0 ? tail : nullptr;
     this->strides = nd > 0 ? tail + nd : nullptr;
-    if (nd > 0) std::memcpy(tail, shape.data(), sizeof(int64_t) * nd);
-    if (strides != nullptr) {
-      if (nd > 0) std::memcpy(tail + nd, strides, sizeof(int64_t) * nd);
+    if (nd > 0) std::memcpy(tail, shape_in.data(), sizeof(int64_t) * nd);
+    if (strides_in != nullptr) {
+      if (nd > 0) std::memcpy(tail + nd, strides_in, sizeof(int64_t) * nd);
     } else {
-      FillStridesFromShape(shape, tail + nd);
+      FillStridesFromShape(shape_in, tail + nd);
     }
     // If AllocData throws, ~TensorObjFromNDAlloc does not run: no FreeData for nothing.
     alloc_.AllocData(static_cast<DLTensor*>(this), std::forward<ExtraArgs>(extra_args)...);

@@ -65,7 +65,7 @@ class VisitInterruptObj : public Object {
   Any value;
 
   VisitInterruptObj() = default;
-  explicit VisitInterruptObj(Any value) : value(std::move(value)) {}
+  explicit VisitInterruptObj(Any result) : value(std::move(result)) {}
 
   static constexpr const int32_t _type_index = TypeIndex::kTVMFFIVisitInterrupt;
   static constexpr const bool _type_final = true;

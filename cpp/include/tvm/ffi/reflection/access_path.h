@@ -56,7 +56,7 @@ class AccessStepObj : public Object {
   Any key;
 
   AccessStepObj() = default;
-  AccessStepObj(AccessKind kind, Any key) : kind(kind), key(std::move(key)) {}
+  AccessStepObj(AccessKind step_kind, Any step_key) : kind(step_kind), key(std::move(step_key)) {}
 
   /*! \brief Same kind and an equal key (AnyEqual: strings by content). */
   inline bool StepEqual(const AccessStep& other) const;
@@ -106,8 +106,8 @@ class AccessPathObj : public Object {
   int32_t depth = 0;
 
   AccessPathObj() = default;
-  AccessPathObj(Optional<ObjectRef> parent, Optional<AccessStep> step, int32_t depth)
-      : parent(std::move(parent)), step(std::move(step)), depth(depth) {}
+  AccessPathObj(Optional<ObjectRef> parent_path, Optional<AccessStep> last_step, int32_t n)
+      : parent(std::move(parent_path)), step(std::move(last_step)), depth(n) {}
 
   /*! \brief The path without its last step; nullopt at the root. */
   inline Optional<AccessPath> GetParent() const;

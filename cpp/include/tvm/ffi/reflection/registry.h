@@ -186,7 +186,7 @@ struct init {};
 template <>
 struct init<> : public InfoTrait {
   constexpr init() noexcept = default;
-  explicit init(bool include) : include(include) {}
+  explicit init(bool include_in_init) : include(include_in_init) {}
   void Apply(TVMFFIFieldInfo* info) const {
     if (!include) info->flags |= kTVMFFIFieldFlagBitMaskInitOff;
   }
