@@ -108,6 +108,7 @@ if(TARGET tvmffi_cli)
     "-DCMD=${_cli};inspect;$<TARGET_FILE:tvmffi_test_mod_noexport>"
     -DEXPECT_RC=nonzero
     "-DEXPECT_REGEX=Functions \\(0\\):.*exports no TVM-FFI functions"
+    "-DEXPECT_NOT_REGEX=portable: yes"
     -P ${_tvmffi_run_expect})
   add_test(NAME module_cli_call COMMAND ${CMAKE_COMMAND}
     "-DCMD=${_cli};call;${_kern};scale_alloc;f32[[1,2],[3,4]];2.5"

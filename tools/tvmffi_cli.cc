@@ -491,7 +491,10 @@ int Inspect(const std::string& path) {
   for (const std::string& n : ffi_imports) {
     if (!IsStandardSymbol(n)) extensions += (extensions.empty() ? "" : ", ") + n;
   }
-  if (extensions.empty()) {
+  if (names.empty()) {
+    // Nothing to call: portability is not a question for a non-TVM-FFI library.
+    std::printf("  portable: not applicable, the library exports no TVM-FFI function\n");
+  } else if (extensions.empty()) {
     std::printf("  portable: yes, imports only standard TVM-FFI 0.1 symbols\n");
   } else {
     std::printf("  portable: no, needs extensions beyond the standard TVM-FFI 0.1 symbols: %s\n",
