@@ -49,7 +49,7 @@ for f in core.cpp tvm_ffi/__init__.py tvm_ffi/lib/libtvm_ffi.so tvm_ffi/lib/libt
          tvm_ffi/include/tvm/ffi/c_api.h tvm_ffi/include/dlpack/dlpack.h \
          tvm_ffi/cython/tvm_ffi_python_helpers.h; do
   [[ -f $UPCARRY/$f ]] ||
-    die ".carry/upstream/$f missing: TVMFFI_UPSTREAM_PEER=/work/peer bash .ci/prepare-carry.sh"
+    die ".carry/upstream/$f missing: TVMFFI_UPSTREAM_PEER=<folder with upstream-src> bash .ci/prepare-carry.sh"
 done
 CUDA_ARGS=(-DTVMFFI_BUILD_CUDA_KERNELS=OFF)
 TARGETS=(tvmffi_python tvmffi_cpu_kernels)

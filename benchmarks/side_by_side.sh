@@ -24,7 +24,7 @@
 #   WORK          where the binaries go (default: a fresh temporary folder)
 #
 # Example:
-#   UPSTREAM_SRC=/work/peer/upstream-src UPSTREAM_LIB=/work/peer/upstream-build/lib \
+#   UPSTREAM_SRC=<upstream source> UPSTREAM_LIB=<upstream build>/lib \
 #     bash benchmarks/side_by_side.sh
 set -euo pipefail
 

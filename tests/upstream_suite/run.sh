@@ -5,12 +5,12 @@
 # follows.
 #
 # Usage: tests/upstream_suite/run.sh [UPSTREAM_SRC] [TVMFFI_BUILD] [WORK_DIR]
-#   UPSTREAM_SRC  an upstream source tree (tests/cpp, src/ffi/testing); default
-#                 /work/peer/upstream-src
+#   UPSTREAM_SRC  an upstream source tree (tests/cpp, src/ffi/testing); required
+#                 (or the UPSTREAM_SRC environment variable)
 #   TVMFFI_BUILD  our build dir holding libtvmffi.so (and libtvmffi_upstream_cxx.so);
 #                 default <repo>/build
 #   WORK_DIR      where objects, binaries and logs go; must be outside the
-#                 repository; default /work/peer/upstream-suite/<repo dir name>
+#                 repository; default a new folder under ${TMPDIR:-/tmp}
 # Environment: JOBS (parallel files, default 2), TEST_TIMEOUT (seconds per test
 # binary, default 60; the suite binary gets it once per file), SUITE_CXXFLAGS
 # (default -O0 -g0), ONLY (regex on the file names to run a subset: only those
@@ -25,9 +25,10 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
-UPSTREAM_SRC=${1:-${UPSTREAM_SRC:-/work/peer/upstream-src}}
+UPSTREAM_SRC=${1:-${UPSTREAM_SRC:-}}
+[ -n "$UPSTREAM_SRC" ] || { echo "usage: run.sh UPSTREAM_SRC [TVMFFI_BUILD] [WORK_DIR]" >&2; exit 2; }
 TVMFFI_BUILD=${2:-${TVMFFI_BUILD:-$repo/build}}
-WORK_DIR=${3:-${WORK_DIR:-/work/peer/upstream-suite/$(basename "$repo")}}
+WORK_DIR=${3:-${WORK_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/upstream-suite.XXXXXX")}}
 JOBS=${JOBS:-2}
 TEST_TIMEOUT=${TEST_TIMEOUT:-60}
 SUITE_CXXFLAGS=${SUITE_CXXFLAGS:--O0 -g0}
