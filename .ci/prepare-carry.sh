@@ -25,7 +25,8 @@
 #                                                 core.pyx cythonized here). <dir> holds
 #                                                 upstream-src/ (apache/tvm-ffi's tree, DLPack
 #                                                 header in 3rdparty/) and upstream-build/lib/
-#                                                 (see /work/peer/README); Cython >= 3 must be
+#                                                 (libtvm_ffi.so and libtvm_ffi_testing.so built
+#                                                 from that tree); Cython >= 3 must be
 #                                                 importable by /usr/bin/python3, or on
 #                                                 TVMFFI_CYTHON_PATH (a dist-packages folder).
 #   .carry/upstream-cxx/                          only with TVMFFI_UPSTREAM_CXX_PEER=<dir> (same
@@ -39,6 +40,13 @@ set -euo pipefail
 
 log() { printf '[carry] %s\n' "$*"; }
 die() { printf '[carry] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# The folders named by TVMFFI_UPSTREAM_PEER, TVMFFI_UPSTREAM_CXX_PEER and
+# TVMFFI_CYTHON_PATH may be relative to where the script is started.
+abs_path() { if [[ -z $1 || $1 == /* ]]; then printf '%s' "$1"; else printf '%s/%s' "$PWD" "$1"; fi; }
+TVMFFI_UPSTREAM_PEER=$(abs_path "${TVMFFI_UPSTREAM_PEER:-}")
+TVMFFI_UPSTREAM_CXX_PEER=$(abs_path "${TVMFFI_UPSTREAM_CXX_PEER:-}")
+TVMFFI_CYTHON_PATH=$(abs_path "${TVMFFI_CYTHON_PATH:-}")
 
 cd "$(dirname "$0")/.."
 ROOT_ABS=$PWD

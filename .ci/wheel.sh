@@ -9,8 +9,9 @@
 #     the package (readelf -d); build the CPU kernel library and the demo host
 #     against the wheel through find_package(tvm_ffi) (upstream's recipe) and
 #     find_package(tvmffi), and with tvm-ffi-config's flags (upstream's raw
-#     compile); run the demo; run the CLI from the venv; then pytest
-#     python/tests from outside the repository against the installed package.
+#     compile); run the demo; run the CLI from the venv; run the examples of
+#     README.md and docs/ (.ci/docs-examples.sh); then pytest python/tests
+#     from outside the repository against the installed package.
 # Ends with "wheel: N passed, N failed, N skipped" (checks and pytest together)
 # and exits non-zero on any failure.
 #
@@ -125,6 +126,19 @@ kernels="$work/consumer-tvm_ffi/libtvmffi_cpu_kernels.so"
 check "the CLI from the venv: tvmffi inspect / call" bash -c '
   out=$("$1/bin/tvmffi" inspect "$2") && echo "$out" | grep -q add_one &&
   [[ $("$1/bin/tvmffi" call "$2" add_int 40 2) == *42* ]]' _ "$venv" "$kernels"
+
+# ---------------------------------------------- the docs' examples ---
+echo "--- the examples of README.md and docs/, against the installed package"
+rc=0
+bash "$repo/.ci/docs-examples.sh" "$py" "$work/docs" 2>&1 | tee "$work/docs.log" || rc=$?
+line=$(grep -E '^docs examples: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$work/docs.log" |
+       tail -n 1 || true)
+if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+  passed=$((passed + BASH_REMATCH[1]))
+  failed=$((failed + BASH_REMATCH[2]))
+  skipped=$((skipped + BASH_REMATCH[3]))
+fi
+if [[ $rc -ne 0 || -z $line ]]; then fails+=("docs examples (rc=$rc)"); [[ $failed -gt 0 ]] || failed=1; fi
 
 # --------------------------------------------------------------- pytest ---
 echo "--- pytest python/tests against the installed package"
