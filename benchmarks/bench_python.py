@@ -4,8 +4,13 @@
 Cases (each the best of --repeat batches, in microseconds per call):
   add_int(1, 2)                  an exported scalar function
   nop3(x, y, z)                  three 1-element tensors: numpy, torch CPU, torch CUDA
+  add_bias(x, b, z)              b an Optional[ffi.Tensor] parameter (an owning tensor, the
+                                 others borrowed): numpy, torch CPU
+  add_one(ro, y)                 a read-only numpy input (tvmffi only: a private copy,
+                                 compared after the call)
   scale(out, x, 2.0)             the CUDA kernel library, torch CUDA tensors (host time)
-Baselines: numpy.add(x, y, out=z), torch.add(x, y, out=z), torch.mul(x, 2.0, out=y).
+Baselines: numpy.add(x, y, out=z), torch.add(x, y, out=z), torch.mul(x, 2.0, out=y),
+numpy.add(ro, 1, out=y).
 Launch floor (CUDA): the same scale kernel launched directly through ctypes
 (tvmffi_kernels_scale_f32_launch), and the same ctypes call with n = 0 (no
 launch), so that binding cost and launch cost can be told apart.
@@ -67,6 +72,16 @@ def build_cases(ffi: Any, cpu_kernels: str, cuda_kernels: str | None, number: in
     x, y, z = (numpy.zeros(1, numpy.float32) for _ in range(3))
     cases["nop3 numpy"] = Case("f(x, y, z)", {"f": mod.nop3, "x": x, "y": y, "z": z, "np": numpy},
                                "pass", number)
+    # Libraries built before this kernel existed have none.
+    add_bias = getattr(mod, "add_bias", None)
+    if add_bias is not None:
+        cases["add_bias numpy (ffi.Tensor)"] = Case(
+            "f(x, y, z)", {"f": add_bias, "x": x, "y": y, "z": z, "np": numpy}, "pass", number)
+    if ffi.__name__ == "tvmffi":  # numpy < 2 exports no read-only array through __dlpack__
+        ro = numpy.zeros(1, numpy.float32)
+        ro.flags.writeable = False
+        cases["add_one numpy read-only in"] = Case(
+            "f(ro, y)", {"f": mod.add_one, "ro": ro, "y": y, "np": numpy}, "pass", number)
     try:
         import torch
     except ImportError:
@@ -76,6 +91,10 @@ def build_cases(ffi: Any, cpu_kernels: str, cuda_kernels: str | None, number: in
     cases["nop3 torch CPU"] = Case("f(x, y, z)",
                                    {"f": mod.nop3, "x": tx, "y": ty, "z": tz, "torch": torch},
                                    "pass", number)
+    if add_bias is not None:
+        cases["add_bias torch CPU (ffi.Tensor)"] = Case(
+            "f(x, y, z)", {"f": add_bias, "x": tx, "y": ty, "z": tz, "torch": torch}, "pass",
+            number)
     if not torch.cuda.is_available():
         skipped.append("torch CUDA cases: no GPU (torch.cuda.is_available() is False)")
         return cases
@@ -102,6 +121,10 @@ def baselines(cases: dict[str, Case]) -> dict[str, Baseline]:
         out[name] = Baseline("torch.add(x, y, out=z)", "torch.add(x, y, out=z)")
     out["scale torch CUDA (host)"] = Baseline("torch.mul(x, 2.0, out=y)",
                                               "torch.mul(x, 2.0, out=y)")
+    out["add_bias numpy (ffi.Tensor)"] = out["nop3 numpy"]
+    out["add_bias torch CPU (ffi.Tensor)"] = out["nop3 torch CPU"]
+    out["add_one numpy read-only in"] = Baseline("numpy.add(ro, 1, out=y)",
+                                                 "np.add(ro, 1, out=y)")
     return {k: v for k, v in out.items() if k in cases}
 
 

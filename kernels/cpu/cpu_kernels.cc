@@ -6,6 +6,7 @@
  * TVM_FFI_DLL_EXPORT_TYPED_FUNC. Load it with Module::LoadFromFile or
  * `tvmffi call build/release/kernels/libtvmffi_cpu_kernels.so add_int 2 3`.
  */
+#include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
@@ -140,6 +141,55 @@ double Sum(ffi::TensorView x) {
   return s;
 }
 
+// Owning parameters (ffi::Tensor): the kernel may keep the tensor past the
+// call, so a caller must hand over a reference, not a borrowed DLTensor*.
+
+// x[:] = value, then x itself: the returned tensor is the caller's tensor.
+ffi::Tensor Fill(ffi::Tensor x, double value) {
+  CHECK_INPUT(x);
+  const int64_t n = x.numel();
+  DISPATCH_FLOAT(x.dtype(), "fill", [&] {
+    scalar_t* p = static_cast<scalar_t*>(x.data_ptr());
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<scalar_t>(value);
+  });
+  return x;
+}
+
+// out = x + bias, or out = x when bias is None (the guide's optional-input signature).
+void AddBias(ffi::TensorView x, ffi::Optional<ffi::Tensor> bias, ffi::TensorView out) {
+  CHECK_INPUT(x);
+  CHECK_INPUT(out);
+  CHECK_SAME_DTYPE(x, out);
+  CHECK_SAME_SHAPE(x, out);
+  if (bias.has_value()) {
+    const ffi::Tensor& b = *bias;
+    CHECK_INPUT(b);
+    CHECK_SAME_DTYPE(x, b);
+    CHECK_SAME_SHAPE(x, b);
+  }
+  const int64_t n = x.numel();
+  DISPATCH_FLOAT(x.dtype(), "add_bias", [&] {
+    const scalar_t* px = Data<scalar_t>(x);
+    const scalar_t* pb =
+        bias.has_value() ? static_cast<const scalar_t*>((*bias).data_ptr()) : nullptr;
+    scalar_t* po = Data<scalar_t>(out);
+    for (int64_t i = 0; i < n; ++i) po[i] = pb != nullptr ? px[i] + pb[i] : px[i];
+  });
+}
+
+// The sum of the elements of every tensor of `xs`.
+double SumAll(ffi::Array<ffi::Tensor> xs) {
+  double s = 0;
+  for (const ffi::Tensor& x : xs) s += Sum(x);
+  return s;
+}
+
+// Every tensor of `xs` set to `value`; returns how many were filled.
+int64_t FillAll(ffi::Array<ffi::Tensor> xs, double value) {
+  for (const ffi::Tensor& x : xs) Fill(x, value);
+  return static_cast<int64_t>(xs.size());
+}
+
 }  // namespace
 
 // [export] One symbol `__tvm_ffi_<name>` per function, plus `__tvm_ffi__metadata_<name>`.
@@ -151,6 +201,10 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(greet, Greet);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum, Sum);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(nop3, Nop3);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(fill, Fill);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_bias, AddBias);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum_all, SumAll);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(fill_all, FillAll);
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_one, "y = x + 1 (float32/float64, CPU, same shape)");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale, "out = in * factor (float32/float64, CPU)");
@@ -161,3 +215,7 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_int, "a + b on 64-bit integers");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(greet, "\"Hello, <name>!\"");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(sum, "The sum of the elements, as a float");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(nop3, "Does nothing with three tensors (call overhead)");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(fill, "x[:] = value; returns x itself (an owning ffi.Tensor)");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_bias, "out = x + bias; bias (owning, optional) may be None");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(sum_all, "The sum of the elements of every tensor of xs");
+TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(fill_all, "Every tensor of xs set to value; returns their count");

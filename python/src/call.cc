@@ -1,13 +1,24 @@
 // The call path of tvmffi.Function: Python arguments -> TVMFFIAny views (tensors
-// as borrowed DLTensor*), the environment (stream, allocator) for the call,
-// and the result back to Python.
+// as borrowed DLTensor*, or as owning ffi.Tensor where the function takes one),
+// read-only tensors as private copies checked after the call, the environment
+// (stream, allocator) for the call, and the result back to Python.
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core.h"
 
 namespace tvmffi_py {
+
+// Paths a call rarely takes (owning tensors, read-only copies, errors): out of
+// line, so that the inlined fast path keeps its registers.
+#define TVMFFI_PY_COLD __attribute__((noinline, cold))
 
 static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "Py_buffer shapes are passed as int64_t*");
 
@@ -330,12 +341,18 @@ void LegacyManagedDeleter(DLManagedTensorVersioned* self) {
   delete l;
 }
 
-// Call obj.__dlpack__(**kwargs), asking for a versioned capsule first.
-PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream) {
+// Call obj.__dlpack__(**kwargs), asking for a versioned capsule first; with
+// `copy`, asking the producer for a copy (copy=True, DLPack 2023).
+PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream, bool copy = false) {
   PyObject* meth = PyObject_GetAttrString(obj, "__dlpack__");
   if (meth == nullptr) return nullptr;
   PyObject* kwargs = PyDict_New();
+  if (kwargs == nullptr) {
+    Py_DECREF(meth);
+    return nullptr;
+  }
   if (stream != nullptr) PyDict_SetItemString(kwargs, "stream", stream);
+  if (copy) PyDict_SetItemString(kwargs, "copy", Py_True);
   PyObject* ver = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
   PyDict_SetItemString(kwargs, "max_version", ver);
   Py_DECREF(ver);
@@ -350,6 +367,65 @@ PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream) {
   Py_DECREF(kwargs);
   Py_DECREF(meth);
   return cap;
+}
+
+// torch without the exchange API: torch._C._to_dlpack (a legacy capsule).
+PyObject* TorchToDLPack(PyObject* a) {
+  static PyObject* to_dlpack = nullptr;
+  if (to_dlpack == nullptr) {
+    PyObject* torch_c = PyImport_ImportModule("torch._C");
+    if (torch_c == nullptr) return nullptr;
+    to_dlpack = PyObject_GetAttrString(torch_c, "_to_dlpack");
+    Py_DECREF(torch_c);
+    if (to_dlpack == nullptr) return nullptr;
+  }
+  return PyObject_CallOneArg(to_dlpack, a);
+}
+
+// The managed tensor of a DLPack capsule from obj.__dlpack__() (the capsule is
+// consumed: renamed "used_*" and released); NULL with TypeError.
+DLManagedTensorVersioned* ManagedFromCapsule(PyObject* cap, PyObject* obj) {
+  DLManagedTensorVersioned* out = nullptr;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    out = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+    PyCapsule_SetName(cap, "used_dltensor_versioned");
+  } else if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor* legacy = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
+    LegacyManaged* l = new LegacyManaged();
+    l->legacy = legacy;
+    l->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    l->m.manager_ctx = l;
+    l->m.deleter = LegacyManagedDeleter;
+    l->m.flags = 0;
+    l->m.dl_tensor = legacy->dl_tensor;
+    PyCapsule_SetName(cap, "used_dltensor");
+    out = &l->m;
+  } else {
+    PyErr_Format(PyExc_TypeError, "tvmffi: %s.__dlpack__() did not return a DLPack capsule",
+                 Py_TYPE(obj)->tp_name);
+  }
+  Py_DECREF(cap);
+  return out;
+}
+
+// A numpy array through the buffer protocol; NULL, with no error set, when the
+// buffer protocol cannot describe it (e.g. byte-swapped): then ask __dlpack__.
+DLManagedTensorVersioned* ManagedFromBuffer(PyObject* obj) {
+  BufferManaged* b = new BufferManaged();
+  if (PyObject_GetBuffer(obj, &b->view, PyBUF_RECORDS_RO) == 0) {
+    if (DLTensorFromBuffer(b->view, &b->m.dl_tensor, b->strides, &b->heap)) {
+      b->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+      b->m.manager_ctx = b;
+      b->m.deleter = BufferManagedDeleter;
+      b->m.flags = b->view.readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+      return &b->m;
+    }
+    PyBuffer_Release(&b->view);
+  }
+  PyErr_Clear();
+  delete[] b->heap;
+  delete b;
+  return nullptr;
 }
 
 thread_local const Framework* tls_alloc_fw = nullptr;
@@ -381,6 +457,411 @@ bool IndexToInt64(PyObject* obj, int64_t* out) {
   return ok;
 }
 
+// ---------------------------------------------------------------------------
+// One call: argument storage and clean-up.
+// ---------------------------------------------------------------------------
+enum class Cleanup : uint8_t { kNone, kBuffer, kDecRef, kManaged };
+
+struct TensorSlot {
+  DLTensor dl;
+  int64_t strides[kInlineDims];
+  int64_t* heap;
+  Py_buffer view;
+  PyObject* ref;
+  DLManagedTensorVersioned* managed;
+  Cleanup cleanup;
+};
+
+// Release what a slot holds (not its strides).
+void ReleaseSlot(TensorSlot& s) {
+  switch (s.cleanup) {
+    case Cleanup::kBuffer: PyBuffer_Release(&s.view); break;
+    case Cleanup::kDecRef: Py_DECREF(s.ref); break;
+    case Cleanup::kManaged:
+      if (s.managed->deleter != nullptr) s.managed->deleter(s.managed);
+      break;
+    case Cleanup::kNone: break;
+  }
+  s.cleanup = Cleanup::kNone;
+}
+
+constexpr int kInlineArgs = 8;
+
+struct ReadOnlyChecks;
+void DeleteChecks(ReadOnlyChecks* c);
+
+struct CallFrame {
+  TVMFFIAny* args;
+  TensorSlot* slots;
+  TVMFFIObjectHandle* objs;
+  int n_slots = 0;
+  int n_objs = 0;
+  const Framework* fw = nullptr;
+  bool has_stream = false;
+  int32_t dev_type = -1;
+  int32_t dev_id = 0;
+  void* stream = nullptr;
+  ReadOnlyChecks* checks = nullptr;  // private copies of read-only tensors, compared after the call
+
+  ~CallFrame() {
+    for (int i = 0; i < n_slots; ++i) {
+      ReleaseSlot(slots[i]);
+      delete[] slots[i].heap;
+    }
+    for (int i = 0; i < n_objs; ++i) TVMFFIObjectDecRef(objs[i]);
+    if (checks != nullptr) DeleteChecks(checks);
+  }
+};
+
+// The frame whose arguments are being converted on this thread, while a list
+// or dict argument becomes an ffi.Array/Map (its read-only tensors are checked
+// after that call); NULL elsewhere.
+thread_local CallFrame* tls_pack_frame = nullptr;
+thread_local int tls_pack_arg = 0;
+
+// ---------------------------------------------------------------------------
+// Read-only tensors. A function is never given read-only memory: the buffer
+// protocol's readonly and DLPack's read-only flag mean the producer allows no
+// writes, and writing a read-only mapping (np.memmap(mode="r")) kills the
+// process. On the host the function gets a private copy, compared with the
+// original after the call: a write is a ValueError naming the argument, and
+// the original is never touched. Off the host tvmffi reads no memory, so the
+// producer is asked for a copy (__dlpack__(copy=True)); writes to that copy
+// are lost, not reported; a producer that cannot copy is a ValueError.
+// ---------------------------------------------------------------------------
+bool IsReadOnly(const DLManagedTensorVersioned* m) {
+  return (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+}
+
+bool IsHostMemory(DLDevice d) {
+  return d.device_type == kDLCPU || d.device_type == kDLCUDAHost ||
+         d.device_type == kDLROCMHost;
+}
+
+// A private copy of the bytes a read-only tensor's elements span. Shared by
+// the tensor given to the function and the check after the call.
+struct HostCopy {
+  std::atomic<int> refs{1};
+  const char* orig = nullptr;  // the original bytes: [orig, orig + nbytes)
+  char* copy = nullptr;        // their copy, in the same block as this header
+  size_t nbytes = 0;
+  int64_t lo = 0;  // orig - (address of the first element), <= 0
+};
+
+void Unref(HostCopy* c) {
+  if (c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    c->~HostCopy();
+    std::free(c);
+  }
+}
+
+// The bytes t's elements span, relative to its first element: [lo, hi).
+void ByteSpan(const DLTensor& t, int64_t* lo, int64_t* hi) {
+  int64_t min_el = 0, max_el = 0, compact = 1;
+  for (int k = t.ndim - 1; k >= 0; --k) {
+    const int64_t n = t.shape[k];
+    if (n <= 0) {
+      *lo = *hi = 0;  // no elements: nothing to copy
+      return;
+    }
+    const int64_t s = t.strides != nullptr ? t.strides[k] : compact;
+    if (s >= 0) {
+      max_el += (n - 1) * s;
+    } else {
+      min_el += (n - 1) * s;
+    }
+    compact *= n;
+  }
+  const int64_t bits = static_cast<int64_t>(t.dtype.bits) * t.dtype.lanes;
+  *lo = -((-min_el * bits + 7) / 8);
+  *hi = ((max_el + 1) * bits + 7) / 8;
+}
+
+// NULL with MemoryError. One malloc block: the header, then the copy.
+HostCopy* CopyHost(const DLTensor& t) {
+  int64_t lo = 0, hi = 0;
+  ByteSpan(t, &lo, &hi);
+  const char* first = static_cast<const char*>(t.data) + t.byte_offset;
+  const size_t n = static_cast<size_t>(hi - lo);
+  // The copy keeps the original's address modulo kAlign (DLPack's usual
+  // alignment): kernels may check it. Plain malloc: posix_memalign costs more.
+  constexpr uintptr_t kAlign = 64;
+  void* block = std::malloc(sizeof(HostCopy) + kAlign + n);
+  if (block == nullptr) {
+    PyErr_NoMemory();
+    return nullptr;
+  }
+  HostCopy* c = new (block) HostCopy();
+  c->orig = first + lo;
+  char* data = static_cast<char*>(block) + sizeof(HostCopy);
+  const uintptr_t shift =
+      (reinterpret_cast<uintptr_t>(c->orig) - reinterpret_cast<uintptr_t>(data)) % kAlign;
+  c->copy = data + shift;
+  c->nbytes = n;
+  c->lo = lo;
+  if (n != 0) std::memcpy(c->copy, c->orig, n);
+  return c;
+}
+
+struct ReadOnlyCheck {
+  int arg;
+  bool nested;                     // a tensor inside a list or dict argument
+  HostCopy* copy;                  // one reference
+  DLManagedTensorVersioned* keep;  // the original's owner, released after the check (or NULL)
+};
+
+// The checks of one call: a few inline (one allocation for a typical call), more on the heap.
+struct ReadOnlyChecks {
+  static constexpr int kInline = 4;
+  ReadOnlyCheck inline_items[kInline];
+  int n_inline = 0;
+  std::vector<ReadOnlyCheck> more;
+
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (int i = 0; i < n_inline; ++i) f(inline_items[i]);
+    for (const ReadOnlyCheck& c : more) f(c);
+  }
+};
+
+TVMFFI_PY_COLD void DeleteChecks(ReadOnlyChecks* checks) {
+  checks->ForEach([](const ReadOnlyCheck& c) {
+    Unref(c.copy);
+    if (c.keep != nullptr && c.keep->deleter != nullptr) c.keep->deleter(c.keep);
+  });
+  delete checks;
+}
+
+// Check `copy` after the call (takes its reference and `keep`); false with MemoryError.
+TVMFFI_PY_COLD bool AddCheck(CallFrame& f, int arg, bool nested, HostCopy* copy,
+                             DLManagedTensorVersioned* keep) {
+  try {
+    if (f.checks == nullptr) f.checks = new ReadOnlyChecks();
+    ReadOnlyChecks& c = *f.checks;
+    if (c.n_inline < ReadOnlyChecks::kInline) {
+      c.inline_items[c.n_inline++] = ReadOnlyCheck{arg, nested, copy, keep};
+    } else {
+      c.more.push_back(ReadOnlyCheck{arg, nested, copy, keep});
+    }
+    return true;
+  } catch (const std::bad_alloc&) {
+    Unref(copy);
+    if (keep != nullptr && keep->deleter != nullptr) keep->deleter(keep);
+    PyErr_NoMemory();
+    return false;
+  }
+}
+
+// After the call: false, with ValueError, when the function changed a copy.
+TVMFFI_PY_COLD bool VerifyReadOnly(const CallFrame& f) {
+  const ReadOnlyCheck* changed = nullptr;
+  f.checks->ForEach([&changed](const ReadOnlyCheck& c) {
+    if (changed == nullptr && std::memcmp(c.copy->orig, c.copy->copy, c.copy->nbytes) != 0) {
+      changed = &c;
+    }
+  });
+  if (changed == nullptr) return true;
+  PyErr_Format(PyExc_ValueError,
+               "argument #%d%s is read-only, but the function wrote to it: a function is "
+               "given a private copy of read-only memory, so the original is unchanged "
+               "and the result is discarded; pass a writable array for an output",
+               changed->arg, changed->nested ? " (a tensor inside it)" : "");
+  return false;
+}
+
+// A managed tensor with t's layout over `copy` (takes one reference of it);
+// NULL with MemoryError (the reference released).
+struct CopyManaged {
+  DLManagedTensorVersioned m;
+  HostCopy* copy;
+  int64_t* dims;  // shape, then strides
+};
+
+void CopyManagedDeleter(DLManagedTensorVersioned* self) {
+  CopyManaged* c = static_cast<CopyManaged*>(self->manager_ctx);
+  Unref(c->copy);
+  delete[] c->dims;
+  delete c;
+}
+
+DLManagedTensorVersioned* ManagedOverCopy(const DLTensor& t, HostCopy* copy) {
+  CopyManaged* c = new (std::nothrow) CopyManaged();
+  int64_t* dims = c != nullptr ? new (std::nothrow) int64_t[2 * t.ndim + 1] : nullptr;
+  if (dims == nullptr) {
+    delete c;
+    Unref(copy);
+    PyErr_NoMemory();
+    return nullptr;
+  }
+  c->copy = copy;
+  c->dims = dims;
+  c->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  c->m.manager_ctx = c;
+  c->m.deleter = CopyManagedDeleter;
+  c->m.flags = DLPACK_FLAG_BITMASK_IS_COPIED;
+  c->m.dl_tensor = t;
+  c->m.dl_tensor.data = copy->copy - copy->lo;
+  c->m.dl_tensor.byte_offset = 0;
+  for (int k = 0; k < t.ndim; ++k) dims[k] = t.shape[k];
+  c->m.dl_tensor.shape = dims;
+  if (t.strides != nullptr) {
+    for (int k = 0; k < t.ndim; ++k) dims[t.ndim + k] = t.strides[k];
+    c->m.dl_tensor.strides = dims + t.ndim;
+  }
+  return &c->m;
+}
+
+void ReleaseManaged(DLManagedTensorVersioned* m) {
+  if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+}
+
+// A read-only host tensor lent as DLTensor*: the slot's DLTensor views a private copy.
+TVMFFI_PY_COLD bool LendHostCopy(CallFrame& f, int arg, TensorSlot& s, const DLTensor& src) {
+  const DLTensor t = src;  // src may be s.dl itself
+  HostCopy* c = CopyHost(t);
+  if (c == nullptr || !AddCheck(f, arg, false, c, nullptr)) return false;
+  s.dl = t;
+  s.dl.data = c->copy - c->lo;
+  s.dl.byte_offset = 0;
+  return true;
+}
+
+// A read-only host tensor handed over owning: a managed tensor over a private
+// copy. `keep` (the original's owner, or NULL) is released after the call's
+// check, or at once when there is no call (`f` NULL: the copy is a snapshot).
+DLManagedTensorVersioned* OwnHostCopy(CallFrame* f, int arg, bool nested, const DLTensor& t,
+                                      DLManagedTensorVersioned* keep) {
+  HostCopy* c = CopyHost(t);
+  if (c == nullptr) {
+    ReleaseManaged(keep);
+    return nullptr;
+  }
+  if (f != nullptr) c->refs.store(2, std::memory_order_relaxed);  // the tensor's and the check's
+  DLManagedTensorVersioned* m = ManagedOverCopy(t, c);
+  if (m == nullptr) {
+    if (f != nullptr) Unref(c);
+    ReleaseManaged(keep);
+    return nullptr;
+  }
+  if (f == nullptr) {
+    ReleaseManaged(keep);
+    return m;
+  }
+  if (!AddCheck(*f, arg, nested, c, keep)) {
+    m->deleter(m);
+    return nullptr;
+  }
+  return m;
+}
+
+// Off the host: a writable copy made by the producer (a DLPack capsule), else
+// NULL with ValueError. `arg` < 0: not an argument of a call.
+PyObject* ProducerCopy(PyObject* obj, PyObject* stream, int arg, DLDevice dev) {
+  PyObject* cap = CallDunderDLPack(obj, stream, /*copy=*/true);
+  if (cap != nullptr) {
+    if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+      auto* m =
+          static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+      if (!IsReadOnly(m)) return cap;
+    } else if (PyCapsule_IsValid(cap, "dltensor")) {
+      return cap;
+    }
+    Py_DECREF(cap);
+  }
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyObject* why = value != nullptr ? PyObject_Str(value)
+                                   : PyUnicode_FromString("it returned no writable DLPack tensor");
+  PyErr_Clear();
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  char where[32] = "a tensor";
+  if (arg >= 0) std::snprintf(where, sizeof(where), "argument #%d", arg);
+  PyErr_Format(PyExc_ValueError,
+               "%s is read-only memory on device type %d (id %d): a function is given a "
+               "private copy of read-only memory, and off the host only its producer can "
+               "copy it, but %s.__dlpack__(copy=True) failed: %U; pass a writable tensor",
+               where, static_cast<int>(dev.device_type), static_cast<int>(dev.device_id),
+               Py_TYPE(obj)->tp_name, why != nullptr ? why : Py_None);
+  Py_XDECREF(why);
+  return nullptr;
+}
+
+// A read-only managed tensor `m` (consumed) made safe to hand over owning.
+TVMFFI_PY_COLD DLManagedTensorVersioned* ProtectOwned(CallFrame* f, int arg, bool nested,
+                                       DLManagedTensorVersioned* m, PyObject* obj,
+                                       PyObject* stream) {
+  if (IsHostMemory(m->dl_tensor.device)) return OwnHostCopy(f, arg, nested, m->dl_tensor, m);
+  const DLDevice dev = m->dl_tensor.device;
+  ReleaseManaged(m);
+  PyObject* cap = ProducerCopy(obj, stream, f != nullptr ? arg : -1, dev);
+  return cap != nullptr ? ManagedFromCapsule(cap, obj) : nullptr;
+}
+
+// A read-only tensor lent as DLTensor* (`src`, held by the slot): the slot
+// switches to a private copy (host) or the producer's copy; returns the
+// DLTensor to lend, NULL with an error. (Six arguments: a seventh, on the
+// stack, costs the inlined fast path its frame pointer.)
+TVMFFI_PY_COLD DLTensor* LendReadOnly(CallFrame& f, int arg, TensorSlot& s, const DLTensor& src,
+                                      PyObject* a, PyObject* stream) {
+  if (IsHostMemory(src.device)) return LendHostCopy(f, arg, s, src) ? &s.dl : nullptr;
+  PyObject* cap = ProducerCopy(a, stream, arg, src.device);
+  if (cap == nullptr) return nullptr;
+  ReleaseSlot(s);
+  s.ref = cap;
+  s.cleanup = Cleanup::kDecRef;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    return &static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"))
+                ->dl_tensor;
+  }
+  return &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
+}
+
+// Whether the ffi.Tensor `h` carries the read-only flag (a versioned export reports it).
+bool TensorFlagReadOnly(TVMFFIObjectHandle h) {
+  DLManagedTensorVersioned* m = nullptr;
+  if (TVMFFITensorToDLPackVersioned(h, &m) != 0) {
+    TVMFFIObjectHandle err = nullptr;
+    TVMFFIErrorMoveFromRaised(&err);
+    if (err != nullptr) TVMFFIObjectDecRef(err);
+    return false;
+  }
+  const bool ro = IsReadOnly(m);
+  m->deleter(m);
+  return ro;
+}
+
+// The same for a tvmffi.Tensor argument, remembered on the Python object.
+bool TensorObjectReadOnly(PyObject* a, TVMFFIObjectHandle h) {
+  if (Py_TYPE(a) == GetCoreTypes().tensor) {
+    TensorRef* r = nb::inst_ptr<TensorRef>(a);
+    if (r->read_only < 0) r->read_only = TensorFlagReadOnly(h) ? 1 : 0;
+    return r->read_only != 0;
+  }
+  return TensorFlagReadOnly(h);
+}
+
+// A read-only tvmffi.Tensor passed in a call: an owned ffi.Tensor over a copy; NULL with an error.
+TVMFFI_PY_COLD TVMFFIObjectHandle ReadOnlyObjectCopy(CallFrame& f, int arg, bool nested,
+                                                     PyObject* a, TVMFFIObjectHandle h) {
+  const DLTensor* dl = TVMFFITensorGetDLTensorPtr(h);
+  DLManagedTensorVersioned* m = nullptr;
+  if (IsHostMemory(dl->device)) {
+    m = OwnHostCopy(&f, arg, nested, *dl, nullptr);
+  } else {
+    PyObject* cap = ProducerCopy(a, nullptr, arg, dl->device);
+    m = cap != nullptr ? ManagedFromCapsule(cap, a) : nullptr;
+  }
+  if (m == nullptr) return nullptr;
+  TVMFFIObjectHandle copy = nullptr;
+  if (TVMFFITensorFromDLPackVersioned(m, 0, 0, &copy) != 0) {
+    SetPyErrorFromFFI();
+    return nullptr;
+  }
+  return copy;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -394,20 +875,7 @@ DLManagedTensorVersioned* ManagedFromPy(PyObject* obj) {
     return m;
   }
   if (e.kind == Kind::kBuffer) {
-    BufferManaged* b = new BufferManaged();
-    if (PyObject_GetBuffer(obj, &b->view, PyBUF_RECORDS_RO) == 0) {
-      if (DLTensorFromBuffer(b->view, &b->m.dl_tensor, b->strides, &b->heap)) {
-        b->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-        b->m.manager_ctx = b;
-        b->m.deleter = BufferManagedDeleter;
-        b->m.flags = b->view.readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-        return &b->m;
-      }
-      PyBuffer_Release(&b->view);
-    }
-    PyErr_Clear();
-    delete[] b->heap;
-    delete b;  // not expressible as a buffer (e.g. byte-swapped): ask __dlpack__
+    if (DLManagedTensorVersioned* m = ManagedFromBuffer(obj)) return m;
   }
   if (e.kind != Kind::kBuffer && e.kind != Kind::kTorchLegacy && e.kind != Kind::kDLPack) {
     PyErr_Format(PyExc_TypeError,
@@ -417,35 +885,56 @@ DLManagedTensorVersioned* ManagedFromPy(PyObject* obj) {
   }
   PyObject* cap = CallDunderDLPack(obj, nullptr);
   if (cap == nullptr) return nullptr;
-  DLManagedTensorVersioned* out = nullptr;
-  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    out = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
-    PyCapsule_SetName(cap, "used_dltensor_versioned");
-  } else if (PyCapsule_IsValid(cap, "dltensor")) {
-    DLManagedTensor* legacy = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
-    LegacyManaged* l = new LegacyManaged();
-    l->legacy = legacy;
-    l->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-    l->m.manager_ctx = l;
-    l->m.deleter = LegacyManagedDeleter;
-    l->m.flags = 0;
-    l->m.dl_tensor = legacy->dl_tensor;
-    PyCapsule_SetName(cap, "used_dltensor");
-    out = &l->m;
-  } else {
-    PyErr_Format(PyExc_TypeError, "tvmffi: %s.__dlpack__() did not return a DLPack capsule",
-                 Py_TYPE(obj)->tp_name);
-  }
-  Py_DECREF(cap);
-  return out;
+  return ManagedFromCapsule(cap, obj);
 }
 
 namespace {
 
-// The allocator installed for frameworks without an exchange API: asks the
-// framework (through the Python hook) for an empty tensor.
-int PyFrameworkAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
-                     void (*set_error)(void*, const char*, const char*)) {
+// ---------------------------------------------------------------------------
+// Allocators: TVMFFIEnvTensorAlloc during a call asks the framework of the
+// arguments (through the Python hook, for frameworks without an exchange
+// API), or the callable of `with tvmffi.use_allocator(...)` when the call has
+// no framework tensor.
+// ---------------------------------------------------------------------------
+thread_local PyObject* tls_scoped_alloc = nullptr;  // strong reference
+
+// "shape (2, 3), dtype float32, device type 1 (id 0)" (a new reference; NULL with an error).
+PyObject* DescribeTensor(const DLTensor& t) {
+  std::string shape = "(";
+  for (int k = 0; k < t.ndim; ++k) {
+    shape += std::to_string(t.shape[k]);
+    if (k + 1 < t.ndim || t.ndim == 1) shape += t.ndim == 1 ? "," : ", ";
+  }
+  shape += ")";
+  TVMFFIAny dtype_str;
+  if (TVMFFIDataTypeToString(&t.dtype, &dtype_str) != 0) {
+    SetPyErrorFromFFI();
+    return nullptr;
+  }
+  PyObject* dtype = AnyToPy(&dtype_str, nullptr);
+  if (dtype == nullptr) return nullptr;
+  PyObject* r = PyUnicode_FromFormat("shape %s, dtype %U, device type %d (id %d)", shape.c_str(),
+                                     dtype, static_cast<int>(t.device.device_type),
+                                     static_cast<int>(t.device.device_id));
+  Py_DECREF(dtype);
+  return r;
+}
+
+bool MatchesPrototype(const DLTensor& t, const DLTensor& proto) {
+  if (t.ndim != proto.ndim || t.dtype.code != proto.dtype.code ||
+      t.dtype.bits != proto.dtype.bits || t.dtype.lanes != proto.dtype.lanes ||
+      t.device.device_type != proto.device.device_type ||
+      t.device.device_id != proto.device.device_id) {
+    return false;
+  }
+  for (int k = 0; k < t.ndim; ++k) {
+    if (t.shape[k] != proto.shape[k]) return false;
+  }
+  return true;
+}
+
+int PyAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
+            void (*set_error)(void*, const char*, const char*), bool scoped) {
   PyGILState_STATE g = PyGILState_Ensure();
   int rc = -1;
   const Framework* fw = tls_alloc_fw;
@@ -462,17 +951,35 @@ int PyFrameworkAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* erro
   } else {
     SetPyErrorFromFFI();
   }
-  if (dtype != nullptr && fw != nullptr && h.fw_alloc != nullptr) {
-    obj = PyObject_CallFunction(h.fw_alloc, "OOOii", fw->name, shape, dtype,
-                                static_cast<int>(proto->device.device_type),
-                                static_cast<int>(proto->device.device_id));
+  const int dev_type = static_cast<int>(proto->device.device_type);
+  const int dev_id = static_cast<int>(proto->device.device_id);
+  if (dtype != nullptr && scoped && tls_scoped_alloc != nullptr) {
+    obj = PyObject_CallFunction(tls_scoped_alloc, "OOii", shape, dtype, dev_type, dev_id);
+  } else if (dtype != nullptr && !scoped && fw != nullptr && h.fw_alloc != nullptr) {
+    obj = PyObject_CallFunction(h.fw_alloc, "OOOii", fw->name, shape, dtype, dev_type, dev_id);
   } else if (!PyErr_Occurred()) {
-    PyErr_SetString(PyExc_RuntimeError, "tvmffi: no framework allocator for this call");
+    PyErr_SetString(PyExc_RuntimeError, "tvmffi: no allocator for this call");
   }
   if (obj != nullptr) {
-    *out = ManagedFromPy(obj);
+    DLManagedTensorVersioned* m = ManagedFromPy(obj);
+    if (m != nullptr && (!MatchesPrototype(m->dl_tensor, *proto) || IsReadOnly(m))) {
+      PyObject* got = DescribeTensor(m->dl_tensor);
+      PyObject* want = got != nullptr ? DescribeTensor(*proto) : nullptr;
+      if (want != nullptr) {
+        PyErr_Format(PyExc_ValueError,
+                     "tvmffi: the allocator returned a %stensor of %U for a request of %U",
+                     IsReadOnly(m) ? "read-only " : "", got, want);
+      }
+      Py_XDECREF(got);
+      Py_XDECREF(want);
+      ReleaseManaged(m);
+      m = nullptr;
+    }
     Py_DECREF(obj);
-    if (*out != nullptr) rc = 0;
+    if (m != nullptr) {
+      *out = m;
+      rc = 0;
+    }
   }
   Py_DECREF(shape);
   Py_XDECREF(dtype);
@@ -487,59 +994,29 @@ int PyFrameworkAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* erro
       set_error(error_ctx, kind.c_str(), msg.c_str());
       TVMFFIObjectDecRef(err);
     } else {
-      set_error(error_ctx, "RuntimeError", "tvmffi: the framework allocator failed");
+      set_error(error_ctx, "RuntimeError", "tvmffi: the allocator failed");
     }
   }
   PyGILState_Release(g);
   return rc;
 }
 
+// The allocator installed for frameworks without an exchange API: asks the
+// framework (through the Python hook) for an empty tensor.
+int PyFrameworkAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
+                     void (*set_error)(void*, const char*, const char*)) {
+  return PyAlloc(proto, out, error_ctx, set_error, false);
+}
+
+// The allocator of `with tvmffi.use_allocator(...)`.
+int PyScopedAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
+                  void (*set_error)(void*, const char*, const char*)) {
+  return PyAlloc(proto, out, error_ctx, set_error, true);
+}
+
 // ---------------------------------------------------------------------------
-// One call: argument storage and clean-up.
+// Converting the arguments of one call.
 // ---------------------------------------------------------------------------
-enum class Cleanup : uint8_t { kNone, kBuffer, kDecRef, kManaged };
-
-struct TensorSlot {
-  DLTensor dl;
-  int64_t strides[kInlineDims];
-  int64_t* heap;
-  Py_buffer view;
-  PyObject* ref;
-  DLManagedTensorVersioned* managed;
-  Cleanup cleanup;
-};
-
-constexpr int kInlineArgs = 8;
-
-struct CallFrame {
-  TVMFFIAny* args;
-  TensorSlot* slots;
-  TVMFFIObjectHandle* objs;
-  int n_slots = 0;
-  int n_objs = 0;
-  const Framework* fw = nullptr;
-  bool has_stream = false;
-  int32_t dev_type = -1;
-  int32_t dev_id = 0;
-  void* stream = nullptr;
-
-  ~CallFrame() {
-    for (int i = 0; i < n_slots; ++i) {
-      TensorSlot& s = slots[i];
-      switch (s.cleanup) {
-        case Cleanup::kBuffer: PyBuffer_Release(&s.view); break;
-        case Cleanup::kDecRef: Py_DECREF(s.ref); break;
-        case Cleanup::kManaged:
-          if (s.managed->deleter != nullptr) s.managed->deleter(s.managed);
-          break;
-        case Cleanup::kNone: break;
-      }
-      delete[] s.heap;
-    }
-    for (int i = 0; i < n_objs; ++i) TVMFFIObjectDecRef(objs[i]);
-  }
-};
-
 PyObject* PyLongFromStream(void* s) { return PyLong_FromVoidPtr(s); }
 
 // The framework's current stream for a non-CPU device, once per call.
@@ -589,49 +1066,48 @@ bool ArgError(int i, PyObject* a) {
   return false;
 }
 
-bool PackTensorDLPack(CallFrame& f, const TypeEntry& e, PyObject* a, TVMFFIAny* out) {
+// A generic __dlpack__ producer: learn its device first, so that it gets the
+// call's stream (*stream_arg: a new reference, or NULL for none).
+bool DLPackStreamArg(CallFrame& f, const Framework* fw, PyObject* a, PyObject** stream_arg) {
+  *stream_arg = nullptr;
+  PyObject* dev = PyObject_CallMethod(a, "__dlpack_device__", nullptr);
+  if (dev == nullptr) return false;
+  int dt = 0, di = 0;
+  int ok = PyArg_ParseTuple(dev, "ii", &dt, &di);
+  Py_DECREF(dev);
+  if (!ok) return false;
+  if (!NoteDevice(f, fw, DLDevice{static_cast<DLDeviceType>(dt), di})) return false;
+  if (dt != kDLCPU && f.has_stream) {
+    // DLPack stream numbers: 1 is CUDA's legacy default stream (handle 0).
+    *stream_arg = f.stream == nullptr ? PyLong_FromLong(1) : PyLongFromStream(f.stream);
+  }
+  return true;
+}
+
+__attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e, PyObject* a,
+                                                int i, TVMFFIAny* out) {
   TensorSlot& s = f.slots[f.n_slots];
   s.heap = nullptr;
   s.cleanup = Cleanup::kNone;
   PyObject* stream_arg = nullptr;
-  if (e.kind == Kind::kDLPack) {
-    // Learn the device first, so that the producer gets our (its own) stream.
-    PyObject* dev = PyObject_CallMethod(a, "__dlpack_device__", nullptr);
-    if (dev == nullptr) return false;
-    int dt = 0, di = 0;
-    int ok = PyArg_ParseTuple(dev, "ii", &dt, &di);
-    Py_DECREF(dev);
-    if (!ok) return false;
-    if (!NoteDevice(f, e.fw, DLDevice{static_cast<DLDeviceType>(dt), di})) return false;
-    if (dt != kDLCPU && f.has_stream) {
-      // DLPack stream numbers: 1 is CUDA's legacy default stream (handle 0).
-      stream_arg = f.stream == nullptr ? PyLong_FromLong(1) : PyLongFromStream(f.stream);
-    }
+  if (e.kind == Kind::kDLPack && !DLPackStreamArg(f, e.fw, a, &stream_arg)) return false;
+  PyObject* cap = e.kind == Kind::kTorchLegacy ? TorchToDLPack(a) : CallDunderDLPack(a, stream_arg);
+  if (cap == nullptr) {
+    Py_XDECREF(stream_arg);
+    return false;
   }
-  PyObject* cap;
-  if (e.kind == Kind::kTorchLegacy) {
-    static PyObject* to_dlpack = nullptr;
-    if (to_dlpack == nullptr) {
-      PyObject* torch_c = PyImport_ImportModule("torch._C");
-      if (torch_c == nullptr) return false;
-      to_dlpack = PyObject_GetAttrString(torch_c, "_to_dlpack");
-      Py_DECREF(torch_c);
-      if (to_dlpack == nullptr) return false;
-    }
-    cap = PyObject_CallOneArg(to_dlpack, a);
-  } else {
-    cap = CallDunderDLPack(a, stream_arg);
-  }
-  Py_XDECREF(stream_arg);
-  if (cap == nullptr) return false;
   DLTensor* dl;
+  bool read_only = false;
   if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    dl = &static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"))
-              ->dl_tensor;
+    auto* m =
+        static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+    dl = &m->dl_tensor;
+    read_only = IsReadOnly(m);
   } else if (PyCapsule_IsValid(cap, "dltensor")) {
     dl = &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
   } else {
     Py_DECREF(cap);
+    Py_XDECREF(stream_arg);
     PyErr_SetString(PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
     return false;
   }
@@ -643,16 +1119,73 @@ bool PackTensorDLPack(CallFrame& f, const TypeEntry& e, PyObject* a, TVMFFIAny* 
   out->zero_padding = 0;
   out->v_ptr = dl;
   NoteFramework(f, e.fw);
-  return NoteDevice(f, e.fw, dl->device);
+  const DLDevice dev = dl->device;
+  if (read_only) out->v_ptr = LendReadOnly(f, i, s, *dl, a, stream_arg);
+  Py_XDECREF(stream_arg);
+  return out->v_ptr != nullptr && NoteDevice(f, e.fw, dev);
 }
 
-bool PackOwned(CallFrame& f, PyObject* a, TVMFFIAny* out) {
-  if (!PyToOwnedAny(a, out)) return false;
+// A framework tensor for an ffi.Tensor parameter: an owning tensor (the
+// deleter of its DLPack export keeps the Python object alive; no copy).
+TVMFFI_PY_COLD bool PackOwningTensor(CallFrame& f, const TypeEntry& e, PyObject* a, int i,
+                                     TVMFFIAny* out) {
+  PyObject* stream_arg = nullptr;
+  DLManagedTensorVersioned* m = nullptr;
+  if (e.kind == Kind::kExchange) {
+    if (e.fw->api->managed_tensor_from_py_object_no_sync(a, &m) != 0) return false;
+  } else if (e.kind == Kind::kBuffer) {
+    m = ManagedFromBuffer(a);
+  }
+  if (m == nullptr) {  // kTorchLegacy, kDLPack, or a buffer the buffer protocol cannot describe
+    PyObject* cap;
+    if (e.kind == Kind::kTorchLegacy) {
+      cap = TorchToDLPack(a);
+    } else {
+      if (!DLPackStreamArg(f, e.fw, a, &stream_arg)) return false;
+      cap = CallDunderDLPack(a, stream_arg);
+    }
+    m = cap != nullptr ? ManagedFromCapsule(cap, a) : nullptr;
+    if (m == nullptr) {
+      Py_XDECREF(stream_arg);
+      return false;
+    }
+  }
+  NoteFramework(f, e.fw);
+  if (IsReadOnly(m)) m = ProtectOwned(&f, i, false, m, a, stream_arg);
+  Py_XDECREF(stream_arg);
+  if (m == nullptr) return false;
+  const DLDevice dev = m->dl_tensor.device;
+  TVMFFIObjectHandle h = nullptr;
+  if (TVMFFITensorFromDLPackVersioned(m, 0, 0, &h) != 0) {  // releases m on failure
+    SetPyErrorFromFFI();
+    return false;
+  }
+  f.objs[f.n_objs++] = h;
+  out->type_index = kTVMFFITensor;
+  out->v_obj = static_cast<TVMFFIObject*>(h);
+  return NoteDevice(f, e.fw, dev);
+}
+
+TVMFFI_PY_COLD bool PackOwned(CallFrame& f, PyObject* a, int i, TVMFFIAny* out) {
+  CallFrame* const prev_frame = tls_pack_frame;
+  const int prev_arg = tls_pack_arg;
+  tls_pack_frame = &f;
+  tls_pack_arg = i;
+  const bool ok = PyToOwnedAny(a, out);
+  tls_pack_frame = prev_frame;
+  tls_pack_arg = prev_arg;
+  if (!ok) return false;
   if (out->type_index >= kTVMFFIStaticObjectBegin) f.objs[f.n_objs++] = out->v_obj;
   return true;
 }
 
-bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
+// Whether bit i of a FunctionRef::owning_args mask is set.
+inline bool OwningAt(uint64_t owning_args, int i) {
+  return ((owning_args >> (i < 63 ? i : 63)) & 1) != 0;
+}
+
+// Argument #i; `owning_args`: the function's ffi.Tensor parameters (FunctionRef).
+bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_args) {
   PyTypeObject* t = Py_TYPE(a);
   out->zero_padding = 0;
   if (t == &PyLong_Type) {
@@ -678,7 +1211,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
     Py_ssize_t size = 0;
     const char* s = PyUnicode_AsUTF8AndSize(a, &size);
     if (s == nullptr) return false;
-    if (std::strlen(s) != static_cast<size_t>(size)) return PackOwned(f, a, out);  // inner NUL
+    if (std::strlen(s) != static_cast<size_t>(size)) return PackOwned(f, a, i, out);  // inner NUL
     out->type_index = kTVMFFIRawStr;
     out->v_c_str = s;
     return true;
@@ -690,6 +1223,12 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
       if (h == nullptr) return false;
       out->type_index = TVMFFIObjectGetTypeIndex(h);
       out->v_obj = static_cast<TVMFFIObject*>(h);
+      if (out->type_index == kTVMFFITensor && TensorObjectReadOnly(a, h)) {
+        TVMFFIObjectHandle copy = ReadOnlyObjectCopy(f, i, false, a, h);
+        if (copy == nullptr) return false;
+        f.objs[f.n_objs++] = copy;
+        out->v_obj = static_cast<TVMFFIObject*>(copy);
+      }
       return true;
     }
     case Kind::kDevice:
@@ -697,6 +1236,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
       out->v_device = nb::inst_ptr<DeviceValue>(a)->dev;
       return true;
     case Kind::kBuffer: {
+      if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
       TensorSlot& s = f.slots[f.n_slots];
       s.heap = nullptr;
       if (PyObject_GetBuffer(a, &s.view, PyBUF_RECORDS_RO) == 0) {
@@ -706,7 +1246,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
           out->type_index = kTVMFFIDLTensorPtr;
           out->v_ptr = &s.dl;
           NoteFramework(f, e.fw);
-          return true;
+          return !s.view.readonly || LendHostCopy(f, i, s, s.dl);
         }
         PyBuffer_Release(&s.view);
         delete[] s.heap;
@@ -714,33 +1254,43 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
       PyErr_Clear();  // a layout the buffer protocol cannot give: ask __dlpack__
       TypeEntry generic = e;
       generic.kind = Kind::kDLPack;
-      return PackTensorDLPack(f, generic, a, out);
+      return PackTensorDLPack(f, generic, a, i, out);
     }
     case Kind::kExchange: {
+      if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
       TensorSlot& s = f.slots[f.n_slots];
       s.heap = nullptr;
       const DLPackExchangeAPI* api = e.fw->api;
-      DLTensor* dl;
       if (api->dltensor_from_py_object_no_sync != nullptr) {
+        // No flags on this path: the exchange API's DLTensor export is for
+        // tensors that may be written (torch has no read-only tensors).
         if (api->dltensor_from_py_object_no_sync(a, &s.dl) != 0) return false;
         s.cleanup = Cleanup::kNone;
-        dl = &s.dl;
-      } else {
-        DLManagedTensorVersioned* m = nullptr;
-        if (api->managed_tensor_from_py_object_no_sync(a, &m) != 0) return false;
-        s.managed = m;
-        s.cleanup = Cleanup::kManaged;
-        dl = &m->dl_tensor;
+        ++f.n_slots;
+        out->type_index = kTVMFFIDLTensorPtr;
+        out->v_ptr = &s.dl;
+        NoteFramework(f, e.fw);
+        return NoteDevice(f, e.fw, s.dl.device);
       }
+      DLManagedTensorVersioned* m = nullptr;
+      if (api->managed_tensor_from_py_object_no_sync(a, &m) != 0) return false;
+      s.managed = m;
+      s.cleanup = Cleanup::kManaged;
       ++f.n_slots;
       out->type_index = kTVMFFIDLTensorPtr;
-      out->v_ptr = dl;
+      out->v_ptr = &m->dl_tensor;
       NoteFramework(f, e.fw);
-      return NoteDevice(f, e.fw, dl->device);
+      const DLDevice dev = m->dl_tensor.device;
+      if (IsReadOnly(m) &&
+          (out->v_ptr = LendReadOnly(f, i, s, m->dl_tensor, a, nullptr)) == nullptr) {
+        return false;
+      }
+      return NoteDevice(f, e.fw, dev);
     }
     case Kind::kTorchLegacy:
     case Kind::kDLPack:
-      return PackTensorDLPack(f, e, a, out);
+      if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
+      return PackTensorDLPack(f, e, a, i, out);
     case Kind::kInt: {
       out->type_index = kTVMFFIInt;
       return IndexToInt64(a, &out->v_int64);
@@ -756,7 +1306,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out) {
     case Kind::kSequence:
     case Kind::kMapping:
     case Kind::kCallable:
-      return PackOwned(f, a, out);
+      return PackOwned(f, a, i, out);
     case Kind::kUnsupported:
       break;
   }
@@ -791,7 +1341,15 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
     case Kind::kObject: {
       TVMFFIObjectHandle h = ObjectHandleOf(obj);
       if (h == nullptr) return false;
-      TVMFFIObjectIncRef(h);
+      // Inside a call's list or dict argument, a read-only tvmffi.Tensor is
+      // replaced by a checked copy, as at the top level.
+      if (tls_pack_frame != nullptr && TVMFFIObjectGetTypeIndex(h) == kTVMFFITensor &&
+          TensorObjectReadOnly(obj, h)) {
+        h = ReadOnlyObjectCopy(*tls_pack_frame, tls_pack_arg, true, obj, h);
+        if (h == nullptr) return false;
+      } else {
+        TVMFFIObjectIncRef(h);
+      }
       out->type_index = TVMFFIObjectGetTypeIndex(h);
       out->v_obj = static_cast<TVMFFIObject*>(h);
       return true;
@@ -850,6 +1408,12 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
     case Kind::kDLPack: {
       DLManagedTensorVersioned* m = ManagedFromPy(obj);
       if (m == nullptr) return false;
+      // Read-only memory never enters an FFI value: a checked copy inside a
+      // call's argument, else a snapshot copy.
+      if (IsReadOnly(m)) {
+        m = ProtectOwned(tls_pack_frame, tls_pack_arg, true, m, obj, nullptr);
+        if (m == nullptr) return false;
+      }
       TVMFFIObjectHandle h = nullptr;
       if (TVMFFITensorFromDLPackVersioned(m, 0, 0, &h) != 0) {
         SetPyErrorFromFFI();
@@ -936,7 +1500,82 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
 // ---------------------------------------------------------------------------
 // The call
 // ---------------------------------------------------------------------------
-PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* pyargs, Py_ssize_t nargs) {
+namespace {
+
+// A failed call that a typed function refused before its body ran because
+// argument #k, a borrowed DLTensor*, is an ffi.Tensor parameter: k, else -1.
+// (Upstream's and tvmffi's typed functions convert every argument first and
+// say "Mismatched type on argument #k ... but got `DLTensor*...`".)
+int OwningArgFromError(std::string_view kind, std::string_view msg, const TVMFFIAny* args,
+                       Py_ssize_t nargs) {
+  constexpr std::string_view kHead = "Mismatched type on argument #";
+  if (kind != "TypeError" || msg.substr(0, kHead.size()) != kHead ||
+      msg.find("but got `DLTensor*") == std::string_view::npos) {
+    return -1;
+  }
+  Py_ssize_t k = 0;
+  size_t pos = kHead.size();
+  if (pos >= msg.size() || msg[pos] < '0' || msg[pos] > '9') return -1;
+  for (; pos < msg.size() && msg[pos] >= '0' && msg[pos] <= '9' && k <= nargs; ++pos) {
+    k = k * 10 + (msg[pos] - '0');
+  }
+  if (k >= nargs || args[k].type_index != kTVMFFIDLTensorPtr) return -1;
+  return static_cast<int>(k);
+}
+
+constexpr std::string_view kNoAllocator = "no tensor allocator is set";
+constexpr const char* kNoAllocatorHint =
+    "\nFrom Python: the function allocates a tensor, and the call has no framework tensor "
+    "(numpy, torch, ...) among its arguments to allocate it with. Pass one, or set an "
+    "allocator for a scope: `with tvmffi.use_allocator(\"numpy\"): ...` (\"torch\", or a "
+    "callable (shape, dtype, device) -> tensor).";
+
+// Returned by CallError (the address of a tag, never an object): call again.
+char g_retry_tag;
+PyObject* const kRetry = reinterpret_cast<PyObject*>(&g_retry_tag);
+
+// The error of a failed call as a Python exception; kRetry when the function
+// turned out to take an ffi.Tensor where a DLTensor* was passed (learned).
+TVMFFI_PY_COLD PyObject* CallError(FunctionRef* fn, const CallFrame& f, Py_ssize_t nargs) {
+  TVMFFIObjectHandle err = nullptr;
+  TVMFFIErrorMoveFromRaised(&err);
+  if (err != nullptr) {
+    const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
+    const std::string_view kind(cell->kind.data, cell->kind.size);
+    const std::string_view msg(cell->message.data, cell->message.size);
+    const int k = OwningArgFromError(kind, msg, f.args, nargs);
+    const uint64_t bit = k >= 0 ? uint64_t{1} << (k < 63 ? k : 63) : 0;
+    if (bit != 0 && (fn->owning_args & bit) == 0) {
+      fn->owning_args |= bit;
+      TVMFFIObjectDecRef(err);
+      return kRetry;
+    }
+    if (kind == "RuntimeError" && msg.find(kNoAllocator) != std::string_view::npos) {
+      std::string text(msg);
+      text += kNoAllocatorHint;
+      TVMFFIByteArray mb{text.data(), text.size()};
+      TVMFFIObjectHandle hinted = nullptr;
+      if (TVMFFIErrorCreate(&cell->kind, &mb, &cell->backtrace, &hinted) == 0) {
+        TVMFFIObjectDecRef(err);
+        err = hinted;
+      }
+    }
+    TVMFFIErrorSetRaised(err);
+    TVMFFIObjectDecRef(err);
+  }
+  SetPyErrorFromFFI();
+  return nullptr;
+}
+
+// Out of line: the call again after learning (see CallFunction).
+__attribute__((noinline)) PyObject* CallAgain(FunctionRef* fn, PyObject* const* pyargs,
+                                              Py_ssize_t nargs) {
+  return CallFunction(fn, pyargs, nargs);
+}
+
+}  // namespace
+
+PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t nargs) {
   TVMFFIAny args_inline[kInlineArgs];
   TensorSlot slots_inline[kInlineArgs];
   TVMFFIObjectHandle objs_inline[kInlineArgs];
@@ -956,8 +1595,9 @@ PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* pyargs, Py_ssiz
     f.slots = slots_heap.get();
     f.objs = objs_heap.get();
   }
+  const uint64_t owning_args = fn->owning_args;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
-    if (!PackArg(f, pyargs[i], &f.args[i])) {
+    if (!PackArg(f, pyargs[i], &f.args[i], static_cast<int>(i), owning_args)) {
       ArgError(static_cast<int>(i), pyargs[i]);
       return nullptr;
     }
@@ -986,7 +1626,7 @@ PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* pyargs, Py_ssiz
   result.type_index = kTVMFFINone;
   result.zero_padding = 0;
   result.v_int64 = 0;
-  const int rc = TVMFFIFunctionCall(func, f.args, static_cast<int32_t>(nargs), &result);
+  const int rc = TVMFFIFunctionCall(fn->handle, f.args, static_cast<int32_t>(nargs), &result);
 
   if (f.has_stream) TVMFFIEnvSetStream(f.dev_type, f.dev_id, prev_stream, nullptr);
   if (f.fw != nullptr) {
@@ -994,10 +1634,36 @@ PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* pyargs, Py_ssiz
     if (py_alloc) tls_alloc_fw = prev_fw;
   }
   if (rc != 0) {
-    SetPyErrorFromFFI();
+    PyObject* err = CallError(fn, f, nargs);
+    // Again once an argument was learned to be an ffi.Tensor: each retry sets
+    // a new bit of fn->owning_args, so this recurses at most 64 times.
+    if (__builtin_expect(err == kRetry, 0)) return CallAgain(fn, pyargs, nargs);
+    return err;
+  }
+  if (f.checks != nullptr && !VerifyReadOnly(f)) {
+    ReleaseOwned(&result);
     return nullptr;
   }
   return AnyToPy(&result, f.fw);
+}
+
+
+nb::tuple SwapScopedAllocator(nb::handle callable) {
+  DLPackManagedTensorAllocator prev_env = nullptr;
+  Check(TVMFFIEnvSetDLPackManagedTensorAllocator(callable.is_none() ? nullptr : PyScopedAlloc, 0,
+                                                 &prev_env));
+  PyObject* prev = tls_scoped_alloc;  // its reference moves into the tuple
+  tls_scoped_alloc = callable.is_none() ? nullptr : callable.inc_ref().ptr();
+  return nb::make_tuple(prev != nullptr ? nb::steal(prev) : nb::none(),
+                        reinterpret_cast<uintptr_t>(prev_env));
+}
+
+void RestoreScopedAllocator(nb::handle callable, uintptr_t env_allocator) {
+  Check(TVMFFIEnvSetDLPackManagedTensorAllocator(
+      reinterpret_cast<DLPackManagedTensorAllocator>(env_allocator), 0, nullptr));
+  PyObject* cur = tls_scoped_alloc;
+  tls_scoped_alloc = callable.is_none() ? nullptr : callable.inc_ref().ptr();
+  Py_XDECREF(cur);
 }
 
 // ---------------------------------------------------------------------------

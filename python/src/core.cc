@@ -1,6 +1,7 @@
 // tvmffi._core: the nanobind module. Object, Function, Tensor and Device
 // classes, errors in both directions, global functions, DLPack import/export
 // and the stream table. The call path itself is in call.cc.
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -130,6 +131,8 @@ nb::object WrapObject(TVMFFIObjectHandle h) {
   nb::object inst = nb::inst_alloc(ClassFor(TVMFFIObjectGetTypeIndex(h)));
   if (PyType_IsSubtype(Py_TYPE(inst.ptr()), GetCoreTypes().function)) {
     new (nb::inst_ptr<FunctionRef>(inst)) FunctionRef(h);
+  } else if (PyType_IsSubtype(Py_TYPE(inst.ptr()), GetCoreTypes().tensor)) {
+    new (nb::inst_ptr<TensorRef>(inst)) TensorRef(h);
   } else {
     new (nb::inst_ptr<ObjectRef>(inst)) ObjectRef(h);
   }
@@ -292,17 +295,42 @@ int CollectName(void* ctx, const TVMFFIByteArray* name) {
   return 0;
 }
 
-PyObject* FunctionTpCall(PyObject* self, PyObject* args, PyObject* kwargs) {
-  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
-    PyErr_SetString(PyExc_TypeError, "tvmffi.Function does not take keyword arguments");
-    return nullptr;
+// FFI functions have no parameter names (the metadata has none): keyword
+// arguments are a TypeError that says so. NULL, always.
+PyObject* KeywordError(PyObject* self, PyObject* first_keyword) {
+  PyObject* name = PyObject_GetAttrString(self, "__name__");
+  if (name == nullptr || !PyUnicode_Check(name)) {
+    PyErr_Clear();
+    Py_XDECREF(name);
+    name = PyUnicode_FromString("tvmffi.Function");
   }
-  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
-  if (h == nullptr) {
+  PyErr_Format(PyExc_TypeError,
+               "%U() takes positional arguments only: FFI functions have no parameter names "
+               "(got keyword argument %R)",
+               name, first_keyword);
+  Py_XDECREF(name);
+  return nullptr;
+}
+
+FunctionRef* CallableRef(PyObject* self) {
+  FunctionRef* f = nb::inst_ptr<FunctionRef>(self);
+  if (f->handle == nullptr) {
     PyErr_SetString(PyExc_TypeError, "the tvmffi.Function is not initialised");
     return nullptr;
   }
-  return CallFunction(h, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
+  return f;
+}
+
+PyObject* FunctionTpCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    PyDict_Next(kwargs, &pos, &key, &value);
+    return KeywordError(self, key);
+  }
+  FunctionRef* f = CallableRef(self);
+  if (f == nullptr) return nullptr;
+  return CallFunction(f, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
 }
 
 }  // namespace
@@ -310,15 +338,11 @@ PyObject* FunctionTpCall(PyObject* self, PyObject* args, PyObject* kwargs) {
 PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                              PyObject* kwnames) {
   if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
-    PyErr_SetString(PyExc_TypeError, "tvmffi.Function does not take keyword arguments");
-    return nullptr;
+    return KeywordError(self, PyTuple_GET_ITEM(kwnames, 0));
   }
-  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
-  if (h == nullptr) {
-    PyErr_SetString(PyExc_TypeError, "the tvmffi.Function is not initialised");
-    return nullptr;
-  }
-  return CallFunction(h, args, PyVectorcall_NARGS(nargsf));
+  FunctionRef* f = CallableRef(self);
+  if (f == nullptr) return nullptr;
+  return CallFunction(f, args, PyVectorcall_NARGS(nargsf));
 }
 
 namespace {
@@ -385,18 +409,35 @@ NB_MODULE(_core, m) {
           });
   GetCoreTypes().object = reinterpret_cast<PyTypeObject*>(object_cls.ptr());
 
+  // dynamic_attr: a function from a module or the registry carries __name__,
+  // __doc__ and __signature__ in its own __dict__ (registry.py describes it).
   auto function_cls =
       nb::class_<FunctionRef, ObjectRef>(m, "Function", nb::type_slots(g_function_slots),
+                                         nb::dynamic_attr(),
                                          "A callable FFI function; Function(callable) wraps a "
                                          "Python callable.")
-          .def("__init__", [](FunctionRef* self, nb::handle callable) {
-            if (!PyCallable_Check(callable.ptr())) {
-              throw nb::type_error("tvmffi.Function(f): f must be callable");
+          .def("__init__",
+               [](FunctionRef* self, nb::handle callable) {
+                 if (!PyCallable_Check(callable.ptr())) {
+                   throw nb::type_error("tvmffi.Function(f): f must be callable");
+                 }
+                 TVMFFIObjectHandle h = FunctionFromCallable(callable.ptr());
+                 if (h == nullptr) throw nb::python_error();
+                 new (self) FunctionRef();
+                 self->handle = h;
+               })
+          .def("__repr__", [](nb::handle self) -> std::string {
+            nb::object name = nb::getattr(self, "__name__", nb::none());
+            if (!nb::isinstance<nb::str>(name)) {
+              TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
+              char buf[32];
+              std::snprintf(buf, sizeof(buf), "%p", h);
+              return std::string("<tvmffi.Function at ") + buf + ">";
             }
-            TVMFFIObjectHandle h = FunctionFromCallable(callable.ptr());
-            if (h == nullptr) throw nb::python_error();
-            new (self) FunctionRef();
-            self->handle = h;
+            std::string text = "<tvmffi.Function " + nb::cast<std::string>(name);
+            nb::object sig = nb::getattr(self, "__signature__", nb::none());
+            if (!sig.is_none()) text += nb::cast<std::string>(nb::str(sig));
+            return text + ">";
           });
   GetCoreTypes().function = reinterpret_cast<PyTypeObject*>(function_cls.ptr());
   EnableVectorcall(function_cls);
@@ -688,6 +729,35 @@ NB_MODULE(_core, m) {
         return WrapObject(h);
       },
       nb::arg("obj"), "A tvmffi.Tensor viewing the memory of a DLPack-capable object (no copy).");
+
+  m.def(
+      "_set_tensor_args",
+      [](nb::handle func, uint64_t owning_args) {
+        if (!nb::isinstance<FunctionRef>(func)) throw nb::type_error("expected a tvmffi.Function");
+        FunctionRef* f = nb::inst_ptr<FunctionRef>(func);
+        f->owning_args = owning_args;
+        f->schema_known = true;
+      },
+      nb::arg("func"), nb::arg("owning_args"),
+      "Record the function's type schema: bit i of owning_args set when argument i is an "
+      "ffi.Tensor (bit 63: argument 63 and later); framework tensors go there as owning "
+      "tensors, elsewhere as borrowed DLTensor*s.");
+  m.def(
+      "_tensor_args",
+      [](nb::handle func) {
+        if (!nb::isinstance<FunctionRef>(func)) throw nb::type_error("expected a tvmffi.Function");
+        const FunctionRef* f = nb::inst_ptr<FunctionRef>(func);
+        return nb::make_tuple(f->owning_args, f->schema_known);
+      },
+      "(owning_args, schema_known): what the call path knows of the function's tensor "
+      "parameters (from its type schema, or learned from calls).");
+
+  m.def("_swap_scoped_allocator", &SwapScopedAllocator, nb::arg("allocator").none(),
+        "Set this thread's allocator for calls with no framework tensor: a callable "
+        "(shape, dtype, device_type, device_id) -> tensor, or None; returns the token for "
+        "_restore_scoped_allocator.");
+  m.def("_restore_scoped_allocator", &RestoreScopedAllocator, nb::arg("allocator").none(),
+        nb::arg("env_allocator"), "Undo _swap_scoped_allocator (its token, unpacked).");
 
   m.def(
       "_env_set_stream",

@@ -34,10 +34,21 @@ PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargs
                              PyObject* kwnames);
 struct FunctionRef : ObjectRef {
   vectorcallfunc vectorcall = FunctionVectorcall;
+  // Arguments the function takes as an owning ffi.Tensor (bit i: argument i;
+  // bit 63: argument 63 and later): framework tensors there are passed as
+  // owning tensors, elsewhere as borrowed DLTensor*s (the fast path). Set from
+  // the type schema (schema_known), or learned from a failed call (call.cc).
+  uint64_t owning_args = 0;
+  bool schema_known = false;
   FunctionRef() = default;
   explicit FunctionRef(TVMFFIObjectHandle h) : ObjectRef(h) {}
 };
-struct TensorRef : ObjectRef {};
+struct TensorRef : ObjectRef {
+  // Whether the tensor carries DLPack's read-only flag; -1 until first asked.
+  int8_t read_only = -1;
+  TensorRef() = default;
+  explicit TensorRef(TVMFFIObjectHandle h) : ObjectRef(h) {}
+};
 
 /*! \brief Payload of tvmffi.Device. */
 struct DeviceValue {
@@ -103,8 +114,16 @@ DLManagedTensorVersioned* ManagedFromPy(PyObject* obj);
 TVMFFIObjectHandle FunctionFromCallable(PyObject* callable);
 
 // ---- calls -----------------------------------------------------------------
-/*! \brief Call `func` with Python arguments (tp_call of tvmffi.Function). */
-PyObject* CallFunction(TVMFFIObjectHandle func, PyObject* const* args, Py_ssize_t nargs);
+/*! \brief Call `fn` (initialised) with Python arguments (tp_call, vectorcall of Function). */
+PyObject* CallFunction(FunctionRef* fn, PyObject* const* args, Py_ssize_t nargs);
+/*!
+ * \brief Make `callable` ((shape, dtype, device_type, device_id) -> tensor, or
+ *        None) the allocator of this thread for calls with no framework
+ *        tensor; returns (previous callable, previous env allocator address).
+ */
+nb::tuple SwapScopedAllocator(nb::handle callable);
+/*! \brief Undo SwapScopedAllocator with the tuple it returned. */
+void RestoreScopedAllocator(nb::handle callable, uintptr_t env_allocator);
 
 }  // namespace tvmffi_py
 

@@ -8,7 +8,8 @@ import pytest
 
 import tvmffi
 
-CPU_FUNCTIONS = {"add", "add_int", "add_one", "greet", "nop3", "scale", "scale_alloc", "sum"}
+CPU_FUNCTIONS = {"add", "add_bias", "add_int", "add_one", "fill", "fill_all", "greet", "nop3",
+                 "scale", "scale_alloc", "sum", "sum_all"}
 
 
 def test_load_returns_module(cpu_kernels: tvmffi.Module, cpu_kernels_path: Path) -> None:

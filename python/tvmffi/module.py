@@ -8,6 +8,7 @@ from typing import Any
 
 from . import _core
 from ._core import Function, Object
+from .registry import _describe
 
 _FUNCS: dict[str, Function] = {}
 
@@ -45,8 +46,18 @@ class Module(Object):
         return sorted(set(super().__dir__()) | set(self.list_functions()))
 
     def get_function(self, name: str, query_imports: bool = False) -> Function:
-        """The function ``name``; AttributeError naming the module when it has none."""
-        return _func("ffi.ModuleGetFunctionRequired")(self, name, query_imports)
+        """The function ``name``; AttributeError naming the module when it has none.
+
+        It carries ``__name__``, ``__doc__`` (the exported doc) and
+        ``__signature__`` (from the exported metadata), and its type schema
+        tells the call which arguments are owning ``ffi.Tensor`` parameters.
+        """
+        f = _func("ffi.ModuleGetFunctionRequired")(self, name, query_imports)
+        try:
+            metadata = self.get_function_metadata(name, query_imports)
+        except ValueError:  # malformed JSON: the function works without it
+            metadata = None
+        return _describe(f, name, metadata, self.get_function_doc(name, query_imports))
 
     def implements_function(self, name: str, query_imports: bool = False) -> bool:
         """Whether the module (or, with query_imports, an import) has ``name``."""

@@ -1,0 +1,123 @@
+"""ffi::Tensor parameters: framework tensors arrive as owning tensors there, borrowed elsewhere."""
+
+from __future__ import annotations
+
+import gc
+from types import ModuleType
+
+import pytest
+
+import tvmffi
+from tvmffi import _core
+
+
+def _undescribed(mod: tvmffi.Module, name: str) -> tvmffi.Function:
+    """The module's function without its metadata: what an upstream-built library gives."""
+    return _core.get_global_func("ffi.ModuleGetFunction")(mod, name, False)
+
+
+def test_schema_marks_owning_parameters(cpu_kernels: tvmffi.Module) -> None:
+    # (bit mask of ffi.Tensor parameters, whether it comes from the type schema)
+    assert _core._tensor_args(cpu_kernels.fill) == (0b1, True)
+    assert _core._tensor_args(cpu_kernels.add_bias) == (0b10, True)  # Optional[ffi.Tensor]
+    assert _core._tensor_args(cpu_kernels.add_one) == (0, True)  # TensorView: borrowed
+    assert _core._tensor_args(cpu_kernels.sum_all) == (0, True)  # a list becomes an ffi.Array
+
+
+def test_fill_numpy_returns_the_callers_tensor(cpu_kernels: tvmffi.Module,
+                                               np: ModuleType) -> None:
+    x = np.zeros(4, dtype=np.float32)
+    r = cpu_kernels.fill(x, 2.5)
+    assert isinstance(r, np.ndarray)
+    assert np.shares_memory(r, x)  # no copy either way
+    assert x.tolist() == [2.5] * 4
+    # The owning tensor keeps the array alive past the Python original.
+    del x
+    gc.collect()
+    assert r.tolist() == [2.5] * 4
+
+
+def test_fill_torch_returns_the_callers_tensor(cpu_kernels: tvmffi.Module,
+                                               torch: ModuleType) -> None:
+    x = torch.zeros(3, dtype=torch.float64)
+    ptr = x.data_ptr()
+    r = cpu_kernels.fill(x, -1.0)
+    assert isinstance(r, torch.Tensor)
+    assert r.data_ptr() == ptr
+    assert x.tolist() == [-1.0] * 3
+    del x
+    gc.collect()
+    assert r.tolist() == [-1.0] * 3
+
+
+def test_fill_tvmffi_tensor(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    x = np.zeros(2, dtype=np.float64)
+    t = tvmffi.from_dlpack(x)
+    r = cpu_kernels.fill(t, 4.0)
+    assert isinstance(r, tvmffi.Tensor) and r.same_as(t)
+    assert x.tolist() == [4.0, 4.0]
+
+
+def test_optional_tensor_bias(cpu_kernels: tvmffi.Module, np: ModuleType,
+                              torch: ModuleType) -> None:
+    x = np.arange(4, dtype=np.float32)
+    bias = np.full(4, 10, dtype=np.float32)
+    out = np.zeros(4, dtype=np.float32)
+    assert cpu_kernels.add_bias(x, bias, out) is None
+    assert out.tolist() == [10.0, 11.0, 12.0, 13.0]
+    cpu_kernels.add_bias(x, None, out)
+    assert out.tolist() == [0.0, 1.0, 2.0, 3.0]
+    tx, tb, tout = torch.arange(3.0), torch.ones(3), torch.zeros(3)
+    cpu_kernels.add_bias(tx, tb, tout)
+    assert tout.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_array_of_tensors(cpu_kernels: tvmffi.Module, np: ModuleType, torch: ModuleType) -> None:
+    a, b = np.ones(3, dtype=np.float64), np.full(2, 2.0, dtype=np.float64)
+    assert cpu_kernels.sum_all([a, b]) == 7.0
+    assert cpu_kernels.sum_all((torch.ones(4), torch.ones(1))) == 5.0
+    assert cpu_kernels.fill_all([a, b], 0.5) == 2
+    assert a.tolist() == [0.5] * 3 and b.tolist() == [0.5] * 2
+
+
+def test_learned_without_metadata(cpu_kernels: tvmffi.Module, np: ModuleType,
+                                  torch: ModuleType) -> None:
+    # No type schema: the first call passes a borrowed DLTensor*, the typed
+    # function refuses it before its body runs, and the call is made again
+    # with an owning tensor; the function object remembers.
+    fill = _undescribed(cpu_kernels, "fill")
+    assert _core._tensor_args(fill) == (0, False)
+    x = np.zeros(3, dtype=np.float32)
+    r = fill(x, 1.0)
+    assert _core._tensor_args(fill) == (0b1, False)
+    assert x.tolist() == [1.0] * 3 and np.shares_memory(r, x)
+    t = torch.zeros(2)
+    assert fill(t, 2.0).tolist() == [2.0, 2.0]
+
+    add_bias = _undescribed(cpu_kernels, "add_bias")
+    out = np.zeros(2, dtype=np.float32)
+    add_bias(np.ones(2, dtype=np.float32), np.ones(2, dtype=np.float32), out)
+    assert _core._tensor_args(add_bias) == (0b10, False)  # only the Optional[ffi.Tensor]
+    assert out.tolist() == [2.0, 2.0]
+
+
+def test_other_type_errors_are_not_retried(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    fill = _undescribed(cpu_kernels, "fill")
+    with pytest.raises(TypeError, match="argument #1.*Expected `float` but got `str`"):
+        fill(np.zeros(1, dtype=np.float32), "no")
+    add_one = _undescribed(cpu_kernels, "add_one")
+    with pytest.raises(TypeError, match=r"Expected `DLTensor\*` but got `int`"):
+        add_one(1, np.zeros(1, dtype=np.float32))
+    assert _core._tensor_args(add_one) == (0, False)
+
+
+def test_borrowed_arguments_are_released(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    import sys
+
+    x = np.zeros(2, dtype=np.float32)
+    y = np.zeros(2, dtype=np.float32)
+    before = sys.getrefcount(x), sys.getrefcount(y)
+    for _ in range(10):
+        cpu_kernels.add_one(x, y)
+        cpu_kernels.add_bias(x, y, y)
+    assert (sys.getrefcount(x), sys.getrefcount(y)) == before
