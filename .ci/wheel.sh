@@ -17,11 +17,16 @@
 #
 # Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
 #      TVMFFI_WHEEL_KEEP=1  keep the temporary folder (its path is printed)
+#      TVMFFI_PYTHON  the interpreter to build with and base the venv on
+#                     (default Debian's /usr/bin/python3)
+#      TVMFFI_CUDA_KERNELS  a CUDA kernel library for the GPU tests (the GPU
+#                     machine; CI has no GPU and they skip there)
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
+base_py=${TVMFFI_PYTHON:-/usr/bin/python3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-wheel.XXXXXX")
 if [[ ${TVMFFI_WHEEL_KEEP:-0} != 1 ]]; then trap 'rm -rf "$work"' EXIT; fi
 echo "wheel: working in $work"
@@ -53,14 +58,21 @@ wheel_build="$repo/build/wheel"
 rm -rf "$wheel_build"
 export CMAKE_BUILD_PARALLEL_LEVEL=$JOBS
 check "build the wheel from the repository root" \
-  /usr/bin/python3 -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" "$repo"
+  "$base_py" -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" "$repo"
 check "build the drop-in tvm_ffi distribution" \
-  /usr/bin/python3 -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" \
+  "$base_py" -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" \
   "$repo/python/compat"
 venv="$work/venv"
 check "install both into a fresh venv" bash -c '
-  /usr/bin/python3 -m venv --system-site-packages "$1" &&
-  "$1/bin/pip" install -q --no-deps --no-index "$2"/*.whl' _ "$venv" "$work/dist"
+  "$3" -m venv --system-site-packages "$1" &&
+  "$1/bin/pip" install -q --no-deps --no-index "$2"/*.whl || exit 1
+  # A base interpreter that is itself a venv: its packages (numpy, torch) are
+  # not system site-packages of the new venv; name them in a .pth.
+  if "$3" -c "import sys; sys.exit(0 if sys.prefix != sys.base_prefix else 1)"; then
+    site=$("$1/bin/python" -c "import sysconfig; print(sysconfig.get_paths()[\"purelib\"])")
+    "$3" -c "import sysconfig; print(sysconfig.get_paths()[\"purelib\"])" \
+      > "$site/tvmffi_base_venv.pth"
+  fi' _ "$venv" "$work/dist" "$base_py"
 rm -rf "$wheel_build"
 [[ -x $venv/bin/python ]] || finish
 py=$venv/bin/python

@@ -16,8 +16,8 @@ add_custom_command(OUTPUT ${_outputs}
           "${_pkg}/lib/libtvmffi_upstream_cxx.so"
   DEPENDS tvmffi tvmffi_upstream_cxx "$<TARGET_FILE:tvmffi>"
           "$<TARGET_FILE:tvmffi_upstream_cxx>" VERBATIM)
-foreach(_src IN LISTS TVMFFI_PYTHON_SOURCE_PATHS)
-  get_filename_component(_name "${_src}" NAME)
+foreach(_name IN LISTS TVMFFI_PYTHON_SOURCES)  # may name subpackages' files
+  set(_src "${CMAKE_CURRENT_LIST_DIR}/../tvmffi/${_name}")
   add_custom_command(OUTPUT "${_pkg}/${_name}"
     COMMAND ${CMAKE_COMMAND} -E copy "${_src}" "${_pkg}/${_name}"
     DEPENDS "${_src}" VERBATIM)

@@ -37,19 +37,46 @@ set_target_properties(tvmffi_python_core PROPERTIES OUTPUT_NAME _core)
 # Not linked, but shipped next to _core: build it with the extension.
 add_dependencies(tvmffi_python_core tvmffi)
 
-# The package's Python sources (explicit list).
+# The package's Python sources (explicit list, paths relative to the package).
 set(TVMFFI_PYTHON_SOURCES
   __init__.py
+  _cli.py
+  _device_type.py
   _dtype.py
   _error.py
+  _ffi_api.py
   _framework.py
+  _lockfile.py
+  _reflection.py
+  access_path.py
+  allocator.py
+  config.py
   container.py
+  libinfo.py
   module.py
   registry.py
+  serialization.py
   stream.py
+  structural.py
+  testing.py
+  utils/__init__.py
+  utils/kwargs_wrapper.py
+  utils/lockfile.py
+  utils/unpack_dataclass.py
   py.typed)
-list(TRANSFORM TVMFFI_PYTHON_SOURCES PREPEND "${CMAKE_CURRENT_LIST_DIR}/../tvmffi/"
-     OUTPUT_VARIABLE TVMFFI_PYTHON_SOURCE_PATHS)
+# The list is explicit, and must be whole: the wheel ships the folder as it is
+# (wheel.packages), the build tree only what is listed here.
+file(GLOB_RECURSE _tvmffi_py_found RELATIVE "${CMAKE_CURRENT_LIST_DIR}/../tvmffi"
+     CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/../tvmffi/*.py"
+     "${CMAKE_CURRENT_LIST_DIR}/../tvmffi/py.typed")
+set(_tvmffi_py_listed ${TVMFFI_PYTHON_SOURCES})
+list(SORT _tvmffi_py_found)
+list(SORT _tvmffi_py_listed)
+if(NOT _tvmffi_py_found STREQUAL _tvmffi_py_listed)
+  message(FATAL_ERROR "TVMFFI_PYTHON_SOURCES (python/cmake/tvmffi_python.cmake) differs from "
+                      "the files of python/tvmffi:\n listed: ${_tvmffi_py_listed}\n found:  "
+                      "${_tvmffi_py_found}")
+endif()
 
 # tvmffi._torch_exchange (optional): the DLPack C exchange API for a torch that
 # has none (torch < 2.10), built against that torch's C++ headers (Debian:

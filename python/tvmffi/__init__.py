@@ -1,8 +1,10 @@
 """tvmffi: load TVM-FFI kernel libraries and call them from Python.
 
 Tensors from torch, numpy, cupy (anything with ``__dlpack__``) are passed
-to kernels as borrowed ``DLTensor*`` without a copy; tensors a kernel returns
-come back as the framework of its tensor arguments.  The names follow
+to kernels without a copy: as borrowed ``DLTensor*`` to ``TensorView``
+parameters, as owning tensors to ``ffi::Tensor`` ones (the function's type
+schema says which); read-only memory is never written.  Tensors a kernel
+returns come back as the framework of its tensor arguments.  The names follow
 upstream's ``tvm_ffi`` package, so ``import tvmffi as tvm_ffi`` ports code.
 """
 
@@ -44,6 +46,8 @@ from . import _error, _framework  # noqa: E402
 from ._core import Device, Function, Object, Tensor, convert, from_dlpack  # noqa: E402
 from ._dtype import dtype  # noqa: E402
 from ._error import Error, register_error  # noqa: E402
+from .allocator import use_allocator  # noqa: E402
+from . import libinfo  # noqa: E402
 from .container import Array, Map, Shape  # noqa: E402
 from .module import Module, load_module, system_lib  # noqa: E402
 from .registry import (  # noqa: E402
@@ -53,6 +57,21 @@ from .registry import (  # noqa: E402
     remove_global_func,
 )
 from .stream import StreamContext, get_raw_stream, use_raw_stream, use_torch_stream  # noqa: E402
+from ._device_type import DLDeviceType  # noqa: E402
+from ._reflection import register_object  # noqa: E402
+from .structural import (  # noqa: E402
+    DefRegionKind,
+    StructuralKey,
+    StructuralVisitor,
+    VisitInterrupt,
+    WalkOrder,
+    WalkResult,
+    get_first_structural_mismatch,
+    structural_equal,
+    structural_hash,
+    structural_walk,
+)
+from . import access_path, serialization, structural  # noqa: E402
 
 
 def device(spec: str | int | Device, index: int | None = None) -> Device:
@@ -78,6 +97,8 @@ __version__ = _runtime_version(_LIB)
 
 __all__ = [
     "Array",
+    "DLDeviceType",
+    "DefRegionKind",
     "Device",
     "Error",
     "Function",
@@ -86,19 +107,34 @@ __all__ = [
     "Object",
     "Shape",
     "StreamContext",
+    "StructuralKey",
+    "StructuralVisitor",
     "Tensor",
+    "VisitInterrupt",
+    "WalkOrder",
+    "WalkResult",
+    "access_path",
     "convert",
     "device",
     "dtype",
     "from_dlpack",
+    "get_first_structural_mismatch",
     "get_global_func",
     "get_raw_stream",
+    "libinfo",
     "list_global_func_names",
     "load_module",
     "register_error",
     "register_global_func",
+    "register_object",
     "remove_global_func",
+    "serialization",
+    "structural",
+    "structural_equal",
+    "structural_hash",
+    "structural_walk",
     "system_lib",
+    "use_allocator",
     "use_raw_stream",
     "use_torch_stream",
 ]

@@ -1,0 +1,11 @@
+"""Helpers that code written for upstream ``tvm_ffi`` imports from ``tvm_ffi.utils``.
+
+``FileLock`` (``utils.lockfile``): an inter-process file lock;
+``utils.kwargs_wrapper``: keyword arguments for positional-only functions;
+``utils.unpack_dataclass``: dataclass values as nested tuples.
+"""
+
+from . import kwargs_wrapper
+from .lockfile import FileLock
+
+__all__ = ["FileLock", "kwargs_wrapper"]
