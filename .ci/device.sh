@@ -58,33 +58,6 @@ json_deb=.carry/nlohmann-json3-dev.deb
 [[ -f $json_deb ]] || die "no nlohmann-json3-dev .deb in .carry/ (re-run .ci/prepare-carry.sh)"
 [[ -f .carry/dlpack/include/dlpack/dlpack.h ]] || die "no DLPack header in .carry/dlpack/"
 
-unpack_deb() { # unpack_deb DEB DEST: dpkg-deb if present, else plain Python.
-  if command -v dpkg-deb >/dev/null 2>&1; then
-    dpkg-deb -x "$1" "$2"
-  else
-    python3 - "$1" "$2" <<'PY'
-import io, sys, tarfile
-deb, dest = sys.argv[1], sys.argv[2]
-data = open(deb, "rb").read()
-assert data[:8] == b"!<arch>\n", "not an ar archive"
-pos = 8
-while pos + 60 <= len(data):
-    hdr = data[pos:pos + 60]
-    name = hdr[:16].decode().strip().rstrip("/")
-    size = int(hdr[48:58].decode().strip())
-    body = data[pos + 60:pos + 60 + size]
-    if name.startswith("data.tar"):
-        kw = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}
-        with tarfile.open(fileobj=io.BytesIO(body), mode="r:*") as tf:
-            tf.extractall(dest, **kw)
-        break
-    pos += 60 + size + (size & 1)
-else:
-    sys.exit("no data.tar member in " + deb)
-PY
-  fi
-}
-
 rm -rf "$PREFIX"
 mkdir -p "$PREFIX"
 unpack_deb "$deb" "$PREFIX"

@@ -134,15 +134,22 @@ cp -RL /usr/include/tsl "$CARRY/nanobind/ext/robin_map/include/"
 log "nanobind $(dpkg-query -W -f='${Version}' nanobind-dev) + robin_map" \
     "$(dpkg-query -W -f='${Version}' robin-map-dev) -> $CARRY/nanobind"
 
-# ---- pytest (pure Python; only for a device Python without it) ----------------
+# ---- pytest and scikit-build-core (pure Python; for a device Python without) ---
 dist=/usr/lib/python3/dist-packages
 mkdir -p "$CARRY/pylib"
 for p in _pytest pytest py.py pluggy iniconfig attr attrs packaging; do
   [[ -e $dist/$p ]] || die "$dist/$p missing (python3-pytest and its dependencies)"
   cp -RL "$dist/$p" "$CARRY/pylib/"
 done
+# scikit-build-core (pure Python), to build the wheel there (.ci/device-wheel.sh);
+# with its dist-info, so pip sees the build requirement as installed.
+for p in scikit_build_core pathspec; do
+  [[ -e $dist/$p ]] || die "$dist/$p missing (python3-scikit-build-core)"
+  cp -RL "$dist/$p" "$dist"/"$p"-*.dist-info "$CARRY/pylib/"
+done
 find "$CARRY/pylib" -name __pycache__ -prune -exec rm -rf {} +
-log "pytest $(dpkg-query -W -f='${Version}' python3-pytest) -> $CARRY/pylib"
+log "pytest $(dpkg-query -W -f='${Version}' python3-pytest), scikit-build-core" \
+    "$(dpkg-query -W -f='${Version}' python3-scikit-build-core) -> $CARRY/pylib"
 
 # ---- upstream tvm_ffi's Python package (optional; side-by-side benchmark) ----
 if [[ -n ${TVMFFI_UPSTREAM_PEER:-} ]]; then

@@ -19,6 +19,7 @@
 #      TVMFFI_WHEEL_KEEP=1  keep the temporary folder (its path is printed)
 #      TVMFFI_PYTHON  the interpreter to build with and base the venv on
 #                     (default Debian's /usr/bin/python3)
+#      TVMFFI_PIP_WHEEL_ARGS  extra arguments of `pip wheel` (e.g. -C cmake.define...)
 #      TVMFFI_CUDA_KERNELS  a CUDA kernel library for the GPU tests (the GPU
 #                     machine; CI has no GPU and they skip there)
 set -uo pipefail
@@ -57,8 +58,10 @@ finish() {
 wheel_build="$repo/build/wheel"
 rm -rf "$wheel_build"
 export CMAKE_BUILD_PARALLEL_LEVEL=$JOBS
+# shellcheck disable=SC2086  # TVMFFI_PIP_WHEEL_ARGS: extra words for pip wheel
 check "build the wheel from the repository root" \
-  "$base_py" -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" "$repo"
+  "$base_py" -m pip wheel --no-build-isolation --no-deps --no-index ${TVMFFI_PIP_WHEEL_ARGS:-} \
+  -w "$work/dist" "$repo"
 check "build the drop-in tvm_ffi distribution" \
   "$base_py" -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" \
   "$repo/python/compat"
