@@ -26,7 +26,12 @@ done
 rm -rf "$PREFIX" && mkdir -p "$PREFIX"
 unpack_deb .carry/nlohmann-json3-dev.deb "$PREFIX"
 cp -R .carry/dlpack/. "$PREFIX/usr/"
-export PYTHONPATH="$ROOT/.carry/pylib${PYTHONPATH:+:$PYTHONPATH}"
+# Only the build backend from .carry/pylib: the machine's own pytest (and its
+# plugins) must not meet the carried one.
+buildlib=/tmp/carry-buildlib
+rm -rf "$buildlib" && mkdir -p "$buildlib"
+ln -s "$ROOT"/.carry/pylib/scikit_build_core* "$ROOT"/.carry/pylib/pathspec* "$buildlib/"
+export PYTHONPATH="$buildlib${PYTHONPATH:+:$PYTHONPATH}"
 nvidia-smi -L || true
 "$PY" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__, "cuda", torch.cuda.is_available())'
 
