@@ -77,3 +77,24 @@ def test_remove(name: str) -> None:
     tvmffi.register_global_func(name, lambda: 0)
     tvmffi.remove_global_func(name)
     assert tvmffi.get_global_func(name, allow_missing=True) is None
+
+
+def test_init_ffi_api_puts_namespace_functions_on_a_module() -> None:
+    import sys
+    import types
+
+    mod = types.ModuleType("tvmffi_test_ffi_api")
+    sys.modules[mod.__name__] = mod
+    names = ["tvmffi_test_ns.double", "tvmffi_test_ns.inner.skip"]
+    try:
+        tvmffi.register_global_func(names[0], lambda x: 2 * x)
+        tvmffi.register_global_func(names[1], lambda: None)
+        tvmffi.init_ffi_api("tvmffi_test_ns", mod.__name__)
+        assert mod.double(21) == 42
+        assert not hasattr(mod, "inner") and not hasattr(mod, "skip")
+        with pytest.raises(ValueError, match="is not imported"):
+            tvmffi.init_ffi_api("tvmffi_test_ns", "no_such_module_imported")
+    finally:
+        for n in names:
+            tvmffi.remove_global_func(n)
+        del sys.modules[mod.__name__]

@@ -52,6 +52,7 @@ from .container import Array, Map, Shape  # noqa: E402
 from .module import Module, load_module, system_lib  # noqa: E402
 from .registry import (  # noqa: E402
     get_global_func,
+    init_ffi_api,
     list_global_func_names,
     register_global_func,
     remove_global_func,
@@ -121,6 +122,7 @@ __all__ = [
     "get_first_structural_mismatch",
     "get_global_func",
     "get_raw_stream",
+    "init_ffi_api",
     "libinfo",
     "list_global_func_names",
     "load_module",

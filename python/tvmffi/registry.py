@@ -195,3 +195,27 @@ def register_global_func(
     if f is None:
         return register
     return register(f)
+
+
+def init_ffi_api(namespace: str, target_module_name: str | None = None) -> None:
+    """Put the global functions ``<namespace>.<name>`` on a module as ``<name>``.
+
+    ``target_module_name`` defaults to ``namespace``; the module must already be
+    imported (a package's ``_ffi_api.py`` calls ``init_ffi_api("mypkg",
+    __name__)`` after loading its library). A ``tvm.`` prefix of the namespace
+    is dropped, as upstream does; names with a further dot are left out.
+    """
+    import sys  # noqa: PLC0415
+
+    module_name = target_module_name or namespace
+    module = sys.modules.get(module_name)
+    if module is None:
+        raise ValueError(f"init_ffi_api: module {module_name!r} is not imported")
+    prefix = (namespace[4:] if namespace.startswith("tvm.") else namespace) + "."
+    for full in list_global_func_names():
+        if not full.startswith(prefix):
+            continue
+        short = full[len(prefix):]
+        if not short or "." in short:
+            continue
+        setattr(module, short, get_global_func(full))
