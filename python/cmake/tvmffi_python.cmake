@@ -43,15 +43,20 @@ set(TVMFFI_PYTHON_SOURCES
   _cli.py
   _device_type.py
   _dtype.py
+  _dunder.py
   _error.py
   _ffi_api.py
   _framework.py
   _lockfile.py
+  _pyclass.py
   _reflection.py
+  _registry_ext.py
+  _type_schema.py
   access_path.py
   allocator.py
   config.py
   container.py
+  core.py
   libinfo.py
   module.py
   registry.py
@@ -59,6 +64,14 @@ set(TVMFFI_PYTHON_SOURCES
   stream.py
   structural.py
   testing.py
+  dataclasses/__init__.py
+  dataclasses/_resolve_fields.py
+  dataclasses/c_class.py
+  dataclasses/common.py
+  dataclasses/enum.py
+  dataclasses/field.py
+  dataclasses/gen_abi_cpp.py
+  dataclasses/py_class.py
   utils/__init__.py
   utils/kwargs_wrapper.py
   utils/lockfile.py

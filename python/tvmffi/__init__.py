@@ -48,7 +48,7 @@ from ._dtype import dtype  # noqa: E402
 from ._error import Error, register_error  # noqa: E402
 from .allocator import use_allocator  # noqa: E402
 from . import libinfo  # noqa: E402
-from .container import Array, Map, Shape  # noqa: E402
+from .container import Array, Dict, List, Map, Shape  # noqa: E402
 from .module import Module, load_module, system_lib  # noqa: E402
 from .registry import (  # noqa: E402
     get_global_func,
@@ -73,6 +73,9 @@ from .structural import (  # noqa: E402
     structural_walk,
 )
 from . import access_path, serialization, structural  # noqa: E402
+from . import core, dataclasses  # noqa: E402
+from ._registry_ext import get_global_func_metadata, get_registered_type_keys  # noqa: E402
+from .dataclasses.py_class import method  # noqa: E402
 
 
 def device(spec: str | int | Device, index: int | None = None) -> Device:
@@ -101,8 +104,10 @@ __all__ = [
     "DLDeviceType",
     "DefRegionKind",
     "Device",
+    "Dict",
     "Error",
     "Function",
+    "List",
     "Map",
     "Module",
     "Object",
@@ -116,16 +121,21 @@ __all__ = [
     "WalkResult",
     "access_path",
     "convert",
+    "core",
+    "dataclasses",
     "device",
     "dtype",
     "from_dlpack",
     "get_first_structural_mismatch",
     "get_global_func",
+    "get_global_func_metadata",
+    "get_registered_type_keys",
     "get_raw_stream",
     "init_ffi_api",
     "libinfo",
     "list_global_func_names",
     "load_module",
+    "method",
     "register_error",
     "register_global_func",
     "register_object",

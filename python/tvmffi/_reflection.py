@@ -170,6 +170,8 @@ _AnyViewToOwnedAny = _proto("TVMFFIAnyViewToOwnedAny", ctypes.c_int, ctypes.POIN
                             ctypes.POINTER(AnyCell))
 _ErrorSetRaisedFromCStr = _proto("TVMFFIErrorSetRaisedFromCStr", None, ctypes.c_char_p,
                                  ctypes.c_char_p)
+_ErrorSetRaised = _proto("TVMFFIErrorSetRaised", None, ctypes.c_void_p)
+_ErrorMoveFromRaised = _proto("TVMFFIErrorMoveFromRaised", None, ctypes.POINTER(ctypes.c_void_p))
 _CreateOpaque = _proto("TVMFFIObjectCreateOpaque", ctypes.c_int, ctypes.c_void_p, ctypes.c_int32,
                        _OpaqueDeleter, ctypes.POINTER(ctypes.c_void_p))
 # The address of TVMFFIAnyViewToOwnedAny: its signature is a field getter's
@@ -228,9 +230,18 @@ def _give_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
 
 
 def _reraise_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
-    # The error a C call parked in the thread-local slot stays there: the
-    # caller of this function (the package's call path) raises it.
-    return -1
+    # Park (again, during this call: the runtime reports a callback that fails
+    # without raising as such) the error raise_last_error took out of the slot;
+    # the caller of this function (the package's call path) raises it.
+    try:
+        handle = _state.reraise
+        _state.reraise = None
+        if handle:
+            _ErrorSetRaised(handle)
+            _DecRef(handle)
+        return -1
+    except BaseException as err:  # noqa: BLE001
+        return _set_error(err)
 
 
 _CALLBACKS = [_SafeCall(_addr_impl), _SafeCall(_take_impl), _SafeCall(_give_impl),
@@ -284,12 +295,52 @@ _INLINE_HANDLE = _probe_inline_handle()
 def chandle_of(obj: Any) -> int:
     """The handle of a tvmffi.Object (0 when it has none, e.g. made by ``__new__``)."""
     if _INLINE_HANDLE:
+        if _NB_STATE_KNOWN and _nb_state(obj) == 0:
+            return 0  # allocated, never constructed: its memory is not a handle
         off = ctypes.c_int32.from_address(id(obj) + _NB_OFFSET_AT).value
         return ctypes.c_void_p.from_address(id(obj) + off).value or 0
     try:
         return _ADDR(obj)
     except TypeError:
         return 0
+
+
+# nanobind runs an instance's C++ destructor (here: the release of its handle)
+# only for instances it constructed. A Python subclass instance made by
+# ``cls.__new__`` and bound to a handle by ``_core._init_from`` is not, so
+# :func:`ensure_constructed` first runs the extension's ``Object.__init__``
+# (a null handle) on it. The instance state lives in the byte after the
+# offset (bits 0-1: 0 uninitialized, 2 ready); checked once against a probe.
+_NB_FLAGS_AT = 20
+_NB_OBJECT_INIT = Object.__dict__["__init__"]
+
+
+def _nb_state(obj: Any) -> int:
+    return ctypes.c_uint8.from_address(id(obj) + _NB_FLAGS_AT).value & 3
+
+
+def _probe_nb_state() -> bool:
+    try:
+        probe = Object.__new__(Object)
+        before = _nb_state(probe)
+        _NB_OBJECT_INIT(probe)
+        return before == 0 and _nb_state(probe) == 2 and _nb_state(_core.convert([])) == 2
+    except Exception:  # noqa: BLE001
+        return False
+
+
+_NB_STATE_KNOWN = _probe_nb_state()
+
+
+def is_constructed(obj: Any) -> bool:
+    """Whether the extension considers ``obj`` constructed (its handle is released with it)."""
+    return _nb_state(obj) == 2 if _NB_STATE_KNOWN else True
+
+
+def ensure_constructed(obj: Any) -> None:
+    """Construct (null handle) an Object instance that was only allocated (``cls.__new__``)."""
+    if _NB_STATE_KNOWN and _nb_state(obj) == 0:
+        _NB_OBJECT_INIT(obj)
 
 
 def take_any(cell: AnyCell) -> Any:
@@ -343,6 +394,11 @@ def copy_cell(cell: AnyCell) -> AnyCell:
 
 def raise_last_error() -> None:
     """Raise (as the package's call path does) the error a failed C call left parked."""
+    handle = ctypes.c_void_p()
+    _ErrorMoveFromRaised(ctypes.byref(handle))
+    if not handle.value:
+        raise RuntimeError("tvmffi: a C call failed without an error")
+    _state.reraise = handle.value
     _RERAISE()
     raise RuntimeError("tvmffi: a C call failed without an error")
 
@@ -619,9 +675,6 @@ def type_index_to_key(type_index: int) -> str:
     """The type key of a type index ("<unknown>" when there is none)."""
     p = _GetTypeInfo(type_index) if type_index >= 0 else None
     return p.contents.type_key.text() if p else "<unknown>"
-
-
-_ErrorMoveFromRaised = _proto("TVMFFIErrorMoveFromRaised", None, ctypes.POINTER(ctypes.c_void_p))
 
 
 def _clear_error() -> None:
@@ -1362,6 +1415,7 @@ def init_handle_by_constructor(self: Object, constructor: Callable[..., Any], *a
         obj = obj.obj
     if not isinstance(obj, Object):
         raise TypeError(f"the constructor returned {type(obj).__name__}, not an object")
+    ensure_constructed(self)
     _core._init_from(self, obj)
 
 
@@ -1530,7 +1584,14 @@ def _install_object_methods() -> None:
         return ObjectRValueRef(self)
 
     def __move_handle_from__(self: Any, other: Any) -> None:
+        ensure_constructed(self)
         _core._init_from(self, other)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        # A second __init__ (``super().__init__()`` once the handle is set) does nothing.
+        if _NB_STATE_KNOWN and _nb_state(self) == 2:
+            return
+        _NB_OBJECT_INIT(self, *args, **kwargs)
 
     def __reduce__(self: Any) -> Any:
         return (_object_new, (type(self),), self.__getstate__())
@@ -1557,6 +1618,8 @@ def _install_object_methods() -> None:
         "__getstate__": __getstate__,
         "__setstate__": __setstate__,
     }
+    if _NB_STATE_KNOWN:
+        Object.__init__ = __init__  # type: ignore[misc]
     for name, value in patches.items():
         if name not in vars(Object):
             setattr(Object, name, value)

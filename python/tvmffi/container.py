@@ -1,8 +1,9 @@
-"""Shape, Array and Map: FFI containers as Python sequence and mapping types."""
+"""Shape, Array, Map, List and Dict: FFI containers as Python sequence and mapping types."""
 
 from __future__ import annotations
 
 import operator
+import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -153,3 +154,32 @@ def _missing() -> Object:
 
 Sequence.register(Array)
 Mapping.register(Map)
+
+
+class List(Object):
+    """An ffi.List (upstream's mutable sequence); objects of that type come back as it.
+
+    The runtime has no List constructor or operations yet (issue #23).
+    """
+
+    __slots__ = ()
+
+
+class Dict(Object):
+    """An ffi.Dict (upstream's mutable mapping); objects of that type come back as it.
+
+    The runtime has no Dict constructor or operations yet (issue #23).
+    """
+
+    __slots__ = ()
+
+
+_core._register_object_class("ffi.List", List)
+_core._register_object_class("ffi.Dict", Dict)
+
+# The runtime's "no value" marker (a missing Map key), under upstream's name.
+MISSING = _missing()
+
+# Array[int], Map[str, int], ...: the containers serve as generic annotations.
+for _cls in (Array, Map, List, Dict):
+    _cls.__class_getitem__ = classmethod(types.GenericAlias)  # type: ignore[attr-defined]

@@ -219,3 +219,17 @@ def init_ffi_api(namespace: str, target_module_name: str | None = None) -> None:
         if not short or "." in short:
             continue
         setattr(module, short, get_global_func(full))
+
+
+# Upstream's registry module also holds the class-binding helpers; they live in
+# _reflection and _registry_ext (imported last: both import this package).
+from ._reflection import register_object  # noqa: E402,F401
+from ._registry_ext import (  # noqa: E402,F401
+    _add_class_attrs,
+    _add_type_attr_class_attrs,
+    _install_ffi_init_attr,
+    _install_init,
+    _warn_missing_field_annotations,
+    get_global_func_metadata,
+    get_registered_type_keys,
+)

@@ -34,6 +34,7 @@ import getpass
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -71,6 +72,12 @@ _C = TypeVar("_C", bound=type)
 # -- the fixture library -----------------------------------------------------
 
 _loaded: dict[str, ctypes.CDLL] = {}
+
+
+# c_class options of fixtures whose upstream declaration asks for them.
+_C_CLASS_OPTIONS: dict[str, dict[str, bool]] = {
+    "testing.TestCxxClassDerived": {"eq": True, "order": True, "unsafe_hash": True},
+}
 
 
 def _default_library_path() -> str | None:
@@ -163,8 +170,13 @@ def _bind_pending() -> None:
         placeholder = vars(cls).get("__tvmffi_placeholder_init__")
         if placeholder is not None and vars(cls).get("__init__") is placeholder:
             del cls.__init__  # type: ignore[misc]
-        _reflection.bind_class(cls, info, init=options.get("init", True),
-                               frozen=options.get("frozen", False))
+        # The fixtures are @c_class types, as upstream declares them.
+        from .dataclasses import c_class  # noqa: PLC0415  (dataclasses imports this package)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            c_class(key, init=options.get("init", True), frozen=options.get("frozen", False),
+                    **_C_CLASS_OPTIONS.get(key, {}))(cls)
     _pending[:] = still
 
 
@@ -464,3 +476,20 @@ _OWN_NAMES = frozenset(n for n in dir(sys.modules[__name__]) if not n.startswith
 sys.modules.setdefault(__name__ + ".testing", sys.modules[__name__])
 
 load_fixture_library()
+
+# A package path, so that `import tvm_ffi.testing.testing` reaches the alias above.
+__path__: list[str] = []
+
+
+# The C++ enums, declared as upstream declares them.
+from .dataclasses import IntEnum as _IntEnum, StrEnum as _StrEnum, entry as _entry  # noqa: E402
+
+
+class _TestCxxIntEnum(_IntEnum, type_key="testing.TestCxxIntEnum"):  # type: ignore[no-redef]
+    low = _entry(value=10)
+    high = _entry(value=20)
+
+
+class _TestCxxStrEnum(_StrEnum, type_key="testing.TestCxxStrEnum"):  # type: ignore[no-redef]
+    add = _entry(value="+")
+    mul = _entry(value="*")

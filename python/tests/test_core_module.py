@@ -1,0 +1,255 @@
+"""tvmffi.core: upstream's ``tvm_ffi.core`` names — type records, TypeSchema, CAny, sentinels.
+
+The tests that read the fixture types of the testing library (upstream's
+src/ffi/testing, built against tvmffi) run when TVMFFI_TESTING_LIB names it,
+and skip otherwise.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import pickle
+import sys
+from typing import Any, Optional, Union
+
+import pytest
+
+import tvmffi
+import tvmffi.testing as testing
+from tvmffi import core
+from tvmffi.core import (
+    KWARGS,
+    MISSING,
+    CAny,
+    FFIProperty,
+    Object,
+    OpaquePyObject,
+    TypeInfo,
+    TypeSchema,
+    _lookup_type_attr,
+    _object_type_key_to_index,
+    _to_py_class_value,
+    _type_cls_to_type_info,
+)
+
+needs_fixtures = pytest.mark.skipif(
+    testing.fixture_library() is None,
+    reason="no fixture library (set TVMFFI_TESTING_LIB to a libtvm_ffi_testing.so)")
+
+A = TypeSchema.from_annotation
+
+
+# -- names and sentinels ------------------------------------------------------
+
+
+def test_module_names() -> None:
+    for name in ("Object", "CObject", "Function", "Tensor", "Device", "DataType", "Error",
+                 "String", "Bytes", "OpaquePyObject", "ObjectConvertible", "PyNativeObject",
+                 "TypeInfo", "TypeField", "TypeMethod", "TypeSchema", "FFIProperty", "CAny",
+                 "MISSING", "KWARGS", "object_repr", "_lookup_type_attr", "_register_type_attr",
+                 "_object_type_key_to_index", "_type_cls_to_type_info", "_type_index_to_type_info",
+                 "_lookup_or_register_type_info_from_type_key", "_register_py_class",
+                 "_to_py_class_value", "_set_class_device", "_CLASS_DEVICE"):
+        assert hasattr(core, name), name
+    assert tvmffi.core is core
+    assert core.Object is tvmffi.Object and core.DataType is tvmffi.dtype
+
+
+def test_sentinels() -> None:
+    assert isinstance(MISSING, Object) and isinstance(KWARGS, Object)
+    assert not MISSING.same_as(KWARGS)
+    assert MISSING.same_as(core.MISSING)
+
+
+def test_object_handle_methods() -> None:
+    arr = tvmffi.convert([1, 2])
+    assert arr.__chandle__() != 0
+    assert arr.id_ == arr.__chandle__()
+    assert arr.is_(arr) and not arr.is_(tvmffi.convert([1, 2])) and not arr.is_(None)
+    assert isinstance(arr.__ctypes_handle__(), ctypes.c_void_p)
+    bare = Object.__new__(Object)
+    assert bare.__chandle__() == 0
+
+
+def test_type_info_of_builtin_classes() -> None:
+    info = _type_cls_to_type_info(tvmffi.Object)
+    assert isinstance(info, TypeInfo) and info.type_key == "ffi.Object"
+    assert info.parent_type_info is None
+    func = _type_cls_to_type_info(tvmffi.Function)
+    assert func.type_key == "ffi.Function" and func.parent_type_info.type_cls is tvmffi.Object
+    assert _type_cls_to_type_info(tvmffi.Array).type_key == "ffi.Array"
+    assert _object_type_key_to_index("ffi.Array") == 71
+    assert _object_type_key_to_index("no.such.Type") is None
+
+
+def test_lookup_type_attr() -> None:
+    info = tvmffi.core._lookup_or_register_type_info_from_type_key("ffi.EnumState")
+    assert _lookup_type_attr(info.type_index, "__ffi_init__") is not None
+    assert _lookup_type_attr(info.type_index, "__no_such_attr__") is None
+    with pytest.raises(ValueError, match="Cannot find type key"):
+        tvmffi.core._lookup_or_register_type_info_from_type_key("no.such.Type")
+
+
+def test_opaque_object_roundtrip() -> None:
+    class Thing:
+        pass
+
+    thing = Thing()
+    before = sys.getrefcount(thing)
+    wrapped = core._convert_to_opaque_object(thing)
+    assert isinstance(wrapped, OpaquePyObject)
+    assert wrapped.pyobject() is thing
+    assert sys.getrefcount(thing) == before + 1
+    del wrapped
+    gc.collect()
+    assert sys.getrefcount(thing) == before
+
+
+def test_string_and_bytes() -> None:
+    s = core.String("hello")
+    assert s == "hello" and isinstance(s, str) and s._tvm_ffi_cached_object is None
+    assert type(pickle.loads(pickle.dumps(s))) is str
+    b = core.Bytes(b"hi")
+    assert b == b"hi" and isinstance(b, bytes)
+    assert type(pickle.loads(pickle.dumps(b))) is bytes
+
+
+def test_object_pickles_through_json_graph() -> None:
+    arr = tvmffi.convert([1, "two", 3.0])
+    back = pickle.loads(pickle.dumps(arr))
+    assert list(back) == [1, "two", 3.0]
+
+
+# -- TypeSchema ---------------------------------------------------------------
+
+
+def test_schema_from_annotation() -> None:
+    assert A(int) == TypeSchema("int")
+    assert repr(A(Optional[int])) == "int | None"
+    assert repr(A(Union[int, str])) == "int | str"
+    assert repr(A(list[int])) == "List[int]"
+    assert repr(A(dict[str, float])) == "Dict[str, float]"
+    assert repr(A(tuple[int, ...])) == "Array[int]"
+    assert repr(A(tuple[int, str])) == "tuple[int, str]"
+    assert repr(A(tvmffi.Device)) == "Device"
+    assert repr(A(tvmffi.dtype)) == "dtype"
+    assert repr(A(core.String)) == "str"
+    from collections.abc import Callable
+
+    assert repr(A(Callable[[int, str], bool])) == "Callable[[int, str], bool]"
+    with pytest.raises(TypeError, match="Cannot convert"):
+        A(set)
+
+
+def test_schema_json() -> None:
+    s = TypeSchema.from_json_str('{"type":"ffi.Map","args":[{"type":"ffi.String"},'
+                                 '{"type":"Optional","args":[{"type":"int"}]}]}')
+    assert repr(s) == "Map[str, int | None]"
+    assert s.repr(lambda o: {"Map": "Mapping"}.get(o, o)) == "Mapping[str, int | None]"
+    assert TypeSchema.from_json_obj(s.to_json()) == s
+    assert repr(TypeSchema.from_json_str('{"type":"ffi.Function"}')) == "Callable[..., Any]"
+    assert repr(TypeSchema.from_type_index(1)) == "int"
+    with pytest.raises(ValueError):
+        TypeSchema("Union", (TypeSchema("int"),))
+
+
+def test_schema_check_and_convert_scalars() -> None:
+    A(int).check_value(True)
+    A(float).check_value(3)
+    with pytest.raises(TypeError, match="expected int, got str"):
+        A(int).check_value("x")
+    with pytest.raises(TypeError, match="out of int64 range"):
+        A(int).check_value(1 << 70)
+    cany = A(float).convert(2)
+    assert isinstance(cany, CAny) and cany.type_index == 3
+    assert _to_py_class_value(cany) == 2.0 and "float" in repr(cany)
+    assert isinstance(_to_py_class_value(A(str).convert("s")), core.String)
+    assert _to_py_class_value(A(tvmffi.Device).convert("cpu:0")) == tvmffi.device("cpu:0")
+    ptr = _to_py_class_value(A(ctypes.c_void_p).convert(None))
+    assert isinstance(ptr, ctypes.c_void_p) and ptr.value is None
+
+
+def test_schema_convert_containers() -> None:
+    arr = _to_py_class_value(A(tuple[float, ...]).convert([1, 2]))
+    assert isinstance(arr, tvmffi.Array) and list(arr) == [1.0, 2.0]
+    with pytest.raises(TypeError, match=r"element \[1\]: expected int, got str"):
+        A(tuple[int, ...]).check_value([1, "x"])
+    same = tvmffi.convert([1, 2])
+    assert _to_py_class_value(A(tuple[int, ...]).convert(same)).same_as(same)
+    with pytest.raises(TypeError, match="expected tuple of length 2"):
+        A(tuple[int, int]).check_value([1])
+    A(Optional[Union[int, str]]).check_value(None)
+
+
+def test_schema_protocols_and_any() -> None:
+    class IntLike:
+        def __tvm_ffi_int__(self) -> int:
+            return 7
+
+    class Wrapper:
+        def __init__(self, v: Any) -> None:
+            self.v = v
+
+        def __tvm_ffi_value__(self) -> Any:
+            return self.v
+
+    assert _to_py_class_value(A(int).convert(IntLike())) == 7
+    assert _to_py_class_value(A(int).convert(Wrapper(Wrapper(5)))) == 5
+    opaque = object()
+    assert _to_py_class_value(A(Any).convert(opaque)) is opaque
+
+
+# -- the fixture types --------------------------------------------------------
+
+
+@needs_fixtures
+def test_fixture_type_info() -> None:
+    info = testing.TestIntPair.__tvm_ffi_type_info__
+    assert isinstance(info, TypeInfo) and info.type_key == "testing.TestIntPair"
+    assert [f.name for f in info.fields] == ["a", "b"]
+    assert all(isinstance(f.metadata, dict) for f in info.fields)
+    assert isinstance(testing.TestIntPair.a, FFIProperty)
+    assert testing.TestIntPair.a.__doc__ == "Field `a`"
+    assert testing.TestObjectBase.v_f64.__doc__ is None
+    assert _type_cls_to_type_info(testing.TestIntPair) is info
+    derived = _type_cls_to_type_info(testing.TestObjectDerived)
+    assert derived.parent_type_info.type_cls is testing.TestObjectBase
+
+
+@needs_fixtures
+def test_fixture_schema_metadata() -> None:
+    meta = tvmffi.get_global_func_metadata("testing.schema_id_arr_int")
+    assert repr(TypeSchema.from_json_str(meta["type_schema"])) == \
+        "Callable[[Array[int]], Array[int]]"
+
+
+@needs_fixtures
+def test_fixture_unregistered_type_gets_a_class() -> None:
+    obj = testing.make_unregistered_object()
+    cls = type(obj)
+    assert cls.__tvm_ffi_type_info__.type_key == "testing.TestUnregisteredObject"
+    assert cls.__name__ == "TestUnregisteredObject" and cls.__module__ == "testing"
+    assert obj.v1 == 41 and obj.get_v1_plus_one() == 42
+
+
+@needs_fixtures
+def test_fixture_objects_release_their_handles() -> None:
+    use_count = tvmffi.get_global_func("testing.object_use_count")
+    target = testing.TestObjectBase()
+    holder = testing.TestObjectPtrHolder(target)
+    assert use_count(target) == 2
+    del holder
+    gc.collect()
+    assert use_count(target) == 1
+
+
+@needs_fixtures
+def test_fixture_object_schema_conversion() -> None:
+    pair = testing.TestIntPair(1, 2)
+    assert _to_py_class_value(A(testing.TestIntPair).convert(pair)).same_as(pair)
+    A(testing.TestObjectBase).check_value(
+        testing.create_object("testing.TestObjectDerived", v_map=tvmffi.convert({}),
+                              v_array=tvmffi.convert([])))
+    with pytest.raises(TypeError, match="expected testing.TestIntPair, got int"):
+        A(testing.TestIntPair).check_value(3)

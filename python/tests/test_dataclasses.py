@@ -1,0 +1,273 @@
+"""tvmffi.dataclasses: ``@py_class`` (types defined in Python), ``@c_class``, ``field``.
+
+``@py_class`` needs only the runtime; the ``@c_class`` tests bind fixture
+types of the testing library and skip without it (TVMFFI_TESTING_LIB).
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import itertools
+from typing import Any, Optional
+
+import pytest
+
+import tvmffi
+import tvmffi.testing as testing
+from tvmffi import core
+from tvmffi.dataclasses import (
+    KW_ONLY,
+    MISSING,
+    Field,
+    asdict,
+    astuple,
+    c_class,
+    field,
+    fields,
+    is_dataclass,
+    py_class,
+    replace,
+)
+
+needs_fixtures = pytest.mark.skipif(
+    testing.fixture_library() is None,
+    reason="no fixture library (set TVMFFI_TESTING_LIB to a libtvm_ffi_testing.so)")
+
+_keys = itertools.count()
+
+
+def _key(name: str) -> str:
+    return f"tvmffi_tests.dataclasses.{name}_{next(_keys)}"
+
+
+# -- field ---------------------------------------------------------------------
+
+
+def test_field_validation() -> None:
+    f = field(default=1, repr=False)
+    assert isinstance(f, Field) and f.default == 1 and f.repr is False and f.name is None
+    assert f.default_factory is MISSING and f.hash is None and f.kw_only is None
+    with pytest.raises(ValueError, match="both default and default_factory"):
+        field(default=1, default_factory=list)
+    with pytest.raises(TypeError, match="default_factory must be a callable"):
+        field(default_factory=3)
+    with pytest.raises(ValueError, match="structural_eq"):
+        field(structural_eq="bogus")
+
+
+# -- py_class --------------------------------------------------------------------
+
+
+def test_py_class_basic() -> None:
+    @py_class(_key("Point"))
+    class Point(core.Object):
+        x: int
+        y: float = 1.5
+        label: str = field(default="p", repr=False)
+
+    p = Point(1)
+    assert (p.x, p.y, p.label) == (1, 1.5, "p")
+    assert isinstance(p, tvmffi.Object) and is_dataclass(p) and is_dataclass(Point)
+    p.x = True  # bool converts to int
+    assert p.x == 1 and type(p.x) is int
+    with pytest.raises(TypeError, match="expected int, got str"):
+        p.x = "no"
+    with pytest.raises(TypeError):
+        Point()
+    assert [f.name for f in fields(Point)] == ["x", "y", "label"]
+    assert asdict(Point(2, 3.0, "q")) == {"x": 2, "y": 3.0, "label": "q"}
+    assert astuple(Point(2)) == (2, 1.5, "p")
+    assert Point.__match_args__ == ("x", "y", "label")
+    assert "label" not in repr(p) and "x=1" in repr(p)
+
+
+def test_py_class_is_an_ffi_type() -> None:
+    @py_class(_key("Node"), eq=True, unsafe_hash=True)
+    class Node(core.Object):
+        value: int
+        children: Optional[tuple[Any, ...]] = None
+
+    info = Node.__tvm_ffi_type_info__
+    assert core._type_cls_to_type_info(Node) is info
+    assert core._object_type_key_to_index(info.type_key) == info.type_index
+    leaf = Node(1)
+    root = Node(0, (leaf, Node(2)))
+    # The runtime reads the fields through the reflection table.
+    echo = tvmffi.get_global_func("ffi.DeepCopy")
+    clone = echo(root)
+    assert isinstance(clone, Node) and not clone.same_as(root)
+    assert clone == root and hash(clone) == hash(root)
+    assert tvmffi.structural_equal(clone, root)
+    # Made by reflection (the type's __ffi_new__ and field setters), defaults filled in.
+    from tvmffi import _reflection
+
+    made = _reflection.make_object(info.type_key, value=5)
+    assert isinstance(made, Node) and made.value == 5 and made.children is None
+
+
+def test_py_class_kw_only_inheritance_and_copy() -> None:
+    @py_class(_key("Base"))
+    class Base(core.Object):
+        a: int
+        _: KW_ONLY
+        b: int = 2
+
+    @py_class(_key("Derived"))
+    class Derived(Base):
+        c: str = "c"
+
+    d = Derived(1, b=3)
+    assert (d.a, d.b, d.c) == (1, 3, "c")
+    with pytest.raises(TypeError):
+        Derived(1, 3)
+    assert Derived.__tvm_ffi_type_info__.parent_type_info is Base.__tvm_ffi_type_info__
+    shallow = copy.copy(d)
+    assert not shallow.same_as(d) and (shallow.a, shallow.b, shallow.c) == (1, 3, "c")
+    other = replace(d, c="z")
+    assert other.c == "z" and d.c == "c"
+
+
+def test_py_class_frozen_and_escape_hatch() -> None:
+    @py_class(_key("Frozen"), frozen=True)
+    class Frozen(core.Object):
+        v: int
+
+    f = Frozen(1)
+    with pytest.raises(AttributeError):
+        f.v = 2
+    type(f).v.set(f, 3)
+    assert f.v == 3
+
+
+def test_py_class_any_field_holds_python_objects() -> None:
+    @py_class(_key("Box"))
+    class Box(core.Object):
+        item: Any = None
+
+    class Thing:
+        pass
+
+    thing = Thing()
+    box = Box(thing)
+    assert box.item is thing
+    box.item = [1, 2]
+    assert list(box.item) == [1, 2]
+
+
+def test_py_class_releases_field_references() -> None:
+    @py_class(_key("Holder"))
+    class Holder(core.Object):
+        ref: Optional[core.Object] = None
+
+    target = tvmffi.convert([1])
+    holder = Holder(target)
+    shared = holder.ref
+    assert shared.same_as(target)
+    del holder, shared
+    gc.collect()
+    assert sys_refcount_of_handle(target) == 1
+
+
+def sys_refcount_of_handle(obj: Any) -> int:
+    """The strong count of an FFI object (the low 32 bits of its header's first word)."""
+    import ctypes
+
+    return ctypes.c_uint64.from_address(obj.__chandle__()).value & 0xFFFFFFFF
+
+
+def test_py_class_forward_reference() -> None:
+    @py_class(_key("LinkedNode"))
+    class LinkedNode(core.Object):
+        value: int
+        next: Optional[LinkedNode] = None
+
+    chain = LinkedNode(1, LinkedNode(2))
+    assert chain.next.value == 2 and chain.next.next is None
+    with pytest.raises(TypeError, match=r"expected .*LinkedNode_\d+, got int"):
+        chain.next = 3
+
+
+def test_py_class_user_init_and_super_init() -> None:
+    @py_class(_key("WithInit"))
+    class WithInit(core.Object):
+        x: int
+
+        def __init__(self, raw: str) -> None:
+            super().__init__()
+            type(self).x.set(self, int(raw))
+
+    obj = WithInit("42")
+    assert obj.x == 42 and obj.__chandle__() != 0
+
+
+def test_py_class_rejects_duplicate_key_and_bad_options() -> None:
+    key = _key("Dup")
+
+    @py_class(key)
+    class One(core.Object):
+        pass
+
+    with pytest.raises(ValueError, match="already registered"):
+        @py_class(key)
+        class Two(core.Object):
+            pass
+    with pytest.raises(ValueError, match="order=True requires eq=True"):
+        py_class(order=True)
+
+
+def test_method_registration() -> None:
+    @py_class(_key("Adder"))
+    class Adder(core.Object):
+        base: int
+
+        @tvmffi.method
+        def add(self, x: int) -> int:
+            return self.base + x
+
+    info = Adder.__tvm_ffi_type_info__
+    add = next(m for m in info.methods if m.name == "add")
+    assert add.func(Adder(2), 3) == 5
+    assert "Callable" in add.metadata["type_schema"]["type"] or add.metadata
+
+
+# -- c_class -------------------------------------------------------------------
+
+
+@pytest.fixture
+def rebinding() -> Any:
+    """Give the fixture types their tvmffi.testing classes back after a test rebinds them."""
+    saved = {key: core._type_cls_to_type_info(cls) and cls for key, cls in (
+        ("testing.TestIntPair", testing.TestIntPair),
+        ("testing.TestObjectBase", testing.TestObjectBase))}
+    yield
+    for key, cls in saved.items():
+        index = core._object_type_key_to_index(key)
+        if cls and index is not None:
+            core._register_object_by_index(index, cls)
+
+
+
+@needs_fixtures
+def test_c_class_binds_a_fixture_type(rebinding: Any) -> None:
+    @c_class("testing.TestIntPair", eq=True)
+    class Pair(core.Object):
+        a: int
+        b: int
+
+    p = Pair(1, 2)
+    assert (p.a, p.b) == (1, 2) and p.sum() == 3
+    assert p == Pair(1, 2) and p != Pair(2, 1)
+    assert [f.name for f in fields(Pair)] == ["a", "b"]
+    assert all(f.type is int for f in fields(Pair))
+    assert is_dataclass(Pair) and repr(p).startswith("testing.TestIntPair(")
+    clone = copy.deepcopy(p)
+    assert clone == p and not clone.same_as(p)
+
+
+@needs_fixtures
+def test_c_class_warns_about_unannotated_fields(rebinding: Any) -> None:
+    with pytest.warns(UserWarning, match="does not annotate"):
+        @c_class("testing.TestObjectBase")
+        class Base(core.Object):
+            pass

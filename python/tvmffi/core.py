@@ -1,0 +1,275 @@
+"""Upstream's ``tvm_ffi.core`` names (the Cython core of apache/tvm-ffi), over tvmffi.
+
+Upstream's core is a compiled module; tvmffi's native core is
+:mod:`tvmffi._core` (nanobind). This module gathers, under upstream's names,
+what the rest of the Python API and upstream's tests reach for:
+
+* the classes: :class:`Object` (also ``CObject``), :class:`Function`,
+  :class:`Tensor`, :class:`Device`, ``DataType`` (:class:`tvmffi.dtype`),
+  :class:`OpaquePyObject`, :class:`String` / :class:`Bytes` (str / bytes
+  keeping an FFI object), :class:`ObjectConvertible`, :class:`ObjectRValueRef`;
+* the sentinels :data:`MISSING` (the runtime's "missing" object) and
+  :data:`KWARGS` (the marker before keyword arguments);
+* reflection: :class:`TypeInfo`, :class:`TypeField`, :class:`TypeMethod`,
+  :class:`TypeSchema`, :class:`FFIProperty`, :class:`CAny`, and the registry
+  functions (``_lookup_type_attr``, ``_type_cls_to_type_info``,
+  ``_register_py_class``, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import _core, _reflection as _r
+from ._core import Device, Function, Object, Tensor, from_dlpack
+from ._device_type import DLDeviceType
+from ._dtype import dtype as DataType
+from ._reflection import (
+    FFIProperty,
+    ObjectConvertible,
+    ObjectRValueRef,
+    OpaquePyObject,
+    TypeField,
+    TypeInfo,
+    TypeMethod,
+    object_repr,
+)
+from ._type_schema import Bytes, CAny, PyNativeObject, String, TypeSchema, _to_py_class_value
+
+CObject = Object
+CContainerBase = Object
+
+#: The runtime's "missing" sentinel (a field or a map entry that is absent).
+MISSING: Object = _r.missing()
+#: The marker that starts the name, value pairs of keyword arguments.
+KWARGS: Object = _r.kwargs_marker()
+
+_CLASS_DEVICE: type = Device
+_CLASS_TENSOR: type = Tensor
+_CLASS_DTYPE: type = DataType
+_CLASS_OBJECT: type = Object
+
+
+def _set_class_device(cls: type) -> None:
+    """Use ``cls`` (a Device subclass) for devices made by the type converters."""
+    global _CLASS_DEVICE
+    _CLASS_DEVICE = cls
+    from . import _type_schema  # noqa: PLC0415
+
+    _type_schema._DEVICE_CLS[0] = cls
+
+
+def _set_class_tensor(cls: type) -> None:
+    """Record ``cls`` as the tensor class (upstream's hook; tvmffi keeps ``Tensor``)."""
+    global _CLASS_TENSOR
+    _CLASS_TENSOR = cls
+
+
+def _set_class_dtype(cls: type) -> None:
+    """Record ``cls`` as the dtype class."""
+    global _CLASS_DTYPE
+    _CLASS_DTYPE = cls
+
+
+def _set_class_object(cls: type) -> None:
+    global _CLASS_OBJECT
+    _CLASS_OBJECT = cls
+
+
+# -- the type registry ------------------------------------------------------
+
+
+def _object_type_key_to_index(type_key: str) -> int | None:
+    """The type index of ``type_key``; None when no such type is registered."""
+    return _r.type_key_to_index(type_key)
+
+
+def _type_index_to_key(type_index: int) -> str:
+    return _r.type_index_to_key(type_index)
+
+
+def _lookup_or_register_type_info_from_type_key(type_key: str) -> TypeInfo:
+    """The :class:`TypeInfo` of a registered type key (ValueError when unknown)."""
+    info = _r.type_info(type_key)
+    if info is None:
+        raise ValueError(f"Cannot find type key: {type_key}")
+    return info
+
+
+def _register_object_by_index(type_index: int, type_cls: type) -> TypeInfo:
+    """A fresh :class:`TypeInfo` of the type, with ``type_cls`` as its class."""
+    return _r.register_by_index(type_index, type_cls)
+
+
+def _set_type_cls(type_info: TypeInfo, type_cls: type) -> None:
+    """Make ``type_cls`` the class of a type whose :class:`TypeInfo` has none yet."""
+    assert type_info.type_cls is None, f"Type already registered for {type_info.type_key}"
+    _r.set_type_cls(type_info, type_cls)
+
+
+def _type_cls_to_type_info(type_cls: type) -> TypeInfo | None:
+    """The :class:`TypeInfo` a class is bound to (None when it is not)."""
+    return _r.TYPE_CLS_TO_INFO.get(type_cls)
+
+
+def _type_index_to_type_info(type_index: int) -> TypeInfo | None:
+    """The :class:`TypeInfo` of a type index (None when no such type)."""
+    return _r.type_info(type_index) if type_index >= 0 else None
+
+
+def _lookup_type_attr(type_index: int, attr_key: str, ancestor: bool = False) -> Any:
+    """The type attribute ``attr_key`` of a type (None when unset); ``ancestor``: or the
+    nearest ancestor's."""
+    return _r.type_attr(type_index, attr_key, ancestor)
+
+
+def _register_type_attr(type_index: int, attr_key: str, value: Any) -> None:
+    """Set the type attribute ``attr_key`` of a type (once: a second set is an error)."""
+    _r.register_type_attr(type_index, attr_key, value)
+
+
+def _register_py_class(parent_type_info: TypeInfo, type_key: str, type_cls: type) -> TypeInfo:
+    """Allocate a type for a Python-defined class (its fields come with ``_register_fields``)."""
+    from . import _pyclass  # noqa: PLC0415
+
+    return _pyclass.register_py_class(parent_type_info, type_key, type_cls)
+
+
+def _rollback_py_class(type_info: TypeInfo) -> None:
+    """Forget a Python-defined type whose class failed to build (its index stays taken)."""
+    from . import _pyclass  # noqa: PLC0415
+
+    _pyclass.rollback_py_class(type_info)
+
+
+def _register_fields(type_info: TypeInfo, fields: list[Any],
+                     structure_kind: int | None = None) -> list[TypeField]:
+    """Register the fields of a Python-defined type; its :class:`TypeField` list."""
+    type_info._register_fields(fields, structure_kind)
+    return list(type_info.fields or ())
+
+
+# -- functions --------------------------------------------------------------
+
+
+def _register_global_func(name: str, pyfunc: Callable[..., Any] | Function,
+                          override: bool) -> Function:
+    """Register ``pyfunc`` as the global function ``name``."""
+    return _core._register_global_func(name, pyfunc, override)
+
+
+def _get_global_func(name: str, allow_missing: bool) -> Function | None:
+    """The global function ``name`` (None or ValueError when there is none)."""
+    return _core.get_global_func(name, allow_missing)
+
+
+def _convert_to_ffi_func(pyfunc: Callable[..., Any], tensor_cls: type | None = None) -> Function:
+    """A Python callable as an FFI :class:`Function`."""
+    return pyfunc if isinstance(pyfunc, Function) else Function(pyfunc)
+
+
+def _convert_to_opaque_object(pyobject: Any) -> OpaquePyObject:
+    """``pyobject`` wrapped (not converted) in an ``ffi.OpaquePyObject``."""
+    return _r.take_any(_r.opaque_cell(pyobject))
+
+
+def _env_set_current_stream(device_type: int, device_id: int, stream: Any) -> int:
+    """Set the current stream of a device; the previous one."""
+    value = getattr(stream, "value", stream)
+    return _core._env_set_stream(device_type, device_id, int(value or 0))
+
+
+def _env_get_current_stream(device_type: int, device_id: int) -> int:
+    """The current stream of a device (0 when none is set)."""
+    return _core._env_get_stream(device_type, device_id)
+
+
+def _shape_obj_get_py_tuple(obj: Any) -> tuple[int, ...]:
+    return tuple(obj)
+
+
+class Error(Object):
+    """An ``ffi.Error`` object held as a value (raised errors are Python exceptions:
+    :class:`tvmffi.Error` and its subclasses)."""
+
+    __slots__ = ()
+
+    @property
+    def kind(self) -> str:
+        return self._cell_field(0)
+
+    @property
+    def message(self) -> str:
+        return self._cell_field(1)
+
+    @property
+    def backtrace(self) -> str:
+        return self._cell_field(2)
+
+    def _cell_field(self, i: int) -> str:
+        import ctypes  # noqa: PLC0415
+
+        handle = _r.chandle_of(self)
+        if not handle:
+            raise ValueError("null ffi.Error")
+        cell = _r.ByteArray.from_address(handle + _r.OBJECT_HEADER_SIZE + 16 * i)
+        return ctypes.string_at(cell.data, cell.size).decode("utf-8", "replace") if cell.data else ""
+
+    def py_error(self) -> BaseException:
+        """The Python exception of this error."""
+        from ._error import make_error  # noqa: PLC0415
+
+        return make_error(self.kind, self.message, self.backtrace)
+
+
+def _bind_package_classes() -> None:
+    """Type records for the package's classes of builtin types (the extension keeps its own
+    conversions for these: only the records are set here)."""
+    from .container import Array, Map, Shape  # noqa: PLC0415
+    from .module import Module  # noqa: PLC0415
+
+    pairs = ((Array, _r.K_ARRAY), (Map, _r.K_MAP), (Module, _r.K_MODULE), (Shape, _r.K_SHAPE),
+             (String, _r.K_STR), (Bytes, _r.K_BYTES), (Error, _r.K_ERROR),
+             (DataType, _r.K_DATA_TYPE), (Device, _r.K_DEVICE))
+    for cls, index in pairs:
+        info = _r.type_info(index)
+        if info is not None and cls not in _r.TYPE_CLS_TO_INFO:
+            _r._update_registry(info, cls)
+            if "__tvm_ffi_type_info__" not in vars(cls):
+                try:
+                    cls.__tvm_ffi_type_info__ = info  # type: ignore[attr-defined]
+                except (AttributeError, TypeError):  # a class that takes no attributes
+                    pass
+
+
+_bind_package_classes()
+_r.sync_type_table()
+
+__all__ = [
+    "KWARGS",
+    "MISSING",
+    "Bytes",
+    "CAny",
+    "CContainerBase",
+    "CObject",
+    "DLDeviceType",
+    "DataType",
+    "Device",
+    "Error",
+    "FFIProperty",
+    "Function",
+    "Object",
+    "ObjectConvertible",
+    "ObjectRValueRef",
+    "OpaquePyObject",
+    "PyNativeObject",
+    "String",
+    "Tensor",
+    "TypeField",
+    "TypeInfo",
+    "TypeMethod",
+    "TypeSchema",
+    "_to_py_class_value",
+    "from_dlpack",
+    "object_repr",
+]
