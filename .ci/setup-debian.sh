@@ -12,8 +12,9 @@
 #     from bookworm,
 #   - python3-scikit-build-core (+ the python3-packaging it needs) from
 #     bookworm-backports,
-#   - python3-pytest, python3-numpy, python3-torch (CPU-only), python3-venv
-#     from bookworm, without recommends; libtorch-dev (torch's C++ headers,
+#   - python3-pytest, python3-numpy, python3-torch (CPU-only), python3-venv,
+#     and python3-pip, python3-setuptools, python3-wheel (pip wheel of the
+#     package and of the drop-in python/compat) from bookworm, without recommends; libtorch-dev (torch's C++ headers,
 #     for tvmffi._torch_exchange: the DLPack C exchange API torch 1.13 lacks).
 # The extra suites are added as deb822 sources pinned so that nothing but the
 # packages named in the pins ever comes from them.
@@ -40,7 +41,8 @@ EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
 PY_PINNED_PKGS=(nanobind-dev python3-nanobind robin-map-dev python3-scikit-build-core
                 python3-packaging)
 PY_PKGS=("${PY_PINNED_PKGS[@]}" libeigen3-dev
-         python3-pytest python3-numpy python3-torch python3-venv libtorch-dev)
+         python3-pytest python3-numpy python3-torch python3-venv libtorch-dev
+         python3-pip python3-setuptools python3-wheel)
 
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
