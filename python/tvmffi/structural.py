@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from enum import IntEnum
 from typing import Any
 
-from . import _core
 from ._core import Function, Object
 from ._reflection import bind_class, init_handle_by_constructor, type_info
+from .module import _func  # the cached global-function lookup
 
 if typing.TYPE_CHECKING:
     from .access_path import AccessPath
@@ -41,14 +41,6 @@ __all__ = [
     "structural_walk",
 ]
 
-_FUNCS: dict[str, Function] = {}
-
-
-def _func(name: str) -> Function:
-    f = _FUNCS.get(name)
-    if f is None:
-        f = _FUNCS[name] = _core.get_global_func(name)
-    return f
 
 
 class WalkOrder(IntEnum):
