@@ -28,6 +28,16 @@
  * over the reflected fields without
  * kTVMFFIFieldFlagBitMaskReprOff ("type.key" alone when there are none).
  * An object met again while it is being printed prints as "...".
+ * A shared object prints in full at each use; the text (with one count per
+ * object visited) is bounded by 16 MiB, past which ReprPrint is a ValueError,
+ * so a DAG whose expansion is exponential costs bounded work.
+ *
+ * Every walk here takes time linear in the nodes of a DAG: DeepCopy and
+ * RecursiveHash remember each node, RecursiveEq/Lt/... each pair found equal
+ * (unless that equality leaned on a pair still open above it, in a cycle).
+ * DeepCopy recurses on the C stack and refuses a value nested deeper than the
+ * thread's stack allows (ValueError); the comparisons and the hash keep their
+ * own stacks.
  */
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
@@ -57,6 +67,7 @@
 #include <vector>
 
 #include "builtin_def.h"
+#include "internal.h"
 
 namespace tvm {
 namespace ffi {
@@ -88,6 +99,11 @@ class DeepCopier {
     if (obj->IsInstance<EnumObj>()) return value;  // a singleton: never copied
     auto done = copies_.find(obj);
     if (done != copies_.end()) return done->second;
+    if (tvmffi::rt::StackNearlyExhausted()) {
+      TVM_FFI_THROW(ValueError) << "DeepCopy: the value is nested too deeply for this thread's "
+                                   "stack (a chain of containers or objects thousands of levels "
+                                   "deep)";
+    }
     switch (ti) {
       case TypeIndex::kTVMFFIArray: {
         const auto* seq = static_cast<const SeqBaseObj*>(obj);
@@ -194,95 +210,178 @@ void AppendQuoted(std::string* out, std::string_view text, bool bytes) {
 class ReprPrinter {
  public:
   static constexpr size_t kMaxReprDepth = 1000;
+  // The longest text ReprPrint makes. A value whose shared parts print in
+  // full again at each use (a DAG) can ask for text exponential in its size;
+  // past this it is a ValueError, found in time linear in the text made.
+  static constexpr size_t kMaxReprChars = size_t{1} << 24;
 
+  // The text of `value`: the entry point, and the repr function handed to
+  // `__ffi_repr__` hooks (which print into a buffer of their own).
   std::string Repr(const Any& value) {
+    if (out_ == nullptr) {
+      out_ = &text_;
+      Print(value);
+      out_ = nullptr;
+      return std::move(text_);
+    }
+    std::string* saved = out_;
+    std::string nested;
+    out_ = &nested;
+    try {
+      Print(value);
+    } catch (...) {
+      out_ = saved;
+      throw;
+    }
+    out_ = saved;
+    return nested;
+  }
+
+ private:
+  // Text goes to one buffer, never cut back (hooks print into their own): an
+  // object printed there once is remembered as the span of its text, and
+  // printing it again copies the span. Every character made anywhere, and
+  // every object visited, counts against kMaxReprChars, so the work is
+  // bounded by the text asked for, however many paths lead to a shared node.
+  void Append(std::string_view piece) {
+    Charge(piece.size());
+    out_->append(piece.data(), piece.size());
+  }
+  void Charge(size_t more) {
+    if (more > kMaxReprChars - made_) {
+      TVM_FFI_THROW(ValueError) << "ReprPrint: the text would be longer than " << kMaxReprChars
+                                << " characters (shared parts of a value print in full at each "
+                                   "use)";
+    }
+    made_ += more;
+  }
+  // Copies the remembered text of an object (a span of text_) to the output.
+  void AppendSpan(size_t offset, size_t length) {
+    Charge(length);
+    if (out_ == &text_ && text_.capacity() < text_.size() + length) {
+      // Grow first: the span is read from the buffer being appended to.
+      text_.reserve(std::max(text_.size() + length, 2 * text_.capacity()));
+    }
+    out_->append(text_.data() + offset, length);
+  }
+
+  void Print(const Any& value) {
     const TVMFFIAny* cell = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
     std::string_view text;
     int32_t kind;
     if (details::StringLikeView(cell, &text, &kind)) {
       std::string out;
       AppendQuoted(&out, text, kind == TypeIndex::kTVMFFIBytes);
-      return out;
+      Append(out);
+      return;
     }
     switch (cell->type_index) {
       case TypeIndex::kTVMFFINone:
-        return "None";
+        Append("None");
+        return;
       case TypeIndex::kTVMFFIBool:
-        return cell->v_int64 != 0 ? "True" : "False";
+        Append(cell->v_int64 != 0 ? "True" : "False");
+        return;
       case TypeIndex::kTVMFFIInt:
-        return std::to_string(cell->v_int64);
+        Append(std::to_string(cell->v_int64));
+        return;
       case TypeIndex::kTVMFFIFloat: {
         char buf[32];
         std::snprintf(buf, sizeof(buf), "%g", cell->v_float64);
-        return buf;
+        Append(buf);
+        return;
       }
       case TypeIndex::kTVMFFIDataType:
-        return ToStd(DLDataTypeToString(cell->v_dtype));
+        Append(ToStd(DLDataTypeToString(cell->v_dtype)));
+        return;
       case TypeIndex::kTVMFFIDevice:
-        return DLDeviceToString(cell->v_device);
+        Append(DLDeviceToString(cell->v_device));
+        return;
       default:
         break;
     }
     if (cell->type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
-      return std::string(TypeKeyOf(cell->type_index));
+      Append(TypeKeyOf(cell->type_index));
+      return;
     }
     const Object* obj = ObjectOf(value);
+    // Each object visited counts as a character too: a hook that prints
+    // nothing of its own still cannot make the work exceed the bound.
+    Charge(1);
     auto state = done_.find(obj);
-    if (state != done_.end()) return state->second;
+    if (state != done_.end()) {
+      AppendSpan(state->second.first, state->second.second);
+      return;
+    }
     // A cycle, or nesting deep enough to threaten the stack, prints as "...".
-    if (active_.count(obj) != 0 || active_.size() >= kMaxReprDepth) return "...";
+    if (active_.count(obj) != 0 || active_.size() >= kMaxReprDepth) {
+      Append("...");
+      return;
+    }
     active_.insert(obj);
-    std::string out = ReprObject(value, obj, cell->type_index);
+    const bool remember = out_ == &text_;
+    const size_t start = text_.size();
+    try {
+      PrintObject(value, obj, cell->type_index);
+    } catch (...) {
+      active_.erase(obj);
+      throw;
+    }
     active_.erase(obj);
-    done_[obj] = out;
-    return out;
+    if (remember) {
+      done_[obj] = {start, text_.size() - start};
+      // Keep the object alive so that its address is not reused in this print.
+      keep_.push_back(value);
+    }
   }
 
- private:
-  std::string ReprObject(const Any& value, const Object* obj, int32_t ti) {
-    std::string out;
+  void PrintObject(const Any& value, const Object* obj, int32_t ti) {
     switch (ti) {
       case TypeIndex::kTVMFFIArray:
       case TypeIndex::kTVMFFIList: {
         const auto* seq = static_cast<const SeqBaseObj*>(obj);
         bool tuple = ti == TypeIndex::kTVMFFIArray;
-        out.push_back(tuple ? '(' : '[');
+        Append(tuple ? "(" : "[");
         for (size_t i = 0; i < seq->size(); ++i) {
-          if (i != 0) out.append(", ");
-          out.append(Repr((*seq)[static_cast<int64_t>(i)]));
+          if (i != 0) Append(", ");
+          Print((*seq)[static_cast<int64_t>(i)]);
         }
-        if (tuple && seq->size() == 1) out.push_back(',');
-        out.push_back(tuple ? ')' : ']');
-        return out;
+        if (tuple && seq->size() == 1) Append(",");
+        Append(tuple ? ")" : "]");
+        return;
       }
       case TypeIndex::kTVMFFIMap:
       case TypeIndex::kTVMFFIDict: {
         const auto* map = static_cast<const MapBaseObj*>(obj);
-        out.push_back('{');
+        Append("{");
         for (auto it = map->begin(); it != map->end(); ++it) {
-          if (it != map->begin()) out.append(", ");
-          out.append(Repr(it.key())).append(": ").append(Repr(it.value()));
+          if (it != map->begin()) Append(", ");
+          Print(it.key());
+          Append(": ");
+          Print(it.value());
         }
-        out.push_back('}');
-        return out;
+        Append("}");
+        return;
       }
       case TypeIndex::kTVMFFIShape: {
         const auto* shape = static_cast<const ShapeObj*>(obj);
-        out = "Shape(";
+        std::string out = "Shape(";
         for (size_t i = 0; i < shape->size; ++i) {
           if (i != 0) out.append(", ");
           out.append(std::to_string(shape->data[i]));
         }
-        return out + ")";
+        Append(out + ")");
+        return;
       }
       case TypeIndex::kTVMFFITensor: {
         const DLTensor* t = static_cast<const DLTensor*>(static_cast<const TensorObj*>(obj));
-        out = ToStd(DLDataTypeToString(t->dtype)) + "[";
+        std::string out = ToStd(DLDataTypeToString(t->dtype)) + "[";
         for (int i = 0; i < t->ndim; ++i) {
           if (i != 0) out.append(", ");
           out.append(std::to_string(t->shape[i]));
         }
-        return out + "]@" + DLDeviceToString(t->device);
+        Append(out + "]@" + DLDeviceToString(t->device));
+        return;
       }
       default:
         break;
@@ -293,26 +392,36 @@ class ReprPrinter {
       if (repr_fn_ == nullptr) {
         repr_fn_ = Function::FromTyped([this](AnyView v) { return String(Repr(Any(v))); });
       }
-      return ToStd(fn.cast<Function>()(value, repr_fn_).cast<String>());
+      String out = fn.cast<Function>()(value, repr_fn_).cast<String>();
+      Append(std::string_view(out.data(), out.size()));
+      return;
     }
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(ti);
-    out = std::string(info->type_key.data, info->type_key.size);
-    if (const EnumObj* e = value.as<EnumObj>()) return out + "." + ToStd(e->_str_index);
+    Append(std::string_view(info->type_key.data, info->type_key.size));
+    if (const EnumObj* e = value.as<EnumObj>()) {
+      Append(".");
+      Append(ToStd(e->_str_index));
+      return;
+    }
     bool first = true;
     ObjectRef ref = value.cast<ObjectRef>();
     reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* f) {
       if (f->flags & kTVMFFIFieldFlagBitMaskReprOff) return;
-      out.append(first ? "(" : ", ");
+      Append(first ? "(" : ", ");
       first = false;
-      out.append(f->name.data, f->name.size).append("=");
-      out.append(Repr(reflection::FieldGetter(f)(ref)));
+      Append(std::string_view(f->name.data, f->name.size));
+      Append("=");
+      Print(reflection::FieldGetter(f)(ref));
     });
-    if (!first) out.push_back(')');
-    return out;
+    if (!first) Append(")");
   }
 
+  std::string text_;
+  std::string* out_ = nullptr;  // where Print appends: text_, or a hook's buffer
+  size_t made_ = 0;             // characters made so far, in every buffer
   std::unordered_set<const Object*> active_;
-  std::unordered_map<const Object*, std::string> done_;
+  std::unordered_map<const Object*, std::pair<size_t, size_t>> done_;
+  std::vector<Any> keep_;
   Function repr_fn_;
 };
 
@@ -388,6 +497,7 @@ class RecursiveComparer {
         } else {
           result = top.tail;
           Leave(top);
+          if (result == 0) Finished(top, &stack);
           stack.pop_back();
           if (stack.empty()) return result;
         }
@@ -408,12 +518,18 @@ class RecursiveComparer {
   }
 
  private:
+  using ObjectPair = std::pair<const Object*, const Object*>;
+  static constexpr size_t kNoCycle = std::numeric_limits<size_t>::max();
+
   struct Frame {
     std::vector<std::pair<Any, Any>> pairs;
     size_t next = 0;
     int tail = 0;  // the result when every pair is equal (a length difference)
     bool is_map = false;
-    std::pair<const Object*, const Object*> objects;
+    ObjectPair objects;
+    Any lhs, rhs;             // kept alive while remembered (equal_pairs_)
+    size_t level = 0;         // this pair's nesting level (its entry in active_)
+    size_t cycle = kNoCycle;  // the outermost level a cycle below returned to
   };
 
   [[noreturn]] static void Unorderable(const std::string& what) {
@@ -421,6 +537,30 @@ class RecursiveComparer {
   }
 
   void Leave(const Frame& f) { active_.erase(f.objects); }
+
+  // A pair met again while open (a cycle, equality only) was taken as equal:
+  // what was found under it holds only if that pair turns out equal.
+  void NoteCycle(size_t level, std::vector<Frame>* stack) {
+    size_t& cycle = stack->empty() ? hook_cycle_ : stack->back().cycle;
+    cycle = std::min(cycle, level);
+  }
+
+  // A pair found equal: remembered, so that a pair reached again along
+  // another path (shared nodes, a DAG) is not compared again, unless its
+  // equality leaned on a pair still open above it; the cycle mark goes up.
+  void Finished(const Frame& f, std::vector<Frame>* stack) {
+    if (f.cycle >= f.level) {
+      equal_pairs_.emplace(f.objects, std::make_pair(f.lhs, f.rhs));
+    }
+    if (f.cycle != kNoCycle) {
+      if (stack->size() >= 2) {
+        size_t& up = (*stack)[stack->size() - 2].cycle;
+        up = std::min(up, f.cycle);
+      } else {
+        hook_cycle_ = std::min(hook_cycle_, f.cycle);
+      }
+    }
+  }
 
   // Decides lhs vs rhs at once (true, *out set) or pushes a frame for their
   // parts (false).
@@ -468,15 +608,23 @@ class RecursiveComparer {
       return true;
     }
     auto objects = std::make_pair(x, y);
-    if (active_.count(objects) != 0) {
+    if (equal_pairs_.count(objects) != 0) {
+      *out = 0;
+      return true;
+    }
+    auto open = active_.find(objects);
+    if (open != active_.end()) {
       if (!equal_only_) {
         TVM_FFI_THROW(ValueError) << "RecursiveCompare: cyclic reference detected in ordering ("
                                   << TypeKeyOf(ti) << ")";
       }
+      NoteCycle(open->second, stack);
       *out = 0;  // equal unless something outside the cycle differs
       return true;
     }
-    if (ti >= TypeIndex::kTVMFFIStaticObjectEnd && CallHook(lhs, rhs, objects, out)) return true;
+    if (ti >= TypeIndex::kTVMFFIStaticObjectEnd && CallHook(lhs, rhs, objects, out, stack)) {
+      return true;
+    }
     if (stack->size() >= kMaxRecursiveDepth) {
       TVM_FFI_THROW(ValueError) << "RecursiveCompare: values nested deeper than "
                                 << kMaxRecursiveDepth;
@@ -526,7 +674,10 @@ class RecursiveComparer {
         break;
       }
     }
-    active_.insert(objects);
+    f.lhs = lhs;
+    f.rhs = rhs;
+    f.level = active_.size();
+    active_.emplace(objects, f.level);
     stack->push_back(std::move(f));
     return false;
   }
@@ -534,17 +685,27 @@ class RecursiveComparer {
   // A type's __ffi_eq__ / __ffi_compare__, given a function that compares
   // parts with this comparer (so cycles through the hook are seen).
   bool CallHook(const Any& lhs, const Any& rhs, std::pair<const Object*, const Object*> objects,
-                int* out) {
+                int* out, std::vector<Frame>* stack) {
     int32_t ti = objects.first->type_index();
     AnyView eq = equal_only_ ? EqHook(ti) : AnyView();
     AnyView cmp = CompareHook(ti);
     if (eq == nullptr && cmp == nullptr) return false;
-    active_.insert(objects);
+    active_.emplace(objects, active_.size());
+    // The comparisons the hook asks for report their cycles to hook_cycle_;
+    // they pass on to whatever called the hook.
     struct Release {
       RecursiveComparer* self;
       std::pair<const Object*, const Object*> objects;
-      ~Release() { self->active_.erase(objects); }
-    } release{this, objects};
+      std::vector<Frame>* stack;
+      size_t saved;
+      ~Release() {
+        self->active_.erase(objects);
+        size_t cycle = self->hook_cycle_;
+        self->hook_cycle_ = saved;
+        if (cycle != kNoCycle) self->NoteCycle(cycle, stack);
+      }
+    } release{this, objects, stack, hook_cycle_};
+    hook_cycle_ = kNoCycle;
     if (eq != nullptr) {
       Function parts = Function::FromTyped(
           [this](AnyView l, AnyView r) { return Compare(Any(l), Any(r)) == 0; });
@@ -597,7 +758,11 @@ class RecursiveComparer {
   }
 
   bool equal_only_;
-  std::unordered_set<std::pair<const Object*, const Object*>, ObjectPairHash> active_;
+  // Open pairs, with their nesting levels.
+  std::unordered_map<ObjectPair, size_t, ObjectPairHash> active_;
+  // Pairs found equal (with references that keep their addresses unused).
+  std::unordered_map<ObjectPair, std::pair<Any, Any>, ObjectPairHash> equal_pairs_;
+  size_t hook_cycle_ = kNoCycle;
 };
 
 /*

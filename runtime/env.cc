@@ -21,6 +21,9 @@ namespace {
 // Common (device_type, device_id) pairs live in a flat array; anything else
 // goes to a map, so every id works.
 constexpr uint32_t kFastDeviceTypes = 32;
+// Device types are DLDeviceType values (under 32), or TVM's RPC encoding of
+// one (plus 128 per session): anything from 65536 up is a wrong argument.
+constexpr uint32_t kMaxStreamDeviceType = 1u << 16;
 constexpr uint32_t kFastDeviceIds = 16;
 
 struct StreamTable {
@@ -191,7 +194,12 @@ extern "C" {
 int TVMFFIEnvSetStream(int32_t device_type, int32_t device_id, TVMFFIStreamHandle stream,
                        TVMFFIStreamHandle* opt_out_original_stream) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  if (device_type < 0) Throw("ValueError", "TVMFFIEnvSetStream: negative device_type ", device_type);
+  if (TVMFFI_RT_UNLIKELY(static_cast<uint32_t>(device_type) >= kMaxStreamDeviceType)) {
+    if (device_type < 0) Throw("ValueError", "TVMFFIEnvSetStream: negative device_type ", device_type);
+    Throw("ValueError", "TVMFFIEnvSetStream: device_type ", device_type,
+          " is out of range (a DLDeviceType, with TVM's RPC session bits at most, is below ",
+          kMaxStreamDeviceType, ")");
+  }
   if (device_id < 0) Throw("ValueError", "TVMFFIEnvSetStream: negative device_id ", device_id);
   StreamTable* t = ThreadStreamTable();
   TVMFFIStreamHandle* slot = FindStreamSlot(t, device_type, device_id);
@@ -232,7 +240,10 @@ DLPackManagedTensorAllocator TVMFFIEnvGetDLPackManagedTensorAllocator(void) {
 int TVMFFIEnvCheckSignals(void) {
   void* hook = SymbolTables::Global()->check_signals.load(std::memory_order_acquire);
   if (hook == nullptr) return 0;
-  return reinterpret_cast<int (*)(void)>(hook)();
+  const uint64_t raises = RaiseCount();
+  int rc = reinterpret_cast<int (*)(void)>(hook)();
+  if (TVMFFI_RT_UNLIKELY(rc != 0)) RaiseIfSilent(raises, rc, "the TVMFFIEnvCheckSignals hook");
+  return rc;
 }
 
 int TVMFFIEnvRegisterCAPI(const char* name, void* symbol) {

@@ -76,6 +76,7 @@ thread_local RaisedSlot tls_raised;
 void Park(TVMFFIObject* err) {
   TVMFFIObject* old = tls_raised.error;
   tls_raised.error = err;
+  ++tls_raise_count;
   DecRef(old);
 }
 
@@ -205,6 +206,19 @@ void ThrowBadCallArgs(const char* func, const TVMFFIAny* args, int32_t num_args,
     Throw("ValueError", func, ": argument `args` is NULL with num_args ", num_args);
   }
   Throw("InternalError", func, ": ThrowBadCallArgs called with valid arguments");
+}
+
+__attribute__((tls_model("initial-exec"))) __thread uint64_t tls_raise_count = 0;
+
+void RaiseIfSilent(uint64_t raises_before, int rc, const char* what) noexcept {
+  if (rc == 0 || rc == -2 || tls_raise_count != raises_before) return;
+  // Failed without raising: whatever sits in the slot is stale (an earlier
+  // failure nobody fetched) and must not be reported as this one.
+  try {
+    SetRaised("RuntimeError", Concat(what, " returned ", rc, " without setting an error"));
+  } catch (...) {
+    SetRaised("RuntimeError", "a call failed without setting an error");
+  }
 }
 
 }  // namespace rt

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "builtin_def.h"
+#include "internal.h"
 
 namespace tvm {
 namespace ffi {
@@ -99,6 +100,12 @@ void SetField(const InitPlan& plan, Object* obj, size_t index, const TVMFFIAny* 
 
 Any Construct(const InitPlan& plan, const AnyView* args, int32_t num_args) {
   ObjectPtr<Object> obj = CreateEmptyObject(plan.type_info);
+  // The fields are written at this type's offsets: the creator must have made one.
+  if (obj == nullptr || obj->type_index() != plan.type_info->type_index) {
+    TVM_FFI_THROW(TypeError) << plan.type_key << ".__ffi_init__(): the type's creator made "
+                             << (obj == nullptr ? std::string("nothing")
+                                                : "a `" + obj->GetTypeKey() + "`");
+  }
   const ObjectRef marker = KwargsMarker();
   int32_t kw_at = num_args;
   for (int32_t i = 0; i < num_args; ++i) {
@@ -157,7 +164,12 @@ Any Construct(const InitPlan& plan, const AnyView* args, int32_t num_args) {
                                << Name(f.info->name) << "'";
     }
   }
-  return ObjectRef(std::move(obj));
+  ObjectRef result(std::move(obj));
+  std::string problem = tvmffi::rt::CheckReconstructedObject(result);
+  if (!problem.empty()) {
+    TVM_FFI_THROW(ValueError) << plan.type_key << ".__ffi_init__(): " << problem;
+  }
+  return result;
 }
 
 void RegisterFFIInit(int32_t type_index) {

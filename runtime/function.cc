@@ -459,14 +459,33 @@ int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_arg
                          BadCallArgs(args, num_args, result))) {
     return FunctionCallBadArgs(func, args, num_args, result);
   }
-  // Straight into the cell, with the function object as handle.
-  return TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
+  // Straight into the cell, with the function object as handle. A callee
+  // that fails without raising would have the caller report a stale error:
+  // one is raised for it (functions made by the C++ headers always raise).
+  const uint64_t raises = RaiseCount();
+  int rc = TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
+  if (TVMFFI_RT_UNLIKELY(rc != 0)) RaiseIfSilent(raises, rc, "the called function");
+  return rc;
+}
+
+// A global name is looked up by text from every language (C strings
+// included): an empty name, or one with a NUL byte (which a C caller would
+// see cut short, naming another function), is refused.
+static void CheckGlobalName(const TVMFFIByteArray* name, const char* api) {
+  std::string_view text(name->data != nullptr ? name->data : "", name->size);
+  if (text.empty()) Throw("ValueError", api, ": the global function name is empty");
+  size_t nul = text.find('\0');
+  if (nul != std::string_view::npos) {
+    Throw("ValueError", api, ": the global function name contains a NUL byte (at offset ", nul,
+          ")");
+  }
 }
 
 int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f,
                             int allow_override) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckByteArray(name, "TVMFFIFunctionSetGlobal", "name");
+  CheckGlobalName(name, "TVMFFIFunctionSetGlobal");
   CheckNotNull(f, "TVMFFIFunctionSetGlobal", "f");
   CheckIsFunction(static_cast<TVMFFIObject*>(f), "TVMFFIFunctionSetGlobal", "f");
   GlobalRegistry::Global()->Set(ViewOf(name), static_cast<TVMFFIObject*>(f), allow_override != 0);
@@ -479,6 +498,7 @@ int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info,
   const char* api = "TVMFFIFunctionSetGlobalFromMethodInfo";
   CheckNotNull(method_info, api, "method_info");
   CheckByteArray(&method_info->name, api, "method_info->name");
+  CheckGlobalName(&method_info->name, api);
   const TVMFFIAny& m = method_info->method;
   if (!AnyHoldsObject(m, kTVMFFIFunction)) {
     Throw("TypeError", api, ": `method_info->method` must be an ffi.Function, got `",
@@ -592,8 +612,12 @@ int TVMFFIHandleInitOnce(void** handle_addr, int (*init_func)(void** result)) {
   std::lock_guard<std::recursive_mutex> lock(InitOnceMutex());
   if (__atomic_load_n(handle_addr, __ATOMIC_ACQUIRE) != nullptr) return 0;
   void* result = nullptr;
+  const uint64_t raises = RaiseCount();
   int rc = init_func(&result);
-  if (rc != 0) return rc;
+  if (rc != 0) {
+    RaiseIfSilent(raises, rc, "TVMFFIHandleInitOnce: init_func");
+    return rc;
+  }
   // NULL would read as "not initialised" and rerun init_func on every call.
   if (result == nullptr) Throw("RuntimeError", "init_func must return a non-NULL handle");
   __atomic_store_n(handle_addr, result, __ATOMIC_RELEASE);
@@ -609,8 +633,12 @@ int TVMFFIHandleDeinitOnce(void** handle_addr, int (*deinit_func)(void* handle))
   // on a half-released handle, and readers never see a handle being released.
   void* handle = __atomic_exchange_n(handle_addr, static_cast<void*>(nullptr), __ATOMIC_ACQ_REL);
   if (handle == nullptr) return 0;
+  const uint64_t raises = RaiseCount();
   int rc = deinit_func(handle);
-  if (rc != 0) return rc;
+  if (rc != 0) {
+    RaiseIfSilent(raises, rc, "TVMFFIHandleDeinitOnce: deinit_func");
+    return rc;
+  }
   TVM_FFI_SAFE_CALL_END();
 }
 

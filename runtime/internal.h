@@ -43,6 +43,18 @@ using ::tvm::ffi::Error;
 /*! \brief Park an error with the given kind and message, with a backtrace. */
 void SetRaised(const char* kind, std::string_view message) noexcept;
 
+/*! \brief Errors this thread has raised so far (error.cc; initial-exec: one load). */
+extern __attribute__((tls_model("initial-exec"))) __thread uint64_t tls_raise_count;
+/*! \brief How many errors this thread has raised so far (SetRaised and friends count). */
+inline uint64_t RaiseCount() noexcept { return tls_raise_count; }
+/*!
+ * \brief After a callback (a C function, a hook) returned `rc`: when it failed
+ *        (rc other than 0 and -2) without raising an error since
+ *        RaiseCount() was `raises_before`, raise a RuntimeError naming `what`,
+ *        so that the caller never reports a stale error left by an earlier call.
+ */
+void RaiseIfSilent(uint64_t raises_before, int rc, const char* what) noexcept;
+
 /*! \brief The arguments printed one after another (error.h's message builder). */
 template <typename... Args>
 std::string Concat(Args&&... args) {
@@ -258,6 +270,37 @@ void* EnvLookupCAPI(std::string_view name);
  */
 int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_name,
                              TVMFFIObjectHandle* out);
+
+// ---------------------------------------------------------------------------
+// Objects rebuilt field by field from untrusted values (reflection.cc)
+// ---------------------------------------------------------------------------
+
+/*!
+ * \brief After FromJSONGraph or a generated `__ffi_init__` has set the fields
+ *        of a new object: checks the invariants of the runtime's own types
+ *        that their field types cannot express (an AccessPath's parent is an
+ *        AccessPath or None together with its step, and its depth is its
+ *        parent's plus one; an AccessStep's kind is known and its key fits
+ *        the kind) and recomputes derived fields (a StructuralKey's hash).
+ * \return "" when the object is sound, else what is wrong with it.
+ */
+std::string CheckReconstructedObject(const ::tvm::ffi::ObjectRef& obj);
+
+// ---------------------------------------------------------------------------
+// Recursion on the C stack (stack_guard.cc)
+// ---------------------------------------------------------------------------
+
+/*!
+ * \brief Whether the calling thread's stack has less than `reserve` bytes
+ *        left below the caller's frame (the thread's bounds are read once per
+ *        thread). The recursive walkers (StructuralEqual/Hash, DeepCopy, ...)
+ *        ask it before each level and raise a clear error instead of
+ *        overflowing; a thread whose bounds are unknown counts 1 MiB of
+ *        room from its first call. A stack smaller than twice the reserve
+ *        keeps half of itself.
+ */
+constexpr size_t kStackReserve = size_t{256} << 10;
+bool StackNearlyExhausted(size_t reserve = kStackReserve) noexcept;
 
 }  // namespace rt
 }  // namespace tvmffi

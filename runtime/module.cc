@@ -12,6 +12,10 @@
  *    code caches in its own statics) stay valid too. Functions taken from a
  *    module hold nothing of it: they only call into code that is never
  *    unmapped, so the function cache of a module creates no reference cycle.
+ *  - Before writing `__tvm_ffi__library_ctx` (or a registered context symbol)
+ *    the loader checks the target is writable pointer-sized data of the
+ *    library (UnwritableSlot); a library that defines one otherwise is
+ *    refused with a RuntimeError naming it, and nothing is written.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -368,18 +372,91 @@ void* SystemRawSymbol(ModuleImpl* impl, const std::string& name) {
   return EnvSystemLibSymbolLookup(name);
 }
 
+// Whether [addr, addr + size) lies in memory mapped writable now: a PT_LOAD
+// segment with PF_W of a loaded object, outside its PT_GNU_RELRO range (made
+// read-only after relocation). An address in no loaded object (heap, stack:
+// a system-library symbol registered by the program) is taken as writable.
+struct WritableQuery {
+  uintptr_t begin;
+  uintptr_t end;
+  bool in_object = false;
+  bool writable = false;
+};
+
+int FindWritable(struct dl_phdr_info* info, size_t, void* data) {
+  auto* q = static_cast<WritableQuery*>(data);
+  bool inside = false, writable = false, relro = false;
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD && ph.p_type != PT_GNU_RELRO) continue;
+    const uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+    const uintptr_t hi = lo + ph.p_memsz;
+    const bool overlaps = q->begin < hi && lo < q->end;
+    if (!overlaps) continue;
+    if (ph.p_type == PT_GNU_RELRO) {
+      relro = true;
+      continue;
+    }
+    inside = true;
+    if ((ph.p_flags & PF_W) != 0 && lo <= q->begin && q->end <= hi) writable = true;
+  }
+  if (!inside) return 0;
+  q->in_object = true;
+  q->writable = writable && !relro;
+  return 1;
+}
+
+// Why the loader must not store a pointer at `addr` (the symbol `name` of
+// library `where`), or "" when it may: pointer-sized data (an ELF OBJECT
+// symbol of st_size sizeof(void*), aligned) in writable memory. A `.rodata`
+// or RELRO symbol would crash the store; a smaller one would overwrite the
+// library's neighbouring data; a function would be overwritten code.
+std::string UnwritableSlot(void* addr, bool need_symbol) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(addr);
+  Dl_info info;
+  void* sym_entry = nullptr;
+  if (dladdr1(addr, &info, &sym_entry, RTLD_DL_SYMENT) != 0 && sym_entry != nullptr &&
+      info.dli_saddr == addr) {
+    const auto* sym = static_cast<const ElfW(Sym)*>(sym_entry);
+    const int type = ELF64_ST_TYPE(sym->st_info);
+    if (type != STT_OBJECT) {
+      return Concat("it is not a data object (ELF symbol type ", type, ", not STT_OBJECT)");
+    }
+    if (sym->st_size != sizeof(void*)) {
+      return Concat("it is ", sym->st_size, " bytes, not a pointer (", sizeof(void*), " bytes)");
+    }
+  } else if (need_symbol) {
+    return "its ELF symbol cannot be read";
+  }
+  if (at % alignof(void*) != 0) return "its address is not pointer-aligned";
+  WritableQuery q{at, at + sizeof(void*)};
+  dl_iterate_phdr(&FindWritable, &q);
+  if (q.in_object && !q.writable) return "it is in read-only memory (e.g. const or RELRO data)";
+  return "";
+}
+
 // What the loader writes into a library before publishing its module: the
 // values registered with TVMFFIEnvModRegisterContextSymbol, and the module
-// handle into `__tvm_ffi__library_ctx`.
+// handle into `__tvm_ffi__library_ctx`. Every target is checked to be
+// writable pointer-sized data first; a library that defines one otherwise is
+// refused (system-library entries, registered by the program itself, are
+// checked for writability where the loaded objects tell).
 struct SymbolWrites {
   std::vector<std::pair<void**, void*>> context;
   void** library_ctx = nullptr;
 
-  // Resolves the addresses (for a library this calls dlsym: not under LoaderState::mu).
-  void Resolve(ModuleImpl* impl, bool system) {
+  // Resolves the addresses (for a library this calls dlsym: not under
+  // LoaderState::mu); throws when one cannot take a pointer.
+  void Resolve(ModuleImpl* impl, bool system, const std::string& where) {
     auto lookup = [&](const std::string& name) {
-      return static_cast<void**>(system ? SystemRawSymbol(impl, name)
-                                        : OwnSymbol(impl, name, false));
+      void* addr = system ? SystemRawSymbol(impl, name) : OwnSymbol(impl, name, false);
+      if (addr == nullptr) return static_cast<void**>(nullptr);
+      std::string why = UnwritableSlot(addr, /*need_symbol=*/!system);
+      if (!why.empty()) {
+        Throw("RuntimeError", where, ": refusing to load: the loader stores a pointer in symbol `",
+              name, "`, but ", why);
+      }
+      return static_cast<void**>(addr);
     };
     for (const auto& kv : EnvContextSymbols()) {
       if (void** addr = lookup(kv.first)) context.emplace_back(addr, kv.second);
@@ -435,7 +512,12 @@ TVMFFIObject* LoadLibraryModule(const std::string& path) {
   }
   impl->link_map = lm;
   SymbolWrites writes;
-  writes.Resolve(impl.get(), /*system=*/false);
+  try {
+    writes.Resolve(impl.get(), /*system=*/false, Concat("Module.LoadFromFile(\"", path, "\")"));
+  } catch (...) {
+    dlclose(handle);  // refused (RTLD_NODELETE keeps the mapping; nothing was written)
+    throw;
+  }
 
   std::lock_guard<std::mutex> lock(st->mu);
   auto it = st->by_handle.find(handle);
@@ -466,7 +548,8 @@ TVMFFIObject* SystemLibModule(const std::string& prefix) {
     auto impl = std::make_unique<ModuleImpl>();
     impl->symbol_prefix = prefix;
     SymbolWrites writes;  // the system table lives in env.cc: no dlsym under the lock
-    writes.Resolve(impl.get(), /*system=*/true);
+    writes.Resolve(impl.get(), /*system=*/true,
+                   Concat("SystemLib(prefix=\"", prefix, "\")"));
     // Room in the table first, as for libraries: a failure must not leak the module.
     it = st->system.emplace(prefix, nullptr).first;
     TVMFFIObject* mod;

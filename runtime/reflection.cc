@@ -33,6 +33,11 @@
  *                             anywhere when map_free_vars is set
  *   Unsupported / no metadata TypeError naming the type
  * Hashes agree with equality: equal values hash the same.
+ *
+ * Both walks take time linear in the nodes of a DAG: hashing remembers every
+ * object's hash (its first visit's), equality every pair of objects found
+ * equal. They recurse on the C stack and refuse a value nested deeper than
+ * the thread's stack allows (ValueError), never overflowing it.
  */
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
@@ -54,6 +59,7 @@
 #include <vector>
 
 #include "builtin_def.h"
+#include "internal.h"
 
 namespace tvm {
 namespace ffi {
@@ -147,6 +153,21 @@ class RegionScope {
 // argument stands for.
 int64_t DefFlag(bool def_region) { return def_region ? kTVMFFIFieldFlagBitMaskSEqHashDefRecursive : 0; }
 
+struct ObjectPairHash {
+  size_t operator()(const std::pair<const Object*, const Object*>& p) const noexcept {
+    return static_cast<size_t>(details::HashMixStable(reinterpret_cast<uintptr_t>(p.first),
+                                                      reinterpret_cast<uintptr_t>(p.second)));
+  }
+};
+
+// A value nested deeper than the C stack allows (the walks recurse).
+[[noreturn]] TVMFFI_RT_COLD void ThrowTooDeep(const char* op) {
+  TVM_FFI_THROW(ValueError) << op
+                            << ": the value is nested too deeply for this thread's stack "
+                               "(a chain of containers or objects thousands of levels deep)";
+  TVM_FFI_UNREACHABLE();
+}
+
 // ---------------------------------------------------------------------------
 // Equality
 
@@ -173,23 +194,39 @@ class EqualRun {
     }
     const Object* oa = reinterpret_cast<const Object*>(a->v_obj);
     const Object* ob = reinterpret_cast<const Object*>(b->v_obj);
+    // A pair found equal stays equal for the rest of the run (bindings only
+    // grow, and a pair that agreed with them still does): each pair of nodes
+    // is compared once, so shared nodes (a DAG) cost their number, not the
+    // number of paths to them.
+    const std::pair<const Object*, const Object*> key(oa, ob);
+    if (equal_pairs_.count(key) != 0) return true;
+    if (tvmffi::rt::StackNearlyExhausted()) ThrowTooDeep("StructuralEqual");
+    bool equal;
     switch (a->type_index) {
       case TypeIndex::kTVMFFIArray:
       case TypeIndex::kTVMFFIList:
-        return Sequence(static_cast<const SeqBaseObj*>(oa), static_cast<const SeqBaseObj*>(ob));
+        equal = Sequence(static_cast<const SeqBaseObj*>(oa), static_cast<const SeqBaseObj*>(ob));
+        break;
       case TypeIndex::kTVMFFIMap:
       case TypeIndex::kTVMFFIDict:
-        return Mapping(static_cast<const MapBaseObj*>(oa), static_cast<const MapBaseObj*>(ob));
+        equal = Mapping(static_cast<const MapBaseObj*>(oa), static_cast<const MapBaseObj*>(ob));
+        break;
       case TypeIndex::kTVMFFIShape: {
         const auto* x = static_cast<const ShapeObj*>(oa);
         const auto* y = static_cast<const ShapeObj*>(ob);
         return x->size == y->size && std::equal(x->data, x->data + x->size, y->data);
       }
       case TypeIndex::kTVMFFITensor:
-        return Tensors(oa, ob);
+        equal = Tensors(oa, ob);
+        break;
       default:
-        return Objects(lhs.cast<ObjectRef>(), rhs.cast<ObjectRef>());
+        equal = Objects(lhs.cast<ObjectRef>(), rhs.cast<ObjectRef>());
+        break;
     }
+    // The references keep both alive, so their addresses are not reused
+    // (a custom __s_equal__ may compare temporaries).
+    if (equal) equal_pairs_.emplace(key, std::make_pair(lhs.cast<ObjectRef>(), rhs.cast<ObjectRef>()));
+    return equal;
   }
 
   // The recorded mismatch, root first.
@@ -342,6 +379,9 @@ class EqualRun {
   std::vector<AccessStep> rhs_steps_;
   ObjectMap lhs_to_rhs_;
   ObjectMap rhs_to_lhs_;
+  std::unordered_map<std::pair<const Object*, const Object*>, std::pair<ObjectRef, ObjectRef>,
+                     ObjectPairHash>
+      equal_pairs_;
   Function callback_;
 };
 
@@ -362,6 +402,12 @@ class HashRun {
       return Leaf(cell);
     }
     const Object* obj = reinterpret_cast<const Object*>(cell->v_obj);
+    // Every object is hashed once per run (the first visit's hash is the
+    // one, as it always was for reflected objects): shared nodes cost their
+    // number, not the number of paths to them.
+    auto memo = memo_.find(obj);
+    if (memo != memo_.end()) return memo->second.first;
+    if (tvmffi::rt::StackNearlyExhausted()) ThrowTooDeep("StructuralHash");
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(cell->type_index);
     uint64_t h = details::HashMixStable(info->type_key_hash, 0);
     switch (cell->type_index) {
@@ -370,11 +416,12 @@ class HashRun {
         const auto* seq = static_cast<const SeqBaseObj*>(obj);
         h = details::HashMixStable(h, seq->size());
         for (const Any& item : *seq) h = details::HashMixStable(h, Hash(item));
-        return h;
+        break;
       }
       case TypeIndex::kTVMFFIMap:
       case TypeIndex::kTVMFFIDict:
-        return Mapping(h, static_cast<const MapBaseObj*>(obj));
+        h = Mapping(h, static_cast<const MapBaseObj*>(obj));
+        break;
       case TypeIndex::kTVMFFIShape: {
         const auto* shape = static_cast<const ShapeObj*>(obj);
         h = details::HashMixStable(h, shape->size);
@@ -384,10 +431,15 @@ class HashRun {
         return h;
       }
       case TypeIndex::kTVMFFITensor:
-        return HashTensor(h, DLOf(obj));
+        h = HashTensor(h, DLOf(obj));
+        break;
       default:
-        return HashObject(value.cast<ObjectRef>(), info);
+        h = HashObject(value.cast<ObjectRef>(), info);
+        break;
     }
+    // The reference keeps the object alive, so its address is not reused.
+    memo_.emplace(obj, std::make_pair(h, value.cast<ObjectRef>()));
+    return h;
   }
 
  private:
@@ -413,13 +465,29 @@ class HashRun {
       if (key->type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
           key->type_index == TypeIndex::kTVMFFIStr || key->type_index == TypeIndex::kTVMFFIBytes) {
         key_hash = Leaf(key);
-      } else {
-        auto memo = memo_.find(it.key().cast<ObjectRef>());
-        if (memo != memo_.end()) key_hash = memo->second;
+      } else if (!IsContainerOrLeafObject(key->type_index)) {
+        // (Containers, shapes and tensors as keys contribute nothing, as
+        // before they were remembered.)
+        auto memo = memo_.find(reinterpret_cast<const Object*>(key->v_obj));
+        if (memo != memo_.end()) key_hash = memo->second.first;
       }
       sum += details::HashMixStable(key_hash, Hash(it.value()));
     }
     return details::HashMixStable(h, sum);
+  }
+
+  static bool IsContainerOrLeafObject(int32_t type_index) {
+    switch (type_index) {
+      case TypeIndex::kTVMFFIArray:
+      case TypeIndex::kTVMFFIList:
+      case TypeIndex::kTVMFFIMap:
+      case TypeIndex::kTVMFFIDict:
+      case TypeIndex::kTVMFFIShape:
+      case TypeIndex::kTVMFFITensor:
+        return true;
+      default:
+        return false;
+    }
   }
 
   uint64_t HashTensor(uint64_t h, const DLTensor* t) {
@@ -440,8 +508,6 @@ class HashRun {
 
   uint64_t HashObject(const ObjectRef& obj, const TVMFFITypeInfo* info) {
     TVMFFISEqHashKind kind = KindOf(info, "StructuralHash");
-    auto memo = memo_.find(obj);
-    if (memo != memo_.end()) return memo->second;
     uint64_t h = details::HashMixStable(info->type_key_hash, 1);
     const bool may_bind = region_.bind;
     RegionScope scope(&region_, kind == kTVMFFISEqHashKindFreeVar
@@ -471,7 +537,6 @@ class HashRun {
     } else if (kind == kTVMFFISEqHashKindDAGNode) {
       h = details::HashMixStable(h, dag_node_count_++);
     }
-    memo_[obj] = h;
     return h;
   }
 
@@ -480,7 +545,7 @@ class HashRun {
   bool skip_tensor_content_;
   uint64_t free_var_count_ = 0;
   uint64_t dag_node_count_ = 0;
-  std::unordered_map<ObjectRef, uint64_t, ObjectPtrHash, ObjectPtrEqual> memo_;
+  std::unordered_map<const Object*, std::pair<uint64_t, ObjectRef>> memo_;
   Function callback_;
 };
 
@@ -604,6 +669,70 @@ void RegisterStructuralKeyType() noexcept {
     tvmffi::rt::RecordLoadFailure(what);
   }
 }
+
+// The invariants of AccessStep / AccessPath / StructuralKey objects rebuilt
+// field by field (internal.h, CheckReconstructedObject).
+std::string CheckAccessStep(const AccessStepObj* step) {
+  const int32_t kind = static_cast<int32_t>(step->kind);
+  switch (step->kind) {
+    case reflection::AccessKind::kAttr:
+    case reflection::AccessKind::kAttrMissing:
+      if (step->key.as<String>().has_value()) return "";
+      return "an attribute step's key must be a string, not `" + step->key.GetTypeKey() + "`";
+    case reflection::AccessKind::kArrayItem:
+    case reflection::AccessKind::kArrayItemMissing:
+      if (step->key.type_index() == TypeIndex::kTVMFFIInt) return "";
+      return "an array step's key must be an int, not `" + step->key.GetTypeKey() + "`";
+    case reflection::AccessKind::kMapItem:
+    case reflection::AccessKind::kMapItemMissing:
+      return "";
+  }
+  return "unknown access step kind " + std::to_string(kind) + " (0 to 5)";
+}
+
+std::string CheckAccessPath(const AccessPathObj* path) {
+  const bool has_parent = path->parent.has_value();
+  if (has_parent != path->step.has_value()) {
+    return "an AccessPath's `parent` and `step` must both be set, or both be None (the root)";
+  }
+  if (!has_parent) {
+    if (path->depth != 0) return "the root AccessPath's depth must be 0, not " + std::to_string(path->depth);
+    return "";
+  }
+  const Object* parent = path->parent.get();
+  if (!parent->IsInstance<AccessPathObj>()) {
+    return "an AccessPath's `parent` must be an ffi.reflection.AccessPath, not `" +
+           parent->GetTypeKey() + "`";
+  }
+  // The parent was checked when it was made, so its depth is its chain's.
+  const int64_t expect = static_cast<int64_t>(static_cast<const AccessPathObj*>(parent)->depth) + 1;
+  if (path->depth != expect) {
+    return "an AccessPath's depth must be its parent's plus one (" + std::to_string(expect) +
+           "), not " + std::to_string(path->depth);
+  }
+  return "";
+}
+
+}  // namespace
+}  // namespace ffi
+}  // namespace tvm
+
+std::string tvmffi::rt::CheckReconstructedObject(const ::tvm::ffi::ObjectRef& obj) {
+  using namespace ::tvm::ffi;  // NOLINT(build/namespaces)
+  if (!obj.defined()) return "";
+  if (const auto* path = obj.as<reflection::AccessPathObj>()) return CheckAccessPath(path);
+  if (const auto* step = obj.as<reflection::AccessStepObj>()) return CheckAccessStep(step);
+  if (const auto* key = obj.as<StructuralKeyObj>()) {
+    // Derived: the hash is the key's, whatever the fields said.
+    const_cast<StructuralKeyObj*>(key)->hash_i64 =
+        static_cast<int64_t>(HashRun(false, false).Hash(key->key));
+  }
+  return "";
+}
+
+namespace tvm {
+namespace ffi {
+namespace {
 
 [[maybe_unused]] const bool kReflectionBuiltinsRegistered = [] {
   RegisterAccessPathTypes();

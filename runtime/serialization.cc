@@ -22,6 +22,14 @@
  * setters; a missing field takes its default or is a TypeError. Malformed
  * graphs (bad indices, wrong node shapes, a node that contains itself) are
  * ValueErrors; nesting is bounded (kMaxDepth), never a stack overflow.
+ *
+ * The graph is untrusted: each field's value is checked against the
+ * reflected field's static type (an object of that type or a subclass, an
+ * int that fits the field's width, ...), the creator must make an object of
+ * exactly the type, and the runtime's own types are checked for what their
+ * field types cannot say (CheckReconstructedObject: an AccessPath's parent
+ * chain and depth, an AccessStep's kind and key; a StructuralKey's hash is
+ * recomputed). The void data type is written "void" ("" reads as void too).
  */
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
@@ -37,6 +45,9 @@
 #include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/string.h>
 
+#include <cfloat>
+#include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,6 +55,7 @@
 #include <vector>
 
 #include "builtin_def.h"
+#include "internal.h"
 #include "json_text.h"
 
 namespace tvm {
@@ -136,6 +148,16 @@ bool InlineField(int32_t static_type_index) {
          static_type_index == TypeIndex::kTVMFFIDataType;
 }
 
+// A data type as graph text: void is written "void" (it prints as "", which
+// does not parse), and "" from upstream's writer reads as void.
+String DTypeText(DLDataType t) {
+  if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return String("void");
+  return DLDataTypeToString(t);
+}
+DLDataType DTypeFromText(const String& text) {
+  return StringToDLDataType(text.size() == 0 ? String("void") : text);
+}
+
 class Serializer {
  public:
   json::Value Run(const Any& value, const Any& metadata) {
@@ -192,7 +214,7 @@ class Serializer {
         return node;
       case TypeIndex::kTVMFFIDataType:
         node.Set("type", "DataType");
-        node.Set("data", DLDataTypeToString(cell->v_dtype));
+        node.Set("data", DTypeText(cell->v_dtype));
         return node;
       case TypeIndex::kTVMFFIDevice:
         node.Set("type", "Device");
@@ -266,7 +288,7 @@ class Serializer {
           f.getter(base + f.offset, details::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(&field)));
       if (InlineField(f.field_static_type_index)) {
         if (f.field_static_type_index == TypeIndex::kTVMFFIDataType) {
-          data.Set(name, DLDataTypeToString(field.cast<DLDataType>()));
+          data.Set(name, DTypeText(field.cast<DLDataType>()));
         } else {
           data.Set(name, field);
         }
@@ -386,10 +408,15 @@ class Deserializer {
       case TypeIndex::kTVMFFIFloat:
         return Data<double>(index, node, "a float");
       case TypeIndex::kTVMFFIDataType:
-        return StringToDLDataType(Data<String>(index, node, "a data type string"));
+        return DTypeFromText(Data<String>(index, node, "a data type string"));
       case TypeIndex::kTVMFFIDevice: {
         std::vector<int64_t> d = Indices(index, node);
         if (d.size() != 2) Bad(index, "Device `data` must be [device_type, device_id]");
+        for (int64_t v : d) {
+          if (v < INT32_MIN || v > INT32_MAX) {
+            Bad(index, "Device `data` holds " + std::to_string(v) + ", outside int32");
+          }
+        }
         return DLDevice{static_cast<DLDeviceType>(d[0]), static_cast<int32_t>(d[1])};
       }
       case TypeIndex::kTVMFFIStr:
@@ -440,9 +467,17 @@ class Deserializer {
     if (details::IsObjectInstance<EnumObj>(type_index)) {
       return EnumObj::_GetByStrIndex(type_index, Data<String>(index, node, "a string"));
     }
-    AnyView from_json = TypeAttr("__data_from_json__", type_index);
-    if (from_json != nullptr) return from_json.cast<Function>()(*data);
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
+    AnyView from_json = TypeAttr("__data_from_json__", type_index);
+    if (from_json != nullptr) {
+      Any value = from_json.cast<Function>()(*data);
+      // The hook's result stands for a node of this type: nothing else.
+      if (!IsInstanceOf(value.type_index(), type_index)) {
+        Bad(index, "`__data_from_json__` of `" + TypeKeyOf(info) + "` returned a `" +
+                       std::string(value.GetTypeKey()) + "`");
+      }
+      return value;
+    }
     if (!HasCreator(info)) {
       TVM_FFI_THROW(TypeError) << "FromJSONGraph: type `" << TypeKeyOf(info)
                                << "` cannot be created (no creator, no __ffi_new__ type "
@@ -453,7 +488,7 @@ class Deserializer {
       Bad(index, "object `data` must be an object of fields");
     }
     const json::Object& fields = *fields_opt;
-    Any obj = Create(info);
+    Any obj = Create(index, info);
     char* base = reinterpret_cast<char*>(details::AnyUnsafe::TVMFFIAnyPtrFromAny(obj)->v_obj);
     reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* field_info) {
       const TVMFFIFieldInfo& f = *field_info;
@@ -466,11 +501,18 @@ class Deserializer {
             Bad(index, "field `" + std::string(name) + "` must be a node index");
           }
           value = Node(v->cast<int64_t>(), depth);
-        } else if (f.field_static_type_index == TypeIndex::kTVMFFIDataType) {
-          value = StringToDLDataType(v->cast<String>());
+        } else if (f.field_static_type_index == TypeIndex::kTVMFFIDataType &&
+                   v->type_index() != TypeIndex::kTVMFFINone) {
+          std::optional<String> text = v->try_cast<String>();
+          if (!text.has_value()) {
+            Bad(index, "field `" + std::string(name) + "` must be a data type string, not `" +
+                           std::string(v->GetTypeKey()) + "`");
+          }
+          value = DTypeFromText(*text);
         } else {
           value = *v;
         }
+        CheckFieldValue(index, info, f, value);
       } else if (f.flags & kTVMFFIFieldFlagBitMaskHasDefault) {
         value = AnyView::CopyFromTVMFFIAny(f.default_value_or_factory);
         if (f.flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory) value = value.cast<Function>()();
@@ -482,21 +524,124 @@ class Deserializer {
         TVM_FFI_THROW(TypeError) << "FromJSONGraph: field `" << name << "` of `"
                                  << TypeKeyOf(info) << "` has no setter";
       }
-      TVM_FFI_CHECK_SAFE_CALL(f.setter(addr, details::AnyUnsafe::TVMFFIAnyPtrFromAny(value)));
+      if (reflection::CallFieldSetter(&f, addr, details::AnyUnsafe::TVMFFIAnyPtrFromAny(value)) !=
+          0) {
+        // The setter's own conversion refused the value (e.g. None for a
+        // non-optional field, an Array<int> holding a string).
+        Error cause = details::MoveFromSafeCallRaised();
+        Bad(index, "field `" + std::string(name) + "` of `" + TypeKeyOf(info) + "`: " +
+                       std::string(cause.kind()) + ": " + std::string(cause.message()));
+      }
     });
+    // What the field types cannot say: the invariants of the runtime's own
+    // types (an AccessPath's parent chain and depth, ...).
+    std::string problem = tvmffi::rt::CheckReconstructedObject(obj.cast<ObjectRef>());
+    if (!problem.empty()) Bad(index, problem);
     return obj;
   }
 
-  static Any Create(const TVMFFITypeInfo* info) {
+  // Whether a value of type `actual` may stand where the static type `target`
+  // is declared (a type or any subclass; the small and heap forms of strings
+  // and bytes alike).
+  static bool IsInstanceOf(int32_t actual, int32_t target) {
+    if (actual == target || target == TypeIndex::kTVMFFIAny) return true;
+    if (target == TypeIndex::kTVMFFIStr) return actual == TypeIndex::kTVMFFISmallStr;
+    if (target == TypeIndex::kTVMFFIBytes) return actual == TypeIndex::kTVMFFISmallBytes;
+    if (target < TypeIndex::kTVMFFIStaticObjectBegin) return false;
+    if (actual == TypeIndex::kTVMFFISmallStr || actual == TypeIndex::kTVMFFISmallBytes) {
+      return target == TypeIndex::kTVMFFIObject;
+    }
+    if (actual < TypeIndex::kTVMFFIStaticObjectBegin) return false;
+    if (target == TypeIndex::kTVMFFIObject) return true;
+    const TVMFFITypeInfo* a = TVMFFIGetTypeInfo(actual);
+    const TVMFFITypeInfo* t = TVMFFIGetTypeInfo(target);
+    return a != nullptr && t != nullptr && t->type_depth < a->type_depth &&
+           a->type_ancestors[t->type_depth]->type_index == target;
+  }
+
+  // A field's value against the field's reflected static type (not only the
+  // type of the node it came from): the right kind of value, an integer that
+  // fits the field's width, an object of the declared type or a subclass.
+  static void CheckFieldValue(int64_t index, const TVMFFITypeInfo* info, const TVMFFIFieldInfo& f,
+                              const Any& value) {
+    const int32_t want = f.field_static_type_index;
+    const int32_t got = value.type_index();
+    auto fail = [&](const std::string& what) {
+      Bad(index, "field `" + std::string(f.name.data, f.name.size) + "` of `" + TypeKeyOf(info) +
+                     "` " + what);
+    };
+    auto wrong_type = [&](const char* expect) {
+      fail(std::string("must be ") + expect + ", not `" + std::string(value.GetTypeKey()) + "`");
+    };
+    // None passes for every type: an Optional field of that type takes it,
+    // and the setter refuses it for any other.
+    if (got == TypeIndex::kTVMFFINone) return;
+    switch (want) {
+      case TypeIndex::kTVMFFIAny:
+        return;
+      case TypeIndex::kTVMFFINone:
+        wrong_type("None");
+        return;
+      case TypeIndex::kTVMFFIBool:
+        if (got == TypeIndex::kTVMFFIBool) return;
+        if (got == TypeIndex::kTVMFFIInt && (value.cast<int64_t>() & ~int64_t{1}) == 0) return;
+        wrong_type("a bool");
+        return;
+      case TypeIndex::kTVMFFIInt: {
+        if (got != TypeIndex::kTVMFFIInt && got != TypeIndex::kTVMFFIBool) wrong_type("an int");
+        const int64_t v = value.cast<int64_t>();
+        if (f.size > 0 && f.size < 8) {
+          // Signed or unsigned: the field's width is all that is recorded.
+          const int64_t lo = -(int64_t{1} << (8 * f.size - 1));
+          const int64_t hi = (int64_t{1} << (8 * f.size)) - 1;
+          if (v < lo || v > hi) {
+            fail("does not hold " + std::to_string(v) + " (a " + std::to_string(8 * f.size) +
+                 "-bit integer)");
+          }
+        }
+        return;
+      }
+      case TypeIndex::kTVMFFIFloat: {
+        if (got != TypeIndex::kTVMFFIFloat && got != TypeIndex::kTVMFFIInt) wrong_type("a float");
+        if (f.size == 4 && got == TypeIndex::kTVMFFIFloat) {
+          const double v = value.cast<double>();
+          if (std::isfinite(v) && std::fabs(v) > static_cast<double>(FLT_MAX)) {
+            fail("does not hold " + std::to_string(v) + " (a 32-bit float)");
+          }
+        }
+        return;
+      }
+      case TypeIndex::kTVMFFIDataType:
+        if (got != TypeIndex::kTVMFFIDataType) wrong_type("a data type");
+        return;
+      default:
+        break;
+    }
+    if (!IsInstanceOf(got, want)) {
+      wrong_type(("a `" + details::TypeIndexToTypeKey(want) + "`").c_str());
+    }
+  }
+
+  static Any Create(int64_t index, const TVMFFITypeInfo* info) {
+    Any obj;
     if (info->metadata != nullptr && info->metadata->creator != nullptr) {
       TVMFFIObjectHandle handle = nullptr;
       TVM_FFI_CHECK_SAFE_CALL(info->metadata->creator(&handle));
+      if (handle == nullptr) Bad(index, "the creator of `" + TypeKeyOf(info) + "` returned NULL");
       TVMFFIAny cell{};
       cell.type_index = TVMFFIObjectGetTypeIndex(handle);
       cell.v_obj = static_cast<TVMFFIObject*>(handle);
-      return details::AnyUnsafe::MoveTVMFFIAnyToAny(&cell);
+      obj = details::AnyUnsafe::MoveTVMFFIAnyToAny(&cell);
+    } else {
+      obj = TypeAttr("__ffi_new__", info->type_index).cast<Function>()();
     }
-    return TypeAttr("__ffi_new__", info->type_index).cast<Function>()();
+    // The fields are written at the offsets of this type: the new object
+    // must be exactly of it.
+    if (obj.type_index() != info->type_index) {
+      Bad(index, "the creator of `" + TypeKeyOf(info) + "` made a `" +
+                     std::string(obj.GetTypeKey()) + "`");
+    }
+    return obj;
   }
 
   int64_t root_ = 0;

@@ -164,10 +164,16 @@ std::string_view ExpandDTypeAlias(std::string_view s, std::string* buf) {
 }
 
 DLDataType ParseDType(std::string_view text) {
+  // Nothing is no type: the void type is spelled "void" (it prints as "", as
+  // upstream's does, so a printed void does not read back: write "void").
+  if (text.empty()) {
+    Throw("ValueError", "Cannot parse data type `` (the string is empty; the void type is "
+                        "spelled \"void\")");
+  }
   std::string expanded;
   std::string_view s = ExpandDTypeAlias(text, &expanded);
   DLDataType t;
-  if (s.empty() || s == "void") {
+  if (s == "void") {
     t.code = kDLOpaqueHandle;
     t.bits = 0;
     t.lanes = 0;
@@ -266,7 +272,7 @@ DLDataType ParseDType(std::string_view text) {
 
 std::string DTypeToString(DLDataType t) {
   if (t.code == kDLBool && t.bits == 8 && t.lanes == 1) return "bool";
-  // void prints as "" (upstream's spelling); "" and "void" both parse back to it.
+  // void prints as "" (upstream's spelling); only "void" parses back to it.
   if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) return "";
   std::string out;
   const CodeName* found = nullptr;

@@ -533,6 +533,53 @@ inline int ImportFromDLPack(Managed* from, int32_t require_alignment, int32_t re
 }  // namespace rt
 }  // namespace tvmffi
 
+namespace tvmffi {
+namespace rt {
+namespace {
+
+// "[2, 3] dtype (code 2, bits 32, lanes 1) on device 1:0", for the allocator's mismatch message.
+std::string DescribeAllocation(const DLTensor* t) {
+  std::string out = "[";
+  for (int i = 0; i < t->ndim; ++i) {
+    if (i != 0) out += ", ";
+    out += std::to_string(t->shape[i]);
+  }
+  return Concat(out, "] dtype (code ", static_cast<int>(t->dtype.code), ", bits ",
+                static_cast<int>(t->dtype.bits), ", lanes ", t->dtype.lanes, ") on device ",
+                static_cast<int>(t->device.device_type), ":", t->device.device_id);
+}
+
+// Whether the allocator's tensor is what was asked for: same shape, dtype
+// and device (a kernel writes `prototype`'s extents into it).
+inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
+  uint32_t dt_a, dt_b;
+  std::memcpy(&dt_a, &got->dtype, sizeof(dt_a));
+  std::memcpy(&dt_b, &prototype->dtype, sizeof(dt_b));
+  if (got->ndim != prototype->ndim || dt_a != dt_b ||
+      got->device.device_type != prototype->device.device_type ||
+      got->device.device_id != prototype->device.device_id) {
+    return false;
+  }
+  for (int i = 0; i < got->ndim; ++i) {
+    if (got->shape[i] != prototype->shape[i]) return false;
+  }
+  return true;
+}
+
+// On a mismatch the tensor is released and the call fails, naming both.
+[[noreturn]] TVMFFI_RT_COLD void RefuseAllocation(const DLTensor* prototype, TVMFFIObject* obj) {
+  const DLTensor* got = TVMFFITensorGetDLTensorPtr(obj);
+  std::string what = Concat("TVMFFIEnvTensorAlloc: the allocator returned a tensor of shape ",
+                            DescribeAllocation(got), ", not the requested ",
+                            DescribeAllocation(prototype));
+  DecRef(obj);
+  Throw("RuntimeError", what);
+}
+
+}  // namespace
+}  // namespace rt
+}  // namespace tvmffi
+
 using namespace tvmffi::rt;
 
 extern "C" {
@@ -556,6 +603,10 @@ int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(prototype, api, "prototype");
   CheckNotNull(out, api, "out");
+  if (TVMFFI_RT_UNLIKELY(prototype->ndim < 0 || (prototype->ndim > 0 && prototype->shape == nullptr))) {
+    Throw("ValueError", api, ": prototype has ndim ", prototype->ndim,
+          prototype->ndim < 0 ? "" : " but no shape");
+  }
   DLPackManagedTensorAllocator alloc = EnvCurrentAllocator();
   if (TVMFFI_RT_UNLIKELY(alloc == nullptr)) ThrowNoEnvAllocator();
   DLManagedTensorVersioned* managed = nullptr;
@@ -566,6 +617,9 @@ int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
   }
   TVMFFIObject* obj = TryImportPlain(managed);
   if (TVMFFI_RT_UNLIKELY(obj == nullptr)) obj = Import(managed, 0, 0, false, api);
+  if (TVMFFI_RT_UNLIKELY(!SameAllocation(prototype, TVMFFITensorGetDLTensorPtr(obj)))) {
+    RefuseAllocation(prototype, obj);
+  }
   *out = obj;
   TVM_FFI_SAFE_CALL_END();
 }

@@ -19,6 +19,15 @@ tvmffi_module_test_lib(tvmffi_test_mod_nometa ${CMAKE_CURRENT_LIST_DIR}/module/l
 # Imports a tvmffi extension (TVMFFIErrorKindRegister): not portable.
 tvmffi_module_test_lib(tvmffi_test_mod_ext ${CMAKE_CURRENT_LIST_DIR}/module/lib_ext.c)
 tvmffi_strict_c(tvmffi_test_mod_ext ${CMAKE_CURRENT_LIST_DIR}/module/lib_ext.c)
+# `__tvm_ffi__library_ctx` that cannot take a pointer (const, 1 byte, a
+# function, RELRO): the loader refuses each (issue #25).
+set(_tvmffi_bad_ctx_libs)
+foreach(_v 1 2 3 4)
+  tvmffi_module_test_lib(tvmffi_test_mod_bad_ctx${_v} ${CMAKE_CURRENT_LIST_DIR}/module/lib_bad_ctx.c)
+  target_compile_definitions(tvmffi_test_mod_bad_ctx${_v} PRIVATE TVMFFI_BAD_CTX=${_v})
+  target_link_options(tvmffi_test_mod_bad_ctx${_v} PRIVATE "LINKER:-z,relro" "LINKER:-z,now")
+  list(APPEND _tvmffi_bad_ctx_libs tvmffi_test_mod_bad_ctx${_v})
+endforeach()
 # No TVM-FFI symbols at all (and no libtvmffi dependency).
 add_library(tvmffi_test_mod_noexport SHARED ${CMAKE_CURRENT_LIST_DIR}/module/lib_noexport.c)
 set_target_properties(tvmffi_test_mod_noexport PROPERTIES
@@ -45,7 +54,8 @@ else()
 endif()
 
 set(_tvmffi_module_libs tvmffi_test_mod_a tvmffi_test_mod_b tvmffi_test_mod_nometa tvmffi_test_mod_ext
-    tvmffi_test_mod_noexport tvmffi_test_mod_static tvmffi_test_c_callee ${_tvmffi_cpu_kernels})
+    tvmffi_test_mod_noexport tvmffi_test_mod_static tvmffi_test_c_callee ${_tvmffi_cpu_kernels}
+    ${_tvmffi_bad_ctx_libs})
 
 find_package(Threads REQUIRED)
 # Metadata JSON is read back with a well-kept parser, as the tool reads it.
@@ -60,7 +70,8 @@ target_compile_definitions(test_module PRIVATE
   "TVMFFI_TEST_LIB_NOEXPORT=\"$<TARGET_FILE:tvmffi_test_mod_noexport>\""
   "TVMFFI_TEST_LIB_STATIC=\"$<TARGET_FILE:tvmffi_test_mod_static>\""
   "TVMFFI_TEST_C_CALLEE=\"$<TARGET_FILE:tvmffi_test_c_callee>\""
-  "TVMFFI_TEST_CPU_KERNELS=\"$<TARGET_FILE:${_tvmffi_cpu_kernels}>\"")
+  "TVMFFI_TEST_CPU_KERNELS=\"$<TARGET_FILE:${_tvmffi_cpu_kernels}>\""
+  "TVMFFI_TEST_BAD_CTX_DIR=\"$<TARGET_FILE_DIR:tvmffi_test_mod_bad_ctx1>\"")
 add_dependencies(test_module ${_tvmffi_module_libs})
 
 # The C caller loads the C callee: a working call, a caught TypeError, a

@@ -112,4 +112,49 @@ TEST_CASE("libtvmffi registers the fields and methods of access paths", "[access
         2);
 }
 
+// Issue #25: the generated __ffi_init__ (reachable from Python) checks the
+// same invariants as FromJSONGraph: a malformed path is never built.
+TEST_CASE("__ffi_init__ refuses a path whose parent, step or depth disagree", "[access_path][hostile]") {
+  TypeAttrColumn col("__ffi_init__");
+  AnyView init = col[AccessPathObj::RuntimeTypeIndex()];
+  REQUIRE(init != nullptr);
+  Function make = init.cast<Function>();
+  auto error = [&](auto&&... args) -> std::string {
+    try {
+      make(args...);
+    } catch (const Error& e) {
+      return e.kind() + ": " + e.message();
+    }
+    return "no error";
+  };
+  AccessPath root = AccessPath::Root();
+  AccessStep step = AccessStep::Attr("x");
+  CHECK(error(Array<Any>{}, step, 1) ==
+        "ValueError: ffi.reflection.AccessPath.__ffi_init__(): an AccessPath's `parent` must be "
+        "an ffi.reflection.AccessPath, not `ffi.Array`");
+  CHECK(error(nullptr, step, 1) ==
+        "ValueError: ffi.reflection.AccessPath.__ffi_init__(): an AccessPath's `parent` and "
+        "`step` must both be set, or both be None (the root)");
+  CHECK(error(root, step, 2000000000) ==
+        "ValueError: ffi.reflection.AccessPath.__ffi_init__(): an AccessPath's depth must be its "
+        "parent's plus one (1), not 2000000000");
+  AccessPath ok = make(root, step, 1).cast<AccessPath>();
+  CHECK(ok->PathEqual(root->Attr("x")));
+}
+
+// Issue #25: a long path is freed in a loop (its parents one after another),
+// not by a recursion as deep as the path.
+TEST_CASE("A path 200,000 steps long is released without overflowing the stack",
+          "[access_path][hostile]") {
+  AccessPath p = AccessPath::Root();
+  for (int i = 0; i < 200000; ++i) p = p->ArrayItem(i);
+  CHECK(p->depth == 200000);
+  AccessPath shared_prefix = p;
+  for (int i = 0; i < 1000; ++i) p = p->Attr("x");
+  p = AccessPath::Root();  // the 1000 new nodes go; the shared prefix stays
+  CHECK(shared_prefix->depth == 200000);
+  CHECK(shared_prefix->GetParent().value()->depth == 199999);
+  shared_prefix = AccessPath::Root();  // now the long chain goes too
+}
+
 }  // namespace

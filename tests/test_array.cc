@@ -456,3 +456,38 @@ TEST_CASE("ArrayObj in-place edits and erase range errors", "[array]") {
   CHECK(ErrorOf([&] { a.GetArrayObj()->pop_back(); }).second ==
         "Array index -1 out of range for an Array of size 0");
 }
+
+// Issue #25: releasing a chain of containers 200,000 deep (each holding the
+// next) overflowed the stack; the release is bounded (ContainerReleaseScope)
+// and still frees everything before the last reference's DecRef returns.
+TEST_CASE("Releasing a 200,000-deep chain of containers does not overflow the stack",
+          "[array][hostile]") {
+  int live = 0;
+  {
+    Any chain = Counter(&live);
+    for (int i = 0; i < 200000; ++i) {
+      switch (i % 4) {
+        case 0:
+          chain = Array<Any>{chain, i};
+          break;
+        case 1:
+          chain = List<Any>{i, chain};
+          break;
+        case 2:
+          chain = Map<Any, Any>{{String("next"), chain}};
+          break;
+        default:
+          chain = Dict<Any, Any>{{chain, i}};  // as a key, too
+          break;
+      }
+    }
+    REQUIRE(live == 1);
+  }
+  CHECK(live == 0);  // everything freed, in order, on this thread
+  {
+    Array<Any> deep{Counter(&live)};
+    for (int i = 0; i < 200000; ++i) deep = Array<Any>{deep};
+    deep = Array<Any>{};  // the old chain goes on assignment too
+    CHECK(live == 0);
+  }
+}

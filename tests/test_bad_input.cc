@@ -588,13 +588,16 @@ TEST_CASE("Bad input: strings, bytes and dtypes", "[bad_input]") {
   CHECK(out.type_index == kTVMFFINone);
 }
 
-// Issue #14 items 10 and 12: "" parses (as void) although the header lists
-// no such spelling; decided on wip/reliab.
-TEST_CASE("Bad input: empty dtype text is the void dtype", "[bad_input]") {
-  // Decided (RELIABILITY.md, defect 12): "" parses as void, as upstream.
+// Issue #14 items 10 and 12 decided that "" parses as void, as upstream;
+// issue #25 reverses it: nothing is not a type ("void" is the void type).
+TEST_CASE("Bad input: empty dtype text is refused", "[bad_input]") {
   DLDataType dt{kDLFloat, 32, 1};
   TVMFFIByteArray empty = BA("");
-  CHECK(TVMFFIDataTypeFromString(&empty, &dt) == 0);
+  ExpectError(TVMFFIDataTypeFromString(&empty, &dt), "ValueError",
+              {"Cannot parse data type ``", "the string is empty", "\"void\""});
+  CHECK((dt.code == kDLFloat && dt.bits == 32 && dt.lanes == 1));  // untouched
+  TVMFFIByteArray void_text = BA("void");
+  CHECK(TVMFFIDataTypeFromString(&void_text, &dt) == 0);
   ExpectNothingRaised();
   CHECK((dt.code == kDLOpaqueHandle && dt.bits == 0 && dt.lanes == 0));
 }
@@ -833,16 +836,20 @@ TEST_CASE("Bad input: the environment API", "[bad_input]") {
   CHECK(found == nullptr);
 }
 
-// Issue #14 item 12: a device type no DLPack device has is accepted.
-TEST_CASE("Bad input: stream for an extension device type", "[bad_input]") {
-  // Decided: device types beyond DLPack's are extension devices; their streams
-  // are kept like any other (c_env_api.h). A negative device id is refused.
+// Issue #14 item 12 kept streams for any device type; issue #25 bounds them:
+// DLPack's types and TVM's RPC-encoded ones (below 65536) are kept, a larger
+// one is a wrong argument.
+TEST_CASE("Bad input: stream for an out-of-range device type", "[bad_input]") {
   int marker = 0;
-  CHECK(TVMFFIEnvSetStream(99999, 0, &marker, nullptr) == 0);
-  ExpectNothingRaised();
-  CHECK(TVMFFIEnvGetStream(99999, 0) == &marker);
-  CHECK(TVMFFIEnvSetStream(99999, 0, nullptr, nullptr) == 0);
+  ExpectError(TVMFFIEnvSetStream(99999, 0, &marker, nullptr), "ValueError",
+              {"TVMFFIEnvSetStream", "device_type 99999 is out of range"});
   CHECK(TVMFFIEnvGetStream(99999, 0) == nullptr);
+  // An extension device type within the range is kept like any other.
+  CHECK(TVMFFIEnvSetStream(1000, 0, &marker, nullptr) == 0);
+  ExpectNothingRaised();
+  CHECK(TVMFFIEnvGetStream(1000, 0) == &marker);
+  CHECK(TVMFFIEnvSetStream(1000, 0, nullptr, nullptr) == 0);
+  CHECK(TVMFFIEnvGetStream(1000, 0) == nullptr);
 }
 
 // ---------------------------------------------------------------------------

@@ -113,3 +113,49 @@ TEST_CASE("ParseArg builds tensors, scalars and strings", "[cli]") {
   REQUIRE_FALSE(ParseArg("i8[1,x]", &v, &err));
   REQUIRE_THAT(err, ContainsSubstring("`x` is not an integer"));
 }
+
+// Issue #25: an integer literal out of range is refused, never wrapped (nor
+// read as a float).
+TEST_CASE("Out-of-range integer literals are refused", "[cli][hostile]") {
+  ffi::Any v;
+  std::string err;
+  REQUIRE_FALSE(ParseArg("99999999999999999999", &v, &err));
+  CHECK(err ==
+        "integer `99999999999999999999` is out of range for int64 (write it as a float, e.g. "
+        "`99999999999999999999.0`, to pass a float)");
+  REQUIRE_FALSE(ParseArg("-9223372036854775809", &v, &err));
+  CHECK_THAT(err, ContainsSubstring("out of range for int64"));
+  REQUIRE(ParseArg("-9223372036854775808", &v, &err));
+  CHECK(v.cast<int64_t>() == INT64_MIN);
+  REQUIRE(ParseArg("99999999999999999999.0", &v, &err));
+  CHECK(v.cast<double>() == 1e20);
+
+  const std::pair<const char*, const char*> refused[] = {
+      {"i8[127,128]", "`128` is out of range for i8 (-128 to 127)"},
+      {"i8[-129]", "`-129` is out of range for i8 (-128 to 127)"},
+      {"i16[40000]", "`40000` is out of range for i16 (-32768 to 32767)"},
+      {"i32[2147483648]", "`2147483648` is out of range for i32 (-2147483648 to 2147483647)"},
+      {"i64[9223372036854775808]",
+       "`9223372036854775808` is out of range for i64 (-9223372036854775808 to "
+       "9223372036854775807)"},
+      {"u8[256]", "`256` is out of range for u8 (0 to 255)"},
+      {"u8[-1]", "`-1` is out of range for u8 (it is negative)"},
+      {"u32[4294967296]", "`4294967296` is out of range for u32 (0 to 4294967295)"},
+      {"u64[18446744073709551616]", "`18446744073709551616` is out of range for u64 (0 to "
+                                    "18446744073709551615)"},
+      {"bool[2]", "`2` is out of range for bool (0 to 1)"},
+      {"f32[1e39]", "`1e39` is out of range for f32"},
+  };
+  for (const auto& [tok, why] : refused) {
+    INFO(tok);
+    REQUIRE_FALSE(ParseArg(tok, &v, &err));
+    CHECK(err == why);
+  }
+  // The edges themselves fit.
+  REQUIRE(ParseArg("u64[18446744073709551615]", &v, &err));
+  CHECK(static_cast<const uint64_t*>(v.cast<ffi::Tensor>().data_ptr())[0] == UINT64_MAX);
+  REQUIRE(ParseArg("i8[-128,127]", &v, &err));
+  const int8_t* i8 = static_cast<const int8_t*>(v.cast<ffi::Tensor>().data_ptr());
+  CHECK((i8[0] == -128 && i8[1] == 127));
+  REQUIRE(ParseArg("bool[true,0,1]", &v, &err));
+}

@@ -765,3 +765,116 @@ TEST_CASE("The Recursive* globals have upstream's names", "[dataclass][recursive
 }
 
 }  // namespace recursive_compare
+
+// Issue #25: a DAG of shared nodes (each level holds the one below twice:
+// 2^64 paths) costs its number of nodes for RecursiveEq / Hash / Lt and
+// DeepCopy; ReprPrint, whose text would be 2^64 long, stops with a clear
+// error after a bounded amount of work; a chain deeper than the stack is a
+// clear error for DeepCopy.
+namespace shared_dag {
+using namespace tvm::ffi;
+
+Any Dag(int levels, int64_t leaf, bool mutable_nodes = false) {
+  Any node = Array<Any>{leaf};
+  for (int i = 0; i < levels; ++i) {
+    if (mutable_nodes) {
+      node = List<Any>{node, node};
+    } else if (i % 2 == 0) {
+      node = Array<Any>{node, node};
+    } else {
+      node = Map<Any, Any>{{String("a"), node}, {String("b"), node}};
+    }
+  }
+  return node;
+}
+
+template <typename F>
+std::string ErrorText(F&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.kind() + ": " + e.message();
+  }
+  return "no error";
+}
+
+TEST_CASE("Recursive walkers of a DAG of shared nodes take time linear in its nodes",
+          "[dataclass][recursive][hostile]") {
+  for (bool mutable_nodes : {false, true}) {
+    CAPTURE(mutable_nodes);
+    Any a = Dag(64, 1, mutable_nodes);
+    Any b = Dag(64, 1, mutable_nodes);  // equal, sharing nothing with a
+    Any c = Dag(64, 2, mutable_nodes);
+    CHECK(RecursiveEq(a, b));
+    CHECK_FALSE(RecursiveEq(a, c));
+    CHECK(RecursiveHash(a) == RecursiveHash(b));
+    // DeepCopy keeps the sharing: one copy per node.
+    Any copy = DeepCopy(a);
+    CHECK(RecursiveEq(copy, a));
+    if (mutable_nodes) {
+      List<Any> top = copy.cast<List<Any>>();
+      CHECK(top[0].same_as(top[1]));
+    } else {
+      Map<Any, Any> top = copy.cast<Map<Any, Any>>();
+      CHECK(top.at(String("a")).same_as(top.at(String("b"))));
+    }
+  }
+  // Ordering (maps cannot be ordered: arrays only).
+  Any a = Array<Any>{1}, c = Array<Any>{2};
+  for (int i = 0; i < 64; ++i) {
+    a = Array<Any>{a, a};
+    c = Array<Any>{c, c};
+  }
+  CHECK(RecursiveLt(a, c));  // only the leaves differ: 1 < 2
+  CHECK_FALSE(RecursiveLt(a, a));
+  CHECK(RecursiveLe(a, DeepCopy(a)));
+}
+
+TEST_CASE("RecursiveEq memoises only what a cycle does not decide", "[dataclass][recursive][hostile]") {
+  // Two rings of lists: equal pairs inside a cycle are taken as equal only
+  // while the cycle is open; a difference outside still tells.
+  List<Any> x{1}, y{1};
+  x.push_back(x);
+  y.push_back(y);
+  Array<Any> shared_x{x, x, 3}, shared_y{y, y, 3}, other_y{y, y, 4};
+  CHECK(RecursiveEq(shared_x, shared_y));
+  CHECK_FALSE(RecursiveEq(shared_x, other_y));
+  x.Set(1, nullptr);  // break the cycles
+  y.Set(1, nullptr);
+}
+
+TEST_CASE("ReprPrint of a DAG: shared parts in full, within a bound on the text",
+          "[dataclass][hostile]") {
+  // A small DAG prints in full, each shared part at each use.
+  Array<Any> leaf{1};
+  Array<Any> mid{leaf, leaf};
+  CHECK(std::string(ReprPrint(Array<Any>{mid, mid})) == "(((1,), (1,)), ((1,), (1,)))");
+  // 2^64 copies: a ValueError once the text would pass 16 MiB.
+  CHECK(ErrorText([] { ReprPrint(Dag(64, 1)); }) ==
+        "ValueError: ReprPrint: the text would be longer than 16777216 characters (shared parts "
+        "of a value print in full at each use)");
+  // Through a type's __ffi_repr__ hook as well (AccessPath prints its steps).
+  using reflection::AccessPath;
+  AccessPath p = AccessPath::Root()->Attr("x");
+  Array<Any> paths{p};
+  for (int i = 0; i < 64; ++i) paths = Array<Any>{paths, paths, p};
+  CHECK_THAT(ErrorText([&] { ReprPrint(paths); }),
+             Catch::Matchers::StartsWith("ValueError: ReprPrint: the text would be longer"));
+}
+
+TEST_CASE("DeepCopy of a chain deeper than the stack is a ValueError", "[dataclass][hostile]") {
+  Array<Any> deep{1};
+  for (int i = 0; i < 200000; ++i) deep = Array<Any>{deep};
+  CHECK_THAT(ErrorText([&] { DeepCopy(deep); }),
+             Catch::Matchers::StartsWith("ValueError: DeepCopy: the value is nested too deeply "
+                                         "for this thread's stack"));
+  // RecursiveEq / RecursiveHash keep their own stacks: they answer.
+  Array<Any> other{1};
+  for (int i = 0; i < 200000; ++i) other = Array<Any>{other};
+  CHECK(RecursiveEq(deep, other));
+  CHECK(RecursiveHash(deep) == RecursiveHash(other));
+  // ReprPrint stops printing at its depth bound.
+  CHECK(std::string(ReprPrint(deep)).find("...") != std::string::npos);
+}
+
+}  // namespace shared_dag

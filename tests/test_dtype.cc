@@ -204,10 +204,15 @@ TEST_CASE("Lane counts that would alias scalable vectors are refused", "[dtype][
   REQUIRE(CToString(DLDataType{kDLOpaqueHandle, 64, 1}) == "handle");
   REQUIRE(CToString(DLDataType{kDLFloat, 32, 0}) == "!ValueError");  // only void has 0 lanes
   REQUIRE_FALSE(CFromString("float32x0", &t, &error));
-  // "" and "void" both parse as the void type (upstream's spelling), which prints as "".
-  REQUIRE(CFromString("", &t, &error));
+  // "void" parses as the void type, which prints as "" (upstream's spelling);
+  // "" itself is refused (issue #25: nothing is not a type).
+  REQUIRE(CFromString("void", &t, &error));
   REQUIRE((t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0));
   REQUIRE(CToString(t).empty());
+  REQUIRE_FALSE(CFromString("", &t, &error));
+  REQUIRE(error ==
+          "ValueError: Cannot parse data type `` (the string is empty; the void type is spelled "
+          "\"void\")");
 }
 
 TEST_CASE("float4_e2m1fn takes its lanes after an underscore too", "[dtype]") {

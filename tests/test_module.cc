@@ -14,6 +14,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <nlohmann/json.hpp>
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <unistd.h>
 
@@ -987,6 +988,53 @@ TEST_CASE("The system library serves registered symbols", "[module]") {
   bool listed = false;
   for (const ffi::String& n : pre->ListFunctions()) listed |= n == "sys_mul";
   REQUIRE(listed);
+}
+
+// Issue #25: the loader stores the module handle into `__tvm_ffi__library_ctx`
+// (and registered context symbols into theirs) only where a pointer fits:
+// writable, aligned, pointer-sized data. Anything else refuses the library.
+namespace {
+void* const kConstSlot = nullptr;  // .rodata of this test binary
+}  // namespace
+
+TEST_CASE("A library whose __tvm_ffi__library_ctx cannot take a pointer is refused",
+          "[module][hostile]") {
+  const std::string dir = TVMFFI_TEST_BAD_CTX_DIR;
+  const char* const expect[] = {
+      "",
+      "but it is in read-only memory (e.g. const or RELRO data)",
+      "but it is 1 bytes, not a pointer (8 bytes)",
+      "but it is not a data object (ELF symbol type 2, not STT_OBJECT)",
+      "but it is in read-only memory (e.g. const or RELRO data)",
+  };
+  for (int v = 1; v <= 4; ++v) {
+    CAPTURE(v);
+    const std::string path = dir + "/libtvmffi_test_mod_bad_ctx" + std::to_string(v) + ".so";
+    // Twice: a refused library stays refused (nothing was published).
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      ffi::Error e = CatchError([&] { ffi::Module::LoadFromFile(path); });
+      CHECK(e.kind() == "RuntimeError");
+      CHECK(e.message() == "Module.LoadFromFile(\"" + path +
+                               "\"): refusing to load: the loader stores a pointer in symbol "
+                               "`__tvm_ffi__library_ctx`, " +
+                               expect[v]);
+    }
+  }
+  // The one-byte symbol's neighbour was not touched.
+  void* h = dlopen((dir + "/libtvmffi_test_mod_bad_ctx2.so").c_str(), RTLD_NOW | RTLD_NOLOAD);
+  REQUIRE(h != nullptr);
+  const char* neighbour = static_cast<const char*>(dlsym(h, "neighbour"));
+  REQUIRE(neighbour != nullptr);
+  for (int i = 0; i < 8; ++i) CHECK(neighbour[i] == i + 1);
+  dlclose(h);
+  // A system-library context symbol in read-only memory: refused too.
+  REQUIRE(TVMFFIEnvModRegisterSystemLibSymbol("badctx___tvm_ffi__library_ctx",
+                                              const_cast<void**>(&kConstSlot)) == 0);
+  ffi::Error e = CatchError([] { ffi::Module::SystemLib("badctx_"); });
+  CHECK(e.kind() == "RuntimeError");
+  CHECK(e.message() ==
+        "SystemLib(prefix=\"badctx_\"): refusing to load: the loader stores a pointer in symbol "
+        "`__tvm_ffi__library_ctx`, but it is in read-only memory (e.g. const or RELRO data)");
 }
 
 // ---------------------------------------------------------------------------

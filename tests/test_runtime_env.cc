@@ -48,7 +48,7 @@ TEST_CASE("Streams work for any device type and id", "[runtime][env]") {
   OnNewThread([] {
     const std::pair<int32_t, int32_t> keys[] = {
         {kDLCUDA, 15}, {kDLCUDA, 16}, {kDLCUDA, 1 << 20}, {31, 0},
-        {32, 0},       {1000, 7},     {kDLCPU, INT32_MAX}, {INT32_MAX, INT32_MAX}};
+        {32, 0},       {1000, 7},     {kDLCPU, INT32_MAX}, {65535, INT32_MAX}};
     uintptr_t v = 0x100;
     for (const auto& [type, id] : keys) {
       INFO(type << ":" << id);
@@ -73,6 +73,17 @@ TEST_CASE("Streams work for any device type and id", "[runtime][env]") {
     REQUIRE(e.message.find("device_id") != std::string::npos);
     REQUIRE(TVMFFIEnvSetStream(-2, 0, P(5), nullptr) == -1);
     REQUIRE(TakeRaised().kind == "ValueError");
+    // Issue #25: a device type no device can have is refused, not stored.
+    for (int32_t type : {65536, 99999, INT32_MAX}) {
+      INFO(type);
+      REQUIRE(TVMFFIEnvSetStream(type, 0, P(5), nullptr) == -1);
+      e = TakeRaised();
+      REQUIRE(e.kind == "ValueError");
+      REQUIRE(e.message == "TVMFFIEnvSetStream: device_type " + std::to_string(type) +
+                               " is out of range (a DLDeviceType, with TVM's RPC session bits at "
+                               "most, is below 65536)");
+      REQUIRE(TVMFFIEnvGetStream(type, 0) == nullptr);
+    }
     REQUIRE(TVMFFIEnvGetStream(kDLCUDA, -1) == nullptr);
     REQUIRE(TVMFFIEnvGetStream(-1, 0) == nullptr);
     REQUIRE_FALSE(TakeRaised().present);
@@ -143,6 +154,32 @@ int WrongVersionAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* ctx
   int rc = CpuAlloc(proto, out, ctx, SetError);
   if (rc == 0) (*out)->version.major = 7;
   return rc;
+}
+
+// Succeeds with a tensor other than the one asked for (issue #25): the
+// mode picks what differs.
+int g_liar_mode = 0;
+int MismatchAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* ctx,
+                  void (*SetError)(void*, const char*, const char*)) {
+  DLTensor p = *proto;
+  std::vector<int64_t> shape(proto->shape, proto->shape + proto->ndim);
+  switch (g_liar_mode) {
+    case 0:
+      shape[0] += 1;  // another extent
+      break;
+    case 1:
+      shape.pop_back();  // another rank
+      p.ndim -= 1;
+      break;
+    case 2:
+      p.dtype = DLDataType{kDLInt, 32, 1};  // another dtype of the same width
+      break;
+    default:
+      p.device = DLDevice{kDLCPU, 3};  // another device
+      break;
+  }
+  p.shape = shape.data();
+  return CpuAlloc(&p, out, ctx, SetError);
 }
 
 // Reports an error twice, then succeeds anyway (shape[0] == 7) or fails.
@@ -280,6 +317,33 @@ TEST_CASE("TVMFFIEnvTensorAlloc", "[runtime][env]") {
     REQUIRE(TVMFFIEnvTensorAlloc(&proto, &out) == -1);
     REQUIRE(TakeRaised().kind == "ValueError");
     REQUIRE(g_frees.load() == before + 1);
+  }
+  SECTION("a tensor other than the one asked for is refused and freed") {
+    REQUIRE(TVMFFIEnvSetDLPackManagedTensorAllocator(MismatchAlloc, 0, nullptr) == 0);
+    const char* got[] = {"[5, 5] dtype (code 2, bits 32, lanes 1) on device 1:0",
+                         "[4] dtype (code 2, bits 32, lanes 1) on device 1:0",
+                         "[4, 5] dtype (code 0, bits 32, lanes 1) on device 1:0",
+                         "[4, 5] dtype (code 2, bits 32, lanes 1) on device 1:3"};
+    for (g_liar_mode = 0; g_liar_mode < 4; ++g_liar_mode) {
+      INFO(g_liar_mode);
+      int before = g_frees.load();
+      REQUIRE(TVMFFIEnvTensorAlloc(&proto, &out) == -1);
+      e = TakeRaised();
+      REQUIRE(e.kind == "RuntimeError");
+      REQUIRE(e.message == std::string("TVMFFIEnvTensorAlloc: the allocator returned a tensor of "
+                                       "shape ") +
+                               got[g_liar_mode] +
+                               ", not the requested [4, 5] dtype (code 2, bits 32, lanes 1) on "
+                               "device 1:0");
+      REQUIRE(g_frees.load() == before + 1);  // what it got is released
+    }
+    // A prototype without a shape is refused before the allocator runs.
+    DLTensor no_shape = proto;
+    no_shape.shape = nullptr;
+    REQUIRE(TVMFFIEnvTensorAlloc(&no_shape, &out) == -1);
+    e = TakeRaised();
+    REQUIRE(e.kind == "ValueError");
+    REQUIRE(e.message == "TVMFFIEnvTensorAlloc: prototype has ndim 2 but no shape");
   }
   SECTION("the global allocator is used when the thread has none") {
     REQUIRE(TVMFFIEnvSetDLPackManagedTensorAllocator(nullptr, 0, nullptr) == 0);

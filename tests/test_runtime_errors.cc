@@ -368,3 +368,90 @@ TEST_CASE("Cached backtraces follow the actual call chain", "[runtime][error]") 
   REQUIRE(other[2] == other[0]);
   REQUIRE(other[0] != a[0]);
 }
+
+// Issue #25: a stale error (raised by an earlier failure nobody fetched) is
+// never reported by a later call that fails without raising: the runtime
+// raises a fresh error for a callee that returned non-zero silently.
+namespace {
+int SilentFailure(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) { return -1; }
+int SilentInit(void**) { return -1; }
+int SilentDeinit(void*) { return -3; }
+int SilentSignals() { return -1; }
+int InitToOne(void** out) {
+  *out = reinterpret_cast<void*>(1);
+  return 0;
+}
+int RaisingSignals() {
+  TVMFFIErrorSetRaisedFromCStr("KeyboardInterrupt", "stop");
+  return -1;
+}
+void LeaveStale() { TVMFFIErrorSetRaisedFromCStr("ValueError", "stale"); }
+}  // namespace
+
+TEST_CASE("A call that fails without raising never reports a stale error",
+          "[runtime][error][hostile]") {
+  TVMFFIObjectHandle fn = nullptr;
+  REQUIRE(TVMFFIFunctionCreate(nullptr, SilentFailure, nullptr, &fn) == 0);
+  TVMFFIAny result = None();
+  LeaveStale();
+  REQUIRE(TVMFFIFunctionCall(fn, nullptr, 0, &result) == -1);
+  RaisedError e = TakeRaised();
+  CHECK(e.kind == "RuntimeError");
+  CHECK(e.message == "the called function returned -1 without setting an error");
+  TVMFFIObjectDecRef(fn);
+
+  void* handle = nullptr;
+  LeaveStale();
+  REQUIRE(TVMFFIHandleInitOnce(&handle, SilentInit) == -1);
+  e = TakeRaised();
+  CHECK(e.kind == "RuntimeError");
+  CHECK(e.message == "TVMFFIHandleInitOnce: init_func returned -1 without setting an error");
+  REQUIRE(TVMFFIHandleInitOnce(&handle, InitToOne) == 0);
+  LeaveStale();
+  REQUIRE(TVMFFIHandleDeinitOnce(&handle, SilentDeinit) == -3);
+  e = TakeRaised();
+  CHECK(e.message == "TVMFFIHandleDeinitOnce: deinit_func returned -3 without setting an error");
+
+  REQUIRE(TVMFFIEnvRegisterCAPI("TVMFFIEnvCheckSignals", reinterpret_cast<void*>(SilentSignals)) == 0);
+  LeaveStale();
+  REQUIRE(TVMFFIEnvCheckSignals() == -1);
+  e = TakeRaised();
+  CHECK(e.message == "the TVMFFIEnvCheckSignals hook returned -1 without setting an error");
+  // A hook that raises keeps its own error.
+  REQUIRE(TVMFFIEnvRegisterCAPI("TVMFFIEnvCheckSignals", reinterpret_cast<void*>(RaisingSignals)) == 0);
+  LeaveStale();
+  REQUIRE(TVMFFIEnvCheckSignals() == -1);
+  e = TakeRaised();
+  CHECK(e.kind == "KeyboardInterrupt");
+  REQUIRE(TVMFFIEnvRegisterCAPI("TVMFFIEnvCheckSignals", nullptr) == 0);
+}
+
+// Issue #25: a global function name must be usable by name from C.
+TEST_CASE("Empty or NUL-containing global names are refused", "[runtime][error][hostile]") {
+  TVMFFIObjectHandle fn = nullptr;
+  REQUIRE(TVMFFIFunctionCreate(nullptr, SilentFailure, nullptr, &fn) == 0);
+  TVMFFIByteArray empty{"", 0};
+  REQUIRE(TVMFFIFunctionSetGlobal(&empty, fn, 1) == -1);
+  RaisedError e = TakeRaised();
+  CHECK(e.kind == "ValueError");
+  CHECK(e.message == "TVMFFIFunctionSetGlobal: the global function name is empty");
+  const char with_nul[] = "ffi.Good\0evil";
+  TVMFFIByteArray nul{with_nul, sizeof(with_nul) - 1};
+  REQUIRE(TVMFFIFunctionSetGlobal(&nul, fn, 1) == -1);
+  e = TakeRaised();
+  CHECK(e.kind == "ValueError");
+  CHECK(e.message ==
+        "TVMFFIFunctionSetGlobal: the global function name contains a NUL byte (at offset 8)");
+  TVMFFIObjectHandle got = nullptr;
+  TVMFFIByteArray good{"ffi.Good", 8};
+  REQUIRE(TVMFFIFunctionGetGlobal(&good, &got) == 0);
+  CHECK(got == nullptr);  // nothing registered under the cut-short name
+  TVMFFIMethodInfo info{};
+  info.name = empty;
+  info.method.type_index = kTVMFFIFunction;
+  info.method.v_obj = static_cast<TVMFFIObject*>(fn);
+  REQUIRE(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 1) == -1);
+  CHECK(TakeRaised().message ==
+        "TVMFFIFunctionSetGlobalFromMethodInfo: the global function name is empty");
+  TVMFFIObjectDecRef(fn);
+}

@@ -7,8 +7,12 @@
 #include <tvm/ffi/container/list.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/shape.h>
+#include <tvm/ffi/extra/dataclass.h>
 #include <tvm/ffi/extra/json.h>
 #include <tvm/ffi/extra/serialization.h>
+#include <tvm/ffi/extra/structural_equal.h>
+#include <tvm/ffi/extra/structural_hash.h>
+#include <tvm/ffi/reflection/access_path.h>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -290,4 +294,128 @@ TEST_CASE("Malformed graphs are ValueErrors naming the node", "[serialization]")
   }
   chain += R"({"type":"None"}]})";
   REQUIRE_THAT(bad(chain.c_str()), ContainsSubstring("nesting deeper than 1000 levels"));
+}
+
+// Issue #25, untrusted graph JSON: every field is checked against the
+// reflected field's type, and the runtime's own types against their
+// invariants (an AccessPath is walked as a chain of AccessPaths, and its
+// depth sizes ToSteps' allocation).
+namespace {
+// {"root_index":0,"nodes":[<nodes>]}
+std::string Graph(const std::string& nodes) {
+  return R"({"root_index":0,"nodes":[)" + nodes + "]}";
+}
+std::string PathNode(int parent, int step, const std::string& depth) {
+  return R"({"type":"ffi.reflection.AccessPath","data":{"parent":)" + std::to_string(parent) +
+         R"(,"step":)" + std::to_string(step) + R"(,"depth":)" + depth + "}}";
+}
+std::string StepNode(int kind, int key) {
+  return R"({"type":"ffi.reflection.AccessStep","data":{"kind":)" + std::to_string(kind) +
+         R"(,"key":)" + std::to_string(key) + "}}";
+}
+const char* const kNone = R"({"type":"None"})";
+const char* const kStr = R"({"type":"ffi.String","data":"x"})";
+}  // namespace
+
+TEST_CASE("FromJSONGraph: an AccessPath must be a chain of AccessPaths of the right depth",
+          "[serialization][hostile]") {
+  using reflection::AccessPath;
+  auto bad = [](const std::string& nodes) {
+    return Thrown([&] { FromJSONGraph(json::Parse(Graph(nodes))); });
+  };
+  // parent None with a step: was a NULL dereference in ToSteps / PathEqual.
+  REQUIRE(bad(PathNode(1, 2, "1") + "," + kNone + "," + StepNode(0, 3) + "," + kStr) ==
+          "ValueError: Invalid JSON Object Graph: node 0: an AccessPath's `parent` and `step` must "
+          "both be set, or both be None (the root)");
+  // parent of another type: was read as an AccessPath.
+  REQUIRE(bad(PathNode(1, 2, "1") + R"(,{"type":"ffi.Array","data":[]},)" + StepNode(0, 3) + "," +
+              kStr) ==
+          "ValueError: Invalid JSON Object Graph: node 0: an AccessPath's `parent` must be an "
+          "ffi.reflection.AccessPath, not `ffi.Array`");
+  // depth believed: a 2e9-element allocation in ToSteps.
+  const std::string rest = "," + PathNode(2, 2, "0") + "," + kNone + "," + StepNode(0, 4) + "," + kStr;
+  REQUIRE(bad(PathNode(1, 3, "2000000000") + rest) ==
+          "ValueError: Invalid JSON Object Graph: node 0: an AccessPath's depth must be its "
+          "parent's plus one (1), not 2000000000");
+  REQUIRE(bad(PathNode(1, 1, "7") + "," + kNone) ==
+          "ValueError: Invalid JSON Object Graph: node 0: the root AccessPath's depth must be 0, "
+          "not 7");
+  // depth is an int32 field: a wider value is refused, not truncated.
+  REQUIRE(bad(PathNode(1, 3, "4294967297") + rest) ==
+          "ValueError: Invalid JSON Object Graph: node 0: field `depth` of "
+          "`ffi.reflection.AccessPath` does not hold 4294967297 (a 32-bit integer)");
+  // step of the wrong type: checked against the field's reflected type.
+  REQUIRE(bad(PathNode(1, 3, "1") + "," + PathNode(2, 2, "0") + "," + kNone + "," + kStr) ==
+          "ValueError: Invalid JSON Object Graph: node 0: field `step` of "
+          "`ffi.reflection.AccessPath`: TypeError: Cannot convert from type `str` to "
+          "`Optional[ffi.reflection.AccessStep]`");
+  // With every check passed, the path is sound.
+  AccessPath ok = FromJSONGraph(json::Parse(Graph(PathNode(1, 3, "1") + rest))).cast<AccessPath>();
+  REQUIRE(ok->depth == 1);
+  REQUIRE(ok->ToSteps().size() == 1);
+  // AccessStep: a known kind, a key that fits it.
+  REQUIRE(bad(StepNode(99, 1) + R"(,{"type":"int","data":1})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: unknown access step kind 99 (0 to 5)");
+  REQUIRE(bad(StepNode(1, 1) + "," + kStr) ==
+          "ValueError: Invalid JSON Object Graph: node 0: an array step's key must be an int, not "
+          "`str`");
+  // A sound path still round-trips.
+  AccessPath path = AccessPath::Root()->Attr("body")->ArrayItem(2)->MapItem(String("k"));
+  AccessPath back = FromJSONGraph(ToJSONGraph(path)).cast<AccessPath>();
+  REQUIRE(back->depth == 3);
+  REQUIRE(back->PathEqual(path));
+  REQUIRE(back->ToSteps().size() == 3);
+}
+
+TEST_CASE("FromJSONGraph: fields are checked against their reflected types",
+          "[serialization][hostile]") {
+  RegisterOnce();
+  auto bad = [](const std::string& text) {
+    return Thrown([&] { FromJSONGraph(json::Parse(text)); });
+  };
+  // An object node where the field declares a string.
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":1,"dtype":"int32"}},{"type":"ffi.Array","data":[]}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: field `name` of `test.ser.Node` must be "
+          "a `str`, not `ffi.Array`");
+  // An inline field of the wrong JSON type.
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":"many","dtype":"int32"}},{"type":"ffi.String","data":"n"}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: field `count` of `test.ser.Node` must "
+          "be an int, not `str`");
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":1,"dtype":7}},{"type":"ffi.String","data":"n"}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: field `dtype` must be a data type "
+          "string, not `int`");
+  // A device outside int32 is refused, not truncated.
+  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"Device","data":[1,4294967296]}]})") ==
+          "ValueError: Invalid JSON Object Graph: node 0: Device `data` holds 4294967296, outside "
+          "int32");
+}
+
+// Issue #25: a 2 KB graph of shared nodes (each level holds the one below
+// twice: 2^60 paths) costs every walker time linear in its 62 nodes.
+TEST_CASE("A small JSON DAG costs every walker time linear in its nodes",
+          "[serialization][hostile]") {
+  std::string nodes = R"({"type":"int","data":1},{"type":"ffi.Array","data":[0]})";
+  for (int i = 2; i < 62; ++i) {
+    nodes += R"(,{"type":"ffi.Array","data":[)" + std::to_string(i - 1) + "," +
+             std::to_string(i - 1) + "]}";
+  }
+  const std::string text = R"({"root_index":61,"nodes":[)" + nodes + "]}";
+  REQUIRE(text.size() < 2500);
+  Function from_text = Function::GetGlobalRequired("ffi.FromJSONGraphString");
+  Function to_text = Function::GetGlobalRequired("ffi.ToJSONGraphString");
+  Any a = from_text(String(text));
+  Any b = from_text(String(text));
+  CHECK(StructuralEqual::Equal(a, b));
+  CHECK_FALSE(StructuralEqual::GetFirstMismatch(a, b).has_value());
+  CHECK(StructuralHash::Hash(a) == StructuralHash::Hash(b));
+  CHECK(RecursiveEq(a, b));
+  CHECK(RecursiveHash(a) == RecursiveHash(b));
+  CHECK_FALSE(RecursiveLt(a, b));
+  CHECK(RecursiveEq(DeepCopy(a), a));
+  CHECK_THAT(Thrown([&] { ReprPrint(a); }),
+             ContainsSubstring("ValueError: ReprPrint: the text would be longer than"));
+  // The round trip writes each shared node once.
+  String again = to_text(a, nullptr).cast<String>();
+  CHECK(again.size() < 2 * text.size());
+  CHECK(StructuralEqual::Equal(from_text(again), a));
 }

@@ -9,6 +9,7 @@
 #include <tvm/ffi/container/shape.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/extra/structural_equal.h>
+#include <tvm/ffi/extra/structural_hash.h>
 #include <tvm/ffi/reflection/registry.h>
 
 #include <catch2/catch_test_macros.hpp>
@@ -259,6 +260,79 @@ TEST_CASE("The functor form and the global agree", "[structural_equal]") {
   CHECK(StructuralEqual()(Array<int64_t>{1}, Array<int64_t>{1}));
   Function global = Function::GetGlobalRequired("ffi.StructuralEqual");
   CHECK(global(Array<int64_t>{1}, Array<int64_t>{2}, false, false).cast<bool>() == false);
+}
+
+// Issue #25: a DAG of shared nodes (each level holds the one below twice:
+// 2^64 paths) costs its number of nodes for every walker, and a chain deeper
+// than the stack is a clear error, not a crash.
+Any SharedDag(int levels, int64_t leaf, int kind) {
+  Any node = Array<Any>{leaf};
+  for (int i = 0; i < levels; ++i) {
+    switch (kind) {
+      case 0:
+        node = Array<Any>{node, node};
+        break;
+      case 1:
+        node = Map<Any, Any>{{String("a"), node}, {String("b"), node}};
+        break;
+      default:
+        node = MakeLet(node, node);  // a reflected TreeNode
+        break;
+    }
+  }
+  return node;
+}
+
+TEST_CASE("StructuralEqual / Hash of a DAG of shared nodes take time linear in its nodes",
+          "[structural_equal][structural_hash][hostile]") {
+  RegisterTestTypes();
+  for (int kind = 0; kind < 3; ++kind) {
+    CAPTURE(kind);
+    Any lhs = SharedDag(64, 1, kind);
+    Any rhs = SharedDag(64, 1, kind);  // equal, sharing nothing with lhs
+    Any other = SharedDag(64, 2, kind);
+    CHECK(Eq(lhs, rhs));
+    CHECK_FALSE(Eq(lhs, other));
+    CHECK(StructuralHash::Hash(lhs) == StructuralHash::Hash(rhs));
+    // (Map entries combine by a sum, which a one-bit change at the leaf can
+    // leave alone: compared for the other kinds only.)
+    if (kind != 1) CHECK(StructuralHash::Hash(lhs) != StructuralHash::Hash(other));
+    Optional<AccessPathPair> m = StructuralEqual::GetFirstMismatch(lhs, other);
+    REQUIRE(m.has_value());
+    CHECK(m.value().get<0>()->depth == 65);  // 64 levels, then the leaf array's item
+    CHECK_FALSE(StructuralEqual::GetFirstMismatch(lhs, rhs).has_value());
+  }
+}
+
+TEST_CASE("StructuralEqual / Hash of a chain deeper than the stack is a ValueError",
+          "[structural_equal][structural_hash][hostile]") {
+  Array<Any> a{1}, b{1};
+  for (int i = 0; i < 200000; ++i) {
+    a = Array<Any>{a};
+    b = Array<Any>{b};
+  }
+  auto error = [](auto fn) -> std::string {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return e.kind() + ": " + e.message();
+    }
+    return "no error";
+  };
+  const std::string eq = error([&] { Eq(a, b); });
+  CHECK(eq.rfind("ValueError: StructuralEqual: the value is nested too deeply for this thread's "
+                 "stack", 0) == 0);
+  const std::string hash = error([&] { StructuralHash::Hash(a); });
+  CHECK(hash.rfind("ValueError: StructuralHash: the value is nested too deeply for this "
+                   "thread's stack", 0) == 0);
+  // Shallower than the stack allows: the answer, as before.
+  Array<Any> c{1}, d{1};
+  for (int i = 0; i < 2000; ++i) {
+    c = Array<Any>{c};
+    d = Array<Any>{d};
+  }
+  CHECK(Eq(c, d));
+  CHECK(StructuralHash::Hash(c) == StructuralHash::Hash(d));
 }
 
 }  // namespace

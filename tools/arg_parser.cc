@@ -8,6 +8,9 @@
 #include <tvm/ffi/string.h>
 
 #include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -134,16 +137,74 @@ class ListParser {
   size_t leaf_depth_ = 0;
 };
 
-bool StoreElement(const std::string& text, DLDataType t, void* base, int64_t i, std::string* err) {
+// The name ParseDType knows a tensor dtype by, for messages.
+std::string DTypeName(DLDataType t) {
+  if (t.code == kDLBool) return "bool";
+  const char* prefix = t.code == kDLFloat ? "f" : t.code == kDLUInt ? "u" : "i";
+  return prefix + std::to_string(t.bits);
+}
+
+// An integer literal (optional sign, then digits after an optional 0x / 0
+// base prefix as strtoll reads them) that does not fit `bits` bits is refused,
+// never wrapped. Returns false with *err set when the text is not an integer
+// in range.
+bool ParseIntElement(const std::string& text, DLDataType t, uint64_t* out, std::string* err) {
+  const char* s = text.c_str();
   char* end = nullptr;
   errno = 0;
+  if (t.code == kDLUInt) {
+    // strtoull would read "-1" as the largest value: a sign is refused.
+    const char* p = s;
+    while (*p == ' ' || *p == '\t') ++p;
+    if (*p == '-') {
+      *err = "`" + text + "` is out of range for " + DTypeName(t) + " (it is negative)";
+      return false;
+    }
+    unsigned long long v = std::strtoull(s, &end, 0);
+    if (end == s || *end != '\0') {
+      *err = "`" + text + "` is not an integer";
+      return false;
+    }
+    const unsigned long long max = t.bits >= 64 ? ~0ull : (1ull << t.bits) - 1;
+    if (errno == ERANGE || v > max) {
+      *err = "`" + text + "` is out of range for " + DTypeName(t) + " (0 to " +
+             std::to_string(max) + ")";
+      return false;
+    }
+    *out = v;
+    return true;
+  }
+  long long v = std::strtoll(s, &end, 0);
+  if (end == s || *end != '\0') {
+    *err = "`" + text + "` is not an integer";
+    return false;
+  }
+  const int bits = t.code == kDLBool ? 1 : t.bits;
+  const long long lo = t.code == kDLBool ? 0 : bits >= 64 ? INT64_MIN : -(1ll << (bits - 1));
+  const long long hi = t.code == kDLBool ? 1 : bits >= 64 ? INT64_MAX : (1ll << (bits - 1)) - 1;
+  if (errno == ERANGE || v < lo || v > hi) {
+    *err = "`" + text + "` is out of range for " + DTypeName(t) + " (" + std::to_string(lo) +
+           " to " + std::to_string(hi) + ")";
+    return false;
+  }
+  *out = static_cast<uint64_t>(v);
+  return true;
+}
+
+bool StoreElement(const std::string& text, DLDataType t, void* base, int64_t i, std::string* err) {
   if (t.code == kDLFloat) {
+    char* end = nullptr;
     double v = std::strtod(text.c_str(), &end);
     if (end == text.c_str() || *end != '\0') {
       *err = "`" + text + "` is not a number";
       return false;
     }
     if (t.bits == 32) {
+      // A finite value past float's range would become infinity (or worse).
+      if (std::isfinite(v) && std::fabs(v) > static_cast<double>(FLT_MAX)) {
+        *err = "`" + text + "` is out of range for f32";
+        return false;
+      }
       static_cast<float*>(base)[i] = static_cast<float>(v);
     } else if (t.bits == 64) {
       static_cast<double*>(base)[i] = v;
@@ -153,39 +214,48 @@ bool StoreElement(const std::string& text, DLDataType t, void* base, int64_t i, 
     }
     return true;
   }
-  long long v;
+  uint64_t v;
   if (t.code == kDLBool && (text == "true" || text == "false")) {
     v = text == "true";
-  } else {
-    v = std::strtoll(text.c_str(), &end, 0);
-    if (end == text.c_str() || *end != '\0' || errno == ERANGE) {
-      *err = "`" + text + "` is not an integer";
-      return false;
-    }
+  } else if (!ParseIntElement(text, t, &v, err)) {
+    return false;
   }
   switch (t.bits) {
     case 8:
-      static_cast<int8_t*>(base)[i] = static_cast<int8_t>(v);
+      static_cast<uint8_t*>(base)[i] = static_cast<uint8_t>(v);
       break;
     case 16:
-      static_cast<int16_t*>(base)[i] = static_cast<int16_t>(v);
+      static_cast<uint16_t*>(base)[i] = static_cast<uint16_t>(v);
       break;
     case 32:
-      static_cast<int32_t*>(base)[i] = static_cast<int32_t>(v);
+      static_cast<uint32_t*>(base)[i] = static_cast<uint32_t>(v);
       break;
     default:
-      static_cast<int64_t*>(base)[i] = static_cast<int64_t>(v);
+      static_cast<uint64_t*>(base)[i] = v;
       break;
   }
   return true;
 }
 
-bool IsInt(const std::string& s, int64_t* out) {
+// An integer word: optional sign, then decimal digits. Returns false when the
+// word is not one (*out_of_range stays false), or when it is one that does
+// not fit int64 (*out_of_range set: refused, not read as a float).
+bool IsInt(const std::string& s, int64_t* out, bool* out_of_range) {
+  *out_of_range = false;
   if (s.empty()) return false;
+  size_t digits = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  if (digits == s.size()) return false;
+  for (size_t k = digits; k < s.size(); ++k) {
+    if (s[k] < '0' || s[k] > '9') return false;
+  }
   char* end = nullptr;
   errno = 0;
   long long v = std::strtoll(s.c_str(), &end, 10);
-  if (*end != '\0' || errno == ERANGE) return false;
+  if (*end != '\0') return false;
+  if (errno == ERANGE) {
+    *out_of_range = true;
+    return false;
+  }
   *out = v;
   return true;
 }
@@ -209,14 +279,19 @@ bool ParseTensorLiteral(const std::string& text, std::vector<int64_t>* shape,
 bool ParseArg(const std::string& tok, ffi::Any* out, std::string* err) {
   int64_t i;
   double f;
+  bool out_of_range = false;
   if (tok.compare(0, 4, "str:") == 0) {
     *out = ffi::String(tok.substr(4));
   } else if (tok == "none" || tok == "None") {
     *out = nullptr;
   } else if (tok == "true" || tok == "false") {
     *out = tok == "true";
-  } else if (IsInt(tok, &i)) {
+  } else if (IsInt(tok, &i, &out_of_range)) {
     *out = i;
+  } else if (out_of_range) {
+    *err = "integer `" + tok + "` is out of range for int64 (write it as a float, e.g. `" + tok +
+           ".0`, to pass a float)";
+    return false;
   } else if (IsFloat(tok, &f)) {
     *out = f;
   } else if (size_t br = tok.find('['); br != std::string::npos && br > 0) {

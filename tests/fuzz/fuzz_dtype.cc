@@ -30,7 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fuzz::DTypeText(t, &printed)) {
     fuzz::Fail("TVMFFIDataTypeToString refused a parsed dtype", std::string(text.data, size));
   }
-  TVMFFIByteArray again{printed.data(), printed.size()};
+  // Void prints as "" (upstream's spelling) but only "void" parses back.
+  const std::string reread = printed.empty() ? std::string("void") : printed;
+  TVMFFIByteArray again{reread.data(), reread.size()};
   DLDataType t2;
   if (TVMFFIDataTypeFromString(&again, &t2) != 0) {
     fuzz::Fail("printed dtype does not parse: `" + printed + "` from", std::string(text.data, size));

@@ -1,6 +1,6 @@
 # Runs one libFuzzer target for a bounded time (ctest entry of tests/fuzz).
 #   cmake -DFUZZER=<exe> -DNAME=<name> -DSEEDS=<dir> [-DEXTRA_SEEDS=<files;...>]
-#         -DWORK=<dir> -P run_fuzzer.cmake
+#         -DWORK=<dir> [-DTIMEOUT=<seconds per input, default 10>] -P run_fuzzer.cmake
 # The time is $ENV{TVMFFI_FUZZ_SECONDS} (default 30). The committed seeds are
 # copied into WORK/corpus, which the fuzzer then grows (the source tree is
 # never written). Fails on any crash, leak, sanitizer report or timeout; the
@@ -11,13 +11,19 @@ if(DEFINED ENV{TVMFFI_FUZZ_SECONDS} AND NOT "$ENV{TVMFFI_FUZZ_SECONDS}" STREQUAL
   set(_seconds "$ENV{TVMFFI_FUZZ_SECONDS}")
 endif()
 
+# Seconds one input may take (libFuzzer's -timeout); -DTIMEOUT= overrides.
+set(_timeout 10)
+if(DEFINED TIMEOUT AND NOT "${TIMEOUT}" STREQUAL "")
+  set(_timeout "${TIMEOUT}")
+endif()
+
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/corpus")
 file(GLOB _seeds "${SEEDS}/*")
 file(COPY ${_seeds} ${EXTRA_SEEDS} DESTINATION "${WORK}/corpus")
 
 execute_process(
-  COMMAND "${FUZZER}" -max_total_time=${_seconds} -timeout=10 -rss_limit_mb=2048
+  COMMAND "${FUZZER}" -max_total_time=${_seconds} -timeout=${_timeout} -rss_limit_mb=2048
           -print_final_stats=1 "-artifact_prefix=${WORK}/" "${WORK}/corpus"
   WORKING_DIRECTORY "${WORK}"
   RESULT_VARIABLE _rc

@@ -977,15 +977,17 @@ TVM_FFI_DLL int TVMFFIBytesFromByteArray(const TVMFFIByteArray* input, TVMFFIAny
  *        (1..32768, stored as negative int16 lanes), DLPack's float8/6/4 names
  *        (e.g. "float8_e4m3fn"), "custom[name]" (through the global
  *        `dtype.get_custom_type_code`, called with a str), and the void type
- *        {kDLOpaqueHandle, 0, 0} as "void" or "" (accepted, as upstream).
- * \return 0 or -1 (ValueError naming the text for anything else; "x40000"
- *         is refused: such a lanes field is a scalable vector).
+ *        {kDLOpaqueHandle, 0, 0} as "void".
+ * \return 0 or -1 (ValueError naming the text for anything else, the empty
+ *         string included, which upstream reads as void; "x40000" is refused:
+ *         such a lanes field is a scalable vector).
  */
 TVM_FFI_DLL int TVMFFIDataTypeFromString(const TVMFFIByteArray* str, DLDataType* out);
 
 /*!
  * \brief Format a data type as text (the inverse of TVMFFIDataTypeFromString:
- *        every string it returns parses back to the same value).
+ *        every string it returns parses back to the same value, except void,
+ *        which prints as "" as upstream's does and parses from "void").
  * \param out Receives an owned String (small or object).
  * \return 0 or -1 (ValueError for NULL, an unknown type code, 0 bits or 0
  *         lanes other than void, and a float8/6/4 code with another bit width:

@@ -28,13 +28,13 @@ typedef void* TVMFFIStreamHandle;
  *
  * The table is per thread and grows for any (device_type, device_id); an
  * unset entry reads as NULL (the device's default stream).
- * \param device_type A DLDeviceType value; any value >= 0 is accepted (the
- *        table is keyed by the pair, so extension device types beyond DLPack's
- *        own, e.g. 99999, work too).
+ * \param device_type A DLDeviceType value, or TVM's RPC encoding of one;
+ *        0 <= device_type < 65536 (the table is keyed by the pair).
  * \param device_id The device ordinal (>= 0).
  * \param stream The stream; NULL resets to the default stream.
  * \param opt_out_original_stream If not NULL, receives the stream that was set before.
- * \return 0, or -1 (ValueError for a negative device id).
+ * \return 0, or -1 (ValueError for a device type out of range or a
+ *         negative device id).
  */
 TVM_FFI_DLL int TVMFFIEnvSetStream(int32_t device_type, int32_t device_id,
                                    TVMFFIStreamHandle stream,

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace tvm {
 namespace ffi {
@@ -289,6 +290,84 @@ TVM_FFI_INLINE void ReleaseCell(TVMFFIAny* cell) {
     SetAnyNone(cell);
   }
 }
+
+/*!
+ * \brief Releases the elements of a container from its destructor with a
+ *        bounded C stack. Releasing the last reference of an element that is
+ *        itself a container releases its elements in turn: a chain of
+ *        containers 200,000 deep would recurse 200,000 times. Past
+ *        kMaxNesting nested container releases on this thread, the element
+ *        references are handed to the outermost release instead, which drops
+ *        them one after another before it returns. Reference counting itself
+ *        (HeaderDecRef) is unchanged; only container destructors use this.
+ *        (Each binary keeps its own per-thread count; a chain alternating
+ *        between binaries is bounded all the same.)
+ */
+class ContainerReleaseScope {
+ public:
+  static constexpr int kMaxNesting = 64;
+
+  ContainerReleaseScope() noexcept = default;
+  ~ContainerReleaseScope() {
+    if (TVM_FFI_PREDICT_FALSE(state_ != nullptr)) Leave();
+  }
+  ContainerReleaseScope(const ContainerReleaseScope&) = delete;
+  ContainerReleaseScope& operator=(const ContainerReleaseScope&) = delete;
+
+  /*! \brief Release an owned cell (None afterwards), now or by the outermost scope. */
+  TVM_FFI_INLINE void Release(TVMFFIAny* cell) noexcept {
+    if (cell->type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
+      SetAnyNone(cell);
+      return;
+    }
+    TVMFFIObject* obj = cell->v_obj;
+    SetAnyNone(cell);
+    // The per-thread count is touched only by containers that hold objects:
+    // releasing a container of plain values costs nothing more than before.
+    if (TVM_FFI_PREDICT_FALSE(state_ == nullptr)) Enter();
+    if (TVM_FFI_PREDICT_FALSE(state_->depth > kMaxNesting) && Defer(obj)) return;
+    HeaderDecRef(obj);
+  }
+
+ private:
+  struct State {
+    int depth;                            // nested container releases on this thread
+    std::vector<TVMFFIObject*>* pending;  // deferred references (made on the first one)
+  };
+  static State& GetState() noexcept {
+    static thread_local State state{0, nullptr};
+    return state;
+  }
+  TVM_FFI_NOINLINE void Enter() noexcept {
+    state_ = &GetState();
+    ++state_->depth;
+  }
+  TVM_FFI_NOINLINE void Leave() noexcept {
+    if (state_->depth == 1 && state_->pending != nullptr) {
+      // The outermost: drop what deeper releases deferred (they may defer more).
+      std::vector<TVMFFIObject*>* pending = state_->pending;
+      while (!pending->empty()) {
+        TVMFFIObject* obj = pending->back();
+        pending->pop_back();
+        HeaderDecRef(obj);
+      }
+      state_->pending = nullptr;
+      delete pending;
+    }
+    --state_->depth;
+  }
+  TVM_FFI_NOINLINE bool Defer(TVMFFIObject* obj) noexcept {
+    try {
+      if (state_->pending == nullptr) state_->pending = new std::vector<TVMFFIObject*>();
+      state_->pending->push_back(obj);
+      return true;
+    } catch (...) {
+      return false;  // out of memory: release it here, recursing
+    }
+  }
+
+  State* state_ = nullptr;
+};
 
 /*! \brief A new owned copy of an owned cell (objects gain a reference). */
 TVM_FFI_INLINE TVMFFIAny CopyCell(const TVMFFIAny& cell) noexcept {

@@ -826,11 +826,13 @@ class MapBaseObj : public Object {
   }
 
   void ReleaseEntries() noexcept {
+    // Bounded recursion: a chain of nested containers is released in a loop.
+    details::ContainerReleaseScope release;
     if (IsSmallMap()) {
       KVCell* cells = SmallEntries();
       for (uint64_t i = 0; i < size_; ++i) {
-        details::ReleaseCell(&cells[i].key);
-        details::ReleaseCell(&cells[i].value);
+        release.Release(&cells[i].key);
+        release.Release(&cells[i].value);
       }
       return;
     }
@@ -838,8 +840,8 @@ class MapBaseObj : public Object {
       uint8_t& meta = Meta(s);
       if (meta == kEmptyMeta || meta == kProtectedMeta) continue;
       meta = kEmptyMeta;
-      details::ReleaseCell(&Item(s)->key);
-      details::ReleaseCell(&Item(s)->value);
+      release.Release(&Item(s)->key);
+      release.Release(&Item(s)->value);
     }
   }
 

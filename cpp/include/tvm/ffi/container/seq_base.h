@@ -48,7 +48,11 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   SeqBaseObj& operator=(const SeqBaseObj&) = delete;
   ~SeqBaseObj() {
     TVMFFIAny* cells = Cells();
-    for (int64_t i = 0; i < TVMFFISeqCell::size; ++i) details::ReleaseCell(cells + i);
+    {
+      // Bounded recursion: a chain of nested containers is released in a loop.
+      details::ContainerReleaseScope release;
+      for (int64_t i = 0; i < TVMFFISeqCell::size; ++i) release.Release(cells + i);
+    }
     if (data_deleter != nullptr) data_deleter(data);
   }
 

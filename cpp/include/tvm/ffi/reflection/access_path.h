@@ -108,6 +108,21 @@ class AccessPathObj : public Object {
   AccessPathObj() = default;
   AccessPathObj(Optional<ObjectRef> parent_path, Optional<AccessStep> last_step, int32_t n)
       : parent(std::move(parent_path)), step(std::move(last_step)), depth(n) {}
+  AccessPathObj(const AccessPathObj&) = default;
+  AccessPathObj& operator=(const AccessPathObj&) = default;
+  /*!
+   * \brief Releases the chain of parents this node alone holds in a loop, not
+   *        by recursion: a path 200,000 steps long is freed with a bounded stack.
+   */
+  ~AccessPathObj() {
+    Optional<ObjectRef> next = std::move(parent);
+    while (next.has_value() && next->use_count() == 1) {
+      auto* node = const_cast<AccessPathObj*>(static_cast<const AccessPathObj*>(next.get()));
+      if (!node->IsInstance<AccessPathObj>()) break;
+      Optional<ObjectRef> up = std::move(node->parent);
+      next = std::move(up);  // frees `node`, whose parent is already taken
+    }
+  }
 
   /*! \brief The path without its last step; nullopt at the root. */
   inline Optional<AccessPath> GetParent() const;
