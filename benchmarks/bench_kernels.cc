@@ -9,7 +9,7 @@
 //      Target: >= 0.90 of copy for every op.
 //   2. Host cost of one call. scale on a 1-element float32 tensor through the
 //      FFI (function pointer cached, stream from the environment) against the
-//      library's plain C launcher of the same kernel (a direct <<<>>> launch).
+//      library's plain C launcher of the same kernel (a direct launch).
 //      Target: at most +0.3 us per call, read off the median of the
 //      per-batch differences (each FFI batch is followed by a direct one).
 //
@@ -295,7 +295,7 @@ int main() {
                q3 = diff[diff.size() * 3 / 4];
   std::printf("\nhost cost of one call, scale on a 1-element float32 tensor (median of %d x %d)\n",
               kBatches, kBatch);
-  std::printf("  direct <<<>>> launch   %8.1f ns/call\n", d);
+  std::printf("  direct launch         %8.1f ns/call\n", d);
   std::printf("  FFI call (__tvm_ffi_)  %8.1f ns/call\n", f);
   std::printf("  difference of medians  %+8.3f us/call\n", (f - d) / 1e3);
   std::printf("  paired difference      %+8.3f us/call  (quartiles %+.3f .. %+.3f; target <= +0.300 us: %s)\n",

@@ -3,8 +3,8 @@
 // block reductions, and the per-device launch geometry cache.
 //
 // Needs only the CUDA toolkit headers, so the kernels can be compiled (and
-// timed) without the FFI layer. Everything but the <<<>>> launchers (guarded
-// by __CUDACC__) also compiles as host C++: tests/cuda/test_cuda_emulated.cc
+// timed) without the FFI layer. Everything but the launchers (guarded by
+// __CUDACC__) also compiles as host C++: tests/cuda/test_cuda_emulated.cc
 // runs the kernel bodies on CPU threads to check their index and reduction
 // logic where no GPU is available.
 #ifndef TVMFFI_KERNELS_CUDA_COMMON_CUH_
@@ -17,6 +17,14 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#if defined(__CUDACC__)
+#include <cuda.h>  // driver API types only: the entry point is looked up, not linked
+
+#include <mutex>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#endif
 
 namespace tvmffi_kernels {
 
@@ -183,6 +191,163 @@ inline int ResidentBlocksPerSM(Kernel kernel, int threads) {
   }
   return n > 0 ? n : 1;
 }
+
+/*!
+ * \brief L2 cache bytes of a device, looked up once per device (as NumSMs);
+ *        0 when the query fails.
+ */
+inline int L2Bytes(int device_id) {
+  constexpr int kMaxCachedDevices = 64;
+  static std::atomic<int> cache[kMaxCachedDevices];
+  if (device_id >= 0 && device_id < kMaxCachedDevices) {
+    const int n = cache[device_id].load(std::memory_order_relaxed);
+    if (n > 0) return n;
+  }
+  int n = 0;
+  if (cudaDeviceGetAttribute(&n, cudaDevAttrL2CacheSize, device_id) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (n > 0 && device_id >= 0 && device_id < kMaxCachedDevices) {
+    cache[device_id].store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+#if defined(__CUDACC__)
+// ---------------------------------------------------------------------------
+// Launching
+// ---------------------------------------------------------------------------
+//
+// A <<<>>> launch goes through cudaLaunchKernel, which looks the kernel up by
+// its host stub and checks the context and lazy module loading on every call.
+// The kernels here are launched with cuLaunchKernel on a CUfunction looked up
+// once per (kernel, device); the driver's entry point comes from the runtime
+// (cudaGetDriverEntryPointByVersion), so the library does not link libcuda
+// and still loads where no driver is installed. Any failure of that path
+// (no driver entry point, a lookup or a launch that fails) is retried through
+// cudaLaunchKernel, which then reports the error as a cudaError_t.
+
+using CuLaunchKernelFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, unsigned, unsigned, CUstream, void**, void**);
+
+/*! \brief The driver's cuLaunchKernel, looked up once; nullptr where unavailable. */
+inline CuLaunchKernelFn DriverLaunchKernel() {
+  static const CuLaunchKernelFn fn = []() -> CuLaunchKernelFn {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t e =
+        cudaGetDriverEntryPointByVersion("cuLaunchKernel", &p, 12000, cudaEnableDefault, &q);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuLaunchKernel", &p, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    return reinterpret_cast<CuLaunchKernelFn>(p);
+  }();
+  return fn;
+}
+
+/*!
+ * \brief CUfunction of each (kernel, device) pair seen, in a fixed open-addressed
+ *        table: lock-free lookups, inserts under a mutex. Entries are only
+ *        added; a full table makes lookups miss (the runtime path then serves).
+ */
+class FunctionTable {
+ public:
+  static FunctionTable& Global() {
+    static FunctionTable t;
+    return t;
+  }
+
+  /*! \brief The kernel's CUfunction on `device` (the current device), or nullptr. */
+  CUfunction Get(const void* kernel, int device) {
+    const size_t h = Hash(kernel, device);
+    for (size_t k = 0; k < kSlots; ++k) {
+      const Slot& s = slots_[(h + k) & (kSlots - 1)];
+      CUfunction f = s.fn.load(std::memory_order_acquire);
+      if (f == nullptr) return Insert(kernel, device);
+      if (s.kernel == kernel && s.device == device) return f;
+    }
+    return nullptr;
+  }
+
+ private:
+  static constexpr size_t kSlots = 1024;  // power of two; ~150 kernels x a few devices
+  struct Slot {
+    std::atomic<CUfunction> fn{nullptr};  // published last (release)
+    const void* kernel = nullptr;
+    int device = -1;
+  };
+
+  static size_t Hash(const void* kernel, int device) {
+    uint64_t x = reinterpret_cast<uintptr_t>(kernel) ^ (static_cast<uint64_t>(device) << 48);
+    x *= 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(x >> 40);
+  }
+
+  CUfunction Insert(const void* kernel, int device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const size_t h = Hash(kernel, device);
+    for (size_t k = 0; k < kSlots; ++k) {
+      Slot& s = slots_[(h + k) & (kSlots - 1)];
+      CUfunction f = s.fn.load(std::memory_order_acquire);
+      if (f != nullptr) {
+        if (s.kernel == kernel && s.device == device) return f;
+        continue;
+      }
+      cudaFunction_t rf = nullptr;
+      if (cudaGetFuncBySymbol(&rf, kernel) != cudaSuccess || rf == nullptr) {
+        (void)cudaGetLastError();
+        return nullptr;
+      }
+      s.kernel = kernel;
+      s.device = device;
+      s.fn.store(reinterpret_cast<CUfunction>(rf), std::memory_order_release);
+      return s.fn.load(std::memory_order_relaxed);
+    }
+    return nullptr;
+  }
+
+  Slot slots_[kSlots];
+  std::mutex mu_;
+};
+
+template <typename Tuple, size_t... I>
+inline void ParamPointers(Tuple& t, void** out, std::index_sequence<I...>) {
+  ((out[I] = static_cast<void*>(&std::get<I>(t))), ...);
+}
+
+/*!
+ * \brief Launch `kernel` on `stream` of the current device `device` with no
+ *        dynamic shared memory; arguments are converted to the kernel's
+ *        parameter types, as <<<>>> does.
+ * \return cudaSuccess, or the launch's error (also left for cudaGetLastError
+ *         by the runtime path, as after <<<>>>).
+ */
+template <typename... P, typename... A>
+inline cudaError_t LaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, cudaStream_t stream,
+                                int device, A&&... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "one argument per kernel parameter");
+  std::tuple<std::decay_t<P>...> params(static_cast<std::decay_t<P>>(std::forward<A>(args))...);
+  void* ptrs[sizeof...(P) > 0 ? sizeof...(P) : 1];
+  ParamPointers(params, ptrs, std::index_sequence_for<P...>{});
+  const void* key = reinterpret_cast<const void*>(kernel);
+  if (CuLaunchKernelFn launch = DriverLaunchKernel()) {
+    if (CUfunction f = FunctionTable::Global().Get(key, device)) {
+      if (launch(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0,
+                 reinterpret_cast<CUstream>(stream), ptrs, nullptr) == CUDA_SUCCESS) {
+        return cudaSuccess;
+      }
+    }
+  }
+  const cudaError_t e = cudaLaunchKernel(key, grid, block, ptrs, 0, stream);
+  return e != cudaSuccess ? e : cudaGetLastError();
+}
+#endif  // __CUDACC__
 
 }  // namespace tvmffi_kernels
 

@@ -114,7 +114,8 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale_alloc, tvmffi_kernels::ScaleAlloc);
  * \brief Plain C launcher of the float32 scale kernel, without the FFI layer.
  *
  * For benchmarks that compare an FFI call of `scale` with a direct launch of
- * the same kernel: no validation, no device guard, the caller's stream.
+ * the same kernel: no validation, no device guard, the caller's stream;
+ * `device_id` must be the current device.
  * \return The launch's cudaError_t.
  */
 extern "C" __attribute__((visibility("default"))) int tvmffi_kernels_scale_f32_launch(

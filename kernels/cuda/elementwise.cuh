@@ -1,12 +1,35 @@
 // Elementwise kernels: out[i] = op(in0[i], ..., in{N-1}[i]).
 //
 // Layout of the index space [0, n) for one launch:
-//   [0, head)                 scalar: peeled so that the vector part is aligned
-//   [head, head + nvec * VEC) 16-byte vectors, grid-stride, kElementwiseUnroll per trip
-//   [head + nvec * VEC, n)    scalar tail
-// head is 0 when every pointer is already 16-byte aligned; when the pointers
-// disagree on their misalignment no vector path exists and the whole range is
-// the scalar "tail" (nvec = 0).
+//   [0, head)                  scalar edge, peeled so that the body is aligned
+//   [head, head + nvec * VEC)  the body: packs of VEC elements
+//   [head + nvec * VEC, n)     scalar edge (tail)
+// VEC is 16 bytes of elements when every pointer has the same misalignment
+// (then head < VEC and the tail < VEC); when they disagree, VEC is 1, head 0
+// and the body is all of [0, n).
+//
+// The body is cut into tiles of blockDim.x * U packs, one per block (the grid
+// covers every tile; past 2^31 - 1 blocks they stride), thread t of a tile
+// taking packs t, t + blockDim.x, ...: a block's bytes are contiguous, all U
+// loads are issued before the first store, and the edge elements go to the
+// otherwise idle threads of the last tile, so that no thread waits on two
+// round trips to memory. PlanElementwise picks U and the block size by size
+// (measured on an H100, benchmarks/RESULTS.md, 2026-11-27):
+//   small  (up to ~2 packs per resident thread): U 1, 256 threads, so that
+//          every SM gets many warps and latency hides;
+//   mid    (operands fit in 3/4 of L2): U 4, 256 threads, fewer blocks to
+//          schedule (scale at 16 MiB: 0.89-0.92x torch's time, against
+//          1.02-1.04x with U 1);
+//   large  (operands past 3/4 of L2): U kLargeUnroll, kLargeThreads,
+//          streaming (evict-first) loads and stores when kLargeStreaming
+//          (U 1: 1.000-1.009 of a copy at 64-256 MiB; U 2 0.994-1.005, U 4
+//          0.986-1.001).
+// A one-wave grid striding over the whole range, each thread's packs a grid
+// apart, was 0.91 of a copy for scale on the H200 and 0.92 on the H100: it
+// is gone.
+//
+// Indices are 32-bit when n < 2^31 (chosen at launch) and 64-bit otherwise,
+// so large tensors are correct and small ones pay no 64-bit arithmetic.
 //
 // `out` may alias an input exactly (in-place): every element is read and then
 // written by the same thread, once. Hence no __restrict__ on `out`.
@@ -15,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "common.cuh"
 
@@ -70,119 +94,212 @@ __device__ __forceinline__ Pack<T, VEC> ApplyPack(const Op& op, const Pack<T, VE
   return r;
 }
 
-constexpr int kElementwiseThreads = 256;
-constexpr int kElementwiseUnroll = 4;
+// Geometry of the three size classes (see the file comment).
+constexpr int kElementwiseThreads = 256;  // the most threads per block (launch bound)
+constexpr int kSmallThreads = 256;
+// "small": at most this many packs per SM; above it a mid grid still has at
+// least 4 blocks of kMidUnroll x 256 packs per SM (fewer left SMs idle for
+// much of the launch: an odd 4 MB launch was 1.05-1.14x torch's time).
+constexpr int kSmallPacksPerSM = 4096;
+// "mid": the operands' bytes are at most this fraction (in quarters) of L2.
+constexpr int kMidL2Quarters = 3;
+constexpr int kMidUnroll = 4;
+constexpr int kLargeUnroll = 1;
+constexpr int kLargeThreads = 128;
+constexpr bool kLargeStreaming = true;
+/*! \brief Elements per thread and tile on the scalar path (VEC 1): 16 or 32 bytes. */
+template <typename T>
+constexpr int ScalarUnroll() {
+  return sizeof(T) <= 2 ? 8 : 4;
+}
 
-template <typename T, int N, typename Op>
-__global__ void __launch_bounds__(kElementwiseThreads)
-    ElementwiseKernel(T* out, Inputs<T, N> in, int64_t head, int64_t nvec, int64_t n, Op op) {
-  constexpr int VEC = VecWidth<T>();
-  using P = Pack<T, VEC>;
-  const int64_t tid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t nthreads = static_cast<int64_t>(gridDim.x) * blockDim.x;
-
-  // Scalar edges: the peeled head and the tail, one element per thread.
-  const int64_t body_end = head + nvec * VEC;
-  const int64_t tail = n - body_end;
-  for (int64_t t = tid; t < head + tail; t += nthreads) {
-    const int64_t i = t < head ? t : body_end + (t - head);
-    out[i] = ApplyAt<T, N>(op, in, i);
+// Loads and stores of a body pack: streaming (ld/st.global.cs, evict-first)
+// or plain.
+template <bool kStreaming, typename P>
+__device__ __forceinline__ P LoadBody(const P* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kStreaming && sizeof(P) == 16) {
+    const int4 v = __ldcs(reinterpret_cast<const int4*>(p));
+    P r;
+    memcpy(&r, &v, sizeof(P));
+    return r;
   }
-  if (nvec == 0) return;
+#endif
+  return *p;
+}
+template <bool kStreaming, typename P>
+__device__ __forceinline__ void StoreBody(P* p, const P& v) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (kStreaming && sizeof(P) == 16) {
+    int4 w;
+    memcpy(&w, &v, sizeof(P));
+    __stcs(reinterpret_cast<int4*>(p), w);
+    return;
+  }
+#endif
+  *p = v;
+}
 
+/*!
+ * \brief The elementwise kernel; see the file comment for the layout.
+ * \tparam Idx uint32_t when n < 2^31, int64_t otherwise.
+ * \tparam VEC Elements per body pack (VecWidth<T>() or 1).
+ * \tparam U Packs per thread and tile.
+ */
+template <typename T, int N, typename Op, typename Idx, int VEC, int U, bool kStreaming>
+__global__ void __launch_bounds__(kElementwiseThreads)
+    ElementwiseKernel(T* out, Inputs<T, N> in, Idx head, Idx nvec, Idx n, Op op) {
+  using P = Pack<T, VEC>;
   P* vout = reinterpret_cast<P*>(out + head);
   const P* vin[N];
 #pragma unroll
   for (int k = 0; k < N; ++k) vin[k] = reinterpret_cast<const P*>(in.p[k] + head);
-
-  int64_t i = tid;
-  // Main loop: kElementwiseUnroll independent vectors per operand in flight.
-  for (; i + (kElementwiseUnroll - 1) * nthreads < nvec; i += kElementwiseUnroll * nthreads) {
-    P x[kElementwiseUnroll][N];
+  // Slots [0, nvec) are packs, [nvec, nvec + edges) the scalar edge elements.
+  const Idx edges = VEC > 1 ? n - nvec * VEC : 0;
+  const Idx slots = nvec + edges;
+  // One slot: a pack, or an edge element (head first, then tail).
+  auto slot = [&](Idx j) {
+    if (j < nvec) {
+      P x[N];
 #pragma unroll
-    for (int u = 0; u < kElementwiseUnroll; ++u) {
-#pragma unroll
-      for (int k = 0; k < N; ++k) x[u][k] = vin[k][i + u * nthreads];
+      for (int k = 0; k < N; ++k) x[k] = LoadBody<kStreaming>(vin[k] + j);
+      StoreBody<kStreaming>(vout + j, ApplyPack<T, N, Op, VEC>(op, x));
+    } else if (VEC > 1 && j < slots) {
+      const Idx e = j - nvec;
+      const Idx i = e < head ? e : head + nvec * VEC + (e - head);
+      out[i] = ApplyAt<T, N>(op, in, i);
     }
+  };
+  const Idx tile = static_cast<Idx>(blockDim.x) * U;
+  const Idx stride = static_cast<Idx>(gridDim.x) * tile;
+  for (Idx base = static_cast<Idx>(blockIdx.x) * tile; base < slots; base += stride) {
+    const Idx i = base + threadIdx.x;
+    if (U > 1 && base + tile <= nvec) {  // a whole tile of packs: loads first
+      P x[U][N];
 #pragma unroll
-    for (int u = 0; u < kElementwiseUnroll; ++u) {
-      vout[i + u * nthreads] = ApplyPack<T, N, Op, VEC>(op, x[u]);
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int k = 0; k < N; ++k) x[u][k] = LoadBody<kStreaming>(vin[k] + (i + u * blockDim.x));
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        StoreBody<kStreaming>(vout + (i + u * blockDim.x), ApplyPack<T, N, Op, VEC>(op, x[u]));
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u) slot(i + u * blockDim.x);
     }
-  }
-  for (; i < nvec; i += nthreads) {
-    P x[N];
-#pragma unroll
-    for (int k = 0; k < N; ++k) x[k] = vin[k][i];
-    vout[i] = ApplyPack<T, N, Op, VEC>(op, x);
   }
 }
 
-/*! \brief Where one launch's vector body lies, and how many blocks it gets. */
+/*! \brief Where one launch's body lies and the launch geometry. */
 struct ElementwisePlan {
-  int64_t head;     // scalar elements before the vector body
-  int64_t nvec;     // 16-byte vectors in the body (0: all scalar)
-  unsigned blocks;  // grid size (threads per block: kElementwiseThreads)
+  int64_t head;      // scalar elements before the body
+  int64_t nvec;      // packs in the body
+  int vec;           // elements per pack: VecWidth<T>() or 1
+  bool wide;         // 64-bit indices (n >= 2^31)
+  int unroll;        // packs per thread and tile
+  bool streaming;    // evict-first loads and stores (large launches)
+  unsigned threads;  // per block
+  unsigned blocks;
 };
 
 /*!
  * \brief Plan one launch over n > 0 elements: split [0, n) into scalar head,
- *        vector body and scalar tail (see the file comment) and size the grid
- *        to the work, at most max_blocks (one full wave of the device).
+ *        body and scalar tail, then pick the size class and its geometry
+ *        (see the file comment); one block per tile, at most 2^31 - 1.
  * \param ptrs The output and input pointers (byte offsets already applied).
+ * \param num_sms, l2_bytes Of the device (0 when unknown: no class by them).
  */
 template <typename T, int NP>
-inline ElementwisePlan PlanElementwise(const void* const (&ptrs)[NP], int64_t n,
-                                       int64_t max_blocks) {
+inline ElementwisePlan PlanElementwise(const void* const (&ptrs)[NP], int64_t n, int num_sms,
+                                       int64_t l2_bytes) {
   constexpr int VEC = VecWidth<T>();
-  ElementwisePlan p{0, 0, 1};
+  ElementwisePlan p{0, n, 1, n > int64_t{0x7fffffff}, ScalarUnroll<T>(), false,
+                    kElementwiseThreads, 1};
   const uintptr_t mis = reinterpret_cast<uintptr_t>(ptrs[0]) % kVecBytes;
   bool same = mis % sizeof(T) == 0;
   for (int k = 1; k < NP; ++k) {
     same = same && reinterpret_cast<uintptr_t>(ptrs[k]) % kVecBytes == mis;
   }
-  const int64_t h = static_cast<int64_t>(((kVecBytes - mis) % kVecBytes) / sizeof(T));
-  if (VEC > 1 && same && h < n) {
-    p.head = h;
-    p.nvec = (n - h) / VEC;
+  if (VEC > 1 && same) {
+    const int64_t h = static_cast<int64_t>(((kVecBytes - mis) % kVecBytes) / sizeof(T));
+    p.vec = VEC;
+    p.head = h < n ? h : 0;
+    p.nvec = h < n ? (n - h) / VEC : 0;  // nvec 0: all of n is edge
+    const int64_t bytes = n * static_cast<int64_t>(sizeof(T)) * NP;
+    if (p.wide || (l2_bytes > 0 && bytes > l2_bytes / 4 * kMidL2Quarters)) {
+      p.unroll = kLargeUnroll, p.threads = kLargeThreads, p.streaming = kLargeStreaming;
+    } else if (p.nvec <= int64_t{kSmallPacksPerSM} * num_sms) {
+      p.unroll = 1, p.threads = kSmallThreads;
+    } else {
+      p.unroll = kMidUnroll, p.threads = kElementwiseThreads;
+    }
   }
-  // Work items: vectors of the body, plus the scalar edges (all of n when no body).
-  const int64_t edges = n - p.nvec * VEC;
-  const int64_t items = std::max(p.nvec, edges);
-  const int64_t wanted = (items + kElementwiseThreads - 1) / kElementwiseThreads;
-  p.blocks = static_cast<unsigned>(std::max<int64_t>(1, std::min(wanted, max_blocks)));
+  const int64_t slots = p.vec > 1 ? p.nvec + (n - p.nvec * p.vec) : n;
+  const int64_t tile = int64_t{p.threads} * p.unroll;
+  p.blocks = static_cast<unsigned>(std::min<int64_t>((slots + tile - 1) / tile, 0x7fffffff));
   return p;
 }
 
 template <typename T, int N>
 inline ElementwisePlan PlanElementwise(const T* out, const Inputs<T, N>& in, int64_t n,
-                                       int64_t max_blocks) {
+                                       int num_sms, int64_t l2_bytes) {
   if constexpr (N == 1) {
     const void* const ptrs[2] = {out, in.p[0]};
-    return PlanElementwise<T>(ptrs, n, max_blocks);
+    return PlanElementwise<T>(ptrs, n, num_sms, l2_bytes);
   } else {
     const void* const ptrs[3] = {out, in.p[0], in.p[1]};
-    return PlanElementwise<T>(ptrs, n, max_blocks);
+    return PlanElementwise<T>(ptrs, n, num_sms, l2_bytes);
   }
 }
 
-#if defined(__CUDACC__)  // launching needs nvcc's <<<>>>
 /*!
- * \brief Launch one elementwise op on `stream`. n == 0 launches nothing.
+ * \brief Call f with the kernel (a pointer to the __global__ function) that
+ *        runs plan p; the launcher and the CPU emulation of the tests share it.
+ *        A plan of another unroll or streaming choice than the planner makes
+ *        runs the nearest instantiated kernel.
+ */
+template <typename T, int N, typename Op, typename F>
+inline void VisitElementwiseKernel(const ElementwisePlan& p, F&& f) {
+  constexpr int VEC = VecWidth<T>(), US = ScalarUnroll<T>();
+  if (p.vec > 1) {
+    if constexpr (VEC > 1) {
+      if (p.wide) {
+        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, kLargeUnroll, kLargeStreaming>);
+      } else if (p.unroll == kMidUnroll) {
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, false>);
+      } else if (p.streaming) {
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kLargeUnroll, kLargeStreaming>);
+      } else {
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, false>);
+      }
+    }
+  } else if (p.wide) {
+    f(&ElementwiseKernel<T, N, Op, int64_t, 1, US, false>);
+  } else {
+    f(&ElementwiseKernel<T, N, Op, uint32_t, 1, US, false>);
+  }
+}
+
+#if defined(__CUDACC__)  // launching needs the kernels compiled by nvcc
+/*!
+ * \brief Launch one elementwise op on `stream` of the current device
+ *        `device_id`. n == 0 launches nothing.
  * \return The launch's error code (cudaSuccess when nothing was launched).
  */
 template <typename T, int N, typename Op>
 inline cudaError_t LaunchElementwise(T* out, const Inputs<T, N>& in, int64_t n, Op op,
                                      int device_id, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  // Resident blocks per SM of this instantiation (its register use decides),
-  // asked once per instantiation; a grid of one full wave avoids a tail wave.
-  static const int blocks_per_sm =
-      ResidentBlocksPerSM(ElementwiseKernel<T, N, Op>, kElementwiseThreads);
   const ElementwisePlan p =
-      PlanElementwise<T, N>(out, in, n, static_cast<int64_t>(NumSMs(device_id)) * blocks_per_sm);
-  ElementwiseKernel<T, N, Op>
-      <<<p.blocks, kElementwiseThreads, 0, stream>>>(out, in, p.head, p.nvec, n, op);
-  return cudaGetLastError();
+      PlanElementwise<T, N>(out, in, n, NumSMs(device_id), L2Bytes(device_id));
+  cudaError_t e = cudaSuccess;
+  VisitElementwiseKernel<T, N, Op>(p, [&](auto kernel) {
+    e = LaunchKernel(kernel, dim3(p.blocks), dim3(p.threads), stream, device_id, out, in, p.head,
+                     p.nvec, n, op);
+  });
+  return e;
 }
 #endif  // __CUDACC__
 

@@ -65,7 +65,7 @@ void RMSNorm(TensorView out, TensorView x, TensorView weight, double eps) {
     cudaStream_t stream = GetCUDAStream(dev);
     TVM_FFI_CHECK_CUDA_ERROR(LaunchRMSNorm<T>(DataPtr<T>(out), DataPtr<const T>(x),
                                               DataPtr<const T>(weight), rs.rows, rs.cols,
-                                              static_cast<float>(eps), stream));
+                                              static_cast<float>(eps), dev.device_id, stream));
   });
 }
 
@@ -85,7 +85,8 @@ void Softmax(TensorView out, TensorView x) {
     CUDADeviceGuard guard(dev.device_id);
     cudaStream_t stream = GetCUDAStream(dev);
     TVM_FFI_CHECK_CUDA_ERROR(
-        LaunchSoftmax<T>(DataPtr<T>(out), DataPtr<const T>(x), rs.rows, rs.cols, stream));
+        LaunchSoftmax<T>(DataPtr<T>(out), DataPtr<const T>(x), rs.rows, rs.cols, dev.device_id,
+                         stream));
   });
 }
 

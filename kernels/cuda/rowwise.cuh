@@ -645,32 +645,38 @@ inline void WithRowKernel(int64_t rows, int cols, std::initializer_list<const vo
   }
 }
 
-#if defined(__CUDACC__)  // launching needs nvcc's <<<>>>
+#if defined(__CUDACC__)  // launching needs the kernels compiled by nvcc
 /*!
- * \brief RMSNorm over the last dimension of [rows, cols]. Nothing launched when empty.
+ * \brief RMSNorm over the last dimension of [rows, cols] on `stream` of the
+ *        current device `device_id`. Nothing launched when empty.
  * \return The launch's error code.
  */
 template <typename T>
 inline cudaError_t LaunchRMSNorm(T* out, const T* x, const T* w, int64_t rows, int cols, float eps,
-                                 cudaStream_t stream) {
+                                 int device_id, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
+  cudaError_t e = cudaSuccess;
   WithRowKernel<false, T>(rows, cols, {out, x, w}, [&](const RowPlan& p, auto kernel) {
-    kernel<<<p.grid, p.block, 0, stream>>>(out, x, w, rows, cols, eps);
+    e = LaunchKernel(kernel, dim3(p.grid), dim3(p.block), stream, device_id, out, x, w, rows, cols,
+                     eps);
   });
-  return cudaGetLastError();
+  return e;
 }
 
 /*!
- * \brief Softmax over the last dimension of [rows, cols]. Nothing launched when empty.
+ * \brief Softmax over the last dimension of [rows, cols] on `stream` of the
+ *        current device `device_id`. Nothing launched when empty.
  * \return The launch's error code.
  */
 template <typename T>
-inline cudaError_t LaunchSoftmax(T* out, const T* x, int64_t rows, int cols, cudaStream_t stream) {
+inline cudaError_t LaunchSoftmax(T* out, const T* x, int64_t rows, int cols, int device_id,
+                                 cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return cudaSuccess;
+  cudaError_t e = cudaSuccess;
   WithRowKernel<true, T>(rows, cols, {out, x}, [&](const RowPlan& p, auto kernel) {
-    kernel<<<p.grid, p.block, 0, stream>>>(out, x, rows, cols);
+    e = LaunchKernel(kernel, dim3(p.grid), dim3(p.block), stream, device_id, out, x, rows, cols);
   });
-  return cudaGetLastError();
+  return e;
 }
 #endif  // __CUDACC__
 

@@ -67,6 +67,10 @@ def test_non_default_stream_is_used(cuda_kernels: tvmffi.Module, cuda_torch: Mod
     torch = cuda_torch
     x = torch.full((1 << 20,), 3.0, device="cuda")
     out = torch.zeros_like(x)
+    # Load this size's kernel before the sleep: with CUDA's lazy loading, the
+    # first launch of a kernel may wait for work already queued on the device.
+    cuda_kernels.scale(out, x, 1.0)
+    out.zero_()
     torch.cuda.synchronize()
     s = torch.cuda.Stream()
     before = tvmffi.get_raw_stream("cuda:0")

@@ -191,8 +191,32 @@ void Expect(const std::vector<T>& got, size_t off, const std::vector<double>& re
   CHECK(clobbered == 0);
 }
 
-// A small grid cap so that big sizes exercise the grid-stride and unrolled loops.
-constexpr int64_t kEmuMaxBlocks = 6;
+// A small grid cap so that big sizes exercise the tile-stride and unrolled loops.
+constexpr unsigned kEmuMaxBlocks = 6;
+
+/*!
+ * \brief Plan p with another geometry, as the kernel of that choice would run it
+ *        (blocks capped at kEmuMaxBlocks).
+ */
+ElementwisePlan Regeometry(ElementwisePlan p, int unroll, unsigned threads, bool streaming,
+                           bool wide, int64_t n) {
+  if (p.vec > 1) p.unroll = unroll, p.streaming = streaming;
+  p.threads = threads;
+  p.wide = wide;
+  const int64_t slots = p.vec > 1 ? p.nvec + (n - p.nvec * p.vec) : n;
+  const int64_t tile = int64_t{p.threads} * p.unroll;
+  p.blocks = static_cast<unsigned>(std::min<int64_t>((slots + tile - 1) / tile, kEmuMaxBlocks));
+  return p;
+}
+
+/*! \brief Run plan p of one elementwise op through the kernel the launcher would pick. */
+template <typename T, int N, typename Op>
+void EmulateElementwise(const ElementwisePlan& p, T* out, const Inputs<T, N>& in, int64_t n,
+                        Op op) {
+  VisitElementwiseKernel<T, N, Op>(p, [&](auto kernel) {
+    Emulate(p.blocks, p.threads, false, [&] { kernel(out, in, p.head, p.nvec, n, op); });
+  });
+}
 
 template <typename T, int N, typename Op>
 void RunElementwise(int64_t n, int64_t off_out, int64_t off_a, int64_t off_b, Op op,
@@ -209,15 +233,21 @@ void RunElementwise(int64_t n, int64_t off_out, int64_t off_a, int64_t off_b, Op
   if constexpr (N == 2) in.p[1] = b.data() + off_b;
   T* o = out.data() + off_out;
   if (n > 0) {
-    const ElementwisePlan p = PlanElementwise<T, N>(o, in, n, kEmuMaxBlocks);
-    // The vector body must start 16-byte aligned for every pointer.
-    if (p.nvec > 0) {
+    const ElementwisePlan p = PlanElementwise<T, N>(o, in, n, 132, 50 << 20);
+    // A 16-byte body must start 16-byte aligned for every pointer.
+    if (p.vec > 1 && p.nvec > 0) {
       CHECK(reinterpret_cast<uintptr_t>(o + p.head) % 16 == 0);
       for (int k = 0; k < N; ++k) CHECK(reinterpret_cast<uintptr_t>(in.p[k] + p.head) % 16 == 0);
     }
-    CHECK(p.head + p.nvec * VecWidth<T>() <= n);
-    Emulate(p.blocks, kElementwiseThreads, false,
-            [&] { ElementwiseKernel<T, N, Op>(o, in, p.head, p.nvec, n, op); });
+    CHECK(p.head + p.nvec * p.vec <= n);
+    CHECK(n - p.head - p.nvec * p.vec < 2 * p.vec);  // edges are scalar remainders only
+    // Every kernel the visitor can pick, on a short grid: each writes the same values.
+    for (bool wide : {false, true}) {
+      EmulateElementwise<T, N>(Regeometry(p, 1, 128, false, wide, n), o, in, n, op);
+      EmulateElementwise<T, N>(Regeometry(p, 1, 256, false, wide, n), o, in, n, op);
+      EmulateElementwise<T, N>(Regeometry(p, kMidUnroll, 256, false, wide, n), o, in, n, op);
+      EmulateElementwise<T, N>(Regeometry(p, kLargeUnroll, 64, true, wide, n), o, in, n, op);
+    }
   }
   std::vector<double> ref(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
@@ -348,11 +378,9 @@ TEST_CASE("emulated kernels in place", "[cuda][emulated]") {
   std::vector<float> x = Random<float>(rows * cols, -2, 2, 8);
   std::vector<float> buf = x;
   Inputs<float, 2> in{{buf.data(), buf.data()}};
-  const ElementwisePlan p = PlanElementwise<float, 2>(buf.data(), in, rows * cols, kEmuMaxBlocks);
-  Emulate(p.blocks, kElementwiseThreads, false, [&] {
-    ElementwiseKernel<float, 2, AddOp<float>>(buf.data(), in, p.head, p.nvec, rows * cols,
-                                              AddOp<float>{});
-  });
+  const ElementwisePlan p = Regeometry(PlanElementwise<float, 2>(buf.data(), in, rows * cols, 4, 0),
+                                       kMidUnroll, 256, false, false, rows * cols);
+  EmulateElementwise<float, 2>(p, buf.data(), in, rows * cols, AddOp<float>{});
   size_t bad = 0;
   for (size_t i = 0; i < x.size(); ++i) bad += buf[i] != 2 * x[i];
   CHECK(bad == 0);
@@ -421,19 +449,42 @@ TEST_CASE("emulated launch plans pick the documented geometry", "[cuda][emulated
   p = PlanRows(4, 16385, 1);
   CHECK(p.mode == RowMode::kStream);
   CHECK(p.block == 1024);
-  // Elementwise: aligned float pointers, no head; grid capped at one wave.
+  // Elementwise on an H100 (132 SMs, 50 MiB of L2): aligned float pointers, no head.
   alignas(16) static float buf[64];
   const void* const ptrs[2] = {buf, buf};
-  ElementwisePlan e = PlanElementwise<float>(ptrs, int64_t{1} << 30, 132 * 8);
-  CHECK(e.head == 0);
-  CHECK(e.nvec == (int64_t{1} << 28));
-  CHECK(e.blocks == 132u * 8);
+  const int64_t l2 = 50 << 20;
+  // Small (at most 4096 packs per SM): one pack a thread, 256 threads.
+  ElementwisePlan e = PlanElementwise<float>(ptrs, 1 << 18, 132, l2);
+  CHECK((e.head == 0 && e.vec == 4 && !e.wide && e.nvec == (1 << 16)));
+  CHECK((e.unroll == 1 && e.threads == 256u && e.blocks == 256u && !e.streaming));
+  CHECK(PlanElementwise<float>(ptrs, 1000003, 132, l2).unroll == 1);
+  // Mid (operands in 3/4 of L2): 4 packs a thread, 256 threads.
+  e = PlanElementwise<float>(ptrs, 4 << 20, 132, l2);
+  CHECK((e.unroll == kMidUnroll && e.threads == 256u && !e.streaming));
+  CHECK(e.blocks == (1u << 20) / (256 * kMidUnroll));
+  // Three operands of 16 MiB (48 MiB) are past 3/4 of L2: large.
+  const void* const three[3] = {buf, buf, buf};
+  CHECK(PlanElementwise<float>(three, 4 << 20, 132, l2).streaming == kLargeStreaming);
+  CHECK(PlanElementwise<float>(three, 4 << 20, 132, l2).threads == unsigned{kLargeThreads});
+  // Large (operands exceed L2).
+  e = PlanElementwise<float>(ptrs, int64_t{1} << 28, 132, l2);
+  CHECK((e.unroll == kLargeUnroll && e.threads == unsigned{kLargeThreads}));
+  CHECK(e.streaming == kLargeStreaming);
+  CHECK(e.blocks == (1u << 26) / (kLargeThreads * kLargeUnroll));
+  // 2^31 elements and more: 64-bit indices.
+  e = PlanElementwise<float>(ptrs, (int64_t{1} << 31) + 3, 132, l2);
+  CHECK((e.wide && e.vec == 4 && e.nvec == (int64_t{1} << 29)));
+  CHECK(!PlanElementwise<float>(ptrs, 0x7fffffff, 132, l2).wide);
+  // Same misalignment: scalar head, then packs; the 3 edge elements get slots of their own.
   const void* const skew[2] = {buf + 1, buf + 1};
-  e = PlanElementwise<float>(skew, 10, 132);
-  CHECK(e.head == 3);
-  CHECK(e.nvec == 1);
+  e = PlanElementwise<float>(skew, 10, 132, l2);
+  CHECK((e.head == 3 && e.vec == 4 && e.nvec == 1));
   CHECK(e.blocks == 1);
+  // Pointers that disagree on their misalignment: one scalar body.
   const void* const mixed[2] = {buf, buf + 1};
-  e = PlanElementwise<float>(mixed, 10, 132);
-  CHECK(e.nvec == 0);
+  e = PlanElementwise<float>(mixed, 10, 132, l2);
+  CHECK((e.vec == 1 && e.head == 0 && e.nvec == 10));
+  // Fewer elements than the peeled head: all edge.
+  e = PlanElementwise<float>(skew, 2, 132, l2);
+  CHECK((e.vec == 4 && e.nvec == 0 && e.head == 0));
 }

@@ -904,3 +904,210 @@ TEST_CASE("scale_alloc returns a tensor from the host's allocator", "[cuda][allo
   CHECK(g_alloc.frees == frees0 + 1);  // the result's death freed it through the allocator
   TVMFFIEnvSetDLPackManagedTensorAllocator(prev, 0, nullptr);
 }
+
+// ===========================================================================
+// More than 2^31 elements
+// ===========================================================================
+//
+// Inputs repeat a random tile of a prime number of elements (rows), so that an
+// index that wrapped at 2^31 or 2^32 reads or writes the wrong value. The
+// expected output is the same kernel's output for the tile alone (a small
+// launch, 32-bit indices, checked against the CPU by the cases above), repeated:
+// every kernel computes each element (row) from that element (row) alone, so
+// the two must agree bit for bit.
+namespace {
+
+/*! \brief Fill n elements of esize bytes at dst with `tile` repeated. */
+void FillPeriodic(char* dst, const std::vector<char>& tile, size_t esize, size_t n) {
+  const size_t period = tile.size() / esize;
+  size_t have = std::min(n, period);
+  CUDA_REQUIRE(cudaMemcpy(dst, tile.data(), have * esize, cudaMemcpyHostToDevice));
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  while (have < n) {  // have stays a multiple of the period until the last copy
+    const size_t len = std::min(have, n - have);
+    CUDA_REQUIRE(cudaMemcpy(dst + have * esize, dst, len * esize, cudaMemcpyDeviceToDevice));
+    have += len;
+  }
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+}
+
+/*! \brief Elements of src[0, n) that differ (bitwise) from `tile` repeated; the first in *first. */
+size_t PeriodicMismatches(const char* src, const std::vector<char>& tile, size_t esize, size_t n,
+                          size_t* first) {
+  const size_t period = tile.size() / esize;
+  const size_t chunk = period * std::max<size_t>(1, (size_t{256} << 20) / tile.size());
+  char* host = nullptr;
+  CUDA_REQUIRE(cudaMallocHost(&host, chunk * esize));
+  size_t bad = 0;
+  for (size_t pos = 0; pos < n; pos += chunk) {  // pos: a multiple of the period
+    const size_t len = std::min(chunk, n - pos);
+    CUDA_REQUIRE(cudaMemcpy(host, src + pos * esize, len * esize, cudaMemcpyDeviceToHost));
+    for (size_t p = 0; p < len; p += period) {
+      const size_t m = std::min(period, len - p);
+      if (std::memcmp(host + p * esize, tile.data(), m * esize) == 0) continue;
+      for (size_t e = 0; e < m; ++e) {
+        if (std::memcmp(host + (p + e) * esize, tile.data() + e * esize, esize) != 0) {
+          if (bad++ == 0) *first = pos + p + e;
+        }
+      }
+    }
+  }
+  cudaFreeHost(host);
+  return bad;
+}
+
+/*! \brief Bytes of dst[off, off + len) that are not `byte`. */
+size_t BytesNot(const char* dst, size_t off, size_t len, unsigned char byte) {
+  if (len == 0) return 0;
+  std::vector<unsigned char> h(len);
+  CUDA_REQUIRE(cudaMemcpy(h.data(), dst + off, len, cudaMemcpyDeviceToHost));
+  return static_cast<size_t>(std::count_if(h.begin(), h.end(), [&](unsigned char c) {
+    return c != byte;
+  }));
+}
+
+template <typename T>
+std::vector<char> RandomTile(size_t n, double lo, double hi, uint32_t seed) {
+  const std::vector<T> v = RandomVec<T>(n, lo, hi, seed);
+  std::vector<char> bytes(n * sizeof(T));
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
+}
+
+CallResult CallOp(EwOp op, TVMFFIAny out, TVMFFIAny a, TVMFFIAny b) {
+  switch (op) {
+    case EwOp::kAddOne:
+      return Call("add_one", {out, a});
+    case EwOp::kScale:
+      return Call("scale", {out, a, AnyFloat(kFactor)});
+    case EwOp::kAxpy:
+      return Call("axpy", {out, a, b, AnyFloat(kAlpha)});
+    case EwOp::kAdd:
+      break;
+  }
+  return Call("add", {out, a, b});
+}
+
+}  // namespace
+
+TEST_CASE("every kernel is correct past 2^31 elements", "[cuda][large]") {
+  REQUIRE_GPU();
+  // Elementwise tensors of 2^31 + 37 elements; rows up to 2^31 + 32768.
+  constexpr size_t kBig = (size_t{1} << 31) + 37, kMaxElems = (size_t{1} << 31) + 32768 + 64;
+  constexpr unsigned char kGuard = 0x7b;
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_REQUIRE(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const size_t need = 3 * kMaxElems * 2 + (size_t{1} << 30);
+  if (free_bytes < need) {
+    SKIP("needs " << (need >> 20) << " MiB of free GPU memory, " << (free_bytes >> 20)
+                  << " MiB free");
+  }
+  DevBuf da(kMaxElems * 2), db(kMaxElems * 2), dout(kMaxElems * 2);
+  char* a = da.as<char>();
+  char* b = db.as<char>();
+  char* out = dout.as<char>();
+  const DLDevice dev = CUDADev(0);
+
+  struct EwCase {
+    EwOp op;
+    DLDataType dtype;
+    size_t esize;
+    size_t off_out, off_a, off_b;  // elements
+  };
+  // 16-byte body with 64-bit indices; the same with scalar head and tail;
+  // pointers that disagree (the scalar body, 64-bit); int8 (16 elements a pack).
+  for (const EwCase& c : {EwCase{EwOp::kScale, kF16, 2, 0, 0, 0},
+                          EwCase{EwOp::kAdd, kF16, 2, 3, 3, 3},
+                          EwCase{EwOp::kAxpy, kF16, 2, 0, 1, 0},
+                          EwCase{EwOp::kAddOne, kI8, 1, 0, 0, 0}}) {
+    INFO(OpName(c.op) << " esize " << c.esize << " offsets " << c.off_out << "/" << c.off_a << "/"
+                      << c.off_b << ", n " << kBig);
+    constexpr size_t kPeriod = 65521;  // prime
+    const bool i8 = c.esize == 1;
+    const std::vector<char> ta =
+        i8 ? RandomTile<int8_t>(kPeriod, -50, 50, 11) : RandomTile<__half>(kPeriod, -2, 2, 11);
+    const std::vector<char> tb =
+        i8 ? RandomTile<int8_t>(kPeriod, -50, 50, 12) : RandomTile<__half>(kPeriod, -2, 2, 12);
+    // The tile alone: the expected period of the output.
+    std::vector<char> want(ta.size());
+    {
+      DevBuf sa(ta.size()), sb(tb.size()), so(ta.size());
+      CUDA_REQUIRE(cudaMemcpy(sa.p, ta.data(), ta.size(), cudaMemcpyHostToDevice));
+      CUDA_REQUIRE(cudaMemcpy(sb.p, tb.data(), tb.size(), cudaMemcpyHostToDevice));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      const int64_t p = static_cast<int64_t>(kPeriod);
+      TestTensor to(so.p, {p}, c.dtype, dev), t1(sa.p, {p}, c.dtype, dev), t2(sb.p, {p}, c.dtype, dev);
+      const CallResult r = CallOp(c.op, to.any(), t1.any(), t2.any());
+      INFO(r.Describe());
+      REQUIRE(r.rc == 0);
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      CUDA_REQUIRE(cudaMemcpy(want.data(), so.p, want.size(), cudaMemcpyDeviceToHost));
+    }
+    FillPeriodic(a + c.off_a * c.esize, ta, c.esize, kBig);
+    FillPeriodic(b + c.off_b * c.esize, tb, c.esize, kBig);
+    CUDA_REQUIRE(cudaMemset(out, kGuard, kMaxElems * 2));
+    const int64_t n = static_cast<int64_t>(kBig);
+    TestTensor to(out, {n}, c.dtype, dev, c.off_out * c.esize);
+    TestTensor t1(a, {n}, c.dtype, dev, c.off_a * c.esize);
+    TestTensor t2(b, {n}, c.dtype, dev, c.off_b * c.esize);
+    const CallResult r = CallOp(c.op, to.any(), t1.any(), t2.any());
+    INFO(r.Describe());
+    REQUIRE(r.rc == 0);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    size_t first = 0;
+    const size_t bad = PeriodicMismatches(out + c.off_out * c.esize, want, c.esize, kBig, &first);
+    INFO("first wrong element " << first);
+    CHECK(bad == 0);
+    // Nothing written outside [off_out, off_out + n).
+    CHECK(BytesNot(out, 0, c.off_out * c.esize, kGuard) == 0);
+    CHECK(BytesNot(out, (c.off_out + kBig) * c.esize, 4096, kGuard) == 0);
+  }
+
+  struct RowCase {
+    bool softmax;
+    int64_t rows, cols, period_rows;  // period_rows: prime
+  };
+  // Group mode ([*, 128]), a block per row ([*, 4096]), streaming rows ([*, 32768]); fp16.
+  for (const RowCase& c : {RowCase{false, (int64_t{1} << 24) + 3, 128, 509},
+                           RowCase{true, (int64_t{1} << 19) + 1, 4096, 61},
+                           RowCase{false, (int64_t{1} << 16) + 1, 32768, 7}}) {
+    const size_t numel = static_cast<size_t>(c.rows * c.cols);
+    INFO((c.softmax ? "softmax" : "rmsnorm") << " [" << c.rows << ", " << c.cols << "], "
+                                             << numel << " elements");
+    REQUIRE(numel > (size_t{1} << 31));
+    REQUIRE(numel + 64 <= kMaxElems);
+    const size_t period = static_cast<size_t>(c.period_rows * c.cols);
+    const std::vector<char> tx = RandomTile<__half>(period, -3, 3, 21);
+    const std::vector<char> tw = RandomTile<__half>(static_cast<size_t>(c.cols), 0.5, 1.5, 22);
+    DevBuf w(tw.size());
+    CUDA_REQUIRE(cudaMemcpy(w.p, tw.data(), tw.size(), cudaMemcpyHostToDevice));
+    TestTensor twt(w.p, {c.cols}, kF16, dev);
+    auto call = [&](void* o, void* x, int64_t rows) {
+      TestTensor tot(o, {rows, c.cols}, kF16, dev), txt(x, {rows, c.cols}, kF16, dev);
+      return c.softmax ? Call("softmax", {tot.any(), txt.any()})
+                       : Call("rmsnorm", {tot.any(), txt.any(), twt.any(), AnyFloat(1e-6)});
+    };
+    std::vector<char> want(tx.size());
+    {
+      DevBuf sx(tx.size()), so(tx.size());
+      CUDA_REQUIRE(cudaMemcpy(sx.p, tx.data(), tx.size(), cudaMemcpyHostToDevice));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      const CallResult r = call(so.p, sx.p, c.period_rows);
+      INFO(r.Describe());
+      REQUIRE(r.rc == 0);
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      CUDA_REQUIRE(cudaMemcpy(want.data(), so.p, want.size(), cudaMemcpyDeviceToHost));
+    }
+    FillPeriodic(a, tx, 2, numel);
+    CUDA_REQUIRE(cudaMemset(out, kGuard, kMaxElems * 2));
+    const CallResult r = call(out, a, c.rows);
+    INFO(r.Describe());
+    REQUIRE(r.rc == 0);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    size_t first = 0;
+    const size_t bad = PeriodicMismatches(out, want, 2, numel, &first);
+    INFO("first wrong element " << first << " (row " << first / static_cast<size_t>(c.cols) << ")");
+    CHECK(bad == 0);
+    CHECK(BytesNot(out, numel * 2, 64 * 2, kGuard) == 0);
+  }
+}
