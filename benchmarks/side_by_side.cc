@@ -122,7 +122,20 @@ Function g_fthrow;
 TVMFFIObjectHandle g_fadd_handle;
 TVMFFIObjectHandle g_f3_handle;
 TVMFFIObjectHandle g_fthrow_handle;
+TVMFFIObjectHandle g_cadd_handle;  // made by TVMFFIFunctionCreate (a C callback)
 DLTensor g_dl[3];
+
+// What codegen-emitted C calls: the exported symbol, through a pointer (as
+// looked up in a loaded module), with three DLTensor* arguments.
+void ThreeViews(TensorView a, TensorView b, TensorView c) {
+  Keep(a.data_ptr());
+  Keep(b.data_ptr());
+  Keep(c.data_ptr());
+}
+}  // namespace
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(sbs_three_views, ThreeViews);
+namespace {
+int (*volatile g_export3)(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) = __tvm_ffi_sbs_three_views;
 
 TVMFFIAny IntAny(int64_t v) {
   TVMFFIAny a;
@@ -164,6 +177,13 @@ void Setup() {
   });
   g_fthrow_handle = tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_fthrow);
   for (DLTensor& t : g_dl) t = ProducerTensor(g_strides);
+  TVMFFIFunctionCreate(
+      nullptr,
+      [](void*, const TVMFFIAny* args, int32_t, TVMFFIAny* result) -> int {
+        *result = IntAny(Add(static_cast<int>(args[0].v_int64), static_cast<int>(args[1].v_int64)));
+        return 0;
+      },
+      nullptr, &g_cadd_handle);
   Function::SetGlobal("bench.sbs.add", g_fadd, true);
   TVMFFIEnvSetStream(kDLCUDA, 0, &g_versioned, nullptr);  // any non-NULL handle
   TVMFFIEnvSetDLPackManagedTensorAllocator(EnvCPUAlloc, 0, nullptr);
@@ -231,6 +251,19 @@ SBS_CASE(CallC) {
     Keep(result.v_int64);
   }
 }
+// A C callback (TVMFFIFunctionCreate) through TVMFFIFunctionCall.
+SBS_CASE(CallCFunction) {
+  for (int64_t i = 0; i < n; ++i) {
+    TVMFFIAny args[2] = {IntAny(i), IntAny(1)};
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    result.zero_padding = 0;
+    result.v_int64 = 0;
+    int rc = TVMFFIFunctionCall(g_cadd_handle, args, 2, &result);
+    Keep(rc);
+    Keep(result.v_int64);
+  }
+}
 SBS_CASE(ThreeViewsCxx) {
   TensorView v0(&g_dl[0]), v1(&g_dl[1]), v2(&g_dl[2]);
   for (int64_t i = 0; i < n; ++i) {
@@ -246,6 +279,17 @@ SBS_CASE(ThreeDLTensorC) {
     result.zero_padding = 0;
     result.v_int64 = 0;
     int rc = TVMFFIFunctionCall(g_f3_handle, args, 3, &result);
+    Keep(rc);
+  }
+}
+SBS_CASE(ThreeViewsExport) {
+  for (int64_t i = 0; i < n; ++i) {
+    TVMFFIAny args[3] = {TensorPtrAny(&g_dl[0]), TensorPtrAny(&g_dl[1]), TensorPtrAny(&g_dl[2])};
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    result.zero_padding = 0;
+    result.v_int64 = 0;
+    int rc = g_export3(nullptr, args, 3, &result);
     Keep(rc);
   }
 }
@@ -291,8 +335,10 @@ const Case kCases[] = {
     {"FromNDAlloc_static", FromNDAllocStatic},
     {"CallCxx", CallCxx},
     {"CallC", CallC},
+    {"CallCFunction", CallCFunction},
     {"ThreeViewsCxx", ThreeViewsCxx},
     {"ThreeDLTensorC", ThreeDLTensorC},
+    {"ThreeViewsExport", ThreeViewsExport},
     {"ThrowC", ThrowC},
     {"GetGlobal", GetGlobal},
     {"EnvGetStream", EnvGetStream},

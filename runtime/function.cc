@@ -430,6 +430,44 @@ TVMFFI_RT_COLD int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny*
   ThrowBadCallArgs("TVMFFIFunctionCall", args, num_args, result);
   TVM_FFI_SAFE_CALL_END();
 }
+// A C function's nonzero return: raise for it if it did not (RaiseIfSilent).
+TVMFFI_RT_COLD int FunctionCallFailed(uint64_t raises, int rc) {
+  RaiseIfSilent(raises, rc, "the called function");
+  return rc;
+}
+// TVMFFIFunctionCall of any other function (a C callback, another
+// library's): every check here, out of line, so that the C++ path above
+// stays a compare and a jump.
+TVMFFI_RT_NOINLINE int CallOtherFunction(TVMFFIObject* obj, TVMFFIAny* args, int32_t num_args,
+                                         TVMFFIAny* result) {
+  if (TVMFFI_RT_UNLIKELY(obj->type_index != kTVMFFIFunction ||
+                         BadCallArgs(args, num_args, result))) {
+    return FunctionCallBadArgs(obj, args, num_args, result);
+  }
+  // A callee that fails without raising would have the caller report a
+  // stale error: one is raised for it (the C++ path needs no such check:
+  // functions made by the C++ headers always raise).
+  const uint64_t raises = RaiseCount();
+  const TVMFFIFunctionCell* cell = TVMFFIFunctionGetCellPtr(obj);
+  int rc;
+  if (TVMFFI_RT_LIKELY(cell->safe_call == FunctionTrampoline)) {
+    // A C callback made here (TVMFFIFunctionCreate): called directly, as
+    // FunctionTrampoline would after the checks done above (it stays the
+    // cell's entry for callers that go through the cell).
+    auto* f = static_cast<FunctionObject*>(static_cast<void*>(obj));
+    try {
+      rc = f->user_call(f->self, args, num_args, result);
+    } catch (...) {
+      return FunctionCallFailed(raises, HandleCurrentException());
+    }
+  } else {
+    // Straight into the cell, with the function object as handle.
+    rc = cell->safe_call(obj, args, num_args, result);
+  }
+  // Out of line: the success path keeps only `raises` across the call.
+  if (TVMFFI_RT_UNLIKELY(rc != 0)) return FunctionCallFailed(raises, rc);
+  return 0;
+}
 }  // namespace
 
 extern "C" {
@@ -455,17 +493,7 @@ int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_arg
   if (TVMFFI_RT_LIKELY(kind == kCppFunctionKind)) {
     return TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
   }
-  if (TVMFFI_RT_UNLIKELY(obj->type_index != kTVMFFIFunction ||
-                         BadCallArgs(args, num_args, result))) {
-    return FunctionCallBadArgs(func, args, num_args, result);
-  }
-  // Straight into the cell, with the function object as handle. A callee
-  // that fails without raising would have the caller report a stale error:
-  // one is raised for it (functions made by the C++ headers always raise).
-  const uint64_t raises = RaiseCount();
-  int rc = TVMFFIFunctionGetCellPtr(obj)->safe_call(obj, args, num_args, result);
-  if (TVMFFI_RT_UNLIKELY(rc != 0)) RaiseIfSilent(raises, rc, "the called function");
-  return rc;
+  return CallOtherFunction(obj, args, num_args, result);
 }
 
 // A global name is looked up by text from every language (C strings

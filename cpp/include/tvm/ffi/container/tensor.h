@@ -872,7 +872,9 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
    *         check and read in one step (see details::ArgConverter).
    */
   TVM_FFI_INLINE static const DLTensor* StrictPeek(const TVMFFIAny* src) {
-    if (src->type_index == TypeIndex::kTVMFFIDLTensorPtr) {
+    // DLTensor* (what C, codegen and the Python binding pass) falls through;
+    // an ffi.Tensor takes the branch.
+    if (TVM_FFI_PREDICT_TRUE(src->type_index == TypeIndex::kTVMFFIDLTensorPtr)) {
       return static_cast<const DLTensor*>(src->v_ptr);
     }
     if (src->type_index == TypeIndex::kTVMFFITensor) return TVMFFITensorGetDLTensorPtr(src->v_obj);
