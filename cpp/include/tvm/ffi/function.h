@@ -545,13 +545,15 @@ inline Function Function::GetGlobalRequired(details::NameRef name) {
  * \brief (Internal) The runtime's global function `Name` (a string literal),
  *        looked up on first use at this call site and kept for the life of the
  *        process (never released: no exit-order hazard). For header wrappers
- *        over the runtime's built-ins (module.h, extra/json.h).
+ *        over the runtime's built-ins (module.h, extra/json.h). The lambda
+ *        returns a pointer: a reference returned by a temporary lambda trips
+ *        GCC 13's -Wdangling-reference where the result is bound to a reference.
  */
 #define TVM_FFI_RUNTIME_GLOBAL_(Name)                                            \
-  ([]() -> const ::tvm::ffi::Function& {                                         \
+  (*[]() -> const ::tvm::ffi::Function* {                                        \
     static const ::tvm::ffi::Function* f =                                       \
         new ::tvm::ffi::Function(::tvm::ffi::Function::GetGlobalRequired(Name)); \
-    return *f;                                                                   \
+    return f;                                                                    \
   }())
 
 /*!
