@@ -10,8 +10,9 @@
 #     against the wheel through find_package(tvm_ffi) (upstream's recipe) and
 #     find_package(tvmffi), and with tvm-ffi-config's flags (upstream's raw
 #     compile); run the demo; run the CLI from the venv; run the examples of
-#     README.md and docs/ (.ci/docs-examples.sh); then pytest python/tests
-#     from outside the repository against the installed package.
+#     README.md and docs/ (.ci/docs-examples.sh); build the docs site (the
+#     `docs` target, Sphinx -W); then pytest python/tests from outside the
+#     repository against the installed package.
 # Ends with "wheel: N passed, N failed, N skipped" (checks and pytest together)
 # and exits non-zero on any failure.
 #
@@ -154,6 +155,14 @@ if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
   skipped=$((skipped + BASH_REMATCH[3]))
 fi
 if [[ $rc -ne 0 || -z $line ]]; then fails+=("docs examples (rc=$rc)"); [[ $failed -gt 0 ]] || failed=1; fi
+
+# --------------------------------------------------------- the docs site ---
+# The `docs` target (docs/CMakeLists.txt) with the installed package: Sphinx
+# with warnings as errors; an undocumented public name fails it.
+check "the docs site: cmake --build --target docs (Sphinx -W)" bash -c '
+  cmake -S "$1" -B "$2" -G Ninja -DTVMFFI_BUILD_DOCS=ON -DTVMFFI_DOCS_PYTHON="$3" \
+    -DTVMFFI_BUILD_KERNELS=OFF -DTVMFFI_BUILD_TOOLS=OFF >"$2.log" 2>&1 || { cat "$2.log"; exit 1; }
+  cmake --build "$2" --target docs' _ "$repo" "$work/docs-site" "$py"
 
 # --------------------------------------------------------------- pytest ---
 echo "--- pytest python/tests against the installed package"

@@ -13,7 +13,10 @@
  * Each address is turned into "  at <symbol> (<library>+0x<offset>)" with
  * dladdr (and the C++ demangler) once; that text and the catch verdict are
  * cached per address, so a repeated error costs the unwind of its own frames
- * and nothing more.
+ * and nothing more. dladdr knows only exported symbols, so a kernel's helpers
+ * (static, or hidden by -fvisibility=hidden) are named from the file's
+ * .symtab when it has one (not stripped), else shown as "  at <library>+0x<offset>";
+ * a frame in no file at all (JIT code) is left out.
  *
  * Environment (read once):
  *   TVM_FFI_BACKTRACE=0           no frames at all (only the optional first line)
@@ -22,10 +25,18 @@
  */
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <unwind.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <typeinfo>
@@ -77,28 +88,107 @@ void* SelfBase() {
   return base;
 }
 
+// The function symbols of one file's .symtab (local and hidden ones
+// included), sorted by address; empty when the file is stripped or unreadable.
+struct SymTab {
+  bool shared_object = true;  // ET_DYN: symbol values are offsets from the load base
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;  // [start, end)
+  std::vector<std::string> names;
+};
+
+std::unique_ptr<SymTab> ReadSymTab(const char* path) {
+  auto tab = std::make_unique<SymTab>();
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tab;
+  struct stat st;
+  void* map = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(sizeof(ElfW(Ehdr)))) {
+    map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  }
+  close(fd);
+  if (map == MAP_FAILED) return tab;
+  const auto* base = static_cast<const uint8_t*>(map);
+  const size_t size = static_cast<size_t>(st.st_size);
+  auto in_file = [size](uint64_t off, uint64_t len) { return off <= size && len <= size - off; };
+  const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(base);
+  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh->e_ident[EI_CLASS] == (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32) &&
+      eh->e_shentsize == sizeof(ElfW(Shdr)) &&
+      in_file(eh->e_shoff, uint64_t{eh->e_shnum} * sizeof(ElfW(Shdr)))) {
+    tab->shared_object = eh->e_type == ET_DYN;
+    const auto* sh = reinterpret_cast<const ElfW(Shdr)*>(base + eh->e_shoff);
+    for (size_t i = 0; i < eh->e_shnum; ++i) {
+      if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+      const ElfW(Shdr)& strs = sh[sh[i].sh_link];
+      if (!in_file(sh[i].sh_offset, sh[i].sh_size) || !in_file(strs.sh_offset, strs.sh_size)) {
+        continue;
+      }
+      const auto* syms = reinterpret_cast<const ElfW(Sym)*>(base + sh[i].sh_offset);
+      const char* names = reinterpret_cast<const char*>(base + strs.sh_offset);
+      std::vector<std::pair<std::pair<uintptr_t, uintptr_t>, std::string>> found;
+      for (size_t k = 0; k < sh[i].sh_size / sizeof(ElfW(Sym)); ++k) {
+        const ElfW(Sym)& sym = syms[k];
+        if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+            sym.st_size == 0 || sym.st_name >= strs.sh_size) {
+          continue;
+        }
+        const char* name = names + sym.st_name;
+        found.push_back({{sym.st_value, sym.st_value + sym.st_size},
+                         std::string(name, strnlen(name, strs.sh_size - sym.st_name))});
+      }
+      std::sort(found.begin(), found.end());
+      for (auto& f : found) {
+        tab->ranges.push_back(f.first);
+        tab->names.push_back(std::move(f.second));
+      }
+      break;
+    }
+  }
+  munmap(map, size);
+  return tab;
+}
+
+// The .symtab name of the function containing `pc` in the file `path`
+// loaded at `base`, or NULL. Each file is read once, on its first unnamed frame.
+const char* SymTabName(const char* path, uintptr_t base, uintptr_t pc) {
+  static std::mutex mutex;
+  static auto* tabs = new std::map<std::string, std::unique_ptr<SymTab>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = tabs->find(path);
+  if (it == tabs->end()) it = tabs->emplace(path, ReadSymTab(path)).first;
+  const SymTab& tab = *it->second;
+  uintptr_t addr = tab.shared_object ? pc - base : pc;
+  auto pos = std::upper_bound(tab.ranges.begin(), tab.ranges.end(),
+                              std::make_pair(addr, ~uintptr_t{0}));
+  if (pos == tab.ranges.begin() || addr >= (pos - 1)->second) return nullptr;
+  return tab.names[static_cast<size_t>(pos - 1 - tab.ranges.begin())].c_str();
+}
+
 Frame Symbolize(uintptr_t pc, bool demangle, bool catches_error) {
   Frame f;
   f.catches_error = catches_error;
   Dl_info info;
   std::memset(&info, 0, sizeof(info));
-  char off[32];
-  if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fname == nullptr) {
-    std::snprintf(off, sizeof(off), "0x%zx", static_cast<size_t>(pc));
-    f.text = Concat("  at ?? (", off, ")\n");
+  // In no file (JIT code): nothing to say about the frame, so it is left out.
+  if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fname == nullptr ||
+      info.dli_fname[0] == '\0') {
     return f;
   }
-  std::snprintf(off, sizeof(off), "+0x%zx",
-                static_cast<size_t>(pc - reinterpret_cast<uintptr_t>(info.dli_fbase)));
-  std::string name = "??";
-  if (info.dli_sname != nullptr) {
-    name = info.dli_sname;
-    if (demangle && name.size() > 2 && name[0] == '_' && name[1] == 'Z') {
-      int status = 0;
-      char* d = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
-      if (status == 0 && d != nullptr) name = d;
-      std::free(d);
-    }
+  const uintptr_t base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+  char off[32];
+  std::snprintf(off, sizeof(off), "+0x%zx", static_cast<size_t>(pc - base));
+  const char* sym = info.dli_sname;
+  if (sym == nullptr) sym = SymTabName(info.dli_fname, base, pc);  // a static or hidden helper
+  if (sym == nullptr) {
+    f.text = Concat("  at ", info.dli_fname, off, "\n");
+    return f;
+  }
+  std::string name = sym;
+  if (demangle && name.size() > 2 && name[0] == '_' && name[1] == 'Z') {
+    int status = 0;
+    char* d = abi::__cxa_demangle(sym, nullptr, nullptr, &status);
+    if (status == 0 && d != nullptr) name = d;
+    std::free(d);
   }
   f.text = Concat("  at ", name, " (", info.dli_fname, off, ")\n");
   return f;

@@ -356,6 +356,20 @@ TEST_CASE("A thrown error's backtrace is its own call chain, up to the frame tha
   REQUIRE(LineCount(CatchFromDepth(2, 1)) == LineCount(caught) + 1);
 }
 
+TEST_CASE("Backtrace frames of helpers dladdr cannot name are named or shown as file+offset",
+          "[error]") {
+  // ThrowTagged and ThrowViaA are local symbols (anonymous namespace), which
+  // dladdr does not see: the runtime names them from the executable's .symtab.
+  Function kernel = Function::FromTyped([](int which) -> int { return ThrowVia(which); });
+  const std::string bt =
+      CallFromDepth(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(kernel), 0, 0).backtrace();
+  INFO(bt);
+  REQUIRE_THAT(bt, !ContainsSubstring("??"));
+  REQUIRE_THAT(bt, ContainsSubstring("ThrowTagged(int)"));
+  REQUIRE_THAT(bt, ContainsSubstring("ThrowViaA(int)"));  // maybe a "[clone .isra.0]"
+  REQUIRE_THAT(bt, ContainsSubstring("ThrowVia(int)"));
+}
+
 namespace {
 int CCallsThrough(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   // A C callee: passes the -1 of the function it calls straight on.

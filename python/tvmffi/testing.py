@@ -64,6 +64,7 @@ __all__ = [
     "run_with_gpu_lock",
 ]
 
+#: The environment variable that names the testing library to load instead of the bundled one.
 TESTING_LIB_ENV = "TVMFFI_TESTING_LIB"
 _LIB_NAME = "libtvm_ffi_testing.so"
 _R = TypeVar("_R")

@@ -27,6 +27,7 @@ from .. import _reflection as _r
 from ..core import MISSING, Object
 from .c_class import c_class
 
+#: The type attribute under which C++ registers an enum type's entries (its EnumState).
 ENUM_STATE_ATTR = "__ffi_enum__"
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1

@@ -12,7 +12,10 @@ _T = TypeVar("_T")
 MISSING = _missing()
 
 if sys.version_info >= (3, 10):
-    from dataclasses import KW_ONLY
+    import dataclasses as _dataclasses
+
+    #: Marker annotation: the fields after ``_: KW_ONLY`` are keyword-only.
+    KW_ONLY = _dataclasses.KW_ONLY
 else:  # pragma: no cover
 
     class KW_ONLY:  # noqa: N801
