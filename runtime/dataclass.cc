@@ -28,6 +28,9 @@
  * over the reflected fields without
  * kTVMFFIFieldFlagBitMaskReprOff ("type.key" alone when there are none).
  * An object met again while it is being printed prints as "...".
+ * With TVM_FFI_REPR_WITH_ADDR=1 in the environment, "@0x<address>" follows
+ * the type key of a reflected object or enum, a container's closing bracket,
+ * a tensor's device and a "..." (upstream's switch).
  * A shared object prints in full at each use; the text (with one count per
  * object visited) is bounded by 16 MiB, past which ReprPrint is a ValueError,
  * so a DAG whose expansion is exponential costs bounded work.
@@ -54,8 +57,10 @@
 #include <tvm/ffi/reflection/registry.h>
 
 #include <algorithm>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -219,6 +224,9 @@ class ReprPrinter {
   // `__ffi_repr__` hooks (which print into a buffer of their own).
   std::string Repr(const Any& value) {
     if (out_ == nullptr) {
+      // Upstream's switch: TVM_FFI_REPR_WITH_ADDR=1 adds "@0x<address>" to objects.
+      const char* env = std::getenv("TVM_FFI_REPR_WITH_ADDR");
+      show_addr_ = env != nullptr && std::string_view(env) == "1";
       out_ = &text_;
       Print(value);
       out_ = nullptr;
@@ -254,6 +262,13 @@ class ReprPrinter {
                                    "use)";
     }
     made_ += more;
+  }
+  // "@0x<address>" of an object, when TVM_FFI_REPR_WITH_ADDR=1.
+  void AppendAddr(const Object* obj) {
+    if (!show_addr_) return;
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "@0x%" PRIxPTR, reinterpret_cast<uintptr_t>(obj));
+    Append(buf);
   }
   // Copies the remembered text of an object (a span of text_) to the output.
   void AppendSpan(size_t offset, size_t length) {
@@ -316,6 +331,7 @@ class ReprPrinter {
     // A cycle, or nesting deep enough to threaten the stack, prints as "...".
     if (active_.count(obj) != 0 || active_.size() >= kMaxReprDepth) {
       Append("...");
+      AppendAddr(obj);
       return;
     }
     active_.insert(obj);
@@ -348,6 +364,7 @@ class ReprPrinter {
         }
         if (tuple && seq->size() == 1) Append(",");
         Append(tuple ? ")" : "]");
+        AppendAddr(obj);
         return;
       }
       case TypeIndex::kTVMFFIMap:
@@ -361,6 +378,7 @@ class ReprPrinter {
           Print(it.value());
         }
         Append("}");
+        AppendAddr(obj);
         return;
       }
       case TypeIndex::kTVMFFIShape: {
@@ -381,6 +399,7 @@ class ReprPrinter {
           out.append(std::to_string(t->shape[i]));
         }
         Append(out + "]@" + DLDeviceToString(t->device));
+        AppendAddr(obj);
         return;
       }
       default:
@@ -401,8 +420,10 @@ class ReprPrinter {
     if (const EnumObj* e = value.as<EnumObj>()) {
       Append(".");
       Append(ToStd(e->_str_index));
+      AppendAddr(obj);
       return;
     }
+    AppendAddr(obj);
     bool first = true;
     ObjectRef ref = value.cast<ObjectRef>();
     reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* f) {
@@ -419,6 +440,7 @@ class ReprPrinter {
   std::string text_;
   std::string* out_ = nullptr;  // where Print appends: text_, or a hook's buffer
   size_t made_ = 0;             // characters made so far, in every buffer
+  bool show_addr_ = false;      // TVM_FFI_REPR_WITH_ADDR=1 at the outermost call
   std::unordered_set<const Object*> active_;
   std::unordered_map<const Object*, std::pair<size_t, size_t>> done_;
   std::vector<Any> keep_;

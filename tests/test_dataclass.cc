@@ -139,6 +139,33 @@ TEST_CASE("ReprPrint marks a cycle with ...", "[dataclass]") {
   l.Set(1, nullptr);
 }
 
+TEST_CASE("ReprPrint with TVM_FFI_REPR_WITH_ADDR=1 shows addresses", "[dataclass]") {
+  RegisterTestTypes();
+  auto addr = [](const ObjectRef& o) {
+    std::ostringstream os;
+    os << "@0x" << std::hex << reinterpret_cast<uintptr_t>(o.get());
+    return os.str();
+  };
+  Point p(1, 2.5);
+  List<Any> l;
+  l.push_back(p);
+  l.push_back(l);
+  Array<int64_t> a{1};
+  std::string plain = Repr(l);
+  ::setenv("TVM_FFI_REPR_WITH_ADDR", "1", 1);
+  std::string with_addr = Repr(l);
+  std::string array_text = Repr(a);
+  ::setenv("TVM_FFI_REPR_WITH_ADDR", "0", 1);  // only "1" switches it on
+  std::string off = Repr(a);
+  ::unsetenv("TVM_FFI_REPR_WITH_ADDR");
+  CHECK(plain == "[test.refl.Point(x=1, y=2.5, label=\"\", cache=0), ...]");
+  CHECK(with_addr == "[test.refl.Point" + addr(p) + "(x=1, y=2.5, label=\"\", cache=0), ..." +
+                         addr(l) + "]" + addr(l));
+  CHECK(array_text == "(1,)" + addr(a));
+  CHECK(off == "(1,)");
+  l.Set(1, nullptr);
+}
+
 TEST_CASE("ReprPrint of access paths (the __ffi_repr__ libtvmffi registers)", "[dataclass]") {
   using reflection::AccessPath;
   AccessPath p = AccessPath::Root()

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -233,4 +234,67 @@ TEST_CASE("Dict<Any, Any> shares a Dict<String, int>; wrong entries read back as
                                       Dict<String, ObjectPtr<DictDerivedTestObj>>>);
   STATIC_CHECK(!std::is_convertible_v<Dict<Any, Any>, Dict<String, int64_t>>);
   STATIC_CHECK(!Dict<String, int64_t>::_type_container_is_exact);
+}
+
+TEST_CASE("ffi.Dict globals from C++", "[dict]") {
+  Function make = Function::GetGlobalRequired("ffi.Dict");
+  Function size = Function::GetGlobalRequired("ffi.DictSize");
+  Function get = Function::GetGlobalRequired("ffi.DictGetItem");
+  Function set = Function::GetGlobalRequired("ffi.DictSetItem");
+  Function count = Function::GetGlobalRequired("ffi.DictCount");
+  Function erase = Function::GetGlobalRequired("ffi.DictErase");
+  Function clear = Function::GetGlobalRequired("ffi.DictClear");
+  Function iter = Function::GetGlobalRequired("ffi.DictForwardIterFunctor");
+  Function get_or_missing = Function::GetGlobalRequired("ffi.DictGetItemOrMissing");
+  Any sentinel = Function::GetGlobalRequired("ffi.MapGetMissingObject")();
+
+  Dict<Any, Any> d = make("a", 1, 2, "two").cast<Dict<Any, Any>>();
+  CHECK(d->type_index() == TypeIndex::kTVMFFIDict);
+  CHECK(size(d).cast<int64_t>() == 2);
+  CHECK(get(d, "a").cast<int64_t>() == 1);
+  CHECK(get(d, 2).cast<String>() == "two");
+  CHECK(count(d, "a").cast<int64_t>() == 1);
+  CHECK(count(d, "b").cast<int64_t>() == 0);
+  CHECK(get_or_missing(d, "b").same_as(sentinel.cast<ObjectRef>()));
+
+  // Every operation edits the caller's dict in place.
+  Dict<Any, Any> alias = d;
+  for (int64_t i = 0; i < 20; ++i) set(d, i + 100, i);  // grows past the small table
+  set(d, "a", 5);
+  CHECK(alias.size() == 22);
+  CHECK(alias.at("a").cast<int64_t>() == 5);
+  CHECK(alias.at(119).cast<int64_t>() == 19);
+  erase(d, "a");
+  erase(d, "not there");
+  erase(d, 2);
+  CHECK(alias.size() == 20);
+  CHECK(!alias.count("a"));
+
+  // The forward-iteration protocol: 0 key, 1 value, 2 advance.
+  Function step = iter(d).cast<Function>();
+  int64_t n = 0;
+  do {
+    Any key = step(0);
+    CHECK(get(d, key).cast<int64_t>() == step(1).cast<int64_t>());
+    ++n;
+  } while (step(2).cast<bool>());
+  CHECK(n == 20);
+  auto [kind, message] = ErrorOf([&] { step(0); });
+  CHECK(kind == "IndexError");
+
+  Function step2 = iter(d).cast<Function>();
+  set(d, "new", 1);
+  std::tie(kind, message) = ErrorOf([&] { step2(0); });
+  CHECK(kind == "RuntimeError");
+
+  clear(d);
+  CHECK(alias.empty());
+  std::tie(kind, message) = ErrorOf([&] { get(d, "a"); });
+  CHECK(kind == "KeyError");
+  std::tie(kind, message) = ErrorOf([&] { make("a"); });
+  CHECK(kind == "ValueError");
+  CHECK(message ==
+        "ffi.Dict expects key, value pairs (an even number of arguments), got 1 arguments");
+  std::tie(kind, message) = ErrorOf([&] { set(Map<Any, Any>(), "a", 1); });
+  CHECK(kind == "TypeError");
 }

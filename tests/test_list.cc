@@ -4,6 +4,7 @@
 #include <tvm/ffi/container/list.h>
 
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -247,4 +248,67 @@ TEST_CASE("List of ObjectPtr<Derived> converts to List of ObjectPtr<Base>", "[li
   CHECK(derived[0]->value == 7);
   STATIC_CHECK(!List<int64_t>::_type_container_is_exact);
   STATIC_CHECK(!object_ref_contains_v<List<int64_t>, ListObj>);
+}
+
+TEST_CASE("ffi.List globals from C++", "[list]") {
+  Function make = Function::GetGlobalRequired("ffi.List");
+  Function size = Function::GetGlobalRequired("ffi.ListSize");
+  Function get = Function::GetGlobalRequired("ffi.ListGetItem");
+  Function set = Function::GetGlobalRequired("ffi.ListSetItem");
+  Function contains = Function::GetGlobalRequired("ffi.ListContains");
+  Function append = Function::GetGlobalRequired("ffi.ListAppend");
+  Function insert = Function::GetGlobalRequired("ffi.ListInsert");
+  Function pop = Function::GetGlobalRequired("ffi.ListPop");
+  Function erase = Function::GetGlobalRequired("ffi.ListErase");
+  Function erase_range = Function::GetGlobalRequired("ffi.ListEraseRange");
+  Function replace = Function::GetGlobalRequired("ffi.ListReplaceSlice");
+  Function reverse = Function::GetGlobalRequired("ffi.ListReverse");
+  Function clear = Function::GetGlobalRequired("ffi.ListClear");
+
+  List<Any> l = make(1, "two", 3.5).cast<List<Any>>();
+  CHECK(l->type_index() == TypeIndex::kTVMFFIList);
+  CHECK(size(l).cast<int64_t>() == 3);
+  CHECK(get(l, 1).cast<String>() == "two");
+  CHECK(contains(l, "two").cast<bool>());
+  CHECK(!contains(l, "three").cast<bool>());
+
+  // Every operation edits the caller's list in place.
+  List<Any> alias = l;
+  append(l, 4);
+  set(l, 0, "one");
+  insert(l, 1, 10);  // one, 10, two, 3.5, 4
+  insert(l, 5, 20);  // appends at size
+  CHECK(alias.size() == 6);
+  CHECK(alias[0].cast<String>() == "one");
+  CHECK(alias[1].cast<int64_t>() == 10);
+  CHECK(alias[5].cast<int64_t>() == 20);
+  CHECK(pop(l, 2).cast<String>() == "two");  // one, 10, 3.5, 4, 20
+  erase(l, 0);                                // 10, 3.5, 4, 20
+  CHECK(alias.size() == 4);
+  CHECK(alias[0].cast<int64_t>() == 10);
+  erase_range(l, 1, 3);  // 10, 20
+  REQUIRE(alias.size() == 2);
+  CHECK(alias[1].cast<int64_t>() == 20);
+  replace(l, 1, 1, List<Any>{7, 8});  // 10, 7, 8, 20
+  replace(l, 0, 2, l);                // the list itself: 10, 7, 8, 20, 8, 20
+  REQUIRE(alias.size() == 6);
+  CHECK(alias[1].cast<int64_t>() == 7);
+  CHECK(alias[3].cast<int64_t>() == 20);
+  reverse(l);  // 20, 8, 20, 8, 7, 10
+  CHECK(alias[0].cast<int64_t>() == 20);
+  CHECK(alias[5].cast<int64_t>() == 10);
+  clear(l);
+  CHECK(alias.empty());
+
+  auto [kind, message] = ErrorOf([&] { get(l, 0); });
+  CHECK(kind == "IndexError");
+  CHECK(message == "ffi.ListGetItem: index 0 out of range for a List of size 0");
+  std::tie(kind, message) = ErrorOf([&] { insert(l, 2, 1); });
+  CHECK(kind == "IndexError");
+  CHECK(message == "ffi.ListInsert: index 2 is not within [0, 0]");
+  std::tie(kind, message) = ErrorOf([&] { erase_range(l, 0, 1); });
+  CHECK(kind == "IndexError");
+  // An Array is no List: the edit would be lost on a copy.
+  std::tie(kind, message) = ErrorOf([&] { append(Array<Any>{1}, 2); });
+  CHECK(kind == "TypeError");
 }

@@ -1,8 +1,9 @@
-"""tvmffi.container: Shape, Array, Map as sequence and mapping types."""
+"""tvmffi.container: Shape, Array, Map, List and Dict as sequence and mapping types."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import copy
+from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 
 import pytest
 
@@ -52,7 +53,8 @@ def test_map_mapping_protocol() -> None:
     assert m.get("z", 5) == 5
     assert sorted(map(str, m.keys())) == ["2", "a"]
     assert dict(m.items()) == {"a": 1, 2: "b"}
-    assert m == {"a": 1, 2: "b"}
+    assert m == tvmffi.Map({2: "b", "a": 1}) and hash(m) == hash(tvmffi.Map({"a": 1, 2: "b"}))
+    assert m.__eq__({"a": 1, 2: "b"}) is NotImplemented  # upstream: no Python dict equality
     with pytest.raises(KeyError):
         m["missing"]
 
@@ -71,5 +73,101 @@ def test_container_passes_tensors_by_value() -> None:
 
 
 def test_repr() -> None:
-    assert repr(tvmffi.Array([1, 2])) == "Array([1, 2])"
-    assert repr(tvmffi.Map({"a": 1})) == "Map({'a': 1})"
+    # The runtime's text (upstream's): tuples for Array, lists for List, JSON-like maps.
+    assert repr(tvmffi.Array([1, 2])) == "(1, 2)"
+    assert repr(tvmffi.Map({"a": 1})) == '{"a": 1}'
+    assert str(tvmffi.List([1, "a"])) == '[1, "a"]'
+    assert repr(tvmffi.Dict({"k": [1]})) == '{"k": (1,)}'
+
+
+def test_array_concat_eq_and_hash() -> None:
+    a = tvmffi.Array([1, 2])
+    assert isinstance(a + (3,), tvmffi.Array) and list(a + (3,)) == [1, 2, 3]
+    assert isinstance((0,) + a, tvmffi.Array) and list((0,) + a) == [0, 1, 2]
+    assert a == [1, 2] and a == (1, 2) and a != [2, 1] and a.__eq__("12") is NotImplemented
+    assert {a, tvmffi.Array([1, 2])} == {a}  # structural hash
+    assert not tvmffi.Array() and a
+    with pytest.raises(TypeError):
+        tvmffi.Array(1)  # type: ignore[arg-type]
+    with pytest.raises(AttributeError, match="expects a mapping"):
+        tvmffi.Map(1)  # type: ignore[arg-type]
+
+
+def test_list_is_a_shared_mutable_sequence() -> None:
+    lst = tvmffi.List([1, "x", 2.5])
+    assert isinstance(lst, MutableSequence) and lst.type_key == "ffi.List"
+    assert tvmffi.List.__tvm_ffi_type_info__.type_key == "ffi.List"  # a registered class
+    assert tvmffi.Dict.__tvm_ffi_type_info__.type_key == "ffi.Dict"
+    same = tvmffi.Function(lambda x: x)(lst)  # through the FFI and back: the same list
+    assert isinstance(same, tvmffi.List) and same.same_as(lst)
+    same.append(4)
+    assert list(lst) == [1, "x", 2.5, 4]
+    lst[0] = 10
+    lst.insert(-1, "y")  # before the last, as list.insert
+    lst.insert(100, "end")  # clamped to the end
+    assert list(same) == [10, "x", 2.5, "y", 4, "end"]
+    assert lst.pop() == "end" and lst.pop(0) == 10
+    del lst[1:3]
+    assert list(lst) == ["x", 4]
+    lst.extend([5, 6, 7])
+    lst[1:3] = ["a"]
+    assert list(lst) == ["x", "a", 6, 7]
+    lst[::2] = [0, 1]
+    del lst[::2]
+    assert list(lst) == ["a", 7]
+    lst.reverse()
+    assert lst[-1] == "a" and lst[::-1] == ["a", 7] and 7 in lst and 8 not in lst
+    assert lst == [7, "a"] and lst != [7] and lst == tvmffi.List([7, "a"])
+    assert hash(lst) == hash(tvmffi.List([7, "a"]))
+    assert list(lst + [1]) == [7, "a", 1] and isinstance([1] + lst, tvmffi.List)
+    lst.clear()
+    assert len(same) == 0 and not lst
+    with pytest.raises(IndexError):
+        lst.pop()
+    with pytest.raises(IndexError):
+        lst[0] = 1
+    with pytest.raises(ValueError, match="extended slice of size 0"):
+        lst[::2] = [1]
+
+
+def test_list_elements_and_copies() -> None:
+    nested = tvmffi.List([[1, 2], {"k": 3}])
+    assert isinstance(nested[0], tvmffi.Array) and isinstance(nested[1], tvmffi.Map)
+    assert [1, 2] in nested  # a Python sequence matches a nested container
+    deep = copy.deepcopy(nested)
+    assert not deep.same_as(nested) and deep == nested
+
+
+def test_dict_is_a_shared_mutable_mapping() -> None:
+    d = tvmffi.Dict({"a": 1, "b": [1, 2]})
+    assert isinstance(d, MutableMapping) and d.type_key == "ffi.Dict"
+    same = tvmffi.Function(lambda x: x)(d)
+    assert isinstance(same, tvmffi.Dict) and same.same_as(d)
+    same["c"] = 3
+    assert len(d) == 3 and d["c"] == 3 and "c" in d and "z" not in d
+    assert list(d.keys()) == ["a", "b", "c"]
+    assert list(d.values())[0] == 1 and list(d.items())[2] == ("c", 3)
+    assert list(d) == ["a", "b", "c"] and len(d.keys()) == 3
+    assert d.get("z") is None and d.get("z", 7) == 7
+    assert d.pop("a") == 1 and d.pop("a", None) is None
+    del d["c"]
+    with pytest.raises(KeyError):
+        del d["c"]
+    with pytest.raises(KeyError):
+        d["c"]
+    with pytest.raises(KeyError):
+        d.pop("c")
+    d.update({"x": 1}, y=2)
+    assert d.setdefault("x", 5) == 1 and d.setdefault("w", 5) == 5
+    assert d == tvmffi.Dict({"b": [1, 2], "x": 1, "y": 2, "w": 5})
+    assert hash(d) == hash(copy.deepcopy(d))
+    d.clear()
+    assert len(same) == 0 and not d and tvmffi.Dict() == tvmffi.Dict({})
+
+
+def test_dict_iteration_sees_changes() -> None:
+    d = tvmffi.Dict({i: i * i for i in range(10)})
+    assert dict(d.items()) == {i: i * i for i in range(10)}
+    with pytest.raises(RuntimeError, match="changed size during iteration"):
+        for k in d:
+            d[k + 100] = 0

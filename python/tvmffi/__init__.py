@@ -45,6 +45,33 @@ from . import _core  # noqa: E402  (needs the runtime loaded first)
 from . import _error, _framework  # noqa: E402
 from ._core import Device, Function, Object, Tensor, convert, from_dlpack  # noqa: E402
 from ._dtype import dtype  # noqa: E402
+from ._dtype import (  # noqa: E402  (upstream's dtype constants: tvmffi.float32, ...)
+    bfloat16,
+    bool,  # noqa: A004
+    float4_e2m1fn,
+    float4_e2m1fnx2,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from ._error import Error, register_error  # noqa: E402
 from .allocator import use_allocator  # noqa: E402
 from . import libinfo  # noqa: E402
@@ -79,8 +106,30 @@ from .dataclasses.py_class import method  # noqa: E402
 
 
 def device(spec: str | int | Device, index: int | None = None) -> Device:
-    """A device value: ``device("cuda:0")``, ``device("cpu")``, ``device("cuda", 1)``."""
-    return Device(spec, index)
+    """A device value: ``device("cuda:0")``, ``device("cpu")``, ``device("cuda", 1)``.
+
+    ValueError ``Unknown device: NAME`` (upstream's text) for a name that is no
+    device type (``"llvm"``, ``"nvptx"``, ...).
+    """
+    try:
+        return Device(spec, index)
+    except ValueError as err:
+        if isinstance(spec, str) and "unknown device type" in str(err):
+            raise ValueError(f"Unknown device: {spec}") from None
+        raise
+
+
+def _device_repr(self: Device) -> str:
+    return f"device(type={self.type!r}, index={self.index})"
+
+
+def _device_reduce(self: Device) -> tuple[type, tuple[int, int]]:
+    return Device, (self.dlpack_device_type(), self.index)
+
+
+# Upstream's repr and pickling of a device.
+Device.__repr__ = _device_repr  # type: ignore[method-assign]
+Device.__reduce__ = _device_reduce  # type: ignore[method-assign]
 
 
 _core._set_hooks(

@@ -225,10 +225,11 @@ class Error(Object):
 def _bind_package_classes() -> None:
     """Type records for the package's classes of builtin types (the extension keeps its own
     conversions for these: only the records are set here)."""
-    from .container import Array, Map, Shape  # noqa: PLC0415
+    from .container import Array, Dict, List, Map, Shape  # noqa: PLC0415
     from .module import Module  # noqa: PLC0415
 
-    pairs = ((Array, _r.K_ARRAY), (Map, _r.K_MAP), (Module, _r.K_MODULE), (Shape, _r.K_SHAPE),
+    pairs = ((Array, _r.K_ARRAY), (Map, _r.K_MAP), (List, _r.K_LIST), (Dict, _r.K_DICT),
+             (Module, _r.K_MODULE), (Shape, _r.K_SHAPE),
              (String, _r.K_STR), (Bytes, _r.K_BYTES), (Error, _r.K_ERROR),
              (DataType, _r.K_DATA_TYPE), (Device, _r.K_DEVICE))
     for cls, index in pairs:
@@ -243,6 +244,41 @@ def _bind_package_classes() -> None:
 
 
 _bind_package_classes()
+
+
+def _tensor_numel(self: Tensor) -> int:
+    """The number of elements (the product of the shape)."""
+    n = 1
+    for d in self.shape:
+        n *= d
+    return n
+
+
+def _tensor_size(self: Tensor, dim: int) -> int:
+    """The extent of dimension ``dim`` (negative counts from the end); IndexError when out of range."""
+    shape = self.shape
+    if not -len(shape) <= dim < len(shape):
+        raise IndexError(f"dimension {dim} out of range for a tensor of {len(shape)} dimensions")
+    return shape[dim]
+
+
+def _tensor_is_contiguous(self: Tensor) -> bool:
+    """Whether the elements are dense in row-major order (an empty tensor always is)."""
+    shape, strides = self.shape, self.strides
+    if any(d == 0 for d in shape):
+        return True
+    expected = 1
+    for d, st in zip(reversed(shape), reversed(strides)):
+        if d != 1 and st != expected:
+            return False
+        expected *= d
+    return True
+
+
+# Upstream's Tensor methods that need only its shape and strides.
+Tensor.numel = _tensor_numel  # type: ignore[attr-defined]
+Tensor.size = _tensor_size  # type: ignore[attr-defined]
+Tensor.is_contiguous = _tensor_is_contiguous  # type: ignore[attr-defined]
 _r.sync_type_table()
 
 __all__ = [

@@ -1,0 +1,278 @@
+"""Build shared libraries from sources with the system compiler, cached, and load them.
+
+A build goes to ``build_directory`` or to ``<cache>/<name>_<hash>``, where the
+cache is ``$TVM_FFI_CACHE_DIR`` (else ``~/.cache/tvm-ffi``) and the hash covers
+the sources, the flags, the compilers and the package version: the same
+request builds once. A file lock in the build folder lets two processes build
+the same module at once (the second waits, then finds the library). A compiler
+error is one RuntimeError that shows the command and the compiler's output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .. import libinfo
+from .._lockfile import FileLock
+from ..module import Module, load_module
+
+_CXX_EXTS = (".cc", ".cpp", ".cxx", ".c++", ".C")
+_C_EXTS = (".c",)
+_CUDA_EXTS = (".cu",)
+_OBJ_EXTS = (".o", ".obj")
+
+_INLINE_HEADERS = (
+    "#include <tvm/ffi/container/tensor.h>\n"
+    "#include <tvm/ffi/dtype.h>\n"
+    "#include <tvm/ffi/error.h>\n"
+    "#include <tvm/ffi/extra/c_env_api.h>\n"
+    "#include <tvm/ffi/function.h>\n"
+)
+
+
+def _cache_root() -> Path:
+    root = os.environ.get("TVM_FFI_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "tvm-ffi"
+
+
+def _as_list(seq: Sequence[str] | str | None) -> list[str]:
+    if seq is None:
+        return []
+    if isinstance(seq, str):
+        return [seq]
+    return [str(s) for s in seq]
+
+
+def _functions_map(functions: Mapping[str, str] | Sequence[str] | str | None) -> dict[str, str]:
+    if functions is None:
+        return {}
+    if isinstance(functions, str):
+        return {functions: ""}
+    if isinstance(functions, Mapping):
+        return {str(k): str(v or "") for k, v in functions.items()}
+    return {str(f): "" for f in functions}
+
+
+def _cpp_string(text: str) -> str:
+    out = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return out.replace("\r", "\\r").replace("\t", "\\t")
+
+
+def _with_exports(source: str, functions: Mapping[str, str]) -> str:
+    """The source, after the SDK headers, with an export for each named function."""
+    lines = [_INLINE_HEADERS, source, ""]
+    for name, doc in functions.items():
+        lines.append(f"TVM_FFI_DLL_EXPORT_TYPED_FUNC({name}, {name});")
+        if doc:
+            lines.append(f'TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC({name}, "{_cpp_string(doc)}");')
+    return "\n".join(lines) + "\n"
+
+
+def _compiler(env: str, default: str) -> str:
+    return os.environ.get(env) or shutil.which(default) or default
+
+
+def _nvcc() -> str:
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home and (Path(home) / "bin" / "nvcc").is_file():
+            return str(Path(home) / "bin" / "nvcc")
+    found = shutil.which("nvcc")
+    if found is None:
+        raise RuntimeError("tvmffi.cpp: CUDA sources need nvcc, which is not found "
+                           "(set CUDA_HOME or put nvcc on PATH)")
+    return found
+
+
+def _run(cmd: list[str], cwd: Path) -> None:
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"tvmffi.cpp: the build failed (exit {proc.returncode}):\n"
+                           f"$ {shlex.join(cmd)}\n{proc.stdout}{proc.stderr}")
+
+
+def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cflags: list[str],
+           extra_ldflags: list[str], extra_include_paths: list[str], build_directory: str | None,
+           output: str | None, key_text: str) -> str:
+    if not name or "/" in name or name.startswith("."):
+        raise ValueError(f"tvmffi.cpp: invalid module name {name!r}")
+    includes = [*extra_include_paths, *libinfo.include_paths()]
+    lib_dir = str(Path(libinfo.find_libtvm_ffi()).parent)
+    cxx, cc = _compiler("CXX", "c++"), _compiler("CC", "cc")
+    has_cuda = any(f.endswith(_CUDA_EXTS) for f in files)
+    nvcc = _nvcc() if has_cuda else ""
+    from .. import __version__  # noqa: PLC0415  (the package is fully imported by now)
+
+    key = "\0".join([key_text, output or "", *extra_cflags, "|", *extra_cuda_cflags, "|", *extra_ldflags, "|",
+                     *includes, cxx, cc, nvcc, __version__])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    build_dir = (Path(build_directory).resolve() if build_directory
+                 else _cache_root() / f"{name}_{digest}")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    target = Path(output) if output else build_dir / f"{name}.so"
+    if not target.is_absolute():
+        target = build_dir / target
+    stamp = build_dir / f".{target.name}.hash"
+    with FileLock(build_dir / ".tvmffi.lock"):
+        if target.is_file() and stamp.is_file() and stamp.read_text() == digest:
+            return str(target)
+        inc = [f"-I{p}" for p in includes]
+        # output="x.o": compile the one source into that object, no link.
+        object_only = target.suffix in _OBJ_EXTS
+        if object_only and (len(files) != 1 or files[0].endswith(_OBJ_EXTS)):
+            raise ValueError(f"tvmffi.cpp: an object file output ({target.name}) takes exactly "
+                             f"one source file, got {len(files)}")
+        objects: list[str] = []
+        for i, src in enumerate(files):
+            if src.endswith(_OBJ_EXTS):
+                objects.append(src)
+                continue
+            obj = str(target) + ".tmp" if object_only else str(build_dir / f"{Path(src).stem}.{i}.o")
+            if src.endswith(_CUDA_EXTS):
+                cmd = [nvcc, "-c", "-std=c++17", "-O2", "-Xcompiler", "-fPIC", *inc,
+                       *extra_cuda_cflags, src, "-o", obj]
+            elif src.endswith(_C_EXTS):
+                cmd = [cc, "-c", "-O2", "-fPIC", *inc, *extra_cflags, src, "-o", obj]
+            elif src.endswith(_CXX_EXTS):
+                cmd = [cxx, "-c", "-std=c++17", "-O2", "-fPIC", *inc, *extra_cflags, src, "-o", obj]
+            else:
+                raise ValueError(f"tvmffi.cpp: unknown kind of source file {src!r} (expected "
+                                 f".c, .cc/.cpp/.cxx, .cu or .o)")
+            _run(cmd, build_dir)
+            objects.append(obj)
+        if object_only:
+            os.replace(objects[0], target)
+            stamp.write_text(digest)
+            return str(target)
+        link = [cxx, "-shared", *objects, "-o", str(target) + ".tmp", f"-L{lib_dir}",
+                f"-Wl,-rpath,{lib_dir}", "-ltvm_ffi", *extra_ldflags]
+        if has_cuda:
+            cuda_lib = Path(nvcc).resolve().parent.parent / "lib64"
+            link += [f"-L{cuda_lib}", f"-Wl,-rpath,{cuda_lib}", "-lcudart"]
+        _run(link, build_dir)
+        os.replace(str(target) + ".tmp", target)  # a reader never sees a half-written library
+        stamp.write_text(digest)
+    return str(target)
+
+
+def _inline_files(name: str, cpp_sources: Sequence[str] | str | None,
+                  cuda_sources: Sequence[str] | str | None,
+                  functions: Mapping[str, str] | Sequence[str] | str | None) -> list[tuple[str, str]]:
+    cpp = "\n".join(_as_list(cpp_sources))
+    cuda = "\n".join(_as_list(cuda_sources))
+    if not cpp and not cuda:
+        raise ValueError("tvmffi.cpp: give cpp_sources or cuda_sources (both are empty)")
+    exports = _functions_map(functions)
+    # The exports go with the C++ source when there is one, else with the CUDA one.
+    files = []
+    if cpp:
+        files.append((f"{name}.cc", _with_exports(cpp, exports)))
+    if cuda:
+        files.append((f"{name}.cu", _with_exports(cuda, {} if cpp else exports)))
+    return files
+
+
+def build_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
+                 cuda_sources: Sequence[str] | str | None = None,
+                 functions: Mapping[str, str] | Sequence[str] | str | None = None,
+                 extra_cflags: Sequence[str] | None = None,
+                 extra_cuda_cflags: Sequence[str] | None = None,
+                 extra_ldflags: Sequence[str] | None = None,
+                 extra_include_paths: Sequence[str] | None = None,
+                 build_directory: str | None = None, embed_cubin: Mapping[str, bytes] | None = None,
+                 backend: str | None = None, output: str | None = None) -> str:
+    """Compile inline sources into a shared library; returns its path.
+
+    ``functions`` (names, or names to docstrings) are exported from the
+    library under their own names (``TVM_FFI_DLL_EXPORT_TYPED_FUNC``).
+    """
+    if embed_cubin:
+        raise NotImplementedError("tvmffi.cpp: embed_cubin is not supported yet")
+    if backend not in (None, "cuda"):
+        raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
+    files = _inline_files(name, cpp_sources, cuda_sources, functions)
+    key_text = "\0".join(f"{n}\0{text}" for n, text in files)
+    digest = hashlib.sha256(key_text.encode()).hexdigest()[:16]
+    src_dir = (Path(build_directory).resolve() if build_directory
+               else _cache_root() / f"{name}_src_{digest}")
+    src_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fname, text in files:
+        path = src_dir / fname
+        if not path.is_file() or path.read_text() != text:
+            tmp = path.with_suffix(path.suffix + f".{os.getpid()}.tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        paths.append(str(path))
+    return _build(name, paths, _as_list(extra_cflags), _as_list(extra_cuda_cflags),
+                  _as_list(extra_ldflags), _as_list(extra_include_paths), build_directory, output,
+                  key_text)
+
+
+def load_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
+                cuda_sources: Sequence[str] | str | None = None,
+                functions: Mapping[str, str] | Sequence[str] | str | None = None,
+                extra_cflags: Sequence[str] | None = None,
+                extra_cuda_cflags: Sequence[str] | None = None,
+                extra_ldflags: Sequence[str] | None = None,
+                extra_include_paths: Sequence[str] | None = None,
+                build_directory: str | None = None, embed_cubin: Mapping[str, bytes] | None = None,
+                keep_module_alive: bool = True, backend: str | None = None) -> Module:
+    """:func:`build_inline`, then load the library as a Module."""
+    path = build_inline(name, cpp_sources=cpp_sources, cuda_sources=cuda_sources,
+                        functions=functions, extra_cflags=extra_cflags,
+                        extra_cuda_cflags=extra_cuda_cflags, extra_ldflags=extra_ldflags,
+                        extra_include_paths=extra_include_paths, build_directory=build_directory,
+                        embed_cubin=embed_cubin, backend=backend)
+    return load_module(path)
+
+
+def build(name: str, *, sources: Sequence[str] | str | None = None,
+          cpp_files: Sequence[str] | str | None = None,
+          cuda_files: Sequence[str] | str | None = None,
+          extra_cflags: Sequence[str] | None = None,
+          extra_cuda_cflags: Sequence[str] | None = None,
+          extra_ldflags: Sequence[str] | None = None,
+          extra_include_paths: Sequence[str] | None = None,
+          build_directory: str | None = None, backend: str | None = None,
+          output: str | None = None) -> str:
+    """Compile source files (by extension: .c, .cc/.cpp/.cxx, .cu, .o) into a shared library.
+
+    The sources export their functions themselves (the TVM-FFI export macros).
+    Returns the library's path.
+    """
+    if backend not in (None, "cuda"):
+        raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
+    files = [str(Path(f).resolve())
+             for f in (*_as_list(sources), *_as_list(cpp_files), *_as_list(cuda_files))]
+    if not files:
+        raise ValueError("tvmffi.cpp.build: no source files given")
+    for f in files:
+        if not Path(f).is_file():
+            raise FileNotFoundError(f"tvmffi.cpp.build: no source file {f}")
+    key_text = "\0".join(f"{f}\0{Path(f).read_bytes().hex()}" for f in files)
+    return _build(name, files, _as_list(extra_cflags), _as_list(extra_cuda_cflags),
+                  _as_list(extra_ldflags), _as_list(extra_include_paths), build_directory, output,
+                  key_text)
+
+
+def load(name: str, *, sources: Sequence[str] | str | None = None,
+         cpp_files: Sequence[str] | str | None = None,
+         cuda_files: Sequence[str] | str | None = None,
+         extra_cflags: Sequence[str] | None = None,
+         extra_cuda_cflags: Sequence[str] | None = None,
+         extra_ldflags: Sequence[str] | None = None,
+         extra_include_paths: Sequence[str] | None = None,
+         build_directory: str | None = None, keep_module_alive: bool = True,
+         backend: str | None = None) -> Module:
+    """:func:`build`, then load the library as a Module."""
+    path = build(name, sources=sources, cpp_files=cpp_files, cuda_files=cuda_files,
+                 extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags,
+                 extra_ldflags=extra_ldflags, extra_include_paths=extra_include_paths,
+                 build_directory=build_directory, backend=backend)
+    return load_module(path)
