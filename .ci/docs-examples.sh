@@ -151,6 +151,15 @@ example "quickstart/codegen.c quickstart/build_codegen.sh" quickstart "y = 2 3 4
 example "kernel/mykernels.cc kernel/CMakeLists.txt kernel/build.sh" kernel "" \
   bash -c 'set -e; bash build.sh; test -f build/libmykernels.so'
 example "kernel/use_mykernels.py" kernel "Hello, tvmffi!" python use_mykernels.py
+# The metadata JSON shown in kernel-libraries.md is what the library returns.
+example "kernel/sum_metadata.json" kernel "metadata matches" python -c '
+import json, tvmffi
+mod = tvmffi.load_module("build/libmykernels.so")
+raw = tvmffi.get_global_func("ffi.ModuleGetFunctionMetadata")(mod, "sum", False)
+with open("sum_metadata.json") as f:
+    shown = json.load(f)
+assert json.dumps(json.loads(raw)) == json.dumps(shown), raw  # keys in the same order too
+print("metadata matches")'
 example "kernel/cli.sh" kernel "f32[[2.5, 5], [7.5, 10]]" bash cli.sh
 example "python/values.py" python "Shape((2, 3)) float32 cpu:0" python values.py
 
@@ -183,6 +192,12 @@ else
     bash -c 'set -e; bash build.sh; test -f libcuda_scale.so'
   # The GPU half of the script runs where torch sees a GPU.
   example "cuda/use_cuda_scale.py" cuda "ValueError" python use_cuda_scale.py
+fi
+# The same library from jax.jit: where JAX sees a GPU.
+if [[ -n $nvcc ]] && "$py" -c 'import jax, jax.ffi; assert jax.devices("gpu")' >/dev/null 2>&1; then
+  example "cuda/use_from_jax.py" cuda "jit: True" python use_from_jax.py
+else
+  skip "cuda/use_from_jax.py" "no nvcc, or no JAX with a GPU"
 fi
 
 # Every example file is run by some step.

@@ -37,7 +37,8 @@ set_target_properties(tvmffi_python_core PROPERTIES OUTPUT_NAME _core)
 # Not linked, but shipped next to _core: build it with the extension.
 add_dependencies(tvmffi_python_core tvmffi)
 
-# The package's Python sources (explicit list, paths relative to the package).
+# The package's Python sources, and C++ sources compiled at run time (explicit
+# list, paths relative to the package).
 set(TVMFFI_PYTHON_SOURCES
   __init__.py
   _cli.py
@@ -47,6 +48,7 @@ set(TVMFFI_PYTHON_SOURCES
   _error.py
   _ffi_api.py
   _framework.py
+  _jax_handler.cc
   _lockfile.py
   _pyclass.py
   _reflection.py
@@ -57,6 +59,9 @@ set(TVMFFI_PYTHON_SOURCES
   config.py
   container.py
   core.py
+  cpp/__init__.py
+  cpp/extension.py
+  jax.py
   libinfo.py
   module.py
   registry.py
@@ -81,6 +86,7 @@ set(TVMFFI_PYTHON_SOURCES
 # (wheel.packages), the build tree only what is listed here.
 file(GLOB_RECURSE _tvmffi_py_found RELATIVE "${CMAKE_CURRENT_LIST_DIR}/../tvmffi"
      CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/../tvmffi/*.py"
+     "${CMAKE_CURRENT_LIST_DIR}/../tvmffi/*.cc"  # sources compiled at run time (tvmffi.jax)
      "${CMAKE_CURRENT_LIST_DIR}/../tvmffi/py.typed")
 set(_tvmffi_py_listed ${TVMFFI_PYTHON_SOURCES})
 list(SORT _tvmffi_py_found)

@@ -86,15 +86,45 @@ def _cupy_stream(device_type: int, device_id: int) -> int | None:
         return int(cupy.cuda.get_current_stream().ptr)
 
 
+def _jax_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:
+    from .jax import _jax_alloc as alloc  # JAX arrays: see tvmffi/jax.py
+
+    return alloc(shape, dtype, device_type, device_id)
+
+
+def _jax_from_tensor(tensor: Any) -> Any:
+    from .jax import _jax_from_tensor as from_tensor
+
+    return from_tensor(tensor)
+
+
+def immutable_copy(array: Any) -> Any:
+    """A copy of a JAX array on a GPU, lent to a function in its place (python/src/call.cc)."""
+    from .jax import _immutable_copy
+
+    return _immutable_copy(array)
+
+
+def immutable_verify(copies: list) -> None:
+    """After the call: ValueError when the function wrote one of the copies [(arg, orig, copy)]."""
+    from .jax import _immutable_verify
+
+    _immutable_verify(copies)
+
+
 ALLOCATORS: dict[str, AllocFn] = {
     "torch": _torch_alloc,
     "numpy": _numpy_alloc,
     "cupy": _cupy_alloc,
+    "jax": _jax_alloc,
+    "jaxlib": _jax_alloc,
 }
 STREAMS: dict[str, StreamFn] = {"torch": _torch_stream, "cupy": _cupy_stream}
 FROM_TENSOR: dict[str, FromTensorFn] = {
     "torch": lambda t: _module("torch").utils.dlpack.from_dlpack(t),
     "numpy": _numpy_from_tensor,
+    "jax": _jax_from_tensor,
+    "jaxlib": _jax_from_tensor,
 }
 
 
@@ -154,3 +184,44 @@ def from_tensor(framework: str, tensor: Any) -> Any:
         return fn(tensor)
     from_dlpack = getattr(_module(framework), "from_dlpack", None)
     return tensor if from_dlpack is None else from_dlpack(tensor)
+
+
+def copy_lent(view: Any) -> tuple[Any, Callable[[], None]]:
+    """An owning copy of a device tensor lent to a Python callback, and its write-back.
+
+    A ``DLTensor*`` argument of a callback is valid only during the call, so
+    the callback gets a tensor that owns its memory (python/src/call.cc,
+    "Tensors lent to Python callbacks"). On the host the core copies; off the
+    host a framework already imported (torch, then cupy) copies ``view`` (a
+    tvmffi.Tensor over the lent memory, used only here) on its current stream.
+    ``write_back()``, called when the callback returns, writes the elements the
+    callback changed back to the lent memory and drops ``view``.
+    """
+    from . import _core
+
+    device_type, device_id = view.__dlpack_device__()
+    torch = sys.modules.get("torch")
+    if torch is not None and device_type in (_CUDA, _ROCM):
+        src = torch.utils.dlpack.from_dlpack(view)
+        own, snap = src.clone(), src.clone()
+
+        def torch_write_back() -> None:
+            src.copy_(torch.where(own != snap, own, src))
+
+        return _core.from_dlpack(own), torch_write_back
+    cupy = sys.modules.get("cupy")
+    if cupy is not None and device_type == _CUDA:
+        with cupy.cuda.Device(device_id):
+            src = cupy.from_dlpack(view)
+            own, snap = src.copy(), src.copy()
+
+        def cupy_write_back() -> None:
+            with cupy.cuda.Device(device_id):
+                cupy.copyto(src, own, where=own != snap)
+
+        return _core.from_dlpack(own), cupy_write_back
+    raise ValueError(
+        f"tvmffi: a Python callback was lent a tensor on DLPack device type {device_type} "
+        f"(id {device_id}) as DLTensor*, valid only during the call; tvmffi gives callbacks "
+        "an owning copy, and copies device memory through torch or cupy, neither of which "
+        "is imported (or supports the device)")
