@@ -40,7 +40,7 @@ cmake -S . -B build/device-wheel-kernels -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTVMFFI_BUILD_TOOLS=OFF -DCMAKE_PREFIX_PATH="$PREFIX/usr" >/dev/null
 cmake --build build/device-wheel-kernels -j "$JOBS" --target tvmffi_kernels >/dev/null
 
-TVMFFI_PYTHON=$PY TVMFFI_JOBS=$JOBS \
+TVMFFI_PYTHON=$PY TVMFFI_JOBS=$JOBS TVMFFI_DOCS_SITE=0 \
 TVMFFI_CUDA_KERNELS="$ROOT/build/device-wheel-kernels/kernels/libtvmffi_kernels.so" \
 TVMFFI_PIP_WHEEL_ARGS="-C cmake.define.TVMFFI_NANOBIND_DIR=$ROOT/.carry/nanobind -C cmake.define.CMAKE_PREFIX_PATH=$PREFIX/usr -C cmake.define.CMAKE_CUDA_ARCHITECTURES=$ARCH" \
   bash .ci/wheel.sh
