@@ -6,6 +6,10 @@
 # libclang-rt-dev (libFuzzer and the sanitizer runtimes, for the fuzz phase), plus
 #   - libdlpack-dev >= 1.2 from Debian unstable (sid); bookworm ships 0.6,
 #   - libcatch2-dev (Catch2 v3) from bookworm-backports,
+#   - g++-aarch64-linux-gnu, gcc-aarch64-linux-gnu and qemu-user (the aarch64
+#     phase: cross build, tests under qemu-aarch64; no dpkg architecture is
+#     added); bookworm-backports is also a deb-src suite so that the phase can
+#     build Catch2 for aarch64 from its Debian source (.ci/aarch64-deps.sh),
 # and for the Python package (python/, Debian's /usr/bin/python3):
 #   - nanobind-dev, python3-nanobind and robin-map-dev (nanobind needs
 #     robin_map >= 1.3, bookworm has 1.2.1) from unstable, libeigen3-dev
@@ -13,9 +17,12 @@
 #   - python3-scikit-build-core (+ the python3-packaging it needs) from
 #     bookworm-backports,
 #   - python3-pytest, python3-numpy, python3-torch (CPU-only), python3-venv,
+#     python3-hypothesis (python/tests/test_hostile_properties.py),
 #     and python3-pip, python3-setuptools, python3-wheel (pip wheel of the
 #     package and of the drop-in python/compat) from bookworm, without recommends; libtorch-dev (torch's C++ headers,
-#     for tvmffi._torch_exchange: the DLPack C exchange API torch 1.13 lacks).
+#     for tvmffi._torch_exchange: the DLPack C exchange API torch 1.13 lacks);
+#   - python3-sphinx and python3-myst-parser from bookworm (the docs site,
+#     docs/CMakeLists.txt; 17 packages without recommends).
 # The extra suites are added as deb822 sources pinned so that nothing but the
 # packages named in the pins ever comes from them.
 #
@@ -35,14 +42,16 @@ SID_SOURCES="$SRC_DIR/tvmffi-sid.sources"
 BPO_SOURCES="$SRC_DIR/tvmffi-backports.sources"
 PREFS="$PREF_DIR/tvmffi-pins"
 
-BASE_PKGS=(g++ cmake ninja-build pkg-config binutils nlohmann-json3-dev clang libclang-rt-dev)
+BASE_PKGS=(g++ cmake ninja-build pkg-config binutils nlohmann-json3-dev clang libclang-rt-dev
+           g++-aarch64-linux-gnu gcc-aarch64-linux-gnu qemu-user)
 EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
 # Python package: the first five come from the pinned suites.
 PY_PINNED_PKGS=(nanobind-dev python3-nanobind robin-map-dev python3-scikit-build-core
                 python3-packaging)
 PY_PKGS=("${PY_PINNED_PKGS[@]}" libeigen3-dev
          python3-pytest python3-numpy python3-torch python3-venv libtorch-dev
-         python3-pip python3-setuptools python3-wheel)
+         python3-pip python3-setuptools python3-wheel python3-hypothesis
+         python3-sphinx python3-myst-parser)
 
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
@@ -94,6 +103,11 @@ catch2_ok() {
   [[ -f /usr/include/catch2/catch_all.hpp ]] && catch2_cmake_config >/dev/null
 }
 
+catch2_src_ok() {
+  # Catch2 v3's source package is known to apt (the aarch64 phase builds it).
+  apt-cache showsrc catch2 2>/dev/null | grep -q '^Version: 3\.'
+}
+
 # ------------------------------------------------------------ apt config ---
 # Write $2 to file $1 only if the contents differ. Returns 0 if it changed.
 write_if_changed() {
@@ -114,7 +128,7 @@ Components: main
 Signed-By: $KEYRING"
 
 BPO_CONTENT="# Added by tvmffi .ci/setup-debian.sh (pinned to priority 1 in $PREFS)
-Types: deb
+Types: deb deb-src
 URIs: http://deb.debian.org/debian
 Suites: bookworm-backports
 Components: main
@@ -188,6 +202,11 @@ done
 if [[ ${#missing[@]} -eq 0 ]]; then
   # Keep the sources/pins current (no network; writes only what differs).
   if [[ $(id -u) -eq 0 ]]; then configure_apt; fi
+  if ! catch2_src_ok; then
+    [[ $(id -u) -eq 0 || ${#SUDO[@]} -gt 0 ]] || die "need root to add bookworm-backports' deb-src"
+    configure_apt
+    apt_update
+  fi
   log "all packages present (g++, cmake, ninja, pkg-config, binutils, nlohmann-json, clang, dlpack >= 1.2, Catch2 v3, Python: ${PY_PKGS[*]})"
 else
   [[ $(id -u) -eq 0 || ${#SUDO[@]} -gt 0 ]] || die "need root to install: ${missing[*]}"
@@ -217,6 +236,7 @@ for p in "${PY_PKGS[@]}"; do
   is_installed "$p" || die "$p is not installed"
 done
 robin_map_ok || die "tsl::robin_map older than 1.3 (robin-map-dev from unstable is needed)"
+catch2_src_ok || die "Catch2 v3's source package is not known to apt (bookworm-backports deb-src)"
 
 dlpack_ver=$(sed -n 's/^#define[[:space:]]\+DLPACK_\(MAJOR\|MINOR\)_VERSION[[:space:]]\+\([0-9]\+\).*/\2/p' \
   /usr/include/dlpack/dlpack.h | paste -sd. -)

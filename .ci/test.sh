@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tvmffi CI: set up the machine, then build and test:
 #   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists)
+#   build/aarch64  Release cross build for Linux aarch64 (tests under qemu-aarch64)
 #   wheel          .ci/wheel.sh: the wheel built from the root, installed into a
 #                  fresh venv elsewhere with its build tree deleted; kernel
-#                  libraries built against it; pytest python/tests against it
+#                  libraries built against it; the docs' examples and the docs
+#                  site (the `docs` target, Sphinx -W); pytest python/tests against it
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
 #   build/oom      Debug with ASan/UBSan and TVMFFI_FAULT_INJECTION=ON: test_oom only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
@@ -139,6 +141,28 @@ run_phase release build/release \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=ON \
   "${CUDA_ARGS[@]}"
+
+# -------------------------------------------------------------- aarch64 ---
+# Linux aarch64 (issue #27): cross-built with Debian's aarch64-linux-gnu
+# toolchain (cmake/toolchains/aarch64-linux-gnu.cmake) against Catch2 built for
+# the target from Debian's source (.ci/aarch64-deps.sh, kept in
+# build/aarch64-deps); ctest runs every test under qemu-aarch64. Runtime, C/C++
+# tests, CPU kernels and the CLI: no benchmarks, Python, fuzzers or CUDA kernels.
+run_aarch64_phase() {
+  local start=$SECONDS
+  if ! TVMFFI_JOBS=$JOBS bash .ci/aarch64-deps.sh build/aarch64-deps; then
+    failures+=("aarch64: Catch2 for the target (.ci/aarch64-deps.sh)"); return
+  fi
+  run_phase aarch64 build/aarch64 \
+    -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+    "-DTVMFFI_TARGET_PREFIX=$PWD/build/aarch64-deps" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DTVMFFI_BUILD_TESTS=ON \
+    -DTVMFFI_BUILD_BENCHMARKS=OFF \
+    -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+  echo "aarch64: phase took $((SECONDS - start)) s"
+}
+run_aarch64_phase
 
 # ---------------------------------------------------------------- wheel ---
 run_wheel_phase() {

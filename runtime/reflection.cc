@@ -85,13 +85,13 @@ std::string_view TypeKeyOf(const TVMFFITypeInfo* info) {
 
 // The structural kind of an object's type; TypeError if it has none.
 TVMFFISEqHashKind KindOf(const TVMFFITypeInfo* info, const char* op) {
-  if (info->metadata == nullptr ||
-      info->metadata->structural_eq_hash_kind == kTVMFFISEqHashKindUnsupported) {
+  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+  if (md == nullptr || md->structural_eq_hash_kind == kTVMFFISEqHashKindUnsupported) {
     TVM_FFI_THROW(TypeError) << op << ": type `" << TypeKeyOf(info)
                              << "` does not support structural comparison (it declares no "
                                 "_type_s_eq_hash_kind)";
   }
-  return info->metadata->structural_eq_hash_kind;
+  return md->structural_eq_hash_kind;
 }
 
 // The bytes of a contiguous CPU tensor; ValueError otherwise.

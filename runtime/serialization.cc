@@ -131,7 +131,8 @@ AnyView TypeAttr(const char* name, int32_t type_index) {
 }
 
 bool HasCreator(const TVMFFITypeInfo* info) {
-  return (info->metadata != nullptr && info->metadata->creator != nullptr) ||
+  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+  return (md != nullptr && md->creator != nullptr) ||
          TypeAttr("__ffi_new__", info->type_index) != nullptr;
 }
 
@@ -624,9 +625,10 @@ class Deserializer {
 
   static Any Create(int64_t index, const TVMFFITypeInfo* info) {
     Any obj;
-    if (info->metadata != nullptr && info->metadata->creator != nullptr) {
+    const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+    if (md != nullptr && md->creator != nullptr) {
       TVMFFIObjectHandle handle = nullptr;
-      TVM_FFI_CHECK_SAFE_CALL(info->metadata->creator(&handle));
+      TVM_FFI_CHECK_SAFE_CALL(md->creator(&handle));
       if (handle == nullptr) Bad(index, "the creator of `" + TypeKeyOf(info) + "` returned NULL");
       TVMFFIAny cell{};
       cell.type_index = TVMFFIObjectGetTypeIndex(handle);

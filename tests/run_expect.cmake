@@ -3,6 +3,25 @@
 #         [-DEXPECT_NOT_REGEX=<regex>] -P run_expect.cmake
 # Unlike PASS_REGULAR_EXPRESSION, both the status and the output must hold,
 # and a crash (signal) never counts as the expected failure.
+# A cross build's program (its ELF e_machine is not that of the cmake running
+# this) runs under the emulator tests/CMakeLists.txt names in the environment.
+if(NOT "$ENV{TVMFFI_TEST_EMULATOR}" STREQUAL "")
+  list(GET CMD 0 _prog)
+  if(EXISTS "${_prog}" AND NOT IS_DIRECTORY "${_prog}")
+    file(READ "${_prog}" _prog_head LIMIT 20 HEX)
+    file(READ "${CMAKE_COMMAND}" _host_head LIMIT 20 HEX)
+    string(SUBSTRING "${_host_head}" 36 4 _host_machine)
+    set(_prog_machine "")
+    string(LENGTH "${_prog_head}" _prog_len)
+    if(_prog_head MATCHES "^7f454c46" AND _prog_len EQUAL 40)
+      string(SUBSTRING "${_prog_head}" 36 4 _prog_machine)
+    endif()
+    if(NOT _prog_machine STREQUAL "" AND NOT _prog_machine STREQUAL _host_machine)
+      separate_arguments(_emulator UNIX_COMMAND "$ENV{TVMFFI_TEST_EMULATOR}")
+      list(PREPEND CMD ${_emulator})
+    endif()
+  endif()
+endif()
 execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
 message("${all}")

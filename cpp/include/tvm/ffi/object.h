@@ -155,6 +155,14 @@ inline std::string TypeKeyOrUnregistered(const TypeInfo* info, int32_t type_inde
   return std::string(info->type_key.data, info->type_key.size);
 }
 
+/*!
+ * \brief info->metadata, loaded with acquire: the runtime publishes a new record
+ *        with a release store, possibly while others read (weakly ordered CPUs).
+ */
+TVM_FFI_INLINE const TVMFFITypeMetadata* TypeMetadataOf(const TVMFFITypeInfo* info) noexcept {
+  return __atomic_load_n(&info->metadata, __ATOMIC_ACQUIRE);
+}
+
 /*! \brief Register a type key with the runtime; throws on failure (defined in error.h). */
 inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_index,
                                   int32_t type_depth, int32_t num_child_slots,

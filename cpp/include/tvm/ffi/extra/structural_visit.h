@@ -199,8 +199,9 @@ inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
   // A non-recursive region binds the free variable itself; its own fields
   // are uses again.
   TVMFFIDefRegionKind inherited = visitor->def_region_kind();
-  if (inherited == kTVMFFIDefRegionKindNonRecursive && info->metadata != nullptr &&
-      info->metadata->structural_eq_hash_kind == kTVMFFISEqHashKindFreeVar) {
+  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+  if (inherited == kTVMFFIDefRegionKindNonRecursive && md != nullptr &&
+      md->structural_eq_hash_kind == kTVMFFISEqHashKindFreeVar) {
     inherited = kTVMFFIDefRegionKindNone;
   }
   Expected<Optional<VisitInterrupt>> result = Optional<VisitInterrupt>(std::nullopt);

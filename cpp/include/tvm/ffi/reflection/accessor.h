@@ -62,6 +62,25 @@ inline bool ByteArrayEquals(const TVMFFIByteArray& a, std::string_view b) {
 inline const TVMFFITypeInfo* TypeInfoOfKey(std::string_view type_key) {
   return TVMFFIGetTypeInfo(TypeKeyToIndex(type_key));
 }
+/*!
+ * \brief A published (array, count) pair of a type record: count first, then
+ *        the array (acquire). The runtime stores the array, then the count
+ *        (release), and never frees an array it replaced, so on weakly
+ *        ordered CPUs too the count never exceeds the array read.
+ */
+template <typename T>
+struct PublishedSpan {
+  const T* data;
+  int32_t size;
+};
+template <typename T>
+inline PublishedSpan<T> LoadPublished(const T* const* data, const int32_t* size) {
+  int32_t n = __atomic_load_n(size, __ATOMIC_ACQUIRE);
+  return PublishedSpan<T>{__atomic_load_n(data, __ATOMIC_ACQUIRE), n};
+}
+inline PublishedSpan<TVMFFIFieldInfo> FieldsOf(const TVMFFITypeInfo* info) {
+  return LoadPublished(&info->fields, &info->num_fields);
+}
 }  // namespace details
 
 /*!
@@ -75,10 +94,11 @@ inline void ForEachFieldInfo(const TypeInfo* type_info, Callback callback) {
                 "ForEachFieldInfo: the callback must return void");
   // Depth 0 is Object itself, which has no fields.
   for (int32_t d = 1; d < type_info->type_depth; ++d) {
-    const TVMFFITypeInfo* base = type_info->type_ancestors[d];
-    for (int32_t i = 0; i < base->num_fields; ++i) callback(base->fields + i);
+    auto base = details::FieldsOf(type_info->type_ancestors[d]);
+    for (int32_t i = 0; i < base.size; ++i) callback(base.data + i);
   }
-  for (int32_t i = 0; i < type_info->num_fields; ++i) callback(type_info->fields + i);
+  auto own = details::FieldsOf(type_info);
+  for (int32_t i = 0; i < own.size; ++i) callback(own.data + i);
 }
 
 /*!
@@ -89,13 +109,14 @@ inline void ForEachFieldInfo(const TypeInfo* type_info, Callback callback) {
 template <typename Callback>
 inline bool ForEachFieldInfoWithEarlyStop(const TypeInfo* type_info, Callback callback) {
   for (int32_t d = 1; d < type_info->type_depth; ++d) {
-    const TVMFFITypeInfo* base = type_info->type_ancestors[d];
-    for (int32_t i = 0; i < base->num_fields; ++i) {
-      if (callback(base->fields + i)) return true;
+    auto base = details::FieldsOf(type_info->type_ancestors[d]);
+    for (int32_t i = 0; i < base.size; ++i) {
+      if (callback(base.data + i)) return true;
     }
   }
-  for (int32_t i = 0; i < type_info->num_fields; ++i) {
-    if (callback(type_info->fields + i)) return true;
+  auto own = details::FieldsOf(type_info);
+  for (int32_t i = 0; i < own.size; ++i) {
+    if (callback(own.data + i)) return true;
   }
   return false;
 }
@@ -123,8 +144,9 @@ inline const TVMFFIFieldInfo* GetFieldInfo(std::string_view type_key, const char
  */
 inline const TVMFFIMethodInfo* GetMethodInfo(std::string_view type_key, const char* method_name) {
   const TVMFFITypeInfo* info = details::TypeInfoOfKey(type_key);
-  for (int32_t i = 0; i < info->num_methods; ++i) {
-    if (details::ByteArrayEquals(info->methods[i].name, method_name)) return info->methods + i;
+  auto methods = details::LoadPublished(&info->methods, &info->num_methods);
+  for (int32_t i = 0; i < methods.size; ++i) {
+    if (details::ByteArrayEquals(methods.data[i].name, method_name)) return methods.data + i;
   }
   TVM_FFI_THROW(RuntimeError) << "Cannot find method `" << method_name << "` in " << type_key;
 }

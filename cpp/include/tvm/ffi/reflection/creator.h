@@ -36,7 +36,8 @@ inline Optional<Function> TypeNewAttr(int32_t type_index) {
 
 /*! \brief Whether objects of the type can be made empty by reflection. */
 inline bool HasCreator(const TVMFFITypeInfo* type_info) {
-  if (type_info->metadata != nullptr && type_info->metadata->creator != nullptr) return true;
+  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(type_info);
+  if (md != nullptr && md->creator != nullptr) return true;
   return details::TypeNewAttr(type_info->type_index).has_value();
 }
 
@@ -45,9 +46,10 @@ inline bool HasCreator(const TVMFFITypeInfo* type_info) {
  * \throws RuntimeError if the type has no creator.
  */
 inline ObjectPtr<Object> CreateEmptyObject(const TVMFFITypeInfo* type_info) {
-  if (type_info->metadata != nullptr && type_info->metadata->creator != nullptr) {
+  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(type_info);
+  if (md != nullptr && md->creator != nullptr) {
     TVMFFIObjectHandle handle = nullptr;
-    TVM_FFI_CHECK_SAFE_CALL(type_info->metadata->creator(&handle));
+    TVM_FFI_CHECK_SAFE_CALL(md->creator(&handle));
     return details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle));
   }
   if (Optional<Function> make = details::TypeNewAttr(type_info->type_index)) {

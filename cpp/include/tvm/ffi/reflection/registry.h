@@ -548,7 +548,8 @@ class ObjectDef {
     // Not while an error from the chain unwinds: a second throw would terminate.
     if (!auto_init_ || std::uncaught_exceptions() > uncaught_at_start_) return;
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index_);
-    if (info->metadata == nullptr || info->metadata->creator == nullptr) return;
+    const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+    if (md == nullptr || md->creator == nullptr) return;
     TVMFFIByteArray key = AsByteArray(type_attr::kInit);
     if (TVMFFIGetTypeAttrColumn(&key) != nullptr &&
         TypeAttrColumn(type_attr::kInit)[type_index_] != nullptr) {
