@@ -2,6 +2,8 @@
 // as borrowed DLTensor*, or as owning ffi.Tensor where the function takes one),
 // read-only tensors as private copies checked after the call, the environment
 // (stream, allocator) for the call, and the result back to Python.
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,7 @@ enum class Kind : uint8_t {
   kSequence,     // list, tuple -> ffi.Array
   kMapping,      // dict -> ffi.Map
   kCallable,     // -> ffi.Function
+  kBadExchange,  // an exchange-API attribute that is not a "dlpack_exchange_api" capsule
   kUnsupported,
 };
 
@@ -50,6 +53,9 @@ struct TypeEntry {
   PyTypeObject* type;
   Kind kind;
   const Framework* fw;
+  // The type's tp_version_tag when classified: CPython gives a type a new tag
+  // whenever an attribute of it or of a base changes (0: none assigned).
+  unsigned int version;
 };
 
 constexpr int kMaxFrameworks = 16;
@@ -66,6 +72,9 @@ const Framework* GetFramework(PyObject* root_name, const DLPackExchangeAPI* api)
   Py_INCREF(root_name);
   f.name = root_name;
   f.api = api;
+  // JAX arrays are immutable (others may share the buffer): read-only, always.
+  f.immutable = PyUnicode_CompareWithASCIIString(root_name, "jax") == 0 ||
+                PyUnicode_CompareWithASCIIString(root_name, "jaxlib") == 0;
   return &f;
 }
 
@@ -92,52 +101,110 @@ PyObject* RootModuleName(PyTypeObject* t) {
   return root;
 }
 
-const DLPackExchangeAPI* ApiFromCapsuleOrInt(PyObject* a);
+// A type's DLPack C exchange API is a PyCapsule of this name (DLPack's
+// convention, as torch and upstream tvm_ffi export it) and nothing else: an
+// int address or a capsule of another name is never dereferenced.
+constexpr const char* kExchangeApiCapsule = "dlpack_exchange_api";
+constexpr const char* kExchangeApiNames[] = {"__dlpack_c_exchange_api__",
+                                             "__c_dlpack_exchange_api__"};
+
+enum class ApiStatus : uint8_t { kNone, kFound, kBad };
+
+// Exchange-API capsules seen, kept for the process: a cached classification
+// points into one, so it must outlive every cache entry.
+std::vector<std::pair<PyObject*, const void*>> g_api_capsules;
+
+// Steals `a`: None (no API), or a "dlpack_exchange_api" capsule (kBad otherwise).
+ApiStatus ApiFromCapsule(PyObject* a, const DLPackExchangeAPI** out) {
+  *out = nullptr;
+  if (a == Py_None) {
+    Py_DECREF(a);
+    return ApiStatus::kNone;
+  }
+  if (!PyCapsule_IsValid(a, kExchangeApiCapsule)) {
+    Py_DECREF(a);
+    return ApiStatus::kBad;
+  }
+  const void* p = PyCapsule_GetPointer(a, kExchangeApiCapsule);
+  bool kept = false;
+  for (const auto& c : g_api_capsules) kept = kept || c.second == p;
+  if (kept) {
+    Py_DECREF(a);  // the same API, already kept alive by an earlier capsule
+  } else {
+    g_api_capsules.emplace_back(a, p);
+  }
+  // Walk to a major version we know (a bounded walk: the chain is not ours).
+  const DLPackExchangeAPIHeader* h = static_cast<const DLPackExchangeAPIHeader*>(p);
+  for (int steps = 0; h != nullptr && h->version.major != DLPACK_MAJOR_VERSION; ++steps) {
+    h = steps < 16 ? h->prev_api : nullptr;
+  }
+  const DLPackExchangeAPI* api = reinterpret_cast<const DLPackExchangeAPI*>(h);
+  if (api == nullptr || api->managed_tensor_from_py_object_no_sync == nullptr) {
+    return ApiStatus::kNone;  // no version we know: the type's __dlpack__, if any
+  }
+  *out = api;
+  return ApiStatus::kFound;
+}
 
 // The exchange API a tensor type offers on the type, walking to a major version we know;
 // else the one tvmffi provides for the framework (the fw_exchange_api hook), if any.
-const DLPackExchangeAPI* ExchangeApiOf(PyTypeObject* t) {
-  static const char* const kNames[] = {"__dlpack_c_exchange_api__", "__c_dlpack_exchange_api__"};
-  for (const char* name : kNames) {
+ApiStatus ExchangeApiOf(PyTypeObject* t, const DLPackExchangeAPI** api) {
+  *api = nullptr;
+  for (const char* name : kExchangeApiNames) {
     PyObject* a = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), name);
     if (a == nullptr) {
       PyErr_Clear();
       continue;
     }
-    if (const DLPackExchangeAPI* api = ApiFromCapsuleOrInt(a)) return api;
+    const ApiStatus s = ApiFromCapsule(a, api);
+    if (s != ApiStatus::kNone) return s;
   }
   const Hooks& h = GetHooks();
   if (h.fw_exchange_api == nullptr ||
       !PyObject_HasAttrString(reinterpret_cast<PyObject*>(t), "__dlpack__")) {
-    return nullptr;
+    return ApiStatus::kNone;
   }
   PyObject* root = RootModuleName(t);
   PyObject* a = PyObject_CallOneArg(h.fw_exchange_api, root);
   Py_DECREF(root);
   if (a == nullptr) {
     PyErr_Clear();
-    return nullptr;
+    return ApiStatus::kNone;
   }
-  return ApiFromCapsuleOrInt(a);
+  return ApiFromCapsule(a, api);
 }
 
-// Steals `a`: a capsule or an int address of a DLPackExchangeAPI (None: no API).
-const DLPackExchangeAPI* ApiFromCapsuleOrInt(PyObject* a) {
-  {
-    void* p = nullptr;
-    if (PyCapsule_CheckExact(a)) {
-      p = PyCapsule_GetPointer(a, PyCapsule_GetName(a));
-    } else if (PyLong_Check(a)) {
-      p = PyLong_AsVoidPtr(a);
+// The TypeError for a type of Kind::kBadExchange (false, always).
+TVMFFI_PY_COLD bool BadExchangeError(PyTypeObject* t) {
+  for (const char* name : kExchangeApiNames) {
+    PyObject* a = PyObject_GetAttrString(reinterpret_cast<PyObject*>(t), name);
+    if (a == nullptr) {
+      PyErr_Clear();
+      continue;
+    }
+    if (a != Py_None && !PyCapsule_IsValid(a, kExchangeApiCapsule)) {
+      const char* cap = PyCapsule_CheckExact(a) ? PyCapsule_GetName(a) : nullptr;
+      PyErr_Clear();
+      if (PyCapsule_CheckExact(a)) {
+        PyErr_Format(PyExc_TypeError,
+                     "tvmffi: %s.%s is not a DLPack C exchange API: expected a PyCapsule named "
+                     "'%s', got a PyCapsule named '%s'",
+                     t->tp_name, name, kExchangeApiCapsule, cap != nullptr ? cap : "(null)");
+      } else {
+        PyErr_Format(PyExc_TypeError,
+                     "tvmffi: %s.%s is not a DLPack C exchange API: expected a PyCapsule named "
+                     "'%s', got an object of type '%s'",
+                     t->tp_name, name, kExchangeApiCapsule, Py_TYPE(a)->tp_name);
+      }
+      Py_DECREF(a);
+      return false;
     }
     Py_DECREF(a);
-    if (PyErr_Occurred()) PyErr_Clear();
-    const DLPackExchangeAPIHeader* h = static_cast<const DLPackExchangeAPIHeader*>(p);
-    while (h != nullptr && h->version.major != DLPACK_MAJOR_VERSION) h = h->prev_api;
-    const DLPackExchangeAPI* api = reinterpret_cast<const DLPackExchangeAPI*>(h);
-    if (api != nullptr && api->managed_tensor_from_py_object_no_sync != nullptr) return api;
   }
-  return nullptr;
+  PyErr_Format(PyExc_TypeError,
+               "tvmffi: the DLPack C exchange API of %s is not a PyCapsule named '%s'",
+               t->tp_name, kExchangeApiCapsule);
+  return false;
 }
 
 bool IsSubtype(PyTypeObject* t, PyObject* base) {
@@ -147,7 +214,9 @@ bool IsSubtype(PyTypeObject* t, PyObject* base) {
 TypeEntry Classify(PyTypeObject* t) {
   const CoreTypes& ct = GetCoreTypes();
   const Hooks& h = GetHooks();
-  TypeEntry e{t, Kind::kUnsupported, nullptr};
+  TypeEntry e{t, Kind::kUnsupported, nullptr, 0};
+  const DLPackExchangeAPI* api = nullptr;
+  ApiStatus api_status = ApiStatus::kNone;
   if (PyType_IsSubtype(t, ct.object)) {
     e.kind = Kind::kObject;
   } else if (PyType_IsSubtype(t, ct.device)) {
@@ -164,7 +233,9 @@ TypeEntry Classify(PyTypeObject* t) {
     e.kind = Kind::kStr;
   } else if (PyType_IsSubtype(t, &PyBytes_Type) || PyType_IsSubtype(t, &PyByteArray_Type)) {
     e.kind = Kind::kBytes;
-  } else if (const DLPackExchangeAPI* api = ExchangeApiOf(t)) {
+  } else if ((api_status = ExchangeApiOf(t, &api)) == ApiStatus::kBad) {
+    e.kind = Kind::kBadExchange;  // refused where a value of the type is converted
+  } else if (api_status == ApiStatus::kFound) {
     PyObject* root = RootModuleName(t);
     e.kind = Kind::kExchange;
     e.fw = GetFramework(root, api);
@@ -202,12 +273,24 @@ TypeEntry g_cache[kCacheSize];
 int g_cache_used = 0;
 int g_cache_next = 0;
 
-// By value: a nested lookup may replace the cache slot.
-TypeEntry LookupType(PyTypeObject* t) {
+// A type not in the cache, or whose entry is stale: classify it (again).
+TVMFFI_PY_COLD TypeEntry ClassifyAndCache(PyTypeObject* t) {
   for (int i = 0; i < g_cache_used; ++i) {
-    if (g_cache[i].type == t) return g_cache[i];
+    if (g_cache[i].type == t) {
+      // Stale: drop the entry (its reference to t; the caller's object holds another).
+      g_cache[i] = g_cache[--g_cache_used];
+      if (g_cache_next >= g_cache_used) g_cache_next = 0;
+      Py_DECREF(t);
+      break;
+    }
   }
+  // The tag before classifying: a change made meanwhile (Classify may run
+  // Python code) leaves the entry stale, never wrongly current. A type with
+  // no tag (0) is not cached: nothing would tell that it changed.
+  const unsigned int version = t->tp_version_tag;
   TypeEntry e = Classify(t);
+  e.version = version;
+  if (version == 0) return e;
   Py_INCREF(t);
   int slot;
   if (g_cache_used < kCacheSize) {
@@ -221,10 +304,28 @@ TypeEntry LookupType(PyTypeObject* t) {
   return g_cache[slot];
 }
 
+// By value: a nested lookup may replace the cache slot. An entry holds while
+// the type's version tag does: CPython gives a type a new tag whenever an
+// attribute of it or of a base changes, so a class whose dunders change after
+// its first use (a __dlpack__ added or removed, an exchange API replaced) is
+// classified again. (Entries have non-zero tags.)
+inline TypeEntry LookupType(PyTypeObject* t) {
+  for (int i = 0; i < g_cache_used; ++i) {
+    if (g_cache[i].type == t) {
+      if (__builtin_expect(g_cache[i].version == t->tp_version_tag, 1)) return g_cache[i];
+      break;
+    }
+  }
+  return ClassifyAndCache(t);
+}
+
 // ---------------------------------------------------------------------------
 // Global functions the converters use (looked up once).
 // ---------------------------------------------------------------------------
 TVMFFIObjectHandle GlobalFunc(const char* name, TVMFFIObjectHandle* cache) {
+  if (*cache == nullptr && (*cache = BuiltinFunction(name)) != nullptr) {
+    TVMFFIObjectIncRef(*cache);  // the runtime's own, as registered when _core was imported
+  }
   if (*cache == nullptr) {
     TVMFFIByteArray n{name, std::strlen(name)};
     if (TVMFFIFunctionGetGlobal(&n, cache) != 0 || *cache == nullptr) {
@@ -430,6 +531,13 @@ DLManagedTensorVersioned* ManagedFromBuffer(PyObject* obj) {
 
 thread_local const Framework* tls_alloc_fw = nullptr;
 
+// A tvmffi.Device made by Device.__new__ without __init__ (false, always).
+TVMFFI_PY_COLD bool DeviceNotInitialised() {
+  PyErr_SetString(PyExc_TypeError,
+                  "the tvmffi.Device is not initialised (made by __new__ without __init__)");
+  return false;
+}
+
 // The handle of a tvmffi.Object; NULL with TypeError for one never initialised.
 TVMFFIObjectHandle ObjectHandleOf(PyObject* obj) {
   TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(obj)->handle;
@@ -502,6 +610,11 @@ struct CallFrame {
   int32_t dev_id = 0;
   void* stream = nullptr;
   ReadOnlyChecks* checks = nullptr;  // private copies of read-only tensors, compared after the call
+  // Python code may have run while the arguments were converted (an __index__,
+  // a __dlpack__, a list's items): tensors lent without an owner (the exchange
+  // API's DLTensor) are checked again before the call (RecheckBorrowed).
+  bool ran_python = false;
+  PyObject* immutable_copies = nullptr;  // [(arg, JAX array, its copy)] on a GPU (LendImmutableCopy)
 
   ~CallFrame() {
     for (int i = 0; i < n_slots; ++i) {
@@ -510,6 +623,7 @@ struct CallFrame {
     }
     for (int i = 0; i < n_objs; ++i) TVMFFIObjectDecRef(objs[i]);
     if (checks != nullptr) DeleteChecks(checks);
+    Py_XDECREF(immutable_copies);
   }
 };
 
@@ -664,8 +778,13 @@ TVMFFI_PY_COLD bool VerifyReadOnly(const CallFrame& f) {
   PyErr_Format(PyExc_ValueError,
                "argument #%d%s is read-only, but the function wrote to it: a function is "
                "given a private copy of read-only memory, so the original is unchanged "
-               "and the result is discarded; pass a writable array for an output",
-               changed->arg, changed->nested ? " (a tensor inside it)" : "");
+               "and the result is discarded; %s",
+               changed->arg, changed->nested ? " (a tensor inside it)" : "",
+               f.fw != nullptr && f.fw->immutable
+                   ? "JAX arrays are immutable: to get results in JAX arrays, register the "
+                     "function with tvmffi.jax.register_ffi_target and call it with "
+                     "jax.ffi.ffi_call"
+                   : "pass a writable array for an output");
   return false;
 }
 
@@ -818,6 +937,53 @@ TVMFFI_PY_COLD DLTensor* LendReadOnly(CallFrame& f, int arg, TensorSlot& s, cons
   return &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
 }
 
+// tvmffi._framework.<name> (cold paths only).
+TVMFFI_PY_COLD PyObject* FrameworkHelper(const char* name) {
+  PyObject* mod = PyImport_ImportModule("tvmffi._framework");
+  if (mod == nullptr) return nullptr;
+  PyObject* fn = PyObject_GetAttrString(mod, name);
+  Py_DECREF(mod);
+  return fn;
+}
+
+// An immutable framework's array (JAX) off the host: the function gets a copy
+// the framework makes (_framework.immutable_copy), compared with the original
+// after the call (VerifyImmutable), so a write is an error, not lost.
+TVMFFI_PY_COLD DLTensor* LendImmutableCopy(CallFrame& f, int arg, TensorSlot& s, PyObject* a) {
+  PyObject* fn = FrameworkHelper("immutable_copy");
+  PyObject* copy = fn != nullptr ? PyObject_CallOneArg(fn, a) : nullptr;
+  Py_XDECREF(fn);
+  PyObject* cap = copy != nullptr ? CallDunderDLPack(copy, nullptr) : nullptr;
+  if (cap != nullptr && f.immutable_copies == nullptr) f.immutable_copies = PyList_New(0);
+  PyObject* item =
+      cap != nullptr && f.immutable_copies != nullptr ? Py_BuildValue("(iOO)", arg, a, copy) : nullptr;
+  const bool ok = item != nullptr && PyList_Append(f.immutable_copies, item) == 0;
+  Py_XDECREF(item);
+  Py_XDECREF(copy);
+  if (!ok || (!PyCapsule_IsValid(cap, "dltensor_versioned") && !PyCapsule_IsValid(cap, "dltensor"))) {
+    if (ok) PyErr_SetString(PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
+    Py_XDECREF(cap);
+    return nullptr;
+  }
+  ReleaseSlot(s);
+  s.ref = cap;
+  s.cleanup = Cleanup::kDecRef;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    return &static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"))
+                ->dl_tensor;
+  }
+  return &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
+}
+
+// After the call: false, with the error _framework.immutable_verify raised, when a copy changed.
+TVMFFI_PY_COLD bool VerifyImmutable(const CallFrame& f) {
+  PyObject* fn = FrameworkHelper("immutable_verify");
+  PyObject* r = fn != nullptr ? PyObject_CallOneArg(fn, f.immutable_copies) : nullptr;
+  Py_XDECREF(fn);
+  Py_XDECREF(r);
+  return r != nullptr;
+}
+
 // Whether the ffi.Tensor `h` carries the read-only flag (a versioned export reports it).
 bool TensorFlagReadOnly(TVMFFIObjectHandle h) {
   DLManagedTensorVersioned* m = nullptr;
@@ -876,6 +1042,10 @@ DLManagedTensorVersioned* ManagedFromPy(PyObject* obj) {
   }
   if (e.kind == Kind::kBuffer) {
     if (DLManagedTensorVersioned* m = ManagedFromBuffer(obj)) return m;
+  }
+  if (e.kind == Kind::kBadExchange) {
+    BadExchangeError(Py_TYPE(obj));
+    return nullptr;
   }
   if (e.kind != Kind::kBuffer && e.kind != Kind::kTorchLegacy && e.kind != Kind::kDLPack) {
     PyErr_Format(PyExc_TypeError,
@@ -1057,9 +1227,28 @@ bool ArgError(int i, PyObject* a) {
   PyErr_Fetch(&type, &value, &tb);
   PyErr_NormalizeException(&type, &value, &tb);
   PyObject* msg = value != nullptr ? PyObject_Str(value) : nullptr;
-  PyErr_Format(type != nullptr ? type : PyExc_TypeError, "argument #%d (type '%s'): %U", i,
-               Py_TYPE(a)->tp_name, msg != nullptr ? msg : Py_None);
+  PyErr_Clear();  // a __str__ that raised: the message is then "None"
+  PyObject* kind = type != nullptr ? type : PyExc_TypeError;
+  PyErr_Format(kind, "argument #%d (type '%s'): %U", i, Py_TYPE(a)->tp_name,
+               msg != nullptr ? msg : Py_None);
   Py_XDECREF(msg);
+  // Made now (PyErr_Format sets it lazily), to see whether the type took a message.
+  PyObject *ntype, *nvalue, *ntb;
+  PyErr_Fetch(&ntype, &nvalue, &ntb);
+  PyErr_NormalizeException(&ntype, &nvalue, &ntb);
+  PyErr_Restore(ntype, nvalue, ntb);
+  if (value != nullptr && !PyErr_ExceptionMatches(kind)) {
+    // A type made with other arguments than a message (UnicodeEncodeError,
+    // ...): the original exception, with the position as a note.
+    PyErr_Clear();
+    PyObject* note = PyUnicode_FromFormat("argument #%d (type '%s')", i, Py_TYPE(a)->tp_name);
+    PyObject* r = note != nullptr ? PyObject_CallMethod(value, "add_note", "O", note) : nullptr;
+    Py_XDECREF(r);  // (add_note: Python 3.11+; without it, the original alone)
+    Py_XDECREF(note);
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return false;
+  }
   Py_XDECREF(type);
   Py_XDECREF(value);
   Py_XDECREF(tb);
@@ -1072,6 +1261,15 @@ bool DLPackStreamArg(CallFrame& f, const Framework* fw, PyObject* a, PyObject** 
   *stream_arg = nullptr;
   PyObject* dev = PyObject_CallMethod(a, "__dlpack_device__", nullptr);
   if (dev == nullptr) return false;
+  if (!PyTuple_Check(dev) || PyTuple_GET_SIZE(dev) != 2) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s.__dlpack_device__() must return a tuple (device_type, device_id), got %s "
+                 "of type '%s'",
+                 Py_TYPE(a)->tp_name, PyTuple_Check(dev) ? "a tuple" : "an object",
+                 Py_TYPE(dev)->tp_name);
+    Py_DECREF(dev);
+    return false;
+  }
   int dt = 0, di = 0;
   int ok = PyArg_ParseTuple(dev, "ii", &dt, &di);
   Py_DECREF(dev);
@@ -1086,6 +1284,7 @@ bool DLPackStreamArg(CallFrame& f, const Framework* fw, PyObject* a, PyObject** 
 
 __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e, PyObject* a,
                                                 int i, TVMFFIAny* out) {
+  f.ran_python = true;  // __dlpack__ / __dlpack_device__
   TensorSlot& s = f.slots[f.n_slots];
   s.heap = nullptr;
   s.cleanup = Cleanup::kNone;
@@ -1111,6 +1310,7 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
     PyErr_SetString(PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
     return false;
   }
+  read_only = read_only || e.fw->immutable;
   // The capsule keeps its name, so dropping it after the call frees the export.
   s.ref = cap;
   s.cleanup = Cleanup::kDecRef;
@@ -1120,7 +1320,10 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
   out->v_ptr = dl;
   NoteFramework(f, e.fw);
   const DLDevice dev = dl->device;
-  if (read_only) out->v_ptr = LendReadOnly(f, i, s, *dl, a, stream_arg);
+  if (read_only) {
+    out->v_ptr = e.fw->immutable && !IsHostMemory(dev) ? LendImmutableCopy(f, i, s, a)
+                                                        : LendReadOnly(f, i, s, *dl, a, stream_arg);
+  }
   Py_XDECREF(stream_arg);
   return out->v_ptr != nullptr && NoteDevice(f, e.fw, dev);
 }
@@ -1129,6 +1332,7 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
 // deleter of its DLPack export keeps the Python object alive; no copy).
 TVMFFI_PY_COLD bool PackOwningTensor(CallFrame& f, const TypeEntry& e, PyObject* a, int i,
                                      TVMFFIAny* out) {
+  f.ran_python = true;
   PyObject* stream_arg = nullptr;
   DLManagedTensorVersioned* m = nullptr;
   if (e.kind == Kind::kExchange) {
@@ -1151,7 +1355,7 @@ TVMFFI_PY_COLD bool PackOwningTensor(CallFrame& f, const TypeEntry& e, PyObject*
     }
   }
   NoteFramework(f, e.fw);
-  if (IsReadOnly(m)) m = ProtectOwned(&f, i, false, m, a, stream_arg);
+  if (IsReadOnly(m) || e.fw->immutable) m = ProtectOwned(&f, i, false, m, a, stream_arg);
   Py_XDECREF(stream_arg);
   if (m == nullptr) return false;
   const DLDevice dev = m->dl_tensor.device;
@@ -1167,6 +1371,7 @@ TVMFFI_PY_COLD bool PackOwningTensor(CallFrame& f, const TypeEntry& e, PyObject*
 }
 
 TVMFFI_PY_COLD bool PackOwned(CallFrame& f, PyObject* a, int i, TVMFFIAny* out) {
+  f.ran_python = true;
   CallFrame* const prev_frame = tls_pack_frame;
   const int prev_arg = tls_pack_arg;
   tls_pack_frame = &f;
@@ -1232,6 +1437,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       return true;
     }
     case Kind::kDevice:
+      if (!nb::inst_ready(a)) return DeviceNotInitialised();
       out->type_index = kTVMFFIDevice;
       out->v_device = nb::inst_ptr<DeviceValue>(a)->dev;
       return true;
@@ -1261,7 +1467,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       TensorSlot& s = f.slots[f.n_slots];
       s.heap = nullptr;
       const DLPackExchangeAPI* api = e.fw->api;
-      if (api->dltensor_from_py_object_no_sync != nullptr) {
+      if (api->dltensor_from_py_object_no_sync != nullptr && !e.fw->immutable) {
         // No flags on this path: the exchange API's DLTensor export is for
         // tensors that may be written (torch has no read-only tensors).
         if (api->dltensor_from_py_object_no_sync(a, &s.dl) != 0) return false;
@@ -1281,8 +1487,10 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       out->v_ptr = &m->dl_tensor;
       NoteFramework(f, e.fw);
       const DLDevice dev = m->dl_tensor.device;
-      if (IsReadOnly(m) &&
-          (out->v_ptr = LendReadOnly(f, i, s, m->dl_tensor, a, nullptr)) == nullptr) {
+      if ((IsReadOnly(m) || e.fw->immutable) &&
+          (out->v_ptr = e.fw->immutable && !IsHostMemory(dev)
+                            ? LendImmutableCopy(f, i, s, a)
+                            : LendReadOnly(f, i, s, m->dl_tensor, a, nullptr)) == nullptr) {
         return false;
       }
       return NoteDevice(f, e.fw, dev);
@@ -1293,6 +1501,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       return PackTensorDLPack(f, e, a, i, out);
     case Kind::kInt: {
       out->type_index = kTVMFFIInt;
+      f.ran_python = true;  // __index__
       return IndexToInt64(a, &out->v_int64);
     }
     case Kind::kFloat:
@@ -1307,6 +1516,8 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
     case Kind::kMapping:
     case Kind::kCallable:
       return PackOwned(f, a, i, out);
+    case Kind::kBadExchange:
+      return BadExchangeError(t);
     case Kind::kUnsupported:
       break;
   }
@@ -1323,6 +1534,119 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
 // ---------------------------------------------------------------------------
 // Python -> owned Any (containers, callback results, tvmffi.convert)
 // ---------------------------------------------------------------------------
+namespace {
+
+// Nesting. Lists, tuples and dicts convert recursively: each level enters the
+// interpreter's recursion check (RecursionError past sys.getrecursionlimit())
+// and checks what is left of the thread's C stack, so that a self-referential
+// or very deeply nested value is a RecursionError, never a stack overflow,
+// whatever the recursion limit. (As the runtime's StackNearlyExhausted: the
+// bounds from pthread_getattr_np once per thread, the frame address compared.)
+struct StackBounds {
+  uintptr_t low = 0;
+  size_t size = 0;
+  bool known = false;
+};
+
+__attribute__((noinline)) StackBounds ReadStackBounds(uintptr_t here) {
+  StackBounds b;
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* addr = nullptr;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr != nullptr && size != 0) {
+      const uintptr_t low = reinterpret_cast<uintptr_t>(addr);
+      if (here > low && here - low <= size) b = StackBounds{low, size, true};
+    }
+    pthread_attr_destroy(&attr);
+  }
+  if (!b.known) {  // unknown: allow 1 MiB below the first frame that asked
+    constexpr size_t kAssumed = size_t{1} << 20;
+    b = StackBounds{here > kAssumed ? here - kAssumed : 0, kAssumed, true};
+  }
+  return b;
+}
+
+bool CStackNearlyExhausted() {
+  static thread_local StackBounds bounds;
+  const uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (!bounds.known) bounds = ReadStackBounds(here);
+  size_t reserve = size_t{256} << 10;  // for the error path and Python code below a level
+#if defined(__SANITIZE_ADDRESS__)
+  reserve *= 2;  // instrumented frames are larger
+#endif
+  if (reserve > bounds.size / 2) reserve = bounds.size / 2;
+  return here < bounds.low + reserve;
+}
+
+bool EnterNested() {
+  if (Py_EnterRecursiveCall(" while converting a nested list, tuple or dict to a tvmffi value")) {
+    return false;
+  }
+  if (CStackNearlyExhausted()) {
+    Py_LeaveRecursiveCall();
+    PyErr_SetString(PyExc_RecursionError,
+                    "tvmffi: a list, tuple or dict is nested too deeply to convert on this "
+                    "thread's C stack");
+    return false;
+  }
+  return true;
+}
+
+// A list, tuple, tvmffi.Shape or dict as an owned ffi.Array / ffi.Shape / ffi.Map.
+// The items are converted from a snapshot holding strong references (a tuple
+// of the list's items, a list of the dict's pairs): converting one can run
+// Python code (__index__, __float__, __dlpack__, a callable's wrapper ...) that
+// grows, shrinks or clears the container, and changes only the original.
+bool ContainerToOwned(PyObject* obj, Kind kind, TVMFFIAny* out) {
+  const bool is_map = kind == Kind::kMapping;
+  TVMFFIObjectHandle ctor = kind == Kind::kShape  ? GlobalFunc("ffi.Shape", &g_shape_ctor)
+                            : is_map              ? GlobalFunc("ffi.Map", &g_map_ctor)
+                                                  : GlobalFunc("ffi.Array", &g_array_ctor);
+  if (ctor == nullptr) return false;
+  PyObject* snap = is_map ? PyDict_Items(obj) : PyList_Check(obj) ? PyList_AsTuple(obj) : obj;
+  if (snap == nullptr) return false;
+  if (snap == obj) Py_INCREF(snap);  // a tuple: immutable
+  const Py_ssize_t n = is_map ? PyList_GET_SIZE(snap) : PyTuple_GET_SIZE(snap);
+  const Py_ssize_t n_any = is_map ? 2 * n : n;
+  if (n_any > INT32_MAX) {
+    Py_DECREF(snap);
+    PyErr_Format(PyExc_ValueError, "tvmffi: a %s of %zd items is too large to convert",
+                 is_map ? "dict" : "sequence", n);
+    return false;
+  }
+  TVMFFIAny* items = new (std::nothrow) TVMFFIAny[n_any > 0 ? n_any : 1];
+  if (items == nullptr || !EnterNested()) {
+    delete[] items;
+    Py_DECREF(snap);
+    if (items == nullptr) PyErr_NoMemory();
+    return false;
+  }
+  Py_ssize_t done = 0;
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    if (is_map) {
+      PyObject* pair = PyList_GET_ITEM(snap, i);  // (key, value), made by PyDict_Items
+      ok = PyToOwnedAny(PyTuple_GET_ITEM(pair, 0), &items[done]) && ++done &&
+           PyToOwnedAny(PyTuple_GET_ITEM(pair, 1), &items[done]) && ++done;
+    } else {
+      ok = PyToOwnedAny(PyTuple_GET_ITEM(snap, i), &items[done]) && ++done;
+    }
+  }
+  Py_LeaveRecursiveCall();
+  Py_DECREF(snap);
+  if (!ok) {
+    for (Py_ssize_t i = 0; i < done; ++i) ReleaseOwned(&items[i]);
+    delete[] items;
+    return false;
+  }
+  ok = CallWithOwned(ctor, items, static_cast<int32_t>(done), out);
+  delete[] items;
+  return ok;
+}
+
+}  // namespace
+
 bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
   out->zero_padding = 0;
   out->v_int64 = 0;
@@ -1355,6 +1679,7 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       return true;
     }
     case Kind::kDevice:
+      if (!nb::inst_ready(obj)) return DeviceNotInitialised();
       out->type_index = kTVMFFIDevice;
       out->v_device = nb::inst_ptr<DeviceValue>(obj)->dev;
       return true;
@@ -1424,62 +1749,11 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       return true;
     }
     case Kind::kShape:
-    case Kind::kSequence: {
-      const bool is_shape = e.kind == Kind::kShape;
-      TVMFFIObjectHandle ctor = is_shape ? GlobalFunc("ffi.Shape", &g_shape_ctor)
-                                         : GlobalFunc("ffi.Array", &g_array_ctor);
-      if (ctor == nullptr) return false;
-      PyObject* seq = PySequence_Fast(obj, "expected a sequence");
-      if (seq == nullptr) return false;
-      const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-      TVMFFIAny* items = new TVMFFIAny[n > 0 ? n : 1];
-      Py_ssize_t done = 0;
-      bool ok = true;
-      for (; done < n; ++done) {
-        if (!PyToOwnedAny(PySequence_Fast_GET_ITEM(seq, done), &items[done])) {
-          ok = false;
-          break;
-        }
-      }
-      Py_DECREF(seq);
-      if (!ok) {
-        for (Py_ssize_t i = 0; i < done; ++i) ReleaseOwned(&items[i]);
-        delete[] items;
-        return false;
-      }
-      ok = CallWithOwned(ctor, items, static_cast<int32_t>(n), out);
-      delete[] items;
-      return ok;
-    }
-    case Kind::kMapping: {
-      TVMFFIObjectHandle ctor = GlobalFunc("ffi.Map", &g_map_ctor);
-      if (ctor == nullptr) return false;
-      const Py_ssize_t n = PyDict_Size(obj);
-      TVMFFIAny* items = new TVMFFIAny[n > 0 ? 2 * n : 1];
-      Py_ssize_t pos = 0, done = 0;
-      PyObject *k, *v;
-      bool ok = true;
-      while (PyDict_Next(obj, &pos, &k, &v)) {
-        if (!PyToOwnedAny(k, &items[done])) {
-          ok = false;
-          break;
-        }
-        ++done;
-        if (!PyToOwnedAny(v, &items[done])) {
-          ok = false;
-          break;
-        }
-        ++done;
-      }
-      if (!ok) {
-        for (Py_ssize_t i = 0; i < done; ++i) ReleaseOwned(&items[i]);
-        delete[] items;
-        return false;
-      }
-      ok = CallWithOwned(ctor, items, static_cast<int32_t>(done), out);
-      delete[] items;
-      return ok;
-    }
+    case Kind::kSequence:
+    case Kind::kMapping:
+      return ContainerToOwned(obj, e.kind, out);
+    case Kind::kBadExchange:
+      return BadExchangeError(t);
     case Kind::kCallable: {
       TVMFFIObjectHandle h = FunctionFromCallable(obj);
       if (h == nullptr) return false;
@@ -1567,6 +1841,45 @@ TVMFFI_PY_COLD PyObject* CallError(FunctionRef* fn, const CallFrame& f, Py_ssize
   return nullptr;
 }
 
+// A tensor lent through the exchange API's DLTensor export has no owner: the
+// framework's tensor itself stays alive (the caller holds it), but Python code
+// run for a later argument may have resized it or replaced its storage. When
+// any ran, each such argument is exported again and must be unchanged (data,
+// layout, and the very shape/strides arrays), else ValueError: its memory is
+// never passed stale. Nothing is read through the first export's pointers.
+TVMFFI_PY_COLD bool RecheckBorrowed(CallFrame& f, PyObject* const* pyargs, Py_ssize_t nargs) {
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    if (f.args[i].type_index != kTVMFFIDLTensorPtr) continue;
+    const TensorSlot* s = nullptr;
+    for (int k = 0; k < f.n_slots && s == nullptr; ++k) {
+      if (f.args[i].v_ptr == &f.slots[k].dl && f.slots[k].cleanup == Cleanup::kNone) {
+        s = &f.slots[k];
+      }
+    }
+    if (s == nullptr) continue;  // held by a buffer view, a capsule or a managed tensor
+    const TypeEntry e = LookupType(Py_TYPE(pyargs[i]));
+    DLTensor now;
+    const bool same =
+        e.kind == Kind::kExchange && e.fw->api->dltensor_from_py_object_no_sync != nullptr &&
+        e.fw->api->dltensor_from_py_object_no_sync(pyargs[i], &now) == 0 &&
+        now.data == s->dl.data && now.byte_offset == s->dl.byte_offset &&
+        now.ndim == s->dl.ndim && now.shape == s->dl.shape && now.strides == s->dl.strides &&
+        now.dtype.code == s->dl.dtype.code && now.dtype.bits == s->dl.dtype.bits &&
+        now.dtype.lanes == s->dl.dtype.lanes && now.device.device_type == s->dl.device.device_type &&
+        now.device.device_id == s->dl.device.device_id;
+    if (!same) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError,
+                   "argument #%zd (type '%s') changed while the call's arguments were "
+                   "converted: Python code run for another argument resized it or replaced "
+                   "its storage, so its memory is not passed",
+                   i, Py_TYPE(pyargs[i])->tp_name);
+      return false;
+    }
+  }
+  return true;
+}
+
 // Out of line: the call again after learning (see CallFunction).
 __attribute__((noinline)) PyObject* CallAgain(FunctionRef* fn, PyObject* const* pyargs,
                                               Py_ssize_t nargs) {
@@ -1602,6 +1915,7 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
       return nullptr;
     }
   }
+  if (__builtin_expect(f.ran_python, 0) && !RecheckBorrowed(f, pyargs, nargs)) return nullptr;
   // Environment of the call: the framework allocates, its stream is current.
   DLPackManagedTensorAllocator prev_alloc = nullptr;
   const Framework* prev_fw = nullptr;
@@ -1640,7 +1954,8 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
     if (__builtin_expect(err == kRetry, 0)) return CallAgain(fn, pyargs, nargs);
     return err;
   }
-  if (f.checks != nullptr && !VerifyReadOnly(f)) {
+  if ((f.checks != nullptr && !VerifyReadOnly(f)) ||
+      (f.immutable_copies != nullptr && !VerifyImmutable(f))) {
     ReleaseOwned(&result);
     return nullptr;
   }
@@ -1773,6 +2088,17 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
 
 namespace {
 
+// ---------------------------------------------------------------------------
+// Tensors lent to Python callbacks. A DLTensor* argument is valid only during
+// the call, and a callback may keep what it gets (in a list, as a numpy array
+// through np.from_dlpack, ...). So the callback gets an owning tensor over a
+// private copy of the memory, never a view: when the callback returns, the
+// bytes it changed are written back to the lent memory (writes during the
+// callback reach the caller, as with a view; writes after it stay in the copy,
+// which lives as long as the callback keeps it). Off the host tvmffi cannot
+// copy memory itself: a framework that can (torch or cupy, when imported) makes
+// the copy and writes it back (tvmffi/_framework.py, copy_lent).
+// ---------------------------------------------------------------------------
 struct BorrowedView {
   DLManagedTensorVersioned m;
 };
@@ -1781,27 +2107,145 @@ void BorrowedViewDeleter(DLManagedTensorVersioned* self) {
   delete static_cast<BorrowedView*>(self->manager_ctx);
 }
 
-}  // namespace
+// A host tensor lent to a callback: the copy its tensor owns (one reference
+// here) and the bytes as they were lent, to tell what the callback changed.
+struct LentHost {
+  HostCopy* copy;
+  char* snapshot;
+};
 
-PyObject* AnyViewToPy(const TVMFFIAny* view) {
-  if (view->type_index == kTVMFFIDLTensorPtr) {
-    // Valid for the duration of the callback only, like the DLTensor* itself.
-    BorrowedView* b = new BorrowedView();
-    b->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-    b->m.manager_ctx = b;
-    b->m.deleter = BorrowedViewDeleter;
-    b->m.flags = 0;
-    b->m.dl_tensor = *static_cast<DLTensor*>(view->v_ptr);
-    TVMFFIObjectHandle h = nullptr;
-    if (TVMFFITensorFromDLPackVersioned(&b->m, 0, 0, &h) != 0) {
-      SetPyErrorFromFFI();
+// The bytes the callback changed in the copy, written to the lent memory: a
+// write made to that memory by other means meanwhile (the caller's own array,
+// the same memory lent twice) is kept unless the callback wrote those bytes.
+void WriteBack(const LentHost& l) {
+  const HostCopy* c = l.copy;
+  const size_t n = c->nbytes;
+  if (n == 0 || std::memcmp(l.snapshot, c->copy, n) == 0) return;
+  char* orig = const_cast<char*>(c->orig);
+  constexpr size_t kBlock = 64;
+  for (size_t at = 0; at < n; at += kBlock) {
+    const size_t end = at + kBlock < n ? at + kBlock : n;
+    if (std::memcmp(l.snapshot + at, c->copy + at, end - at) == 0) continue;
+    for (size_t k = at; k < end; ++k) {
+      if (l.snapshot[k] != c->copy[k]) orig[k] = c->copy[k];
+    }
+  }
+}
+
+// tvmffi._framework.copy_lent (a borrowed reference, looked up once); NULL with an error.
+PyObject* CopyLentHook() {
+  static PyObject* fn = nullptr;
+  if (fn == nullptr) {
+    PyObject* mod = PyImport_ImportModule("tvmffi._framework");
+    if (mod == nullptr) return nullptr;
+    fn = PyObject_GetAttrString(mod, "copy_lent");
+    Py_DECREF(mod);
+  }
+  return fn;
+}
+
+// The callback's tensor for a lent DLTensor* (see above); NULL with an error.
+PyObject* LentTensorToPy(const DLTensor* src, LentTensor* lent) {
+  if (src == nullptr) {
+    PyErr_SetString(PyExc_ValueError, "tvmffi: a callback argument is a NULL DLTensor*");
+    return nullptr;
+  }
+  // The runtime checks the tensor first (rank, extents, strides, data), as a view.
+  BorrowedView* b = new BorrowedView();
+  b->m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->m.manager_ctx = b;
+  b->m.deleter = BorrowedViewDeleter;
+  b->m.flags = 0;
+  b->m.dl_tensor = *src;
+  TVMFFIObjectHandle view = nullptr;
+  if (TVMFFITensorFromDLPackVersioned(&b->m, 0, 0, &view) != 0) {  // releases b on failure
+    SetPyErrorFromFFI();
+    return nullptr;
+  }
+  const DLTensor& t = *TVMFFITensorGetDLTensorPtr(view);
+  TVMFFIAny owned;
+  owned.type_index = kTVMFFITensor;
+  owned.zero_padding = 0;
+  if (!IsHostMemory(t.device)) {
+    owned.v_obj = static_cast<TVMFFIObject*>(view);
+    PyObject* view_py = AnyToPy(&owned, nullptr);  // the view, for the framework only
+    PyObject* hook = view_py != nullptr ? CopyLentHook() : nullptr;
+    PyObject* r = hook != nullptr ? PyObject_CallOneArg(hook, view_py) : nullptr;
+    Py_XDECREF(view_py);
+    if (r == nullptr) return nullptr;
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
+        !PyCallable_Check(PyTuple_GET_ITEM(r, 1))) {
+      Py_DECREF(r);
+      PyErr_SetString(PyExc_TypeError,
+                      "tvmffi._framework.copy_lent must return (tensor, write_back)");
       return nullptr;
     }
-    TVMFFIAny owned;
-    owned.type_index = kTVMFFITensor;
-    owned.zero_padding = 0;
-    owned.v_obj = static_cast<TVMFFIObject*>(h);
-    return AnyToPy(&owned, nullptr);
+    PyObject* tensor = PyTuple_GET_ITEM(r, 0);
+    Py_INCREF(tensor);
+    lent->write_back = PyTuple_GET_ITEM(r, 1);
+    Py_INCREF(lent->write_back);
+    Py_DECREF(r);
+    return tensor;
+  }
+  HostCopy* c = CopyHost(t);
+  char* snapshot = c != nullptr ? static_cast<char*>(std::malloc(c->nbytes + 1)) : nullptr;
+  LentHost* l = snapshot != nullptr ? new (std::nothrow) LentHost{c, snapshot} : nullptr;
+  if (l == nullptr) {
+    if (c != nullptr) Unref(c);
+    std::free(snapshot);
+    TVMFFIObjectDecRef(view);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return nullptr;
+  }
+  if (c->nbytes != 0) std::memcpy(snapshot, c->copy, c->nbytes);
+  c->refs.store(2, std::memory_order_relaxed);  // the tensor's and the write-back's
+  lent->host = l;
+  DLManagedTensorVersioned* m = ManagedOverCopy(t, c);  // copies shape and strides
+  TVMFFIObjectDecRef(view);
+  if (m == nullptr) return nullptr;  // MemoryError; the write-back still holds l
+  TVMFFIObjectHandle h = nullptr;
+  if (TVMFFITensorFromDLPackVersioned(m, 0, 0, &h) != 0) {
+    SetPyErrorFromFFI();
+    return nullptr;
+  }
+  owned.v_obj = static_cast<TVMFFIObject*>(h);
+  return AnyToPy(&owned, nullptr);
+}
+
+}  // namespace
+
+bool ReturnLentTensor(LentTensor* lent) {
+  bool ok = true;
+  if (lent->host != nullptr) {
+    LentHost* l = static_cast<LentHost*>(lent->host);
+    WriteBack(*l);
+    Unref(l->copy);
+    std::free(l->snapshot);
+    delete l;
+    lent->host = nullptr;
+  }
+  if (lent->write_back != nullptr) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject* r = PyObject_CallNoArgs(lent->write_back);
+    Py_CLEAR(lent->write_back);
+    if (r == nullptr) {
+      ok = false;
+      if (type != nullptr) {  // the callback's own error is the one reported
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+      }
+    } else {
+      Py_DECREF(r);
+      PyErr_Restore(type, value, tb);
+    }
+  }
+  return ok;
+}
+
+PyObject* AnyViewToPy(const TVMFFIAny* view, LentTensor* lent) {
+  if (view->type_index == kTVMFFIDLTensorPtr) {
+    return LentTensorToPy(static_cast<const DLTensor*>(view->v_ptr), lent);
   }
   TVMFFIAny owned;
   if (TVMFFIAnyViewToOwnedAny(view, &owned) != 0) {

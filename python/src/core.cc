@@ -1,8 +1,11 @@
 // tvmffi._core: the nanobind module. Object, Function, Tensor and Device
 // classes, errors in both directions, global functions, DLPack import/export
 // and the stream table. The call path itself is in call.cc.
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -150,20 +153,33 @@ int PySafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* r
   int rc = -1;
   PyObject* tuple = PyTuple_New(num_args);
   bool ok = tuple != nullptr;
+  // Tensors lent as DLTensor*: the callback gets owning copies, written back
+  // when it returns (AnyViewToPy), so that nothing it keeps can dangle.
+  std::unique_ptr<LentTensor[]> lent;
   for (int32_t i = 0; ok && i < num_args; ++i) {
-    PyObject* v = AnyViewToPy(&args[i]);
+    if (args[i].type_index == kTVMFFIDLTensorPtr && lent == nullptr) {
+      lent.reset(new (std::nothrow) LentTensor[num_args]);
+      if (lent == nullptr) {
+        PyErr_NoMemory();
+        ok = false;
+        break;
+      }
+    }
+    PyObject* v = AnyViewToPy(&args[i], lent != nullptr ? &lent[i] : nullptr);
     if (v == nullptr) {
       ok = false;
     } else {
       PyTuple_SET_ITEM(tuple, i, v);
     }
   }
-  if (ok) {
-    PyObject* ret = PyObject_Call(static_cast<PyObject*>(self), tuple, nullptr);
-    if (ret != nullptr) {
-      if (PyToOwnedAny(ret, result)) rc = 0;
-      Py_DECREF(ret);
-    }
+  PyObject* ret = ok ? PyObject_Call(static_cast<PyObject*>(self), tuple, nullptr) : nullptr;
+  bool returned = true;
+  for (int32_t i = 0; lent != nullptr && i < num_args; ++i) {
+    returned = ReturnLentTensor(&lent[i]) && returned;
+  }
+  if (ret != nullptr) {
+    if (returned && PyToOwnedAny(ret, result)) rc = 0;
+    Py_DECREF(ret);
   }
   Py_XDECREF(tuple);
   if (rc != 0) SetFFIErrorFromPython();
@@ -196,16 +212,90 @@ TVMFFIObjectHandle FunctionFromCallable(PyObject* callable) {
 // ---------------------------------------------------------------------------
 namespace {
 
+std::string TypeKeyOf(int32_t type_index);
+
 nb::object Steal(PyObject* p) {
   if (p == nullptr) throw nb::python_error();
   return nb::steal(p);
 }
 
+// `obj` checked to be an instance of `cls` (TypeError otherwise). Methods take
+// `self` as nb::handle, which nanobind does not check: an unbound call such as
+// Object.__repr__(5) passes anything.
+void CheckInstance(nb::handle obj, PyTypeObject* cls, const char* what) {
+  if (!PyObject_TypeCheck(obj.ptr(), cls)) {
+    throw nb::type_error((std::string("expected a ") + what + ", got an object of type '" +
+                          Py_TYPE(obj.ptr())->tp_name + "'")
+                             .c_str());
+  }
+}
+
+// The handle of a tvmffi.Object, NULL for one never initialised (made by
+// __new__ without __init__: ZeroedNew gives those a NULL handle).
+TVMFFIObjectHandle RawHandleOf(nb::handle obj) {
+  CheckInstance(obj, GetCoreTypes().object, "tvmffi.Object");
+  return nb::inst_ptr<ObjectRef>(obj)->handle;
+}
+
 TVMFFIObjectHandle HandleOf(nb::handle obj) {
-  TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(obj)->handle;
+  TVMFFIObjectHandle h = RawHandleOf(obj);
   if (h == nullptr) throw nb::type_error("the tvmffi.Object is not initialised");
   return h;
 }
+
+// Whether a tvmffi.Device was initialised (TypeError for another object).
+bool DeviceReady(nb::handle obj) {
+  CheckInstance(obj, GetCoreTypes().device, "tvmffi.Device");
+  return nb::inst_ready(obj);
+}
+
+// The value of a tvmffi.Device (TypeError for one made by __new__ without __init__).
+DLDevice DeviceOf(nb::handle obj) {
+  if (!DeviceReady(obj)) {
+    throw nb::type_error("the tvmffi.Device is not initialised (made by __new__ without __init__)");
+  }
+  return nb::inst_ptr<DeviceValue>(obj)->dev;
+}
+
+// Instances made by Type.__new__(Type) without __init__: nanobind allocates
+// them without clearing their C++ payload, which would then be read as a
+// handle (or a device). Every class of the extension gets this tp_new, which
+// clears it: a NULL handle, refused as "not initialised" by every method and
+// by the call path. (WrapObject allocates through nanobind directly.)
+newfunc g_nb_tp_new = nullptr;
+
+PyObject* ZeroedNew(PyTypeObject* tp, PyObject* args, PyObject* kwds) {
+  PyObject* o = g_nb_tp_new(tp, args, kwds);
+  if (o != nullptr && !nb::inst_ready(o)) {
+    std::memset(nb::inst_ptr<char>(o), 0, nb::type_size(reinterpret_cast<PyObject*>(tp)));
+  }
+  return o;
+}
+
+void ClearPayloadOnNew(nb::handle cls) {
+  PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  if (g_nb_tp_new == nullptr) g_nb_tp_new = tp->tp_new;
+  if (tp->tp_new == g_nb_tp_new) tp->tp_new = ZeroedNew;
+}
+
+// A Python class may hold an object of the type index only if its payload
+// is read as that type: tvmffi.Tensor's as a tensor, tvmffi.Function's as a
+// function (TypeError otherwise).
+void CheckPayloadFits(PyTypeObject* cls, int32_t type_index, const char* what) {
+  const CoreTypes& ct = GetCoreTypes();
+  const char* need = nullptr;
+  if (PyType_IsSubtype(cls, ct.tensor) && type_index != kTVMFFITensor) need = "ffi.Tensor";
+  if (PyType_IsSubtype(cls, ct.function) && type_index != kTVMFFIFunction) need = "ffi.Function";
+  if (need != nullptr) {
+    throw nb::type_error((std::string(what) + ": a " + cls->tp_name + " holds an " + need +
+                          ", not an object of type " + TypeKeyOf(type_index))
+                             .c_str());
+  }
+}
+
+// The runtime's own global functions ("ffi.*") as registered when _core was
+// imported; each holds one reference for the process (BuiltinFunction).
+std::vector<std::pair<std::string, TVMFFIObjectHandle>>* g_builtins = nullptr;
 
 std::string TypeKeyOf(int32_t type_index) {
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
@@ -233,6 +323,47 @@ const char* DeviceTypeName(int32_t code) {
   return nullptr;
 }
 
+// Device ids are int32 in DLPack: [0, INT32_MAX], never wrapped or truncated.
+constexpr int64_t kMaxDeviceId = INT32_MAX;
+// Device types: DLPack's, and extension types below 65536 (the runtime's
+// stream table takes the same range).
+constexpr int64_t kDeviceTypeEnd = 65536;
+
+// A device type code or index given as an int: in range, never wrapped.
+int64_t DeviceInt(nb::handle v, const char* what) {
+  PyObject* idx = PyNumber_Index(v.ptr());  // int, or an object with __index__; TypeError else
+  if (idx == nullptr) throw nb::python_error();
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(idx, &overflow);
+  Py_DECREF(idx);
+  if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+  const bool is_type = std::strcmp(what, "type") == 0;
+  const int64_t end = is_type ? kDeviceTypeEnd : kMaxDeviceId + 1;
+  if (overflow != 0 || x < 0 || x >= end) {
+    const std::string text = nb::cast<std::string>(nb::repr(v));
+    throw nb::value_error(
+        ("invalid device " + std::string(what) + " " + text + ": it must be an integer in [0, " +
+         (is_type ? std::string("65536)") : std::string("2147483647]")))
+            .c_str());
+  }
+  return x;
+}
+
+// A str as UTF-8 (UnicodeEncodeError for lone surrogates; never a C++ bad_cast).
+std::string Utf8(nb::handle s) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
+  if (data == nullptr) throw nb::python_error();
+  return std::string(data, static_cast<size_t>(size));
+}
+
+// `text` for an error message: a NUL byte (which would end it) as \x00.
+std::string Printable(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '\0' ? std::string("\\x00") : std::string(1, c);
+  return out;
+}
+
 DLDevice ParseDevice(const std::string& text, int64_t index) {
   std::string name = text;
   int64_t id = index;
@@ -240,10 +371,16 @@ DLDevice ParseDevice(const std::string& text, int64_t index) {
   if (colon != std::string::npos) {
     name = text.substr(0, colon);
     const std::string num = text.substr(colon + 1);
-    char* end = nullptr;
-    id = std::strtoll(num.c_str(), &end, 10);
-    if (num.empty() || *end != '\0' || id < 0) {
-      throw nb::value_error(("invalid device '" + text + "': the index must be an integer >= 0")
+    // Decimal digits only (no sign, no spaces), at most INT32_MAX.
+    bool ok = !num.empty() && num.size() <= 10;
+    id = 0;
+    for (char c : num) {
+      ok = ok && c >= '0' && c <= '9';
+      if (ok) id = id * 10 + (c - '0');
+    }
+    if (!ok || id > kMaxDeviceId) {
+      throw nb::value_error(("invalid device '" + Printable(text) +
+                             "': the index must be an integer in [0, 2147483647]")
                                 .c_str());
     }
   }
@@ -252,7 +389,8 @@ DLDevice ParseDevice(const std::string& text, int64_t index) {
       return DLDevice{static_cast<DLDeviceType>(d.code), static_cast<int32_t>(id)};
     }
   }
-  throw nb::value_error(("invalid device '" + text + "': unknown device type '" + name +
+  throw nb::value_error(("invalid device '" + Printable(text) + "': unknown device type '" +
+                         Printable(name) +
                          "' (expected e.g. 'cpu', 'cuda:0')")
                             .c_str());
 }
@@ -273,7 +411,34 @@ nb::object ShapeTuple(const int64_t* data, int n) {
   return Steal(PyObject_CallOneArg(h.shape_cls, tup.ptr()));
 }
 
-const DLTensor* TensorOf(nb::handle self) { return TVMFFITensorGetDLTensorPtr(HandleOf(self)); }
+const DLTensor* TensorOf(nb::handle self) {
+  CheckInstance(self, GetCoreTypes().tensor, "tvmffi.Tensor");
+  TVMFFIObjectHandle h = HandleOf(self);
+  if (TVMFFIObjectGetTypeIndex(h) != kTVMFFITensor) {
+    throw nb::type_error("the tvmffi.Tensor does not hold an ffi.Tensor");
+  }
+  return TVMFFITensorGetDLTensorPtr(h);
+}
+
+// Item k of `pair`, a tuple of two ints (a DLPack argument such as max_version):
+// TypeError for anything else, ValueError past int64. No index is read unchecked.
+int64_t PairItem(nb::handle pair, Py_ssize_t k, const char* what, const char* shape) {
+  PyObject* p = pair.ptr();
+  if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) != 2 || !PyLong_Check(PyTuple_GET_ITEM(p, 0)) ||
+      !PyLong_Check(PyTuple_GET_ITEM(p, 1))) {
+    throw nb::type_error((std::string("tvmffi.Tensor.__dlpack__: ") + what + " must be a tuple " +
+                          shape + " of two ints, got " + nb::cast<std::string>(nb::repr(pair)))
+                             .c_str());
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(p, k), &overflow);
+  if (overflow != 0) {
+    throw nb::value_error((std::string("tvmffi.Tensor.__dlpack__: ") + what + " " +
+                           nb::cast<std::string>(nb::repr(pair)) + " is out of range")
+                              .c_str());
+  }
+  return v;
+}
 
 void CapsuleDeleterVersioned(PyObject* cap) {
   if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
@@ -335,6 +500,14 @@ PyObject* FunctionTpCall(PyObject* self, PyObject* args, PyObject* kwargs) {
 
 }  // namespace
 
+TVMFFIObjectHandle BuiltinFunction(const char* name) {
+  if (g_builtins == nullptr) return nullptr;
+  for (const auto& b : *g_builtins) {
+    if (b.first == name) return b.second;
+  }
+  return nullptr;
+}
+
 PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                              PyObject* kwnames) {
   if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
@@ -387,27 +560,31 @@ NB_MODULE(_core, m) {
           .def("same_as",
                [](nb::handle self, nb::handle other) {
                  if (!nb::isinstance<ObjectRef>(other)) return false;
-                 return nb::inst_ptr<ObjectRef>(self)->handle ==
-                        nb::inst_ptr<ObjectRef>(other)->handle;
+                 // Objects without a handle (never initialised) are only themselves.
+                 TVMFFIObjectHandle a = RawHandleOf(self), b = RawHandleOf(other);
+                 return a != nullptr ? a == b : self.is(other);
                })
           .def("__eq__",
                [](nb::handle self, nb::handle other) -> nb::object {
                  if (!nb::isinstance<ObjectRef>(other)) return nb::borrow(Py_NotImplemented);
-                 return nb::bool_(nb::inst_ptr<ObjectRef>(self)->handle ==
-                                  nb::inst_ptr<ObjectRef>(other)->handle);
+                 TVMFFIObjectHandle a = RawHandleOf(self), b = RawHandleOf(other);
+                 return nb::bool_(a != nullptr ? a == b : self.is(other));
                })
           .def("__hash__",
                [](nb::handle self) {
-                 return reinterpret_cast<intptr_t>(nb::inst_ptr<ObjectRef>(self)->handle);
+                 TVMFFIObjectHandle h = RawHandleOf(self);
+                 return h != nullptr ? reinterpret_cast<intptr_t>(h)
+                                     : reinterpret_cast<intptr_t>(self.ptr()) >> 4;
                })
           .def("__repr__", [](nb::handle self) {
-            TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
+            TVMFFIObjectHandle h = RawHandleOf(self);
             if (h == nullptr) return std::string("<tvmffi.Object (null)>");
             char buf[32];
             std::snprintf(buf, sizeof(buf), "%p", h);
             return "<" + TypeKeyOf(TVMFFIObjectGetTypeIndex(h)) + " at " + buf + ">";
           });
   GetCoreTypes().object = reinterpret_cast<PyTypeObject*>(object_cls.ptr());
+  ClearPayloadOnNew(object_cls);
 
   // dynamic_attr: a function from a module or the registry carries __name__,
   // __doc__ and __signature__ in its own __dict__ (registry.py describes it).
@@ -429,7 +606,7 @@ NB_MODULE(_core, m) {
           .def("__repr__", [](nb::handle self) -> std::string {
             nb::object name = nb::getattr(self, "__name__", nb::none());
             if (!nb::isinstance<nb::str>(name)) {
-              TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(self)->handle;
+              TVMFFIObjectHandle h = RawHandleOf(self);
               char buf[32];
               std::snprintf(buf, sizeof(buf), "%p", h);
               return std::string("<tvmffi.Function at ") + buf + ">";
@@ -440,6 +617,7 @@ NB_MODULE(_core, m) {
             return text + ">";
           });
   GetCoreTypes().function = reinterpret_cast<PyTypeObject*>(function_cls.ptr());
+  ClearPayloadOnNew(function_cls);
   EnableVectorcall(function_cls);
 
   auto tensor_cls =
@@ -497,23 +675,30 @@ NB_MODULE(_core, m) {
               [](nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                  nb::handle copy) {
                 (void)stream;  // the producer does no work on any stream: nothing to order
+                TensorOf(self);  // a tvmffi.Tensor holding a tensor (TypeError otherwise)
                 TVMFFIObjectHandle h = HandleOf(self);
-                if (!copy.is_none() && nb::cast<bool>(copy)) {
+                if (!copy.is_none() && !PyBool_Check(copy.ptr())) {
+                  throw nb::type_error(("tvmffi.Tensor.__dlpack__: copy must be None or a bool, "
+                                        "got an object of type '" +
+                                        std::string(Py_TYPE(copy.ptr())->tp_name) + "'")
+                                           .c_str());
+                }
+                if (copy.ptr() == Py_True) {
                   throw nb::buffer_error("tvmffi.Tensor.__dlpack__: copy=True is not supported");
                 }
                 if (!dl_device.is_none()) {
-                  nb::tuple d = nb::cast<nb::tuple>(dl_device);
-                  const DLDevice own = TVMFFITensorGetDLTensorPtr(h)->device;
-                  if (nb::cast<int>(d[0]) != own.device_type ||
-                      nb::cast<int>(d[1]) != own.device_id) {
+                  const int64_t type = PairItem(dl_device, 0, "dl_device", "(device_type, device_id)");
+                  const int64_t id = PairItem(dl_device, 1, "dl_device", "(device_type, device_id)");
+                  const DLDevice own = TensorOf(self)->device;
+                  if (type != own.device_type || id != own.device_id) {
                     throw nb::buffer_error(
                         "tvmffi.Tensor.__dlpack__: cannot export to another device");
                   }
                 }
                 bool versioned = false;
                 if (!max_version.is_none()) {
-                  nb::tuple v = nb::cast<nb::tuple>(max_version);
-                  versioned = nb::cast<int>(v[0]) >= 1;
+                  versioned = PairItem(max_version, 0, "max_version", "(major, minor)") >= 1;
+                  PairItem(max_version, 1, "max_version", "(major, minor)");
                 }
                 if (versioned) {
                   DLManagedTensorVersioned* mt = nullptr;
@@ -530,7 +715,8 @@ NB_MODULE(_core, m) {
               },
               nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
               nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
-          .def("__repr__", [](nb::handle self) {
+          .def("__repr__", [](nb::handle self) -> std::string {
+            if (RawHandleOf(self) == nullptr) return "<tvmffi.Tensor (not initialised)>";
             const DLTensor* t = TensorOf(self);
             TVMFFIAny a;
             a.type_index = kTVMFFIDataType;
@@ -549,20 +735,21 @@ NB_MODULE(_core, m) {
                    " device=" + DeviceRepr(t->device) + ">";
           });
   GetCoreTypes().tensor = reinterpret_cast<PyTypeObject*>(tensor_cls.ptr());
+  ClearPayloadOnNew(tensor_cls);
 
   auto device_cls =
       nb::class_<DeviceValue>(m, "Device",
                               "A device: Device('cuda:0'), Device('cpu'), Device('cuda', 1).")
           .def("__init__",
                [](DeviceValue* self, nb::handle spec, nb::handle index) {
-                 int64_t idx = index.is_none() ? 0 : nb::cast<int64_t>(index);
+                 const int64_t idx = index.is_none() ? 0 : DeviceInt(index, "index");
                  DLDevice d;
                  if (nb::isinstance<DeviceValue>(spec)) {
-                   d = nb::inst_ptr<DeviceValue>(spec)->dev;
+                   d = DeviceOf(spec);
                  } else if (nb::isinstance<nb::str>(spec)) {
-                   d = ParseDevice(nb::cast<std::string>(spec), idx);
+                   d = ParseDevice(Utf8(spec), idx);
                  } else if (nb::isinstance<nb::int_>(spec)) {
-                   d = DLDevice{static_cast<DLDeviceType>(nb::cast<int>(spec)),
+                   d = DLDevice{static_cast<DLDeviceType>(DeviceInt(spec, "type")),
                                 static_cast<int32_t>(idx)};
                  } else {
                    throw nb::type_error("tvmffi.Device(spec): spec must be a str such as "
@@ -572,26 +759,31 @@ NB_MODULE(_core, m) {
                },
                nb::arg("spec"), nb::arg("index") = nb::none())
           .def_prop_ro("type",
-                       [](const DeviceValue& d) -> nb::object {
-                         const char* n = DeviceTypeName(d.dev.device_type);
-                         if (n == nullptr) return nb::int_(static_cast<int>(d.dev.device_type));
+                       [](nb::handle self) -> nb::object {
+                         const DLDevice d = DeviceOf(self);
+                         const char* n = DeviceTypeName(d.device_type);
+                         if (n == nullptr) return nb::int_(static_cast<int>(d.device_type));
                          return nb::str(n);
                        })
-          .def_prop_ro("index", [](const DeviceValue& d) { return d.dev.device_id; })
+          .def_prop_ro("index", [](nb::handle self) { return DeviceOf(self).device_id; })
           .def("dlpack_device_type",
-               [](const DeviceValue& d) { return static_cast<int>(d.dev.device_type); })
+               [](nb::handle self) { return static_cast<int>(DeviceOf(self).device_type); })
           .def("__dlpack_device__",
-               [](const DeviceValue& d) {
-                 return nb::make_tuple(static_cast<int>(d.dev.device_type), d.dev.device_id);
+               [](nb::handle self) {
+                 const DLDevice d = DeviceOf(self);
+                 return nb::make_tuple(static_cast<int>(d.device_type), d.device_id);
                })
           .def("__eq__",
-               [](const DeviceValue& d, nb::handle other) -> nb::object {
+               [](nb::handle self, nb::handle other) -> nb::object {
+                 if (!DeviceReady(self)) return nb::bool_(self.is(other));
+                 const DeviceValue d{DeviceOf(self)};
                  DLDevice o;
                  if (nb::isinstance<DeviceValue>(other)) {
+                   if (!nb::inst_ready(other)) return nb::bool_(false);
                    o = nb::inst_ptr<DeviceValue>(other)->dev;
                  } else if (nb::isinstance<nb::str>(other)) {
                    try {
-                     o = ParseDevice(nb::cast<std::string>(other), 0);
+                     o = ParseDevice(Utf8(other), 0);
                    } catch (nb::python_error&) {
                      return nb::bool_(false);
                    } catch (nb::builtin_exception&) {
@@ -604,13 +796,18 @@ NB_MODULE(_core, m) {
                                   o.device_id == d.dev.device_id);
                })
           .def("__hash__",
-               [](const DeviceValue& d) {
-                 return (static_cast<int64_t>(d.dev.device_type) << 32) | d.dev.device_id;
+               [](nb::handle self) {
+                 const DLDevice d = DeviceOf(self);
+                 return (static_cast<int64_t>(d.device_type) << 32) |
+                        static_cast<int64_t>(static_cast<uint32_t>(d.device_id));
                })
-          .def("__str__", [](const DeviceValue& d) { return DeviceRepr(d.dev); })
-          .def("__repr__",
-               [](const DeviceValue& d) { return "device(\"" + DeviceRepr(d.dev) + "\")"; });
+          .def("__str__", [](nb::handle self) { return DeviceRepr(DeviceOf(self)); })
+          .def("__repr__", [](nb::handle self) -> std::string {
+            if (!DeviceReady(self)) return "<tvmffi.Device (not initialised)>";
+            return "device(\"" + DeviceRepr(DeviceOf(self)) + "\")";
+          });
   GetCoreTypes().device = reinterpret_cast<PyTypeObject*>(device_cls.ptr());
+  ClearPayloadOnNew(device_cls);
 
   m.def(
       "_set_hooks",
@@ -639,6 +836,13 @@ NB_MODULE(_core, m) {
         TVMFFIByteArray k{type_key.data(), type_key.size()};
         int32_t index = 0;
         Check(TVMFFITypeKeyToIndex(&k, &index));
+        if (!PyType_Check(cls.ptr()) ||
+            !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), GetCoreTypes().object)) {
+          throw nb::type_error("_register_object_class: the class must be a subclass of "
+                               "tvmffi.Object");
+        }
+        CheckPayloadFits(reinterpret_cast<PyTypeObject*>(cls.ptr()), index,
+                         "_register_object_class");
         RegisterObjectClass(index, cls);
         return index;
       },
@@ -647,11 +851,31 @@ NB_MODULE(_core, m) {
   m.def(
       "_init_from",
       [](nb::handle self, nb::handle src) {
+        if (!nb::isinstance<ObjectRef>(self) || !nb::isinstance<ObjectRef>(src)) {
+          throw nb::type_error("_init_from(self, src): both must be tvmffi.Object instances");
+        }
         TVMFFIObjectHandle h = HandleOf(src);
+        CheckPayloadFits(Py_TYPE(self.ptr()), TVMFFIObjectGetTypeIndex(h), "_init_from");
+        if (!nb::inst_ready(self)) {
+          // Made by __new__: construct it, so that its destructor releases the handle.
+          const CoreTypes& ct = GetCoreTypes();
+          if (PyType_IsSubtype(Py_TYPE(self.ptr()), ct.function)) {
+            new (nb::inst_ptr<FunctionRef>(self)) FunctionRef();
+          } else if (PyType_IsSubtype(Py_TYPE(self.ptr()), ct.tensor)) {
+            new (nb::inst_ptr<TensorRef>(self)) TensorRef();
+          } else {
+            new (nb::inst_ptr<ObjectRef>(self)) ObjectRef();
+          }
+          nb::inst_mark_ready(self);
+        }
         ObjectRef* r = nb::inst_ptr<ObjectRef>(self);
         TVMFFIObjectIncRef(h);
-        if (r->handle != nullptr) TVMFFIObjectDecRef(r->handle);
+        TVMFFIObjectHandle old = r->handle;
         r->handle = h;
+        if (PyType_IsSubtype(Py_TYPE(self.ptr()), GetCoreTypes().tensor)) {
+          nb::inst_ptr<TensorRef>(self)->read_only = -1;  // a new tensor: ask again
+        }
+        if (old != nullptr) TVMFFIObjectDecRef(old);
       },
       "Make `self` (a fresh Object) refer to the object of `src`.");
 
@@ -664,6 +888,36 @@ NB_MODULE(_core, m) {
       },
       "Convert a Python value to its FFI form (list -> Array, dict -> Map, callable -> "
       "Function, DLPack tensor -> Tensor) and back to Python.");
+
+  // The runtime's own "ffi.*" functions, as registered now (BuiltinFunction).
+  {
+    std::vector<std::string> names;
+    Check(TVMFFIFunctionListGlobalNames(CollectName, &names));
+    g_builtins = new std::vector<std::pair<std::string, TVMFFIObjectHandle>>();
+    for (const std::string& name : names) {
+      if (name.rfind("ffi.", 0) != 0) continue;
+      TVMFFIByteArray n{name.data(), name.size()};
+      TVMFFIObjectHandle h = nullptr;
+      if (TVMFFIFunctionGetGlobal(&n, &h) == 0 && h != nullptr) g_builtins->emplace_back(name, h);
+    }
+  }
+  m.def(
+      "_builtin_func",
+      [](const std::string& name) -> nb::object {
+        if (TVMFFIObjectHandle h = BuiltinFunction(name.c_str())) {
+          TVMFFIObjectIncRef(h);
+          return WrapObject(h);
+        }
+        TVMFFIByteArray n{name.data(), name.size()};
+        TVMFFIObjectHandle h = nullptr;
+        Check(TVMFFIFunctionGetGlobal(&n, &h));
+        if (h == nullptr) throw nb::value_error(("Cannot find global function " + name).c_str());
+        return WrapObject(h);
+      },
+      nb::arg("name"),
+      "The global function `name` as the package uses it: for the runtime's own \"ffi.*\" "
+      "functions, the one registered when tvmffi was imported (an override or removal "
+      "later does not change the package), else the current one.");
 
   m.def(
       "get_global_func",

@@ -99,17 +99,42 @@ void RegisterObjectClass(int32_t type_index, nb::handle cls);
 struct Framework {
   PyObject* name = nullptr;                  // interned root module name
   const DLPackExchangeAPI* api = nullptr;    // its DLPack C exchange API, if any
+  bool immutable = false;  // JAX: its arrays are never written (passed as read-only)
 };
 
 // ---- values ----------------------------------------------------------------
 /*! \brief Python value of an owned Any (steals it); tensors go to `fw` when given. */
 PyObject* AnyToPy(TVMFFIAny* owned, const Framework* fw);
-/*! \brief Python value of a borrowed Any view (for callbacks); NULL with an exception set. */
-PyObject* AnyViewToPy(const TVMFFIAny* view);
+/*!
+ * \brief A tensor lent to a Python callback as DLTensor*: the callback gets an
+ *        owning copy, written back when it returns (call.cc, "Tensors lent to
+ *        Python callbacks"). Empty until AnyViewToPy fills it.
+ */
+struct LentTensor {
+  void* host = nullptr;           // host memory: the copy and its snapshot
+  PyObject* write_back = nullptr;  // off the host: the framework's write-back
+};
+/*!
+ * \brief Python value of a borrowed Any view (for callbacks); NULL with an
+ *        exception set. A DLTensor* becomes an owning copy recorded in `lent`.
+ */
+PyObject* AnyViewToPy(const TVMFFIAny* view, LentTensor* lent);
+/*!
+ * \brief After the callback: write back what it changed and release `lent`;
+ *        false when a write-back failed (a pending exception is kept, else one set).
+ */
+bool ReturnLentTensor(LentTensor* lent);
 /*! \brief Convert a Python value into an owned Any; false with a Python exception set. */
 bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out);
 /*! \brief A DLManagedTensorVersioned owning a view of a DLPack-capable Python object. */
 DLManagedTensorVersioned* ManagedFromPy(PyObject* obj);
+/*!
+ * \brief The runtime's own global function `name` ("ffi.*"), as registered when
+ *        _core was imported (borrowed; NULL when there was none): what the
+ *        package's converters and containers call, whatever is registered under
+ *        that name later.
+ */
+TVMFFIObjectHandle BuiltinFunction(const char* name);
 /*! \brief An owned Function that calls a Python callable. */
 TVMFFIObjectHandle FunctionFromCallable(PyObject* callable);
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 from types import ModuleType
 from typing import Any
 
@@ -138,19 +139,22 @@ def test_returned_tensor_follows_argument_framework(np: ModuleType, torch: Modul
     assert isinstance(give(torch.zeros(1)), torch.Tensor)
 
 
-def test_callback_sees_borrowed_tensor(np: ModuleType) -> None:
+def test_callback_gets_owning_copy_of_lent_tensor(np: ModuleType) -> None:
     seen: dict[str, Any] = {}
 
     def look(t: tvmffi.Tensor) -> None:
         seen["shape"] = t.shape
         seen["dtype"] = t.dtype
-        seen["data_ptr"] = t.data_ptr
+        seen["own"] = t.data_ptr != x.ctypes.data
         seen["first"] = float(np.from_dlpack(t)[0])
+        ctypes.c_float.from_address(t.data_ptr + 4).value = 7.0  # a write during the callback
 
     x = np.array([5.0, 6.0], dtype=np.float32)
     tvmffi.Function(look)(x)
-    # the callback saw the caller's memory itself (a borrowed DLTensor*, no copy)
-    assert seen == {"shape": (2,), "dtype": "float32", "data_ptr": x.ctypes.data, "first": 5.0}
+    # The callback got a tensor owning a copy of the lent DLTensor* (it may keep
+    # it); what it wrote during the call was written back to the caller's memory.
+    assert seen == {"shape": (2,), "dtype": "float32", "own": True, "first": 5.0}
+    assert x.tolist() == [5.0, 7.0]
 
 
 def test_dtype_mismatch_is_type_error(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:

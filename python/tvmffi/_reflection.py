@@ -294,6 +294,8 @@ _INLINE_HANDLE = _probe_inline_handle()
 
 def chandle_of(obj: Any) -> int:
     """The handle of a tvmffi.Object (0 when it has none, e.g. made by ``__new__``)."""
+    if not isinstance(obj, Object):  # an unbound call: its memory is not an Object's
+        raise TypeError(f"expected a tvmffi.Object, got an object of type {type(obj).__name__!r}")
     if _INLINE_HANDLE:
         if _NB_STATE_KNOWN and _nb_state(obj) == 0:
             return 0  # allocated, never constructed: its memory is not a handle
@@ -504,10 +506,10 @@ _FFI_FUNCS: dict[str, Function] = {}
 
 
 def ffi_func(name: str) -> Function:
-    """The global function ``name`` (looked up once)."""
+    """The global function ``name`` (looked up once; the runtime's own as of import)."""
     f = _FFI_FUNCS.get(name)
     if f is None:
-        f = _FFI_FUNCS[name] = _core.get_global_func(name)
+        f = _FFI_FUNCS[name] = _core._builtin_func(name)
     return f
 
 
@@ -843,9 +845,25 @@ class TypeField:
     kw_only = property(lambda self: bool(self.flags & FLAG_KW_ONLY))
     init = property(lambda self: not self.flags & FLAG_INIT_OFF)
 
+    def _checked_handle(self, obj: Any) -> int:
+        """``obj``'s handle, if it is an object of the field's type (or a subtype).
+
+        A property called unbound, or an object bound to another type's handle,
+        would otherwise be read at this field's offset: TypeError instead.
+        """
+        handle = chandle_of(obj)
+        owner = self.type_info
+        if handle and owner is not None:
+            info = type_info(obj.type_index)
+            if info is None or not info.is_subtype_of(owner):
+                raise TypeError(f"field `{self.name}` of {owner.type_key} cannot be read or "
+                                f"written on an object of type "
+                                f"{info.type_key if info is not None else obj.type_index}")
+        return handle
+
     def get(self, obj: Any) -> Any:
         """The field's value in ``obj``."""
-        return self.get_at(chandle_of(obj))
+        return self.get_at(self._checked_handle(obj))
 
     def get_at(self, handle: int) -> Any:
         if not handle:
@@ -861,7 +879,7 @@ class TypeField:
 
     def set(self, obj: Any, value: Any) -> None:
         """Write ``value`` into the field of ``obj`` (converted and checked by the setter)."""
-        self.set_at(chandle_of(obj), value)
+        self.set_at(self._checked_handle(obj), value)
 
     def set_at(self, handle: int, value: Any) -> None:
         if self._io is not None and not isinstance(value, AnyCell):

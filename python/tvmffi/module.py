@@ -16,7 +16,9 @@ _FUNCS: dict[str, Function] = {}
 def _func(name: str) -> Function:
     f = _FUNCS.get(name)
     if f is None:
-        f = _FUNCS[name] = _core.get_global_func(name)
+        # The runtime's own "ffi.*" function as of import: overriding or removing
+        # that global later does not change the package (_core._builtin_func).
+        f = _FUNCS[name] = _core._builtin_func(name)
     return f
 
 
