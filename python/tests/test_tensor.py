@@ -241,3 +241,14 @@ def test_torch_through_dlpack_capsules(cpu_kernels_path: Any, torch: ModuleType)
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_numel_size_and_is_contiguous(np: ModuleType) -> None:
+    t = tvmffi.from_dlpack(np.zeros((10, 8, 4, 2), np.int16))
+    assert t.numel() == 640 and t.size(0) == 10 and t.size(-1) == 2
+    assert t.is_contiguous()
+    view = tvmffi.from_dlpack(np.zeros((4, 8, 2), np.float32)[::2])
+    assert view.numel() == 32 and not view.is_contiguous()
+    assert tvmffi.from_dlpack(np.zeros((4, 0, 4), np.float32)).is_contiguous()
+    with pytest.raises(IndexError, match="out of range"):
+        t.size(4)
