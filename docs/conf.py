@@ -54,6 +54,8 @@ include_patterns = [
     "tests/RELIABILITY.md",
     "tests/UPSTREAM_SUITE.md",
     "tests/interop/README.md",
+    "tests/upstream_python/README.md",
+    "tests/upstream_python/RESULTS.md",
 ]
 exclude_patterns = [".git", "build", "build-*", "_build"]
 
@@ -69,7 +71,8 @@ logger = logging.getLogger("tvmffi-docs")
 # Pages after the chapters of docs/index.md, in this order.
 _API_PAGES = ["docs/api/python", "docs/api/c"]
 _OTHER_PAGES = ["README", "ARCHITECTURE", "benchmarks/RESULTS", "tests/RELIABILITY",
-                "tests/UPSTREAM_SUITE", "tests/interop/README"]
+                "tests/UPSTREAM_SUITE", "tests/interop/README", "tests/upstream_python/README",
+                "tests/upstream_python/RESULTS"]
 
 
 def _toctree(app) -> str:
