@@ -186,9 +186,12 @@ Frame Symbolize(uintptr_t pc, bool demangle, bool catches_error) {
   std::string name = sym;
   if (demangle && name.size() > 2 && name[0] == '_' && name[1] == 'Z') {
     int status = 0;
-    char* d = abi::__cxa_demangle(sym, nullptr, nullptr, &status);
-    if (status == 0 && d != nullptr) name = d;
-    std::free(d);
+    // Freed on every path: the copy into `name` may throw bad_alloc.
+    struct Freed {
+      char* p;
+      ~Freed() { std::free(p); }
+    } d{abi::__cxa_demangle(sym, nullptr, nullptr, &status)};
+    if (status == 0 && d.p != nullptr) name = d.p;
   }
   f.text = Concat("  at ", name, " (", info.dli_fname, off, ")\n");
   return f;
