@@ -918,6 +918,19 @@ TVMFFI_PY_COLD DLManagedTensorVersioned* ProtectOwned(CallFrame* f, int arg, boo
   return cap != nullptr ? ManagedFromCapsule(cap, obj) : nullptr;
 }
 
+// The slot takes `cap` (a DLPack capsule, either name), dropped after the
+// call; returns the capsule's DLTensor.
+DLTensor* SlotHoldsCapsule(TensorSlot& s, PyObject* cap) {
+  ReleaseSlot(s);
+  s.ref = cap;
+  s.cleanup = Cleanup::kDecRef;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    return &static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"))
+                ->dl_tensor;
+  }
+  return &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
+}
+
 // A read-only tensor lent as DLTensor* (`src`, held by the slot): the slot
 // switches to a private copy (host) or the producer's copy; returns the
 // DLTensor to lend, NULL with an error. (Six arguments: a seventh, on the
@@ -927,14 +940,7 @@ TVMFFI_PY_COLD DLTensor* LendReadOnly(CallFrame& f, int arg, TensorSlot& s, cons
   if (IsHostMemory(src.device)) return LendHostCopy(f, arg, s, src) ? &s.dl : nullptr;
   PyObject* cap = ProducerCopy(a, stream, arg, src.device);
   if (cap == nullptr) return nullptr;
-  ReleaseSlot(s);
-  s.ref = cap;
-  s.cleanup = Cleanup::kDecRef;
-  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    return &static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"))
-                ->dl_tensor;
-  }
-  return &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
+  return SlotHoldsCapsule(s, cap);
 }
 
 // tvmffi._framework.<name> (cold paths only).
@@ -965,14 +971,7 @@ TVMFFI_PY_COLD DLTensor* LendImmutableCopy(CallFrame& f, int arg, TensorSlot& s,
     Py_XDECREF(cap);
     return nullptr;
   }
-  ReleaseSlot(s);
-  s.ref = cap;
-  s.cleanup = Cleanup::kDecRef;
-  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    return &static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"))
-                ->dl_tensor;
-  }
-  return &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
+  return SlotHoldsCapsule(s, cap);
 }
 
 // After the call: false, with the error _framework.immutable_verify raised, when a copy changed.
