@@ -20,6 +20,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -94,7 +95,7 @@ class Parser {
       case '[':
         return ParseArray(depth + 1);
       case '"':
-        return String(ParseString());
+        return ParseStringValue();
       case 't':
         if (Match("true")) return Any(true);
         break;
@@ -191,6 +192,19 @@ class Parser {
     }
   }
 
+  // A string literal as a String: one without escapes (the common case) is
+  // made straight from the text, with no intermediate std::string.
+  String ParseStringValue() {
+    const char* p = cur_ + 1;
+    while (p != end_ && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+    if (p != end_ && *p == '"') {
+      String out(cur_ + 1, static_cast<size_t>(p - cur_ - 1));
+      cur_ = p + 1;
+      return out;
+    }
+    return String(ParseString());
+  }
+
   // A string literal starting at the opening quote. The places errors name
   // follow upstream (and its tests): the byte after a backslash, the 'u' of a
   // bad first \u escape, the byte after the second "\u" of a pair.
@@ -265,23 +279,30 @@ class Parser {
     if (depth > kMaxDepth) Fail(cur_, "Nesting deeper than 1000 levels");
   }
 
+  // Arrays and objects collect their items on one stack shared by every
+  // nesting level (items_ / pairs_): a container's items are the top of the
+  // stack from where it started, popped when it is built. No allocation per
+  // container once the stacks have grown.
   Any ParseArray(int depth) {
     CheckDepth(depth);
     ++cur_;
     SkipSpaces();
-    std::vector<Any> items;
+    const size_t base = items_.size();
     if (cur_ != end_ && *cur_ == ']') {
       ++cur_;
-      return MakeArray(items);
+      return Array<Any>();
     }
     while (true) {
-      items.push_back(ParseValue(depth));
+      items_.push_back(ParseValue(depth));
       SkipSpaces();
       if (cur_ != end_ && *cur_ == ',') {
         ++cur_;
       } else if (cur_ != end_ && *cur_ == ']') {
         ++cur_;
-        return MakeArray(items);
+        auto first = items_.begin() + static_cast<std::ptrdiff_t>(base);
+        Any out = Array<Any>(std::make_move_iterator(first), std::make_move_iterator(items_.end()));
+        items_.resize(base);
+        return out;
       } else {
         Fail(cur_, "Expecting ',' delimiter");
       }
@@ -292,7 +313,7 @@ class Parser {
     CheckDepth(depth);
     ++cur_;
     SkipSpaces();
-    std::vector<std::pair<Any, Any>> items;
+    const size_t base = pairs_.size();
     if (cur_ != end_ && *cur_ == '}') {
       ++cur_;
       return Map<Any, Any>();
@@ -301,32 +322,32 @@ class Parser {
       if (cur_ == end_ || *cur_ != '"') {
         Fail(cur_, "Expecting property name enclosed in double quotes");
       }
-      Any key = String(ParseString());
+      Any key = ParseStringValue();
       SkipSpaces();
       if (cur_ == end_ || *cur_ != ':') Fail(cur_, "Expecting ':' delimiter");
       ++cur_;
       Any value = ParseValue(depth);
-      items.emplace_back(std::move(key), std::move(value));
+      pairs_.emplace_back(std::move(key), std::move(value));
       SkipSpaces();
       if (cur_ != end_ && *cur_ == ',') {
         ++cur_;
         SkipSpaces();
       } else if (cur_ != end_ && *cur_ == '}') {
         ++cur_;
-        return Map<Any, Any>(items.begin(), items.end());
+        Any out = Map<Any, Any>(pairs_.begin() + static_cast<std::ptrdiff_t>(base), pairs_.end());
+        pairs_.resize(base);
+        return out;
       } else {
         Fail(cur_, "Expecting ',' delimiter");
       }
     }
   }
 
-  static Any MakeArray(const std::vector<Any>& items) {
-    return Array<Any>(items.begin(), items.end());
-  }
-
   const char* begin_;
   const char* cur_;
   const char* end_;
+  std::vector<Any> items_;
+  std::vector<std::pair<Any, Any>> pairs_;
 };
 
 class Writer {

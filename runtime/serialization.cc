@@ -369,6 +369,17 @@ class Deserializer {
     return *std::move(v);
   }
 
+  // node["data"] as an array of node indices (ints), checked.
+  json::Array IndexArray(int64_t index, const json::Object& node) {
+    json::Array data = Data<json::Array>(index, node, "an array of node indices");
+    for (const Any& x : data) {
+      if (x.type_index() != TypeIndex::kTVMFFIInt) Bad(index, "`data` must hold node indices");
+    }
+    return data;
+  }
+  // An element of an IndexArray.
+  static int64_t IntOf(const Any& x) { return details::AnyUnsafe::TVMFFIAnyPtrFromAny(x)->v_int64; }
+
   std::vector<int64_t> Indices(int64_t index, const json::Object& node) {
     json::Array data = Data<json::Array>(index, node, "an array of node indices");
     std::vector<int64_t> out;
@@ -433,19 +444,22 @@ class Deserializer {
       }
       case TypeIndex::kTVMFFIArray:
       case TypeIndex::kTVMFFIList: {
+        json::Array ids = IndexArray(index, node);
         std::vector<Any> items;
-        for (int64_t i : Indices(index, node)) items.push_back(Node(i, depth));
+        items.reserve(ids.size());
+        for (const Any& i : ids) items.push_back(Node(IntOf(i), depth));
         if (type_index == TypeIndex::kTVMFFIArray) return Array<Any>(items.begin(), items.end());
         return List<Any>(items.begin(), items.end());
       }
       case TypeIndex::kTVMFFIMap:
       case TypeIndex::kTVMFFIDict: {
-        std::vector<int64_t> d = Indices(index, node);
-        if (d.size() % 2 != 0) Bad(index, "map `data` must hold key, value pairs");
+        json::Array ids = IndexArray(index, node);
+        if (ids.size() % 2 != 0) Bad(index, "map `data` must hold key, value pairs");
         std::vector<std::pair<Any, Any>> items;
-        for (size_t i = 0; i < d.size(); i += 2) {
-          Any k = Node(d[i], depth);
-          items.emplace_back(std::move(k), Node(d[i + 1], depth));
+        items.reserve(ids.size() / 2);
+        for (int64_t i = 0; i < static_cast<int64_t>(ids.size()); i += 2) {
+          Any k = Node(IntOf(ids[i]), depth);
+          items.emplace_back(std::move(k), Node(IntOf(ids[i + 1]), depth));
         }
         if (type_index == TypeIndex::kTVMFFIMap) return Map<Any, Any>(items.begin(), items.end());
         return Dict<Any, Any>(items.begin(), items.end());

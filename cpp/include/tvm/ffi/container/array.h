@@ -89,7 +89,7 @@ class ArrayObj : public SeqBaseObj {
   static ObjectPtr<ArrayObj> MoveFrom(int64_t cap, ArrayObj* from) {
     int64_t n = from->TVMFFISeqCell::size;
     ObjectPtr<ArrayObj> p = Empty(details::LargerSize(cap, n));
-    if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), from->Cells(), sizeof(TVMFFIAny) * n);
+    if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), from->Cells(), sizeof(TVMFFIAny) * static_cast<size_t>(n));
     p->TVMFFISeqCell::size = n;
     from->TVMFFISeqCell::size = 0;
     return p;
@@ -122,8 +122,9 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
  public:
   using typename SeqBase::iterator;
 
-  /*! \brief An empty array. */
-  Array() : SeqBase(ArrayObj::Empty(0)) {}
+  /*! \brief An empty array, with room for kInitSize elements (an array that
+   *         starts empty is usually filled next: one allocation fewer). */
+  Array() : SeqBase(ArrayObj::Empty(ArrayObj::kInitSize)) {}
   explicit Array(UnsafeInit tag) noexcept : SeqBase(tag) {}
   explicit Array(ObjectPtr<Object> n) noexcept : SeqBase(std::move(n)) {}
   Array(const Array& other) noexcept = default;
@@ -191,7 +192,7 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
       details::ReleaseCells(&cells);
       throw;
     }
-    if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), cells.data(), sizeof(TVMFFIAny) * n);
+    if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), cells.data(), sizeof(TVMFFIAny) * static_cast<size_t>(n));
     p->TVMFFISeqCell::size = n;
     this->data_ = std::move(p);
   }

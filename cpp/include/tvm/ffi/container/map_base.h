@@ -137,7 +137,7 @@ struct MapJumpTable {
         5209859154120846435ULL,
     };
     for (int i = 0; i < 16; ++i) dist[i] = static_cast<uint64_t>(i);
-    for (int n = 6; n <= 72; ++n) dist[16 + (n - 6)] = static_cast<uint64_t>(n) * (n + 1) / 2;
+    for (int n = 6; n <= 72; ++n) dist[16 + (n - 6)] = static_cast<uint64_t>(n) * static_cast<uint64_t>(n + 1) / 2;
     for (int i = 0; i < 43; ++i) dist[83 + i] = kLarge[i];
   }
 };
@@ -359,22 +359,30 @@ class MapBaseObj : public Object {
       }
       return p;
     }
-    // Dense: the same table, slot for slot.
+    // Dense: the same table, slot for slot, a block at a time (metadata
+    // bytes copied whole; an occupied slot's item copied whole, then its
+    // key and value gain their references).
     const details::MapDenseFields* fd = from->Dense();
     ObjectPtr<ObjT> p = NewDense<ObjT>(fd->fib_shift, from->slots_);
     MapBaseObj* m = p.get();
-    for (uint64_t i = 0; i < from->slots_; ++i) {
-      uint8_t meta = from->Meta(i);
-      if (meta == kEmptyMeta) continue;
-      const details::MapDenseItem* s = from->Item(i);
-      details::MapDenseItem* d = m->Item(i);
-      d->key = details::CopyCell(s->key);
-      d->value = details::CopyCell(s->value);
-      d->prev = s->prev;
-      d->next = s->next;
-      m->Meta(i) = meta;
-      ++m->size_;
+    const uint64_t slots = from->slots_;
+    uint64_t copied = 0;
+    for (uint64_t first = 0; first < slots; first += kBlockSlots) {
+      const uint64_t in_block = slots - first < kBlockSlots ? slots - first : kBlockSlots;
+      const uint8_t* src_meta = &from->Meta(first);
+      uint8_t* dst_meta = &m->Meta(first);
+      const details::MapDenseItem* src = from->Item(first);
+      details::MapDenseItem* dst = m->Item(first);
+      std::memcpy(dst_meta, src_meta, in_block);
+      for (uint64_t j = 0; j < in_block; ++j) {
+        if (src_meta[j] == kEmptyMeta) continue;
+        std::memcpy(static_cast<void*>(dst + j), src + j, sizeof(details::MapDenseItem));
+        dst[j].key = details::CopyCell(src[j].key);
+        dst[j].value = details::CopyCell(src[j].value);
+        ++copied;
+      }
     }
+    m->size_ = copied;
     m->Dense()->iter_list_head = fd->iter_list_head;
     m->Dense()->iter_list_tail = fd->iter_list_tail;
     return p;
@@ -836,12 +844,22 @@ class MapBaseObj : public Object {
       }
       return;
     }
-    for (uint64_t s = 0; s < slots_; ++s) {
-      uint8_t& meta = Meta(s);
-      if (meta == kEmptyMeta || meta == kProtectedMeta) continue;
-      meta = kEmptyMeta;
-      release.Release(&Item(s)->key);
-      release.Release(&Item(s)->value);
+    // A block at a time: its metadata bytes, then its items.
+    for (uint64_t first = 0; first < slots_; first += kBlockSlots) {
+      const uint64_t in_block = slots_ - first < kBlockSlots ? slots_ - first : kBlockSlots;
+      uint8_t* meta = &Meta(first);
+      details::MapDenseItem* items = Item(first);
+      for (uint64_t j = 0; j < in_block; ++j) {
+        if (meta[j] >= kProtectedMeta) continue;  // empty or protected
+        meta[j] = kEmptyMeta;
+        // An entry of two plain values holds no reference: nothing to drop.
+        if (items[j].key.type_index < TypeIndex::kTVMFFIStaticObjectBegin &&
+            items[j].value.type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
+          continue;
+        }
+        release.Release(&items[j].key);
+        release.Release(&items[j].value);
+      }
     }
   }
 
