@@ -126,6 +126,24 @@ def data_doc(modname: str, name: str, obj: object, all_modules: list[str]) -> st
     return ""
 
 
+def undocumented_members(qualname: str, cls: type) -> list[str]:
+    """Public methods and properties a class defines itself that have no docstring."""
+    problems = []
+    for name, value in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if not (isinstance(value, property) or inspect.isroutine(value)):
+            continue
+        if not (inspect.getdoc(value) or "").strip():
+            problems.append(f"{qualname}.{name}: public member without a docstring")
+    return problems
+
+
+_REPORTED_MEMBERS: set[str] = set()
+
+
 def collect(package: str = "tvmffi") -> tuple[list[str], dict[str, list[Entry]], list[str]]:
     """The public modules, their entries, and the problems found."""
     modules = public_modules(package)
@@ -152,6 +170,11 @@ def collect(package: str = "tvmffi") -> tuple[list[str], dict[str, list[Entry]],
                 hint = "a docstring"
             if not doc.strip():
                 problems.append(f"{modname}.{name}: public {kind} without documentation ({hint})")
+            qualname = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', name)}"
+            if (kind == "class" and qualname.startswith(package + ".")
+                    and qualname not in _REPORTED_MEMBERS):
+                _REPORTED_MEMBERS.add(qualname)  # a class listed by several modules: once
+                problems += undocumented_members(qualname, obj)
             entries[modname].append(Entry(modname, name, obj, kind))
     return modules, entries, problems
 

@@ -574,12 +574,14 @@ void RegisterAccessPathTypes() noexcept {
   try {
     namespace refl = reflection;
     refl::ObjectDef<AccessStepObj>()
-        .def_ro("kind", &AccessStepObj::kind)
-        .def_ro("key", &AccessStepObj::key);
+        .def_ro("kind", &AccessStepObj::kind,
+                "The step kind: attribute, array item, map item, or one of their missing forms")
+        .def_ro("key", &AccessStepObj::key,
+                "The attribute name, array index or map key the step goes through");
     refl::ObjectDef<AccessPathObj>()
-        .def_ro("parent", &AccessPathObj::parent)
-        .def_ro("step", &AccessPathObj::step)
-        .def_ro("depth", &AccessPathObj::depth)
+        .def_ro("parent", &AccessPathObj::parent, "The path one step shorter (None at the root)")
+        .def_ro("step", &AccessPathObj::step, "The last step of the path (None at the root)")
+        .def_ro("depth", &AccessPathObj::depth, "The number of steps from the root (0 at the root)")
         .def_static("_root", &AccessPath::Root)
         .def("_extend", &AccessPathObj::Extend)
         .def("_attr", &AccessPathObj::Attr)
@@ -657,8 +659,8 @@ void RegisterStructuralKeyType() noexcept {
     refl::ObjectDef<StructuralKeyObj>()
         .def_static(refl::type_attr::kInit, MakeStructuralKey, "A key with its structural hash")
         .def_type_attr(refl::type_attr::kInit, MakeStructuralKey)
-        .def_ro("key", &StructuralKeyObj::key)
-        .def_ro("hash_i64", &StructuralKeyObj::hash_i64);
+        .def_ro("key", &StructuralKeyObj::key, "The value the key stands for")
+        .def_ro("hash_i64", &StructuralKeyObj::hash_i64, "The structural hash of the value");
     refl::TypeAttrDef<StructuralKeyObj>()
         .attr(refl::type_attr::kAnyHash, reinterpret_cast<void*>(&StructuralKeyAnyHash))
         .attr(refl::type_attr::kAnyEqual, reinterpret_cast<void*>(&StructuralKeyAnyEqual));

@@ -118,7 +118,8 @@ void RegisterStructuralVisit() noexcept {
       refl::details::RegisterTypeAttr(index, refl::type_attr::kStructuralVisit, mapping);
     }
     refl::ObjectDef<VisitInterruptObj>().def_ro("value", &VisitInterruptObj::value,
-                                                refl::DefaultValue(nullptr));
+                                                refl::DefaultValue(nullptr),
+                                                "The payload the walk returns with");
     // No ObjectDef: a copy of a visitor would lose its concrete class.
     StructuralVisitorObj::_GetOrAllocRuntimeTypeIndex();
   } catch (const std::exception& e) {

@@ -80,10 +80,12 @@ class _PyState:
 
 
 class _ClassProperty:
-    __slots__ = ("fget",)
+    # A read-only property of the class itself; it carries its getter's docstring.
+    __slots__ = ("fget", "__doc__")
 
     def __init__(self, fget: Callable[[type], Any]) -> None:
         self.fget = fget
+        self.__doc__ = fget.__doc__
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         return self.fget(owner if owner is not None else type(instance))

@@ -108,6 +108,24 @@
 #endif
 #endif
 
+/*!
+ * \brief A pointer cast in the inline accessors below: reinterpret_cast when a
+ *        C++ file includes this header (its -Wold-style-cast stays quiet), a C
+ *        cast in C.
+ */
+#ifdef __cplusplus
+#define TVM_FFI_C_PTR_CAST(T, x) reinterpret_cast<T>(x)
+#else
+#define TVM_FFI_C_PTR_CAST(T, x) ((T)(x))
+#endif
+
+/*! \brief A value cast in the inline accessors below: static_cast in C++, a C cast in C. */
+#ifdef __cplusplus
+#define TVM_FFI_C_VALUE_CAST(T, x) static_cast<T>(x)
+#else
+#define TVM_FFI_C_VALUE_CAST(T, x) ((T)(x))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -1021,56 +1039,63 @@ TVM_FFI_DLL int TVMFFIHandleDeinitOnce(void** handle_addr, int (*deinit_func)(vo
 
 /*! \brief The type index of an object. */
 static inline int32_t TVMFFIObjectGetTypeIndex(TVMFFIObjectHandle obj) {
-  return ((TVMFFIObject*)obj)->type_index;
+  return TVM_FFI_C_PTR_CAST(TVMFFIObject*, obj)->type_index;
 }
 
 /*! \brief The bytes of a small string or small bytes value. */
 static inline TVMFFIByteArray TVMFFISmallBytesGetContentByteArray(const TVMFFIAny* value) {
   TVMFFIByteArray r;
   r.data = value->v_bytes;
-  r.size = (size_t)value->small_str_len;
+  r.size = TVM_FFI_C_VALUE_CAST(size_t, value->small_str_len);
   return r;
 }
 
 /*! \brief The byte array of a String or Bytes object. */
 static inline TVMFFIByteArray* TVMFFIBytesGetByteArrayPtr(TVMFFIObjectHandle obj) {
-  return (TVMFFIByteArray*)((char*)obj + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(TVMFFIByteArray*,
+                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief The cell of an Error object. */
 static inline TVMFFIErrorCell* TVMFFIErrorGetCellPtr(TVMFFIObjectHandle obj) {
-  return (TVMFFIErrorCell*)((char*)obj + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(TVMFFIErrorCell*,
+                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief The cell of a Function object. */
 static inline TVMFFIFunctionCell* TVMFFIFunctionGetCellPtr(TVMFFIObjectHandle obj) {
-  return (TVMFFIFunctionCell*)((char*)obj + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(TVMFFIFunctionCell*,
+                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief The cell of an opaque object. */
 static inline TVMFFIOpaqueObjectCell* TVMFFIOpaqueObjectGetCellPtr(TVMFFIObjectHandle obj) {
-  return (TVMFFIOpaqueObjectCell*)((char*)obj + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(TVMFFIOpaqueObjectCell*,
+                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief The cell of a Shape object. */
 static inline TVMFFIShapeCell* TVMFFIShapeGetCellPtr(TVMFFIObjectHandle obj) {
-  return (TVMFFIShapeCell*)((char*)obj + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(TVMFFIShapeCell*,
+                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief The cell of an Array object. */
 static inline TVMFFISeqCell* TVMFFISeqGetCellPtr(TVMFFIObjectHandle obj) {
-  return (TVMFFISeqCell*)((char*)obj + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(TVMFFISeqCell*,
+                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief The DLTensor inside a Tensor object. */
 static inline DLTensor* TVMFFITensorGetDLTensorPtr(TVMFFIObjectHandle obj) {
-  return (DLTensor*)((char*)obj + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(DLTensor*,
+                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief A DLDevice from a (device_type, device_id) pair. */
 static inline DLDevice TVMFFIDLDeviceFromIntPair(int32_t device_type, int32_t device_id) {
   DLDevice d;
-  d.device_type = (DLDeviceType)device_type;
+  d.device_type = TVM_FFI_C_VALUE_CAST(DLDeviceType, device_type);
   d.device_id = device_id;
   return d;
 }

@@ -179,7 +179,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
     TVMFFIAny* cells = Cells();
     int64_t n = TVMFFISeqCell::size;
     std::memmove(static_cast<void*>(cells + idx + count), cells + idx,
-                 sizeof(TVMFFIAny) * (n - idx));
+                 sizeof(TVMFFIAny) * static_cast<size_t>(n - idx));
     for (int64_t i = idx; i < idx + count; ++i) details::SetAnyNone(cells + i);
     TVMFFISeqCell::size = n + count;
   }
@@ -189,7 +189,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
     int64_t n = TVMFFISeqCell::size;
     // Take the cells out before releasing them: a destructor may run arbitrary code.
     std::vector<TVMFFIAny> doomed(cells + first, cells + last);
-    std::memmove(static_cast<void*>(cells + first), cells + last, sizeof(TVMFFIAny) * (n - last));
+    std::memmove(static_cast<void*>(cells + first), cells + last, sizeof(TVMFFIAny) * static_cast<size_t>(n - last));
     TVMFFISeqCell::size = n - (last - first);
     for (TVMFFIAny& cell : doomed) details::ReleaseCell(&cell);
   }
@@ -329,7 +329,8 @@ class SeqRefBase : public ObjectRef {
       throw;
     }
     p->OpenGap(idx, count);
-    std::memcpy(static_cast<void*>(p->Cells() + idx), cells.data(), sizeof(TVMFFIAny) * count);
+    std::memcpy(static_cast<void*>(p->Cells() + idx), cells.data(),
+                sizeof(TVMFFIAny) * static_cast<size_t>(count));
   }
   /*! \brief Remove the last element; IndexError when empty. */
   void pop_back() {

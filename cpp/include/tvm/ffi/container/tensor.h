@@ -111,7 +111,7 @@ TVM_FFI_NOINLINE inline const int64_t* InternCompactStrides(const int64_t* shape
   static Node* head = nullptr;  // leaked on purpose: valid during static destruction
   auto find = [&](Node* n) -> const int64_t* {
     for (; n != nullptr; n = n->next) {
-      if (n->ndim == ndim && std::memcmp(n->shape, shape, sizeof(int64_t) * ndim) == 0) {
+      if (n->ndim == ndim && std::memcmp(n->shape, shape, sizeof(int64_t) * static_cast<size_t>(ndim)) == 0) {
         return n->strides;
       }
     }
@@ -119,11 +119,11 @@ TVM_FFI_NOINLINE inline const int64_t* InternCompactStrides(const int64_t* shape
   };
   Node* first = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
   if (const int64_t* hit = find(first)) return hit;
-  auto* node = static_cast<Node*>(::operator new(sizeof(Node) + 2 * sizeof(int64_t) * ndim));
+  auto* node = static_cast<Node*>(::operator new(sizeof(Node) + 2 * sizeof(int64_t) * static_cast<size_t>(ndim)));
   node->ndim = ndim;
   node->shape = reinterpret_cast<int64_t*>(node + 1);
   node->strides = node->shape + ndim;
-  std::memcpy(node->shape, shape, sizeof(int64_t) * ndim);
+  std::memcpy(node->shape, shape, sizeof(int64_t) * static_cast<size_t>(ndim));
   FillStridesFromShape(ShapeView(shape, static_cast<size_t>(ndim)), node->strides);
   node->next = first;
   while (!__atomic_compare_exchange_n(&head, &node->next, node, /*weak=*/true, __ATOMIC_RELEASE,
@@ -247,9 +247,9 @@ class TensorObjFromNDAlloc : public TensorObj {
     this->byte_offset = 0;
     this->shape = nd > 0 ? tail : nullptr;
     this->strides = nd > 0 ? tail + nd : nullptr;
-    if (nd > 0) std::memcpy(tail, shape_in.data(), sizeof(int64_t) * nd);
+    if (nd > 0) std::memcpy(tail, shape_in.data(), sizeof(int64_t) * static_cast<size_t>(nd));
     if (strides_in != nullptr) {
-      if (nd > 0) std::memcpy(tail + nd, strides_in, sizeof(int64_t) * nd);
+      if (nd > 0) std::memcpy(tail + nd, strides_in, sizeof(int64_t) * static_cast<size_t>(nd));
     } else {
       FillStridesFromShape(shape_in, tail + nd);
     }
@@ -381,7 +381,7 @@ ObjectPtr<TensorObjFromNDAlloc<TNDAlloc>> MakeNDAllocTensor(size_t ndim, Args&&.
     return make_inplace_array_object<T, int64_t>(2 * ndim, std::forward<Args>(args)...);
   } else {
     static_assert(sizeof(T) % alignof(int64_t) == 0, "shape and strides follow the object");
-    const size_t size = sizeof(T) + 2 * sizeof(int64_t) * ndim;
+    const size_t size = sizeof(T) + 2 * sizeof(int64_t) * static_cast<size_t>(ndim);
     void* mem = NDAllocBlock(size);
     T* ptr;
     try {

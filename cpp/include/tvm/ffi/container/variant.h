@@ -120,7 +120,7 @@ class Variant {
   template <typename T>
   static Any Selected(T&& value) {
     constexpr int kIndex = details::VariantSelect<T, Types...>();
-    using Alt = details::TypeAt<kIndex, Types...>;
+    using Alt = details::TypeAt<static_cast<size_t>(kIndex), Types...>;
     if constexpr (std::is_same_v<Alt, Any>) {
       return Any(std::forward<T>(value));
     } else {

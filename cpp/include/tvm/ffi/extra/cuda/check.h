@@ -42,7 +42,7 @@ TVM_FFI_NOINLINE TVM_FFI_COLD inline std::string ShapeString(const TensorView& t
   std::string s = "[";
   for (int32_t i = 0; i < t.ndim(); ++i) {
     if (i != 0) s += ", ";
-    s += std::to_string(t.shape()[i]);
+    s += std::to_string(t.shape()[static_cast<size_t>(i)]);
   }
   return s + "]";
 }
@@ -105,7 +105,7 @@ TVM_FFI_INLINE void CheckNDim(const TensorView& t, const char* name, int32_t ndi
 TVM_FFI_INLINE void CheckSameShape(const TensorView& a, const char* a_name, const TensorView& b,
                                    const char* b_name) {
   bool same = a.ndim() == b.ndim();
-  for (int32_t i = 0; same && i < a.ndim(); ++i) same = a.shape()[i] == b.shape()[i];
+  for (int32_t i = 0; same && i < a.ndim(); ++i) same = a.shape()[static_cast<size_t>(i)] == b.shape()[static_cast<size_t>(i)];
   if (TVM_FFI_PREDICT_FALSE(!same)) {
     TVM_FFI_THROW(ValueError) << "`" << b_name << "` has shape " << details::ShapeString(b)
                               << " but `" << a_name << "` has shape " << details::ShapeString(a)
