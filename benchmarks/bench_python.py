@@ -6,8 +6,11 @@ Cases (each the best of --repeat batches, in microseconds per call):
   nop3(x, y, z)                  three 1-element tensors: numpy, torch CPU, torch CUDA
   add_bias(x, b, z)              b an Optional[ffi.Tensor] parameter (an owning tensor, the
                                  others borrowed): numpy, torch CPU
-  add_one(ro, y)                 a read-only numpy input (tvmffi only: a private copy,
-                                 compared after the call)
+  add_one(ro, y)                 a read-only numpy input (tvmffi only; add_one declares
+                                 that it writes y only, so ro goes as is)
+  nop3(ro, y, z)                 a read-only 1 MiB float32 input to a function that declares
+                                 its writes (as is) and to one that does not (a private copy,
+                                 compared after the call); baseline: a writable 1 MiB input
   scale(out, x, 2.0)             the CUDA kernel library, torch CUDA tensors (host time)
 Baselines: numpy.add(x, y, out=z), torch.add(x, y, out=z), torch.mul(x, 2.0, out=y),
 numpy.add(ro, 1, out=y).
@@ -82,6 +85,17 @@ def build_cases(ffi: Any, cpu_kernels: str, cuda_kernels: str | None, number: in
         ro.flags.writeable = False
         cases["add_one numpy read-only in"] = Case(
             "f(ro, y)", {"f": mod.add_one, "ro": ro, "y": y, "np": numpy}, "pass", number)
+        # TVM_FFI_DLL_EXPORT_WRITES at work: the same 1 MiB read-only input to nop3
+        # as declared (writes nothing: lent as is) and with the declaration dropped.
+        big_ro = numpy.zeros(1 << 18, numpy.float32)
+        big_ro.flags.writeable = False
+        undeclared = mod["nop3"]  # a Function object of its own
+        ffi._core._set_writes(undeclared, None)
+        env = {"ro": big_ro, "w": numpy.zeros(1 << 18, numpy.float32), "y": y, "z": z}
+        cases["nop3 1 MiB read-only, declared"] = Case(
+            "f(ro, y, z)", {**env, "f": mod.nop3}, "pass", max(1, number // 10))
+        cases["nop3 1 MiB read-only, undecl."] = Case(
+            "f(ro, y, z)", {**env, "f": undeclared}, "pass", max(1, number // 100))
     try:
         import torch
     except ImportError:
@@ -125,6 +139,8 @@ def baselines(cases: dict[str, Case]) -> dict[str, Baseline]:
     out["add_bias torch CPU (ffi.Tensor)"] = out["nop3 torch CPU"]
     out["add_one numpy read-only in"] = Baseline("numpy.add(ro, 1, out=y)",
                                                  "np.add(ro, 1, out=y)")
+    for name in ("nop3 1 MiB read-only, declared", "nop3 1 MiB read-only, undecl."):
+        out[name] = Baseline("nop3(w, y, z), w writable 1 MiB", "f(w, y, z)")
     return {k: v for k, v in out.items() if k in cases}
 
 

@@ -16,8 +16,8 @@
  * for copy-constructible classes) and then its reflected fields are replaced
  * by their copies. Sharing is kept (an object reached twice is copied once)
  * and cycles through mutable nodes are reproduced. An object without
- * `__ffi_shallow_copy__` (a Function, a Tensor, ...) is a TypeError naming
- * its type.
+ * `__ffi_shallow_copy__` (a Function, a Tensor, ...) is a RuntimeError naming
+ * its type ("not copy-constructible", upstream's kind).
  *
  * ReprPrint (upstream's format): None, True/False, ints, floats ("%g"),
  * dtypes ("float32"), devices ("cuda:0"), strings in double quotes with
@@ -111,11 +111,18 @@ class DeepCopier {
     }
     switch (ti) {
       case TypeIndex::kTVMFFIArray: {
+        // Remembered before its elements (a cycle through a mutable node
+        // leads back to this copy), which are written into it in place: the
+        // copy is new, and no one reads it before it is complete.
         const auto* seq = static_cast<const SeqBaseObj*>(obj);
+        const size_t n = seq->size();
         Array<Any> out;
-        out.reserve(static_cast<int64_t>(seq->size()));
-        for (const Any& item : *seq) out.push_back(Copy(item));
-        return Remember(obj, std::move(out));
+        out.reserve(static_cast<int64_t>(n));
+        for (size_t i = 0; i < n; ++i) out.push_back(Any());
+        Remember(obj, out);
+        Any* cells = const_cast<Any*>(static_cast<const SeqBaseObj*>(out.get())->begin());
+        for (size_t i = 0; i < n; ++i) cells[i] = Copy((*seq)[i]);
+        return out;
       }
       case TypeIndex::kTVMFFIMap: {
         const auto* map = static_cast<const MapBaseObj*>(obj);
@@ -157,9 +164,10 @@ class DeepCopier {
     int32_t ti = obj->type_index();
     AnyView fn = shallow_copy[ti];
     if (fn == nullptr) {
-      TVM_FFI_THROW(TypeError) << "DeepCopy: cannot copy an object of type `" << TypeKeyOf(ti)
-                               << "` (it has no __ffi_shallow_copy__; register the type with "
-                                  "ObjectDef and make it copy-constructible)";
+      TVM_FFI_THROW(RuntimeError) << "DeepCopy: cannot copy an object of type `" << TypeKeyOf(ti)
+                                  << "`: it is not copy-constructible (it has no "
+                                     "__ffi_shallow_copy__; register the type with ObjectDef "
+                                     "and make it copy-constructible)";
     }
     ObjectRef copy = fn.cast<Function>()(obj).cast<ObjectRef>();
     Remember(obj.get(), copy);

@@ -93,8 +93,15 @@ void SetField(const InitPlan& plan, Object* obj, size_t index, const TVMFFIAny* 
   void* addr = reinterpret_cast<char*>(obj) + f->offset;
   if (reflection::CallFieldSetter(f, addr, value) != 0) {
     Error cause = details::MoveFromSafeCallRaised();
+    // The cause on lines of its own, each indented by two spaces (upstream's layout).
+    std::string text = cause.message();
+    std::string indented = "  ";
+    for (char c : text) {
+      indented.push_back(c);
+      if (c == '\n') indented.append("  ");
+    }
     TVM_FFI_THROW(TypeError) << plan.type_key << ".__ffi_init__() field '" << Name(f->name)
-                             << "': " << cause.message();
+                             << "':\n" << indented;
   }
 }
 

@@ -43,6 +43,7 @@ using ::tvm::ffi::details::kSymbolDocPrefix;
 using ::tvm::ffi::details::kSymbolFuncPrefix;
 using ::tvm::ffi::details::kSymbolLibraryCtx;
 using ::tvm::ffi::details::kSymbolMetadataPrefix;
+using ::tvm::ffi::details::kSymbolWritesPrefix;
 
 // Kind strings: static storage, read inline by ModuleObj::kind() in the C++ header.
 constexpr const char* kKindLibrary = "library";
@@ -279,6 +280,56 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
     }
   }
   return false;
+}
+
+// The indices of a `__tvm_ffi__writes_<name>` answer, strictly "[i,j,...]"
+// (ASCII digits, commas, optional spaces), ascending and distinct after sorting;
+// ValueError naming the module and the function otherwise.
+std::vector<int64_t> ParseWrites(TVMFFIObject* mod, const std::string& name,
+                                 std::string_view text) {
+  auto bad = [&](const char* why) {
+    Throw("ValueError", "Module ", Describe(mod), ": `", kSymbolWritesPrefix, name,
+          "` returned \"", std::string(text.substr(0, 64)), "\": ", why,
+          " (expected a JSON array of argument indices such as [0,2])");
+  };
+  std::vector<int64_t> out;
+  size_t pos = 0;
+  auto skip_space = [&] {
+    while (pos < text.size() && text[pos] == ' ') ++pos;
+  };
+  skip_space();
+  if (pos >= text.size() || text[pos] != '[') bad("not a JSON array");
+  ++pos;
+  skip_space();
+  if (pos < text.size() && text[pos] == ']') {
+    ++pos;
+  } else {
+    for (;;) {
+      skip_space();
+      if (pos >= text.size() || text[pos] < '0' || text[pos] > '9') bad("an item is not an index");
+      int64_t v = 0;
+      for (; pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos) {
+        if (v > (int64_t{1} << 31)) bad("an index is out of range");
+        v = v * 10 + (text[pos] - '0');
+      }
+      out.push_back(v);
+      skip_space();
+      if (pos < text.size() && text[pos] == ',') {
+        ++pos;
+        continue;
+      }
+      if (pos < text.size() && text[pos] == ']') {
+        ++pos;
+        break;
+      }
+      bad("malformed array");
+    }
+  }
+  skip_space();
+  if (pos != text.size()) bad("text after the array");
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) bad("an index is listed twice");
+  return out;
 }
 
 // True when `target` is `root` or reachable through imports from it.
@@ -698,6 +749,23 @@ int GFunctionText(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* res
       args, num_args, result);
 }
 
+// ffi.ModuleGetFunctionWrites(module, name, query_imports) -> Array<int> (the
+// indices of the arguments the function writes, ascending) or None (undeclared).
+TVMFFI_MODULE_GLOBAL(GGetFunctionWrites, "ffi.ModuleGetFunctionWrites",
+                     [](const Module& mod, const String& name, bool query_imports) {
+                       TVMFFIAny text;
+                       if (!GetFunctionText(Raw(mod), kSymbolWritesPrefix, name, query_imports,
+                                            &text)) {
+                         return Optional<Array<int64_t>>();
+                       }
+                       String s = ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text)
+                                      .cast<String>();
+                       const std::string_view sv(s.data(), s.size());
+                       Array<int64_t> out;
+                       for (int64_t i : ParseWrites(Raw(mod), name, sv)) out.push_back(i);
+                       return Optional<Array<int64_t>>(out);
+                     });
+
 // ffi.ModuleImportModule(module, other) -> None.
 TVMFFI_MODULE_GLOBAL(GImportModule, "ffi.ModuleImportModule",
                      [](const Module& mod, const Module& other) {
@@ -758,6 +826,7 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
   RegisterBuiltinGlobal("ffi.ModuleImplementsFunction", GImplementsFunction);
   RegisterBuiltinGlobal("ffi.ModuleGetFunctionMetadata", GFunctionText<false>);
   RegisterBuiltinGlobal("ffi.ModuleGetFunctionDoc", GFunctionText<true>);
+  RegisterBuiltinGlobal("ffi.ModuleGetFunctionWrites", GGetFunctionWrites);
   RegisterBuiltinGlobal("ffi.ModuleImportModule", GImportModule);
   RegisterBuiltinGlobal("ffi.ModuleGetImports", GGetImports);
   RegisterBuiltinGlobal("ffi.ModuleListFunctions", GListFunctions);

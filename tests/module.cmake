@@ -95,6 +95,11 @@ if(TARGET tvmffi_cli)
     -DEXPECT_RC=0
     "-DEXPECT_REGEX=Functions \\(12\\):.*add\\(DLTensor\\*, DLTensor\\*, Optional\\[DLTensor\\*\\]\\) -> None.*add_one\\(DLTensor\\*, DLTensor\\*\\) -> None.*greet\\(str\\) -> str.*TVM-FFI C functions \\([0-9]+\\): .*TVMFFIErrorSetRaised.*all provided by this libtvmffi.*portable: yes, imports only standard TVM-FFI 0.1 symbols.*C\\+\\+ runtime: yes"
     -P ${_tvmffi_run_expect})
+  # TVM_FFI_DLL_EXPORT_WRITES, under each function's signature.
+  add_test(NAME module_cli_inspect_writes COMMAND ${CMAKE_COMMAND} "-DCMD=${_cli};inspect;${_kern}"
+    -DEXPECT_RC=0
+    "-DEXPECT_REGEX=\n  add_one\\(DLTensor\\*, DLTensor\\*\\) -> None\n      writes argument 1\n.*\n  sum\\(DLTensor\\*\\) -> float\n      writes none of its arguments\n"
+    -P ${_tvmffi_run_expect})
   add_test(NAME module_cli_inspect_c COMMAND ${CMAKE_COMMAND}
     "-DCMD=${_cli};inspect;$<TARGET_FILE:tvmffi_test_c_callee>"
     -DEXPECT_RC=0

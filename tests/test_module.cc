@@ -918,10 +918,93 @@ TEST_CASE("Libraries built without metadata have no metadata and no docs", "[mod
   REQUIRE(nometa->ImplementsFunction("twice"));
   REQUIRE_FALSE(nometa->GetFunctionMetadata("twice").has_value());
   REQUIRE_FALSE(nometa->GetFunctionDoc("twice").has_value());
+  REQUIRE_FALSE(nometa->GetFunctionWrites("twice").has_value());
+  REQUIRE(dlsym(RTLD_DEFAULT, "__tvm_ffi__writes_twice") == nullptr);
   ffi::Module a = ffi::Module::LoadFromFile(kLibA);
   REQUIRE(a->GetFunctionDoc("add_int").value() == "Add two integers (lib_a).\nSecond line.");
   REQUIRE_FALSE(a->GetFunctionDoc("whoami").has_value());
   REQUIRE(a->GetFunctionMetadata("whoami").has_value());
+}
+
+namespace {
+std::vector<int64_t> Writes(const ffi::Module& mod, const char* name) {
+  ffi::Optional<ffi::Array<int64_t>> w = mod->GetFunctionWrites(name);
+  REQUIRE(w.has_value());
+  std::vector<int64_t> out;
+  for (int64_t i : *w) out.push_back(i);
+  return out;
+}
+
+// The raw answer of a library's `__tvm_ffi__writes_<name>` symbol.
+std::string WritesSymbolText(const char* path, const std::string& name) {
+  ffi::Module keep = ffi::Module::LoadFromFile(path);  // loaded: dlopen below finds it
+  void* lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  REQUIRE(lib != nullptr);
+  auto fn = reinterpret_cast<TVMFFISafeCallType>(dlsym(lib, ("__tvm_ffi__writes_" + name).c_str()));
+  REQUIRE(fn != nullptr);
+  TVMFFIAny out{};
+  REQUIRE(fn(nullptr, nullptr, 0, &out) == 0);
+  std::string text = ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&out).cast<ffi::String>();
+  dlclose(lib);
+  return text;
+}
+
+int WritesBad(void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {
+  TVMFFIByteArray text{"[1,1]", 5};
+  return TVMFFIStringFromByteArray(&text, result);
+}
+int WritesNotJson(void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {
+  TVMFFIByteArray text{"0", 1};
+  return TVMFFIStringFromByteArray(&text, result);
+}
+}  // namespace
+
+TEST_CASE("A library declares the arguments its functions write", "[module]") {
+  // TVM_FFI_DLL_EXPORT_WRITES in the CPU kernels: outputs only.
+  ffi::Module mod = ffi::Module::LoadFromFile(kCpuKernels);
+  REQUIRE(Writes(mod, "scale") == std::vector<int64_t>{0});
+  REQUIRE(Writes(mod, "add_one") == std::vector<int64_t>{1});
+  REQUIRE(Writes(mod, "add_bias") == std::vector<int64_t>{2});
+  // TVM_FFI_DLL_EXPORT_WRITES_NOTHING: declared, and empty (not "undeclared").
+  REQUIRE(Writes(mod, "sum").empty());
+  REQUIRE(Writes(mod, "nop3").empty());
+  REQUIRE_FALSE(mod->GetFunctionWrites("no_such_function").has_value());
+  REQUIRE(WritesSymbolText(kCpuKernels, "scale") == "[0]");
+  REQUIRE(WritesSymbolText(kCpuKernels, "sum") == "[]");
+
+  // lib_a: declared on a lambda as (1, 0), answered sorted; add_int undeclared.
+  ffi::Module a = ffi::Module::LoadFromFile(kLibA);
+  REQUIRE(WritesSymbolText(kLibA, "echo_optional") == "[0,1]");
+  REQUIRE(Writes(a, "echo_optional") == std::vector<int64_t>{0, 1});
+  REQUIRE(Writes(a, "whoami").empty());
+  REQUIRE_FALSE(a->GetFunctionWrites("add_int").has_value());
+
+  // A malformed answer is a ValueError naming the symbol.
+  REQUIRE(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi__writes_writes_bad",
+                                              reinterpret_cast<void*>(WritesBad)) == 0);
+  REQUIRE(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi__writes_writes_not_json",
+                                              reinterpret_cast<void*>(WritesNotJson)) == 0);
+  ffi::Module sys = ffi::Module::SystemLib();
+  ffi::Error e = CatchError([&] { sys->GetFunctionWrites("writes_bad"); });
+  REQUIRE(e.kind() == "ValueError");
+  REQUIRE_THAT(e.message(), ContainsSubstring("`__tvm_ffi__writes_writes_bad` returned \"[1,1]\": "
+                                              "an index is listed twice"));
+  e = CatchError([&] { sys->GetFunctionWrites("writes_not_json"); });
+  REQUIRE(e.kind() == "ValueError");
+  REQUIRE_THAT(e.message(), ContainsSubstring("not a JSON array"));
+}
+
+TEST_CASE("Writes declarations are checked at compile time", "[module]") {
+  // The checks TVM_FFI_DLL_EXPORT_WRITES static_asserts (an index not below the arity,
+  // a negative one, one listed twice), evaluated here as constants.
+  static_assert(ffi::details::WritesInRange(3, {0, 2}));
+  static_assert(!ffi::details::WritesInRange(3, {3}));
+  static_assert(!ffi::details::WritesInRange(3, {-1}));
+  static_assert(ffi::details::WritesInRange(0, {}));
+  static_assert(ffi::details::WritesUnique({0, 2, 1}));
+  static_assert(!ffi::details::WritesUnique({2, 0, 2}));
+  static_assert(ffi::details::ExportArity([](int, double) {}) == 2);
+  SUCCEED();
 }
 
 // ---------------------------------------------------------------------------

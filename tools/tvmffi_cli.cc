@@ -429,13 +429,20 @@ int Inspect(const std::string& path) {
   }
   for (const std::string& n : names) {
     std::string line = n + "  (no metadata)";
-    std::string doc;
+    std::string doc, writes;
     if (mod.has_value()) {
       try {
         if (ffi::Optional<ffi::String> m = (*mod)->GetFunctionMetadata(n)) {
           line = SignatureFromMetadata(n, std::string(*m));
         }
         if (ffi::Optional<ffi::String> d = (*mod)->GetFunctionDoc(n)) doc = std::string(*d);
+        // TVM_FFI_DLL_EXPORT_WRITES: which arguments it writes (nothing printed when undeclared).
+        if (ffi::Optional<ffi::Array<int64_t>> w = (*mod)->GetFunctionWrites(n)) {
+          for (int64_t i : *w) writes += (writes.empty() ? "" : ", ") + std::to_string(i);
+          writes = writes.empty() ? std::string("writes none of its arguments")
+                                  : (w->size() == 1 ? "writes argument " : "writes arguments ") +
+                                        writes;
+        }
       } catch (const ffi::Error& e) {
         line = n + "  (metadata failed: " + e.kind() + ": " + e.message() + ")";
       }
@@ -443,6 +450,7 @@ int Inspect(const std::string& path) {
       line = n;
     }
     std::printf("  %s\n", line.c_str());
+    if (!writes.empty()) std::printf("      %s\n", writes.c_str());
     if (!doc.empty()) {
       size_t nl = doc.find('\n');
       std::printf("      %s\n", doc.substr(0, nl).c_str());

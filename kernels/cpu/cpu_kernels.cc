@@ -206,6 +206,21 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_bias, AddBias);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(sum_all, SumAll);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(fill_all, FillAll);
 
+// [writes] The arguments each function writes: read-only arrays may go to the others
+// without a private copy (TVM_FFI_DLL_EXPORT_WRITES, tvmffi extension).
+TVM_FFI_DLL_EXPORT_WRITES(add_one, 1);
+TVM_FFI_DLL_EXPORT_WRITES(scale, 0);
+TVM_FFI_DLL_EXPORT_WRITES(add, 0);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(scale_alloc);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(add_int);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(greet);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(sum);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(nop3);
+TVM_FFI_DLL_EXPORT_WRITES(fill, 0);
+TVM_FFI_DLL_EXPORT_WRITES(add_bias, 2);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(sum_all);
+TVM_FFI_DLL_EXPORT_WRITES(fill_all, 0);
+
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_one, "y = x + 1 (float32/float64, CPU, same shape)");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale, "out = in * factor (float32/float64, CPU)");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add, "out = a + b; b may be None (then out = a)");

@@ -109,6 +109,12 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale, tvmffi_kernels::Scale);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(axpy, tvmffi_kernels::Axpy);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add, tvmffi_kernels::Add);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale_alloc, tvmffi_kernels::ScaleAlloc);
+// Each writes `out` (argument 0) only; scale_alloc writes none of its arguments.
+TVM_FFI_DLL_EXPORT_WRITES(add_one, 0);
+TVM_FFI_DLL_EXPORT_WRITES(scale, 0);
+TVM_FFI_DLL_EXPORT_WRITES(axpy, 0);
+TVM_FFI_DLL_EXPORT_WRITES(add, 0);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(scale_alloc);
 
 /*!
  * \brief Plain C launcher of the float32 scale kernel, without the FFI layer.

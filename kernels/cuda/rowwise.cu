@@ -95,6 +95,8 @@ void Softmax(TensorView out, TensorView x) {
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, tvmffi_kernels::RMSNorm);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(softmax, tvmffi_kernels::Softmax);
+TVM_FFI_DLL_EXPORT_WRITES(rmsnorm, 0);  // out only
+TVM_FFI_DLL_EXPORT_WRITES(softmax, 0);
 
 /*!
  * \brief Geometry and occupancy of the kernel that `rmsnorm` (softmax = 0) or

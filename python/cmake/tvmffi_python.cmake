@@ -59,6 +59,7 @@ set(TVMFFI_PYTHON_SOURCES
   config.py
   container.py
   core.py
+  error.py
   cpp/__init__.py
   cpp/extension.py
   jax.py

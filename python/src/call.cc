@@ -174,6 +174,26 @@ ApiStatus ExchangeApiOf(PyTypeObject* t, const DLPackExchangeAPI** api) {
   return ApiFromCapsule(a, api);
 }
 
+// Python's converter of values the extension does not classify (the
+// __tvm_ffi_*__ protocols, ctypes pointers, exceptions, ...): hook(value,
+// address) writes an owned TVMFFIAny at the address and returns True, returns
+// False when it does not convert the value either, or raises. NULL until
+// tvmffi._reflection sets it; only unsupported values reach it.
+PyObject* g_pack_fallback = nullptr;
+
+// 1: converted into `out` (owned); 0: declined (nothing set); -1: a Python error.
+TVMFFI_PY_COLD int PackFallback(PyObject* obj, TVMFFIAny* out) {
+  if (g_pack_fallback == nullptr) return 0;
+  PyObject* addr = PyLong_FromVoidPtr(out);
+  if (addr == nullptr) return -1;
+  PyObject* r = PyObject_CallFunctionObjArgs(g_pack_fallback, obj, addr, nullptr);
+  Py_DECREF(addr);
+  if (r == nullptr) return -1;
+  const int done = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  return done;
+}
+
 // The TypeError for a type of Kind::kBadExchange (false, always).
 TVMFFI_PY_COLD bool BadExchangeError(PyTypeObject* t) {
   for (const char* name : kExchangeApiNames) {
@@ -599,6 +619,7 @@ struct ReadOnlyChecks;
 void DeleteChecks(ReadOnlyChecks* c);
 
 struct CallFrame {
+  const FunctionRef* fn;  // read only on the read-only paths (ReadOnlyUse)
   TVMFFIAny* args;
   TensorSlot* slots;
   TVMFFIObjectHandle* objs;
@@ -650,6 +671,33 @@ bool IsReadOnly(const DLManagedTensorVersioned* m) {
 bool IsHostMemory(DLDevice d) {
   return d.device_type == kDLCPU || d.device_type == kDLCUDAHost ||
          d.device_type == kDLROCMHost;
+}
+
+// Read-only memory for argument #arg where the library declares what the
+// function writes (TVM_FFI_DLL_EXPORT_WRITES): lent as is when it does not
+// write the argument (no copy), refused before the call when it does.
+// Undeclared (and arguments 63 and later): a private copy, as above.
+enum class ReadOnlyUse : uint8_t { kCopy, kLend, kRefused };
+
+TVMFFI_PY_COLD ReadOnlyUse ReadOnlyArgUse(const CallFrame& f, int arg) {
+  if (arg >= 63) return ReadOnlyUse::kCopy;
+  const uint64_t bit = uint64_t{1} << arg;
+  if ((f.fn->keeps_args & bit) != 0) return ReadOnlyUse::kLend;
+  if ((f.fn->writes_args & bit) == 0) return ReadOnlyUse::kCopy;
+  nb::object self = nb::find(*f.fn);  // the Python object, for its __name__
+  PyErr_Clear();
+  PyObject* name = self.is_valid() ? PyObject_GetAttrString(self.ptr(), "__name__") : nullptr;
+  if (name == nullptr || !PyUnicode_Check(name)) {
+    PyErr_Clear();
+    Py_XDECREF(name);
+    name = PyUnicode_FromString("the function");
+  }
+  PyErr_Format(PyExc_ValueError,
+               "read-only array passed to '%U', which writes argument #%d (its library "
+               "declares so): pass a writable array, e.g. a copy",
+               name, arg);
+  Py_XDECREF(name);
+  return ReadOnlyUse::kRefused;
 }
 
 // A private copy of the bytes a read-only tensor's elements span. Shared by
@@ -911,6 +959,17 @@ PyObject* ProducerCopy(PyObject* obj, PyObject* stream, int arg, DLDevice dev) {
 TVMFFI_PY_COLD DLManagedTensorVersioned* ProtectOwned(CallFrame* f, int arg, bool nested,
                                        DLManagedTensorVersioned* m, PyObject* obj,
                                        PyObject* stream) {
+  if (f != nullptr && !nested) {
+    switch (ReadOnlyArgUse(*f, arg)) {
+      case ReadOnlyUse::kLend:
+        m->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;  // JAX's arrays may come without it
+        return m;
+      case ReadOnlyUse::kRefused:
+        ReleaseManaged(m);
+        return nullptr;
+      case ReadOnlyUse::kCopy: break;
+    }
+  }
   if (IsHostMemory(m->dl_tensor.device)) return OwnHostCopy(f, arg, nested, m->dl_tensor, m);
   const DLDevice dev = m->dl_tensor.device;
   ReleaseManaged(m);
@@ -935,8 +994,13 @@ DLTensor* SlotHoldsCapsule(TensorSlot& s, PyObject* cap) {
 // switches to a private copy (host) or the producer's copy; returns the
 // DLTensor to lend, NULL with an error. (Six arguments: a seventh, on the
 // stack, costs the inlined fast path its frame pointer.)
-TVMFFI_PY_COLD DLTensor* LendReadOnly(CallFrame& f, int arg, TensorSlot& s, const DLTensor& src,
+TVMFFI_PY_COLD DLTensor* LendReadOnly(CallFrame& f, int arg, TensorSlot& s, DLTensor& src,
                                       PyObject* a, PyObject* stream) {
+  switch (ReadOnlyArgUse(f, arg)) {
+    case ReadOnlyUse::kLend: return &src;
+    case ReadOnlyUse::kRefused: return nullptr;
+    case ReadOnlyUse::kCopy: break;
+  }
   if (IsHostMemory(src.device)) return LendHostCopy(f, arg, s, src) ? &s.dl : nullptr;
   PyObject* cap = ProducerCopy(a, stream, arg, src.device);
   if (cap == nullptr) return nullptr;
@@ -955,7 +1019,13 @@ TVMFFI_PY_COLD PyObject* FrameworkHelper(const char* name) {
 // An immutable framework's array (JAX) off the host: the function gets a copy
 // the framework makes (_framework.immutable_copy), compared with the original
 // after the call (VerifyImmutable), so a write is an error, not lost.
-TVMFFI_PY_COLD DLTensor* LendImmutableCopy(CallFrame& f, int arg, TensorSlot& s, PyObject* a) {
+TVMFFI_PY_COLD DLTensor* LendImmutableCopy(CallFrame& f, int arg, TensorSlot& s, PyObject* a,
+                                           DLTensor* dl) {
+  switch (ReadOnlyArgUse(f, arg)) {
+    case ReadOnlyUse::kLend: return dl;
+    case ReadOnlyUse::kRefused: return nullptr;
+    case ReadOnlyUse::kCopy: break;
+  }
   PyObject* fn = FrameworkHelper("immutable_copy");
   PyObject* copy = fn != nullptr ? PyObject_CallOneArg(fn, a) : nullptr;
   Py_XDECREF(fn);
@@ -1010,6 +1080,15 @@ bool TensorObjectReadOnly(PyObject* a, TVMFFIObjectHandle h) {
 // A read-only tvmffi.Tensor passed in a call: an owned ffi.Tensor over a copy; NULL with an error.
 TVMFFI_PY_COLD TVMFFIObjectHandle ReadOnlyObjectCopy(CallFrame& f, int arg, bool nested,
                                                      PyObject* a, TVMFFIObjectHandle h) {
+  if (!nested) {
+    switch (ReadOnlyArgUse(f, arg)) {
+      case ReadOnlyUse::kLend:  // the tensor itself, its read-only flag with it
+        TVMFFIObjectIncRef(h);
+        return h;
+      case ReadOnlyUse::kRefused: return nullptr;
+      case ReadOnlyUse::kCopy: break;
+    }
+  }
   const DLTensor* dl = TVMFFITensorGetDLTensorPtr(h);
   DLManagedTensorVersioned* m = nullptr;
   if (IsHostMemory(dl->device)) {
@@ -1320,7 +1399,7 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
   NoteFramework(f, e.fw);
   const DLDevice dev = dl->device;
   if (read_only) {
-    out->v_ptr = e.fw->immutable && !IsHostMemory(dev) ? LendImmutableCopy(f, i, s, a)
+    out->v_ptr = e.fw->immutable && !IsHostMemory(dev) ? LendImmutableCopy(f, i, s, a, dl)
                                                         : LendReadOnly(f, i, s, *dl, a, stream_arg);
   }
   Py_XDECREF(stream_arg);
@@ -1451,7 +1530,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
           out->type_index = kTVMFFIDLTensorPtr;
           out->v_ptr = &s.dl;
           NoteFramework(f, e.fw);
-          return !s.view.readonly || LendHostCopy(f, i, s, s.dl);
+          return !s.view.readonly || LendReadOnly(f, i, s, s.dl, a, nullptr) != nullptr;
         }
         PyBuffer_Release(&s.view);
         delete[] s.heap;
@@ -1488,7 +1567,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       const DLDevice dev = m->dl_tensor.device;
       if ((IsReadOnly(m) || e.fw->immutable) &&
           (out->v_ptr = e.fw->immutable && !IsHostMemory(dev)
-                            ? LendImmutableCopy(f, i, s, a)
+                            ? LendImmutableCopy(f, i, s, a, &m->dl_tensor)
                             : LendReadOnly(f, i, s, m->dl_tensor, a, nullptr)) == nullptr) {
         return false;
       }
@@ -1517,8 +1596,14 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       return PackOwned(f, a, i, out);
     case Kind::kBadExchange:
       return BadExchangeError(t);
-    case Kind::kUnsupported:
-      break;
+    case Kind::kUnsupported: {
+      f.ran_python = true;
+      const int done = PackFallback(a, out);
+      if (done < 0) return false;
+      if (done == 0) break;
+      if (out->type_index >= kTVMFFIStaticObjectBegin) f.objs[f.n_objs++] = out->v_obj;
+      return true;
+    }
   }
   PyErr_Format(PyExc_TypeError,
                "cannot pass an object of type '%s' to a tvmffi function: it is neither an FFI "
@@ -1760,14 +1845,23 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       out->v_obj = static_cast<TVMFFIObject*>(h);
       return true;
     }
-    case Kind::kUnsupported:
+    case Kind::kUnsupported: {
+      const int done = PackFallback(obj, out);
+      if (done != 0) return done > 0;
       break;
+    }
   }
   PyErr_Format(PyExc_TypeError,
                "cannot convert an object of type '%s' to a tvmffi value: it is neither an FFI "
                "value nor a DLPack tensor (no __dlpack__)",
                t->tp_name);
   return false;
+}
+
+void SetPackFallback(nb::handle hook) {
+  PyObject* old = g_pack_fallback;
+  g_pack_fallback = hook.is_none() ? nullptr : hook.inc_ref().ptr();
+  Py_XDECREF(old);
 }
 
 // ---------------------------------------------------------------------------
@@ -1797,6 +1891,8 @@ int OwningArgFromError(std::string_view kind, std::string_view msg, const TVMFFI
 }
 
 constexpr std::string_view kNoAllocator = "no tensor allocator is set";
+constexpr std::string_view kBorrowedToOwned =
+    "Cannot convert a borrowed DLTensor* to an owned value";
 constexpr const char* kNoAllocatorHint =
     "\nFrom Python: the function allocates a tensor, and the call has no framework tensor "
     "(numpy, torch, ...) among its arguments to allocate it with. Pass one, or set an "
@@ -1817,7 +1913,16 @@ TVMFFI_PY_COLD PyObject* CallError(FunctionRef* fn, const CallFrame& f, Py_ssize
     const std::string_view kind(cell->kind.data, cell->kind.size);
     const std::string_view msg(cell->message.data, cell->message.size);
     const int k = OwningArgFromError(kind, msg, f.args, nargs);
-    const uint64_t bit = k >= 0 ? uint64_t{1} << (k < 63 ? k : 63) : 0;
+    uint64_t bit = k >= 0 ? uint64_t{1} << (k < 63 ? k : 63) : 0;
+    if (k < 0 && kind == "TypeError" &&
+        msg.substr(0, kBorrowedToOwned.size()) == kBorrowedToOwned) {
+      // An Any parameter kept (or returned) a DLTensor*: which one is not
+      // said, so every DLTensor* argument is passed as an ffi.Tensor.
+      for (Py_ssize_t i = 0; i < nargs; ++i) {
+        if (f.args[i].type_index == kTVMFFIDLTensorPtr) bit |= uint64_t{1} << (i < 63 ? i : 63);
+      }
+      bit &= ~fn->owning_args;
+    }
     if (bit != 0 && (fn->owning_args & bit) == 0) {
       fn->owning_args |= bit;
       TVMFFIObjectDecRef(err);
@@ -1895,6 +2000,7 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
   std::unique_ptr<TensorSlot[]> slots_heap;
   std::unique_ptr<TVMFFIObjectHandle[]> objs_heap;
   CallFrame f;
+  f.fn = fn;
   if (nargs <= kInlineArgs) {
     f.args = args_inline;
     f.slots = slots_inline;
@@ -2008,6 +2114,23 @@ PyObject* TensorToFramework(TVMFFIObjectHandle h, const Framework* fw) {
   return PyObject_CallFunctionObjArgs(hooks.fw_from_tensor, fw->name, wrapped.ptr(), nullptr);
 }
 
+// A container returned by a call with framework tensors: its wrapper carries
+// the framework's name, so the tensors read from it come out as the
+// framework's (container.py, _lift). A wrapper class without the attribute
+// leaves it untagged.
+TVMFFI_PY_COLD PyObject* ContainerInFramework(TVMFFIObjectHandle h, const Framework* fw) {
+  PyObject* r = nullptr;
+  try {
+    r = WrapObject(h).release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+    return nullptr;
+  }
+  static PyObject* const kAttr = PyUnicode_InternFromString("_tvm_ffi_framework");
+  if (kAttr == nullptr || PyObject_SetAttr(r, kAttr, fw->name) != 0) PyErr_Clear();
+  return r;
+}
+
 }  // namespace
 
 PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
@@ -2075,6 +2198,21 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
     case kTVMFFITensor:
       if (fw != nullptr) return TensorToFramework(h, fw);
       break;
+    case kTVMFFIArray:
+    case kTVMFFIList:
+    case kTVMFFIMap:
+    case kTVMFFIDict:
+      if (fw != nullptr) return ContainerInFramework(h, fw);
+      break;
+    case kTVMFFIOpaquePyObject: {
+      // A Python object carried across the FFI comes back as itself.
+      PyObject* held = nullptr;
+      std::memcpy(&held, reinterpret_cast<const char*>(h) + sizeof(TVMFFIObject), sizeof(held));
+      if (held == nullptr) held = Py_None;
+      Py_INCREF(held);
+      TVMFFIObjectDecRef(h);
+      return held;
+    }
     default: break;
   }
   try {

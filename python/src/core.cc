@@ -42,12 +42,18 @@ void SetPyErrorFromFFI() {
   PyObject* kind = PyUnicode_DecodeUTF8(cell->kind.data, cell->kind.size, "replace");
   PyObject* msg = PyUnicode_DecodeUTF8(cell->message.data, cell->message.size, "replace");
   PyObject* bt = PyUnicode_DecodeUTF8(cell->backtrace.data, cell->backtrace.size, "replace");
-  TVMFFIObjectDecRef(err);
   const Hooks& h = GetHooks();
   PyObject* exc = nullptr;
   if (h.make_error != nullptr && kind && msg && bt) {
-    exc = PyObject_CallFunctionObjArgs(h.make_error, kind, msg, bt, nullptr);
+    // The hook takes a reference to the error (the exception's __tvm_ffi_error__).
+    PyObject* addr = PyLong_FromVoidPtr(err);
+    if (addr != nullptr) {
+      TVMFFIObjectIncRef(err);
+      exc = PyObject_CallFunctionObjArgs(h.make_error, kind, msg, bt, addr, nullptr);
+      Py_DECREF(addr);
+    }
   }
+  TVMFFIObjectDecRef(err);
   if (exc != nullptr) {
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc)), exc);
     Py_DECREF(exc);
@@ -75,7 +81,8 @@ void SetFFIErrorFromPython() {
                        ? PyObject_CallOneArg(h.error_info, value)
                        : nullptr;
   const char *k = nullptr, *m = nullptr, *b = nullptr;
-  if (info != nullptr && PyArg_ParseTuple(info, "sss", &k, &m, &b)) {
+  unsigned long long prior = 0;  // NOLINT(runtime/int): the error it came from, if any
+  if (info != nullptr && PyArg_ParseTuple(info, "sss|K", &k, &m, &b, &prior)) {
     kind = k;
     msg = m;
     bt = b;
@@ -94,6 +101,19 @@ void SetFFIErrorFromPython() {
   Py_XDECREF(tb);
   TVMFFIByteArray kb{kind.data(), kind.size()}, mb{msg.data(), msg.size()},
       bb{bt.data(), bt.size()};
+  if (prior != 0) {
+    // An exception made from an FFI error goes back as that very error, the
+    // Python frames it crossed appended to its backtrace. (The hook checked it
+    // is an ffi.Error and gave a reference of its own, released here.)
+    TVMFFIObjectHandle err = reinterpret_cast<TVMFFIObjectHandle>(prior);
+    const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
+    if (cell->update_backtrace != nullptr && !bt.empty()) {
+      cell->update_backtrace(err, &bb, kTVMFFIBacktraceUpdateModeAppend);
+    }
+    TVMFFIErrorSetRaised(err);
+    TVMFFIObjectDecRef(err);
+    return;
+  }
   TVMFFIObjectHandle err = nullptr;
   if (TVMFFIErrorCreate(&kb, &mb, &bb, &err) == 0) {
     TVMFFIErrorSetRaised(err);
@@ -313,7 +333,7 @@ constexpr DeviceName kDeviceNames[] = {
     {"vpi", kDLVPI},          {"rocm", kDLROCM},        {"rocm_host", kDLROCMHost},
     {"ext_dev", kDLExtDev},   {"cuda_managed", kDLCUDAManaged},
     {"oneapi", kDLOneAPI},    {"webgpu", kDLWebGPU},    {"hexagon", kDLHexagon},
-    {"maia", kDLMAIA},        {"gpu", kDLCUDA},
+    {"maia", kDLMAIA},        {"trn", 18 /* kDLTrn */}, {"gpu", kDLCUDA},
 };
 
 const char* DeviceTypeName(int32_t code) {
@@ -869,21 +889,34 @@ NB_MODULE(_core, m) {
           nb::inst_mark_ready(self);
         }
         ObjectRef* r = nb::inst_ptr<ObjectRef>(self);
+        // A bound object stays bound to its handle for life: calls borrow the
+        // handle of each argument without a reference (and a Function's own),
+        // so replacing it mid-call (an __index__, a __dlpack__ or a callback
+        // re-running __init__) would free it under them.
+        if (r->handle != nullptr) {
+          throw nb::type_error(
+              (std::string("cannot initialise a ") + Py_TYPE(self.ptr())->tp_name +
+               " that is already initialised (it refers to an object of type " +
+               TypeKeyOf(TVMFFIObjectGetTypeIndex(r->handle)) +
+               "): __init__ binds a new object only once; make a new instance instead")
+                  .c_str());
+        }
         TVMFFIObjectIncRef(h);
-        TVMFFIObjectHandle old = r->handle;
         r->handle = h;
         if (PyType_IsSubtype(Py_TYPE(self.ptr()), GetCoreTypes().tensor)) {
           nb::inst_ptr<TensorRef>(self)->read_only = -1;  // a new tensor: ask again
         }
-        if (old != nullptr) TVMFFIObjectDecRef(old);
       },
-      "Make `self` (a fresh Object) refer to the object of `src`.");
+      "Make `self` (a fresh Object, never bound) refer to the object of `src`; TypeError "
+      "for one already bound.");
 
   m.def(
       "convert",
       [](nb::handle value) {
         TVMFFIAny a;
         if (!PyToOwnedAny(value.ptr(), &a)) throw nb::python_error();
+        // A Python object carried as it is: its ffi.OpaquePyObject (calls give the object).
+        if (a.type_index == kTVMFFIOpaquePyObject) return WrapObject(a.v_obj);
         return ToPy(&a);
       },
       "Convert a Python value to its FFI form (list -> Array, dict -> Map, callable -> "
@@ -997,6 +1030,34 @@ NB_MODULE(_core, m) {
       "ffi.Tensor (bit 63: argument 63 and later); framework tensors go there as owning "
       "tensors, elsewhere as borrowed DLTensor*s.");
   m.def(
+      "_set_writes",
+      [](nb::handle func, nb::handle writes) {
+        if (!nb::isinstance<FunctionRef>(func)) throw nb::type_error("expected a tvmffi.Function");
+        FunctionRef* f = nb::inst_ptr<FunctionRef>(func);
+        uint64_t w = 0;
+        if (!writes.is_none()) {
+          for (nb::handle item : writes) {
+            const int64_t i = nb::cast<int64_t>(item);
+            if (i < 0) throw nb::value_error("_set_writes: argument indices are >= 0");
+            if (i < 63) w |= uint64_t{1} << i;
+          }
+        }
+        f->writes_args = w;
+        // Arguments 63 and later stay undeclared (copied), whatever was declared.
+        f->keeps_args = writes.is_none() ? 0 : ~w & ((uint64_t{1} << 63) - 1);
+      },
+      nb::arg("func"), nb::arg("writes").none(),
+      "Record the arguments the function declares it writes (indices; None: undeclared): "
+      "read-only memory is then lent as is to the others and refused for these.");
+  m.def(
+      "_writes_masks",
+      [](nb::handle func) {
+        if (!nb::isinstance<FunctionRef>(func)) throw nb::type_error("expected a tvmffi.Function");
+        const FunctionRef* f = nb::inst_ptr<FunctionRef>(func);
+        return nb::make_tuple(f->writes_args, f->keeps_args);
+      },
+      "(writes_args, keeps_args): the call path's masks from _set_writes.");
+  m.def(
       "_tensor_args",
       [](nb::handle func) {
         if (!nb::isinstance<FunctionRef>(func)) throw nb::type_error("expected a tvmffi.Function");
@@ -1005,6 +1066,34 @@ NB_MODULE(_core, m) {
       },
       "(owning_args, schema_known): what the call path knows of the function's tensor "
       "parameters (from its type schema, or learned from calls).");
+
+  m.def(
+      "_opaque_deleter",
+      []() {
+        // The deleter of ffi.OpaquePyObject payloads: C, so it may run while a
+        // Python exception is pending (a ctypes callback may not), on any thread.
+        void (*deleter)(void*) = [](void* obj) {
+          if (obj == nullptr || !Py_IsInitialized()) return;
+          PyGILState_STATE gil = PyGILState_Ensure();
+          Py_DECREF(static_cast<PyObject*>(obj));
+          PyGILState_Release(gil);
+        };
+        return reinterpret_cast<uintptr_t>(deleter);
+      },
+      "The address of a C function releasing the Python object an ffi.OpaquePyObject holds.");
+  m.def(
+      "_wrap_owned",
+      [](uintptr_t handle) {
+        if (handle == 0) throw nb::value_error("null object handle");
+        return WrapObject(reinterpret_cast<TVMFFIObjectHandle>(handle));
+      },
+      nb::arg("handle"),
+      "The Python object of an object handle, taking one reference (an ffi.OpaquePyObject "
+      "stays its wrapper, where calls give the Python object it holds).");
+  m.def("_set_pack_fallback", &SetPackFallback, nb::arg("hook").none(),
+        "Set the converter of values the extension does not classify: hook(value, address) "
+        "writes an owned TVMFFIAny at the address and returns True, returns False to leave "
+        "the value a TypeError, or raises; None: no converter.");
 
   m.def("_swap_scoped_allocator", &SwapScopedAllocator, nb::arg("allocator").none(),
         "Set this thread's allocator for calls with no framework tensor: a callable "

@@ -40,6 +40,12 @@ struct FunctionRef : ObjectRef {
   // the type schema (schema_known), or learned from a failed call (call.cc).
   uint64_t owning_args = 0;
   bool schema_known = false;
+  // What the library declares it writes (TVM_FFI_DLL_EXPORT_WRITES), for
+  // arguments 0..62: read-only memory is refused where `writes_args` has the
+  // bit, lent as is where `keeps_args` has it. Both 0: undeclared (a private
+  // copy, checked after the call). Read only on the read-only paths.
+  uint64_t writes_args = 0;
+  uint64_t keeps_args = 0;
   FunctionRef() = default;
   explicit FunctionRef(TVMFFIObjectHandle h) : ObjectRef(h) {}
 };
@@ -126,6 +132,12 @@ PyObject* AnyViewToPy(const TVMFFIAny* view, LentTensor* lent);
 bool ReturnLentTensor(LentTensor* lent);
 /*! \brief Convert a Python value into an owned Any; false with a Python exception set. */
 bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out);
+/*!
+ * \brief Python's converter for values the extension does not classify:
+ *        hook(value, address) writes an owned Any at the address and returns
+ *        True, or returns False (the value stays unsupported); None: no hook.
+ */
+void SetPackFallback(nb::handle hook);
 /*! \brief A DLManagedTensorVersioned owning a view of a DLPack-capable Python object. */
 DLManagedTensorVersioned* ManagedFromPy(PyObject* obj);
 /*!

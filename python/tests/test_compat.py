@@ -120,8 +120,14 @@ def test_installed_tvm_ffi_is_ours() -> None:
         pytest.skip("no tvm_ffi installed here (test_install_into_venv covers installing it)")
     if not ours:
         pytest.skip("the installed tvm_ffi is not tvmffi's (upstream's apache-tvm-ffi?)")
+    from tvmffi import _reflection
+
+    before = _reflection.set_opaque_arguments(False)
     import tvm_ffi
 
+    # Under the tvm_ffi name any Python object passes as an ffi.OpaquePyObject
+    # (upstream's behaviour); the rest of this session tests tvmffi's own.
+    _reflection.set_opaque_arguments(before)
     assert tvm_ffi is tvmffi
     assert tvm_ffi.Tensor is tvmffi.Tensor
     assert tvm_ffi.libinfo.find_libtvm_ffi() == libinfo.find_libtvm_ffi()

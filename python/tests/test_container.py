@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from types import ModuleType
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 
 import pytest
@@ -171,3 +172,32 @@ def test_dict_iteration_sees_changes() -> None:
     with pytest.raises(RuntimeError, match="changed size during iteration"):
         for k in d:
             d[k + 100] = 0
+
+
+def test_returned_containers_give_tensors_of_the_arguments_framework(np: ModuleType) -> None:
+    x = np.arange(4, dtype=np.float32)
+    arr = tvmffi.get_global_func("ffi.Array")(x, 5)
+    assert isinstance(arr, tvmffi.Array)
+    first = arr[0]
+    assert isinstance(first, np.ndarray)
+    assert first.ctypes.data == x.ctypes.data  # the same memory
+    assert arr[1] == 5
+    assert isinstance(list(arr)[0], np.ndarray)
+    m = tvmffi.get_global_func("ffi.Map")("t", x, "inner", tvmffi.Array([1]))
+    assert isinstance(m["t"], np.ndarray)
+    assert isinstance(m.get("t"), np.ndarray)
+    assert isinstance(dict(m.items())["t"], np.ndarray)
+    # Containers made from Python, or returned without framework arguments, keep tvmffi tensors.
+    t = tvmffi.from_dlpack(x)
+    assert isinstance(tvmffi.Array([t])[0], tvmffi.Tensor)
+    assert isinstance(tvmffi.get_global_func("ffi.Array")(t)[0], tvmffi.Tensor)
+
+
+def test_returned_containers_give_torch_tensors(torch: ModuleType) -> None:
+    x = torch.arange(4, dtype=torch.float32)
+    lst = tvmffi.get_global_func("ffi.List")(x, tvmffi.Array([1]))
+    assert isinstance(lst, tvmffi.List)
+    assert isinstance(lst[0], torch.Tensor) and lst[0].data_ptr() == x.data_ptr()
+    d = tvmffi.get_global_func("ffi.Dict")("t", x, "arr", tvmffi.Array([2]))
+    assert isinstance(d["t"], torch.Tensor) and d["t"].data_ptr() == x.data_ptr()
+    assert isinstance(dict(d.items())["t"], torch.Tensor)

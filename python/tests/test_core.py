@@ -120,6 +120,60 @@ def test_wrong_argument_type_names_argument(cpu_kernels: tvmffi.Module) -> None:
         cpu_kernels.greet(3)
 
 
+def test_protocol_values_cross_as_ffi_values() -> None:
+    import ctypes
+
+    class IntLike:
+        def __tvm_ffi_int__(self) -> int:
+            return 7
+
+    class FloatLike:
+        def __tvm_ffi_float__(self) -> float:
+            return 2.5
+
+    class ObjectLike:
+        def __tvm_ffi_object__(self) -> tvmffi.Object:
+            return tvmffi.Array([1, 2])
+
+    class ValueLike:
+        def __tvm_ffi_value__(self) -> Any:
+            return "text"
+
+    echo = identity()
+    assert echo(IntLike()) == 7
+    assert echo(FloatLike()) == 2.5
+    assert list(echo(ObjectLike())) == [1, 2]
+    assert echo(ValueLike()) == "text"
+    assert echo(ctypes.c_void_p(4096)) == 4096
+    assert list(tvmffi.Array([IntLike(), ValueLike()])) == [7, "text"]
+    err = tvmffi.convert(ValueError("boom"))
+    assert err.kind == "ValueError" and err.message == "boom"
+
+
+def test_opaque_arguments_switch() -> None:
+    from tvmffi import _reflection
+
+    class Thing:
+        pass
+
+    thing = Thing()
+    echo = identity()
+    old = _reflection.set_opaque_arguments(False)
+    try:
+        with pytest.raises(TypeError, match="neither an FFI value"):
+            echo(thing)
+        _reflection.set_opaque_arguments(True)  # upstream's behaviour (the tvm_ffi name)
+        assert echo(thing) is thing  # calls give the Python object itself
+        held = tvmffi.Array([thing, 1])
+        assert held[0] is thing
+        wrapped = tvmffi.convert(thing)  # convert gives its ffi.OpaquePyObject
+        assert isinstance(wrapped, tvmffi.core.OpaquePyObject)
+        assert wrapped.pyobject() is thing
+        assert echo(wrapped) is thing
+    finally:
+        _reflection.set_opaque_arguments(old)
+
+
 def test_unsupported_object_names_argument(cpu_kernels: tvmffi.Module) -> None:
     class Opaque:
         pass
@@ -162,3 +216,9 @@ def test_empty_object_is_rejected(cpu_kernels: tvmffi.Module) -> None:
         cpu_kernels.add_int(tvmffi.Object(), 1)
     with pytest.raises(TypeError, match="not initialised"):
         tvmffi.convert([tvmffi.Object()])
+
+
+def test_trainium_device_name() -> None:
+    dev = tvmffi.Device("trn", 1)
+    assert dev.dlpack_device_type() == 18  # kDLTrn
+    assert tvmffi.get_global_func("ffi.ReprPrint")(dev) == "trn:1"

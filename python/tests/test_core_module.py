@@ -182,6 +182,25 @@ def test_schema_convert_containers() -> None:
     A(Optional[Union[int, str]]).check_value(None)
 
 
+def test_core_types_have_ffi_convert() -> None:
+    for key in ("ffi.Object", "ffi.Function", "ffi.Error", "ffi.String", "ffi.Bytes",
+                "ffi.Array", "ffi.List", "ffi.Map", "ffi.Dict", "ffi.Shape", "ffi.Tensor"):
+        assert _lookup_type_attr(_object_type_key_to_index(key), "__ffi_convert__") is not None
+
+
+def test_schema_shape_from_int_sequences() -> None:
+    S = TypeSchema.from_json_str if hasattr(TypeSchema, "from_json_str") else None
+    schema = A(tvmffi.Shape) if S is None else S('{"type": "ffi.Shape"}')
+    for value in ([1, 2, 3], tvmffi.List([1, 2, 3]), tvmffi.Array([1, 2, 3])):
+        shape = _to_py_class_value(schema.convert(value))
+        assert isinstance(shape, tvmffi.Shape) and tuple(shape) == (1, 2, 3)
+    with pytest.raises(TypeError) as info:
+        schema.convert([1, "x"])
+    text = str(info.value)
+    assert "__ffi_convert__ failed" in text
+    assert "Cannot cast from `ffi.Array` to `ffi.Shape`" in text
+
+
 def test_schema_protocols_and_any() -> None:
     class IntLike:
         def __tvm_ffi_int__(self) -> int:

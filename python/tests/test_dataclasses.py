@@ -140,6 +140,38 @@ def test_py_class_frozen_and_escape_hatch() -> None:
     assert f.v == 3
 
 
+def test_py_class_storage_comes_from_the_runtime() -> None:
+    # The runtime's getters, setters, deleter and copy run no Python, so an
+    # object may die while an exception is pending (here: the temporary Inner
+    # of a refused assignment), and the AttributeError arrives as it is.
+    for name in ("ffi.MakeFieldGetter", "ffi.MakeFieldSetter",
+                 "ffi._PyClassRegisterTypeAttrColumns"):
+        assert tvmffi.get_global_func(name, allow_missing=True) is not None
+
+    @py_class(_key("FrozenInner"), frozen=True)
+    class Inner(core.Object):
+        val: int
+        ratio: float = 0.5
+        flag: bool = False
+        name: str = "n"
+
+    @py_class(_key("FrozenOuter"), frozen=True)
+    class Outer(core.Object):
+        child: Inner
+
+    outer = Outer(Inner(10, 1.5, True, "x"))
+    assert (outer.child.val, outer.child.ratio, outer.child.flag, outer.child.name) == \
+        (10, 1.5, True, "x")
+    with pytest.raises(AttributeError):
+        outer.child = Inner(20)
+    twin = copy.copy(outer)
+    assert twin.child.same_as(outer.child) and not twin.same_as(outer)
+    deep = copy.deepcopy(outer)
+    assert not deep.child.same_as(outer.child) and deep.child.name == "x"
+    with pytest.raises(TypeError):
+        type(outer.child).val.set(outer.child, "not an int")
+
+
 def test_py_class_any_field_holds_python_objects() -> None:
     @py_class(_key("Box"))
     class Box(core.Object):

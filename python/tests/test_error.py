@@ -91,3 +91,71 @@ def test_python_error_inside_kernel_argument_conversion(cpu_kernels: tvmffi.Modu
     # an exception in the callback's return conversion still arrives as a Python exception
     with pytest.raises(TypeError, match="neither an FFI value"):
         tvmffi.Function(lambda: object())()
+
+
+def test_raised_error_carries_its_ffi_error(cpu_kernels: tvmffi.Module) -> None:
+    with pytest.raises(ValueError) as info:
+        cpu_kernels.greet("")
+    err = info.value.__tvm_ffi_error__  # type: ignore[attr-defined]
+    assert isinstance(err, tvmffi.core.Error)
+    assert err.kind == "ValueError"
+    assert "must not be empty" in err.message
+
+
+def test_error_crossing_back_is_the_same_ffi_error(cpu_kernels: tvmffi.Module) -> None:
+    seen: list = []
+
+    def reraise_kernel_error() -> None:
+        try:
+            cpu_kernels.greet("")
+        except ValueError as e:
+            seen.append(e.__tvm_ffi_error__)  # type: ignore[attr-defined]
+            raise
+
+    with pytest.raises(ValueError) as info:
+        tvmffi.Function(reraise_kernel_error)()
+    err = info.value.__tvm_ffi_error__  # type: ignore[attr-defined]
+    assert err.same_as(seen[0])
+    # The Python frames it crossed are appended to the error's backtrace.
+    assert "reraise_kernel_error" in err.backtrace
+
+
+def test_changed_exception_crosses_as_a_new_error(cpu_kernels: tvmffi.Module) -> None:
+    seen: list = []
+
+    def replace_message() -> None:
+        try:
+            cpu_kernels.greet("")
+        except ValueError as e:
+            seen.append(e.__tvm_ffi_error__)  # type: ignore[attr-defined]
+            raise ValueError("another message") from e
+
+    with pytest.raises(ValueError, match="another message") as info:
+        tvmffi.Function(replace_message)()
+    assert not info.value.__tvm_ffi_error__.same_as(seen[0])  # type: ignore[attr-defined]
+
+
+def test_exception_as_a_value_becomes_an_ffi_error() -> None:
+    def fail() -> None:
+        raise KeyError("missing")
+
+    try:
+        fail()
+    except KeyError as e:
+        err = tvmffi.convert(e)
+    assert isinstance(err, tvmffi.core.Error)
+    assert err.kind == "KeyError"
+    assert "fail" in err.backtrace
+
+
+def test_parse_backtrace() -> None:
+    text = """Traceback (most recent call last):
+      File "/a/b.py", line 12, in outer
+        outer()
+      File "c.py", line 3, in <module>
+    ValueError: x
+    """
+    assert tvmffi.error._parse_backtrace(text) == [("/a/b.py", 12, "outer"),
+                                                   ("c.py", 3, "<module>")]
+    assert tvmffi.error._parse_backtrace("") == []
+    assert tvmffi.error.register_error is tvmffi.register_error

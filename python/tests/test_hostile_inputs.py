@@ -656,6 +656,69 @@ def test_6_new_without_init_every_class(cls: type) -> None:
 
 
 # --------------------------------------------------------------------------
+# 6b. __init__ run again on an object a call is borrowing.
+# --------------------------------------------------------------------------
+_BOUND = r"cannot initialise a [\w.]*Array that is already initialised \(it refers to an object " \
+         r"of type ffi.Array\)"
+
+
+def test_6_reinit_while_a_call_borrows_the_object(np: ModuleType) -> None:
+    # A call borrows the handle of each object argument; a hook run while a
+    # later argument converts re-runs __init__ on an earlier one. Rebinding
+    # would free the borrowed array (read after free); it is refused instead.
+    get = tvmffi.get_global_func("ffi.ArrayGetItem")
+    arr = tvmffi.Array([10, 20, 30])
+    handle = arr.__chandle__()
+
+    class Rebind:
+        def __index__(self) -> int:
+            arr.__init__([99])
+            return 1
+
+    with pytest.raises(TypeError, match=r"^argument #1 \(type 'Rebind'\): " + _BOUND):
+        get(arr, Rebind())
+
+    class RebindingTensor:
+        def __init__(self) -> None:
+            self.x = np.zeros(2, dtype=np.float32)
+
+        def __dlpack__(self, **kwargs: Any) -> Any:
+            arr.__init__([99])
+            return self.x.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self) -> tuple[int, int]:
+            return (1, 0)
+
+    with pytest.raises(TypeError, match=r"^argument #1 \(type 'RebindingTensor'\): " + _BOUND):
+        get(arr, RebindingTensor())
+    assert arr.__chandle__() == handle and list(arr) == [10, 20, 30]
+    assert get(arr, 1) == 20
+
+
+def test_6_every_rebinding_path_is_refused() -> None:
+    arr = tvmffi.Array([1, 2])
+    other = tvmffi.Array([3])
+    handle = arr.__chandle__()
+    for rebind in (lambda: arr.__init__([5]),
+                   lambda: arr.__move_handle_from__(other),
+                   lambda: arr.__setstate__(other.__getstate__()),
+                   lambda: tvmffi._core._init_from(arr, other)):
+        with pytest.raises(TypeError, match=_BOUND):
+            rebind()
+        assert arr.__chandle__() == handle and list(arr) == [1, 2]
+    # A fresh object (from __new__) still binds once, then no more.
+    fresh = tvmffi.Array.__new__(tvmffi.Array)
+    fresh.__move_handle_from__(other)
+    assert fresh.same_as(other)
+    with pytest.raises(TypeError, match=_BOUND):
+        fresh.__move_handle_from__(arr)
+    f = tvmffi.Function(lambda: 1)
+    with pytest.raises(TypeError), pytest.warns(RuntimeWarning, match="already-initialized"):
+        f.__init__(lambda: 2)  # nanobind refuses it
+    assert f() == 1
+
+
+# --------------------------------------------------------------------------
 # 7. Device strings and integers out of range.
 # --------------------------------------------------------------------------
 _INDEX_RANGE = r"the index must be an integer in \[0, 2147483647\]"
@@ -772,8 +835,12 @@ def test_8_type_classification_follows_class_changes(np: ModuleType) -> None:
         ECHO(obj)
     del Late.__dlpack_c_exchange_api__  # type: ignore[attr-defined]
     assert np.from_dlpack(ECHO(obj)).tolist() == [0.0, 1.0, 2.0]
-    # Loses __dlpack__ again: unsupported again, not a stale "tensor".
+    # Loses __dlpack__ again: not a stale "tensor"; with __dlpack_device__ alone
+    # it is a device (upstream's DLPack device protocol), without it unsupported.
     del Late.__dlpack__  # type: ignore[attr-defined]
+    dev = ECHO(obj)
+    assert isinstance(dev, tvmffi.Device) and dev.dlpack_device_type() == 1
+    del Late.__dlpack_device__  # type: ignore[attr-defined]
     with pytest.raises(TypeError, match=unsupported):
         ECHO(obj)
     # An int-like gained through a base class.

@@ -99,7 +99,7 @@ from .structural import (  # noqa: E402
     structural_hash,
     structural_walk,
 )
-from . import access_path, serialization, structural  # noqa: E402
+from . import access_path, error, serialization, structural  # noqa: E402
 from . import core, dataclasses  # noqa: E402
 from ._registry_ext import get_global_func_metadata, get_registered_type_keys  # noqa: E402
 from .dataclasses.py_class import method  # noqa: E402
@@ -133,8 +133,8 @@ Device.__reduce__ = _device_reduce  # type: ignore[method-assign]
 
 
 _core._set_hooks(
-    _error.make_error,
-    _error.error_info,
+    _error.error_from_ffi,
+    _error.error_to_ffi,
     _framework.alloc,
     _framework.current_stream,
     _framework.from_tensor,

@@ -94,3 +94,52 @@ def error_info(exc: BaseException) -> tuple[str, str, str]:
     if not isinstance(native_bt, str):
         native_bt = ""
     return kind, message, py_bt + native_bt
+
+
+# -- the native core's hooks: the same ffi.Error on both sides ------------------
+
+
+def error_from_ffi(kind: str, message: str, backtrace: str, handle: int = 0) -> BaseException:
+    """The Python exception of a raised FFI error (the native core's hook).
+
+    ``handle`` is the ``ffi.Error`` itself, one reference given to this
+    function: the exception keeps it as ``__tvm_ffi_error__`` (upstream's
+    attribute), so that the exception crossing back into the FFI is raised
+    there as the very same error.
+    """
+    err = None
+    if handle:
+        from . import _reflection as _r  # noqa: PLC0415
+
+        cell = _r.AnyCell()
+        cell.type_index = _r.K_ERROR
+        cell.v.v_ptr = handle
+        err = _r.take_any(cell)
+    exc = make_error(kind, message, backtrace)
+    if err is not None:
+        try:
+            exc.__tvm_ffi_error__ = err  # type: ignore[attr-defined]
+        except AttributeError:  # an exception class that takes no attributes
+            pass
+    return exc
+
+
+def error_to_ffi(exc: BaseException) -> tuple:
+    """(kind, message, backtrace[, handle]) of an exception crossing into the FFI (hook).
+
+    An exception that came from an FFI error and still has its kind and
+    message goes back as that error: ``handle`` (one reference for the
+    caller) and the Python frames it crossed, which are appended to the
+    error's backtrace.
+    """
+    kind, message, backtrace = error_info(exc)
+    err = getattr(exc, "__tvm_ffi_error__", None)
+    if err is not None:
+        from . import _reflection as _r  # noqa: PLC0415
+        from .core import Error  # noqa: PLC0415
+
+        handle = _r.chandle_of(err) if isinstance(err, Error) else 0
+        if handle and err.kind == kind and err.message == message:
+            _r._IncRef(handle)
+            return kind, message, "".join(traceback.format_tb(exc.__traceback__)), handle
+    return kind, message, backtrace

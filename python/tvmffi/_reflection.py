@@ -346,7 +346,16 @@ def ensure_constructed(obj: Any) -> None:
 
 
 def take_any(cell: AnyCell) -> Any:
-    """The Python value of an owned TVMFFIAny, which this consumes."""
+    """The Python value of an owned TVMFFIAny, which this consumes.
+
+    An ``ffi.OpaquePyObject`` comes back as its wrapper (:class:`OpaquePyObject`),
+    where a call's result gives the Python object it holds.
+    """
+    if cell.type_index == K_OPAQUE_PY_OBJECT and cell.v.v_ptr:
+        handle = cell.v.v_ptr
+        cell.type_index = K_NONE
+        cell.v.v_int64 = 0
+        return _core._wrap_owned(handle)
     _state.pending = cell
     return _TAKE()
 
@@ -456,7 +465,10 @@ def _opaque_deleter_impl(handle: int | None) -> None:
         _Py_DecRef(handle)
 
 
-_OPAQUE_DELETER = _OpaqueDeleter(_opaque_deleter_impl)
+# The extension's C deleter when it has one: a ctypes callback cannot run while a
+# Python exception is pending, and an opaque object may die then (a failed call).
+_OPAQUE_DELETER = (_OpaqueDeleter(_core._opaque_deleter()) if hasattr(_core, "_opaque_deleter")
+                   else _OpaqueDeleter(_opaque_deleter_impl))
 
 
 def opaque_cell(value: Any) -> AnyCell:
@@ -549,6 +561,40 @@ def pack(value: Any) -> AnyCell:
     dtype protocols, :class:`ObjectConvertible`, ``ctypes.c_void_p``, and any
     other Python object as an ``ffi.OpaquePyObject``.
     """
+    cell = _pack(value, True)
+    assert cell is not None
+    return cell
+
+
+# Whether a call argument (or container element) that is no FFI value and
+# follows none of the protocols :func:`pack` knows passes as an
+# ``ffi.OpaquePyObject`` (upstream's behaviour) instead of being a TypeError.
+# Off for ``tvmffi``; the ``tvm_ffi`` drop-in name (python/compat) turns it on.
+_OPAQUE_ARGUMENTS = [False]
+
+
+def set_opaque_arguments(enabled: bool) -> bool:
+    """Let any Python object pass to FFI functions as an ``ffi.OpaquePyObject``; the old setting."""
+    old = _OPAQUE_ARGUMENTS[0]
+    _OPAQUE_ARGUMENTS[0] = bool(enabled)
+    return old
+
+
+def _pack_fallback(value: Any, address: int) -> bool:
+    """The extension's converter of values it does not classify (``_core._set_pack_fallback``).
+
+    Writes the owned TVMFFIAny of ``value`` at ``address`` and returns True;
+    False when ``value`` is no protocol value and opaque arguments are off.
+    """
+    cell = _pack(value, _OPAQUE_ARGUMENTS[0])
+    if cell is None:
+        return False
+    ctypes.memmove(address, ctypes.byref(cell), ctypes.sizeof(AnyCell))
+    return True
+
+
+def _pack(value: Any, opaque: bool) -> AnyCell | None:
+    """:func:`pack`; a value it would make an ``ffi.OpaquePyObject`` is None unless ``opaque``."""
     for _ in range(64):
         if value is None or isinstance(value, (bool, int, float, str, bytes, Object, Device)):
             return to_owned_any(value)
@@ -599,7 +645,7 @@ def pack(value: Any) -> AnyCell:
         if hasattr(cls, "__tvm_ffi_value__"):
             inner = value.__tvm_ffi_value__()
             if inner is value:
-                return opaque_cell(value)
+                return opaque_cell(value) if opaque else None
             value = inner
             continue
         if isinstance(value, BaseException):
@@ -607,8 +653,11 @@ def pack(value: Any) -> AnyCell:
         if isinstance(value, ObjectConvertible):
             value = value.asobject()
             continue
-        return opaque_cell(value)
+        return opaque_cell(value) if opaque else None
     raise TypeError("infinite __tvm_ffi_value__ cycle detected")
+
+
+_core._set_pack_fallback(_pack_fallback)
 
 
 def _pack_sequence(items: Sequence[Any]) -> AnyCell:
@@ -838,12 +887,17 @@ class TypeField:
     # The old names, kept for the package's own callers.
     @property
     def static_type_index(self) -> int:
+        """The static type index of the field's declared type (``field_static_type_index``)."""
         return self.field_static_type_index
 
-    writable = property(lambda self: bool(self.flags & FLAG_WRITABLE))
-    has_default = property(lambda self: bool(self.flags & FLAG_HAS_DEFAULT))
-    kw_only = property(lambda self: bool(self.flags & FLAG_KW_ONLY))
-    init = property(lambda self: not self.flags & FLAG_INIT_OFF)
+    writable = property(lambda self: bool(self.flags & FLAG_WRITABLE),
+                        doc="Whether the field has a setter (it is not read-only).")
+    has_default = property(lambda self: bool(self.flags & FLAG_HAS_DEFAULT),
+                           doc="Whether the field has a default value or factory.")
+    kw_only = property(lambda self: bool(self.flags & FLAG_KW_ONLY),
+                       doc="Whether the constructor takes the field by keyword only.")
+    init = property(lambda self: not self.flags & FLAG_INIT_OFF,
+                    doc="Whether the constructor takes the field at all.")
 
     def _checked_handle(self, obj: Any) -> int:
         """``obj``'s handle, if it is an object of the field's type (or a subtype).
@@ -866,6 +920,7 @@ class TypeField:
         return self.get_at(self._checked_handle(obj))
 
     def get_at(self, handle: int) -> Any:
+        """The field's value in the object at ``handle`` (no type check; ValueError on NULL)."""
         if not handle:
             raise ValueError(f"cannot read field `{self.name}` of a null object")
         if self._io is not None:
@@ -882,6 +937,7 @@ class TypeField:
         self.set_at(self._checked_handle(obj), value)
 
     def set_at(self, handle: int, value: Any) -> None:
+        """Write ``value`` into the field of the object at ``handle`` (no type check)."""
         if self._io is not None and not isinstance(value, AnyCell):
             if not handle:
                 raise ValueError(f"cannot write field `{self.name}` of a null object")
@@ -993,6 +1049,7 @@ class TypeMethod:
 
     @property
     def func(self) -> Any:
+        """The method as a callable ffi Function (converted on first use)."""
         if self._func is None and self._cell is not None:
             self._func = cell_to_py(copy_cell(self._cell))
         return self._func
@@ -1071,12 +1128,14 @@ class TypeInfo:
         return out + list(self.fields or ())
 
     def find_field(self, name: str) -> TypeField | None:
+        """The field ``name`` of this type or its ancestors (the most derived wins), or None."""
         for f in reversed(self.all_fields()):
             if f.name == name:
                 return f
         return None
 
     def find_method(self, name: str) -> TypeMethod | None:
+        """The method ``name`` of this type, else of the nearest ancestor that has it, or None."""
         info: TypeInfo | None = self
         while info is not None:
             for m in info.methods:
@@ -1086,16 +1145,19 @@ class TypeInfo:
         return None
 
     def is_subtype_of(self, other: TypeInfo) -> bool:
+        """Whether this type is ``other`` or derives from it."""
         return other.type_index == self.type_index or other.type_index in self.type_ancestors
 
     @property
     def creator(self) -> int | None:
+        """The address of the type's C creator function (from its metadata), or None."""
         c = self._c()
         meta = c.metadata if c is not None else None
         return meta.contents.creator if meta and meta.contents.creator else None
 
     @property
     def structural_eq_hash_kind(self) -> int:
+        """How structural equality and hashing treat the type (the runtime enumerator; 0: unset)."""
         c = self._c()
         return int(c.metadata.contents.structural_eq_hash_kind) if c is not None and c.metadata else 0
 

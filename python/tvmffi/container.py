@@ -44,6 +44,29 @@ class Shape(tuple):
         return f"Shape({tuple(self)!r})"
 
 
+def _lift(owner: Any, value: Any) -> Any:
+    """An element read from ``owner``, in the framework of the call that returned ``owner``.
+
+    A container returned by a call whose tensor arguments came from a framework
+    (torch, numpy, ...) carries that framework's name (the call sets
+    ``_tvm_ffi_framework``): its tensors come out as the framework's tensors
+    (sharing memory), and the containers inside it carry the name too.
+    """
+    framework = getattr(owner, "_tvm_ffi_framework", None)
+    if framework is None or not isinstance(value, Object):
+        return value
+    if isinstance(value, _core.Tensor):
+        from . import _framework  # noqa: PLC0415
+
+        return _framework.from_tensor(framework, value)
+    if isinstance(value, (Array, Map, List, Dict)):
+        try:
+            value._tvm_ffi_framework = framework
+        except AttributeError:  # a subclass without the slot
+            pass
+    return value
+
+
 class Array(Object):
     """An ffi.Array: an immutable sequence of FFI values.
 
@@ -64,12 +87,12 @@ class Array(Object):
         n = len(self)
         if i < -n or i >= n:
             raise IndexError(f"Array index {i} out of range for an Array of size {n}")
-        return _func("ffi.ArrayGetItem")(self, i + n if i < 0 else i)
+        return _lift(self, _func("ffi.ArrayGetItem")(self, i + n if i < 0 else i))
 
     def __iter__(self) -> Iterator[Any]:
         get = _func("ffi.ArrayGetItem")
         for i in range(len(self)):
-            yield get(self, i)
+            yield _lift(self, get(self, i))
 
     def __reversed__(self) -> Iterator[Any]:
         for i in range(len(self) - 1, -1, -1):
@@ -79,12 +102,14 @@ class Array(Object):
         return any(v == value for v in self)
 
     def index(self, value: Any) -> int:
+        """The index of the first element equal to ``value``; ValueError when there is none."""
         for i, v in enumerate(self):
             if v == value:
                 return i
         raise ValueError(f"{value!r} is not in the Array")
 
     def count(self, value: Any) -> int:
+        """The number of elements equal to ``value``."""
         return sum(1 for v in self if v == value)
 
     def __eq__(self, other: object) -> Any:
@@ -130,25 +155,29 @@ class Map(Object):
         value = _func("ffi.MapGetItemOrMissing")(self, key)
         if isinstance(value, Object) and value.same_as(_missing()):
             raise KeyError(key)
-        return value
+        return _lift(self, value)
 
     def __contains__(self, key: Any) -> bool:
         return bool(_func("ffi.MapCount")(self, key))
 
     def get(self, key: Any, default: Any = None) -> Any:
+        """The value at ``key``, or ``default`` when the map has no such key."""
         try:
             return self[key]
         except KeyError:
             return default
 
     def items(self) -> list[tuple[Any, Any]]:
-        flat = list(_func("ffi.MapItems")(self))
+        """The (key, value) pairs, in the map's iteration order."""
+        flat = [_lift(self, v) for v in _func("ffi.MapItems")(self)]
         return list(zip(flat[0::2], flat[1::2]))
 
     def keys(self) -> list[Any]:
+        """The keys, in the map's iteration order."""
         return [k for k, _ in self.items()]
 
     def values(self) -> list[Any]:
+        """The values, in the map's iteration order."""
         return [v for _, v in self.items()]
 
     def __iter__(self) -> Iterator[Any]:
@@ -246,7 +275,7 @@ class List(Object):
     any of them; ``List([1, 2])`` converts each item.
     """
 
-    __slots__ = ()
+    __slots__ = ("_tvm_ffi_framework",)  # see _lift
 
     def __init__(self, items: Iterable[Any] = ()) -> None:
         super().__init__()
@@ -262,8 +291,8 @@ class List(Object):
         n = len(self)
         get = _func("ffi.ListGetItem")
         if isinstance(index, slice):
-            return [get(self, i) for i in range(*index.indices(n))]
-        return get(self, _normalize_index(n, index))
+            return [_lift(self, get(self, i)) for i in range(*index.indices(n))]
+        return _lift(self, get(self, _normalize_index(n, index)))
 
     def __setitem__(self, index: Any, value: Any) -> None:
         n = len(self)
@@ -296,34 +325,40 @@ class List(Object):
             _func("ffi.ListErase")(self, i)
 
     def insert(self, index: int, value: Any) -> None:
+        """Insert ``value`` before position ``index`` (clamped to the list, as ``list.insert``)."""
         n = len(self)
         i = operator.index(index)
         i = max(0, i + n) if i < 0 else min(i, n)
         _func("ffi.ListInsert")(self, i, value)
 
     def append(self, value: Any) -> None:
+        """Add ``value`` at the end."""
         _func("ffi.ListAppend")(self, value)
 
     def extend(self, values: Iterable[Any]) -> None:
+        """Add every element of ``values`` at the end."""
         n = len(self)
         self[n:n] = list(values)
 
     def pop(self, index: int = -1) -> Any:
+        """Remove and return the element at ``index`` (default: the last); IndexError if none."""
         n = len(self)
         if n == 0:
             raise IndexError("pop from an empty List")
-        return _func("ffi.ListPop")(self, _normalize_index(n, index))
+        return _lift(self, _func("ffi.ListPop")(self, _normalize_index(n, index)))
 
     def clear(self) -> None:
+        """Remove every element."""
         _func("ffi.ListClear")(self)
 
     def reverse(self) -> None:
+        """Reverse the elements in place."""
         _func("ffi.ListReverse")(self)
 
     def __iter__(self) -> Iterator[Any]:
         get = _func("ffi.ListGetItem")
         for i in range(len(self)):
-            yield get(self, i)
+            yield _lift(self, get(self, i))
 
     def __contains__(self, value: Any) -> bool:
         if _func("ffi.ListContains")(self, value):
@@ -358,6 +393,7 @@ class List(Object):
             yield self[i]
 
     def index(self, value: Any, start: int = 0, stop: int | None = None) -> int:
+        """The index of the first element equal to ``value`` in ``[start, stop)``; else ValueError."""
         n = len(self)
         for i in range(*slice(start, stop).indices(n)):
             if self[i] == value:
@@ -365,9 +401,11 @@ class List(Object):
         raise ValueError(f"{value!r} is not in the List")
 
     def count(self, value: Any) -> int:
+        """The number of elements equal to ``value``."""
         return sum(1 for v in self if v == value)
 
     def remove(self, value: Any) -> None:
+        """Remove the first element equal to ``value``; ValueError when there is none."""
         del self[self.index(value)]
 
     def __deepcopy__(self, memo: Any = None) -> Any:
@@ -385,9 +423,9 @@ def _dict_walk(d: Dict, command: int) -> Iterator[Any]:
     step = _func("ffi.DictForwardIterFunctor")(d)
     for _ in range(n):
         if command == 2:
-            yield step(0), step(1)
+            yield _lift(d, step(0)), _lift(d, step(1))
         else:
-            yield step(command)
+            yield _lift(d, step(command))
         if not step(2):
             break
 
@@ -414,7 +452,7 @@ class Dict(Object):
     sees a change made through any of them.
     """
 
-    __slots__ = ()
+    __slots__ = ("_tvm_ffi_framework",)  # see _lift
 
     def __init__(self, items: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None
                  ) -> None:
@@ -435,7 +473,7 @@ class Dict(Object):
         value = _func("ffi.DictGetItemOrMissing")(self, key)
         if isinstance(value, Object) and value.same_as(_missing()):
             raise KeyError(key)
-        return value
+        return _lift(self, value)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         _func("ffi.DictSetItem")(self, key, value)
@@ -452,21 +490,26 @@ class Dict(Object):
         return _dict_walk(self, 0)
 
     def keys(self) -> KeysView:
+        """A live view of the keys."""
         return _DictKeys(self)
 
     def values(self) -> ValuesView:
+        """A live view of the values."""
         return _DictValues(self)
 
     def items(self) -> ItemsView:
+        """A live view of the (key, value) pairs."""
         return _DictItems(self)
 
     def get(self, key: Any, default: Any = None) -> Any:
+        """The value at ``key``, or ``default`` when the dict has no such key."""
         value = _func("ffi.DictGetItemOrMissing")(self, key)
         if isinstance(value, Object) and value.same_as(_missing()):
             return default
-        return value
+        return _lift(self, value)
 
     def pop(self, key: Any, *default: Any) -> Any:
+        """Remove ``key`` and return its value; ``default`` (or KeyError) when it is absent."""
         if len(default) > 1:
             raise TypeError(f"pop expected at most 2 arguments, got {1 + len(default)}")
         value = _func("ffi.DictGetItemOrMissing")(self, key)
@@ -475,23 +518,27 @@ class Dict(Object):
                 return default[0]
             raise KeyError(key)
         _func("ffi.DictErase")(self, key)
-        return value
+        return _lift(self, value)
 
     def clear(self) -> None:
+        """Remove every entry."""
         _func("ffi.DictClear")(self)
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
+        """The value at ``key``, first setting it to ``default`` when absent."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def popitem(self) -> tuple[Any, Any]:
+        """Remove and return one (key, value) pair; KeyError when the dict is empty."""
         for key, value in self.items():
             _func("ffi.DictErase")(self, key)
             return key, value
         raise KeyError("popitem(): the Dict is empty")
 
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        """Set the entries of ``other`` (a mapping or pairs) and of ``kwargs``."""
         pairs = other.items() if hasattr(other, "items") else other
         for k, v in pairs:
             self[k] = v

@@ -196,14 +196,17 @@ class Error(Object):
 
     @property
     def kind(self) -> str:
+        """The error kind, e.g. ``"ValueError"``."""
         return self._cell_field(0)
 
     @property
     def message(self) -> str:
+        """The error message, without the kind."""
         return self._cell_field(1)
 
     @property
     def backtrace(self) -> str:
+        """The backtrace recorded where the error was raised (most recent call last)."""
         return self._cell_field(2)
 
     def _cell_field(self, i: int) -> str:
@@ -244,6 +247,9 @@ def _bind_package_classes() -> None:
 
 
 _bind_package_classes()
+# An ffi.Error held as a value (tvmffi.convert(exception), an Error returned or
+# stored) comes back as Error, with its kind, message and backtrace.
+_core._register_object_class("ffi.Error", Error)
 
 
 def _tensor_numel(self: Tensor) -> int:

@@ -53,12 +53,19 @@ class Module(Object):
         It carries ``__name__``, ``__doc__`` (the exported doc) and
         ``__signature__`` (from the exported metadata), and its type schema
         tells the call which arguments are owning ``ffi.Tensor`` parameters.
+        The arguments it declares it writes (``get_function_writes``) tell the
+        call where read-only arrays may go without a copy.
         """
         f = _func("ffi.ModuleGetFunctionRequired")(self, name, query_imports)
         try:
             metadata = self.get_function_metadata(name, query_imports)
         except ValueError:  # malformed JSON: the function works without it
             metadata = None
+        try:
+            writes = self.get_function_writes(name, query_imports)
+        except ValueError:  # a malformed declaration counts as none: copies, as before
+            writes = None
+        _core._set_writes(f, writes)
         return _describe(f, name, metadata, self.get_function_doc(name, query_imports))
 
     def implements_function(self, name: str, query_imports: bool = False) -> bool:
@@ -74,6 +81,18 @@ class Module(Object):
         """The function's metadata (parsed JSON: type schema, arg names...), or None."""
         text = _func("ffi.ModuleGetFunctionMetadata")(self, name, query_imports)
         return None if text is None else json.loads(text)
+
+    def get_function_writes(self, name: str,
+                            query_imports: bool = False) -> tuple[int, ...] | None:
+        """The indices of the arguments the function writes, ascending (``()``: none).
+
+        None when its library does not say (TVM_FFI_DLL_EXPORT_WRITES); then a
+        read-only array passed to it is lent as a private copy. Declared: a
+        read-only array goes as is to an argument it does not write, and is a
+        ValueError for one it writes. ValueError for a malformed declaration.
+        """
+        writes = _func("ffi.ModuleGetFunctionWrites")(self, name, query_imports)
+        return None if writes is None else tuple(int(i) for i in writes)
 
     def get_function_doc(self, name: str, query_imports: bool = False) -> str | None:
         """The function's doc string, or None when it has none."""

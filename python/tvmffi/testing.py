@@ -383,7 +383,8 @@ class _TestCxxNoAutoInit(Object):
     __slots__ = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("testing.TestCxxNoAutoInit cannot be constructed: it has no __ffi_init__")
+        raise TypeError("`testing.TestCxxNoAutoInit` cannot be constructed directly: it has no "
+                        "__ffi_init__")
 
 
 @_fixture("testing.TestCxxAutoInitParent")

@@ -97,3 +97,6 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(echo_optional, [](ffi::Optional<int64_t> x, const 
   return x.has_value() ? ffi::String(s + std::to_string(*x)) : s;
 });
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_int, "Add two integers (lib_a).\nSecond line.");
+// For test_module: a writes declaration on a lambda, listed out of order (read back sorted).
+TVM_FFI_DLL_EXPORT_WRITES(echo_optional, 1, 0);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(whoami);

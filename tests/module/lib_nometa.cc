@@ -27,3 +27,4 @@ void* ContextHook() { return __tvmffi_test_context_hook; }
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(twice, Twice);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(context_hook, ContextHook);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(twice, "never exported: metadata is off");
+TVM_FFI_DLL_EXPORT_WRITES(twice, 0);  // neither: no `__tvm_ffi__writes_twice`

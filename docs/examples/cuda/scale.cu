@@ -31,8 +31,9 @@ void Scale(ffi::TensorView out, ffi::TensorView in, double factor) {
   // 4. Dispatch on the dtype (float32, float16, bfloat16) and launch.
   const int64_t n = in.numel();
   if (n == 0) return;
-  const int threads = 256;
-  const int blocks = static_cast<int>(std::min<int64_t>((n + threads - 1) / threads, 4096));
+  const unsigned threads = 256;
+  const auto blocks =
+      static_cast<unsigned>(std::min<int64_t>((n + threads - 1) / threads, 4096));
   TVM_FFI_DISPATCH_FLOAT_TYPES(in.dtype(), "scale", scalar_t, {
     ScaleKernel<scalar_t><<<blocks, threads, 0, stream>>>(
         static_cast<scalar_t*>(out.data_ptr()), static_cast<const scalar_t*>(in.data_ptr()),
@@ -42,3 +43,4 @@ void Scale(ffi::TensorView out, ffi::TensorView in, double factor) {
 }
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale, Scale);
+TVM_FFI_DLL_EXPORT_WRITES(scale, 0);  // writes `out` only: `in` may be read-only

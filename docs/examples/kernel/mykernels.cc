@@ -83,3 +83,10 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(greet, Greet);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale, "out = in * factor (float32, CPU)");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add, "out = a + b; b may be None (then out = a)");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale_alloc, "in * factor, allocated by the caller's framework");
+// The arguments each function writes (tvmffi extension): read-only arrays may be
+// passed to the others without a copy, and are refused for these.
+TVM_FFI_DLL_EXPORT_WRITES(scale, 0);
+TVM_FFI_DLL_EXPORT_WRITES(add, 0);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(scale_alloc);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(sum);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(greet);

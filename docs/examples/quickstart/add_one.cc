@@ -17,3 +17,5 @@ void AddOne(ffi::TensorView x, ffi::TensorView y) {
 
 // Exports the C symbol __tvm_ffi_add_one (and the signature, as metadata).
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
+// It writes argument 1 (y) only: a read-only x is read in place, never copied.
+TVM_FFI_DLL_EXPORT_WRITES(add_one, 1);

@@ -90,6 +90,11 @@ def _install() -> None:
         sys.meta_path.insert(0, _AliasFinder())
     # The import statement that runs this file returns sys.modules["tvm_ffi"].
     sys.modules[_ALIAS] = tvmffi
+    # Upstream's calls take any Python object (as an ffi.OpaquePyObject);
+    # tvmffi's own name refuses one that is no FFI value (a TypeError).
+    from tvmffi import _reflection  # noqa: PLC0415
+
+    _reflection.set_opaque_arguments(True)
 
 
 _install()

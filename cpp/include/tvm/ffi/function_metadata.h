@@ -30,9 +30,19 @@
  * TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(name, "text") exports
  * `__tvm_ffi__doc_<name>` returning "text" (`Module::GetFunctionDoc(name)`).
  *
+ * TVM_FFI_DLL_EXPORT_WRITES(name, i, j, ...) (a tvmffi extension), after the
+ * export of `name`, declares the arguments the function writes (0-based, each
+ * less than its arity: checked at compile time); TVM_FFI_DLL_EXPORT_WRITES_NOTHING(name)
+ * declares that it writes none. It exports `__tvm_ffi__writes_<name>`, a
+ * safe-call function returning the indices as a JSON array String, sorted
+ * ("[0,2]", "[]"); `Module::GetFunctionWrites(name)` returns them. A host may
+ * then lend read-only memory to the other arguments without a private copy,
+ * and refuse it for these. No declaration: the host assumes any argument may
+ * be written.
+ *
  * Opting out (for minimal binaries): define TVM_FFI_DLL_EXPORT_NO_METADATA, or
  * upstream's switch TVM_FFI_DLL_EXPORT_INCLUDE_METADATA as 0, before including
- * any tvm/ffi header. Both the metadata and the doc symbols are then omitted.
+ * any tvm/ffi header. The metadata, doc and writes symbols are then omitted.
  * (Upstream's default is off; tvmffi's default is on.)
  */
 #ifndef TVM_FFI_FUNCTION_METADATA_H_
@@ -43,6 +53,9 @@
 #include <tvm/ffi/function_details.h>
 #include <tvm/ffi/optional.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -133,6 +146,50 @@ inline int ExportFunctionDoc(std::string_view doc, TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_END();
 }
 
+/*! \brief The arity of an exported callable; only its type is used (see ExportFunctionMetadata). */
+template <typename F>
+constexpr size_t ExportArity(const F&) noexcept {
+  return FunctionInfo<remove_cvref_t<F>>::num_args;
+}
+
+/*! \return Whether every index of a writes declaration names an argument. */
+constexpr bool WritesInRange(size_t arity, std::initializer_list<int64_t> indices) noexcept {
+  for (int64_t i : indices) {
+    if (i < 0 || static_cast<uint64_t>(i) >= arity) return false;
+  }
+  return true;
+}
+
+/*! \return Whether no index of a writes declaration is listed twice. */
+constexpr bool WritesUnique(std::initializer_list<int64_t> indices) noexcept {
+  const int64_t* b = indices.begin();
+  for (size_t k = 0; k < indices.size(); ++k) {
+    for (size_t j = k + 1; j < indices.size(); ++j) {
+      if (b[k] == b[j]) return false;
+    }
+  }
+  return true;
+}
+
+/*! \brief Body of `__tvm_ffi__writes_<name>`: the indices as a sorted JSON array. */
+inline int ExportFunctionWrites(std::initializer_list<int64_t> indices, TVMFFIAny* result) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  std::string json = "[";
+  int64_t last = -1;
+  for (size_t n = 0; n < indices.size(); ++n) {  // ascending, by selection (a handful of items)
+    int64_t next = -1;
+    for (int64_t i : indices) {
+      if (i > last && (next < 0 || i < next)) next = i;
+    }
+    if (n != 0) json += ",";
+    json += std::to_string(next);
+    last = next;
+  }
+  json += "]";
+  return ExportStringResult(json, result);
+  TVM_FFI_SAFE_CALL_END();
+}
+
 }  // namespace details
 }  // namespace ffi
 }  // namespace tvm
@@ -151,6 +208,9 @@ inline int ExportFunctionDoc(std::string_view doc, TVMFFIAny* result) {
     (void)args;                                                                            \
     (void)num_args;                                                                        \
     return ::tvm::ffi::details::ExportFunctionMetadata(#ExportName, result, __VA_ARGS__); \
+  }                                                                                        \
+  [[maybe_unused]] static constexpr size_t __tvm_ffi__arity_##ExportName() noexcept {     \
+    return ::tvm::ffi::details::ExportArity(__VA_ARGS__);                                  \
   }
 
 /*!
@@ -170,11 +230,46 @@ inline int ExportFunctionDoc(std::string_view doc, TVMFFIAny* result) {
     return ::tvm::ffi::details::ExportFunctionDoc(DocString, result);               \
   }
 
+/*!
+ * \brief Declare the arguments an exported function writes (tvmffi extension),
+ *        as `__tvm_ffi__writes_<ExportName>` (read with Module::GetFunctionWrites).
+ *        Place it after TVM_FFI_DLL_EXPORT_TYPED_FUNC(ExportName, ...) in the
+ *        same file: each index must be below the function's arity, once.
+ * \code
+ *   TVM_FFI_DLL_EXPORT_TYPED_FUNC(scale, Scale);  // Scale(out, in, factor)
+ *   TVM_FFI_DLL_EXPORT_WRITES(scale, 0);           // writes `out` only
+ * \endcode
+ */
+#define TVM_FFI_DLL_EXPORT_WRITES(ExportName, ...) \
+  TVM_FFI_DLL_EXPORT_WRITES_IMPL_(ExportName, {__VA_ARGS__})
+
+/*! \brief Declare that an exported function writes none of its arguments (see above). */
+#define TVM_FFI_DLL_EXPORT_WRITES_NOTHING(ExportName) \
+  TVM_FFI_DLL_EXPORT_WRITES_IMPL_(ExportName, {})
+
+// The braced list arrives as __VA_ARGS__ (its commas split macro arguments).
+#define TVM_FFI_DLL_EXPORT_WRITES_IMPL_(ExportName, ...)                                   \
+  static_assert(::tvm::ffi::details::WritesInRange(__tvm_ffi__arity_##ExportName(),         \
+                                                   __VA_ARGS__),                            \
+                "TVM_FFI_DLL_EXPORT_WRITES(" #ExportName                                    \
+                ", ...): an index is negative or not below the function's arity");          \
+  static_assert(::tvm::ffi::details::WritesUnique(__VA_ARGS__),                             \
+                "TVM_FFI_DLL_EXPORT_WRITES(" #ExportName ", ...): an index is listed twice"); \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__writes_##ExportName(                        \
+      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {            \
+    (void)self;                                                                             \
+    (void)args;                                                                             \
+    (void)num_args;                                                                         \
+    return ::tvm::ffi::details::ExportFunctionWrites(__VA_ARGS__, result);                  \
+  }
+
 #else  // metadata opted out
 
 #undef TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_
 #define TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_(ExportName, ...)
 #define TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(ExportName, DocString)
+#define TVM_FFI_DLL_EXPORT_WRITES(ExportName, ...)
+#define TVM_FFI_DLL_EXPORT_WRITES_NOTHING(ExportName)
 
 #endif  // TVM_FFI_EXPORT_METADATA_ENABLED_
 

@@ -28,6 +28,8 @@ inline constexpr const char kSymbolLibraryBin[] = "__tvm_ffi__library_bin";
 inline constexpr const char kSymbolMetadataPrefix[] = "__tvm_ffi__metadata_";
 /*! \brief Prefix of the documentation getter of a function: `__tvm_ffi__doc_<name>`. */
 inline constexpr const char kSymbolDocPrefix[] = "__tvm_ffi__doc_";
+/*! \brief Prefix of the getter of the arguments a function writes: `__tvm_ffi__writes_<name>`. */
+inline constexpr const char kSymbolWritesPrefix[] = "__tvm_ffi__writes_";
 
 /*! \return Whether <name> can be a function name (not empty, not starting with '_'). */
 constexpr bool IsFunctionName(std::string_view name) noexcept {

@@ -134,6 +134,19 @@ class ModuleObj : public Object {
   }
 
   /*!
+   * \brief The arguments an exported function writes, from `__tvm_ffi__writes_<name>`
+   *        (TVM_FFI_DLL_EXPORT_WRITES; tvmffi extension): their indices, ascending
+   *        (empty: it writes none), or an empty Optional when the library does not
+   *        say (then any argument may be written). A malformed answer is a ValueError.
+   */
+  Optional<Array<int64_t>> GetFunctionWrites(const String& name,
+                                             bool query_imports = false) const {
+    return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionWrites")(SelfView(), name,
+                                                                        query_imports)
+        .cast<Optional<Array<int64_t>>>();
+  }
+
+  /*!
    * \brief Import another module: its functions become reachable through
    *        GetFunction(name, true) and, from generated code of this library,
    *        through TVMFFIEnvModLookupFromImports. RuntimeError on an import cycle.
@@ -266,6 +279,8 @@ constexpr const char* tvm_ffi_library_bin = details::kSymbolLibraryBin;
 constexpr const char* tvm_ffi_metadata_prefix = details::kSymbolMetadataPrefix;
 /*! \brief Prefix of the documentation getter of a function: `__tvm_ffi__doc_<name>`. */
 constexpr const char* tvm_ffi_doc_prefix = details::kSymbolDocPrefix;
+/*! \brief Prefix of the getter of the arguments a function writes: `__tvm_ffi__writes_<name>`. */
+constexpr const char* tvm_ffi_writes_prefix = details::kSymbolWritesPrefix;
 }  // namespace symbol
 
 }  // namespace ffi
