@@ -679,7 +679,7 @@ bool IsHostMemory(DLDevice d) {
 // Undeclared (and arguments 63 and later): a private copy, as above.
 enum class ReadOnlyUse : uint8_t { kCopy, kLend, kRefused };
 
-TVMFFI_PY_COLD ReadOnlyUse ReadOnlyArgUse(const CallFrame& f, int arg) {
+TVMFFI_PY_COLD ReadOnlyUse ReadOnlyArgUse(const CallFrame& f, int arg, bool jax = false) {
   if (arg >= 63) return ReadOnlyUse::kCopy;
   const uint64_t bit = uint64_t{1} << arg;
   if ((f.fn->keeps_args & bit) != 0) return ReadOnlyUse::kLend;
@@ -694,8 +694,12 @@ TVMFFI_PY_COLD ReadOnlyUse ReadOnlyArgUse(const CallFrame& f, int arg) {
   }
   PyErr_Format(PyExc_ValueError,
                "read-only array passed to '%U', which writes argument #%d (its library "
-               "declares so): pass a writable array, e.g. a copy",
-               name, arg);
+               "declares so): %s",
+               name, arg,
+               jax ? "JAX arrays are immutable; to get results in JAX arrays, register the "
+                     "function with tvmffi.jax.register_ffi_target and call it with "
+                     "jax.ffi.ffi_call"
+                   : "pass a writable array, e.g. a copy");
   Py_XDECREF(name);
   return ReadOnlyUse::kRefused;
 }
@@ -1021,7 +1025,7 @@ TVMFFI_PY_COLD PyObject* FrameworkHelper(const char* name) {
 // after the call (VerifyImmutable), so a write is an error, not lost.
 TVMFFI_PY_COLD DLTensor* LendImmutableCopy(CallFrame& f, int arg, TensorSlot& s, PyObject* a,
                                            DLTensor* dl) {
-  switch (ReadOnlyArgUse(f, arg)) {
+  switch (ReadOnlyArgUse(f, arg, /*jax=*/true)) {
     case ReadOnlyUse::kLend: return dl;
     case ReadOnlyUse::kRefused: return nullptr;
     case ReadOnlyUse::kCopy: break;

@@ -292,10 +292,22 @@ def test_eager_jax_arrays_are_never_written_and_alloc_returns_jax(
     x = jnp.arange(16, dtype=jnp.float32)
     y = jnp.zeros(16, jnp.float32)
     alias = y  # an immutable array: another name for the same buffer
-    with pytest.raises(ValueError, match=r"argument #0 is a JAX array.*tvmffi.jax"):
-        kernels.scale(y, x, 3.0)  # y is lent as a copy, compared after the call
+    # The library declares that scale writes argument #0: refused before the call.
+    with pytest.raises(ValueError, match=r"argument #0 .*read-only array passed to 'scale', "
+                       r"which writes argument #0.*JAX arrays are immutable.*tvmffi.jax"):
+        kernels.scale(y, x, 3.0)
     assert bool(jnp.all(alias == 0)) and bool(jnp.all(y == 0))
-    kernels.add(jnp.zeros(16, jnp.float32), x, -x)  # writes 0 over 0: no change, accepted
+    with pytest.raises(ValueError, match="JAX arrays are immutable"):
+        kernels.add(jnp.zeros(16, jnp.float32), x, -x)  # even a write of what is there
+    # Undeclared, the same function gets a copy, compared after the call.
+    scale = kernels["scale"]  # a Function object of its own
+    tvmffi._core._set_writes(scale, None)
+    with pytest.raises(ValueError, match=r"argument #0 is a JAX array.*tvmffi.jax"):
+        scale(y, x, 3.0)
+    assert bool(jnp.all(alias == 0)) and bool(jnp.all(y == 0))
+    add = kernels["add"]
+    tvmffi._core._set_writes(add, None)
+    add(jnp.zeros(16, jnp.float32), x, -x)  # writes 0 over 0: no change, accepted
     out = kernels.scale_alloc(x, 2.0)
     assert isinstance(out, jax.Array)
     assert bool(jnp.array_equal(out, x * 2))
