@@ -15,6 +15,37 @@
 
 namespace tvmffi_py {
 
+bool g_has_retired_handles = false;
+
+namespace {
+// (owner, old handle) pairs; touched with the GIL held (nanobind's init and dealloc).
+using RetiredList = std::vector<std::pair<const ObjectRef*, TVMFFIObjectHandle>>;
+RetiredList* g_retired = nullptr;  // never freed: read by destructors at exit
+
+void RetireHandle(const ObjectRef* owner, TVMFFIObjectHandle old) {
+  if (g_retired == nullptr) g_retired = new RetiredList();
+  g_retired->emplace_back(owner, old);
+  g_has_retired_handles = true;
+}
+}  // namespace
+
+void ReleaseRetiredHandles(const ObjectRef* owner) {
+  std::vector<TVMFFIObjectHandle> mine;
+  auto& all = *g_retired;
+  for (size_t i = 0; i < all.size();) {
+    if (all[i].first == owner) {
+      mine.push_back(all[i].second);
+      all[i] = all.back();
+      all.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  g_has_retired_handles = !all.empty();
+  // Released after the table is consistent: a release may run arbitrary code.
+  for (TVMFFIObjectHandle h : mine) TVMFFIObjectDecRef(h);
+}
+
 Hooks& GetHooks() {
   static Hooks hooks;
   return hooks;
@@ -889,26 +920,19 @@ NB_MODULE(_core, m) {
           nb::inst_mark_ready(self);
         }
         ObjectRef* r = nb::inst_ptr<ObjectRef>(self);
-        // A bound object stays bound to its handle for life: calls borrow the
-        // handle of each argument without a reference (and a Function's own),
-        // so replacing it mid-call (an __index__, a __dlpack__ or a callback
-        // re-running __init__) would free it under them.
-        if (r->handle != nullptr) {
-          throw nb::type_error(
-              (std::string("cannot initialise a ") + Py_TYPE(self.ptr())->tp_name +
-               " that is already initialised (it refers to an object of type " +
-               TypeKeyOf(TVMFFIObjectGetTypeIndex(r->handle)) +
-               "): __init__ binds a new object only once; make a new instance instead")
-                  .c_str());
-        }
+        // Bound again (upstream allows it): calls borrow the handle of each
+        // argument without a reference, and one may be in flight (an
+        // __index__, a __dlpack__ or a callback re-running __init__), so the
+        // old handle is kept until this object dies, never freed under it.
         TVMFFIObjectIncRef(h);
+        if (r->handle != nullptr) RetireHandle(r, r->handle);
         r->handle = h;
         if (PyType_IsSubtype(Py_TYPE(self.ptr()), GetCoreTypes().tensor)) {
           nb::inst_ptr<TensorRef>(self)->read_only = -1;  // a new tensor: ask again
         }
       },
-      "Make `self` (a fresh Object, never bound) refer to the object of `src`; TypeError "
-      "for one already bound.");
+      "Make `self` refer to the object of `src` (an object bound before keeps its old "
+      "object alive until it dies: a call in flight may borrow it).");
 
   m.def(
       "convert",

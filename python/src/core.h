@@ -19,6 +19,13 @@ namespace tvmffi_py {
 namespace nb = nanobind;
 
 /*! \brief Payload of tvmffi.Object and its subclasses: one strong reference. */
+// Handles an object was bound to before __init__ bound it anew (core.cc,
+// _init_from): a call in flight may still borrow them (calls take no
+// reference to their arguments' handles), so they live until the object dies.
+extern bool g_has_retired_handles;
+struct ObjectRef;
+void ReleaseRetiredHandles(const ObjectRef* owner);
+
 struct ObjectRef {
   TVMFFIObjectHandle handle = nullptr;
   ObjectRef() = default;
@@ -27,6 +34,7 @@ struct ObjectRef {
   ObjectRef& operator=(const ObjectRef&) = delete;
   ~ObjectRef() {
     if (handle != nullptr) TVMFFIObjectDecRef(handle);
+    if (__builtin_expect(g_has_retired_handles, 0)) ReleaseRetiredHandles(this);
   }
 };
 /*! \brief tvmffi.Function: the vectorcall entry lives in the instance (tp_vectorcall_offset). */
