@@ -27,44 +27,16 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/.." && pwd)
 
-if [[ -z "${UPSTREAM_SRC:-}" || -z "${UPSTREAM_LIB:-}" ]]; then
-  echo "side_by_side_scale.sh: skipped: set UPSTREAM_SRC (upstream's source tree) and UPSTREAM_LIB" \
-       "(the folder with its libtvm_ffi.so) to compare with apache/tvm-ffi"
-  exit 0
-fi
-OUR_LIB=${OUR_LIB:-$root/build/runtime}
-CXX=${CXX:-g++}
-CXXFLAGS=${CXXFLAGS:--O2 -DNDEBUG}
 ROUNDS=${ROUNDS:-3}
-CPU=${CPU:-1}
 CG_MAX_SIZE=${CG_MAX_SIZE:-1000}
-WORK=${WORK:-$(mktemp -d)}
-mkdir -p "$WORK"
-
-for f in "$OUR_LIB/libtvmffi.so" "$UPSTREAM_LIB/libtvm_ffi.so" "$UPSTREAM_SRC/include/tvm/ffi/c_api.h"; do
-  [[ -e "$f" ]] || { echo "side_by_side_scale.sh: missing $f" >&2; exit 1; }
-done
-
-src=$here/side_by_side_scale.cc
-echo "building into $WORK ($CXX $CXXFLAGS)"
-# shellcheck disable=SC2086
-$CXX -std=c++17 $CXXFLAGS -I"$root/cpp/include" -I"$root/c_api/include" "$src" \
-  -o "$WORK/ours" -L"$OUR_LIB" -ltvmffi -Wl,-rpath,"$OUR_LIB" &
-ours_pid=$!
-# shellcheck disable=SC2086
-$CXX -std=c++17 $CXXFLAGS -I"$UPSTREAM_SRC/include" -I"$UPSTREAM_SRC/3rdparty/dlpack/include" \
-  "$src" -o "$WORK/upstream" -L"$UPSTREAM_LIB" -ltvm_ffi -Wl,-rpath,"$UPSTREAM_LIB" &
-upstream_pid=$!
-wait "$ours_pid"
-wait "$upstream_pid"
+# shellcheck source=benchmarks/side_by_side_lib.sh
+source "$here/side_by_side_lib.sh"
+sbs_build side_by_side_scale.sh "$here/side_by_side_scale.cc"
 
 sides=(ours upstream)
 # shellcheck disable=SC2206
 cases=(${CASES:-})
-pin=()
-command -v taskset >/dev/null && pin=(taskset -c "$CPU")
 
 declare -A ns ir
 keys=()
