@@ -2,7 +2,6 @@
 // as borrowed DLTensor*, or as owning ffi.Tensor where the function takes one),
 // read-only tensors as private copies checked after the call, the environment
 // (stream, allocator) for the call, and the result back to Python.
-#include <pthread.h>
 
 #include <atomic>
 #include <cstdio>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "core.h"
+#include "stack_bounds.h"  // runtime/: internal, header-only
 
 namespace tvmffi_py {
 
@@ -1628,43 +1628,11 @@ namespace {
 // interpreter's recursion check (RecursionError past sys.getrecursionlimit())
 // and checks what is left of the thread's C stack, so that a self-referential
 // or very deeply nested value is a RecursionError, never a stack overflow,
-// whatever the recursion limit. (As the runtime's StackNearlyExhausted: the
-// bounds from pthread_getattr_np once per thread, the frame address compared.)
-struct StackBounds {
-  uintptr_t low = 0;
-  size_t size = 0;
-  bool known = false;
-};
-
-__attribute__((noinline)) StackBounds ReadStackBounds(uintptr_t here) {
-  StackBounds b;
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-    void* addr = nullptr;
-    size_t size = 0;
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr != nullptr && size != 0) {
-      const uintptr_t low = reinterpret_cast<uintptr_t>(addr);
-      if (here > low && here - low <= size) b = StackBounds{low, size, true};
-    }
-    pthread_attr_destroy(&attr);
-  }
-  if (!b.known) {  // unknown: allow 1 MiB below the first frame that asked
-    constexpr size_t kAssumed = size_t{1} << 20;
-    b = StackBounds{here > kAssumed ? here - kAssumed : 0, kAssumed, true};
-  }
-  return b;
-}
-
+// whatever the recursion limit (runtime/stack_bounds.h, as the runtime's
+// recursive walkers).
 bool CStackNearlyExhausted() {
-  static thread_local StackBounds bounds;
-  const uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  if (!bounds.known) bounds = ReadStackBounds(here);
-  size_t reserve = size_t{256} << 10;  // for the error path and Python code below a level
-#if defined(__SANITIZE_ADDRESS__)
-  reserve *= 2;  // instrumented frames are larger
-#endif
-  if (reserve > bounds.size / 2) reserve = bounds.size / 2;
-  return here < bounds.low + reserve;
+  // For the error path and Python code below a level.
+  return tvmffi::stack::NearlyExhausted(size_t{256} << 10);
 }
 
 bool EnterNested() {
