@@ -162,6 +162,8 @@ assert json.dumps(json.loads(raw)) == json.dumps(shown), raw  # keys in the same
 print("metadata matches")'
 example "kernel/cli.sh" kernel "f32[[2.5, 5], [7.5, 10]]" bash cli.sh
 example "python/values.py" python "Shape((2, 3)) float32 cpu:0" python values.py
+example "python/enums.py" python "['relu', 'add', 'noop'] 2" python enums.py
+example "python/gen_abi_cpp.py" python "42" python gen_abi_cpp.py
 
 # C and C++ hosts
 example "host/module_api.cc" host "z: 4 elements, z[3] = 1.5" run-cxx-example module_api.cc "$mykernels"

@@ -29,6 +29,11 @@
 #                                                 from that tree); Cython >= 3 must be
 #                                                 importable by /usr/bin/python3, or on
 #                                                 TVMFFI_CYTHON_PATH (a dist-packages folder).
+#   .carry/upstream-tests/                        only with TVMFFI_UPSTREAM_TESTS=<tree> (an
+#                                                 apache/tvm-ffi source tree): its tests/python
+#                                                 and src/ffi/testing, for upstream's Python
+#                                                 suite on the GPU machine
+#                                                 (.ci/device-upstream-python.sh); never committed
 #   .carry/upstream-cxx/                          only with TVMFFI_UPSTREAM_CXX_PEER=<dir> (same
 #                                                 layout as above): upstream's include/, its DLPack
 #                                                 header and lib/libtvm_ffi.so, for the C++
@@ -47,6 +52,7 @@ abs_path() { if [[ -z $1 || $1 == /* ]]; then printf '%s' "$1"; else printf '%s/
 TVMFFI_UPSTREAM_PEER=$(abs_path "${TVMFFI_UPSTREAM_PEER:-}")
 TVMFFI_UPSTREAM_CXX_PEER=$(abs_path "${TVMFFI_UPSTREAM_CXX_PEER:-}")
 TVMFFI_CYTHON_PATH=$(abs_path "${TVMFFI_CYTHON_PATH:-}")
+TVMFFI_UPSTREAM_TESTS=$(abs_path "${TVMFFI_UPSTREAM_TESTS:-}")
 
 cd "$(dirname "$0")/.."
 ROOT_ABS=$PWD
@@ -196,6 +202,20 @@ if [[ -n ${TVMFFI_UPSTREAM_CXX_PEER:-} ]]; then
   cp -RL "$src/3rdparty/dlpack/include/dlpack" "$up/3rdparty/dlpack/include/"
   cp -L "$lib/libtvm_ffi.so" "$up/lib/"
   log "upstream C++ peer -> $up ($(du -sh "$up" | cut -f1))"
+fi
+
+# ---- upstream's Python test suite (optional; .ci/device-upstream-python.sh) ----
+if [[ -n ${TVMFFI_UPSTREAM_TESTS:-} ]]; then
+  for f in "$TVMFFI_UPSTREAM_TESTS/tests/python" "$TVMFFI_UPSTREAM_TESTS/src/ffi/testing/testing.cc"; do
+    [[ -e $f ]] || die "upstream tests: $f missing"
+  done
+  up=$CARRY/upstream-tests
+  rm -rf "$up"
+  mkdir -p "$up/tests" "$up/src/ffi"
+  cp -RL "$TVMFFI_UPSTREAM_TESTS/tests/python" "$up/tests/"
+  cp -RL "$TVMFFI_UPSTREAM_TESTS/src/ffi/testing" "$up/src/ffi/"
+  find "$up" -name __pycache__ -prune -exec rm -rf {} +
+  log "upstream Python suite -> $up ($(du -sh "$up" | cut -f1))"
 fi
 
 log "done: $(du -sh "$CARRY" | cut -f1) in $CARRY/"

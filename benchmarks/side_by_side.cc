@@ -132,10 +132,21 @@ void ThreeViews(TensorView a, TensorView b, TensorView c) {
   Keep(b.data_ptr());
   Keep(c.data_ptr());
 }
+// The same kernel kept out of line (as one defined in another file, or
+// interposable in a shared library): the exported symbol calls it, passing
+// each TensorView by value.
+__attribute__((noinline)) void ThreeViewsCalled(TensorView a, TensorView b, TensorView c) {
+  Keep(a.data_ptr());
+  Keep(b.data_ptr());
+  Keep(c.data_ptr());
+}
 }  // namespace
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(sbs_three_views, ThreeViews);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(sbs_three_views_called, ThreeViewsCalled);
 namespace {
 int (*volatile g_export3)(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) = __tvm_ffi_sbs_three_views;
+int (*volatile g_export3_called)(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) =
+    __tvm_ffi_sbs_three_views_called;
 
 TVMFFIAny IntAny(int64_t v) {
   TVMFFIAny a;
@@ -293,6 +304,17 @@ SBS_CASE(ThreeViewsExport) {
     Keep(rc);
   }
 }
+SBS_CASE(ThreeViewsExportCalled) {
+  for (int64_t i = 0; i < n; ++i) {
+    TVMFFIAny args[3] = {TensorPtrAny(&g_dl[0]), TensorPtrAny(&g_dl[1]), TensorPtrAny(&g_dl[2])};
+    TVMFFIAny result;
+    result.type_index = kTVMFFINone;
+    result.zero_padding = 0;
+    result.v_int64 = 0;
+    int rc = g_export3_called(nullptr, args, 3, &result);
+    Keep(rc);
+  }
+}
 // A kernel's error: thrown in the body, caught at the function's C boundary
 // (-1), then moved out of the thread's slot and released, as a host does.
 SBS_CASE(ThrowC) {
@@ -339,6 +361,7 @@ const Case kCases[] = {
     {"ThreeViewsCxx", ThreeViewsCxx},
     {"ThreeDLTensorC", ThreeDLTensorC},
     {"ThreeViewsExport", ThreeViewsExport},
+    {"ThreeViewsExportCalled", ThreeViewsExportCalled},
     {"ThrowC", ThrowC},
     {"GetGlobal", GetGlobal},
     {"EnvGetStream", EnvGetStream},

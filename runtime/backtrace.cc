@@ -39,6 +39,8 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
+#include <string_view>
 #include <typeinfo>
 #include <unordered_map>
 
@@ -507,6 +509,31 @@ __attribute__((always_inline)) inline void CaptureAndFormat(std::string* out, in
   for (int i = 0; i < st.n; ++i) out->append(cache->frames.find(st.pc[i])->second.text);
 }
 
+// The site line already names the throwing function: its own frame, the first
+// one captured, would name it a second time. Dropped only when that frame's
+// symbol is the site's function (an inlined site shows its caller: kept).
+void DropSiteFrame(std::string* text, size_t frames_start, const char* func) {
+  std::string_view sig(func);
+  std::string_view head = sig.substr(0, sig.find('('));
+  size_t cut = head.find_last_of(" :");
+  std::string_view name = cut == std::string_view::npos ? head : head.substr(cut + 1);
+  if (name.empty()) return;
+  size_t eol = text->find('\n', frames_start);
+  if (eol == std::string::npos) return;
+  std::string_view first(text->data() + frames_start, eol - frames_start);
+  if (first.substr(0, 5) != "  at ") return;
+  for (size_t pos = first.find(name); pos != std::string_view::npos;
+       pos = first.find(name, pos + 1)) {
+    char before = first[pos - 1];  // pos >= 5: "  at " comes first
+    size_t after_pos = pos + name.size();
+    char after = after_pos < first.size() ? first[after_pos] : '\0';
+    if ((before == ' ' || before == ':') && (after == '(' || after == '<')) {
+      text->erase(frames_start, eol + 1 - frames_start);
+      return;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rt
 }  // namespace tvmffi
@@ -531,7 +558,9 @@ extern "C" const TVMFFIByteArray* TVMFFIBacktrace(const char* filename, int line
     }
     const Config& cfg = GetConfig();
     if (cfg.enabled && cfg.limit > 0) {
+      size_t frames_start = buf.text.size();
       CaptureAndFormat(&buf.text, cfg.limit, cross_ffi_boundary != 0);
+      if (func != nullptr) DropSiteFrame(&buf.text, frames_start, func);
     }
   } catch (...) {
     buf.text.clear();  // out of memory: an empty backtrace is still a valid answer

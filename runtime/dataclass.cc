@@ -125,12 +125,22 @@ class DeepCopier {
         return out;
       }
       case TypeIndex::kTVMFFIMap: {
+        // As the Array: the new map is remembered before its keys and values
+        // are copied (a cycle through a mutable node, in a key or a value,
+        // leads back to this copy) and filled in place, bypassing Map's
+        // copy-on-write (the memo holds a second reference). No one reads it
+        // before it is complete; a key that refers to it hashes by address.
         const auto* map = static_cast<const MapBaseObj*>(obj);
-        Map<Any, Any> out;
+        ObjectPtr<MapObj> fresh = MapObj::Create(static_cast<int64_t>(map->size()));
+        MapObj* target = fresh.get();
+        Map<Any, Any> out(ObjectPtr<Object>(std::move(fresh)));
+        Remember(obj, out);
         for (auto it = map->begin(); it != map->end(); ++it) {
-          out.Set(Copy(it.key()), Copy(it.value()));
+          Any key = Copy(it.key());
+          Any val = Copy(it.value());
+          FillInPlace(target, std::move(key), std::move(val));
         }
-        return Remember(obj, std::move(out));
+        return out;
       }
       case TypeIndex::kTVMFFIList: {
         // Mutable: remembered before its elements, so a cycle finds it.
@@ -157,6 +167,18 @@ class DeepCopier {
   Any Remember(const Object* original, Any copy) {
     copies_[original] = copy;
     return copy;
+  }
+
+  // Set key to value in `target`, a map under construction that others
+  // already reference: when the entries outgrow its storage, the bigger
+  // storage is taken over by `target` itself (as Dict grows), so every
+  // reference to it sees the entries.
+  static void FillInPlace(MapObj* target, Any key, Any value) {
+    ObjectPtr<Object> storage = GetObjectPtr<Object>(target);
+    TVMFFIAny k = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(key));
+    TVMFFIAny v = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(value));
+    MapBaseObj::InsertOrAssign<MapObj>(&storage, k, v, details::AnyCellHash(&k));
+    if (storage.get() != target) target->TakeStorageFrom(std::move(storage));
   }
 
   Any CopyObject(const ObjectRef& obj) {

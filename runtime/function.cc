@@ -324,6 +324,46 @@ int BuiltinRecordLoadFailure(void*, const TVMFFIAny* args, int32_t num_args, TVM
   }
 }
 
+// Argument i of ffi.FunctionFromExternC as an address: an opaque pointer, an
+// int (an address from a language without pointers) or None (NULL).
+void* AddressArg(const TVMFFIAny* args, int32_t i, const char* what) {
+  switch (args[i].type_index) {
+    case kTVMFFIOpaquePtr: return args[i].v_ptr;
+    case kTVMFFINone: return nullptr;
+    case kTVMFFIInt: return reinterpret_cast<void*>(static_cast<intptr_t>(args[i].v_int64));
+    default:
+      Throw("TypeError", "ffi.FunctionFromExternC: argument ", i, " (", what,
+            ") must be a pointer (void*), an int address or None, got `",
+            TypeIndexToKey(args[i].type_index), "`");
+  }
+}
+
+// ffi.FunctionFromExternC(self, safe_call, deleter) -> Function: the C
+// function `safe_call` (TVMFFISafeCallType) as an ffi.Function called with
+// `self`; `deleter(self)` (may be NULL) runs when the function dies. What
+// TVMFFIFunctionCreate does, for callers that only reach globals.
+int BuiltinFunctionFromExternC(void*, const TVMFFIAny* args, int32_t num_args,
+                               TVMFFIAny* result) {
+  try {
+    if (num_args != 3) {
+      Throw("TypeError", "ffi.FunctionFromExternC expects 3 arguments (self, safe_call, "
+            "deleter), got ", num_args);
+    }
+    void* self = AddressArg(args, 0, "self");
+    void* call = AddressArg(args, 1, "safe_call");
+    void* deleter = AddressArg(args, 2, "deleter");
+    if (call == nullptr) Throw("ValueError", "ffi.FunctionFromExternC: safe_call is NULL");
+    TVMFFIObject* f = MakeFunction(self, reinterpret_cast<TVMFFISafeCallType>(call),
+                                   reinterpret_cast<void (*)(void*)>(deleter));
+    result->type_index = kTVMFFIFunction;
+    result->zero_padding = 0;
+    result->v_obj = f;
+    return 0;
+  } catch (...) {
+    return HandleCurrentException();
+  }
+}
+
 [[maybe_unused]] const bool kBuiltinsRegistered = [] {
   RegisterBuiltinGlobal("ffi.String", BuiltinStringLike<true>);
   RegisterBuiltinGlobal("ffi.Bytes", BuiltinStringLike<false>);
@@ -332,6 +372,7 @@ int BuiltinRecordLoadFailure(void*, const TVMFFIAny* args, int32_t num_args, TVM
   RegisterBuiltinGlobal("ffi.FunctionListGlobalNamesFunctor", BuiltinListGlobalNamesFunctor);
   RegisterBuiltinGlobal("ffi.LoadFailures", BuiltinLoadFailures);
   RegisterBuiltinGlobal("ffi.RecordLoadFailure", BuiltinRecordLoadFailure);
+  RegisterBuiltinGlobal("ffi.FunctionFromExternC", BuiltinFunctionFromExternC);
   return true;
 }();
 

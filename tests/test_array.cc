@@ -177,6 +177,29 @@ TEST_CASE("Array mutation: insert, erase, resize, pop_back, clear", "[array]") {
         std::vector<int64_t>{1, 2, 3, 4});
 }
 
+TEST_CASE("Array of raw object pointers owns its elements and lends pointers", "[array]") {
+  int live = 0;
+  {
+    Array<const containers_test::CounterObj*> arr;
+    const containers_test::CounterObj* raw = nullptr;
+    {
+      Counter obj(&live);
+      raw = obj.get();
+      arr = {raw, raw};
+      CHECK(obj.use_count() == 3);  // each element is an owning reference
+      CHECK(arr[0] == raw);
+      CHECK(arr.back() == raw);
+    }
+    CHECK(live == 1);  // the array keeps it alive
+    CHECK(arr[1]->use_count() == 2);
+    Any as_any = arr;
+    auto back = as_any.try_cast<Array<const containers_test::CounterObj*>>();
+    REQUIRE(back.has_value());
+    CHECK((*back)[0] == raw);
+  }
+  CHECK(live == 0);
+}
+
 TEST_CASE("Array releases its elements", "[array]") {
   int live = 0;
   {

@@ -21,6 +21,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "reflection_test_util.h"
 
@@ -82,6 +83,83 @@ TEST_CASE("DeepCopy of an Array in a cycle points back at the copied Array", "[d
   CHECK(copy[1].cast<int64_t>() == 7);
   inner_copy.clear();  // break both cycles so everything is freed
   inner.clear();
+}
+
+TEST_CASE("DeepCopy of a Map in a cycle points back at the copied Map", "[dataclass]") {
+  SECTION("through a value, reached twice") {
+    List<Any> shared;
+    Map<Any, Any> root{{String("a"), shared}, {String("b"), shared}, {String("n"), 5}};
+    shared.push_back(root);  // root -> shared -> root
+    Map<Any, Any> copy = DeepCopy(root).cast<Map<Any, Any>>();
+    CHECK(!copy.same_as(root));
+    REQUIRE(copy.size() == 3);
+    List<Any> a = copy[String("a")].cast<List<Any>>();
+    CHECK(!a.same_as(shared));
+    CHECK(copy[String("b")].same_as(a));
+    CHECK(a[0].same_as(copy));
+    CHECK(copy[String("n")].cast<int64_t>() == 5);
+    // The original's order is kept.
+    std::vector<std::string> keys;
+    for (const auto& kv : copy) keys.push_back(std::string(kv.first.cast<String>()));
+    CHECK(keys == std::vector<std::string>{"a", "b", "n"});
+    a.clear();
+    shared.clear();
+  }
+  SECTION("through a key") {
+    Dict<Any, Any> key;
+    Map<Any, Any> root{{key, 1}};
+    key.Set(String("self"), root);  // root -> key -> root
+    Map<Any, Any> copy = DeepCopy(root).cast<Map<Any, Any>>();
+    REQUIRE(copy.size() == 1);
+    Dict<Any, Any> key_copy = (*copy.begin()).first.cast<Dict<Any, Any>>();
+    CHECK(!key_copy.same_as(key));
+    CHECK(key_copy[String("self")].same_as(copy));
+    CHECK(copy[key_copy].cast<int64_t>() == 1);
+    key_copy.clear();
+    key.clear();
+  }
+  SECTION("the root as a key of a Dict inside it") {
+    Dict<Any, Any> inner;
+    Map<Any, Any> root{{String("d"), inner}};
+    inner.Set(root, 1);
+    Map<Any, Any> copy = DeepCopy(root).cast<Map<Any, Any>>();
+    Dict<Any, Any> inner_copy = copy[String("d")].cast<Dict<Any, Any>>();
+    REQUIRE(inner_copy.size() == 1);
+    CHECK((*inner_copy.begin()).first.same_as(copy));
+    CHECK(inner_copy[copy].cast<int64_t>() == 1);
+    inner_copy.clear();
+    inner.clear();
+  }
+  SECTION("a large map (dense storage) keeps every entry and the cycle") {
+    List<Any> back;
+    Map<Any, Any> root;
+    for (int64_t i = 0; i < 1000; ++i) root.Set(i, i % 7 == 0 ? Any(back) : Any(i * 2));
+    back.push_back(root);
+    Map<Any, Any> copy = DeepCopy(root).cast<Map<Any, Any>>();
+    REQUIRE(copy.size() == 1000);
+    List<Any> back_copy = copy[int64_t{0}].cast<List<Any>>();
+    CHECK(back_copy[0].same_as(copy));
+    for (int64_t i = 0; i < 1000; ++i) {
+      if (i % 7 == 0) {
+        CHECK(copy[i].same_as(back_copy));
+      } else {
+        CHECK(copy[i].cast<int64_t>() == i * 2);
+      }
+    }
+    int64_t expect = 0;  // insertion order kept
+    for (const auto& kv : copy) CHECK(kv.first.cast<int64_t>() == expect++);
+    back_copy.clear();
+    back.clear();
+  }
+  SECTION("a map without cycles is still copy-on-write afterwards") {
+    Map<Any, Any> root{{String("x"), List<Any>{1}}};
+    Map<Any, Any> copy = DeepCopy(root).cast<Map<Any, Any>>();
+    Map<Any, Any> alias = copy;
+    alias.Set(String("y"), 2);  // shared: alias gets its own map
+    CHECK(copy.size() == 1);
+    CHECK(alias.size() == 2);
+    CHECK(!alias.same_as(copy));
+  }
 }
 
 TEST_CASE("DeepCopy copies inherited and Any fields", "[dataclass]") {

@@ -368,6 +368,9 @@ TEST_CASE("Backtrace frames of helpers dladdr cannot name are named or shown as 
   REQUIRE_THAT(bt, ContainsSubstring("ThrowTagged(int)"));
   REQUIRE_THAT(bt, ContainsSubstring("ThrowViaA(int)"));  // maybe a "[clone .isra.0]"
   REQUIRE_THAT(bt, ContainsSubstring("ThrowVia(int)"));
+  // Named once: the site line names the thrower, so its own frame is not repeated.
+  const size_t first = bt.find("ThrowTagged");
+  REQUIRE(bt.find("ThrowTagged", first + 1) == std::string::npos);
 }
 
 namespace {

@@ -592,6 +592,49 @@ TEST_CASE("Built-in ffi.FunctionRemoveGlobal and ffi.FunctionListGlobalNamesFunc
   REQUIRE(c.deleted.load() == 1);
 }
 
+TEST_CASE("Built-in ffi.FunctionFromExternC wraps a C safe call", "[runtime][function]") {
+  auto ptr = [](const void* p) {
+    TVMFFIAny a = None();
+    a.type_index = kTVMFFIOpaquePtr;
+    a.v_ptr = const_cast<void*>(p);
+    return a;
+  };
+  Counter c;
+  TVMFFIAny f;
+  REQUIRE(CallGlobal("ffi.FunctionFromExternC",
+                     {ptr(&c), ptr(reinterpret_cast<void*>(SumArgs)),
+                      ptr(reinterpret_cast<void*>(CounterDeleter))},
+                     &f) == 0);
+  REQUIRE(f.type_index == kTVMFFIFunction);
+  TVMFFIAny args[] = {Int(40), Int(2)};
+  TVMFFIAny result = None();
+  REQUIRE(TVMFFIFunctionCall(f.v_obj, args, 2, &result) == 0);
+  REQUIRE(result.v_int64 == 42);
+  REQUIRE(c.calls == 1);
+  Release(&f);
+  REQUIRE(c.deleted == 1);  // the deleter ran with `self`
+
+  // An int address and a None deleter are accepted too.
+  Counter c2;
+  REQUIRE(CallGlobal("ffi.FunctionFromExternC",
+                     {Int(reinterpret_cast<intptr_t>(&c2)),
+                      Int(reinterpret_cast<intptr_t>(reinterpret_cast<void*>(SumArgs))), None()},
+                     &f) == 0);
+  REQUIRE(TVMFFIFunctionCall(f.v_obj, args, 1, &result) == 0);
+  REQUIRE(result.v_int64 == 40);
+  Release(&f);
+  REQUIRE(c2.deleted == 0);
+
+  REQUIRE(CallGlobal("ffi.FunctionFromExternC", {None(), None(), None()}, &f) == -1);
+  RaisedError e = TakeRaised();
+  REQUIRE(e.kind == "ValueError");
+  REQUIRE(e.message == "ffi.FunctionFromExternC: safe_call is NULL");
+  REQUIRE(CallGlobal("ffi.FunctionFromExternC", {None(), CStr("x"), None()}, &f) == -1);
+  REQUIRE(TakeRaised().kind == "TypeError");
+  REQUIRE(CallGlobal("ffi.FunctionFromExternC", {None()}, &f) == -1);
+  REQUIRE(TakeRaised().kind == "TypeError");
+}
+
 TEST_CASE("Built-in ffi.LoadFailures and ffi.RecordLoadFailure", "[runtime][function]") {
   // Every built-in registered when the runtime loaded.
   TVMFFIAny failures;

@@ -52,6 +52,7 @@ set(TVMFFI_PYTHON_SOURCES
   _framework.py
   _jax_handler.cc
   _lockfile.py
+  _optional_torch_c_dlpack.py
   _pyclass.py
   _reflection.py
   _registry_ext.py
@@ -71,6 +72,18 @@ set(TVMFFI_PYTHON_SOURCES
   serialization.py
   stream.py
   structural.py
+  stub/__init__.py
+  stub/__main__.py
+  stub/cli.py
+  stub/consts.py
+  stub/file_utils.py
+  stub/generator.py
+  stub/python_generator/__init__.py
+  stub/python_generator/codegen.py
+  stub/python_generator/consts.py
+  stub/python_generator/utils.py
+  stub/registry_info.py
+  stub/utils.py
   testing.py
   dataclasses/__init__.py
   dataclasses/_resolve_fields.py
@@ -81,6 +94,8 @@ set(TVMFFI_PYTHON_SOURCES
   dataclasses/gen_abi_cpp.py
   dataclasses/py_class.py
   utils/__init__.py
+  utils/_build_optional_torch_c_dlpack.py
+  utils/embed_cubin.py
   utils/kwargs_wrapper.py
   utils/lockfile.py
   utils/unpack_dataclass.py

@@ -10,3 +10,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/tvmffi_python.cmake)
 set_target_properties(tvmffi_python_core ${TVMFFI_TORCH_EXCHANGE_TARGET}
   PROPERTIES INSTALL_RPATH "")
 install(TARGETS tvmffi_python_core ${TVMFFI_TORCH_EXCHANGE_TARGET} LIBRARY DESTINATION .)
+# The exchange API's source, for building it against another torch at run time
+# (tvmffi.utils._build_optional_torch_c_dlpack); shipped with or without torch here.
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/../src/torch_exchange.cc DESTINATION .
+  RENAME _torch_exchange.cc)

@@ -46,6 +46,7 @@ enum class Kind : uint8_t {
   kMapping,      // dict -> ffi.Map
   kCallable,     // -> ffi.Function
   kBadExchange,  // an exchange-API attribute that is not a "dlpack_exchange_api" capsule
+  kRValueRef,    // obj._move() (tvmffi.core.ObjectRValueRef): the reference handed over
   kUnsupported,
 };
 
@@ -239,6 +240,8 @@ TypeEntry Classify(PyTypeObject* t) {
   ApiStatus api_status = ApiStatus::kNone;
   if (PyType_IsSubtype(t, ct.object)) {
     e.kind = Kind::kObject;
+  } else if (IsSubtype(t, h.rvalue_ref_cls)) {
+    e.kind = Kind::kRValueRef;
   } else if (PyType_IsSubtype(t, ct.device)) {
     e.kind = Kind::kDevice;
   } else if (IsSubtype(t, h.dtype_cls)) {
@@ -565,6 +568,27 @@ TVMFFIObjectHandle ObjectHandleOf(PyObject* obj) {
   return h;
 }
 
+// The tvmffi.Object an ObjectRValueRef (obj._move()) stands for, a new
+// reference with a non-NULL handle; NULL with an exception otherwise.
+TVMFFI_PY_COLD PyObject* RValueRefTarget(PyObject* rvalue) {
+  PyObject* obj = PyObject_GetAttrString(rvalue, "obj");
+  if (obj == nullptr) return nullptr;
+  if (!PyObject_TypeCheck(obj, GetCoreTypes().object)) {
+    PyErr_Format(PyExc_TypeError, "ObjectRValueRef: expected a tvmffi.Object, got '%s'",
+                 Py_TYPE(obj)->tp_name);
+    Py_DECREF(obj);
+    return nullptr;
+  }
+  if (nb::inst_ptr<ObjectRef>(obj)->handle == nullptr) {
+    PyErr_SetString(PyExc_ValueError,
+                    "ObjectRValueRef: the object holds no reference to hand over (moved "
+                    "already, or never initialised)");
+    Py_DECREF(obj);
+    return nullptr;
+  }
+  return obj;
+}
+
 // An int as int64 (OverflowError beyond 64 bits).
 bool LongToInt64(PyObject* v, int64_t* out) {
   int overflow = 0;
@@ -636,6 +660,7 @@ struct CallFrame {
   // API's DLTensor) are checked again before the call (RecheckBorrowed).
   bool ran_python = false;
   PyObject* immutable_copies = nullptr;  // [(arg, JAX array, its copy)] on a GPU (LendImmutableCopy)
+  bool has_rvalue = false;  // an argument is obj._move() (PackRValueRef)
 
   ~CallFrame() {
     for (int i = 0; i < n_slots; ++i) {
@@ -1303,6 +1328,29 @@ void NoteFramework(CallFrame& f, const Framework* fw) {
   if (f.fw == nullptr) f.fw = fw;
 }
 
+// Set once a returned container is tagged with a framework (ContainerInFramework):
+// until then no container argument is asked for a tag.
+bool g_containers_tagged = false;
+
+// A container that an earlier call returned tagged passes its framework on, so
+// that what this call returns comes out in that framework too (echo(f(x))[0]
+// is a torch tensor when x was). Cold: only containers, only once tags exist.
+TVMFFI_PY_COLD void NoteContainerFramework(CallFrame& f, PyObject* a) {
+  static PyObject* const kAttr = PyUnicode_InternFromString("_tvm_ffi_framework");
+  PyObject* name = kAttr != nullptr ? PyObject_GetAttr(a, kAttr) : nullptr;
+  if (name == nullptr) {
+    PyErr_Clear();  // untagged, or a class without the slot
+    return;
+  }
+  for (int k = 0; k < g_num_frameworks; ++k) {
+    if (g_frameworks[k].name == name) {
+      NoteFramework(f, &g_frameworks[k]);
+      break;
+    }
+  }
+  Py_DECREF(name);
+}
+
 bool ArgError(int i, PyObject* a) {
   // Add the argument position to the pending exception's message.
   PyObject *type, *value, *tb;
@@ -1466,6 +1514,50 @@ TVMFFI_PY_COLD bool PackOwned(CallFrame& f, PyObject* a, int i, TVMFFIAny* out) 
   return true;
 }
 
+bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_args);
+
+// obj._move(): passed as kTVMFFIObjectRValueRef, whose v_ptr is the address
+// of the Python object's own handle. A callee that takes the object over
+// clears it (the Python object is left empty); one that only reads it leaves
+// it. The Python object is held for the call (the ObjectRValueRef, which may
+// be changed meanwhile, is not relied on). A read-only tensor is passed as
+// any object argument is (a checked copy), never moved.
+TVMFFI_PY_COLD bool PackRValueRef(CallFrame& f, PyObject* a, TVMFFIAny* out, int i,
+                                  uint64_t owning_args) {
+  PyObject* obj = RValueRefTarget(a);
+  if (obj == nullptr) return false;
+  TensorSlot& s = f.slots[f.n_slots++];
+  s.heap = nullptr;
+  s.ref = obj;
+  s.cleanup = Cleanup::kDecRef;
+  TVMFFIObjectHandle* handle = &nb::inst_ptr<ObjectRef>(obj)->handle;
+  if (TVMFFIObjectGetTypeIndex(*handle) == kTVMFFITensor && TensorObjectReadOnly(obj, *handle)) {
+    return PackArg(f, obj, out, i, owning_args);
+  }
+  out->type_index = kTVMFFIObjectRValueRef;
+  out->v_ptr = handle;
+  f.has_rvalue = true;
+  return true;
+}
+
+// With an obj._move() argument: when another argument refers to the same
+// object (f(x, x._move())), the frame holds a reference of its own (one per
+// moved argument, which itself uses none of f.objs), so the callee taking the
+// object over and dropping it cannot free what it still reads.
+TVMFFI_PY_COLD void HoldMovedAliases(CallFrame& f, Py_ssize_t nargs) {
+  for (Py_ssize_t k = 0; k < nargs; ++k) {
+    if (f.args[k].type_index != kTVMFFIObjectRValueRef) continue;
+    TVMFFIObjectHandle moved = *static_cast<TVMFFIObjectHandle*>(f.args[k].v_ptr);
+    for (Py_ssize_t j = 0; j < nargs; ++j) {
+      if (f.args[j].type_index >= kTVMFFIStaticObjectBegin && f.args[j].v_obj == moved) {
+        TVMFFIObjectIncRef(moved);
+        f.objs[f.n_objs++] = moved;
+        break;
+      }
+    }
+  }
+}
+
 // Whether bit i of a FunctionRef::owning_args mask is set.
 inline bool OwningAt(uint64_t owning_args, int i) {
   return ((owning_args >> (i < 63 ? i : 63)) & 1) != 0;
@@ -1510,6 +1602,11 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       if (h == nullptr) return false;
       out->type_index = TVMFFIObjectGetTypeIndex(h);
       out->v_obj = static_cast<TVMFFIObject*>(h);
+      if (__builtin_expect(g_containers_tagged, 0) && f.fw == nullptr &&
+          (out->type_index == kTVMFFIArray || out->type_index == kTVMFFIMap ||
+           out->type_index == kTVMFFIList || out->type_index == kTVMFFIDict)) {
+        NoteContainerFramework(f, a);
+      }
       if (out->type_index == kTVMFFITensor && TensorObjectReadOnly(a, h)) {
         TVMFFIObjectHandle copy = ReadOnlyObjectCopy(f, i, false, a, h);
         if (copy == nullptr) return false;
@@ -1600,6 +1697,9 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       return PackOwned(f, a, i, out);
     case Kind::kBadExchange:
       return BadExchangeError(t);
+    case Kind::kRValueRef:
+      f.ran_python = true;  // the `obj` attribute
+      return PackRValueRef(f, a, out, i, owning_args);
     case Kind::kUnsupported: {
       f.ran_python = true;
       const int done = PackFallback(a, out);
@@ -1810,6 +1910,25 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       return ContainerToOwned(obj, e.kind, out);
     case Kind::kBadExchange:
       return BadExchangeError(t);
+    case Kind::kRValueRef: {
+      // obj._move() as an owned value (a callback's result, a list item): the
+      // object's reference is taken over and the Python object left empty.
+      // A tensor inside a call's argument goes the object way (read-only
+      // tensors are copied there).
+      PyObject* target = RValueRefTarget(obj);
+      if (target == nullptr) return false;
+      TVMFFIObjectHandle* handle = &nb::inst_ptr<ObjectRef>(target)->handle;
+      bool ok = true;
+      if (tls_pack_frame != nullptr && TVMFFIObjectGetTypeIndex(*handle) == kTVMFFITensor) {
+        ok = PyToOwnedAny(target, out);
+      } else {
+        out->type_index = TVMFFIObjectGetTypeIndex(*handle);
+        out->v_obj = static_cast<TVMFFIObject*>(*handle);
+        *handle = nullptr;
+      }
+      Py_DECREF(target);
+      return ok;
+    }
     case Kind::kCallable: {
       TVMFFIObjectHandle h = FunctionFromCallable(obj);
       if (h == nullptr) return false;
@@ -1993,6 +2112,7 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
     }
   }
   if (__builtin_expect(f.ran_python, 0) && !RecheckBorrowed(f, pyargs, nargs)) return nullptr;
+  if (__builtin_expect(f.has_rvalue, 0)) HoldMovedAliases(f, nargs);
   // Environment of the call: the framework allocates, its stream is current.
   DLPackManagedTensorAllocator prev_alloc = nullptr;
   const Framework* prev_fw = nullptr;
@@ -2099,7 +2219,11 @@ TVMFFI_PY_COLD PyObject* ContainerInFramework(TVMFFIObjectHandle h, const Framew
     return nullptr;
   }
   static PyObject* const kAttr = PyUnicode_InternFromString("_tvm_ffi_framework");
-  if (kAttr == nullptr || PyObject_SetAttr(r, kAttr, fw->name) != 0) PyErr_Clear();
+  if (kAttr == nullptr || PyObject_SetAttr(r, kAttr, fw->name) != 0) {
+    PyErr_Clear();
+  } else {
+    g_containers_tagged = true;
+  }
   return r;
 }
 

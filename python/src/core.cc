@@ -259,6 +259,148 @@ TVMFFIObjectHandle FunctionFromCallable(PyObject* callable) {
 }
 
 // ---------------------------------------------------------------------------
+// C functions as Functions (Function.__from_extern_c__ and
+// Function.__from_mlir_packed_safe_call__): JIT-compiled code hands over an
+// address; an optional Python object (the engine that owns the code) is kept
+// alive as long as the function.
+// ---------------------------------------------------------------------------
+namespace {
+
+// A Python int (or an object with __index__) as a non-NULL address.
+void* AddressFromPy(nb::handle value, const char* what) {
+  PyObject* index = PyNumber_Index(value.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    throw nb::type_error((std::string("argument `") + what +
+                          "` must be an int address, got an object of type '" +
+                          Py_TYPE(value.ptr())->tp_name + "'")
+                             .c_str());
+  }
+  void* addr = PyLong_AsVoidPtr(index);
+  Py_DECREF(index);
+  if (addr == nullptr) {
+    if (PyErr_Occurred()) throw nb::python_error();
+    throw nb::value_error((std::string("argument `") + what + "` is NULL").c_str());
+  }
+  return addr;
+}
+
+// MLIR's "packed" convention: one array of pointers to the arguments
+// (handle, args, num_args, result) and to the return code.
+struct MlirPackedCall {
+  void (*packed)(void**);
+  PyObject* keep_alive;  // owned, or NULL
+};
+
+int MlirPackedSafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
+  auto* call = static_cast<MlirPackedCall*>(self);
+  void* handle = nullptr;  // the callee ignores it, as a safe call's `self`
+  int rc = 0;
+  void* packed[] = {&handle, &args, &num_args, &result, &rc};
+  call->packed(packed);
+  return rc;
+}
+
+void MlirPackedDeleter(void* self) {
+  auto* call = static_cast<MlirPackedCall*>(self);
+  if (call->keep_alive != nullptr) PyDeleter(call->keep_alive);
+  delete call;
+}
+
+nb::object FunctionFromExternC(nb::handle c_symbol, nb::handle keep_alive) {
+  auto call = reinterpret_cast<TVMFFISafeCallType>(AddressFromPy(c_symbol, "c_symbol"));
+  const bool keep = !keep_alive.is_none();
+  TVMFFIObjectHandle h = nullptr;
+  if (keep) Py_INCREF(keep_alive.ptr());
+  if (TVMFFIFunctionCreate(keep ? keep_alive.ptr() : nullptr, call, keep ? PyDeleter : nullptr,
+                           &h) != 0) {
+    if (keep) Py_DECREF(keep_alive.ptr());
+    ThrowFFIError();
+  }
+  return WrapObject(h);
+}
+
+nb::object FunctionFromMlirPacked(nb::handle symbol, nb::handle keep_alive) {
+  auto packed = reinterpret_cast<void (*)(void**)>(AddressFromPy(symbol, "mlir_packed_symbol"));
+  auto* call = new MlirPackedCall{packed, nullptr};
+  if (!keep_alive.is_none()) call->keep_alive = keep_alive.inc_ref().ptr();
+  TVMFFIObjectHandle h = nullptr;
+  if (TVMFFIFunctionCreate(call, MlirPackedSafeCall, MlirPackedDeleter, &h) != 0) {
+    Py_XDECREF(call->keep_alive);
+    delete call;
+    ThrowFFIError();
+  }
+  return WrapObject(h);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// DLTensorTestWrapper (tvmffi.core, for tests): a tvmffi.Tensor behind a
+// class of its own whose DLPack C exchange API (__dlpack_c_exchange_api__)
+// is implemented here, as a framework's would be: arguments of that class
+// take the exchange-API path, results come back through the API as Tensors.
+// ---------------------------------------------------------------------------
+namespace {
+
+struct DLTensorTestWrapper {
+  nb::object tensor;  // a tvmffi.Tensor holding an ffi.Tensor
+};
+
+int TestWrapperToManaged(void* py_object, DLManagedTensorVersioned** out) {
+  nb::handle self(static_cast<PyObject*>(py_object));
+  const DLTensorTestWrapper* w = nb::inst_ptr<DLTensorTestWrapper>(self);
+  if (!nb::inst_ready(self) || !w->tensor.is_valid()) {
+    PyErr_SetString(PyExc_TypeError, "DLTensorTestWrapper is not initialised");
+    return -1;
+  }
+  if (TVMFFITensorToDLPackVersioned(nb::inst_ptr<ObjectRef>(w->tensor)->handle, out) != 0) {
+    SetPyErrorFromFFI();
+    return -1;
+  }
+  return 0;
+}
+
+int TestWrapperFromManaged(DLManagedTensorVersioned* managed, void** out) {
+  TVMFFIObjectHandle h = nullptr;
+  if (TVMFFITensorFromDLPackVersioned(managed, 0, 0, &h) != 0) {
+    SetPyErrorFromFFI();
+    return -1;
+  }
+  try {
+    *out = WrapObject(h).release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+    return -1;
+  }
+  return 0;
+}
+
+int TestWrapperStream(DLDeviceType device_type, int32_t device_id, void** out) {
+  *out = device_type == kDLCPU ? nullptr : TVMFFIEnvGetStream(device_type, device_id);
+  return 0;
+}
+
+DLPackExchangeAPI* TestWrapperApi() {
+  static DLPackExchangeAPI api = [] {
+    DLPackExchangeAPI a;
+    std::memset(&a, 0, sizeof(a));
+    a.header.version.major = DLPACK_MAJOR_VERSION;
+    a.header.version.minor = DLPACK_MINOR_VERSION;
+    a.header.prev_api = nullptr;
+    a.managed_tensor_allocator = nullptr;  // tensors are made by the runtime
+    a.managed_tensor_from_py_object_no_sync = TestWrapperToManaged;
+    a.managed_tensor_to_py_object_no_sync = TestWrapperFromManaged;
+    a.dltensor_from_py_object_no_sync = nullptr;
+    a.current_work_stream = TestWrapperStream;
+    return a;
+  }();
+  return &api;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
 // Helpers for the bindings
 // ---------------------------------------------------------------------------
 namespace {
@@ -586,6 +728,75 @@ void EnableVectorcall(nb::handle cls) {
 PyType_Slot g_function_slots[] = {{Py_tp_call, reinterpret_cast<void*>(FunctionTpCall)},
                                   {0, nullptr}};
 
+// ---- ObjectMeta: the metaclass of the FFI classes ---------------------------
+// nanobind's metaclass of bound classes (nanobind.nb_type_0) cannot be
+// subclassed, and its __init__ takes exactly one base. ObjectMeta is a
+// subclass of it that Python code may subclass in turn (dataclasses.enum's
+// metaclass makes `list(E)`, `len(E)`, `E("name")` work) and whose __init__
+// accepts mixin bases. Object, Function and Tensor are given it as their
+// metaclass, so every Python subclass of them has it.
+PyTypeObject* g_nb_class_meta = nullptr;
+
+// ObjectMeta.__init__(cls, name, bases, namespace, **kwargs).
+PyObject* ObjectMetaInit(PyObject* self, PyObject* args, PyObject* kwargs) {
+  nb::object call_args = nb::borrow(args);
+  if (PyTuple_GET_SIZE(args) == 3 && PyTuple_Check(PyTuple_GET_ITEM(args, 1)) &&
+      PyTuple_GET_SIZE(PyTuple_GET_ITEM(args, 1)) > 1) {
+    // nanobind fills the new class's type data from its one base: give it the
+    // base whose layout the class extends (Python's choice, tp_base); the
+    // other bases (mixins, or classes with that same layout) are Python's.
+    PyObject* layout_base =
+        reinterpret_cast<PyObject*>(reinterpret_cast<PyTypeObject*>(self)->tp_base);
+    if (layout_base != nullptr && Py_TYPE(Py_TYPE(layout_base)) == Py_TYPE(g_nb_class_meta)) {
+      call_args = nb::make_tuple(nb::handle(PyTuple_GET_ITEM(args, 0)),
+                                 nb::make_tuple(nb::handle(layout_base)),
+                                 nb::handle(PyTuple_GET_ITEM(args, 2)));
+    }
+  }
+  if (g_nb_class_meta->tp_init(self, call_args.ptr(), kwargs) != 0) return nullptr;
+  Py_RETURN_NONE;
+}
+
+PyMethodDef g_object_meta_init = {
+    "__init__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(ObjectMetaInit)),
+    METH_VARARGS | METH_KEYWORDS,
+    "Initialise a new FFI class; with several bases, nanobind's part takes the layout base."};
+
+nb::object MakeObjectMeta(nb::handle module, nb::handle object_cls) {
+  g_nb_class_meta = Py_TYPE(object_cls.ptr());
+  PyObject* nb_meta = reinterpret_cast<PyObject*>(Py_TYPE(g_nb_class_meta));
+  nb::dict ns;
+  ns["__module__"] = module.attr("__name__");
+  ns["__qualname__"] = "ObjectMeta";
+  ns["__doc__"] =
+      "The metaclass of tvmffi.Object and its subclasses (a subclass of nanobind's "
+      "metaclass that may be subclassed).";
+  // The class statement's machinery (type_new) refuses a base without
+  // Py_TPFLAGS_BASETYPE, which nanobind leaves off: lend it for this one call.
+  const unsigned long flags = g_nb_class_meta->tp_flags;
+  g_nb_class_meta->tp_flags = flags | Py_TPFLAGS_BASETYPE;
+  PyObject* meta = PyObject_CallFunction(nb_meta, "s(O)O", "ObjectMeta",
+                                         reinterpret_cast<PyObject*>(g_nb_class_meta), ns.ptr());
+  g_nb_class_meta->tp_flags = flags;
+  if (meta == nullptr) throw nb::python_error();
+  nb::object result = nb::steal(meta);
+  nb::object init =
+      nb::steal(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(meta), &g_object_meta_init));
+  if (!init.is_valid() || PyObject_SetAttrString(meta, "__init__", init.ptr()) != 0) {
+    throw nb::python_error();
+  }
+  return result;
+}
+
+// Make `meta` (ObjectMeta) the metaclass of the bound class `cls`: the layouts
+// are the same, ObjectMeta adds no slot of its own but __init__.
+void AdoptObjectMeta(nb::handle cls, nb::handle meta) {
+  PyObject* old = reinterpret_cast<PyObject*>(Py_TYPE(cls.ptr()));
+  Py_INCREF(meta.ptr());
+  Py_SET_TYPE(cls.ptr(), reinterpret_cast<PyTypeObject*>(meta.ptr()));
+  Py_DECREF(old);
+}
+
 }  // namespace
 
 }  // namespace tvmffi_py
@@ -654,6 +865,20 @@ NB_MODULE(_core, m) {
                  new (self) FunctionRef();
                  self->handle = h;
                })
+          .def_static("__from_extern_c__", &FunctionFromExternC, nb::arg("c_symbol"), nb::kw_only(),
+                      nb::arg("keep_alive_object") = nb::none(),
+                      "Function.__from_extern_c__(c_symbol, *, keep_alive_object=None): the C "
+                      "function at address `c_symbol` (a TVMFFISafeCallType, whose first "
+                      "argument it must ignore) as a Function; `keep_alive_object` (e.g. the JIT "
+                      "engine owning the code) is kept alive as long as the Function.")
+          .def_static("__from_mlir_packed_safe_call__", &FunctionFromMlirPacked,
+                      nb::arg("mlir_packed_symbol"), nb::kw_only(),
+                      nb::arg("keep_alive_object") = nb::none(),
+                      "Function.__from_mlir_packed_safe_call__(mlir_packed_symbol, *, "
+                      "keep_alive_object=None): a safe call compiled by MLIR in its packed form "
+                      "(void f(void** packed): pointers to handle, args, num_args, result and "
+                      "the int return code) as a Function; `keep_alive_object` is kept alive as "
+                      "long as the Function.")
           .def("__repr__", [](nb::handle self) -> std::string {
             nb::object name = nb::getattr(self, "__name__", nb::none());
             if (!nb::isinstance<nb::str>(name)) {
@@ -709,12 +934,14 @@ NB_MODULE(_core, m) {
                          a.v_device = TensorOf(self)->device;
                          return ToPy(&a);
                        })
-          .def_prop_ro("data_ptr",
-                       [](nb::handle self) {
-                         const DLTensor* t = TensorOf(self);
-                         return reinterpret_cast<uintptr_t>(static_cast<char*>(t->data) +
-                                                            t->byte_offset);
-                       })
+          .def(
+              "data_ptr",
+              [](nb::handle self) {
+                const DLTensor* t = TensorOf(self);
+                return reinterpret_cast<uintptr_t>(static_cast<char*>(t->data) + t->byte_offset);
+              },
+              "The address of the first element (``data`` plus ``byte_offset``), as an int; a "
+              "method, as torch's and upstream's.")
           .def("__dlpack_device__",
                [](nb::handle self) {
                  const DLTensor* t = TensorOf(self);
@@ -788,6 +1015,40 @@ NB_MODULE(_core, m) {
   GetCoreTypes().tensor = reinterpret_cast<PyTypeObject*>(tensor_cls.ptr());
   ClearPayloadOnNew(tensor_cls);
 
+  auto wrapper_cls =
+      nb::class_<DLTensorTestWrapper>(m, "DLTensorTestWrapper", nb::dynamic_attr(),
+                                      "A tvmffi.Tensor behind a class with its own DLPack C "
+                                      "exchange API (__dlpack_c_exchange_api__); for tests.")
+          .def(
+              "__init__",
+              [](DLTensorTestWrapper* self, nb::handle tensor) {
+                TensorOf(tensor);  // TypeError unless a tvmffi.Tensor holding a tensor
+                new (self) DLTensorTestWrapper{nb::borrow(tensor)};
+              },
+              nb::arg("tensor"))
+          .def_prop_ro(
+              "tensor", [](const DLTensorTestWrapper& w) { return w.tensor; },
+              "The wrapped tvmffi.Tensor.")
+          .def(
+              "__dlpack__",
+              [](const DLTensorTestWrapper& w, nb::args args, nb::kwargs kwargs) {
+                return w.tensor.attr("__dlpack__")(*args, **kwargs);
+              },
+              "The wrapped tensor's __dlpack__.")
+          .def(
+              "__dlpack_device__",
+              [](const DLTensorTestWrapper& w) { return w.tensor.attr("__dlpack_device__")(); },
+              "The wrapped tensor's (device_type, device_id).")
+          .def(
+              "__tvm_ffi_env_stream__",
+              [](const DLTensorTestWrapper& w) {
+                const DLDevice d = TensorOf(w.tensor)->device;
+                return reinterpret_cast<intptr_t>(TVMFFIEnvGetStream(d.device_type, d.device_id));
+              },
+              "The runtime's current stream on the wrapped tensor's device, as an int.");
+  wrapper_cls.attr("__dlpack_c_exchange_api__") =
+      Steal(PyCapsule_New(TestWrapperApi(), "dlpack_exchange_api", nullptr));
+
   auto device_cls =
       nb::class_<DeviceValue>(m, "Device",
                               "A device: Device('cuda:0'), Device('cpu'), Device('cuda', 1).")
@@ -860,6 +1121,13 @@ NB_MODULE(_core, m) {
   GetCoreTypes().device = reinterpret_cast<PyTypeObject*>(device_cls.ptr());
   ClearPayloadOnNew(device_cls);
 
+  // After the bound classes are made (nanobind makes each with its own metaclass).
+  nb::object object_meta = MakeObjectMeta(m, object_cls);
+  for (nb::handle cls : {object_cls.ptr(), function_cls.ptr(), tensor_cls.ptr()}) {
+    AdoptObjectMeta(cls, object_meta);
+  }
+  m.attr("ObjectMeta") = object_meta;
+
   m.def(
       "_set_hooks",
       [](nb::handle make_error, nb::handle error_info, nb::handle fw_alloc, nb::handle fw_stream,
@@ -880,6 +1148,42 @@ NB_MODULE(_core, m) {
         keep(h.shape_cls, shape_cls);
       },
       "Install the Python-side hooks (called once by tvmffi/__init__.py).");
+
+  m.def(
+      "_tensor_to_exchange",
+      [](nb::handle capsule, nb::handle tensor) -> nb::object {
+        auto* api = static_cast<const DLPackExchangeAPI*>(
+            PyCapsule_GetPointer(capsule.ptr(), "dlpack_exchange_api"));
+        if (api == nullptr) throw nb::python_error();
+        if (api->managed_tensor_to_py_object_no_sync == nullptr) {
+          throw nb::type_error("the DLPack C exchange API has no managed_tensor_to_py_object");
+        }
+        TensorOf(tensor);  // TypeError unless a tvmffi.Tensor holding a tensor
+        DLManagedTensorVersioned* managed = nullptr;
+        Check(TVMFFITensorToDLPackVersioned(HandleOf(tensor), &managed));
+        void* out = nullptr;
+        if (api->managed_tensor_to_py_object_no_sync(managed, &out) != 0) {
+          if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_RuntimeError, "managed_tensor_to_py_object_no_sync failed");
+          }
+          throw nb::python_error();
+        }
+        return nb::steal(static_cast<PyObject*>(out));
+      },
+      nb::arg("capsule"), nb::arg("tensor"),
+      "`tensor` (a tvmffi.Tensor) as an instance of the framework whose DLPack C exchange API "
+      "`capsule` is, sharing its memory (convert_func's tensor_cls).");
+
+  m.def(
+      "_set_rvalue_ref_class",
+      [](nb::handle cls) {
+        if (!PyType_Check(cls.ptr())) throw nb::type_error("_set_rvalue_ref_class: not a class");
+        PyObject*& slot = GetHooks().rvalue_ref_cls;
+        Py_XDECREF(slot);
+        slot = cls.inc_ref().ptr();
+      },
+      "Make `cls` (with an `obj` attribute) the class of `obj._move()`: an argument of that "
+      "class hands the object's reference to the callee (kTVMFFIObjectRValueRef).");
 
   m.def(
       "_register_object_class",

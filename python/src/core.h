@@ -79,6 +79,7 @@ struct Hooks {
   PyObject* fw_exchange_api = nullptr; // framework -> DLPack exchange API capsule | None
   PyObject* dtype_cls = nullptr;       // tvmffi.dtype (a str subclass)
   PyObject* shape_cls = nullptr;       // tvmffi.Shape (a tuple subclass)
+  PyObject* rvalue_ref_cls = nullptr;  // tvmffi.core.ObjectRValueRef (obj._move())
 };
 Hooks& GetHooks();
 

@@ -1,7 +1,9 @@
 // tvmffi._torch_exchange: the DLPack C exchange API for torch versions that do
 // not offer one (torch < 2.10 has no torch.Tensor.__dlpack_c_exchange_api__).
 // Built against the torch found at configure time; tvmffi uses it only when
-// the running torch is that version (tvmffi/_framework.py checks).
+// the running torch is that version (tvmffi/_framework.py checks). The wheel
+// also ships this file as tvmffi/_torch_exchange.cc, from which
+// tvmffi.utils._build_optional_torch_c_dlpack builds it for another torch.
 //
 // Debian's dlpack.h (1.x) comes first: torch's own ATen/dlpack.h has the same
 // include guard and the same DLTensor/DLManagedTensor layout, so it is skipped.
@@ -15,6 +17,7 @@
 #include <ATen/ops/empty.h>
 #include <c10/util/MaybeOwned.h>
 
+#include <cstdint>
 #include <exception>
 
 extern PyObject* THPVariableClass;            // torch.Tensor (libtorch_python)
@@ -185,6 +188,12 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
                        nullptr};
 
 }  // namespace
+
+// The same table for code that loads this file as a plain library (upstream's
+// name; tvmffi.utils._build_optional_torch_c_dlpack builds it that way).
+extern "C" __attribute__((visibility("default"))) int64_t TorchDLPackExchangeAPIPtr() {
+  return static_cast<int64_t>(reinterpret_cast<intptr_t>(Api()));
+}
 
 PyMODINIT_FUNC PyInit__torch_exchange() {
   PyObject* m = PyModule_Create(&kModule);

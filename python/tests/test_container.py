@@ -139,6 +139,33 @@ def test_list_elements_and_copies() -> None:
     assert not deep.same_as(nested) and deep == nested
 
 
+def test_deepcopy_of_a_map_in_a_cycle_points_back_at_the_copy() -> None:
+    # Through values: Map -> List -> the Map; the List is reached twice.
+    back = tvmffi.List()
+    root = tvmffi.Map({"a": back, "b": back, "n": 1})
+    back.append(root)
+    deep = copy.deepcopy(root)
+    assert not deep.same_as(root) and list(deep.keys()) == ["a", "b", "n"]
+    assert deep["a"].same_as(deep["b"]) and not deep["a"].same_as(back)
+    assert deep["a"][0].same_as(deep) and deep["n"] == 1
+    # Through a key: Map -> (key) Dict -> the Map.
+    key = tvmffi.Dict()
+    keyed = tvmffi.Map({key: 1})
+    key["self"] = keyed
+    deep_keyed = copy.deepcopy(keyed)
+    deep_key = next(iter(deep_keyed.keys()))
+    assert isinstance(deep_key, tvmffi.Dict) and not deep_key.same_as(key)
+    assert deep_key["self"].same_as(deep_keyed) and deep_keyed[deep_key] == 1
+    # The root as a key of a Dict inside it.
+    inner = tvmffi.Dict()
+    rooted = tvmffi.Map({"d": inner})
+    inner[rooted] = 2
+    deep_rooted = copy.deepcopy(rooted)
+    assert next(iter(deep_rooted["d"].keys())).same_as(deep_rooted)
+    for cyclic in (back, deep["a"], key, deep_key, inner, deep_rooted["d"]):
+        cyclic.clear()  # break the cycles so everything is freed
+
+
 def test_dict_is_a_shared_mutable_mapping() -> None:
     d = tvmffi.Dict({"a": 1, "b": [1, 2]})
     assert isinstance(d, MutableMapping) and d.type_key == "ffi.Dict"
@@ -191,6 +218,20 @@ def test_returned_containers_give_tensors_of_the_arguments_framework(np: ModuleT
     t = tvmffi.from_dlpack(x)
     assert isinstance(tvmffi.Array([t])[0], tvmffi.Tensor)
     assert isinstance(tvmffi.get_global_func("ffi.Array")(t)[0], tvmffi.Tensor)
+
+
+def test_tagged_container_passed_back_keeps_its_framework(np: ModuleType) -> None:
+    x = np.arange(4, dtype=np.float32)
+    make = tvmffi.get_global_func("ffi.Array")
+    arr = make(x)  # returned by a call with a numpy argument: tagged
+    wrapped = make(arr, 1)  # no tensor argument, but a tagged container
+    assert isinstance(wrapped[0][0], np.ndarray)
+    assert wrapped[0][0].ctypes.data == x.ctypes.data
+    same = tvmffi.get_global_func("ffi.Map")("a", arr)
+    assert isinstance(same["a"][0], np.ndarray)
+    # An untagged container (made from Python) passes nothing on.
+    plain = make(tvmffi.Array([tvmffi.from_dlpack(x)]))
+    assert isinstance(plain[0][0], tvmffi.Tensor)
 
 
 def test_returned_containers_give_torch_tensors(torch: ModuleType) -> None:

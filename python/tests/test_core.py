@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ctypes
+import gc
+import sys
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 import tvmffi
+from tvmffi._reflection import AnyCell
 
 
 def identity() -> tvmffi.Function:
@@ -222,3 +226,160 @@ def test_trainium_device_name() -> None:
     dev = tvmffi.Device("trn", 1)
     assert dev.dlpack_device_type() == 18  # kDLTrn
     assert tvmffi.get_global_func("ffi.ReprPrint")(dev) == "trn:1"
+
+
+# -- C functions as Functions (Function.__from_extern_c__ and friends) ---------
+
+_K_INT = 1  # kTVMFFIInt
+_SAFE_CALL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell),
+                              ctypes.c_int32, ctypes.POINTER(AnyCell))
+_PACKED_CALL = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
+
+
+def _add_one_impl(args: Any, num_args: int, result: Any) -> int:
+    if num_args != 1 or args[0].type_index != _K_INT:
+        tvmffi._LIB.TVMFFIErrorSetRaisedFromCStr(b"TypeError", b"add_one expects one int")
+        return -1
+    result[0].type_index = _K_INT
+    result[0].v.v_int64 = args[0].v.v_int64 + 1
+    return 0
+
+
+@_SAFE_CALL
+def _add_one(handle: Any, args: Any, num_args: int, result: Any) -> int:
+    return _add_one_impl(args, num_args, result)
+
+
+@_PACKED_CALL
+def _mlir_add_one(packed: Any) -> None:
+    # packed: pointers to (handle, args, num_args, result, return code).
+    args = ctypes.cast(ctypes.c_void_p.from_address(packed[1]).value, ctypes.POINTER(AnyCell))
+    num_args = ctypes.c_int32.from_address(packed[2]).value
+    result = ctypes.cast(ctypes.c_void_p.from_address(packed[3]).value, ctypes.POINTER(AnyCell))
+    ctypes.c_int.from_address(packed[4]).value = _add_one_impl(args, num_args, result)
+
+
+def _address(cfunc: Any) -> int:
+    return ctypes.cast(cfunc, ctypes.c_void_p).value
+
+
+@pytest.mark.parametrize("make", [tvmffi.Function.__from_extern_c__,
+                                  tvmffi.Function.__from_mlir_packed_safe_call__])
+def test_function_from_c_address(make: Any) -> None:
+    target = _add_one if make is tvmffi.Function.__from_extern_c__ else _mlir_add_one
+    f = make(_address(target))
+    assert isinstance(f, tvmffi.Function)
+    assert f(1) == 2 and f(41) == 42
+    with pytest.raises(TypeError, match="add_one expects one int"):
+        f(None)
+    # The keep-alive object lives as long as the function.
+    engine = [1, 2, 3]
+    before = sys.getrefcount(engine)
+    f = make(_address(target), keep_alive_object=engine)
+    assert f(2) == 3
+    assert sys.getrefcount(engine) == before + 1
+    del f
+    gc.collect()
+    assert sys.getrefcount(engine) == before
+    with pytest.raises(ValueError, match="NULL"):
+        make(0)
+    with pytest.raises(TypeError, match="int address"):
+        make("not an address")
+    with pytest.raises(TypeError):
+        make(_address(target), engine)  # keep_alive_object is keyword-only
+
+
+def test_function_from_extern_c_global() -> None:
+    make = tvmffi.get_global_func("ffi.FunctionFromExternC")
+    f = make(None, ctypes.c_void_p(_address(_add_one)), None)
+    assert isinstance(f, tvmffi.Function) and f(9) == 10
+    with pytest.raises(ValueError, match="safe_call is NULL"):
+        make(None, None, None)
+
+
+# -- convert_func ---------------------------------------------------------------
+
+def test_convert_func_plain_and_errors() -> None:
+    f = tvmffi.convert_func(lambda x: x + 1)
+    assert isinstance(f, tvmffi.Function) and f(1) == 2
+    assert tvmffi.convert_func(f) is f
+
+    def boom(x: int) -> None:
+        raise ValueError(f"boom {x}")
+
+    with pytest.raises(ValueError, match="boom 42"):
+        tvmffi.convert_func(boom)(42)
+
+    class NotATensor:
+        pass
+
+    for cls in (NotATensor, object):
+        with pytest.raises(TypeError, match="__dlpack_c_exchange_api__"):
+            tvmffi.convert_func(lambda x: x, tensor_cls=cls)
+
+
+def test_convert_func_delivers_tensor_cls(np: ModuleType) -> None:
+    wrapper_cls = tvmffi.core.DLTensorTestWrapper
+    seen = []
+
+    class Delivered:
+        # A tensor class whose exchange API is the wrapper's: arguments arrive
+        # as what that API makes (tvmffi.Tensor for the test wrapper).
+        __dlpack_c_exchange_api__ = wrapper_cls.__dlpack_c_exchange_api__
+
+    def callback(a: Any, n: int) -> Any:
+        seen.append((type(a), n))
+        return a
+
+    f = tvmffi.convert_func(callback, tensor_cls=Delivered)
+    t = tvmffi.from_dlpack(np.arange(3, dtype="int32"))
+    out = f(t, 5)
+    assert seen == [(tvmffi.Tensor, 5)] and out.shape == (3,)
+
+
+# -- obj._move() ------------------------------------------------------------------
+
+def _strong_count(obj: tvmffi.Object) -> int:
+    # The low 32 bits of the object header's combined reference count.
+    return ctypes.c_uint64.from_address(obj.__chandle__()).value & 0xFFFFFFFF
+
+
+def test_move_hands_the_reference_over() -> None:
+    counts = []
+
+    def callback(x: Any) -> Any:
+        counts.append(_strong_count(x))
+        return x._move()  # the result takes the callback's reference
+
+    f = tvmffi.Function(callback)
+    x = tvmffi.convert([1, 2])
+    assert _strong_count(x) == 1
+    kept = f(x)  # borrowed: the callback's wrapper holds a second reference
+    assert kept.same_as(x) and _strong_count(x) == 2
+    del kept
+    f(x._move())  # handed over: the callback's wrapper holds the only one
+    assert counts == [2, 1]
+    assert x.__ctypes_handle__().value is None
+    with pytest.raises(ValueError, match="no reference to hand over"):
+        f(x._move())
+    with pytest.raises(TypeError, match="not initialised"):
+        f(x)
+
+
+def test_move_into_a_reader_and_into_containers() -> None:
+    # A C++ parameter that is not an RValueRef refuses the rvalue (as
+    # upstream's); the object stays with its owner.
+    size = tvmffi.get_global_func("ffi.ArraySize")
+    x = tvmffi.convert([1, 2, 3])
+    with pytest.raises(TypeError, match="ObjectRValueRef"):
+        size(x._move())
+    assert size(x) == 3 and _strong_count(x) == 1
+    y = tvmffi.convert([4])
+    holder = tvmffi.convert([y._move()])  # the list takes y's reference
+    assert y.__ctypes_handle__().value is None
+    assert _strong_count(holder[0]) == 2  # the list's and the wrapper just made
+    # The same object borrowed and moved in one call stays alive throughout.
+    z = tvmffi.convert([5])
+    same = tvmffi.Function(lambda a, b: bool(a.same_as(b)) and len(a) == 1)
+    assert same(z, z._move())
+    assert z.__ctypes_handle__().value is None

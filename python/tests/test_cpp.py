@@ -61,3 +61,25 @@ def test_build_and_load_files_and_objects(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown kind of source"):
         (tmp_path / "x.txt").write_text("")
         tvmffi.cpp.build("jit_txt", sources=[str(tmp_path / "x.txt")])
+
+
+def test_cuda_sources_target_the_listed_or_detected_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tvmffi.cpp import extension
+
+    monkeypatch.setenv("TVM_FFI_CUDA_ARCH_LIST", "8.0;9.0a")
+    arches = extension._listed_arches(["-O3"])
+    assert arches == ["80", "90a"]
+    assert extension._cuda_arch_flags(arches) == [
+        "-gencode", "arch=compute_80,code=[sm_80,compute_80]",
+        "-gencode", "arch=compute_90a,code=[sm_90a,compute_90a]"]
+    # The caller's own target flags win: nothing is added.
+    assert extension._listed_arches(["-arch=sm_89"]) is None
+    assert extension._listed_arches(["-gencode", "arch=compute_75,code=sm_75"]) is None
+    assert extension._cuda_arch_flags(None) == []
+    # Unset: this machine's GPUs, asked from the driver only when a build runs.
+    monkeypatch.delenv("TVM_FFI_CUDA_ARCH_LIST")
+    assert extension._listed_arches([]) == []
+    monkeypatch.setattr(extension, "_detected_arches", lambda: ["90"])
+    assert extension._cuda_arch_flags([]) == ["-gencode", "arch=compute_90,code=[sm_90,compute_90]"]
+    monkeypatch.setattr(extension, "_detected_arches", lambda: [])
+    assert extension._cuda_arch_flags([]) == []  # no GPU: nvcc's default

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import gc
 import itertools
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 import pytest
 
@@ -303,3 +303,180 @@ def test_c_class_warns_about_unannotated_fields(rebinding: Any) -> None:
         @c_class("testing.TestObjectBase")
         class Base(core.Object):
             pass
+
+
+# -- enums -------------------------------------------------------------------------
+
+
+def test_enum_class_is_the_collection_of_its_entries() -> None:
+    from tvmffi.dataclasses import Enum, entry
+
+    class Op(Enum, type_key=_key("Op")):
+        arity: int = 0
+        neg = entry(arity=1)
+        add = entry(arity=2)
+
+    assert list(Op) == [Op.neg, Op.add] and len(Op) == 2
+    assert list(reversed(Op)) == [Op.add, Op.neg]
+    assert Op.add in Op and "neg" in Op and 1 in Op and "sub" not in Op and 2 not in Op
+    assert Op["add"].same_as(Op.add) and Op("neg").same_as(Op.neg) and Op(1).same_as(Op.add)
+    assert Op(Op.add) is Op.add
+    with pytest.raises(KeyError):
+        Op["sub"]
+    with pytest.raises(ValueError, match="not a valid Op"):
+        Op(5)
+
+    class Empty(Enum, type_key=_key("Empty")):
+        pass
+
+    assert len(Empty) == 0 and list(Empty) == [] and bool(Empty)  # a class is true
+
+
+def test_str_enum_subscript_takes_aliases_and_string_indices() -> None:
+    from tvmffi.dataclasses import StrEnum
+
+    class Sym(StrEnum, type_key=_key("Sym")):
+        PLUS = "+"
+        ADD = "+"
+
+    assert list(Sym) == [Sym.PLUS] and Sym.ADD.same_as(Sym.PLUS)
+    assert Sym["ADD"].same_as(Sym.PLUS) and Sym["+"].same_as(Sym.PLUS)
+    assert Sym("+").same_as(Sym.PLUS)
+
+
+def test_enum_entries_are_checked_where_the_class_is_defined() -> None:
+    from tvmffi.dataclasses import Enum, IntEnum, StrEnum, entry
+
+    with pytest.raises(TypeError, match=r"Bad\.x: invalid enum entry"):
+        class Bad(Enum, type_key=_key("Bad")):
+            arity: int = 0
+            x = entry(arity="not an int")
+
+    with pytest.raises(TypeError, match="value must be int"):
+        class BadInt(IntEnum, type_key=_key("BadInt")):
+            X = "x"
+
+    with pytest.raises(TypeError, match="value must be str"):
+        class BadStr(StrEnum, type_key=_key("BadStr")):
+            X = 1
+
+    with pytest.raises(OverflowError):
+        class Huge(IntEnum, type_key=_key("Huge")):
+            X = 1 << 63
+
+    with pytest.raises(TypeError, match="requires an integer value"):
+        class Bare(IntEnum, type_key=_key("Bare")):
+            X: ClassVar[Bare]
+
+    with pytest.raises(TypeError, match="indices are inferred"):
+        class Indexed(Enum, type_key=_key("Indexed")):
+            x = entry(_int_index=3)
+
+
+def test_enum_registry_is_the_ffi_type_attribute() -> None:
+    from tvmffi import serialization
+    from tvmffi.dataclasses import Enum, EnumState, IntEnum, auto
+    from tvmffi.dataclasses.enum import ENUM_STATE_ATTR
+
+    class Flag(Enum, type_key=_key("Flag")):
+        OFF = auto()
+        ON = auto()
+
+    class Level(IntEnum, type_key=_key("Level")):
+        LOW = -3
+        HIGH = 7
+
+    state = core._lookup_type_attr(Flag.__tvm_ffi_type_info__.type_index, ENUM_STATE_ATTR)
+    assert isinstance(state, EnumState)
+    assert list(state.entries) == [Flag.OFF, Flag.ON]
+    assert state.indexes["ON"].same_as(Flag.ON) and state.indexes[0].same_as(Flag.OFF)
+    # The runtime finds the entries through it: JSON gives back the singletons.
+    for member in (Flag.ON, Level.LOW, Level.HIGH):
+        text = serialization.to_json_graph_str(member)
+        assert serialization.from_json_graph_str(text).same_as(member)
+
+
+def test_enum_attrs_are_kept_by_entry() -> None:
+    from tvmffi.dataclasses import Enum, auto
+    from tvmffi.dataclasses.enum import ENUM_STATE_ATTR
+
+    class Color(Enum, type_key=_key("Color")):
+        RED = auto()
+        BLUE = auto()
+
+    rgb = Color.def_attr("rgb", default=0)
+    assert rgb[Color.RED] == 0 and Color.RED not in rgb
+    rgb[Color.RED] = 0xFF0000
+    assert rgb[Color.RED] == 0xFF0000 and Color.RED in rgb and rgb.get(Color.BLUE) is None
+    state = core._lookup_type_attr(Color.__tvm_ffi_type_info__.type_index, ENUM_STATE_ATTR)
+    assert state.attrs["rgb"][Color.RED] == 0xFF0000
+    assert Color.attr_dict["rgb"][Color.RED] == 0xFF0000
+    with pytest.raises(TypeError, match="expected Color"):
+        rgb["RED"] = 1
+
+
+def test_enum_fields_take_payloads() -> None:
+    from tvmffi.dataclasses import IntEnum, StrEnum
+
+    class Prio(IntEnum, type_key=_key("Prio")):
+        LOW = 1
+        HIGH = 2
+
+    class Sym(StrEnum, type_key=_key("SymField")):
+        ADD = "+"
+
+    @py_class(_key("Task"))
+    class Task(core.Object):
+        prio: Prio
+        sym: Sym
+
+    task = Task(prio=2, sym="+")
+    assert task.prio.same_as(Prio.HIGH) and task.sym.same_as(Sym.ADD)
+    task.prio = 1
+    assert task.prio.same_as(Prio.LOW)
+    with pytest.raises(TypeError, match="expected"):
+        task.prio = 9
+    assert task.prio.same_as(Prio.LOW)
+
+
+@needs_fixtures
+def test_c_class_enum_fields_take_payloads_when_the_enum_is_bound_later() -> None:
+    # testing binds the holder type before its enum types' classes exist.
+    holder = testing._TestCxxEnumHolder(priority=testing._TestCxxIntEnum.low,
+                                       opcode=testing._TestCxxStrEnum.add)
+    holder.priority = 20
+    holder.opcode = "*"
+    assert holder.priority.same_as(testing._TestCxxIntEnum.high)
+    assert holder.opcode.same_as(testing._TestCxxStrEnum.mul)
+    assert testing._TestCxxIntEnum(10).same_as(testing._TestCxxIntEnum.low)
+    assert len(testing._TestCxxIntEnum) == 2
+
+
+def test_object_metaclass_can_be_subclassed() -> None:
+    meta = type(core.Object)
+    assert meta is tvmffi._core.ObjectMeta and type(tvmffi.Function) is meta
+
+    class Meta(meta):
+        def describe(cls) -> str:
+            return f"class {cls.__name__}"
+
+    class Thing(core.Object, metaclass=Meta):
+        pass
+
+    assert Thing.describe() == "class Thing" and isinstance(Thing(), core.Object)
+
+
+def test_ffi_class_with_mixin_bases() -> None:
+    class Mixin:
+        def shout(self) -> str:
+            return "hi"
+
+    @py_class(_key("MixBase"))
+    class Base(core.Object):
+        x: int
+
+    class Child(Mixin, Base):
+        pass
+
+    obj = Child(x=3)
+    assert obj.x == 3 and obj.shout() == "hi" and isinstance(obj, Base)

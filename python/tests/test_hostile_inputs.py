@@ -280,7 +280,7 @@ def test_2_deep_ffi_containers_back_to_python() -> None:
 # 3. A Python callback keeps a tensor it was lent.
 # --------------------------------------------------------------------------
 def _poke(t: tvmffi.Tensor, index: int, value: float) -> None:
-    ctypes.c_float.from_address(t.data_ptr + 4 * index).value = value
+    ctypes.c_float.from_address(t.data_ptr() + 4 * index).value = value
 
 
 def test_3_callback_keeps_lent_tensor(np: ModuleType) -> None:
@@ -295,7 +295,7 @@ def test_3_callback_keeps_lent_tensor(np: ModuleType) -> None:
     address = x.ctypes.data
     tvmffi.Function(keep)(x)
     assert x.tolist() == [42.0, 1.0, 2.0, 3.0]
-    assert kept[0].data_ptr != address  # the callback's own memory, not a view of x
+    assert kept[0].data_ptr() != address  # the callback's own memory, not a view of x
     _poke(kept[0], 1, -1.0)  # after the call: stays in the callback's copy
     assert x.tolist() == [42.0, 1.0, 2.0, 3.0]
     del x
@@ -534,9 +534,11 @@ def test_6_new_without_init_core_classes(np: ModuleType) -> None:
                 assert "is not initialised" in str(err)
     with pytest.raises(TypeError, match="the tvmffi.Function is not initialised"):
         fn(1)
-    for attr in ("shape", "dtype", "device", "strides", "ndim", "data_ptr"):
+    for attr in ("shape", "dtype", "device", "strides", "ndim"):
         with pytest.raises(TypeError, match="the tvmffi.Object is not initialised"):
             getattr(ten, attr)
+    with pytest.raises(TypeError, match="the tvmffi.Object is not initialised"):
+        ten.data_ptr()
     with pytest.raises(TypeError, match="the tvmffi.Object is not initialised"):
         ten.__dlpack__()
     with pytest.raises(TypeError, match="the tvmffi.Object is not initialised"):

@@ -287,7 +287,7 @@ def test_callback_lent_tensor(dtype: str, layout: str, n: int, data: Any) -> Non
             # Write element `index` (in the array's memory order) through the tensor's strides.
             coord = np.unravel_index(index, arr.shape, order="F" if layout == "fortran" else "C")
             offset = sum(int(c) * int(s) for c, s in zip(coord, t.strides)) * arr.itemsize
-            ctypes.memset(t.data_ptr + offset, 0x11, 1)
+            ctypes.memset(t.data_ptr() + offset, 0x11, 1)
 
     fn = tvmffi.Function(callback)
     if not arr.flags.writeable and arr.size:

@@ -181,7 +181,7 @@ def test_versioned_capsule_with_readonly_flag(undeclared: Any,
 def test_readonly_tvmffi_tensor(undeclared: Any, np: ModuleType) -> None:
     ro = _readonly(np, [4, 4])
     t = tvmffi.from_dlpack(ro)  # no copy: the tensor keeps the read-only flag
-    assert t.data_ptr == ro.ctypes.data
+    assert t.data_ptr() == ro.ctypes.data
     with pytest.raises(ValueError, match="argument #1 is read-only"):
         undeclared.add_one(np.zeros(2, dtype=np.float32), t)
     with pytest.raises(ValueError, match=r"argument #0 \(a tensor inside it\) is read-only"):
@@ -197,7 +197,7 @@ def test_convert_makes_a_snapshot(np: ModuleType) -> None:
     # read-only memory holds a copy (from_dlpack alone keeps the memory).
     ro = _readonly(np, [1, 2])
     converted = tvmffi.convert([ro])
-    assert converted[0].data_ptr != ro.ctypes.data
+    assert converted[0].data_ptr() != ro.ctypes.data
     assert np.from_dlpack(converted[0]).tolist() == [1, 2]
 
 
@@ -311,7 +311,7 @@ def test_declared_owning_input_keeps_the_flag(probe: tvmffi.Module, np: ModuleTy
     t = tvmffi.from_dlpack(x)  # a read-only tvmffi.Tensor: the same object goes in
     assert probe.read_only_flag(t) is True
     back = probe.identity(t)
-    assert back.data_ptr == x.ctypes.data
+    assert back.data_ptr() == x.ctypes.data
     with pytest.raises(ValueError, match="passed to 'copy_into', which writes argument #1"):
         probe.copy_into(np.zeros(2, dtype=np.float32), back)  # still read-only
 

@@ -23,7 +23,7 @@ def test_from_dlpack_numpy_shares_memory(np: ModuleType) -> None:
     assert t.device == tvmffi.device("cpu")
     assert t.ndim == 2
     assert t.__dlpack_device__() == (1, 0)
-    assert t.data_ptr == x.ctypes.data
+    assert t.data_ptr() == x.ctypes.data
     back = np.from_dlpack(t)
     x[1, 2] = 42
     assert back[1, 2] == 42  # no copy either way
@@ -33,7 +33,7 @@ def test_from_dlpack_torch_shares_memory(torch: ModuleType) -> None:
     x = torch.zeros(4, dtype=torch.float64)
     t = tvmffi.from_dlpack(x)
     assert t.dtype == "float64"
-    assert t.data_ptr == x.data_ptr()
+    assert t.data_ptr() == x.data_ptr()
     y = torch.utils.dlpack.from_dlpack(t)
     x[0] = 7
     assert y[0].item() == 7
@@ -145,9 +145,9 @@ def test_callback_gets_owning_copy_of_lent_tensor(np: ModuleType) -> None:
     def look(t: tvmffi.Tensor) -> None:
         seen["shape"] = t.shape
         seen["dtype"] = t.dtype
-        seen["own"] = t.data_ptr != x.ctypes.data
+        seen["own"] = t.data_ptr() != x.ctypes.data
         seen["first"] = float(np.from_dlpack(t)[0])
-        ctypes.c_float.from_address(t.data_ptr + 4).value = 7.0  # a write during the callback
+        ctypes.c_float.from_address(t.data_ptr() + 4).value = 7.0  # a write during the callback
 
     x = np.array([5.0, 6.0], dtype=np.float32)
     tvmffi.Function(look)(x)

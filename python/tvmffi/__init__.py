@@ -100,9 +100,10 @@ from .structural import (  # noqa: E402
     structural_walk,
 )
 from . import access_path, error, serialization, structural  # noqa: E402
-from . import core, dataclasses  # noqa: E402
+from . import core, cpp, dataclasses  # noqa: E402  (upstream has tvm_ffi.cpp after import)
 from ._registry_ext import get_global_func_metadata, get_registered_type_keys  # noqa: E402
 from .dataclasses.py_class import method  # noqa: E402
+from .core import convert_func  # noqa: E402
 
 
 def device(spec: str | int | Device, index: int | None = None) -> Device:
@@ -170,7 +171,9 @@ __all__ = [
     "WalkResult",
     "access_path",
     "convert",
+    "convert_func",
     "core",
+    "cpp",
     "dataclasses",
     "device",
     "dtype",

@@ -62,7 +62,7 @@ def _numpy_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> 
 
 
 def _numpy_from_tensor(tensor: Any) -> Any:
-    arr = _NUMPY_ALLOCATED.pop(tensor.data_ptr, None)
+    arr = _NUMPY_ALLOCATED.pop(tensor.data_ptr(), None)
     if arr is not None and arr.shape == tuple(tensor.shape) and str(arr.dtype) == tensor.dtype:
         return arr
     return _module("numpy").from_dlpack(tensor)

@@ -430,12 +430,21 @@ def call_cells(func: Any, cells: Sequence[AnyCell]) -> AnyCell:
 
 
 class ObjectRValueRef:
-    """``obj._move()``: a reference the callee may move from (passed as the object)."""
+    """``obj._move()``: ``obj``'s reference, handed to whatever it is passed to.
+
+    As a function argument it travels as an rvalue reference: a callee that
+    takes the object over leaves ``obj`` empty (its handle None), one that only
+    reads it leaves it as it was. Returned from a callback, or put in a
+    container being converted, it always hands the reference over.
+    """
 
     __slots__ = ["obj"]
 
     def __init__(self, obj: Any) -> None:
         self.obj = obj
+
+
+_core._set_rvalue_ref_class(ObjectRValueRef)
 
 
 class ObjectConvertible:
@@ -979,9 +988,16 @@ class TypeField:
         cls = TYPE_INDEX_TO_CLS.get(ty.origin_type_index)
         if cls is None:
             return False
-        return any(getattr(b, "__module__", None) in ("tvm_ffi.dataclasses.enum",
-                                                       "tvmffi.dataclasses.enum")
-                   and b.__name__ in ("IntEnum", "StrEnum") for b in cls.__mro__)
+        # Asked on every write: the answer is kept for the class now registered
+        # for the field's type (an enum class may be bound after this field's).
+        known = getattr(self, "_payload_enum_of", None)
+        if known is not None and known[0] is cls:
+            return known[1]
+        result = any(getattr(b, "__module__", None) in ("tvm_ffi.dataclasses.enum",
+                                                         "tvmffi.dataclasses.enum")
+                     and b.__name__ in ("IntEnum", "StrEnum") for b in cls.__mro__)
+        self._payload_enum_of = (cls, result)
+        return result
 
     def normalize_value(self, value: Any) -> Any:
         """An IntEnum / StrEnum field's payload (``1``, ``"+"``) as its entry; others as they are."""
@@ -999,12 +1015,9 @@ class TypeField:
         def fget(obj: Any) -> Any:
             return field.get(obj)
 
-        if self._is_payload_enum_field():
-            def fset(obj: Any, value: Any) -> None:
-                field.set(obj, field.normalize_value(value))
-        else:
-            def fset(obj: Any, value: Any) -> None:
-                field.set(obj, value)
+        def fset(obj: Any, value: Any) -> None:
+            # IntEnum / StrEnum fields take payloads (``obj.priority = 20``).
+            field.set(obj, field.normalize_value(value))
         for fn in (fget, fset):
             fn.__name__ = name
             fn.__module__ = cls.__module__

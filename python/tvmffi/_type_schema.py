@@ -639,7 +639,7 @@ def _registered_cls_has_base(type_index: int, base_name: str) -> bool:
 
 
 def _enum_variant(type_index: int, payload: Any) -> Any:
-    """The entry of an IntEnum / StrEnum type at a payload (its registry is kept by the class)."""
+    """The entry of an IntEnum / StrEnum type at a payload (from its ``__ffi_enum__`` registry)."""
     cls = _r.TYPE_INDEX_TO_CLS.get(type_index)
     if cls is None:
         return None

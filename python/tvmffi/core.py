@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _core, _reflection as _r
-from ._core import Device, Function, Object, Tensor, from_dlpack
+from ._core import Device, DLTensorTestWrapper, Function, Object, Tensor, from_dlpack
 from ._device_type import DLDeviceType
 from ._dtype import dtype as DataType
 from ._reflection import (
@@ -164,8 +164,45 @@ def _get_global_func(name: str, allow_missing: bool) -> Function | None:
 
 
 def _convert_to_ffi_func(pyfunc: Callable[..., Any], tensor_cls: type | None = None) -> Function:
-    """A Python callable as an FFI :class:`Function`."""
-    return pyfunc if isinstance(pyfunc, Function) else Function(pyfunc)
+    """A Python callable as an FFI :class:`Function` (see :func:`convert_func`)."""
+    if tensor_cls is None:
+        return pyfunc if isinstance(pyfunc, Function) else Function(pyfunc)
+    to_cls = _tensor_converter(tensor_cls)
+
+    def callback(*args: Any) -> Any:
+        return pyfunc(*[to_cls(a) if isinstance(a, Tensor) else a for a in args])
+
+    return Function(callback)
+
+
+def _tensor_converter(tensor_cls: type) -> Callable[[Tensor], Any]:
+    """How a :class:`Tensor` becomes an instance of ``tensor_cls`` (sharing memory)."""
+    api = getattr(tensor_cls, "__dlpack_c_exchange_api__", None)
+    if api is not None and type(api).__name__ == "PyCapsule":
+        return lambda t: _core._tensor_to_exchange(api, t)
+    framework = (getattr(tensor_cls, "__module__", None) or "").split(".")[0]
+    if api is None and framework:
+        from . import _framework  # noqa: PLC0415  (imports frameworks lazily)
+
+        # torch before 2.10 has no capsule of its own: tvmffi may provide one.
+        if _framework.exchange_api(framework) is not None:
+            return lambda t: _framework.from_tensor(framework, t)
+    name = getattr(tensor_cls, "__name__", repr(tensor_cls))
+    raise TypeError(f"convert_func: tensor_cls {name} has no __dlpack_c_exchange_api__ (a DLPack "
+                    "C exchange API capsule): tensor arguments cannot be delivered as its "
+                    "instances")
+
+
+def convert_func(pyfunc: Callable[..., Any], tensor_cls: type | None = None) -> Function:
+    """``pyfunc`` as an FFI :class:`Function`, like :func:`tvmffi.convert` for callables.
+
+    With ``tensor_cls`` (a tensor class exposing ``__dlpack_c_exchange_api__``,
+    such as ``torch.Tensor``), the tensor arguments the function is called with
+    reach ``pyfunc`` as instances of that class (sharing memory) instead of
+    :class:`Tensor`; TypeError for a class without the attribute. Exceptions
+    ``pyfunc`` raises reach the caller as they do for any callback.
+    """
+    return _convert_to_ffi_func(pyfunc, tensor_cls=tensor_cls)
 
 
 def _convert_to_opaque_object(pyobject: Any) -> OpaquePyObject:
@@ -295,6 +332,7 @@ __all__ = [
     "CContainerBase",
     "CObject",
     "DLDeviceType",
+    "DLTensorTestWrapper",
     "DataType",
     "Device",
     "Error",
@@ -312,6 +350,7 @@ __all__ = [
     "TypeMethod",
     "TypeSchema",
     "_to_py_class_value",
+    "convert_func",
     "from_dlpack",
     "object_repr",
 ]

@@ -195,6 +195,9 @@ class TestIntPair(Object):
 
     __test__ = False
     __slots__ = ()
+    # Annotated as upstream's: fields(TestIntPair) resolve their types from these.
+    a: int
+    b: int
 
 
 @_fixture("testing.TestFrozenCxx", frozen=True)
@@ -281,6 +284,8 @@ class _TestCxxClassBase(Object):
     """``v_i64`` and ``v_i32``; the Python constructor stores ``v_i64 + 1`` and ``v_i32 + 2``."""
 
     __slots__ = ()
+    v_i64: int
+    v_i32: int
     not_field_1 = 1
     not_field_2 = 2
 

@@ -74,6 +74,61 @@ def _with_exports(source: str, functions: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_ARCH_FLAGS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code",
+               "--gpu-code")
+
+
+def _detected_arches() -> list[str]:
+    """The compute capabilities of this machine's GPUs ("90"), through the driver; [] if none."""
+    import ctypes  # noqa: PLC0415  (CUDA builds only)
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return []
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return []
+    found: list[str] = []
+    for i in range(count.value):
+        dev, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+        # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76
+        if (cuda.cuDeviceGet(ctypes.byref(dev), i) == 0
+                and cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, dev) == 0
+                and cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev) == 0):
+            arch = f"{major.value}{minor.value}"
+            if arch not in found:
+                found.append(arch)
+    return found
+
+
+def _listed_arches(extra_cuda_cflags: list[str]) -> list[str] | None:
+    """The GPUs to build for: None when the caller's flags name them, else
+    TVM_FFI_CUDA_ARCH_LIST ("8.0 9.0a", upstream's variable) or [] (detect at build time)."""
+    if any(f.split("=")[0] in _ARCH_FLAGS for f in extra_cuda_cflags):
+        return None
+    listed = os.environ.get("TVM_FFI_CUDA_ARCH_LIST", "").replace(";", " ").replace(",", " ")
+    return [a.replace(".", "").replace("+PTX", "") for a in listed.split()]
+
+
+def _cuda_arch_flags(arches: list[str] | None) -> list[str]:
+    """nvcc's target flags for _listed_arches' answer; [] (detected) means this machine's GPUs,
+    and with none nvcc's default.
+
+    Without them nvcc targets its oldest supported GPU and ships PTX, which the driver
+    compiles again when the module loads on a newer one. Detecting initialises the CUDA
+    driver (~0.1 s), so it happens only when a build runs, never for a cached load.
+    """
+    if arches is None:
+        return []
+    if not arches:
+        arches = _detected_arches()
+    flags: list[str] = []
+    for arch in arches:
+        flags += ["-gencode", f"arch=compute_{arch},code=[sm_{arch},compute_{arch}]"]
+    return flags
+
+
 def _compiler(env: str, default: str) -> str:
     return os.environ.get(env) or shutil.which(default) or default
 
@@ -106,10 +161,12 @@ def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cfla
     cxx, cc = _compiler("CXX", "c++"), _compiler("CC", "cc")
     has_cuda = any(f.endswith(_CUDA_EXTS) for f in files)
     nvcc = _nvcc() if has_cuda else ""
+    arches = _listed_arches(extra_cuda_cflags) if has_cuda else None
+    arch_key = "auto" if arches == [] else " ".join(arches or [])
     from .. import __version__  # noqa: PLC0415  (the package is fully imported by now)
 
-    key = "\0".join([key_text, output or "", *extra_cflags, "|", *extra_cuda_cflags, "|", *extra_ldflags, "|",
-                     *includes, cxx, cc, nvcc, __version__])
+    key = "\0".join([key_text, output or "", *extra_cflags, "|", *extra_cuda_cflags, arch_key,
+                     "|", *extra_ldflags, "|", *includes, cxx, cc, nvcc, __version__])
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     build_dir = (Path(build_directory).resolve() if build_directory
                  else _cache_root() / f"{name}_{digest}")
@@ -128,6 +185,7 @@ def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cfla
             raise ValueError(f"tvmffi.cpp: an object file output ({target.name}) takes exactly "
                              f"one source file, got {len(files)}")
         objects: list[str] = []
+        arch_flags = _cuda_arch_flags(arches) if has_cuda else []
         for i, src in enumerate(files):
             if src.endswith(_OBJ_EXTS):
                 objects.append(src)
@@ -135,7 +193,7 @@ def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cfla
             obj = str(target) + ".tmp" if object_only else str(build_dir / f"{Path(src).stem}.{i}.o")
             if src.endswith(_CUDA_EXTS):
                 cmd = [nvcc, "-c", "-std=c++17", "-O2", "-Xcompiler", "-fPIC", *inc,
-                       *extra_cuda_cflags, src, "-o", obj]
+                       *arch_flags, *extra_cuda_cflags, src, "-o", obj]
             elif src.endswith(_C_EXTS):
                 cmd = [cc, "-c", "-O2", "-fPIC", *inc, *extra_cflags, src, "-o", obj]
             elif src.endswith(_CXX_EXTS):

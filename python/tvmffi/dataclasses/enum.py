@@ -4,16 +4,16 @@
 FFI object type (``@py_class``, or ``@c_class`` when C++ registered the key:
 its entries then come from the C++ registry) whose entries are singleton
 objects with ``_int_index`` / ``_str_index`` (and, for IntEnum / StrEnum, a
-``value``). ``Color.get(1)``, ``Color(1)``, ``Color("red")`` give the entry;
-``Color.all_entries()`` iterates them; ``Color.def_attr("x")`` is a
-per-entry attribute map.
+``value``). The entries are made when the class statement completes, so an
+invalid declaration is reported there.
 
-Differences from upstream, while the runtime lacks ``ffi.List`` / ``ffi.Dict``
-operations and the extension's metaclass cannot be subclassed: the registry of
-a Python-defined enum is kept in Python (the ``__ffi_enum__`` type attribute
-the C++ side reads, e.g. for JSON, is not filled), and iterating the class
-itself (``list(Color)``, ``len(Color)``) is not available (use
-``Color.all_entries()``).
+The class itself behaves like a Python enum: ``list(Color)``, ``len(Color)``,
+``Color.red in Color``, ``Color["red"]`` (by alias or string index),
+``Color(1)`` / ``Color("red")`` / ``Color.get(1)`` (by index). Per-entry
+attributes: ``Color.def_attr("x")``. The registry is the type attribute
+``__ffi_enum__`` (an :class:`EnumState`), shared with C++: C++ finds the
+entries of a Python-defined enum (JSON, ``EnumObj::_GetByStrIndex``) and
+Python those a C++ ``EnumDef`` registered.
 """
 
 from __future__ import annotations
@@ -24,10 +24,12 @@ import typing
 from typing import Any, Callable, ClassVar, Iterator
 
 from .. import _reflection as _r
+from .._core import ObjectMeta
+from ..container import Dict
 from ..core import MISSING, Object
 from .c_class import c_class
 
-#: The type attribute under which C++ registers an enum type's entries (its EnumState).
+#: The type attribute under which an enum type's registry (its EnumState) lives.
 ENUM_STATE_ATTR = "__ffi_enum__"
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
@@ -38,7 +40,12 @@ __all__ = ["ENUM_STATE_ATTR", "Enum", "EnumAttrMap", "EnumState", "IntEnum", "St
 
 @c_class("ffi.EnumState")
 class EnumState(Object):
-    """The C++ registry of an enum type: its entries, their indices, their attributes."""
+    """The registry of an enum type: its entries, their indices, their attributes.
+
+    ``entries``: the entries in registration order (an ``ffi.List``);
+    ``indexes``: integer and string index -> entry (an ``ffi.Dict``);
+    ``attrs``: attribute name -> (entry -> value).
+    """
 
     __slots__ = ()
     entries: Any
@@ -47,6 +54,8 @@ class EnumState(Object):
 
 
 class _EnumEntry:
+    """A declared entry of an enum class body: the values of the enum's fields."""
+
     __slots__ = ("args", "kwargs")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -54,34 +63,24 @@ class _EnumEntry:
         self.kwargs = kwargs
 
     def __repr__(self) -> str:
-        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
-        return f"entry({', '.join(parts)})"
+        shown = [repr(a) for a in self.args]
+        shown.extend(f"{k}={v!r}" for k, v in self.kwargs.items())
+        return "entry(" + ", ".join(shown) + ")"
 
 
 def entry(*args: Any, **kwargs: Any) -> Any:
-    """An enum entry, with values of the enum's declared fields."""
+    """An enum entry, with values of the enum's declared fields (``value=`` for payload enums)."""
     return _EnumEntry(*args, **kwargs)
 
 
 def auto() -> Any:
-    """An enum entry whose indices come from its position and name."""
+    """An enum entry whose indices come from its position and its name."""
     return _EnumEntry()
-
-
-class _PyState:
-    """The registry of an enum type, kept in Python."""
-
-    __slots__ = ("attrs", "entries", "indexes")
-
-    def __init__(self) -> None:
-        self.entries: list[Any] = []
-        self.indexes: dict[Any, Any] = {}
-        self.attrs: dict[str, dict[int, Any]] = {}
 
 
 class _ClassProperty:
     # A read-only property of the class itself; it carries its getter's docstring.
-    __slots__ = ("fget", "__doc__")
+    __slots__ = ("__doc__", "fget")
 
     def __init__(self, fget: Callable[[type], Any]) -> None:
         self.fget = fget
@@ -92,10 +91,11 @@ class _ClassProperty:
 
 
 def _normalize_index(index: Any) -> int | str:
+    """``index`` as a registry key: an int64 (bools are ints) or a str."""
     if isinstance(index, bool):
         return int(index)
     if isinstance(index, int):
-        if not _INT64_MIN <= index <= _INT64_MAX:
+        if index < _INT64_MIN or index > _INT64_MAX:
             raise OverflowError(f"enum integer index {index} is outside int64")
         return index
     if isinstance(index, str):
@@ -103,88 +103,106 @@ def _normalize_index(index: Any) -> int | str:
     raise TypeError(f"enum index must be int or str, got {type(index).__name__}")
 
 
-class _LazyEntry:
-    """A class attribute standing for an entry until the entries are made."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        cls = owner if owner is not None else type(instance)
-        _ensure_resolved(cls)
-        value = cls.__dict__.get(self.name)
-        if isinstance(value, _LazyEntry):
-            raise AttributeError(self.name)
-        return value
+# type index -> its EnumState (a state, once made, is only ever added to).
+_STATES: dict[int, Any] = {}
 
 
-def _ensure_resolved(cls: type) -> None:
-    """Make the entries of the enum classes in ``cls``'s MRO that have not made theirs yet."""
-    for klass in reversed(cls.__mro__):
-        pending = klass.__dict__.get("__ffi_enum_pending__")
-        if pending is not None:
-            del klass.__ffi_enum_pending__
-            _resolve(klass, *pending)
-
-
-def _state(cls: type) -> _PyState | None:
-    _ensure_resolved(cls)
-    for klass in cls.__mro__:
-        state = klass.__dict__.get("__ffi_enum_state__")
+def _state(cls: type, *, create: bool = False) -> Any:
+    """The registry of an enum class (None when it has none and ``create`` is false)."""
+    info = getattr(cls, "__tvm_ffi_type_info__", None)
+    if info is None:
+        return None
+    state = _STATES.get(info.type_index)
+    if state is None:
+        state = _r.type_attr(info.type_index, ENUM_STATE_ATTR)
+        if state is None and create:
+            _r.register_type_attr(info.type_index, ENUM_STATE_ATTR, EnumState())
+            state = _r.type_attr(info.type_index, ENUM_STATE_ATTR)
         if state is not None:
-            return state
-    return None
-
-
-def _seq_items(obj: Any) -> list[Any]:
-    """The items of an ffi.Array / ffi.List (read through the C ABI's sequence cell)."""
-    handle = _r.chandle_of(obj)
-    if not handle:
-        return []
-    data = ctypes.c_void_p.from_address(handle + _r.OBJECT_HEADER_SIZE).value
-    size = ctypes.c_int64.from_address(handle + _r.OBJECT_HEADER_SIZE + 8).value
-    return [_r.cell_to_py(_r.copy_cell(_r.AnyCell.from_address(data + 16 * i)))
-            for i in range(size)]
-
-
-def _cxx_state(cls: type) -> _PyState:
-    """The entries C++ registered for the type (its ``__ffi_enum__`` EnumState)."""
-    state = _PyState()
-    info = cls.__tvm_ffi_type_info__  # type: ignore[attr-defined]
-    cxx = _r.type_attr(info.type_index, ENUM_STATE_ATTR)
-    if cxx is not None:
-        entries_field = EnumState.__tvm_ffi_type_info__.find_field("entries")
-        for item in _seq_items(entries_field.get(cxx)):
-            _register(state, item)
+            _STATES[info.type_index] = state
     return state
 
 
-def _register(state: _PyState, instance: Any) -> None:
-    state.entries.append(instance)
-    state.indexes[instance._int_index] = instance
-    state.indexes[str(instance._str_index)] = instance
+def _entries(cls: type) -> list[Any]:
+    state = _state(cls)
+    return [] if state is None else list(state.entries)
 
 
-class Enum(Object):
-    """Base of enums whose entries are FFI singletons (``class E(Enum, type_key=...)``)."""
+class _EnumMeta(ObjectMeta):
+    """The metaclass of enums: the class is the collection of its entries."""
+
+    def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any],
+                 **kwargs: Any) -> None:
+        super().__init__(name, bases, namespace, **kwargs)
+        # Entries are objects of the class: the extension can make them only now,
+        # once its part of the class is set up (after __init_subclass__).
+        plan = cls.__dict__.get("__ffi_enum_plan__")
+        if plan is not None:
+            delattr(cls, "__ffi_enum_plan__")
+            _make_entries(cls, *plan)
+
+    def __iter__(cls) -> Iterator[Any]:
+        return iter(_entries(cls))
+
+    def __reversed__(cls) -> Iterator[Any]:
+        return reversed(_entries(cls))
+
+    def __len__(cls) -> int:
+        state = _state(cls)
+        return 0 if state is None else len(state.entries)
+
+    def __bool__(cls) -> bool:
+        # A class is true even without entries (len() would say otherwise).
+        return True
+
+    def __contains__(cls, value: object) -> bool:
+        if isinstance(value, cls):
+            return any(value.same_as(e) for e in _entries(cls))  # type: ignore[attr-defined]
+        if isinstance(value, (int, str)):
+            try:
+                cls.get(value)  # type: ignore[attr-defined]
+            except (KeyError, OverflowError):
+                return False
+            return True
+        return False
+
+    def __getitem__(cls, name: str) -> Any:
+        # A class alias first (``Opcode["ADD"]`` for ``ADD = "+"``), then a string index.
+        if isinstance(name, str):
+            for klass in cls.__mro__:
+                value = klass.__dict__.get(name)
+                if isinstance(value, cls):
+                    return value
+            state = _state(cls)
+            found = None if state is None else state.indexes.get(name)
+            if found is not None:
+                return found
+        raise KeyError(name)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        # ``E(entry)`` and ``E(index)`` give the entry; any other call constructs.
+        if len(args) == 1 and not kwargs:
+            value = args[0]
+            if isinstance(value, cls):
+                return value
+            if isinstance(value, (int, str)):
+                try:
+                    return cls.get(value)  # type: ignore[attr-defined]
+                except KeyError:
+                    raise ValueError(f"{value!r} is not a valid {cls.__name__}") from None
+        return super().__call__(*args, **kwargs)
+
+
+class Enum(Object, metaclass=_EnumMeta):
+    """Base of enums whose entries are FFI singletons (``class E(Enum, type_key=...)``).
+
+    ``type_key`` names the FFI type; ``frozen`` (default True), ``init`` and
+    ``repr`` are passed to ``@py_class`` / ``@c_class``.
+    """
 
     __slots__ = ()
     _int_index: int
     _str_index: str
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and len(args) == 1:
-            value = args[0]
-            if isinstance(value, cls):
-                return value
-            if isinstance(value, (int, str)) and _state(cls) is not None:
-                try:
-                    return cls.get(value)
-                except KeyError:
-                    raise ValueError(f"{value!r} is not a valid {cls.__name__}") from None
-        return super().__new__(cls)
 
     def __init_subclass__(cls, *, type_key: str | None = None, frozen: bool = True,
                           init: bool = True, repr: bool = True, **kwargs: Any) -> None:
@@ -195,50 +213,53 @@ class Enum(Object):
         user_repr = "__repr__" in cls.__dict__
         binders, declarations = _collect_declarations(cls, payload)
         cxx_backed = _r.type_key_to_index(type_key) is not None
+        # Declarations are checked before the type is bound (or, for a new key,
+        # registered): a bad one leaves nothing behind.
+        _check_declarations(cls, binders, declarations, type_key, cxx_backed, payload)
         if cxx_backed:
             c_class(type_key, init=init, repr=repr)(cls)
         else:
             from .py_class import py_class  # noqa: PLC0415
 
             py_class(type_key, frozen=frozen, structural_eq="singleton")(cls)
-        _guard_init(cls)
         if payload is not None:
             _install_payload_behavior(cls, payload, user_repr)
-        # The entries are objects of the class, which the extension can only make once the
-        # class statement is complete: they are made on first use.
-        cls.__ffi_enum_pending__ = (binders, declarations, type_key, cxx_backed, payload)
-        for alias in list(binders) + list(declarations):
-            setattr(cls, alias, _LazyEntry(alias))
+        # Made by the metaclass once the class is complete.
+        cls.__ffi_enum_plan__ = (binders, declarations, type_key, cxx_backed, payload)
 
     @classmethod
     def get(cls, index: int | str) -> Any:
         """The entry at an integer or string index (KeyError if none)."""
         index = _normalize_index(index)
         state = _state(cls)
-        if state is not None and index in state.indexes:
-            return state.indexes[index]
-        raise KeyError(index)
+        found = None if state is None else state.indexes.get(index)
+        if found is None:
+            raise KeyError(index)
+        return found
 
     @classmethod
     def all_entries(cls) -> Iterator[Any]:
-        """The entries, in registration order."""
-        state = _state(cls)
-        return iter(list(state.entries) if state is not None else [])
+        """The entries, in registration order (also ``iter(cls)``)."""
+        return iter(_entries(cls))
 
     @_ClassProperty
-    def attr_dict(cls: type) -> dict[str, dict[int, Any]]:  # noqa: N805
-        """The per-entry attributes: name -> {entry's integer index: value}."""
+    def attr_dict(cls: type) -> Any:  # noqa: N805
+        """The per-entry attributes, live: name -> (entry -> value), an ``ffi.Dict``."""
         state = _state(cls)
-        return {} if state is None else state.attrs
+        return Dict() if state is None else state.attrs
 
     @classmethod
     def def_attr(cls, name: str, *, default: Any = MISSING) -> EnumAttrMap:
-        """A per-entry attribute map (``attr[entry] = value``)."""
+        """A per-entry attribute map (``attr[entry] = value``), kept in the registry."""
         return EnumAttrMap(cls, name, default=default)
 
 
 class EnumAttrMap:
-    """One per-entry attribute of an enum: ``attr[entry]``, ``attr[entry] = value``."""
+    """One per-entry attribute of an enum: ``attr[entry]``, ``attr[entry] = value``.
+
+    The values live in the enum's registry (``attrs[name]``, keyed by entry),
+    where C++ ``EnumDef::set_attr`` puts its values too.
+    """
 
     __slots__ = ("_default", "_enum_cls", "_name")
 
@@ -251,25 +272,26 @@ class EnumAttrMap:
         if not isinstance(variant, self._enum_cls):
             raise TypeError(f"expected {self._enum_cls.__name__}, got {type(variant).__name__}")
 
-    def _column(self, create: bool) -> dict[int, Any] | None:
-        state = _state(self._enum_cls)
+    def _column(self, create: bool) -> Any:
+        state = _state(self._enum_cls, create=create)
         if state is None:
             return None
-        column = state.attrs.get(self._name)
+        attrs = state.attrs
+        column = attrs.get(self._name)
         if column is None and create:
-            column = state.attrs[self._name] = {}
+            attrs[self._name] = Dict()
+            column = attrs[self._name]
         return column
 
     def __setitem__(self, variant: object, value: Any) -> None:
         self._check(variant)
-        self._column(True)[variant._int_index] = value  # type: ignore[index,attr-defined]
+        self._column(True)[variant] = value
 
     def __getitem__(self, variant: object) -> Any:
         self._check(variant)
         column = self._column(False)
-        key = variant._int_index  # type: ignore[attr-defined]
-        if column is not None and key in column:
-            return column[key]
+        if column is not None and variant in column:
+            return column[variant]
         if self._default is not MISSING:
             return self._default
         raise KeyError(f"{variant!r} has no extensible attribute {self._name!r}")
@@ -278,7 +300,7 @@ class EnumAttrMap:
         if not isinstance(variant, self._enum_cls):
             return False
         column = self._column(False)
-        return column is not None and variant._int_index in column  # type: ignore[attr-defined]
+        return column is not None and variant in column
 
     def get(self, variant: object, default: Any = None) -> Any:
         """The value for ``variant``, or ``default``."""
@@ -291,7 +313,7 @@ class EnumAttrMap:
 
 
 class IntEnum(Enum):
-    """An enum whose ``value`` is its integer index."""
+    """An enum whose ``value`` is its integer index (an int64, declared: ``LOW = 1``)."""
 
     __slots__ = ()
     value: int
@@ -302,7 +324,7 @@ class IntEnum(Enum):
 
 
 class StrEnum(Enum):
-    """An enum whose ``value`` (and ``name``) is its string index."""
+    """An enum whose ``value`` (and ``name``) is its string index (``ADD = "+"``)."""
 
     __slots__ = ()
     value: str
@@ -318,22 +340,9 @@ for _base, _key in ((Enum, "ffi.Enum"), (IntEnum, "ffi.IntEnum"), (StrEnum, "ffi
 del _base, _key
 
 
-def _guard_init(cls: type) -> None:
-    """``cls(entry)`` / ``cls(index)`` return an existing entry: its __init__ must then do nothing."""
-    init = cls.__dict__.get("__init__")
-    if init is None:
-        return
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if _r.chandle_of(self):
-            return
-        init(self, *args, **kwargs)
-
-    __init__.__qualname__ = getattr(init, "__qualname__", "__init__")
-    cls.__init__ = __init__  # type: ignore[misc]
-
-
 def _install_payload_behavior(cls: type, payload: type, user_repr: bool) -> None:
+    """IntEnum / StrEnum entries compare and hash as their value; ``name``, ``str``, ``repr``."""
+
     def eq(self: Any, other: object) -> Any:
         if isinstance(other, type(self)):
             return self.value == other.value
@@ -352,7 +361,8 @@ def _install_payload_behavior(cls: type, payload: type, user_repr: bool) -> None
         if key not in cls.__dict__:
             setattr(cls, key, value)
     if "name" not in cls.__dict__:
-        cls.name = property(lambda self: str(self._str_index))  # type: ignore[attr-defined]
+        cls.name = property(lambda self: str(self._str_index),  # type: ignore[attr-defined]
+                            doc="The entry's string index.")
     if not user_repr:
         cls.__repr__ = lambda self: f"{type(self).__name__}.{self.name}"  # type: ignore[assignment]
 
@@ -377,6 +387,11 @@ def _reject_value_field(cls: type, base: str) -> None:
 
 def _collect_declarations(cls: type, payload: type | None) -> tuple[list[str],
                                                                     dict[str, _EnumEntry]]:
+    """The class body's entries, taken out of it: binders (``x: ClassVar[E]``) and declarations.
+
+    A declaration is an ``entry(...)`` / ``auto()``, or for payload enums any
+    plain value (``LOW = 1``): its ``value``.
+    """
     annotations = _own_annotations(cls)
     binders = [n for n, a in annotations.items()
                if not n.startswith("_") and _is_class_var(a) and n not in cls.__dict__]
@@ -400,27 +415,57 @@ def _collect_declarations(cls: type, payload: type | None) -> tuple[list[str],
     return binders, declarations
 
 
-def _indices(cls: type, alias: str, ordinal: int, declaration: _EnumEntry,
-             payload: type | None) -> tuple[int, str, _EnumEntry]:
+def _payload_of(cls: type, alias: str, declaration: _EnumEntry,
+                payload: type) -> tuple[Any, _EnumEntry]:
+    """A payload declaration's value (checked) and its other field values."""
     kwargs = dict(declaration.kwargs)
-    if "_int_index" in kwargs or "_str_index" in kwargs:
-        raise TypeError(f"{cls.__name__}.{alias}: enum indices are inferred")
-    if payload is None:
-        return ordinal, alias, declaration
     if "value" not in kwargs:
         raise TypeError(f"{cls.__name__}.{alias} requires a {payload.__name__} value")
     value = kwargs.pop("value")
     if type(value) is not payload:
-        raise TypeError(f"{cls.__name__}.{alias} value must be {payload.__name__}")
-    rest = _EnumEntry(*declaration.args, **kwargs)
+        raise TypeError(f"{cls.__name__}.{alias} value must be {payload.__name__}, "
+                        f"got {type(value).__name__}")
     if payload is int:
         _normalize_index(value)
+    return value, _EnumEntry(*declaration.args, **kwargs)
+
+
+def _check_declarations(cls: type, binders: list[str], declarations: dict[str, _EnumEntry],
+                        type_key: str, cxx_backed: bool, payload: type | None) -> None:
+    """Reject, at the class statement, what :func:`_make_entries` would."""
+    for alias, declaration in declarations.items():
+        if "_int_index" in declaration.kwargs or "_str_index" in declaration.kwargs:
+            raise TypeError(f"{cls.__name__}.{alias}: enum indices are inferred")
+        if payload is not None:
+            _payload_of(cls, alias, declaration, payload)
+    if not binders:
+        return
+    known: Any = None
+    if cxx_backed:
+        state = _r.type_attr(_r.type_key_to_index(type_key), ENUM_STATE_ATTR)
+        known = () if state is None else state.indexes
+    for alias in binders:
+        if known is not None:
+            if alias not in known:
+                raise RuntimeError(f"{type_key!r} has no enum at string index {alias!r}")
+        elif payload is int:
+            raise TypeError(f"{cls.__name__}.{alias} requires an integer value")
+
+
+def _indices(cls: type, alias: str, ordinal: int, declaration: _EnumEntry,
+             payload: type | None) -> tuple[int, str, _EnumEntry]:
+    """An entry's integer and string index, and its other field values."""
+    if payload is None:
+        return ordinal, alias, declaration
+    value, rest = _payload_of(cls, alias, declaration, payload)
+    if payload is int:
         return value, alias, rest
     return ordinal, value, rest
 
 
 def _create(cls: type, int_index: int, str_index: str, declaration: _EnumEntry,
             cxx_backed: bool) -> Any:
+    """A new entry of ``cls``."""
     try:
         if not cxx_backed:
             return cls(*declaration.args, _int_index=int_index, _str_index=str_index,
@@ -449,26 +494,31 @@ def _create(cls: type, int_index: int, str_index: str, declaration: _EnumEntry,
         raise TypeError(f"{cls.__name__}.{str_index}: invalid enum entry: {err}") from None
 
 
-def _resolve(cls: type, binders: list[str], declarations: dict[str, _EnumEntry], type_key: str,
-             cxx_backed: bool, payload: type | None) -> None:
-    state = _cxx_state(cls) if cxx_backed else _PyState()
-    cls.__ffi_enum_state__ = state  # type: ignore[attr-defined]
+def _make_entries(cls: type, binders: list[str], declarations: dict[str, _EnumEntry],
+                  type_key: str, cxx_backed: bool, payload: type | None) -> None:
+    """Find or make the entries of a new enum class and set them as its attributes."""
+    state = _state(cls, create=True)
+    entries, indexes = state.entries, state.indexes
+
+    def register(instance: Any) -> None:
+        entries.append(instance)
+        indexes[instance._int_index] = instance
+        indexes[instance._str_index] = instance
+
     for alias in binders:
-        instance = state.indexes.get(alias)
+        instance = indexes.get(alias)
         if instance is None:
             if cxx_backed:
                 raise RuntimeError(f"{type_key!r} has no enum at string index {alias!r}")
-            if payload is int:
-                raise TypeError(f"{cls.__name__}.{alias} requires an integer value")
-            instance = _create(cls, len(state.entries), alias, _EnumEntry(), cxx_backed)
-            _register(state, instance)
+            instance = _create(cls, len(entries), alias, _EnumEntry(), cxx_backed)
+            register(instance)
         setattr(cls, alias, instance)
     for alias, declaration in declarations.items():
-        int_index, str_index, rest = _indices(cls, alias, len(state.entries), declaration, payload)
-        instance = state.indexes.get(int_index if payload is int else str_index)
+        int_index, str_index, rest = _indices(cls, alias, len(entries), declaration, payload)
+        instance = indexes.get(int_index if payload is int else str_index)
         if instance is None:
-            if int_index in state.indexes or str_index in state.indexes:
+            if int_index in indexes or str_index in indexes:
                 raise ValueError(f"duplicate enum index in {cls.__name__}.{alias}")
             instance = _create(cls, int_index, str_index, rest, cxx_backed)
-            _register(state, instance)
+            register(instance)
         setattr(cls, alias, instance)

@@ -1076,11 +1076,16 @@ struct ObjectRefWithFallbackTraitsBase : public ObjectRefTypeTraitsBase<ObjectRe
   }
 };
 
-/*! \brief TypeTraits of a raw (borrowed) object pointer, e.g. `const MyObj*` parameters. */
+/*!
+ * \brief TypeTraits of a raw (borrowed) object pointer, e.g. `const MyObj*` parameters.
+ *
+ * Storable, as upstream's: `Array<const MyObj*>` holds owning references to its
+ * elements and hands out pointers borrowed from its own storage (valid while
+ * the array holds them).
+ */
 template <typename TObject>
 struct TypeTraits<TObject*, std::enable_if_t<is_object_subclass_v<TObject>>>
     : public TypeTraitsBase {
-  static constexpr bool storage_enabled = false;
   TVM_FFI_INLINE static void CopyToAnyView(TObject* src, TVMFFIAny* result) {
     details::SetAnyObject(result, details::ObjectUnsafe::GetHeader(src));
   }

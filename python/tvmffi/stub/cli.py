@@ -1,0 +1,279 @@
+"""The ``tvm-ffi-stubgen`` command (also ``python -m tvmffi.stub``).
+
+::
+
+    tvm-ffi-stubgen [--imports MODS] [--dlls LIBS] [--check | --dry-run] PATH...
+
+loads the given modules and libraries (so that their functions and types are
+registered), then fills the marked blocks of each ``.py``/``.pyi`` file
+under ``PATH`` (see :mod:`tvmffi.stub.file_utils`). With ``--init-pypkg``,
+``--init-lib`` and ``--init-prefix`` it first writes ``_ffi_api.py`` and
+``__init__.py`` files, under the first ``PATH``, for registry prefixes that no
+file covers yet.
+
+The work goes in stages: (1) read the ``ty-map`` directives of all files,
+(2) with ``--init``, write the missing files, (3) fill each file's blocks and
+write it back when it changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import importlib
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import consts as C
+from .file_utils import FileInfo, StubSyntaxError, collect_files, syntax_for
+from .generator import Generator, get_generator
+from .registry_info import (
+    collect_global_funcs,
+    collect_type_keys,
+    object_info_from_type_key,
+    toposort_objects,
+)
+from .utils import FuncInfo, InitConfig, Options
+
+__all__ = ["main", "parse_args"]
+
+
+def _error(message: str) -> None:
+    print(f"{C.TOOL_NAME}: error: {message}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command with ``argv`` (default ``sys.argv[1:]``).
+
+    Returns 0, or 1 when a file could not be read or filled (each problem is
+    reported on stderr as ``path:line: message``, and the other files are
+    still done) or, with ``--check``, when a file would change.
+    """
+    opt = parse_args(argv)
+    generator = get_generator(opt.target)
+    failed = False
+    # Libraries are kept referenced to the end: unloading would drop their registrations.
+    libs: list[ctypes.CDLL] = []
+    try:
+        for module in opt.imports:
+            importlib.import_module(module)
+        for path in opt.dlls:
+            libs.append(ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL))
+    except (ImportError, OSError) as e:
+        _error(f"cannot load what --imports/--dlls name: {e}")
+        return 1
+
+    def on_error(path: Path, e: Exception) -> None:
+        nonlocal failed
+        failed = True
+        _error(str(e) if isinstance(e, StubSyntaxError) else f"{path}: {e}")
+
+    files = collect_files([Path(f) for f in opt.files], on_error)
+    global_funcs = collect_global_funcs()
+
+    ty_map = generator.default_ty_map()
+    good: list[FileInfo] = []
+    for file in files:
+        try:
+            _stage_1(file, ty_map)
+        except ValueError as e:
+            on_error(file.path, e)
+        else:
+            good.append(file)
+    files = good
+
+    root = Path(opt.files[0]).resolve()
+    if root.is_file():
+        root = root.parent
+    prefixes: set[str] = set()
+    if opt.init is not None:
+        prefixes = _stage_2(files, ty_map, opt.init, root, global_funcs, generator)
+    changed: list[Path] = []
+    for file in files:
+        try:
+            if _stage_3(file, opt, ty_map, global_funcs, generator):
+                changed.append(file.path)
+        except (ValueError, OSError) as e:
+            on_error(file.path, e)
+    if prefixes:
+        generator.finish_init(root, prefixes)
+    del libs
+    if opt.check and changed:
+        for path in changed:
+            _error(f"{path}: stubs are out of date")
+        return 1
+    if opt.verbose:
+        print(f"{len(files)} file(s) with stub blocks, {len(changed)} "
+              f"{'would change' if opt.dry_run else 'changed'}")
+    return 1 if failed else 0
+
+
+def _stage_1(file: FileInfo, ty_map: dict[str, str]) -> None:
+    """Add the file's ``ty-map`` directives (``A.B -> C.D``) to ``ty_map``."""
+    for code in file.code_blocks:
+        if code.kind != "ty-map":
+            continue
+        lhs, arrow, rhs = str(code.param).partition("->")
+        if not arrow or not lhs.strip() or not rhs.strip() or "->" in rhs:
+            raise StubSyntaxError(f"ty-map expects `<from> -> <to>` (e.g. `mylib.Foo -> "
+                                  f"mypkg.Foo`), got {code.param!r}", code.lineno_start,
+                                  file.path)
+        ty_map[lhs.strip()] = rhs.strip()
+
+
+def _stage_2(files: list[FileInfo], ty_map: dict[str, str], init_cfg: InitConfig,
+             init_path: Path, global_funcs: dict[str, list[FuncInfo]],
+             generator: Generator) -> set[str]:
+    """``--init``: for each registry prefix under ``init_cfg.prefix`` with functions or
+    types that no file's block covers, append their blocks to ``<prefix path>/_ffi_api.py``
+    and an export block to ``__init__.py`` under ``init_path`` (creating them), and add
+    those files to ``files``. Returns the prefixes written."""
+    def file_for(path: Path) -> FileInfo:
+        if path.exists():
+            for f in files:
+                if f.path.exists() and path.samefile(f.path):
+                    return f
+            info = FileInfo.from_file(path, include_empty=True)
+            if info is None:  # skip-file: leave it alone, write nothing into it
+                raise ValueError(f"{path}: has a skip-file marker; --init cannot add to it")
+        else:
+            info = FileInfo(path=path.resolve(), lines=(), code_blocks=[],
+                            syntax=syntax_for(path))
+        files.append(info)
+        return info
+
+    covered_funcs = {c.param[0] for f in files for c in f.code_blocks if c.kind == "global"}
+    covered_types = {str(c.param) for f in files for c in f.code_blocks if c.kind == "object"}
+    covered_types |= C.BUILTIN_TYPE_KEYS
+    filt = init_cfg.prefix.strip()
+    if filt and not filt.endswith("."):
+        filt += "."
+    root_prefix = filt.rstrip(".")
+
+    type_keys = collect_type_keys()
+    prefixes = sorted(set(type_keys) | set(global_funcs))
+    written: set[str] = set()
+    for prefix in prefixes:
+        if prefix != root_prefix and not prefix.startswith(filt):
+            continue
+        funcs = [] if prefix in covered_funcs else global_funcs.get(prefix, [])
+        objects = toposort_objects(sorted(set(type_keys.get(prefix, [])) - covered_types))
+        if not funcs and not objects:
+            continue
+        directory = init_path.joinpath(*prefix.split("."))
+        directory.mkdir(parents=True, exist_ok=True)
+        api = file_for(directory / generator.api_filename())
+        _append(api, generator.api_file_text(api.code_blocks, ty_map, prefix, objects,
+                                             init_cfg, prefix == root_prefix))
+        entry = file_for(directory / generator.init_filename())
+        submodule = generator.api_filename().rsplit(".", 1)[0]
+        _append(entry, generator.init_file_text(entry.code_blocks, prefix, submodule))
+        written.add(prefix)
+    return written
+
+
+def _append(file: FileInfo, text: str) -> None:
+    if text:
+        with file.path.open("a", encoding="utf-8") as f:
+            f.write(text)
+    if file.path.exists():
+        file.reload()
+
+
+def _stage_3(file: FileInfo, opt: Options, ty_map: dict[str, str],
+             global_funcs: dict[str, list[FuncInfo]], generator: Generator) -> bool:
+    """Fill the blocks of one file and write it back (unless ``opt.dry_run`` or
+    ``opt.check``). Returns whether its text changed."""
+    imports = generator.new_imports()
+    exported: set[str] = set()
+    defined_types: set[str] = set()
+    blocks = file.code_blocks
+    for code in blocks:
+        if code.kind == "import-object":
+            name, type_checking_only, alias = code.param
+            generator.add_import_object(imports, name, type_checking_only, alias)
+    for code in blocks:
+        if code.kind == "global":
+            funcs = global_funcs.get(code.param[0], [])
+            exported.update(f.schema.name for f in funcs)
+            generator.global_funcs_block(code, funcs, ty_map, imports, opt)
+    for code in blocks:
+        if code.kind == "object":
+            type_key = str(code.param)
+            try:
+                info = object_info_from_type_key(type_key)
+            except ValueError as e:
+                raise StubSyntaxError(str(e), code.lineno_start, file.path) from None
+            defined_types.add(generator.type_name(ty_map.get(type_key, type_key)))
+            generator.object_block(code, ty_map, imports, opt, info)
+    sections = [code for code in blocks if code.kind == "import-section"]
+    if sections:
+        generator.import_section_block(sections[0], imports, opt, defined_types)
+    alls = [code for code in blocks if code.kind == "__all__"]
+    if alls:
+        names = exported | defined_types | generator.extra_exports(imports)
+        generator.all_block(alls[0], names, opt)
+    for code in blocks:
+        if code.kind == "export":
+            generator.export_block(code)
+    return file.update(verbose=opt.verbose, dry_run=opt.dry_run or opt.check)
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Options:
+    """The :class:`~tvmffi.stub.utils.Options` of a command line (exits on a bad one)."""
+    parser = argparse.ArgumentParser(
+        prog=C.TOOL_NAME,
+        description="Fill the `# tvm-ffi-stubgen(begin): ...` blocks of Python files with "
+                    "type stubs of the registered FFI global functions and object types.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("files", nargs="+", metavar="PATH",
+                        help="files, or directories to search for .py/.pyi files")
+    parser.add_argument("--imports", default="", metavar="MODS",
+                        help="';'-separated Python modules to import first (they register "
+                             "functions and types)")
+    parser.add_argument("--dlls", default="", metavar="LIBS",
+                        help="';'-separated shared libraries to load first")
+    parser.add_argument("--init-pypkg", default="", metavar="PKG",
+                        help="--init: the distribution that ships the library")
+    parser.add_argument("--init-lib", default="", metavar="TARGET",
+                        help="--init: the library's CMake target (libTARGET.so)")
+    parser.add_argument("--init-prefix", default="", metavar="PREFIX",
+                        help="--init: the registry prefix to write files for (e.g. mypkg.)")
+    parser.add_argument("--indent", type=int, default=4,
+                        help="spaces per indentation level inside generated blocks")
+    parser.add_argument("--target", default="python", choices=["python"],
+                        help="the language to generate")
+    parser.add_argument("--ffi-package", default="tvmffi", metavar="MODULE",
+                        help="the module generated imports name for the FFI package "
+                             "(tvm_ffi: upstream's name, also served by tvmffi-as-tvm-ffi)")
+    parser.add_argument("--verbose", action="store_true", help="print a diff of each change")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="write no file")
+    mode.add_argument("--check", action="store_true",
+                      help="write no file; exit 1 when a file is not up to date")
+    args = parser.parse_args(argv)
+
+    init = None
+    init_args = (args.init_pypkg, args.init_lib, args.init_prefix)
+    if any(init_args):
+        if not all(init_args):
+            parser.error("--init-pypkg, --init-lib and --init-prefix go together")
+        init = InitConfig(pkg=args.init_pypkg, shared_target=args.init_lib,
+                          prefix=args.init_prefix)
+        if args.dry_run or args.check:
+            parser.error("--init-* writes files: it cannot go with --dry-run or --check")
+    if args.indent < 0:
+        parser.error("--indent must not be negative")
+
+    def split(text: str) -> list[str]:
+        return [part.strip() for part in text.split(";") if part.strip()]
+
+    return Options(imports=split(args.imports), dlls=split(args.dlls), init=init,
+                   indent=args.indent, files=list(args.files), verbose=args.verbose,
+                   dry_run=args.dry_run, target=args.target, ffi_package=args.ffi_package,
+                   check=args.check)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

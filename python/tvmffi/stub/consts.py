@@ -1,0 +1,95 @@
+"""The marker comments of the stub generator, and the names it treats specially."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal, Optional
+
+__all__ = [
+    "BLOCK_KINDS",
+    "BUILTIN_TYPE_KEYS",
+    "DEFAULT_SOURCE_EXTS",
+    "PYTHON_SYNTAX",
+    "SYNTAX_BY_EXT",
+    "TOOL_NAME",
+    "BlockKind",
+    "MarkerSyntax",
+]
+
+#: The command name, and the word every marker comment carries.
+TOOL_NAME = "tvm-ffi-stubgen"
+
+
+@dataclasses.dataclass(frozen=True)
+class MarkerSyntax:
+    """The marker comments of one source language, built on its line-comment token.
+
+    A marker is ``<comment> tvm-ffi-stubgen(<directive>)``, followed by ``:``
+    and an argument for the directives that take one; a line is a marker when,
+    stripped of its indentation, it starts with one of these texts.
+    """
+
+    comment: str
+
+    @property
+    def prefix(self) -> str:
+        """What every marker starts with (a line starting so is a marker, or an error)."""
+        return f"{self.comment} {TOOL_NAME}("
+
+    @property
+    def begin(self) -> str:
+        """Opens a generated block; the block kind and its argument follow."""
+        return self.prefix + "begin):"
+
+    @property
+    def end(self) -> str:
+        """Closes the generated block opened last."""
+        return self.prefix + "end)"
+
+    @property
+    def ty_map(self) -> str:
+        """A one-line type renaming, ``<from> -> <to>`` (``ffi.Foo -> mypkg.Foo``)."""
+        return self.prefix + "ty-map):"
+
+    @property
+    def import_object(self) -> str:
+        """A one-line import for the import section: ``<dotted name>;<True|False>;<alias>``."""
+        return self.prefix + "import-object):"
+
+    @property
+    def skip_file(self) -> str:
+        """Anywhere in a file: leave the whole file alone."""
+        return self.prefix + "skip-file)"
+
+
+#: The markers of Python sources (``# tvm-ffi-stubgen(...)``).
+PYTHON_SYNTAX = MarkerSyntax("#")
+
+#: The marker syntax of each file suffix the tool edits.
+SYNTAX_BY_EXT: dict[str, MarkerSyntax] = {".py": PYTHON_SYNTAX, ".pyi": PYTHON_SYNTAX}
+
+#: The file suffixes looked at when a directory is given.
+DEFAULT_SOURCE_EXTS = frozenset(SYNTAX_BY_EXT)
+
+#: The kind of a block; None is a plain line of the file, outside any block.
+BlockKind = Optional[
+    Literal["global", "object", "ty-map", "import-section", "import-object", "export", "__all__"]
+]
+
+#: Every block kind but None.
+BLOCK_KINDS = frozenset(
+    {"global", "object", "ty-map", "import-section", "import-object", "export", "__all__"}
+)
+
+#: Types the package itself binds: ``--init`` writes no class for them.
+BUILTIN_TYPE_KEYS = frozenset({
+    "ffi.Bytes",
+    "ffi.Error",
+    "ffi.Function",
+    "ffi.Object",
+    "ffi.OpaquePyObject",
+    "ffi.SmallBytes",
+    "ffi.SmallStr",
+    "ffi.String",
+    "ffi.Tensor",
+})

@@ -1,0 +1,116 @@
+"""The target-language side of the stub generator, and the registry of targets.
+
+:mod:`tvmffi.stub.cli` reads files and the FFI registry; a :class:`Generator`
+writes the text of each block. The import collector it makes
+(:meth:`Generator.new_imports`) is its own business: the driver only passes
+it from block to block of one file.
+"""
+
+from __future__ import annotations
+
+import abc
+from pathlib import Path
+from typing import Any
+
+from . import consts as C
+from .file_utils import CodeBlock
+from .utils import FuncInfo, InitConfig, ObjectInfo, Options
+
+__all__ = ["Generator", "get_generator"]
+
+
+class Generator(abc.ABC):
+    """Writes stub blocks in one target language.
+
+    The ``*_block`` methods rewrite ``code.lines`` between the markers; the
+    ``*_file_text`` methods give the text ``--init`` appends to new files.
+    """
+
+    #: The target's name (``--target``).
+    name: str
+    #: The marker comments of the target's sources.
+    syntax: C.MarkerSyntax
+
+    @abc.abstractmethod
+    def default_ty_map(self) -> dict[str, str]:
+        """The starting map of schema origins to the target's type names (a fresh copy)."""
+
+    @abc.abstractmethod
+    def new_imports(self) -> Any:
+        """An empty import collector for one file."""
+
+    @abc.abstractmethod
+    def add_import_object(self, imports: Any, name: str, type_checking_only: str,
+                          alias: str) -> None:
+        """Record an ``import-object`` directive's import (its three fields as written)."""
+
+    @abc.abstractmethod
+    def type_name(self, type_key: str) -> str:
+        """The name under which imports refer to a type the file defines (to drop those
+        imports, and to export the type)."""
+
+    @abc.abstractmethod
+    def extra_exports(self, imports: Any) -> set[str]:
+        """Names besides the file's functions and types that it exports."""
+
+    @abc.abstractmethod
+    def global_funcs_block(self, code: CodeBlock, funcs: list[FuncInfo],
+                           ty_map: dict[str, str], imports: Any, opt: Options) -> None:
+        """Fill a ``global/<prefix>`` block with the functions ``funcs``."""
+
+    @abc.abstractmethod
+    def object_block(self, code: CodeBlock, ty_map: dict[str, str], imports: Any,
+                     opt: Options, info: ObjectInfo) -> None:
+        """Fill an ``object/<type key>`` block with the type's members."""
+
+    @abc.abstractmethod
+    def import_section_block(self, code: CodeBlock, imports: Any, opt: Options,
+                             defined: set[str]) -> None:
+        """Fill an ``import-section`` block (``defined``: :meth:`type_name` of the file's
+        own types, not to be imported)."""
+
+    @abc.abstractmethod
+    def all_block(self, code: CodeBlock, names: set[str], opt: Options) -> None:
+        """Fill an ``__all__`` block with ``names``."""
+
+    @abc.abstractmethod
+    def export_block(self, code: CodeBlock) -> None:
+        """Fill an ``export/<submodule>`` block."""
+
+    @abc.abstractmethod
+    def api_filename(self) -> str:
+        """The file name of a package's generated API file."""
+
+    @abc.abstractmethod
+    def init_filename(self) -> str:
+        """The file name of a package's entry file."""
+
+    @abc.abstractmethod
+    def api_file_text(self, code_blocks: list[CodeBlock], ty_map: dict[str, str],
+                      module_name: str, object_infos: list[ObjectInfo], init_cfg: InitConfig,
+                      is_root: bool) -> str:
+        """The text ``--init`` appends to the API file of ``module_name``."""
+
+    @abc.abstractmethod
+    def init_file_text(self, code_blocks: list[CodeBlock], module_name: str,
+                       submodule: str) -> str:
+        """The text ``--init`` appends to the entry file of ``module_name``."""
+
+    def finish_init(self, root: Path, prefixes: set[str]) -> None:  # noqa: B027
+        """Called once after ``--init`` wrote and filled the files of ``prefixes``."""
+
+
+_GENERATORS: dict[str, Generator] = {}
+
+
+def get_generator(target: str) -> Generator:
+    """The generator of the target ``target`` (``python``); ValueError for another."""
+    if not _GENERATORS:
+        from .python_generator import PythonGenerator  # noqa: PLC0415  (it imports us)
+
+        _GENERATORS["python"] = PythonGenerator()
+    try:
+        return _GENERATORS[target]
+    except KeyError:
+        raise ValueError(f"unknown stub generator target {target!r}; known: "
+                         f"{', '.join(sorted(_GENERATORS))}") from None
