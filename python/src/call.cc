@@ -1895,6 +1895,7 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
         m = ProtectOwned(tls_pack_frame, tls_pack_arg, true, m, obj, nullptr);
         if (m == nullptr) return false;
       }
+      const DLDevice dev = m->dl_tensor.device;
       TVMFFIObjectHandle h = nullptr;
       if (TVMFFITensorFromDLPackVersioned(m, 0, 0, &h) != 0) {
         SetPyErrorFromFFI();
@@ -1902,6 +1903,15 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       }
       out->type_index = kTVMFFITensor;
       out->v_obj = static_cast<TVMFFIObject*>(h);
+      // A framework tensor inside a call's list or dict argument gives the
+      // call its framework (allocator, results, stream) as a direct one does.
+      if (tls_pack_frame != nullptr && e.fw != nullptr) {
+        NoteFramework(*tls_pack_frame, e.fw);
+        if (!NoteDevice(*tls_pack_frame, e.fw, dev)) {
+          TVMFFIObjectDecRef(h);  // the caller releases only what succeeded
+          return false;
+        }
+      }
       return true;
     }
     case Kind::kShape:

@@ -21,7 +21,11 @@
 #include <exception>
 
 extern PyObject* THPVariableClass;            // torch.Tensor (libtorch_python)
-PyObject* THPVariable_Wrap(at::TensorBase var);  // new reference (libtorch_python)
+// torch.Tensor from an at::Tensor, a new reference (libtorch_python). Its
+// parameter was `at::TensorBase` (by value) and became `const at::TensorBase&`
+// in torch 2.x: both are declared weak, and the one this torch has is called.
+__attribute__((weak)) PyObject* THPVariable_Wrap(at::TensorBase var);
+__attribute__((weak)) PyObject* THPVariable_Wrap(const at::TensorBase& var);
 
 namespace {
 
@@ -116,6 +120,15 @@ int ManagedFromPy(void* py_object, DLManagedTensorVersioned** out) {
   }
 }
 
+PyObject* WrapTorchTensor(at::Tensor t) {
+  auto by_ref = static_cast<PyObject* (*)(const at::TensorBase&)>(&THPVariable_Wrap);
+  auto by_value = static_cast<PyObject* (*)(at::TensorBase)>(&THPVariable_Wrap);
+  if (by_ref != nullptr) return by_ref(t);
+  if (by_value != nullptr) return by_value(std::move(t));
+  PyErr_SetString(PyExc_RuntimeError, "tvmffi: this torch exports no THPVariable_Wrap");
+  return nullptr;
+}
+
 int ManagedToPy(DLManagedTensorVersioned* tensor, void** out) {
   auto* w = new VersionedAsLegacy();
   w->v = tensor;
@@ -124,7 +137,7 @@ int ManagedToPy(DLManagedTensorVersioned* tensor, void** out) {
   w->l.deleter = DeleteVersionedAsLegacy;
   try {
     at::Tensor t = at::fromDLPack(&w->l);  // owns w from here on
-    *out = THPVariable_Wrap(std::move(t));
+    *out = WrapTorchTensor(std::move(t));
     return *out != nullptr ? 0 : -1;
   } catch (const std::exception& e) {
     PyErr_SetString(PyExc_BufferError, e.what());

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gc
+import os
+import shutil
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -121,3 +124,32 @@ def test_borrowed_arguments_are_released(cpu_kernels: tvmffi.Module, np: ModuleT
         cpu_kernels.add_one(x, y)
         cpu_kernels.add_bias(x, y, y)
     assert (sys.getrefcount(x), sys.getrefcount(y)) == before
+
+
+NESTED_ALLOC = r"""
+#include <tvm/ffi/container/array.h>
+#include <tvm/ffi/container/map.h>
+
+namespace ffi = tvm::ffi;
+
+ffi::Tensor add_one_first(ffi::Map<ffi::String, ffi::Array<ffi::Tensor>> kwargs) {
+  ffi::Tensor x = kwargs["x"][0];
+  ffi::Tensor y = ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, x.shape(), x.dtype(), x.device());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    static_cast<double*>(y.data_ptr())[i] = static_cast<const double*>(x.data_ptr())[i] + 1;
+  }
+  return y;
+}
+"""
+
+
+@pytest.mark.skipif(not shutil.which("c++") and not os.environ.get("CXX"), reason="no C++ compiler")
+def test_nested_framework_tensor_gives_the_call_its_allocator(np: ModuleType, tmp_path: Any) -> None:
+    mod = tvmffi.cpp.load_inline(name="nested_alloc", cpp_sources=NESTED_ALLOC,
+                                 functions=["add_one_first"], build_directory=str(tmp_path))
+    x = np.arange(3, dtype=np.float64)
+    y = mod.add_one_first({"x": [x]})  # the tensor two levels down: numpy allocates
+    assert isinstance(y, np.ndarray)
+    assert y.tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="no tensor allocator is set"):
+        mod.add_one_first({"x": [tvmffi.from_dlpack(x)]})  # no framework tensor anywhere
