@@ -21,6 +21,31 @@ TVMFFISafeCallType Symbol(const char* name) {
   return reinterpret_cast<TVMFFISafeCallType>(sym);
 }
 
+TVMFFIAny TensorPtr(DLTensor* t) {
+  TVMFFIAny a;
+  a.type_index = kTVMFFIDLTensorPtr;
+  a.zero_padding = 0;
+  a.v_int64 = 0;
+  a.v_ptr = t;
+  return a;
+}
+
+TVMFFIAny Bool(bool v) {
+  TVMFFIAny a;
+  a.type_index = kTVMFFIBool;
+  a.zero_padding = 0;
+  a.v_int64 = v ? 1 : 0;
+  return a;
+}
+
+TVMFFIAny Float(double v) {
+  TVMFFIAny a;
+  a.type_index = kTVMFFIFloat;
+  a.zero_padding = 0;
+  a.v_float64 = v;
+  return a;
+}
+
 TVMFFIAny Int(int64_t v) {
   TVMFFIAny a;
   a.type_index = kTVMFFIInt;
@@ -93,4 +118,87 @@ TEST_CASE("Exported functions: strings, errors, lambdas, and InvokeExternC", "[e
   // Wrapped as a Function (through TVMFFIFunctionCreate, a C function).
   Function f = Function::FromExternC(nullptr, Symbol("__tvm_ffi_add"), nullptr);
   REQUIRE(f(1, 2).cast<int>() == 3);
+}
+
+TEST_CASE("Exported functions: converted arguments, their errors and the kernel's", "[export]") {
+  int64_t shape[3] = {2, 3, 4};
+  float data[24] = {};
+  DLTensor t{};
+  t.data = data;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = 3;
+  t.dtype = DLDataType{kDLFloat, 32, 1};
+  t.shape = shape;
+  DLTensor u = t;
+  u.ndim = 1;
+  TVMFFISafeCallType scale_views = Symbol("__tvm_ffi_scale_views");
+  REQUIRE(scale_views != nullptr);
+  TVMFFIAny result;
+  result.type_index = kTVMFFINone;
+  result.zero_padding = 0;
+  result.v_int64 = 0;
+
+  // Strict arguments, then an int for the double (converted, then called once).
+  TVMFFIAny args[3] = {TensorPtr(&t), TensorPtr(&u), Float(0.5)};
+  REQUIRE(scale_views(nullptr, args, 3, &result) == 0);
+  REQUIRE(result.type_index == kTVMFFIFloat);
+  REQUIRE(result.v_float64 == 2.0);
+  result.type_index = kTVMFFINone;
+  args[2] = Int(3);
+  REQUIRE(scale_views(nullptr, args, 3, &result) == 0);
+  REQUIRE(result.type_index == kTVMFFIFloat);
+  REQUIRE(result.v_float64 == 12.0);
+  result.type_index = kTVMFFINone;
+  args[2] = Bool(true);
+  REQUIRE(scale_views(nullptr, args, 3, &result) == 0);
+  REQUIRE(result.v_float64 == 4.0);
+
+  // A view's argument never converts; the first bad argument is the one named.
+  result.type_index = kTVMFFINone;
+  args[1] = Int(1);
+  args[2] = Int(3);
+  REQUIRE(scale_views(nullptr, args, 3, &result) == -1);
+  Error view = TakeRaised();
+  REQUIRE(view.kind() == "TypeError");
+  REQUIRE(view.message().rfind("Mismatched type on argument #1 when calling: `scale_views(", 0) ==
+          0);
+  REQUIRE(result.type_index == kTVMFFINone);
+  args[1] = TensorPtr(nullptr);
+  REQUIRE(scale_views(nullptr, args, 3, &result) == -1);
+  REQUIRE(TakeRaised().message().rfind("Mismatched type on argument #1", 0) == 0);
+  args[1] = TensorPtr(&u);
+  args[2].type_index = kTVMFFIRawStr;
+  args[2].v_c_str = "three";
+  REQUIRE(scale_views(nullptr, args, 3, &result) == -1);
+  Error scalar = TakeRaised();
+  REQUIRE(scalar.kind() == "TypeError");
+  REQUIRE(scalar.message().rfind("Mismatched type on argument #2 when calling: `scale_views(", 0) ==
+          0);
+
+  // An optional view: None or a NULL DLTensor* is empty; the double converts.
+  TVMFFISafeCallType optional_scale = Symbol("__tvm_ffi_optional_scale");
+  REQUIRE(optional_scale != nullptr);
+  TVMFFIAny opt_args[2] = {TensorPtr(nullptr), Int(2)};
+  result.type_index = kTVMFFINone;
+  REQUIRE(optional_scale(nullptr, opt_args, 2, &result) == 0);
+  REQUIRE(result.v_float64 == -2.0);
+  opt_args[0] = TensorPtr(&t);
+  REQUIRE(optional_scale(nullptr, opt_args, 2, &result) == 0);
+  REQUIRE(result.v_float64 == 6.0);
+  opt_args[0] = Int(1);
+  result.type_index = kTVMFFINone;
+  REQUIRE(optional_scale(nullptr, opt_args, 2, &result) == -1);
+  REQUIRE(TakeRaised().message().rfind("Mismatched type on argument #0", 0) == 0);
+
+  // The kernel's own error, after a conversion, is raised once with its kind.
+  TVMFFISafeCallType fail_at = Symbol("__tvm_ffi_fail_at");
+  TVMFFIAny two = Int(2);
+  REQUIRE(fail_at(nullptr, &two, 1, &result) == -1);
+  Error failed = TakeRaised();
+  REQUIRE(failed.kind() == "ValueError");
+  REQUIRE(failed.message() == "failed at 2");
+  TVMFFIObjectHandle none = nullptr;
+  TVMFFIErrorMoveFromRaised(&none);
+  REQUIRE(none == nullptr);
+  REQUIRE(result.type_index == kTVMFFINone);
 }

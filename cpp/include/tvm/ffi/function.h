@@ -662,13 +662,28 @@ inline int32_t TypeKeyToIndex(std::string_view type_key) {
 }
 
 namespace details {
-/*! \brief The body of an exported typed function (see TVM_FFI_DLL_EXPORT_TYPED_FUNC). */
+/*! \brief The body of a safe-call function calling a typed callable. */
 template <typename F>
 TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny* args,
                                        int32_t num_args, TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_BEGIN();
   unpack_call(name, f, reinterpret_cast<const AnyView*>(args), num_args,
               reinterpret_cast<Any*>(result));
+  TVM_FFI_SAFE_CALL_END();
+}
+/*!
+ * \brief The body of the exported symbol `self` (see TVM_FFI_DLL_EXPORT_TYPED_FUNC):
+ *        arguments that need converting are passed to `self` again, converted
+ *        (FuncFunctorImpl::UnpackExported).
+ */
+template <typename F>
+TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny* args,
+                                       int32_t num_args, TVMFFIAny* result,
+                                       int (*self)(void*, const TVMFFIAny*, int32_t, TVMFFIAny*)) {
+  TVM_FFI_SAFE_CALL_BEGIN();
+  return FunctionInfo<remove_cvref_t<F>>::UnpackExported(
+      name, f, reinterpret_cast<const AnyView*>(args), num_args, reinterpret_cast<Any*>(result),
+      self);
   TVM_FFI_SAFE_CALL_END();
 }
 }  // namespace details
@@ -696,7 +711,7 @@ TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny*
       void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {               \
     (void)self;                                                                               \
     return ::tvm::ffi::details::InvokeExportedTyped(#ExportName, __VA_ARGS__, args, num_args, \
-                                                    result);                                  \
+                                                    result, __tvm_ffi_##ExportName);          \
   }
 
 /*!

@@ -77,6 +77,29 @@ struct StrictPeekOf<U, std::void_t<decltype(TypeTraits<U>::StrictPeek(nullptr))>
 template <typename U>
 inline constexpr bool kHasStrictPeek = StrictPeekOf<U>::value;
 
+/*!
+ * \brief Whether U accepts nothing but its strict forms (TryCastFromAnyView is
+ *        CheckAnyStrict): a non-strict argument of this type is an error, never
+ *        a conversion. TypeTraits<U> says so with `converts_only_strict = true`.
+ */
+template <typename U, typename = void>
+inline constexpr bool kConvertsOnlyStrict = false;
+template <typename U>
+inline constexpr bool
+    kConvertsOnlyStrict<U, std::void_t<decltype(TypeTraits<U>::converts_only_strict)>> =
+        TypeTraits<U>::converts_only_strict;
+
+/*! \brief Whether a converted argument of declared type T can be held strictly in an Any. */
+template <typename T>
+constexpr bool ArgReenterable() {
+  using U = remove_cvref_t<T>;
+  if constexpr (std::is_same_v<U, Any> || std::is_same_v<U, AnyView> || kConvertsOnlyStrict<U>) {
+    return true;
+  } else {
+    return TypeTraits<U>::storage_enabled;
+  }
+}
+
 /*! \brief Conversion of one argument (declared type T) from the packed view. */
 template <typename T>
 struct ArgConverter {
@@ -197,11 +220,7 @@ struct FuncFunctorImpl {
   template <typename F>
   TVM_FFI_INLINE static void Unpack(const char* name, F& f, const AnyView* args,
                                     int32_t num_packed, Any* rv) {
-    static_assert((kArgTypeSupported<Args> && ...),
-                  "typed function parameters must be T, const T& or T&& (no mutable references)");
-    static_assert((kArgConvertible<Args> && ...),
-                  "a typed function parameter type has no TypeTraits (not an FFI type)");
-    static_assert(kRetConvertible<R>, "the return type has no TypeTraits (not an FFI type)");
+    CheckSignature();
     if (TVM_FFI_PREDICT_FALSE(num_packed != static_cast<int32_t>(sizeof...(Args)))) {
       ThrowArgCountMismatch<R, Args...>(name, num_packed);
     }
@@ -209,11 +228,64 @@ struct FuncFunctorImpl {
                reinterpret_cast<const TVMFFIAny*>(args), rv);
   }
 
+  /*! \brief A safe-call symbol: `int (void*, const TVMFFIAny*, int32_t, TVMFFIAny*)`. */
+  using SafeCallSymbol = int (*)(void*, const TVMFFIAny*, int32_t, TVMFFIAny*);
+
+  /*!
+   * \brief As Unpack, for the exported symbol `self` whose body this is: when
+   *        an argument needs converting, the converted arguments are passed
+   *        to `self` again (where every one is strict) instead of to f from a
+   *        second place. f is then called from one place and its address is
+   *        never taken, so a kernel local to its file is inlined into its
+   *        exported symbol (a call would copy each by-value argument, 48 bytes
+   *        for a TensorView). Signatures with a type that cannot be held in
+   *        an Any (std::string, STL containers, ...) take Unpack's path.
+   * \return 0, or the return code of the call through `self`.
+   */
+  template <typename F>
+  TVM_FFI_INLINE static int UnpackExported(const char* name, F& f, const AnyView* args,
+                                           int32_t num_packed, Any* rv,
+                                           [[maybe_unused]] SafeCallSymbol self) {
+    if constexpr (sizeof...(Args) == 0 || !(ArgReenterable<Args>() && ...)) {
+      Unpack(name, f, args, num_packed, rv);
+      return 0;
+    } else {
+      CheckSignature();
+      if (TVM_FFI_PREDICT_FALSE(num_packed != static_cast<int32_t>(sizeof...(Args)))) {
+        ThrowArgCountMismatch<R, Args...>(name, num_packed);
+      }
+      const TVMFFIAny* raw = reinterpret_cast<const TVMFFIAny*>(args);
+      if (TVM_FFI_PREDICT_TRUE(CallIfStrict(std::index_sequence_for<Args...>{}, f, raw, rv))) {
+        return 0;
+      }
+      return ConvertAndReenter(std::index_sequence_for<Args...>{}, name, raw,
+                               AnyUnsafe::MutableTVMFFIAnyPtrFromAny(rv), self);
+    }
+  }
+
  private:
+  TVM_FFI_INLINE static void CheckSignature() {
+    static_assert((kArgTypeSupported<Args> && ...),
+                  "typed function parameters must be T, const T& or T&& (no mutable references)");
+    static_assert((kArgConvertible<Args> && ...),
+                  "a typed function parameter type has no TypeTraits (not an FFI type)");
+    static_assert(kRetConvertible<R>, "the return type has no TypeTraits (not an FFI type)");
+  }
+
   template <typename F, size_t... Is>
   TVM_FFI_INLINE static void UnpackImpl(std::index_sequence<Is...>, const char* name, F& f,
                                         [[maybe_unused]] const TVMFFIAny* args,
                                         [[maybe_unused]] Any* rv) {
+    if (TVM_FFI_PREDICT_FALSE(!CallIfStrict(std::index_sequence<Is...>{}, f, args, rv))) {
+      CallWithConversion(std::index_sequence<Is...>{}, name, f, args, rv);
+    }
+  }
+
+  /*! \return Whether every argument was strictly its declared type (f was then called). */
+  template <typename F, size_t... Is>
+  TVM_FFI_INLINE static bool CallIfStrict(std::index_sequence<Is...>, F& f,
+                                          [[maybe_unused]] const TVMFFIAny* args,
+                                          [[maybe_unused]] Any* rv) {
     // Each argument is checked and read in one step, left to right, stopping
     // at the first that is not strictly its declared type.
     ArgPack<std::index_sequence<Is...>, typename ArgConverter<Args>::Slot...> slots;
@@ -224,8 +296,45 @@ struct FuncFunctorImpl {
       } else {
         StoreResult<R>(rv, f(ArgConverter<Args>::FromSlot(SlotOf<Is>(slots))...));
       }
+      return true;
+    }
+    return false;
+  }
+
+  /*!
+   * \brief UnpackExported's slow path: each argument in its strict form (as
+   *        passed, or converted and held here), left to right so that the
+   *        first bad one is reported, then one call through `self`.
+   */
+  template <size_t... Is>
+  TVM_FFI_NOINLINE static int ConvertAndReenter(std::index_sequence<Is...>, const char* name,
+                                                const TVMFFIAny* args, TVMFFIAny* result,
+                                                SafeCallSymbol self) {
+    Any held[sizeof...(Is)];
+    TVMFFIAny strict[sizeof...(Is)];
+    (StrictForm<Args, Is>(name, args + Is, &held[Is], &strict[Is]), ...);
+    return self(nullptr, strict, static_cast<int32_t>(sizeof...(Is)), result);
+  }
+
+  template <typename T, size_t I>
+  TVM_FFI_INLINE static void StrictForm(const char* name, const TVMFFIAny* arg, Any* held,
+                                        TVMFFIAny* out) {
+    using U = remove_cvref_t<T>;
+    if constexpr (std::is_same_v<U, Any> || std::is_same_v<U, AnyView>) {
+      *out = *arg;  // every value is one
+    } else if (ArgConverter<T>::Strict(arg)) {
+      *out = *arg;
+    } else if constexpr (kConvertsOnlyStrict<U>) {
+      ThrowArgTypeMismatch<U, R, Args...>(name, static_cast<int32_t>(I), arg);
     } else {
-      CallWithConversion(std::index_sequence<Is...>{}, name, f, args, rv);
+      *held = Any(ConvertArg<U, I>(name, arg));
+      const TVMFFIAny* cell = AnyUnsafe::TVMFFIAnyPtrFromAny(*held);
+      // A conversion's result is strict by design; were it not, the call
+      // through `self` would convert again without end.
+      if (TVM_FFI_PREDICT_FALSE(!ArgConverter<T>::Strict(cell))) {
+        ThrowArgTypeMismatch<U, R, Args...>(name, static_cast<int32_t>(I), arg);
+      }
+      *out = *cell;
     }
   }
 

@@ -126,17 +126,25 @@ inline int ExportStringResult(std::string_view text, TVMFFIAny* result) {
   return TVMFFIStringFromByteArray(&bytes, result);
 }
 
-/*!
- * \brief Body of `__tvm_ffi__metadata_<name>`. The callable is taken by value
- *        only to learn its type (C++17 has no decltype of a lambda expression).
- */
-template <typename F>
-inline int ExportFunctionMetadata(const char* name, TVMFFIAny* result, const F&) {
+/*! \brief The metadata of a signature FType as `__tvm_ffi__metadata_<name>` returns it. */
+template <typename FType>
+inline int ExportSignatureMetadata(const char* name, TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_BEGIN();
-  using FType = typename FunctionInfo<remove_cvref_t<F>>::FType;
   std::string json = MetadataJSON<FType>::Build(name);
   return ExportStringResult(json, result);
   TVM_FFI_SAFE_CALL_END();
+}
+
+/*!
+ * \brief Body of `__tvm_ffi__metadata_<name>`. The callable is taken only to
+ *        learn its type (C++17 has no decltype of a lambda expression). Always
+ *        inlined, so that the reference is dropped: a kernel whose address is
+ *        taken is not inlined into its exported symbol (see
+ *        FuncFunctorImpl::UnpackExported).
+ */
+template <typename F>
+TVM_FFI_INLINE int ExportFunctionMetadata(const char* name, TVMFFIAny* result, const F&) {
+  return ExportSignatureMetadata<typename FunctionInfo<remove_cvref_t<F>>::FType>(name, result);
 }
 
 /*! \brief Body of `__tvm_ffi__doc_<name>`. */

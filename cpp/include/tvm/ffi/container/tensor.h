@@ -849,6 +849,8 @@ struct TypeTraits<Tensor> : public ObjectRefTypeTraitsBase<Tensor> {
 template <>
 struct TypeTraits<TensorView> : public TypeTraitsBase {
   static constexpr bool storage_enabled = false;
+  /*! \brief Nothing converts to a view: an argument is one of the strict forms or an error. */
+  static constexpr bool converts_only_strict = true;
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIDLTensorPtr;
 
   TVM_FFI_INLINE static void CopyToAnyView(const TensorView& src, TVMFFIAny* result) {
@@ -909,6 +911,8 @@ namespace details {
 template <typename Opt, typename T>
 struct OptionalTensorTraits : public OptionalTraitsBase<Opt, T> {
   using Base = OptionalTraitsBase<Opt, T>;
+  /*! \brief As for T (Tensor, TensorView): only the strict forms are accepted. */
+  static constexpr bool converts_only_strict = true;
   TVM_FFI_INLINE static bool IsNullTensorPtr(const TVMFFIAny* src) {
     return src->type_index == TypeIndex::kTVMFFIDLTensorPtr && src->v_ptr == nullptr;
   }
