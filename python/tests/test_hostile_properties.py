@@ -228,6 +228,8 @@ def observed(v: Any) -> Any:
         return {observed(k): observed(x) for k, x in v.items()}
     if isinstance(v, tvmffi.Tensor):
         return tensor_value(np.from_dlpack(v))
+    if isinstance(v, np.ndarray):  # a numpy argument anywhere: numpy tensors come back
+        return tensor_value(v)
     return v
 
 
