@@ -227,7 +227,9 @@ def test_cli_subprocess_with_imports(tmp_path: Path) -> None:
     target = tmp_path / "out.py"
     target.write_text(f"class Pair:\n    {S.begin} object/{key}\n    {S.end}\n",
                       encoding="utf-8")
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    # Keep the caller's path: a build tree's package is found through it.
+    paths = [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     run = subprocess.run([sys.executable, "-m", "tvmffi.stub", "--imports", "stubsub_defs",
                           str(target)], env=env, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
