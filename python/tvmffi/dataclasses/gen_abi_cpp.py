@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from .. import _pyclass
 from .. import _reflection as _r
+from .._dunder import _chain
 from .._registry_ext import get_registered_type_keys
 from ..core import TypeField, TypeInfo, TypeSchema, _lookup_or_register_type_info_from_type_key
 
@@ -181,16 +182,6 @@ def _string_literal(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _lineage(info: TypeInfo) -> list[TypeInfo]:
-    """``info`` and its ancestors, the root (Object) first."""
-    chain: list[TypeInfo] = []
-    node: TypeInfo | None = info
-    while node is not None:
-        chain.append(node)
-        node = node.parent_type_info
-    return chain[::-1]
-
-
 def _depth(info: Any) -> int:
     return len(info.type_ancestors)
 
@@ -285,7 +276,7 @@ def _select(type_keys: str | Sequence[str]) -> list[TypeInfo]:
                     raise ValueError(f"The runtime type {info.type_key!r} has no C++ class a "
                                      "header can refer to")
                 continue
-            for node in _lineage(info):
+            for node in _chain(info):
                 if node.type_index >= _r.K_DYN_OBJECT_BEGIN:
                     chosen[node.type_index] = node
     return sorted(chosen.values(), key=lambda info: (_depth(info), info.type_key))
@@ -495,7 +486,7 @@ class _Generator:
                              "class a header can refer to")
         # The bytes the ancestors' fields take: offset -> (size, alignment, C++ name).
         taken: dict[int, tuple[int, int, str]] = {}
-        for node in _lineage(info)[:-1]:
+        for node in _chain(info)[:-1]:
             for f in node.fields or ():
                 taken.setdefault(f.offset, (f.size, f.alignment, _identifier(f.name)))
         end = max((offset + size for offset, (size, _, _) in taken.items()), default=0)
@@ -522,7 +513,7 @@ class _Generator:
             members.append(_Member(name, carrier, field.offset, comment))
             taken.setdefault(field.offset, (carrier.size, carrier.alignment, name))
             end = field.offset + carrier.size
-        alignment = max([8] + [f.alignment for node in _lineage(info)
+        alignment = max([8] + [f.alignment for node in _chain(info)
                                for f in (node.fields or ())])
         return _Struct(info, _cpp_name(info.type_key), base, alignment, total_size,
                        tuple(members), tuple(aliases))
