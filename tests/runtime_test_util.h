@@ -66,6 +66,20 @@ inline TVMFFIAny Bool(bool v) {
   return a;
 }
 
+inline TVMFFIAny Float(double v) {
+  TVMFFIAny a = None();
+  a.type_index = kTVMFFIFloat;
+  a.v_float64 = v;
+  return a;
+}
+
+inline TVMFFIAny TensorPtr(DLTensor* t) {
+  TVMFFIAny a = None();
+  a.type_index = kTVMFFIDLTensorPtr;
+  a.v_ptr = t;
+  return a;
+}
+
 inline TVMFFIAny ObjView(TVMFFIObjectHandle h) {
   TVMFFIAny a = None();
   a.type_index = static_cast<TVMFFIObject*>(h)->type_index;

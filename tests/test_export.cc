@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "runtime_test_util.h"
+
 namespace {
 using namespace tvm::ffi;
 
@@ -21,38 +23,10 @@ TVMFFISafeCallType Symbol(const char* name) {
   return reinterpret_cast<TVMFFISafeCallType>(sym);
 }
 
-TVMFFIAny TensorPtr(DLTensor* t) {
-  TVMFFIAny a;
-  a.type_index = kTVMFFIDLTensorPtr;
-  a.zero_padding = 0;
-  a.v_int64 = 0;
-  a.v_ptr = t;
-  return a;
-}
-
-TVMFFIAny Bool(bool v) {
-  TVMFFIAny a;
-  a.type_index = kTVMFFIBool;
-  a.zero_padding = 0;
-  a.v_int64 = v ? 1 : 0;
-  return a;
-}
-
-TVMFFIAny Float(double v) {
-  TVMFFIAny a;
-  a.type_index = kTVMFFIFloat;
-  a.zero_padding = 0;
-  a.v_float64 = v;
-  return a;
-}
-
-TVMFFIAny Int(int64_t v) {
-  TVMFFIAny a;
-  a.type_index = kTVMFFIInt;
-  a.zero_padding = 0;
-  a.v_int64 = v;
-  return a;
-}
+using rt_test::Bool;
+using rt_test::Float;
+using rt_test::Int;
+using rt_test::TensorPtr;
 
 Error TakeRaised() {
   TVMFFIObjectHandle handle = nullptr;
