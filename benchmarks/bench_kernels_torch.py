@@ -7,7 +7,12 @@ replays), so that launch cost does not hide the kernel; the two sides
 alternate for several rounds and each keeps its median. A device-to-device
 copy of the same bytes (torch's copy_, a cudaMemcpyAsync) is the floor.
 Columns: time per launch (us) for ours and torch, ours/torch (below 1: ours
-faster), ours as a fraction of the copy's bandwidth.
+faster), ours as a fraction of the copy's bandwidth, then ours again with
+programmatic dependent launch off ("no PDL": each launch waits for the one
+before to finish, as torch's do) and that against torch. With it on (the
+library's default on compute capability 9.0+) the next of our launches starts
+while the previous kernel drains, which is what back-to-back graph nodes of
+ours measure; a launch after a kernel of torch's gains nothing from it.
 
   elementwise  scale (torch.mul), add (torch.add), axpy (torch.add with alpha),
                add_one (torch.add(x, 1)); float32, float16, bfloat16; 4 KiB to
@@ -123,12 +128,45 @@ def elementwise_cases(quick: bool) -> list[tuple[str, ...]]:
             for dt in ("float32", "float16", "bfloat16") for shape in shapes]
 
 
+class Programmatic:
+    """The kernel library's programmatic-launch switch (tvmffi_kernels_set_programmatic_launch)."""
+
+    def __init__(self, lib_path: str) -> None:
+        lib = ctypes.CDLL(lib_path)  # the handle of the library tvmffi already loaded
+        self.set = getattr(lib, "tvmffi_kernels_set_programmatic_launch", None)
+        if self.set is not None:
+            self.set.argtypes = [ctypes.c_int]
+            self.set.restype = ctypes.c_int
+
+    def without(self, fn: Callable[[], Any]) -> Callable[[], Any] | None:
+        """fn launched with the switch off (graphs keep what was launched at capture)."""
+        if self.set is None:
+            return None
+
+        def call() -> Any:
+            old = self.set(0)
+            try:
+                return fn()
+            finally:
+                self.set(old)
+        return call
+
+
+def timed_sides(ours: Callable[[], Any], theirs: Callable[[], Any],
+                pdl: Programmatic) -> dict[str, Callable[[], Any]]:
+    fns = {"ours": ours, "torch": theirs}
+    off = pdl.without(ours)
+    if off is not None:
+        fns["ours_nopdl"] = off
+    return fns
+
+
 def fmt_bytes(b: int) -> str:
     return f"{b // GIB} GiB" if b >= GIB else f"{b // MIB} MiB" if b >= MIB else f"{b // KIB} KiB"
 
 
 def run_elementwise(torch: Any, mod: Any, case: tuple, copies: dict[int, float],
-                    rounds: int) -> dict[str, Any]:
+                    rounds: int, pdl: Programmatic) -> dict[str, Any]:
     op, dt, label, size, off_out, off_in = case
     dtype = getattr(torch, dt)
     esize = torch.empty(0, dtype=dtype).element_size()
@@ -155,15 +193,15 @@ def run_elementwise(torch: Any, mod: Any, case: tuple, copies: dict[int, float],
     ours()  # correctness of what is timed, on these exact views
     torch.testing.assert_close(o.float(), ref(), rtol=1e-2 if esize == 2 else 1e-5, atol=1e-2)
     nbytes = (inputs + 1) * n * esize
-    t = side_by_side(torch, {"ours": ours, "torch": theirs}, nbytes, rounds)
+    t = side_by_side(torch, timed_sides(ours, theirs, pdl), nbytes, rounds)
     copy = copy_floor(torch, copies, nbytes, rounds)
     del x_full, y_full, o_full, x, y, o
     return {"kernel": op, "dtype": dt, "size": label, "n": n, "bytes": nbytes, "ours_us": t["ours"],
-            "torch_us": t["torch"], "copy_us": copy}
+            "torch_us": t["torch"], "copy_us": copy, "ours_nopdl_us": t.get("ours_nopdl")}
 
 
 def run_rows(torch: Any, mod: Any, op: str, dt: str, rows: int, cols: int,
-             copies: dict[int, float], rounds: int) -> dict[str, Any]:
+             copies: dict[int, float], rounds: int, pdl: Programmatic) -> dict[str, Any]:
     dtype = getattr(torch, dt)
     x = torch.randn(rows, cols, device="cuda").to(dtype)
     w = (torch.rand(cols, device="cuda") + 0.5).to(dtype)
@@ -177,10 +215,11 @@ def run_rows(torch: Any, mod: Any, op: str, dt: str, rows: int, cols: int,
     ours()
     torch.testing.assert_close(o.float(), theirs().float(), rtol=2e-2, atol=2e-3)
     nbytes = 2 * x.numel() * x.element_size()
-    t = side_by_side(torch, {"ours": ours, "torch": theirs}, nbytes, rounds)
+    t = side_by_side(torch, timed_sides(ours, theirs, pdl), nbytes, rounds)
     copy = copy_floor(torch, copies, nbytes, rounds)
     return {"kernel": op, "dtype": dt, "size": f"[{rows}, {cols}]", "n": x.numel(), "bytes": nbytes,
-            "ours_us": t["ours"], "torch_us": t["torch"], "copy_us": copy}
+            "ours_us": t["ours"], "torch_us": t["torch"], "copy_us": copy,
+            "ours_nopdl_us": t.get("ours_nopdl")}
 
 
 def print_row(r: dict[str, Any]) -> None:
@@ -188,15 +227,19 @@ def print_row(r: dict[str, Any]) -> None:
     of_copy = r["copy_us"] / r["ours_us"]
     tb = lambda us: r["bytes"] / (us * 1e-6) / 1e12
     flag = "" if ratio <= 1.0 else "  <-- slower than torch"
+    nopdl = ""
+    if r.get("ours_nopdl_us"):
+        nopdl = f" {r['ours_nopdl_us']:10.2f} {r['ours_nopdl_us'] / r['torch_us']:7.3f}"
     if r["bytes"] >= 2 * 64 * MIB and r["kernel"] not in ("rmsnorm", "softmax") and of_copy < 0.95:
         flag += "  <-- under 0.95 of copy"
     print(f"{r['kernel']:8} {r['dtype']:9} {r['size']:>15} {r['ours_us']:10.2f} "
           f"{r['torch_us']:10.2f} "
           f"{ratio:7.3f} {tb(r['ours_us']):7.2f} {tb(r['torch_us']):7.2f} {tb(r['copy_us']):7.2f} "
-          f"{of_copy:7.3f}{flag}", flush=True)
+          f"{of_copy:7.3f}{nopdl}{flag}", flush=True)
 
 
-def host_cost(torch: Any, mod: Any, lib_path: str, batches: int) -> dict[str, float]:
+def host_cost(torch: Any, mod: Any, lib_path: str, batches: int,
+              pdl: Programmatic) -> dict[str, float]:
     """Best per-call host time (us) over batches of 200 calls, each batch synchronized."""
     x = torch.ones(1024, device="cuda")
     y = torch.empty_like(x)
@@ -215,6 +258,11 @@ def host_cost(torch: Any, mod: Any, lib_path: str, batches: int) -> dict[str, fl
         "ctypes direct launch": lambda: direct(*args),
         "ctypes call, n = 0": lambda: direct(*bare),
     }
+    nopdl = "tvmffi scale, no PDL"
+    if pdl.set is not None:
+        # The same call launching through cuLaunchKernel, without the attribute
+        # (the switch is flipped around its batches, not inside the timed calls).
+        cases[nopdl] = lambda: scale(y, x, 2.0)
     per_batch = 200
     best = {k: float("inf") for k in cases}
     for f in cases.values():
@@ -223,11 +271,14 @@ def host_cost(torch: Any, mod: Any, lib_path: str, batches: int) -> dict[str, fl
     torch.cuda.synchronize()
     for _ in range(batches):
         for k, f in cases.items():
+            old = pdl.set(0) if k == nopdl else None
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             for _ in range(per_batch):
                 f()
             t1 = time.perf_counter()
+            if old is not None:
+                pdl.set(old)
             best[k] = min(best[k], (t1 - t0) / per_batch * 1e6)
     torch.cuda.synchronize()
     torch.testing.assert_close(y, x * 2)
@@ -267,13 +318,15 @@ def main() -> int:
     print(f"GPU time per launch in CUDA graphs, median of {rounds} alternating rounds; TB/s counts "
           f"bytes read + written; copy = D2D copy of the same bytes", flush=True)
     print(f"{'kernel':8} {'dtype':9} {'size/operand':>15} {'ours us':>10} {'torch us':>10} "
-          f"{'o/t':>7} {'ours':>7} {'torch':>7} {'copy':>7} {'o/copy':>7}", flush=True)
+          f"{'o/t':>7} {'ours':>7} {'torch':>7} {'copy':>7} {'o/copy':>7} "
+          f"{'noPDL us':>10} {'nP/t':>7}", flush=True)
     rows: list[dict[str, Any]] = []
     copies: dict[int, float] = {}
+    pdl = Programmatic(lib_path)
     for case in elementwise_cases(args.quick):
         if only and case[0] not in only:
             continue
-        r = run_elementwise(torch, mod, case, copies, rounds)
+        r = run_elementwise(torch, mod, case, copies, rounds, pdl)
         rows.append(r)
         print_row(r)
         torch.cuda.empty_cache()
@@ -282,13 +335,16 @@ def main() -> int:
             continue
         for dt in ("float32", "float16", "bfloat16"):
             for shape in ((8192, 4096), (65536, 128)):
-                r = run_rows(torch, mod, op, dt, *shape, copies, rounds)
+                r = run_rows(torch, mod, op, dt, *shape, copies, rounds, pdl)
                 rows.append(r)
                 print_row(r)
     worst = max((r["ours_us"] / r["torch_us"] for r in rows), default=0.0)
     print(f"worst ours/torch: {worst:.3f}", flush=True)
+    nopdl = [r["ours_nopdl_us"] / r["torch_us"] for r in rows if r.get("ours_nopdl_us")]
+    if nopdl:
+        print(f"worst ours/torch without programmatic launch: {max(nopdl):.3f}", flush=True)
 
-    host = host_cost(torch, mod, lib_path, 10 if args.quick else 40)
+    host = host_cost(torch, mod, lib_path, 10 if args.quick else 40, pdl)
     print("\nHost time per call, best of batches of 200 (synchronized after each), us:")
     for k, v in host.items():
         print(f"  {k:28} {v:7.3f}")

@@ -20,6 +20,8 @@
 #if defined(__CUDACC__)
 #include <cuda.h>  // driver API types only: the entry point is looked up, not linked
 
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <tuple>
 #include <type_traits>
@@ -27,6 +29,25 @@
 #endif
 
 namespace tvmffi_kernels {
+
+/*!
+ * \brief First statement of every kernel here: wait until the grids this one
+ *        depends on have finished and their writes are visible, then let the
+ *        next kernel on the stream start launching.
+ *
+ * The library launches with programmatic stream serialization where the code
+ * has this wait (compute capability 9.0 and newer, FunctionTable): the next
+ * launch's block scheduling and prologue then overlap this kernel's tail
+ * instead of following it. Nothing here touches global memory before the
+ * wait, so reads and writes stay ordered after every earlier kernel exactly
+ * as without it. Without a programmatic launch both instructions do nothing.
+ */
+__device__ __forceinline__ void GridDependencyEnter() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
 
 /*! \brief Bytes moved by one vector load or store. */
 constexpr int kVecBytes = 16;
@@ -230,6 +251,7 @@ inline int L2Bytes(int device_id) {
 
 using CuLaunchKernelFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                                       unsigned, unsigned, unsigned, CUstream, void**, void**);
+using CuLaunchKernelExFn = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
 
 /*! \brief The driver's cuLaunchKernel, looked up once; nullptr where unavailable. */
 inline CuLaunchKernelFn DriverLaunchKernel() {
@@ -251,6 +273,45 @@ inline CuLaunchKernelFn DriverLaunchKernel() {
   return fn;
 }
 
+/*! \brief The driver's cuLaunchKernelEx (CUDA 12.0), looked up once; nullptr where unavailable. */
+inline CuLaunchKernelExFn DriverLaunchKernelEx() {
+  static const CuLaunchKernelExFn fn = []() -> CuLaunchKernelExFn {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t e =
+        cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", &p, 12000, cudaEnableDefault, &q);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuLaunchKernelEx", &p, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    return reinterpret_cast<CuLaunchKernelExFn>(p);
+  }();
+  return fn;
+}
+
+/*!
+ * \brief Whether launches may use programmatic dependent launch (see
+ *        GridDependencyEnter); on unless the environment sets
+ *        TVMFFI_KERNELS_PDL=0 when the library first launches.
+ */
+inline std::atomic<bool>& ProgrammaticLaunchEnabled() {
+  static std::atomic<bool> on{[] {
+    const char* v = std::getenv("TVMFFI_KERNELS_PDL");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }()};
+  return on;
+}
+
+/*! \brief A kernel's CUfunction on one device, and whether it may launch programmatically. */
+struct DeviceFunction {
+  CUfunction fn = nullptr;
+  bool pdl = false;
+};
+
 /*!
  * \brief CUfunction of each (kernel, device) pair seen, in a fixed open-addressed
  *        table: lock-free lookups, inserts under a mutex. Entries are only
@@ -263,16 +324,16 @@ class FunctionTable {
     return t;
   }
 
-  /*! \brief The kernel's CUfunction on `device` (the current device), or nullptr. */
-  CUfunction Get(const void* kernel, int device) {
+  /*! \brief The kernel's CUfunction on `device` (the current device); fn nullptr if none. */
+  DeviceFunction Get(const void* kernel, int device) {
     const size_t h = Hash(kernel, device);
     for (size_t k = 0; k < kSlots; ++k) {
       const Slot& s = slots_[(h + k) & (kSlots - 1)];
       CUfunction f = s.fn.load(std::memory_order_acquire);
       if (f == nullptr) return Insert(kernel, device);
-      if (s.kernel == kernel && s.device == device) return f;
+      if (s.kernel == kernel && s.device == device) return {f, s.pdl};
     }
-    return nullptr;
+    return {};
   }
 
  private:
@@ -281,6 +342,7 @@ class FunctionTable {
     std::atomic<CUfunction> fn{nullptr};  // published last (release)
     const void* kernel = nullptr;
     int device = -1;
+    bool pdl = false;  // the code running on this device waits on its prerequisite grids
   };
 
   static size_t Hash(const void* kernel, int device) {
@@ -289,27 +351,42 @@ class FunctionTable {
     return static_cast<size_t>(x >> 40);
   }
 
-  CUfunction Insert(const void* kernel, int device) {
+  DeviceFunction Insert(const void* kernel, int device) {
     std::lock_guard<std::mutex> lock(mu_);
     const size_t h = Hash(kernel, device);
     for (size_t k = 0; k < kSlots; ++k) {
       Slot& s = slots_[(h + k) & (kSlots - 1)];
       CUfunction f = s.fn.load(std::memory_order_acquire);
       if (f != nullptr) {
-        if (s.kernel == kernel && s.device == device) return f;
+        if (s.kernel == kernel && s.device == device) return {f, s.pdl};
         continue;
       }
       cudaFunction_t rf = nullptr;
       if (cudaGetFuncBySymbol(&rf, kernel) != cudaSuccess || rf == nullptr) {
         (void)cudaGetLastError();
-        return nullptr;
+        return {};
       }
       s.kernel = kernel;
       s.device = device;
+      s.pdl = WaitsOnPriorGrids(kernel, device);
       s.fn.store(reinterpret_cast<CUfunction>(rf), std::memory_order_release);
-      return s.fn.load(std::memory_order_relaxed);
+      return {s.fn.load(std::memory_order_relaxed), s.pdl};
     }
-    return nullptr;
+    return {};
+  }
+
+  // Programmatic launch is safe only where the code that runs was compiled
+  // for compute capability 9.0 or newer (GridDependencyEnter waits there;
+  // code JIT-compiled from older PTX has no wait) on a device that has it.
+  static bool WaitsOnPriorGrids(const void* kernel, int device) {
+    int major = 0;
+    cudaFuncAttributes a{};
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaFuncGetAttributes(&a, kernel) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return major >= 9 && a.ptxVersion >= 90 && a.binaryVersion >= 90;
   }
 
   Slot slots_[kSlots];
@@ -337,9 +414,23 @@ inline cudaError_t LaunchKernel(void (*kernel)(P...), dim3 grid, dim3 block, cud
   ParamPointers(params, ptrs, std::index_sequence_for<P...>{});
   const void* key = reinterpret_cast<const void*>(kernel);
   if (CuLaunchKernelFn launch = DriverLaunchKernel()) {
-    if (CUfunction f = FunctionTable::Global().Get(key, device)) {
-      if (launch(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0,
-                 reinterpret_cast<CUstream>(stream), ptrs, nullptr) == CUDA_SUCCESS) {
+    const DeviceFunction df = FunctionTable::Global().Get(key, device);
+    if (df.fn != nullptr) {
+      CuLaunchKernelExFn launch_ex = DriverLaunchKernelEx();
+      if (df.pdl && launch_ex != nullptr &&
+          ProgrammaticLaunchEnabled().load(std::memory_order_relaxed)) {
+        CUlaunchAttribute attr{};
+        attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        CUlaunchConfig cfg{};
+        cfg.gridDimX = grid.x, cfg.gridDimY = grid.y, cfg.gridDimZ = grid.z;
+        cfg.blockDimX = block.x, cfg.blockDimY = block.y, cfg.blockDimZ = block.z;
+        cfg.hStream = reinterpret_cast<CUstream>(stream);
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        if (launch_ex(&cfg, df.fn, ptrs, nullptr) == CUDA_SUCCESS) return cudaSuccess;
+      } else if (launch(df.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, 0,
+                        reinterpret_cast<CUstream>(stream), ptrs, nullptr) == CUDA_SUCCESS) {
         return cudaSuccess;
       }
     }

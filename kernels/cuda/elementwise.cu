@@ -130,3 +130,15 @@ extern "C" __attribute__((visibility("default"))) int tvmffi_kernels_scale_f32_l
   return static_cast<int>(LaunchElementwise<float, 1>(out, Inputs<float, 1>{{in}}, n,
                                                       ScaleOp<float>{factor}, device_id, stream));
 }
+
+/*!
+ * \brief Turn programmatic dependent launch of every kernel of the library on
+ *        or off (on by default, or as TVMFFI_KERNELS_PDL=0 set it), for
+ *        benchmarks that time both in one process; thread-safe, takes effect
+ *        at the next launch.
+ * \return Whether it was on before.
+ */
+extern "C" __attribute__((visibility("default"))) int tvmffi_kernels_set_programmatic_launch(
+    int enable) {
+  return tvmffi_kernels::ProgrammaticLaunchEnabled().exchange(enable != 0) ? 1 : 0;
+}

@@ -20,10 +20,11 @@
 //   mid    (operands fit in 3/4 of L2): U 4, 256 threads, fewer blocks to
 //          schedule (scale at 16 MiB: 0.89-0.92x torch's time, against
 //          1.02-1.04x with U 1);
-//   large  (operands past 3/4 of L2): U kLargeUnroll, kLargeThreads,
-//          streaming (evict-first) loads and stores when kLargeStreaming
-//          (U 1: 1.000-1.009 of a copy at 64-256 MiB; U 2 0.994-1.005, U 4
-//          0.986-1.001).
+//   large  (operands past 3/4 of L2): U LargeUnroll<N>() (2 packs for one
+//          input, 1 for two), kLargeThreads, streaming (evict-first) loads
+//          and stores when kLargeStreaming (H100, scale: U 1 1.000-1.009 of a
+//          copy at 64-256 MiB, U 2 0.994-1.005, U 4 0.986-1.001; H200: U 1
+//          0.80-0.83, too few bytes in flight for its bandwidth).
 // A one-wave grid striding over the whole range, each thread's packs a grid
 // apart, was 0.91 of a copy for scale on the H200 and 0.92 on the H100: it
 // is gone.
@@ -104,13 +105,28 @@ constexpr int kSmallPacksPerSM = 4096;
 // "mid": the operands' bytes are at most this fraction (in quarters) of L2.
 constexpr int kMidL2Quarters = 3;
 constexpr int kMidUnroll = 4;
-constexpr int kLargeUnroll = 1;
+constexpr int kLargeUnroll = 1;  // two inputs: two loads a thread in flight
+// One input: U 2 keeps two loads a thread in flight too. With U 1 an H200
+// (4.8 TB/s) ran scale at 0.80-0.83 of a copy's bandwidth at 64-256 MiB
+// (add, two loads, 1.03); the H100 sweep had U 2 within 0.5 % of U 1.
+#ifndef TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT
+#define TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT 2
+#endif
+constexpr int kLargeUnrollOneInput = TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT;
+/*! \brief Packs per thread and tile of the large class for N inputs. */
+template <int N>
+constexpr int LargeUnroll() {
+  return N == 1 ? kLargeUnrollOneInput : kLargeUnroll;
+}
 constexpr int kLargeThreads = 128;
 constexpr bool kLargeStreaming = true;
 /*! \brief Elements per thread and tile on the scalar path (VEC 1): 16 or 32 bytes. */
+#ifndef TVMFFI_KERNELS_SCALAR_UNROLL_16BIT
+#define TVMFFI_KERNELS_SCALAR_UNROLL_16BIT 8
+#endif
 template <typename T>
 constexpr int ScalarUnroll() {
-  return sizeof(T) <= 2 ? 8 : 4;
+  return sizeof(T) <= 2 ? TVMFFI_KERNELS_SCALAR_UNROLL_16BIT : 4;
 }
 
 // Loads and stores of a body pack: streaming (ld/st.global.cs, evict-first)
@@ -149,6 +165,7 @@ __device__ __forceinline__ void StoreBody(P* p, const P& v) {
 template <typename T, int N, typename Op, typename Idx, int VEC, int U, bool kStreaming>
 __global__ void __launch_bounds__(kElementwiseThreads)
     ElementwiseKernel(T* out, Inputs<T, N> in, Idx head, Idx nvec, Idx n, Op op) {
+  GridDependencyEnter();
   using P = Pack<T, VEC>;
   P* vout = reinterpret_cast<P*>(out + head);
   const P* vin[N];
@@ -229,7 +246,7 @@ inline ElementwisePlan PlanElementwise(const void* const (&ptrs)[NP], int64_t n,
     p.nvec = h < n ? (n - h) / VEC : 0;  // nvec 0: all of n is edge
     const int64_t bytes = n * static_cast<int64_t>(sizeof(T)) * NP;
     if (p.wide || (l2_bytes > 0 && bytes > l2_bytes / 4 * kMidL2Quarters)) {
-      p.unroll = kLargeUnroll, p.threads = kLargeThreads, p.streaming = kLargeStreaming;
+      p.unroll = LargeUnroll<NP - 1>(), p.threads = kLargeThreads, p.streaming = kLargeStreaming;
     } else if (p.nvec <= int64_t{kSmallPacksPerSM} * num_sms) {
       p.unroll = 1, p.threads = kSmallThreads;
     } else {
@@ -266,11 +283,11 @@ inline void VisitElementwiseKernel(const ElementwisePlan& p, F&& f) {
   if (p.vec > 1) {
     if constexpr (VEC > 1) {
       if (p.wide) {
-        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, kLargeUnroll, kLargeStreaming>);
+        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), kLargeStreaming>);
+      } else if (p.streaming) {
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), kLargeStreaming>);
       } else if (p.unroll == kMidUnroll) {
         f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, false>);
-      } else if (p.streaming) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kLargeUnroll, kLargeStreaming>);
       } else {
         f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, false>);
       }

@@ -165,6 +165,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
                       RowMinBlocksPerSM(false, kBlock, VEC, sizeof(T)))
     RMSNormCachedKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
                         float eps) {
+  GridDependencyEnter();
   using G = RowGroup<kBlock, LANES, RPG>;
   __shared__ float smem[32];
   const int nvec = cols / VEC;
@@ -228,6 +229,7 @@ template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
 __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
                       RowMinBlocksPerSM(true, kBlock, VEC, sizeof(T)))
     SoftmaxCachedKernel(T* out, const T* x, int64_t rows, int cols) {
+  GridDependencyEnter();
   using G = RowGroup<kBlock, LANES, RPG>;
   __shared__ float smem[32];
   const int nvec = cols / VEC;
@@ -320,6 +322,7 @@ __device__ __forceinline__ void ForEachSlot(bool valid_row, int lane, int nvec, 
 template <typename T, int VEC, int LANES, int VPT>
 __global__ void __launch_bounds__(kGroupRowThreads)
     SoftmaxKeptGroupKernel(T* out, const T* x, int64_t rows, int cols) {
+  GridDependencyEnter();
   static_assert(VPT * VEC <= 16, "each lane keeps VPT * VEC floats");
   using G = RowGroup<false, LANES, 1>;
   const int nvec = cols / VEC;
@@ -365,6 +368,7 @@ template <typename T, int VEC, int LANES, int VPT>
 __global__ void __launch_bounds__(kGroupRowThreads)
     RMSNormKeptGroupKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
                            float eps) {
+  GridDependencyEnter();
   static_assert(VPT * VEC <= 16, "each lane keeps VPT * VEC floats");
   using G = RowGroup<false, LANES, 1>;
   const int nvec = cols / VEC;
@@ -402,6 +406,7 @@ template <typename T, int VEC>
 __global__ void __launch_bounds__(kMaxRowThreads)
     RMSNormStreamKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
                         float eps) {
+  GridDependencyEnter();
   __shared__ float smem[32];
   const int nvec = cols / VEC;
   const float inv_cols = 1.f / static_cast<float>(cols);
@@ -430,6 +435,7 @@ __global__ void __launch_bounds__(kMaxRowThreads)
 template <typename T, int VEC>
 __global__ void __launch_bounds__(kMaxRowThreads)
     SoftmaxStreamKernel(T* out, const T* x, int64_t rows, int cols) {
+  GridDependencyEnter();
   __shared__ float smem[2][32];
   const int nvec = cols / VEC;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {

@@ -246,7 +246,7 @@ void RunElementwise(int64_t n, int64_t off_out, int64_t off_a, int64_t off_b, Op
       EmulateElementwise<T, N>(Regeometry(p, 1, 128, false, wide, n), o, in, n, op);
       EmulateElementwise<T, N>(Regeometry(p, 1, 256, false, wide, n), o, in, n, op);
       EmulateElementwise<T, N>(Regeometry(p, kMidUnroll, 256, false, wide, n), o, in, n, op);
-      EmulateElementwise<T, N>(Regeometry(p, kLargeUnroll, 64, true, wide, n), o, in, n, op);
+      EmulateElementwise<T, N>(Regeometry(p, LargeUnroll<N>(), 64, true, wide, n), o, in, n, op);
     }
   }
   std::vector<double> ref(static_cast<size_t>(n));
@@ -468,9 +468,10 @@ TEST_CASE("emulated launch plans pick the documented geometry", "[cuda][emulated
   CHECK(PlanElementwise<float>(three, 4 << 20, 132, l2).threads == unsigned{kLargeThreads});
   // Large (operands exceed L2).
   e = PlanElementwise<float>(ptrs, int64_t{1} << 28, 132, l2);
-  CHECK((e.unroll == kLargeUnroll && e.threads == unsigned{kLargeThreads}));
+  CHECK((e.unroll == kLargeUnrollOneInput && e.threads == unsigned{kLargeThreads}));
   CHECK(e.streaming == kLargeStreaming);
-  CHECK(e.blocks == (1u << 26) / (kLargeThreads * kLargeUnroll));
+  CHECK(e.blocks == (1u << 26) / (kLargeThreads * kLargeUnrollOneInput));
+  CHECK(PlanElementwise<float>(three, int64_t{1} << 28, 132, l2).unroll == kLargeUnroll);
   // 2^31 elements and more: 64-bit indices.
   e = PlanElementwise<float>(ptrs, (int64_t{1} << 31) + 3, 132, l2);
   CHECK((e.wide && e.vec == 4 && e.nvec == (int64_t{1} << 29)));
