@@ -5,8 +5,12 @@
 //   [head, head + nvec * VEC)  the body: packs of VEC elements
 //   [head + nvec * VEC, n)     scalar edge (tail)
 // VEC is 16 bytes of elements when every pointer has the same misalignment
-// (then head < VEC and the tail < VEC); when they disagree, VEC is 1, head 0
-// and the body is all of [0, n).
+// (then head < VEC and the tail < VEC). When they disagree ("shifted"), the
+// head aligns `out`, and each input pack is cut from the two aligned 16-byte
+// words it straddles (the neighbouring thread loads the same words: L1 hits,
+// no extra DRAM traffic), the last pack going to the tail so that no load
+// reaches past an input. Pointers not aligned to their own element size get
+// VEC 1, head 0 and a scalar body over all of [0, n).
 //
 // The body is cut into tiles of blockDim.x * U packs, one per block (the grid
 // covers every tile; past 2^31 - 1 blocks they stride), thread t of a tile
@@ -156,21 +160,77 @@ __device__ __forceinline__ void StoreBody(P* p, const P& v) {
   *p = v;
 }
 
+/*! \brief Bits [r, r + 32) of the 64-bit value hi:lo, 0 <= r < 32 (SHF on the GPU). */
+__host__ __device__ __forceinline__ uint32_t FunnelRight(uint32_t lo, uint32_t hi, uint32_t r) {
+#if defined(__CUDA_ARCH__)
+  return __funnelshift_r(lo, hi, r);
+#else
+  return r == 0 ? lo : (lo >> r) | (hi << (32 - r));
+#endif
+}
+
+/*!
+ * \brief The 16 bytes at `aligned + j` shifted by `shift` bytes (0 <= shift <
+ *        16, the same for every thread): from the aligned words j and j + 1.
+ */
+template <bool kStreaming, typename P, typename Idx>
+__device__ __forceinline__ P LoadShifted(const P* aligned, Idx j, uint32_t shift) {
+  static_assert(sizeof(P) == 16, "shifted loads cut 16-byte packs");
+  if (shift == 0) return LoadBody<kStreaming>(aligned + j);
+  const P a = LoadBody<kStreaming>(aligned + j);
+  const P b = LoadBody<kStreaming>(aligned + j + 1);
+  uint32_t w[8];
+  memcpy(w, &a, 16);
+  memcpy(w + 4, &b, 16);
+  const uint32_t r = (shift & 3u) * 8u;
+  uint32_t o[4];
+  // The word offset is uniform; a switch keeps w in registers (constant indices).
+  switch (shift >> 2) {
+#define TVMFFI_KERNELS_SHIFT_CASE(Q)                                             \
+  case Q:                                                                         \
+    for (int k = 0; k < 4; ++k) o[k] = FunnelRight(w[Q + k], w[Q + k + 1], r); \
+    break;
+    TVMFFI_KERNELS_SHIFT_CASE(0)
+    TVMFFI_KERNELS_SHIFT_CASE(1)
+    TVMFFI_KERNELS_SHIFT_CASE(2)
+    default:
+      TVMFFI_KERNELS_SHIFT_CASE(3)
+#undef TVMFFI_KERNELS_SHIFT_CASE
+  }
+  P out;
+  memcpy(&out, o, 16);
+  return out;
+}
+
 /*!
  * \brief The elementwise kernel; see the file comment for the layout.
  * \tparam Idx uint32_t when n < 2^31, int64_t otherwise.
  * \tparam VEC Elements per body pack (VecWidth<T>() or 1).
  * \tparam U Packs per thread and tile.
+ * \tparam kShifted Inputs need not share out's alignment (LoadShifted).
  */
-template <typename T, int N, typename Op, typename Idx, int VEC, int U, bool kStreaming>
+template <typename T, int N, typename Op, typename Idx, int VEC, int U, bool kStreaming,
+          bool kShifted = false>
 __global__ void __launch_bounds__(kElementwiseThreads)
     ElementwiseKernel(T* out, Inputs<T, N> in, Idx head, Idx nvec, Idx n, Op op) {
   GridDependencyEnter();
   using P = Pack<T, VEC>;
   P* vout = reinterpret_cast<P*>(out + head);
   const P* vin[N];
+  uint32_t shift[N];  // bytes from vin[k]'s aligned words to input k's packs
 #pragma unroll
-  for (int k = 0; k < N; ++k) vin[k] = reinterpret_cast<const P*>(in.p[k] + head);
+  for (int k = 0; k < N; ++k) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(in.p[k] + head);
+    shift[k] = kShifted ? static_cast<uint32_t>(a % sizeof(P)) : 0u;
+    vin[k] = reinterpret_cast<const P*>(a - shift[k]);
+  }
+  auto load = [&](int k, Idx j) {
+    if constexpr (kShifted) {
+      return LoadShifted<kStreaming>(vin[k], j, shift[k]);
+    } else {
+      return LoadBody<kStreaming>(vin[k] + j);
+    }
+  };
   // Slots [0, nvec) are packs, [nvec, nvec + edges) the scalar edge elements.
   const Idx edges = VEC > 1 ? n - nvec * VEC : 0;
   const Idx slots = nvec + edges;
@@ -179,7 +239,7 @@ __global__ void __launch_bounds__(kElementwiseThreads)
     if (j < nvec) {
       P x[N];
 #pragma unroll
-      for (int k = 0; k < N; ++k) x[k] = LoadBody<kStreaming>(vin[k] + j);
+      for (int k = 0; k < N; ++k) x[k] = load(k, j);
       StoreBody<kStreaming>(vout + j, ApplyPack<T, N, Op, VEC>(op, x));
     } else if (VEC > 1 && j < slots) {
       const Idx e = j - nvec;
@@ -196,7 +256,7 @@ __global__ void __launch_bounds__(kElementwiseThreads)
 #pragma unroll
       for (int u = 0; u < U; ++u) {
 #pragma unroll
-        for (int k = 0; k < N; ++k) x[u][k] = LoadBody<kStreaming>(vin[k] + (i + u * blockDim.x));
+        for (int k = 0; k < N; ++k) x[u][k] = load(k, i + u * blockDim.x);
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
@@ -214,6 +274,7 @@ struct ElementwisePlan {
   int64_t head;      // scalar elements before the body
   int64_t nvec;      // packs in the body
   int vec;           // elements per pack: VecWidth<T>() or 1
+  bool shifted;      // inputs misaligned against out: LoadShifted packs
   bool wide;         // 64-bit indices (n >= 2^31)
   int unroll;        // packs per thread and tile
   bool streaming;    // evict-first loads and stores (large launches)
@@ -232,18 +293,24 @@ template <typename T, int NP>
 inline ElementwisePlan PlanElementwise(const void* const (&ptrs)[NP], int64_t n, int num_sms,
                                        int64_t l2_bytes) {
   constexpr int VEC = VecWidth<T>();
-  ElementwisePlan p{0, n, 1, n > int64_t{0x7fffffff}, ScalarUnroll<T>(), false,
+  ElementwisePlan p{0, n, 1, false, n > int64_t{0x7fffffff}, ScalarUnroll<T>(), false,
                     kElementwiseThreads, 1};
   const uintptr_t mis = reinterpret_cast<uintptr_t>(ptrs[0]) % kVecBytes;
-  bool same = mis % sizeof(T) == 0;
+  bool same = mis % sizeof(T) == 0, natural = same;
   for (int k = 1; k < NP; ++k) {
-    same = same && reinterpret_cast<uintptr_t>(ptrs[k]) % kVecBytes == mis;
+    const uintptr_t m = reinterpret_cast<uintptr_t>(ptrs[k]) % kVecBytes;
+    same = same && m == mis;
+    natural = natural && m % sizeof(T) == 0;
   }
-  if (VEC > 1 && same) {
+  const bool shifted = !same && natural;
+  if (VEC > 1 && (same || shifted)) {
     const int64_t h = static_cast<int64_t>(((kVecBytes - mis) % kVecBytes) / sizeof(T));
     p.vec = VEC;
+    p.shifted = shifted;
     p.head = h < n ? h : 0;
     p.nvec = h < n ? (n - h) / VEC : 0;  // nvec 0: all of n is edge
+    // Shifted: the last pack would load the aligned word past it; it goes to the tail.
+    if (shifted && p.nvec > 0) --p.nvec;
     const int64_t bytes = n * static_cast<int64_t>(sizeof(T)) * NP;
     if (p.wide || (l2_bytes > 0 && bytes > l2_bytes / 4 * kMidL2Quarters)) {
       p.unroll = LargeUnroll<NP - 1>(), p.threads = kLargeThreads, p.streaming = kLargeStreaming;
@@ -280,7 +347,19 @@ inline ElementwisePlan PlanElementwise(const T* out, const Inputs<T, N>& in, int
 template <typename T, int N, typename Op, typename F>
 inline void VisitElementwiseKernel(const ElementwisePlan& p, F&& f) {
   constexpr int VEC = VecWidth<T>(), US = ScalarUnroll<T>();
-  if (p.vec > 1) {
+  if (p.vec > 1 && p.shifted) {
+    if constexpr (VEC > 1) {
+      if (p.wide) {
+        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), kLargeStreaming, true>);
+      } else if (p.streaming) {
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), kLargeStreaming, true>);
+      } else if (p.unroll == kMidUnroll) {
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, false, true>);
+      } else {
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, false, true>);
+      }
+    }
+  } else if (p.vec > 1) {
     if constexpr (VEC > 1) {
       if (p.wide) {
         f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), kLargeStreaming>);

@@ -234,13 +234,22 @@ void RunElementwise(int64_t n, int64_t off_out, int64_t off_a, int64_t off_b, Op
   T* o = out.data() + off_out;
   if (n > 0) {
     const ElementwisePlan p = PlanElementwise<T, N>(o, in, n, 132, 50 << 20);
-    // A 16-byte body must start 16-byte aligned for every pointer.
+    // A 16-byte body starts 16-byte aligned for out, and for every input
+    // unless the plan cuts shifted input packs (offsets that disagree).
+    bool agree = true;
+    for (int k = 0; k < N; ++k) {
+      agree = agree && (reinterpret_cast<uintptr_t>(o) - reinterpret_cast<uintptr_t>(in.p[k])) % 16 == 0;
+    }
+    CHECK(p.shifted == (p.vec > 1 && !agree));
     if (p.vec > 1 && p.nvec > 0) {
       CHECK(reinterpret_cast<uintptr_t>(o + p.head) % 16 == 0);
-      for (int k = 0; k < N; ++k) CHECK(reinterpret_cast<uintptr_t>(in.p[k] + p.head) % 16 == 0);
+      for (int k = 0; k < N; ++k) {
+        CHECK((p.shifted || reinterpret_cast<uintptr_t>(in.p[k] + p.head) % 16 == 0));
+      }
     }
     CHECK(p.head + p.nvec * p.vec <= n);
-    CHECK(n - p.head - p.nvec * p.vec < 2 * p.vec);  // edges are scalar remainders only
+    // Edges are scalar remainders only (one more pack when shifted).
+    CHECK(n - p.head - p.nvec * p.vec < (p.shifted ? 3 : 2) * p.vec);
     // Every kernel the visitor can pick, on a short grid: each writes the same values.
     for (bool wide : {false, true}) {
       EmulateElementwise<T, N>(Regeometry(p, 1, 128, false, wide, n), o, in, n, op);
@@ -331,8 +340,10 @@ TEST_CASE("emulated elementwise kernels: sizes and alignments", "[cuda][emulated
     AllElementwise<__nv_bfloat16>(n, 0, 0, 0);
     AllElementwise<float>(n, 1, 1, 1);  // common misalignment: scalar head
     AllElementwise<__half>(n, 5, 5, 5);
-    AllElementwise<__nv_bfloat16>(n, 0, 3, 0);  // mixed: all-scalar fallback
+    AllElementwise<__nv_bfloat16>(n, 0, 3, 0);  // mixed: shifted input packs
     AllElementwise<float>(n, 2, 0, 1);
+    AllElementwise<__half>(n, 1, 6, 3);  // every shift of a 16-bit input
+    AllElementwise<__half>(n, 7, 0, 5);
   }
   // Integer and float64 add_one, as the library dispatches them.
   for (int64_t n : {int64_t{5}, int64_t{4099}}) {
@@ -481,10 +492,18 @@ TEST_CASE("emulated launch plans pick the documented geometry", "[cuda][emulated
   e = PlanElementwise<float>(skew, 10, 132, l2);
   CHECK((e.head == 3 && e.vec == 4 && e.nvec == 1));
   CHECK(e.blocks == 1);
-  // Pointers that disagree on their misalignment: one scalar body.
+  // Pointers that disagree on their misalignment: out aligned by the head,
+  // shifted input packs, the last pack in the tail.
   const void* const mixed[2] = {buf, buf + 1};
   e = PlanElementwise<float>(mixed, 10, 132, l2);
-  CHECK((e.vec == 1 && e.head == 0 && e.nvec == 10));
+  CHECK((e.vec == 4 && e.shifted && e.head == 0 && e.nvec == 1));
+  const void* const mixed2[2] = {buf + 1, buf};
+  e = PlanElementwise<float>(mixed2, 10, 132, l2);
+  CHECK((e.vec == 4 && e.shifted && e.head == 3 && e.nvec == 0));
+  // A pointer not aligned to its element size: one scalar body.
+  const void* const odd[2] = {buf, reinterpret_cast<const char*>(buf) + 1};
+  e = PlanElementwise<float>(odd, 10, 132, l2);
+  CHECK((e.vec == 1 && !e.shifted && e.head == 0 && e.nvec == 10));
   // Fewer elements than the peeled head: all edge.
   e = PlanElementwise<float>(skew, 2, 132, l2);
   CHECK((e.vec == 4 && e.nvec == 0 && e.head == 0));
