@@ -21,9 +21,10 @@
 // (measured on an H100, benchmarks/RESULTS.md, 2026-11-27):
 //   small  (up to ~2 packs per resident thread): U 1, 256 threads, so that
 //          every SM gets many warps and latency hides;
-//   mid    (operands fit in 3/4 of L2): U 4, 256 threads, fewer blocks to
-//          schedule (scale at 16 MiB: 0.89-0.92x torch's time, against
-//          1.02-1.04x with U 1);
+//   mid    (operands fit in 3/4 of L2): U 2, 256 threads, fewer blocks to
+//          schedule (H100, scale at 16 MiB: U 4 0.89-0.92x torch's time,
+//          U 1 1.02-1.04x; H200, 2026-11-28: U 2 0.91 f32 and 0.85 16-bit,
+//          U 4 1.02 and 0.93, U 8 1.03 and 0.93);
 //   large  (operands past 3/4 of L2): U LargeUnroll<N>() (2 packs for one
 //          input, 1 for two), kLargeThreads, streaming (evict-first) loads
 //          and stores when kLargeStreaming (H100, scale: U 1 1.000-1.009 of a
@@ -108,7 +109,10 @@ constexpr int kSmallThreads = 256;
 constexpr int kSmallPacksPerSM = 4096;
 // "mid": the operands' bytes are at most this fraction (in quarters) of L2.
 constexpr int kMidL2Quarters = 3;
-constexpr int kMidUnroll = 4;
+#ifndef TVMFFI_KERNELS_MID_UNROLL
+#define TVMFFI_KERNELS_MID_UNROLL 2
+#endif
+constexpr int kMidUnroll = TVMFFI_KERNELS_MID_UNROLL;
 constexpr int kLargeUnroll = 1;  // two inputs: two loads a thread in flight
 // One input: U 2 keeps two loads a thread in flight too. With U 1 an H200
 // (4.8 TB/s) ran scale at 0.80-0.83 of a copy's bandwidth at 64-256 MiB
