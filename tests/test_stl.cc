@@ -1,8 +1,9 @@
 // Standard-library types at the FFI boundary: typed functions taking and
 // returning std::vector, std::array, std::tuple, std::map, std::unordered_map,
-// std::optional, std::variant, std::string(_view); element errors name the
-// position; conversions work in both directions through Any.
+// std::optional, std::variant, std::string(_view), std::function; element
+// errors name the position; conversions work in both directions through Any.
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -197,4 +198,61 @@ TEST_CASE("std types through an exported typed function", "[stl]") {
         "Mismatched type on argument #0 when calling: `containers_test_group_by_parity(0: "
         "std::vector<int>) -> std::map<str, std::vector<int>>`. Expected `std::vector<int>` but "
         "got `Array[index 1: float]`");
+}
+
+TEST_CASE("std::function arguments and results", "[stl]") {
+  // A Function argument arrives as a std::function; a std::function result
+  // leaves as a Function (upstream's tests/python/cpp_src/test_stl.cc).
+  Function add_one = Function::FromTyped(
+      [](std::function<int64_t(int64_t)> f) -> std::function<int64_t(int64_t)> {
+        return [fn = std::move(f)](int64_t x) { return fn(x) + 1; };
+      },
+      "add_one");
+  Function twice = Function::FromTyped([](int64_t x) { return 2 * x; });
+  Any wrapped = add_one(twice);
+  REQUIRE(wrapped.type_index() == kTVMFFIFunction);
+  Function f = wrapped.cast<Function>();
+  CHECK(f(5).cast<int64_t>() == 11);
+  CHECK(f(true).cast<int64_t>() == 3);  // bool converts to int, as in any typed function
+
+  // The result checks its arguments as Function::FromTyped does.
+  auto [kind, message] = ErrorOf([&] { f(); });
+  CHECK(kind == "TypeError");
+  CHECK(message ==
+        "Mismatched number of arguments when calling: `(0: int) -> int`. Expected 1 but got 0 "
+        "arguments");
+  std::tie(kind, message) = ErrorOf([&] { f(String("x")); });
+  CHECK(kind == "TypeError");
+  CHECK(message ==
+        "Mismatched type on argument #0 when calling: `(0: int) -> int`. Expected `int` but got "
+        "`str`");
+  // A parameter that is not a function; the signature names the std::function type.
+  std::tie(kind, message) = ErrorOf([&] { add_one(int64_t{1}); });
+  CHECK(kind == "TypeError");
+  CHECK(message ==
+        "Mismatched type on argument #0 when calling: `add_one(0: std::function<int(int)>) -> "
+        "std::function<int(int)>`. Expected `std::function<int(int)>` but got `int`");
+  // The wrapped function's result must convert to R when the std::function is called.
+  Function text = Function::FromTyped([](int64_t) { return String("no"); });
+  std::tie(kind, message) = ErrorOf([&] { add_one(text).cast<Function>()(1); });
+  CHECK(kind == "TypeError");
+  CHECK(message == "Cannot convert from type `str` to `int`");
+
+  // A void result, and a callback seeing the caller's state.
+  int64_t seen = 0;
+  Function call_with_three =
+      Function::FromTyped([](std::function<void(int64_t)> g) { g(3); });
+  call_with_three(Function::FromTyped([&seen](int64_t x) { seen = x; }));
+  CHECK(seen == 3);
+
+  // Through Any, both ways; an empty std::function is None.
+  Any any_fn = std::function<int64_t()>([] { return int64_t{7}; });
+  CHECK(any_fn.type_index() == kTVMFFIFunction);
+  CHECK(any_fn.cast<Function>()().cast<int64_t>() == 7);
+  CHECK(any_fn.cast<std::function<int64_t()>>()() == 7);
+  CHECK(any_fn.cast<std::function<double()>>()() == 7.0);  // the result converts to R
+  CHECK(Any(std::function<void()>()).type_index() == kTVMFFINone);
+  CHECK_FALSE(Any(int64_t{1}).try_cast<std::function<void()>>().has_value());
+  std::tie(kind, message) = ErrorOf([&] { (void)Any(nullptr).cast<std::function<void()>>(); });
+  CHECK(message == "Cannot convert from type `None` to `std::function<None()>`");
 }

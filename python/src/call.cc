@@ -33,7 +33,8 @@ enum class Kind : uint8_t {
   kObject,       // tvmffi.Object and subclasses
   kDevice,       // tvmffi.Device
   kDType,        // tvmffi.dtype (str subclass)
-  kShape,        // tvmffi.Shape (tuple subclass)
+  kShape,        // a tuple -> ffi.Shape (ContainerToOwned)
+  kNative,       // core.String / core.Bytes / tvmffi.Shape: the FFI object each may keep
   kInt,          // int subclasses and objects with __index__
   kFloat,        // float subclasses (numpy.float64, ...)
   kStr,          // str subclasses
@@ -228,6 +229,12 @@ TVMFFI_PY_COLD bool BadExchangeError(PyTypeObject* t) {
   return false;
 }
 
+// The attribute under which core.String, core.Bytes and Shape keep their FFI object.
+PyObject* CachedObjectName() {
+  static PyObject* const name = PyUnicode_InternFromString("_tvm_ffi_cached_object");
+  return name;
+}
+
 bool IsSubtype(PyTypeObject* t, PyObject* base) {
   return base != nullptr && PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(base));
 }
@@ -246,8 +253,9 @@ TypeEntry Classify(PyTypeObject* t) {
     e.kind = Kind::kDevice;
   } else if (IsSubtype(t, h.dtype_cls)) {
     e.kind = Kind::kDType;
-  } else if (IsSubtype(t, h.shape_cls)) {
-    e.kind = Kind::kShape;
+  } else if (IsSubtype(t, h.string_cls) || IsSubtype(t, h.bytes_cls) ||
+             IsSubtype(t, h.shape_cls)) {
+    e.kind = Kind::kNative;
   } else if (PyType_IsSubtype(t, &PyLong_Type)) {
     e.kind = Kind::kInt;
   } else if (PyType_IsSubtype(t, &PyFloat_Type)) {
@@ -1689,6 +1697,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       return !PyErr_Occurred();
     case Kind::kDType:
     case Kind::kShape:
+    case Kind::kNative:
     case Kind::kStr:
     case Kind::kBytes:
     case Kind::kSequence:
@@ -1801,6 +1810,62 @@ bool ContainerToOwned(PyObject* obj, Kind kind, TVMFFIAny* out) {
   return ok;
 }
 
+// A str as an owned ffi.String (small or not).
+bool StrToOwned(PyObject* obj, TVMFFIAny* out) {
+  Py_ssize_t size = 0;
+  const char* s = PyUnicode_AsUTF8AndSize(obj, &size);
+  if (s == nullptr) return false;
+  TVMFFIByteArray ba{s, static_cast<size_t>(size)};
+  if (TVMFFIStringFromByteArray(&ba, out) != 0) {
+    SetPyErrorFromFFI();
+    return false;
+  }
+  return true;
+}
+
+// bytes or bytearray.
+bool BytesToOwned(PyObject* obj, TVMFFIAny* out) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  if (PyBytes_Check(obj)) {
+    PyBytes_AsStringAndSize(obj, &data, &size);
+  } else {
+    data = PyByteArray_AS_STRING(obj);
+    size = PyByteArray_GET_SIZE(obj);
+  }
+  TVMFFIByteArray ba{data, static_cast<size_t>(size)};
+  if (TVMFFIBytesFromByteArray(&ba, out) != 0) {
+    SetPyErrorFromFFI();
+    return false;
+  }
+  return true;
+}
+
+// The FFI object a core.String, core.Bytes or Shape keeps (its
+// _tvm_ffi_cached_object), as a new reference in `out` when it is an object of
+// `type_index`: 1. None kept, or another value there: 0 (convert the value).
+// -1 with a Python error.
+int CachedObjectToOwned(PyObject* obj, int32_t type_index, TVMFFIAny* out) {
+  PyObject* cached = PyObject_GetAttr(obj, CachedObjectName());
+  if (cached == nullptr) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    PyErr_Clear();  // a String made by str.__new__ has the slot unset
+    return 0;
+  }
+  int r = 0;
+  if (PyType_IsSubtype(Py_TYPE(cached), GetCoreTypes().object) && nb::inst_ready(cached)) {
+    TVMFFIObjectHandle h = nb::inst_ptr<ObjectRef>(cached)->handle;
+    if (h != nullptr && TVMFFIObjectGetTypeIndex(h) == type_index) {
+      TVMFFIObjectIncRef(h);
+      out->type_index = type_index;
+      out->v_obj = static_cast<TVMFFIObject*>(h);
+      r = 1;
+    }
+  }
+  Py_DECREF(cached);
+  return r;
+}
+
 }  // namespace
 
 bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
@@ -1847,41 +1912,29 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       out->type_index = kTVMFFIFloat;
       out->v_float64 = PyFloat_AsDouble(obj);
       return !PyErr_Occurred();
-    case Kind::kDType:
-    case Kind::kStr: {
+    case Kind::kDType: {
       Py_ssize_t size = 0;
       const char* s = PyUnicode_AsUTF8AndSize(obj, &size);
       if (s == nullptr) return false;
       TVMFFIByteArray ba{s, static_cast<size_t>(size)};
-      if (e.kind == Kind::kDType) {
-        if (TVMFFIDataTypeFromString(&ba, &out->v_dtype) != 0) {
-          SetPyErrorFromFFI();
-          return false;
-        }
-        out->type_index = kTVMFFIDataType;
-        return true;
-      }
-      if (TVMFFIStringFromByteArray(&ba, out) != 0) {
+      if (TVMFFIDataTypeFromString(&ba, &out->v_dtype) != 0) {
         SetPyErrorFromFFI();
         return false;
       }
+      out->type_index = kTVMFFIDataType;
       return true;
     }
-    case Kind::kBytes: {
-      char* data = nullptr;
-      Py_ssize_t size = 0;
-      if (PyBytes_Check(obj)) {
-        PyBytes_AsStringAndSize(obj, &data, &size);
-      } else {
-        data = PyByteArray_AS_STRING(obj);
-        size = PyByteArray_GET_SIZE(obj);
-      }
-      TVMFFIByteArray ba{data, static_cast<size_t>(size)};
-      if (TVMFFIBytesFromByteArray(&ba, out) != 0) {
-        SetPyErrorFromFFI();
-        return false;
-      }
-      return true;
+    case Kind::kStr: return StrToOwned(obj, out);
+    case Kind::kBytes: return BytesToOwned(obj, out);
+    case Kind::kNative: {
+      const bool is_str = PyUnicode_Check(obj);
+      const bool is_bytes = !is_str && PyBytes_Check(obj);
+      const int cached = CachedObjectToOwned(
+          obj, is_str ? kTVMFFIStr : is_bytes ? kTVMFFIBytes : kTVMFFIShape, out);
+      if (cached != 0) return cached > 0;
+      if (is_str) return StrToOwned(obj, out);
+      if (is_bytes) return BytesToOwned(obj, out);
+      return ContainerToOwned(obj, Kind::kShape, out);
     }
     case Kind::kBuffer:
     case Kind::kExchange:
@@ -2237,6 +2290,75 @@ TVMFFI_PY_COLD PyObject* ContainerInFramework(TVMFFIObjectHandle h, const Framew
   return r;
 }
 
+// An opaque pointer as a ctypes.c_void_p, as upstream's package gives it (NULL:
+// c_void_p(None), a value that is not None). The class is looked up once; the
+// instance is made by its tp_new (zero-filled: NULL) and the pointer written
+// through its buffer (cheaper than calling the class with an int).
+PyObject* OpaquePtrToPy(void* p) {
+  static PyTypeObject* cls = nullptr;
+  static PyObject* no_args = nullptr;
+  if (cls == nullptr) {
+    PyObject* mod = PyImport_ImportModule("ctypes");
+    if (mod == nullptr) return nullptr;
+    PyObject* c_void_p = PyObject_GetAttrString(mod, "c_void_p");
+    Py_DECREF(mod);
+    if (c_void_p == nullptr || (no_args = PyTuple_New(0)) == nullptr) {
+      Py_XDECREF(c_void_p);
+      return nullptr;
+    }
+    cls = reinterpret_cast<PyTypeObject*>(c_void_p);
+  }
+  PyObject* r = cls->tp_new(cls, no_args, nullptr);
+  if (r == nullptr || p == nullptr) return r;
+  Py_buffer view;
+  if (PyObject_GetBuffer(r, &view, PyBUF_WRITABLE) != 0) {
+    Py_DECREF(r);
+    return nullptr;
+  }
+  if (view.len == static_cast<Py_ssize_t>(sizeof(p))) std::memcpy(view.buf, &p, sizeof(p));
+  const bool ok = view.len == static_cast<Py_ssize_t>(sizeof(p));
+  PyBuffer_Release(&view);
+  if (!ok) {
+    Py_DECREF(r);
+    PyErr_SetString(PyExc_SystemError, "tvmffi: ctypes.c_void_p is not pointer-sized");
+    return nullptr;
+  }
+  return r;
+}
+
+// The size from which ffi.String / ffi.Bytes results keep their object (AnyToPy).
+constexpr size_t kKeepStringMinSize = 128;
+
+// `value` (a str, bytes or tuple: stolen) as an instance of `cls`, a Python
+// subclass of `base`, that keeps the FFI object `h` (stolen) as its
+// _tvm_ffi_cached_object: passed back to a call, it is `h` again (no copy).
+// Made by base's tp_new, not cls.__new__ (Python code; Shape.__new__ makes a
+// new FFI object).
+TVMFFI_PY_COLD PyObject* KeepingObject(PyTypeObject* base, PyObject* cls, PyObject* value,
+                                       TVMFFIObjectHandle h) {
+  PyObject* args = value != nullptr ? PyTuple_Pack(1, value) : nullptr;
+  Py_XDECREF(value);
+  PyObject* r =
+      args != nullptr ? base->tp_new(reinterpret_cast<PyTypeObject*>(cls), args, nullptr) : nullptr;
+  Py_XDECREF(args);
+  if (r == nullptr) {
+    TVMFFIObjectDecRef(h);
+    return nullptr;
+  }
+  PyObject* obj = nullptr;
+  try {
+    obj = WrapObject(h).release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+    Py_DECREF(r);
+    return nullptr;
+  }
+  const int rc = PyObject_SetAttr(r, CachedObjectName(), obj);
+  Py_DECREF(obj);
+  if (rc != 0) Py_CLEAR(r);
+  return r;
+}
+
 }  // namespace
 
 PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
@@ -2245,9 +2367,7 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
     case kTVMFFIInt: return PyLong_FromLongLong(a->v_int64);
     case kTVMFFIBool: return PyBool_FromLong(a->v_int64 != 0);
     case kTVMFFIFloat: return PyFloat_FromDouble(a->v_float64);
-    case kTVMFFIOpaquePtr:
-      if (a->v_ptr == nullptr) Py_RETURN_NONE;
-      return PyLong_FromVoidPtr(a->v_ptr);
+    case kTVMFFIOpaquePtr: return OpaquePtrToPy(a->v_ptr);
     case kTVMFFISmallStr: return StrFromBytes(a->v_bytes, a->small_str_len);
     case kTVMFFISmallBytes:
       return PyBytes_FromStringAndSize(a->v_bytes, static_cast<Py_ssize_t>(a->small_str_len));
@@ -2265,7 +2385,9 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
       return r;
     }
     case kTVMFFIDevice: {
-      nb::object d = nb::inst_alloc(reinterpret_cast<PyObject*>(GetCoreTypes().device));
+      PyObject* cls = GetHooks().device_cls;  // core._set_class_device's, if any
+      if (cls == nullptr) cls = reinterpret_cast<PyObject*>(GetCoreTypes().device);
+      nb::object d = nb::inst_alloc(cls);
       new (nb::inst_ptr<DeviceValue>(d)) DeviceValue{a->v_device};
       nb::inst_mark_ready(d);
       return d.release().ptr();
@@ -2281,25 +2403,34 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
   switch (a->type_index) {
     case kTVMFFIStr:
     case kTVMFFIBytes: {
+      // A long string (kKeepStringMinSize bytes or more) comes back as a
+      // core.String / core.Bytes that keeps the object, as upstream's: passed
+      // back, it is not copied again. Shorter ones are plain str / bytes: the
+      // subclass instance and the kept object would triple their cost.
       const TVMFFIByteArray* ba = TVMFFIBytesGetByteArrayPtr(h);
-      PyObject* r = a->type_index == kTVMFFIStr
+      const bool is_str = a->type_index == kTVMFFIStr;
+      PyObject* r = is_str
                         ? StrFromBytes(ba->data, ba->size)
                         : PyBytes_FromStringAndSize(ba->data, static_cast<Py_ssize_t>(ba->size));
+      PyObject* cls = is_str ? GetHooks().string_cls : GetHooks().bytes_cls;
+      if (cls != nullptr && ba->size >= kKeepStringMinSize) {
+        return KeepingObject(is_str ? &PyUnicode_Type : &PyBytes_Type, cls, r, h);
+      }
       TVMFFIObjectDecRef(h);
       return r;
     }
     case kTVMFFIShape: {
       const TVMFFIShapeCell* cell = TVMFFIShapeGetCellPtr(h);
       PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(cell->size));
-      for (size_t k = 0; k < cell->size; ++k) {
-        PyTuple_SET_ITEM(tup, k, PyLong_FromLongLong(cell->data[k]));
+      if (tup != nullptr) {
+        for (size_t k = 0; k < cell->size; ++k) {
+          PyTuple_SET_ITEM(tup, k, PyLong_FromLongLong(cell->data[k]));
+        }
       }
-      TVMFFIObjectDecRef(h);
       const Hooks& hooks = GetHooks();
-      if (hooks.shape_cls == nullptr) return tup;
-      PyObject* r = PyObject_CallOneArg(hooks.shape_cls, tup);
-      Py_DECREF(tup);
-      return r;
+      if (hooks.shape_cls != nullptr) return KeepingObject(&PyTuple_Type, hooks.shape_cls, tup, h);
+      TVMFFIObjectDecRef(h);
+      return tup;
     }
     case kTVMFFITensor:
       if (fw != nullptr) return TensorToFramework(h, fw);

@@ -601,7 +601,11 @@ nb::object ShapeTuple(const int64_t* data, int n) {
   for (int k = 0; k < n; ++k) PyTuple_SET_ITEM(tup.ptr(), k, PyLong_FromLongLong(data[k]));
   const Hooks& h = GetHooks();
   if (h.shape_cls == nullptr) return tup;
-  return Steal(PyObject_CallOneArg(h.shape_cls, tup.ptr()));
+  // tuple's tp_new, not Shape.__new__ (which makes an ffi.Shape to keep): this
+  // Shape keeps none until one is made for it.
+  nb::object args = Steal(PyTuple_Pack(1, tup.ptr()));
+  return Steal(PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(h.shape_cls), args.ptr(),
+                                   nullptr));
 }
 
 const DLTensor* TensorOf(nb::handle self) {
@@ -1150,6 +1154,37 @@ NB_MODULE(_core, m) {
       "Install the Python-side hooks (called once by tvmffi/__init__.py).");
 
   m.def(
+      "_set_result_classes",
+      [](nb::handle string_cls, nb::handle bytes_cls) {
+        if (!PyType_Check(string_cls.ptr()) ||
+            !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(string_cls.ptr()), &PyUnicode_Type) ||
+            !PyType_Check(bytes_cls.ptr()) ||
+            !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(bytes_cls.ptr()), &PyBytes_Type)) {
+          throw nb::type_error("_set_result_classes: expected a str and a bytes subclass");
+        }
+        Hooks& h = GetHooks();
+        Py_XSETREF(h.string_cls, string_cls.inc_ref().ptr());
+        Py_XSETREF(h.bytes_cls, bytes_cls.inc_ref().ptr());
+      },
+      "Make ffi.String / ffi.Bytes results of 128 bytes or more instances of "
+      "`string_cls` / `bytes_cls` that keep the object (_tvm_ffi_cached_object).");
+
+  m.def(
+      "_set_device_class",
+      [](nb::handle cls) {
+        PyTypeObject* device = GetCoreTypes().device;
+        if (!PyType_Check(cls.ptr()) ||
+            !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), device)) {
+          throw nb::type_error("_set_device_class: the class must be a subclass of tvmffi.Device");
+        }
+        Hooks& h = GetHooks();
+        Py_XSETREF(h.device_cls,
+                   cls.ptr() == reinterpret_cast<PyObject*>(device) ? nullptr
+                                                                    : cls.inc_ref().ptr());
+      },
+      "Make devices returned by calls instances of `cls` (a tvmffi.Device subclass).");
+
+  m.def(
       "_tensor_to_exchange",
       [](nb::handle capsule, nb::handle tensor) -> nb::object {
         auto* api = static_cast<const DLPackExchangeAPI*>(
@@ -1240,15 +1275,33 @@ NB_MODULE(_core, m) {
 
   m.def(
       "convert",
-      [](nb::handle value) {
+      [](nb::handle value) -> nb::object {
+        const Hooks& h = GetHooks();
+        // A core.String, core.Bytes or Shape is already in its FFI form (as upstream's).
+        for (PyObject* cls : {h.string_cls, h.bytes_cls, h.shape_cls}) {
+          if (cls != nullptr &&
+              PyType_IsSubtype(Py_TYPE(value.ptr()), reinterpret_cast<PyTypeObject*>(cls))) {
+            return nb::borrow(value);
+          }
+        }
         TVMFFIAny a;
         if (!PyToOwnedAny(value.ptr(), &a)) throw nb::python_error();
         // A Python object carried as it is: its ffi.OpaquePyObject (calls give the object).
         if (a.type_index == kTVMFFIOpaquePyObject) return WrapObject(a.v_obj);
-        return ToPy(&a);
+        nb::object r = ToPy(&a);
+        // str / bytes / bytearray give a core.String / core.Bytes, also when small.
+        PyObject* cls = PyUnicode_CheckExact(r.ptr()) && PyUnicode_Check(value.ptr())
+                            ? h.string_cls
+                        : PyBytes_CheckExact(r.ptr()) &&
+                                (PyBytes_Check(value.ptr()) || PyByteArray_Check(value.ptr()))
+                            ? h.bytes_cls
+                            : nullptr;
+        if (cls != nullptr) r = Steal(PyObject_CallOneArg(cls, r.ptr()));
+        return r;
       },
       "Convert a Python value to its FFI form (list -> Array, dict -> Map, callable -> "
-      "Function, DLPack tensor -> Tensor) and back to Python.");
+      "Function, DLPack tensor -> Tensor, str / bytes -> core.String / core.Bytes) and back "
+      "to Python.");
 
   // The runtime's own "ffi.*" functions, as registered now (BuiltinFunction).
   {

@@ -80,6 +80,11 @@ struct Hooks {
   PyObject* dtype_cls = nullptr;       // tvmffi.dtype (a str subclass)
   PyObject* shape_cls = nullptr;       // tvmffi.Shape (a tuple subclass)
   PyObject* rvalue_ref_cls = nullptr;  // tvmffi.core.ObjectRValueRef (obj._move())
+  // Results that keep their FFI object (attribute _tvm_ffi_cached_object):
+  PyObject* string_cls = nullptr;  // tvmffi.core.String (a str subclass), for ffi.String
+  PyObject* bytes_cls = nullptr;   // tvmffi.core.Bytes (a bytes subclass), for ffi.Bytes
+  // The class of devices that calls return (core._set_class_device); NULL: tvmffi.Device.
+  PyObject* device_cls = nullptr;
 };
 Hooks& GetHooks();
 

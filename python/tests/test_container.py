@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import pickle
 from types import ModuleType
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 
@@ -18,6 +19,28 @@ def test_shape_is_a_tuple_of_ints() -> None:
     assert repr(s) == "Shape((2, 3, 4))"
     with pytest.raises(TypeError):
         tvmffi.Shape([1.5])  # type: ignore[list-item]
+
+
+def test_shape_keeps_its_object(np: ModuleType) -> None:
+    echo = tvmffi.Function(lambda x: x)
+    s = tvmffi.Shape((10, 8))
+    obj = s._tvm_ffi_cached_object
+    assert isinstance(obj, tvmffi.Object) and obj.type_key == "ffi.Shape"
+    back = echo(s)  # passed as its object, which comes back kept by the result
+    assert isinstance(back, tvmffi.Shape) and back == (10, 8)
+    assert back._tvm_ffi_cached_object.same_as(obj)
+    # A tensor's shape has no object; it is converted when passed.
+    shape = tvmffi.from_dlpack(np.zeros((2, 3))).shape
+    assert shape._tvm_ffi_cached_object is None
+    assert echo(shape) == (2, 3) and echo(shape)._tvm_ffi_cached_object is not None
+    # A subclass keeps one too; pickling and copying keep the values only.
+    class MyShape(tvmffi.Shape):
+        pass
+
+    mine = MyShape([4])
+    assert type(mine) is MyShape and mine._tvm_ffi_cached_object.type_key == "ffi.Shape"
+    for again in (pickle.loads(pickle.dumps(s)), copy.copy(s), copy.deepcopy(s)):
+        assert type(again) is tvmffi.Shape and again == (10, 8)
 
 
 def test_array_sequence_protocol() -> None:

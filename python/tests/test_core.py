@@ -148,7 +148,8 @@ def test_protocol_values_cross_as_ffi_values() -> None:
     assert echo(FloatLike()) == 2.5
     assert list(echo(ObjectLike())) == [1, 2]
     assert echo(ValueLike()) == "text"
-    assert echo(ctypes.c_void_p(4096)) == 4096
+    ptr = echo(ctypes.c_void_p(4096))
+    assert isinstance(ptr, ctypes.c_void_p) and ptr.value == 4096
     assert list(tvmffi.Array([IntLike(), ValueLike()])) == [7, "text"]
     err = tvmffi.convert(ValueError("boom"))
     assert err.kind == "ValueError" and err.message == "boom"
@@ -207,10 +208,31 @@ def test_object_identity_and_repr() -> None:
     assert "ffi.Function" in repr(f)
 
 
+def test_opaque_pointers_come_back_as_c_void_p() -> None:
+    # As upstream's package: a ctypes.c_void_p, NULL included (c_void_p(None), not None).
+    echo = identity()
+    ptr = echo(ctypes.c_void_p(0x1234))
+    assert type(ptr) is ctypes.c_void_p and ptr.value == 0x1234
+    null = echo(ctypes.c_void_p(0))
+    assert type(null) is ctypes.c_void_p and null.value is None
+    seen = []
+    tvmffi.Function(seen.append)(ctypes.c_void_p(8))  # a callback's argument, likewise
+    assert type(seen[0]) is ctypes.c_void_p and seen[0].value == 8
+    assert tvmffi.Array([ctypes.c_void_p(16)])[0].value == 16
+
+
 def test_convert() -> None:
     assert isinstance(tvmffi.convert([1, 2]), tvmffi.Array)
     assert isinstance(tvmffi.convert(lambda: 1), tvmffi.Function)
     assert tvmffi.convert(3) == 3
+    # str and bytes give core.String / core.Bytes (as upstream's); those stay as they are.
+    s, b, ba = tvmffi.convert("hi"), tvmffi.convert(b"hi"), tvmffi.convert(bytearray(b"hi"))
+    assert isinstance(s, tvmffi.core.String) and s == "hi"
+    assert isinstance(b, tvmffi.core.Bytes) and b == b"hi"
+    assert isinstance(ba, tvmffi.core.Bytes) and ba == b"hi"
+    assert tvmffi.convert(s) is s and tvmffi.convert(b) is b
+    shape = tvmffi.Shape((2, 3))
+    assert tvmffi.convert(shape) is shape
     with pytest.raises(TypeError, match="neither an FFI value"):
         tvmffi.convert(object())
 

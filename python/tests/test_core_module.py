@@ -115,6 +115,65 @@ def test_string_and_bytes() -> None:
     assert type(pickle.loads(pickle.dumps(b))) is bytes
 
 
+def test_long_string_results_keep_their_object() -> None:
+    # ffi.String / ffi.Bytes results of 128 bytes or more are core.String /
+    # core.Bytes keeping the object, which a call gets back as it is.
+    echo = tvmffi.Function(lambda x: x)
+    text, data = echo("t" * 200), echo(b"d" * 128)
+    assert isinstance(text, core.String) and text == "t" * 200
+    assert isinstance(data, core.Bytes) and data == b"d" * 128
+    for value, key in ((text, "ffi.String"), (data, "ffi.Bytes")):
+        assert value._tvm_ffi_cached_object.type_key == key
+        assert echo(value)._tvm_ffi_cached_object.same_as(value._tvm_ffi_cached_object)
+        assert type(pickle.loads(pickle.dumps(value))) in (str, bytes)
+    # Shorter ones are plain str / bytes.
+    assert type(echo("s" * 127)) is str and type(echo("hello")) is str
+    assert type(echo(b"b" * 127)) is bytes
+    # A cached object of the wrong type is not used: the value converts.
+    odd = core.String("x" * 10)
+    odd._tvm_ffi_cached_object = tvmffi.Array([1])
+    assert echo(odd) == "x" * 10
+
+
+def test_cobject_is_the_unregistered_base() -> None:
+    # isinstance / issubclass as Object; as an annotation it is no registered type.
+    assert isinstance(tvmffi.Array([1]), core.CObject)
+    assert issubclass(tvmffi.Map, core.CObject) and not issubclass(int, core.CObject)
+    assert not isinstance(1, core.CObject)
+    with pytest.raises(TypeError, match="not registered"):
+        A(core.CObject)
+    assert A(Object) == TypeSchema("Object")
+
+    class Derived(core.CObject):  # a class deriving from it derives from Object
+        pass
+
+    assert issubclass(Derived, Object)
+
+
+def test_class_overrides_for_results(np: Any) -> None:
+    echo = tvmffi.Function(lambda x: x)
+
+    class MyDevice(tvmffi.Device):
+        pass
+
+    class MyTensor(tvmffi.Tensor):
+        pass
+
+    core._set_class_device(MyDevice)
+    try:
+        assert type(tvmffi.device("cuda", 1)) is MyDevice
+        assert type(echo(tvmffi.Device("cpu"))) is MyDevice
+    finally:
+        core._set_class_device(tvmffi.Device)
+    assert type(echo(tvmffi.device("cpu"))) is tvmffi.Device
+    core._set_class_tensor(MyTensor)
+    try:
+        assert type(echo(tvmffi.from_dlpack(np.zeros(3)))) is MyTensor
+    finally:
+        core._set_class_tensor(tvmffi.Tensor)
+    assert type(echo(tvmffi.from_dlpack(np.zeros(3)))) is tvmffi.Tensor
+
+
 def test_object_pickles_through_json_graph() -> None:
     arr = tvmffi.convert([1, "two", 3.0])
     back = pickle.loads(pickle.dumps(arr))

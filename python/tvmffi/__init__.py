@@ -101,6 +101,7 @@ from .structural import (  # noqa: E402
 )
 from . import access_path, error, serialization, structural  # noqa: E402
 from . import core, cpp, dataclasses  # noqa: E402  (upstream has tvm_ffi.cpp after import)
+from . import _type_schema  # noqa: E402
 from ._registry_ext import get_global_func_metadata, get_registered_type_keys  # noqa: E402
 from .dataclasses.py_class import method  # noqa: E402
 from .core import convert_func  # noqa: E402
@@ -113,7 +114,7 @@ def device(spec: str | int | Device, index: int | None = None) -> Device:
     device type (``"llvm"``, ``"nvptx"``, ...).
     """
     try:
-        return Device(spec, index)
+        return _type_schema._DEVICE_CLS[0](spec, index)  # core._set_class_device's class
     except ValueError as err:
         if isinstance(spec, str) and "unknown device type" in str(err):
             raise ValueError(f"Unknown device: {spec}") from None

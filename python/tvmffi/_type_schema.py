@@ -160,6 +160,35 @@ class Bytes(bytes, PyNativeObject):
         return (bytes, (bytes(self),))
 
 
+class _CObjectMeta(type):
+    """The metaclass of :class:`CObject`: its checks are those of :class:`Object`."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any],
+                **kwargs: Any) -> type:
+        """A class deriving from CObject derives from Object instead."""
+        if any(b is CObject for b in bases if "CObject" in globals()):
+            bases = tuple(Object if b is CObject else b for b in bases)
+            return type(Object)(name, bases, namespace, **kwargs)
+        return super().__new__(mcs, name, bases, namespace, **kwargs)
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        """Whether ``instance`` is an FFI object (an :class:`Object`)."""
+        return isinstance(instance, Object)
+
+    def __subclasscheck__(cls, subclass: type) -> bool:
+        """Whether ``subclass`` is an :class:`Object` class."""
+        return isinstance(subclass, type) and issubclass(subclass, Object)
+
+
+class CObject(metaclass=_CObjectMeta):
+    """Upstream's ``core.CObject``, the base of every FFI object class.
+
+    ``isinstance(x, CObject)`` is ``isinstance(x, Object)``, and a class
+    deriving from it derives from :class:`Object`. Unlike ``Object`` (ffi.Object)
+    it is no registered type: as an annotation it is a TypeError, as upstream's.
+    """
+
+
 # -- CAny ----------------------------------------------------------------------
 
 
@@ -1099,6 +1128,8 @@ def _from_annotation(annotation: Any) -> TypeSchema:  # noqa: PLR0911, PLR0912
         return _annotation_object(origin, targs)
     if isinstance(annotation, type) and issubclass(annotation, Object):
         return _annotation_object(annotation, ())
+    if annotation is CObject:
+        return _annotation_object(annotation, ())  # TypeError: not registered
     if isinstance(annotation, type) and issubclass(annotation, PyNativeObject):
         if issubclass(annotation, str):
             return TypeSchema("str")

@@ -33,15 +33,30 @@ def _func(name: str) -> Function:
 
 
 class Shape(tuple):
-    """An ffi.Shape: an immutable tuple of ints (a tensor's shape or strides)."""
+    """An ffi.Shape: an immutable tuple of ints (a tensor's shape or strides).
 
-    __slots__ = ()
+    ``_tvm_ffi_cached_object`` is the ffi.Shape object it stands for, passed to
+    calls as it is: ``Shape(...)`` makes one, a call's ffi.Shape result keeps
+    its own; a tensor's ``shape`` and ``strides`` have none (None).
+    """
+
+    # No __slots__: a tuple subclass cannot have any, so the object goes in __dict__.
+    _tvm_ffi_cached_object: Object | None = None
 
     def __new__(cls, dims: Iterable[int] = ()) -> Shape:
-        return super().__new__(cls, (operator.index(d) for d in dims))
+        made = _func("ffi.Shape")(*(operator.index(d) for d in dims))  # a Shape keeping it
+        if cls is Shape:
+            return made
+        self = super().__new__(cls, made)
+        self._tvm_ffi_cached_object = made._tvm_ffi_cached_object
+        return self
 
     def __repr__(self) -> str:
         return f"Shape({tuple(self)!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[tuple[int, ...]]]:
+        # The values only: the FFI object is not pickled.
+        return type(self), (tuple(self),)
 
 
 def _lift(owner: Any, value: Any) -> Any:

@@ -34,10 +34,20 @@ from ._reflection import (
     TypeMethod,
     object_repr,
 )
-from ._type_schema import Bytes, CAny, PyNativeObject, String, TypeSchema, _to_py_class_value
+from ._type_schema import (
+    Bytes,
+    CAny,
+    CObject,
+    PyNativeObject,
+    String,
+    TypeSchema,
+    _to_py_class_value,
+)
 
-CObject = Object
 CContainerBase = Object
+
+# ffi.String / ffi.Bytes results too long for the small form keep their object.
+_core._set_result_classes(String, Bytes)
 
 #: The runtime's "missing" sentinel (a field or a map entry that is absent).
 MISSING: Object = _r.missing()
@@ -51,16 +61,19 @@ _CLASS_OBJECT: type = Object
 
 
 def _set_class_device(cls: type) -> None:
-    """Use ``cls`` (a Device subclass) for devices made by the type converters."""
-    global _CLASS_DEVICE
-    _CLASS_DEVICE = cls
+    """Use ``cls`` (a Device subclass) for the devices that ``tvmffi.device``, calls
+    and the type converters make."""
     from . import _type_schema  # noqa: PLC0415
 
+    _core._set_device_class(cls)
+    global _CLASS_DEVICE
+    _CLASS_DEVICE = cls
     _type_schema._DEVICE_CLS[0] = cls
 
 
 def _set_class_tensor(cls: type) -> None:
-    """Record ``cls`` as the tensor class (upstream's hook; tvmffi keeps ``Tensor``)."""
+    """Use ``cls`` (a Tensor subclass) for the tensors that calls return."""
+    _core._register_object_class("ffi.Tensor", cls)
     global _CLASS_TENSOR
     _CLASS_TENSOR = cls
 

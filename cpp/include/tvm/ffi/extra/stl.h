@@ -10,6 +10,7 @@
  *   std::map<K, V>, std::unordered_map<K, V> <->  Map
  *   std::variant<Ts...>                     <->  the held alternative
  *   std::monostate                          <->  None
+ *   std::function<R(Args...)>               <->  Function (an empty one: None)
  *
  * (std::string / std::string_view are in string.h, std::optional in
  * optional.h.) Elements may themselves be any convertible type, standard
@@ -23,9 +24,13 @@
  * into an AnyView: pass Array<T>(vec) / Map<K, V>(m) where a view is built
  * (e.g. as an argument of Function::operator()), or Any(vec).
  *
+ * A std::function result becomes a Function that checks its arguments as
+ * Function::FromTyped does; a Function argument becomes a std::function that
+ * calls it and casts its result to R (TypeError when it does not convert).
+ *
  * Opt-in (as upstream's extra/stl.h): neither function.h nor the umbrella
  * tvm_ffi.h includes it, so a kernel that does not use these types does not
- * pay for <map>, <unordered_map>, <variant> and <tuple>.
+ * pay for <map>, <unordered_map>, <variant>, <tuple> and <functional>.
  */
 #ifndef TVM_FFI_EXTRA_STL_H_
 #define TVM_FFI_EXTRA_STL_H_
@@ -33,8 +38,10 @@
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tuple.h>
+#include <tvm/ffi/function.h>
 
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -505,6 +512,57 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
       out->emplace(std::in_place_type<A>, std::move(value));
     }
   };
+};
+
+// ---------------------------------------------------------------------------
+// std::function<R(Args...)>
+// ---------------------------------------------------------------------------
+
+template <typename R, typename... Args>
+struct TypeTraits<std::function<R(Args...)>> : public TypeTraitsBase {
+  using Self = std::function<R(Args...)>;
+  using Typed = TypedFunction<R(Args...)>;  // the conversions, both ways (function.h)
+  static constexpr bool storage_enabled = false;
+  static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIFunction;
+
+  template <typename U = Self>
+  static void CopyToAnyView(const U&, TVMFFIAny*) {
+    details::StdTypeCannotBeViewed<U>();
+  }
+  static void MoveToAny(Self src, TVMFFIAny* result) {
+    if (!src) {
+      details::SetAnyNone(result);
+      return;
+    }
+    TypeTraits<Typed>::MoveToAny(Typed(std::move(src)), result);
+  }
+  static bool CheckAnyStrict(const TVMFFIAny* src) {
+    return src->type_index == TypeIndex::kTVMFFIFunction;
+  }
+  static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
+    return Self(TypeTraits<Typed>::CopyFromAnyViewAfterCheck(src));
+  }
+  static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
+    return Self(TypeTraits<Typed>::MoveFromAnyAfterCheck(src));
+  }
+  static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
+    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    return std::nullopt;
+  }
+  /*! \return e.g. `std::function<int(int, str)>`. */
+  static std::string TypeStr() {
+    std::string s = "std::function<" + details::TypeName<R>() + "(";
+    size_t index = 0;
+    ((s += (index++ == 0 ? "" : ", "), s += details::TypeName<Args>()), ...);
+    return s + ")>";
+  }
+  /*! \return {"type":"std::function","args":[<ret>,<arg0>,...]}, as ffi.Function's. */
+  static std::string TypeSchema() {
+    std::string schema =
+        "{\"type\":\"std::function\",\"args\":[" + details::MetadataTypeSchema<R>();
+    ((schema += ",", schema += details::MetadataTypeSchema<Args>()), ...);
+    return schema + "]}";
+  }
 };
 
 }  // namespace ffi
