@@ -514,3 +514,67 @@ TEST_CASE("Releasing a 200,000-deep chain of containers does not overflow the st
     CHECK(live == 0);
   }
 }
+
+TEST_CASE("Array growth, copies and release with objects among plain values", "[array]") {
+  // Growth past a few hundred elements goes through realloc; copies and the
+  // destructor skip runs of plain cells a block at a time. Objects placed
+  // after long plain runs, in a block's tail and at the very end must still
+  // gain and lose exactly one reference per holder.
+  int live = 0;
+  {
+    Counter obj(&live);
+    Array<Any> arr;
+    const int kN = 1000;
+    for (int i = 0; i < kN; ++i) {
+      if (i == 17 || i == 500 || i == kN - 1) {
+        arr.push_back(obj);
+      } else {
+        arr.push_back(int64_t{i});
+      }
+    }
+    CHECK(obj.use_count() == 4);
+    CHECK(arr.size() == static_cast<size_t>(kN));
+    CHECK(arr[16].cast<int64_t>() == 16);
+    CHECK(arr[998].cast<int64_t>() == 998);
+    {
+      Array<Any> copy = arr;
+      copy.Set(0, int64_t{-1});  // copy-on-write: every object gains a reference
+      CHECK(obj.use_count() == 7);
+      CHECK(arr[0].cast<int64_t>() == 0);
+      CHECK(copy[0].cast<int64_t>() == -1);
+      CHECK(copy[500].as<containers_test::CounterObj>() == obj.get());
+    }
+    CHECK(obj.use_count() == 4);
+    // Plain only: nothing to count, everything copied.
+    Array<int64_t> plain;
+    for (int64_t i = 0; i < 37; ++i) plain.push_back(i);
+    Array<int64_t> plain_copy = plain;
+    plain_copy.Set(36, 0);
+    CHECK(plain[36] == 36);
+    CHECK(plain_copy[35] == 35);
+  }
+  CHECK(live == 0);
+}
+
+TEST_CASE("Array grows while a weak reference watches it", "[array]") {
+  // A weak reference pins the object's address: growth must move the
+  // elements to a new object instead of resizing the block in place.
+  int live = 0;
+  {
+    Counter obj(&live);
+    Array<Any> arr;
+    for (int i = 0; i < 100; ++i) arr.push_back(int64_t{i});
+    arr.push_back(obj);
+    ObjectPtr<Object> strong = details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(arr);
+    WeakObjectPtr<Object> weak(strong);
+    strong.reset();
+    const Object* before = arr.get();
+    for (int i = 0; i < 200; ++i) arr.push_back(int64_t{i});
+    CHECK(arr.get() != before);
+    CHECK(weak.expired());  // the old object is gone, its memory kept by `weak`
+    CHECK(arr.size() == 301);
+    CHECK(arr[100].as<containers_test::CounterObj>() == obj.get());
+    CHECK(obj.use_count() == 2);
+  }
+  CHECK(live == 0);
+}

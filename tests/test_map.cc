@@ -478,3 +478,49 @@ TEST_CASE("Map widens covariantly and shares the map", "[map]") {
   STATIC_CHECK(!std::is_convertible_v<Map<String, int64_t>, Map<int64_t, int64_t>>);
   STATIC_CHECK(!Map<String, int64_t>::_type_container_is_exact);
 }
+
+TEST_CASE("Map copies and releases objects among plain entries", "[map]") {
+  // Copy-on-write copies a dense table a block at a time and takes references
+  // only in blocks that hold objects; the destructor skips plain blocks the
+  // same way. Erasing (which moves entries around chains) must leave nothing
+  // that looks like a reference in the emptied slots.
+  int live = 0;
+  {
+    Counter obj(&live);
+    Map<int64_t, Any> m;
+    const int64_t kN = 3000;
+    for (int64_t i = 0; i < kN; ++i) {
+      if (i % 97 == 5) {
+        m.Set(i * 2654435761LL % 1000003, obj);
+      } else {
+        m.Set(i * 2654435761LL % 1000003, i);
+      }
+    }
+    int64_t holders = 0;
+    for (int64_t i = 0; i < kN; ++i) holders += (i % 97 == 5) ? 1 : 0;
+    CHECK(obj.use_count() == 1 + holders);
+    // Erase half of the object entries and many plain ones.
+    for (int64_t i = 0; i < kN; i += 2) {
+      if (i % 97 == 5) --holders;
+      m.erase(i * 2654435761LL % 1000003);
+    }
+    CHECK(obj.use_count() == 1 + holders);
+    {
+      Map<int64_t, Any> copy = m;
+      copy.Set(-1, int64_t{-1});  // copy-on-write
+      CHECK(obj.use_count() == 1 + 2 * holders);
+      CHECK(copy.size() == m.size() + 1);
+      CHECK(copy.at(5 * 2654435761LL % 1000003).as<containers_test::CounterObj>() == obj.get());
+    }
+    CHECK(obj.use_count() == 1 + holders);
+    // A map of plain entries only copies and drops without references.
+    Map<int64_t, int64_t> plain;
+    for (int64_t i = 0; i < 100; ++i) plain.Set(i, i);
+    Map<int64_t, int64_t> plain_copy = plain;
+    plain_copy.Set(0, 7);
+    CHECK(plain.at(0) == 0);
+    CHECK(plain_copy.at(0) == 7);
+    CHECK(plain_copy.at(99) == 99);
+  }
+  CHECK(live == 0);
+}

@@ -33,8 +33,10 @@
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/optional.h>
 
+#include <cstdlib>
 #include <initializer_list>
 #include <iterator>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -66,24 +68,77 @@ class ArrayObj : public SeqBaseObj {
   static constexpr int64_t kInitSize = 4;
   /*! \brief Growth factor. */
   static constexpr int64_t kIncFactor = 2;
+  /*!
+   * \brief Growth factor below kSmallCapacity cells: a short array reaches
+   *        its size in fewer allocations.
+   */
+  static constexpr int64_t kSmallIncFactor = 4;
+  static constexpr int64_t kSmallCapacity = 16;
+  /*!
+   * \brief Arrays from this many cells on grow with std::realloc (GrowInPlace);
+   *        smaller ones move to a new block, which the allocator's per-size
+   *        caches serve faster than a realloc of a small block.
+   */
+  static constexpr int64_t kReallocMinCells = 64;
 
-  /*! \return A new empty array with room for n elements. */
+  /*!
+   * \return A new empty array with room for n elements. Its memory comes from
+   *         std::malloc (freed by Deleter) so that a unique array of this
+   *         binary can grow with std::realloc (GrowInPlace).
+   */
   static ObjectPtr<ArrayObj> Empty(int64_t n = kInitSize) {
     if (n < 0) TVM_FFI_THROW(ValueError) << "Array: negative capacity " << n;
-    ObjectPtr<ArrayObj> p = make_inplace_array_object<ArrayObj, TVMFFIAny>(static_cast<size_t>(n));
-    p->data = reinterpret_cast<char*>(p.get()) + sizeof(ArrayObj);
+    void* mem = std::malloc(BytesFor(n));
+    if (mem == nullptr) throw std::bad_alloc();
+    ArrayObj* p = new (mem) ArrayObj();
+    details::InitObjectHeader(details::ObjectUnsafe::GetHeader(p), RuntimeTypeIndex(), &Deleter);
+    p->data = p->InlineCells();
     p->TVMFFISeqCell::capacity = n;
-    return p;
+    return details::ObjectUnsafe::ObjectPtrFromOwned<ArrayObj>(static_cast<Object*>(p));
+  }
+  /*!
+   * \brief Grow `*ref`'s array to `capacity` cells where its memory allows
+   *        it: std::realloc extends the block in place when the heap has room
+   *        after it (no element moves), else moves the bytes once. Only for an
+   *        array this binary made (Empty's deleter), with its cells inline, one
+   *        strong and no weak reference (the object's address may change).
+   * \return Whether it grew; false leaves everything as it was.
+   */
+  static bool GrowInPlace(ObjectPtr<Object>* ref, int64_t capacity) {
+    ArrayObj* p = static_cast<ArrayObj*>(ref->get());
+    if (!p->IsOwnBlock()) return false;
+    void* mem = std::realloc(static_cast<void*>(p), BytesFor(capacity));
+    if (mem == nullptr) throw std::bad_alloc();
+    // The old address is gone: take the (only) reference over without
+    // touching the count, then re-point the cells.
+    (void)details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(*ref));
+    p = static_cast<ArrayObj*>(mem);
+    p->data = p->InlineCells();
+    p->TVMFFISeqCell::capacity = capacity;
+    *ref = details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<Object*>(p));
+    return true;
   }
   /*! \return A new array with copies of the elements of `from`, room for max(cap, size). */
   static ObjectPtr<ArrayObj> CopyFrom(int64_t cap, const ArrayObj* from) {
     int64_t n = from->TVMFFISeqCell::size;
     ObjectPtr<ArrayObj> p = Empty(details::LargerSize(cap, n));
-    const TVMFFIAny* src = from->Cells();
-    TVMFFIAny* dst = p->Cells();
-    for (int64_t i = 0; i < n; ++i) dst[i] = details::CopyCell(src[i]);
+    details::CopyCells(p->Cells(), from->Cells(), n);
     p->TVMFFISeqCell::size = n;
     return p;
+  }
+  /*!
+   * \brief Move the elements of `*ref`'s array (unique) into a new one with
+   *        room for max(capacity, size). The old one, left empty, is freed
+   *        at once when it is a block of this binary nobody else can see.
+   */
+  static void MoveTo(ObjectPtr<Object>* ref, int64_t capacity) {
+    ArrayObj* old = static_cast<ArrayObj*>(ref->get());
+    ObjectPtr<ArrayObj> fresh = MoveFrom(capacity, old);
+    if (old->IsOwnBlock()) {
+      (void)details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(*ref));
+      std::free(static_cast<void*>(old));  // empty, cells inline: nothing to destroy
+    }
+    *ref = std::move(fresh);
   }
   /*! \return A new array taking over the elements of `from` (left empty), room for max(cap, size). */
   static ObjectPtr<ArrayObj> MoveFrom(int64_t cap, ArrayObj* from) {
@@ -102,6 +157,34 @@ class ArrayObj : public SeqBaseObj {
     for (int64_t i = 0; i < n; ++i) dst[i] = details::CopyCell(*src);
     p->TVMFFISeqCell::size = n;
     return p;
+  }
+
+ private:
+  /*! \brief Bytes of an array object with n inline cells; bad_alloc past what size_t holds. */
+  static size_t BytesFor(int64_t n) {
+    constexpr size_t kMaxCells = (~static_cast<size_t>(0) - sizeof(ArrayObj)) / sizeof(TVMFFIAny);
+    if (static_cast<uint64_t>(n) > kMaxCells) throw std::bad_alloc();
+    return sizeof(ArrayObj) + sizeof(TVMFFIAny) * static_cast<size_t>(n);
+  }
+  /*!
+   * \return Whether this is a block of this binary (Empty's deleter) with
+   *         its cells inline and one strong and no weak reference: the
+   *         caller's, so the memory may move or go.
+   */
+  bool IsOwnBlock() noexcept {
+    TVMFFIObject* header = details::ObjectUnsafe::GetHeader(this);
+    return header->deleter == &Deleter && data == InlineCells() &&
+           __atomic_load_n(&header->combined_ref_count, __ATOMIC_ACQUIRE) ==
+               details::kCombinedRefCountBothOne;
+  }
+  /*! \return Where the inline cells start (right after the object). */
+  void* InlineCells() noexcept { return reinterpret_cast<char*>(this) + sizeof(ArrayObj); }
+  /*! \brief The deleter of arrays made by Empty in this binary (memory from std::malloc). */
+  static void Deleter(void* self, int flags) {
+    ArrayObj* p =
+        details::ObjectUnsafe::RawObjectPtrFromUnowned<ArrayObj>(static_cast<TVMFFIObject*>(self));
+    if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) p->ArrayObj::~ArrayObj();
+    if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) std::free(static_cast<void*>(p));
   }
 };
 
@@ -269,16 +352,22 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
     if (p == nullptr) return SwitchContainer(details::LargerSize(ArrayObj::kInitSize, extra));
     int64_t need = p->TVMFFISeqCell::size + extra;
     if (p->TVMFFISeqCell::capacity >= need) return CopyOnWrite();
-    int64_t cap = details::LargerSize(p->TVMFFISeqCell::capacity * ArrayObj::kIncFactor, need);
+    int64_t old_cap = p->TVMFFISeqCell::capacity;
+    int64_t factor =
+        old_cap < ArrayObj::kSmallCapacity ? ArrayObj::kSmallIncFactor : ArrayObj::kIncFactor;
+    int64_t cap = details::LargerSize(old_cap * factor, need);
     return SwitchContainer(details::LargerSize(cap, ArrayObj::kInitSize));
   }
-  /*! \brief Move (unique) or copy (shared) into a new object of the given capacity. */
+  /*! \brief Grow (unique) or copy (shared) into an object of the given capacity. */
   ArrayObj* SwitchContainer(int64_t capacity) {
     ArrayObj* p = GetArrayObj();
     if (p == nullptr) {
       this->data_ = ArrayObj::Empty(capacity);
     } else if (this->data_.unique()) {
-      this->data_ = ArrayObj::MoveFrom(capacity, p);
+      if (capacity < ArrayObj::kReallocMinCells || capacity < p->TVMFFISeqCell::size ||
+          !ArrayObj::GrowInPlace(&this->data_, capacity)) {
+        ArrayObj::MoveTo(&this->data_, capacity);
+      }
     } else {
       this->data_ = ArrayObj::CopyFrom(capacity, p);
     }

@@ -328,6 +328,13 @@ class ContainerReleaseScope {
     if (TVM_FFI_PREDICT_FALSE(state_->depth > kMaxNesting) && Defer(obj)) return;
     HeaderDecRef(obj);
   }
+  /*! \brief As Release, for a cell of a container being destroyed: the cell is left as is. */
+  TVM_FFI_INLINE void Drop(const TVMFFIAny& cell) noexcept {
+    if (cell.type_index < TypeIndex::kTVMFFIStaticObjectBegin) return;
+    if (TVM_FFI_PREDICT_FALSE(state_ == nullptr)) Enter();
+    if (TVM_FFI_PREDICT_FALSE(state_->depth > kMaxNesting) && Defer(cell.v_obj)) return;
+    HeaderDecRef(cell.v_obj);
+  }
 
  private:
   struct State {
@@ -373,6 +380,89 @@ class ContainerReleaseScope {
 TVM_FFI_INLINE TVMFFIAny CopyCell(const TVMFFIAny& cell) noexcept {
   if (cell.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) HeaderIncRef(cell.v_obj);
   return cell;
+}
+
+/*! \brief The type index of a cell as an unsigned value (negative ones become large). */
+TVM_FFI_INLINE uint32_t CellTypeBits(const TVMFFIAny& cell) noexcept {
+  return static_cast<uint32_t>(cell.type_index);
+}
+
+/*!
+ * \brief Whether an OR of type indices (CellTypeBits) shows a cell that may
+ *        hold an object: the OR stays below kTVMFFIStaticObjectBegin, a power
+ *        of two, only when every index does. A negative index (never stored)
+ *        reads as an object, which only sends the caller the careful way.
+ */
+TVM_FFI_INLINE bool MayHoldObject(uint32_t type_bits_or) noexcept {
+  constexpr int32_t kBegin = TypeIndex::kTVMFFIStaticObjectBegin;
+  static_assert((kBegin & (kBegin - 1)) == 0, "the OR test needs a power of two");
+  return type_bits_or >= static_cast<uint32_t>(TypeIndex::kTVMFFIStaticObjectBegin);
+}
+
+/*! \brief Cells PlainPrefix looks at together (one early exit per block). */
+inline constexpr int64_t kPlainScanBlock = 16;
+
+/*!
+ * \brief The length of a prefix of cells[0, n) that holds no object: every
+ *        cell before it is a plain value (no reference to take or drop). A
+ *        whole block is skipped only when all its cells are plain, so an
+ *        array of objects costs one block of reads; an array of numbers is
+ *        one read-only pass, with no per-cell branch.
+ */
+TVM_FFI_INLINE int64_t PlainPrefix(const TVMFFIAny* cells, int64_t n) noexcept {
+  const TVMFFIAny* c = cells;
+  const TVMFFIAny* end = cells + n;
+  for (; end - c >= kPlainScanBlock; c += kPlainScanBlock) {
+    // Written out: -O2 does not unroll, and a loop here would double the count.
+    uint32_t a = CellTypeBits(c[0]) | CellTypeBits(c[1]) | CellTypeBits(c[2]) | CellTypeBits(c[3]);
+    uint32_t b = CellTypeBits(c[4]) | CellTypeBits(c[5]) | CellTypeBits(c[6]) | CellTypeBits(c[7]);
+    a |= CellTypeBits(c[8]) | CellTypeBits(c[9]) | CellTypeBits(c[10]) | CellTypeBits(c[11]);
+    b |= CellTypeBits(c[12]) | CellTypeBits(c[13]) | CellTypeBits(c[14]) | CellTypeBits(c[15]);
+    if (MayHoldObject(a | b)) return c - cells;
+  }
+  const TVMFFIAny* block = c;
+  auto bits4 = [](const TVMFFIAny* q) {
+    return CellTypeBits(q[0]) | CellTypeBits(q[1]) | CellTypeBits(q[2]) | CellTypeBits(q[3]);
+  };
+  uint32_t rest = 0;
+  if (n >= 4) {
+    for (; end - c > 4; c += 4) rest |= bits4(c);
+    rest |= bits4(end - 4);  // the last four, overlapping cells already read: no tail loop
+  } else {
+    for (; c != end; ++c) rest |= CellTypeBits(*c);
+  }
+  return MayHoldObject(rest) ? block - cells : n;
+}
+
+/*!
+ * \brief Copy n owned cells to dst (uninitialised), each object gaining a
+ *        reference. One pass copies the bytes and ORs the type indices; only
+ *        when that shows an object does a second pass take the references.
+ */
+inline void CopyCells(TVMFFIAny* dst, const TVMFFIAny* src, int64_t n) noexcept {
+  uint32_t bits = 0;
+  auto copy4 = [&](int64_t i) {
+    bits |= CellTypeBits(src[i]) | CellTypeBits(src[i + 1]) | CellTypeBits(src[i + 2]) |
+            CellTypeBits(src[i + 3]);
+    dst[i] = src[i];
+    dst[i + 1] = src[i + 1];
+    dst[i + 2] = src[i + 2];
+    dst[i + 3] = src[i + 3];
+  };
+  if (n >= 4) {
+    int64_t i = 0;
+    for (; n - i > 4; i += 4) copy4(i);
+    copy4(n - 4);  // the last four, overlapping cells already copied: no tail loop
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      bits |= CellTypeBits(src[i]);
+      dst[i] = src[i];
+    }
+  }
+  if (!MayHoldObject(bits)) return;
+  for (int64_t i = 0; i < n; ++i) {
+    if (src[i].type_index >= TypeIndex::kTVMFFIStaticObjectBegin) HeaderIncRef(src[i].v_obj);
+  }
 }
 
 /*! \brief A short printable rendering of a key for error messages ("\"abc\"", "42", "ffi.Tensor"). */

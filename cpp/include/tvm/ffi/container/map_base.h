@@ -257,7 +257,7 @@ class MapBaseObj : public Object {
   MapBaseObj(const MapBaseObj&) = delete;
   MapBaseObj& operator=(const MapBaseObj&) = delete;
   ~MapBaseObj() {
-    ReleaseEntries();
+    DropEntries();
     if (data_deleter_ != nullptr) data_deleter_(data_);
   }
 
@@ -359,30 +359,35 @@ class MapBaseObj : public Object {
       }
       return p;
     }
-    // Dense: the same table, slot for slot, a block at a time (metadata
-    // bytes copied whole; an occupied slot's item copied whole, then its
-    // key and value gain their references).
+    // Dense: the same table, slot for slot. Each block's bytes are copied
+    // whole (metadata and items, empty slots included), then the keys and
+    // values gain their references: not at all in a block of plain values.
     const details::MapDenseFields* fd = from->Dense();
-    ObjectPtr<ObjT> p = NewDense<ObjT>(fd->fib_shift, from->slots_);
-    MapBaseObj* m = p.get();
     const uint64_t slots = from->slots_;
-    uint64_t copied = 0;
+    ObjectPtr<ObjT> p = NewDense<ObjT>(fd->fib_shift, slots, /*mark_empty=*/false);
+    MapBaseObj* m = p.get();
     for (uint64_t first = 0; first < slots; first += kBlockSlots) {
       const uint64_t in_block = slots - first < kBlockSlots ? slots - first : kBlockSlots;
       const uint8_t* src_meta = &from->Meta(first);
-      uint8_t* dst_meta = &m->Meta(first);
       const details::MapDenseItem* src = from->Item(first);
-      details::MapDenseItem* dst = m->Item(first);
-      std::memcpy(dst_meta, src_meta, in_block);
+      if (in_block == kBlockSlots) {
+        CopyBytes(&m->Meta(first), src_meta, kBlockBytes);
+      } else {
+        CopyBytes(&m->Meta(first), src_meta, in_block);
+        CopyBytes(m->Item(first), src, in_block * sizeof(details::MapDenseItem));
+      }
+      if (!details::MayHoldObject(BlockTypeBits(src, in_block))) continue;
       for (uint64_t j = 0; j < in_block; ++j) {
-        if (src_meta[j] == kEmptyMeta) continue;
-        std::memcpy(static_cast<void*>(dst + j), src + j, sizeof(details::MapDenseItem));
-        dst[j].key = details::CopyCell(src[j].key);
-        dst[j].value = details::CopyCell(src[j].value);
-        ++copied;
+        if (src_meta[j] >= kProtectedMeta) continue;
+        if (src[j].key.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
+          details::HeaderIncRef(src[j].key.v_obj);
+        }
+        if (src[j].value.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
+          details::HeaderIncRef(src[j].value.v_obj);
+        }
       }
     }
-    m->size_ = copied;
+    m->size_ = from->size_;
     m->Dense()->iter_list_head = fd->iter_list_head;
     m->Dense()->iter_list_tail = fd->iter_list_tail;
     return p;
@@ -578,8 +583,12 @@ class MapBaseObj : public Object {
   }
   static void FreeBlocks(void* data) { ::operator delete(data); }
 
+  /*!
+   * \brief A new dense map object with `slots` slots and no entries; with
+   *        mark_empty false the blocks are left for the caller to fill.
+   */
   template <typename ObjT>
-  static ObjectPtr<ObjT> NewDense(uint32_t fib_shift, uint64_t slots) {
+  static ObjectPtr<ObjT> NewDense(uint32_t fib_shift, uint64_t slots, bool mark_empty = true) {
     static_assert(std::is_base_of_v<MapBaseObj, ObjT> && sizeof(ObjT) == sizeof(MapBaseObj),
                   "map types share MapBaseObj's layout");
     ObjectPtr<ObjT> p = details::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) +
@@ -588,8 +597,15 @@ class MapBaseObj : public Object {
     p->data_ = ::operator new(n_blocks * kBlockBytes);
     p->data_deleter_ = &FreeBlocks;
     p->slots_ = slots;
-    for (uint64_t b = 0; b < n_blocks; ++b) {
-      std::memset(static_cast<char*>(p->data_) + b * kBlockBytes, kEmptyMeta, kBlockSlots);
+    for (uint64_t b = 0; mark_empty && b < n_blocks; ++b) {
+      char* block = static_cast<char*>(p->data_) + b * kBlockBytes;
+      std::memset(block, kEmptyMeta, kBlockSlots);
+      // Every empty slot's key and value read as None (see BlockTypeBits).
+      details::MapDenseItem* items = reinterpret_cast<details::MapDenseItem*>(block + kBlockSlots);
+      for (uint64_t j = 0; j < kBlockSlots; ++j) {
+        items[j].key.type_index = TypeIndex::kTVMFFINone;
+        items[j].value.type_index = TypeIndex::kTVMFFINone;
+      }
     }
     details::MapDenseFields* d = p->Dense();
     d->fib_shift = fib_shift;
@@ -726,6 +742,7 @@ class MapBaseObj : public Object {
       details::MapDenseItem* src = Item(reader);
       PlaceItem(empty, kTailBit, src->key, src->value);
       ListRelink(reader, empty);
+      ClearItemCells(src);
       // The vacated target stays unusable until the new head is written there.
       Meta(reader) = first ? kProtectedMeta : kEmptyMeta;
       first = false;
@@ -812,6 +829,7 @@ class MapBaseObj : public Object {
       if (NextInChain(pos) == kNoSlot) {
         if ((Meta(pos) & kTailBit) != 0) SetJump(ChainPrev(pos), 0);
         Meta(pos) = kEmptyMeta;
+        ClearItemCells(it);
       } else {
         // Fill the hole with the chain's last link, which frees the last slot.
         uint64_t prev = pos;
@@ -825,12 +843,86 @@ class MapBaseObj : public Object {
         it->value = tail->value;
         ListRelink(last, pos);
         Meta(last) = kEmptyMeta;
+        ClearItemCells(tail);
         SetJump(prev, 0);
       }
     }
     // Release last: a destructor may run arbitrary code.
     details::ReleaseCell(&key);
     details::ReleaseCell(&value);
+  }
+
+  /*!
+   * \brief std::memcpy, called: a copy of a few hundred bytes whose size the
+   *        compiler knows (or bounds) is inlined as `rep movs`, several times
+   *        slower here than the library's vector moves.
+   */
+  TVM_FFI_NOINLINE static void CopyBytes(void* dst, const void* src, size_t n) noexcept {
+    std::memcpy(dst, src, n);
+  }
+
+  /*! \brief Leave a vacated dense item reading as None (see BlockTypeBits). */
+  static void ClearItemCells(details::MapDenseItem* it) noexcept {
+    details::SetAnyNone(&it->key);
+    details::SetAnyNone(&it->value);
+  }
+
+  /*!
+   * \return The OR of the type indices (CellTypeBits) of the keys and values
+   *         of a block's first in_block (8 or 16) items, occupied or not: no
+   *         metadata read, no branch. Dense tables made here keep every empty
+   *         slot's cells None (NewDense marks them so, erasing and moving an
+   *         entry clear the slot left behind), so the OR shows an object
+   *         only when an entry holds one. An empty slot written otherwise (a
+   *         table of another binary) can only make it show one more often,
+   *         which sends the caller to its exact, per-slot way.
+   */
+  static uint32_t BlockTypeBits(const details::MapDenseItem* items, uint64_t in_block) noexcept {
+    auto four = [items](uint64_t j) {
+      const details::MapDenseItem* q = items + j;
+      return details::CellTypeBits(q[0].key) | details::CellTypeBits(q[0].value) |
+             details::CellTypeBits(q[1].key) | details::CellTypeBits(q[1].value) |
+             details::CellTypeBits(q[2].key) | details::CellTypeBits(q[2].value) |
+             details::CellTypeBits(q[3].key) | details::CellTypeBits(q[3].value);
+    };
+    static_assert(kBlockSlots == 16, "a full block is read as four fours");
+    if (in_block == kBlockSlots) return (four(0) | four(4)) | (four(8) | four(12));
+    uint32_t bits = 0;
+    for (uint64_t j = 0; j < in_block; ++j) {
+      bits |= details::CellTypeBits(items[j].key) | details::CellTypeBits(items[j].value);
+    }
+    return bits;
+  }
+
+  /*! \brief Release the entries of a dying map (the metadata and cells are left as they are). */
+  void DropEntries() noexcept {
+    if (size_ == 0) return;  // also a table whose entries moved out (MoveEntriesInto)
+    if (IsSmallMap()) {
+      // Key, value, key, value...: the entries read as 2 * size cells.
+      const TVMFFIAny* cells = &SmallEntries()->key;
+      const int64_t n = static_cast<int64_t>(2 * size_);
+      const int64_t first = details::PlainPrefix(cells, n);
+      if (first < n) DropCells(cells + first, n - first);
+      return;
+    }
+    // A block at a time: skipped whole when it holds plain values only.
+    details::ContainerReleaseScope release;
+    for (uint64_t first = 0; first < slots_; first += kBlockSlots) {
+      const uint64_t in_block = slots_ - first < kBlockSlots ? slots_ - first : kBlockSlots;
+      const uint8_t* meta = &Meta(first);
+      const details::MapDenseItem* items = Item(first);
+      if (!details::MayHoldObject(BlockTypeBits(items, in_block))) continue;
+      for (uint64_t j = 0; j < in_block; ++j) {
+        if (meta[j] >= kProtectedMeta) continue;  // empty or protected
+        release.Drop(items[j].key);
+        release.Drop(items[j].value);
+      }
+    }
+  }
+  /*! \brief Release n owned cells of a dying map. */
+  TVM_FFI_NOINLINE static void DropCells(const TVMFFIAny* cells, int64_t n) noexcept {
+    details::ContainerReleaseScope release;
+    for (int64_t i = 0; i < n; ++i) release.Drop(cells[i]);
   }
 
   void ReleaseEntries() noexcept {

@@ -48,11 +48,11 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   SeqBaseObj& operator=(const SeqBaseObj&) = delete;
   ~SeqBaseObj() {
     TVMFFIAny* cells = Cells();
-    {
-      // Bounded recursion: a chain of nested containers is released in a loop.
-      details::ContainerReleaseScope release;
-      for (int64_t i = 0; i < TVMFFISeqCell::size; ++i) release.Release(cells + i);
-    }
+    int64_t n = TVMFFISeqCell::size;
+    // Plain values need nothing: only the cells from the first block that may
+    // hold an object on are released (none are reset: the object is dying).
+    int64_t first = details::PlainPrefix(cells, n);
+    if (first < n) DropCells(cells + first, n - first);
     if (data_deleter != nullptr) data_deleter(data);
   }
 
@@ -163,6 +163,13 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   }
 
   // ---- low level, for the containers' own code: `this` must be unique ----
+
+  /*! \brief Release n owned cells of a dying container (left as they are). */
+  TVM_FFI_NOINLINE static void DropCells(const TVMFFIAny* cells, int64_t n) noexcept {
+    // Bounded recursion: a chain of nested containers is released in a loop.
+    details::ContainerReleaseScope release;
+    for (int64_t i = 0; i < n; ++i) release.Drop(cells[i]);
+  }
 
   /*! \return The cells. */
   TVMFFIAny* Cells() const noexcept { return static_cast<TVMFFIAny*>(data); }
@@ -298,7 +305,18 @@ class SeqRefBase : public ObjectRef {
   // Room first, then the owned cell: making room may throw (out of memory),
   // and must not leak a cell already made.
   void push_back(const T& item) {
-    ObjT* p = Writable(1);
+    ObjT* p = Obj();
+    if (TVM_FFI_PREDICT_TRUE(p != nullptr)) {
+      // The common case inline: a free cell in an object this reference may
+      // write in place. Growing and copy-on-write go out of line.
+      int64_t n = p->TVMFFISeqCell::size;
+      if (TVM_FFI_PREDICT_TRUE(n < p->TVMFFISeqCell::capacity && (Kind::kShared || p->unique()))) {
+        p->Cells()[n] = MakeOwnedCell(T(item));
+        p->TVMFFISeqCell::size = n + 1;
+        return;
+      }
+    }
+    p = GrowForOne();
     p->PushCell(MakeOwnedCell(T(item)));
   }
   template <typename... Args>
@@ -405,6 +423,8 @@ class SeqRefBase : public ObjectRef {
     return idx;
   }
   ObjT* Writable(int64_t extra) { return static_cast<Derived*>(this)->MakeRoom(extra); }
+  /*! \brief Writable(1), out of line: push_back's uncommon case. */
+  TVM_FFI_NOINLINE ObjT* GrowForOne() { return Writable(1); }
   static T DefaultValue() {
     if constexpr (std::is_same_v<T, Any>) {
       return Any();
