@@ -189,11 +189,15 @@ example "env/streams.cc" env "allocated 6 floats" run-cxx-example streams.cc
 if [[ -z $nvcc ]]; then
   skip "cuda/scale.cu cuda/build.sh" "no nvcc"
   skip "cuda/use_cuda_scale.py" "no nvcc"
+  skip "cuda/cubin_launcher.py" "no nvcc"
 else
   example "cuda/scale.cu cuda/build.sh" cuda "" \
     bash -c 'set -e; bash build.sh; test -f libcuda_scale.so'
   # The GPU half of the script runs where torch sees a GPU.
   example "cuda/use_cuda_scale.py" cuda "ValueError" python use_cuda_scale.py
+  # Builds everywhere (nvcc, binutils); launches where torch sees a GPU.
+  example "cuda/cubin_launcher.py" cuda "built: " \
+    env TVM_FFI_CACHE_DIR="$work/cache" python cubin_launcher.py
 fi
 # The same library from jax.jit: where JAX sees a GPU.
 if [[ -n $nvcc ]] && "$py" -c 'import jax, jax.ffi; assert jax.devices("gpu")' >/dev/null 2>&1; then

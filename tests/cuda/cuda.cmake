@@ -6,6 +6,7 @@
 #   test_cuda_emulated the kernel bodies run on CPU threads (index arithmetic,
 #                      launch plans, reductions); no GPU needed.
 # All are host-only C++ over the CUDA runtime API: no nvcc involved.
+# test_cubin_launcher*: see cubin.cmake (nvcc compiles the kernels it loads).
 if(TVMFFI_BUILD_CUDA_KERNELS AND TARGET tvmffi_kernels)
   find_package(CUDAToolkit REQUIRED)
   find_package(Threads REQUIRED)
@@ -26,3 +27,5 @@ if(TVMFFI_BUILD_CUDA_KERNELS AND TARGET tvmffi_kernels)
 
   set_tests_properties(test_cuda_args test_cuda_kernels test_cuda_emulated PROPERTIES LABELS cuda)
 endif()
+
+include(${CMAKE_CURRENT_LIST_DIR}/cubin.cmake)

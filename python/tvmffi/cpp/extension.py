@@ -6,6 +6,14 @@ the sources, the flags, the compilers and the package version: the same
 request builds once. A file lock in the build folder lets two processes build
 the same module at once (the second waits, then finds the library). A compiler
 error is one RuntimeError that shows the command and the compiler's output.
+
+``embed_cubin={"name": data}`` puts CUDA binaries (cubin, fatbin or PTX) into
+the library: the objects are joined (``ld -r``) and each binary is embedded
+between the symbols ``__tvm_ffi__cubin_<name>`` and ``..._end``
+(:func:`tvmffi.utils.embed_cubin.embed_cubin`), which ``TVM_FFI_EMBED_CUBIN(name)``
+of ``<tvm/ffi/extra/cuda/cubin_launcher.h>`` declares and loads on first use.
+The C++ sources then also get the CUDA toolkit's headers, and the library its
+runtime (libcudart).
 """
 
 from __future__ import annotations
@@ -144,6 +152,56 @@ def _nvcc() -> str:
     return found
 
 
+def _cuda_home() -> Path | None:
+    """The CUDA toolkit's folder (CUDA_HOME, CUDA_PATH, /usr/local/cuda, nvcc's), if any."""
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home and (Path(home) / "include" / "cuda.h").is_file():
+            return Path(home)
+    nvcc = shutil.which("nvcc")
+    return Path(nvcc).resolve().parent.parent if nvcc else None
+
+
+def _cubins(embed_cubin: Mapping[str, bytes] | None) -> dict[str, bytes]:
+    """embed_cubin checked: C identifiers to non-empty bytes."""
+    if not embed_cubin:
+        return {}
+    if not isinstance(embed_cubin, Mapping):
+        raise TypeError(f"tvmffi.cpp: embed_cubin must map names to bytes, got "
+                        f"{type(embed_cubin).__name__}")
+    out: dict[str, bytes] = {}
+    for name, data in embed_cubin.items():
+        if not (isinstance(name, str) and name.isidentifier() and name.isascii()):
+            raise ValueError(f"tvmffi.cpp: embed_cubin name {name!r} is not a C identifier "
+                             f"(it names TVM_FFI_EMBED_CUBIN(<name>))")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"tvmffi.cpp: embed_cubin[{name!r}] must be bytes, got "
+                            f"{type(data).__name__}")
+        if len(data) == 0:
+            raise ValueError(f"tvmffi.cpp: embed_cubin[{name!r}] is empty")
+        out[name] = bytes(data)
+    return out
+
+
+def _embed(objects: list[str], cubins: dict[str, bytes], build_dir: Path, out: Path) -> None:
+    """Write ``out``: the objects joined into one, plus each binary between its symbols."""
+    from ..utils.embed_cubin import embed_cubin  # noqa: PLC0415  (only when embedding)
+
+    current = out.with_name(out.name + ".joined.o")
+    if len(objects) == 1:
+        shutil.copyfile(objects[0], current)
+    else:
+        # One relocatable object, so that its references to the symbols bind to
+        # the binaries embedded next (they are local once embedded).
+        _run(["ld", "-r", "-o", str(current), *objects], build_dir)
+    for name in sorted(cubins):
+        path = build_dir / f"{name}.cubin"
+        tmp = path.with_suffix(f".cubin.{os.getpid()}.tmp")
+        tmp.write_bytes(cubins[name])
+        os.replace(tmp, path)
+        embed_cubin(path, current, current, name)
+    os.replace(current, out)
+
+
 def _run(cmd: list[str], cwd: Path) -> None:
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
@@ -153,20 +211,30 @@ def _run(cmd: list[str], cwd: Path) -> None:
 
 def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cflags: list[str],
            extra_ldflags: list[str], extra_include_paths: list[str], build_directory: str | None,
-           output: str | None, key_text: str) -> str:
+           output: str | None, key_text: str,
+           embed_cubin: Mapping[str, bytes] | None = None) -> str:
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"tvmffi.cpp: invalid module name {name!r}")
+    cubins = _cubins(embed_cubin)
     includes = [*extra_include_paths, *libinfo.include_paths()]
     lib_dir = str(Path(libinfo.find_libtvm_ffi()).parent)
     cxx, cc = _compiler("CXX", "c++"), _compiler("CC", "cc")
     has_cuda = any(f.endswith(_CUDA_EXTS) for f in files)
     nvcc = _nvcc() if has_cuda else ""
+    # The cubin launcher's header needs the toolkit's headers and its runtime,
+    # in C++ sources too.
+    cuda_home = (Path(nvcc).resolve().parent.parent if has_cuda
+                 else _cuda_home() if cubins else None)
+    if cubins and cuda_home is not None:
+        includes.append(str(cuda_home / "include"))
     arches = _listed_arches(extra_cuda_cflags) if has_cuda else None
     arch_key = "auto" if arches == [] else " ".join(arches or [])
     from .. import __version__  # noqa: PLC0415  (the package is fully imported by now)
 
+    cubin_key = [f"{n}:{hashlib.sha256(d).hexdigest()}" for n, d in sorted(cubins.items())]
     key = "\0".join([key_text, output or "", *extra_cflags, "|", *extra_cuda_cflags, arch_key,
-                     "|", *extra_ldflags, "|", *includes, cxx, cc, nvcc, __version__])
+                     "|", *extra_ldflags, "|", *includes, "|", *cubin_key, cxx, cc, nvcc,
+                     __version__])
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     build_dir = (Path(build_directory).resolve() if build_directory
                  else _cache_root() / f"{name}_{digest}")
@@ -204,13 +272,21 @@ def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cfla
             _run(cmd, build_dir)
             objects.append(obj)
         if object_only:
-            os.replace(objects[0], target)
+            if cubins:
+                _embed(objects, cubins, build_dir, target)
+                os.remove(objects[0])  # the compiled object, now inside the target
+            else:
+                os.replace(objects[0], target)
             stamp.write_text(digest)
             return str(target)
+        if cubins:
+            joined = build_dir / f"{name}.embedded.o"
+            _embed(objects, cubins, build_dir, joined)
+            objects = [str(joined)]
         link = [cxx, "-shared", *objects, "-o", str(target) + ".tmp", f"-L{lib_dir}",
                 f"-Wl,-rpath,{lib_dir}", "-ltvm_ffi", *extra_ldflags]
-        if has_cuda:
-            cuda_lib = Path(nvcc).resolve().parent.parent / "lib64"
+        if cuda_home is not None:
+            cuda_lib = cuda_home / "lib64"
             link += [f"-L{cuda_lib}", f"-Wl,-rpath,{cuda_lib}", "-lcudart"]
         _run(link, build_dir)
         os.replace(str(target) + ".tmp", target)  # a reader never sees a half-written library
@@ -248,9 +324,11 @@ def build_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
 
     ``functions`` (names, or names to docstrings) are exported from the
     library under their own names (``TVM_FFI_DLL_EXPORT_TYPED_FUNC``).
+    ``embed_cubin`` maps names to CUDA binaries (cubin, fatbin or PTX bytes)
+    that the library carries; the sources reach each with
+    ``TVM_FFI_EMBED_CUBIN(name)`` and ``TVM_FFI_EMBED_CUBIN_GET_KERNEL(name,
+    "kernel")`` of ``<tvm/ffi/extra/cuda/cubin_launcher.h>``.
     """
-    if embed_cubin:
-        raise NotImplementedError("tvmffi.cpp: embed_cubin is not supported yet")
     if backend not in (None, "cuda"):
         raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
     files = _inline_files(name, cpp_sources, cuda_sources, functions)
@@ -269,7 +347,7 @@ def build_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
         paths.append(str(path))
     return _build(name, paths, _as_list(extra_cflags), _as_list(extra_cuda_cflags),
                   _as_list(extra_ldflags), _as_list(extra_include_paths), build_directory, output,
-                  key_text)
+                  key_text, embed_cubin)
 
 
 def load_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
@@ -298,11 +376,11 @@ def build(name: str, *, sources: Sequence[str] | str | None = None,
           extra_ldflags: Sequence[str] | None = None,
           extra_include_paths: Sequence[str] | None = None,
           build_directory: str | None = None, backend: str | None = None,
-          output: str | None = None) -> str:
+          output: str | None = None, embed_cubin: Mapping[str, bytes] | None = None) -> str:
     """Compile source files (by extension: .c, .cc/.cpp/.cxx, .cu, .o) into a shared library.
 
     The sources export their functions themselves (the TVM-FFI export macros).
-    Returns the library's path.
+    ``embed_cubin`` as for :func:`build_inline`. Returns the library's path.
     """
     if backend not in (None, "cuda"):
         raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
@@ -316,7 +394,7 @@ def build(name: str, *, sources: Sequence[str] | str | None = None,
     key_text = "\0".join(f"{f}\0{Path(f).read_bytes().hex()}" for f in files)
     return _build(name, files, _as_list(extra_cflags), _as_list(extra_cuda_cflags),
                   _as_list(extra_ldflags), _as_list(extra_include_paths), build_directory, output,
-                  key_text)
+                  key_text, embed_cubin)
 
 
 def load(name: str, *, sources: Sequence[str] | str | None = None,
@@ -327,10 +405,10 @@ def load(name: str, *, sources: Sequence[str] | str | None = None,
          extra_ldflags: Sequence[str] | None = None,
          extra_include_paths: Sequence[str] | None = None,
          build_directory: str | None = None, keep_module_alive: bool = True,
-         backend: str | None = None) -> Module:
+         backend: str | None = None, embed_cubin: Mapping[str, bytes] | None = None) -> Module:
     """:func:`build`, then load the library as a Module."""
     path = build(name, sources=sources, cpp_files=cpp_files, cuda_files=cuda_files,
                  extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags,
                  extra_ldflags=extra_ldflags, extra_include_paths=extra_include_paths,
-                 build_directory=build_directory, backend=backend)
+                 build_directory=build_directory, backend=backend, embed_cubin=embed_cubin)
     return load_module(path)

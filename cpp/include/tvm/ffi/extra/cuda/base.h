@@ -1,5 +1,5 @@
 /*
- * tvmffi C++ layer: CUDA error checking and the environment stream.
+ * tvmffi C++ layer: CUDA error checking, the environment stream and launch extents.
  *
  * Opt-in header for CUDA kernel libraries (needs the CUDA toolkit's
  * <cuda_runtime.h>); nothing in the core includes it.
@@ -52,6 +52,34 @@ namespace ffi {
 inline cudaStream_t GetCUDAStream(DLDevice device) {
   return static_cast<cudaStream_t>(TVMFFIEnvGetStream(device.device_type, device.device_id));
 }
+
+/*!
+ * \brief Grid or block extents of a kernel launch; an extent not given is 1.
+ *
+ * What the launchers of cubin_launcher.h take (upstream's name). It has the
+ * fields of CUDA's own `::dim3` and converts from it, so either can be passed.
+ *
+ * \code
+ * ffi::dim3 grid((n + 255) / 256), block(256);
+ * \endcode
+ */
+struct dim3 {
+  /*! \brief Extent along x. */
+  unsigned int x = 1;
+  /*! \brief Extent along y. */
+  unsigned int y = 1;
+  /*! \brief Extent along z. */
+  unsigned int z = 1;
+
+  /*! \brief (1, 1, 1). */
+  constexpr dim3() = default;
+  /*! \brief (x, 1, 1). */
+  constexpr explicit dim3(unsigned int x_) : x(x_) {}
+  /*! \brief (x, y, z). */
+  constexpr dim3(unsigned int x_, unsigned int y_, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
+  /*! \brief The same extents as CUDA's `::dim3`. */
+  constexpr dim3(::dim3 d) : x(d.x), y(d.y), z(d.z) {}  // NOLINT(google-explicit-constructor)
+};
 
 }  // namespace ffi
 }  // namespace tvm
