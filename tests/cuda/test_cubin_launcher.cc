@@ -437,12 +437,23 @@ TEST_CASE("an unknown kernel name is a RuntimeError naming the kernel and the ca
   CheckElementwise(add_one, PlusOne);
 }
 
-TEST_CASE("bytes that are no CUDA binary are a RuntimeError naming the load call", "[gpu]") {
+TEST_CASE("bytes that are no CUDA binary are a RuntimeError naming the CUDA call", "[gpu]") {
   REQUIRE_GPU();
-  auto text = ErrorOf([] { ffi::CubinModule m{ffi::Bytes("this is not a CUDA binary\n")}; });
+  // Text is taken for PTX, which the driver may compile only when a kernel is
+  // first asked for (lazy loading, the default on CUDA 13): the failure comes
+  // from the load or from that first lookup, never as a crash or a kernel.
+  auto text = ErrorOf([] {
+    ffi::CubinModule m{ffi::Bytes("this is not a CUDA binary\n")};
+    (void)m["add_one_cuda"];
+  });
   REQUIRE(text.first == "RuntimeError");
-  REQUIRE_THAT(text.second, ContainsSubstring("CubinModule: cannot load the CUDA binary"));
-  REQUIRE_THAT(text.second, ContainsSubstring(kLoadCall));
+  const bool at_load = text.second.find("CubinModule: cannot load the CUDA binary") !=
+                           std::string::npos &&
+                       text.second.find(kLoadCall) != std::string::npos;
+  const bool at_lookup = text.second.find("'add_one_cuda'") != std::string::npos &&
+                         text.second.find(kGetKernelCall) != std::string::npos;
+  INFO(text.second);
+  REQUIRE((at_load || at_lookup));
   // (No truncated image: the loader, given no size, could read past its end.)
   REQUIRE(cudaGetLastError() == cudaSuccess);
 }
