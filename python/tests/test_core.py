@@ -221,6 +221,22 @@ def test_opaque_pointers_come_back_as_c_void_p() -> None:
     assert tvmffi.Array([ctypes.c_void_p(16)])[0].value == 16
 
 
+def test_cuda_python_stream_passes_as_opaque_pointer() -> None:
+    # cuda-python's driver CUstream has no __cuda_stream__; its int() is the handle.
+    class CUstream:
+        def __init__(self, handle: int) -> None:
+            self.handle = handle
+
+        def __int__(self) -> int:
+            return self.handle
+
+    CUstream.__module__ = "cuda.bindings.driver"
+    echo = identity()
+    z = echo(CUstream(1))
+    assert type(z) is ctypes.c_void_p and z.value == 1
+    assert echo(CUstream(0)).value is None
+
+
 def test_convert() -> None:
     assert isinstance(tvmffi.convert([1, 2]), tvmffi.Array)
     assert isinstance(tvmffi.convert(lambda: 1), tvmffi.Function)

@@ -602,6 +602,14 @@ def _pack_fallback(value: Any, address: int) -> bool:
     return True
 
 
+def _is_cuda_python_stream(cls: type) -> bool:
+    """cuda-python's ``CUstream`` (``int()`` gives the handle; it has no ``__cuda_stream__``).
+
+    Known by name, so that cuda-python is never imported here.
+    """
+    return cls.__name__ == "CUstream" and cls.__module__.startswith("cuda.")
+
+
 def _pack(value: Any, opaque: bool) -> AnyCell | None:
     """:func:`pack`; a value it would make an ``ffi.OpaquePyObject`` is None unless ``opaque``."""
     for _ in range(64):
@@ -620,6 +628,8 @@ def _pack(value: Any, opaque: bool) -> AnyCell | None:
             return to_owned_any(_core.from_dlpack(value))
         if hasattr(cls, "__cuda_stream__"):
             return _ptr_cell(int(value.__cuda_stream__()[1]))
+        if _is_cuda_python_stream(cls):
+            return _ptr_cell(int(value))
         if isinstance(value, Integral):
             return to_owned_any(int(value))
         if isinstance(value, Real):
