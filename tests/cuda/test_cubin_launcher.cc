@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_test_util.h"
+
 using Catch::Matchers::ContainsSubstring;
 namespace ffi = tvm::ffi;
 
@@ -43,26 +45,12 @@ constexpr const char* kGetKernelCall = "cudaLibraryGetKernel";
 constexpr const char* kErrorKind = "CUDA Runtime Error: ";
 #endif
 
-int DeviceCount() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return n;
-}
+using tvmffi_cuda_test::DeviceCount;
 
 #define REQUIRE_GPU()                                       \
   do {                                                      \
     if (DeviceCount() == 0) SKIP("no CUDA device");         \
     REQUIRE(cudaSetDevice(0) == cudaSuccess);               \
-  } while (0)
-
-#define CUDA_REQUIRE(call)                                                           \
-  do {                                                                               \
-    const cudaError_t e_ = (call);                                                   \
-    INFO(#call << " -> " << cudaGetErrorName(e_) << ": " << cudaGetErrorString(e_)); \
-    REQUIRE(e_ == cudaSuccess);                                                      \
   } while (0)
 
 std::string ReadFile(const char* path) {

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_test_util.h"
 #include "ffi_call.h"
 
 using Catch::Matchers::ContainsSubstring;
@@ -38,14 +39,7 @@ namespace {
 // Harness
 // ---------------------------------------------------------------------------
 
-int DeviceCount() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return n;
-}
+using tvmffi_cuda_test::DeviceCount;
 
 #define REQUIRE_GPU()                               \
   do {                                              \
@@ -53,13 +47,6 @@ int DeviceCount() {
     INFO("dlopen: " << KernelLibError());           \
     REQUIRE(KernelLib() != nullptr);                \
     REQUIRE(cudaSetDevice(0) == cudaSuccess);       \
-  } while (0)
-
-#define CUDA_REQUIRE(call)                                                           \
-  do {                                                                               \
-    const cudaError_t e_ = (call);                                                   \
-    INFO(#call << " -> " << cudaGetErrorName(e_) << ": " << cudaGetErrorString(e_)); \
-    REQUIRE(e_ == cudaSuccess);                                                      \
   } while (0)
 
 /*! \brief cudaMalloc'd bytes, freed on scope exit (the test, not the kernels, allocates). */
