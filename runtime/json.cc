@@ -36,13 +36,20 @@ namespace {
 
 constexpr int kMaxDepth = 1000;
 
+// The parser reads the text and hands each value to a sink, which builds what
+// the caller wants: ffi values (AnySink, for ffi.json.Parse) or a flat tape
+// (TapeSink, for the graph reader). Both see the same text in the same order,
+// so bad text gets the same error whichever sink is used.
+template <typename Sink>
 class Parser {
  public:
-  explicit Parser(std::string_view text)
-      : begin_(text.data()), cur_(text.data()), end_(text.data() + text.size()) {}
+  using Value = typename Sink::Value;
 
-  Any Run() {
-    Any value = ParseValue(0);
+  Parser(std::string_view text, Sink* sink)
+      : begin_(text.data()), cur_(text.data()), end_(text.data() + text.size()), sink_(sink) {}
+
+  Value Run() {
+    Value value = ParseValue(0);
     SkipSpaces();
     if (cur_ != end_) Fail(cur_, "Extra data");
     return value;
@@ -85,7 +92,7 @@ class Parser {
     return true;
   }
 
-  Any ParseValue(int depth) {
+  Value ParseValue(int depth) {
     SkipSpaces();
     const char* start = cur_;
     if (cur_ == end_) Fail(cur_, "Expecting value");
@@ -97,22 +104,22 @@ class Parser {
       case '"':
         return ParseStringValue();
       case 't':
-        if (Match("true")) return Any(true);
+        if (Match("true")) return sink_->Bool(true);
         break;
       case 'f':
-        if (Match("false")) return Any(false);
+        if (Match("false")) return sink_->Bool(false);
         break;
       case 'n':
-        if (Match("null")) return Any(nullptr);
+        if (Match("null")) return sink_->Null();
         break;
       case 'N':
-        if (Match("NaN")) return Any(std::numeric_limits<double>::quiet_NaN());
+        if (Match("NaN")) return sink_->Float(std::numeric_limits<double>::quiet_NaN());
         break;
       case 'I':
-        if (Match("Infinity")) return Any(std::numeric_limits<double>::infinity());
+        if (Match("Infinity")) return sink_->Float(std::numeric_limits<double>::infinity());
         break;
       case '-':
-        if (Match("-Infinity")) return Any(-std::numeric_limits<double>::infinity());
+        if (Match("-Infinity")) return sink_->Float(-std::numeric_limits<double>::infinity());
         return ParseNumber();
       default:
         return ParseNumber();
@@ -123,7 +130,7 @@ class Parser {
   // The run of number characters is taken whole and must be one JSON number
   // (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?); otherwise "Expecting
   // value" at its start, as "123.456.789" or "123e" get.
-  Any ParseNumber() {
+  Value ParseNumber() {
     const char* start = cur_;
     while (cur_ != end_ && IsNumberChar(*cur_)) ++cur_;
     const char* p = start;
@@ -149,12 +156,12 @@ class Parser {
     if (!ok || p != cur_) Fail(start, "Expecting value");
     if (integral) {
       int64_t v = 0;
-      if (std::from_chars(start, cur_, v).ec == std::errc()) return Any(v);
+      if (std::from_chars(start, cur_, v).ec == std::errc()) return sink_->Int(v);
       // Out of int64's range: read it as a float, as upstream does.
     }
     double d = 0;
     if (std::from_chars(start, cur_, d).ec != std::errc()) Fail(start, "Number out of range");
-    return Any(d);
+    return sink_->Float(d);
   }
 
   // Four hex digits after `*cur_`, or -1.
@@ -192,17 +199,17 @@ class Parser {
     }
   }
 
-  // A string literal as a String: one without escapes (the common case) is
-  // made straight from the text, with no intermediate std::string.
-  String ParseStringValue() {
+  // A string literal: one without escapes (the common case) goes to the sink
+  // straight from the text, with no intermediate std::string.
+  Value ParseStringValue() {
     const char* p = cur_ + 1;
     while (p != end_ && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
     if (p != end_ && *p == '"') {
-      String out(cur_ + 1, static_cast<size_t>(p - cur_ - 1));
+      std::string_view text(cur_ + 1, static_cast<size_t>(p - cur_ - 1));
       cur_ = p + 1;
-      return out;
+      return sink_->Str(text);
     }
-    return String(ParseString());
+    return sink_->Str(ParseString());
   }
 
   // A string literal starting at the opening quote. The places errors name
@@ -279,64 +286,55 @@ class Parser {
     if (depth > kMaxDepth) Fail(cur_, "Nesting deeper than 1000 levels");
   }
 
-  // Arrays and objects collect their items on one stack shared by every
-  // nesting level (items_ / pairs_): a container's items are the top of the
-  // stack from where it started, popped when it is built. No allocation per
-  // container once the stacks have grown.
-  Any ParseArray(int depth) {
+  Value ParseArray(int depth) {
     CheckDepth(depth);
     ++cur_;
     SkipSpaces();
-    const size_t base = items_.size();
+    auto mark = sink_->BeginArray();
     if (cur_ != end_ && *cur_ == ']') {
       ++cur_;
-      return Array<Any>();
+      return sink_->EndArray(mark);
     }
     while (true) {
-      items_.push_back(ParseValue(depth));
+      sink_->Item(&mark, ParseValue(depth));
       SkipSpaces();
       if (cur_ != end_ && *cur_ == ',') {
         ++cur_;
       } else if (cur_ != end_ && *cur_ == ']') {
         ++cur_;
-        auto first = items_.begin() + static_cast<std::ptrdiff_t>(base);
-        Any out = Array<Any>(std::make_move_iterator(first), std::make_move_iterator(items_.end()));
-        items_.resize(base);
-        return out;
+        return sink_->EndArray(mark);
       } else {
         Fail(cur_, "Expecting ',' delimiter");
       }
     }
   }
 
-  Any ParseObject(int depth) {
+  Value ParseObject(int depth) {
     CheckDepth(depth);
     ++cur_;
     SkipSpaces();
-    const size_t base = pairs_.size();
+    auto mark = sink_->BeginObject();
     if (cur_ != end_ && *cur_ == '}') {
       ++cur_;
-      return Map<Any, Any>();
+      return sink_->EndObject(mark);
     }
     while (true) {
       if (cur_ == end_ || *cur_ != '"') {
         Fail(cur_, "Expecting property name enclosed in double quotes");
       }
-      Any key = ParseStringValue();
+      Value key = ParseStringValue();
       SkipSpaces();
       if (cur_ == end_ || *cur_ != ':') Fail(cur_, "Expecting ':' delimiter");
       ++cur_;
-      Any value = ParseValue(depth);
-      pairs_.emplace_back(std::move(key), std::move(value));
+      Value value = ParseValue(depth);
+      sink_->Pair(&mark, std::move(key), std::move(value));
       SkipSpaces();
       if (cur_ != end_ && *cur_ == ',') {
         ++cur_;
         SkipSpaces();
       } else if (cur_ != end_ && *cur_ == '}') {
         ++cur_;
-        Any out = Map<Any, Any>(pairs_.begin() + static_cast<std::ptrdiff_t>(base), pairs_.end());
-        pairs_.resize(base);
-        return out;
+        return sink_->EndObject(mark);
       } else {
         Fail(cur_, "Expecting ',' delimiter");
       }
@@ -346,8 +344,124 @@ class Parser {
   const char* begin_;
   const char* cur_;
   const char* end_;
+  Sink* sink_;
+};
+
+// Builds ffi values. Arrays and objects collect their items on one stack
+// shared by every nesting level (items_ / pairs_): a container's items are the
+// top of the stack from where it started, popped when it is built. No
+// allocation per container once the stacks have grown.
+class AnySink {
+ public:
+  using Value = Any;
+
+  Any Null() { return Any(nullptr); }
+  Any Bool(bool v) { return Any(v); }
+  Any Int(int64_t v) { return Any(v); }
+  Any Float(double v) { return Any(v); }
+  Any Str(std::string_view text) { return String(text.data(), text.size()); }
+  Any Str(std::string&& text) { return String(std::move(text)); }
+
+  size_t BeginArray() { return items_.size(); }
+  void Item(size_t*, Any&& value) { items_.push_back(std::move(value)); }
+  Any EndArray(size_t base) {
+    if (items_.size() == base) return Array<Any>();
+    auto first = items_.begin() + static_cast<std::ptrdiff_t>(base);
+    Any out = Array<Any>(std::make_move_iterator(first), std::make_move_iterator(items_.end()));
+    items_.resize(base);
+    return out;
+  }
+
+  size_t BeginObject() { return pairs_.size(); }
+  void Pair(size_t*, Any&& key, Any&& value) { pairs_.emplace_back(std::move(key), std::move(value)); }
+  Any EndObject(size_t base) {
+    if (pairs_.size() == base) return Map<Any, Any>();
+    Any out = Map<Any, Any>(pairs_.begin() + static_cast<std::ptrdiff_t>(base), pairs_.end());
+    pairs_.resize(base);
+    return out;
+  }
+
+ private:
   std::vector<Any> items_;
   std::vector<std::pair<Any, Any>> pairs_;
+};
+
+using tvmffi::rt::JSONTape;
+
+// Writes the tape (json_text.h): a container's entry goes first and gets its
+// count and end when the container closes.
+class TapeSink {
+ public:
+  struct Value {};
+
+  explicit TapeSink(JSONTape* tape) : tape_(tape) {}
+
+  Value Null() { return Push(JSONTape::kNull, 0); }
+  Value Bool(bool v) { return Push(v ? JSONTape::kTrue : JSONTape::kFalse, 0); }
+  Value Int(int64_t v) {
+    JSONTape::Entry e;
+    e.i = v;
+    return Append(JSONTape::kInt, e);
+  }
+  Value Float(double v) {
+    JSONTape::Entry e;
+    e.d = v;
+    return Append(JSONTape::kFloat, e);
+  }
+  Value Str(std::string_view text) {
+    JSONTape::Entry e;
+    if (text.size() <= JSONTape::kMaxCount) {
+      e.kind = JSONTape::kStr;
+      e.n = static_cast<uint32_t>(text.size());
+      e.s = text.data();
+    } else {
+      tape_->long_strings.push_back(text);
+      e.kind = JSONTape::kLongStr;
+      e.s = reinterpret_cast<const char*>(&tape_->long_strings.back());
+    }
+    tape_->entries.push_back(e);
+    return {};
+  }
+  Value Str(std::string&& text) {
+    tape_->unescaped.push_back(std::move(text));
+    const std::string& kept = tape_->unescaped.back();
+    return Str(std::string_view(kept.data(), kept.size()));
+  }
+
+  size_t BeginArray() { return Open(JSONTape::kArray); }
+  void Item(size_t* at, Value) { Count(*at); }
+  Value EndArray(size_t at) { return Close(at); }
+  size_t BeginObject() { return Open(JSONTape::kObject); }
+  void Pair(size_t* at, Value, Value) { Count(*at); }
+  Value EndObject(size_t at) { return Close(at); }
+
+ private:
+  Value Append(uint32_t kind, JSONTape::Entry e) {
+    e.kind = kind;
+    tape_->entries.push_back(e);
+    return {};
+  }
+  Value Push(uint32_t kind, uint64_t end) {
+    JSONTape::Entry e;
+    e.end = end;
+    return Append(kind, e);
+  }
+  size_t Open(uint32_t kind) {
+    size_t at = tape_->entries.size();
+    Push(kind, 0);
+    return at;
+  }
+  // A count past kMaxCount stays there; readers then count the children.
+  void Count(size_t at) {
+    uint32_t& n = tape_->entries[at].n;
+    if (n < JSONTape::kMaxCount) ++n;
+  }
+  Value Close(size_t at) {
+    tape_->entries[at].end = tape_->entries.size();
+    return {};
+  }
+
+  JSONTape* tape_;
 };
 
 class Writer {
@@ -535,7 +649,66 @@ class Writer {
 
 namespace tvmffi {
 namespace rt {
-tvm::ffi::Any ParseJSONText(std::string_view text) { return tvm::ffi::Parser(text).Run(); }
+tvm::ffi::Any ParseJSONText(std::string_view text) {
+  tvm::ffi::AnySink sink;
+  return tvm::ffi::Parser<tvm::ffi::AnySink>(text, &sink).Run();
+}
+
+void ParseJSONTape(std::string_view text, JSONTape* tape) {
+  // About one entry per 8 bytes of text in typical documents; the vector grows
+  // past that when needed.
+  tape->entries.reserve(text.size() / 8 + 4);
+  tvm::ffi::TapeSink sink(tape);
+  tvm::ffi::Parser<tvm::ffi::TapeSink>(text, &sink).Run();
+}
+
+tvm::ffi::Any JSONTape::ToAny(size_t at) const {
+  using tvm::ffi::Any;
+  const Entry& e = entries[at];
+  switch (e.kind) {
+    case kNull:
+      return Any(nullptr);
+    case kTrue:
+      return Any(true);
+    case kFalse:
+      return Any(false);
+    case kInt:
+      return Any(e.i);
+    case kFloat:
+      return Any(e.d);
+    case kStr:
+    case kLongStr:
+      return tvm::ffi::String(Text(at));
+    case kArray: {
+      if (e.end == at + 1) return tvm::ffi::Array<Any>();
+      std::vector<Any> items;
+      items.reserve(Count(at));
+      for (size_t i = at + 1; i < e.end; i = Next(i)) items.push_back(ToAny(i));
+      return tvm::ffi::Array<Any>(std::make_move_iterator(items.begin()),
+                                  std::make_move_iterator(items.end()));
+    }
+    default: {  // kObject: the map ParseJSONText makes (a repeated key keeps its last value)
+      if (e.end == at + 1) return tvm::ffi::Map<Any, Any>();
+      std::vector<std::pair<Any, Any>> pairs;
+      pairs.reserve(Count(at));
+      for (size_t i = at + 1; i < e.end;) {
+        Any key = ToAny(i);
+        i = Next(i);
+        pairs.emplace_back(std::move(key), ToAny(i));
+        i = Next(i);
+      }
+      return tvm::ffi::Map<Any, Any>(pairs.begin(), pairs.end());
+    }
+  }
+}
+
+size_t JSONTape::Count(size_t at) const {
+  const Entry& e = entries[at];
+  if (e.n < kMaxCount) return e.n;
+  size_t n = 0;
+  for (size_t i = at + 1; i < e.end; i = Next(i)) ++n;
+  return e.kind == kObject ? n / 2 : n;
+}
 std::string StringifyJSON(const tvm::ffi::Any& value, int indent) {
   return tvm::ffi::Writer(indent).Run(value);
 }

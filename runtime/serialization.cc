@@ -305,9 +305,25 @@ class Serializer {
   std::vector<Any> nodes_;
 };
 
+using tvmffi::rt::JSONTape;
+
 class Deserializer {
  public:
-  explicit Deserializer(const json::Value& graph) {
+  explicit Deserializer(const json::Value& graph) { Init(graph); }
+
+  // Graph text, parsed to a tape: the nodes of built-in types are read off the
+  // tape as they are; any other node (or one whose shape the tape reader does
+  // not take as is, errors included) becomes the json value ParseJSONText
+  // would have made and goes the way FromJSONGraph reads it, so the result
+  // and every error are the same on both ways.
+  explicit Deserializer(const JSONTape* tape) {
+    if (!InitFromTape(tape)) Init(tape->ToAny(0));
+  }
+
+  Any Run() { return Node(root_, 0); }
+
+ private:
+  void Init(const json::Value& graph) {
     auto obj = graph.try_cast<json::Object>();
     if (!obj.has_value() || graph.type_index() != TypeIndex::kTVMFFIMap) {
       TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: expected an object, got `"
@@ -323,19 +339,47 @@ class Deserializer {
     }
     root_ = root->cast<int64_t>();
     nodes_ = nodes->cast<json::Array>();
-    state_.assign(nodes_.size(), kNew);
-    decoded_.resize(nodes_.size());
+    num_nodes_ = static_cast<size_t>(nodes_.size());
+    state_.assign(num_nodes_, kNew);
+    decoded_.resize(num_nodes_);
   }
 
-  Any Run() { return Node(root_, 0); }
+  // False where the top level is not a well-formed graph object (Init then
+  // raises the error).
+  bool InitFromTape(const JSONTape* tape) {
+    const std::vector<JSONTape::Entry>& entries = tape->entries;
+    if (entries[0].kind != JSONTape::kObject) return false;
+    size_t root_at = 0;
+    size_t nodes_at = 0;
+    // Keys are single entries; a repeated key keeps its last value, as in a Map.
+    for (size_t i = 1; i < entries[0].end; i = tape->Next(i + 1)) {
+      std::string_view key = tape->Text(i);
+      if (key == "root_index") {
+        root_at = i + 1;
+      } else if (key == "nodes") {
+        nodes_at = i + 1;
+      }
+    }
+    if (root_at == 0 || entries[root_at].kind != JSONTape::kInt) return false;
+    if (nodes_at == 0 || entries[nodes_at].kind != JSONTape::kArray) return false;
+    root_ = entries[root_at].i;
+    node_at_.reserve(tape->Count(nodes_at));
+    for (size_t i = nodes_at + 1; i < entries[nodes_at].end; i = tape->Next(i)) {
+      node_at_.push_back(i);
+    }
+    tape_ = tape;
+    num_nodes_ = node_at_.size();
+    state_.assign(num_nodes_, kNew);
+    decoded_.resize(num_nodes_);
+    return true;
+  }
 
- private:
   enum State : uint8_t { kNew, kBusy, kDone };
 
   Any Node(int64_t index, int depth) {
-    if (index < 0 || index >= static_cast<int64_t>(nodes_.size())) {
+    if (index < 0 || index >= static_cast<int64_t>(num_nodes_)) {
       TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: node index " << index
-                                << " out of range (" << nodes_.size() << " nodes)";
+                                << " out of range (" << num_nodes_ << " nodes)";
     }
     size_t i = static_cast<size_t>(index);
     if (state_[i] == kDone) return decoded_[i];
@@ -392,8 +436,133 @@ class Deserializer {
   }
 
   Any Decode(int64_t index, int depth) {
-    auto node_opt = nodes_[index].try_cast<json::Object>();
-    if (!node_opt.has_value() || nodes_[index].type_index() != TypeIndex::kTVMFFIMap) {
+    if (tape_ == nullptr) return DecodeValue(index, nodes_[index], depth);
+    Any out;
+    if (DecodeFromTape(index, depth, &out)) return out;
+    return DecodeValue(index, tape_->ToAny(node_at_[index]), depth);
+  }
+
+  // The type index of a type key, or false where none is registered; keys seen
+  // before are found without the registry (a graph names few types).
+  bool TypeIndexOf(std::string_view key, int32_t* out) {
+    for (const auto& [known, type_index] : recent_types_) {
+      if (known == key) {
+        *out = type_index;
+        return true;
+      }
+    }
+    if (auto it = more_types_.find(key); it != more_types_.end()) {
+      *out = it->second;
+      return true;
+    }
+    TVMFFIByteArray bytes{key.data(), key.size()};
+    if (TVMFFITypeKeyToIndex(&bytes, out) != 0) {
+      TVMFFIObjectHandle err = nullptr;
+      TVMFFIErrorMoveFromRaised(&err);
+      if (err != nullptr) TVMFFIObjectDecRef(err);
+      return false;
+    }
+    if (recent_types_.size() < kRecentTypes) {
+      recent_types_.emplace_back(key, *out);
+    } else {
+      more_types_.emplace(key, *out);
+    }
+    return true;
+  }
+
+  // A node of a built-in type whose `data` has the expected JSON kind, read
+  // straight off the tape into *out; false for anything else (nothing has
+  // been decoded then, and DecodeValue takes the node).
+  bool DecodeFromTape(int64_t index, int depth, Any* out) {
+    const JSONTape& tape = *tape_;
+    const size_t at = node_at_[index];
+    const JSONTape::Entry& node = tape.entries[at];
+    if (node.kind != JSONTape::kObject) return false;
+    size_t type_at = 0;
+    size_t data_at = 0;
+    for (size_t i = at + 1; i < node.end; i = tape.Next(i + 1)) {
+      std::string_view key = tape.Text(i);
+      if (key == "type") {
+        type_at = i + 1;
+      } else if (key == "data") {
+        data_at = i + 1;
+      }
+    }
+    if (type_at == 0 || tape.entries[type_at].kind != JSONTape::kStr) return false;
+    int32_t type_index = -1;
+    if (!TypeIndexOf(tape.Text(type_at), &type_index)) return false;
+    const uint32_t kind = data_at == 0 ? JSONTape::kNull : tape.entries[data_at].kind;
+    switch (type_index) {
+      case TypeIndex::kTVMFFINone:
+        *out = Any(nullptr);
+        return true;
+      case TypeIndex::kTVMFFIBool:
+        if (data_at == 0 || (kind != JSONTape::kTrue && kind != JSONTape::kFalse)) return false;
+        *out = Any(kind == JSONTape::kTrue);
+        return true;
+      case TypeIndex::kTVMFFIInt:
+        if (kind != JSONTape::kInt) return false;
+        *out = Any(tape.entries[data_at].i);
+        return true;
+      case TypeIndex::kTVMFFIFloat:
+        if (kind != JSONTape::kFloat) return false;
+        *out = Any(tape.entries[data_at].d);
+        return true;
+      case TypeIndex::kTVMFFIStr:
+        if (kind != JSONTape::kStr && kind != JSONTape::kLongStr) return false;
+        *out = String(tape.Text(data_at));
+        return true;
+      case TypeIndex::kTVMFFIArray:
+      case TypeIndex::kTVMFFIList:
+      case TypeIndex::kTVMFFIMap:
+      case TypeIndex::kTVMFFIDict:
+        break;
+      default:
+        return false;
+    }
+    // A sequence or map: `data` must be an array of ints (an even count for maps).
+    if (kind != JSONTape::kArray) return false;
+    const size_t first = data_at + 1;
+    const size_t last = static_cast<size_t>(tape.entries[data_at].end);
+    for (size_t i = first; i < last; ++i) {
+      if (tape.entries[i].kind != JSONTape::kInt) return false;
+    }
+    const bool is_map = type_index == TypeIndex::kTVMFFIMap || type_index == TypeIndex::kTVMFFIDict;
+    if (is_map && (last - first) % 2 != 0) return false;
+    // Items go on a stack shared by every level (decoding an item may decode
+    // other containers), popped once the container is built.
+    if (!is_map) {
+      const size_t base = items_.size();
+      for (size_t i = first; i < last; ++i) items_.push_back(Node(tape.entries[i].i, depth));
+      auto begin = std::make_move_iterator(items_.begin() + static_cast<std::ptrdiff_t>(base));
+      auto end = std::make_move_iterator(items_.end());
+      if (type_index == TypeIndex::kTVMFFIArray) {
+        *out = Array<Any>(begin, end);
+      } else {
+        *out = List<Any>(begin, end);
+      }
+      items_.resize(base);
+      return true;
+    }
+    const size_t base = pairs_.size();
+    for (size_t i = first; i < last; i += 2) {
+      Any k = Node(tape.entries[i].i, depth);
+      pairs_.emplace_back(std::move(k), Node(tape.entries[i + 1].i, depth));
+    }
+    auto begin = pairs_.begin() + static_cast<std::ptrdiff_t>(base);
+    if (type_index == TypeIndex::kTVMFFIMap) {
+      *out = Map<Any, Any>(begin, pairs_.end());
+    } else {
+      *out = Dict<Any, Any>(begin, pairs_.end());
+    }
+    pairs_.resize(base);
+    return true;
+  }
+
+  // A node given as a json value (from the `nodes` array, or made from the tape).
+  Any DecodeValue(int64_t index, const Any& node_value, int depth) {
+    auto node_opt = node_value.try_cast<json::Object>();
+    if (!node_opt.has_value() || node_value.type_index() != TypeIndex::kTVMFFIMap) {
       Bad(index, "not an object");
     }
     const json::Object& node = *node_opt;
@@ -660,10 +829,19 @@ class Deserializer {
     return obj;
   }
 
+  static constexpr size_t kRecentTypes = 16;
+
   int64_t root_ = 0;
-  json::Array nodes_;
+  size_t num_nodes_ = 0;
+  json::Array nodes_;                // the nodes, given as json values
+  const JSONTape* tape_ = nullptr;   // or given as graph text: its tape
+  std::vector<size_t> node_at_;      // and the tape index of each node
   std::vector<State> state_;
   std::vector<Any> decoded_;
+  std::vector<Any> items_;                   // DecodeFromTape's item stacks
+  std::vector<std::pair<Any, Any>> pairs_;
+  std::vector<std::pair<std::string_view, int32_t>> recent_types_;
+  std::unordered_map<std::string_view, int32_t> more_types_;
 };
 
 [[maybe_unused]] const bool kSerializationGlobalsRegistered = [] {
@@ -677,8 +855,9 @@ class Deserializer {
            })
       .def("ffi.FromJSONGraphString",
            [](String text) -> Any {
-             return Deserializer(tvmffi::rt::ParseJSONText(std::string_view(text.data(), text.size())))
-                 .Run();
+             tvmffi::rt::JSONTape tape;
+             tvmffi::rt::ParseJSONTape(std::string_view(text.data(), text.size()), &tape);
+             return Deserializer(&tape).Run();
            });
   return true;
 }();
