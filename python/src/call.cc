@@ -239,6 +239,18 @@ bool IsSubtype(PyTypeObject* t, PyObject* base) {
   return base != nullptr && PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(base));
 }
 
+// cuda-python's driver CUstream: its __index__ is the handle, but it passes as
+// an opaque pointer, as in upstream's package (tvmffi._reflection packs it).
+// Known by name, so that cuda-python is never imported.
+bool IsCudaPythonStream(PyTypeObject* t) {
+  const char* dot = std::strrchr(t->tp_name, '.');
+  if (std::strcmp(dot != nullptr ? dot + 1 : t->tp_name, "CUstream") != 0) return false;
+  PyObject* root = RootModuleName(t);
+  const bool cuda = PyUnicode_CompareWithASCIIString(root, "cuda") == 0;
+  Py_DECREF(root);
+  return cuda;
+}
+
 TypeEntry Classify(PyTypeObject* t) {
   const CoreTypes& ct = GetCoreTypes();
   const Hooks& h = GetHooks();
@@ -256,6 +268,8 @@ TypeEntry Classify(PyTypeObject* t) {
   } else if (IsSubtype(t, h.string_cls) || IsSubtype(t, h.bytes_cls) ||
              IsSubtype(t, h.shape_cls)) {
     e.kind = Kind::kNative;
+  } else if (IsCudaPythonStream(t)) {
+    e.kind = Kind::kUnsupported;  // to the Python packer: an opaque pointer
   } else if (PyType_IsSubtype(t, &PyLong_Type)) {
     e.kind = Kind::kInt;
   } else if (PyType_IsSubtype(t, &PyFloat_Type)) {

@@ -230,6 +230,8 @@ def test_cuda_python_stream_passes_as_opaque_pointer() -> None:
         def __int__(self) -> int:
             return self.handle
 
+        __index__ = __int__  # as cuda-python's: must not make it an int argument
+
     CUstream.__module__ = "cuda.bindings.driver"
     echo = identity()
     z = echo(CUstream(1))
