@@ -253,43 +253,32 @@ using CuLaunchKernelFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, 
                                       unsigned, unsigned, unsigned, CUstream, void**, void**);
 using CuLaunchKernelExFn = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
 
+/*! \brief A driver API entry point (as of CUDA 12.0) from the runtime; nullptr where unavailable. */
+inline void* DriverEntryPoint(const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q);
+#else
+  const cudaError_t e = cudaGetDriverEntryPoint(name, &p, cudaEnableDefault, &q);
+#endif
+  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
 /*! \brief The driver's cuLaunchKernel, looked up once; nullptr where unavailable. */
 inline CuLaunchKernelFn DriverLaunchKernel() {
-  static const CuLaunchKernelFn fn = []() -> CuLaunchKernelFn {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t e =
-        cudaGetDriverEntryPointByVersion("cuLaunchKernel", &p, 12000, cudaEnableDefault, &q);
-#else
-    const cudaError_t e = cudaGetDriverEntryPoint("cuLaunchKernel", &p, cudaEnableDefault, &q);
-#endif
-    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return nullptr;
-    }
-    return reinterpret_cast<CuLaunchKernelFn>(p);
-  }();
+  static const auto fn = reinterpret_cast<CuLaunchKernelFn>(DriverEntryPoint("cuLaunchKernel"));
   return fn;
 }
 
-/*! \brief The driver's cuLaunchKernelEx (CUDA 12.0), looked up once; nullptr where unavailable. */
+/*! \brief The driver's cuLaunchKernelEx, looked up once; nullptr where unavailable. */
 inline CuLaunchKernelExFn DriverLaunchKernelEx() {
-  static const CuLaunchKernelExFn fn = []() -> CuLaunchKernelExFn {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t e =
-        cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", &p, 12000, cudaEnableDefault, &q);
-#else
-    const cudaError_t e = cudaGetDriverEntryPoint("cuLaunchKernelEx", &p, cudaEnableDefault, &q);
-#endif
-    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return nullptr;
-    }
-    return reinterpret_cast<CuLaunchKernelExFn>(p);
-  }();
+  static const auto fn =
+      reinterpret_cast<CuLaunchKernelExFn>(DriverEntryPoint("cuLaunchKernelEx"));
   return fn;
 }
 

@@ -100,7 +100,8 @@ __device__ __forceinline__ Pack<T, VEC> ApplyPack(const Op& op, const Pack<T, VE
   return r;
 }
 
-// Geometry of the three size classes (see the file comment).
+// Geometry of the three size classes (see the file comment). The TVMFFI_KERNELS_*
+// macros below override a choice at build time (-D...), for sweeps on a new GPU.
 constexpr int kElementwiseThreads = 256;  // the most threads per block (launch bound)
 constexpr int kSmallThreads = 256;
 // "small": at most this many packs per SM; above it a mid grid still has at
