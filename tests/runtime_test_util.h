@@ -73,6 +73,17 @@ inline TVMFFIAny Float(double v) {
   return a;
 }
 
+/*! \brief A compact float32 CPU DLTensor over `data` and `shape` (no strides, offset 0). */
+inline DLTensor HostF32Tensor(void* data, int64_t* shape, int32_t ndim) {
+  DLTensor t{};
+  t.data = data;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = ndim;
+  t.dtype = DLDataType{kDLFloat, 32, 1};
+  t.shape = shape;
+  return t;
+}
+
 inline TVMFFIAny TensorPtr(DLTensor* t) {
   TVMFFIAny a = None();
   a.type_index = kTVMFFIDLTensorPtr;

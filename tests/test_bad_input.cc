@@ -72,13 +72,7 @@ struct Producer {
   DLManagedTensor legacy{};
   DLManagedTensorVersioned versioned{};
   Producer() {
-    DLTensor t{};
-    t.data = data;
-    t.device = DLDevice{kDLCPU, 0};
-    t.ndim = 3;
-    t.dtype = DLDataType{kDLFloat, 32, 1};
-    t.shape = shape;
-    t.strides = nullptr;
+    DLTensor t = HostF32Tensor(data, shape, 3);
     legacy.dl_tensor = t;
     legacy.manager_ctx = this;
     legacy.deleter = [](DLManagedTensor* self) { ++static_cast<Producer*>(self->manager_ctx)->deleted; };

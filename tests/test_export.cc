@@ -97,12 +97,7 @@ TEST_CASE("Exported functions: strings, errors, lambdas, and InvokeExternC", "[e
 TEST_CASE("Exported functions: converted arguments, their errors and the kernel's", "[export]") {
   int64_t shape[3] = {2, 3, 4};
   float data[24] = {};
-  DLTensor t{};
-  t.data = data;
-  t.device = DLDevice{kDLCPU, 0};
-  t.ndim = 3;
-  t.dtype = DLDataType{kDLFloat, 32, 1};
-  t.shape = shape;
+  DLTensor t = rt_test::HostF32Tensor(data, shape, 3);
   DLTensor u = t;
   u.ndim = 1;
   TVMFFISafeCallType scale_views = Symbol("__tvm_ffi_scale_views");

@@ -441,15 +441,7 @@ int g_producer_deleted = 0;
 int64_t g_shape[3] = {2, 3, 4};
 float g_data[24];
 
-DLTensor ProducerTensor() {
-  DLTensor t{};
-  t.data = g_data;
-  t.device = DLDevice{kDLCPU, 0};
-  t.ndim = 3;
-  t.dtype = DLDataType{kDLFloat, 32, 1};
-  t.shape = g_shape;
-  return t;
-}
+DLTensor ProducerTensor() { return HostF32Tensor(g_data, g_shape, 3); }
 
 DLManagedTensor* NewLegacy() {
   auto* m = new DLManagedTensor{};
