@@ -1,8 +1,13 @@
 // Map<K, V>: lookups and errors, key equality (strings by content, ints by
 // value, objects by identity), insertion-ordered iteration, copy-on-write,
 // 100k entries, a randomized comparison against std containers, casts with
-// entry checks, typed-function round trips and the ffi.Map* globals.
+// entry checks, typed-function round trips, the ffi.Map* globals, and growth
+// (references, colliding keys, tables laid out by another binary).
+#include <tvm/ffi/reflection/registry.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -521,6 +526,279 @@ TEST_CASE("Map copies and releases objects among plain entries", "[map]") {
     CHECK(plain.at(0) == 0);
     CHECK(plain_copy.at(0) == 7);
     CHECK(plain_copy.at(99) == 99);
+  }
+  CHECK(live == 0);
+}
+
+namespace {
+
+// A key type whose `__any_hash__` puts every key into one of 8 chains, so
+// tables fill with long chains and evictions.
+class CollidingKeyObj : public Object {
+ public:
+  int64_t value = 0;
+  explicit CollidingKeyObj(int64_t v) : value(v) {}
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.map.CollidingKey", CollidingKeyObj, Object);
+};
+
+int64_t CollidingKeyHash(const Any& key) { return key.as<CollidingKeyObj>()->value % 8; }
+bool CollidingKeyEqual(const Any& a, const Any& b) {
+  return a.as<CollidingKeyObj>()->value == b.as<CollidingKeyObj>()->value;
+}
+
+Any CollidingKey(int64_t v) {
+  static const bool registered = [] {
+    namespace refl = tvm::ffi::reflection;
+    refl::TypeAttrDef<CollidingKeyObj>()
+        .attr(refl::type_attr::kAnyHash, reinterpret_cast<void*>(&CollidingKeyHash))
+        .attr(refl::type_attr::kAnyEqual, reinterpret_cast<void*>(&CollidingKeyEqual));
+    return true;
+  }();
+  (void)registered;
+  return ObjectRef(make_object<CollidingKeyObj>(v));
+}
+
+// The standard layout, read and written as another binary would (map_base.h).
+struct RawMap {
+  char* obj;
+  explicit RawMap(const ObjectRef& m)
+      : obj(reinterpret_cast<char*>(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(m))) {}
+  template <typename T>
+  T& At(size_t offset) const {
+    return *reinterpret_cast<T*>(obj + offset);
+  }
+  void*& data() const { return At<void*>(24); }
+  uint64_t& size() const { return At<uint64_t>(32); }
+  uint64_t& slots() const { return At<uint64_t>(40); }
+  void (*&deleter() const)(void*) { return At<void (*)(void*)>(48); }
+  uint8_t* meta(uint64_t slot) const {
+    return static_cast<uint8_t*>(data()) + slot / 16 * 784 + slot % 16;
+  }
+  TVMFFIAny* item(uint64_t slot) const {  // key, value (then prev, next)
+    return reinterpret_cast<TVMFFIAny*>(static_cast<char*>(data()) + slot / 16 * 784 + 16 +
+                                        slot % 16 * 48);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Map growth moves objects among plain entries without touching references",
+          "[map]") {
+  // 20000 entries: the table grows from the small form through every dense
+  // size up to 32768 slots; tables of 8192 slots and more move by a scan of
+  // their blocks, smaller ones along the iteration list. Keys and values mix
+  // ints, heap strings and objects.
+  int live = 0;
+  {
+    constexpr int64_t kN = 20000;
+    Counter shared(&live);
+    std::vector<Counter> key_objs;
+    std::vector<Any> keys;
+    int64_t shared_uses = 0;
+    Map<Any, Any> m;
+    for (int64_t i = 0; i < kN; ++i) {
+      Any key;
+      if (i % 5 == 0) {
+        key_objs.emplace_back(&live);
+        key = key_objs.back();
+      } else if (i % 5 == 1) {
+        key = String("a key long enough for the heap #" + std::to_string(i));
+      } else {
+        key = i * 2654435761LL % 1000003;
+      }
+      keys.push_back(key);
+      if (i % 7 == 0) {
+        m.Set(key, shared);
+        ++shared_uses;
+      } else {
+        m.Set(key, i);
+      }
+      if (i == 4) CHECK_FALSE(m.GetMapObj()->IsSmallMap());
+    }
+    REQUIRE(m.size() == static_cast<size_t>(kN));
+    // Each key object: key_objs, keys and the map.
+    CHECK(shared.use_count() == 1 + shared_uses);
+    for (const Counter& k : key_objs) REQUIRE(k.use_count() == 3);
+    // Every key found, iteration in insertion order.
+    int64_t i = 0;
+    for (const auto& kv : m) {
+      REQUIRE(details::AnyCellEqual(details::AnyUnsafe::TVMFFIAnyPtrFromAny(kv.first),
+                                    details::AnyUnsafe::TVMFFIAnyPtrFromAny(keys[i])));
+      if (i % 7 == 0) {
+        REQUIRE(kv.second.as<containers_test::CounterObj>() == shared.get());
+      } else {
+        REQUIRE(kv.second.cast<int64_t>() == i);
+      }
+      ++i;
+    }
+    REQUIRE(i == kN);
+    for (int64_t j = 0; j < kN; j += 13) {
+      REQUIRE(m.count(keys[j]) == 1);
+      if (j % 7 != 0) REQUIRE(m.at(keys[j]).cast<int64_t>() == j);
+    }
+    CHECK(m.count(int64_t{-5}) == 0);
+
+    // A present key: the value changes, the key keeps its one reference, the
+    // old value is released and the entry moves to the end.
+    m.Set(key_objs[0], -1);  // key 0: its value was `shared`
+    --shared_uses;
+    CHECK(key_objs[0].use_count() == 3);
+    CHECK(shared.use_count() == 1 + shared_uses);
+    CHECK(m.size() == static_cast<size_t>(kN));
+    CHECK((*std::prev(m.end())).first.as<containers_test::CounterObj>() == key_objs[0].get());
+    CHECK(m.at(key_objs[0]).cast<int64_t>() == -1);
+    // The last entry assigned again stays where it is.
+    m.Set(key_objs[0], -2);
+    CHECK((*std::prev(m.end())).first.as<containers_test::CounterObj>() == key_objs[0].get());
+    CHECK(key_objs[0].use_count() == 3);
+    // A present key in a shared map: the copy takes it, the original keeps its value.
+    {
+      Map<Any, Any> copy = m;
+      copy.Set(key_objs[1], shared);
+      CHECK(key_objs[1].use_count() == 4);
+      CHECK(shared.use_count() == 2 + 2 * shared_uses);  // the copy holds its own references
+      CHECK(m.at(key_objs[1]).cast<int64_t>() == 5);
+    }
+    CHECK(key_objs[1].use_count() == 3);
+    CHECK(shared.use_count() == 1 + shared_uses);
+
+    m = Map<Any, Any>();
+    CHECK(shared.use_count() == 1);
+    for (const Counter& k : key_objs) REQUIRE(k.use_count() == 2);
+  }
+  CHECK(live == 0);
+}
+
+TEST_CASE("Map growth with long chains of colliding keys", "[map]") {
+  // 9000 keys in 8 chains: placing them needs many jumps and evictions, in
+  // tables small enough to move along the list and big enough to move by scan.
+  constexpr int64_t kN = 9000;
+  Map<Any, int64_t> m;
+  std::vector<Any> keys;
+  for (int64_t i = 0; i < kN; ++i) {
+    keys.push_back(CollidingKey(i * 31 % kN));
+    m.Set(keys.back(), i);
+    // A new object with the same value is the same key.
+    if (i % 1000 == 999) m.Set(CollidingKey(keys[i - 500].as<CollidingKeyObj>()->value), -i);
+  }
+  REQUIRE(m.size() == static_cast<size_t>(kN));
+  for (int64_t i = 0; i < kN; ++i) {
+    int64_t expect = (i + 500) % 1000 == 999 ? -(i + 500) : i;
+    REQUIRE(m.at(CollidingKey(i * 31 % kN)) == expect);
+  }
+  // Insertion order, except the reassigned keys, which moved to the end when assigned.
+  std::vector<int64_t> order;
+  for (const auto& kv : m) order.push_back(kv.second);
+  std::vector<int64_t> expect;
+  for (int64_t i = 0; i < kN; ++i) {
+    if ((i + 500) % 1000 != 999) expect.push_back(i);
+    if (i % 1000 == 999) expect.push_back(-i);
+  }
+  CHECK(order == expect);
+  CHECK(m.count(CollidingKey(kN + 8)) == 0);
+  // Erase every other key, then set them again: they go to the end.
+  for (int64_t i = 0; i < kN; i += 2) m.erase(CollidingKey(i * 31 % kN));
+  REQUIRE(m.size() == static_cast<size_t>(kN / 2));
+  for (int64_t i = 0; i < kN; i += 2) m.Set(CollidingKey(i * 31 % kN), i);
+  REQUIRE(m.size() == static_cast<size_t>(kN));
+  for (int64_t i = 0; i < kN; i += 2) REQUIRE(m.at(CollidingKey(i * 31 % kN)) == i);
+}
+
+TEST_CASE("Map grows a table laid out by another binary", "[map]") {
+  int live = 0;
+  SECTION("dense: empty slots hold whatever that binary left there") {
+    // Our tables keep empty slots None; the standard layout does not promise
+    // that, so growth must go by the metadata alone. Poison every empty
+    // slot, then grow through both ways of moving (list: 1024 slots; scan:
+    // 8192 slots).
+    Counter obj(&live);
+    auto poison = [](const Map<int64_t, Any>& m) {
+      RawMap raw(m);
+      REQUIRE((raw.slots() >> 63) == 0);
+      for (uint64_t s = 0; s < raw.slots(); ++s) {
+        if (*raw.meta(s) != 0xFF) continue;
+        TVMFFIAny* cells = raw.item(s);
+        for (int c = 0; c < 2; ++c) {
+          cells[c].type_index = TypeIndex::kTVMFFIStaticObjectBegin + 7;
+          cells[c].zero_padding = 0;
+          cells[c].v_int64 = 0x10;  // not an object: touching it would crash
+        }
+      }
+    };
+    Map<int64_t, Any> m;
+    int64_t uses = 0;
+    auto fill = [&](int64_t from, int64_t to) {
+      for (int64_t i = from; i < to; ++i) {
+        if (i % 11 == 0) {
+          m.Set(i * 7919, obj);
+          ++uses;
+        } else {
+          m.Set(i * 7919, i);
+        }
+      }
+    };
+    fill(0, 1000);  // 1024 slots
+    poison(m);
+    fill(1000, 8000);  // 1024 -> 2048 -> ... -> 8192 slots
+    poison(m);
+    fill(8000, 9000);  // 8192 -> 16384: by scan
+    CHECK(obj.use_count() == 1 + uses);
+    REQUIRE(m.size() == 9000u);
+    int64_t i = 0;
+    for (const auto& kv : m) {
+      REQUIRE(kv.first == i * 7919);
+      if (i % 11 != 0) REQUIRE(kv.second.cast<int64_t>() == i);
+      ++i;
+    }
+    poison(m);
+    {
+      Map<int64_t, Any> copy = m;  // copied with the garbage; no reference from it
+      copy.Set(-1, obj);
+      CHECK(obj.use_count() == 2 + 2 * uses);
+    }
+    CHECK(obj.use_count() == 1 + uses);
+  }
+  SECTION("small: entries stored outside the object") {
+    Counter key(&live), value(&live);
+    Map<Any, Any> m;
+    {
+      RawMap raw(m);
+      REQUIRE(raw.size() == 0);
+      REQUIRE(raw.slots() == ((uint64_t{1} << 63) | 2));
+      // The entries move to a block of their own, freed by its deleter.
+      TVMFFIAny* cells = static_cast<TVMFFIAny*>(std::malloc(2 * 2 * sizeof(TVMFFIAny)));
+      cells[0] = details::MakeOwnedCell(ObjectRef(key));
+      cells[1] = details::MakeOwnedCell(int64_t{1});
+      cells[2] = details::MakeOwnedCell(int64_t{2});
+      cells[3] = details::MakeOwnedCell(ObjectRef(value));
+      raw.data() = cells;
+      raw.size() = 2;
+      raw.deleter() = &std::free;
+    }
+    CHECK(m.at(key).cast<int64_t>() == 1);
+    m.Set(3, 3);  // 2 -> 4 slots
+    CHECK(key.use_count() == 2);
+    CHECK(value.use_count() == 2);
+    CHECK(m.GetMapObj()->IsSmallMap());
+    m.Set(key, 10);
+    m.Set(4, 4);
+    m.Set(5, 5);  // dense
+    CHECK_FALSE(m.GetMapObj()->IsSmallMap());
+    CHECK(key.use_count() == 2);
+    CHECK(value.use_count() == 2);
+    {
+      std::vector<Any> order;
+      for (const auto& kv : m) order.push_back(kv.first);
+      REQUIRE(order.size() == 5u);
+      CHECK(order[0].as<containers_test::CounterObj>() == key.get());
+      CHECK(order[1].cast<int64_t>() == 2);
+      CHECK(order[4].cast<int64_t>() == 5);
+    }
+    CHECK(m.at(2).as<containers_test::CounterObj>() == value.get());
+    CHECK(m.at(key).cast<int64_t>() == 10);
+    m = Map<Any, Any>();
+    CHECK(key.use_count() == 1);
+    CHECK(value.use_count() == 1);
   }
   CHECK(live == 0);
 }

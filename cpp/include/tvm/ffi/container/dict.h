@@ -110,13 +110,23 @@ class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::D
 
  private:
   // The mutation policy (MapRefBase::Set): the one shared object, always.
-  TVM_FFI_INLINE DictObj* ObjForAssign() {
-    if (this->data_ == nullptr) this->data_ = MapBaseObj::CreateEmpty<DictObj>();
-    return GetDictObj();
+  TVM_FFI_INLINE bool AssignIfPresent(const TVMFFIAny* key, uint64_t hash, TVMFFIAny v) {
+    DictObj* n = GetDictObj();
+    return n != nullptr && n->AssignIfPresent(key, hash, v);
   }
-  TVM_FFI_INLINE void InsertNew(TVMFFIAny k, TVMFFIAny v) {
+  TVM_FFI_INLINE void InsertCells(TVMFFIAny k, TVMFFIAny v, uint64_t hash) {
+    if (this->data_ == nullptr) {
+      try {
+        this->data_ = MapBaseObj::CreateEmpty<DictObj>();
+      } catch (...) {
+        details::ReleaseCell(&k);
+        details::ReleaseCell(&v);
+        throw;
+      }
+    }
+    if (GetDictObj()->TryInsertOrAssign(k, v, hash)) return;
     ObjectPtr<Object> storage = this->data_;
-    MapBaseObj::InsertOrAssign<DictObj>(&storage, k, v, details::AnyCellHash(&k));
+    MapBaseObj::GrowAndInsert<DictObj>(&storage, k, v, hash);
     if (storage.get() != this->data_.get()) {
       // The entries moved to bigger storage: this object takes it over.
       GetDictObj()->TakeStorageFrom(std::move(storage));

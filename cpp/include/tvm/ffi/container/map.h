@@ -144,11 +144,11 @@ class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapK
 
  private:
   // The mutation policy (MapRefBase::Set): a value is replaced in place only
-  // in a unique map; a new key goes into a copy when the map is shared.
-  TVM_FFI_INLINE MapObj* ObjForAssign() const noexcept {
-    return this->data_.unique() ? GetMapObj() : nullptr;
+  // in a unique map; a shared map is copied first.
+  TVM_FFI_INLINE bool AssignIfPresent(const TVMFFIAny* key, uint64_t hash, TVMFFIAny v) {
+    return this->data_.unique() && GetMapObj()->AssignIfPresent(key, hash, v);
   }
-  TVM_FFI_INLINE void InsertNew(TVMFFIAny k, TVMFFIAny v) {
+  TVM_FFI_INLINE void InsertCells(TVMFFIAny k, TVMFFIAny v, uint64_t hash) {
     try {
       CopyOnWrite();
     } catch (...) {
@@ -156,7 +156,7 @@ class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapK
       details::ReleaseCell(&v);
       throw;
     }
-    MapBaseObj::InsertOrAssign<MapObj>(&this->data_, k, v, details::AnyCellHash(&k));
+    MapBaseObj::InsertOrAssign<MapObj>(&this->data_, k, v, hash);
   }
 
   friend MapBase;

@@ -49,8 +49,10 @@
  * present moves it to the end of that list (the small form keeps its place).
  * The table counts as full when size + 1 > slots * 0.99 (as a double), or
  * when no free slot is reachable from the chain's tail by one of the 125
- * jumps; then it is rebuilt with twice the slots (fib_shift - 1), entries
- * re-inserted in iteration order. A table built for n >= 4 entries at once
+ * jumps; then it is rebuilt with twice the slots (fib_shift - 1), every
+ * entry placed anew and the iteration order kept (which slot an entry lands
+ * in is not part of the format: readers follow the metadata and the list).
+ * A table built for n >= 4 entries at once
  * has the smallest power of two p > n slots, doubled when p < 2n.
  *
  * Ownership: entries hold references (TVMFFIAny cells, as in Any). The
@@ -405,26 +407,45 @@ class MapBaseObj : public Object {
   static void InsertOrAssign(ObjectPtr<Object>* holder, TVMFFIAny key, TVMFFIAny value,
                              uint64_t hash) {
     MapBaseObj* m = static_cast<MapBaseObj*>(holder->get());
-    if (!m->IsSmallMap()) {
-      DenseInsert<ObjT>(holder, key, value, hash);
-      return;
-    }
-    KVCell* cells = m->SmallEntries();
-    uint64_t pos = m->SmallFind(&key);
-    if (pos != m->size_) {
+    if (!m->TryInsertOrAssign(key, value, hash)) GrowAndInsert<ObjT>(holder, key, value, hash);
+  }
+
+  /*!
+   * \brief InsertOrAssign without growing: false (both cells left to the
+   *        caller) when the key is absent and has no place in this storage;
+   *        then only GrowAndInsert may follow (a dense table may be left
+   *        with a chain half moved, mended by growing).
+   */
+  bool TryInsertOrAssign(TVMFFIAny key, TVMFFIAny value, uint64_t hash) {
+    if (!IsSmallMap()) return DenseTryInsert(key, value, hash);
+    KVCell* cells = SmallEntries();
+    const uint64_t pos = SmallFind(&key);
+    if (pos != size_) {
       details::ReleaseCell(&key);
       TVMFFIAny old = cells[pos].value;
       cells[pos].value = value;
       details::ReleaseCell(&old);
+      return true;
+    }
+    if (size_ == NumSlots()) return false;
+    SmallAppend(key, value);
+    return true;
+  }
+
+  /*!
+   * \brief Add a key that TryInsertOrAssign found absent and without a place:
+   *        *holder is replaced by a bigger map of type ObjT that takes over
+   *        every entry (the old one is left empty), then the key.
+   */
+  template <typename ObjT>
+  static void GrowAndInsert(ObjectPtr<Object>* holder, TVMFFIAny key, TVMFFIAny value,
+                            uint64_t hash) {
+    MapBaseObj* m = static_cast<MapBaseObj*>(holder->get());
+    if (!m->IsSmallMap()) {
+      GrowAndPlace<ObjT>(holder, key, value, hash);
       return;
     }
     const uint64_t slots = m->NumSlots();
-    if (m->size_ < slots) {
-      cells[m->size_].key = key;
-      cells[m->size_].value = value;
-      ++m->size_;
-      return;
-    }
     ObjectPtr<Object> grown;
     try {  // the cells are ours: a failed growth must release them
       if (slots < kSmallMaxSlots) {
@@ -440,7 +461,15 @@ class MapBaseObj : public Object {
     }
     m->MoveEntriesInto<ObjT>(&grown);
     *holder = std::move(grown);
-    InsertOrAssign<ObjT>(holder, key, value, hash);
+    m = static_cast<MapBaseObj*>(holder->get());
+    if (m->IsSmallMap()) {
+      m->SmallAppend(key, value);  // room for one more: it just grew
+      return;
+    }
+    ListHooks hooks{m};
+    if (m->DenseIsFull() || !m->PlaceAbsent(key, value, hash, hooks)) {
+      GrowAndPlace<ObjT>(holder, key, value, hash);
+    }
   }
 
   /*!
@@ -451,7 +480,7 @@ class MapBaseObj : public Object {
    *        read the map meanwhile.
    */
   bool AssignIfPresent(const TVMFFIAny* key, uint64_t hash, TVMFFIAny value) {
-    uint64_t pos = FindPos(key, hash);
+    const uint64_t pos = FindPos(key, hash);
     if (pos == EndPos()) return false;
     TVMFFIAny* cell = &EntryAt(pos)->value;
     TVMFFIAny old = *cell;
@@ -545,6 +574,12 @@ class MapBaseObj : public Object {
     }
     return size_;
   }
+  void SmallAppend(TVMFFIAny key, TVMFFIAny value) noexcept {
+    KVCell* cells = SmallEntries();
+    cells[size_].key = key;
+    cells[size_].value = value;
+    ++size_;
+  }
   template <typename ObjT>
   static ObjectPtr<ObjT> NewSmall(uint64_t slots) {
     static_assert(std::is_base_of_v<MapBaseObj, ObjT> && sizeof(ObjT) == sizeof(MapBaseObj),
@@ -597,8 +632,19 @@ class MapBaseObj : public Object {
     p->data_ = ::operator new(n_blocks * kBlockBytes);
     p->data_deleter_ = &FreeBlocks;
     p->slots_ = slots;
-    for (uint64_t b = 0; mark_empty && b < n_blocks; ++b) {
-      char* block = static_cast<char*>(p->data_) + b * kBlockBytes;
+    if (mark_empty) MarkEmpty(p->data_, n_blocks);
+    details::MapDenseFields* d = p->Dense();
+    d->fib_shift = fib_shift;
+    d->unused = 0;
+    d->iter_list_head = kNoSlot;
+    d->iter_list_tail = kNoSlot;
+    return p;
+  }
+
+  /*! \brief Mark every slot of n_blocks blocks empty. */
+  static void MarkEmpty(void* data, uint64_t n_blocks) noexcept {
+    for (uint64_t b = 0; b < n_blocks; ++b) {
+      char* block = static_cast<char*>(data) + b * kBlockBytes;
       std::memset(block, kEmptyMeta, kBlockSlots);
       // Every empty slot's key and value read as None (see BlockTypeBits).
       details::MapDenseItem* items = reinterpret_cast<details::MapDenseItem*>(block + kBlockSlots);
@@ -607,12 +653,6 @@ class MapBaseObj : public Object {
         items[j].value.type_index = TypeIndex::kTVMFFINone;
       }
     }
-    details::MapDenseFields* d = p->Dense();
-    d->fib_shift = fib_shift;
-    d->unused = 0;
-    d->iter_list_head = kNoSlot;
-    d->iter_list_tail = kNoSlot;
-    return p;
   }
 
   bool DenseIsFull() const noexcept {
@@ -678,15 +718,37 @@ class MapBaseObj : public Object {
     it->value = value;
   }
 
+  /*! \return The last link of the chain through `slot`. */
+  uint64_t ChainTail(uint64_t slot) const noexcept {
+    while (true) {
+      const uint8_t jump = Meta(slot) & kJumpMask;
+      if (jump == 0) return slot;
+      slot = Jump(slot, jump);
+    }
+  }
+
+  /*!
+   * \brief What placing an entry does besides the metadata and cells:
+   *        Placed(slot) when a new entry lands, Moved(from, to) when an
+   *        eviction relocates one. This one keeps the iteration list.
+   */
+  struct ListHooks {
+    MapBaseObj* m;
+    void Placed(uint64_t slot) noexcept { m->ListAppend(slot); }
+    void Moved(uint64_t from, uint64_t to) noexcept { m->ListRelink(from, to); }
+  };
+
   /*!
    * \brief Insert or assign in the dense table without growing.
    * \return false when the table is full (nothing changed that matters:
-   *         entries keep their iteration order and are all still present).
+   *         entries keep their iteration order and are all still present,
+   *         and the key is known to be absent).
    */
   bool DenseTryInsert(TVMFFIAny key, TVMFFIAny value, uint64_t hash) {
     if (slots_ == 0) return false;
-    uint64_t head = HeadSlot(hash);
-    uint8_t meta = Meta(head);
+    const uint64_t head = HeadSlot(hash);
+    const uint8_t meta = Meta(head);
+    ListHooks hooks{this};
     if (meta == kEmptyMeta) {
       PlaceItem(head, 0, key, value);
       ListAppend(head);
@@ -695,7 +757,7 @@ class MapBaseObj : public Object {
     }
     if ((meta & kTailBit) != 0) {
       // The head slot holds a link of another chain: move that chain's rest away.
-      return !DenseIsFull() && EvictAndPlaceHead(head, key, value);
+      return !DenseIsFull() && EvictAndPlaceHead(head, key, value, hooks);
     }
     uint64_t slot = head;
     while (true) {
@@ -705,22 +767,50 @@ class MapBaseObj : public Object {
         details::ReleaseCell(&key);
         TVMFFIAny old = it->value;
         it->value = value;
-        ListUnlink(slot);
-        ListAppend(slot);
+        if (Dense()->iter_list_tail != slot) {
+          ListUnlink(slot);
+          ListAppend(slot);
+        }
         details::ReleaseCell(&old);
         return true;
       }
-      uint64_t next = NextInChain(slot);
-      if (next == kNoSlot) break;
-      slot = next;
+      const uint8_t jump = Meta(slot) & kJumpMask;
+      if (jump == 0) break;
+      slot = Jump(slot, jump);
     }
-    if (DenseIsFull()) return false;
+    return !DenseIsFull() && PlaceAfter(slot, key, value, hooks);
+  }
+
+  /*!
+   * \brief Place an entry whose key is known to be absent (it comes from
+   *        another table, or a probe found no match), in a table the caller
+   *        knows has room: no key comparisons, no fullness test.
+   * \return false when no free slot is reachable (nothing lost, as for
+   *         DenseTryInsert).
+   */
+  template <typename Hooks>
+  bool PlaceAbsent(TVMFFIAny key, TVMFFIAny value, uint64_t hash, Hooks& hooks) {
+    const uint64_t head = HeadSlot(hash);
+    const uint8_t meta = Meta(head);
+    if (meta == kEmptyMeta) {
+      PlaceItem(head, 0, key, value);
+      hooks.Placed(head);
+      ++size_;
+      return true;
+    }
+    if ((meta & kTailBit) != 0) return EvictAndPlaceHead(head, key, value, hooks);
+    return PlaceAfter(ChainTail(head), key, value, hooks);
+  }
+
+  /*! \brief Append an entry to the chain whose last link is `tail`; false if no slot is free. */
+  template <typename Hooks>
+  bool PlaceAfter(uint64_t tail, TVMFFIAny key, TVMFFIAny value, Hooks& hooks) {
     uint8_t jump;
     uint64_t empty;
-    if (!FindEmptyAfter(slot, &jump, &empty)) return false;
+    if (!FindEmptyAfter(tail, &jump, &empty)) return false;
     PlaceItem(empty, kTailBit, key, value);
-    ListAppend(empty);
-    SetJump(slot, jump);
+    hooks.Placed(empty);
+    SetJump(tail, jump);
     ++size_;
     return true;
   }
@@ -730,7 +820,8 @@ class MapBaseObj : public Object {
    *        it to free slots (re-linked from its predecessor), then make
    *        `target` the head of the key's chain.
    */
-  bool EvictAndPlaceHead(uint64_t target, TVMFFIAny key, TVMFFIAny value) {
+  template <typename Hooks>
+  bool EvictAndPlaceHead(uint64_t target, TVMFFIAny key, TVMFFIAny value, Hooks& hooks) {
     uint64_t writer = ChainPrev(target);
     uint64_t reader = target;
     bool first = true;
@@ -741,7 +832,7 @@ class MapBaseObj : public Object {
       uint8_t reader_meta = Meta(reader);
       details::MapDenseItem* src = Item(reader);
       PlaceItem(empty, kTailBit, src->key, src->value);
-      ListRelink(reader, empty);
+      hooks.Moved(reader, empty);
       ClearItemCells(src);
       // The vacated target stays unusable until the new head is written there.
       Meta(reader) = first ? kProtectedMeta : kEmptyMeta;
@@ -752,21 +843,25 @@ class MapBaseObj : public Object {
       reader = rj == 0 ? kNoSlot : Jump(reader, rj);
     }
     PlaceItem(target, 0, key, value);
-    ListAppend(target);
+    hooks.Placed(target);
     ++size_;
     return true;
   }
 
+  /*!
+   * \brief The dense table *holder found no place for a key known to be
+   *        absent: move its entries to one twice as big (again, until the
+   *        key finds a place there), then place the key without a probe.
+   */
   template <typename ObjT>
-  static void DenseInsert(ObjectPtr<Object>* holder, TVMFFIAny key, TVMFFIAny value,
-                          uint64_t hash) {
+  static void GrowAndPlace(ObjectPtr<Object>* holder, TVMFFIAny key, TVMFFIAny value,
+                           uint64_t hash) {
+    MapBaseObj* m = static_cast<MapBaseObj*>(holder->get());
     while (true) {
-      MapBaseObj* m = static_cast<MapBaseObj*>(holder->get());
-      if (m->DenseTryInsert(key, value, hash)) return;
-      // A table with no slots (storage already handed away) starts over at 8.
       ObjectPtr<Object> bigger;
       try {  // the cells are ours: a failed growth must release them
         if (m->slots_ == 0) {
+          // A table with no slots (storage already handed away) starts over at 8.
           bigger = CreateEmpty<ObjT>(kSmallMaxSlots);
         } else {
           bigger = NewDense<ObjT>(m->Dense()->fib_shift - 1, m->slots_ * 2);
@@ -778,26 +873,48 @@ class MapBaseObj : public Object {
       }
       m->MoveEntriesInto<ObjT>(&bigger);
       *holder = std::move(bigger);
+      m = static_cast<MapBaseObj*>(holder->get());
+      ListHooks hooks{m};
+      if (!m->DenseIsFull() && m->PlaceAbsent(key, value, hash, hooks)) return;
     }
   }
 
-  /*! \brief Move every entry, in iteration order, into *dst; this map is left empty. */
+  /*!
+   * \brief Move every entry, in iteration order, into *dst, a new map with
+   *        no entries (small with room for them all, or dense); this map is
+   *        left empty. *dst may be replaced by a bigger map on the way.
+   */
   template <typename ObjT>
   void MoveEntriesInto(ObjectPtr<Object>* dst) {
+    MapBaseObj* d = static_cast<MapBaseObj*>(dst->get());
+    // Keys from one table are distinct: a dense *dst with room for them all
+    // takes them without probes.
+    const bool roomy = !d->IsSmallMap() && static_cast<double>(size_) <=
+                                               static_cast<double>(d->slots_) * 0.99;
     if (IsSmallMap()) {
       KVCell* cells = SmallEntries();
-      uint64_t n = size_;
+      const uint64_t n = size_;
       size_ = 0;
+      if (d->IsSmallMap()) {
+        // Small to bigger small: the cells move as bytes.
+        if (n != 0) std::memcpy(static_cast<void*>(d->SmallEntries()), cells, n * sizeof(KVCell));
+        d->size_ = n;
+        return;
+      }
       for (uint64_t i = 0; i < n; ++i) {
-        InsertOrAssign<ObjT>(dst, cells[i].key, cells[i].value, details::AnyCellHash(&cells[i].key));
+        MovePlace<ObjT>(dst, roomy, cells[i].key, cells[i].value,
+                        details::AnyCellHash(&cells[i].key));
       }
       return;
     }
-    uint64_t pos = Dense()->iter_list_head;
-    while (pos != kNoSlot) {
-      details::MapDenseItem* it = Item(pos);
-      pos = it->next;
-      InsertOrAssign<ObjT>(dst, it->key, it->value, details::AnyCellHash(&it->key));
+    if (!(roomy && slots_ >= kScanRehashMinSlots && d->slots_ <= (uint64_t{1} << 32) &&
+          MoveByScan(d))) {
+      uint64_t pos = Dense()->iter_list_head;
+      while (pos != kNoSlot) {
+        details::MapDenseItem* it = Item(pos);
+        pos = it->next;
+        MovePlace<ObjT>(dst, roomy, it->key, it->value, details::AnyCellHash(&it->key));
+      }
     }
     // The cells moved out: drop the table without releasing them.
     if (data_deleter_ != nullptr) data_deleter_(data_);
@@ -807,6 +924,128 @@ class MapBaseObj : public Object {
     slots_ = 0;
     Dense()->iter_list_head = kNoSlot;
     Dense()->iter_list_tail = kNoSlot;
+  }
+
+  /*! \brief One entry of MoveEntriesInto: placed directly while *dst is the roomy table. */
+  template <typename ObjT>
+  static void MovePlace(ObjectPtr<Object>* dst, bool roomy, TVMFFIAny key, TVMFFIAny value,
+                        uint64_t hash) {
+    if (!roomy) {
+      InsertOrAssign<ObjT>(dst, key, value, hash);
+      return;
+    }
+    MapBaseObj* d = static_cast<MapBaseObj*>(dst->get());
+    ListHooks hooks{d};
+    if (d->PlaceAbsent(key, value, hash, hooks)) return;
+    // No free slot (an eviction may have stopped half way): only growing mends that.
+    GrowAndPlace<ObjT>(dst, key, value, hash);
+  }
+
+  /*! \brief Tables of at least this many slots move by a scan of their blocks (MoveByScan). */
+  static constexpr uint64_t kScanRehashMinSlots = uint64_t{1} << 13;
+
+  /*!
+   * \brief Move every entry into the empty dense table d (with room for
+   *        them all, at most 2^32 slots) block by block instead of along the
+   *        iteration list: a big table read in list order is a chain of
+   *        cache misses, one at a time, while a scan reads it in order and
+   *        knows the next keys, so the slots they go to are fetched ahead.
+   *        d's list is rebuilt afterwards from a map of old slot to new slot.
+   * \return false when some entry found no free slot or there was no
+   *         memory for the map: then d is empty again and this table untouched.
+   */
+  bool MoveByScan(MapBaseObj* d) noexcept {
+    uint32_t* where = new (std::nothrow) uint32_t[slots_];
+    if (where == nullptr) return false;
+    // While entries move, a new item's prev and next are its old ones.
+    struct ScanHooks {
+      const MapBaseObj* from;
+      MapBaseObj* to;
+      uint32_t* where;
+      uint64_t origin;  // the old slot of the entry being placed
+      void Placed(uint64_t slot) noexcept {
+        const details::MapDenseItem* o = from->Item(origin);
+        details::MapDenseItem* n = to->Item(slot);
+        n->prev = o->prev;
+        n->next = o->next;
+        where[origin] = static_cast<uint32_t>(slot);
+      }
+      void Moved(uint64_t a, uint64_t b) noexcept {
+        const details::MapDenseItem* src = to->Item(a);
+        details::MapDenseItem* dst = to->Item(b);
+        dst->prev = src->prev;
+        dst->next = src->next;
+        // Its old slot: the old list's link to it.
+        const uint64_t old = src->prev == kNoSlot ? from->Dense()->iter_list_head
+                                                  : from->Item(src->prev)->next;
+        where[old] = static_cast<uint32_t>(b);
+      }
+    };
+    ScanHooks hooks{this, d, where, 0};
+    // The heads of one block's keys are fetched while the block before is placed.
+    uint64_t hashes[2][kBlockSlots];
+    auto fetch = [this, d, &hashes](uint64_t first) {
+      uint64_t* h = hashes[(first / kBlockSlots) & 1];
+      const uint64_t in_block = slots_ - first < kBlockSlots ? slots_ - first : kBlockSlots;
+      const uint8_t* meta = &Meta(first);
+      const details::MapDenseItem* items = Item(first);
+      for (uint64_t j = 0; j < in_block; ++j) {
+        if (meta[j] >= kProtectedMeta) continue;
+        h[j] = details::AnyCellHash(&items[j].key);
+        const uint64_t head = d->HeadSlot(h[j]);
+        Prefetch(&d->Meta(head));
+        Prefetch(d->Item(head));
+      }
+    };
+    bool ok = true;
+    fetch(0);
+    for (uint64_t first = 0; ok && first < slots_; first += kBlockSlots) {
+      if (first + kBlockSlots < slots_) fetch(first + kBlockSlots);
+      const uint64_t* h = hashes[(first / kBlockSlots) & 1];
+      const uint64_t in_block = slots_ - first < kBlockSlots ? slots_ - first : kBlockSlots;
+      const uint8_t* meta = &Meta(first);
+      const details::MapDenseItem* items = Item(first);
+      for (uint64_t j = 0; j < in_block; ++j) {
+        if (meta[j] >= kProtectedMeta) continue;
+        hooks.origin = first + j;
+        if (!d->PlaceAbsent(items[j].key, items[j].value, h[j], hooks)) {
+          ok = false;
+          break;
+        }
+      }
+    }
+    if (!ok) {
+      // Start d over (its cells are copies: nothing to release).
+      d->size_ = 0;
+      MarkEmpty(d->data_, (d->slots_ + kBlockSlots - 1) / kBlockSlots);
+      delete[] where;
+      return false;
+    }
+    // Old slots to new ones, in d's links (read in order, block by block).
+    auto map = [where](uint64_t old) { return old == kNoSlot ? kNoSlot : uint64_t{where[old]}; };
+    for (uint64_t first = 0; first < d->slots_; first += kBlockSlots) {
+      const uint64_t in_block = d->slots_ - first < kBlockSlots ? d->slots_ - first : kBlockSlots;
+      const uint8_t* meta = &d->Meta(first);
+      details::MapDenseItem* items = d->Item(first);
+      for (uint64_t j = 0; j < in_block; ++j) {
+        if (meta[j] >= kProtectedMeta) continue;
+        items[j].prev = map(items[j].prev);
+        items[j].next = map(items[j].next);
+      }
+    }
+    d->Dense()->iter_list_head = map(Dense()->iter_list_head);
+    d->Dense()->iter_list_tail = map(Dense()->iter_list_tail);
+    delete[] where;
+    return true;
+  }
+
+  /*! \brief A hint that *p is read or written soon. */
+  static void Prefetch(const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 1);
+#else
+    (void)p;
+#endif
   }
 
   void ErasePos(uint64_t pos) {
@@ -1054,11 +1293,13 @@ struct DictKind {
  *        iteration and Set.
  *
  * The two differ only in their mutation policy, which Derived supplies:
- * `ObjT* ObjForAssign()` (the object a present key's value may be replaced
- * in: Map's only when unique, else nullptr; Dict's always) and
- * `void InsertNew(TVMFFIAny k, TVMFFIAny v)` (takes both owned cells:
- * Map copies a shared object first, Dict keeps its one object when the
- * entries move to bigger storage).
+ * `bool AssignIfPresent(const TVMFFIAny* key, uint64_t hash, TVMFFIAny v)`
+ * (give a present key the owned value v in place and return true, else
+ * leave v to the caller: Map only when unique, Dict always) and
+ * `void InsertCells(TVMFFIAny k, TVMFFIAny v, uint64_t hash)` (set key to
+ * value, taking both owned cells, also when it throws: Map copies a shared
+ * object first, Dict keeps its one object when the entries move to bigger
+ * storage).
  */
 template <typename Derived, typename K, typename V, typename ObjT, typename Kind>
 class MapRefBase : public ObjectRef {
@@ -1114,17 +1355,14 @@ class MapRefBase : public ObjectRef {
   /*! \brief Set key to value. */
   void Set(const K& key, const V& value) {
     TVMFFIAny v = MakeOwnedCell(V(value));
-    ObjT* n;
-    try {  // a copy-on-write copy may run out of memory: v must not leak
-      n = static_cast<Derived*>(this)->ObjForAssign();
-    } catch (...) {
-      ReleaseCell(&v);
-      throw;
-    }
-    if (n != nullptr) {
-      // A present key: only the value changes (no key copy).
-      TVMFFIAny view = MapKeyView(key);
-      if (n->AssignIfPresent(&view, AnyCellHash(&view), v)) return;
+    const TVMFFIAny view = MapKeyView(key);
+    const uint64_t hash = AnyCellHash(&view);
+    // One probe finds the key or its place, so the key's cell is made first.
+    // That is free for a plain key; an object key is looked up first instead
+    // (a present one keeps its cell: no reference counting on the key).
+    if (view.type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
+        static_cast<Derived*>(this)->AssignIfPresent(&view, hash, v)) {
+      return;
     }
     TVMFFIAny k;
     try {
@@ -1133,7 +1371,7 @@ class MapRefBase : public ObjectRef {
       ReleaseCell(&v);
       throw;
     }
-    static_cast<Derived*>(this)->InsertNew(k, v);
+    static_cast<Derived*>(this)->InsertCells(k, v, hash);
   }
 
   using ContainerType = ObjT;

@@ -40,7 +40,14 @@ inline constexpr const char* kRepr = "__ffi_repr__";
 inline constexpr const char* kHash = "__ffi_hash__";
 inline constexpr const char* kEq = "__ffi_eq__";
 inline constexpr const char* kCompare = "__ffi_compare__";
+/*!
+ * \brief A type's own hash and equality for Any keys (Map, Dict): plain
+ *        functions `int64_t(const Any&)` and `bool(const Any&, const Any&)`.
+ *        They must not throw: lookups are noexcept, and a table that grows
+ *        rehashes every key with no way back part way.
+ */
 inline constexpr const char* kAnyHash = "__any_hash__";
+/*! \brief See kAnyHash. */
 inline constexpr const char* kAnyEqual = "__any_equal__";
 inline constexpr const char* kSHash = "__s_hash__";
 inline constexpr const char* kSEqual = "__s_equal__";
