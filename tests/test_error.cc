@@ -252,6 +252,23 @@ TEST_CASE("Safe-call boundaries turn exceptions into return codes", "[error]") {
   REQUIRE_THROWS_AS(details::ThrowRaisedError(-2), EnvErrorAlreadySet);
 }
 
+TEST_CASE("TVMFFIFunctionCall contains what a C callback throws, -2 included", "[error]") {
+  TVMFFIObjectHandle f = nullptr;
+  REQUIRE(TVMFFIFunctionCreate(
+              nullptr,
+              [](void*, const TVMFFIAny*, int32_t, TVMFFIAny*) -> int {
+                throw EnvErrorAlreadySet();
+              },
+              nullptr, &f) == 0);
+  TVMFFIAny result{};
+  // The caller's environment holds the error: -2, nothing parked.
+  REQUIRE(TVMFFIFunctionCall(f, nullptr, 0, &result) == -2);
+  TVMFFIObjectHandle parked = nullptr;
+  TVMFFIErrorMoveFromRaised(&parked);
+  REQUIRE(parked == nullptr);
+  TVMFFIObjectDecRef(f);
+}
+
 TEST_CASE("DLDataType and DLDevice print to std::ostream", "[error]") {
   std::ostringstream os;
   os << dl_bfloat16 << ' ' << DLDataType{kDLFloat, 32, 4} << ' ' << DLDevice{kDLCUDA, 2} << ' '

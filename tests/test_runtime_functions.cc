@@ -122,6 +122,87 @@ TEST_CASE("A C++ callback that throws is contained", "[runtime][function]") {
   REQUIRE(e.message == "escaped");
 }
 
+namespace {
+int RaiseOwn(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) {
+  TVMFFIErrorSetRaisedFromCStr("KeyError", "own");
+  return -1;
+}
+int ReturnCode(void* self, const TVMFFIAny*, int32_t, TVMFFIAny*) {
+  return static_cast<int>(reinterpret_cast<intptr_t>(self));
+}
+int ThrowEscaped(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) {
+  throw std::runtime_error("escaped");
+}
+void LeaveStaleError() { TVMFFIErrorSetRaisedFromCStr("ValueError", "stale"); }
+// TVMFFIFunctionCall of callback(self) with a stale error in the slot: its
+// return code, then what was raised.
+RaisedError CallAfterStale(TVMFFISafeCallType callback, intptr_t self, int expected_rc) {
+  Handle f;
+  REQUIRE(TVMFFIFunctionCreate(reinterpret_cast<void*>(self), callback, nullptr, f.out()) == 0);
+  TVMFFIAny result = None();
+  LeaveStaleError();
+  REQUIRE(TVMFFIFunctionCall(f.get(), nullptr, 0, &result) == expected_rc);
+  CHECK(result.type_index == kTVMFFINone);
+  return TakeRaised();
+}
+}  // namespace
+
+// TVMFFIFunctionCall reports what a C callback did, whatever an earlier
+// failure left in the slot: its own error, a fresh one for a silent failure
+// (any nonzero code but -2, passed on as returned).
+TEST_CASE("TVMFFIFunctionCall reports a C callback's own outcome", "[runtime][function]") {
+  RaisedError e = CallAfterStale(RaiseOwn, 0, -1);
+  CHECK(e.kind == "KeyError");
+  CHECK(e.message == "own");
+  e = CallAfterStale(ThrowEscaped, 0, -1);
+  CHECK(e.kind == "InternalError");
+  CHECK(e.message == "escaped");
+  e = CallAfterStale(ReturnCode, 1, 1);
+  CHECK(e.kind == "RuntimeError");
+  CHECK(e.message == "the called function returned 1 without setting an error");
+  // -2: the caller's environment holds its own error; nothing is raised (the
+  // stale one stays where it was).
+  e = CallAfterStale(ReturnCode, -2, -2);
+  CHECK(e.message == "stale");
+}
+
+// A function object made by C code, not by TVMFFIFunctionCreate: the same
+// checks and the same stale-error guard on TVMFFIFunctionCall.
+TEST_CASE("TVMFFIFunctionCall of a function object made by C code", "[runtime][function]") {
+  struct CFunction {
+    TVMFFIObject header;
+    TVMFFIFunctionCell cell;
+  };
+  CFunction fn{};
+  fn.header.combined_ref_count = (uint64_t{1} << 32) | 1;
+  fn.header.type_index = kTVMFFIFunction;
+  fn.header.deleter = [](void*, int) {};
+  fn.cell.safe_call = [](void* handle, const TVMFFIAny* args, int32_t num_args,
+                         TVMFFIAny* result) -> int {
+    if (num_args == 1) {
+      // The handle is the function object itself.
+      *result = Int(args[0].v_int64 + (handle != nullptr ? 1 : 0));
+      return 0;
+    }
+    return -1;  // silently
+  };
+  TVMFFIAny arg = Int(41);
+  TVMFFIAny result = None();
+  REQUIRE(TVMFFIFunctionCall(&fn.header, &arg, 1, &result) == 0);
+  CHECK(result.v_int64 == 42);
+  LeaveStaleError();
+  REQUIRE(TVMFFIFunctionCall(&fn.header, nullptr, 0, &result) == -1);
+  RaisedError e = TakeRaised();
+  CHECK(e.kind == "RuntimeError");
+  CHECK(e.message == "the called function returned -1 without setting an error");
+  REQUIRE(TVMFFIFunctionCall(&fn.header, &arg, 1, nullptr) == -1);
+  CHECK(TakeRaised().message == "TVMFFIFunctionCall: argument `result` is NULL");
+  REQUIRE(TVMFFIFunctionCall(&fn.header, nullptr, 1, &result) == -1);
+  CHECK(TakeRaised().message.find("`args` is NULL") != std::string::npos);
+  REQUIRE(TVMFFIFunctionCall(&fn.header, &arg, -1, &result) == -1);
+  CHECK(TakeRaised().message.find("`num_args` is negative") != std::string::npos);
+}
+
 TEST_CASE("TVMFFIFunctionCreate argument errors", "[runtime][function]") {
   TVMFFIObjectHandle out = nullptr;
   REQUIRE(TVMFFIFunctionCreate(nullptr, nullptr, nullptr, &out) == -1);
