@@ -369,7 +369,7 @@ class MapBaseObj : public Object {
     ObjectPtr<ObjT> p = NewDense<ObjT>(fd->fib_shift, slots, /*mark_empty=*/false);
     MapBaseObj* m = p.get();
     for (uint64_t first = 0; first < slots; first += kBlockSlots) {
-      const uint64_t in_block = slots - first < kBlockSlots ? slots - first : kBlockSlots;
+      const uint64_t in_block = SlotsInBlock(slots, first);
       const uint8_t* src_meta = &from->Meta(first);
       const details::MapDenseItem* src = from->Item(first);
       if (in_block == kBlockSlots) {
@@ -641,6 +641,11 @@ class MapBaseObj : public Object {
     return p;
   }
 
+  /*! \brief How many of a table's `slots` lie in the block that starts at slot `first`. */
+  static uint64_t SlotsInBlock(uint64_t slots, uint64_t first) noexcept {
+    return slots - first < kBlockSlots ? slots - first : kBlockSlots;
+  }
+
   /*! \brief Mark every slot of n_blocks blocks empty. */
   static void MarkEmpty(void* data, uint64_t n_blocks) noexcept {
     for (uint64_t b = 0; b < n_blocks; ++b) {
@@ -720,11 +725,8 @@ class MapBaseObj : public Object {
 
   /*! \return The last link of the chain through `slot`. */
   uint64_t ChainTail(uint64_t slot) const noexcept {
-    while (true) {
-      const uint8_t jump = Meta(slot) & kJumpMask;
-      if (jump == 0) return slot;
-      slot = Jump(slot, jump);
-    }
+    for (uint64_t next = NextInChain(slot); next != kNoSlot; next = NextInChain(slot)) slot = next;
+    return slot;
   }
 
   /*!
@@ -774,9 +776,9 @@ class MapBaseObj : public Object {
         details::ReleaseCell(&old);
         return true;
       }
-      const uint8_t jump = Meta(slot) & kJumpMask;
-      if (jump == 0) break;
-      slot = Jump(slot, jump);
+      const uint64_t next = NextInChain(slot);
+      if (next == kNoSlot) break;
+      slot = next;
     }
     return !DenseIsFull() && PlaceAfter(slot, key, value, hooks);
   }
@@ -986,7 +988,7 @@ class MapBaseObj : public Object {
     uint64_t hashes[2][kBlockSlots];
     auto fetch = [this, d, &hashes](uint64_t first) {
       uint64_t* h = hashes[(first / kBlockSlots) & 1];
-      const uint64_t in_block = slots_ - first < kBlockSlots ? slots_ - first : kBlockSlots;
+      const uint64_t in_block = SlotsInBlock(slots_, first);
       const uint8_t* meta = &Meta(first);
       const details::MapDenseItem* items = Item(first);
       for (uint64_t j = 0; j < in_block; ++j) {
@@ -1002,7 +1004,7 @@ class MapBaseObj : public Object {
     for (uint64_t first = 0; ok && first < slots_; first += kBlockSlots) {
       if (first + kBlockSlots < slots_) fetch(first + kBlockSlots);
       const uint64_t* h = hashes[(first / kBlockSlots) & 1];
-      const uint64_t in_block = slots_ - first < kBlockSlots ? slots_ - first : kBlockSlots;
+      const uint64_t in_block = SlotsInBlock(slots_, first);
       const uint8_t* meta = &Meta(first);
       const details::MapDenseItem* items = Item(first);
       for (uint64_t j = 0; j < in_block; ++j) {
@@ -1024,7 +1026,7 @@ class MapBaseObj : public Object {
     // Old slots to new ones, in d's links (read in order, block by block).
     auto map = [where](uint64_t old) { return old == kNoSlot ? kNoSlot : uint64_t{where[old]}; };
     for (uint64_t first = 0; first < d->slots_; first += kBlockSlots) {
-      const uint64_t in_block = d->slots_ - first < kBlockSlots ? d->slots_ - first : kBlockSlots;
+      const uint64_t in_block = SlotsInBlock(d->slots_, first);
       const uint8_t* meta = &d->Meta(first);
       details::MapDenseItem* items = d->Item(first);
       for (uint64_t j = 0; j < in_block; ++j) {
@@ -1147,7 +1149,7 @@ class MapBaseObj : public Object {
     // A block at a time: skipped whole when it holds plain values only.
     details::ContainerReleaseScope release;
     for (uint64_t first = 0; first < slots_; first += kBlockSlots) {
-      const uint64_t in_block = slots_ - first < kBlockSlots ? slots_ - first : kBlockSlots;
+      const uint64_t in_block = SlotsInBlock(slots_, first);
       const uint8_t* meta = &Meta(first);
       const details::MapDenseItem* items = Item(first);
       if (!details::MayHoldObject(BlockTypeBits(items, in_block))) continue;
@@ -1177,7 +1179,7 @@ class MapBaseObj : public Object {
     }
     // A block at a time: its metadata bytes, then its items.
     for (uint64_t first = 0; first < slots_; first += kBlockSlots) {
-      const uint64_t in_block = slots_ - first < kBlockSlots ? slots_ - first : kBlockSlots;
+      const uint64_t in_block = SlotsInBlock(slots_, first);
       uint8_t* meta = &Meta(first);
       details::MapDenseItem* items = Item(first);
       for (uint64_t j = 0; j < in_block; ++j) {
