@@ -704,6 +704,69 @@ TEST_CASE("Map growth with long chains of colliding keys", "[map]") {
   for (int64_t i = 0; i < kN; i += 2) REQUIRE(m.at(CollidingKey(i * 31 % kN)) == i);
 }
 
+TEST_CASE("Map copies a table past 16 MiB with streaming stores", "[map]") {
+  // 270000 entries fill a table of 2^19 slots (25 MB): copy-on-write writes
+  // such tables with non-temporal stores where the compiler has them, taking
+  // each block's type scan from the words it moves. Objects among the keys
+  // and values, and garbage left in empty slots (as another binary may),
+  // must come out with exact references, the same order and the same slots.
+  int live = 0;
+  {
+    Counter obj(&live);
+    Map<Any, Any> m;
+    const int64_t kN = 270000;
+    int64_t uses = 0;
+    for (int64_t i = 0; i < kN; ++i) {
+      Any key = i;
+      if (i % 1013 == 7) key = String(std::string(40, 'a') + std::to_string(i));
+      if (i % 977 == 3) {
+        m.Set(key, obj);
+        ++uses;
+      } else {
+        m.Set(key, i);
+      }
+    }
+    RawMap raw(m);
+    REQUIRE(raw.slots() == (uint64_t{1} << 19));
+    for (uint64_t s = 0; s < raw.slots(); ++s) {
+      if (*raw.meta(s) != 0xFF) continue;
+      TVMFFIAny* cells = raw.item(s);
+      for (int c = 0; c < 2; ++c) {
+        cells[c].type_index = TypeIndex::kTVMFFIStaticObjectBegin + 7;
+        cells[c].zero_padding = 0;
+        cells[c].v_int64 = 0x10;  // not an object: touching it would crash
+      }
+    }
+    const String probe(std::string(40, 'a') + "7");
+    {
+      Map<Any, Any> copy = m;
+      copy.Set(int64_t{-1}, obj);  // copy-on-write
+      CHECK(obj.use_count() == 2 + 2 * uses);
+      RawMap raw_copy(copy);
+      CHECK(raw_copy.slots() == raw.slots());
+      CHECK(raw_copy.data() != raw.data());
+      REQUIRE(copy.size() == m.size() + 1);
+      auto a = m.begin();
+      auto b = copy.begin();
+      int64_t i = 0;
+      for (; a != m.end(); ++a, ++b, ++i) {
+        REQUIRE((*a).first.same_as((*b).first));
+        REQUIRE((*a).second.same_as((*b).second));
+        if (i % 977 != 3) REQUIRE((*b).second.cast<int64_t>() == i);
+      }
+      CHECK((*b).first.cast<int64_t>() == -1);
+      CHECK(copy.at(probe).cast<int64_t>() == 7);
+      CHECK(copy.at(int64_t{3}).same_as(obj));
+      copy.Set(int64_t{3}, int64_t{0});
+      CHECK(m.at(int64_t{3}).same_as(obj));
+      CHECK(obj.use_count() == 1 + 2 * uses);
+    }
+    CHECK(obj.use_count() == 1 + uses);
+    CHECK(m.size() == static_cast<size_t>(kN));
+  }
+  CHECK(live == 0);
+}
+
 TEST_CASE("Map grows a table laid out by another binary", "[map]") {
   int live = 0;
   SECTION("dense: empty slots hold whatever that binary left there") {
