@@ -578,6 +578,19 @@ struct RawMap {
     return reinterpret_cast<TVMFFIAny*>(static_cast<char*>(data()) + slot / 16 * 784 + 16 +
                                         slot % 16 * 48);
   }
+  // Every empty slot's key and value made to read as an object, as another
+  // binary may leave them (the layout does not promise None there).
+  void PoisonEmptySlots() const {
+    for (uint64_t s = 0; s < slots(); ++s) {
+      if (*meta(s) != 0xFF) continue;
+      TVMFFIAny* cells = item(s);
+      for (int c = 0; c < 2; ++c) {
+        cells[c].type_index = TypeIndex::kTVMFFIStaticObjectBegin + 7;
+        cells[c].zero_padding = 0;
+        cells[c].v_int64 = 0x10;  // not an object: touching it would crash
+      }
+    }
+  }
 };
 
 }  // namespace
@@ -728,15 +741,7 @@ TEST_CASE("Map copies a table past 16 MiB with streaming stores", "[map]") {
     }
     RawMap raw(m);
     REQUIRE(raw.slots() == (uint64_t{1} << 19));
-    for (uint64_t s = 0; s < raw.slots(); ++s) {
-      if (*raw.meta(s) != 0xFF) continue;
-      TVMFFIAny* cells = raw.item(s);
-      for (int c = 0; c < 2; ++c) {
-        cells[c].type_index = TypeIndex::kTVMFFIStaticObjectBegin + 7;
-        cells[c].zero_padding = 0;
-        cells[c].v_int64 = 0x10;  // not an object: touching it would crash
-      }
-    }
+    raw.PoisonEmptySlots();
     const String probe(std::string(40, 'a') + "7");
     {
       Map<Any, Any> copy = m;
@@ -778,15 +783,7 @@ TEST_CASE("Map grows a table laid out by another binary", "[map]") {
     auto poison = [](const Map<int64_t, Any>& m) {
       RawMap raw(m);
       REQUIRE((raw.slots() >> 63) == 0);
-      for (uint64_t s = 0; s < raw.slots(); ++s) {
-        if (*raw.meta(s) != 0xFF) continue;
-        TVMFFIAny* cells = raw.item(s);
-        for (int c = 0; c < 2; ++c) {
-          cells[c].type_index = TypeIndex::kTVMFFIStaticObjectBegin + 7;
-          cells[c].zero_padding = 0;
-          cells[c].v_int64 = 0x10;  // not an object: touching it would crash
-        }
-      }
+      raw.PoisonEmptySlots();
     };
     Map<int64_t, Any> m;
     int64_t uses = 0;
