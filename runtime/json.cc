@@ -472,6 +472,16 @@ class Writer {
     Write(value, 0);
     return std::move(out_);
   }
+  void Append(std::string* out, const Any& value, int depth) {
+    out_.swap(*out);
+    try {
+      Write(value, depth);
+    } catch (...) {
+      out_.swap(*out);
+      throw;
+    }
+    out_.swap(*out);
+  }
 
  private:
   void Write(const Any& value, int depth) {
@@ -711,6 +721,9 @@ size_t JSONTape::Count(size_t at) const {
 }
 std::string StringifyJSON(const tvm::ffi::Any& value, int indent) {
   return tvm::ffi::Writer(indent).Run(value);
+}
+void AppendJSONText(std::string* out, const tvm::ffi::Any& value, int depth) {
+  tvm::ffi::Writer(0).Append(out, value, depth);
 }
 }  // namespace rt
 }  // namespace tvmffi

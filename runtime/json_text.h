@@ -78,6 +78,13 @@ void ParseJSONTape(std::string_view text, JSONTape* tape);
 /*! \brief Write a value as JSON text (see ffi.json.Stringify); indent >= 0. */
 std::string StringifyJSON(const tvm::ffi::Any& value, int indent);
 
+/*!
+ * \brief Append a value as compact JSON text (indent 0) to *out, as if it
+ * were written at nesting `depth` of a larger value (the depth limit counts
+ * from there). Throws as StringifyJSON; *out then holds a partial value.
+ */
+void AppendJSONText(std::string* out, const tvm::ffi::Any& value, int depth);
+
 }  // namespace rt
 }  // namespace tvmffi
 
