@@ -178,8 +178,8 @@ class TreeNodes {
     Node(TreeNodes*, int, std::string_view type) { node_.Set("type", String(type)); }
     void DataString(std::string_view text) { node_.Set("data", String(text)); }
     void DataJSON(const Any& value) { node_.Set("data", value); }
-    void DataInts(const std::vector<int64_t>& ints) {
-      node_.Set("data", json::Array(ints.begin(), ints.end()));
+    void DataInts(const int64_t* begin, const int64_t* end) {
+      node_.Set("data", json::Array(begin, end));
     }
     void BeginFields() {}
     void Field(std::string_view name, const Any& value) { fields_.Set(String(name), value); }
@@ -232,11 +232,11 @@ class TextNodes {
       text_ += ",\"data\":";
       tvmffi::rt::AppendJSONText(&text_, value, kDataDepth);
     }
-    void DataInts(const std::vector<int64_t>& ints) {
+    void DataInts(const int64_t* begin, const int64_t* end) {
       text_ += ",\"data\":[";
-      for (size_t i = 0; i < ints.size(); ++i) {
-        if (i != 0) text_.push_back(',');
-        AppendInt(&text_, ints[i]);
+      for (const int64_t* p = begin; p != end; ++p) {
+        if (p != begin) text_.push_back(',');
+        AppendInt(&text_, *p);
       }
       text_.push_back(']');
     }
@@ -446,15 +446,16 @@ class Serializer {
         return nodes_.Add(&node);
       }
       case TypeIndex::kTVMFFIDevice: {
+        const int64_t data[2] = {static_cast<int64_t>(cell->v_device.device_type),
+                                 static_cast<int64_t>(cell->v_device.device_id)};
         Node node(&nodes_, depth, "Device");
-        node.DataInts({static_cast<int64_t>(cell->v_device.device_type),
-                       static_cast<int64_t>(cell->v_device.device_id)});
+        node.DataInts(data, data + 2);
         return nodes_.Add(&node);
       }
       case TypeIndex::kTVMFFIShape: {
         const TVMFFIShapeCell* s = TVMFFIShapeGetCellPtr(cell->v_obj);
         Node node(&nodes_, depth, "ffi.Shape");
-        node.DataInts(std::vector<int64_t>(s->data, s->data + s->size));
+        node.DataInts(s->data, s->data + s->size);
         return nodes_.Add(&node);
       }
       case TypeIndex::kTVMFFIArray:
@@ -465,7 +466,7 @@ class Serializer {
         data.reserve(static_cast<size_t>(seq->size));
         for (int64_t i = 0; i < seq->size; ++i) data.push_back(NodeOf(items[i], depth));
         Node node(&nodes_, depth, TypeKey(value));
-        node.DataInts(data);
+        node.DataInts(data.data(), data.data() + data.size());
         return nodes_.Add(&node);
       }
       case TypeIndex::kTVMFFIMap:
@@ -478,7 +479,7 @@ class Serializer {
           data.push_back(NodeOf(it.value(), depth));
         }
         Node node(&nodes_, depth, TypeKey(value));
-        node.DataInts(data);
+        node.DataInts(data.data(), data.data() + data.size());
         return nodes_.Add(&node);
       }
       default:

@@ -583,17 +583,16 @@ class MapBaseObj : public Object {
     return reinterpret_cast<details::MapDenseFields*>(
         const_cast<char*>(reinterpret_cast<const char*>(this)) + sizeof(MapBaseObj));
   }
-  char* Block(uint64_t slot) const noexcept {
-    return static_cast<char*>(data_) + (slot / kBlockSlots) * kBlockBytes;
-  }
+  // A slot's metadata byte and item lie in the block of slots
+  // [slot & ~15, +16), at data_ + (slot / 16) * 784: metadata first, then items.
   uint8_t& Meta(uint64_t slot) const noexcept {
-    // Block(slot) + slot % 16, without a multiply (as Item): 784 / 16 - 1 = 48.
+    // Its block + slot % 16, without a multiply (as Item): 784 / 16 - 1 = 48.
     const uint64_t block_first = slot & ~(kBlockSlots - 1);
     return reinterpret_cast<uint8_t&>(
         static_cast<char*>(data_)[slot + block_first * (kBlockBytes / kBlockSlots - 1)]);
   }
   details::MapDenseItem* Item(uint64_t slot) const noexcept {
-    // Block(slot) + 16 + (slot % 16) * 48, spelled so that the offset is one
+    // Its block + 16 + (slot % 16) * 48, spelled so that the offset is one
     // shift, one add and a 3x (no multiply): it is on the critical path of
     // every walk along the iteration list.
     static_assert(kBlockBytes - kBlockSlots * sizeof(details::MapDenseItem) == kBlockSlots,
