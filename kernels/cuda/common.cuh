@@ -32,20 +32,38 @@ namespace tvmffi_kernels {
 
 /*!
  * \brief First statement of every kernel here: wait until the grids this one
- *        depends on have finished and their writes are visible, then let the
- *        next kernel on the stream start launching.
+ *        depends on have finished and their writes are visible, then, in the
+ *        blocks of the grid's last wave, let the next kernel on the stream
+ *        start launching.
  *
  * The library launches with programmatic stream serialization where the code
  * has this wait (compute capability 9.0 and newer, FunctionTable): the next
  * launch's block scheduling and prologue then overlap this kernel's tail
  * instead of following it. Nothing here touches global memory before the
  * wait, so reads and writes stay ordered after every earlier kernel exactly
- * as without it. Without a programmatic launch both instructions do nothing.
+ * as without it.
+ *
+ * The next grid may launch once every block has triggered or exited. Blocks
+ * start in index order, so by the time the last wave (the last SMs x 2048
+ * threads, one wave at full occupancy) has started, the earlier blocks have
+ * mostly exited: the last wave's triggers are the ones that matter. The
+ * trigger only decides when the next grid may start to wait, never what it
+ * reads. Triggering in every block costs time in big grids, programmatic
+ * launch or not: one 16-byte pack a thread, 128 threads a block, scale at
+ * 64 MiB-1 GiB on an H200 took 1.19-1.26x torch's time that way and
+ * 0.98-1.00x with the last wave alone (benchmarks/RESULTS.md, 2026-11-28).
  */
 __device__ __forceinline__ void GridDependencyEnter() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned sms;  // %nsmid: at least the number of SMs
+  asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
+  // Threads from this block to the grid's end within one full wave. Computed
+  // before the wait (no memory involved), so that a small grid's trigger
+  // follows the wait as closely as an unconditional one.
+  const bool last_wave =
+      static_cast<uint64_t>(gridDim.x - blockIdx.x) * blockDim.x <= uint64_t{sms} * 2048u;
   asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if (last_wave) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
 

@@ -25,11 +25,11 @@
 //          schedule (H100, scale at 16 MiB: U 4 0.89-0.92x torch's time,
 //          U 1 1.02-1.04x; H200, 2026-11-28: U 2 0.91 f32 and 0.85 16-bit,
 //          U 4 1.02 and 0.93, U 8 1.03 and 0.93);
-//   large  (operands past 3/4 of L2): U LargeUnroll<N>() (2 packs for one
-//          input, 1 for two), kLargeThreads, streaming (evict-first) loads
-//          and stores when kLargeStreaming (H100, scale: U 1 1.000-1.009 of a
-//          copy at 64-256 MiB, U 2 0.994-1.005, U 4 0.986-1.001; H200: U 1
-//          0.80-0.83, too few bytes in flight for its bandwidth).
+//   large  (operands past 3/4 of L2): U 1, kLargeThreads, streaming
+//          (evict-first) loads and stores when kLargeStreaming (H100, scale:
+//          U 1 1.000-1.009 of a copy at 64-256 MiB, U 2 0.994-1.005, U 4
+//          0.986-1.001; H200: U 1 0.975-0.998x torch's time, U 2
+//          0.985-1.008x).
 // A one-wave grid striding over the whole range, each thread's packs a grid
 // apart, was 0.91 of a copy for scale on the H200 and 0.92 on the H100: it
 // is gone.
@@ -114,12 +114,13 @@ constexpr int kMidL2Quarters = 3;
 #define TVMFFI_KERNELS_MID_UNROLL 2
 #endif
 constexpr int kMidUnroll = TVMFFI_KERNELS_MID_UNROLL;
-constexpr int kLargeUnroll = 1;  // two inputs: two loads a thread in flight
-// One input: U 2 keeps two loads a thread in flight too. With U 1 an H200
-// (4.8 TB/s) ran scale at 0.80-0.83 of a copy's bandwidth at 64-256 MiB
-// (add, two loads, 1.03); the H100 sweep had U 2 within 0.5 % of U 1.
+constexpr int kLargeUnroll = 1;
+// One input: one pack a thread as well. It ran at 0.80-0.83 of a copy on an
+// H200 only while every block triggered the next launch (GridDependencyEnter);
+// with the last wave alone triggering, scale at 64 MiB-1 GiB is 0.975-0.998x
+// torch's time against 0.985-1.008x with two packs (2026-11-28).
 #ifndef TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT
-#define TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT 2
+#define TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT 1
 #endif
 constexpr int kLargeUnrollOneInput = TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT;
 /*! \brief Packs per thread and tile of the large class for N inputs. */

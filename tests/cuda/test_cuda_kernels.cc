@@ -745,8 +745,10 @@ size_t ProgrammaticEdges(cudaGraph_t graph) {
 // Each launch may start while the previous kernel on the stream still runs
 // (programmatic dependent launch on compute capability 9.0+); every kernel
 // waits for it before touching memory. A chain in which each step reads what
-// the one before wrote, in place and ping-pong, at sizes of one block and of
-// many waves, with a memset in between, must give exactly the sequential result.
+// the one before wrote, in place and ping-pong, at sizes of one block, of one
+// wave and of 31 waves (where only the last wave's blocks let the next launch
+// start early), with a memset in between, must give exactly the sequential
+// result.
 TEST_CASE("dependent launches see every earlier write", "[cuda][pdl]") {
   REQUIRE_GPU();
   int major = 0;
@@ -754,7 +756,7 @@ TEST_CASE("dependent launches see every earlier write", "[cuda][pdl]") {
   const bool capable = major >= 9;
   for (int pdl : {1, 0}) {
     const int before = SetProgrammaticLaunch(pdl);
-    for (const int64_t n : {int64_t{1000}, (int64_t{1} << 22) + 3}) {
+    for (const int64_t n : {int64_t{1000}, (int64_t{1} << 22) + 3, (int64_t{1} << 25) + 3}) {
       INFO("programmatic " << pdl << ", n " << n);
       DevBuf da(n * 4), db(n * 4);
       CUDA_REQUIRE(cudaMemset(da.p, 0, n * 4));
