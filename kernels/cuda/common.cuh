@@ -31,10 +31,12 @@
 namespace tvmffi_kernels {
 
 /*!
- * \brief First statement of every kernel here: wait until the grids this one
- *        depends on have finished and their writes are visible, then, in the
- *        blocks of the grid's last wave, let the next kernel on the stream
- *        start launching.
+ * \brief Called by every kernel here before its first access to global
+ *        memory (first of all in the row kernels; after the index and
+ *        pointer arithmetic in the elementwise ones): wait until the grids
+ *        this one depends on have finished and their writes are visible, then,
+ *        in the blocks of the grid's last wave, let the next kernel on the
+ *        stream start launching.
  *
  * The library launches with programmatic stream serialization where the code
  * has this wait (compute capability 9.0 and newer, FunctionTable): the next

@@ -26,7 +26,8 @@
 //          U 1 1.02-1.04x; H200, 2026-11-28: U 2 0.91 f32 and 0.85 16-bit,
 //          U 4 1.02 and 0.93, U 8 1.03 and 0.93);
 //   large  (operands past 3/4 of L2): U 1, kLargeThreads, streaming
-//          (evict-first) loads and stores when kLargeStreaming (H100, scale:
+//          (evict-first) stores when kLargeStreaming, and loads too with one
+//          input (LargeStreamingLoads) (H100, scale:
 //          U 1 1.000-1.009 of a copy at 64-256 MiB, U 2 0.994-1.005, U 4
 //          0.986-1.001; H200: U 1 0.975-0.998x torch's time, U 2
 //          0.985-1.008x).
@@ -130,6 +131,19 @@ constexpr int LargeUnroll() {
 }
 constexpr int kLargeThreads = 128;
 constexpr bool kLargeStreaming = true;
+// Two inputs load plainly and store streaming. With evict-first loads too,
+// on an H200 (2026-11-28): add and axpy at 16 MiB (48 MiB of operands, the
+// large class, most of it still in L2 from the launch before) took 0.95-0.97x
+// torch's time, with plain loads 0.77-0.81x; in 16 bits at 256 MiB and 1 GiB
+// 1.001-1.003x, with plain loads 1.000-1.002x.
+#ifndef TVMFFI_KERNELS_LARGE_STREAMING_LOADS_TWO_INPUTS
+#define TVMFFI_KERNELS_LARGE_STREAMING_LOADS_TWO_INPUTS 0
+#endif
+/*! \brief Whether the large class's loads are evict-first for N inputs (its stores always are). */
+template <int N>
+__host__ __device__ constexpr bool LargeStreamingLoads() {
+  return N == 1 || TVMFFI_KERNELS_LARGE_STREAMING_LOADS_TWO_INPUTS != 0;
+}
 /*! \brief Elements per thread and tile on the scalar path (VEC 1): 16 or 32 bytes. */
 #ifndef TVMFFI_KERNELS_SCALAR_UNROLL_16BIT
 #define TVMFFI_KERNELS_SCALAR_UNROLL_16BIT 8
@@ -219,8 +233,10 @@ template <typename T, int N, typename Op, typename Idx, int VEC, int U, bool kSt
           bool kShifted = false>
 __global__ void __launch_bounds__(kElementwiseThreads)
     ElementwiseKernel(T* out, Inputs<T, N> in, Idx head, Idx nvec, Idx n, Op op) {
-  GridDependencyEnter();
+  // Up to GridDependencyEnter only parameters and special registers are read:
+  // no global memory, so this part may overlap the grid before.
   using P = Pack<T, VEC>;
+  constexpr bool kStreamingLoads = kStreaming && LargeStreamingLoads<N>();
   P* vout = reinterpret_cast<P*>(out + head);
   const P* vin[N];
   uint32_t shift[N];  // bytes from vin[k]'s aligned words to input k's packs
@@ -232,9 +248,9 @@ __global__ void __launch_bounds__(kElementwiseThreads)
   }
   auto load = [&](int k, Idx j) {
     if constexpr (kShifted) {
-      return LoadShifted<kStreaming>(vin[k], j, shift[k]);
+      return LoadShifted<kStreamingLoads>(vin[k], j, shift[k]);
     } else {
-      return LoadBody<kStreaming>(vin[k] + j);
+      return LoadBody<kStreamingLoads>(vin[k] + j);
     }
   };
   // Slots [0, nvec) are packs, [nvec, nvec + edges) the scalar edge elements.
@@ -255,7 +271,9 @@ __global__ void __launch_bounds__(kElementwiseThreads)
   };
   const Idx tile = static_cast<Idx>(blockDim.x) * U;
   const Idx stride = static_cast<Idx>(gridDim.x) * tile;
-  for (Idx base = static_cast<Idx>(blockIdx.x) * tile; base < slots; base += stride) {
+  Idx base = static_cast<Idx>(blockIdx.x) * tile;
+  GridDependencyEnter();
+  for (; base < slots; base += stride) {
     const Idx i = base + threadIdx.x;
     if (U > 1 && base + tile <= nvec) {  // a whole tile of packs: loads first
       P x[U][N];
@@ -283,7 +301,7 @@ struct ElementwisePlan {
   bool shifted;      // inputs misaligned against out: LoadShifted packs
   bool wide;         // 64-bit indices (n >= 2^31)
   int unroll;        // packs per thread and tile
-  bool streaming;    // evict-first loads and stores (large launches)
+  bool streaming;    // evict-first stores (large launches), loads too with one input
   unsigned threads;  // per block
   unsigned blocks;
 };
