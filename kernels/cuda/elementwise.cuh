@@ -21,13 +21,12 @@
 // (measured on an H100, benchmarks/RESULTS.md, 2026-11-27):
 //   small  (up to ~2 packs per resident thread): U 1, 256 threads, so that
 //          every SM gets many warps and latency hides;
-//   mid    (operands fit in 3/4 of L2): U 2, 256 threads, fewer blocks to
+//   mid    (operands fit in L2): U 2, 256 threads, fewer blocks to
 //          schedule (H100, scale at 16 MiB: U 4 0.89-0.92x torch's time,
 //          U 1 1.02-1.04x; H200, 2026-11-28: U 2 0.91 f32 and 0.85 16-bit,
-//          U 4 1.02 and 0.93, U 8 1.03 and 0.93);
-//   large  (operands past 3/4 of L2): U 1, kLargeThreads, streaming
-//          (evict-first) stores when kLargeStreaming, and loads too with one
-//          input (LargeStreamingLoads) (H100, scale:
+//          U 4 1.02 and 0.93, U 8 1.03 and 0.93), evict-first stores (kMidHints);
+//   large  (operands past L2): U 1, kLargeThreads, evict-first stores, and
+//          loads too with one input (LargeHints) (H100, scale:
 //          U 1 1.000-1.009 of a copy at 64-256 MiB, U 2 0.994-1.005, U 4
 //          0.986-1.001; H200: U 1 0.975-0.998x torch's time, U 2
 //          0.985-1.008x).
@@ -110,7 +109,12 @@ constexpr int kSmallThreads = 256;
 // much of the launch: an odd 4 MB launch was 1.05-1.14x torch's time).
 constexpr int kSmallPacksPerSM = 4096;
 // "mid": the operands' bytes are at most this fraction (in quarters) of L2.
-constexpr int kMidL2Quarters = 3;
+// Operands that fit stay in L2 from one launch to the next where nothing
+// else evicts them: on an H200 (2026-11-28), 48 MiB of operands (scale at
+// 24 MiB, add at 16 MiB) took 0.75-0.78x torch's time in the mid class with
+// evict-first stores, 0.77-0.82 in the large class with plain loads and
+// 0.94-0.97 with evict-first loads (the large class from 3/4 of L2 before).
+constexpr int kMidL2Quarters = 4;
 #ifndef TVMFFI_KERNELS_MID_UNROLL
 #define TVMFFI_KERNELS_MID_UNROLL 2
 #endif
@@ -130,19 +134,26 @@ constexpr int LargeUnroll() {
   return N == 1 ? kLargeUnrollOneInput : kLargeUnroll;
 }
 constexpr int kLargeThreads = 128;
+/*! \brief The plan's `streaming`: a launch of the large class. */
 constexpr bool kLargeStreaming = true;
-// Two inputs load plainly and store streaming. With evict-first loads too,
-// on an H200 (2026-11-28): add and axpy at 16 MiB (48 MiB of operands, the
-// large class, most of it still in L2 from the launch before) took 0.95-0.97x
-// torch's time, with plain loads 0.77-0.81x; in 16 bits at 256 MiB and 1 GiB
-// 1.001-1.003x, with plain loads 1.000-1.002x.
-#ifndef TVMFFI_KERNELS_LARGE_STREAMING_LOADS_TWO_INPUTS
-#define TVMFFI_KERNELS_LARGE_STREAMING_LOADS_TWO_INPUTS 0
-#endif
-/*! \brief Whether the large class's loads are evict-first for N inputs (its stores always are). */
+// Cache hints of a body's loads and stores (a bit set: evict-first,
+// ld/st.global.cs; clear: plain).
+constexpr int kStreamStores = 1;
+constexpr int kStreamLoads = 2;
+// The mid class stores evict-first: the operands are read again by the next
+// launch more often than the result is (H200, 2026-11-28: add at 12 MiB
+// 0.82-0.85x torch's time against 0.91-0.93 with plain stores; never worse
+// from 8 to 24 MiB).
+constexpr int kMidHints = kStreamStores;
+/*!
+ * \brief Hints of the large class for N inputs. Two inputs load plainly: with
+ *        evict-first loads 16-bit add and axpy at 256 MiB and 1 GiB took
+ *        1.001-1.003x torch's time on an H200, plainly 1.000-1.002x
+ *        (2026-11-28). Plain stores there cost 5%.
+ */
 template <int N>
-__host__ __device__ constexpr bool LargeStreamingLoads() {
-  return N == 1 || TVMFFI_KERNELS_LARGE_STREAMING_LOADS_TWO_INPUTS != 0;
+constexpr int LargeHints() {
+  return N == 1 ? kStreamStores | kStreamLoads : kStreamStores;
 }
 /*! \brief Elements per thread and tile on the scalar path (VEC 1): 16 or 32 bytes. */
 #ifndef TVMFFI_KERNELS_SCALAR_UNROLL_16BIT
@@ -229,14 +240,15 @@ __device__ __forceinline__ P LoadShifted(const P* aligned, Idx j, uint32_t shift
  * \tparam U Packs per thread and tile.
  * \tparam kShifted Inputs need not share out's alignment (LoadShifted).
  */
-template <typename T, int N, typename Op, typename Idx, int VEC, int U, bool kStreaming,
+template <typename T, int N, typename Op, typename Idx, int VEC, int U, int kHints,
           bool kShifted = false>
 __global__ void __launch_bounds__(kElementwiseThreads)
     ElementwiseKernel(T* out, Inputs<T, N> in, Idx head, Idx nvec, Idx n, Op op) {
   // Up to GridDependencyEnter only parameters and special registers are read:
   // no global memory, so this part may overlap the grid before.
   using P = Pack<T, VEC>;
-  constexpr bool kStreamingLoads = kStreaming && LargeStreamingLoads<N>();
+  constexpr bool kStreamingLoads = (kHints & kStreamLoads) != 0;
+  constexpr bool kStreamingStores = (kHints & kStreamStores) != 0;
   P* vout = reinterpret_cast<P*>(out + head);
   const P* vin[N];
   uint32_t shift[N];  // bytes from vin[k]'s aligned words to input k's packs
@@ -262,7 +274,7 @@ __global__ void __launch_bounds__(kElementwiseThreads)
       P x[N];
 #pragma unroll
       for (int k = 0; k < N; ++k) x[k] = load(k, j);
-      StoreBody<kStreaming>(vout + j, ApplyPack<T, N, Op, VEC>(op, x));
+      StoreBody<kStreamingStores>(vout + j, ApplyPack<T, N, Op, VEC>(op, x));
     } else if (VEC > 1 && j < slots) {
       const Idx e = j - nvec;
       const Idx i = e < head ? e : head + nvec * VEC + (e - head);
@@ -284,7 +296,8 @@ __global__ void __launch_bounds__(kElementwiseThreads)
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        StoreBody<kStreaming>(vout + (i + u * blockDim.x), ApplyPack<T, N, Op, VEC>(op, x[u]));
+        StoreBody<kStreamingStores>(vout + (i + u * blockDim.x),
+                                    ApplyPack<T, N, Op, VEC>(op, x[u]));
       }
     } else {
 #pragma unroll
@@ -301,7 +314,7 @@ struct ElementwisePlan {
   bool shifted;      // inputs misaligned against out: LoadShifted packs
   bool wide;         // 64-bit indices (n >= 2^31)
   int unroll;        // packs per thread and tile
-  bool streaming;    // evict-first stores (large launches), loads too with one input
+  bool streaming;    // the large class (hints: LargeHints; the mid class: kMidHints)
   unsigned threads;  // per block
   unsigned blocks;
 };
@@ -374,31 +387,31 @@ inline void VisitElementwiseKernel(const ElementwisePlan& p, F&& f) {
   if (p.vec > 1 && p.shifted) {
     if constexpr (VEC > 1) {
       if (p.wide) {
-        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), kLargeStreaming, true>);
+        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), LargeHints<N>(), true>);
       } else if (p.streaming) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), kLargeStreaming, true>);
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), LargeHints<N>(), true>);
       } else if (p.unroll == kMidUnroll) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, false, true>);
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, kMidHints, true>);
       } else {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, false, true>);
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, 0, true>);
       }
     }
   } else if (p.vec > 1) {
     if constexpr (VEC > 1) {
       if (p.wide) {
-        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), kLargeStreaming>);
+        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), LargeHints<N>()>);
       } else if (p.streaming) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), kLargeStreaming>);
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), LargeHints<N>()>);
       } else if (p.unroll == kMidUnroll) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, false>);
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, kMidHints>);
       } else {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, false>);
+        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, 0>);
       }
     }
   } else if (p.wide) {
-    f(&ElementwiseKernel<T, N, Op, int64_t, 1, US, false>);
+    f(&ElementwiseKernel<T, N, Op, int64_t, 1, US, 0>);
   } else {
-    f(&ElementwiseKernel<T, N, Op, uint32_t, 1, US, false>);
+    f(&ElementwiseKernel<T, N, Op, uint32_t, 1, US, 0>);
   }
 }
 

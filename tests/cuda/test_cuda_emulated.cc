@@ -469,14 +469,19 @@ TEST_CASE("emulated launch plans pick the documented geometry", "[cuda][emulated
   CHECK((e.head == 0 && e.vec == 4 && !e.wide && e.nvec == (1 << 16)));
   CHECK((e.unroll == 1 && e.threads == 256u && e.blocks == 256u && !e.streaming));
   CHECK(PlanElementwise<float>(ptrs, 1000003, 132, l2).unroll == 1);
-  // Mid (operands in 3/4 of L2): 4 packs a thread, 256 threads.
+  // Mid (operands in L2): kMidUnroll packs a thread, 256 threads.
   e = PlanElementwise<float>(ptrs, 4 << 20, 132, l2);
   CHECK((e.unroll == kMidUnroll && e.threads == 256u && !e.streaming));
   CHECK(e.blocks == (1u << 20) / (256 * kMidUnroll));
-  // Three operands of 16 MiB (48 MiB) are past 3/4 of L2: large.
+  // Three operands of 16 MiB (48 MiB) fit in L2: mid. Two of 25 MiB fill it
+  // exactly (mid); one float more each is past it: large.
   const void* const three[3] = {buf, buf, buf};
-  CHECK(PlanElementwise<float>(three, 4 << 20, 132, l2).streaming == kLargeStreaming);
-  CHECK(PlanElementwise<float>(three, 4 << 20, 132, l2).threads == unsigned{kLargeThreads});
+  e = PlanElementwise<float>(three, 4 << 20, 132, l2);
+  CHECK((e.unroll == kMidUnroll && e.threads == 256u && !e.streaming));
+  CHECK(!PlanElementwise<float>(ptrs, l2 / 8, 132, l2).streaming);
+  e = PlanElementwise<float>(ptrs, l2 / 8 + 1, 132, l2);
+  CHECK((e.streaming == kLargeStreaming && e.threads == unsigned{kLargeThreads}));
+  CHECK(PlanElementwise<float>(three, 18 << 18, 132, l2).streaming == kLargeStreaming);
   // Large (operands exceed L2).
   e = PlanElementwise<float>(ptrs, int64_t{1} << 28, 132, l2);
   CHECK((e.unroll == kLargeUnrollOneInput && e.threads == unsigned{kLargeThreads}));
