@@ -375,6 +375,21 @@ inline ElementwisePlan PlanElementwise(const T* out, const Inputs<T, N>& in, int
   }
 }
 
+/*! \brief VisitElementwiseKernel's choice among the kernels of 16-byte packs. */
+template <typename T, int N, typename Op, bool kShifted, typename F>
+inline void VisitPackKernel(const ElementwisePlan& p, F&& f) {
+  constexpr int VEC = VecWidth<T>();
+  if (p.wide) {
+    f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), LargeHints<N>(), kShifted>);
+  } else if (p.streaming) {
+    f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), LargeHints<N>(), kShifted>);
+  } else if (p.unroll == kMidUnroll) {
+    f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, kMidHints, kShifted>);
+  } else {
+    f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, 0, kShifted>);
+  }
+}
+
 /*!
  * \brief Call f with the kernel (a pointer to the __global__ function) that
  *        runs plan p; the launcher and the CPU emulation of the tests share it.
@@ -384,28 +399,12 @@ inline ElementwisePlan PlanElementwise(const T* out, const Inputs<T, N>& in, int
 template <typename T, int N, typename Op, typename F>
 inline void VisitElementwiseKernel(const ElementwisePlan& p, F&& f) {
   constexpr int VEC = VecWidth<T>(), US = ScalarUnroll<T>();
-  if (p.vec > 1 && p.shifted) {
+  if (p.vec > 1) {
     if constexpr (VEC > 1) {
-      if (p.wide) {
-        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), LargeHints<N>(), true>);
-      } else if (p.streaming) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), LargeHints<N>(), true>);
-      } else if (p.unroll == kMidUnroll) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, kMidHints, true>);
+      if (p.shifted) {
+        VisitPackKernel<T, N, Op, true>(p, f);
       } else {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, 0, true>);
-      }
-    }
-  } else if (p.vec > 1) {
-    if constexpr (VEC > 1) {
-      if (p.wide) {
-        f(&ElementwiseKernel<T, N, Op, int64_t, VEC, LargeUnroll<N>(), LargeHints<N>()>);
-      } else if (p.streaming) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, LargeUnroll<N>(), LargeHints<N>()>);
-      } else if (p.unroll == kMidUnroll) {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, kMidUnroll, kMidHints>);
-      } else {
-        f(&ElementwiseKernel<T, N, Op, uint32_t, VEC, 1, 0>);
+        VisitPackKernel<T, N, Op, false>(p, f);
       }
     }
   } else if (p.wide) {
