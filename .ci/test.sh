@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# tvmffi CI: set up the machine, then build and test:
-#   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists)
+# tvmffi CI: set up the machine, then lint, build and test:
+#   lint           .ci/lint.sh: clang-format, ruff, shellcheck, the layering
+#                  check; fails on any diff (the first, fast phase)
+#   build/release  Release, tests + benchmarks (+ CUDA kernels if nvcc exists),
+#                  then .ci/tidy.sh: clang-tidy over its product sources
 #   build/aarch64  Release cross build for Linux aarch64 (tests under qemu-aarch64)
 #   wheel          .ci/wheel.sh: the wheel built from the root, installed into a
 #                  fresh venv elsewhere with its build tree deleted; kernel
@@ -50,6 +53,25 @@ if ! bash .ci/setup-debian.sh; then
   failures+=("setup-debian.sh")
   summary_and_exit
 fi
+
+# ----------------------------------------------------------------- lint ---
+run_counted() {  # run_counted NAME COMMAND...: a script ending "NAME: N passed, N failed"
+  local name=$1 log rc=0 line
+  shift
+  banner "$name"
+  log=$(mktemp)
+  "$@" 2>&1 | tee "$log" || rc=$?
+  line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed$" "$log" | tail -n 1 || true)
+  rm -f "$log"
+  if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    total_passed=$((total_passed + BASH_REMATCH[1]))
+    total_failed=$((total_failed + BASH_REMATCH[2]))
+  else
+    failures+=("$name: no summary line")
+  fi
+  [[ $rc -eq 0 ]] || failures+=("$name (rc=$rc)")
+}
+run_counted lint bash .ci/lint.sh
 
 NVCC=
 if [[ -x /usr/local/cuda/bin/nvcc ]]; then
@@ -141,6 +163,7 @@ run_phase release build/release \
   -DTVMFFI_BUILD_TESTS=ON \
   -DTVMFFI_BUILD_BENCHMARKS=ON \
   "${CUDA_ARGS[@]}"
+run_counted tidy bash .ci/tidy.sh build/release
 
 # -------------------------------------------------------------- aarch64 ---
 # Linux aarch64 (issue #27): cross-built with Debian's aarch64-linux-gnu

@@ -27,7 +27,7 @@
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-cd "$repo"
+cd "$repo" || exit 2
 JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 base_py=${TVMFFI_PYTHON:-/usr/bin/python3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-wheel.XXXXXX")
@@ -128,11 +128,11 @@ check "find_package(tvm_ffi) via python -m tvm_ffi.config --cmakedir" consumer t
 check "find_package(tvmffi) via CMAKE_PREFIX_PATH" consumer tvmffi
 raw_compile() {  # upstream's raw_compile.sh recipe, with the venv's tvm-ffi-config
   local cfg="$venv/bin/tvm-ffi-config" b="$work/raw"
-  mkdir -p "$b" &&
-  # shellcheck disable=SC2046
+  mkdir -p "$b" || return 1
+  # shellcheck disable=SC2046  # the flags are meant to split
   g++ -shared -O2 -fPIC -fvisibility=hidden "$repo/kernels/cpu/cpu_kernels.cc" \
-    $("$cfg" --cxxflags) $("$cfg" --ldflags) $("$cfg" --libs) -o "$b/cpu_kernels.so" &&
-  # shellcheck disable=SC2046
+    $("$cfg" --cxxflags) $("$cfg" --ldflags) $("$cfg" --libs) -o "$b/cpu_kernels.so" || return 1
+  # shellcheck disable=SC2046  # the flags are meant to split
   g++ -O2 "$repo/kernels/cpu/demo.cc" -DTVMFFI_DEMO_KERNELS_PATH="\"$b/cpu_kernels.so\"" \
     $("$cfg" --cxxflags) $("$cfg" --ldflags) $("$cfg" --libs) \
     -Wl,-rpath,"$("$cfg" --libdir)" -o "$b/demo" &&

@@ -38,6 +38,9 @@ sbs_build() {
   local upstream_pid=$!
   wait "$ours_pid"
   wait "$upstream_pid"
-  pin=()
-  if command -v taskset >/dev/null; then pin=(taskset -c "$CPU"); fi
+  # shellcheck disable=SC2034  # pin is read by the script that sources this one
+  {
+    pin=()
+    if command -v taskset >/dev/null; then pin=(taskset -c "$CPU"); fi
+  }
 }

@@ -58,7 +58,7 @@ if [ -z "${DLPACK_INCLUDE:-}" ]; then
 fi
 [ -f "$DLPACK_INCLUDE/dlpack/dlpack.h" ] || die "dlpack/dlpack.h not under $DLPACK_INCLUDE"
 
-files=$(cd "$UPSTREAM_SRC/tests/cpp" && ls test_*.cc extra/test_*.cc 2>/dev/null | grep -E "$ONLY")
+files=$(cd "$UPSTREAM_SRC/tests/cpp" && printf '%s\n' test_*.cc extra/test_*.cc | grep -E "$ONLY")
 [ -n "$files" ] || die "no test files matched"
 
 PER_FILE=${PER_FILE:-0}
@@ -178,7 +178,7 @@ echo "$files" | xargs -P "$JOBS" -I{} bash -c 'one_file "$@"' _ {}
 # when the others run. If it does not link, or dies before listing its tests,
 # each file's own binary runs instead.
 s=$WORK_DIR/suite
-objs= needs= nfiles=0
+objs='' needs='' nfiles=0
 for rel in $files; do
   name=$(echo "$rel" | tr '/' '_' | sed 's/\.cc$//')
   d=$WORK_DIR/files/$name
