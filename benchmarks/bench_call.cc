@@ -5,8 +5,8 @@
 // case is auto-calibrated to ~0.2 s and the best of 5 repetitions is kept.
 #include <tvm/ffi/function.h>
 
-#include "bench_util.h"
 #include <tvm/ffi/memory.h>
+#include "bench_util.h"
 
 #include <algorithm>
 #include <chrono>
@@ -116,8 +116,8 @@ int main() {
         return 0;
       },
       nullptr, &c_handle);
-  Function cfunc(details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(
-      static_cast<TVMFFIObject*>(c_handle)));
+  Function cfunc(
+      details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(c_handle)));
   rows.push_back({"TVMFFIFunctionGetGlobal + DecRef, C API only", MeasureNs([](int) {
                     TVMFFIByteArray name{"bench.add", 9};
                     TVMFFIObjectHandle f = nullptr;

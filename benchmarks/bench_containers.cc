@@ -5,8 +5,8 @@
 // pointer). Each case is calibrated to ~0.2 s per repetition; the best of 5
 // repetitions is kept.
 #include <tvm/ffi/container/dict.h>
-#include <tvm/ffi/tvm_ffi.h>
 #include <tvm/ffi/extra/stl.h>
+#include <tvm/ffi/tvm_ffi.h>
 
 #include <algorithm>
 #include <chrono>
@@ -107,26 +107,26 @@ int main() {
                        int64_t r = by_int.at(int_keys[i % kEntries]);
                        DoNotOptimize(r);
                      })});
-  results.push_back({"std::unordered_map<std::string,int64_t> 1k: at (ref)", MeasureNs([&](int64_t i) {
-                       int64_t r = std_map.at(std_names[i % kEntries]);
-                       DoNotOptimize(r);
-                     })});
+  results.push_back(
+      {"std::unordered_map<std::string,int64_t> 1k: at (ref)", MeasureNs([&](int64_t i) {
+         int64_t r = std_map.at(std_names[i % kEntries]);
+         DoNotOptimize(r);
+       })});
   Function map_get = Function::GetGlobalRequired("ffi.MapGetItem");
   results.push_back({"ffi.MapGetItem(map, heap-string key) global call", MeasureNs([&](int64_t i) {
                        int64_t r = map_get(by_name, names[i % kEntries]).cast<int64_t>();
                        DoNotOptimize(r);
                      })});
-  results.push_back({"Map<String,int64_t> 1k: Set existing key (unique)", MeasureNs([&](int64_t i) {
-                       by_name.Set(names[i % kEntries], i);
-                     })});
+  results.push_back({"Map<String,int64_t> 1k: Set existing key (unique)",
+                     MeasureNs([&](int64_t i) { by_name.Set(names[i % kEntries], i); })});
 
   // ---- the small form (at most 4 entries: a linear scan) ----
   Map<String, int64_t> small = {{"k0", 0}, {"k1", 1}, {"k2", 2}, {"k3", 3}};
-  results.push_back({"Map<String,int64_t> 4 (small form): at(small-string key)",
-                     MeasureNs([&](int64_t i) {
-                       int64_t r = small.at(short_names[i & 3]);
-                       DoNotOptimize(r);
-                     })});
+  results.push_back(
+      {"Map<String,int64_t> 4 (small form): at(small-string key)", MeasureNs([&](int64_t i) {
+         int64_t r = small.at(short_names[i & 3]);
+         DoNotOptimize(r);
+       })});
   // ---- Dict: the same table, mutated in place ----
   Dict<String, int64_t> dict;
   for (int i = 0; i < kEntries; ++i) dict.Set(names[i], i);
@@ -134,9 +134,8 @@ int main() {
                        int64_t r = dict.at(names[i % kEntries]);
                        DoNotOptimize(r);
                      })});
-  results.push_back({"Dict<String,int64_t> 1k: Set existing key", MeasureNs([&](int64_t i) {
-                       dict.Set(names[i % kEntries], i);
-                     })});
+  results.push_back({"Dict<String,int64_t> 1k: Set existing key",
+                     MeasureNs([&](int64_t i) { dict.Set(names[i % kEntries], i); })});
   // ---- insertion with growth, per inserted key ----
   constexpr int kBuild = 1000;
   double build_ns = MeasureNs([&](int64_t) {

@@ -83,10 +83,15 @@ def main() -> int:
     parser.add_argument("--ours", required=True, help="python with tvmffi and the drop-in tvm_ffi")
     parser.add_argument("--upstream", help="python with apache/tvm-ffi's tvm_ffi package")
     parser.add_argument("-n", type=int, default=30, help="processes per case (default 30)")
-    parser.add_argument("--importtime", action="store_true", help="print -X importtime's top modules")
+    parser.add_argument(
+        "--importtime", action="store_true", help="print -X importtime's top modules"
+    )
     parser.add_argument("--top", type=int, default=15, help="rows of the -X importtime breakdown")
-    parser.add_argument("--block-torch", action="store_true",
-                        help="also run the imports with torch made unimportable")
+    parser.add_argument(
+        "--block-torch",
+        action="store_true",
+        help="also run the imports with torch made unimportable",
+    )
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
@@ -104,8 +109,9 @@ def main() -> int:
         block = "import sys; sys.modules['torch'] = None; "
         cases.append(("tvmffi: import tvmffi, torch blocked", args.ours, block + "import tvmffi"))
         if args.upstream:
-            cases.append(("upstream: import tvm_ffi, torch blocked", args.upstream,
-                          block + "import tvm_ffi"))
+            cases.append(
+                ("upstream: import tvm_ffi, torch blocked", args.upstream, block + "import tvm_ffi")
+            )
     # The drop-in must really be ours, and upstream's really upstream's.
     check = "import tvm_ffi, sys; print(getattr(tvm_ffi, '__file__', ''))"
     for name, python, _ in cases[1:3] + [c for c in cases if c[0] == "upstream: import tvm_ffi"]:
@@ -123,8 +129,10 @@ def main() -> int:
     def stat(name: str, idx: int, fn) -> float:
         return fn([s[idx] for s in samples[name]]) * 1e3
 
-    print(f"\nimport time, ms ({args.n} fresh processes per case, alternating; "
-          f"python {sys.version.split()[0]})")
+    print(
+        f"\nimport time, ms ({args.n} fresh processes per case, alternating; "
+        f"python {sys.version.split()[0]})"
+    )
     header = f"{'case':40s} {'median':>8s} {'min':>8s} {'wall med':>9s} {'wall min':>9s}"
     print(header)
     results = {}
@@ -136,19 +144,29 @@ def main() -> int:
             "wall_min_ms": stat(name, 1, min),
         }
         results[name] = row
-        print(f"{name:40s} {row['median_ms']:8.1f} {row['min_ms']:8.1f} "
-              f"{row['wall_median_ms']:9.1f} {row['wall_min_ms']:9.1f}")
+        print(
+            f"{name:40s} {row['median_ms']:8.1f} {row['min_ms']:8.1f} "
+            f"{row['wall_median_ms']:9.1f} {row['wall_min_ms']:9.1f}"
+        )
     if args.upstream:
         up = results["upstream: import tvm_ffi"]
         print("\nratio to upstream's `import tvm_ffi` (median / min):")
-        pairs = [(name, up) for name in ("tvmffi: import tvmffi", "tvmffi: import tvm_ffi (drop-in)")]
+        pairs = [
+            (name, up) for name in ("tvmffi: import tvmffi", "tvmffi: import tvm_ffi (drop-in)")
+        ]
         if args.block_torch:
-            pairs.append(("tvmffi: import tvmffi, torch blocked",
-                          results["upstream: import tvm_ffi, torch blocked"]))
+            pairs.append(
+                (
+                    "tvmffi: import tvmffi, torch blocked",
+                    results["upstream: import tvm_ffi, torch blocked"],
+                )
+            )
         for name, base in pairs:
             ours = results[name]
-            print(f"  {name:40s} {ours['median_ms'] / base['median_ms']:.2f} / "
-                  f"{ours['min_ms'] / base['min_ms']:.2f}")
+            print(
+                f"  {name:40s} {ours['median_ms'] / base['median_ms']:.2f} / "
+                f"{ours['min_ms'] / base['min_ms']:.2f}"
+            )
     if args.importtime:
         for name, python, stmt in cases[1:]:
             print(f"\n-X importtime, {name}: cumulative us, self us, module")

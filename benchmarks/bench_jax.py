@@ -177,25 +177,52 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench_jax_"))
     (work / "native.cu").write_text(_NATIVE)
     so = work / "libnative.so"
-    subprocess.run(["nvcc", "-O2", "-shared", "-Xcompiler", "-fPIC", "-arch=sm_90",
-                    f"-I{jax.ffi.include_dir()}", str(work / "native.cu"), "-o", str(so)],
-                   check=True)
+    subprocess.run(
+        [
+            "nvcc",
+            "-O2",
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-arch=sm_90",
+            f"-I{jax.ffi.include_dir()}",
+            str(work / "native.cu"),
+            "-o",
+            str(so),
+        ],
+        check=True,
+    )
     native = ctypes.CDLL(str(so))
-    jax.ffi.register_ffi_target("bench.native_scale", jax.ffi.pycapsule(native.native_scale),
-                                platform="CUDA")
+    jax.ffi.register_ffi_target(
+        "bench.native_scale", jax.ffi.pycapsule(native.native_scale), platform="CUDA"
+    )
     # The library's entry point behind a minimal hand-written handler.
     (work / "entry.cc").write_text(_NATIVE_ENTRY)
     entry_so = work / "libentry.so"
     runtime = Path(tvmffi.libinfo.find_libtvm_ffi())
-    subprocess.run(["c++", "-O2", "-shared", "-fPIC", *[f"-I{p}" for p in
-                    tvmffi.libinfo.include_paths()], f"-I{jax.ffi.include_dir()}",
-                    str(work / "entry.cc"), "-o", str(entry_so), f"-L{runtime.parent}",
-                    "-l:libtvm_ffi.so", f"-Wl,-rpath,{runtime.parent}"], check=True)
+    subprocess.run(
+        [
+            "c++",
+            "-O2",
+            "-shared",
+            "-fPIC",
+            *[f"-I{p}" for p in tvmffi.libinfo.include_paths()],
+            f"-I{jax.ffi.include_dir()}",
+            str(work / "entry.cc"),
+            "-o",
+            str(entry_so),
+            f"-L{runtime.parent}",
+            "-l:libtvm_ffi.so",
+            f"-Wl,-rpath,{runtime.parent}",
+        ],
+        check=True,
+    )
     entry = ctypes.CDLL(str(entry_so))
     kernels = ctypes.CDLL(lib_path)
     entry.entry_set(ctypes.cast(getattr(kernels, "__tvm_ffi_scale"), ctypes.c_void_p))
-    jax.ffi.register_ffi_target("bench.entry_scale", jax.ffi.pycapsule(entry.entry_scale),
-                                platform="CUDA")
+    jax.ffi.register_ffi_target(
+        "bench.entry_scale", jax.ffi.pycapsule(entry.entry_scale), platform="CUDA"
+    )
 
     dev = jax.devices("gpu")[0]
     print(f"device: {dev.device_kind}; jax {jax.__version__}, torch {torch.__version__}")
@@ -206,6 +233,7 @@ def main() -> int:
             for _ in range(k):
                 x = jax.ffi.ffi_call(target, spec)(x, factor=1.0)
             return x
+
         return jax.jit(f)
 
     # 1. Host overhead per call (tiny buffer: launch-bound).
@@ -220,12 +248,18 @@ def main() -> int:
             jax.block_until_ready(f(x))
         t = _median_time(lambda: jax.block_until_ready(f(x)), 30)
         per_call[target] = t / k * 1e6
-        print(f"host: {target:20s} {per_call[target]:.2f} us/call "
-              f"(jit of {k} calls on 256 floats, median of 30)")
-    print(f"host: tvmffi.jax - minimal handler of the same entry = "
-          f"{per_call['bench.scale'] - per_call['bench.entry_scale']:+.2f} us/call")
-    print(f"host: tvmffi.jax - native handler with its own kernel = "
-          f"{per_call['bench.scale'] - per_call['bench.native_scale']:+.2f} us/call")
+        print(
+            f"host: {target:20s} {per_call[target]:.2f} us/call "
+            f"(jit of {k} calls on 256 floats, median of 30)"
+        )
+    print(
+        f"host: tvmffi.jax - minimal handler of the same entry = "
+        f"{per_call['bench.scale'] - per_call['bench.entry_scale']:+.2f} us/call"
+    )
+    print(
+        f"host: tvmffi.jax - native handler with its own kernel = "
+        f"{per_call['bench.scale'] - per_call['bench.native_scale']:+.2f} us/call"
+    )
 
     # 2. Kernel time on a large buffer: from jax.jit vs from PyTorch.
     n = 1 << 26  # 256 MiB of float32 in, 256 MiB out
@@ -237,8 +271,9 @@ def main() -> int:
         jax.block_until_ready(f(xb))
         t = _median_time(lambda: jax.block_until_ready(f(xb)), 10) / k
         results[target] = t
-        print(f"kernel: jax.jit {target:20s} {t * 1e6:8.1f} us/call "
-              f"{2 * 4 * n / t / 1e9:7.0f} GB/s")
+        print(
+            f"kernel: jax.jit {target:20s} {t * 1e6:8.1f} us/call {2 * 4 * n / t / 1e9:7.0f} GB/s"
+        )
     xt = torch.ones(n, device="cuda")
     yt = torch.empty_like(xt)
     for _ in range(3):
@@ -253,8 +288,10 @@ def main() -> int:
         end.synchronize()
         times.append(start.elapsed_time(end) / 1e3 / k)
     t = statistics.median(times)
-    print(f"kernel: torch  tvmffi scale          {t * 1e6:8.1f} us/call "
-          f"{2 * 4 * n / t / 1e9:7.0f} GB/s")
+    print(
+        f"kernel: torch  tvmffi scale          {t * 1e6:8.1f} us/call "
+        f"{2 * 4 * n / t / 1e9:7.0f} GB/s"
+    )
     return 0
 
 

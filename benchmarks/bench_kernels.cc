@@ -298,8 +298,10 @@ int main() {
   std::printf("  direct launch         %8.1f ns/call\n", d);
   std::printf("  FFI call (__tvm_ffi_)  %8.1f ns/call\n", f);
   std::printf("  difference of medians  %+8.3f us/call\n", (f - d) / 1e3);
-  std::printf("  paired difference      %+8.3f us/call  (quartiles %+.3f .. %+.3f; target <= +0.300 us: %s)\n",
-              q2 / 1e3, q1 / 1e3, q3 / 1e3, q2 <= 300 ? "ok" : "MISS");
+  std::printf(
+      "  paired difference      %+8.3f us/call  (quartiles %+.3f .. %+.3f; target <= +0.300 us: "
+      "%s)\n",
+      q2 / 1e3, q1 / 1e3, q3 / 1e3, q2 <= 300 ? "ok" : "MISS");
 
   TVMFFIEnvSetStream(kDLCUDA, 0, nullptr, nullptr);
   for (void* p : buf) cudaFree(p);

@@ -51,8 +51,7 @@ def default_library() -> str | None:
     import tvmffi
 
     pkg = os.path.dirname(os.path.abspath(tvmffi.__file__))
-    path = os.path.join(os.path.dirname(os.path.dirname(pkg)), "kernels",
-                        "libtvmffi_kernels.so")
+    path = os.path.join(os.path.dirname(os.path.dirname(pkg)), "kernels", "libtvmffi_kernels.so")
     return path if os.path.exists(path) else None
 
 
@@ -85,8 +84,9 @@ class Timer:
         return start.elapsed_time(end) * 1e3 / (replays * self.reps)  # us per launch
 
 
-def side_by_side(torch: Any, fns: dict[str, Callable[[], Any]], nbytes: int,
-                 rounds: int) -> dict[str, float]:
+def side_by_side(
+    torch: Any, fns: dict[str, Callable[[], Any]], nbytes: int, rounds: int
+) -> dict[str, float]:
     """Median per-launch time (us) of each callable, rounds alternating between them."""
     # About 2 ms of work per replay, at least 1 and at most 100 launches a graph.
     reps = max(1, min(100, int(2e-3 * 3e12 / max(nbytes, 1))))
@@ -124,8 +124,12 @@ def elementwise_cases(quick: bool) -> list[tuple[str, ...]]:
     shapes.append(("64 MiB +1", 64 * MIB, 1, 1))
     shapes.append(("odd 1000003 +1", -1000003, 1, 1))
     shapes.append(("64 MiB mixed", 64 * MIB, 0, 1))
-    return [(op, dt, *shape) for op in ("scale", "add", "axpy", "add_one")
-            for dt in ("float32", "float16", "bfloat16") for shape in shapes]
+    return [
+        (op, dt, *shape)
+        for op in ("scale", "add", "axpy", "add_one")
+        for dt in ("float32", "float16", "bfloat16")
+        for shape in shapes
+    ]
 
 
 class Programmatic:
@@ -149,11 +153,13 @@ class Programmatic:
                 return fn()
             finally:
                 self.set(old)
+
         return call
 
 
-def timed_sides(ours: Callable[[], Any], theirs: Callable[[], Any],
-                pdl: Programmatic) -> dict[str, Callable[[], Any]]:
+def timed_sides(
+    ours: Callable[[], Any], theirs: Callable[[], Any], pdl: Programmatic
+) -> dict[str, Callable[[], Any]]:
     fns = {"ours": ours, "torch": theirs}
     off = pdl.without(ours)
     if off is not None:
@@ -165,8 +171,9 @@ def fmt_bytes(b: int) -> str:
     return f"{b // GIB} GiB" if b >= GIB else f"{b // MIB} MiB" if b >= MIB else f"{b // KIB} KiB"
 
 
-def run_elementwise(torch: Any, mod: Any, case: tuple, copies: dict[int, float],
-                    rounds: int, pdl: Programmatic) -> dict[str, Any]:
+def run_elementwise(
+    torch: Any, mod: Any, case: tuple, copies: dict[int, float], rounds: int, pdl: Programmatic
+) -> dict[str, Any]:
     op, dt, label, size, off_out, off_in = case
     dtype = getattr(torch, dt)
     esize = torch.empty(0, dtype=dtype).element_size()
@@ -175,7 +182,11 @@ def run_elementwise(torch: Any, mod: Any, case: tuple, copies: dict[int, float],
     x_full = torch.randn(n + pad, device="cuda").to(dtype)
     y_full = torch.randn(n + pad, device="cuda").to(dtype)
     o_full = torch.empty(n + pad, dtype=dtype, device="cuda")
-    x, y, o = x_full[off_in:off_in + n], y_full[off_in:off_in + n], o_full[off_out:off_out + n]
+    x, y, o = (
+        x_full[off_in : off_in + n],
+        y_full[off_in : off_in + n],
+        o_full[off_out : off_out + n],
+    )
     inputs = 2 if op in ("add", "axpy") else 1
     if op == "scale":
         ours, theirs = (lambda: mod.scale(o, x, 2.0)), (lambda: torch.mul(x, 2.0, out=o))
@@ -196,12 +207,30 @@ def run_elementwise(torch: Any, mod: Any, case: tuple, copies: dict[int, float],
     t = side_by_side(torch, timed_sides(ours, theirs, pdl), nbytes, rounds)
     copy = copy_floor(torch, copies, nbytes, rounds)
     del x_full, y_full, o_full, x, y, o
-    return {"kernel": op, "dtype": dt, "size": label, "n": n, "bytes": nbytes, "ours_us": t["ours"],
-            "torch_us": t["torch"], "copy_us": copy, "ours_nopdl_us": t.get("ours_nopdl")}
+    return {
+        "kernel": op,
+        "dtype": dt,
+        "size": label,
+        "n": n,
+        "bytes": nbytes,
+        "ours_us": t["ours"],
+        "torch_us": t["torch"],
+        "copy_us": copy,
+        "ours_nopdl_us": t.get("ours_nopdl"),
+    }
 
 
-def run_rows(torch: Any, mod: Any, op: str, dt: str, rows: int, cols: int,
-             copies: dict[int, float], rounds: int, pdl: Programmatic) -> dict[str, Any]:
+def run_rows(
+    torch: Any,
+    mod: Any,
+    op: str,
+    dt: str,
+    rows: int,
+    cols: int,
+    copies: dict[int, float],
+    rounds: int,
+    pdl: Programmatic,
+) -> dict[str, Any]:
     dtype = getattr(torch, dt)
     x = torch.randn(rows, cols, device="cuda").to(dtype)
     w = (torch.rand(cols, device="cuda") + 0.5).to(dtype)
@@ -217,9 +246,17 @@ def run_rows(torch: Any, mod: Any, op: str, dt: str, rows: int, cols: int,
     nbytes = 2 * x.numel() * x.element_size()
     t = side_by_side(torch, timed_sides(ours, theirs, pdl), nbytes, rounds)
     copy = copy_floor(torch, copies, nbytes, rounds)
-    return {"kernel": op, "dtype": dt, "size": f"[{rows}, {cols}]", "n": x.numel(), "bytes": nbytes,
-            "ours_us": t["ours"], "torch_us": t["torch"], "copy_us": copy,
-            "ours_nopdl_us": t.get("ours_nopdl")}
+    return {
+        "kernel": op,
+        "dtype": dt,
+        "size": f"[{rows}, {cols}]",
+        "n": x.numel(),
+        "bytes": nbytes,
+        "ours_us": t["ours"],
+        "torch_us": t["torch"],
+        "copy_us": copy,
+        "ours_nopdl_us": t.get("ours_nopdl"),
+    }
 
 
 def print_row(r: dict[str, Any]) -> None:
@@ -232,21 +269,31 @@ def print_row(r: dict[str, Any]) -> None:
         nopdl = f" {r['ours_nopdl_us']:10.2f} {r['ours_nopdl_us'] / r['torch_us']:7.3f}"
     if r["bytes"] >= 2 * 64 * MIB and r["kernel"] not in ("rmsnorm", "softmax") and of_copy < 0.95:
         flag += "  <-- under 0.95 of copy"
-    print(f"{r['kernel']:8} {r['dtype']:9} {r['size']:>15} {r['ours_us']:10.2f} "
-          f"{r['torch_us']:10.2f} "
-          f"{ratio:7.3f} {tb(r['ours_us']):7.2f} {tb(r['torch_us']):7.2f} {tb(r['copy_us']):7.2f} "
-          f"{of_copy:7.3f}{nopdl}{flag}", flush=True)
+    print(
+        f"{r['kernel']:8} {r['dtype']:9} {r['size']:>15} {r['ours_us']:10.2f} "
+        f"{r['torch_us']:10.2f} "
+        f"{ratio:7.3f} {tb(r['ours_us']):7.2f} {tb(r['torch_us']):7.2f} {tb(r['copy_us']):7.2f} "
+        f"{of_copy:7.3f}{nopdl}{flag}",
+        flush=True,
+    )
 
 
-def host_cost(torch: Any, mod: Any, lib_path: str, batches: int,
-              pdl: Programmatic) -> dict[str, float]:
+def host_cost(
+    torch: Any, mod: Any, lib_path: str, batches: int, pdl: Programmatic
+) -> dict[str, float]:
     """Best per-call host time (us) over batches of 200 calls, each batch synchronized."""
     x = torch.ones(1024, device="cuda")
     y = torch.empty_like(x)
     lib = ctypes.CDLL(lib_path)
     direct = lib.tvmffi_kernels_scale_f32_launch
-    direct.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_float, ctypes.c_int64,
-                       ctypes.c_int, ctypes.c_void_p]
+    direct.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_void_p,
+        ctypes.c_float,
+        ctypes.c_int64,
+        ctypes.c_int,
+        ctypes.c_void_p,
+    ]
     direct.restype = ctypes.c_int
     stream = torch.cuda.current_stream().cuda_stream
     args = (y.data_ptr(), x.data_ptr(), 2.0, x.numel(), x.device.index or 0, stream)
@@ -291,8 +338,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer sizes, fewer rounds")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per case")
     parser.add_argument("--only", default="", help="comma-separated kernels to run (default all)")
-    parser.add_argument("--json", default=os.environ.get("TVMFFI_BENCH_JSON"),
-                        help="write the rows here as JSON")
+    parser.add_argument(
+        "--json", default=os.environ.get("TVMFFI_BENCH_JSON"), help="write the rows here as JSON"
+    )
     args = parser.parse_args()
     try:
         import torch
@@ -312,14 +360,22 @@ def main() -> int:
     rounds = 3 if args.quick else args.rounds
     only = {s for s in args.only.split(",") if s}
     props = torch.cuda.get_device_properties(0)
-    print(f"{props.name}, {props.multi_processor_count} SMs; torch {torch.__version__}, "
-          f"CUDA {torch.version.cuda}; tvmffi {tvmffi.__version__}; {time.strftime('%Y-%m-%d')}",
-          flush=True)
-    print(f"GPU time per launch in CUDA graphs, median of {rounds} alternating rounds; TB/s counts "
-          f"bytes read + written; copy = D2D copy of the same bytes", flush=True)
-    print(f"{'kernel':8} {'dtype':9} {'size/operand':>15} {'ours us':>10} {'torch us':>10} "
-          f"{'o/t':>7} {'ours':>7} {'torch':>7} {'copy':>7} {'o/copy':>7} "
-          f"{'noPDL us':>10} {'nP/t':>7}", flush=True)
+    print(
+        f"{props.name}, {props.multi_processor_count} SMs; torch {torch.__version__}, "
+        f"CUDA {torch.version.cuda}; tvmffi {tvmffi.__version__}; {time.strftime('%Y-%m-%d')}",
+        flush=True,
+    )
+    print(
+        f"GPU time per launch in CUDA graphs, median of {rounds} alternating rounds; TB/s counts "
+        f"bytes read + written; copy = D2D copy of the same bytes",
+        flush=True,
+    )
+    print(
+        f"{'kernel':8} {'dtype':9} {'size/operand':>15} {'ours us':>10} {'torch us':>10} "
+        f"{'o/t':>7} {'ours':>7} {'torch':>7} {'copy':>7} {'o/copy':>7} "
+        f"{'noPDL us':>10} {'nP/t':>7}",
+        flush=True,
+    )
     rows: list[dict[str, Any]] = []
     copies: dict[int, float] = {}
     pdl = Programmatic(lib_path)
@@ -350,8 +406,11 @@ def main() -> int:
         print(f"  {k:28} {v:7.3f}")
     ratio = host["tvmffi scale(y, x, 2.0)"] / host["torch.mul(x, 2.0, out=y)"]
     launch = host["ctypes direct launch"] - host["ctypes call, n = 0"]
-    print(f"  scale / torch.mul: {ratio:.3f}x (goal <= 0.4x); a direct launch costs "
-          f"~{launch:.3f} us here", flush=True)
+    print(
+        f"  scale / torch.mul: {ratio:.3f}x (goal <= 0.4x); a direct launch costs "
+        f"~{launch:.3f} us here",
+        flush=True,
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": props.name, "rows": rows, "host": host}, f, indent=1)

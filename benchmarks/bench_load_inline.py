@@ -112,8 +112,10 @@ print(json.dumps({"import_s": t1 - t0, "load_s": t3 - t2, "load_cpu_s": c3 - c2,
 
 
 def child_script() -> str:
-    return (f"MODULE_NAME = {MODULE_NAME!r}\nCPP_SOURCE = {CPP_SOURCE!r}\n"
-            f"CUDA_SOURCE = {CUDA_SOURCE!r}\n" + CHILD)
+    return (
+        f"MODULE_NAME = {MODULE_NAME!r}\nCPP_SOURCE = {CPP_SOURCE!r}\n"
+        f"CUDA_SOURCE = {CUDA_SOURCE!r}\n" + CHILD
+    )
 
 
 def find_nvcc() -> str | None:
@@ -129,8 +131,13 @@ def cuda_arch() -> str:
     if os.environ.get("TVM_FFI_CUDA_ARCH_LIST"):
         return os.environ["TVM_FFI_CUDA_ARCH_LIST"]
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
-                             capture_output=True, text=True, check=True, timeout=30).stdout
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout
         if out.strip():
             return out.split()[0]
     except (OSError, subprocess.SubprocessError):
@@ -141,8 +148,9 @@ def cuda_arch() -> str:
 def run_child(python: str, script: Path, kind: str, env: dict[str, str]) -> dict:
     """One fresh process: its JSON line, plus its wall time."""
     start = time.perf_counter()
-    proc = subprocess.run([python, str(script), kind], capture_output=True, text=True, env=env,
-                          check=False)
+    proc = subprocess.run(
+        [python, str(script), kind], capture_output=True, text=True, env=env, check=False
+    )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{python} {kind}: exit {proc.returncode}\n{proc.stdout}{proc.stderr}")
@@ -168,10 +176,11 @@ def explain(source: Path, includes: list[str], nvcc: str | None, arch: str) -> d
     """Preprocessed size and CPU time of the steps of one generated translation unit."""
     inc = [f"-I{p}" for p in includes]
     if source.suffix == ".cu":
-        gencode = [f"-gencode=arch=compute_{a.replace('.', '')},code=sm_{a.replace('.', '')}"
-                   for a in arch.split()]
-        base = [str(nvcc), "-std=c++17", "-O2", "-Xcompiler", "-fPIC", *gencode, *inc,
-                str(source)]
+        gencode = [
+            f"-gencode=arch=compute_{a.replace('.', '')},code=sm_{a.replace('.', '')}"
+            for a in arch.split()
+        ]
+        base = [str(nvcc), "-std=c++17", "-O2", "-Xcompiler", "-fPIC", *gencode, *inc, str(source)]
     else:
         base = [os.environ.get("CXX") or "c++", "-std=c++17", "-fPIC", "-O2", *inc, str(source)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -182,21 +191,36 @@ def explain(source: Path, includes: list[str], nvcc: str | None, arch: str) -> d
         compile_s, _ = timed([*base, "-c", "-o", f"{tmp}/x.o"])
     headers = {t for t in deps.stdout.replace("\\\n", " ").split() if not t.endswith((":", "\\"))}
     headers.discard(str(source))
-    return {"source": str(source), "pre_bytes": len(pre.stdout.encode()),
-            "pre_lines": pre.stdout.count("\n"), "headers": len(headers),
-            "preprocess_s": e_s, "syntax_s": syntax_s, "compile_s": compile_s}
+    return {
+        "source": str(source),
+        "pre_bytes": len(pre.stdout.encode()),
+        "pre_lines": pre.stdout.count("\n"),
+        "headers": len(headers),
+        "preprocess_s": e_s,
+        "syntax_s": syntax_s,
+        "compile_s": compile_s,
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ours", default=sys.executable,
-                        help="python with tvmffi and the drop-in tvm_ffi (default: this one)")
-    parser.add_argument("--upstream-python", metavar="PATH",
-                        help="python with apache/tvm-ffi's tvm_ffi package (optional)")
+    parser.add_argument(
+        "--ours",
+        default=sys.executable,
+        help="python with tvmffi and the drop-in tvm_ffi (default: this one)",
+    )
+    parser.add_argument(
+        "--upstream-python",
+        metavar="PATH",
+        help="python with apache/tvm-ffi's tvm_ffi package (optional)",
+    )
     parser.add_argument("-n", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--no-cuda", action="store_true", help="skip the CUDA case")
-    parser.add_argument("--explain", action="store_true",
-                        help="preprocessed size and compile steps of the generated C++ source")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="preprocessed size and compile steps of the generated C++ source",
+    )
     parser.add_argument("--workdir", help="keep the caches here (default: a temporary folder)")
     parser.add_argument("--json", help="also write the raw samples here")
     args = parser.parse_args()
@@ -219,12 +243,18 @@ def main() -> int:
     script.write_text(child_script())
 
     cxx = os.environ.get("CXX") or "c++"
-    print(f"# {cxx}: " + subprocess.run([cxx, "--version"], capture_output=True,
-                                        text=True).stdout.splitlines()[0])
+    print(
+        f"# {cxx}: "
+        + subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    )
     if nvcc:
-        print(f"# {nvcc}: " + subprocess.run([nvcc, "--version"], capture_output=True,
-                                             text=True).stdout.strip().splitlines()[-1]
-              + f"; TVM_FFI_CUDA_ARCH_LIST={env['TVM_FFI_CUDA_ARCH_LIST']}")
+        print(
+            f"# {nvcc}: "
+            + subprocess.run([nvcc, "--version"], capture_output=True, text=True)
+            .stdout.strip()
+            .splitlines()[-1]
+            + f"; TVM_FFI_CUDA_ARCH_LIST={env['TVM_FFI_CUDA_ARCH_LIST']}"
+        )
     else:
         print("# no nvcc: C++ case only")
 
@@ -242,47 +272,63 @@ def main() -> int:
                 samples.setdefault((side, kind, "cold"), []).append(cold)
                 samples.setdefault((side, kind, "cached"), []).append(cached)
                 first_cache.setdefault((side, kind), (cache, cold["includes"]))
-                print(f"round {r}: {side:8s} {kind:4s} cold {cold['load_s']:7.3f} s, "
-                      f"cached {cached['load_s'] * 1e3:6.1f} ms", flush=True)
+                print(
+                    f"round {r}: {side:8s} {kind:4s} cold {cold['load_s']:7.3f} s, "
+                    f"cached {cached['load_s'] * 1e3:6.1f} ms",
+                    flush=True,
+                )
     for side, python in sides:
         print(f"# {side}: {python} -> {samples[(side, 'cpp', 'cold')][0]['package']}")
 
     def stat(side: str, kind: str, mode: str, fn, key: str = "load_s") -> float:
         return fn([s[key] for s in samples[(side, kind, mode)]])
 
-    print(f"\nload_inline of one small kernel, {args.n} rounds, fresh processes "
-          f"(cold: empty cache; cached: the next process)")
-    print(f"{'case':5s} {'side':9s} {'cold med s':>10s} {'cold min s':>10s} "
-          f"{'cold cpu med s':>14s} {'cached med ms':>13s} {'cached min ms':>13s} "
-          f"{'import med ms':>13s}")
+    print(
+        f"\nload_inline of one small kernel, {args.n} rounds, fresh processes "
+        f"(cold: empty cache; cached: the next process)"
+    )
+    print(
+        f"{'case':5s} {'side':9s} {'cold med s':>10s} {'cold min s':>10s} "
+        f"{'cold cpu med s':>14s} {'cached med ms':>13s} {'cached min ms':>13s} "
+        f"{'import med ms':>13s}"
+    )
     results: dict = {}
     for kind in kinds:
         for side, _ in sides:
-            row = {"cold_median_s": stat(side, kind, "cold", statistics.median),
-                   "cold_min_s": stat(side, kind, "cold", min),
-                   "cold_cpu_median_s": stat(side, kind, "cold", statistics.median, "load_cpu_s"),
-                   "cached_median_ms": stat(side, kind, "cached", statistics.median) * 1e3,
-                   "cached_min_ms": stat(side, kind, "cached", min) * 1e3,
-                   "import_median_ms": stat(side, kind, "cached", statistics.median,
-                                            "import_s") * 1e3}
+            row = {
+                "cold_median_s": stat(side, kind, "cold", statistics.median),
+                "cold_min_s": stat(side, kind, "cold", min),
+                "cold_cpu_median_s": stat(side, kind, "cold", statistics.median, "load_cpu_s"),
+                "cached_median_ms": stat(side, kind, "cached", statistics.median) * 1e3,
+                "cached_min_ms": stat(side, kind, "cached", min) * 1e3,
+                "import_median_ms": stat(side, kind, "cached", statistics.median, "import_s") * 1e3,
+            }
             results[f"{kind}/{side}"] = row
-            print(f"{kind:5s} {side:9s} {row['cold_median_s']:10.3f} {row['cold_min_s']:10.3f} "
-                  f"{row['cold_cpu_median_s']:14.3f} {row['cached_median_ms']:13.1f} "
-                  f"{row['cached_min_ms']:13.1f} {row['import_median_ms']:13.1f}")
+            print(
+                f"{kind:5s} {side:9s} {row['cold_median_s']:10.3f} {row['cold_min_s']:10.3f} "
+                f"{row['cold_cpu_median_s']:14.3f} {row['cached_median_ms']:13.1f} "
+                f"{row['cached_min_ms']:13.1f} {row['import_median_ms']:13.1f}"
+            )
         if len(sides) == 2:
             ours, up = results[f"{kind}/ours"], results[f"{kind}/upstream"]
-            print(f"{kind:5s} {'ours/up':9s} {ours['cold_median_s'] / up['cold_median_s']:10.2f} "
-                  f"{ours['cold_min_s'] / up['cold_min_s']:10.2f} "
-                  f"{ours['cold_cpu_median_s'] / up['cold_cpu_median_s']:14.2f} "
-                  f"{ours['cached_median_ms'] / up['cached_median_ms']:13.2f} "
-                  f"{ours['cached_min_ms'] / up['cached_min_ms']:13.2f} "
-                  f"{ours['import_median_ms'] / up['import_median_ms']:13.2f}")
+            print(
+                f"{kind:5s} {'ours/up':9s} {ours['cold_median_s'] / up['cold_median_s']:10.2f} "
+                f"{ours['cold_min_s'] / up['cold_min_s']:10.2f} "
+                f"{ours['cold_cpu_median_s'] / up['cold_cpu_median_s']:14.2f} "
+                f"{ours['cached_median_ms'] / up['cached_median_ms']:13.2f} "
+                f"{ours['cached_min_ms'] / up['cached_min_ms']:13.2f} "
+                f"{ours['import_median_ms'] / up['import_median_ms']:13.2f}"
+            )
 
     if args.explain:
-        print("\ngenerated translation units, compiled by hand with each side's flags "
-              "(CPU seconds of one run each)")
-        print(f"{'case':5s} {'side':9s} {'file':18s} {'-E bytes':>10s} {'-E lines':>9s} "
-              f"{'headers':>8s} {'-E s':>7s} {'syntax s':>9s} {'-c -O2 s':>9s}")
+        print(
+            "\ngenerated translation units, compiled by hand with each side's flags "
+            "(CPU seconds of one run each)"
+        )
+        print(
+            f"{'case':5s} {'side':9s} {'file':18s} {'-E bytes':>10s} {'-E lines':>9s} "
+            f"{'headers':>8s} {'-E s':>7s} {'syntax s':>9s} {'-c -O2 s':>9s}"
+        )
         for kind in kinds:
             for side, _ in sides:
                 cache, includes = first_cache[(side, kind)]
@@ -290,13 +336,22 @@ def main() -> int:
                     info = explain(source, includes, nvcc, env.get("TVM_FFI_CUDA_ARCH_LIST", ""))
                     results.setdefault(f"explain/{kind}/{side}", []).append(info)
                     syntax = "-" if info["syntax_s"] is None else f"{info['syntax_s']:.3f}"
-                    print(f"{kind:5s} {side:9s} {source.name:18s} {info['pre_bytes']:10d} "
-                          f"{info['pre_lines']:9d} {info['headers']:8d} "
-                          f"{info['preprocess_s']:7.3f} {syntax:>9s} {info['compile_s']:9.3f}")
+                    print(
+                        f"{kind:5s} {side:9s} {source.name:18s} {info['pre_bytes']:10d} "
+                        f"{info['pre_lines']:9d} {info['headers']:8d} "
+                        f"{info['preprocess_s']:7.3f} {syntax:>9s} {info['compile_s']:9.3f}"
+                    )
     if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"n": args.n, "results": results,
-             "samples": {"/".join(k): v for k, v in samples.items()}}, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "n": args.n,
+                    "results": results,
+                    "samples": {"/".join(k): v for k, v in samples.items()},
+                },
+                indent=2,
+            )
+        )
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
     return 0

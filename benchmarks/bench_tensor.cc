@@ -8,8 +8,8 @@
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/function.h>
 
-#include "bench_util.h"
 #include <tvm/ffi/memory.h>
+#include "bench_util.h"
 
 #include <algorithm>
 #include <chrono>
@@ -50,7 +50,9 @@ struct MallocAlloc {
 // A producer's versioned tensor that is imported again and again: its
 // deleter only counts (the struct lives for the whole run).
 int64_t g_deleted = 0;
-void CountingDeleter(DLManagedTensorVersioned*) { ++g_deleted; }
+void CountingDeleter(DLManagedTensorVersioned*) {
+  ++g_deleted;
+}
 
 TVMFFIAny TensorPtrAny(DLTensor* t) {
   TVMFFIAny a;
@@ -139,17 +141,17 @@ int main() {
                   }),
                   5});
   TVMFFIObjectHandle f3_handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f3);
-  rows.push_back({"TVMFFIFunctionCall(kTVMFFIDLTensorPtr x3), C API", MeasureNs([&](int) {
-                    TVMFFIAny args[3] = {TensorPtrAny(&dl[0]), TensorPtrAny(&dl[1]),
-                                         TensorPtrAny(&dl[2])};
-                    TVMFFIAny result;
-                    result.type_index = kTVMFFINone;
-                    result.zero_padding = 0;
-                    result.v_int64 = 0;
-                    int rc = TVMFFIFunctionCall(f3_handle, args, 3, &result);
-                    DoNotOptimize(rc);
-                  }),
-                  5});
+  rows.push_back(
+      {"TVMFFIFunctionCall(kTVMFFIDLTensorPtr x3), C API", MeasureNs([&](int) {
+         TVMFFIAny args[3] = {TensorPtrAny(&dl[0]), TensorPtrAny(&dl[1]), TensorPtrAny(&dl[2])};
+         TVMFFIAny result;
+         result.type_index = kTVMFFINone;
+         result.zero_padding = 0;
+         result.v_int64 = 0;
+         int rc = TVMFFIFunctionCall(f3_handle, args, 3, &result);
+         DoNotOptimize(rc);
+       }),
+       5});
   Tensor owned[3] = {Tensor::FromNDAlloc(StaticBufferAlloc(), {4}, dl_float32, cpu),
                      Tensor::FromNDAlloc(StaticBufferAlloc(), {4}, dl_float32, cpu),
                      Tensor::FromNDAlloc(StaticBufferAlloc(), {4}, dl_float32, cpu)};

@@ -15,7 +15,9 @@
 namespace bench {
 
 // The floor: a noinline add called through a volatile C function pointer.
-TVM_FFI_NOINLINE inline int add(int a, int b) { return a + b; }
+TVM_FFI_NOINLINE inline int add(int a, int b) {
+  return a + b;
+}
 inline int (*volatile g_add)(int, int) = add;
 
 // Keep a value (and everything it depends on) alive without emitting code.

@@ -35,7 +35,9 @@ inline void Keep(const T& value) {
   asm volatile("" : : "r,m"(value) : "memory");
 }
 
-__attribute__((noinline)) int Add(int a, int b) { return a + b; }
+__attribute__((noinline)) int Add(int a, int b) {
+  return a + b;
+}
 int (*volatile g_add)(int, int) = Add;
 
 constexpr DLDataType kF32{kDLFloat, 32, 1};
@@ -51,8 +53,12 @@ int64_t g_deleted = 0;
 DLManagedTensorVersioned g_versioned;
 DLManagedTensor g_legacy;
 
-void CountVersioned(DLManagedTensorVersioned*) { ++g_deleted; }
-void CountLegacy(DLManagedTensor*) { ++g_deleted; }
+void CountVersioned(DLManagedTensorVersioned*) {
+  ++g_deleted;
+}
+void CountLegacy(DLManagedTensor*) {
+  ++g_deleted;
+}
 
 DLTensor ProducerTensor(int64_t* strides) {
   DLTensor t;
@@ -90,7 +96,9 @@ struct EnvBlock {
   int64_t shape[4];
   alignas(64) unsigned char data[64];
 };
-void EnvBlockDeleter(DLManagedTensorVersioned* self) { std::free(self->manager_ctx); }
+void EnvBlockDeleter(DLManagedTensorVersioned* self) {
+  std::free(self->manager_ctx);
+}
 int EnvCPUAlloc(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
                 void (*set_error)(void*, const char*, const char*)) {
   if (prototype->ndim > 4 || DataBytes(prototype) > sizeof(EnvBlock::data)) {
@@ -145,8 +153,8 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(sbs_three_views, ThreeViews);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(sbs_three_views_called, ThreeViewsCalled);
 namespace {
 int (*volatile g_export3)(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) = __tvm_ffi_sbs_three_views;
-int (*volatile g_export3_called)(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) =
-    __tvm_ffi_sbs_three_views_called;
+int (*volatile g_export3_called)(void*, const TVMFFIAny*, int32_t,
+                                 TVMFFIAny*) = __tvm_ffi_sbs_three_views_called;
 
 TVMFFIAny IntAny(int64_t v) {
   TVMFFIAny a;
@@ -380,7 +388,8 @@ double TimeNs(void (*run)(int64_t)) {
   int64_t iters = 16;
   while (once(iters) < 2e5 && iters < (int64_t{1} << 30)) iters *= 2;
   double best = 1e300;
-  for (int rep = 0; rep < 300; ++rep) best = std::min(best, once(iters) / static_cast<double>(iters));
+  for (int rep = 0; rep < 300; ++rep)
+    best = std::min(best, once(iters) / static_cast<double>(iters));
   return best;
 }
 

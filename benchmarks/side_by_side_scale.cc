@@ -55,11 +55,17 @@ inline void Keep(const T& value) {
 // A fixed permutation-like walk over [0, n): visits every index once when n
 // is not a multiple of the stride's prime factors (all sizes here are powers
 // of ten; 7919 is prime).
-inline int64_t Scatter(int64_t i, int64_t n) { return (i * 7919) % n; }
-inline size_t ScatterIndex(int64_t i, int64_t n) { return static_cast<size_t>(Scatter(i, n)); }
+inline int64_t Scatter(int64_t i, int64_t n) {
+  return (i * 7919) % n;
+}
+inline size_t ScatterIndex(int64_t i, int64_t n) {
+  return static_cast<size_t>(Scatter(i, n));
+}
 
 // Keys spread over a wide range, so the hash maps see realistic keys.
-inline int64_t KeyOf(int64_t i) { return i * 2654435761LL % 1000000007LL; }
+inline int64_t KeyOf(int64_t i) {
+  return i * 2654435761LL % 1000000007LL;
+}
 
 // --- per-case state, built by Setup (untimed) ---------------------------------
 struct State {
@@ -68,8 +74,8 @@ struct State {
   Map<int64_t, int64_t> int_map;
   Map<String, int64_t> str_map;
   std::vector<String> str_keys;
-  Any graph;                      // the object graph serialized by to_json
-  String graph_text;              // its JSON text, read back by from_json
+  Any graph;          // the object graph serialized by to_json
+  String graph_text;  // its JSON text, read back by from_json
 };
 State g;
 
@@ -353,9 +359,8 @@ int main(int argc, char** argv) {
   g_from_json = Function::GetGlobalRequired("ffi.FromJSONGraphString");
   if (argc >= 2 && std::strcmp(argv[1], "--list") == 0) {
     for (const Case& c : kCases) {
-      ForEachSize(c, [&](int64_t n) {
-        std::printf("%s %lld\n", c.name, static_cast<long long>(n));
-      });
+      ForEachSize(c,
+                  [&](int64_t n) { std::printf("%s %lld\n", c.name, static_cast<long long>(n)); });
     }
     return 0;
   }

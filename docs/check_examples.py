@@ -78,14 +78,16 @@ def parse(path: Path) -> tuple[list[str], list[dict], list[str]]:
                 problems.append(f"{rel}:{i + 1}: code fence never closed")
                 break
             marker = MARKER.match(lines[i - 1]) if i > 0 else None
-            blocks.append({
-                "marker": marker.group(1) if marker else None,
-                "marker_line": i - 1 if marker else None,
-                "open_line": i,
-                "close_line": j,
-                "info": info,
-                "fence": fence,
-            })
+            blocks.append(
+                {
+                    "marker": marker.group(1) if marker else None,
+                    "marker_line": i - 1 if marker else None,
+                    "open_line": i,
+                    "close_line": j,
+                    "info": info,
+                    "fence": fence,
+                }
+            )
             i = j + 1
             continue
         i += 1
@@ -93,7 +95,7 @@ def parse(path: Path) -> tuple[list[str], list[dict], list[str]]:
 
 
 def block_text(lines: list[str], block: dict) -> str:
-    body = lines[block["open_line"] + 1:block["close_line"]]
+    body = lines[block["open_line"] + 1 : block["close_line"]]
     return "".join(line + "\n" for line in body)
 
 
@@ -124,9 +126,9 @@ def update(path: Path) -> bool:
         while any(line.startswith(fence) for line in body):
             fence += fence[0]
         new = [fence + block["info"]] + body + [fence]
-        old = lines[block["open_line"]:block["close_line"] + 1]
+        old = lines[block["open_line"] : block["close_line"] + 1]
         if new != old:
-            lines[block["open_line"]:block["close_line"] + 1] = new
+            lines[block["open_line"] : block["close_line"] + 1] = new
             changed = True
     if changed:
         path.write_text("\n".join(lines), encoding="utf-8")
@@ -146,9 +148,11 @@ def check() -> tuple[int, list[str]]:
             lang = block["info"].split()[0].lower() if block["info"] else ""
             if block["marker"] is None:
                 if lang not in SHELL_LANGUAGES:
-                    problems.append(f"{where}: ```{lang} block without an example marker "
-                                    f"(only shell blocks may be inline: put it in "
-                                    f"docs/examples/ and mark the block)")
+                    problems.append(
+                        f"{where}: ```{lang} block without an example marker "
+                        f"(only shell blocks may be inline: put it in "
+                        f"docs/examples/ and mark the block)"
+                    )
                 continue
             src = example_path(block["marker"])
             if src is None:
@@ -163,8 +167,10 @@ def check() -> tuple[int, list[str]]:
             if not data.endswith(b"\n"):
                 problems.append(f"{where}: {block['marker']} does not end with a newline")
             elif block_text(lines, block).encode("utf-8") != data:
-                problems.append(f"{where}: the block differs from {block['marker']} "
-                                f"(python3 docs/check_examples.py --update copies the file in)")
+                problems.append(
+                    f"{where}: the block differs from {block['marker']} "
+                    f"(python3 docs/check_examples.py --update copies the file in)"
+                )
     for src in sorted(p for p in EXAMPLES.rglob("*") if p.is_file()):
         if "__pycache__" in src.parts:
             continue
@@ -186,8 +192,10 @@ def main(argv: list[str]) -> int:
         print(p)
     files = len(doc_files())
     if problems:
-        print(f"check_examples: {len(problems)} problem(s); {count} example block(s) "
-              f"in {files} document(s)")
+        print(
+            f"check_examples: {len(problems)} problem(s); {count} example block(s) "
+            f"in {files} document(s)"
+        )
         return 1
     print(f"check_examples: {count} example block(s) in {files} document(s) match docs/examples/")
     return 0

@@ -33,12 +33,16 @@ import check_examples  # noqa: E402
 import gen_c_api  # noqa: E402
 import gen_python_api  # noqa: E402
 
-_version = dict(re.findall(r"#define TVM_FFI_VERSION_(MAJOR|MINOR|PATCH) (\d+)",
-                           (ROOT / "c_api/include/tvm/ffi/c_api.h").read_text()))
+_version = dict(
+    re.findall(
+        r"#define TVM_FFI_VERSION_(MAJOR|MINOR|PATCH) (\d+)",
+        (ROOT / "c_api/include/tvm/ffi/c_api.h").read_text(),
+    )
+)
 
 project = "tvmffi"
 author = "the tvmffi authors"
-copyright = "the tvmffi authors"  # noqa: A001  (Sphinx's name)
+copyright = "the tvmffi authors"
 release = version = "{MAJOR}.{MINOR}.{PATCH}".format(**_version)
 
 extensions = ["myst_parser", "sphinx.ext.autodoc"]
@@ -70,9 +74,16 @@ logger = logging.getLogger("tvmffi-docs")
 
 # Pages after the chapters of docs/index.md, in this order.
 _API_PAGES = ["docs/api/python", "docs/api/c"]
-_OTHER_PAGES = ["README", "ARCHITECTURE", "benchmarks/RESULTS", "tests/RELIABILITY",
-                "tests/UPSTREAM_SUITE", "tests/interop/README", "tests/upstream_python/README",
-                "tests/upstream_python/RESULTS"]
+_OTHER_PAGES = [
+    "README",
+    "ARCHITECTURE",
+    "benchmarks/RESULTS",
+    "tests/RELIABILITY",
+    "tests/UPSTREAM_SUITE",
+    "tests/interop/README",
+    "tests/upstream_python/README",
+    "tests/upstream_python/RESULTS",
+]
 
 
 def _toctree(app) -> str:
@@ -80,10 +91,12 @@ def _toctree(app) -> str:
     index = (DOCS / "index.md").read_text(encoding="utf-8")
     linked = re.findall(r"\]\(([A-Za-z0-9_-]+)\.md\)", index)
     chapters = list(dict.fromkeys(c for c in linked if (DOCS / f"{c}.md").is_file()))
-    chapters += sorted(p.stem for p in DOCS.glob("*.md")
-                       if p.stem != "index" and p.stem not in chapters)
-    entries = chapters + [f"/{p}" for p in _API_PAGES + _OTHER_PAGES
-                          if (ROOT / f"{p}.md").is_file()]
+    chapters += sorted(
+        p.stem for p in DOCS.glob("*.md") if p.stem != "index" and p.stem not in chapters
+    )
+    entries = chapters + [
+        f"/{p}" for p in _API_PAGES + _OTHER_PAGES if (ROOT / f"{p}.md").is_file()
+    ]
     return "\n\n```{toctree}\n:hidden:\n:maxdepth: 2\n\n" + "\n".join(entries) + "\n```\n"
 
 
@@ -98,7 +111,7 @@ def _source_read(app, docname: str, source: list[str]) -> None:
     elif docname == "docs/api/python":
         try:
             text, problems = gen_python_api.markdown()
-        except Exception as err:  # noqa: BLE001  (tvmffi not importable: say so, fail)
+        except Exception as err:
             logger.warning(f"cannot generate the Python API page: {err!r}", location=docname)
             return
         _warn_all(problems, docname, "undocumented Python name")
@@ -136,7 +149,9 @@ def _redirect(app, exc) -> None:
         (Path(app.outdir) / "index.html").write_text(
             '<!DOCTYPE html><meta charset="utf-8"><title>tvmffi</title>'
             '<meta http-equiv="refresh" content="0; url=docs/index.html">'
-            '<a href="docs/index.html">tvmffi documentation</a>\n', encoding="utf-8")
+            '<a href="docs/index.html">tvmffi documentation</a>\n',
+            encoding="utf-8",
+        )
 
 
 def setup(app):

@@ -90,8 +90,10 @@ def strip_comment(text: str) -> str:
     """The text of a /*! ... */ or /* ... */ comment, without markers and leading stars."""
     text = re.sub(r"^/\*!?", "", text.strip())
     text = re.sub(r"\*/$", "", text)
-    lines = [re.sub(r"^\s*\* ?", "", ln) if ln.strip().startswith("*") else ln.strip()
-             for ln in text.split("\n")]
+    lines = [
+        re.sub(r"^\s*\* ?", "", ln) if ln.strip().startswith("*") else ln.strip()
+        for ln in text.split("\n")
+    ]
     while lines and not lines[0].strip():
         lines.pop(0)
     while lines and not lines[-1].strip():
@@ -183,7 +185,7 @@ def parse(path: Path) -> Header:
             j = i
             while "*/" not in view[j][1]:
                 j += 1
-            text = "\n".join(ln for _, ln in view[i:j + 1])
+            text = "\n".join(ln for _, ln in view[i : j + 1])
             i = j + 1
             m = SECTION.match(s)
             if m:
@@ -203,8 +205,12 @@ def parse(path: Path) -> Header:
             guard = m.group(1)
             i += 1
             continue
-        if (guard and re.match(r"#\s*(define\s+" + guard + r"\b|endif\b)", s)) or \
-                re.match(r"#\s*include\b", s) or s.startswith('extern "C"') or s.startswith("}"):
+        if (
+            (guard and re.match(r"#\s*(define\s+" + guard + r"\b|endif\b)", s))
+            or re.match(r"#\s*include\b", s)
+            or s.startswith('extern "C"')
+            or s.startswith("}")
+        ):
             i += 1
             continue
         # A declaration: its lines up to the end of its statement.
@@ -227,13 +233,16 @@ def parse(path: Path) -> Header:
             while True:
                 t = code[j].rstrip()
                 depth += t.count("{") - t.count("}")
-                so_far = "".join(code[i:j + 1])
-                body = "{" in so_far and ")" in so_far.split("{", 1)[0] and \
-                    not re.match(r"\s*(typedef|struct|enum|union)\b", so_far)
+                so_far = "".join(code[i : j + 1])
+                body = (
+                    "{" in so_far
+                    and ")" in so_far.split("{", 1)[0]
+                    and not re.match(r"\s*(typedef|struct|enum|union)\b", so_far)
+                )
                 if depth == 0 and (t.endswith(";") or (body and t.endswith("}"))):
                     break
                 j += 1
-        text = "\n".join(ln for _, ln in view[i:j + 1])
+        text = "\n".join(ln for _, ln in view[i : j + 1])
         i = j + 1
         named = decl_name(text)
         if named is None:
@@ -258,8 +267,10 @@ MD_SPECIAL = re.compile(r"([\\*_\[\]<>|#{}$~])")
 def md_text(text: str) -> str:
     """Comment prose as Markdown text: code spans kept, other markup escaped."""
     parts = re.split(r"(`[^`\n]*`)", text)
-    return "".join(p if p.startswith("`") and p.endswith("`") and len(p) > 1
-                   else MD_SPECIAL.sub(r"\\\1", p) for p in parts)
+    return "".join(
+        p if p.startswith("`") and p.endswith("`") and len(p) > 1 else MD_SPECIAL.sub(r"\\\1", p)
+        for p in parts
+    )
 
 
 def doc_markdown(doc: str) -> list[str]:
@@ -331,9 +342,13 @@ def literal(text: str, lang: str = "") -> list[str]:
 def markdown(paths: list[Path] | None = None) -> tuple[str, list[str]]:
     """The reference page and the problems found."""
     paths = paths or headers()
-    out = ["# C API reference", "",
-           "Generated from the doc comments of the C headers by `docs/gen_c_api.py`.",
-           "Every declaration of `c_api.h` and `extra/*.h` is listed, in header order.", ""]
+    out = [
+        "# C API reference",
+        "",
+        "Generated from the doc comments of the C headers by `docs/gen_c_api.py`.",
+        "Every declaration of `c_api.h` and `extra/*.h` is listed, in header order.",
+        "",
+    ]
     problems: list[str] = []
     for path in paths:
         hdr = parse(path)

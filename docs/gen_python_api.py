@@ -90,9 +90,12 @@ def kind_of(obj: object) -> str:
 def public_names(module: types.ModuleType) -> list[str]:
     if hasattr(module, "__all__"):
         return list(module.__all__)
-    names = [n for n, v in vars(module).items()
-             if (inspect.isclass(v) or inspect.isroutine(v))
-             and getattr(v, "__module__", None) == module.__name__]
+    names = [
+        n
+        for n, v in vars(module).items()
+        if (inspect.isclass(v) or inspect.isroutine(v))
+        and getattr(v, "__module__", None) == module.__name__
+    ]
     names += [n for n in assigned_names(module) if not inspect.ismodule(getattr(module, n, None))]
     return list(dict.fromkeys(n for n in names if not n.startswith("_")))
 
@@ -104,12 +107,14 @@ def attr_docs(modname: str) -> dict:
     """`#:` comments and docstrings of a module's top-level assignments."""
     if modname not in _ATTR_DOCS:
         from sphinx.pycode import ModuleAnalyzer  # only the constants need Sphinx
+
         try:
             docs = ModuleAnalyzer.for_module(modname).find_attr_docs()
-        except Exception:  # noqa: BLE001  (no source: no comments)
+        except Exception:
             docs = {}
-        _ATTR_DOCS[modname] = {name: "\n".join(lines).strip()
-                               for (scope, name), lines in docs.items() if scope == ""}
+        _ATTR_DOCS[modname] = {
+            name: "\n".join(lines).strip() for (scope, name), lines in docs.items() if scope == ""
+        }
     return _ATTR_DOCS[modname]
 
 
@@ -171,8 +176,11 @@ def collect(package: str = "tvmffi") -> tuple[list[str], dict[str, list[Entry]],
             if not doc.strip():
                 problems.append(f"{modname}.{name}: public {kind} without documentation ({hint})")
             qualname = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', name)}"
-            if (kind == "class" and qualname.startswith(package + ".")
-                    and qualname not in _REPORTED_MEMBERS):
+            if (
+                kind == "class"
+                and qualname.startswith(package + ".")
+                and qualname not in _REPORTED_MEMBERS
+            ):
                 _REPORTED_MEMBERS.add(qualname)  # a class listed by several modules: once
                 problems += undocumented_members(qualname, obj)
             entries[modname].append(Entry(modname, name, obj, kind))
@@ -201,9 +209,13 @@ def markdown(package: str = "tvmffi") -> tuple[str, list[str]]:
     """The reference page and the problems found."""
     modules, entries, problems = collect(package)
     where = canonical(entries, modules)
-    out = ["# Python API reference", "",
-           f"Generated from the docstrings of the `{package}` package by "
-           "`docs/gen_python_api.py`: every public name of every public module.", ""]
+    out = [
+        "# Python API reference",
+        "",
+        f"Generated from the docstrings of the `{package}` package by "
+        "`docs/gen_python_api.py`: every public name of every public module.",
+        "",
+    ]
     out += ["| Module | Summary |", "|---|---|"]
     for modname in modules:
         doc = (inspect.getdoc(sys.modules[modname]) or "").split("\n", 1)[0]
@@ -220,8 +232,9 @@ def markdown(package: str = "tvmffi") -> tuple[str, list[str]]:
             if target != f"{modname}.{e.name}":
                 same.append(f"* ``{e.name}``: :py:obj:`{target}`")
                 continue
-            directive = {"class": "autoclass", "function": "autofunction",
-                         "data": "autodata"}[e.kind]
+            directive = {"class": "autoclass", "function": "autofunction", "data": "autodata"}[
+                e.kind
+            ]
             out.append(f".. {directive}:: {modname}.{e.name}")
             if e.kind == "class":
                 out += ["   :members:", "   :undoc-members:", "   :show-inheritance:"]
@@ -244,8 +257,10 @@ def main(argv: list[str]) -> int:
             print(p)
         modules, entries, _ = collect()
         count = sum(len(es) for es in entries.values())
-        print(f"gen_python_api: {len(modules)} modules, {count} public names, "
-              f"{len(problems)} problem(s)")
+        print(
+            f"gen_python_api: {len(modules)} modules, {count} public names, "
+            f"{len(problems)} problem(s)"
+        )
     else:
         sys.stdout.write(text)
         for p in problems:

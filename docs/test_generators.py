@@ -20,8 +20,8 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import gen_c_api  # noqa: E402
-import gen_python_api  # noqa: E402
+import gen_c_api
+import gen_python_api
 
 checks = 0
 
@@ -80,11 +80,24 @@ def test_c_problems() -> None:
         path.write_text(header)
         hdr = gen_c_api.parse(path)
         names = [d.name for d in hdr.decls]
-        expect(names == ["Documented", "Undocumented", "EmptyDoc", "FAKE_MACRO", "FAKE_BARE",
-                         "Inline", "BareCallback"], f"declarations: {names}")
+        expect(
+            names
+            == [
+                "Documented",
+                "Undocumented",
+                "EmptyDoc",
+                "FAKE_MACRO",
+                "FAKE_BARE",
+                "Inline",
+                "BareCallback",
+            ],
+            f"declarations: {names}",
+        )
         bad = sorted(re.search(r": (\w+): ", p).group(1) for p in hdr.problems)
-        expect(bad == ["BareCallback", "EmptyDoc", "FAKE_BARE", "Undocumented"],
-               f"problems: {hdr.problems}")
+        expect(
+            bad == ["BareCallback", "EmptyDoc", "FAKE_BARE", "Undocumented"],
+            f"problems: {hdr.problems}",
+        )
         text, problems = gen_c_api.markdown([path])
         expect(len(problems) == 4, "markdown() reports the problems")
         expect("#### `Documented`" in text and "- `x`: A value." in text, "the page")
@@ -114,14 +127,14 @@ FAKE = {
         class Bare:
             pass
         ''',
-    "nodoc.py": '''
+    "nodoc.py": """
         def _private():
             pass
-        ''',
-    "_hidden.py": '''
+        """,
+    "_hidden.py": """
         def not_public():
             pass
-        ''',
+        """,
 }
 
 
@@ -137,16 +150,30 @@ def test_python_problems() -> None:
             text, _ = gen_python_api.markdown("fakepkg_docs")
         finally:
             sys.path.remove(tmp)
-    expect(modules == ["fakepkg_docs", "fakepkg_docs.bad", "fakepkg_docs.good",
-                       "fakepkg_docs.nodoc"], f"modules: {modules}")
+    expect(
+        modules == ["fakepkg_docs", "fakepkg_docs.bad", "fakepkg_docs.good", "fakepkg_docs.nodoc"],
+        f"modules: {modules}",
+    )
     bad = sorted(p.split(":")[0] for p in problems)
-    expect(bad == ["fakepkg_docs.bad.BARE", "fakepkg_docs.bad.Bare", "fakepkg_docs.bad.bare",
-                   "fakepkg_docs.nodoc", "fakepkg_docs.undefined_name"], f"problems: {problems}")
+    expect(
+        bad
+        == [
+            "fakepkg_docs.bad.BARE",
+            "fakepkg_docs.bad.Bare",
+            "fakepkg_docs.bad.bare",
+            "fakepkg_docs.nodoc",
+            "fakepkg_docs.undefined_name",
+        ],
+        f"problems: {problems}",
+    )
     # ALIAS is LIMIT re-exported: documented by LIMIT's comment.
     expect(".. autodata:: fakepkg_docs.good.LIMIT" in text, "constants are documented")
     # The package re-exports good.documented: documented once, in good.
-    expect(text.count(".. autofunction:: fakepkg_docs.good.documented") == 1 and
-           ".. autofunction:: fakepkg_docs.documented" not in text, "one place per object")
+    expect(
+        text.count(".. autofunction:: fakepkg_docs.good.documented") == 1
+        and ".. autofunction:: fakepkg_docs.documented" not in text,
+        "one place per object",
+    )
 
 
 def main() -> int:

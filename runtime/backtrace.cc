@@ -62,7 +62,8 @@ struct Config {
 
   Config() {
     if (const char* v = std::getenv("TVM_FFI_BACKTRACE")) enabled = std::strcmp(v, "0") != 0;
-    if (const char* v = std::getenv("TVM_FFI_BACKTRACE_DEMANGLE")) demangle = std::strcmp(v, "0") != 0;
+    if (const char* v = std::getenv("TVM_FFI_BACKTRACE_DEMANGLE"))
+      demangle = std::strcmp(v, "0") != 0;
     if (const char* v = std::getenv("TVM_TRACEBACK_LIMIT")) {
       long n = std::strtol(v, nullptr, 10);
       limit = n < 0 ? 0 : (n > kMaxFrames ? kMaxFrames : static_cast<int>(n));
@@ -160,8 +161,8 @@ const char* SymTabName(const char* path, uintptr_t base, uintptr_t pc) {
   if (it == tabs->end()) it = tabs->emplace(path, ReadSymTab(path)).first;
   const SymTab& tab = *it->second;
   uintptr_t addr = tab.shared_object ? pc - base : pc;
-  auto pos = std::upper_bound(tab.ranges.begin(), tab.ranges.end(),
-                              std::make_pair(addr, ~uintptr_t{0}));
+  auto pos =
+      std::upper_bound(tab.ranges.begin(), tab.ranges.end(), std::make_pair(addr, ~uintptr_t{0}));
   if (pos == tab.ranges.begin() || addr >= (pos - 1)->second) return nullptr;
   return tab.names[static_cast<size_t>(pos - 1 - tab.ranges.begin())].c_str();
 }
@@ -286,11 +287,19 @@ bool ReadSleb(const uint8_t** p, const uint8_t* end, int64_t* out) {
 // Size of a fixed-size encoded value; 0 for LEB128 or unknown formats.
 size_t EncodedSize(uint8_t enc) {
   switch (enc & 0x0f) {
-    case 0x00: return sizeof(uintptr_t);  // absptr
-    case 0x02: case 0x0a: return 2;
-    case 0x03: case 0x0b: return 4;
-    case 0x04: case 0x0c: return 8;
-    default: return 0;
+    case 0x00:
+      return sizeof(uintptr_t);  // absptr
+    case 0x02:
+    case 0x0a:
+      return 2;
+    case 0x03:
+    case 0x0b:
+      return 4;
+    case 0x04:
+    case 0x0c:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -338,9 +347,13 @@ bool ReadEncoded(const uint8_t** p, const uint8_t* end, uint8_t enc, uintptr_t* 
   }
   uintptr_t v = static_cast<uintptr_t>(raw);
   switch (enc & 0x70) {
-    case 0x00: break;
-    case kEhPcrel: if (v != 0) v += reinterpret_cast<uintptr_t>(start); break;
-    default: return false;  // text/data/func-relative: not used by GCC or Clang on ELF
+    case 0x00:
+      break;
+    case kEhPcrel:
+      if (v != 0) v += reinterpret_cast<uintptr_t>(start);
+      break;
+    default:
+      return false;  // text/data/func-relative: not used by GCC or Clang on ELF
   }
   if (v != 0 && (enc & kEhIndirect) != 0) {
     std::memcpy(&v, reinterpret_cast<const void*>(v), sizeof(v));
@@ -481,7 +494,7 @@ thread_local BacktraceBuffer tls_backtrace;
 // Unwind and append the frames' text, through the process-wide cache.
 // Inlined into TVMFFIBacktrace: every frame of ours is one more to unwind.
 __attribute__((always_inline)) inline void CaptureAndFormat(std::string* out, int limit,
-                                                             bool cross) {
+                                                            bool cross) {
   const Config& cfg = GetConfig();
   FrameCache* cache = FrameCache::Global();
   CaptureState st;

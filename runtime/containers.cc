@@ -23,14 +23,15 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/function.h>
 
-
 #include "builtin_def.h"
 
 namespace tvm {
 namespace ffi {
 namespace {
 
-Any CopyCellToAny(const TVMFFIAny* cell) { return Any(AnyView::CopyFromTVMFFIAny(*cell)); }
+Any CopyCellToAny(const TVMFFIAny* cell) {
+  return Any(AnyView::CopyFromTVMFFIAny(*cell));
+}
 
 const TVMFFIAny* CellOf(const AnyView& view) {
   return details::AnyUnsafe::TVMFFIAnyPtrFromAnyView(view);

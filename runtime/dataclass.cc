@@ -78,7 +78,9 @@ namespace tvm {
 namespace ffi {
 namespace {
 
-std::string ToStd(const String& s) { return std::string(s.data(), s.size()); }
+std::string ToStd(const String& s) {
+  return std::string(s.data(), s.size());
+}
 
 std::string_view TypeKeyOf(int32_t type_index) {
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
@@ -492,9 +494,15 @@ const reflection::TypeAttrColumn& HookColumn(int which) {
   static const reflection::TypeAttrColumn hash(reflection::type_attr::kHash);
   return which == 0 ? eq : which == 1 ? compare : hash;
 }
-AnyView EqHook(int32_t ti) { return HookColumn(0)[ti]; }
-AnyView CompareHook(int32_t ti) { return HookColumn(1)[ti]; }
-AnyView HashHook(int32_t ti) { return HookColumn(2)[ti]; }
+AnyView EqHook(int32_t ti) {
+  return HookColumn(0)[ti];
+}
+AnyView CompareHook(int32_t ti) {
+  return HookColumn(1)[ti];
+}
+AnyView HashHook(int32_t ti) {
+  return HookColumn(2)[ti];
+}
 
 template <typename T>
 int Sign(const T& a, const T& b) {
@@ -507,8 +515,8 @@ std::string KeyOfCell(const TVMFFIAny* cell, int32_t string_class) {
 
 struct ObjectPairHash {
   size_t operator()(const std::pair<const Object*, const Object*>& p) const noexcept {
-    return static_cast<size_t>(details::StableHashCombine(
-        reinterpret_cast<uintptr_t>(p.first), reinterpret_cast<uintptr_t>(p.second)));
+    return static_cast<size_t>(details::StableHashCombine(reinterpret_cast<uintptr_t>(p.first),
+                                                          reinterpret_cast<uintptr_t>(p.second)));
   }
 };
 
@@ -941,8 +949,8 @@ class RecursiveHasher {
         const Object* obj;
         ~Release() { self->active_.erase(obj); }
       } release{this, obj};
-      Function parts = Function::FromTyped(
-          [this](AnyView v) { return static_cast<int64_t>(Hash(Any(v))); });
+      Function parts =
+          Function::FromTyped([this](AnyView v) { return static_cast<int64_t>(Hash(Any(v))); });
       int64_t h = hook.cast<Function>()(value, parts).cast<int64_t>();
       *out = memo_[obj] = static_cast<uint64_t>(h);
       return true;

@@ -157,36 +157,57 @@ struct DynamicInfo {
 
 const char* TagName(int64_t tag) {
   switch (tag) {
-    case DT_HASH: return "DT_HASH";
-    case DT_GNU_HASH: return "DT_GNU_HASH";
-    case DT_STRTAB: return "DT_STRTAB";
-    case DT_SYMTAB: return "DT_SYMTAB";
-    case DT_RELA: return "DT_RELA";
-    case DT_REL: return "DT_REL";
-    case DT_JMPREL: return "DT_JMPREL";
-    case DT_INIT_ARRAY: return "DT_INIT_ARRAY";
-    case DT_FINI_ARRAY: return "DT_FINI_ARRAY";
-    case DT_PREINIT_ARRAY: return "DT_PREINIT_ARRAY";
-    case DT_VERSYM: return "DT_VERSYM";
-    case DT_VERNEED: return "DT_VERNEED";
-    case DT_VERDEF: return "DT_VERDEF";
-    case DT_INIT: return "DT_INIT";
-    case DT_FINI: return "DT_FINI";
-    case DT_PLTGOT: return "DT_PLTGOT";
-    default: return "a dynamic entry";
+    case DT_HASH:
+      return "DT_HASH";
+    case DT_GNU_HASH:
+      return "DT_GNU_HASH";
+    case DT_STRTAB:
+      return "DT_STRTAB";
+    case DT_SYMTAB:
+      return "DT_SYMTAB";
+    case DT_RELA:
+      return "DT_RELA";
+    case DT_REL:
+      return "DT_REL";
+    case DT_JMPREL:
+      return "DT_JMPREL";
+    case DT_INIT_ARRAY:
+      return "DT_INIT_ARRAY";
+    case DT_FINI_ARRAY:
+      return "DT_FINI_ARRAY";
+    case DT_PREINIT_ARRAY:
+      return "DT_PREINIT_ARRAY";
+    case DT_VERSYM:
+      return "DT_VERSYM";
+    case DT_VERNEED:
+      return "DT_VERNEED";
+    case DT_VERDEF:
+      return "DT_VERDEF";
+    case DT_INIT:
+      return "DT_INIT";
+    case DT_FINI:
+      return "DT_FINI";
+    case DT_PLTGOT:
+      return "DT_PLTGOT";
+    default:
+      return "a dynamic entry";
   }
 }
 
 // Tables the loader reads from the mapped file: address tag, size tag (0: unknown size).
 constexpr int64_t kTables[][2] = {
-    {DT_HASH, 0},          {DT_GNU_HASH, 0},
-    {DT_STRTAB, DT_STRSZ}, {DT_SYMTAB, 0},
-    {DT_RELA, DT_RELASZ},  {DT_REL, DT_RELSZ},
+    {DT_HASH, 0},
+    {DT_GNU_HASH, 0},
+    {DT_STRTAB, DT_STRSZ},
+    {DT_SYMTAB, 0},
+    {DT_RELA, DT_RELASZ},
+    {DT_REL, DT_RELSZ},
     {DT_JMPREL, DT_PLTRELSZ},
     {DT_INIT_ARRAY, DT_INIT_ARRAYSZ},
     {DT_FINI_ARRAY, DT_FINI_ARRAYSZ},
     {DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ},
-    {DT_VERSYM, 0},        {DT_VERNEED, 0},
+    {DT_VERSYM, 0},
+    {DT_VERNEED, 0},
     {DT_VERDEF, 0},
 };
 // Code or data addresses that need only be mapped.
@@ -374,8 +395,7 @@ std::vector<std::string> CheckLibraryFile(const std::string& path, const char* a
   }
   uint16_t machine = 0;  // at the same offset in 32- and 64-bit headers
   f.Read(offsetof(Ehdr, e_machine), &machine, sizeof(machine));
-  if (ident[EI_CLASS] != kHostClass || ident[EI_DATA] != kHostData ||
-      machine != HostMachine()) {
+  if (ident[EI_CLASS] != kHostClass || ident[EI_DATA] != kHostData || machine != HostMachine()) {
     Throw("RuntimeError", api, ": \"", path, "\" was built for ",
           ident[EI_DATA] != kHostData ? std::string("another byte order") : MachineName(machine),
           ident[EI_CLASS] == ELFCLASS32 ? " (32-bit)" : "", " and cannot be loaded on ",

@@ -95,7 +95,11 @@ inline std::string GuessForeignFormat(const unsigned char* p, size_t n) {
   }
   if (n >= 8 && std::memcmp(p, "!<arch>\n", 8) == 0) return "a static archive (.a)";
   if (n >= 2 && p[0] == '#' && p[1] == '!') return "a script";
-  if (n >= 4 && std::memcmp(p, "\x7f" "ELF", 4) == 0) return "an ELF file";
+  if (n >= 4 && std::memcmp(p,
+                            "\x7f"
+                            "ELF",
+                            4) == 0)
+    return "an ELF file";
   bool text = n > 0;
   for (size_t i = 0; i < n && i < 64; ++i) {
     unsigned char c = p[i];

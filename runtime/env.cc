@@ -91,7 +91,9 @@ TVMFFI_RT_NOINLINE TVMFFIStreamHandle GetStreamMiss(int32_t device_type, int32_t
 // Allocator
 // ---------------------------------------------------------------------------
 
-DLPackManagedTensorAllocator CurrentAllocator() { return EnvCurrentAllocator(); }
+DLPackManagedTensorAllocator CurrentAllocator() {
+  return EnvCurrentAllocator();
+}
 
 // ---------------------------------------------------------------------------
 // Name -> pointer tables
@@ -114,8 +116,8 @@ struct SymbolTables {
 }  // namespace
 
 // The allocator state (internal.h: TVMFFIEnvTensorAlloc, in tensor.cc, reads it inline).
-__attribute__((tls_model("initial-exec"))) __thread DLPackManagedTensorAllocator
-    tls_env_allocator = nullptr;
+__attribute__((tls_model("initial-exec"))) __thread DLPackManagedTensorAllocator tls_env_allocator =
+    nullptr;
 std::atomic<DLPackManagedTensorAllocator> g_env_allocator{nullptr};
 
 void EnvAllocSetError(void* error_ctx, const char* kind, const char* message) {
@@ -123,7 +125,7 @@ void EnvAllocSetError(void* error_ctx, const char* kind, const char* message) {
   if (ctx == nullptr) return;
   try {
     auto* error = new std::pair<std::string, std::string>(kind != nullptr ? kind : "RuntimeError",
-                                                         message != nullptr ? message : "");
+                                                          message != nullptr ? message : "");
     delete ctx->error;  // a second report replaces the first
     ctx->error = error;
   } catch (...) {
@@ -135,7 +137,8 @@ void EnvAllocCheck(int rc, const DLManagedTensorVersioned* managed, EnvAllocErro
   std::unique_ptr<std::pair<std::string, std::string>> error(err->error);
   err->error = nullptr;
   if (rc == 0 && managed != nullptr) return;  // success; a stray report is dropped
-  if (rc == 0) Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator returned 0 but no tensor");
+  if (rc == 0)
+    Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator returned 0 but no tensor");
   if (error != nullptr) Throw(error->first.c_str(), error->second);
   Throw("RuntimeError", "TVMFFIEnvTensorAlloc: the allocator failed (code ", rc,
         ") without reporting an error");
@@ -175,8 +178,7 @@ void* EnvLookupCAPI(std::string_view name) {
 
 // Default until the module code provides the real lookup (runtime/module.cc).
 __attribute__((weak)) int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx,
-                                                   const char* func_name,
-                                                   TVMFFIObjectHandle* out) {
+                                                   const char* func_name, TVMFFIObjectHandle* out) {
   (void)library_ctx;
   (void)out;
   SetRaised("AttributeError",
@@ -195,7 +197,8 @@ int TVMFFIEnvSetStream(int32_t device_type, int32_t device_id, TVMFFIStreamHandl
                        TVMFFIStreamHandle* opt_out_original_stream) {
   TVM_FFI_SAFE_CALL_BEGIN();
   if (TVMFFI_RT_UNLIKELY(static_cast<uint32_t>(device_type) >= kMaxStreamDeviceType)) {
-    if (device_type < 0) Throw("ValueError", "TVMFFIEnvSetStream: negative device_type ", device_type);
+    if (device_type < 0)
+      Throw("ValueError", "TVMFFIEnvSetStream: negative device_type ", device_type);
     Throw("ValueError", "TVMFFIEnvSetStream: device_type ", device_type,
           " is out of range (a DLDeviceType, with TVM's RPC session bits at most, is below ",
           kMaxStreamDeviceType, ")");

@@ -30,7 +30,9 @@ ErrorStrings* StringsOf(void* self) {
   return reinterpret_cast<ErrorStrings*>(static_cast<char*>(self) + sizeof(ErrorObject));
 }
 
-TVMFFIByteArray ArrayOf(const std::string& s) { return TVMFFIByteArray{s.c_str(), s.size()}; }
+TVMFFIByteArray ArrayOf(const std::string& s) {
+  return TVMFFIByteArray{s.c_str(), s.size()};
+}
 
 void ErrorDeleter(void* self, int flags) {
   auto* obj = static_cast<ErrorObject*>(self);
@@ -158,14 +160,14 @@ std::string_view ViewOrEmpty(const TVMFFIByteArray* b) {
 
 }  // namespace
 
-TVMFFIObject* MakeError(std::string_view kind, std::string_view message,
-                        std::string_view backtrace, TVMFFIObject* cause, TVMFFIObject* extra) {
+TVMFFIObject* MakeError(std::string_view kind, std::string_view message, std::string_view backtrace,
+                        TVMFFIObject* cause, TVMFFIObject* extra) {
   TVMFFIObject* obj =
       AllocObject(sizeof(ErrorObject) + sizeof(ErrorStrings), kTVMFFIError, ErrorDeleter);
   ErrorStrings* s;
   try {
-    s = new (StringsOf(obj)) ErrorStrings{std::string(kind), std::string(message),
-                                          std::string(backtrace)};
+    s = new (StringsOf(obj))
+        ErrorStrings{std::string(kind), std::string(message), std::string(backtrace)};
   } catch (...) {
     FreeObjectMemory(obj);
     throw;
@@ -271,16 +273,12 @@ void TVMFFIErrorSetRaisedFromCStrParts(const char* kind, const char** message_pa
 
 int TVMFFIErrorCreate(const TVMFFIByteArray* kind, const TVMFFIByteArray* message,
                       const TVMFFIByteArray* backtrace, TVMFFIObjectHandle* out) {
-  return TVMFFIErrorCreateWithCauseAndExtraContext(kind, message, backtrace, nullptr, nullptr,
-                                                    out);
+  return TVMFFIErrorCreateWithCauseAndExtraContext(kind, message, backtrace, nullptr, nullptr, out);
 }
 
-int TVMFFIErrorCreateWithCauseAndExtraContext(const TVMFFIByteArray* kind,
-                                              const TVMFFIByteArray* message,
-                                              const TVMFFIByteArray* backtrace,
-                                              TVMFFIObjectHandle cause_chain,
-                                              TVMFFIObjectHandle extra_context,
-                                              TVMFFIObjectHandle* out) {
+int TVMFFIErrorCreateWithCauseAndExtraContext(
+    const TVMFFIByteArray* kind, const TVMFFIByteArray* message, const TVMFFIByteArray* backtrace,
+    TVMFFIObjectHandle cause_chain, TVMFFIObjectHandle extra_context, TVMFFIObjectHandle* out) {
   // Used while handling another error: report failure by return value only.
   if (out == nullptr || !ValidArray(kind) || !ValidArray(message)) return -1;
   if (backtrace != nullptr && !ValidArray(backtrace)) return -1;

@@ -82,7 +82,9 @@ __attribute__((constructor(101))) void ArmAtLoad() {
 
 }  // namespace
 
-bool FaultInjectionFails() noexcept { return tl_fault.Fails("tvmffi fault injection"); }
+bool FaultInjectionFails() noexcept {
+  return tl_fault.Fails("tvmffi fault injection");
+}
 
 }  // namespace rt
 }  // namespace tvmffi
@@ -119,7 +121,8 @@ void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t& t)
   return FaultInjectionFails() ? nullptr : Real().array_aligned_nothrow(n, a, t);
 }
 
-extern "C" __attribute__((visibility("default"))) int64_t TVMFFIFaultInjectionSet(int64_t nth, int32_t sticky) {
+extern "C" __attribute__((visibility("default"))) int64_t TVMFFIFaultInjectionSet(int64_t nth,
+                                                                                  int32_t sticky) {
   tvmffi::rt::FaultState& s = tvmffi::rt::tl_fault;
   int64_t injected = s.injected;
   s = tvmffi::rt::FaultState{nth > 0 ? nth : 0, 0, sticky != 0, false};

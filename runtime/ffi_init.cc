@@ -44,7 +44,9 @@ ObjectRef KwargsMarker() {
   return *marker;
 }
 
-std::string_view Name(const TVMFFIByteArray& b) { return std::string_view(b.data, b.size); }
+std::string_view Name(const TVMFFIByteArray& b) {
+  return std::string_view(b.data, b.size);
+}
 
 struct InitPlan {
   struct Field {
@@ -71,7 +73,8 @@ struct InitPlan {
 
 std::shared_ptr<InitPlan> MakePlan(int32_t type_index) {
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
-  if (info == nullptr) TVM_FFI_THROW(ValueError) << "ffi._RegisterFFIInit: unknown type index " << type_index;
+  if (info == nullptr)
+    TVM_FFI_THROW(ValueError) << "ffi._RegisterFFIInit: unknown type index " << type_index;
   auto plan = std::make_shared<InitPlan>();
   plan->type_key = std::string(Name(info->type_key));
   plan->type_info = info;
@@ -101,7 +104,8 @@ void SetField(const InitPlan& plan, Object* obj, size_t index, const TVMFFIAny* 
       if (c == '\n') indented.append("  ");
     }
     TVM_FFI_THROW(TypeError) << plan.type_key << ".__ffi_init__() field '" << Name(f->name)
-                             << "':\n" << indented;
+                             << "':\n"
+                             << indented;
   }
 }
 
@@ -135,8 +139,8 @@ Any Construct(const InitPlan& plan, const AnyView* args, int32_t num_args) {
   }
   if (kw_at < num_args) {
     if ((num_args - kw_at - 1) % 2 != 0) {
-      TVM_FFI_THROW(TypeError) << plan.type_key
-                               << ".__ffi_init__() keyword arguments must come as name, value pairs";
+      TVM_FFI_THROW(TypeError)
+          << plan.type_key << ".__ffi_init__() keyword arguments must come as name, value pairs";
     }
     for (int32_t i = kw_at + 1; i < num_args; i += 2) {
       std::optional<String> name = args[i].try_cast<String>();
@@ -147,8 +151,8 @@ Any Construct(const InitPlan& plan, const AnyView* args, int32_t num_args) {
       size_t index = 0;
       if (plan.Find(std::string_view(name->data(), name->size()), &index) == nullptr) {
         TVM_FFI_THROW(TypeError) << plan.type_key
-                                 << ".__ffi_init__() got an unexpected keyword argument '"
-                                 << *name << "'";
+                                 << ".__ffi_init__() got an unexpected keyword argument '" << *name
+                                 << "'";
       }
       if (set[index]) {
         TVM_FFI_THROW(TypeError) << plan.type_key
@@ -181,9 +185,8 @@ Any Construct(const InitPlan& plan, const AnyView* args, int32_t num_args) {
 
 void RegisterFFIInit(int32_t type_index) {
   std::shared_ptr<InitPlan> plan = MakePlan(type_index);
-  Function init = Function::FromPacked([plan](PackedArgs args, Any* rv) {
-    *rv = Construct(*plan, args.data(), args.size());
-  });
+  Function init = Function::FromPacked(
+      [plan](PackedArgs args, Any* rv) { *rv = Construct(*plan, args.data(), args.size()); });
   reflection::details::RegisterTypeAttr(type_index, reflection::type_attr::kInit, init);
 }
 

@@ -155,7 +155,6 @@ class GlobalRegistry {
   std::unordered_map<std::string_view, std::unique_ptr<GlobalEntry>> table_;
 };
 
-
 void CheckIsFunction(const TVMFFIObject* f, const char* func, const char* arg) {
   if (f->type_index != kTVMFFIFunction) {
     Throw("TypeError", func, ": argument `", arg, "` must be an ffi.Function, got `",
@@ -174,7 +173,8 @@ int BuiltinStringLike(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny*
   try {
     if (num_args != 1) Throw("TypeError", name, " expects 1 argument, got ", num_args);
     std::string_view bytes;
-    if (!AnyGetBytes(&args[0], &bytes, kIsString ? "ffi.String: argument 0" : "ffi.Bytes: argument 0")) {
+    if (!AnyGetBytes(&args[0], &bytes,
+                     kIsString ? "ffi.String: argument 0" : "ffi.Bytes: argument 0")) {
       Throw("TypeError", name, ": cannot convert `", TypeIndexToKey(args[0].type_index),
             "` to a string");
     }
@@ -272,14 +272,14 @@ int ListNamesStep(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
 int BuiltinListGlobalNamesFunctor(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* result) {
   try {
     if (num_args != 0) {
-      Throw("TypeError", "ffi.FunctionListGlobalNamesFunctor expects no arguments, got ",
-            num_args);
+      Throw("TypeError", "ffi.FunctionListGlobalNamesFunctor expects no arguments, got ", num_args);
     }
-    auto names = std::make_unique<std::vector<std::string>>(GlobalRegistry::Global()->SortedNames());
+    auto names =
+        std::make_unique<std::vector<std::string>>(GlobalRegistry::Global()->SortedNames());
     TVMFFIObject* f = MakeFunction(names.get(), ListNamesStep, [](void* self) {
       delete static_cast<std::vector<std::string>*>(self);
     });
-    names.release();
+    static_cast<void>(names.release());  // f owns the names now
     result->type_index = kTVMFFIFunction;
     result->zero_padding = 0;
     result->v_obj = f;
@@ -328,9 +328,12 @@ int BuiltinRecordLoadFailure(void*, const TVMFFIAny* args, int32_t num_args, TVM
 // int (an address from a language without pointers) or None (NULL).
 void* AddressArg(const TVMFFIAny* args, int32_t i, const char* what) {
   switch (args[i].type_index) {
-    case kTVMFFIOpaquePtr: return args[i].v_ptr;
-    case kTVMFFINone: return nullptr;
-    case kTVMFFIInt: return reinterpret_cast<void*>(static_cast<intptr_t>(args[i].v_int64));
+    case kTVMFFIOpaquePtr:
+      return args[i].v_ptr;
+    case kTVMFFINone:
+      return nullptr;
+    case kTVMFFIInt:
+      return reinterpret_cast<void*>(static_cast<intptr_t>(args[i].v_int64));
     default:
       Throw("TypeError", "ffi.FunctionFromExternC: argument ", i, " (", what,
             ") must be a pointer (void*), an int address or None, got `",
@@ -342,12 +345,13 @@ void* AddressArg(const TVMFFIAny* args, int32_t i, const char* what) {
 // function `safe_call` (TVMFFISafeCallType) as an ffi.Function called with
 // `self`; `deleter(self)` (may be NULL) runs when the function dies. What
 // TVMFFIFunctionCreate does, for callers that only reach globals.
-int BuiltinFunctionFromExternC(void*, const TVMFFIAny* args, int32_t num_args,
-                               TVMFFIAny* result) {
+int BuiltinFunctionFromExternC(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   try {
     if (num_args != 3) {
-      Throw("TypeError", "ffi.FunctionFromExternC expects 3 arguments (self, safe_call, "
-            "deleter), got ", num_args);
+      Throw("TypeError",
+            "ffi.FunctionFromExternC expects 3 arguments (self, safe_call, "
+            "deleter), got ",
+            num_args);
     }
     void* self = AddressArg(args, 0, "self");
     void* call = AddressArg(args, 1, "safe_call");
@@ -385,7 +389,9 @@ std::recursive_mutex& InitOnceMutex() {
 
 }  // namespace
 
-TVMFFIObject* GlobalFunctionGet(std::string_view name) { return GlobalRegistry::Global()->Get(name); }
+TVMFFIObject* GlobalFunctionGet(std::string_view name) {
+  return GlobalRegistry::Global()->Get(name);
+}
 
 void RecordLoadFailure(std::string_view what) noexcept {
   // Printed first, so that even an allocation failure below leaves a trace.
@@ -414,7 +420,9 @@ void RecordBuiltinFailure(const char* verb, std::string_view name, std::string_v
   RecordLoadFailure(text);
 }
 
-std::string_view View(const TVMFFIByteArray& b) { return std::string_view(b.data, b.size); }
+std::string_view View(const TVMFFIByteArray& b) {
+  return std::string_view(b.data, b.size);
+}
 
 }  // namespace
 
@@ -550,8 +558,7 @@ static void CheckGlobalName(const TVMFFIByteArray* name, const char* api) {
   }
 }
 
-int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f,
-                            int allow_override) {
+int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f, int allow_override) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckByteArray(name, "TVMFFIFunctionSetGlobal", "name");
   CheckGlobalName(name, "TVMFFIFunctionSetGlobal");
@@ -561,8 +568,7 @@ int TVMFFIFunctionSetGlobal(const TVMFFIByteArray* name, TVMFFIObjectHandle f,
   TVM_FFI_SAFE_CALL_END();
 }
 
-int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info,
-                                          int allow_override) {
+int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info, int allow_override) {
   TVM_FFI_SAFE_CALL_BEGIN();
   const char* api = "TVMFFIFunctionSetGlobalFromMethodInfo";
   CheckNotNull(method_info, api, "method_info");
@@ -571,7 +577,8 @@ int TVMFFIFunctionSetGlobalFromMethodInfo(const TVMFFIMethodInfo* method_info,
   const TVMFFIAny& m = method_info->method;
   if (!AnyHoldsObject(m, kTVMFFIFunction)) {
     Throw("TypeError", api, ": `method_info->method` must be an ffi.Function, got `",
-          DescribeAnyType(m), m.v_obj == nullptr && m.type_index == kTVMFFIFunction ? "` (NULL)" : "`");
+          DescribeAnyType(m),
+          m.v_obj == nullptr && m.type_index == kTVMFFIFunction ? "` (NULL)" : "`");
   }
   auto str = [](const TVMFFIByteArray& b) {
     return b.data != nullptr ? std::string(b.data, b.size) : std::string();
@@ -597,8 +604,7 @@ int TVMFFIFunctionRemoveGlobal(const TVMFFIByteArray* name) {
   TVM_FFI_SAFE_CALL_END();
 }
 
-int TVMFFIFunctionListGlobalNames(int (*visit)(void* ctx, const TVMFFIByteArray* name),
-                                  void* ctx) {
+int TVMFFIFunctionListGlobalNames(int (*visit)(void* ctx, const TVMFFIByteArray* name), void* ctx) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(reinterpret_cast<void*>(visit), "TVMFFIFunctionListGlobalNames", "visit");
   for (const std::string& n : GlobalRegistry::Global()->SortedNames()) {

@@ -15,8 +15,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -46,7 +46,9 @@ void SetRaised(const char* kind, std::string_view message) noexcept;
 /*! \brief Errors this thread has raised so far (error.cc; initial-exec: one load). */
 extern __attribute__((tls_model("initial-exec"))) __thread uint64_t tls_raise_count;
 /*! \brief How many errors this thread has raised so far (SetRaised and friends count). */
-inline uint64_t RaiseCount() noexcept { return tls_raise_count; }
+inline uint64_t RaiseCount() noexcept {
+  return tls_raise_count;
+}
 /*!
  * \brief After a callback (a C function, a hook) returned `rc`: when it failed
  *        (rc other than 0 and -2) without raising an error since
@@ -77,7 +79,9 @@ template <typename... Args>
 }
 
 /*! \brief Throw the error a failed C call (return code rc) left in the raised slot. */
-[[noreturn]] inline void ThrowRaised(int rc) { ::tvm::ffi::details::ThrowRaisedError(rc); }
+[[noreturn]] inline void ThrowRaised(int rc) {
+  ::tvm::ffi::details::ThrowRaisedError(rc);
+}
 
 /*! \brief Park the in-flight exception (inside a catch block); returns -1 or -2. */
 inline int HandleCurrentException() noexcept {
@@ -94,13 +98,16 @@ inline void CheckNotNull(const T* p, const char* func, const char* arg) {
 
 /*! \brief ValueError: byte array `arg` of func has NULL data with a nonzero size. */
 [[noreturn]] TVMFFI_RT_COLD void ThrowNullBytes(const char* func, const char* arg, size_t size);
-/*! \brief ValueError naming func and arg unless b is non-NULL with data (NULL data only with size 0). */
+/*! \brief ValueError naming func and arg unless b is non-NULL with data (NULL data only with size
+ * 0). */
 inline void CheckByteArray(const TVMFFIByteArray* b, const char* func, const char* arg) {
   CheckNotNull(b, func, arg);
   if (TVMFFI_RT_UNLIKELY(b->data == nullptr && b->size != 0)) ThrowNullBytes(func, arg, b->size);
 }
 /*! \return The bytes of a checked byte array. */
-inline std::string_view ViewOf(const TVMFFIByteArray* b) { return std::string_view(b->data, b->size); }
+inline std::string_view ViewOf(const TVMFFIByteArray* b) {
+  return std::string_view(b->data, b->size);
+}
 
 /*! \brief ValueError for a call with a NULL result, NULL args with a count, or a negative count. */
 [[noreturn]] TVMFFI_RT_COLD void ThrowBadCallArgs(const char* func, const TVMFFIAny* args,
@@ -120,8 +127,7 @@ inline bool BadCallArgs(const TVMFFIAny* args, int32_t num_args, const TVMFFIAny
 #ifdef TVMFFI_FAULT_INJECTION
 /*! \brief True when this allocation is to fail (TVMFFIFaultInjectionSet). */
 bool FaultInjectionFails() noexcept;
-#define TVMFFI_RT_MALLOC(size) \
-  (::tvmffi::rt::FaultInjectionFails() ? nullptr : std::malloc(size))
+#define TVMFFI_RT_MALLOC(size) (::tvmffi::rt::FaultInjectionFails() ? nullptr : std::malloc(size))
 #define TVMFFI_RT_POSIX_MEMALIGN(out, alignment, size) \
   (::tvmffi::rt::FaultInjectionFails() ? ENOMEM : posix_memalign(out, alignment, size))
 #else
@@ -141,7 +147,9 @@ TVMFFIObject* InitObjectHeader(void* mem, int32_t type_index, void (*deleter)(vo
 void FreeObjectMemory(void* self);
 
 // The ABI's reference counting is object.h's (one protocol for every binary).
-inline void IncRef(TVMFFIObject* obj) { ::tvm::ffi::details::HeaderIncRef(obj); }
+inline void IncRef(TVMFFIObject* obj) {
+  ::tvm::ffi::details::HeaderIncRef(obj);
+}
 /*! \brief The DecRef protocol of the ABI (NULL is ignored). */
 inline void DecRef(TVMFFIObject* obj) {
   if (obj != nullptr) ::tvm::ffi::details::HeaderDecRef(obj);
@@ -163,7 +171,8 @@ inline bool AnyHoldsObject(const TVMFFIAny& v, int32_t type_index) {
 
 /*!
  * \brief The type of a value for messages: its tag's key, and for an object
- *        whose real type differs from the tag, both ("`ffi.Function` tag on an `ffi.String` object").
+ *        whose real type differs from the tag, both ("`ffi.Function` tag on an `ffi.String`
+ * object").
  */
 std::string DescribeAnyType(const TVMFFIAny& v);
 
@@ -199,8 +208,8 @@ bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out, const char* what);
 // ---------------------------------------------------------------------------
 
 /*! \brief Create an Error object; throws std::bad_alloc only. */
-TVMFFIObject* MakeError(std::string_view kind, std::string_view message,
-                        std::string_view backtrace, TVMFFIObject* cause, TVMFFIObject* extra);
+TVMFFIObject* MakeError(std::string_view kind, std::string_view message, std::string_view backtrace,
+                        TVMFFIObject* cause, TVMFFIObject* extra);
 
 // ---------------------------------------------------------------------------
 // Functions (function.cc)
@@ -213,16 +222,19 @@ TVMFFIObject* GlobalFunctionGet(std::string_view name);
 // Tensors (tensor.cc)
 // ---------------------------------------------------------------------------
 
-/*! \brief True for the device types DLPack defines (kDLCPU .. kDLTrn, the retired 5 and 6 included). */
-inline bool IsValidDeviceType(int32_t device_type) { return device_type >= 1 && device_type <= 18; }
+/*! \brief True for the device types DLPack defines (kDLCPU .. kDLTrn, the retired 5 and 6
+ * included). */
+inline bool IsValidDeviceType(int32_t device_type) {
+  return device_type >= 1 && device_type <= 18;
+}
 
 // ---------------------------------------------------------------------------
 // The DLPack tensor allocator (state in env.cc; TVMFFIEnvTensorAlloc in tensor.cc)
 // ---------------------------------------------------------------------------
 
 // This thread's allocator (initial-exec: one load) and the process's.
-extern __attribute__((tls_model("initial-exec"))) __thread DLPackManagedTensorAllocator
-    tls_env_allocator;
+extern __attribute__((
+    tls_model("initial-exec"))) __thread DLPackManagedTensorAllocator tls_env_allocator;
 extern std::atomic<DLPackManagedTensorAllocator> g_env_allocator;
 
 /*! \brief The allocator in effect for this thread: its own, else the process's, else NULL. */

@@ -373,7 +373,9 @@ class AnySink {
   }
 
   size_t BeginObject() { return pairs_.size(); }
-  void Pair(size_t*, Any&& key, Any&& value) { pairs_.emplace_back(std::move(key), std::move(value)); }
+  void Pair(size_t*, Any&& key, Any&& value) {
+    pairs_.emplace_back(std::move(key), std::move(value));
+  }
   Any EndObject(size_t base) {
     if (pairs_.size() == base) return Map<Any, Any>();
     Any out = Map<Any, Any>(pairs_.begin() + static_cast<std::ptrdiff_t>(base), pairs_.end());
@@ -568,10 +570,10 @@ class Writer {
     if (cell->type_index == TypeIndex::kTVMFFIList || cell->type_index == TypeIndex::kTVMFFIDict) {
       for (const TVMFFIObject* open : open_) {
         if (open == cell->v_obj) {
-          TVM_FFI_THROW(ValueError) << "json::Stringify: cycle detected: a "
-                                    << (cell->type_index == TypeIndex::kTVMFFIList ? "List"
-                                                                                   : "Dict")
-                                    << " contains itself";
+          TVM_FFI_THROW(ValueError)
+              << "json::Stringify: cycle detected: a "
+              << (cell->type_index == TypeIndex::kTVMFFIList ? "List" : "Dict")
+              << " contains itself";
         }
       }
     }

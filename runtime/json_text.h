@@ -44,7 +44,7 @@ struct JSONTape {
     union {
       int64_t i;
       double d;
-      const char* s;  // kStr: the bytes; kLongStr: a std::string_view in long_strings
+      const char* s;     // kStr: the bytes; kLongStr: a std::string_view in long_strings
       uint64_t end = 0;  // kArray, kObject: the index past the last descendant
     };
   };

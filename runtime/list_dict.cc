@@ -37,7 +37,9 @@ const TVMFFIAny* CellOf(const AnyView& view) {
   return details::AnyUnsafe::TVMFFIAnyPtrFromAnyView(view);
 }
 
-Any CopyCellToAny(const TVMFFIAny* cell) { return Any(AnyView::CopyFromTVMFFIAny(*cell)); }
+Any CopyCellToAny(const TVMFFIAny* cell) {
+  return Any(AnyView::CopyFromTVMFFIAny(*cell));
+}
 
 // A List argument as a reference to the caller's object (never a copy: an
 // Array would convert to a new List and the edit would be lost).
@@ -111,8 +113,8 @@ class DictForwardIter {
 
 const ObjectRef& MissingObject() {
   // ffi.MapGetItemOrMissing's sentinel, so one test serves both mappings.
-  static const ObjectRef* missing = new ObjectRef(
-      Function::GetGlobalRequired("ffi.MapGetMissingObject")().cast<ObjectRef>());
+  static const ObjectRef* missing =
+      new ObjectRef(Function::GetGlobalRequired("ffi.MapGetMissingObject")().cast<ObjectRef>());
   return *missing;
 }
 
@@ -154,8 +156,8 @@ using tvmffi::rt::BuiltinDef;
       .def("ffi.ListInsert",
            [](const ListObj* list, int64_t i, AnyView value) -> void {
              if (i < 0 || i > static_cast<int64_t>(list->size())) {
-               TVM_FFI_THROW(IndexError) << "ffi.ListInsert: index " << i << " is not within [0, "
-                                         << list->size() << "]";
+               TVM_FFI_THROW(IndexError)
+                   << "ffi.ListInsert: index " << i << " is not within [0, " << list->size() << "]";
              }
              List<Any> shared = SharedList(list);
              shared.insert(shared.begin() + i, Any(value));
@@ -177,16 +179,16 @@ using tvmffi::rt::BuiltinDef;
              CheckRange("ffi.ListEraseRange", start, stop, list->size());
              SharedList(list).GetListObj()->erase(start, stop);
            })
-      .def("ffi.ListReplaceSlice",
-           [](const ListObj* list, int64_t start, int64_t stop,
-              const ListObj* replacement) -> void {
-             CheckRange("ffi.ListReplaceSlice", start, stop, list->size());
-             // Copy first: the replacement may be this very list.
-             std::vector<Any> items(replacement->begin(), replacement->end());
-             List<Any> shared = SharedList(list);
-             shared.GetListObj()->erase(start, stop);
-             shared.insert(shared.begin() + start, items.begin(), items.end());
-           })
+      .def(
+          "ffi.ListReplaceSlice",
+          [](const ListObj* list, int64_t start, int64_t stop, const ListObj* replacement) -> void {
+            CheckRange("ffi.ListReplaceSlice", start, stop, list->size());
+            // Copy first: the replacement may be this very list.
+            std::vector<Any> items(replacement->begin(), replacement->end());
+            List<Any> shared = SharedList(list);
+            shared.GetListObj()->erase(start, stop);
+            shared.insert(shared.begin() + start, items.begin(), items.end());
+          })
       .def("ffi.ListReverse",
            [](const ListObj* list) -> void {
              // Cells are moved as raw values: ownership stays with the list.

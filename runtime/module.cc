@@ -64,7 +64,7 @@ struct ModuleImpl {
   std::string path;           // as given to the loader ("" for the system library)
   void* dl_handle = nullptr;  // NULL for the system library
   const void* link_map = nullptr;
-  std::string symbol_prefix;  // system library only
+  std::string symbol_prefix;          // system library only
   std::vector<std::string> exported;  // function names, from the ELF file (library only)
 
   std::mutex mu;
@@ -96,8 +96,12 @@ TVMFFIObject* NewModule(const char* kind, std::unique_ptr<ModuleImpl> impl) {
   return obj;
 }
 
-ModuleImpl* Impl(TVMFFIObject* mod) { return reinterpret_cast<ModuleObject*>(mod)->impl; }
-bool IsSystem(TVMFFIObject* mod) { return reinterpret_cast<ModuleObject*>(mod)->kind() == kKindSystem; }
+ModuleImpl* Impl(TVMFFIObject* mod) {
+  return reinterpret_cast<ModuleObject*>(mod)->impl;
+}
+bool IsSystem(TVMFFIObject* mod) {
+  return reinterpret_cast<ModuleObject*>(mod)->kind() == kKindSystem;
+}
 
 // A readable name of a module for messages.
 std::string Describe(TVMFFIObject* mod) {
@@ -147,7 +151,9 @@ void* PrefixedSymbol(TVMFFIObject* mod, const char* kind_prefix, const std::stri
 
 // Names that start with '_' would reach the loader's special symbols
 // (`__tvm_ffi__library_ctx` is data, not a function): never functions.
-bool IsReservedName(const std::string& name) { return !::tvm::ffi::details::IsFunctionName(name); }
+bool IsReservedName(const std::string& name) {
+  return !::tvm::ffi::details::IsFunctionName(name);
+}
 
 std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
   ModuleImpl* impl = Impl(mod);
@@ -266,8 +272,8 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
     if (result.type_index != kTVMFFIStr && result.type_index != kTVMFFISmallStr) {
       std::string got = TypeIndexToKey(result.type_index);
       AnyRelease(&result);
-      Throw("TypeError", "Module ", Describe(mod), ": `", kind_prefix, name,
-            "` returned `", got, "`, expected a str");
+      Throw("TypeError", "Module ", Describe(mod), ": `", kind_prefix, name, "` returned `", got,
+            "`, expected a str");
     }
     *out = result;
     return true;
@@ -288,8 +294,8 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
 std::vector<int64_t> ParseWrites(TVMFFIObject* mod, const std::string& name,
                                  std::string_view text) {
   auto bad = [&](const char* why) {
-    Throw("ValueError", "Module ", Describe(mod), ": `", kSymbolWritesPrefix, name,
-          "` returned \"", std::string(text.substr(0, 64)), "\": ", why,
+    Throw("ValueError", "Module ", Describe(mod), ": `", kSymbolWritesPrefix, name, "` returned \"",
+          std::string(text.substr(0, 64)), "\": ", why,
           " (expected a JSON array of argument indices such as [0,2])");
   };
   std::vector<int64_t> out;
@@ -599,8 +605,7 @@ TVMFFIObject* SystemLibModule(const std::string& prefix) {
     auto impl = std::make_unique<ModuleImpl>();
     impl->symbol_prefix = prefix;
     SymbolWrites writes;  // the system table lives in env.cc: no dlsym under the lock
-    writes.Resolve(impl.get(), /*system=*/true,
-                   Concat("SystemLib(prefix=\"", prefix, "\")"));
+    writes.Resolve(impl.get(), /*system=*/true, Concat("SystemLib(prefix=\"", prefix, "\")"));
     // Room in the table first, as for libraries: a failure must not leak the module.
     it = st->system.emplace(prefix, nullptr).first;
     TVMFFIObject* mod;
@@ -679,10 +684,10 @@ Optional<Function> OwnFunction(TVMFFIObject* f) {
 
 // Defines the safe-call function `Name` of the global `GlobalName`, whose body is
 // the typed callable that follows: `TVMFFI_MODULE_GLOBAL(G, "ffi.X", [](...) {...});`
-#define TVMFFI_MODULE_GLOBAL(Name, GlobalName, ...)                                        \
-  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {  \
+#define TVMFFI_MODULE_GLOBAL(Name, GlobalName, ...)                                          \
+  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {     \
     return ::tvm::ffi::details::InvokeExportedTyped(GlobalName, __VA_ARGS__, args, num_args, \
-                                                    result);                               \
+                                                    result);                                 \
   }
 
 // ffi.ModuleLoadFromFile(path) -> Module. Dispatches on the file extension to
@@ -744,7 +749,8 @@ int GFunctionText(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* res
                              query_imports, &text)) {
           return Optional<String>();
         }
-        return Optional<String>(::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>());
+        return Optional<String>(
+            ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>());
       },
       args, num_args, result);
 }
@@ -758,8 +764,8 @@ TVMFFI_MODULE_GLOBAL(GGetFunctionWrites, "ffi.ModuleGetFunctionWrites",
                                             &text)) {
                          return Optional<Array<int64_t>>();
                        }
-                       String s = ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text)
-                                      .cast<String>();
+                       String s =
+                           ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>();
                        const std::string_view sv(s.data(), s.size());
                        Array<int64_t> out;
                        for (int64_t i : ParseWrites(Raw(mod), name, sv)) out.push_back(i);
@@ -797,14 +803,13 @@ TVMFFI_MODULE_GLOBAL(GGetKind, "ffi.ModuleGetKind", [](const Module& mod) {
 });
 
 // ffi.ModuleGetLibraryPath(module) -> str (the path given at load; "" for the system library).
-TVMFFI_MODULE_GLOBAL(GGetLibraryPath, "ffi.ModuleGetLibraryPath", [](const Module& mod) {
-  return String(Impl(Raw(mod))->path);
-});
+TVMFFI_MODULE_GLOBAL(GGetLibraryPath, "ffi.ModuleGetLibraryPath",
+                     [](const Module& mod) { return String(Impl(Raw(mod))->path); });
 
 // ffi.SystemLib(symbol_prefix) -> Module: one per prefix for the process.
 TVMFFI_MODULE_GLOBAL(GSystemLib, "ffi.SystemLib", [](const Optional<String>& symbol_prefix) {
-  return Own<Module>(SystemLibModule(symbol_prefix.has_value() ? std::string(*symbol_prefix)
-                                                               : std::string()));
+  return Own<Module>(
+      SystemLibModule(symbol_prefix.has_value() ? std::string(*symbol_prefix) : std::string()));
 });
 
 // ffi.ModuleVisitContextSymbols(callback): callback(name: str, value: void*) per
@@ -849,7 +854,8 @@ int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_na
           TypeIndexToKey(mod->type_index), "` (was the library loaded by the module loader?)");
   }
   if (mod->deleter != ModuleDeleter) {
-    Throw("TypeError", "TVMFFIEnvModLookupFromImports: library_ctx is an ffi.Module that this "
+    Throw("TypeError",
+          "TVMFFIEnvModLookupFromImports: library_ctx is an ffi.Module that this "
           "runtime's loader did not create");
   }
   ModuleImpl* impl = Impl(mod);

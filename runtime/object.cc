@@ -33,7 +33,9 @@ TVMFFIObject* AllocObject(size_t size, int32_t type_index, void (*deleter)(void*
   return InitObjectHeader(mem, type_index, deleter);
 }
 
-void FreeObjectMemory(void* self) { std::free(self); }
+void FreeObjectMemory(void* self) {
+  std::free(self);
+}
 
 // ---------------------------------------------------------------------------
 // Opaque objects
@@ -125,13 +127,14 @@ class TypeRegistry {
     const TypeEntry* e = Get(index);
     int32_t parent = e->ancestors.empty() ? -1 : e->ancestors.back()->type_index;
     if (parent != parent_index) {
-      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key, "` is already registered with parent `",
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key,
+            "` is already registered with parent `",
             parent < 0 ? std::string("(none)") : TypeIndexToKey(parent), "`, not `",
             parent_index < 0 ? std::string("(none)") : TypeIndexToKey(parent_index), "`");
     }
     if (static_index >= 0 && static_index != index) {
-      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key, "` is already registered with index ",
-            index, ", not the static index ", static_index);
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key,
+            "` is already registered with index ", index, ", not the static index ", static_index);
     }
     return index;
   }
@@ -139,8 +142,8 @@ class TypeRegistry {
   int32_t GetOrAlloc(std::string_view key, int32_t static_index, int32_t depth,
                      int32_t parent_index) {
     if (static_index < -1) {
-      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: static type index ", static_index, " of type `",
-            key, "` is invalid (>= 0, or -1 for a dynamic index)");
+      Throw("ValueError", "TVMFFITypeGetOrAllocIndex: static type index ", static_index,
+            " of type `", key, "` is invalid (>= 0, or -1 for a dynamic index)");
     }
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
@@ -151,7 +154,8 @@ class TypeRegistry {
     }
     std::unique_lock<std::shared_mutex> lock(mutex_);
     auto it = key2index_.find(std::string(key));
-    if (it != key2index_.end()) return CheckSameRegistration(key, it->second, static_index, parent_index);
+    if (it != key2index_.end())
+      return CheckSameRegistration(key, it->second, static_index, parent_index);
     // Upstream compatibility: parent -2 means "look up only".
     if (parent_index == -2) return -2;
 
@@ -168,8 +172,8 @@ class TypeRegistry {
       }
     } else if (parent_index == -1) {
       if (depth != 0) {
-        Throw("ValueError", "TVMFFITypeGetOrAllocIndex: root type `", key, "` must have depth 0, got ",
-              depth);
+        Throw("ValueError", "TVMFFITypeGetOrAllocIndex: root type `", key,
+              "` must have depth 0, got ", depth);
       }
     } else {
       Throw("ValueError", "TVMFFITypeGetOrAllocIndex: invalid parent type index ", parent_index,
@@ -426,8 +430,7 @@ namespace {
 constexpr size_t kMinBodyOffset = 2 * sizeof(void*) > 16 ? 2 * sizeof(void*) : 16;
 
 size_t* OffsetWordOf(void* body) {
-  return reinterpret_cast<size_t*>(static_cast<char*>(body) - sizeof(TVMFFIObjectAllocHeader)) -
-         1;
+  return reinterpret_cast<size_t*>(static_cast<char*>(body) - sizeof(TVMFFIObjectAllocHeader)) - 1;
 }
 
 void BuiltinDeleteSpace(void* body) {
@@ -467,8 +470,8 @@ std::atomic<TVMFFICustomAllocator*> g_custom_allocator{nullptr};
 std::string DescribeAnyType(const TVMFFIAny& v) {
   if (v.type_index >= kTVMFFIStaticObjectBegin && v.v_obj != nullptr &&
       v.v_obj->type_index != v.type_index) {
-    return Concat(TypeIndexToKey(v.type_index), "` tag on an `", TypeIndexToKey(v.v_obj->type_index),
-                  "` object");
+    return Concat(TypeIndexToKey(v.type_index), "` tag on an `",
+                  TypeIndexToKey(v.v_obj->type_index), "` object");
   }
   return TypeIndexToKey(v.type_index);
 }
@@ -512,13 +515,14 @@ int TVMFFIObjectCreateOpaque(void* handle, int32_t type_index, void (*deleter)(v
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(out, "TVMFFIObjectCreateOpaque", "out");
   // OpaquePyObject, or a dynamic type the caller registered for its own handles.
-  bool ok = type_index == kTVMFFIOpaquePyObject ||
-            (type_index >= kTVMFFIDynObjectBegin &&
-             TypeRegistry::Global()->Get(type_index) != nullptr);
+  bool ok =
+      type_index == kTVMFFIOpaquePyObject ||
+      (type_index >= kTVMFFIDynObjectBegin && TypeRegistry::Global()->Get(type_index) != nullptr);
   if (!ok) {
-    Throw("ValueError", "TVMFFIObjectCreateOpaque: type index ", type_index, " (",
-          TypeIndexToKey(type_index),
-          ") is not an opaque object type (use kTVMFFIOpaquePyObject or a registered dynamic type)");
+    Throw(
+        "ValueError", "TVMFFIObjectCreateOpaque: type index ", type_index, " (",
+        TypeIndexToKey(type_index),
+        ") is not an opaque object type (use kTVMFFIOpaquePyObject or a registered dynamic type)");
   }
   auto* obj = reinterpret_cast<OpaqueObject*>(
       AllocObject(sizeof(OpaqueObject), type_index, OpaqueObjectDeleter));

@@ -181,13 +181,27 @@ int GetRef(void* field, TVMFFIAny* out) {
 int64_t MakeFieldGetter(int32_t static_index) {
   TVMFFIFieldGetter g = nullptr;
   switch (static_index) {
-    case TypeIndex::kTVMFFIInt: g = &GetInt; break;
-    case TypeIndex::kTVMFFIFloat: g = &GetFloat; break;
-    case TypeIndex::kTVMFFIBool: g = &GetBool; break;
-    case TypeIndex::kTVMFFIOpaquePtr: g = &GetPtr; break;
-    case TypeIndex::kTVMFFIDataType: g = &GetDType; break;
-    case TypeIndex::kTVMFFIDevice: g = &GetDevice; break;
-    case TypeIndex::kTVMFFIAny: g = &GetAny; break;
+    case TypeIndex::kTVMFFIInt:
+      g = &GetInt;
+      break;
+    case TypeIndex::kTVMFFIFloat:
+      g = &GetFloat;
+      break;
+    case TypeIndex::kTVMFFIBool:
+      g = &GetBool;
+      break;
+    case TypeIndex::kTVMFFIOpaquePtr:
+      g = &GetPtr;
+      break;
+    case TypeIndex::kTVMFFIDataType:
+      g = &GetDType;
+      break;
+    case TypeIndex::kTVMFFIDevice:
+      g = &GetDevice;
+      break;
+    case TypeIndex::kTVMFFIAny:
+      g = &GetAny;
+      break;
     default:
       if (static_index < TypeIndex::kTVMFFIStaticObjectBegin) {
         TVM_FFI_THROW(ValueError) << "ffi.MakeFieldGetter: unsupported field type index "
@@ -202,20 +216,28 @@ int64_t MakeFieldGetter(int32_t static_index) {
 void Store(int32_t static_index, char* field, const TVMFFIAny& v) {
   const int32_t ti = v.type_index;
   switch (static_index) {
-    case TypeIndex::kTVMFFIInt: std::memcpy(field, &v.v_int64, 8); return;
+    case TypeIndex::kTVMFFIInt:
+      std::memcpy(field, &v.v_int64, 8);
+      return;
     case TypeIndex::kTVMFFIFloat: {
       const double d = ti == TypeIndex::kTVMFFIFloat ? v.v_float64 : static_cast<double>(v.v_int64);
       std::memcpy(field, &d, 8);
       return;
     }
-    case TypeIndex::kTVMFFIBool: *reinterpret_cast<uint8_t*>(field) = v.v_int64 != 0; return;
+    case TypeIndex::kTVMFFIBool:
+      *reinterpret_cast<uint8_t*>(field) = v.v_int64 != 0;
+      return;
     case TypeIndex::kTVMFFIOpaquePtr: {
       void* p = ti == TypeIndex::kTVMFFIOpaquePtr ? v.v_ptr : nullptr;
       std::memcpy(field, &p, sizeof(p));
       return;
     }
-    case TypeIndex::kTVMFFIDataType: std::memcpy(field, &v.v_dtype, sizeof(DLDataType)); return;
-    case TypeIndex::kTVMFFIDevice: std::memcpy(field, &v.v_device, sizeof(DLDevice)); return;
+    case TypeIndex::kTVMFFIDataType:
+      std::memcpy(field, &v.v_dtype, sizeof(DLDataType));
+      return;
+    case TypeIndex::kTVMFFIDevice:
+      std::memcpy(field, &v.v_device, sizeof(DLDevice));
+      return;
     case TypeIndex::kTVMFFIAny: {
       TVMFFIAny fresh;
       if (TVMFFIAnyViewToOwnedAny(&v, &fresh) != 0) details::ThrowRaisedError(-1);
@@ -227,7 +249,8 @@ void Store(int32_t static_index, char* field, const TVMFFIAny& v) {
       }
       return;
     }
-    default: break;
+    default:
+      break;
   }
   void* p = nullptr;
   if (ti >= TypeIndex::kTVMFFIStaticObjectBegin) {
@@ -296,44 +319,41 @@ void PyClassRegisterTypeAttrColumns(int32_t type_index, int64_t total_size) {
   if (!HasTypeAttr(type_index, "__ffi_new__")) {
     reflection::details::RegisterTypeAttr(
         type_index, "__ffi_new__",
-        Function::FromPacked(
-            [type_index, total_size](PackedArgs, Any* rv) {
-              *rv = Owned(AllocObject(type_index, total_size));
-            }));
+        Function::FromPacked([type_index, total_size](PackedArgs, Any* rv) {
+          *rv = Owned(AllocObject(type_index, total_size));
+        }));
   }
   if (!HasTypeAttr(type_index, "__ffi_shallow_copy__")) {
     reflection::details::RegisterTypeAttr(
         type_index, "__ffi_shallow_copy__",
-        Function::FromPacked(
-            [type_index, total_size](PackedArgs args, Any* rv) {
-              const TVMFFIAny* src_any =
-                  args.size() == 1 ? reinterpret_cast<const TVMFFIAny*>(args.data()) : nullptr;
-              if (src_any == nullptr ||
-                  src_any->type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
-                  src_any->v_obj == nullptr) {
-                TVM_FFI_THROW(TypeError) << "__ffi_shallow_copy__ expects one object";
+        Function::FromPacked([type_index, total_size](PackedArgs args, Any* rv) {
+          const TVMFFIAny* src_any =
+              args.size() == 1 ? reinterpret_cast<const TVMFFIAny*>(args.data()) : nullptr;
+          if (src_any == nullptr || src_any->type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
+              src_any->v_obj == nullptr) {
+            TVM_FFI_THROW(TypeError) << "__ffi_shallow_copy__ expects one object";
+          }
+          const char* src = reinterpret_cast<const char*>(src_any->v_obj);
+          TVMFFIObject* dst_obj = AllocObject(type_index, total_size);
+          ObjectRef dst = Owned(dst_obj);  // released (with its fields) if a copy throws
+          char* out = reinterpret_cast<char*>(dst_obj);
+          ForEachField(type_index, [&](int64_t offset, Storage kind, int64_t size) {
+            if (kind == Storage::kAny) {
+              if (TVMFFIAnyViewToOwnedAny(reinterpret_cast<const TVMFFIAny*>(src + offset),
+                                          reinterpret_cast<TVMFFIAny*>(out + offset)) != 0) {
+                details::ThrowRaisedError(-1);
               }
-              const char* src = reinterpret_cast<const char*>(src_any->v_obj);
-              TVMFFIObject* dst_obj = AllocObject(type_index, total_size);
-              ObjectRef dst = Owned(dst_obj);  // released (with its fields) if a copy throws
-              char* out = reinterpret_cast<char*>(dst_obj);
-              ForEachField(type_index, [&](int64_t offset, Storage kind, int64_t size) {
-                if (kind == Storage::kAny) {
-                  if (TVMFFIAnyViewToOwnedAny(reinterpret_cast<const TVMFFIAny*>(src + offset),
-                                              reinterpret_cast<TVMFFIAny*>(out + offset)) != 0) {
-                    details::ThrowRaisedError(-1);
-                  }
-                } else if (kind == Storage::kRef) {
-                  void* p = nullptr;
-                  std::memcpy(&p, src + offset, sizeof(p));
-                  if (p != nullptr) TVMFFIObjectIncRef(p);
-                  std::memcpy(out + offset, &p, sizeof(p));
-                } else {
-                  std::memcpy(out + offset, src + offset, static_cast<size_t>(size));
-                }
-              });
-              *rv = std::move(dst);
-            }));
+            } else if (kind == Storage::kRef) {
+              void* p = nullptr;
+              std::memcpy(&p, src + offset, sizeof(p));
+              if (p != nullptr) TVMFFIObjectIncRef(p);
+              std::memcpy(out + offset, &p, sizeof(p));
+            } else {
+              std::memcpy(out + offset, src + offset, static_cast<size_t>(size));
+            }
+          });
+          *rv = std::move(dst);
+        }));
   }
   if (!HasTypeAttr(type_index, reflection::type_attr::kInit)) {
     Function::GetGlobalRequired("ffi._RegisterFFIInit")(type_index);

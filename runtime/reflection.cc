@@ -73,7 +73,9 @@ using reflection::AccessStepObj;
 // ---------------------------------------------------------------------------
 // Shared by equality and hashing
 
-const TVMFFIAny* CellOf(const Any& value) { return details::AnyUnsafe::TVMFFIAnyPtrFromAny(value); }
+const TVMFFIAny* CellOf(const Any& value) {
+  return details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+}
 
 bool IsNaN(const TVMFFIAny* cell) {
   return cell->type_index == TypeIndex::kTVMFFIFloat && std::isnan(cell->v_float64);
@@ -151,7 +153,9 @@ class RegionScope {
 
 // The field flags a custom __s_equal__ / __s_hash__ callback's def_region
 // argument stands for.
-int64_t DefFlag(bool def_region) { return def_region ? kTVMFFIFieldFlagBitMaskSEqHashDefRecursive : 0; }
+int64_t DefFlag(bool def_region) {
+  return def_region ? kTVMFFIFieldFlagBitMaskSEqHashDefRecursive : 0;
+}
 
 struct ObjectPairHash {
   size_t operator()(const std::pair<const Object*, const Object*>& p) const noexcept {
@@ -225,13 +229,18 @@ class EqualRun {
     }
     // The references keep both alive, so their addresses are not reused
     // (a custom __s_equal__ may compare temporaries).
-    if (equal) equal_pairs_.emplace(key, std::make_pair(lhs.cast<ObjectRef>(), rhs.cast<ObjectRef>()));
+    if (equal)
+      equal_pairs_.emplace(key, std::make_pair(lhs.cast<ObjectRef>(), rhs.cast<ObjectRef>()));
     return equal;
   }
 
   // The recorded mismatch, root first.
-  AccessPath LhsPath() const { return AccessPath::FromSteps(lhs_steps_.rbegin(), lhs_steps_.rend()); }
-  AccessPath RhsPath() const { return AccessPath::FromSteps(rhs_steps_.rbegin(), rhs_steps_.rend()); }
+  AccessPath LhsPath() const {
+    return AccessPath::FromSteps(lhs_steps_.rbegin(), lhs_steps_.rend());
+  }
+  AccessPath RhsPath() const {
+    return AccessPath::FromSteps(rhs_steps_.rbegin(), rhs_steps_.rend());
+  }
 
  private:
   // Steps are recorded leaf first, while the failure unwinds.
@@ -357,9 +366,9 @@ class EqualRun {
       if (callback_ == nullptr) {
         callback_ = Function::FromTyped(
             [this](AnyView a, AnyView b, bool def_region, AnyView name) -> bool {
-              return Part(Any(a), Any(b), DefFlag(def_region),
-                          name.type_index() == TypeIndex::kTVMFFINone ? String("")
-                                                                      : name.cast<String>());
+              return Part(
+                  Any(a), Any(b), DefFlag(def_region),
+                  name.type_index() == TypeIndex::kTVMFFINone ? String("") : name.cast<String>());
             });
       }
       return fn.cast<Function>()(lhs, rhs, callback_).cast<bool>();
@@ -492,8 +501,10 @@ class HashRun {
 
   uint64_t HashTensor(uint64_t h, const DLTensor* t) {
     h = details::HashMixStable(h, static_cast<uint64_t>(t->ndim));
-    for (int i = 0; i < t->ndim; ++i) h = details::HashMixStable(h, static_cast<uint64_t>(t->shape[i]));
-    uint64_t dtype = static_cast<uint64_t>(t->dtype.code) | (static_cast<uint64_t>(t->dtype.bits) << 8) |
+    for (int i = 0; i < t->ndim; ++i)
+      h = details::HashMixStable(h, static_cast<uint64_t>(t->shape[i]));
+    uint64_t dtype = static_cast<uint64_t>(t->dtype.code) |
+                     (static_cast<uint64_t>(t->dtype.bits) << 8) |
                      (static_cast<uint64_t>(t->dtype.lanes) << 16);
     h = details::HashMixStable(h, dtype);
     if (skip_tensor_content_) return h;
@@ -533,7 +544,7 @@ class HashRun {
     if (kind == kTVMFFISEqHashKindFreeVar) {
       // A bound variable hashes by its binding order; a free one by identity.
       h = may_bind ? details::HashMixStable(h, free_var_count_++)
-                          : details::HashMixStable(0, reinterpret_cast<uintptr_t>(obj.get()));
+                   : details::HashMixStable(0, reinterpret_cast<uintptr_t>(obj.get()));
     } else if (kind == kTVMFFISEqHashKindDAGNode) {
       h = details::HashMixStable(h, dag_node_count_++);
     }
@@ -615,7 +626,8 @@ void RegisterAccessPathTypes() noexcept {
     refl::TypeAttrDef<AccessPathObj>().def(
         refl::type_attr::kRepr, [](const AccessPath& path, const Function& repr) -> String {
           std::string out = "<root>";
-          for (const AccessStep& step : path->ToSteps()) out += std::string(repr(step).cast<String>());
+          for (const AccessStep& step : path->ToSteps())
+            out += std::string(repr(step).cast<String>());
           return String(out);
         });
     refl::EnsureTypeAttrColumn(refl::type_attr::kSEqual);
@@ -647,7 +659,9 @@ bool StructuralKeyEqual(const StructuralKey& a, const StructuralKey& b) {
 
 // AnyHash / AnyEqual hooks: keys in a Map (or any AnyHash table) compare
 // structurally, by the hash kept in the key and then the structures.
-int64_t StructuralKeyAnyHash(const Any& key) { return key.as<StructuralKeyObj>()->hash_i64; }
+int64_t StructuralKeyAnyHash(const Any& key) {
+  return key.as<StructuralKeyObj>()->hash_i64;
+}
 
 bool StructuralKeyAnyEqual(const Any& a, const Any& b) {
   return StructuralKeyEqual(a.cast<StructuralKey>(), b.cast<StructuralKey>());
@@ -698,7 +712,8 @@ std::string CheckAccessPath(const AccessPathObj* path) {
     return "an AccessPath's `parent` and `step` must both be set, or both be None (the root)";
   }
   if (!has_parent) {
-    if (path->depth != 0) return "the root AccessPath's depth must be 0, not " + std::to_string(path->depth);
+    if (path->depth != 0)
+      return "the root AccessPath's depth must be 0, not " + std::to_string(path->depth);
     return "";
   }
   const Object* parent = path->parent.get();

@@ -520,8 +520,8 @@ class Serializer {
         const TVMFFIFieldInfo& f = *field_info;
         std::string_view name(f.name.data, f.name.size);
         if (f.getter == nullptr) {
-          TVM_FFI_THROW(TypeError) << "ToJSONGraph: field `" << name << "` of `"
-                                   << TypeKeyOf(info) << "` has no getter";
+          TVM_FFI_THROW(TypeError)
+              << "ToJSONGraph: field `" << name << "` of `" << TypeKeyOf(info) << "` has no getter";
         }
         Any field;
         TVM_FFI_CHECK_SAFE_CALL(
@@ -538,10 +538,9 @@ class Serializer {
     };
     if (UniqueFieldNames(info)) {
       node->BeginFields();
-      each_field([node](std::string_view name, const Any& v) { node->Field(name, v); },
-                 [node](std::string_view name, std::string_view text) {
-                   node->FieldString(name, text);
-                 });
+      each_field(
+          [node](std::string_view name, const Any& v) { node->Field(name, v); },
+          [node](std::string_view name, std::string_view text) { node->FieldString(name, text); });
       node->EndFields();
       return;
     }
@@ -975,16 +974,16 @@ class Deserializer {
                                  << "` not set in type `" << TypeKeyOf(info) << "`";
       }
       if (f.setter == nullptr) {
-        TVM_FFI_THROW(TypeError) << "FromJSONGraph: field `" << name << "` of `"
-                                 << TypeKeyOf(info) << "` has no setter";
+        TVM_FFI_THROW(TypeError) << "FromJSONGraph: field `" << name << "` of `" << TypeKeyOf(info)
+                                 << "` has no setter";
       }
       if (reflection::CallFieldSetter(&f, addr, details::AnyUnsafe::TVMFFIAnyPtrFromAny(value)) !=
           0) {
         // The setter's own conversion refused the value (e.g. None for a
         // non-optional field, an Array<int> holding a string).
         Error cause = details::MoveFromSafeCallRaised();
-        Bad(index, "field `" + std::string(name) + "` of `" + TypeKeyOf(info) + "`: " +
-                       std::string(cause.kind()) + ": " + std::string(cause.message()));
+        Bad(index, "field `" + std::string(name) + "` of `" + TypeKeyOf(info) +
+                       "`: " + std::string(cause.kind()) + ": " + std::string(cause.message()));
       }
     });
     // What the field types cannot say: the invariants of the runtime's own
@@ -1103,12 +1102,12 @@ class Deserializer {
 
   int64_t root_ = 0;
   size_t num_nodes_ = 0;
-  json::Array nodes_;                // the nodes, given as json values
-  const JSONTape* tape_ = nullptr;   // or given as graph text: its tape
-  std::vector<size_t> node_at_;      // and the tape index of each node
+  json::Array nodes_;               // the nodes, given as json values
+  const JSONTape* tape_ = nullptr;  // or given as graph text: its tape
+  std::vector<size_t> node_at_;     // and the tape index of each node
   std::vector<State> state_;
   std::vector<Any> decoded_;
-  std::vector<Any> items_;                   // DecodeFromTape's item stacks
+  std::vector<Any> items_;  // DecodeFromTape's item stacks
   std::vector<std::pair<Any, Any>> pairs_;
   std::vector<std::pair<std::string_view, int32_t>> recent_types_;
   std::unordered_map<std::string_view, int32_t> more_types_;
@@ -1125,12 +1124,11 @@ class Deserializer {
            [](Any value, Any metadata) -> String {
              return Serializer<TextNodes>().Run(value, metadata);
            })
-      .def("ffi.FromJSONGraphString",
-           [](String text) -> Any {
-             tvmffi::rt::JSONTape tape;
-             tvmffi::rt::ParseJSONTape(std::string_view(text.data(), text.size()), &tape);
-             return Deserializer(&tape).Run();
-           });
+      .def("ffi.FromJSONGraphString", [](String text) -> Any {
+        tvmffi::rt::JSONTape tape;
+        tvmffi::rt::ParseJSONTape(std::string_view(text.data(), text.size()), &tape);
+        return Deserializer(&tape).Run();
+      });
   return true;
 }();
 

@@ -25,14 +25,15 @@ int ShapeConstructor(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* 
         Throw("TypeError", "ffi.Shape: argument #", i, " must be an int, got `",
               TypeIndexToKey(args[i].type_index), "`");
       }
-
     }
     size_t n = static_cast<size_t>(num_args);
     int64_t* data = nullptr;
-    ::tvm::ffi::ObjectPtr<::tvm::ffi::ShapeObj> shape = ::tvm::ffi::details::MakeEmptyShape(n, &data);
+    ::tvm::ffi::ObjectPtr<::tvm::ffi::ShapeObj> shape =
+        ::tvm::ffi::details::MakeEmptyShape(n, &data);
     for (size_t i = 0; i < n; ++i) data[i] = args[i].v_int64;
     ::tvm::ffi::details::SetAnyObject(
-        result, ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(shape)));
+        result,
+        ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(shape)));
     return 0;
   } catch (...) {
     return HandleCurrentException();

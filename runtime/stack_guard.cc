@@ -18,7 +18,9 @@
 namespace tvmffi {
 namespace rt {
 
-bool StackNearlyExhausted(size_t reserve) noexcept { return stack::NearlyExhausted(reserve); }
+bool StackNearlyExhausted(size_t reserve) noexcept {
+  return stack::NearlyExhausted(reserve);
+}
 
 }  // namespace rt
 }  // namespace tvmffi

@@ -167,8 +167,9 @@ DLDataType ParseDType(std::string_view text) {
   // Nothing is no type: the void type is spelled "void" (it prints as "", as
   // upstream's does, so a printed void does not read back: write "void").
   if (text.empty()) {
-    Throw("ValueError", "Cannot parse data type `` (the string is empty; the void type is "
-                        "spelled \"void\")");
+    Throw("ValueError",
+          "Cannot parse data type `` (the string is empty; the void type is "
+          "spelled \"void\")");
   }
   std::string expanded;
   std::string_view s = ExpandDTypeAlias(text, &expanded);
@@ -223,10 +224,18 @@ DLDataType ParseDType(std::string_view text) {
   // Default widths when the name has no digits ("int" -> int32, "handle" -> 64 bits).
   if (!fixed_bits) {
     switch (t.code) {
-      case kDLBool: t.bits = 8; break;
-      case kDLOpaqueHandle: t.bits = 64; break;
-      case kDLBfloat: t.bits = 16; break;
-      default: t.bits = 32; break;
+      case kDLBool:
+        t.bits = 8;
+        break;
+      case kDLOpaqueHandle:
+        t.bits = 64;
+        break;
+      case kDLBfloat:
+        t.bits = 16;
+        break;
+      default:
+        t.bits = 32;
+        break;
     }
   }
   t.lanes = 1;
@@ -307,7 +316,8 @@ std::string DTypeToString(DLDataType t) {
     Throw("ValueError", "DLDataType `", out, "` with 0 bits has no string form (only void, {",
           static_cast<int>(kDLOpaqueHandle), ", 0, 0}, has 0 bits)");
   }
-  bool default_bits = (t.code == kDLBool && t.bits == 8) || (t.code == kDLOpaqueHandle && t.bits == 64);
+  bool default_bits =
+      (t.code == kDLBool && t.bits == 8) || (t.code == kDLOpaqueHandle && t.bits == 64);
   if (!bits_in_name && !default_bits) out += std::to_string(t.bits);
   int lanes = static_cast<int16_t>(t.lanes);
   if (lanes == 0) {

@@ -57,7 +57,8 @@ bool TypeIndexMatches(int32_t actual, int32_t target) {
   if (actual == target || target == TypeIndex::kTVMFFIAny) return true;
   if (target == TypeIndex::kTVMFFIStr) return actual == TypeIndex::kTVMFFISmallStr;
   if (target == TypeIndex::kTVMFFIBytes) return actual == TypeIndex::kTVMFFISmallBytes;
-  if (actual < TypeIndex::kTVMFFIStaticObjectBegin || target < TypeIndex::kTVMFFIStaticObjectBegin) {
+  if (actual < TypeIndex::kTVMFFIStaticObjectBegin ||
+      target < TypeIndex::kTVMFFIStaticObjectBegin) {
     return false;
   }
   if (target == TypeIndex::kTVMFFIObject) return true;
@@ -86,11 +87,13 @@ Optional<VisitInterrupt> WalkGlobal(AnyView root, const CallbackList& callbacks,
     return WalkResult::Advance();
   };
   if (order == static_cast<int32_t>(WalkOrder::kPreOrder)) {
-    using Visitor = details::StructuralWalkCallbackVisitorObj<WalkOrder::kPreOrder, decltype(dispatch)>;
+    using Visitor =
+        details::StructuralWalkCallbackVisitorObj<WalkOrder::kPreOrder, decltype(dispatch)>;
     return StructuralVisitor(make_object<Visitor>(std::move(dispatch)))->Visit(root);
   }
   if (order == static_cast<int32_t>(WalkOrder::kPostOrder)) {
-    using Visitor = details::StructuralWalkCallbackVisitorObj<WalkOrder::kPostOrder, decltype(dispatch)>;
+    using Visitor =
+        details::StructuralWalkCallbackVisitorObj<WalkOrder::kPostOrder, decltype(dispatch)>;
     return StructuralVisitor(make_object<Visitor>(std::move(dispatch)))->Visit(root);
   }
   TVM_FFI_THROW(ValueError) << "ffi.StructuralWalk: order must be 0 (pre-order) or 1 (post-order), "
@@ -136,7 +139,9 @@ void RegisterStructuralVisit() noexcept {
       .def("ffi.StructuralVisitorVisit",
            [](StructuralVisitor visitor, AnyView value) { return visitor->Visit(value); })
       .def("ffi.StructuralVisitorDefRegionKind",
-           [](StructuralVisitor visitor) { return static_cast<int32_t>(visitor->def_region_kind()); })
+           [](StructuralVisitor visitor) {
+             return static_cast<int32_t>(visitor->def_region_kind());
+           })
       .def("ffi.StructuralVisitorWithDefRegionKind",
            [](StructuralVisitor visitor, int32_t kind, Function callback) -> Any {
              return visitor->WithDefRegionKind(RegionKindArg(kind), [&] { return callback(); });

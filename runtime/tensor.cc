@@ -14,7 +14,6 @@
 
 #include "internal.h"
 
-
 namespace tvmffi {
 namespace rt {
 namespace {
@@ -37,8 +36,12 @@ struct TensorObject : ::tvm::ffi::TensorObj {
 };
 static_assert(sizeof(TensorObject) % alignof(int64_t) == 0);
 
-TVMFFIObject* HeaderOf(TensorObject* t) { return ::tvm::ffi::details::ObjectUnsafe::GetHeader(t); }
-DLTensor& DLOf(TensorObject* t) { return *t; }
+TVMFFIObject* HeaderOf(TensorObject* t) {
+  return ::tvm::ffi::details::ObjectUnsafe::GetHeader(t);
+}
+DLTensor& DLOf(TensorObject* t) {
+  return *t;
+}
 
 using ::tvm::ffi::IsAligned;
 using ::tvm::ffi::IsContiguous;
@@ -47,7 +50,9 @@ using ::tvm::ffi::details::FillCompactStrides;
 // First type code of user-defined dtypes (`custom[name]`), as upstream.
 constexpr uint8_t kCustomTypeCodeBegin = 129;
 
-int64_t* TailOf(TensorObject* t) { return reinterpret_cast<int64_t*>(t + 1); }
+int64_t* TailOf(TensorObject* t) {
+  return reinterpret_cast<int64_t*>(t + 1);
+}
 void TensorDeleter(void* self, int flags);
 void PooledTensorDeleter(void* self, int flags);
 
@@ -72,15 +77,15 @@ constexpr bool kUsePool = true;
 #endif
 
 struct TensorPool {  // trivially destructible: valid until the thread is gone
-  void* slot;  // the block released last, taken first: a make/drop loop only touches this
-  void* head;  // the others, a list of at most kPoolMax
-  int count;   // blocks in the list
-  bool armed;  // the closer below is registered for this thread (false again once it ran)
+  void* slot;        // the block released last, taken first: a make/drop loop only touches this
+  void* head;        // the others, a list of at most kPoolMax
+  int count;         // blocks in the list
+  bool armed;        // the closer below is registered for this thread (false again once it ran)
   bool closed;
 };
 // Initial-exec TLS, as env.cc's hot state: one load, no __tls_get_addr.
 __attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullptr, nullptr, 0,
-                                                                         false, false};
+                                                                           false, false};
 
 // Its destructor frees the blocks when the thread ends. A thread_local with a
 // destructor is reached through a guard (and __tls_get_addr), so it is touched
@@ -137,7 +142,9 @@ TensorObject* AllocTensor(size_t size) {
   return AllocTensorSlow(size);
 }
 
-TVMFFI_RT_NOINLINE void ArmPoolCloser() { tl_pool_closer.Arm(); }
+TVMFFI_RT_NOINLINE void ArmPoolCloser() {
+  tl_pool_closer.Arm();
+}
 
 void FreeTensor(TensorObject* t) {
   if (t->pooled && !tl_pool.closed) {
@@ -180,7 +187,9 @@ TVMFFI_RT_NOINLINE void TensorDeleterSlow(TensorObject* t, int flags) {
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeTensor(t);
 }
 
-void TensorDeleter(void* self, int flags) { TensorDeleterSlow(static_cast<TensorObject*>(self), flags); }
+void TensorDeleter(void* self, int flags) {
+  TensorDeleterSlow(static_cast<TensorObject*>(self), flags);
+}
 
 // The deleter of pool-sized blocks.
 void PooledTensorDeleter(void* self, int flags) {
@@ -209,7 +218,7 @@ uint64_t FlagsOf(const TVMFFIObject* obj) {
 // `byte_offset` is then not the lowest address) and type codes >= 129
 // (user-defined `custom[...]` types).
 [[noreturn]] TVMFFI_RT_COLD void ThrowTooLarge(const char* api, const char* what,
-                                                  const char* part) {
+                                               const char* part) {
   Throw("ValueError", api, ": ", what, " is too large: its ", part, " overflows int64");
 }
 
@@ -222,8 +231,8 @@ TVMFFI_RT_NOINLINE void ValidateShapeFull(const DLTensor& t, const char* api, co
   }
   const DLDataType dt = t.dtype;
   if (dt.bits == 0 || dt.lanes == 0) {
-    Throw("ValueError", api, ": ", what, " has a dtype with ", static_cast<int>(dt.bits), " bits and ",
-          static_cast<int>(dt.lanes), " lanes; both must be nonzero");
+    Throw("ValueError", api, ": ", what, " has a dtype with ", static_cast<int>(dt.bits),
+          " bits and ", static_cast<int>(dt.lanes), " lanes; both must be nonzero");
   }
   if (dt.code > kDLFloat4_e2m1fn && dt.code < kCustomTypeCodeBegin) {
     Throw("ValueError", api, ": ", what, " has an unknown dtype type code ",
@@ -306,7 +315,8 @@ inline bool IsPlainValidShape(const DLTensor& t, int64_t* fill = nullptr) {
     return false;
   }
   if (TVMFFI_RT_UNLIKELY(static_cast<uint32_t>(dt.bits) * dt.lanes == 0)) return false;
-  if (TVMFFI_RT_UNLIKELY(dt.code > kDLFloat4_e2m1fn && dt.code < kCustomTypeCodeBegin)) return false;
+  if (TVMFFI_RT_UNLIKELY(dt.code > kDLFloat4_e2m1fn && dt.code < kCustomTypeCodeBegin))
+    return false;
   if (TVMFFI_RT_UNLIKELY(!IsValidDeviceType(t.device.device_type))) return false;
   if (TVMFFI_RT_UNLIKELY(t.device.device_id < 0)) return false;
   int64_t numel = 1;
@@ -369,8 +379,8 @@ inline void ValidateShape(const DLTensor& t, const char* api, const char* what) 
 
 [[noreturn]] TVMFFI_RT_COLD void ThrowNotAligned(const DLTensor& t, int32_t require_alignment,
                                                  const char* api) {
-  Throw("ValueError", api, ": data is not aligned to ", require_alignment,
-        " bytes (data=", t.data, ", byte_offset=", t.byte_offset, ")");
+  Throw("ValueError", api, ": data is not aligned to ", require_alignment, " bytes (data=", t.data,
+        ", byte_offset=", t.byte_offset, ")");
 }
 
 [[noreturn]] TVMFFI_RT_COLD void ThrowNotContiguous(const char* api) {
@@ -414,7 +424,9 @@ TVMFFIObject* FillImported(TensorObject* t, M* from, bool fill_strides) {
 
 // DLPack >= 1.2 consumers expect strides: an import synthesises compact ones
 // if the producer gave none.
-inline bool NeedsStrides(const DLTensor& src) { return src.strides == nullptr && src.ndim > 0; }
+inline bool NeedsStrides(const DLTensor& src) {
+  return src.strides == nullptr && src.ndim > 0;
+}
 
 // The common import of a non-NULL `from`, without exception frames: a known
 // version, a plain valid layout (see IsPlainValidShape) and a block in this
@@ -440,8 +452,9 @@ inline __attribute__((always_inline)) TVMFFIObject* TryImportPlain(M* from) {
 }
 
 template <typename M>
-TVMFFI_RT_NOINLINE TVMFFIObject* Import(M* from, int32_t require_alignment, int32_t require_contiguous,
-                     bool out_missing, const char* api) {
+TVMFFI_RT_NOINLINE TVMFFIObject* Import(M* from, int32_t require_alignment,
+                                        int32_t require_contiguous, bool out_missing,
+                                        const char* api) {
   CheckNotNull(from, api, "from");
   // From here on we own `from`: any failure runs its deleter exactly once.
   try {
@@ -569,9 +582,9 @@ inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
 // On a mismatch the tensor is released and the call fails, naming both.
 [[noreturn]] TVMFFI_RT_COLD void RefuseAllocation(const DLTensor* prototype, TVMFFIObject* obj) {
   const DLTensor* got = TVMFFITensorGetDLTensorPtr(obj);
-  std::string what = Concat("TVMFFIEnvTensorAlloc: the allocator returned a tensor of shape ",
-                            DescribeAllocation(got), ", not the requested ",
-                            DescribeAllocation(prototype));
+  std::string what =
+      Concat("TVMFFIEnvTensorAlloc: the allocator returned a tensor of shape ",
+             DescribeAllocation(got), ", not the requested ", DescribeAllocation(prototype));
   DecRef(obj);
   Throw("RuntimeError", what);
 }
@@ -603,7 +616,8 @@ int TVMFFIEnvTensorAlloc(DLTensor* prototype, TVMFFIObjectHandle* out) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(prototype, api, "prototype");
   CheckNotNull(out, api, "out");
-  if (TVMFFI_RT_UNLIKELY(prototype->ndim < 0 || (prototype->ndim > 0 && prototype->shape == nullptr))) {
+  if (TVMFFI_RT_UNLIKELY(prototype->ndim < 0 ||
+                         (prototype->ndim > 0 && prototype->shape == nullptr))) {
     Throw("ValueError", api, ": prototype has ndim ", prototype->ndim,
           prototype->ndim < 0 ? "" : " but no shape");
   }
@@ -659,7 +673,8 @@ int TVMFFITensorCreateUnsafeView(TVMFFIObjectHandle source, const DLTensor* prot
   CheckTensor(src, api, "source");
   ValidateShape(*prototype, api, "the prototype");
   int32_t ndim = prototype->ndim;
-  TensorObject* t = AllocTensor(sizeof(TensorObject) + 2 * static_cast<size_t>(ndim) * sizeof(int64_t));
+  TensorObject* t =
+      AllocTensor(sizeof(TensorObject) + 2 * static_cast<size_t>(ndim) * sizeof(int64_t));
   TVMFFIObject* obj = HeaderOf(t);
   DLOf(t) = *prototype;
   t->origin = TensorOrigin::kView;

@@ -129,8 +129,8 @@ class AccessPathSearch {
     for (const Step& step : steps_) {
       switch (step.kind) {
         case AccessKind::kAttr:
-          path = path->Extend(
-              AccessStep::Attr(String(step.field->name.data, step.field->name.size)));
+          path =
+              path->Extend(AccessStep::Attr(String(step.field->name.data, step.field->name.size)));
           break;
         case AccessKind::kArrayItem:
           path = path->Extend(AccessStep::ArrayItem(step.index));

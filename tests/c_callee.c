@@ -27,8 +27,8 @@ TVM_FFI_DLL_EXPORT void* __tvm_ffi__library_ctx = NULL;
 
 /* ---- error helpers ------------------------------------------------------ */
 
-static int raise_parts(const char* kind, const char* a, const char* b, const char* c,
-                       const char* d, const char* e) {
+static int raise_parts(const char* kind, const char* a, const char* b, const char* c, const char* d,
+                       const char* e) {
   const char* parts[5];
   parts[0] = a;
   parts[1] = b;
@@ -132,7 +132,8 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_c_add_one(void* self, const TVMFFIAny* args, in
   if ((x = tensor_arg(args, 0, fn, "x")) == NULL) return -1;
   if ((y = tensor_arg(args, 1, fn, "y")) == NULL) return -1;
   if (check_float32_cpu(x, fn, "x") != 0 || check_float32_cpu(y, fn, "y") != 0) return -1;
-  if (x->ndim != y->ndim) return raise_parts("ValueError", fn, ": `x` and `y` differ in rank", NULL, NULL, NULL);
+  if (x->ndim != y->ndim)
+    return raise_parts("ValueError", fn, ": `x` and `y` differ in rank", NULL, NULL, NULL);
   for (d = 0; d < x->ndim; ++d) {
     if (x->shape[d] != y->shape[d]) {
       return raise_parts("ValueError", fn, ": `x` and `y` must have the same shape", NULL, NULL,

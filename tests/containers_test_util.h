@@ -4,8 +4,8 @@
 #ifndef TVMFFI_TESTS_CONTAINERS_TEST_UTIL_H_
 #define TVMFFI_TESTS_CONTAINERS_TEST_UTIL_H_
 
-#include <catch2/catch_test_macros.hpp>
 #include <tvm/ffi/tvm_ffi.h>
+#include <catch2/catch_test_macros.hpp>
 
 #include <optional>
 #include <string>
@@ -26,7 +26,9 @@ std::pair<std::string, std::string> ErrorOf(F&& f) {
 }
 
 /*! \brief The strong count of the object an ObjectRef holds. */
-inline int UseCount(const tvm::ffi::ObjectRef& ref) { return ref.use_count(); }
+inline int UseCount(const tvm::ffi::ObjectRef& ref) {
+  return ref.use_count();
+}
 
 /*! \brief An object type for identity / reference-count checks. */
 class CounterObj : public tvm::ffi::Object {

@@ -162,8 +162,9 @@ inline void RegisterTestTypes() {
         .def(refl::init<int64_t, double>());
     refl::ObjectDef<Point3Obj>()
         .def_rw("z", &Point3Obj::z)
-        .def_rw("payload", &Point3Obj::payload, refl::DefaultFactory(Function::FromTyped(
-                                                    []() { return Array<int64_t>{1, 2}; })));
+        .def_rw("payload", &Point3Obj::payload, refl::DefaultFactory(Function::FromTyped([]() {
+                  return Array<int64_t>{1, 2};
+                })));
     refl::ObjectDef<VarObj>().def_ro("name", &VarObj::name, refl::AttachFieldFlag::SEqHashIgnore());
     refl::ObjectDef<FuncObj>()
         .def_ro("params", &FuncObj::params, refl::AttachFieldFlag::SEqHashDef())

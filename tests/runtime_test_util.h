@@ -13,9 +13,13 @@
 
 namespace rt_test {
 
-inline TVMFFIByteArray BA(std::string_view s) { return TVMFFIByteArray{s.data(), s.size()}; }
+inline TVMFFIByteArray BA(std::string_view s) {
+  return TVMFFIByteArray{s.data(), s.size()};
+}
 
-inline std::string Str(const TVMFFIByteArray& b) { return std::string(b.data, b.size); }
+inline std::string Str(const TVMFFIByteArray& b) {
+  return std::string(b.data, b.size);
+}
 
 inline uint64_t RefCount(TVMFFIObjectHandle h) {
   return __atomic_load_n(&static_cast<TVMFFIObject*>(h)->combined_ref_count, __ATOMIC_ACQUIRE);

@@ -38,12 +38,12 @@ inline uint32_t StrongCount(const void* handle) {
  * \brief Require that `expr` throws a tvm::ffi::Error of `kind` whose message
  *        contains `substr`.
  */
-#define REQUIRE_FFI_ERROR(expr, expected_kind, substr)                                     \
-  do {                                                                                     \
-    auto tensor_test_err_ = ::tensor_test::CaptureError([&] { (void)(expr); });           \
-    REQUIRE(tensor_test_err_.has_value());                                                 \
-    CHECK(tensor_test_err_->kind() == (expected_kind));                                    \
-    CHECK_THAT(tensor_test_err_->message(), Catch::Matchers::ContainsSubstring(substr));   \
+#define REQUIRE_FFI_ERROR(expr, expected_kind, substr)                                   \
+  do {                                                                                   \
+    auto tensor_test_err_ = ::tensor_test::CaptureError([&] { (void)(expr); });          \
+    REQUIRE(tensor_test_err_.has_value());                                               \
+    CHECK(tensor_test_err_->kind() == (expected_kind));                                  \
+    CHECK_THAT(tensor_test_err_->message(), Catch::Matchers::ContainsSubstring(substr)); \
   } while (0)
 
 #endif  // TVMFFI_TESTS_TENSOR_TEST_UTIL_H_

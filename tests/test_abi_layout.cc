@@ -98,9 +98,9 @@ OFFSET_IS(details::FunctionObjCppBase, cpp_entry, 48);
 SIZE_IS(details::FunctionObjCppBase, 56);
 NOT_POLYMORPHIC(ffi::FunctionObj);
 NOT_POLYMORPHIC(details::FunctionObjCppBase);
-static_assert(std::is_same_v<decltype(details::FunctionObjCppBase::cpp_entry),
-                             ffi::FunctionObj::FCall>,
-              "cpp_entry is a plain function pointer");
+static_assert(
+    std::is_same_v<decltype(details::FunctionObjCppBase::cpp_entry), ffi::FunctionObj::FCall>,
+    "cpp_entry is a plain function pointer");
 
 // ---- Shape: header + TVMFFIShapeCell. ---------------------------------------
 // (size() the method hides the cell's size field: the cell's own layout is
@@ -146,4 +146,6 @@ OFFSET_IS(TVMFFITypeInfo, methods, 56);
 OFFSET_IS(TVMFFITypeInfo, metadata, 64);
 SIZE_IS(TVMFFITypeInfo, 72);
 
-int main() { return 0; }
+int main() {
+  return 0;
+}

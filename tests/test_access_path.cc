@@ -63,8 +63,9 @@ TEST_CASE("PathEqual compares steps, not identity", "[access_path]") {
   CHECK(!AccessPath::Root()->ArrayItem(1)->PathEqual(AccessPath::Root()->ArrayItemMissing(1)));
   // Strings compare by content whatever their form.
   std::string long_key(100, 'k');
-  CHECK(AccessPath::Root()->MapItem(String(long_key))->PathEqual(
-      AccessPath::Root()->MapItem(String(long_key))));
+  CHECK(AccessPath::Root()
+            ->MapItem(String(long_key))
+            ->PathEqual(AccessPath::Root()->MapItem(String(long_key))));
   CHECK(AccessPath::Root()->PathEqual(AccessPath::Root()));
 }
 
@@ -114,7 +115,8 @@ TEST_CASE("libtvmffi registers the fields and methods of access paths", "[access
 
 // Issue #25: the generated __ffi_init__ (reachable from Python) checks the
 // same invariants as FromJSONGraph: a malformed path is never built.
-TEST_CASE("__ffi_init__ refuses a path whose parent, step or depth disagree", "[access_path][hostile]") {
+TEST_CASE("__ffi_init__ refuses a path whose parent, step or depth disagree",
+          "[access_path][hostile]") {
   TypeAttrColumn col("__ffi_init__");
   AnyView init = col[AccessPathObj::RuntimeTypeIndex()];
   REQUIRE(init != nullptr);

@@ -45,10 +45,9 @@ TEST_CASE("Inherited fields are found through the subclass", "[accessor]") {
   CHECK(refl::FieldGetter("test.refl.Point3", "x")(n).cast<int64_t>() == 5);
   CHECK(refl::FieldGetter("test.refl.Point3", "z")(n).cast<int64_t>() == 9);
   std::vector<std::string> names;
-  refl::ForEachFieldInfo(TVMFFIGetTypeInfo(Point3Obj::RuntimeTypeIndex()),
-                         [&](const TVMFFIFieldInfo* f) {
-                           names.emplace_back(f->name.data, f->name.size);
-                         });
+  refl::ForEachFieldInfo(
+      TVMFFIGetTypeInfo(Point3Obj::RuntimeTypeIndex()),
+      [&](const TVMFFIFieldInfo* f) { names.emplace_back(f->name.data, f->name.size); });
   CHECK(names == std::vector<std::string>{"x", "y", "label", "cache", "z", "payload"});
   int seen = 0;
   bool stopped = refl::ForEachFieldInfoWithEarlyStop(

@@ -1,9 +1,9 @@
 // Tests of tvm/ffi/any.h: the conversion matrix of Any/AnyView, ownership,
 // as/cast/try_cast, hashing and equality.
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/memory.h>
-#include <tvm/ffi/container/map.h>
 #include <tvm/ffi/reflection/registry.h>
 
 #include <catch2/catch_test_macros.hpp>
@@ -69,13 +69,20 @@ Target MakeTarget(const char* name) {
 }
 
 std::vector<Target> Targets() {
-  return {MakeTarget<std::nullptr_t>("None"), MakeTarget<bool>("bool"),
-          MakeTarget<int64_t>("int"),         MakeTarget<double>("float"),
-          MakeTarget<void*>("void*"),         MakeTarget<DLDataType>("DataType"),
-          MakeTarget<DLDevice>("Device"),     MakeTarget<String>("str"),
-          MakeTarget<Bytes>("bytes"),         MakeTarget<Function>("ffi.Function"),
-          MakeTarget<ObjectRef>("ffi.Object"), MakeTarget<Optional<int64_t>>("Optional[int]"),
-          MakeTarget<Optional<String>>("Optional[str]"), MakeTarget<Error>("ffi.Error")};
+  return {MakeTarget<std::nullptr_t>("None"),
+          MakeTarget<bool>("bool"),
+          MakeTarget<int64_t>("int"),
+          MakeTarget<double>("float"),
+          MakeTarget<void*>("void*"),
+          MakeTarget<DLDataType>("DataType"),
+          MakeTarget<DLDevice>("Device"),
+          MakeTarget<String>("str"),
+          MakeTarget<Bytes>("bytes"),
+          MakeTarget<Function>("ffi.Function"),
+          MakeTarget<ObjectRef>("ffi.Object"),
+          MakeTarget<Optional<int64_t>>("Optional[int]"),
+          MakeTarget<Optional<String>>("Optional[str]"),
+          MakeTarget<Error>("ffi.Error")};
 }
 
 std::vector<std::string> SplitCells(const std::string& row) {
@@ -362,7 +369,9 @@ class FuncKeyObj : public Object {
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.any.FuncKey", FuncKeyObj, Object);
 };
 
-int64_t PtrKeyHash(const Any& key) { return key.as<PtrKeyObj>()->value * 7; }
+int64_t PtrKeyHash(const Any& key) {
+  return key.as<PtrKeyObj>()->value * 7;
+}
 bool PtrKeyEqual(const Any& a, const Any& b) {
   return a.as<PtrKeyObj>()->value == b.as<PtrKeyObj>()->value;
 }

@@ -354,8 +354,7 @@ TEST_CASE("Nested containers through a typed function and back", "[array]") {
 
   // Elements convert on the way in (bool -> int).
   Array<Any> with_bool = {Array<Any>{true, int64_t{2}}};
-  CHECK(transpose(with_bool).cast<Array<Array<int64_t>>>() ==
-        Array<Array<int64_t>>{{1}, {2}});
+  CHECK(transpose(with_bool).cast<Array<Array<int64_t>>>() == Array<Array<int64_t>>{{1}, {2}});
 
   auto [kind, message] = ErrorOf([&] { transpose(Array<Any>{Array<Any>{String("x")}}); });
   CHECK(kind == "TypeError");
@@ -396,7 +395,8 @@ TEST_CASE("ArrayObj layout is the ABI's TVMFFISeqCell", "[array]") {
   CHECK(cell->capacity >= 3);
   CHECK(cell->data_deleter == nullptr);
   // Elements live inline, right after the cell.
-  CHECK(cell->data == reinterpret_cast<char*>(header) + sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell));
+  CHECK(cell->data ==
+        reinterpret_cast<char*>(header) + sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell));
   const TVMFFIAny* items = static_cast<const TVMFFIAny*>(cell->data);
   CHECK(items[0].type_index == kTVMFFIInt);
   CHECK(items[0].v_int64 == 7);

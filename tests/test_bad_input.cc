@@ -56,8 +56,9 @@ struct Wrong {
     TVMFFIByteArray text = BA("a string, not what was asked for");
     REQUIRE(TVMFFIStringFromByteArray(&text, &str) == 0);
     REQUIRE(str.type_index == kTVMFFIStr);
-    REQUIRE(TVMFFIFunctionCreate(nullptr, [](void*, const TVMFFIAny*, int32_t, TVMFFIAny*) { return 0; },
-                                 nullptr, func.out()) == 0);
+    REQUIRE(TVMFFIFunctionCreate(
+                nullptr, [](void*, const TVMFFIAny*, int32_t, TVMFFIAny*) { return 0; }, nullptr,
+                func.out()) == 0);
   }
   ~Wrong() { Release(&str); }
   TVMFFIObjectHandle str_obj() const { return str.v_obj; }
@@ -75,7 +76,9 @@ struct Producer {
     DLTensor t = HostF32Tensor(data, shape, 3);
     legacy.dl_tensor = t;
     legacy.manager_ctx = this;
-    legacy.deleter = [](DLManagedTensor* self) { ++static_cast<Producer*>(self->manager_ctx)->deleted; };
+    legacy.deleter = [](DLManagedTensor* self) {
+      ++static_cast<Producer*>(self->manager_ctx)->deleted;
+    };
     versioned.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
     versioned.dl_tensor = t;
     versioned.manager_ctx = this;
@@ -131,30 +134,65 @@ int32_t NewType(const std::string& key) {
   return idx;
 }
 
-int Noop(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) { return 0; }
+int Noop(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) {
+  return 0;
+}
 
 // Every function covered below. test "covers every export" compares it with
 // the dynamic symbol table of libtvmffi.so.
 const std::set<std::string> kCovered = {
-    "TVMFFIAnyViewToOwnedAny", "TVMFFIBacktrace", "TVMFFIBytesFromByteArray",
-    "TVMFFIDataTypeFromString", "TVMFFIDataTypeToString", "TVMFFIEnvCheckSignals",
-    "TVMFFIEnvGetDLPackManagedTensorAllocator", "TVMFFIEnvGetStream",
-    "TVMFFIEnvModLookupFromImports", "TVMFFIEnvModRegisterContextSymbol",
-    "TVMFFIEnvModRegisterSystemLibSymbol", "TVMFFIEnvRegisterCAPI",
-    "TVMFFIEnvSetDLPackManagedTensorAllocator", "TVMFFIEnvSetStream", "TVMFFIEnvTensorAlloc",
-    "TVMFFIErrorCreate", "TVMFFIErrorCreateWithCauseAndExtraContext", "TVMFFIErrorKindLookup",
-    "TVMFFIErrorKindRegister", "TVMFFIErrorMoveFromRaised", "TVMFFIErrorSetRaised",
-    "TVMFFIErrorSetRaisedFromCStr", "TVMFFIErrorSetRaisedFromCStrParts", "TVMFFIFunctionCall",
-    "TVMFFIFunctionCreate", "TVMFFIFunctionGetGlobal", "TVMFFIFunctionListGlobalNames",
-    "TVMFFIFunctionRemoveGlobal", "TVMFFIFunctionSetGlobal",
-    "TVMFFIFunctionSetGlobalFromMethodInfo", "TVMFFIGetCustomAllocator", "TVMFFIGetTypeAttrColumn",
-    "TVMFFIGetTypeInfo", "TVMFFISetCustomAllocator",
-    "TVMFFIGetVersion", "TVMFFIHandleDeinitOnce", "TVMFFIHandleInitOnce",
-    "TVMFFIObjectCreateOpaque", "TVMFFIObjectDecRef", "TVMFFIObjectIncRef",
-    "TVMFFIStringFromByteArray", "TVMFFITensorCreateUnsafeView", "TVMFFITensorFromDLPack",
-    "TVMFFITensorFromDLPackVersioned", "TVMFFITensorToDLPack", "TVMFFITensorToDLPackVersioned",
-    "TVMFFITypeGetOrAllocIndex", "TVMFFITypeKeyToIndex", "TVMFFITypeRegisterAttr",
-    "TVMFFITypeRegisterField", "TVMFFITypeRegisterMetadata", "TVMFFITypeRegisterMethod",
+    "TVMFFIAnyViewToOwnedAny",
+    "TVMFFIBacktrace",
+    "TVMFFIBytesFromByteArray",
+    "TVMFFIDataTypeFromString",
+    "TVMFFIDataTypeToString",
+    "TVMFFIEnvCheckSignals",
+    "TVMFFIEnvGetDLPackManagedTensorAllocator",
+    "TVMFFIEnvGetStream",
+    "TVMFFIEnvModLookupFromImports",
+    "TVMFFIEnvModRegisterContextSymbol",
+    "TVMFFIEnvModRegisterSystemLibSymbol",
+    "TVMFFIEnvRegisterCAPI",
+    "TVMFFIEnvSetDLPackManagedTensorAllocator",
+    "TVMFFIEnvSetStream",
+    "TVMFFIEnvTensorAlloc",
+    "TVMFFIErrorCreate",
+    "TVMFFIErrorCreateWithCauseAndExtraContext",
+    "TVMFFIErrorKindLookup",
+    "TVMFFIErrorKindRegister",
+    "TVMFFIErrorMoveFromRaised",
+    "TVMFFIErrorSetRaised",
+    "TVMFFIErrorSetRaisedFromCStr",
+    "TVMFFIErrorSetRaisedFromCStrParts",
+    "TVMFFIFunctionCall",
+    "TVMFFIFunctionCreate",
+    "TVMFFIFunctionGetGlobal",
+    "TVMFFIFunctionListGlobalNames",
+    "TVMFFIFunctionRemoveGlobal",
+    "TVMFFIFunctionSetGlobal",
+    "TVMFFIFunctionSetGlobalFromMethodInfo",
+    "TVMFFIGetCustomAllocator",
+    "TVMFFIGetTypeAttrColumn",
+    "TVMFFIGetTypeInfo",
+    "TVMFFISetCustomAllocator",
+    "TVMFFIGetVersion",
+    "TVMFFIHandleDeinitOnce",
+    "TVMFFIHandleInitOnce",
+    "TVMFFIObjectCreateOpaque",
+    "TVMFFIObjectDecRef",
+    "TVMFFIObjectIncRef",
+    "TVMFFIStringFromByteArray",
+    "TVMFFITensorCreateUnsafeView",
+    "TVMFFITensorFromDLPack",
+    "TVMFFITensorFromDLPackVersioned",
+    "TVMFFITensorToDLPack",
+    "TVMFFITensorToDLPackVersioned",
+    "TVMFFITypeGetOrAllocIndex",
+    "TVMFFITypeKeyToIndex",
+    "TVMFFITypeRegisterAttr",
+    "TVMFFITypeRegisterField",
+    "TVMFFITypeRegisterMetadata",
+    "TVMFFITypeRegisterMethod",
 };
 
 }  // namespace
@@ -172,7 +210,8 @@ TEST_CASE("Bad input: the catalogue covers every export of libtvmffi.so", "[bad_
                       std::back_inserter(missing));
   std::set_difference(kCovered.begin(), kCovered.end(), exported.begin(), exported.end(),
                       std::back_inserter(stale));
-  INFO("exported but not covered: " << missing.size() << (missing.empty() ? "" : " first " + missing[0]));
+  INFO("exported but not covered: " << missing.size()
+                                    << (missing.empty() ? "" : " first " + missing[0]));
   CHECK(missing.empty());
   INFO("covered but not exported: " << stale.size() << (stale.empty() ? "" : " first " + stale[0]));
   CHECK(stale.empty());
@@ -232,8 +271,8 @@ TEST_CASE("Bad input: TVMFFIObjectCreateOpaque", "[bad_input]") {
   Handle out;
   ExpectError(TVMFFIObjectCreateOpaque(nullptr, kTVMFFIOpaquePyObject, nullptr, nullptr),
               "ValueError", {"TVMFFIObjectCreateOpaque", "out"});
-  for (int32_t bad : {-5, static_cast<int32_t>(kTVMFFIInt), static_cast<int32_t>(kTVMFFIStr),
-                      99999, INT32_MAX}) {
+  for (int32_t bad :
+       {-5, static_cast<int32_t>(kTVMFFIInt), static_cast<int32_t>(kTVMFFIStr), 99999, INT32_MAX}) {
     INFO("type index " << bad);
     ExpectError(TVMFFIObjectCreateOpaque(nullptr, bad, nullptr, out.out()), "ValueError",
                 {"TVMFFIObjectCreateOpaque", "type index", std::to_string(bad).c_str()});
@@ -248,8 +287,10 @@ TEST_CASE("Bad input: TVMFFIObjectCreateOpaque", "[bad_input]") {
 TEST_CASE("Bad input: TVMFFITypeKeyToIndex and TVMFFIGetTypeInfo", "[bad_input]") {
   int32_t idx = 0;
   TVMFFIByteArray key = BA("ffi.String");
-  ExpectError(TVMFFITypeKeyToIndex(nullptr, &idx), "ValueError", {"TVMFFITypeKeyToIndex", "type_key"});
-  ExpectError(TVMFFITypeKeyToIndex(&key, nullptr), "ValueError", {"TVMFFITypeKeyToIndex", "out_tindex"});
+  ExpectError(TVMFFITypeKeyToIndex(nullptr, &idx), "ValueError",
+              {"TVMFFITypeKeyToIndex", "type_key"});
+  ExpectError(TVMFFITypeKeyToIndex(&key, nullptr), "ValueError",
+              {"TVMFFITypeKeyToIndex", "out_tindex"});
   ExpectError(TVMFFITypeKeyToIndex(&kNullData, &idx), "ValueError", {"type_key", "NULL data"});
   TVMFFIByteArray unknown = BA("no.such.Type");
   ExpectError(TVMFFITypeKeyToIndex(&unknown, &idx), "KeyError", {"no.such.Type"});
@@ -275,7 +316,8 @@ TEST_CASE("Bad input: TVMFFITypeGetOrAllocIndex", "[bad_input]") {
               {"static type index", "out of range"});
   ExpectError(TVMFFITypeGetOrAllocIndex(&k4, kTVMFFIFloat, 1, 0, 0, kTVMFFIObject), "ValueError",
               {"static type index", "already used"});
-  ExpectError(TVMFFITypeGetOrAllocIndex(&k5, -1, -1, 0, 0, -1), "ValueError", {"depth", "test.bad.T5"});
+  ExpectError(TVMFFITypeGetOrAllocIndex(&k5, -1, -1, 0, 0, -1), "ValueError",
+              {"depth", "test.bad.T5"});
   ExpectError(TVMFFITypeGetOrAllocIndex(&k6, -1, 1, 0, 0, -5), "ValueError", {"parent", "-5"});
 }
 
@@ -294,8 +336,10 @@ TEST_CASE("Bad input: TVMFFITypeRegisterField/Method/Metadata/Attr", "[bad_input
   TVMFFIByteArray attr = BA("test.bad.attr");
   TVMFFIAny value = Int(1);
 
-  ExpectError(TVMFFITypeRegisterField(t, nullptr), "ValueError", {"TVMFFITypeRegisterField", "info"});
-  ExpectError(TVMFFITypeRegisterMethod(t, nullptr), "ValueError", {"TVMFFITypeRegisterMethod", "info"});
+  ExpectError(TVMFFITypeRegisterField(t, nullptr), "ValueError",
+              {"TVMFFITypeRegisterField", "info"});
+  ExpectError(TVMFFITypeRegisterMethod(t, nullptr), "ValueError",
+              {"TVMFFITypeRegisterMethod", "info"});
   ExpectError(TVMFFITypeRegisterMetadata(t, nullptr), "ValueError",
               {"TVMFFITypeRegisterMetadata", "metadata"});
   ExpectError(TVMFFITypeRegisterAttr(t, nullptr, &value), "ValueError",
@@ -328,17 +372,21 @@ TEST_CASE("Bad input: type registry silent accepts", "[bad_input]") {
   field.name = TVMFFIByteArray{nullptr, 10};
   field.size = 8;
   field.offset = 24;
-  ExpectError(TVMFFITypeRegisterField(t, &field), "ValueError", {"TVMFFITypeRegisterField", "name"});
+  ExpectError(TVMFFITypeRegisterField(t, &field), "ValueError",
+              {"TVMFFITypeRegisterField", "name"});
   field.name = BA("neg");
   field.offset = -8;
-  ExpectError(TVMFFITypeRegisterField(t, &field), "ValueError", {"TVMFFITypeRegisterField", "offset"});
+  ExpectError(TVMFFITypeRegisterField(t, &field), "ValueError",
+              {"TVMFFITypeRegisterField", "offset"});
   field.offset = 24;
   field.size = -8;
-  ExpectError(TVMFFITypeRegisterField(t, &field), "ValueError", {"TVMFFITypeRegisterField", "size"});
+  ExpectError(TVMFFITypeRegisterField(t, &field), "ValueError",
+              {"TVMFFITypeRegisterField", "size"});
   TVMFFIMethodInfo method{};
   method.name = TVMFFIByteArray{nullptr, 5};
   method.method = ObjView(w.func.get());
-  ExpectError(TVMFFITypeRegisterMethod(t, &method), "ValueError", {"TVMFFITypeRegisterMethod", "name"});
+  ExpectError(TVMFFITypeRegisterMethod(t, &method), "ValueError",
+              {"TVMFFITypeRegisterMethod", "name"});
   TVMFFIByteArray key = BA("test.bad.StaticMinus7");
   CHECK(TVMFFITypeGetOrAllocIndex(&key, -7, 1, 0, 0, kTVMFFIObject) == -1);
   ExpectError(-1, "ValueError", {"static type index", "-7"});
@@ -375,7 +423,8 @@ TEST_CASE("Bad input: object tags are checked against the object", "[bad_input]"
               {"TVMFFIAnyViewToOwnedAny", "ffi.String"});
   TVMFFIByteArray k = BA("ValueError"), m = BA("message");
   Handle err;
-  CHECK(TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, nullptr, w.str_obj(), nullptr, err.out()) != 0);
+  CHECK(TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, nullptr, w.str_obj(), nullptr,
+                                                  err.out()) != 0);
   CHECK(err.get() == nullptr);
 }
 
@@ -406,9 +455,11 @@ TEST_CASE("Bad input: TVMFFIFunctionCreate and TVMFFIFunctionCall", "[bad_input]
 TEST_CASE("Bad input: TVMFFIFunctionCall argument checks", "[bad_input]") {
   Handle f = Global("ffi.String");
   TVMFFIAny arg = RawStr("x");
-  ExpectError(TVMFFIFunctionCall(f.get(), &arg, 1, nullptr), "ValueError", {"TVMFFIFunctionCall", "result"});
+  ExpectError(TVMFFIFunctionCall(f.get(), &arg, 1, nullptr), "ValueError",
+              {"TVMFFIFunctionCall", "result"});
   TVMFFIAny result = None();
-  ExpectError(TVMFFIFunctionCall(f.get(), nullptr, 2, &result), "ValueError", {"TVMFFIFunctionCall", "args"});
+  ExpectError(TVMFFIFunctionCall(f.get(), nullptr, 2, &result), "ValueError",
+              {"TVMFFIFunctionCall", "args"});
   ExpectError(TVMFFIFunctionCall(f.get(), &arg, -1, &result), "ValueError",
               {"TVMFFIFunctionCall", "num_args"});
 }
@@ -419,8 +470,10 @@ TEST_CASE("Bad input: the global function registry", "[bad_input]") {
   Handle out;
   ExpectError(TVMFFIFunctionSetGlobal(nullptr, w.func.get(), 0), "ValueError",
               {"TVMFFIFunctionSetGlobal", "name"});
-  ExpectError(TVMFFIFunctionSetGlobal(&kNullData, w.func.get(), 0), "ValueError", {"name", "NULL data"});
-  ExpectError(TVMFFIFunctionSetGlobal(&name, nullptr, 0), "ValueError", {"TVMFFIFunctionSetGlobal", "f"});
+  ExpectError(TVMFFIFunctionSetGlobal(&kNullData, w.func.get(), 0), "ValueError",
+              {"name", "NULL data"});
+  ExpectError(TVMFFIFunctionSetGlobal(&name, nullptr, 0), "ValueError",
+              {"TVMFFIFunctionSetGlobal", "f"});
   ExpectError(TVMFFIFunctionSetGlobal(&name, w.str_obj(), 0), "TypeError",
               {"TVMFFIFunctionSetGlobal", "ffi.Function", "ffi.String"});
   // Registered once; a second time without override names the function.
@@ -441,10 +494,13 @@ TEST_CASE("Bad input: the global function registry", "[bad_input]") {
   info.method = w.str;  // a String, honestly tagged
   ExpectError(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0), "TypeError", {"ffi.String"});
 
-  ExpectError(TVMFFIFunctionGetGlobal(nullptr, out.out()), "ValueError", {"TVMFFIFunctionGetGlobal", "name"});
-  ExpectError(TVMFFIFunctionGetGlobal(&name, nullptr), "ValueError", {"TVMFFIFunctionGetGlobal", "out"});
+  ExpectError(TVMFFIFunctionGetGlobal(nullptr, out.out()), "ValueError",
+              {"TVMFFIFunctionGetGlobal", "name"});
+  ExpectError(TVMFFIFunctionGetGlobal(&name, nullptr), "ValueError",
+              {"TVMFFIFunctionGetGlobal", "out"});
   ExpectError(TVMFFIFunctionGetGlobal(&kNullData, out.out()), "ValueError", {"name", "NULL data"});
-  ExpectError(TVMFFIFunctionRemoveGlobal(nullptr), "ValueError", {"TVMFFIFunctionRemoveGlobal", "name"});
+  ExpectError(TVMFFIFunctionRemoveGlobal(nullptr), "ValueError",
+              {"TVMFFIFunctionRemoveGlobal", "name"});
   ExpectError(TVMFFIFunctionRemoveGlobal(&kNullData), "ValueError", {"name", "NULL data"});
   ExpectError(TVMFFIFunctionListGlobalNames(nullptr, nullptr), "ValueError",
               {"TVMFFIFunctionListGlobalNames", "visit"});
@@ -459,8 +515,10 @@ TEST_CASE("Bad input: the global function registry", "[bad_input]") {
 TEST_CASE("Bad input: TVMFFIAnyViewToOwnedAny", "[bad_input]") {
   TVMFFIAny out = None();
   TVMFFIAny v = Int(1);
-  ExpectError(TVMFFIAnyViewToOwnedAny(nullptr, &out), "ValueError", {"TVMFFIAnyViewToOwnedAny", "any_view"});
-  ExpectError(TVMFFIAnyViewToOwnedAny(&v, nullptr), "ValueError", {"TVMFFIAnyViewToOwnedAny", "out"});
+  ExpectError(TVMFFIAnyViewToOwnedAny(nullptr, &out), "ValueError",
+              {"TVMFFIAnyViewToOwnedAny", "any_view"});
+  ExpectError(TVMFFIAnyViewToOwnedAny(&v, nullptr), "ValueError",
+              {"TVMFFIAnyViewToOwnedAny", "out"});
   TVMFFIAny null_cstr = RawStr(nullptr);
   ExpectError(TVMFFIAnyViewToOwnedAny(&null_cstr, &out), "ValueError", {"const char*"});
   TVMFFIAny null_bytes = BytesPtr(nullptr);
@@ -490,8 +548,10 @@ TEST_CASE("Bad input: TVMFFIHandleInitOnce and TVMFFIHandleDeinitOnce", "[bad_in
     return 0;
   };
   auto deinit = [](void*) -> int { return 0; };
-  ExpectError(TVMFFIHandleInitOnce(nullptr, init), "ValueError", {"TVMFFIHandleInitOnce", "handle_addr"});
-  ExpectError(TVMFFIHandleInitOnce(&handle, nullptr), "ValueError", {"TVMFFIHandleInitOnce", "init_func"});
+  ExpectError(TVMFFIHandleInitOnce(nullptr, init), "ValueError",
+              {"TVMFFIHandleInitOnce", "handle_addr"});
+  ExpectError(TVMFFIHandleInitOnce(&handle, nullptr), "ValueError",
+              {"TVMFFIHandleInitOnce", "init_func"});
   ExpectError(TVMFFIHandleDeinitOnce(nullptr, deinit), "ValueError",
               {"TVMFFIHandleDeinitOnce", "handle_addr"});
   ExpectError(TVMFFIHandleDeinitOnce(&handle, nullptr), "ValueError",
@@ -513,7 +573,8 @@ TEST_CASE("Bad input: error creation and the raised slot", "[bad_input]") {
   CHECK(TVMFFIErrorCreate(&kNullData, &m, nullptr, out.out()) != 0);
   CHECK(TVMFFIErrorCreate(&k, &kNullData, nullptr, out.out()) != 0);
   CHECK(TVMFFIErrorCreate(&k, &m, &kNullData, out.out()) != 0);
-  CHECK(TVMFFIErrorCreateWithCauseAndExtraContext(nullptr, &m, nullptr, nullptr, nullptr, out.out()) != 0);
+  CHECK(TVMFFIErrorCreateWithCauseAndExtraContext(nullptr, &m, nullptr, nullptr, nullptr,
+                                                  out.out()) != 0);
   CHECK(TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, nullptr, nullptr, nullptr, nullptr) != 0);
   CHECK(out.get() == nullptr);
   ExpectNothingRaised();
@@ -540,10 +601,13 @@ TEST_CASE("Bad input: error creation and the raised slot", "[bad_input]") {
   int32_t code = 0;
   TVMFFIByteArray kind = BA("BadInputError");
   ExpectError(TVMFFIErrorKindRegister(nullptr, &code), "ValueError", {"TVMFFIErrorKindRegister"});
-  ExpectError(TVMFFIErrorKindRegister(&kind, nullptr), "ValueError", {"TVMFFIErrorKindRegister", "out_code"});
+  ExpectError(TVMFFIErrorKindRegister(&kind, nullptr), "ValueError",
+              {"TVMFFIErrorKindRegister", "out_code"});
   TVMFFIByteArray empty = BA("");
-  ExpectError(TVMFFIErrorKindRegister(&empty, &code), "ValueError", {"TVMFFIErrorKindRegister", "empty"});
-  ExpectError(TVMFFIErrorKindRegister(&kNullData, &code), "ValueError", {"TVMFFIErrorKindRegister"});
+  ExpectError(TVMFFIErrorKindRegister(&empty, &code), "ValueError",
+              {"TVMFFIErrorKindRegister", "empty"});
+  ExpectError(TVMFFIErrorKindRegister(&kNullData, &code), "ValueError",
+              {"TVMFFIErrorKindRegister"});
 }
 
 // ---------------------------------------------------------------------------
@@ -553,17 +617,25 @@ TEST_CASE("Bad input: error creation and the raised slot", "[bad_input]") {
 TEST_CASE("Bad input: strings, bytes and dtypes", "[bad_input]") {
   TVMFFIAny out = None();
   TVMFFIByteArray text = BA("text");
-  ExpectError(TVMFFIStringFromByteArray(nullptr, &out), "ValueError", {"TVMFFIStringFromByteArray", "input"});
-  ExpectError(TVMFFIStringFromByteArray(&text, nullptr), "ValueError", {"TVMFFIStringFromByteArray", "out"});
-  ExpectError(TVMFFIStringFromByteArray(&kNullData, &out), "ValueError", {"input", "NULL data", "100"});
-  ExpectError(TVMFFIBytesFromByteArray(nullptr, &out), "ValueError", {"TVMFFIBytesFromByteArray", "input"});
-  ExpectError(TVMFFIBytesFromByteArray(&text, nullptr), "ValueError", {"TVMFFIBytesFromByteArray", "out"});
-  ExpectError(TVMFFIBytesFromByteArray(&kNullData, &out), "ValueError", {"input", "NULL data", "100"});
+  ExpectError(TVMFFIStringFromByteArray(nullptr, &out), "ValueError",
+              {"TVMFFIStringFromByteArray", "input"});
+  ExpectError(TVMFFIStringFromByteArray(&text, nullptr), "ValueError",
+              {"TVMFFIStringFromByteArray", "out"});
+  ExpectError(TVMFFIStringFromByteArray(&kNullData, &out), "ValueError",
+              {"input", "NULL data", "100"});
+  ExpectError(TVMFFIBytesFromByteArray(nullptr, &out), "ValueError",
+              {"TVMFFIBytesFromByteArray", "input"});
+  ExpectError(TVMFFIBytesFromByteArray(&text, nullptr), "ValueError",
+              {"TVMFFIBytesFromByteArray", "out"});
+  ExpectError(TVMFFIBytesFromByteArray(&kNullData, &out), "ValueError",
+              {"input", "NULL data", "100"});
 
   DLDataType dt{};
   TVMFFIByteArray f32 = BA("float32");
-  ExpectError(TVMFFIDataTypeFromString(nullptr, &dt), "ValueError", {"TVMFFIDataTypeFromString", "str"});
-  ExpectError(TVMFFIDataTypeFromString(&f32, nullptr), "ValueError", {"TVMFFIDataTypeFromString", "out"});
+  ExpectError(TVMFFIDataTypeFromString(nullptr, &dt), "ValueError",
+              {"TVMFFIDataTypeFromString", "str"});
+  ExpectError(TVMFFIDataTypeFromString(&f32, nullptr), "ValueError",
+              {"TVMFFIDataTypeFromString", "out"});
   ExpectError(TVMFFIDataTypeFromString(&kNullData, &dt), "ValueError", {"str", "NULL data"});
   for (const char* bad : {"float33x", "int256", "int0", "float32x0", "float32x70000", "floaty",
                           "int32x-1", "custom[", "float32xvscalex0", "\xff\xfe"}) {
@@ -571,7 +643,8 @@ TEST_CASE("Bad input: strings, bytes and dtypes", "[bad_input]") {
     TVMFFIByteArray b = BA(bad);
     ExpectError(TVMFFIDataTypeFromString(&b, &dt), "ValueError", {"Cannot parse data type", bad});
   }
-  ExpectError(TVMFFIDataTypeToString(nullptr, &out), "ValueError", {"TVMFFIDataTypeToString", "dtype"});
+  ExpectError(TVMFFIDataTypeToString(nullptr, &out), "ValueError",
+              {"TVMFFIDataTypeToString", "dtype"});
   DLDataType f{kDLFloat, 32, 1};
   ExpectError(TVMFFIDataTypeToString(&f, nullptr), "ValueError", {"TVMFFIDataTypeToString", "out"});
   for (uint8_t code : {uint8_t{20}, uint8_t{128}, uint8_t{200}, uint8_t{255}}) {
@@ -602,7 +675,8 @@ TEST_CASE("Bad input: empty dtype text is refused", "[bad_input]") {
 
 TEST_CASE("Bad input: DLPack import", "[bad_input]") {
   Handle out;
-  ExpectError(TVMFFITensorFromDLPack(nullptr, 0, 0, out.out()), "ValueError", {"TVMFFITensorFromDLPack", "from"});
+  ExpectError(TVMFFITensorFromDLPack(nullptr, 0, 0, out.out()), "ValueError",
+              {"TVMFFITensorFromDLPack", "from"});
   ExpectError(TVMFFITensorFromDLPackVersioned(nullptr, 0, 0, out.out()), "ValueError",
               {"TVMFFITensorFromDLPackVersioned", "from"});
   SECTION("NULL out: refused, and the deleter still runs once") {
@@ -610,7 +684,8 @@ TEST_CASE("Bad input: DLPack import", "[bad_input]") {
     ExpectError(TVMFFITensorFromDLPack(&p.legacy, 0, 0, nullptr), "ValueError", {"out"});
     CHECK(p.deleted == 1);
     Producer q;
-    ExpectError(TVMFFITensorFromDLPackVersioned(&q.versioned, 0, 0, nullptr), "ValueError", {"out"});
+    ExpectError(TVMFFITensorFromDLPackVersioned(&q.versioned, 0, 0, nullptr), "ValueError",
+                {"out"});
     CHECK(q.deleted == 1);
   }
   SECTION("negative and huge ndim") {
@@ -747,11 +822,13 @@ TEST_CASE("Bad input: DLPack export and views", "[bad_input]") {
   Wrong w;
   DLManagedTensor* legacy = nullptr;
   DLManagedTensorVersioned* versioned = nullptr;
-  ExpectError(TVMFFITensorToDLPack(nullptr, &legacy), "ValueError", {"TVMFFITensorToDLPack", "from"});
+  ExpectError(TVMFFITensorToDLPack(nullptr, &legacy), "ValueError",
+              {"TVMFFITensorToDLPack", "from"});
   ExpectError(TVMFFITensorToDLPackVersioned(nullptr, &versioned), "ValueError",
               {"TVMFFITensorToDLPackVersioned", "from"});
   // A String where a Tensor is expected.
-  ExpectError(TVMFFITensorToDLPack(w.str_obj(), &legacy), "TypeError", {"TVMFFITensorToDLPack", "ffi.String"});
+  ExpectError(TVMFFITensorToDLPack(w.str_obj(), &legacy), "TypeError",
+              {"TVMFFITensorToDLPack", "ffi.String"});
   ExpectError(TVMFFITensorToDLPackVersioned(w.str_obj(), &versioned), "TypeError",
               {"TVMFFITensorToDLPackVersioned", "ffi.String"});
   CHECK(legacy == nullptr);
@@ -760,7 +837,8 @@ TEST_CASE("Bad input: DLPack export and views", "[bad_input]") {
   Producer p;
   Handle tensor;
   REQUIRE(TVMFFITensorFromDLPack(&p.legacy, 0, 0, tensor.out()) == 0);
-  ExpectError(TVMFFITensorToDLPack(tensor.get(), nullptr), "ValueError", {"TVMFFITensorToDLPack", "out"});
+  ExpectError(TVMFFITensorToDLPack(tensor.get(), nullptr), "ValueError",
+              {"TVMFFITensorToDLPack", "out"});
   ExpectError(TVMFFITensorToDLPackVersioned(tensor.get(), nullptr), "ValueError",
               {"TVMFFITensorToDLPackVersioned", "out"});
 
@@ -779,11 +857,13 @@ TEST_CASE("Bad input: DLPack export and views", "[bad_input]") {
   ExpectError(TVMFFITensorCreateUnsafeView(tensor.get(), &bad, view.out()), "ValueError", {"ndim"});
   bad = proto;
   bad.shape = nullptr;
-  ExpectError(TVMFFITensorCreateUnsafeView(tensor.get(), &bad, view.out()), "ValueError", {"shape"});
+  ExpectError(TVMFFITensorCreateUnsafeView(tensor.get(), &bad, view.out()), "ValueError",
+              {"shape"});
   int64_t neg[3] = {2, -1, 4};
   bad = proto;
   bad.shape = neg;
-  ExpectError(TVMFFITensorCreateUnsafeView(tensor.get(), &bad, view.out()), "ValueError", {"negative extent"});
+  ExpectError(TVMFFITensorCreateUnsafeView(tensor.get(), &bad, view.out()), "ValueError",
+              {"negative extent"});
   CHECK(view.get() == nullptr);
   TVMFFIObjectDecRef(tensor.release());
   CHECK(p.deleted == 1);
@@ -799,10 +879,12 @@ TEST_CASE("Bad input: the environment API", "[bad_input]") {
               {"TVMFFIEnvSetStream", "device_id", "-1"});
   ExpectError(TVMFFIEnvSetStream(-5, 0, nullptr, nullptr), "ValueError",
               {"TVMFFIEnvSetStream", "device_type", "-5"});
-  ExpectError(TVMFFIEnvSetStream(kDLCUDA, INT32_MIN, nullptr, nullptr), "ValueError", {"device_id"});
+  ExpectError(TVMFFIEnvSetStream(kDLCUDA, INT32_MIN, nullptr, nullptr), "ValueError",
+              {"device_id"});
 
   Handle out;
-  ExpectError(TVMFFIEnvTensorAlloc(nullptr, out.out()), "ValueError", {"TVMFFIEnvTensorAlloc", "prototype"});
+  ExpectError(TVMFFIEnvTensorAlloc(nullptr, out.out()), "ValueError",
+              {"TVMFFIEnvTensorAlloc", "prototype"});
   int64_t shape[1] = {4};
   DLTensor proto{};
   proto.ndim = 1;
@@ -813,7 +895,8 @@ TEST_CASE("Bad input: the environment API", "[bad_input]") {
   REQUIRE(TVMFFIEnvGetDLPackManagedTensorAllocator() == nullptr);
   ExpectError(TVMFFIEnvTensorAlloc(&proto, out.out()), "RuntimeError", {"allocator"});
 
-  ExpectError(TVMFFIEnvRegisterCAPI(nullptr, nullptr), "ValueError", {"TVMFFIEnvRegisterCAPI", "name"});
+  ExpectError(TVMFFIEnvRegisterCAPI(nullptr, nullptr), "ValueError",
+              {"TVMFFIEnvRegisterCAPI", "name"});
   ExpectError(TVMFFIEnvModRegisterContextSymbol(nullptr, nullptr), "ValueError",
               {"TVMFFIEnvModRegisterContextSymbol", "name"});
   ExpectError(TVMFFIEnvModRegisterSystemLibSymbol(nullptr, nullptr), "ValueError",
@@ -855,7 +938,8 @@ TEST_CASE("Bad input: built-in globals with wrong argument types", "[bad_input]"
   TVMFFIAny r = None();
   ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {Int(42)}, &r), "TypeError",
               {"ffi.ModuleLoadFromFile", "argument #0", "int"});
-  ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {}, &r), "TypeError", {"ffi.ModuleLoadFromFile"});
+  ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {}, &r), "TypeError",
+              {"ffi.ModuleLoadFromFile"});
   ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {RawStr("")}, &r), "ValueError", {"empty"});
   ExpectError(CallGlobal("ffi.ModuleLoadFromFile", {RawStr("/nonexistent/libnothing.so")}, &r),
               "RuntimeError", {"/nonexistent/libnothing.so", "no such file"});
@@ -863,7 +947,8 @@ TEST_CASE("Bad input: built-in globals with wrong argument types", "[bad_input]"
   ExpectError(CallGlobal("ffi.ModuleGetFunction", {w.str, RawStr("f"), Bool(false)}, &r),
               "TypeError", {"ffi.ModuleGetFunction", "argument #0", "ffi.Module"});
   // A Function where an Array is expected.
-  ExpectError(CallGlobal("ffi.ArraySize", {ObjView(w.func.get())}, &r), "TypeError", {"ffi.ArraySize"});
+  ExpectError(CallGlobal("ffi.ArraySize", {ObjView(w.func.get())}, &r), "TypeError",
+              {"ffi.ArraySize"});
   ExpectError(CallGlobal("ffi.Shape", {w.str}, &r), "TypeError", {"ffi.Shape"});
   ExpectError(CallGlobal("ffi.String", {Int(1), Int(2)}, &r), "TypeError", {"ffi.String"});
   ExpectError(CallGlobal("ffi.Bytes", {ObjView(w.func.get())}, &r), "TypeError", {"ffi.Bytes"});

@@ -13,13 +13,13 @@
 static int g_checks = 0;
 static int g_failures = 0;
 
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    ++g_checks;                                                              \
-    if (!(cond)) {                                                           \
-      ++g_failures;                                                          \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    ++g_checks;                                                                \
+    if (!(cond)) {                                                             \
+      ++g_failures;                                                            \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                        \
+    }                                                                          \
   } while (0)
 
 #define SUCCESS 0
@@ -111,7 +111,9 @@ static TVMFFIByteArray AnyBytes(const TVMFFIAny* a) {
 
 /* A weak symbol and an exported function, to use the linkage macros. */
 TVM_FFI_WEAK int g_weak_marker = 7;
-TVM_FFI_DLL_EXPORT int TestExportedMarker(void) { return g_weak_marker; }
+TVM_FFI_DLL_EXPORT int TestExportedMarker(void) {
+  return g_weak_marker;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Version, enums, struct types                                             */
@@ -190,9 +192,10 @@ static void TestVersionAndTypes(void) {
         kTVMFFIFieldFlagBitMaskIsStaticMethod == 4 && kTVMFFIFieldFlagBitMaskSEqHashIgnore == 8 &&
         kTVMFFIFieldFlagBitMaskSEqHashDef == 16 &&
         kTVMFFIFieldFlagBitMaskDefaultFromFactory == 32 && kTVMFFIFieldFlagBitMaskReprOff == 64);
-  CHECK(kTVMFFIFieldFlagBitMaskSEqHashDefRecursive == 16 && kTVMFFIFieldFlagBitMaskCompareOff == 128 &&
-        kTVMFFIFieldFlagBitMaskHashOff == 256 && kTVMFFIFieldFlagBitMaskInitOff == 512 &&
-        kTVMFFIFieldFlagBitMaskKwOnly == 1024 && kTVMFFIFieldFlagBitSetterIsFunctionObj == 2048 &&
+  CHECK(kTVMFFIFieldFlagBitMaskSEqHashDefRecursive == 16 &&
+        kTVMFFIFieldFlagBitMaskCompareOff == 128 && kTVMFFIFieldFlagBitMaskHashOff == 256 &&
+        kTVMFFIFieldFlagBitMaskInitOff == 512 && kTVMFFIFieldFlagBitMaskKwOnly == 1024 &&
+        kTVMFFIFieldFlagBitSetterIsFunctionObj == 2048 &&
         kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive == 4096);
   CHECK(region == 2 && kTVMFFIDefRegionKindNone == 0 && kTVMFFIDefRegionKindRecursive == 1);
   CHECK(sk == 1 && kTVMFFISEqHashKindUnsupported == 0 && kTVMFFISEqHashKindFreeVar == 2 &&
@@ -225,7 +228,9 @@ static void RecordingDeleter(void* self, int flags) {
 }
 
 static int g_opaque_freed = 0;
-static void OpaqueFree(void* handle) { g_opaque_freed += *(int*)handle; }
+static void OpaqueFree(void* handle) {
+  g_opaque_freed += *(int*)handle;
+}
 
 static void TestObjects(void) {
   TVMFFIObject obj;
@@ -420,7 +425,9 @@ static void TestTypes(void) {
 /* ------------------------------------------------------------------------ */
 
 static int g_fn_deleted = 0;
-static void FnDeleter(void* self) { g_fn_deleted += *(int*)self; }
+static void FnDeleter(void* self) {
+  g_fn_deleted += *(int*)self;
+}
 
 /* Adds its integer arguments to *self. */
 static int AddInts(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
@@ -1045,7 +1052,8 @@ static void AllocatedDeleter(DLManagedTensorVersioned* self) {
 }
 
 static int SimpleAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
-                           void (*SetError)(void* error_ctx, const char* kind, const char* message)) {
+                           void (*SetError)(void* error_ctx, const char* kind,
+                                            const char* message)) {
   AllocatedTensor* t;
   int32_t i;
   size_t n = 1;
@@ -1175,7 +1183,8 @@ static void TestCustomAllocator(void) {
   }
   CHECK(NoErrorRaised());
   CHECK(builtin->allocate(16, 3, kTVMFFIStr, NULL) == NULL && TakeError("ValueError", "alignment"));
-  CHECK(builtin->allocate(16, 0, kTVMFFIStr, NULL) == NULL && TakeError("ValueError", "power of two"));
+  CHECK(builtin->allocate(16, 0, kTVMFFIStr, NULL) == NULL &&
+        TakeError("ValueError", "power of two"));
   CHECK(builtin->allocate(SIZE_MAX - 8, 16, kTVMFFIStr, NULL) == NULL &&
         TakeError("MemoryError", "cannot allocate"));
   /* Installing one: it is handed back by pointer; NULL restores the built-in one. */
@@ -1190,8 +1199,8 @@ static void TestCustomAllocator(void) {
   CHECK(g_custom_allocations == 0);
   ReleaseAny(&str);
   /* Through the installed entry, the storage comes back with its header. */
-  void* body = TVMFFIGetCustomAllocator()->allocate(24, 8, kTVMFFIStr,
-                                                   TVMFFIGetCustomAllocator()->context);
+  void* body =
+      TVMFFIGetCustomAllocator()->allocate(24, 8, kTVMFFIStr, TVMFFIGetCustomAllocator()->context);
   CHECK(body != NULL && g_custom_allocations == 1);
   if (body != NULL) ((TVMFFIObjectAllocHeader*)body - 1)->delete_space(body);
   CHECK(TVMFFISetCustomAllocator(NULL) == 0);

@@ -141,8 +141,9 @@ TEST_CASE("Out-of-range integer literals are refused", "[cli][hostile]") {
       {"u8[256]", "`256` is out of range for u8 (0 to 255)"},
       {"u8[-1]", "`-1` is out of range for u8 (it is negative)"},
       {"u32[4294967296]", "`4294967296` is out of range for u32 (0 to 4294967295)"},
-      {"u64[18446744073709551616]", "`18446744073709551616` is out of range for u64 (0 to "
-                                    "18446744073709551615)"},
+      {"u64[18446744073709551616]",
+       "`18446744073709551616` is out of range for u64 (0 to "
+       "18446744073709551615)"},
       {"bool[2]", "`2` is out of range for bool (0 to 1)"},
       {"f32[1e39]", "`1e39` is out of range for f32"},
   };

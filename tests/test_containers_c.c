@@ -14,12 +14,12 @@ int tvmffi_containers_c_map(void);
 
 static int g_failures = 0;
 
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      ++g_failures;                                                             \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      ++g_failures;                                                            \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                           \
+    }                                                                          \
   } while (0)
 
 static TVMFFIAny None(void) {

@@ -30,7 +30,9 @@ namespace {
 using namespace tvm::ffi;
 using namespace reflection_test;
 
-std::string Repr(const Any& v) { return std::string(ReprPrint(v)); }
+std::string Repr(const Any& v) {
+  return std::string(ReprPrint(v));
+}
 
 TEST_CASE("DeepCopy returns immutable leaves as they are", "[dataclass]") {
   CHECK(DeepCopy(1).cast<int>() == 1);
@@ -345,7 +347,8 @@ void AddField(int32_t type_index, const char* name, int64_t offset, TVMFFIFieldG
 // Byte offset of a member from the object's start (its TVMFFIObject header).
 template <typename C, typename F>
 int64_t OffsetIn(const ObjectPtr<C>& obj, F C::*member) {
-  return reinterpret_cast<const char*>(&((*obj).*member)) - reinterpret_cast<const char*>(obj.get());
+  return reinterpret_cast<const char*>(&((*obj).*member)) -
+         reinterpret_cast<const char*>(obj.get());
 }
 
 void RegisterOnce() {
@@ -355,7 +358,8 @@ void RegisterOnce() {
     ObjectPtr<PointObj> p = p3;
     AddField(point, "x", OffsetIn(p, &PointObj::x), GetInt);
     AddField(point, "label", OffsetIn(p, &PointObj::label), GetString);
-    AddField(point, "secret", OffsetIn(p, &PointObj::secret), GetInt, kTVMFFIFieldFlagBitMaskReprOff);
+    AddField(point, "secret", OffsetIn(p, &PointObj::secret), GetInt,
+             kTVMFFIFieldFlagBitMaskReprOff);
     AddField(Point3Obj::RuntimeTypeIndex(), "z", OffsetIn(p3, &Point3Obj::z), GetInt);
     // A hook: <inner> via the printer's own recursion.
     Function hook = Function::FromTyped([](const HookedObj* self, Function repr) -> String {
@@ -511,25 +515,19 @@ void RegisterOnce() {
     refl::ObjectDef<BoxObj>().def_rw("item", &BoxObj::item);
     refl::ObjectDef<KeyedObj>().def_ro("key", &KeyedObj::key).def_ro("label", &KeyedObj::label);
     refl::TypeAttrDef<KeyedObj>()
-        .def("__ffi_eq__",
-             [](const KeyedObj* a, const KeyedObj* b, Function eq) {
-               return eq(a->key, b->key).cast<bool>();
-             })
+        .def("__ffi_eq__", [](const KeyedObj* a, const KeyedObj* b,
+                              Function eq) { return eq(a->key, b->key).cast<bool>(); })
         .def("__ffi_hash__",
              [](const KeyedObj* a, Function hash) { return hash(a->key).cast<int64_t>(); });
     refl::ObjectDef<ReversedObj>().def_ro("key", &ReversedObj::key);
     refl::TypeAttrDef<ReversedObj>()
-        .def("__ffi_compare__",
-             [](const ReversedObj* a, const ReversedObj* b, Function cmp) {
-               return -cmp(a->key, b->key).cast<int64_t>();
-             })
+        .def("__ffi_compare__", [](const ReversedObj* a, const ReversedObj* b,
+                                   Function cmp) { return -cmp(a->key, b->key).cast<int64_t>(); })
         .def("__ffi_hash__",
              [](const ReversedObj* a, Function hash) { return hash(a->key).cast<int64_t>(); });
     refl::ObjectDef<EqOnlyObj>().def_ro("key", &EqOnlyObj::key).def_ro("label", &EqOnlyObj::label);
-    refl::TypeAttrDef<EqOnlyObj>().def("__ffi_eq__",
-                                       [](const EqOnlyObj* a, const EqOnlyObj* b, Function) {
-                                         return a->key == b->key;
-                                       });
+    refl::TypeAttrDef<EqOnlyObj>().def("__ffi_eq__", [](const EqOnlyObj* a, const EqOnlyObj* b,
+                                                        Function) { return a->key == b->key; });
     return true;
   }();
   (void)done;
@@ -769,8 +767,11 @@ TEST_CASE("Ordering incomparable values is a TypeError", "[dataclass][recursive]
   CheckThrows([] { RecursiveGt(1, true); }, "TypeError", "different types");
   CheckThrows([] { RecursiveGe(String("a"), Bytes("a", 1)); }, "TypeError", "str vs bytes");
   CheckThrows([] { RecursiveLt(Array<Any>{1}, List<Any>{1}); }, "TypeError", "different types");
-  CheckThrows([] { RecursiveLt(Array<Any>{1, 2}, Array<Any>{1, String("x")}); }, "TypeError",
-              "different types");
+  CheckThrows(
+      [] {
+        RecursiveLt(Array<Any>{1, 2}, Array<Any>{1, String("x")});
+      },
+      "TypeError", "different types");
   CheckThrows([] { RecursiveLt(MakePair(1, "a"), MakeTri(1, 0)); }, "TypeError",
               "test.rec.Pair vs test.rec.Tri");
   double nan = std::numeric_limits<double>::quiet_NaN();
@@ -779,12 +780,21 @@ TEST_CASE("Ordering incomparable values is a TypeError", "[dataclass][recursive]
   CheckThrows([nan] { RecursiveLt(Array<Any>{nan}, Array<Any>{nan}); }, "TypeError", "NaN");
   CHECK(RecursiveEq(Array<Any>{nan}, Array<Any>{nan}));
   // Maps have no order: any difference is an error, even one of sizes or keys.
-  CheckThrows([] { RecursiveLt(Map<String, Any>{{"a", 1}}, Map<String, Any>{{"a", 2}}); },
-              "TypeError", "Map/Dict");
-  CheckThrows([] { RecursiveGt(Map<String, Any>{{"a", 1}}, Map<String, Any>{{"b", 1}}); },
-              "TypeError", "Map/Dict");
-  CheckThrows([] { RecursiveLt(Dict<Any, Any>{}, Dict<Any, Any>{{1, 1}}); }, "TypeError",
-              "Map/Dict");
+  CheckThrows(
+      [] {
+        RecursiveLt(Map<String, Any>{{"a", 1}}, Map<String, Any>{{"a", 2}});
+      },
+      "TypeError", "Map/Dict");
+  CheckThrows(
+      [] {
+        RecursiveGt(Map<String, Any>{{"a", 1}}, Map<String, Any>{{"b", 1}});
+      },
+      "TypeError", "Map/Dict");
+  CheckThrows(
+      [] {
+        RecursiveLt(Dict<Any, Any>{}, Dict<Any, Any>{{1, 1}});
+      },
+      "TypeError", "Map/Dict");
   CheckThrows(
       [] {
         RecursiveLt(Array<Any>{Map<String, Any>{{"a", Array<Any>{1}}}},
@@ -950,7 +960,8 @@ TEST_CASE("Recursive walkers of a DAG of shared nodes take time linear in its no
   CHECK(RecursiveLe(a, DeepCopy(a)));
 }
 
-TEST_CASE("RecursiveEq memoises only what a cycle does not decide", "[dataclass][recursive][hostile]") {
+TEST_CASE("RecursiveEq memoises only what a cycle does not decide",
+          "[dataclass][recursive][hostile]") {
   // Two rings of lists: equal pairs inside a cycle are taken as equal only
   // while the cycle is open; a difference outside still tells.
   List<Any> x{1}, y{1};

@@ -220,10 +220,14 @@ TEST_CASE("Dict<Any, Any> shares a Dict<String, int>; wrong entries read back as
   CHECK(err.first == "TypeError");
   CHECK(err.second.find("`int`") != std::string::npos);
   CHECK(ErrorOf([&] { (void)typed.Get("c"); }).first == "TypeError");
-  CHECK(ErrorOf([&] { for (const auto& kv : typed) (void)kv; }).first == "TypeError");
+  CHECK(ErrorOf([&] {
+          for (const auto& kv : typed) (void)kv;
+        }).first == "TypeError");
   wide.Set(int64_t{5}, 5);  // a key that is no String
   wide.erase(String("c"));
-  CHECK(ErrorOf([&] { for (const auto& kv : typed) (void)kv; }).first == "TypeError");
+  CHECK(ErrorOf([&] {
+          for (const auto& kv : typed) (void)kv;
+        }).first == "TypeError");
   CHECK(typed.at("a") == 1);
 
   Dict<String, ObjectPtr<DictDerivedTestObj>> derived;

@@ -13,10 +13,10 @@
 using namespace tvm::ffi;
 
 TEST_CASE("Data type names round-trip through the C API", "[dtype]") {
-  std::vector<std::string> names = {"int8",    "int16",   "int32",       "int64",   "uint8",
-                                    "uint16",  "uint32",  "uint64",      "float16", "float32",
-                                    "float64", "bfloat16", "bool",       "int8x4",  "float32x8",
-                                    "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn"};
+  std::vector<std::string> names = {
+      "int8",   "int16",  "int32",     "int64",         "uint8",       "uint16",
+      "uint32", "uint64", "float16",   "float32",       "float64",     "bfloat16",
+      "bool",   "int8x4", "float32x8", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn"};
   for (const std::string& name : names) {
     INFO(name);
     DLDataType dtype = StringToDLDataType(name);
@@ -47,8 +47,8 @@ TEST_CASE("Data type constants, comparison and sizes", "[dtype]") {
   static_assert(DataTypeBits(dl_float64) == 64);
   static_assert(DataTypeBytes(dl_int16) == 2);
   static_assert(DataTypeBytes(DLDataType{kDLFloat, 32, 4}) == 16);
-  static_assert(DataTypeBytes(DLDataType{kDLInt, 4, 1}) == 1);      // int4 rounds up
-  static_assert(DataTypeBytes(DLDataType{kDLInt, 4, 1}, 3) == 2);   // 12 bits packed
+  static_assert(DataTypeBytes(DLDataType{kDLInt, 4, 1}) == 1);       // int4 rounds up
+  static_assert(DataTypeBytes(DLDataType{kDLInt, 4, 1}, 3) == 2);    // 12 bits packed
   static_assert(DataTypeBytes(DLDataType{kDLUInt, 1, 1}, 17) == 3);  // 17 bits
 }
 
@@ -132,10 +132,9 @@ std::string Show(DLDataType t) {
 
 TEST_CASE("Every dtype value prints to a string that parses back to it", "[dtype][regression]") {
   // User-defined types 129.. as `custom[myN]`, for the sweep.
-  Function::SetGlobal("dtype.get_custom_type_name", Function::FromTyped([](int64_t code) {
-                        return String("my" + std::to_string(code));
-                      }),
-                      true);
+  Function::SetGlobal(
+      "dtype.get_custom_type_name",
+      Function::FromTyped([](int64_t code) { return String("my" + std::to_string(code)); }), true);
   Function::SetGlobal("dtype.get_custom_type_code", Function::FromTyped([](String name) {
                         return static_cast<int64_t>(std::stoi(std::string(name).substr(2)));
                       }),

@@ -85,13 +85,17 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   refl::ObjectDef<EmptyObj>(refl::init(false));
 }
 
-Color Red() { return EnumObj::_GetByStrIndex<ColorObj>("Red").as_or_throw<Color>(); }
+Color Red() {
+  return EnumObj::_GetByStrIndex<ColorObj>("Red").as_or_throw<Color>();
+}
 
 EnumState StateOf(int32_t type_index) {
   return refl::TypeAttrColumn(refl::type_attr::kEnumState)[type_index].cast<EnumState>();
 }
 
-std::string Text(const Any& graph) { return std::string(json::Stringify(graph)); }
+std::string Text(const Any& graph) {
+  return std::string(json::Stringify(graph));
+}
 
 template <typename Fn>
 std::string Thrown(Fn fn) {
@@ -209,7 +213,8 @@ TEST_CASE("Enums pass through Any and Functions as the same object", "[enum]") {
   CHECK(to_color(red).cast<Color>().same_as(red));
   CHECK_THAT(Thrown([&] { to_color(EnumObj::_GetByStrIndex<OpObj>("add")); }),
              ContainsSubstring("TypeError"));
-  CHECK(convert[OpObj::RuntimeTypeIndex()].cast<Function>()(EnumObj::_GetByStrIndex<OpObj>("mul"))
+  CHECK(convert[OpObj::RuntimeTypeIndex()]
+            .cast<Function>()(EnumObj::_GetByStrIndex<OpObj>("mul"))
             .cast<Op>()
             ->_str_index == "mul");
   CHECK(convert[LevelObj::RuntimeTypeIndex()] != nullptr);
@@ -229,7 +234,8 @@ TEST_CASE("ToJSONGraph writes an enum as its name or integer; FromJSONGraph retu
   CHECK(FromJSONGraph(ToJSONGraph(high)).cast<Enum>().same_as(high));
 
   Enum mul = EnumObj::_GetByStrIndex<OpObj>("mul");
-  CHECK(Text(ToJSONGraph(mul)) == R"({"root_index":0,"nodes":[{"type":"test_enum.Op","data":"mul"}]})");
+  CHECK(Text(ToJSONGraph(mul)) ==
+        R"({"root_index":0,"nodes":[{"type":"test_enum.Op","data":"mul"}]})");
 
   // In a container, a singleton met twice is one node; it reads back as itself.
   Array<Any> items{red, high, red, mul};
@@ -257,12 +263,12 @@ TEST_CASE("FromJSONGraph rejects unknown enum names and wrong data", "[enum]") {
              ContainsSubstring("ValueError") && ContainsSubstring("a string"));
   CHECK_THAT(Thrown([&] { FromJSONGraph(graph("test_enum.Level", String("High"))); }),
              ContainsSubstring("ValueError") && ContainsSubstring("an int"));
-  CHECK_THAT(Thrown([] {
-               FromJSONGraph(json::Object{
-                   {"root_index", 0},
-                   {"nodes", json::Array{json::Object{{"type", "test_enum.Color"}}}}});
-             }),
-             ContainsSubstring("ValueError") && ContainsSubstring("missing `data`"));
+  CHECK_THAT(
+      Thrown([] {
+        FromJSONGraph(json::Object{
+            {"root_index", 0}, {"nodes", json::Array{json::Object{{"type", "test_enum.Color"}}}}});
+      }),
+      ContainsSubstring("ValueError") && ContainsSubstring("missing `data`"));
 }
 
 TEST_CASE("Enums are equal only to themselves; DeepCopy keeps them; ReprPrint names them",

@@ -20,7 +20,9 @@ namespace {
 
 using namespace tvm::ffi;
 
-void* Stream(uintptr_t v) { return reinterpret_cast<void*>(v); }
+void* Stream(uintptr_t v) {
+  return reinterpret_cast<void*>(v);
+}
 
 // Both threads reach the same point before either goes on.
 class Barrier {
@@ -172,8 +174,8 @@ TEST_CASE("allocators: two threads at once each use their own", "[env]") {
     set.Wait();
     for (int i = 0; i < 50; ++i) {
       if (TVMFFIEnvGetDLPackManagedTensorAllocator() != mine) ++failures;
-      Tensor t = Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {4, 4}, dl_float32,
-                                      DLDevice{kDLCPU, 0});
+      Tensor t =
+          Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {4, 4}, dl_float32, DLDevice{kDLCPU, 0});
       static_cast<float*>(t.data_ptr())[15] = 1.0f;
     }
     done.Wait();
@@ -212,7 +214,8 @@ TEST_CASE("CPUTensorAllocator makes compact, 64-byte aligned CPU tensors", "[env
   for (int i = 0; i < 15; ++i) data[i] = i;  // the whole buffer is writable (ASan)
   CHECK(data[14] == 14.0);
 
-  Tensor empty = Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {0, 3}, dl_float32, DLDevice{kDLCPU, 0});
+  Tensor empty =
+      Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {0, 3}, dl_float32, DLDevice{kDLCPU, 0});
   CHECK(empty.data_ptr() != nullptr);
   CHECK(empty.numel() == 0);
   Tensor scalar = Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {}, dl_int64, DLDevice{kDLCPU, 0});

@@ -81,9 +81,9 @@ TEST_CASE("The message builder formats every supported type", "[error]") {
     TVM_FFI_THROW(RuntimeError) << "c-str " << 'c' << ' ' << s << ' ' << std::string_view("view")
                                 << ' ' << String("ffi-string") << ' ' << -12 << ' ' << 7u << ' '
                                 << int64_t{-1} << ' ' << uint64_t{18446744073709551615ull} << ' '
-                                << int8_t{-3} << ' ' << uint8_t{250} << ' ' << 0.5 << ' '
-                                << 1e20f << ' ' << true << ' ' << false << ' ' << Mode::kA << ' '
-                                << kPlainB << ' ' << ptr << ' ' << nullptr << ' '
+                                << int8_t{-3} << ' ' << uint8_t{250} << ' ' << 0.5 << ' ' << 1e20f
+                                << ' ' << true << ' ' << false << ' ' << Mode::kA << ' ' << kPlainB
+                                << ' ' << ptr << ' ' << nullptr << ' '
                                 << static_cast<const char*>(nullptr) << ' ' << dl_float32 << ' '
                                 << DLDataType{kDLInt, 8, 4} << ' ' << DLDevice{kDLCUDA, 1} << ' '
                                 << DLDevice{kDLCPU, 0} << ' ' << value;
@@ -114,7 +114,8 @@ TEST_CASE("Messages may build and throw nested errors", "[error]") {
 TEST_CASE("TVM_FFI_CHECK names the condition and the kind", "[error]") {
   int n = -2;
   TVM_FFI_CHECK(n < 0, ValueError) << "never thrown";
-  Error err = ExpectError([&] { TVM_FFI_CHECK(n > 0, ValueError) << "n must be positive, got " << n; });
+  Error err =
+      ExpectError([&] { TVM_FFI_CHECK(n > 0, ValueError) << "n must be positive, got " << n; });
   REQUIRE(err.kind() == "ValueError");
   REQUIRE(err.message() == "Check failed: (n > 0) is false: n must be positive, got -2");
   Error ierr = ExpectError([&] { TVM_FFI_ICHECK(n == 1) << "internal"; });
@@ -254,12 +255,11 @@ TEST_CASE("Safe-call boundaries turn exceptions into return codes", "[error]") {
 
 TEST_CASE("TVMFFIFunctionCall contains what a C callback throws, -2 included", "[error]") {
   TVMFFIObjectHandle f = nullptr;
-  REQUIRE(TVMFFIFunctionCreate(
-              nullptr,
-              [](void*, const TVMFFIAny*, int32_t, TVMFFIAny*) -> int {
-                throw EnvErrorAlreadySet();
-              },
-              nullptr, &f) == 0);
+  REQUIRE(
+      TVMFFIFunctionCreate(
+          nullptr,
+          [](void*, const TVMFFIAny*, int32_t, TVMFFIAny*) -> int { throw EnvErrorAlreadySet(); },
+          nullptr, &f) == 0);
   TVMFFIAny result{};
   // The caller's environment holds the error: -2, nothing parked.
   REQUIRE(TVMFFIFunctionCall(f, nullptr, 0, &result) == -2);
@@ -281,8 +281,12 @@ namespace {
 [[noreturn]] __attribute__((noinline)) void ThrowTagged(int tag) {
   TVM_FFI_THROW(ValueError) << "tag " << tag;
 }
-__attribute__((noinline)) int ThrowViaA(int tag) { ThrowTagged(tag + 1); }
-__attribute__((noinline)) int ThrowViaB(int tag) { ThrowTagged(tag + 2); }
+__attribute__((noinline)) int ThrowViaA(int tag) {
+  ThrowTagged(tag + 1);
+}
+__attribute__((noinline)) int ThrowViaB(int tag) {
+  ThrowTagged(tag + 2);
+}
 // Catches something else: the error, and its backtrace, go on through it.
 __attribute__((noinline)) int PassesThrough(int tag) {
   try {
@@ -361,8 +365,9 @@ TEST_CASE("A thrown error's backtrace is its own call chain, up to the frame tha
   REQUIRE(LineCount(passes) == LineCount(bt) + 1);
   // Repeated throws (cached per address) give the same answers, in any order.
   for (int i = 0; i < 20; ++i) {
-    REQUIRE(CallFromDepth(f, i % 3, i % 4).backtrace() ==
-            (i % 3 == 0 ? bt : i % 3 == 1 ? via_b : passes));
+    REQUIRE(CallFromDepth(f, i % 3, i % 4).backtrace() == (i % 3 == 0   ? bt
+                                                           : i % 3 == 1 ? via_b
+                                                                        : passes));
   }
   // Without an FFI call, a C++ catch of Error ends it the same way.
   const std::string caught = CatchFromDepth(0, 0);

@@ -52,7 +52,10 @@ TEST_CASE("errors carry a cause chain and an extra context", "[error_ext]") {
   CHECK_FALSE(none_given.cause_chain().has_value());
   // The error keeps its cause alive.
   int count_before = root.use_count();
-  { Error holder("E", "m", "", root, std::nullopt); CHECK(root.use_count() == count_before + 1); }
+  {
+    Error holder("E", "m", "", root, std::nullopt);
+    CHECK(root.use_count() == count_before + 1);
+  }
   CHECK(root.use_count() == count_before);
 }
 

@@ -198,7 +198,8 @@ TEST_CASE("ExpectedUnsafe moves storage across raw values", "[expected]") {
   TVMFFIAny raw = details::ExpectedUnsafe::MoveToTVMFFIAny(std::move(s));
   CHECK(raw.type_index == TypeIndex::kTVMFFIStr);
   Expected<String> back = details::ExpectedUnsafe::MoveFromTVMFFIAny<String>(raw);
-  CHECK(details::ExpectedUnsafe::ValueAs<String>(back) == "a long string that is not a small string");
+  CHECK(details::ExpectedUnsafe::ValueAs<String>(back) ==
+        "a long string that is not a small string");
   CHECK(details::ExpectedUnsafe::GetData(back).type_index() == TypeIndex::kTVMFFIStr);
   Expected<int> err = Error("E", "m");
   CHECK_THROWS_AS(details::ExpectedUnsafe::ValueAs<int>(err), Error);

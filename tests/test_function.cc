@@ -50,7 +50,9 @@ Error ExpectError(F&& f) {
   throw std::logic_error("unreachable");
 }
 
-int Add(int a, int b) { return a + b; }
+int Add(int a, int b) {
+  return a + b;
+}
 
 TVMFFIAny IntArg(int64_t v) {
   TVMFFIAny a;
@@ -70,8 +72,9 @@ TVMFFIAny StrArg(const char* s) {
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   tvm::ffi::reflection::GlobalDef()
-      .def("testing.core.static_mul", [](int64_t a, int64_t b) { return a * b; },
-           "Multiply two integers.")
+      .def(
+          "testing.core.static_mul", [](int64_t a, int64_t b) { return a * b; },
+          "Multiply two integers.")
       .def_packed("testing.core.static_count",
                   [](tvm::ffi::PackedArgs args, tvm::ffi::Any* rv) { *rv = args.size(); });
 }
@@ -246,7 +249,8 @@ TEST_CASE("Typed functions check every C call themselves, through TVMFFIFunction
     o = CallFromC(add, direct, args, 1, &result);
     REQUIRE(o.rc == -1);
     REQUIRE(o.kind == "TypeError");
-    REQUIRE_THAT(o.message, ContainsSubstring("`add(0: int, 1: int) -> int`. Expected 2 but got 1"));
+    REQUIRE_THAT(o.message,
+                 ContainsSubstring("`add(0: int, 1: int) -> int`. Expected 2 but got 1"));
     REQUIRE(result.type_index == kTVMFFIInt);  // untouched by a failed call
     o = CallFromC(none, direct, args, 1, &result);
     REQUIRE(o.rc == -1);
@@ -303,8 +307,8 @@ TEST_CASE("C++ functions called from C through TVMFFIFunctionCall", "[function]"
   // Exceptions other than Error: from C they become InternalError.
   Function throws_std = Function::FromTyped([]() -> int { throw std::runtime_error("std!"); });
   result.type_index = kTVMFFINone;
-  REQUIRE(TVMFFIFunctionCall(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(throws_std),
-                             args, 0, &result) == -1);
+  REQUIRE(TVMFFIFunctionCall(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(throws_std), args,
+                             0, &result) == -1);
   Error internal = details::MoveFromSafeCallRaised();
   REQUIRE(internal.kind() == "InternalError");
   REQUIRE(internal.message() == "std!");
@@ -422,8 +426,8 @@ TEST_CASE("TypedFunction", "[function]") {
   TypedFunction<String(String)> echo(Function::FromTyped([](String s) { return s + s; }));
   REQUIRE(echo("ab") == "abab");
   // As a parameter and through Any.
-  Function apply = Function::FromTyped(
-      [](TypedFunction<int(int, int)> f, int x) { return f(x, x); });
+  Function apply =
+      Function::FromTyped([](TypedFunction<int(int, int)> f, int x) { return f(x, x); });
   REQUIRE(apply(add, 21).cast<int>() == 42);
   Any as_any = add;
   TypedFunction<int(int, int)> back = as_any.cast<TypedFunction<int(int, int)>>();
@@ -437,7 +441,8 @@ TEST_CASE("TypedFunction", "[function]") {
           R"({"type":"ffi.Function"}]})");
   // A typed function taking one: its metadata nests the schema.
   std::string schema = details::MetadataJSON<void(TypedFunction<int(int)>)>::Build("f");
-  REQUIRE(schema.find(R"({\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]})") !=
+  REQUIRE(schema.find(
+              R"({\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]})") !=
           std::string::npos);
 }
 

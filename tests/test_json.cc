@@ -35,7 +35,9 @@ std::string Thrown(Fn fn) {
   return kind + ": " + message;
 }
 
-bool SameJson(const Any& a, const Any& b) { return Array<Any>{a} == Array<Any>{b}; }
+bool SameJson(const Any& a, const Any& b) {
+  return Array<Any>{a} == Array<Any>{b};
+}
 
 std::string Nested(int depth, const char* open, const char* close) {
   std::string s;
@@ -215,7 +217,9 @@ TEST_CASE("Stringify writes floats that read back as the same floats", "[json]")
 
 TEST_CASE("Stringify escapes strings with EscapeStringJSON", "[json]") {
   REQUIRE(json::Stringify(String("a\"b\\c/d\n\t\r")) == R"("a\"b\\c\/d\n\t\r")");
-  REQUIRE(json::Stringify(String(std::string("\x01" "x\x7f", 3))) == R"("\u0001x\u007f")");
+  REQUIRE(json::Stringify(String(std::string("\x01"
+                                             "x\x7f",
+                                             3))) == R"("\u0001x\u007f")");
   REQUIRE(json::Stringify(String("\xc3\xa9")) == "\"\xc3\xa9\"");
   // Keys too.
   REQUIRE(json::Stringify(json::Object{{"a\"", 1}}) == R"({"a\"":1})");
@@ -263,8 +267,9 @@ TEST_CASE("Stringify refuses what JSON cannot hold", "[json]") {
           "int, float, str, Array, List, Map and Dict)");
   REQUIRE_THAT(Thrown([] { json::Stringify(Any(Bytes("ab", 2))); }),
                ContainsSubstring("unsupported type: `"));
-  REQUIRE(Thrown([] { json::Stringify(Map<Any, Any>{{1, 2}}); }) ==
-          "ValueError: json::Stringify: object keys must be strings, got `int`");
+  REQUIRE(Thrown([] {
+            json::Stringify(Map<Any, Any>{{1, 2}});
+          }) == "ValueError: json::Stringify: object keys must be strings, got `int`");
 }
 
 TEST_CASE("Stringify writes List and Dict, and refuses a cycle", "[json]") {

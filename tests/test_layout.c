@@ -236,5 +236,7 @@ VALUE_IS(DLPACK_MAJOR_VERSION, 1);
 TVMFFI_LAYOUT_ASSERT(DLPACK_MINOR_VERSION >= 2, "DLPack >= 1.2 is required");
 
 #ifndef TVMFFI_LAYOUT_NO_MAIN
-int main(void) { return 0; }
+int main(void) {
+  return 0;
+}
 #endif

@@ -183,7 +183,8 @@ TEST_CASE("ListObj edits in place: pop_back, erase, insert, resize", "[list]") {
   obj->resize(2);
   CHECK(Items(l) == std::vector<int64_t>{5, 10});
   CHECK(ErrorOf([&] { obj->resize(-1); }).first == "ValueError");
-  CHECK(ErrorOf([&] { obj->resize(static_cast<int64_t>(l.capacity()) + 1); }).first == "ValueError");
+  CHECK(ErrorOf([&] { obj->resize(static_cast<int64_t>(l.capacity()) + 1); }).first ==
+        "ValueError");
   obj->resize(4);  // grows with None
   List<Any> as_any(l);
   CHECK(as_any[3] == nullptr);
@@ -225,7 +226,9 @@ TEST_CASE("List<Any> shares a List<int>; wrong elements read back as TypeError",
   auto err = ErrorOf([&] { (void)ints[3]; });
   CHECK(err.first == "TypeError");
   CHECK(err.second.find("`int`") != std::string::npos);
-  CHECK(ErrorOf([&] { for (int64_t v : ints) (void)v; }).first == "TypeError");
+  CHECK(ErrorOf([&] {
+          for (int64_t v : ints) (void)v;
+        }).first == "TypeError");
 
   List<Any> moved = std::move(ints);
   CHECK(moved.size() == 4);
@@ -241,7 +244,8 @@ TEST_CASE("List of ObjectPtr<Derived> converts to List of ObjectPtr<Base>", "[li
   List<ObjectPtr<ListBaseObj>> base = derived;
   CHECK(base.GetListObj() == derived.GetListObj());
   CHECK(base[0]->value == 7);
-  STATIC_CHECK(!std::is_convertible_v<List<ObjectPtr<ListBaseObj>>, List<ObjectPtr<ListDerivedObj>>>);
+  STATIC_CHECK(
+      !std::is_convertible_v<List<ObjectPtr<ListBaseObj>>, List<ObjectPtr<ListDerivedObj>>>);
   // A Base stored through the wider list is no Derived: reading it as one throws.
   base.push_back(make_object<ListBaseObj>(8));
   CHECK(ErrorOf([&] { (void)derived[1]; }).first == "TypeError");
@@ -283,7 +287,7 @@ TEST_CASE("ffi.List globals from C++", "[list]") {
   CHECK(alias[1].cast<int64_t>() == 10);
   CHECK(alias[5].cast<int64_t>() == 20);
   CHECK(pop(l, 2).cast<String>() == "two");  // one, 10, 3.5, 4, 20
-  erase(l, 0);                                // 10, 3.5, 4, 20
+  erase(l, 0);                               // 10, 3.5, 4, 20
   CHECK(alias.size() == 4);
   CHECK(alias[0].cast<int64_t>() == 10);
   erase_range(l, 1, 3);  // 10, 20

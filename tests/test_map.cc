@@ -72,7 +72,7 @@ TEST_CASE("Map basic operations", "[map]") {
 
   Map<String, int64_t> init = {{"x", 1}, {"y", 2}, {"x", 3}};
   CHECK(init.size() == 2);
-  CHECK(init.at("x") == 3);  // a repeated key keeps the last value...
+  CHECK(init.at("x") == 3);                              // a repeated key keeps the last value...
   CHECK(KeysOf(init) == std::vector<String>{"x", "y"});  // ...and its first place
 }
 
@@ -338,7 +338,8 @@ TEST_CASE("Map casts check every entry", "[map]") {
   std::tie(kind, message) = ErrorOf([&] { (void)held.cast<Map<int64_t, int64_t>>(); });
   CHECK(message == "Cannot convert from type `Map[some key is str, V]` to `Map<int, int>`");
   CHECK_FALSE(held.try_cast<Map<String, String>>().has_value());
-  std::tie(kind, message) = ErrorOf([&] { (void)Any(Array<int64_t>{}).cast<Map<String, int64_t>>(); });
+  std::tie(kind, message) =
+      ErrorOf([&] { (void)Any(Array<int64_t>{}).cast<Map<String, int64_t>>(); });
   CHECK(message == "Cannot convert from type `ffi.Array` to `Map<str, int>`");
 
   // Exact types share; convertible ones build a new map (same order).
@@ -541,7 +542,9 @@ class CollidingKeyObj : public Object {
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.map.CollidingKey", CollidingKeyObj, Object);
 };
 
-int64_t CollidingKeyHash(const Any& key) { return key.as<CollidingKeyObj>()->value % 8; }
+int64_t CollidingKeyHash(const Any& key) {
+  return key.as<CollidingKeyObj>()->value % 8;
+}
 bool CollidingKeyEqual(const Any& a, const Any& b) {
   return a.as<CollidingKeyObj>()->value == b.as<CollidingKeyObj>()->value;
 }
@@ -595,8 +598,7 @@ struct RawMap {
 
 }  // namespace
 
-TEST_CASE("Map growth moves objects among plain entries without touching references",
-          "[map]") {
+TEST_CASE("Map growth moves objects among plain entries without touching references", "[map]") {
   // 20000 entries: the table grows from the small form through every dense
   // size up to 32768 slots; tables of 8192 slots and more move by a scan of
   // their blocks, smaller ones along the iteration list. Keys and values mix

@@ -19,12 +19,12 @@ int tvmffi_list_layout_c_read(TVMFFIObjectHandle list, int n);
 
 static int g_failures = 0;
 
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      ++g_failures;                                                             \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      ++g_failures;                                                            \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                           \
+    }                                                                          \
   } while (0)
 
 /* ---- the documented layout ---- */
@@ -50,17 +50,49 @@ static uint64_t U64At(const void* base, size_t offset) {
 }
 
 static uint64_t JumpDistance(unsigned code) {
-  static const uint64_t kLarge[43] = {
-      8515ULL, 19110ULL, 42778ULL, 96141ULL, 216153ULL, 486591ULL, 1092981ULL, 2458653ULL,
-      5532801ULL, 12442566ULL, 27993903ULL, 62983476ULL, 141717030ULL, 318844378ULL,
-      717352503ULL, 1614057336ULL, 3631522476ULL, 8170957530ULL, 18384510628ULL,
-      41364789378ULL, 93070452520ULL, 209408356380ULL, 471168559170ULL, 1060128894105ULL,
-      2385289465695ULL, 5366898840628ULL, 12075518705635ULL, 27169915244790ULL,
-      61132312065111ULL, 137547689707000ULL, 309482283181501ULL, 696335127828753ULL,
-      1566753995631385ULL, 3525196511162271ULL, 7931691992677701ULL, 17846306936293605ULL,
-      40154190677507445ULL, 90346928918121501ULL, 203280589587557251ULL,
-      457381325854679626ULL, 1029107982097042876ULL, 2315492959180353330ULL,
-      5209859154120846435ULL};
+  static const uint64_t kLarge[43] = {8515ULL,
+                                      19110ULL,
+                                      42778ULL,
+                                      96141ULL,
+                                      216153ULL,
+                                      486591ULL,
+                                      1092981ULL,
+                                      2458653ULL,
+                                      5532801ULL,
+                                      12442566ULL,
+                                      27993903ULL,
+                                      62983476ULL,
+                                      141717030ULL,
+                                      318844378ULL,
+                                      717352503ULL,
+                                      1614057336ULL,
+                                      3631522476ULL,
+                                      8170957530ULL,
+                                      18384510628ULL,
+                                      41364789378ULL,
+                                      93070452520ULL,
+                                      209408356380ULL,
+                                      471168559170ULL,
+                                      1060128894105ULL,
+                                      2385289465695ULL,
+                                      5366898840628ULL,
+                                      12075518705635ULL,
+                                      27169915244790ULL,
+                                      61132312065111ULL,
+                                      137547689707000ULL,
+                                      309482283181501ULL,
+                                      696335127828753ULL,
+                                      1566753995631385ULL,
+                                      3525196511162271ULL,
+                                      7931691992677701ULL,
+                                      17846306936293605ULL,
+                                      40154190677507445ULL,
+                                      90346928918121501ULL,
+                                      203280589587557251ULL,
+                                      457381325854679626ULL,
+                                      1029107982097042876ULL,
+                                      2315492959180353330ULL,
+                                      5209859154120846435ULL};
   if (code < 16) return code;
   if (code < 83) {
     uint64_t t = code - 16 + 6; /* T(6)..T(72) */

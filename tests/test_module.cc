@@ -30,7 +30,6 @@
 #include <thread>
 #include <vector>
 
-
 namespace {
 
 namespace ffi = tvm::ffi;
@@ -222,7 +221,8 @@ TEST_CASE("Missing functions: empty Optional or AttributeError when required", "
   REQUIRE(e.kind() == "AttributeError");
   REQUIRE_THAT(e.message(), ContainsSubstring("has no function `no_such_function`"));
   REQUIRE_THAT(e.message(), ContainsSubstring(kLibA));
-  REQUIRE_THAT(e.message(), ContainsSubstring("it exports: add_int, call_back, echo_optional, fail"));
+  REQUIRE_THAT(e.message(),
+               ContainsSubstring("it exports: add_int, call_back, echo_optional, fail"));
 
   // The loader's own symbols are never functions.
   ffi::Module b = ffi::Module::LoadFromFile(kLibB);
@@ -290,7 +290,8 @@ TEST_CASE("Load errors name the file and the reason", "[module]") {
     std::ifstream in(kLibA, std::ios::binary);
     std::vector<char> head(200);
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    std::ofstream(p, std::ios::binary).write(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(head.data(), static_cast<std::streamsize>(head.size()));
     ffi::Error e = CatchError([&] { ffi::Module::LoadFromFile(p.string()); });
     REQUIRE(e.kind() == "RuntimeError");
     REQUIRE_THAT(e.message(), ContainsSubstring(p.string()));
@@ -347,7 +348,8 @@ struct ElfImage {
   uint64_t LoadEnd() {
     uint64_t end = 0;
     for (int i = 0; i < eh()->e_phnum; ++i) {
-      if (ph(i)->p_type == PT_LOAD) end = std::max<uint64_t>(end, ph(i)->p_offset + ph(i)->p_filesz);
+      if (ph(i)->p_type == PT_LOAD)
+        end = std::max<uint64_t>(end, ph(i)->p_offset + ph(i)->p_filesz);
     }
     return end;
   }
@@ -424,7 +426,8 @@ TEST_CASE("Truncated and corrupted libraries are refused, never crash the host",
       {"rela", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_RELA)->d_un.d_ptr = b * 16; }},
       {"relasz", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_RELASZ)->d_un.d_val = b; }},
       {"jmprel", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_JMPREL)->d_un.d_ptr = b * 16; }},
-      {"init_array", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_INIT_ARRAY)->d_un.d_ptr = b * 16; }},
+      {"init_array",
+       [](ElfImage& m, uint64_t b) { m.FindDyn(DT_INIT_ARRAY)->d_un.d_ptr = b * 16; }},
       {"init", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_INIT)->d_un.d_ptr = b * 16; }},
       {"needed", [](ElfImage& m, uint64_t b) { m.FindDyn(DT_NEEDED)->d_un.d_val = b; }},
       {"syment", [](ElfImage& m, uint64_t) { m.FindDyn(DT_SYMENT)->d_un.d_val = 3; }},
@@ -457,7 +460,8 @@ TEST_CASE("Damage reports say what is wrong", "[module]") {
   std::string p = WriteCopy("cut_report.so", m.bytes, 4096);
   ffi::Error e = CatchError([&] { ffi::Module::LoadFromFile(p); });
   REQUIRE(e.kind() == "RuntimeError");
-  REQUIRE_THAT(e.message(), ContainsSubstring("\"" + p + "\" is a damaged or truncated shared library"));
+  REQUIRE_THAT(e.message(),
+               ContainsSubstring("\"" + p + "\" is a damaged or truncated shared library"));
   REQUIRE_THAT(e.message(), ContainsSubstring("beyond the end of the file"));
   REQUIRE_THAT(e.message(), ContainsSubstring("the file has 4096 bytes"));
 }
@@ -472,8 +476,8 @@ TEST_CASE("A library whose section headers are blanked is still checked for expo
       m.eh()->e_shoff = 64;  // inside the file, but the program headers, not sections
       m.eh()->e_shnum = 1;
     }
-    std::string p = WriteCopy("noexport_blank" + std::to_string(variant) + ".so", m.bytes,
-                              m.bytes.size());
+    std::string p =
+        WriteCopy("noexport_blank" + std::to_string(variant) + ".so", m.bytes, m.bytes.size());
     ffi::Error e = CatchError([&] { ffi::Module::LoadFromFile(p); });
     REQUIRE(e.kind() == "RuntimeError");
     REQUIRE_THAT(e.message(), ContainsSubstring("exports no TVM-FFI functions"));
@@ -484,8 +488,8 @@ TEST_CASE("A library whose section headers are blanked is still checked for expo
   c.BlankSectionHeaders();
   std::string p = WriteCopy("c_callee_blank.so", c.bytes, c.bytes.size());
   ffi::Module mod = ffi::Module::LoadFromFile(p);
-  ffi::Array<ffi::String> names =
-      ffi::Function::GetGlobalRequired("ffi.ModuleListFunctions")(mod).cast<ffi::Array<ffi::String>>();
+  ffi::Array<ffi::String> names = ffi::Function::GetGlobalRequired("ffi.ModuleListFunctions")(mod)
+                                      .cast<ffi::Array<ffi::String>>();
   REQUIRE(std::find(names.begin(), names.end(), ffi::String("c_add_one")) != names.end());
 }
 
@@ -494,8 +498,9 @@ TEST_CASE("A module path with an embedded NUL is refused, not cut short", "[modu
   for (std::string tail : {std::string("\0/nothing", 9), std::string("\0", 1)}) {
     ffi::String path(real + tail);
     ffi::Function by_ext = ffi::Function::GetGlobalRequired("ffi.Module.load_from_file.so");
-    for (ffi::Function load : {ffi::Function::GetGlobalRequired("ffi.ModuleLoadFromFile"),
-                               ffi::Function::FromTyped([&](ffi::String p) { return by_ext(p, "so"); })}) {
+    for (ffi::Function load :
+         {ffi::Function::GetGlobalRequired("ffi.ModuleLoadFromFile"),
+          ffi::Function::FromTyped([&](ffi::String p) { return by_ext(p, "so"); })}) {
       ffi::Error e = CatchError([&] { load(path); });
       REQUIRE(e.kind() == "ValueError");
       REQUIRE_THAT(e.message(), ContainsSubstring("NUL"));
@@ -630,18 +635,15 @@ TEST_CASE("An error keeps its kind across every boundary", "[module][error]") {
 
   // Other exceptions leaving a C++ function at the C boundary: std::bad_alloc
   // is a MemoryError, any other std::exception an InternalError.
-  ffi::Function oom = ffi::Function::FromPacked([](ffi::PackedArgs, ffi::Any*) {
-    throw std::bad_alloc();
-  });
+  ffi::Function oom =
+      ffi::Function::FromPacked([](ffi::PackedArgs, ffi::Any*) { throw std::bad_alloc(); });
   REQUIRE(CallThroughCAndTakeKind(oom, {}) == "MemoryError");
-  ffi::Function std_error = ffi::Function::FromPacked([](ffi::PackedArgs, ffi::Any*) {
-    throw std::runtime_error("plain std exception");
-  });
+  ffi::Function std_error = ffi::Function::FromPacked(
+      [](ffi::PackedArgs, ffi::Any*) { throw std::runtime_error("plain std exception"); });
   REQUIRE(CallThroughCAndTakeKind(std_error, {}) == "InternalError");
   // ... and a kernel library sees them with those kinds when it calls the host.
-  ffi::Function std_error_to_int = ffi::Function::FromTyped([](int64_t) -> int64_t {
-    throw std::runtime_error("plain std exception");
-  });
+  ffi::Function std_error_to_int = ffi::Function::FromTyped(
+      [](int64_t) -> int64_t { throw std::runtime_error("plain std exception"); });
   ffi::Error internal = CatchError([&] { call_back(std_error_to_int, 1); });
   REQUIRE(internal.kind() == "InternalError");
   REQUIRE(internal.message() == "plain std exception");
@@ -738,7 +740,8 @@ TEST_CASE("TVMFFIEnvModLookupFromImports between two libraries", "[module]") {
   ffi::Function lookup = b->GetFunctionRequired("lookup_from_imports");
   ffi::Error missing = CatchError([&] { lookup("sub_int", 1, 2); });
   REQUIRE(missing.kind() == "AttributeError");
-  REQUIRE_THAT(missing.message(), ContainsSubstring("Function `sub_int` is not found in the imports"));
+  REQUIRE_THAT(missing.message(),
+               ContainsSubstring("Function `sub_int` is not found in the imports"));
   REQUIRE_THAT(missing.message(), ContainsSubstring(kLibB));
 
   if (b->imports().empty()) b->ImportModule(a);
@@ -818,7 +821,9 @@ TEST_CASE("The C callee checks tensors it receives as DLTensor* or objects", "[m
   ffi::Error e3 = CatchError([&] { add_one(x, CpuTensor({0, 0})); });
   REQUIRE(e3.kind() == "ValueError");
   REQUIRE(e3.message() == "c_add_one: `x` and `y` must have the same shape");
-  ffi::Error e4 = CatchError([&] { add_one(x, CpuTensor({0, 0, 0}, DLDataType{kDLFloat, 64, 1})); });
+  ffi::Error e4 = CatchError([&] {
+    add_one(x, CpuTensor({0, 0, 0}, DLDataType{kDLFloat, 64, 1}));
+  });
   REQUIRE(e4.kind() == "TypeError");
   REQUIRE(e4.message() == "c_add_one: `y` must be float32");
   // A C library has no metadata.
@@ -889,7 +894,9 @@ TEST_CASE("Metadata JSON format and round trip", "[module]") {
 
 TEST_CASE("JSON strings in metadata are escaped", "[module]") {
   std::string s;
-  const std::string nasty = "a\"b\\c\nd\te\x01" "f/g\xc3\xa9";
+  const std::string nasty =
+      "a\"b\\c\nd\te\x01"
+      "f/g\xc3\xa9";
   ffi::details::AppendJSONString(&s, nasty);
   REQUIRE(s == "\"a\\\"b\\\\c\\nd\\te\\u0001f\\/g\xc3\xa9\"");
   REQUIRE(nlohmann::json::parse(s) == nasty);
@@ -1047,7 +1054,8 @@ int SysAddMetadata(void*, const TVMFFIAny*, int32_t, TVMFFIAny* result) {
 }  // namespace
 
 TEST_CASE("The system library serves registered symbols", "[module]") {
-  REQUIRE(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_sys_add", reinterpret_cast<void*>(SysAdd)) == 0);
+  REQUIRE(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_sys_add",
+                                              reinterpret_cast<void*>(SysAdd)) == 0);
   REQUIRE(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi__metadata_sys_add",
                                               reinterpret_cast<void*>(SysAddMetadata)) == 0);
   REQUIRE(TVMFFIEnvModRegisterSystemLibSymbol("__tvm_ffi_tvmffitest_sys_mul",
@@ -1159,17 +1167,22 @@ TEST_CASE("Guide-style CPU kernels: TensorView / Optional / checks / FromEnvAllo
   SECTION("FromEnvAlloc uses the host's allocator") {
     ffi::Tensor z = scale_alloc(x, 3.0).cast<ffi::Tensor>();
     REQUIRE(Values(z) == std::vector<float>{3, 6, 9, 12});
-    ffi::Tensor d = scale_alloc(CpuTensor({1, 2}, DLDataType{kDLFloat, 64, 1}), 2.0).cast<ffi::Tensor>();
+    ffi::Tensor d =
+        scale_alloc(CpuTensor({1, 2}, DLDataType{kDLFloat, 64, 1}), 2.0).cast<ffi::Tensor>();
     REQUIRE(d.dtype() == DLDataType{kDLFloat, 64, 1});
     REQUIRE(static_cast<double*>(d.data_ptr())[1] == 4.0);
   }
   SECTION("TVM_FFI_CHECK errors: kind, argument, reason") {
     ffi::Error shape = CatchError([&] { add_one(x, CpuTensor({0, 0})); });
     REQUIRE(shape.kind() == "ValueError");
-    REQUIRE_THAT(shape.message(), ContainsSubstring("`x` and `y` must have the same shape, got [4] and [2]"));
-    ffi::Error dtype = CatchError([&] { add_one(x, CpuTensor({0, 0, 0, 0}, DLDataType{kDLFloat, 64, 1})); });
+    REQUIRE_THAT(shape.message(),
+                 ContainsSubstring("`x` and `y` must have the same shape, got [4] and [2]"));
+    ffi::Error dtype = CatchError([&] {
+      add_one(x, CpuTensor({0, 0, 0, 0}, DLDataType{kDLFloat, 64, 1}));
+    });
     REQUIRE(dtype.kind() == "TypeError");
-    REQUIRE_THAT(dtype.message(), ContainsSubstring("must have the same dtype, got float32 and float64"));
+    REQUIRE_THAT(dtype.message(),
+                 ContainsSubstring("must have the same dtype, got float32 and float64"));
     int64_t shape4[1] = {4};
     DLTensor gpu{nullptr, {kDLCUDA, 0}, 1, {kDLFloat, 32, 1}, shape4, nullptr, 0};
     ffi::Error device = CatchError([&] { add_one(x, &gpu); });

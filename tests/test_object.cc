@@ -277,7 +277,8 @@ TEST_CASE("ObjectRef: as, GetRef, Downcast, nullability, hashing", "[object]") {
     FAIL("Downcast should throw");
   } catch (const Error& err) {
     REQUIRE(err.kind() == "TypeError");
-    REQUIRE(err.message() == "Downcast from `test.object.Counter` to `test.object.CounterChild` failed");
+    REQUIRE(err.message() ==
+            "Downcast from `test.object.Counter` to `test.object.CounterChild` failed");
   }
   REQUIRE_THROWS_AS(Downcast<CounterChild>(null_counter), Error);
   REQUIRE_FALSE(Downcast<Counter>(ObjectRef()).defined());
@@ -351,8 +352,8 @@ int EchoAndKeep(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* resul
 TEST_CASE("A C++ object crosses the C ABI and comes back", "[object]") {
   TVMFFIObjectHandle cfunc = nullptr;
   REQUIRE(TVMFFIFunctionCreate(nullptr, EchoAndKeep, nullptr, &cfunc) == 0);
-  Function echo(details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(
-      static_cast<TVMFFIObject*>(cfunc)));
+  Function echo(
+      details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(cfunc)));
   {
     Counter obj(11);
     // Through TVMFFIFunctionCall with a raw argument array.
@@ -506,7 +507,8 @@ namespace ffi {
 template <>
 inline constexpr bool use_default_type_traits_v<Expr> = false;
 template <>
-struct TypeTraits<Expr> : public ObjectRefWithFallbackTraitsBase<Expr, StrictBool, int64_t, double> {
+struct TypeTraits<Expr>
+    : public ObjectRefWithFallbackTraitsBase<Expr, StrictBool, int64_t, double> {
   static Expr ConvertFallbackValue(StrictBool v) { return Expr("bool", static_cast<bool>(v)); }
   static Expr ConvertFallbackValue(int64_t v) { return Expr("int", static_cast<double>(v)); }
   static Expr ConvertFallbackValue(double v) { return Expr("float", v); }
@@ -516,7 +518,7 @@ struct TypeTraits<Expr> : public ObjectRefWithFallbackTraitsBase<Expr, StrictBoo
 
 TEST_CASE("ObjectRefWithFallbackTraitsBase converts plain values in the listed order", "[object]") {
   Expr e("float", 1.5);
-  REQUIRE(Any(e).cast<Expr>().same_as(e));  // the object itself, no conversion
+  REQUIRE(Any(e).cast<Expr>().same_as(e));          // the object itself, no conversion
   REQUIRE(Any(true).cast<Expr>()->kind == "bool");  // StrictBool first: a bool stays a bool
   Expr from_int = Any(int64_t{3}).cast<Expr>();
   REQUIRE(from_int->kind == "int");
@@ -554,7 +556,8 @@ inline constexpr bool contains_defined_v<R, O, std::void_t<decltype(object_ref_c
 namespace tvm {
 namespace ffi {
 template <typename O>
-inline constexpr bool object_ref_contains_v<OnlyChildRef, O> = std::is_base_of_v<CounterChildObj, O>;
+inline constexpr bool object_ref_contains_v<OnlyChildRef, O> =
+    std::is_base_of_v<CounterChildObj, O>;
 }  // namespace ffi
 }  // namespace tvm
 

@@ -26,13 +26,13 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <dlfcn.h>
 #include <execinfo.h>
-#include <cstdlib>
 #include <unistd.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 #include <set>
 #include <string>
@@ -60,7 +60,9 @@ constexpr const char* kLong = "a string long enough to need an object of its own
 using ExeFault = tvmffi_oom::FaultCountdown;
 thread_local ExeFault tl_exe{0, 0, false, false};
 
-bool ExeFails() noexcept { return tl_exe.Fails("test_oom"); }
+bool ExeFails() noexcept {
+  return tl_exe.Fails("test_oom");
+}
 
 int64_t ExeFaultSet(int64_t nth, bool sticky) {
   int64_t injected = tl_exe.injected;
@@ -110,10 +112,10 @@ namespace {
 
 // Which allocations a scenario's N counts, and where it runs.
 enum class Mode {
-  kRuntime,        // the runtime's own allocations, on this thread
-  kRuntimeFresh,   // the same, each run on a new thread (fresh thread-local tables)
-  kWholeProcess,   // every operator new of the process, on this thread; header-only
-                   // C++ code reports a failure as std::bad_alloc
+  kRuntime,       // the runtime's own allocations, on this thread
+  kRuntimeFresh,  // the same, each run on a new thread (fresh thread-local tables)
+  kWholeProcess,  // every operator new of the process, on this thread; header-only
+                  // C++ code reports a failure as std::bad_alloc
 };
 
 struct Outcome {
@@ -201,10 +203,11 @@ int64_t Survive(const char* name, Act act, Check check, Mode mode = Mode::kRunti
       REQUIRE(n < 100000);
     }
   }
-  std::printf("oom: %-52s %5lld injected failures survived (%lld one-shot, %lld sticky), %lld failed cleanly\n",
-              name, static_cast<long long>(survived[0] + survived[1]),
-              static_cast<long long>(survived[0]), static_cast<long long>(survived[1]),
-              static_cast<long long>(clean_errors));
+  std::printf(
+      "oom: %-52s %5lld injected failures survived (%lld one-shot, %lld sticky), %lld failed "
+      "cleanly\n",
+      name, static_cast<long long>(survived[0] + survived[1]), static_cast<long long>(survived[0]),
+      static_cast<long long>(survived[1]), static_cast<long long>(clean_errors));
   std::fflush(stdout);
   CHECK(survived[0] > 0);  // the scenario does allocate inside libtvmffi
   return survived[0] + survived[1];
@@ -270,8 +273,8 @@ TEST_CASE("OOM: C functions are created, called and released", "[oom]") {
       [&] {
         created = false;
         Handle f;
-        if (TVMFFIFunctionCreate(&g_fn_deleted, AddCall, [](void*) { ++g_fn_deleted; },
-                                 f.out()) != 0) {
+        if (TVMFFIFunctionCreate(
+                &g_fn_deleted, AddCall, [](void*) { ++g_fn_deleted; }, f.out()) != 0) {
           return -1;
         }
         created = true;
@@ -441,7 +444,9 @@ int g_producer_deleted = 0;
 int64_t g_shape[3] = {2, 3, 4};
 float g_data[24];
 
-DLTensor ProducerTensor() { return HostF32Tensor(g_data, g_shape, 3); }
+DLTensor ProducerTensor() {
+  return HostF32Tensor(g_data, g_shape, 3);
+}
 
 DLManagedTensor* NewLegacy() {
   auto* m = new DLManagedTensor{};
@@ -716,7 +721,8 @@ TEST_CASE("OOM: a loaded module's functions and metadata, global lists (C++)", "
         ffi::Any text = long_string(100);
         ffi::Function lib_names = get(mod, "names", false).cast<ffi::Function>();
         auto made = lib_names(5).cast<ffi::Array<ffi::String>>();
-        ffi::Function adder = get(mod, "make_adder", false).cast<ffi::Function>()(10).cast<ffi::Function>();
+        ffi::Function adder =
+            get(mod, "make_adder", false).cast<ffi::Function>()(10).cast<ffi::Function>();
         int64_t sum = adder(5).cast<int64_t>();
         auto listed = list(mod).cast<ffi::Array<ffi::Any>>();
         ffi::Any m = meta(mod, "add_int", false);
@@ -1019,7 +1025,9 @@ TEST_CASE("OOM: loading the library (static initialisers)", "[oom]") {
     for (int64_t n = 1;; ++n) {
       ProbeRun r = RunLoadProbe(n, sticky != 0);
       INFO("load with allocation " << n << (sticky ? " (sticky)" : " (one-shot)")
-                                   << " failing; stdout:\n" << r.out << "stderr:\n" << r.err);
+                                   << " failing; stdout:\n"
+                                   << r.out << "stderr:\n"
+                                   << r.err);
       // The process ran to the end: no abort, no terminate, no leak (ASan).
       REQUIRE(r.status == 0);
       std::vector<std::string> injected = Lines(r.out, "injected");

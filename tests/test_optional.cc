@@ -197,7 +197,8 @@ TEST_CASE("Typed functions take Optional and std::optional arguments", "[optiona
   REQUIRE_THROWS_AS(f(1, 2, 3), Error);
 }
 
-TEST_CASE("Optional<String> / Optional<Bytes> assign from C strings and std::string", "[optional]") {
+TEST_CASE("Optional<String> / Optional<Bytes> assign from C strings and std::string",
+          "[optional]") {
   Optional<String> s;
   s = "hello";  // one exact overload, not two competing conversions
   REQUIRE(s.has_value());
@@ -259,8 +260,9 @@ TEST_CASE("Optional of ObjectPtr / Arc is one pointer, empty when null", "[optio
   REQUIRE(TypeTraits<Optional<BaseArc>>::TypeSchema() ==
           R"({"type":"Optional","args":[{"type":"test.optional.PtrBase"}]})");
   // A nullable ObjectPtr is already an Optional: wrapping it nests, as upstream.
-  REQUIRE(TypeTraits<Optional<ObjectPtr<PtrBaseObj>>>::TypeSchema() ==
-          R"({"type":"Optional","args":[{"type":"Optional","args":[{"type":"test.optional.PtrBase"}]}]})");
+  REQUIRE(
+      TypeTraits<Optional<ObjectPtr<PtrBaseObj>>>::TypeSchema() ==
+      R"({"type":"Optional","args":[{"type":"Optional","args":[{"type":"test.optional.PtrBase"}]}]})");
   moved.reset();
   ptr = std::nullopt;
   arc = std::nullopt;

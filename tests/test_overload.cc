@@ -34,9 +34,15 @@ struct Pet {
   int Pair(int, double) { return 4; }
 };
 
-int Scale(int x) { return 2 * x; }
-double Scale(double x) { return 0.5 * x; }
-int Scale(int x, int by) { return x * by; }
+int Scale(int x) {
+  return 2 * x;
+}
+double Scale(double x) {
+  return 0.5 * x;
+}
+int Scale(int x, int by) {
+  return x * by;
+}
 
 template <auto F>
 struct AsTemplateArg {
@@ -179,8 +185,10 @@ TEST_CASE("OverloadObjectDef: methods dispatch, first fit wins", "[overload]") {
   std::string msg = TypeErrorOf([&] { twice(2.5); });
   CHECK_THAT(msg, Catch::Matchers::StartsWith("No matching overload found when calling: "
                                               "`test.overload.Gauge.twice` with 1 arguments"));
-  CHECK_THAT(msg, Catch::Matchers::ContainsSubstring("Overload #0: Mismatched type on argument #0"));
-  CHECK_THAT(msg, Catch::Matchers::ContainsSubstring("Overload #1: Mismatched type on argument #0"));
+  CHECK_THAT(msg,
+             Catch::Matchers::ContainsSubstring("Overload #0: Mismatched type on argument #0"));
+  CHECK_THAT(msg,
+             Catch::Matchers::ContainsSubstring("Overload #1: Mismatched type on argument #0"));
   CHECK_THAT(msg, Catch::Matchers::ContainsSubstring("but got `float`"));
 
   std::string count = TypeErrorOf([&] { add(ints); });

@@ -1,8 +1,8 @@
 // Tests of tvm/ffi/reflection/registry.h: ObjectDef (fields, methods, static
 // methods, constructors, metadata), TypeAttrDef, GlobalDef::def_method, all
 // read back through the C registry.
-#include <tvm/ffi/function.h>
 #include <tvm/ffi/container/map.h>
+#include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/reflection/creator.h>
 #include <tvm/ffi/reflection/registry.h>
@@ -22,7 +22,9 @@ using namespace tvm::ffi;
 using namespace reflection_test;
 namespace refl = tvm::ffi::reflection;
 
-std::string_view View(const TVMFFIByteArray& b) { return std::string_view(b.data, b.size); }
+std::string_view View(const TVMFFIByteArray& b) {
+  return std::string_view(b.data, b.size);
+}
 
 template <typename T, typename M>
 int64_t OffsetIn(const T* obj, const M* member) {
@@ -100,8 +102,8 @@ TEST_CASE("ObjectDef registers methods, static methods and the constructor", "[r
   CHECK(made->x == 7);
   CHECK(made->y == 1.5);
   // The same constructor as the __ffi_init__ type attribute.
-  Function init = refl::TypeAttrColumn(refl::type_attr::kInit)[PointObj::RuntimeTypeIndex()]
-                      .cast<Function>();
+  Function init =
+      refl::TypeAttrColumn(refl::type_attr::kInit)[PointObj::RuntimeTypeIndex()].cast<Function>();
   CHECK(init(2, 0.5).cast<Point>()->x == 2);
   // Wrong argument types are a TypeError from the typed wrapper.
   CHECK_THROWS_AS(refl::GetMethod("test.refl.Point", "__ffi_init__")("a", 1.0), Error);
@@ -111,9 +113,8 @@ TEST_CASE("The registered creator makes a default object", "[registry]") {
   const TVMFFITypeInfo* info = InfoOf("test.refl.Point");
   TVMFFIObjectHandle handle = nullptr;
   REQUIRE(info->metadata->creator(&handle) == 0);
-  ObjectRef obj =
-      details::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
-          details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle)));
+  ObjectRef obj = details::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
+      details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle)));
   CHECK(obj->type_index() == PointObj::RuntimeTypeIndex());
 }
 
@@ -132,8 +133,8 @@ TEST_CASE("ObjectDef: a class made from UnsafeInit still gets a creator", "[regi
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(OnlyUnsafeObj::RuntimeTypeIndex());
   REQUIRE(info->metadata != nullptr);
   CHECK(info->metadata->creator != nullptr);
-  ObjectRef made = refl::ObjectCreator("test.refl.OnlyUnsafe")(Map<String, Any>{{"v", 3}})
-                       .cast<ObjectRef>();
+  ObjectRef made =
+      refl::ObjectCreator("test.refl.OnlyUnsafe")(Map<String, Any>{{"v", 3}}).cast<ObjectRef>();
   CHECK(made.as<OnlyUnsafeObj>()->v == 3);
 }
 
@@ -225,8 +226,9 @@ TEST_CASE("ObjectDef::def_type_attr sets values and functions", "[registry]") {
   CHECK(refl::TypeAttrColumn("test.refl.od_attr_text")[tindex].cast<String>() == "literal");
   CHECK(refl::TypeAttrColumn("test.refl.od_attr_int")[tindex].cast<int64_t>() == 7);
   ObjectRef obj(make_object<OnlyUnsafeObj>(int64_t{21}));
-  CHECK(refl::TypeAttrColumn("test.refl.od_attr_fn")[tindex].cast<Function>()(obj).cast<int64_t>() ==
-        42);
+  CHECK(
+      refl::TypeAttrColumn("test.refl.od_attr_fn")[tindex].cast<Function>()(obj).cast<int64_t>() ==
+      42);
 }
 
 TEST_CASE("GlobalDef::def_method passes the object first", "[registry]") {
@@ -234,21 +236,23 @@ TEST_CASE("GlobalDef::def_method passes the object first", "[registry]") {
   refl::GlobalDef()
       .def_method("test.refl.Point.sum", &PointObj::Sum, "doc of sum")
       .def_method("test.refl.free", [](int64_t a) { return a + 1; })
-      .def("test.refl.meta", [](int64_t a) { return a; }, refl::Metadata{{"pure", true}});
+      .def(
+          "test.refl.meta", [](int64_t a) { return a; }, refl::Metadata{{"pure", true}});
   Function f = Function::GetGlobalRequired("test.refl.Point.sum");
   CHECK(f(Point(1, 2.0), 3).cast<int64_t>() == 6);
   CHECK(Function::GetGlobalRequired("test.refl.free")(1).cast<int64_t>() == 2);
   // Metadata entries land in the function's metadata text as JSON values.
-  refl::GlobalDef().def("test.refl.meta_kinds", [](int64_t a) { return a; },
-                        refl::Metadata{{"pure", true}, {"lazy", false}, {"n", 3}, {"w", 0.5},
-                                       {"s", "x\"y"}});
+  refl::GlobalDef().def(
+      "test.refl.meta_kinds", [](int64_t a) { return a; },
+      refl::Metadata{{"pure", true}, {"lazy", false}, {"n", 3}, {"w", 0.5}, {"s", "x\"y"}});
   Function metadata_of = Function::GetGlobalRequired("ffi.GetGlobalFuncMetadata");
   std::string meta = metadata_of("test.refl.meta_kinds").cast<String>();
   CHECK_THAT(meta, Catch::Matchers::EndsWith(
                        ",\"pure\":true,\"lazy\":false,\"n\":3,\"w\":0.500000,\"s\":\"x\\\"y\"}"));
   // Metadata values must be int, bool, float or str.
-  CHECK_THROWS_AS(refl::GlobalDef().def("test.refl.bad_meta", [](int64_t a) { return a; },
-                                        refl::Metadata{{"k", Array<int64_t>{1}}}),
+  CHECK_THROWS_AS(refl::GlobalDef().def(
+                      "test.refl.bad_meta", [](int64_t a) { return a; },
+                      refl::Metadata{{"k", Array<int64_t>{1}}}),
                   Error);
 }
 
@@ -328,8 +332,9 @@ TEST_CASE("ObjectDef generates __ffi_init__ from the fields", "[registry]") {
   // Errors: TypeError naming the type and the argument.
   CheckTypeError([&] { init(1); }, "missing required argument: 'b'");
   CheckTypeError([&] { init(1, String("x"), 5, 6); }, "takes at most 3 positional");
-  CheckTypeError([&] { init(kwargs, String("a"), 1, String("b"), String("x"), String("hidden"), 1); },
-                 "unexpected keyword argument 'hidden'");
+  CheckTypeError(
+      [&] { init(kwargs, String("a"), 1, String("b"), String("x"), String("hidden"), 1); },
+      "unexpected keyword argument 'hidden'");
   CheckTypeError([&] { init(1, kwargs, String("a"), 2, String("b"), String("x")); },
                  "multiple values for argument 'a'");
   CheckTypeError([&] { init(1, String("x"), kwargs, String("kw")); }, "pairs");

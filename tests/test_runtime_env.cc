@@ -11,7 +11,9 @@
 using namespace rt_test;
 
 namespace {
-void* P(uintptr_t v) { return reinterpret_cast<void*>(v); }
+void* P(uintptr_t v) {
+  return reinterpret_cast<void*>(v);
+}
 }  // namespace
 
 TEST_CASE("Streams are per thread and per device", "[runtime][env]") {
@@ -47,7 +49,7 @@ TEST_CASE("Streams are per thread and per device", "[runtime][env]") {
 TEST_CASE("Streams work for any device type and id", "[runtime][env]") {
   OnNewThread([] {
     const std::pair<int32_t, int32_t> keys[] = {
-        {kDLCUDA, 15}, {kDLCUDA, 16}, {kDLCUDA, 1 << 20}, {31, 0},
+        {kDLCUDA, 15}, {kDLCUDA, 16}, {kDLCUDA, 1 << 20},  {31, 0},
         {32, 0},       {1000, 7},     {kDLCPU, INT32_MAX}, {65535, INT32_MAX}};
     uintptr_t v = 0x100;
     for (const auto& [type, id] : keys) {
@@ -139,7 +141,8 @@ int CpuAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* ctx,
   return 0;
 }
 
-int OtherAlloc(DLTensor*, DLManagedTensorVersioned**, void*, void (*)(void*, const char*, const char*)) {
+int OtherAlloc(DLTensor*, DLManagedTensorVersioned**, void*,
+               void (*)(void*, const char*, const char*)) {
   return -1;  // fails without saying why
 }
 
@@ -379,7 +382,9 @@ int PollInterrupted() {
   TVMFFIErrorSetRaisedFromCStr("KeyboardInterrupt", "");
   return -1;
 }
-void* AsPtr(int (*f)()) { return reinterpret_cast<void*>(f); }
+void* AsPtr(int (*f)()) {
+  return reinterpret_cast<void*>(f);
+}
 }  // namespace
 
 TEST_CASE("CheckSignals calls the registered host hook", "[runtime][env]") {

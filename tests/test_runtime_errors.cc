@@ -3,12 +3,12 @@
 
 #include <alloca.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
-#include <algorithm>
 
 #include "runtime_test_util.h"
 
@@ -167,8 +167,8 @@ TEST_CASE("Cause chain and extra context are held by the error", "[runtime][erro
   REQUIRE(TVMFFIErrorCreate(&k, &m1, nullptr, cause.out()) == 0);
   static int extra_freed = 0;
   extra_freed = 0;
-  REQUIRE(TVMFFIObjectCreateOpaque(nullptr, kTVMFFIOpaquePyObject,
-                                   [](void*) { ++extra_freed; }, extra.out()) == 0);
+  REQUIRE(TVMFFIObjectCreateOpaque(
+              nullptr, kTVMFFIOpaquePyObject, [](void*) { ++extra_freed; }, extra.out()) == 0);
   TVMFFIObjectHandle err = nullptr;
   REQUIRE(TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m2, nullptr, cause.get(), extra.get(),
                                                     &err) == 0);
@@ -235,7 +235,8 @@ TEST_CASE("TVMFFIBacktrace formats a first line and frames", "[runtime][error]")
   const TVMFFIByteArray* again = TVMFFIBacktrace(nullptr, 0, nullptr, 1);
   REQUIRE(again == bt);
   REQUIRE(again->data != nullptr);
-  REQUIRE(std::string(again->data, again->size).rfind("  File \"file.cc\"", 0) == std::string::npos);
+  REQUIRE(std::string(again->data, again->size).rfind("  File \"file.cc\"", 0) ==
+          std::string::npos);
 }
 
 TEST_CASE("Error kinds: standard codes and registration", "[runtime][error]") {
@@ -331,7 +332,9 @@ __attribute__((noinline)) std::string Shifted(size_t bytes) {
   asm volatile("");
   return r;
 }
-size_t Lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+size_t Lines(const std::string& s) {
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
 }  // namespace
 
 TEST_CASE("Cached backtraces follow the actual call chain", "[runtime][error]") {
@@ -380,10 +383,18 @@ TEST_CASE("Cached backtraces follow the actual call chain", "[runtime][error]") 
 // never reported by a later call that fails without raising: the runtime
 // raises a fresh error for a callee that returned non-zero silently.
 namespace {
-int SilentFailure(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) { return -1; }
-int SilentInit(void**) { return -1; }
-int SilentDeinit(void*) { return -3; }
-int SilentSignals() { return -1; }
+int SilentFailure(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) {
+  return -1;
+}
+int SilentInit(void**) {
+  return -1;
+}
+int SilentDeinit(void*) {
+  return -3;
+}
+int SilentSignals() {
+  return -1;
+}
 int InitToOne(void** out) {
   *out = reinterpret_cast<void*>(1);
   return 0;
@@ -392,7 +403,9 @@ int RaisingSignals() {
   TVMFFIErrorSetRaisedFromCStr("KeyboardInterrupt", "stop");
   return -1;
 }
-void LeaveStale() { TVMFFIErrorSetRaisedFromCStr("ValueError", "stale"); }
+void LeaveStale() {
+  TVMFFIErrorSetRaisedFromCStr("ValueError", "stale");
+}
 }  // namespace
 
 TEST_CASE("A call that fails without raising never reports a stale error",
@@ -419,13 +432,15 @@ TEST_CASE("A call that fails without raising never reports a stale error",
   e = TakeRaised();
   CHECK(e.message == "TVMFFIHandleDeinitOnce: deinit_func returned -3 without setting an error");
 
-  REQUIRE(TVMFFIEnvRegisterCAPI("TVMFFIEnvCheckSignals", reinterpret_cast<void*>(SilentSignals)) == 0);
+  REQUIRE(TVMFFIEnvRegisterCAPI("TVMFFIEnvCheckSignals", reinterpret_cast<void*>(SilentSignals)) ==
+          0);
   LeaveStale();
   REQUIRE(TVMFFIEnvCheckSignals() == -1);
   e = TakeRaised();
   CHECK(e.message == "the TVMFFIEnvCheckSignals hook returned -1 without setting an error");
   // A hook that raises keeps its own error.
-  REQUIRE(TVMFFIEnvRegisterCAPI("TVMFFIEnvCheckSignals", reinterpret_cast<void*>(RaisingSignals)) == 0);
+  REQUIRE(TVMFFIEnvRegisterCAPI("TVMFFIEnvCheckSignals", reinterpret_cast<void*>(RaisingSignals)) ==
+          0);
   LeaveStale();
   REQUIRE(TVMFFIEnvCheckSignals() == -1);
   e = TakeRaised();

@@ -36,7 +36,9 @@ int SumArgs(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* resu
   return 0;
 }
 
-void CounterDeleter(void* self) { static_cast<Counter*>(self)->deleted.fetch_add(1); }
+void CounterDeleter(void* self) {
+  static_cast<Counter*>(self)->deleted.fetch_add(1);
+}
 
 Handle MakeFunction(Counter* c) {
   Handle h;
@@ -133,7 +135,9 @@ int ReturnCode(void* self, const TVMFFIAny*, int32_t, TVMFFIAny*) {
 int ThrowEscaped(void*, const TVMFFIAny*, int32_t, TVMFFIAny*) {
   throw std::runtime_error("escaped");
 }
-void LeaveStaleError() { TVMFFIErrorSetRaisedFromCStr("ValueError", "stale"); }
+void LeaveStaleError() {
+  TVMFFIErrorSetRaisedFromCStr("ValueError", "stale");
+}
 // TVMFFIFunctionCall of callback(self) with a stale error in the slot: its
 // return code, then what was raised.
 RaisedError CallAfterStale(TVMFFISafeCallType callback, intptr_t self, int expected_rc) {
@@ -245,7 +249,7 @@ TEST_CASE("Global registry: set, get, override, remove, list", "[runtime][functi
     REQUIRE(std::count(names.begin(), names.end(), "ffi.String") == 1);
 
     REQUIRE(TVMFFIFunctionRemoveGlobal(&name) == 0);
-    REQUIRE(StrongCount(f2.get()) == 2);  // got2 and f2
+    REQUIRE(StrongCount(f2.get()) == 2);              // got2 and f2
     REQUIRE(TVMFFIFunctionRemoveGlobal(&name) == 0);  // absent: still fine
     TVMFFIObjectHandle none = reinterpret_cast<TVMFFIObjectHandle>(1);
     REQUIRE(TVMFFIFunctionGetGlobal(&name, &none) == 0);
@@ -383,8 +387,7 @@ TEST_CASE("Global registry under concurrent register/lookup/remove", "[runtime][
           if ((r % 7) == 0 && TVMFFIFunctionRemoveGlobal(&shared) != 0) errors.fetch_add(1);
           if (TVMFFIFunctionRemoveGlobal(&own_name) != 0) errors.fetch_add(1);
           if (r % 50 == 0) {
-            TVMFFIFunctionListGlobalNames([](void*, const TVMFFIByteArray*) { return 0; },
-                                          nullptr);
+            TVMFFIFunctionListGlobalNames([](void*, const TVMFFIByteArray*) { return 0; }, nullptr);
           }
         }
       });
@@ -814,8 +817,8 @@ TEST_CASE("Built-in globals refuse invalid string views instead of reading them"
                {bad[b]}, {bad[b], bad[b]}, {arr, bad[b]}, {map, bad[b]}, {bad[b], text}}) {
         CAPTURE(name, b, args.size());
         TVMFFIAny result = None();
-        int rc = TVMFFIFunctionCall(f.get(), args.data(), static_cast<int32_t>(args.size()),
-                                    &result);
+        int rc =
+            TVMFFIFunctionCall(f.get(), args.data(), static_cast<int32_t>(args.size()), &result);
         if (rc == 0) {
           Release(&result);
           continue;

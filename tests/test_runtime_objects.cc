@@ -100,8 +100,9 @@ TEST_CASE("Opaque objects call their deleter once", "[runtime][object]") {
   freed = 0;
   int payload = 3;
   Handle h;
-  REQUIRE(TVMFFIObjectCreateOpaque(&payload, kTVMFFIOpaquePyObject,
-                                   [](void* p) { freed += *static_cast<int*>(p); }, h.out()) == 0);
+  REQUIRE(TVMFFIObjectCreateOpaque(
+              &payload, kTVMFFIOpaquePyObject, [](void* p) { freed += *static_cast<int*>(p); },
+              h.out()) == 0);
   REQUIRE(TVMFFIObjectGetTypeIndex(h.get()) == kTVMFFIOpaquePyObject);
   REQUIRE(TVMFFIOpaqueObjectGetCellPtr(h.get())->handle == &payload);
   REQUIRE(RefCount(h.get()) == ((uint64_t{1} << 32) | 1));
@@ -140,19 +141,32 @@ TEST_CASE("Opaque objects call their deleter once", "[runtime][object]") {
 
 TEST_CASE("Static type keys are pre-registered", "[runtime][type]") {
   const std::pair<int32_t, const char*> expected[] = {
-      {0, "None"},         {1, "int"},
-      {2, "bool"},         {3, "float"},
-      {4, "void*"},        {5, "DataType"},
-      {6, "Device"},       {7, "DLTensor*"},
-      {8, "const char*"},  {9, "TVMFFIByteArray*"},
-      {10, "ObjectRValueRef"}, {11, "ffi.SmallStr"},
-      {12, "ffi.SmallBytes"},  {64, "ffi.Object"},
-      {65, "ffi.String"},  {66, "ffi.Bytes"},
-      {67, "ffi.Error"},   {68, "ffi.Function"},
-      {69, "ffi.Shape"},   {70, "ffi.Tensor"},
-      {71, "ffi.Array"},   {72, "ffi.Map"},
-      {73, "ffi.Module"},  {74, "ffi.OpaquePyObject"},
-      {75, "ffi.List"},    {76, "ffi.Dict"},
+      {0, "None"},
+      {1, "int"},
+      {2, "bool"},
+      {3, "float"},
+      {4, "void*"},
+      {5, "DataType"},
+      {6, "Device"},
+      {7, "DLTensor*"},
+      {8, "const char*"},
+      {9, "TVMFFIByteArray*"},
+      {10, "ObjectRValueRef"},
+      {11, "ffi.SmallStr"},
+      {12, "ffi.SmallBytes"},
+      {64, "ffi.Object"},
+      {65, "ffi.String"},
+      {66, "ffi.Bytes"},
+      {67, "ffi.Error"},
+      {68, "ffi.Function"},
+      {69, "ffi.Shape"},
+      {70, "ffi.Tensor"},
+      {71, "ffi.Array"},
+      {72, "ffi.Map"},
+      {73, "ffi.Module"},
+      {74, "ffi.OpaquePyObject"},
+      {75, "ffi.List"},
+      {76, "ffi.Dict"},
   };
   for (const auto& [index, key] : expected) {
     INFO(key);
@@ -563,9 +577,9 @@ TEST_CASE("Data types parse and print", "[runtime][dtype]") {
 }
 
 TEST_CASE("Bad data type strings are ValueErrors", "[runtime][dtype]") {
-  for (const char* bad : {"xyz", "float33q", "int8x", "int256", "int0", "uint8x0", "float8_e9",
-                          "float8_e4m3fn8", "Int8", " int8", "int8 ", "float32x4x4", "boolean",
-                          "custom[", "int8x99999", ""}) {
+  for (const char* bad :
+       {"xyz", "float33q", "int8x", "int256", "int0", "uint8x0", "float8_e9", "float8_e4m3fn8",
+        "Int8", " int8", "int8 ", "float32x4x4", "boolean", "custom[", "int8x99999", ""}) {
     INFO(bad);
     DLDataType got;
     REQUIRE_FALSE(Parse(bad, &got));

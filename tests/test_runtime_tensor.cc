@@ -64,7 +64,9 @@ Handle ImportV(DLManagedTensorVersioned* m, int32_t align = 0, int32_t contig = 
   return h;
 }
 
-const DLTensor* DL(const Handle& h) { return TVMFFITensorGetDLTensorPtr(h.get()); }
+const DLTensor* DL(const Handle& h) {
+  return TVMFFITensorGetDLTensorPtr(h.get());
+}
 
 }  // namespace
 
@@ -124,22 +126,57 @@ TEST_CASE("Malformed imports are ValueErrors and the deleter runs exactly once",
     const char* message_part;
   };
   const Case cases[] = {
-      {"major version", {2}, {}, 0, 0, [](DLManagedTensorVersioned* m) { m->version.major = 2; },
+      {"major version",
+       {2},
+       {},
+       0,
+       0,
+       [](DLManagedTensorVersioned* m) { m->version.major = 2; },
        "major version 2"},
-      {"major version 0", {2}, {}, 0, 0, [](DLManagedTensorVersioned* m) { m->version.major = 0; },
+      {"major version 0",
+       {2},
+       {},
+       0,
+       0,
+       [](DLManagedTensorVersioned* m) { m->version.major = 0; },
        "major version 0"},
-      {"negative ndim", {2}, {}, 0, 0, [](DLManagedTensorVersioned* m) { m->dl_tensor.ndim = -1; },
+      {"negative ndim",
+       {2},
+       {},
+       0,
+       0,
+       [](DLManagedTensorVersioned* m) { m->dl_tensor.ndim = -1; },
        "ndim -1"},
-      {"ndim too large", {2}, {}, 0, 0, [](DLManagedTensorVersioned* m) { m->dl_tensor.ndim = 65; },
+      {"ndim too large",
+       {2},
+       {},
+       0,
+       0,
+       [](DLManagedTensorVersioned* m) { m->dl_tensor.ndim = 65; },
        "ndim 65"},
-      {"NULL shape", {2, 2}, {}, 0, 0,
-       [](DLManagedTensorVersioned* m) { m->dl_tensor.shape = nullptr; }, "NULL shape"},
+      {"NULL shape",
+       {2, 2},
+       {},
+       0,
+       0,
+       [](DLManagedTensorVersioned* m) { m->dl_tensor.shape = nullptr; },
+       "NULL shape"},
       {"negative extent", {2, -3}, {}, 0, 0, nullptr, "negative extent -3"},
-      {"element count overflow", {int64_t{1} << 40, int64_t{1} << 40}, {}, 0, 0, nullptr,
+      {"element count overflow",
+       {int64_t{1} << 40, int64_t{1} << 40},
+       {},
+       0,
+       0,
+       nullptr,
        "overflows"},
       {"byte size overflow", {int64_t{1} << 61}, {}, 0, 0, nullptr, "overflows"},
-      {"misaligned", {4}, {}, 64, 0,
-       [](DLManagedTensorVersioned* m) { m->dl_tensor.byte_offset = 4; }, "not aligned to 64"},
+      {"misaligned",
+       {4},
+       {},
+       64,
+       0,
+       [](DLManagedTensorVersioned* m) { m->dl_tensor.byte_offset = 4; },
+       "not aligned to 64"},
       {"column-major", {2, 3}, {1, 2}, 0, 1, nullptr, "not contiguous"},
       {"gap between rows", {2, 3}, {4, 1}, 0, 1, nullptr, "not contiguous"},
   };
@@ -206,15 +243,11 @@ TEST_CASE("Accepted layouts", "[runtime][tensor]") {
     REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
   SECTION("zero-size tensors are contiguous") {
-    {
-      Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {0, 3}, {7, 9}), 0, 1);
-    }
+    { Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {0, 3}, {7, 9}), 0, 1); }
     REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
   SECTION("row-major with explicit strides") {
-    {
-      Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {2, 3}, {3, 1}), 16, 1);
-    }
+    { Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {2, 3}, {3, 1}), 16, 1); }
     REQUIRE(deleted == 1);  // the producer deleter ran when the Tensor died
   }
   SECTION("alignment counts byte_offset") {
@@ -252,8 +285,8 @@ TEST_CASE("Export shares memory, holds the tensor, carries flags", "[runtime][te
   int deleted = 0;
   DLManagedTensorVersioned* exported = nullptr;
   {
-    Handle t = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {2, 3}, {},
-                                                         DLPACK_FLAG_BITMASK_READ_ONLY));
+    Handle t = ImportV(
+        Produce<DLManagedTensorVersioned>(&deleted, {2, 3}, {}, DLPACK_FLAG_BITMASK_READ_ONLY));
     REQUIRE(TVMFFITensorToDLPackVersioned(t.get(), &exported) == 0);
     REQUIRE(exported->version.major == DLPACK_MAJOR_VERSION);
     REQUIRE(exported->version.minor == DLPACK_MINOR_VERSION);
@@ -395,8 +428,8 @@ TEST_CASE("Unsafe views copy metadata and keep the source alive", "[runtime][ten
   int deleted = 0;
   Handle view;
   {
-    Handle src = ImportV(Produce<DLManagedTensorVersioned>(&deleted, {4, 4}, {},
-                                                           DLPACK_FLAG_BITMASK_READ_ONLY));
+    Handle src = ImportV(
+        Produce<DLManagedTensorVersioned>(&deleted, {4, 4}, {}, DLPACK_FLAG_BITMASK_READ_ONLY));
     std::vector<int64_t> shape = {2, 2};
     std::vector<int64_t> strides = {4, 1};
     DLTensor proto = *DL(src);
@@ -513,7 +546,10 @@ void CheckMalformedImports() {
       {"overflowing strides", {3, 2}, {kMax, 1}, none, "overflows int64"},
       {"negative overflowing strides", {3, 2}, {-kMax, 1}, none, "overflows int64"},
       {"negative strides", {3}, {-1}, [](DLTensor* t) { t->byte_offset = 8; }, nullptr},
-      {"byte_offset UINT64_MAX", {2}, {}, [](DLTensor* t) { t->byte_offset = UINT64_MAX; },
+      {"byte_offset UINT64_MAX",
+       {2},
+       {},
+       [](DLTensor* t) { t->byte_offset = UINT64_MAX; },
        "byte_offset"},
       {"NULL data with elements", {2}, {}, [](DLTensor* t) { t->data = nullptr; }, "NULL data"},
       {"NULL data, no elements", {0, 3}, {}, [](DLTensor* t) { t->data = nullptr; }, nullptr},
@@ -521,10 +557,15 @@ void CheckMalformedImports() {
       {"zero lanes", {2}, {}, [](DLTensor* t) { t->dtype.lanes = 0; }, "lanes"},
       {"unassigned type code", {2}, {}, [](DLTensor* t) { t->dtype.code = 50; }, "type code 50"},
       {"custom type code", {2}, {}, [](DLTensor* t) { t->dtype.code = 250; }, nullptr},
-      {"device type 99999", {2}, {},
+      {"device type 99999",
+       {2},
+       {},
        [](DLTensor* t) { t->device.device_type = static_cast<DLDeviceType>(99999); },
        "device type 99999"},
-      {"negative device id", {2}, {}, [](DLTensor* t) { t->device.device_id = -1; },
+      {"negative device id",
+       {2},
+       {},
+       [](DLTensor* t) { t->device.device_id = -1; },
        "device id -1"},
   };
   for (const Case& c : cases) {
@@ -545,9 +586,14 @@ void CheckMalformedImports() {
 
 }  // namespace
 
-TEST_CASE("DLPack import refuses overflowing and malformed tensors", "[runtime][tensor][regression]") {
-  SECTION("versioned") { CheckMalformedImports<DLManagedTensorVersioned>(); }
-  SECTION("legacy") { CheckMalformedImports<DLManagedTensor>(); }
+TEST_CASE("DLPack import refuses overflowing and malformed tensors",
+          "[runtime][tensor][regression]") {
+  SECTION("versioned") {
+    CheckMalformedImports<DLManagedTensorVersioned>();
+  }
+  SECTION("legacy") {
+    CheckMalformedImports<DLManagedTensor>();
+  }
 }
 
 TEST_CASE("Unsafe views refuse overflowing shapes and strides", "[runtime][tensor][regression]") {
@@ -584,9 +630,14 @@ TEST_CASE("Repeated imports: every layout, recycled blocks, deleters exactly onc
     std::vector<int64_t> shape;
     std::vector<int64_t> strides;
   };
-  const Layout layouts[] = {{{4, 4}, {4, 1}}, {{4, 4}, {}},        {{4, 4}, {1, 4}},
-                            {{2, 1, 3}, {3, 3, 1}}, {{1, 1, 1, 1, 1, 1, 1, 1, 2}, {}}, {{}, {}},
-                            {{2, 3, 4, 5}, {}},     {{2, 1, 3, 1, 2}, {}}};
+  const Layout layouts[] = {{{4, 4}, {4, 1}},
+                            {{4, 4}, {}},
+                            {{4, 4}, {1, 4}},
+                            {{2, 1, 3}, {3, 3, 1}},
+                            {{1, 1, 1, 1, 1, 1, 1, 1, 2}, {}},
+                            {{}, {}},
+                            {{2, 3, 4, 5}, {}},
+                            {{2, 1, 3, 1, 2}, {}}};
   int deleted = 0;
   int imported = 0;
   for (int round = 0; round < 2; ++round) {

@@ -38,8 +38,8 @@ TEST_CASE("RValueRef moves the caller's reference into the callee", "[rvalue_ref
   const void* original = arr.get();
   Array<int> out = f(RValueRef(std::move(arr))).cast<Array<int>>();
   CHECK(seen == original);
-  CHECK(seen_count == 1);          // the callee held the only reference
-  CHECK_FALSE(arr.defined());      // the caller's reference was taken
+  CHECK(seen_count == 1);      // the callee held the only reference
+  CHECK_FALSE(arr.defined());  // the caller's reference was taken
   CHECK(out[0] == 1);
   CHECK(out.size() == 4);
 }
@@ -56,8 +56,8 @@ TEST_CASE("RValueRef parameters accept plain values without moving them", "[rval
 }
 
 TEST_CASE("RValueRef type errors name the object behind the reference", "[rvalue_ref]") {
-  Function f = Function::FromTyped([](RValueRef<Array<int>> ref) { return (*std::move(ref)).size(); },
-                                   "take");
+  Function f = Function::FromTyped(
+      [](RValueRef<Array<int>> ref) { return (*std::move(ref)).size(); }, "take");
   Box s(5);
   const void* box = s.get();
   RValueRef<Box> ref(std::move(s));
@@ -76,7 +76,8 @@ TEST_CASE("RValueRef type errors name the object behind the reference", "[rvalue
 }
 
 TEST_CASE("an RValueRef of a convertible type gives a converted copy", "[rvalue_ref]") {
-  Function f = Function::FromTyped([](RValueRef<Shape> ref) { return (*std::move(ref)).Product(); });
+  Function f =
+      Function::FromTyped([](RValueRef<Shape> ref) { return (*std::move(ref)).Product(); });
   Array<int64_t> arr{2, 3};
   const void* original = arr.get();
   RValueRef<Array<int64_t>> ref(std::move(arr));

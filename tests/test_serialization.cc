@@ -86,7 +86,8 @@ int CreateNode(TVMFFIObjectHandle* out) {
 
 template <typename C, typename F>
 int64_t OffsetIn(const ObjectPtr<C>& obj, F C::*member) {
-  return reinterpret_cast<const char*>(&((*obj).*member)) - reinterpret_cast<const char*>(obj.get());
+  return reinterpret_cast<const char*>(&((*obj).*member)) -
+         reinterpret_cast<const char*>(obj.get());
 }
 
 void AddField(int32_t type_index, const char* name, int64_t offset, TVMFFIFieldGetter get,
@@ -113,8 +114,8 @@ void RegisterOnce() {
              kTVMFFIStr);
     AddField(ti, "count", OffsetIn(probe, &NodeObj::count), GetAny<int64_t>, SetAny<int64_t>,
              kTVMFFIInt);
-    AddField(ti, "dtype", OffsetIn(probe, &NodeObj::dtype), GetAny<DLDataType>,
-             SetAny<DLDataType>, kTVMFFIDataType);
+    AddField(ti, "dtype", OffsetIn(probe, &NodeObj::dtype), GetAny<DLDataType>, SetAny<DLDataType>,
+             kTVMFFIDataType);
     AddField(ti, "note", OffsetIn(probe, &NodeObj::note), GetAny<Any>, SetAnyField, kTVMFFIAny,
              &none);
     TVMFFITypeMetadata meta{};
@@ -122,7 +123,8 @@ void RegisterOnce() {
     REQUIRE(TVMFFITypeRegisterMetadata(ti, &meta) == 0);
 
     const int32_t tok = TokenObj::RuntimeTypeIndex();
-    Function to_json = Function::FromTyped([](const TokenObj* t) -> Any { return "#" + std::to_string(t->id); });
+    Function to_json =
+        Function::FromTyped([](const TokenObj* t) -> Any { return "#" + std::to_string(t->id); });
     Function from_json = Function::FromTyped([](String s) -> ObjectRef {
       auto t = make_object<TokenObj>();
       t->id = std::stoll(std::string(s).substr(1));
@@ -139,7 +141,9 @@ void RegisterOnce() {
   (void)done;
 }
 
-std::string Text(const Any& graph) { return std::string(json::Stringify(graph)); }
+std::string Text(const Any& graph) {
+  return std::string(json::Stringify(graph));
+}
 
 // "Kind: message" of the Error `fn` must throw.
 template <typename Fn>
@@ -168,17 +172,17 @@ TEST_CASE("ToJSONGraph writes plain values as single nodes", "[serialization]") 
           R"({"root_index":0,"nodes":[{"type":"int","data":1}],"metadata":{"v":1}})");
 }
 
-TEST_CASE("ToJSONGraph shares equal values and writes containers by node index", "[serialization]") {
+TEST_CASE("ToJSONGraph shares equal values and writes containers by node index",
+          "[serialization]") {
   Array<Any> arr{42, String("hello"), true, nullptr, 42, String("hello")};
   REQUIRE(Text(ToJSONGraph(arr)) ==
           R"({"root_index":4,"nodes":[{"type":"int","data":42},)"
           R"({"type":"ffi.String","data":"hello"},{"type":"bool","data":true},)"
           R"({"type":"None"},{"type":"ffi.Array","data":[0,1,2,3,0,1]}]})");
   Map<String, Any> map{{"b", 42}, {"a", 42}};
-  REQUIRE(Text(ToJSONGraph(map)) ==
-          R"({"root_index":3,"nodes":[{"type":"ffi.String","data":"b"},)"
-          R"({"type":"int","data":42},{"type":"ffi.String","data":"a"},)"
-          R"({"type":"ffi.Map","data":[0,1,2,1]}]})");
+  REQUIRE(Text(ToJSONGraph(map)) == R"({"root_index":3,"nodes":[{"type":"ffi.String","data":"b"},)"
+                                    R"({"type":"int","data":42},{"type":"ffi.String","data":"a"},)"
+                                    R"({"type":"ffi.Map","data":[0,1,2,1]}]})");
   REQUIRE(Text(ToJSONGraph(Dict<Any, Any>{})) ==
           R"({"root_index":0,"nodes":[{"type":"ffi.Dict","data":[]}]})");
   REQUIRE(Text(ToJSONGraph(List<Any>{1})) ==
@@ -189,9 +193,18 @@ TEST_CASE("FromJSONGraph rebuilds what ToJSONGraph wrote", "[serialization]") {
   Bytes bytes(std::string("\x01\x02\x03\x04\x01\x0b\0", 7));
   Array<Any> shared{1, 2};
   List<Any> list{String("x"), shared, shared};
-  Any value = Array<Any>{nullptr, true, -7, 0.5, String("s"), bytes, DLDataType{kDLBfloat, 16, 1},
-                         DLDevice{kDLCPU, 0}, Shape({4}), list,
-                         Map<Any, Any>{{1, String("one")}}, Dict<Any, Any>{{String("k"), shared}}};
+  Any value = Array<Any>{nullptr,
+                         true,
+                         -7,
+                         0.5,
+                         String("s"),
+                         bytes,
+                         DLDataType{kDLBfloat, 16, 1},
+                         DLDevice{kDLCPU, 0},
+                         Shape({4}),
+                         list,
+                         Map<Any, Any>{{1, String("one")}},
+                         Dict<Any, Any>{{String("k"), shared}}};
   Any back = FromJSONGraph(ToJSONGraph(value));
   REQUIRE(Text(ToJSONGraph(back)) == Text(ToJSONGraph(value)));
   Array<Any> items = back.cast<Array<Any>>();
@@ -262,14 +275,33 @@ TEST_CASE("ToJSONGraphString writes what writing ToJSONGraph's graph gives, byte
   Any notes = Map<Any, Any>{{String("k"), shared}, {7, 0.25}, {shared, nullptr}};
   Node leaf("leaf \"quoted\"\n", -3, notes);
   Node root("root", 1, Array<Any>{leaf, leaf, ObjectRef(t)});
-  Any value = Array<Any>{
-      nullptr, true, false, int64_t{0}, int64_t{-9223372036854775807LL - 1}, 1.0, 0.1, -1e300,
-      std::nan(""), -std::numeric_limits<double>::infinity(), String(""), String("short"),
-      String(std::string(100, 'x') + "\x01\t\\\xc3\xa9"), Bytes(std::string("\0\xff\x10", 3)),
-      Bytes(""), DLDataType{kDLFloat, 32, 1}, DLDataType{kDLOpaqueHandle, 0, 0},
-      DLDevice{kDLCUDA, 3}, Shape({2, 0, 7}), Shape(std::vector<int64_t>{}), Array<Any>{},
-      List<Any>{shared, shared}, Map<Any, Any>{}, Dict<Any, Any>{{String("d"), root}}, root,
-      ObjectRef(make_object<TwinObj>()), shared};
+  Any value = Array<Any>{nullptr,
+                         true,
+                         false,
+                         int64_t{0},
+                         int64_t{-9223372036854775807LL - 1},
+                         1.0,
+                         0.1,
+                         -1e300,
+                         std::nan(""),
+                         -std::numeric_limits<double>::infinity(),
+                         String(""),
+                         String("short"),
+                         String(std::string(100, 'x') + "\x01\t\\\xc3\xa9"),
+                         Bytes(std::string("\0\xff\x10", 3)),
+                         Bytes(""),
+                         DLDataType{kDLFloat, 32, 1},
+                         DLDataType{kDLOpaqueHandle, 0, 0},
+                         DLDevice{kDLCUDA, 3},
+                         Shape({2, 0, 7}),
+                         Shape(std::vector<int64_t>{}),
+                         Array<Any>{},
+                         List<Any>{shared, shared},
+                         Map<Any, Any>{},
+                         Dict<Any, Any>{{String("d"), root}},
+                         root,
+                         ObjectRef(make_object<TwinObj>()),
+                         shared};
   same(value, nullptr);
   same(value, Map<String, Any>{{"version", String("1")}, {"list", Array<Any>{1, 2.5, true}}});
   same(Any(int64_t{42}), nullptr);
@@ -296,7 +328,8 @@ TEST_CASE("ToJSONGraphString writes what writing ToJSONGraph's graph gives, byte
   REQUIRE(Text(ToJSONGraph(from_text(String(text)))) == text);
 }
 
-TEST_CASE("Reflected objects go field by field and come back through the creator", "[serialization]") {
+TEST_CASE("Reflected objects go field by field and come back through the creator",
+          "[serialization]") {
   RegisterOnce();
   Node x("x", 3);
   Array<Any> pair{x, x};
@@ -312,9 +345,9 @@ TEST_CASE("Reflected objects go field by field and come back through the creator
   REQUIRE(n->count == 3);
   REQUIRE(n->dtype.bits == 32);
   // A missing field with a default takes it; without one it is a TypeError.
-  json::Value graph = json::Parse(
-      R"({"root_index":1,"nodes":[{"type":"ffi.String","data":"y"},)"
-      R"({"type":"test.ser.Node","data":{"name":0,"count":5,"dtype":"float16"}}]})");
+  json::Value graph =
+      json::Parse(R"({"root_index":1,"nodes":[{"type":"ffi.String","data":"y"},)"
+                  R"({"type":"test.ser.Node","data":{"name":0,"count":5,"dtype":"float16"}}]})");
   Node y = FromJSONGraph(graph).cast<Node>();
   REQUIRE(y->count == 5);
   REQUIRE(y->note == nullptr);
@@ -423,7 +456,8 @@ TEST_CASE("FromJSONGraph: an AccessPath must be a chain of AccessPaths of the ri
           "ValueError: Invalid JSON Object Graph: node 0: an AccessPath's `parent` must be an "
           "ffi.reflection.AccessPath, not `ffi.Array`");
   // depth believed: a 2e9-element allocation in ToSteps.
-  const std::string rest = "," + PathNode(2, 2, "0") + "," + kNone + "," + StepNode(0, 4) + "," + kStr;
+  const std::string rest =
+      "," + PathNode(2, 2, "0") + "," + kNone + "," + StepNode(0, 4) + "," + kStr;
   REQUIRE(bad(PathNode(1, 3, "2000000000") + rest) ==
           "ValueError: Invalid JSON Object Graph: node 0: an AccessPath's depth must be its "
           "parent's plus one (1), not 2000000000");
@@ -464,16 +498,19 @@ TEST_CASE("FromJSONGraph: fields are checked against their reflected types",
     return Thrown([&] { FromJSONGraph(json::Parse(text)); });
   };
   // An object node where the field declares a string.
-  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":1,"dtype":"int32"}},{"type":"ffi.Array","data":[]}]})") ==
-          "ValueError: Invalid JSON Object Graph: node 0: field `name` of `test.ser.Node` must be "
-          "a `str`, not `ffi.Array`");
+  REQUIRE(
+      bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":1,"dtype":"int32"}},{"type":"ffi.Array","data":[]}]})") ==
+      "ValueError: Invalid JSON Object Graph: node 0: field `name` of `test.ser.Node` must be "
+      "a `str`, not `ffi.Array`");
   // An inline field of the wrong JSON type.
-  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":"many","dtype":"int32"}},{"type":"ffi.String","data":"n"}]})") ==
-          "ValueError: Invalid JSON Object Graph: node 0: field `count` of `test.ser.Node` must "
-          "be an int, not `str`");
-  REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":1,"dtype":7}},{"type":"ffi.String","data":"n"}]})") ==
-          "ValueError: Invalid JSON Object Graph: node 0: field `dtype` must be a data type "
-          "string, not `int`");
+  REQUIRE(
+      bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":"many","dtype":"int32"}},{"type":"ffi.String","data":"n"}]})") ==
+      "ValueError: Invalid JSON Object Graph: node 0: field `count` of `test.ser.Node` must "
+      "be an int, not `str`");
+  REQUIRE(
+      bad(R"({"root_index":0,"nodes":[{"type":"test.ser.Node","data":{"name":1,"count":1,"dtype":7}},{"type":"ffi.String","data":"n"}]})") ==
+      "ValueError: Invalid JSON Object Graph: node 0: field `dtype` must be a data type "
+      "string, not `int`");
   // A device outside int32 is refused, not truncated.
   REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"Device","data":[1,4294967296]}]})") ==
           "ValueError: Invalid JSON Object Graph: node 0: Device `data` holds 4294967296, outside "

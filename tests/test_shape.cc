@@ -19,7 +19,9 @@ using namespace tvm::ffi;
 using tensor_test::StrongCount;
 
 // Takes a view the way tensor APIs do, so braced lists convert as in a call.
-std::vector<int64_t> Collect(ShapeView view) { return std::vector<int64_t>(view.begin(), view.end()); }
+std::vector<int64_t> Collect(ShapeView view) {
+  return std::vector<int64_t>(view.begin(), view.end());
+}
 
 TEST_CASE("ShapeView: construction and element access", "[shape]") {
   ShapeView empty;
@@ -50,7 +52,7 @@ TEST_CASE("ShapeView: construction and element access", "[shape]") {
 
   // Braced lists convert when passed to a function taking a ShapeView.
   CHECK(Collect({5, 6, 7}) == std::vector<int64_t>{5, 6, 7});
-  CHECK(Collect({}) .empty());
+  CHECK(Collect({}).empty());
   long n = 9;  // the guide's `{max_c_tmp_size}` with a long variable
   CHECK(Collect({n}) == std::vector<int64_t>{9});
   CHECK(Collect({0, 5}).size() == 2);
@@ -177,7 +179,8 @@ TEST_CASE("Shape: reference counting and Any round trips", "[shape]") {
   CHECK(view.cast<Shape>() == Shape{1, 2, 3});
 
   AnyView number = 3;
-  REQUIRE_FFI_ERROR(number.cast<Shape>(), "TypeError", "Cannot convert from type `int` to `ffi.Shape`");
+  REQUIRE_FFI_ERROR(number.cast<Shape>(), "TypeError",
+                    "Cannot convert from type `int` to `ffi.Shape`");
   AnyView none;
   CHECK_FALSE(none.try_cast<Shape>().has_value());  // Shape is never null
 }
@@ -192,7 +195,8 @@ TEST_CASE("Shape: an Array of ints converts, other arrays do not", "[shape]") {
   CHECK(AnyView(Array<int64_t>{}).cast<Shape>().empty());
   Array<Any> mixed{Any(1), Any(2.5)};
   CHECK_FALSE(AnyView(mixed).try_cast<Shape>().has_value());
-  Function rank = Function::FromTyped([](Shape shape) { return static_cast<int64_t>(shape.size()); });
+  Function rank =
+      Function::FromTyped([](Shape shape) { return static_cast<int64_t>(shape.size()); });
   CHECK(rank(ints).cast<int64_t>() == 3);
   CHECK(rank(Shape{1}).cast<int64_t>() == 1);
   REQUIRE_FFI_ERROR(rank(mixed), "TypeError", "Expected `ffi.Shape`");

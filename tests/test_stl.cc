@@ -43,9 +43,7 @@ TEST_CASE("std::vector arguments and results", "[stl]") {
   CHECK(sum(Array<int64_t>{1, 2, 3}).cast<int>() == 6);
   CHECK(sum(Array<Any>{int64_t{1}, true}).cast<int>() == 2);  // bool converts to int
   CHECK(sum(Shape{4, 5}).cast<int>() == 9);                   // a Shape is a list of ints
-  auto [kind, message] = ErrorOf([&] {
-    sum(Array<Any>{int64_t{1}, int64_t{2}, String("three")});
-  });
+  auto [kind, message] = ErrorOf([&] { sum(Array<Any>{int64_t{1}, int64_t{2}, String("three")}); });
   CHECK(kind == "TypeError");
   CHECK(message ==
         "Mismatched type on argument #0 when calling: `sum(0: std::vector<int>) -> int`. "
@@ -105,8 +103,7 @@ TEST_CASE("std types through Any, both directions", "[stl]") {
         std::map<std::string, int64_t>{{"a", 1}, {"b", 2}});
   CHECK(m.cast<std::unordered_map<std::string, double>>().at("b") == 2.0);
   std::tie(kind, message) = ErrorOf([&] { (void)m.cast<std::map<std::string, std::string>>(); });
-  CHECK(message ==
-        "Cannot convert from type `Map[K, some value is int]` to `std::map<str, str>`");
+  CHECK(message == "Cannot convert from type `Map[K, some value is int]` to `std::map<str, str>`");
 
   Any t = std::tuple<int64_t, std::string, double>(1, "x", 2.5);
   CHECK(t.type_index() == kTVMFFIArray);
@@ -131,16 +128,15 @@ TEST_CASE("std types through Any, both directions", "[stl]") {
   CHECK(std::get<std::string>(var.cast<std::variant<int64_t, std::string>>()) == "text");
   CHECK(std::get<int64_t>(Any(int64_t{3}).cast<std::variant<std::string, int64_t>>()) == 3);
   CHECK(Any(nullptr).cast<std::variant<std::monostate, int64_t>>().index() == 0);
-  std::tie(kind, message) = ErrorOf([&] {
-    (void)Any(2.5).cast<std::variant<int64_t, std::string>>();
-  });
+  std::tie(kind, message) =
+      ErrorOf([&] { (void)Any(2.5).cast<std::variant<int64_t, std::string>>(); });
   CHECK(message == "Cannot convert from type `float` to `std::variant<int, str>`");
 }
 
 TEST_CASE("std types in typed functions", "[stl]") {
   Function lengths = Function::FromTyped(
-      [](std::unordered_map<std::string, std::vector<int64_t>> m, std::string_view prefix)
-          -> std::map<std::string, int64_t> {
+      [](std::unordered_map<std::string, std::vector<int64_t>> m,
+         std::string_view prefix) -> std::map<std::string, int64_t> {
         std::map<std::string, int64_t> out;
         for (const auto& kv : m) out[std::string(prefix) + kv.first] = kv.second.size();
         return out;
@@ -151,8 +147,8 @@ TEST_CASE("std types in typed functions", "[stl]") {
   CHECK(out == std::map<std::string, int64_t>{{"k_a", 2}, {"k_b", 0}});
 
   Function pick = Function::FromTyped(
-      [](std::optional<std::vector<int64_t>> xs, std::variant<int64_t, std::string> which)
-          -> std::tuple<bool, std::string> {
+      [](std::optional<std::vector<int64_t>> xs,
+         std::variant<int64_t, std::string> which) -> std::tuple<bool, std::string> {
         std::string tag = std::holds_alternative<int64_t>(which)
                               ? "int:" + std::to_string(std::get<int64_t>(which))
                               : "str:" + std::get<std::string>(which);
@@ -172,8 +168,8 @@ TEST_CASE("std types in typed functions", "[stl]") {
         "std::variant<int, str>) -> std::tuple<bool, str>`. Expected "
         "`Optional[std::vector<int>]` but got `Array[index 0: str]`");
 
-  Function fixed = Function::FromTyped([](std::array<int64_t, 3> a) { return a[0] + a[1] + a[2]; },
-                                       "fixed");
+  Function fixed =
+      Function::FromTyped([](std::array<int64_t, 3> a) { return a[0] + a[1] + a[2]; }, "fixed");
   CHECK(fixed(Array<int64_t>{1, 2, 3}).cast<int64_t>() == 6);
   std::tie(kind, message) = ErrorOf([&] { fixed(Array<int64_t>{1, 2}); });
   CHECK(message ==
@@ -240,8 +236,7 @@ TEST_CASE("std::function arguments and results", "[stl]") {
 
   // A void result, and a callback seeing the caller's state.
   int64_t seen = 0;
-  Function call_with_three =
-      Function::FromTyped([](std::function<void(int64_t)> g) { g(3); });
+  Function call_with_three = Function::FromTyped([](std::function<void(int64_t)> g) { g(3); });
   call_with_three(Function::FromTyped([&seen](int64_t x) { seen = x; }));
   CHECK(seen == 3);
 

@@ -15,8 +15,12 @@
 namespace {
 using namespace tvm::ffi;
 
-TVMFFIAny Raw(const String& s) { return AnyView(s).CopyToTVMFFIAny(); }
-TVMFFIAny Raw(const Bytes& b) { return AnyView(b).CopyToTVMFFIAny(); }
+TVMFFIAny Raw(const String& s) {
+  return AnyView(s).CopyToTVMFFIAny();
+}
+TVMFFIAny Raw(const Bytes& b) {
+  return AnyView(b).CopyToTVMFFIAny();
+}
 uint64_t StrongCount(const TVMFFIAny& v) {
   return __atomic_load_n(&v.v_obj->combined_ref_count, __ATOMIC_RELAXED) & 0xffffffffu;
 }
@@ -213,8 +217,7 @@ TEST_CASE("EscapedStringPy writes Python's str repr in double quotes", "[string]
   REQUIRE(EscapedStringPy(String("hello world")) == "\"hello world\"");
   REQUIRE(EscapedStringPy(String("a\nb\tc\r")) == "\"a\\nb\\tc\\r\"");
   REQUIRE(EscapedStringPy(String("a\\b\"c'")) == "\"a\\\\b\\\"c'\"");
-  REQUIRE(EscapedStringPy(String(std::string("\x01\x02\x7f\0", 4))) ==
-          "\"\\x01\\x02\\x7f\\x00\"");
+  REQUIRE(EscapedStringPy(String(std::string("\x01\x02\x7f\0", 4))) == "\"\\x01\\x02\\x7f\\x00\"");
   // ANSI colour sequences stay readable; a bare ESC is a control byte.
   REQUIRE(EscapedStringPy(String("\x1b[31mred\x1b[0m")) == "\"\\x1b[31mred\\x1b[0m\"");
   REQUIRE(EscapedStringPy(String("\x1b[K")) == "\"\\x1b[K\"");
@@ -245,6 +248,7 @@ TEST_CASE("Stable hashes: upstream's names, any alignment, the Map key hash", "[
   // The key hash of Map is built on them: a string hashes as (kind, bytes).
   String s("a longer heap string");
   REQUIRE(AnyHash()(Any(s)) ==
-          details::StableHashCombine(TypeIndex::kTVMFFIStr, details::StableHashBytes(s.data(), s.size())));
+          details::StableHashCombine(TypeIndex::kTVMFFIStr,
+                                     details::StableHashBytes(s.data(), s.size())));
   REQUIRE(details::StableHashCombine(1, 2) != details::StableHashCombine(2, 1));
 }

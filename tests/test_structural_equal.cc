@@ -29,7 +29,9 @@ using namespace reflection_test;
 using reflection::AccessPath;
 using reflection::AccessPathPair;
 
-bool Eq(const Any& a, const Any& b) { return StructuralEqual::Equal(a, b); }
+bool Eq(const Any& a, const Any& b) {
+  return StructuralEqual::Equal(a, b);
+}
 
 // The mismatch, checked against expected paths on both sides.
 void CheckMismatch(const Any& a, const Any& b, const AccessPath& lhs, const AccessPath& rhs) {
@@ -321,10 +323,12 @@ TEST_CASE("StructuralEqual / Hash of a chain deeper than the stack is a ValueErr
   };
   const std::string eq = error([&] { Eq(a, b); });
   CHECK(eq.rfind("ValueError: StructuralEqual: the value is nested too deeply for this thread's "
-                 "stack", 0) == 0);
+                 "stack",
+                 0) == 0);
   const std::string hash = error([&] { StructuralHash::Hash(a); });
   CHECK(hash.rfind("ValueError: StructuralHash: the value is nested too deeply for this "
-                   "thread's stack", 0) == 0);
+                   "thread's stack",
+                   0) == 0);
   // Shallower than the stack allows: the answer, as before.
   Array<Any> c{1}, d{1};
   for (int i = 0; i < 2000; ++i) {

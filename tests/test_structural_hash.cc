@@ -26,7 +26,9 @@ namespace {
 using namespace tvm::ffi;
 using namespace reflection_test;
 
-uint64_t H(const Any& v) { return StructuralHash::Hash(v); }
+uint64_t H(const Any& v) {
+  return StructuralHash::Hash(v);
+}
 
 struct CPUAlloc {
   void AllocData(DLTensor* t) { t->data = std::malloc(GetDataSize(*t)); }
@@ -62,7 +64,8 @@ TEST_CASE("Containers", "[structural_hash]") {
   CHECK(H(a) == H(b));
   CHECK(H(a) != H(Map<String, int64_t>{{"x", 1}, {"y", 2}}));
   CHECK(H(Map<String, int64_t>{{"x", 1}}) != H(Map<String, int64_t>{{"x", 2}}));
-  CHECK(H(Dict<String, int64_t>{{"x", 1}, {"y", 2}}) == H(Dict<String, int64_t>{{"y", 2}, {"x", 1}}));
+  CHECK(H(Dict<String, int64_t>{{"x", 1}, {"y", 2}}) ==
+        H(Dict<String, int64_t>{{"y", 2}, {"x", 1}}));
   String long_key(std::string(40, 'k'));
   CHECK(H(Map<String, int64_t>{{long_key, 1}, {"a", 2}}) ==
         H(Map<String, int64_t>{{"a", 2}, {long_key, 1}}));
@@ -103,8 +106,10 @@ TEST_CASE("Alpha-equivalent functions hash the same", "[structural_hash]") {
   CHECK(H(x) == H(x));
   // ...or by binding order with map_free_vars.
   CHECK(StructuralHash::Hash(x, true) == StructuralHash::Hash(y, true));
-  CHECK(StructuralHash::Hash(Array<Any>{x, x}, true) == StructuralHash::Hash(Array<Any>{y, y}, true));
-  CHECK(StructuralHash::Hash(Array<Any>{x, x}, true) != StructuralHash::Hash(Array<Any>{y, z}, true));
+  CHECK(StructuralHash::Hash(Array<Any>{x, x}, true) ==
+        StructuralHash::Hash(Array<Any>{y, y}, true));
+  CHECK(StructuralHash::Hash(Array<Any>{x, x}, true) !=
+        StructuralHash::Hash(Array<Any>{y, z}, true));
 }
 
 TEST_CASE("Non-recursive def regions: the annotation of a bound variable hashes as a use",

@@ -54,15 +54,15 @@ TEST_CASE("Keys in a Map<Any, Any> compare by structure (__any_hash__ / __any_eq
 }
 
 TEST_CASE("libtvmffi registers ffi.StructuralKey and its reflection", "[structural_key]") {
-  StructuralKey k = Function::GetGlobalRequired("ffi.StructuralKey")(Array<int64_t>{5})
-                        .cast<StructuralKey>();
+  StructuralKey k =
+      Function::GetGlobalRequired("ffi.StructuralKey")(Array<int64_t>{5}).cast<StructuralKey>();
   CHECK(k == StructuralKey(Array<int64_t>{5}));
   Function eq = Function::GetGlobalRequired("ffi.StructuralKeyEqual");
   CHECK(eq(k, StructuralKey(Array<int64_t>{5})).cast<bool>());
   CHECK(!eq(k, StructuralKey(Array<int64_t>{6})).cast<bool>());
   CHECK(reflection::FieldGetter("ffi.StructuralKey", "hash_i64")(k).cast<int64_t>() == k->hash_i64);
-  StructuralKey made =
-      reflection::GetMethod("ffi.StructuralKey", "__ffi_init__")(Array<int64_t>{5}).cast<StructuralKey>();
+  StructuralKey made = reflection::GetMethod("ffi.StructuralKey", "__ffi_init__")(Array<int64_t>{5})
+                           .cast<StructuralKey>();
   CHECK(made == k);
 }
 

@@ -155,8 +155,8 @@ TEST_CASE("Walk: the first matching callback runs; typed callbacks by object cla
 TEST_CASE("Walk: errors come back as the Expected's error, never thrown through",
           "[structural_visit]") {
   Array<Any> root{1, 2};
-  Expected<Optional<VisitInterrupt>> r = StructuralWalkExpected<WalkOrder::kPreOrder>(
-      root, [](int64_t i) -> Expected<WalkResult> {
+  Expected<Optional<VisitInterrupt>> r =
+      StructuralWalkExpected<WalkOrder::kPreOrder>(root, [](int64_t i) -> Expected<WalkResult> {
         if (i == 2) return Unexpected(Error("ValueError", "two", ""));
         return WalkResult::Advance();
       });
@@ -167,11 +167,11 @@ TEST_CASE("Walk: errors come back as the Expected's error, never thrown through"
       root, [](int64_t) -> Expected<WalkResult> { TVM_FFI_THROW(TypeError) << "thrown"; });
   REQUIRE(thrown.is_err());
   CHECK(thrown.error().kind() == "TypeError");
-  CHECK_THROWS_AS(StructuralWalk<WalkOrder::kPreOrder>(
-                      root, [](int64_t) -> Expected<WalkResult> {
-                        return Unexpected(Error("ValueError", "x", ""));
-                      }),
-                  Error);
+  CHECK_THROWS_AS(
+      StructuralWalk<WalkOrder::kPreOrder>(
+          root,
+          [](int64_t) -> Expected<WalkResult> { return Unexpected(Error("ValueError", "x", "")); }),
+      Error);
 }
 
 TEST_CASE("Walk: an error records the objects it passed through", "[structural_visit]") {
@@ -199,8 +199,8 @@ TEST_CASE("Walk: an error records the objects it passed through", "[structural_v
     CHECK(paths[0]->PathEqual(reflection::AccessPath::Root()->ArrayItem(1)->ArrayItem(1)));
   }
   // An error raised at a non-object value records its object ancestors only.
-  Expected<Optional<VisitInterrupt>> r = StructuralWalkExpected<WalkOrder::kPreOrder>(
-      root, [](int64_t i) -> Expected<WalkResult> {
+  Expected<Optional<VisitInterrupt>> r =
+      StructuralWalkExpected<WalkOrder::kPreOrder>(root, [](int64_t i) -> Expected<WalkResult> {
         if (i == 3) return Unexpected(Error("ValueError", "three", ""));
         return WalkResult::Advance();
       });
@@ -231,10 +231,10 @@ TEST_CASE("Walk: def region kinds follow the field flags", "[structural_visit]")
     return -1;
   };
   CHECK(kind_of(f, 0) == kTVMFFIDefRegionKindNone);
-  CHECK(kind_of(v, 0) == kTVMFFIDefRegionKindRecursive);   // in params
+  CHECK(kind_of(v, 0) == kTVMFFIDefRegionKindRecursive);     // in params
   CHECK(kind_of(x, 0) == kTVMFFIDefRegionKindNonRecursive);  // let's var
-  CHECK(kind_of(n, 0) == kTVMFFIDefRegionKindNone);  // x's annotation: a use
-  CHECK(kind_of(x, 1) == kTVMFFIDefRegionKindNone);  // let's body
+  CHECK(kind_of(n, 0) == kTVMFFIDefRegionKindNone);          // x's annotation: a use
+  CHECK(kind_of(x, 1) == kTVMFFIDefRegionKindNone);          // let's body
   // In a recursive let, the annotation stays in the region.
   seen.clear();
   StructuralWalk<WalkOrder::kPreOrder>(MakeLet<RecLetObj>(x, x), record);
@@ -328,8 +328,7 @@ TEST_CASE("ffi.StructuralWalk: callbacks by type index, with or without the regi
   CHECK(var_kinds == std::vector<int>{kTVMFFIDefRegionKindRecursive, kTVMFFIDefRegionKindNone});
   // Object matches every object; an interrupt comes back as the result.
   Array<Tuple<int32_t, Function>> stop{Tuple<int32_t, Function>(
-      TypeIndex::kTVMFFIObject,
-      Function::FromTyped([](ObjectRef o) -> Any {
+      TypeIndex::kTVMFFIObject, Function::FromTyped([](ObjectRef o) -> Any {
         if (o->IsInstance<VarObj>()) return VisitInterrupt(o);
         return 0;
       }))};

@@ -149,7 +149,7 @@ TEST_CASE("TensorObj is the object header followed by a DLTensor", "[tensor]") {
   CHECK(sizeof(TensorView) == sizeof(DLTensor));
   TensorView view = t;
   CHECK(std::memcmp(&view, dl, sizeof(DLTensor)) == 0);  // same bytes as the DLTensor
-  CHECK(view.GetDLTensorPtr() != dl);                     // but its own copy
+  CHECK(view.GetDLTensorPtr() != dl);                    // but its own copy
 }
 
 // ---------------------------------------------------------------------------
@@ -273,14 +273,12 @@ TEST_CASE("accessors of a strided (non-contiguous) tensor", "[tensor]") {
 
   // Strides that leave the compact allocation are refused before allocating.
   int allocs_before = CountingAlloc::allocs;
-  REQUIRE_FFI_ERROR(
-      Tensor::FromNDAllocStrided(CountingAlloc(), {2, 3}, {4, 1}, dl_float32, kCPU),
-      "ValueError", "outside the compact allocation of 6 elements");
+  REQUIRE_FFI_ERROR(Tensor::FromNDAllocStrided(CountingAlloc(), {2, 3}, {4, 1}, dl_float32, kCPU),
+                    "ValueError", "outside the compact allocation of 6 elements");
   REQUIRE_FFI_ERROR(Tensor::FromNDAllocStrided(CountingAlloc(), {2, 3}, {1}, dl_float32, kCPU),
                     "ValueError", "differ in length");
-  REQUIRE_FFI_ERROR(
-      Tensor::FromNDAllocStrided(CountingAlloc(), {2, 3}, {-3, 1}, dl_float32, kCPU),
-      "ValueError", "negative stride in dimension 0");
+  REQUIRE_FFI_ERROR(Tensor::FromNDAllocStrided(CountingAlloc(), {2, 3}, {-3, 1}, dl_float32, kCPU),
+                    "ValueError", "negative stride in dimension 0");
   CHECK(CountingAlloc::allocs == allocs_before);
   t = Tensor();
   CHECK(CountingAlloc::frees == 1);
@@ -343,11 +341,12 @@ TEST_CASE("byte_offset: data_ptr adds it on direct-address devices", "[tensor]")
   CHECK_FALSE(IsAligned(raw.dl, 64));
   CHECK(IsAligned(raw.dl, 0));  // no requirement
 
-  OwnedDLTensor cuda(reinterpret_cast<void*>(0x10000), {4}, {}, dl_float32, DLDevice{kDLCUDA, 0}, 16);
+  OwnedDLTensor cuda(reinterpret_cast<void*>(0x10000), {4}, {}, dl_float32, DLDevice{kDLCUDA, 0},
+                     16);
   CHECK(TensorView(&cuda.dl).data_ptr() == reinterpret_cast<void*>(0x10010));
   // On an opaque-handle device data is a handle: the offset stays separate.
-  OwnedDLTensor vulkan(reinterpret_cast<void*>(0x1001), {4}, {}, dl_float32,
-                       DLDevice{kDLVulkan, 0}, 32);
+  OwnedDLTensor vulkan(reinterpret_cast<void*>(0x1001), {4}, {}, dl_float32, DLDevice{kDLVulkan, 0},
+                       32);
   TensorView vv(&vulkan.dl);
   CHECK(vv.data_ptr() == reinterpret_cast<void*>(0x1001));
   CHECK(vv.IsAligned(32));  // only byte_offset counts there
@@ -678,8 +677,8 @@ TEST_CASE("DLPack: a producer's tensor imported, exported and re-imported", "[te
 
 TEST_CASE("DLPack: the read-only flag is kept", "[tensor]") {
   VersionedProducer::deleted = 0;
-  Tensor t = Tensor::FromDLPackVersioned(
-      VersionedProducer::Make({2}, {}, DLPACK_FLAG_BITMASK_READ_ONLY));
+  Tensor t =
+      Tensor::FromDLPackVersioned(VersionedProducer::Make({2}, {}, DLPACK_FLAG_BITMASK_READ_ONLY));
   DLManagedTensorVersioned* out = t.ToDLPackVersioned();
   CHECK((out->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
   Tensor again = Tensor::FromDLPackVersioned(out);
@@ -816,8 +815,8 @@ TEST_CASE("Any: the concept doc's conversions agree with the C++ traits", "[tens
   AnyView owned_view = t;
   TVMFFIAny value = owned_view.CopyToTVMFFIAny();
   // AnyToDLTensorView on a kTVMFFITensor: object + sizeof(TVMFFIObject).
-  DLTensor* dl = reinterpret_cast<DLTensor*>(reinterpret_cast<char*>(value.v_obj) +
-                                             sizeof(TVMFFIObject));
+  DLTensor* dl =
+      reinterpret_cast<DLTensor*>(reinterpret_cast<char*>(value.v_obj) + sizeof(TVMFFIObject));
   CHECK(dl == t.GetDLTensorPtr());
   CHECK(owned_view.cast<TensorView>().data_ptr() == dl->data);
 }
@@ -872,8 +871,7 @@ TEST_CASE("typed functions accept every tensor parameter form", "[tensor]") {
                     "Mismatched type on argument #1 when calling: "
                     "`(0: DLTensor*, 1: DLTensor*, 2: DLTensor*) -> int`. "
                     "Expected `DLTensor*` but got `None (a NULL DLTensor*)`");
-  REQUIRE_FFI_ERROR(three(t, view, "x"), "TypeError",
-                    "Mismatched type on argument #2");
+  REQUIRE_FFI_ERROR(three(t, view, "x"), "TypeError", "Mismatched type on argument #2");
 }
 
 TEST_CASE("typed functions: Optional<Tensor> and Optional<TensorView>", "[tensor]") {
@@ -888,11 +886,11 @@ TEST_CASE("typed functions: Optional<Tensor> and Optional<TensorView>", "[tensor
       [](Optional<TensorView> x) -> int64_t { return x.has_value() ? x.value().numel() : -1; });
   Function std_opt_view = Function::FromTyped(
       [](std::optional<TensorView> x) -> int64_t { return x ? x->numel() : -1; });
-  Function std_opt_tensor = Function::FromTyped(
-      [](std::optional<Tensor> x) -> int64_t { return x ? x->numel() : -1; });
+  Function std_opt_tensor =
+      Function::FromTyped([](std::optional<Tensor> x) -> int64_t { return x ? x->numel() : -1; });
 
   for (const Function& f : {opt_tensor, opt_view, std_opt_view, std_opt_tensor}) {
-    CHECK(f(nullptr).cast<int64_t>() == -1);  // None
+    CHECK(f(nullptr).cast<int64_t>() == -1);   // None
     CHECK(f(Tensor()).cast<int64_t>() == -1);  // a null Tensor is None
     CHECK(f(null_dl).cast<int64_t>() == -1);   // a NULL DLTensor*
     CHECK(f(t).cast<int64_t>() == 7);
@@ -900,21 +898,20 @@ TEST_CASE("typed functions: Optional<Tensor> and Optional<TensorView>", "[tensor
   CHECK(opt_view(&raw.dl).cast<int64_t>() == 3);
   CHECK(std_opt_view(&raw.dl).cast<int64_t>() == 3);
   REQUIRE_FFI_ERROR(opt_tensor(&raw.dl), "TypeError", "a borrowed DLTensor cannot be owned");
-  REQUIRE_FFI_ERROR(opt_view(2.5), "TypeError",
-                    "Expected `Optional[DLTensor*]` but got `float`");
+  REQUIRE_FFI_ERROR(opt_view(2.5), "TypeError", "Expected `Optional[DLTensor*]` but got `float`");
 
   // The guide's kernel signature, called with a None optional input.
   std::vector<float> out(7), ws(7);
   OwnedDLTensor out_dl(out.data(), {7}), ws_dl(ws.data(), {7});
-  Function kernel = Function::FromTyped([](ffi::TensorView input,
-                                           ffi::Optional<ffi::Tensor> optional_input,
-                                           ffi::TensorView output, ffi::TensorView workspace) {
-    TVM_FFI_CHECK(input.numel() == output.numel(), ValueError) << "size mismatch";
-    const float* in = static_cast<const float*>(input.data_ptr());
-    float* o = static_cast<float*>(output.data_ptr());
-    for (int64_t i = 0; i < input.numel(); ++i) o[i] = in[i] + (optional_input ? 1.0f : 0.0f);
-    (void)workspace;
-  });
+  Function kernel =
+      Function::FromTyped([](ffi::TensorView input, ffi::Optional<ffi::Tensor> optional_input,
+                             ffi::TensorView output, ffi::TensorView workspace) {
+        TVM_FFI_CHECK(input.numel() == output.numel(), ValueError) << "size mismatch";
+        const float* in = static_cast<const float*>(input.data_ptr());
+        float* o = static_cast<float*>(output.data_ptr());
+        for (int64_t i = 0; i < input.numel(); ++i) o[i] = in[i] + (optional_input ? 1.0f : 0.0f);
+        (void)workspace;
+      });
   static_cast<float*>(t.data_ptr())[6] = 4.0f;
   kernel(t, nullptr, &out_dl.dl, &ws_dl.dl);
   CHECK(out[6] == 4.0f);
@@ -967,7 +964,6 @@ TEST_CASE("typed functions: returning a Tensor, three views through the C API", 
   REQUIRE_FFI_ERROR(add(&id.dl, &id.dl, &id.dl), "TypeError", "Unsupported dtype: int32");
 }
 
-
 TEST_CASE("stride-less views: compact strides from many threads at once", "[tensor]") {
   std::atomic<int> failures{0};
   auto worker = [&](int seed) {
@@ -989,7 +985,8 @@ TEST_CASE("stride-less views: compact strides from many threads at once", "[tens
 
 TEST_CASE("typed functions: a raw const TensorObj* parameter", "[tensor]") {
   Tensor t = Tensor::FromNDAlloc(CPUNDAlloc(), {3, 3}, dl_float32, kCPU);
-  Function f = Function::FromTyped([](const TensorObj* obj) { return static_cast<int64_t>(obj->ndim); });
+  Function f =
+      Function::FromTyped([](const TensorObj* obj) { return static_cast<int64_t>(obj->ndim); });
   CHECK(f(t).cast<int64_t>() == 2);
   CHECK(t.use_count() == 1);
   std::vector<float> buffer(9);
@@ -1003,7 +1000,8 @@ TEST_CASE("typed functions: a raw const TensorObj* parameter", "[tensor]") {
 // `__tvm_ffi_tensor_test_scale` and called the way a loader would.
 void TensorTestScale(ffi::TensorView input, ffi::TensorView output) {
   TVM_FFI_CHECK(input.numel() == output.numel(), ValueError) << "size mismatch";
-  TVM_FFI_CHECK(input.dtype() == ffi::dl_float32, TypeError) << "Unsupported dtype: " << input.dtype();
+  TVM_FFI_CHECK(input.dtype() == ffi::dl_float32, TypeError)
+      << "Unsupported dtype: " << input.dtype();
   const float* x = static_cast<const float*>(input.data_ptr());
   float* y = static_cast<float*>(output.data_ptr());
   for (int64_t i = 0; i < input.numel(); ++i) y[i] = 2 * x[i];
@@ -1041,8 +1039,9 @@ TEST_CASE("TVM_FFI_DLL_EXPORT_TYPED_FUNC with TensorView parameters", "[tensor]"
   auto err = tensor_test::CaptureError([] { details::ThrowRaisedError(-1); });
   REQUIRE(err.has_value());
   CHECK(err->kind() == "TypeError");
-  CHECK_THAT(err->message(), Catch::Matchers::ContainsSubstring(
-                                 "Mismatched type on argument #1 when calling: `tensor_test_scale("));
+  CHECK_THAT(err->message(),
+             Catch::Matchers::ContainsSubstring(
+                 "Mismatched type on argument #1 when calling: `tensor_test_scale("));
 }
 
 }  // namespace

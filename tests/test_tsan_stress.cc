@@ -43,8 +43,12 @@ int EnvInt(const char* name, int fallback) {
   return n > 0 ? n : fallback;
 }
 
-int Threads() { return EnvInt("TVMFFI_STRESS_THREADS", 4); }
-int Iters() { return EnvInt("TVMFFI_STRESS_ITERS", 2000); }
+int Threads() {
+  return EnvInt("TVMFFI_STRESS_THREADS", 4);
+}
+int Iters() {
+  return EnvInt("TVMFFI_STRESS_ITERS", 2000);
+}
 
 // Failures seen by worker threads; the first message is kept.
 class Failures {
@@ -67,10 +71,9 @@ class Failures {
   std::string first_;
 };
 
-#define STRESS_CHECK(sink, cond)                                                      \
-  do {                                                                                \
-    if (!(cond)) (sink).Add(std::string(__FILE__ ":") + std::to_string(__LINE__) +   \
-                            ": " #cond);                                              \
+#define STRESS_CHECK(sink, cond)                                                                \
+  do {                                                                                          \
+    if (!(cond)) (sink).Add(std::string(__FILE__ ":") + std::to_string(__LINE__) + ": " #cond); \
   } while (0)
 
 using Scenario = std::function<void(int tid, int iters, Failures& f)>;
@@ -95,8 +98,8 @@ void RunStress(const char* name, int threads, const Scenario& body) {
     });
   }
   for (auto& th : pool) th.join();
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                  .count();
+  double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::printf("stress: %s: %d threads x %d iterations, %.0f ms\n", name, threads, iters, ms);
   std::fflush(stdout);
   INFO(f.first());
@@ -213,10 +216,12 @@ void Errors(int tid, int iters, Failures& f) {
   }
 }
 
-int AllocA(DLTensor*, DLManagedTensorVersioned**, void*, void (*)(void*, const char*, const char*)) {
+int AllocA(DLTensor*, DLManagedTensorVersioned**, void*,
+           void (*)(void*, const char*, const char*)) {
   return -1;
 }
-int AllocB(DLTensor*, DLManagedTensorVersioned**, void*, void (*)(void*, const char*, const char*)) {
+int AllocB(DLTensor*, DLManagedTensorVersioned**, void*,
+           void (*)(void*, const char*, const char*)) {
   return -1;
 }
 
@@ -335,7 +340,9 @@ void Modules(int tid, int iters, Failures& f) {
 // Test cases: each scenario alone, then all of them at once.
 // ---------------------------------------------------------------------------
 
-TEST_CASE("Stress: global functions", "[stress]") { RunStress("globals", Threads(), Globals); }
+TEST_CASE("Stress: global functions", "[stress]") {
+  RunStress("globals", Threads(), Globals);
+}
 
 TEST_CASE("Stress: raised errors and error kinds", "[stress]") {
   RunStress("errors", Threads(), Errors);
@@ -356,10 +363,14 @@ TEST_CASE("Stress: objects and weak references shared across threads", "[stress]
   REQUIRE(g_live_stress_objects.load() == 0);
 }
 
-TEST_CASE("Stress: type registration", "[stress]") { RunStress("types", Threads(), Types); }
+TEST_CASE("Stress: type registration", "[stress]") {
+  RunStress("types", Threads(), Types);
+}
 
 #ifdef TVMFFI_TEST_LIB_A
-TEST_CASE("Stress: module loading", "[stress]") { RunStress("modules", Threads(), Modules); }
+TEST_CASE("Stress: module loading", "[stress]") {
+  RunStress("modules", Threads(), Modules);
+}
 #endif
 
 TEST_CASE("Stress: every scenario at once", "[stress]") {
@@ -384,8 +395,7 @@ TEST_CASE("Stress: every scenario at once", "[stress]") {
 // Issue #14, item 8: TVMFFITypeRegisterAttr grows a column while readers of
 // TVMFFIGetTypeAttrColumn read it without a lock. Readers load `size`, then
 // `data`, with acquire loads, as c_api.h says; they see a consistent buffer.
-TEST_CASE("Stress: type attributes registered while others read the column",
-          "[stress]") {
+TEST_CASE("Stress: type attributes registered while others read the column", "[stress]") {
   static std::atomic<int> round{0};
   const std::string attr = "test.stress.attr" + std::to_string(round.fetch_add(1));
   const int writers = 1;
@@ -394,8 +404,8 @@ TEST_CASE("Stress: type attributes registered while others read the column",
     if (tid < writers) {
       // New types, each given the attribute: the column grows.
       for (int i = 0; i < iters; ++i) {
-        std::string key = "test.stress.AttrType" + std::to_string(round.load()) + "." +
-                          std::to_string(i);
+        std::string key =
+            "test.stress.AttrType" + std::to_string(round.load()) + "." + std::to_string(i);
         TVMFFIByteArray k = BA(key);
         int32_t idx = TVMFFITypeGetOrAllocIndex(&k, -1, 1, 0, 0, kTVMFFIObject);
         TVMFFIAny v = Int(idx);

@@ -31,10 +31,10 @@ TEST_CASE("devices convert from their names", "[upstream_behaviour]") {
     const char* name;
     int type;
   };
-  const Case cases[] = {{"cpu", kDLCPU},      {"cuda", kDLCUDA},        {"opencl", kDLOpenCL},
-                        {"vulkan", kDLVulkan}, {"metal", kDLMetal},      {"mps", kDLMetal},
-                        {"vpi", kDLVPI},       {"rocm", kDLROCM},        {"ext_dev", kDLExtDev},
-                        {"hexagon", 16},       {"wgpu", 15},             {"webgpu", 15},
+  const Case cases[] = {{"cpu", kDLCPU},       {"cuda", kDLCUDA},   {"opencl", kDLOpenCL},
+                        {"vulkan", kDLVulkan}, {"metal", kDLMetal}, {"mps", kDLMetal},
+                        {"vpi", kDLVPI},       {"rocm", kDLROCM},   {"ext_dev", kDLExtDev},
+                        {"hexagon", 16},       {"wgpu", 15},        {"webgpu", 15},
                         {"maia", 17},          {"trn", 18}};
   for (const Case& c : cases) {
     INFO(c.name);
@@ -66,12 +66,18 @@ TEST_CASE("data type short forms parse as upstream's", "[upstream_behaviour]") {
     const char* text;
     const char* canonical;
   };
-  const Case cases[] = {{"i32", "int32"},           {"i8", "int8"},
-                        {"u8", "uint8"},            {"u1", "uint1"},
-                        {"f16", "float16"},         {"f32x4", "float32x4"},
-                        {"bf16", "bfloat16"},       {"i64x2", "int64x2"},
-                        {"f8_e4m3fn", "float8_e4m3fn"}, {"fp8_e5m2", "float8_e5m2"},
-                        {"fp6_e2m3fn", "float6_e2m3fn"}, {"fp4_e2m1fn", "float4_e2m1fn"},
+  const Case cases[] = {{"i32", "int32"},
+                        {"i8", "int8"},
+                        {"u8", "uint8"},
+                        {"u1", "uint1"},
+                        {"f16", "float16"},
+                        {"f32x4", "float32x4"},
+                        {"bf16", "bfloat16"},
+                        {"i64x2", "int64x2"},
+                        {"f8_e4m3fn", "float8_e4m3fn"},
+                        {"fp8_e5m2", "float8_e5m2"},
+                        {"fp6_e2m3fn", "float6_e2m3fn"},
+                        {"fp4_e2m1fn", "float4_e2m1fn"},
                         {"f8_e8m0fnu", "float8_e8m0fnu"}};
   for (const Case& c : cases) {
     INFO(c.text);
@@ -127,7 +133,8 @@ TEST_CASE("bytes convert to std::string", "[upstream_behaviour]") {
   CHECK(big.cast<std::string>() == long_raw);
   // A borrowed byte array too, e.g. as a typed function argument.
   TVMFFIByteArray view{long_raw.data(), long_raw.size()};
-  Function size_of = Function::FromTyped([](std::string s) { return static_cast<int64_t>(s.size()); });
+  Function size_of =
+      Function::FromTyped([](std::string s) { return static_cast<int64_t>(s.size()); });
   CHECK(size_of(Bytes(long_raw)).cast<int64_t>() == static_cast<int64_t>(long_raw.size()));
   CHECK(size_of(&view).cast<int64_t>() == static_cast<int64_t>(long_raw.size()));
   // Strings still convert; other types still do not.
@@ -174,11 +181,12 @@ TEST_CASE("GetDataSize packs every sub-byte type", "[upstream_behaviour]") {
   CHECK(GetDataSize(t) == 1);
 }
 
-TEST_CASE("ffi.FunctionListGlobalNamesFunctor as upstream's Python uses it", "[upstream_behaviour]") {
+TEST_CASE("ffi.FunctionListGlobalNamesFunctor as upstream's Python uses it",
+          "[upstream_behaviour]") {
   Function::SetGlobal("testing.upstream_behaviour.listed", Function::FromTyped([]() { return 1; }),
                       true);
-  Function functor = Function::GetGlobalRequired("ffi.FunctionListGlobalNamesFunctor")()
-                         .cast<Function>();
+  Function functor =
+      Function::GetGlobalRequired("ffi.FunctionListGlobalNamesFunctor")().cast<Function>();
   int64_t n = functor(-1).cast<int64_t>();
   REQUIRE(n > 0);
   std::vector<std::string> names;

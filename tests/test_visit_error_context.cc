@@ -49,7 +49,9 @@ TVM_FFI_STATIC_INIT_BLOCK() {
   reflection::ObjectDef<NodeObj>().def_ro("left", &NodeObj::left).def_ro("right", &NodeObj::right);
 }
 
-Node Leaf() { return Node(ObjectRef(), ObjectRef()); }
+Node Leaf() {
+  return Node(ObjectRef(), ObjectRef());
+}
 
 // Walks nodes and arrays; raises ValueError at `bad`. Every level is a visit frame.
 void Walk(const ObjectRef& node, const ObjectRef& bad) {
@@ -250,8 +252,7 @@ TEST_CASE("FindAccessPaths steps through maps, dicts and lists", "[visit_error_c
   List<Any> list{Any(1), Any(d)};
   paths = VisitErrorContext::FindAccessPaths(Node(Leaf(), list), ContextOf({target}));
   REQUIRE(paths.size() == 1);
-  CHECK(paths[0]->PathEqual(
-      AccessPath::Root()->Attr("right")->ArrayItem(1)->MapItem(int64_t(5))));
+  CHECK(paths[0]->PathEqual(AccessPath::Root()->Attr("right")->ArrayItem(1)->MapItem(int64_t(5))));
 
   // A list that holds itself is walked once per path.
   List<Any> loop;

@@ -308,8 +308,8 @@ bool ParseArg(const std::string& tok, ffi::Any* out, std::string* err) {
       *err = "bad tensor `" + tok + "`: " + perr;
       return false;
     }
-    ffi::Tensor t = ffi::Tensor::FromNDAlloc(CPUAlloc(), ffi::ShapeView(shape), dtype,
-                                             DLDevice{kDLCPU, 0});
+    ffi::Tensor t =
+        ffi::Tensor::FromNDAlloc(CPUAlloc(), ffi::ShapeView(shape), dtype, DLDevice{kDLCPU, 0});
     for (size_t k = 0; k < values.size(); ++k) {
       if (!StoreElement(values[k], dtype, t.data_ptr(), static_cast<int64_t>(k), err)) return false;
     }

@@ -45,19 +45,19 @@ struct DynSymbol {
 /*! \brief What went wrong, so callers can phrase their own messages. */
 enum class Status {
   kOk = 0,
-  kNotFound,       // no such file (ENOENT / ENOTDIR)
-  kNotRegular,     // a directory, device, ...
-  kIoError,        // open/read/mmap failed otherwise
-  kNotElf,         // no ELF magic
-  kUnsupported,    // ELF, but a class/byte order this reader does not decode
-  kMalformed,      // ELF with offsets that point outside the file
+  kNotFound,     // no such file (ENOENT / ENOTDIR)
+  kNotRegular,   // a directory, device, ...
+  kIoError,      // open/read/mmap failed otherwise
+  kNotElf,       // no ELF magic
+  kUnsupported,  // ELF, but a class/byte order this reader does not decode
+  kMalformed,    // ELF with offsets that point outside the file
 };
 
 /*! \brief The dynamic-linking view of an ELF file. */
 struct ElfInfo {
-  int elf_class = 0;      // ELFCLASS32 / ELFCLASS64
-  int elf_type = 0;       // ET_DYN, ET_EXEC, ET_REL, ...
-  int machine = 0;        // EM_X86_64, EM_AARCH64, ...
+  int elf_class = 0;  // ELFCLASS32 / ELFCLASS64
+  int elf_type = 0;   // ET_DYN, ET_EXEC, ET_REL, ...
+  int machine = 0;    // EM_X86_64, EM_AARCH64, ...
   bool has_dynsym = false;
   std::string soname;
   std::vector<std::string> needed;  // DT_NEEDED, in order
@@ -113,9 +113,7 @@ class MappedFile {
   size_t size() const { return size_; }
 
   // True when [off, off + len) lies inside the file (overflow-safe).
-  bool InBounds(uint64_t off, uint64_t len) const {
-    return off <= size_ && len <= size_ - off;
-  }
+  bool InBounds(uint64_t off, uint64_t len) const { return off <= size_ && len <= size_ - off; }
 
  private:
   const unsigned char* data_ = nullptr;
@@ -140,7 +138,8 @@ Status ReadTables(const MappedFile& f, ElfInfo* out, std::string* error) {
   std::memcpy(&eh, f.data(), sizeof(eh));
   out->elf_type = eh.e_type;
   out->machine = eh.e_machine;
-  if (eh.e_shoff == 0 || eh.e_shnum == 0) return Status::kOk;  // no section headers: nothing to list
+  if (eh.e_shoff == 0 || eh.e_shnum == 0)
+    return Status::kOk;  // no section headers: nothing to list
   if (eh.e_shentsize != sizeof(Shdr) ||
       !f.InBounds(eh.e_shoff, static_cast<uint64_t>(eh.e_shnum) * sizeof(Shdr))) {
     *error = "section header table lies outside the file";
@@ -199,8 +198,8 @@ Status ReadTables(const MappedFile& f, ElfInfo* out, std::string* error) {
       }
       out->has_dynsym = true;
       uint64_t n = s.sh_size / sizeof(Sym);
-      bool versym_ok = versym != nullptr && versym->sh_size / 2 >= n &&
-                       f.InBounds(versym->sh_offset, n * 2);
+      bool versym_ok =
+          versym != nullptr && versym->sh_size / 2 >= n && f.InBounds(versym->sh_offset, n * 2);
       for (uint64_t i = 1; i < n; ++i) {  // entry 0 is the null symbol
         Sym sym;
         std::memcpy(&sym, f.data() + s.sh_offset + i * sizeof(Sym), sizeof(sym));

@@ -205,8 +205,8 @@ std::string FormatTensor(const DLTensor& t) {
     shape += (i == 0 ? "" : ", ") + std::to_string(t.shape[i]);
     numel *= t.shape[i];
   }
-  std::string summary = "<tensor " + ShortDType(t.dtype) + " shape=(" + shape + ") on " +
-                        DeviceName(t.device) + ">";
+  std::string summary =
+      "<tensor " + ShortDType(t.dtype) + " shape=(" + shape + ") on " + DeviceName(t.device) + ">";
   bool ok = true;
   ElementAsDouble(nullptr, t.dtype, 0, &ok);
   const int64_t kMaxElements = 256;
@@ -215,7 +215,9 @@ std::string FormatTensor(const DLTensor& t) {
     return summary;
   }
   const char* base = static_cast<const char*>(t.data) + t.byte_offset;
-  if (t.ndim == 0) return ShortDType(t.dtype) + "(" + FormatElement(ElementAsDouble(base, t.dtype, 0, &ok), t.dtype) + ")";
+  if (t.ndim == 0)
+    return ShortDType(t.dtype) + "(" +
+           FormatElement(ElementAsDouble(base, t.dtype, 0, &ok), t.dtype) + ")";
   // Nested brackets, row-major.
   std::string out = ShortDType(t.dtype);
   std::vector<int64_t> idx(t.ndim, 0);
@@ -294,7 +296,8 @@ std::string FormatValue(const TVMFFIAny& v, int depth = 0) {
     }
     case kTVMFFIError: {
       TVMFFIErrorCell* c = TVMFFIErrorGetCellPtr(v.v_obj);
-      return std::string(c->kind.data, c->kind.size) + "(" + Quote(c->message.data, c->message.size) + ")";
+      return std::string(c->kind.data, c->kind.size) + "(" +
+             Quote(c->message.data, c->message.size) + ")";
     }
     case kTVMFFITensor:
       return FormatTensor(*TVMFFITensorGetDLTensorPtr(v.v_obj));
@@ -371,8 +374,8 @@ bool IsStandardSymbol(const std::string& name) {
 bool IsCxxRuntimeSymbol(const tvmffi::elf::DynSymbol& s) {
   if (StartsWith(s.version, "GLIBCXX") || StartsWith(s.version, "CXXABI")) return true;
   if (!s.version.empty()) return false;
-  return StartsWith(s.name, "_Z") || (StartsWith(s.name, "__cxa_") && s.name != "__cxa_finalize" &&
-                                      s.name != "__cxa_atexit") ||
+  return StartsWith(s.name, "_Z") ||
+         (StartsWith(s.name, "__cxa_") && s.name != "__cxa_finalize" && s.name != "__cxa_atexit") ||
          s.name == "__gxx_personality_v0";
 }
 
@@ -439,9 +442,9 @@ int Inspect(const std::string& path) {
         // TVM_FFI_DLL_EXPORT_WRITES: which arguments it writes (nothing printed when undeclared).
         if (ffi::Optional<ffi::Array<int64_t>> w = (*mod)->GetFunctionWrites(n)) {
           for (int64_t i : *w) writes += (writes.empty() ? "" : ", ") + std::to_string(i);
-          writes = writes.empty() ? std::string("writes none of its arguments")
-                                  : (w->size() == 1 ? "writes argument " : "writes arguments ") +
-                                        writes;
+          writes = writes.empty()
+                       ? std::string("writes none of its arguments")
+                       : (w->size() == 1 ? "writes argument " : "writes arguments ") + writes;
         }
       } catch (const ffi::Error& e) {
         line = n + "  (metadata failed: " + e.kind() + ": " + e.message() + ")";
@@ -485,7 +488,8 @@ int Inspect(const std::string& path) {
       links_runtime |= StartsWith(n, "libtvmffi.so") || StartsWith(n, "libtvm_ffi.so");
     }
     if (!links_runtime) {
-      std::printf("    note: libtvmffi.so is not among its dependencies; the process must load it first\n");
+      std::printf(
+          "    note: libtvmffi.so is not among its dependencies; the process must load it first\n");
     }
     if (missing.empty()) {
       std::printf("    all provided by this libtvmffi\n");
@@ -522,8 +526,7 @@ int Inspect(const std::string& path) {
       examples += (i ? ", " : "") + cxx[i]->name;
     }
     std::printf("  C++ runtime: yes, %zu symbols%s%s%s (e.g. %s)\n", cxx.size(),
-                vers.empty() ? "" : " [", vers.c_str(), vers.empty() ? "" : "]",
-                examples.c_str());
+                vers.empty() ? "" : " [", vers.c_str(), vers.empty() ? "" : "]", examples.c_str());
   }
   if (!tvm_cxx.empty()) {
     std::printf("  tvm::ffi C++ symbols: %zu (e.g. %s); libtvmffi exports none of them\n",
@@ -531,7 +534,8 @@ int Inspect(const std::string& path) {
   }
 
   if (names.empty()) {
-    return Fail(cmd, "\"" + path + "\" exports no TVM-FFI functions (no `__tvm_ffi_<name>` symbol)");
+    return Fail(cmd,
+                "\"" + path + "\" exports no TVM-FFI functions (no `__tvm_ffi_<name>` symbol)");
   }
   if (foreign) {
     return Fail(cmd, "\"" + path + "\" is built for " + tvmffi::elf::MachineName(info.machine) +
@@ -596,11 +600,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (a[0] == "inspect") {
-    if (a.size() != 2) return Fail("inspect", "expected exactly one library path\n" + std::string(kUsage), 2);
+    if (a.size() != 2)
+      return Fail("inspect", "expected exactly one library path\n" + std::string(kUsage), 2);
     return Inspect(a[1]);
   }
   if (a[0] == "call") {
-    if (a.size() < 3) return Fail("call", "expected LIB.so FUNC [ARGS...]\n" + std::string(kUsage), 2);
+    if (a.size() < 3)
+      return Fail("call", "expected LIB.so FUNC [ARGS...]\n" + std::string(kUsage), 2);
     return Call(a[1], a[2], std::vector<std::string>(a.begin() + 3, a.end()));
   }
   return Fail(a[0].c_str(), "unknown command `" + a[0] + "`\n" + std::string(kUsage), 2);

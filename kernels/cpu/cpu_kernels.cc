@@ -25,35 +25,35 @@ constexpr DLDataType dl_float64{kDLFloat, 64, 1};
 
 // [check_macros] Reusable input checks on top of TVM_FFI_CHECK: the kind tells
 // the caller what was wrong, the message names the argument.
-#define CHECK_CPU(x)                                                        \
-  TVM_FFI_CHECK((x).device().device_type == kDLCPU, ValueError)            \
+#define CHECK_CPU(x)                                            \
+  TVM_FFI_CHECK((x).device().device_type == kDLCPU, ValueError) \
       << "`" #x "` must be a CPU tensor, got a tensor on " << (x).device()
 #define CHECK_CONTIGUOUS(x) \
   TVM_FFI_CHECK((x).is_contiguous(), ValueError) << "`" #x "` must be contiguous"
 #define CHECK_INPUT(x) \
   CHECK_CPU(x);        \
   CHECK_CONTIGUOUS(x)
-#define CHECK_SAME_SHAPE(x, y)                                                               \
-  TVM_FFI_CHECK((x).shape() == (y).shape(), ValueError)                                      \
+#define CHECK_SAME_SHAPE(x, y)                                                            \
+  TVM_FFI_CHECK((x).shape() == (y).shape(), ValueError)                                   \
       << "`" #x "` and `" #y "` must have the same shape, got " << (x).shape() << " and " \
       << (y).shape()
-#define CHECK_SAME_DTYPE(x, y)                                                                \
-  TVM_FFI_CHECK((x).dtype() == (y).dtype(), TypeError)                                        \
+#define CHECK_SAME_DTYPE(x, y)                                                            \
+  TVM_FFI_CHECK((x).dtype() == (y).dtype(), TypeError)                                    \
       << "`" #x "` and `" #y "` must have the same dtype, got " << (x).dtype() << " and " \
       << (y).dtype()
 
 // Runs body with `scalar_t` bound to the C type of `dtype` (float32 / float64).
-#define DISPATCH_FLOAT(dtype, name, ...)                                                 \
-  [&] {                                                                                  \
-    if ((dtype) == dl_float32) {                                                         \
-      using scalar_t = float;                                                            \
-      return __VA_ARGS__();                                                              \
-    } else if ((dtype) == dl_float64) {                                                  \
-      using scalar_t = double;                                                           \
-      return __VA_ARGS__();                                                              \
-    }                                                                                    \
-    TVM_FFI_THROW(TypeError) << name << ": unsupported dtype " << (dtype)                \
-                             << " (expected float32 or float64)";                        \
+#define DISPATCH_FLOAT(dtype, name, ...)                                  \
+  [&] {                                                                   \
+    if ((dtype) == dl_float32) {                                          \
+      using scalar_t = float;                                             \
+      return __VA_ARGS__();                                               \
+    } else if ((dtype) == dl_float64) {                                   \
+      using scalar_t = double;                                            \
+      return __VA_ARGS__();                                               \
+    }                                                                     \
+    TVM_FFI_THROW(TypeError) << name << ": unsupported dtype " << (dtype) \
+                             << " (expected float32 or float64)";         \
   }()
 
 template <typename T>
@@ -114,7 +114,8 @@ void Add(ffi::TensorView out, ffi::TensorView a, ffi::Optional<ffi::TensorView> 
 // its memory belongs to the host framework, not to this library.
 ffi::Tensor ScaleAlloc(ffi::TensorView x, double factor) {
   CHECK_INPUT(x);
-  ffi::Tensor out = ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, x.shape(), x.dtype(), x.device());
+  ffi::Tensor out =
+      ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, x.shape(), x.dtype(), x.device());
   Scale(out, x, factor);
   return out;
 }
@@ -123,7 +124,9 @@ ffi::Tensor ScaleAlloc(ffi::TensorView x, double factor) {
 void Nop3(ffi::TensorView, ffi::TensorView, ffi::TensorView) {}
 
 // Scalars, so that `tvmffi call` and the demo have something simple to call.
-int64_t AddInt(int64_t a, int64_t b) { return a + b; }
+int64_t AddInt(int64_t a, int64_t b) {
+  return a + b;
+}
 
 ffi::String Greet(ffi::String name) {
   TVM_FFI_CHECK(!name.empty(), ValueError) << "greet: `name` must not be empty";

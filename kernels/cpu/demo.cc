@@ -58,9 +58,9 @@ int main(int argc, char** argv) {
   const char* lib_path = argc > 1 ? argv[1] : TVMFFI_DEMO_KERNELS_PATH;
 
   // 1. A typed C++ function, registered globally, called through the C ABI.
-  ffi::Function::SetGlobal("demo.mul", ffi::Function::FromTyped(
-                                           [](int64_t a, int64_t b) { return a * b; }, "demo.mul"),
-                           /*override=*/true);
+  ffi::Function::SetGlobal(
+      "demo.mul", ffi::Function::FromTyped([](int64_t a, int64_t b) { return a * b; }, "demo.mul"),
+      /*override=*/true);
   TVMFFIByteArray name{"demo.mul", 8};
   TVMFFIObjectHandle mul = nullptr;
   if (TVMFFIFunctionGetGlobal(&name, &mul) != 0 || mul == nullptr) return 1;

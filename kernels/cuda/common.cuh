@@ -142,7 +142,8 @@ __device__ __forceinline__ T FromFloat(float x) {
 // ---------------------------------------------------------------------------
 constexpr unsigned kFullMask = 0xffffffffu;
 
-/*! \brief Sum over aligned groups of LANES lanes (a power of two <= 32); the whole warp must call. */
+/*! \brief Sum over aligned groups of LANES lanes (a power of two <= 32); the whole warp must call.
+ */
 template <int LANES>
 __device__ __forceinline__ float GroupSum(float v) {
 #pragma unroll
@@ -158,8 +159,12 @@ __device__ __forceinline__ float GroupMax(float v) {
   return v;
 }
 
-__device__ __forceinline__ float WarpSum(float v) { return GroupSum<32>(v); }
-__device__ __forceinline__ float WarpMax(float v) { return GroupMax<32>(v); }
+__device__ __forceinline__ float WarpSum(float v) {
+  return GroupSum<32>(v);
+}
+__device__ __forceinline__ float WarpMax(float v) {
+  return GroupMax<32>(v);
+}
 
 /*!
  * \brief Sum over the whole block; every thread gets the result.
@@ -269,11 +274,12 @@ inline int L2Bytes(int device_id) {
 // (no driver entry point, a lookup or a launch that fails) is retried through
 // cudaLaunchKernel, which then reports the error as a cudaError_t.
 
-using CuLaunchKernelFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                                      unsigned, unsigned, unsigned, CUstream, void**, void**);
+using CuLaunchKernelFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, unsigned, CUstream, void**, void**);
 using CuLaunchKernelExFn = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
 
-/*! \brief A driver API entry point (as of CUDA 12.0) from the runtime; nullptr where unavailable. */
+/*! \brief A driver API entry point (as of CUDA 12.0) from the runtime; nullptr where unavailable.
+ */
 inline void* DriverEntryPoint(const char* name) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
@@ -297,8 +303,7 @@ inline CuLaunchKernelFn DriverLaunchKernel() {
 
 /*! \brief The driver's cuLaunchKernelEx, looked up once; nullptr where unavailable. */
 inline CuLaunchKernelExFn DriverLaunchKernelEx() {
-  static const auto fn =
-      reinterpret_cast<CuLaunchKernelExFn>(DriverEntryPoint("cuLaunchKernelEx"));
+  static const auto fn = reinterpret_cast<CuLaunchKernelExFn>(DriverEntryPoint("cuLaunchKernelEx"));
   return fn;
 }
 

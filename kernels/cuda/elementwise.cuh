@@ -217,8 +217,8 @@ __device__ __forceinline__ P LoadShifted(const P* aligned, Idx j, uint32_t shift
   uint32_t o[4];
   // The word offset is uniform; a switch keeps w in registers (constant indices).
   switch (shift >> 2) {
-#define TVMFFI_KERNELS_SHIFT_CASE(Q)                                             \
-  case Q:                                                                         \
+#define TVMFFI_KERNELS_SHIFT_CASE(Q)                                           \
+  case Q:                                                                      \
     for (int k = 0; k < 4; ++k) o[k] = FunnelRight(w[Q + k], w[Q + k + 1], r); \
     break;
     TVMFFI_KERNELS_SHIFT_CASE(0)
@@ -330,8 +330,8 @@ template <typename T, int NP>
 inline ElementwisePlan PlanElementwise(const void* const (&ptrs)[NP], int64_t n, int num_sms,
                                        int64_t l2_bytes) {
   constexpr int VEC = VecWidth<T>();
-  ElementwisePlan p{0, n, 1, false, n > int64_t{0x7fffffff}, ScalarUnroll<T>(), false,
-                    kElementwiseThreads, 1};
+  ElementwisePlan p{
+      0, n, 1, false, n > int64_t{0x7fffffff}, ScalarUnroll<T>(), false, kElementwiseThreads, 1};
   const uintptr_t mis = reinterpret_cast<uintptr_t>(ptrs[0]) % kVecBytes;
   bool same = mis % sizeof(T) == 0, natural = same;
   for (int k = 1; k < NP; ++k) {
@@ -364,8 +364,8 @@ inline ElementwisePlan PlanElementwise(const void* const (&ptrs)[NP], int64_t n,
 }
 
 template <typename T, int N>
-inline ElementwisePlan PlanElementwise(const T* out, const Inputs<T, N>& in, int64_t n,
-                                       int num_sms, int64_t l2_bytes) {
+inline ElementwisePlan PlanElementwise(const T* out, const Inputs<T, N>& in, int64_t n, int num_sms,
+                                       int64_t l2_bytes) {
   if constexpr (N == 1) {
     const void* const ptrs[2] = {out, in.p[0]};
     return PlanElementwise<T>(ptrs, n, num_sms, l2_bytes);

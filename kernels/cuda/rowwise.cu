@@ -84,9 +84,8 @@ void Softmax(TensorView out, TensorView x) {
     if (rs.rows == 0 || rs.cols == 0) return;
     CUDADeviceGuard guard(dev.device_id);
     cudaStream_t stream = GetCUDAStream(dev);
-    TVM_FFI_CHECK_CUDA_ERROR(
-        LaunchSoftmax<T>(DataPtr<T>(out), DataPtr<const T>(x), rs.rows, rs.cols, dev.device_id,
-                         stream));
+    TVM_FFI_CHECK_CUDA_ERROR(LaunchSoftmax<T>(DataPtr<T>(out), DataPtr<const T>(x), rs.rows,
+                                              rs.cols, dev.device_id, stream));
   });
 }
 

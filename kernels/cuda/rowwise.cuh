@@ -162,7 +162,7 @@ __device__ __forceinline__ Pack<T, VEC> LoadPack(const T* p) {
 /*! \brief out = x * rsqrt(mean(x^2) + eps) * weight, rows cached in registers. */
 template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
 __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
-                      RowMinBlocksPerSM(false, kBlock, VEC, sizeof(T)))
+                                  RowMinBlocksPerSM(false, kBlock, VEC, sizeof(T)))
     RMSNormCachedKernel(T* out, const T* x, const T* __restrict__ w, int64_t rows, int cols,
                         float eps) {
   GridDependencyEnter();
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
  */
 template <typename T, int VEC, int LANES, int VPT, int RPG, bool kBlock>
 __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
-                      RowMinBlocksPerSM(true, kBlock, VEC, sizeof(T)))
+                                  RowMinBlocksPerSM(true, kBlock, VEC, sizeof(T)))
     SoftmaxCachedKernel(T* out, const T* x, int64_t rows, int cols) {
   GridDependencyEnter();
   using G = RowGroup<kBlock, LANES, RPG>;
@@ -271,7 +271,8 @@ __global__ void __launch_bounds__(kBlock ? kMaxRowThreads : kGroupRowThreads,
         const int j = lane + k * gsize;
         if (row < rows && j < nvec) {
 #pragma unroll
-          for (int e = 0; e < VEC; ++e) s[r] += FastExp2(fmaf(ToFloat(v[r][k].v[e]), kLog2e, -m[r]));
+          for (int e = 0; e < VEC; ++e)
+            s[r] += FastExp2(fmaf(ToFloat(v[r][k].v[e]), kLog2e, -m[r]));
         }
       }
     }
@@ -571,8 +572,7 @@ inline RowPlan PlanRowsOf(int64_t rows, int nvec, int vec, int elem_bytes) {
 template <bool kSoftmax, typename T, int VEC, typename F>
 inline void VisitRowKernel(const RowPlan& p, F&& f) {
   auto cached = [&](auto lanes, auto vpt, auto rpg, auto block) {
-    constexpr int L = decltype(lanes)::value, V = decltype(vpt)::value,
-                  R = decltype(rpg)::value;
+    constexpr int L = decltype(lanes)::value, V = decltype(vpt)::value, R = decltype(rpg)::value;
     constexpr bool B = decltype(block)::value;
     if constexpr (kSoftmax) {
       f(&SoftmaxCachedKernel<T, VEC, L, V, R, B>);
@@ -603,20 +603,20 @@ inline void VisitRowKernel(const RowPlan& p, F&& f) {
       f(&RMSNormKeptGroupKernel<T, VEC, 8, 2>);
     }
   } else if (p.lanes == 8) {
-    cached(integral_constant<int, 8>{}, integral_constant<int, 1>{},
-           integral_constant<int, 4>{}, No{});
+    cached(integral_constant<int, 8>{}, integral_constant<int, 1>{}, integral_constant<int, 4>{},
+           No{});
   } else if (p.lanes == 16) {
-    cached(integral_constant<int, 16>{}, integral_constant<int, 1>{},
-           integral_constant<int, 4>{}, No{});
+    cached(integral_constant<int, 16>{}, integral_constant<int, 1>{}, integral_constant<int, 4>{},
+           No{});
   } else if (p.vpt == 1) {
-    cached(integral_constant<int, 32>{}, integral_constant<int, 1>{},
-           integral_constant<int, 4>{}, No{});
+    cached(integral_constant<int, 32>{}, integral_constant<int, 1>{}, integral_constant<int, 4>{},
+           No{});
   } else if (p.vpt == 2) {
-    cached(integral_constant<int, 32>{}, integral_constant<int, 2>{},
-           integral_constant<int, 2>{}, No{});
+    cached(integral_constant<int, 32>{}, integral_constant<int, 2>{}, integral_constant<int, 2>{},
+           No{});
   } else {
-    cached(integral_constant<int, 32>{}, integral_constant<int, 4>{},
-           integral_constant<int, 1>{}, No{});
+    cached(integral_constant<int, 32>{}, integral_constant<int, 4>{}, integral_constant<int, 1>{},
+           No{});
   }
 }
 

@@ -224,8 +224,8 @@ TVMFFI_PY_COLD bool BadExchangeError(PyTypeObject* t) {
     Py_DECREF(a);
   }
   PyErr_Format(PyExc_TypeError,
-               "tvmffi: the DLPack C exchange API of %s is not a PyCapsule named '%s'",
-               t->tp_name, kExchangeApiCapsule);
+               "tvmffi: the DLPack C exchange API of %s is not a PyCapsule named '%s'", t->tp_name,
+               kExchangeApiCapsule);
   return false;
 }
 
@@ -265,8 +265,7 @@ TypeEntry Classify(PyTypeObject* t) {
     e.kind = Kind::kDevice;
   } else if (IsSubtype(t, h.dtype_cls)) {
     e.kind = Kind::kDType;
-  } else if (IsSubtype(t, h.string_cls) || IsSubtype(t, h.bytes_cls) ||
-             IsSubtype(t, h.shape_cls)) {
+  } else if (IsSubtype(t, h.string_cls) || IsSubtype(t, h.bytes_cls) || IsSubtype(t, h.shape_cls)) {
     e.kind = Kind::kNative;
   } else if (IsCudaPythonStream(t)) {
     e.kind = Kind::kUnsupported;  // to the Python packer: an opaque pointer
@@ -423,11 +422,30 @@ bool DTypeFromFormat(const char* fmt, Py_ssize_t itemsize, DLDataType* out) {
   }
   if (fmt[0] == '\0' || fmt[1] != '\0') return false;
   switch (fmt[0]) {
-    case '?': out->code = kDLBool; return true;
-    case 'b': case 'h': case 'i': case 'l': case 'q': out->code = kDLInt; return true;
-    case 'B': case 'H': case 'I': case 'L': case 'Q': out->code = kDLUInt; return true;
-    case 'e': case 'f': case 'd': out->code = kDLFloat; return true;
-    default: return false;
+    case '?':
+      out->code = kDLBool;
+      return true;
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+      out->code = kDLInt;
+      return true;
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+      out->code = kDLUInt;
+      return true;
+    case 'e':
+    case 'f':
+    case 'd':
+      out->code = kDLFloat;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -649,12 +667,17 @@ struct TensorSlot {
 // Release what a slot holds (not its strides).
 void ReleaseSlot(TensorSlot& s) {
   switch (s.cleanup) {
-    case Cleanup::kBuffer: PyBuffer_Release(&s.view); break;
-    case Cleanup::kDecRef: Py_DECREF(s.ref); break;
+    case Cleanup::kBuffer:
+      PyBuffer_Release(&s.view);
+      break;
+    case Cleanup::kDecRef:
+      Py_DECREF(s.ref);
+      break;
     case Cleanup::kManaged:
       if (s.managed->deleter != nullptr) s.managed->deleter(s.managed);
       break;
-    case Cleanup::kNone: break;
+    case Cleanup::kNone:
+      break;
   }
   s.cleanup = Cleanup::kNone;
 }
@@ -681,7 +704,8 @@ struct CallFrame {
   // a __dlpack__, a list's items): tensors lent without an owner (the exchange
   // API's DLTensor) are checked again before the call (RecheckBorrowed).
   bool ran_python = false;
-  PyObject* immutable_copies = nullptr;  // [(arg, JAX array, its copy)] on a GPU (LendImmutableCopy)
+  PyObject* immutable_copies =
+      nullptr;              // [(arg, JAX array, its copy)] on a GPU (LendImmutableCopy)
   bool has_rvalue = false;  // an argument is obj._move() (PackRValueRef)
 
   ~CallFrame() {
@@ -716,8 +740,7 @@ bool IsReadOnly(const DLManagedTensorVersioned* m) {
 }
 
 bool IsHostMemory(DLDevice d) {
-  return d.device_type == kDLCPU || d.device_type == kDLCUDAHost ||
-         d.device_type == kDLROCMHost;
+  return d.device_type == kDLCPU || d.device_type == kDLCUDAHost || d.device_type == kDLROCMHost;
 }
 
 // Read-only memory for argument #arg where the library declares what the
@@ -1008,8 +1031,8 @@ PyObject* ProducerCopy(PyObject* obj, PyObject* stream, int arg, DLDevice dev) {
 
 // A read-only managed tensor `m` (consumed) made safe to hand over owning.
 TVMFFI_PY_COLD DLManagedTensorVersioned* ProtectOwned(CallFrame* f, int arg, bool nested,
-                                       DLManagedTensorVersioned* m, PyObject* obj,
-                                       PyObject* stream) {
+                                                      DLManagedTensorVersioned* m, PyObject* obj,
+                                                      PyObject* stream) {
   if (f != nullptr && !nested) {
     switch (ReadOnlyArgUse(*f, arg)) {
       case ReadOnlyUse::kLend:
@@ -1018,7 +1041,8 @@ TVMFFI_PY_COLD DLManagedTensorVersioned* ProtectOwned(CallFrame* f, int arg, boo
       case ReadOnlyUse::kRefused:
         ReleaseManaged(m);
         return nullptr;
-      case ReadOnlyUse::kCopy: break;
+      case ReadOnlyUse::kCopy:
+        break;
     }
   }
   if (IsHostMemory(m->dl_tensor.device)) return OwnHostCopy(f, arg, nested, m->dl_tensor, m);
@@ -1048,9 +1072,12 @@ DLTensor* SlotHoldsCapsule(TensorSlot& s, PyObject* cap) {
 TVMFFI_PY_COLD DLTensor* LendReadOnly(CallFrame& f, int arg, TensorSlot& s, DLTensor& src,
                                       PyObject* a, PyObject* stream) {
   switch (ReadOnlyArgUse(f, arg)) {
-    case ReadOnlyUse::kLend: return &src;
-    case ReadOnlyUse::kRefused: return nullptr;
-    case ReadOnlyUse::kCopy: break;
+    case ReadOnlyUse::kLend:
+      return &src;
+    case ReadOnlyUse::kRefused:
+      return nullptr;
+    case ReadOnlyUse::kCopy:
+      break;
   }
   if (IsHostMemory(src.device)) return LendHostCopy(f, arg, s, src) ? &s.dl : nullptr;
   PyObject* cap = ProducerCopy(a, stream, arg, src.device);
@@ -1073,21 +1100,26 @@ TVMFFI_PY_COLD PyObject* FrameworkHelper(const char* name) {
 TVMFFI_PY_COLD DLTensor* LendImmutableCopy(CallFrame& f, int arg, TensorSlot& s, PyObject* a,
                                            DLTensor* dl) {
   switch (ReadOnlyArgUse(f, arg, /*jax=*/true)) {
-    case ReadOnlyUse::kLend: return dl;
-    case ReadOnlyUse::kRefused: return nullptr;
-    case ReadOnlyUse::kCopy: break;
+    case ReadOnlyUse::kLend:
+      return dl;
+    case ReadOnlyUse::kRefused:
+      return nullptr;
+    case ReadOnlyUse::kCopy:
+      break;
   }
   PyObject* fn = FrameworkHelper("immutable_copy");
   PyObject* copy = fn != nullptr ? PyObject_CallOneArg(fn, a) : nullptr;
   Py_XDECREF(fn);
   PyObject* cap = copy != nullptr ? CallDunderDLPack(copy, nullptr) : nullptr;
   if (cap != nullptr && f.immutable_copies == nullptr) f.immutable_copies = PyList_New(0);
-  PyObject* item =
-      cap != nullptr && f.immutable_copies != nullptr ? Py_BuildValue("(iOO)", arg, a, copy) : nullptr;
+  PyObject* item = cap != nullptr && f.immutable_copies != nullptr
+                       ? Py_BuildValue("(iOO)", arg, a, copy)
+                       : nullptr;
   const bool ok = item != nullptr && PyList_Append(f.immutable_copies, item) == 0;
   Py_XDECREF(item);
   Py_XDECREF(copy);
-  if (!ok || (!PyCapsule_IsValid(cap, "dltensor_versioned") && !PyCapsule_IsValid(cap, "dltensor"))) {
+  if (!ok ||
+      (!PyCapsule_IsValid(cap, "dltensor_versioned") && !PyCapsule_IsValid(cap, "dltensor"))) {
     if (ok) PyErr_SetString(PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
     Py_XDECREF(cap);
     return nullptr;
@@ -1136,8 +1168,10 @@ TVMFFI_PY_COLD TVMFFIObjectHandle ReadOnlyObjectCopy(CallFrame& f, int arg, bool
       case ReadOnlyUse::kLend:  // the tensor itself, its read-only flag with it
         TVMFFIObjectIncRef(h);
         return h;
-      case ReadOnlyUse::kRefused: return nullptr;
-      case ReadOnlyUse::kCopy: break;
+      case ReadOnlyUse::kRefused:
+        return nullptr;
+      case ReadOnlyUse::kCopy:
+        break;
     }
   }
   const DLTensor* dl = TVMFFITensorGetDLTensorPtr(h);
@@ -1316,7 +1350,9 @@ int PyScopedAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_c
 // ---------------------------------------------------------------------------
 // Converting the arguments of one call.
 // ---------------------------------------------------------------------------
-PyObject* PyLongFromStream(void* s) { return PyLong_FromVoidPtr(s); }
+PyObject* PyLongFromStream(void* s) {
+  return PyLong_FromVoidPtr(s);
+}
 
 // The framework's current stream for a non-CPU device, once per call.
 bool NoteDevice(CallFrame& f, const Framework* fw, DLDevice dev) {
@@ -1327,9 +1363,9 @@ bool NoteDevice(CallFrame& f, const Framework* fw, DLDevice dev) {
   } else {
     const Hooks& h = GetHooks();
     if (h.fw_stream == nullptr) return true;
-    PyObject* r = PyObject_CallFunction(h.fw_stream, "Oii", fw->name,
-                                        static_cast<int>(dev.device_type),
-                                        static_cast<int>(dev.device_id));
+    PyObject* r =
+        PyObject_CallFunction(h.fw_stream, "Oii", fw->name, static_cast<int>(dev.device_type),
+                              static_cast<int>(dev.device_id));
     if (r == nullptr) return false;
     if (r == Py_None) {
       Py_DECREF(r);
@@ -1474,7 +1510,7 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
   const DLDevice dev = dl->device;
   if (read_only) {
     out->v_ptr = e.fw->immutable && !IsHostMemory(dev) ? LendImmutableCopy(f, i, s, a, dl)
-                                                        : LendReadOnly(f, i, s, *dl, a, stream_arg);
+                                                       : LendReadOnly(f, i, s, *dl, a, stream_arg);
   }
   Py_XDECREF(stream_arg);
   return out->v_ptr != nullptr && NoteDevice(f, e.fw, dev);
@@ -1779,9 +1815,9 @@ bool EnterNested() {
 // grows, shrinks or clears the container, and changes only the original.
 bool ContainerToOwned(PyObject* obj, Kind kind, TVMFFIAny* out) {
   const bool is_map = kind == Kind::kMapping;
-  TVMFFIObjectHandle ctor = kind == Kind::kShape  ? GlobalFunc("ffi.Shape", &g_shape_ctor)
-                            : is_map              ? GlobalFunc("ffi.Map", &g_map_ctor)
-                                                  : GlobalFunc("ffi.Array", &g_array_ctor);
+  TVMFFIObjectHandle ctor = kind == Kind::kShape ? GlobalFunc("ffi.Shape", &g_shape_ctor)
+                            : is_map             ? GlobalFunc("ffi.Map", &g_map_ctor)
+                                                 : GlobalFunc("ffi.Array", &g_array_ctor);
   if (ctor == nullptr) return false;
   PyObject* snap = is_map ? PyDict_Items(obj) : PyList_Check(obj) ? PyList_AsTuple(obj) : obj;
   if (snap == nullptr) return false;
@@ -1938,13 +1974,18 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       out->type_index = kTVMFFIDataType;
       return true;
     }
-    case Kind::kStr: return StrToOwned(obj, out);
-    case Kind::kBytes: return BytesToOwned(obj, out);
+    case Kind::kStr:
+      return StrToOwned(obj, out);
+    case Kind::kBytes:
+      return BytesToOwned(obj, out);
     case Kind::kNative: {
       const bool is_str = PyUnicode_Check(obj);
       const bool is_bytes = !is_str && PyBytes_Check(obj);
-      const int cached = CachedObjectToOwned(
-          obj, is_str ? kTVMFFIStr : is_bytes ? kTVMFFIBytes : kTVMFFIShape, out);
+      const int cached = CachedObjectToOwned(obj,
+                                             is_str     ? kTVMFFIStr
+                                             : is_bytes ? kTVMFFIBytes
+                                                        : kTVMFFIShape,
+                                             out);
       if (cached != 0) return cached > 0;
       if (is_str) return StrToOwned(obj, out);
       if (is_bytes) return BytesToOwned(obj, out);
@@ -2131,14 +2172,15 @@ TVMFFI_PY_COLD bool RecheckBorrowed(CallFrame& f, PyObject* const* pyargs, Py_ss
     if (s == nullptr) continue;  // held by a buffer view, a capsule or a managed tensor
     const TypeEntry e = LookupType(Py_TYPE(pyargs[i]));
     DLTensor now;
-    const bool same =
-        e.kind == Kind::kExchange && e.fw->api->dltensor_from_py_object_no_sync != nullptr &&
-        e.fw->api->dltensor_from_py_object_no_sync(pyargs[i], &now) == 0 &&
-        now.data == s->dl.data && now.byte_offset == s->dl.byte_offset &&
-        now.ndim == s->dl.ndim && now.shape == s->dl.shape && now.strides == s->dl.strides &&
-        now.dtype.code == s->dl.dtype.code && now.dtype.bits == s->dl.dtype.bits &&
-        now.dtype.lanes == s->dl.dtype.lanes && now.device.device_type == s->dl.device.device_type &&
-        now.device.device_id == s->dl.device.device_id;
+    const bool same = e.kind == Kind::kExchange &&
+                      e.fw->api->dltensor_from_py_object_no_sync != nullptr &&
+                      e.fw->api->dltensor_from_py_object_no_sync(pyargs[i], &now) == 0 &&
+                      now.data == s->dl.data && now.byte_offset == s->dl.byte_offset &&
+                      now.ndim == s->dl.ndim && now.shape == s->dl.shape &&
+                      now.strides == s->dl.strides && now.dtype.code == s->dl.dtype.code &&
+                      now.dtype.bits == s->dl.dtype.bits && now.dtype.lanes == s->dl.dtype.lanes &&
+                      now.device.device_type == s->dl.device.device_type &&
+                      now.device.device_id == s->dl.device.device_id;
     if (!same) {
       PyErr_Clear();
       PyErr_Format(PyExc_ValueError,
@@ -2235,7 +2277,6 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
   }
   return AnyToPy(&result, f.fw);
 }
-
 
 nb::tuple SwapScopedAllocator(nb::handle callable) {
   DLPackManagedTensorAllocator prev_env = nullptr;
@@ -2377,12 +2418,18 @@ TVMFFI_PY_COLD PyObject* KeepingObject(PyTypeObject* base, PyObject* cls, PyObje
 
 PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
   switch (a->type_index) {
-    case kTVMFFINone: Py_RETURN_NONE;
-    case kTVMFFIInt: return PyLong_FromLongLong(a->v_int64);
-    case kTVMFFIBool: return PyBool_FromLong(a->v_int64 != 0);
-    case kTVMFFIFloat: return PyFloat_FromDouble(a->v_float64);
-    case kTVMFFIOpaquePtr: return OpaquePtrToPy(a->v_ptr);
-    case kTVMFFISmallStr: return StrFromBytes(a->v_bytes, a->small_str_len);
+    case kTVMFFINone:
+      Py_RETURN_NONE;
+    case kTVMFFIInt:
+      return PyLong_FromLongLong(a->v_int64);
+    case kTVMFFIBool:
+      return PyBool_FromLong(a->v_int64 != 0);
+    case kTVMFFIFloat:
+      return PyFloat_FromDouble(a->v_float64);
+    case kTVMFFIOpaquePtr:
+      return OpaquePtrToPy(a->v_ptr);
+    case kTVMFFISmallStr:
+      return StrFromBytes(a->v_bytes, a->small_str_len);
     case kTVMFFISmallBytes:
       return PyBytes_FromStringAndSize(a->v_bytes, static_cast<Py_ssize_t>(a->small_str_len));
     case kTVMFFIDataType: {
@@ -2406,7 +2453,8 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
       nb::inst_mark_ready(d);
       return d.release().ptr();
     }
-    default: break;
+    default:
+      break;
   }
   if (a->type_index < kTVMFFIStaticObjectBegin) {
     PyErr_Format(PyExc_TypeError, "tvmffi: cannot convert a value of type index %d to Python",
@@ -2423,9 +2471,8 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
       // subclass instance and the kept object would triple their cost.
       const TVMFFIByteArray* ba = TVMFFIBytesGetByteArrayPtr(h);
       const bool is_str = a->type_index == kTVMFFIStr;
-      PyObject* r = is_str
-                        ? StrFromBytes(ba->data, ba->size)
-                        : PyBytes_FromStringAndSize(ba->data, static_cast<Py_ssize_t>(ba->size));
+      PyObject* r = is_str ? StrFromBytes(ba->data, ba->size)
+                           : PyBytes_FromStringAndSize(ba->data, static_cast<Py_ssize_t>(ba->size));
       PyObject* cls = is_str ? GetHooks().string_cls : GetHooks().bytes_cls;
       if (cls != nullptr && ba->size >= kKeepStringMinSize) {
         return KeepingObject(is_str ? &PyUnicode_Type : &PyBytes_Type, cls, r, h);
@@ -2464,7 +2511,8 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
       TVMFFIObjectDecRef(h);
       return held;
     }
-    default: break;
+    default:
+      break;
   }
   try {
     return WrapObject(h).release().ptr();

@@ -501,12 +501,23 @@ struct DeviceName {
   int32_t code;
 };
 constexpr DeviceName kDeviceNames[] = {
-    {"cpu", kDLCPU},          {"cuda", kDLCUDA},        {"cuda_host", kDLCUDAHost},
-    {"opencl", kDLOpenCL},    {"vulkan", kDLVulkan},    {"metal", kDLMetal},
-    {"vpi", kDLVPI},          {"rocm", kDLROCM},        {"rocm_host", kDLROCMHost},
-    {"ext_dev", kDLExtDev},   {"cuda_managed", kDLCUDAManaged},
-    {"oneapi", kDLOneAPI},    {"webgpu", kDLWebGPU},    {"hexagon", kDLHexagon},
-    {"maia", kDLMAIA},        {"trn", 18 /* kDLTrn */}, {"gpu", kDLCUDA},
+    {"cpu", kDLCPU},
+    {"cuda", kDLCUDA},
+    {"cuda_host", kDLCUDAHost},
+    {"opencl", kDLOpenCL},
+    {"vulkan", kDLVulkan},
+    {"metal", kDLMetal},
+    {"vpi", kDLVPI},
+    {"rocm", kDLROCM},
+    {"rocm_host", kDLROCMHost},
+    {"ext_dev", kDLExtDev},
+    {"cuda_managed", kDLCUDAManaged},
+    {"oneapi", kDLOneAPI},
+    {"webgpu", kDLWebGPU},
+    {"hexagon", kDLHexagon},
+    {"maia", kDLMAIA},
+    {"trn", 18 /* kDLTrn */},
+    {"gpu", kDLCUDA},
 };
 
 const char* DeviceTypeName(int32_t code) {
@@ -534,10 +545,10 @@ int64_t DeviceInt(nb::handle v, const char* what) {
   const int64_t end = is_type ? kDeviceTypeEnd : kMaxDeviceId + 1;
   if (overflow != 0 || x < 0 || x >= end) {
     const std::string text = nb::cast<std::string>(nb::repr(v));
-    throw nb::value_error(
-        ("invalid device " + std::string(what) + " " + text + ": it must be an integer in [0, " +
-         (is_type ? std::string("65536)") : std::string("2147483647]")))
-            .c_str());
+    throw nb::value_error(("invalid device " + std::string(what) + " " + text +
+                           ": it must be an integer in [0, " +
+                           (is_type ? std::string("65536)") : std::string("2147483647]")))
+                              .c_str());
   }
   return x;
 }
@@ -583,8 +594,7 @@ DLDevice ParseDevice(const std::string& text, int64_t index) {
     }
   }
   throw nb::value_error(("invalid device '" + Printable(text) + "': unknown device type '" +
-                         Printable(name) +
-                         "' (expected e.g. 'cpu', 'cuda:0')")
+                         Printable(name) + "' (expected e.g. 'cpu', 'cuda:0')")
                             .c_str());
 }
 
@@ -594,7 +604,9 @@ std::string DeviceRepr(DLDevice d) {
   return s + ":" + std::to_string(d.device_id);
 }
 
-nb::object ToPy(TVMFFIAny* owned) { return Steal(AnyToPy(owned, nullptr)); }
+nb::object ToPy(TVMFFIAny* owned) {
+  return Steal(AnyToPy(owned, nullptr));
+}
 
 nb::object ShapeTuple(const int64_t* data, int n) {
   nb::object tup = Steal(PyTuple_New(n));
@@ -604,8 +616,8 @@ nb::object ShapeTuple(const int64_t* data, int n) {
   // tuple's tp_new, not Shape.__new__ (which makes an ffi.Shape to keep): this
   // Shape keeps none until one is made for it.
   nb::object args = Steal(PyTuple_Pack(1, tup.ptr()));
-  return Steal(PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(h.shape_cls), args.ptr(),
-                                   nullptr));
+  return Steal(
+      PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(h.shape_cls), args.ptr(), nullptr));
 }
 
 const DLTensor* TensorOf(nb::handle self) {
@@ -817,10 +829,9 @@ NB_MODULE(_core, m) {
   auto object_cls =
       nb::class_<ObjectRef>(m, "Object", "A reference to an FFI object.")
           .def(nb::init<>())
-          .def_prop_ro("type_key",
-                       [](nb::handle self) {
-                         return TypeKeyOf(TVMFFIObjectGetTypeIndex(HandleOf(self)));
-                       })
+          .def_prop_ro(
+              "type_key",
+              [](nb::handle self) { return TypeKeyOf(TVMFFIObjectGetTypeIndex(HandleOf(self))); })
           .def_prop_ro("type_index",
                        [](nb::handle self) { return TVMFFIObjectGetTypeIndex(HandleOf(self)); })
           .def("same_as",
@@ -956,7 +967,7 @@ NB_MODULE(_core, m) {
               "__dlpack__",
               [](nb::handle self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                  nb::handle copy) {
-                (void)stream;  // the producer does no work on any stream: nothing to order
+                (void)stream;    // the producer does no work on any stream: nothing to order
                 TensorOf(self);  // a tvmffi.Tensor holding a tensor (TypeError otherwise)
                 TVMFFIObjectHandle h = HandleOf(self);
                 if (!copy.is_none() && !PyBool_Check(copy.ptr())) {
@@ -969,8 +980,10 @@ NB_MODULE(_core, m) {
                   throw nb::buffer_error("tvmffi.Tensor.__dlpack__: copy=True is not supported");
                 }
                 if (!dl_device.is_none()) {
-                  const int64_t type = PairItem(dl_device, 0, "dl_device", "(device_type, device_id)");
-                  const int64_t id = PairItem(dl_device, 1, "dl_device", "(device_type, device_id)");
+                  const int64_t type =
+                      PairItem(dl_device, 0, "dl_device", "(device_type, device_id)");
+                  const int64_t id =
+                      PairItem(dl_device, 1, "dl_device", "(device_type, device_id)");
                   const DLDevice own = TensorOf(self)->device;
                   if (type != own.device_type || id != own.device_id) {
                     throw nb::buffer_error(
@@ -1056,24 +1069,26 @@ NB_MODULE(_core, m) {
   auto device_cls =
       nb::class_<DeviceValue>(m, "Device",
                               "A device: Device('cuda:0'), Device('cpu'), Device('cuda', 1).")
-          .def("__init__",
-               [](DeviceValue* self, nb::handle spec, nb::handle index) {
-                 const int64_t idx = index.is_none() ? 0 : DeviceInt(index, "index");
-                 DLDevice d;
-                 if (nb::isinstance<DeviceValue>(spec)) {
-                   d = DeviceOf(spec);
-                 } else if (nb::isinstance<nb::str>(spec)) {
-                   d = ParseDevice(Utf8(spec), idx);
-                 } else if (nb::isinstance<nb::int_>(spec)) {
-                   d = DLDevice{static_cast<DLDeviceType>(DeviceInt(spec, "type")),
-                                static_cast<int32_t>(idx)};
-                 } else {
-                   throw nb::type_error("tvmffi.Device(spec): spec must be a str such as "
-                                        "'cuda:0' or a DLPack device type code");
-                 }
-                 new (self) DeviceValue{d};
-               },
-               nb::arg("spec"), nb::arg("index") = nb::none())
+          .def(
+              "__init__",
+              [](DeviceValue* self, nb::handle spec, nb::handle index) {
+                const int64_t idx = index.is_none() ? 0 : DeviceInt(index, "index");
+                DLDevice d;
+                if (nb::isinstance<DeviceValue>(spec)) {
+                  d = DeviceOf(spec);
+                } else if (nb::isinstance<nb::str>(spec)) {
+                  d = ParseDevice(Utf8(spec), idx);
+                } else if (nb::isinstance<nb::int_>(spec)) {
+                  d = DLDevice{static_cast<DLDeviceType>(DeviceInt(spec, "type")),
+                               static_cast<int32_t>(idx)};
+                } else {
+                  throw nb::type_error(
+                      "tvmffi.Device(spec): spec must be a str such as "
+                      "'cuda:0' or a DLPack device type code");
+                }
+                new (self) DeviceValue{d};
+              },
+              nb::arg("spec"), nb::arg("index") = nb::none())
           .def_prop_ro("type",
                        [](nb::handle self) -> nb::object {
                          const DLDevice d = DeviceOf(self);
@@ -1178,9 +1193,9 @@ NB_MODULE(_core, m) {
           throw nb::type_error("_set_device_class: the class must be a subclass of tvmffi.Device");
         }
         Hooks& h = GetHooks();
-        Py_XSETREF(h.device_cls,
-                   cls.ptr() == reinterpret_cast<PyObject*>(device) ? nullptr
-                                                                    : cls.inc_ref().ptr());
+        Py_XSETREF(h.device_cls, cls.ptr() == reinterpret_cast<PyObject*>(device)
+                                     ? nullptr
+                                     : cls.inc_ref().ptr());
       },
       "Make devices returned by calls instances of `cls` (a tvmffi.Device subclass).");
 
@@ -1228,8 +1243,9 @@ NB_MODULE(_core, m) {
         Check(TVMFFITypeKeyToIndex(&k, &index));
         if (!PyType_Check(cls.ptr()) ||
             !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), GetCoreTypes().object)) {
-          throw nb::type_error("_register_object_class: the class must be a subclass of "
-                               "tvmffi.Object");
+          throw nb::type_error(
+              "_register_object_class: the class must be a subclass of "
+              "tvmffi.Object");
         }
         CheckPayloadFits(reinterpret_cast<PyTypeObject*>(cls.ptr()), index,
                          "_register_object_class");
@@ -1290,8 +1306,7 @@ NB_MODULE(_core, m) {
         if (a.type_index == kTVMFFIOpaquePyObject) return WrapObject(a.v_obj);
         nb::object r = ToPy(&a);
         // str / bytes / bytearray give a core.String / core.Bytes, also when small.
-        PyObject* cls = PyUnicode_CheckExact(r.ptr()) && PyUnicode_Check(value.ptr())
-                            ? h.string_cls
+        PyObject* cls = PyUnicode_CheckExact(r.ptr()) && PyUnicode_Check(value.ptr()) ? h.string_cls
                         : PyBytes_CheckExact(r.ptr()) &&
                                 (PyBytes_Check(value.ptr()) || PyByteArray_Check(value.ptr()))
                             ? h.bytes_cls

@@ -71,15 +71,15 @@ struct DeviceValue {
 
 /*! \brief Python-side hooks installed once by tvmffi/__init__.py (_core._set_hooks). */
 struct Hooks {
-  PyObject* make_error = nullptr;      // (kind, message, backtrace) -> exception instance
-  PyObject* error_info = nullptr;      // exception -> (kind, message, backtrace)
-  PyObject* fw_alloc = nullptr;        // (framework, shape, dtype, dev_type, dev_id) -> tensor
-  PyObject* fw_stream = nullptr;       // (framework, dev_type, dev_id) -> int | None
-  PyObject* fw_from_tensor = nullptr;  // (framework, tvmffi.Tensor) -> framework tensor
-  PyObject* fw_exchange_api = nullptr; // framework -> DLPack exchange API capsule | None
-  PyObject* dtype_cls = nullptr;       // tvmffi.dtype (a str subclass)
-  PyObject* shape_cls = nullptr;       // tvmffi.Shape (a tuple subclass)
-  PyObject* rvalue_ref_cls = nullptr;  // tvmffi.core.ObjectRValueRef (obj._move())
+  PyObject* make_error = nullptr;       // (kind, message, backtrace) -> exception instance
+  PyObject* error_info = nullptr;       // exception -> (kind, message, backtrace)
+  PyObject* fw_alloc = nullptr;         // (framework, shape, dtype, dev_type, dev_id) -> tensor
+  PyObject* fw_stream = nullptr;        // (framework, dev_type, dev_id) -> int | None
+  PyObject* fw_from_tensor = nullptr;   // (framework, tvmffi.Tensor) -> framework tensor
+  PyObject* fw_exchange_api = nullptr;  // framework -> DLPack exchange API capsule | None
+  PyObject* dtype_cls = nullptr;        // tvmffi.dtype (a str subclass)
+  PyObject* shape_cls = nullptr;        // tvmffi.Shape (a tuple subclass)
+  PyObject* rvalue_ref_cls = nullptr;   // tvmffi.core.ObjectRValueRef (obj._move())
   // Results that keep their FFI object (attribute _tvm_ffi_cached_object):
   PyObject* string_cls = nullptr;  // tvmffi.core.String (a str subclass), for ffi.String
   PyObject* bytes_cls = nullptr;   // tvmffi.core.Bytes (a bytes subclass), for ffi.Bytes
@@ -117,8 +117,8 @@ void RegisterObjectClass(int32_t type_index, nb::handle cls);
 // ---- frameworks ------------------------------------------------------------
 /*! \brief A tensor framework seen among call arguments (numpy, torch, cupy, ...). */
 struct Framework {
-  PyObject* name = nullptr;                  // interned root module name
-  const DLPackExchangeAPI* api = nullptr;    // its DLPack C exchange API, if any
+  PyObject* name = nullptr;                // interned root module name
+  const DLPackExchangeAPI* api = nullptr;  // its DLPack C exchange API, if any
   bool immutable = false;  // JAX: its arrays are never written (passed as read-only)
 };
 
@@ -131,7 +131,7 @@ PyObject* AnyToPy(TVMFFIAny* owned, const Framework* fw);
  *        Python callbacks"). Empty until AnyViewToPy fills it.
  */
 struct LentTensor {
-  void* host = nullptr;           // host memory: the copy and its snapshot
+  void* host = nullptr;            // host memory: the copy and its snapshot
   PyObject* write_back = nullptr;  // off the host: the framework's write-back
 };
 /*!

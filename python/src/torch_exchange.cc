@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <exception>
 
-extern PyObject* THPVariableClass;            // torch.Tensor (libtorch_python)
+extern PyObject* THPVariableClass;  // torch.Tensor (libtorch_python)
 // torch.Tensor from an at::Tensor, a new reference (libtorch_python). Its
 // parameter was `at::TensorBase` (by value) and became `const at::TensorBase&`
 // in torch 2.x: both are declared weak, and the one this torch has is called.
@@ -31,8 +31,7 @@ namespace {
 
 // The object layout of torch.Tensor instances (torch's THPVariable).
 struct TorchVariable {
-  PyObject_HEAD
-  c10::MaybeOwned<at::Tensor> cdata;
+  PyObject_HEAD c10::MaybeOwned<at::Tensor> cdata;
   PyObject* backward_hooks;
 };
 

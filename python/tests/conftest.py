@@ -81,6 +81,8 @@ def cupy() -> ModuleType:
 def cuda_kernels(cuda_torch: ModuleType) -> tvmffi.Module:
     path = _library("TVMFFI_CUDA_KERNELS", "libtvmffi_kernels.so")
     if path is None:
-        pytest.skip("libtvmffi_kernels.so not built (TVMFFI_BUILD_CUDA_KERNELS=ON, or set "
-                    "TVMFFI_CUDA_KERNELS)")
+        pytest.skip(
+            "libtvmffi_kernels.so not built (TVMFFI_BUILD_CUDA_KERNELS=ON, or set "
+            "TVMFFI_CUDA_KERNELS)"
+        )
     return tvmffi.load_module(path)

@@ -44,7 +44,10 @@ def test_one_step(build, kind: AccessKind, key: object) -> None:
 def test_chain_and_extend() -> None:
     path = AccessPath.root().attr("body").array_item(3).map_item("w")
     assert [(s.kind, s.key) for s in path.to_steps()] == [
-        (AccessKind.ATTR, "body"), (AccessKind.ARRAY_ITEM, 3), (AccessKind.MAP_ITEM, "w")]
+        (AccessKind.ATTR, "body"),
+        (AccessKind.ARRAY_ITEM, 3),
+        (AccessKind.MAP_ITEM, "w"),
+    ]
     assert path.depth == 3
     assert path.parent == AccessPath.root().attr("body").array_item(3)
     # extend() appends an existing step.

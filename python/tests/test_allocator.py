@@ -20,7 +20,7 @@ def test_no_allocator_says_what_to_do(cpu_kernels: tvmffi.Module, np: ModuleType
         cpu_kernels.scale_alloc(_tensor(np), 2.0)
     msg = str(info.value)
     assert "no tensor allocator is set" in msg
-    assert "tvmffi.use_allocator(\"numpy\")" in msg
+    assert 'tvmffi.use_allocator("numpy")' in msg
     assert "framework tensor" in msg
 
 
@@ -57,6 +57,7 @@ def test_scope_ends_and_nests(cpu_kernels: tvmffi.Module, np: ModuleType) -> Non
         def alloc(shape: tuple[int, ...], dtype: str, device: tvmffi.Device) -> Any:
             seen.append(tag)
             return np.empty(shape, dtype=dtype)
+
         return alloc
 
     with tvmffi.use_allocator(tagged("outer")):
@@ -98,9 +99,12 @@ def test_per_thread(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
 
 def test_bad_allocations(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
     with tvmffi.use_allocator(lambda shape, dtype, device: np.empty((7,), dtype=dtype)):
-        with pytest.raises(ValueError, match=r"allocator returned a tensor of shape \(7,\), "
-                                             r"dtype float64, device type 1 \(id 0\) for a "
-                                             r"request of shape \(3,\), dtype float64"):
+        with pytest.raises(
+            ValueError,
+            match=r"allocator returned a tensor of shape \(7,\), "
+            r"dtype float64, device type 1 \(id 0\) for a "
+            r"request of shape \(3,\), dtype float64",
+        ):
             cpu_kernels.scale_alloc(_tensor(np), 1.0)
 
     def readonly(shape: tuple[int, ...], dtype: str, device: tvmffi.Device) -> Any:

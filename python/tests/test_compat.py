@@ -68,20 +68,27 @@ print("OK")
 def _env(*paths: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(p) for p in paths] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        [str(p) for p in paths] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    )
     return env
 
 
 def _check(python: str, env: dict[str, str] | None = None) -> None:
     """The identity checks, and ``python -m tvm_ffi.config``, run by ``python``."""
-    proc = subprocess.run([python, "-c", CHECK], capture_output=True, text=True, env=env,
-                          timeout=120)
+    proc = subprocess.run(
+        [python, "-c", CHECK], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "OK", proc.stdout + proc.stderr
 
     # -W error: runpy warns when the module is in sys.modules before it runs.
     option = "--cmakedir" if INSTALLED else "--libfiles"
-    proc = subprocess.run([python, "-W", "error", "-m", "tvm_ffi.config", option, "--libs"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [python, "-W", "error", "-m", "tvm_ffi.config", option, "--libs"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     path, libs = proc.stdout.splitlines()
@@ -91,8 +98,9 @@ def _check(python: str, env: dict[str, str] | None = None) -> None:
     else:
         assert Path(path).is_file()
 
-    proc = subprocess.run([python, "-m", "tvm_ffi.config"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run(
+        [python, "-m", "tvm_ffi.config"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 0
     assert proc.stdout.startswith("usage: python -m tvm_ffi.config")
 
@@ -104,7 +112,11 @@ def _ours_installed() -> bool | None:
     # In a subprocess: an upstream tvm_ffi would load a second runtime here.
     proc = subprocess.run(
         [sys.executable, "-c", "import tvm_ffi, tvmffi; print(tvm_ffi is tvmffi)"],
-        capture_output=True, text=True, env=_env(PKG.parent), timeout=120)
+        capture_output=True,
+        text=True,
+        env=_env(PKG.parent),
+        timeout=120,
+    )
     return proc.stdout.strip() == "True"
 
 
@@ -142,13 +154,20 @@ def test_install_into_venv(tmp_path: Path) -> None:
     if not (COMPAT_SRC / "pyproject.toml").is_file():
         pytest.skip(f"no compat sources at {COMPAT_SRC} (not run from a checkout)")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(venv)], check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+        check=True,
+        timeout=120,
+    )
     python = str(venv / "bin" / "python")
     # The venv sees the base interpreter's site-packages, not those of a venv
     # this test may run in: point it at the folder tvmffi is installed in.
-    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path("
-                              "'purelib'))"], capture_output=True, text=True, check=True)
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     site = Path(purelib.stdout.strip())
     site.mkdir(parents=True, exist_ok=True)
     (site / "tvmffi_under_test.pth").write_text(f"{PKG.parent}\n")
@@ -159,16 +178,37 @@ def test_install_into_venv(tmp_path: Path) -> None:
     # Build from a copy: setuptools writes build/ and *.egg-info beside the sources.
     src = tmp_path / "compat"
     shutil.copytree(COMPAT_SRC, src, ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    proc = subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-deps",
-                           "--no-index", str(src)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--no-build-isolation",
+            "--no-deps",
+            "--no-index",
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     _check(python, env)
     meta = subprocess.run(
-        [python, "-c", "import importlib.metadata as m; d = m.distribution('tvmffi-as-tvm-ffi');"
-                       "print(d.version); print(d.requires)"],
-        capture_output=True, text=True, env=env, timeout=120)
+        [
+            python,
+            "-c",
+            "import importlib.metadata as m; d = m.distribution('tvmffi-as-tvm-ffi');"
+            "print(d.version); print(d.requires)",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert meta.returncode == 0, meta.stderr
     version, requires = meta.stdout.splitlines()
     assert version == tvmffi.__version__

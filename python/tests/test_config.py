@@ -24,26 +24,45 @@ INSTALLED = (PKG / "include").is_dir()
 BUILD_TREE = (PKG.parent.parent / "CMakeCache.txt").is_file()
 
 needs_sdk = pytest.mark.skipif(
-    not INSTALLED, reason="build-tree package: no include/ or lib/cmake in it (wheel only)")
+    not INSTALLED, reason="build-tree package: no include/ or lib/cmake in it (wheel only)"
+)
 needs_build_tree = pytest.mark.skipif(
-    INSTALLED or not BUILD_TREE, reason="installed package: build-tree behaviour does not apply")
+    INSTALLED or not BUILD_TREE, reason="installed package: build-tree behaviour does not apply"
+)
 
-OPTIONS = ["--includedir", "--dlpack-includedir", "--cmakedir", "--sourcedir", "--libfiles",
-           "--libdir", "--libs", "--cython-lib-path", "--cxxflags", "--cflags", "--ldflags",
-           "--version"]
+OPTIONS = [
+    "--includedir",
+    "--dlpack-includedir",
+    "--cmakedir",
+    "--sourcedir",
+    "--libfiles",
+    "--libdir",
+    "--libs",
+    "--cython-lib-path",
+    "--cxxflags",
+    "--cflags",
+    "--ldflags",
+    "--version",
+]
 
 
 def _env() -> dict[str, str]:
     # The subprocess imports this tvmffi, also when it came from PYTHONPATH.
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PKG.parent), env.get("PYTHONPATH", "")) if p)
+        p for p in (str(PKG.parent), env.get("PYTHONPATH", "")) if p
+    )
     return env
 
 
 def run(*args: str, module: str = "tvmffi.config") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True,
-                          text=True, env=_env(), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
 
 
 def lines(*args: str) -> list[str]:
@@ -153,8 +172,9 @@ def test_compiler_flags() -> None:
 
 
 @needs_sdk
-@pytest.mark.parametrize("option", [o for o in OPTIONS if o not in
-                                    ("--sourcedir", "--cython-lib-path")] + [None])
+@pytest.mark.parametrize(
+    "option", [o for o in OPTIONS if o not in ("--sourcedir", "--cython-lib-path")] + [None]
+)
 def test_same_output_as_shell_tvm_ffi_config(option: str | None) -> None:
     script = PKG / "bin" / "tvm-ffi-config"
     if not script.is_file():
@@ -171,8 +191,9 @@ def test_console_script() -> None:
     script = Path(sysconfig.get_path("scripts")) / "tvm-ffi-config"
     if not script.is_file():
         pytest.skip(f"no console script {script} (tvmffi not installed by pip here)")
-    proc = subprocess.run([str(script), "--libfiles", "--cmakedir"], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [str(script), "--libfiles", "--cmakedir"], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [libinfo.find_cmake_path(), libinfo.find_libtvm_ffi()]
 
@@ -206,8 +227,9 @@ def test_cli_runs_the_executable() -> None:
     assert re.search(r"soname:\s+libtvm_ffi\.so", proc.stdout), proc.stdout + proc.stderr
 
 
-def test_cli_missing_executable(monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_missing_executable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(_cli, "find_cli", lambda: None)
     assert _cli.main(["--version"]) == 127
     err = capsys.readouterr().err

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 import pickle
-from types import ModuleType
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
+from types import ModuleType
 
 import pytest
 
@@ -33,6 +33,7 @@ def test_shape_keeps_its_object(np: ModuleType) -> None:
     shape = tvmffi.from_dlpack(np.zeros((2, 3))).shape
     assert shape._tvm_ffi_cached_object is None
     assert echo(shape) == (2, 3) and echo(shape)._tvm_ffi_cached_object is not None
+
     # A subclass keeps one too; pickling and copying keep the values only.
     class MyShape(tvmffi.Shape):
         pass

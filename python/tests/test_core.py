@@ -19,8 +19,25 @@ def identity() -> tvmffi.Function:
     return tvmffi.Function(lambda x: x)
 
 
-@pytest.mark.parametrize("value", [None, True, False, 0, -7, 2**62, 1.5, -0.25, "", "héllo",
-                                   "a" * 100, b"", b"\x00\x01bytes", b"x" * 50])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        False,
+        0,
+        -7,
+        2**62,
+        1.5,
+        -0.25,
+        "",
+        "héllo",
+        "a" * 100,
+        b"",
+        b"\x00\x01bytes",
+        b"x" * 50,
+    ],
+)
 def test_value_round_trip(value: Any) -> None:
     out = identity()(value)
     assert out == value
@@ -88,7 +105,7 @@ def test_function_passes_functions() -> None:
     assert apply(lambda v: v * 2, 21) == 42
     inner = tvmffi.Function(lambda v: v + 1)
     assert apply(inner, 1) == 2
-    returned = tvmffi.Function(lambda: (lambda y: y * 3))()
+    returned = tvmffi.Function(lambda: lambda y: y * 3)()
     assert isinstance(returned, tvmffi.Function)
     assert returned(5) == 15
 
@@ -183,8 +200,11 @@ def test_unsupported_object_names_argument(cpu_kernels: tvmffi.Module) -> None:
     class Opaque:
         pass
 
-    with pytest.raises(TypeError, match=r"argument #1 \(type 'Opaque'\).*neither an FFI value "
-                                        r".* nor a DLPack tensor"):
+    with pytest.raises(
+        TypeError,
+        match=r"argument #1 \(type 'Opaque'\).*neither an FFI value "
+        r".* nor a DLPack tensor",
+    ):
         cpu_kernels.add_int(1, Opaque())
 
 
@@ -271,8 +291,9 @@ def test_trainium_device_name() -> None:
 # -- C functions as Functions (Function.__from_extern_c__ and friends) ---------
 
 _K_INT = 1  # kTVMFFIInt
-_SAFE_CALL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell),
-                              ctypes.c_int32, ctypes.POINTER(AnyCell))
+_SAFE_CALL = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell), ctypes.c_int32, ctypes.POINTER(AnyCell)
+)
 _PACKED_CALL = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
 
 
@@ -303,8 +324,9 @@ def _address(cfunc: Any) -> int:
     return ctypes.cast(cfunc, ctypes.c_void_p).value
 
 
-@pytest.mark.parametrize("make", [tvmffi.Function.__from_extern_c__,
-                                  tvmffi.Function.__from_mlir_packed_safe_call__])
+@pytest.mark.parametrize(
+    "make", [tvmffi.Function.__from_extern_c__, tvmffi.Function.__from_mlir_packed_safe_call__]
+)
 def test_function_from_c_address(make: Any) -> None:
     target = _add_one if make is tvmffi.Function.__from_extern_c__ else _mlir_add_one
     f = make(_address(target))
@@ -338,6 +360,7 @@ def test_function_from_extern_c_global() -> None:
 
 
 # -- convert_func ---------------------------------------------------------------
+
 
 def test_convert_func_plain_and_errors() -> None:
     f = tvmffi.convert_func(lambda x: x + 1)
@@ -378,6 +401,7 @@ def test_convert_func_delivers_tensor_cls(np: ModuleType) -> None:
 
 
 # -- obj._move() ------------------------------------------------------------------
+
 
 def _strong_count(obj: tvmffi.Object) -> int:
     # The low 32 bits of the object header's combined reference count.

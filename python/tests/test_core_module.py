@@ -35,7 +35,8 @@ from tvmffi.core import (
 
 needs_fixtures = pytest.mark.skipif(
     testing.fixture_library() is None,
-    reason="no fixture library (set TVMFFI_TESTING_LIB to a libtvm_ffi_testing.so)")
+    reason="no fixture library (set TVMFFI_TESTING_LIB to a libtvm_ffi_testing.so)",
+)
 
 A = TypeSchema.from_annotation
 
@@ -44,13 +45,39 @@ A = TypeSchema.from_annotation
 
 
 def test_module_names() -> None:
-    for name in ("Object", "CObject", "Function", "Tensor", "Device", "DataType", "Error",
-                 "String", "Bytes", "OpaquePyObject", "ObjectConvertible", "PyNativeObject",
-                 "TypeInfo", "TypeField", "TypeMethod", "TypeSchema", "FFIProperty", "CAny",
-                 "MISSING", "KWARGS", "object_repr", "_lookup_type_attr", "_register_type_attr",
-                 "_object_type_key_to_index", "_type_cls_to_type_info", "_type_index_to_type_info",
-                 "_lookup_or_register_type_info_from_type_key", "_register_py_class",
-                 "_to_py_class_value", "_set_class_device", "_CLASS_DEVICE"):
+    for name in (
+        "Object",
+        "CObject",
+        "Function",
+        "Tensor",
+        "Device",
+        "DataType",
+        "Error",
+        "String",
+        "Bytes",
+        "OpaquePyObject",
+        "ObjectConvertible",
+        "PyNativeObject",
+        "TypeInfo",
+        "TypeField",
+        "TypeMethod",
+        "TypeSchema",
+        "FFIProperty",
+        "CAny",
+        "MISSING",
+        "KWARGS",
+        "object_repr",
+        "_lookup_type_attr",
+        "_register_type_attr",
+        "_object_type_key_to_index",
+        "_type_cls_to_type_info",
+        "_type_index_to_type_info",
+        "_lookup_or_register_type_info_from_type_key",
+        "_register_py_class",
+        "_to_py_class_value",
+        "_set_class_device",
+        "_CLASS_DEVICE",
+    ):
         assert hasattr(core, name), name
     assert tvmffi.core is core
     assert core.Object is tvmffi.Object and core.DataType is tvmffi.dtype
@@ -202,8 +229,10 @@ def test_schema_from_annotation() -> None:
 
 
 def test_schema_json() -> None:
-    s = TypeSchema.from_json_str('{"type":"ffi.Map","args":[{"type":"ffi.String"},'
-                                 '{"type":"Optional","args":[{"type":"int"}]}]}')
+    s = TypeSchema.from_json_str(
+        '{"type":"ffi.Map","args":[{"type":"ffi.String"},'
+        '{"type":"Optional","args":[{"type":"int"}]}]}'
+    )
     assert repr(s) == "Map[str, int | None]"
     assert s.repr(lambda o: {"Map": "Mapping"}.get(o, o)) == "Mapping[str, int | None]"
     assert TypeSchema.from_json_obj(s.to_json()) == s
@@ -242,8 +271,19 @@ def test_schema_convert_containers() -> None:
 
 
 def test_core_types_have_ffi_convert() -> None:
-    for key in ("ffi.Object", "ffi.Function", "ffi.Error", "ffi.String", "ffi.Bytes",
-                "ffi.Array", "ffi.List", "ffi.Map", "ffi.Dict", "ffi.Shape", "ffi.Tensor"):
+    for key in (
+        "ffi.Object",
+        "ffi.Function",
+        "ffi.Error",
+        "ffi.String",
+        "ffi.Bytes",
+        "ffi.Array",
+        "ffi.List",
+        "ffi.Map",
+        "ffi.Dict",
+        "ffi.Shape",
+        "ffi.Tensor",
+    ):
         assert _lookup_type_attr(_object_type_key_to_index(key), "__ffi_convert__") is not None
 
 
@@ -298,8 +338,9 @@ def test_fixture_type_info() -> None:
 @needs_fixtures
 def test_fixture_schema_metadata() -> None:
     meta = tvmffi.get_global_func_metadata("testing.schema_id_arr_int")
-    assert repr(TypeSchema.from_json_str(meta["type_schema"])) == \
-        "Callable[[Array[int]], Array[int]]"
+    assert (
+        repr(TypeSchema.from_json_str(meta["type_schema"])) == "Callable[[Array[int]], Array[int]]"
+    )
 
 
 @needs_fixtures
@@ -327,7 +368,9 @@ def test_fixture_object_schema_conversion() -> None:
     pair = testing.TestIntPair(1, 2)
     assert _to_py_class_value(A(testing.TestIntPair).convert(pair)).same_as(pair)
     A(testing.TestObjectBase).check_value(
-        testing.create_object("testing.TestObjectDerived", v_map=tvmffi.convert({}),
-                              v_array=tvmffi.convert([])))
+        testing.create_object(
+            "testing.TestObjectDerived", v_map=tvmffi.convert({}), v_array=tvmffi.convert([])
+        )
+    )
     with pytest.raises(TypeError, match="expected testing.TestIntPair, got int"):
         A(testing.TestIntPair).check_value(3)

@@ -25,18 +25,17 @@ def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_load_inline_builds_once_and_caches(_cache: Path) -> None:
-    mod = tvmffi.cpp.load_inline("jit_add", cpp_sources=_SRC,
-                                 functions={"add_one": "Adds one."})
+    mod = tvmffi.cpp.load_inline("jit_add", cpp_sources=_SRC, functions={"add_one": "Adds one."})
     assert mod.add_one(41) == 42
     assert mod.get_function_doc("add_one") == "Adds one."
     path = tvmffi.cpp.build_inline("jit_add", cpp_sources=_SRC, functions={"add_one": "Adds one."})
     assert Path(path).parent.parent == _cache
     mtime = Path(path).stat().st_mtime_ns
-    again = tvmffi.cpp.build_inline("jit_add", cpp_sources=_SRC,
-                                    functions={"add_one": "Adds one."})
+    again = tvmffi.cpp.build_inline("jit_add", cpp_sources=_SRC, functions={"add_one": "Adds one."})
     assert again == path and Path(path).stat().st_mtime_ns == mtime  # cached, not rebuilt
-    other = tvmffi.cpp.build_inline("jit_add", cpp_sources=_SRC, functions=["add_one"],
-                                    extra_cflags=["-O0"])
+    other = tvmffi.cpp.build_inline(
+        "jit_add", cpp_sources=_SRC, functions=["add_one"], extra_cflags=["-O0"]
+    )
     assert other != path  # flags are part of the key
 
 
@@ -51,8 +50,11 @@ def test_compiler_errors_show_the_output() -> None:
 
 def test_build_and_load_files_and_objects(tmp_path: Path) -> None:
     src = tmp_path / "lib.cc"
-    src.write_text("#include <tvm/ffi/function.h>\n" + _SRC +
-                   "\nTVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, add_one);\n")
+    src.write_text(
+        "#include <tvm/ffi/function.h>\n"
+        + _SRC
+        + "\nTVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, add_one);\n"
+    )
     assert tvmffi.cpp.load("jit_file", sources=[str(src)]).add_one(1) == 2
     obj = tvmffi.cpp.build("jit_obj", cpp_files=str(src), output="lib.o")
     assert obj.endswith("lib.o") and Path(obj).is_file()
@@ -73,8 +75,11 @@ def test_cuda_sources_target_the_listed_or_detected_gpus(monkeypatch: pytest.Mon
     arches = extension._listed_arches(["-O3"])
     assert arches == ["80", "90a"]
     assert extension._cuda_arch_flags(arches) == [
-        "-gencode", "arch=compute_80,code=[sm_80,compute_80]",
-        "-gencode", "arch=compute_90a,code=[sm_90a,compute_90a]"]
+        "-gencode",
+        "arch=compute_80,code=[sm_80,compute_80]",
+        "-gencode",
+        "arch=compute_90a,code=[sm_90a,compute_90a]",
+    ]
     # The caller's own target flags win: nothing is added.
     assert extension._listed_arches(["-arch=sm_89"]) is None
     assert extension._listed_arches(["-gencode", "arch=compute_75,code=sm_75"]) is None
@@ -112,54 +117,75 @@ int64_t first_alignment() { return reinterpret_cast<uintptr_t>(__tvm_ffi__cubin_
 
 _needs_binutils = pytest.mark.skipif(
     any(shutil.which(tool) is None for tool in ("as", "ld", "objcopy", "nm")),
-    reason="embed_cubin needs GNU binutils (as, ld, objcopy) and nm")
+    reason="embed_cubin needs GNU binutils (as, ld, objcopy) and nm",
+)
 
 
 def _symbols(path: str, *flags: str) -> dict[str, str]:
     """nm's symbol types by name ("r": local read-only data, "R": global)."""
     out = subprocess.run(["nm", *flags, path], capture_output=True, text=True, check=True).stdout
-    return {parts[-1]: parts[-2] for parts in (line.split() for line in out.splitlines())
-            if len(parts) >= 2}
+    return {
+        parts[-1]: parts[-2]
+        for parts in (line.split() for line in out.splitlines())
+        if len(parts) >= 2
+    }
 
 
 @_needs_binutils
 def test_embed_cubin_puts_each_binary_between_its_symbols(tmp_path: Path) -> None:
     first = bytes(range(256)) * 5 + b"\x00tail"
     second = b"another binary"
-    mod = tvmffi.cpp.load_inline("jit_embed", cpp_sources=_EMBEDDED_SRC,
-                                 functions=["first", "second", "first_alignment"],
-                                 embed_cubin={"first": first, "second": second})
+    mod = tvmffi.cpp.load_inline(
+        "jit_embed",
+        cpp_sources=_EMBEDDED_SRC,
+        functions=["first", "second", "first_alignment"],
+        embed_cubin={"first": first, "second": second},
+    )
     assert mod.first() == first
     assert mod.second() == second
     assert mod.first_alignment() == 0
-    path = tvmffi.cpp.build_inline("jit_embed", cpp_sources=_EMBEDDED_SRC,
-                                   functions=["first", "second", "first_alignment"],
-                                   embed_cubin={"first": first, "second": second})
+    path = tvmffi.cpp.build_inline(
+        "jit_embed",
+        cpp_sources=_EMBEDDED_SRC,
+        functions=["first", "second", "first_alignment"],
+        embed_cubin={"first": first, "second": second},
+    )
     # Local to the library: not exported, so libraries may reuse a name.
     symbols = _symbols(path)
     assert symbols["__tvm_ffi__cubin_first"] == "r"
     assert symbols["__tvm_ffi__cubin_second_end"] == "r"
     assert "__tvm_ffi__cubin_first" not in _symbols(path, "-D")
     # The binaries are part of the cache key.
-    other = tvmffi.cpp.build_inline("jit_embed", cpp_sources=_EMBEDDED_SRC,
-                                    functions=["first", "second", "first_alignment"],
-                                    embed_cubin={"first": first + b"!", "second": second})
+    other = tvmffi.cpp.build_inline(
+        "jit_embed",
+        cpp_sources=_EMBEDDED_SRC,
+        functions=["first", "second", "first_alignment"],
+        embed_cubin={"first": first + b"!", "second": second},
+    )
     assert other != path
     assert tvmffi.load_module(other).first() == first + b"!"
     # An object file output carries them too.
-    obj = tvmffi.cpp.build_inline("jit_embed_obj", cpp_sources=_EMBEDDED_SRC,
-                                  functions=["first", "second"], output="embed.o",
-                                  embed_cubin={"first": first, "second": second},
-                                  build_directory=str(tmp_path / "obj"))
+    obj = tvmffi.cpp.build_inline(
+        "jit_embed_obj",
+        cpp_sources=_EMBEDDED_SRC,
+        functions=["first", "second"],
+        output="embed.o",
+        embed_cubin={"first": first, "second": second},
+        build_directory=str(tmp_path / "obj"),
+    )
     assert sorted(p.name for p in (tmp_path / "obj").glob("*.o")) == ["embed.o"]
     assert not list((tmp_path / "obj").glob("*.tmp"))
     assert _symbols(obj)["__tvm_ffi__cubin_second"] == "r"
     # build() takes them as well.
     src = tmp_path / "embedded.cc"
-    src.write_text("#include <tvm/ffi/function.h>\n" + _EMBEDDED_SRC +
-                   "TVM_FFI_DLL_EXPORT_TYPED_FUNC(second, second);\n")
-    built = tvmffi.cpp.load("jit_embed_files", sources=[str(src)],
-                            embed_cubin={"first": b"1", "second": b"22"})
+    src.write_text(
+        "#include <tvm/ffi/function.h>\n"
+        + _EMBEDDED_SRC
+        + "TVM_FFI_DLL_EXPORT_TYPED_FUNC(second, second);\n"
+    )
+    built = tvmffi.cpp.load(
+        "jit_embed_files", sources=[str(src)], embed_cubin={"first": b"1", "second": b"22"}
+    )
     assert built.second() == b"22"
 
 
@@ -167,8 +193,7 @@ def test_embed_cubin_checks_its_argument() -> None:
     with pytest.raises(ValueError, match="not a C identifier"):
         tvmffi.cpp.build_inline("jit_embed_bad", cpp_sources=_SRC, embed_cubin={"a-b": b"x"})
     with pytest.raises(TypeError, match="must be bytes"):
-        tvmffi.cpp.build_inline("jit_embed_bad", cpp_sources=_SRC,
-                                embed_cubin={"a": "text"})  # type: ignore[dict-item]
+        tvmffi.cpp.build_inline("jit_embed_bad", cpp_sources=_SRC, embed_cubin={"a": "text"})  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="is empty"):
         tvmffi.cpp.build_inline("jit_embed_bad", cpp_sources=_SRC, embed_cubin={"a": b""})
 
@@ -204,7 +229,8 @@ extern "C" __global__ void add_one_cuda(const float* x, float* y, int64_t n) {
 """
 
 _needs_cuda_toolkit = pytest.mark.skipif(
-    _cuda_home() is None, reason="needs the CUDA toolkit's headers (cuda.h)")
+    _cuda_home() is None, reason="needs the CUDA toolkit's headers (cuda.h)"
+)
 
 
 @_needs_binutils
@@ -215,13 +241,19 @@ def test_embed_cubin_load_errors_name_the_cuda_call() -> None:
     # loading (CUDA 13's default) compiles only when the kernel is first asked
     # for. Either way that first use raises, naming the call (and again at the
     # next use).
-    mod = tvmffi.cpp.load_inline("jit_cubin_bad", cpp_sources=_LAUNCHER_SRC,
-                                 functions=["load_kernel"],
-                                 embed_cubin={"kernels": b"not a CUDA binary\n"})
+    mod = tvmffi.cpp.load_inline(
+        "jit_cubin_bad",
+        cpp_sources=_LAUNCHER_SRC,
+        functions=["load_kernel"],
+        embed_cubin={"kernels": b"not a CUDA binary\n"},
+    )
     for _ in range(2):
-        with pytest.raises(RuntimeError, match=r"CubinModule: cannot load.*cudaLibraryLoadData"
-                           r"|CubinKernel: cannot get the kernel 'add_one_cuda'.*"
-                           r"cudaLibraryGetKernel"):
+        with pytest.raises(
+            RuntimeError,
+            match=r"CubinModule: cannot load.*cudaLibraryLoadData"
+            r"|CubinKernel: cannot get the kernel 'add_one_cuda'.*"
+            r"cudaLibraryGetKernel",
+        ):
             mod.load_kernel("add_one_cuda")
 
 
@@ -229,8 +261,11 @@ def _gpu_cubin(tmp_path: Path) -> bytes:
     """_KERNEL_CU compiled by nvcc for this machine's GPU."""
     nvcc = shutil.which("nvcc") or str(Path(_cuda_home() or "/usr/local/cuda") / "bin" / "nvcc")
     (tmp_path / "k.cu").write_text(_KERNEL_CU)
-    subprocess.run([nvcc, "--cubin", "-arch=native", "-o", str(tmp_path / "k.cubin"),
-                    str(tmp_path / "k.cu")], check=True, capture_output=True)
+    subprocess.run(
+        [nvcc, "--cubin", "-arch=native", "-o", str(tmp_path / "k.cubin"), str(tmp_path / "k.cu")],
+        check=True,
+        capture_output=True,
+    )
     return (tmp_path / "k.cubin").read_bytes()
 
 
@@ -239,9 +274,12 @@ def _gpu_cubin(tmp_path: Path) -> bytes:
 def test_embed_cubin_launches_on_torch_tensors(cuda_torch: ModuleType, tmp_path: Path) -> None:
     torch = cuda_torch
     cubin = _gpu_cubin(tmp_path)
-    mod = tvmffi.cpp.load_inline("jit_cubin_gpu", cpp_sources=_LAUNCHER_SRC,
-                                 functions=["add_one", "load_kernel"],
-                                 embed_cubin={"kernels": cubin})
+    mod = tvmffi.cpp.load_inline(
+        "jit_cubin_gpu",
+        cpp_sources=_LAUNCHER_SRC,
+        functions=["add_one", "load_kernel"],
+        embed_cubin={"kernels": cubin},
+    )
     x = torch.arange(1000, dtype=torch.float32, device="cuda") * 0.5
     y = torch.empty_like(x)
     mod.add_one(x, y)

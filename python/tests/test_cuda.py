@@ -134,8 +134,9 @@ def test_cpu_kernel_refuses_cuda_tensor(cpu_kernels: tvmffi.Module, cuda_torch: 
         cpu_kernels.add_one(x, x)
 
 
-def test_cuda_kernel_refuses_cpu_tensor(cuda_kernels: tvmffi.Module,
-                                        cuda_torch: ModuleType) -> None:
+def test_cuda_kernel_refuses_cpu_tensor(
+    cuda_kernels: tvmffi.Module, cuda_torch: ModuleType
+) -> None:
     x = cuda_torch.zeros(4)
     with pytest.raises(ValueError, match="CUDA"):
         cuda_kernels.scale(x, x, 2.0)

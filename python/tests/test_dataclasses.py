@@ -32,7 +32,8 @@ from tvmffi.dataclasses import (
 
 needs_fixtures = pytest.mark.skipif(
     testing.fixture_library() is None,
-    reason="no fixture library (set TVMFFI_TESTING_LIB to a libtvm_ffi_testing.so)")
+    reason="no fixture library (set TVMFFI_TESTING_LIB to a libtvm_ffi_testing.so)",
+)
 
 _keys = itertools.count()
 
@@ -144,8 +145,11 @@ def test_py_class_storage_comes_from_the_runtime() -> None:
     # The runtime's getters, setters, deleter and copy run no Python, so an
     # object may die while an exception is pending (here: the temporary Inner
     # of a refused assignment), and the AttributeError arrives as it is.
-    for name in ("ffi.MakeFieldGetter", "ffi.MakeFieldSetter",
-                 "ffi._PyClassRegisterTypeAttrColumns"):
+    for name in (
+        "ffi.MakeFieldGetter",
+        "ffi.MakeFieldSetter",
+        "ffi._PyClassRegisterTypeAttrColumns",
+    ):
         assert tvmffi.get_global_func(name, allow_missing=True) is not None
 
     @py_class(_key("FrozenInner"), frozen=True)
@@ -160,8 +164,12 @@ def test_py_class_storage_comes_from_the_runtime() -> None:
         child: Inner
 
     outer = Outer(Inner(10, 1.5, True, "x"))
-    assert (outer.child.val, outer.child.ratio, outer.child.flag, outer.child.name) == \
-        (10, 1.5, True, "x")
+    assert (outer.child.val, outer.child.ratio, outer.child.flag, outer.child.name) == (
+        10,
+        1.5,
+        True,
+        "x",
+    )
     with pytest.raises(AttributeError):
         outer.child = Inner(20)
     twin = copy.copy(outer)
@@ -241,9 +249,11 @@ def test_py_class_rejects_duplicate_key_and_bad_options() -> None:
         pass
 
     with pytest.raises(ValueError, match="already registered"):
+
         @py_class(key)
         class Two(core.Object):
             pass
+
     with pytest.raises(ValueError, match="order=True requires eq=True"):
         py_class(order=True)
 
@@ -269,15 +279,18 @@ def test_method_registration() -> None:
 @pytest.fixture
 def rebinding() -> Any:
     """Give the fixture types their tvmffi.testing classes back after a test rebinds them."""
-    saved = {key: core._type_cls_to_type_info(cls) and cls for key, cls in (
-        ("testing.TestIntPair", testing.TestIntPair),
-        ("testing.TestObjectBase", testing.TestObjectBase))}
+    saved = {
+        key: core._type_cls_to_type_info(cls) and cls
+        for key, cls in (
+            ("testing.TestIntPair", testing.TestIntPair),
+            ("testing.TestObjectBase", testing.TestObjectBase),
+        )
+    }
     yield
     for key, cls in saved.items():
         index = core._object_type_key_to_index(key)
         if cls and index is not None:
             core._register_object_by_index(index, cls)
-
 
 
 @needs_fixtures
@@ -300,6 +313,7 @@ def test_c_class_binds_a_fixture_type(rebinding: Any) -> None:
 @needs_fixtures
 def test_c_class_warns_about_unannotated_fields(rebinding: Any) -> None:
     with pytest.warns(UserWarning, match="does not annotate"):
+
         @c_class("testing.TestObjectBase")
         class Base(core.Object):
             pass
@@ -348,27 +362,33 @@ def test_enum_entries_are_checked_where_the_class_is_defined() -> None:
     from tvmffi.dataclasses import Enum, IntEnum, StrEnum, entry
 
     with pytest.raises(TypeError, match=r"Bad\.x: invalid enum entry"):
+
         class Bad(Enum, type_key=_key("Bad")):
             arity: int = 0
             x = entry(arity="not an int")
 
     with pytest.raises(TypeError, match="value must be int"):
+
         class BadInt(IntEnum, type_key=_key("BadInt")):
             X = "x"
 
     with pytest.raises(TypeError, match="value must be str"):
+
         class BadStr(StrEnum, type_key=_key("BadStr")):
             X = 1
 
     with pytest.raises(OverflowError):
+
         class Huge(IntEnum, type_key=_key("Huge")):
             X = 1 << 63
 
     with pytest.raises(TypeError, match="requires an integer value"):
+
         class Bare(IntEnum, type_key=_key("Bare")):
             X: ClassVar[Bare]
 
     with pytest.raises(TypeError, match="indices are inferred"):
+
         class Indexed(Enum, type_key=_key("Indexed")):
             x = entry(_int_index=3)
 
@@ -442,8 +462,9 @@ def test_enum_fields_take_payloads() -> None:
 @needs_fixtures
 def test_c_class_enum_fields_take_payloads_when_the_enum_is_bound_later() -> None:
     # testing binds the holder type before its enum types' classes exist.
-    holder = testing._TestCxxEnumHolder(priority=testing._TestCxxIntEnum.low,
-                                       opcode=testing._TestCxxStrEnum.add)
+    holder = testing._TestCxxEnumHolder(
+        priority=testing._TestCxxIntEnum.low, opcode=testing._TestCxxStrEnum.add
+    )
     holder.priority = 20
     holder.opcode = "*"
     assert holder.priority.same_as(testing._TestCxxIntEnum.high)

@@ -24,7 +24,8 @@ from tvmffi.dataclasses.gen_abi_cpp import _Generator
 
 needs_compiler = pytest.mark.skipif(
     shutil.which(os.environ.get("CXX") or "c++") is None,
-    reason="needs a C++ compiler ($CXX or c++) to build the generated header")
+    reason="needs a C++ compiler ($CXX or c++) to build the generated header",
+)
 
 
 @py_class("tvmffi_tests.gen_abi_cpp.Leaf")
@@ -44,9 +45,9 @@ class Derived(Base):
     name: str
     leaf: Leaf
     leaves: list[Leaf]
-    maybe: Optional[Leaf]  # noqa: UP045  (py_class reads annotations at run time; 3.9)
-    maybe_items: list[Optional[Leaf]]  # noqa: UP045
-    either: Union[int, str]  # noqa: UP007
+    maybe: Optional[Leaf]
+    maybe_items: list[Optional[Leaf]]
+    either: Union[int, str]
     new: int  # a C++ keyword as a field name
 
 
@@ -69,14 +70,18 @@ def test_members_sit_at_the_reflected_offsets() -> None:
     assert info.fields, "a @py_class registers its fields"
     for f in info.fields:
         member = "__ffi_escape_6e6577" if f.name == "new" else f.name
-        assert re.search(rf" {member};  // offset={f.offset}, size={f.size}, "
-                         rf"align={f.alignment}\b", header), f.name
+        assert re.search(
+            rf" {member};  // offset={f.offset}, size={f.size}, "
+            rf"align={f.alignment}\b",
+            header,
+        ), f.name
         assert f"static_assert(offsetof(DerivedObj, {member}) == {f.offset});" in header
         assert f"static_assert(sizeof(decltype(DerivedObj::{member})) == {f.size});" in header
     assert f"static_assert(sizeof(DerivedObj) == {info.total_size});" in header
     assert "static_assert(alignof(DerivedObj) == 8);" in header
-    assert 'TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("tvmffi_tests.gen_abi_cpp.sub.Derived", 2);' \
-        in header
+    assert (
+        'TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("tvmffi_tests.gen_abi_cpp.sub.Derived", 2);' in header
+    )
 
 
 def test_field_carriers() -> None:
@@ -110,9 +115,11 @@ def test_parents_come_first_and_references_are_declared() -> None:
     # Leaf is only referred to: forward-declared, and a field-less view.
     assert "struct LeafObj;" in header
     assert f"inline constexpr bool tvm::ffi::is_object_subclass_v<{_LEAF}> = true;" in header
-    assert ("struct LeafObj : public ::tvm::ffi::Object {\n"
-            '  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("tvmffi_tests.gen_abi_cpp.Leaf", 1);\n'
-            "};") in header
+    assert (
+        "struct LeafObj : public ::tvm::ffi::Object {\n"
+        '  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP("tvmffi_tests.gen_abi_cpp.Leaf", 1);\n'
+        "};"
+    ) in header
     assert "namespace tvmffi_tests {\nnamespace gen_abi_cpp {\nnamespace sub {" in header
     assert header.startswith("#pragma once\n\n#include <tvm/ffi/tvm_ffi.h>\n")
     # Selected too, Leaf gets its members.
@@ -122,8 +129,12 @@ def test_parents_come_first_and_references_are_declared() -> None:
 
 
 def test_selectors() -> None:
-    keys = ["tvmffi_tests.gen_abi_cpp.Leaf", "tvmffi_tests.gen_abi_cpp.Base",
-            "tvmffi_tests.gen_abi_cpp.sub.Derived", "tvmffi_tests.gen_abi_cpp.Ωmega"]
+    keys = [
+        "tvmffi_tests.gen_abi_cpp.Leaf",
+        "tvmffi_tests.gen_abi_cpp.Base",
+        "tvmffi_tests.gen_abi_cpp.sub.Derived",
+        "tvmffi_tests.gen_abi_cpp.Ωmega",
+    ]
     whole = gen_abi_cpp(keys)
     assert gen_abi_cpp(list(reversed(keys))) == whole  # deterministic, order-free
     assert gen_abi_cpp("tvmffi_tests.gen_abi_cpp.*") == whole  # a pattern
@@ -163,9 +174,15 @@ def test_native_types() -> None:
 
 
 def _native_field(name: str, raw: dict[str, Any], size: int, alignment: int) -> TypeField:
-    return TypeField(name=name, size=size, alignment=alignment, offset=24,
-                     field_static_type_index=-1, metadata={"type_schema": raw},
-                     ty=TypeSchema.from_json_obj(raw))
+    return TypeField(
+        name=name,
+        size=size,
+        alignment=alignment,
+        offset=24,
+        field_static_type_index=-1,
+        metadata={"type_schema": raw},
+        ty=TypeSchema.from_json_obj(raw),
+    )
 
 
 def test_native_field_carriers_follow_schema_and_layout() -> None:
@@ -178,12 +195,18 @@ def test_native_field_carriers_follow_schema_and_layout() -> None:
     leaf = {"type": "tvmffi_tests.gen_abi_cpp.Leaf"}
     assert lower(leaf, 8) == f"::tvm::ffi::Arc<{_LEAF}>"
     assert lower({"type": "Optional", "args": [leaf]}, 8) == f"::tvm::ffi::ObjectPtr<{_LEAF}>"
-    assert lower({"type": "Optional", "args": [{"type": "ffi.String"}]}, 16) \
+    assert (
+        lower({"type": "Optional", "args": [{"type": "ffi.String"}]}, 16)
         == "::tvm::ffi::Optional<::tvm::ffi::String>"
-    assert lower({"type": "Variant", "args": [leaf, {"type": "ffi.Function"}]}, 8) \
+    )
+    assert (
+        lower({"type": "Variant", "args": [leaf, {"type": "ffi.Function"}]}, 8)
         == "::tvm::ffi::Arc<::tvm::ffi::Object>"
-    assert lower({"type": "ffi.Map", "args": [{"type": "ffi.String"}, {"type": "int"}]}, 8) \
+    )
+    assert (
+        lower({"type": "ffi.Map", "args": [{"type": "ffi.String"}, {"type": "int"}]}, 8)
         == "::tvm::ffi::Map<::tvm::ffi::String, int64_t>"
+    )
     assert lower({"type": "int"}, 4, 4) == "int32_t"
     # A C++ Optional<int64_t> and the like: the schema does not say which type it is.
     with pytest.raises(ValueError, match="Ambiguous native Optional carrier"):
@@ -203,8 +226,7 @@ def test_native_field_carriers_follow_schema_and_layout() -> None:
 
 @needs_compiler
 def test_generated_header_reads_live_objects(tmp_path: Path) -> None:
-    header = gen_abi_cpp(["tvmffi_tests.gen_abi_cpp.*", "ffi.IntEnum",
-                          "ffi.reflection.AccessPath"])
+    header = gen_abi_cpp(["tvmffi_tests.gen_abi_cpp.*", "ffi.IntEnum", "ffi.reflection.AccessPath"])
     (tmp_path / "abi.h").write_text(header)
     source = r"""
         #include "abi.h"
@@ -227,15 +249,37 @@ def test_generated_header_reads_live_objects(tmp_path: Path) -> None:
         void write_count(DerivedObj* obj, int64_t value) { obj->count = value; }
         int32_t derived_type_index() { return DerivedObj::RuntimeTypeIndex(); }
     """
-    names = ["read_count", "read_flag", "read_ratio", "read_name", "read_new", "read_leaf",
-             "sum_leaves", "write_count", "derived_type_index"]
+    names = [
+        "read_count",
+        "read_flag",
+        "read_ratio",
+        "read_name",
+        "read_new",
+        "read_leaf",
+        "sum_leaves",
+        "write_count",
+        "derived_type_index",
+    ]
     # tvmffi.cpp comes with `import tvmffi` (as upstream's tvm_ffi.cpp does).
-    mod = tvmffi.cpp.load_inline(name="gen_abi_cpp_live", cpp_sources=source, functions=names,
-                                 extra_include_paths=[str(tmp_path)],
-                                 build_directory=str(tmp_path / "build"))
-    obj = Derived(flag=True, count=41, ratio=0.25, name="a name longer than a small string",
-                  leaf=Leaf(value=7), leaves=[Leaf(value=1), Leaf(value=2)], maybe=None,
-                  maybe_items=[None], either="x", new=9)
+    mod = tvmffi.cpp.load_inline(
+        name="gen_abi_cpp_live",
+        cpp_sources=source,
+        functions=names,
+        extra_include_paths=[str(tmp_path)],
+        build_directory=str(tmp_path / "build"),
+    )
+    obj = Derived(
+        flag=True,
+        count=41,
+        ratio=0.25,
+        name="a name longer than a small string",
+        leaf=Leaf(value=7),
+        leaves=[Leaf(value=1), Leaf(value=2)],
+        maybe=None,
+        maybe_items=[None],
+        either="x",
+        new=9,
+    )
     assert mod.read_count(obj) == 41
     assert mod.read_flag(obj) is True
     assert mod.read_ratio(obj) == 0.25

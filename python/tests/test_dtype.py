@@ -65,14 +65,19 @@ def test_dtype_properties_and_constants() -> None:
         tvmffi.dtype("int32xvscalex4").itemsize
     with pytest.raises(ValueError, match="at least 1"):
         tvmffi.dtype("int8").with_lanes(0)
-    kinds = {name: (d.is_bool, d.is_integer, d.is_float, d.is_handle)
-             for name in ("bool", "uint8", "bfloat16", "float8_e4m3fn", "handle", "complex64")
-             for d in [tvmffi.dtype(name)]}
-    assert kinds == {"bool": (True, False, False, False), "uint8": (False, True, False, False),
-                     "bfloat16": (False, False, True, False),
-                     "float8_e4m3fn": (False, False, True, False),
-                     "handle": (False, False, False, True),
-                     "complex64": (False, False, False, False)}
+    kinds = {
+        name: (d.is_bool, d.is_integer, d.is_float, d.is_handle)
+        for name in ("bool", "uint8", "bfloat16", "float8_e4m3fn", "handle", "complex64")
+        for d in [tvmffi.dtype(name)]
+    }
+    assert kinds == {
+        "bool": (True, False, False, False),
+        "uint8": (False, True, False, False),
+        "bfloat16": (False, False, True, False),
+        "float8_e4m3fn": (False, False, True, False),
+        "handle": (False, False, False, True),
+        "complex64": (False, False, False, False),
+    }
     assert tvmffi.dtype.from_dlpack_data_type((0, 8, 1)) == "int8"
     assert tvmffi.dtype.from_dlpack_data_type((17, 4, 2)) == "float4_e2m1fnx2"
     with pytest.raises(ValueError, match="no dtype name"):

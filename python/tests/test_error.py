@@ -6,8 +6,17 @@ import pytest
 
 import tvmffi
 
-BUILTIN = [ValueError, TypeError, RuntimeError, AttributeError, IndexError, KeyError,
-           NotImplementedError, MemoryError, AssertionError]
+BUILTIN = [
+    ValueError,
+    TypeError,
+    RuntimeError,
+    AttributeError,
+    IndexError,
+    KeyError,
+    NotImplementedError,
+    MemoryError,
+    AssertionError,
+]
 
 
 def raiser(exc: BaseException) -> tvmffi.Function:
@@ -155,7 +164,9 @@ def test_parse_backtrace() -> None:
       File "c.py", line 3, in <module>
     ValueError: x
     """
-    assert tvmffi.error._parse_backtrace(text) == [("/a/b.py", 12, "outer"),
-                                                   ("c.py", 3, "<module>")]
+    assert tvmffi.error._parse_backtrace(text) == [
+        ("/a/b.py", 12, "outer"),
+        ("c.py", 3, "<module>"),
+    ]
     assert tvmffi.error._parse_backtrace("") == []
     assert tvmffi.error.register_error is tvmffi.register_error

@@ -125,9 +125,11 @@ class _DLPackClears:
         return (1, 0)
 
 
-@pytest.mark.parametrize("make", [_grow_dict, _grow_dict_from_key, _clear_list, _grow_list,
-                                  _shrink_outer_from_inner],
-                         ids=lambda f: f.__name__.lstrip("_"))
+@pytest.mark.parametrize(
+    "make",
+    [_grow_dict, _grow_dict_from_key, _clear_list, _grow_list, _shrink_outer_from_inner],
+    ids=lambda f: f.__name__.lstrip("_"),
+)
 def test_1_container_changed_during_conversion(make: Callable[[], Any]) -> None:
     # Each way converts a fresh container (the hook changes the one it is in).
     for way in (tvmffi.convert, ECHO):
@@ -195,8 +197,9 @@ def _cycle_through_tuple() -> Any:
     return a
 
 
-@pytest.mark.parametrize("make", [_self_list, _self_dict, _cycle_through_tuple],
-                         ids=lambda f: f.__name__.lstrip("_"))
+@pytest.mark.parametrize(
+    "make", [_self_list, _self_dict, _cycle_through_tuple], ids=lambda f: f.__name__.lstrip("_")
+)
 def test_2_self_referential_container(make: Callable[[], Any]) -> None:
     value = make()
     before = repr(value)
@@ -227,8 +230,10 @@ def test_2_deep_nesting_past_any_recursion_limit() -> None:
     sys.setrecursionlimit(10**6)
     try:
         for way in (tvmffi.convert, ECHO):
-            with pytest.raises(RecursionError, match=_C_STACK if sys.version_info < (3, 12)
-                               else f"{_C_STACK}|{_NESTED}"):
+            with pytest.raises(
+                RecursionError,
+                match=_C_STACK if sys.version_info < (3, 12) else f"{_C_STACK}|{_NESTED}",
+            ):
                 way(value)
     finally:
         sys.setrecursionlimit(old)
@@ -243,7 +248,7 @@ def test_2_deep_nesting_on_a_small_thread_stack() -> None:
     def run() -> None:
         try:
             tvmffi.convert(value)
-        except BaseException as err:  # noqa: BLE001
+        except BaseException as err:
             errors.append(err)
 
     old_limit, old_size = sys.getrecursionlimit(), threading.stack_size()
@@ -405,21 +410,26 @@ def _api_cases() -> list[tuple[str, Any, str]]:
     # An address that must never be read: 16 (a real API would be elsewhere).
     return [
         ("__dlpack_c_exchange_api__", 16, "got an object of type 'int'"),
-        ("__dlpack_c_exchange_api__", _capsule_new(16, _WRONG_NAME, None),
-         "got a PyCapsule named 'not_an_exchange_api'"),
+        (
+            "__dlpack_c_exchange_api__",
+            _capsule_new(16, _WRONG_NAME, None),
+            "got a PyCapsule named 'not_an_exchange_api'",
+        ),
         ("__c_dlpack_exchange_api__", 2**40, "got an object of type 'int'"),
         ("__dlpack_c_exchange_api__", "dlpack_exchange_api", "got an object of type 'str'"),
     ]
 
 
-@pytest.mark.parametrize("attr, api, got", _api_cases(), ids=["int", "capsule", "old-name",
-                                                                "str"])
-def test_4_exchange_api_must_be_the_named_capsule(np: ModuleType, attr: str, api: Any,
-                                                   got: str) -> None:
+@pytest.mark.parametrize("attr, api, got", _api_cases(), ids=["int", "capsule", "old-name", "str"])
+def test_4_exchange_api_must_be_the_named_capsule(
+    np: ModuleType, attr: str, api: Any, got: str
+) -> None:
     cls = type("BadApi", (_Producer,), {attr: api})
     obj = cls(np)
-    message = (f"BadApi.{attr} is not a DLPack C exchange API: expected a PyCapsule named "
-               f"'dlpack_exchange_api', {got}")
+    message = (
+        f"BadApi.{attr} is not a DLPack C exchange API: expected a PyCapsule named "
+        f"'dlpack_exchange_api', {got}"
+    )
     with pytest.raises(TypeError, match=message):
         tvmffi.from_dlpack(obj)
     with pytest.raises(TypeError, match=message):
@@ -435,17 +445,29 @@ def test_4_exchange_api_must_be_the_named_capsule(np: ModuleType, attr: str, api
 # 5. DLPack arguments of the wrong shape or type.
 # --------------------------------------------------------------------------
 _DLPACK_BAD = [
-    ({"max_version": ()}, TypeError, r"max_version must be a tuple \(major, minor\) of two ints, "
-                                     r"got \(\)"),
+    (
+        {"max_version": ()},
+        TypeError,
+        r"max_version must be a tuple \(major, minor\) of two ints, "
+        r"got \(\)",
+    ),
     ({"max_version": (1,)}, TypeError, r"got \(1,\)"),
     ({"max_version": "ab"}, TypeError, r"max_version must be a tuple .* got 'ab'"),
     ({"max_version": [1, 0]}, TypeError, r"got \[1, 0\]"),
     ({"max_version": (1, "0")}, TypeError, r"of two ints, got \(1, '0'\)"),
     ({"max_version": (1, 0, 0)}, TypeError, r"got \(1, 0, 0\)"),
-    ({"max_version": (2**70, 0)}, ValueError, r"max_version \(1180591620717411303424, 0\) is out "
-                                              r"of range"),
-    ({"dl_device": (1,)}, TypeError, r"dl_device must be a tuple \(device_type, device_id\) of "
-                                     r"two ints, got \(1,\)"),
+    (
+        {"max_version": (2**70, 0)},
+        ValueError,
+        r"max_version \(1180591620717411303424, 0\) is out "
+        r"of range",
+    ),
+    (
+        {"dl_device": (1,)},
+        TypeError,
+        r"dl_device must be a tuple \(device_type, device_id\) of "
+        r"two ints, got \(1,\)",
+    ),
     ({"dl_device": ("a", "b")}, TypeError, r"got \('a', 'b'\)"),
     ({"dl_device": 1}, TypeError, r"dl_device must be a tuple"),
     ({"dl_device": (2, 0)}, BufferError, r"cannot export to another device"),
@@ -455,11 +477,14 @@ _DLPACK_BAD = [
 ]
 
 
-@pytest.mark.parametrize("kwargs, exc, message", _DLPACK_BAD,
-                         ids=[f"{next(iter(k))}={v!r}" for k, _, _ in _DLPACK_BAD
-                              for v in k.values()])
-def test_5_tensor_dlpack_arguments(np: ModuleType, kwargs: dict[str, Any], exc: type,
-                                   message: str) -> None:
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    _DLPACK_BAD,
+    ids=[f"{next(iter(k))}={v!r}" for k, _, _ in _DLPACK_BAD for v in k.values()],
+)
+def test_5_tensor_dlpack_arguments(
+    np: ModuleType, kwargs: dict[str, Any], exc: type, message: str
+) -> None:
     t = tvmffi.from_dlpack(np.arange(3, dtype=np.float32))
     with pytest.raises(exc, match=message):
         t.__dlpack__(**kwargs)
@@ -468,14 +493,20 @@ def test_5_tensor_dlpack_arguments(np: ModuleType, kwargs: dict[str, Any], exc: 
     assert t.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=False) is not None
 
 
-@pytest.mark.parametrize("device, message", [
-    (5, r"__dlpack_device__\(\) must return a tuple \(device_type, device_id\), got an object "
-        r"of type 'int'"),
-    ([1, 0], r"got an object of type 'list'"),
-    ((1,), r"got a tuple of type 'tuple'"),
-    ((1, 0, 0), r"got a tuple of type 'tuple'"),
-    (("cpu", 0), r"'str' object cannot be interpreted as an integer"),
-])
+@pytest.mark.parametrize(
+    "device, message",
+    [
+        (
+            5,
+            r"__dlpack_device__\(\) must return a tuple \(device_type, device_id\), got an object "
+            r"of type 'int'",
+        ),
+        ([1, 0], r"got an object of type 'list'"),
+        ((1,), r"got a tuple of type 'tuple'"),
+        ((1, 0, 0), r"got a tuple of type 'tuple'"),
+        (("cpu", 0), r"'str' object cannot be interpreted as an integer"),
+    ],
+)
 def test_5_dlpack_device_must_be_a_pair(np: ModuleType, device: Any, message: str) -> None:
     class OddDevice(_Producer):
         def __dlpack_device__(self) -> Any:
@@ -499,7 +530,7 @@ def _subclasses(cls: type) -> list[type]:
 
 
 def _uninitialised_classes() -> list[type]:
-    import tvmffi.testing  # noqa: F401  (its fixture classes, bound or not)
+    import tvmffi.testing
 
     seen: dict[int, type] = {}
     for cls in [tvmffi.Object, tvmffi.Device, *_subclasses(tvmffi.Object)]:
@@ -520,11 +551,14 @@ def test_6_new_without_init_core_classes(np: ModuleType) -> None:
     for o in (obj, fn, ten, arr, mod):
         with pytest.raises(TypeError, match="the tvmffi.Object is not initialised"):
             tvmffi.convert(o)
-        with pytest.raises(TypeError, match=r"argument #0 \(type '[\w.]+'\): the tvmffi.Object "
-                                            r"is not initialised"):
+        with pytest.raises(
+            TypeError,
+            match=r"argument #0 \(type '[\w.]+'\): the tvmffi.Object "
+            r"is not initialised",
+        ):
             ECHO(o)
         with pytest.raises(TypeError, match="the tvmffi.Object is not initialised"):
-            o.type_key  # noqa: B018
+            o.type_key
         assert o == o and o != tvmffi.Object.__new__(tvmffi.Object)  # only itself
         assert not o.same_as(tvmffi.Object.__new__(tvmffi.Object))
         for op in (hash, repr):  # works ("<tvmffi.Tensor (not initialised)>", ...), or
@@ -566,8 +600,11 @@ def test_6_new_without_init_core_classes(np: ModuleType) -> None:
     tvmffi._core._init_from(arr, real)
     assert list(arr) == [1, 2] and arr.same_as(real)
     # nanobind names the class with or without its module, by version.
-    with pytest.raises(TypeError, match=r"a [\w.]*Tensor holds an ffi\.Tensor, not an object "
-                                        r"of type ffi\.Array"):
+    with pytest.raises(
+        TypeError,
+        match=r"a [\w.]*Tensor holds an ffi\.Tensor, not an object "
+        r"of type ffi\.Array",
+    ):
         tvmffi._core._init_from(ten, real)
     with pytest.raises(TypeError, match="both must be tvmffi.Object instances"):
         tvmffi._core._init_from(ten, 5)
@@ -575,8 +612,15 @@ def test_6_new_without_init_core_classes(np: ModuleType) -> None:
 
 def test_6_unbound_methods_check_self(np: ModuleType) -> None:
     # The extension's methods called unbound with another object as `self`.
-    wrong = [5, "text", None, tvmffi.convert([1]), tvmffi.device("cpu"),
-             tvmffi.from_dlpack(np.zeros(1, np.float32)), tvmffi.Function(lambda: 0)]
+    wrong = [
+        5,
+        "text",
+        None,
+        tvmffi.convert([1]),
+        tvmffi.device("cpu"),
+        tvmffi.from_dlpack(np.zeros(1, np.float32)),
+        tvmffi.Function(lambda: 0),
+    ]
     checked = 0
     for cls in (tvmffi.Object, tvmffi.Function, tvmffi.Tensor, tvmffi.Device):
         for name, attr in vars(cls).items():
@@ -590,9 +634,12 @@ def test_6_unbound_methods_check_self(np: ModuleType) -> None:
                 try:
                     fn(self)
                 except TypeError as err:
-                    assert "expected a tvmffi." in str(err) or "requires" in str(err) or (
-                        "argument" in str(err)), (cls, name, err)
-                except Exception:  # noqa: BLE001, S110  (e.g. a Python-level method's own error)
+                    assert (
+                        "expected a tvmffi." in str(err)
+                        or "requires" in str(err)
+                        or ("argument" in str(err))
+                    ), (cls, name, err)
+                except Exception:
                     pass
     assert checked > 50
 
@@ -610,16 +657,22 @@ def test_6_reflected_fields_check_the_object_type() -> None:
             if not isinstance(attr, FFIProperty):
                 continue
             for obj in (arr, 5, tvmffi.device("cpu")):
-                with pytest.raises(TypeError, match=r"cannot be read or written on an object of "
-                                                    r"type ffi.Array|expected a tvmffi.Object"):
+                with pytest.raises(
+                    TypeError,
+                    match=r"cannot be read or written on an object of "
+                    r"type ffi.Array|expected a tvmffi.Object",
+                ):
                     attr.fget(obj)
                 checked += 1
     assert checked >= 10
     path = AccessPath.__new__(AccessPath)
     tvmffi._core._init_from(path, arr)
-    with pytest.raises(TypeError, match=r"field `depth` of ffi.reflection.AccessPath cannot be "
-                                        r"read or written on an object of type ffi.Array"):
-        path.depth  # noqa: B018
+    with pytest.raises(
+        TypeError,
+        match=r"field `depth` of ffi.reflection.AccessPath cannot be "
+        r"read or written on an object of type ffi.Array",
+    ):
+        path.depth
     assert list(arr) == [1, 2, 3]
 
 
@@ -636,17 +689,17 @@ def test_6_new_without_init_every_class(cls: type) -> None:
             continue
         try:
             value = getattr(obj, name)
-        except Exception:  # noqa: BLE001, S112
+        except Exception:
             continue
         if callable(value) and not isinstance(value, type):
             try:
                 value()
-            except Exception:  # noqa: BLE001, S110
+            except Exception:
                 pass
     for op in (repr, str, hash, bool, len, list):
         try:
             op(obj)
-        except Exception:  # noqa: BLE001, S110
+        except Exception:
             pass
     # Passed to FFI: refused as not initialised, unless the class's __new__
     # made a real object (py_class types allocate in __new__).
@@ -704,10 +757,12 @@ def test_6_reinit_while_a_call_borrows_the_object(np: ModuleType) -> None:
 
 def test_6_every_rebinding_path_binds_anew() -> None:
     other = tvmffi.Array([3])
-    for rebind in (lambda a: a.__init__([5]),
-                   lambda a: a.__move_handle_from__(tvmffi.Array([5])),
-                   lambda a: a.__setstate__(tvmffi.Array([5]).__getstate__()),
-                   lambda a: tvmffi._core._init_from(a, tvmffi.Array([5]))):
+    for rebind in (
+        lambda a: a.__init__([5]),
+        lambda a: a.__move_handle_from__(tvmffi.Array([5])),
+        lambda a: a.__setstate__(tvmffi.Array([5]).__getstate__()),
+        lambda a: tvmffi._core._init_from(a, tvmffi.Array([5])),
+    ):
         arr = tvmffi.Array([1, 2])
         rebind(arr)
         assert list(arr) == [5]
@@ -727,34 +782,48 @@ def test_6_every_rebinding_path_binds_anew() -> None:
 _INDEX_RANGE = r"the index must be an integer in \[0, 2147483647\]"
 
 
-@pytest.mark.parametrize("args, exc, message", [
-    (("cuda:99999999999999999999",), ValueError,
-     r"invalid device 'cuda:99999999999999999999': " + _INDEX_RANGE),
-    (("cuda:4294967297",), ValueError, _INDEX_RANGE),
-    (("cuda:2147483648",), ValueError, _INDEX_RANGE),
-    (("cuda:-1",), ValueError, _INDEX_RANGE),
-    (("cuda: 1",), ValueError, _INDEX_RANGE),
-    (("cuda:+1",), ValueError, _INDEX_RANGE),
-    (("cuda:0x1",), ValueError, _INDEX_RANGE),
-    (("cuda:1:2",), ValueError, _INDEX_RANGE),
-    (("cuda:",), ValueError, _INDEX_RANGE),
-    (("cuda:٣",), ValueError, _INDEX_RANGE),  # an Arabic-Indic digit: not ASCII
-    (("garbage",), ValueError, r"invalid device 'garbage': unknown device type 'garbage'"),
-    (("",), ValueError, r"unknown device type ''"),
-    (("cuda\x00:0",), ValueError, r"invalid device 'cuda\\x00:0': unknown device type "
-                                  r"'cuda\\x00'"),
-    (("cuda", -3), ValueError, r"invalid device index -3: it must be an integer in "
-                               r"\[0, 2147483647\]"),
-    (("cuda", 2**31), ValueError, r"invalid device index 2147483648"),
-    (("cuda", 10**30), ValueError, r"invalid device index 1000000000000000000000000000000"),
-    ((2, 2**33), ValueError, r"invalid device index 8589934592"),
-    ((-1,), ValueError, r"invalid device type -1: it must be an integer in \[0, 65536\)"),
-    ((65536,), ValueError, r"invalid device type 65536"),
-    ((10**30,), ValueError, r"invalid device type 1000000000000000000000000000000"),
-    (("cuda", 1.5), TypeError, r"'float' object cannot be interpreted as an integer"),
-    (("cuda", "1"), TypeError, r"'str' object cannot be interpreted as an integer"),
-    ((2.0,), TypeError, r"spec must be a str such as 'cuda:0' or a DLPack device type code"),
-])
+@pytest.mark.parametrize(
+    "args, exc, message",
+    [
+        (
+            ("cuda:99999999999999999999",),
+            ValueError,
+            r"invalid device 'cuda:99999999999999999999': " + _INDEX_RANGE,
+        ),
+        (("cuda:4294967297",), ValueError, _INDEX_RANGE),
+        (("cuda:2147483648",), ValueError, _INDEX_RANGE),
+        (("cuda:-1",), ValueError, _INDEX_RANGE),
+        (("cuda: 1",), ValueError, _INDEX_RANGE),
+        (("cuda:+1",), ValueError, _INDEX_RANGE),
+        (("cuda:0x1",), ValueError, _INDEX_RANGE),
+        (("cuda:1:2",), ValueError, _INDEX_RANGE),
+        (("cuda:",), ValueError, _INDEX_RANGE),
+        (("cuda:٣",), ValueError, _INDEX_RANGE),  # an Arabic-Indic digit: not ASCII
+        (("garbage",), ValueError, r"invalid device 'garbage': unknown device type 'garbage'"),
+        (("",), ValueError, r"unknown device type ''"),
+        (
+            ("cuda\x00:0",),
+            ValueError,
+            r"invalid device 'cuda\\x00:0': unknown device type "
+            r"'cuda\\x00'",
+        ),
+        (
+            ("cuda", -3),
+            ValueError,
+            r"invalid device index -3: it must be an integer in "
+            r"\[0, 2147483647\]",
+        ),
+        (("cuda", 2**31), ValueError, r"invalid device index 2147483648"),
+        (("cuda", 10**30), ValueError, r"invalid device index 1000000000000000000000000000000"),
+        ((2, 2**33), ValueError, r"invalid device index 8589934592"),
+        ((-1,), ValueError, r"invalid device type -1: it must be an integer in \[0, 65536\)"),
+        ((65536,), ValueError, r"invalid device type 65536"),
+        ((10**30,), ValueError, r"invalid device type 1000000000000000000000000000000"),
+        (("cuda", 1.5), TypeError, r"'float' object cannot be interpreted as an integer"),
+        (("cuda", "1"), TypeError, r"'str' object cannot be interpreted as an integer"),
+        ((2.0,), TypeError, r"spec must be a str such as 'cuda:0' or a DLPack device type code"),
+    ],
+)
 def test_7_device_out_of_range(args: tuple[Any, ...], exc: type, message: str) -> None:
     with pytest.raises(exc, match=message):
         tvmffi.Device(*args)
@@ -772,8 +841,11 @@ def test_7_no_cpp_exception_leaks_out() -> None:
         with pytest.raises(UnicodeEncodeError) as info:
             ECHO(value)
         assert info.value.__notes__ == [f"argument #0 (type '{type(value).__name__}')"]
-    with pytest.raises(OverflowError, match=r"argument #0 \(type 'int'\): int does not fit in "
-                                            r"64 bits"):
+    with pytest.raises(
+        OverflowError,
+        match=r"argument #0 \(type 'int'\): int does not fit in "
+        r"64 bits",
+    ):
         ECHO(2**64)
 
 
@@ -790,8 +862,15 @@ def test_7_device_bounds_that_fit() -> None:
 # 8a. Overriding or removing the runtime's built-in globals.
 # --------------------------------------------------------------------------
 def test_8_builtin_override_and_removal_keep_conversion() -> None:
-    names = ["ffi.Array", "ffi.Map", "ffi.Shape", "ffi.ArraySize", "ffi.ArrayGetItem",
-             "ffi.MapSize", "ffi.MapItems"]
+    names = [
+        "ffi.Array",
+        "ffi.Map",
+        "ffi.Shape",
+        "ffi.ArraySize",
+        "ffi.ArrayGetItem",
+        "ffi.MapSize",
+        "ffi.MapItems",
+    ]
     originals = {n: tvmffi.get_global_func(n) for n in names}
     sentinel = tvmffi.Function(lambda *args: "overridden")
     try:
@@ -833,8 +912,11 @@ def test_8_type_classification_follows_class_changes(np: ModuleType) -> None:
     assert np.from_dlpack(ECHO(obj)).tolist() == [0.0, 1.0, 2.0]
     # Gains a bad exchange API: refused, not dereferenced.
     Late.__dlpack_c_exchange_api__ = 16  # type: ignore[attr-defined]
-    with pytest.raises(TypeError, match=r"Late.__dlpack_c_exchange_api__ is not a DLPack C "
-                                        r"exchange API"):
+    with pytest.raises(
+        TypeError,
+        match=r"Late.__dlpack_c_exchange_api__ is not a DLPack C "
+        r"exchange API",
+    ):
         ECHO(obj)
     del Late.__dlpack_c_exchange_api__  # type: ignore[attr-defined]
     assert np.from_dlpack(ECHO(obj)).tolist() == [0.0, 1.0, 2.0]
@@ -846,6 +928,7 @@ def test_8_type_classification_follows_class_changes(np: ModuleType) -> None:
     del Late.__dlpack_device__  # type: ignore[attr-defined]
     with pytest.raises(TypeError, match=unsupported):
         ECHO(obj)
+
     # An int-like gained through a base class.
     class Base:
         pass

@@ -26,7 +26,8 @@ from typing import Any, Callable
 import pytest
 
 hypothesis = pytest.importorskip(
-    "hypothesis", reason="hypothesis is not installed (Debian: apt install python3-hypothesis)")
+    "hypothesis", reason="hypothesis is not installed (Debian: apt install python3-hypothesis)"
+)
 np = pytest.importorskip("numpy")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -38,12 +39,23 @@ ECHO = tvmffi.Function(lambda x: x)
 
 # No example database (nothing written into the work tree); no deadline
 # (ASan builds are several times slower).
-SETTINGS = settings(max_examples=100, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=100,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 INT64 = (-(2**63), 2**63 - 1)
-CLEAR_ERRORS = (TypeError, ValueError, OverflowError, BufferError, RecursionError, KeyError,
-                RuntimeError)
+CLEAR_ERRORS = (
+    TypeError,
+    ValueError,
+    OverflowError,
+    BufferError,
+    RecursionError,
+    KeyError,
+    RuntimeError,
+)
 
 
 # --------------------------------------------------------------------------
@@ -51,8 +63,17 @@ CLEAR_ERRORS = (TypeError, ValueError, OverflowError, BufferError, RecursionErro
 # from one (hooks bound to the container they are in), so that the model and
 # tvmffi each convert their own copy.
 # --------------------------------------------------------------------------
-ACTIONS = ["none", "clear", "append_many", "pop", "insert_front", "set_first", "raise",
-           "wrong_type", "huge"]
+ACTIONS = [
+    "none",
+    "clear",
+    "append_many",
+    "pop",
+    "insert_front",
+    "set_first",
+    "raise",
+    "wrong_type",
+    "huge",
+]
 DTYPES = ["int8", "uint8", "int32", "int64", "float32", "float64"]
 LAYOUTS = ["c", "fortran", "strided", "reversed", "empty", "scalar", "readonly", "readonly_strided"]
 
@@ -64,8 +85,9 @@ leaves = st.one_of(
     st.tuples(st.just("none")),
     st.tuples(st.just("bool"), st.booleans()),
     st.tuples(st.just("hook"), st.sampled_from(ACTIONS), st.integers(-5, 5)),
-    st.tuples(st.just("array"), st.sampled_from(DTYPES), st.sampled_from(LAYOUTS),
-              st.integers(0, 5)),
+    st.tuples(
+        st.just("array"), st.sampled_from(DTYPES), st.sampled_from(LAYOUTS), st.integers(0, 5)
+    ),
     st.tuples(st.just("tensor"), st.sampled_from(DTYPES), st.integers(1, 4)),
     st.tuples(st.just("producer"), st.sampled_from(["ok", "raise", "not_capsule", "mutate"])),
 )
@@ -95,7 +117,7 @@ class Hook:
         if self.action == "raise":
             raise KeyError("from __index__")
         if self.action == "wrong_type":
-            return "not an int"
+            return "not an int"  # noqa: PLE0305 (deliberately wrong)
         if self.action == "huge":
             return 2**64 + self.value
         return self.value

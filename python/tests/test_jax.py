@@ -72,8 +72,9 @@ def kernels(gpu: Any) -> tvmffi.Module:
         pytest.skip("libtvmffi_kernels.so not found (set TVMFFI_CUDA_KERNELS)")
     mod = tvmffi.load_module(path)
     for name in ("scale", "add", "axpy", "rmsnorm", "softmax", "add_one"):
-        tj.register_ffi_target(f"tvmffi_test.{name}", getattr(mod, name), platform="CUDA",
-                               outputs_first=True)
+        tj.register_ffi_target(
+            f"tvmffi_test.{name}", getattr(mod, name), platform="CUDA", outputs_first=True
+        )
     return mod
 
 
@@ -95,8 +96,9 @@ def _close(jnp: ModuleType, got: Any, want: Any, dtype: str) -> None:
 
 # ---------------------------------------------------------------- CUDA kernels ---
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_every_kernel_from_jit_matches_jax_numpy(jax: ModuleType, jnp: ModuleType,
-                                                 kernels: tvmffi.Module, dtype: str) -> None:
+def test_every_kernel_from_jit_matches_jax_numpy(
+    jax: ModuleType, jnp: ModuleType, kernels: tvmffi.Module, dtype: str
+) -> None:
     k1, k2, k3 = jax.random.split(jax.random.key(0), 3)
     x = jax.random.normal(k1, (37, 1000), dtype=dtype)
     y = jax.random.normal(k2, (37, 1000), dtype=dtype)
@@ -104,34 +106,44 @@ def test_every_kernel_from_jit_matches_jax_numpy(jax: ModuleType, jnp: ModuleTyp
 
     @jax.jit
     def ours(x: Any, y: Any, w: Any) -> tuple:
-        return (_call(jax, "scale", x, x, factor=2.5),
-                _call(jax, "add", x, x, y),
-                _call(jax, "axpy", x, x, y, alpha=-0.5),
-                _call(jax, "rmsnorm", x, x, w, eps=1e-6),
-                _call(jax, "softmax", x, x),
-                _call(jax, "add_one", x, x))
+        return (
+            _call(jax, "scale", x, x, factor=2.5),
+            _call(jax, "add", x, x, y),
+            _call(jax, "axpy", x, x, y, alpha=-0.5),
+            _call(jax, "rmsnorm", x, x, w, eps=1e-6),
+            _call(jax, "softmax", x, x),
+            _call(jax, "add_one", x, x),
+        )
 
     def ref(x: Any, y: Any, w: Any) -> tuple:
         f = x.astype(jnp.float32)
         rms = jax.lax.rsqrt(jnp.mean(f * f, axis=-1, keepdims=True) + 1e-6)
-        c = lambda v: v.astype(x.dtype)  # noqa: E731
-        return (c(f * 2.5), c(f + y.astype(jnp.float32)), c(-0.5 * f + y.astype(jnp.float32)),
-                c(f * rms * w.astype(jnp.float32)), c(jax.nn.softmax(f, axis=-1)), c(f + 1))
+        c = lambda v: v.astype(x.dtype)
+        return (
+            c(f * 2.5),
+            c(f + y.astype(jnp.float32)),
+            c(-0.5 * f + y.astype(jnp.float32)),
+            c(f * rms * w.astype(jnp.float32)),
+            c(jax.nn.softmax(f, axis=-1)),
+            c(f + 1),
+        )
 
     for got, want in zip(ours(x, y, w), ref(x, y, w)):
         _close(jnp, got, want, dtype)
 
 
-def test_eager_ffi_call_and_empty_buffer(jax: ModuleType, jnp: ModuleType,
-                                                   kernels: tvmffi.Module) -> None:
+def test_eager_ffi_call_and_empty_buffer(
+    jax: ModuleType, jnp: ModuleType, kernels: tvmffi.Module
+) -> None:
     x = jnp.arange(10, dtype=jnp.float32)
     assert bool(jnp.array_equal(_call(jax, "scale", x, x, factor=3.0), x * 3))  # no jit
     z = jnp.zeros((0,), jnp.float32)  # an empty buffer: the kernel returns at once
     assert _call(jax, "scale", z, z, factor=3.0).shape == (0,)
 
 
-def test_launch_lands_on_xla_stream_by_ordering(jax: ModuleType, jnp: ModuleType,
-                                                kernels: tvmffi.Module) -> None:
+def test_launch_lands_on_xla_stream_by_ordering(
+    jax: ModuleType, jnp: ModuleType, kernels: tvmffi.Module
+) -> None:
     # Large buffers, our kernels between XLA's own: a kernel on another stream
     # would read or be read before the neighbouring XLA work finished.
     x = jax.random.normal(jax.random.key(1), (1 << 24,), dtype=jnp.float32)
@@ -212,9 +224,13 @@ def _compile(tmp_path: Path, name: str, source: str, flags: list[str]) -> ctypes
 
 def _env_recorder(tmp_path: Path) -> tuple[ctypes.CDLL, tvmffi.Function]:
     runtime = Path(tvmffi.libinfo.find_libtvm_ffi())
-    lib = _compile(tmp_path, "env_recorder", _ENV_RECORDER,
-                   [f"-I{p}" for p in tvmffi.libinfo.include_paths()] +
-                   [f"-L{runtime.parent}", "-l:libtvm_ffi.so", f"-Wl,-rpath,{runtime.parent}"])
+    lib = _compile(
+        tmp_path,
+        "env_recorder",
+        _ENV_RECORDER,
+        [f"-I{p}" for p in tvmffi.libinfo.include_paths()]
+        + [f"-L{runtime.parent}", "-l:libtvm_ffi.so", f"-Wl,-rpath,{runtime.parent}"],
+    )
     lib.env_seen.restype = ctypes.c_void_p
     assert lib.env_install() == 0
     return lib, tvmffi.get_global_func("tvmffi_test.record_env_stream")
@@ -229,14 +245,16 @@ def test_env_recorder_reads_the_stream_table(tmp_path: Path) -> None:
     assert lib.env_seen() == 0x1234
 
 
-def test_kernel_sees_the_stream_xla_passes(jax: ModuleType, jnp: ModuleType, gpu: Any,
-                                           tmp_path: Path) -> None:
+def test_kernel_sees_the_stream_xla_passes(
+    jax: ModuleType, jnp: ModuleType, gpu: Any, tmp_path: Path
+) -> None:
     # What XLA passes, read by a minimal native handler, against what a
     # TVM-FFI function called through tvmffi.jax reads from the stream table.
     native = _compile(tmp_path, "recorder", _NATIVE_RECORDER, [f"-I{jax.ffi.include_dir()}"])
     native.recorder_seen.restype = ctypes.c_void_p
-    jax.ffi.register_ffi_target("tvmffi_test.native_recorder",
-                                jax.ffi.pycapsule(native.recorder), platform="CUDA")
+    jax.ffi.register_ffi_target(
+        "tvmffi_test.native_recorder", jax.ffi.pycapsule(native.recorder), platform="CUDA"
+    )
     env, record = _env_recorder(tmp_path)
     tj.register_ffi_target("tvmffi_test.record", record, platform="CUDA")
     x = jnp.ones((4,), jnp.float32)
@@ -244,8 +262,10 @@ def test_kernel_sees_the_stream_xla_passes(jax: ModuleType, jnp: ModuleType, gpu
 
     @jax.jit
     def both(x: Any) -> tuple:
-        return (jax.ffi.ffi_call("tvmffi_test.native_recorder", spec)(x),
-                jax.ffi.ffi_call("tvmffi_test.record", spec)(x))
+        return (
+            jax.ffi.ffi_call("tvmffi_test.native_recorder", spec)(x),
+            jax.ffi.ffi_call("tvmffi_test.record", spec)(x),
+        )
 
     jax.block_until_ready(both(x))
     assert env.env_seen() not in (None, 0)
@@ -253,8 +273,9 @@ def test_kernel_sees_the_stream_xla_passes(jax: ModuleType, jnp: ModuleType, gpu
     assert tvmffi.get_raw_stream("cuda:0") == 0  # restored (this thread's table untouched)
 
 
-def test_kernel_error_reaches_python_with_its_message(jax: ModuleType, jnp: ModuleType,
-                                                      kernels: tvmffi.Module) -> None:
+def test_kernel_error_reaches_python_with_its_message(
+    jax: ModuleType, jnp: ModuleType, kernels: tvmffi.Module
+) -> None:
     x = jnp.ones((8,), jnp.int32)  # scale takes floating dtypes only
     with pytest.raises(Exception, match=r"TypeError: .*int32.*scale"):
         jax.block_until_ready(jax.jit(lambda x: _call(jax, "scale", x, x, factor=2.0))(x))
@@ -264,8 +285,9 @@ def test_kernel_error_reaches_python_with_its_message(jax: ModuleType, jnp: Modu
         jax.block_until_ready(jax.ffi.ffi_call("tvmffi_test.scale", out)(x, factor=2.0))
 
 
-def test_bad_argument_count_is_clear(jax: ModuleType, jnp: ModuleType,
-                                     kernels: tvmffi.Module) -> None:
+def test_bad_argument_count_is_clear(
+    jax: ModuleType, jnp: ModuleType, kernels: tvmffi.Module
+) -> None:
     x = jnp.ones((8,), jnp.float32)
     with pytest.raises(Exception, match="takes 2 tensors, but the call has 2 arguments and 1"):
         jax.block_until_ready(_call(jax, "scale", x, x, x, factor=2.0))
@@ -273,8 +295,9 @@ def test_bad_argument_count_is_clear(jax: ModuleType, jnp: ModuleType,
         jax.block_until_ready(_call(jax, "scale", x, x, factor=2.0, other=1))
 
 
-def test_same_library_serves_torch_and_jax(jax: ModuleType, jnp: ModuleType,
-                                           kernels: tvmffi.Module) -> None:
+def test_same_library_serves_torch_and_jax(
+    jax: ModuleType, jnp: ModuleType, kernels: tvmffi.Module
+) -> None:
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("torch sees no GPU")
@@ -288,13 +311,17 @@ def test_same_library_serves_torch_and_jax(jax: ModuleType, jnp: ModuleType,
 
 
 def test_eager_jax_arrays_are_never_written_and_alloc_returns_jax(
-        jax: ModuleType, jnp: ModuleType, kernels: tvmffi.Module) -> None:
+    jax: ModuleType, jnp: ModuleType, kernels: tvmffi.Module
+) -> None:
     x = jnp.arange(16, dtype=jnp.float32)
     y = jnp.zeros(16, jnp.float32)
     alias = y  # an immutable array: another name for the same buffer
     # The library declares that scale writes argument #0: refused before the call.
-    with pytest.raises(ValueError, match=r"argument #0 .*read-only array passed to 'scale', "
-                       r"which writes argument #0.*JAX arrays are immutable.*tvmffi.jax"):
+    with pytest.raises(
+        ValueError,
+        match=r"argument #0 .*read-only array passed to 'scale', "
+        r"which writes argument #0.*JAX arrays are immutable.*tvmffi.jax",
+    ):
         kernels.scale(y, x, 3.0)
     assert bool(jnp.all(alias == 0)) and bool(jnp.all(y == 0))
     with pytest.raises(ValueError, match="JAX arrays are immutable"):
@@ -322,16 +349,18 @@ def test_cpu_target_buffers_attrs_and_order(jax: ModuleType, jnp: ModuleType) ->
         seen.update(first=first, second=second, label=label)
         np.from_dlpack(out)[...] = np.from_dlpack(a) * first + np.from_dlpack(b) * second
 
-    tj.register_ffi_target("tvmffi_test.cpu_mix", f, platform="cpu",
-                           attrs=["first", "second", "label"])
+    tj.register_ffi_target(
+        "tvmffi_test.cpu_mix", f, platform="cpu", attrs=["first", "second", "label"]
+    )
     a = jnp.arange(6, dtype=jnp.float32).reshape(2, 3)
     b = jnp.ones((2, 3), jnp.float32)
     call = jax.ffi.ffi_call("tvmffi_test.cpu_mix", jax.ShapeDtypeStruct(a.shape, a.dtype))
     cpu = jax.devices("cpu")[0]
     with jax.default_device(cpu):
         a, b = jax.device_put(a, cpu), jax.device_put(b, cpu)
-        got = jax.jit(lambda a, b: call(a, b, second=np.float32(10), first=np.int64(2),
-                                        label="hi"))(a, b)
+        got = jax.jit(
+            lambda a, b: call(a, b, second=np.float32(10), first=np.int64(2), label="hi")
+        )(a, b)
     assert got.tolist() == (a * 2 + b * 10).tolist()
     assert seen == {"first": 2, "second": 10.0, "label": "hi"}
 

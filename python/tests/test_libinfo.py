@@ -23,9 +23,11 @@ INSTALLED = (PKG / "include").is_dir()
 BUILD_TREE = (PKG.parent.parent / "CMakeCache.txt").is_file()
 
 needs_sdk = pytest.mark.skipif(
-    not INSTALLED, reason="build-tree package: no include/ or lib/cmake in it (wheel only)")
+    not INSTALLED, reason="build-tree package: no include/ or lib/cmake in it (wheel only)"
+)
 needs_build_tree = pytest.mark.skipif(
-    INSTALLED or not BUILD_TREE, reason="installed package: build-tree behaviour does not apply")
+    INSTALLED or not BUILD_TREE, reason="installed package: build-tree behaviour does not apply"
+)
 
 KERNEL_SOURCE = """\
 #include <tvm/ffi/function.h>
@@ -51,9 +53,21 @@ def kernel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     src = out / "kernel.cc"
     src.write_text(KERNEL_SOURCE)
     libdir = str(Path(libinfo.find_libtvm_ffi()).parent)
-    cmd = [cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", str(src),
-           *(f"-I{d}" for d in libinfo.include_paths()), f"-L{libdir}", "-ltvm_ffi",
-           f"-Wl,-rpath,{libdir}", "-o", str(out / "libtestkernel.so")]
+    cmd = [
+        cxx,
+        "-std=c++17",
+        "-O1",
+        "-shared",
+        "-fPIC",
+        "-fvisibility=hidden",
+        str(src),
+        *(f"-I{d}" for d in libinfo.include_paths()),
+        f"-L{libdir}",
+        "-ltvm_ffi",
+        f"-Wl,-rpath,{libdir}",
+        "-o",
+        str(out / "libtestkernel.so"),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"
     return out
@@ -70,7 +84,8 @@ def _fake_distribution(site: Path, lib: Path) -> None:
     (info / "RECORD").write_text(
         "fake_kernels/libfake.so,,\n"
         "fake_kernels-1.0.dist-info/METADATA,,\n"
-        "fake_kernels-1.0.dist-info/RECORD,,\n")
+        "fake_kernels-1.0.dist-info/RECORD,,\n"
+    )
 
 
 # -- the runtime --------------------------------------------------------------
@@ -148,10 +163,16 @@ def test_build_tree_has_no_single_include_or_cmake_dir() -> None:
         libinfo.find_cmake_path()
 
 
-@pytest.mark.parametrize("func", [libinfo.find_source_path, libinfo.find_cython_lib,
-                                  libinfo.find_python_helper_include_path,
-                                  libinfo.find_windows_implib])
-def test_not_shipped_raise(func) -> None:  # noqa: ANN001
+@pytest.mark.parametrize(
+    "func",
+    [
+        libinfo.find_source_path,
+        libinfo.find_cython_lib,
+        libinfo.find_python_helper_include_path,
+        libinfo.find_windows_implib,
+    ],
+)
+def test_not_shipped_raise(func) -> None:
     with pytest.raises(RuntimeError, match="tvmffi"):
         func()
 
@@ -160,8 +181,9 @@ def test_not_shipped_raise(func) -> None:  # noqa: ANN001
 
 
 def test_compile_with_include_paths_and_load(kernel_dir: Path) -> None:
-    mod = libinfo.load_lib_module("no-such-distribution", "testkernel",
-                                  extra_lib_paths=[kernel_dir])
+    mod = libinfo.load_lib_module(
+        "no-such-distribution", "testkernel", extra_lib_paths=[kernel_dir]
+    )
     assert isinstance(mod, tvmffi.Module)
     assert Path(mod.path).resolve() == (kernel_dir / "libtestkernel.so").resolve()
     assert mod.add_int(40, 2) == 42
@@ -171,13 +193,15 @@ def test_compile_with_include_paths_and_load(kernel_dir: Path) -> None:
 
 
 def test_load_lib_module_keep_module_alive(kernel_dir: Path) -> None:
-    mod = libinfo.load_lib_module("no-such-distribution", "testkernel",
-                                  keep_module_alive=False, extra_lib_paths=[kernel_dir])
+    mod = libinfo.load_lib_module(
+        "no-such-distribution", "testkernel", keep_module_alive=False, extra_lib_paths=[kernel_dir]
+    )
     assert mod.add_int(1, 2) == 3
 
 
-def test_load_from_installed_distribution(kernel_dir: Path, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_load_from_installed_distribution(
+    kernel_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _fake_distribution(tmp_path / "site", kernel_dir / "libtestkernel.so")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     expected = (tmp_path / "site" / "fake_kernels" / "libfake.so").resolve()
@@ -191,8 +215,9 @@ def test_load_from_installed_distribution(kernel_dir: Path, tmp_path: Path,
     assert hasattr(lib, "__tvm_ffi_add_int")
 
 
-def test_distribution_files_come_before_extra_paths(kernel_dir: Path, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_distribution_files_come_before_extra_paths(
+    kernel_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _fake_distribution(tmp_path / "site", kernel_dir / "libtestkernel.so")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     other = tmp_path / "other"
@@ -213,14 +238,17 @@ def test_extra_lib_paths_searched_in_order(kernel_dir: Path, tmp_path: Path) -> 
 
 def test_ld_library_path_searched(kernel_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LD_LIBRARY_PATH", f"/nonexistent{os.pathsep}{kernel_dir}")
-    assert libinfo._find_library_by_basename("nope", "testkernel") == (
-        kernel_dir / "libtestkernel.so").resolve()
+    assert (
+        libinfo._find_library_by_basename("nope", "testkernel")
+        == (kernel_dir / "libtestkernel.so").resolve()
+    )
 
 
 def test_missing_library_names_searched_dirs(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError) as info:
-        libinfo.load_lib_module("no-such-distribution", "no_such_target",
-                                extra_lib_paths=[tmp_path])
+        libinfo.load_lib_module(
+            "no-such-distribution", "no_such_target", extra_lib_paths=[tmp_path]
+        )
     message = str(info.value)
     assert "libno_such_target.so" in message
     assert str(tmp_path) in message

@@ -8,8 +8,20 @@ import pytest
 
 import tvmffi
 
-CPU_FUNCTIONS = {"add", "add_bias", "add_int", "add_one", "fill", "fill_all", "greet", "nop3",
-                 "scale", "scale_alloc", "sum", "sum_all"}
+CPU_FUNCTIONS = {
+    "add",
+    "add_bias",
+    "add_int",
+    "add_one",
+    "fill",
+    "fill_all",
+    "greet",
+    "nop3",
+    "scale",
+    "scale_alloc",
+    "sum",
+    "sum_all",
+}
 
 
 def test_load_returns_module(cpu_kernels: tvmffi.Module, cpu_kernels_path: Path) -> None:

@@ -19,8 +19,9 @@ _ATTR = "__dlpack_c_exchange_api__"
 
 
 def _fake_torch(available: bool, **version: Any) -> Any:
-    return SimpleNamespace(cuda=SimpleNamespace(is_available=lambda: available),
-                           version=SimpleNamespace(**version))
+    return SimpleNamespace(
+        cuda=SimpleNamespace(is_available=lambda: available), version=SimpleNamespace(**version)
+    )
 
 
 def test_extension_device() -> None:
@@ -75,10 +76,16 @@ def test_builtin_module_serves_its_torch() -> None:
 
 class _ApiHeader(ctypes.Structure):
     # DLPackExchangeAPIHeader, then the DLPackExchangeAPI's function pointers.
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
-                ("prev_api", ctypes.c_void_p), ("allocator", ctypes.c_void_p),
-                ("from_py", ctypes.c_void_p), ("to_py", ctypes.c_void_p),
-                ("dltensor_from_py", ctypes.c_void_p), ("stream", ctypes.c_void_p)]
+    _fields_ = [
+        ("major", ctypes.c_uint32),
+        ("minor", ctypes.c_uint32),
+        ("prev_api", ctypes.c_void_p),
+        ("allocator", ctypes.c_void_p),
+        ("from_py", ctypes.c_void_p),
+        ("to_py", ctypes.c_void_p),
+        ("dltensor_from_py", ctypes.c_void_p),
+        ("stream", ctypes.c_void_p),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +96,11 @@ def built_addon(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (SCRIPT.parent.parent / "_torch_exchange.cc").is_file():
         pytest.skip("this tvmffi ships no _torch_exchange.cc (a build tree)")
     out = tmp_path_factory.mktemp("addon")
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--output-dir", str(out),
-                           "--libname", "libaddon.so"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--output-dir", str(out), "--libname", "libaddon.so"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(out / "libaddon.so")
     return out / "libaddon.so"
@@ -110,8 +120,14 @@ def test_build_script_library(built_addon: Path) -> None:
 
 def test_build_script_reuses_and_refuses(built_addon: Path) -> None:
     before = built_addon.stat().st_mtime_ns
-    args = [sys.executable, str(SCRIPT), "--output-dir", str(built_addon.parent),
-            "--libname", built_addon.name]
+    args = [
+        sys.executable,
+        str(SCRIPT),
+        "--output-dir",
+        str(built_addon.parent),
+        "--libname",
+        built_addon.name,
+    ]
     # The same build again: the library is kept, not rebuilt.
     assert subprocess.run(args, capture_output=True).returncode == 0
     assert built_addon.stat().st_mtime_ns == before

@@ -118,8 +118,9 @@ def test_memmap_mode_r(undeclared: Any, np: ModuleType, tmp_path: Path) -> None:
     assert np.fromfile(path, dtype=np.float32).tolist() == [float(i) for i in range(8)]
 
 
-def test_memmap_mode_r_in_a_subprocess(cpu_kernels_path: Path, np: ModuleType,
-                                       tmp_path: Path) -> None:
+def test_memmap_mode_r_in_a_subprocess(
+    cpu_kernels_path: Path, np: ModuleType, tmp_path: Path
+) -> None:
     # The same in a fresh interpreter: a crash fails this test instead of killing pytest.
     path = _memmap_file(np, tmp_path)
     code = (
@@ -136,9 +137,15 @@ def test_memmap_mode_r_in_a_subprocess(cpu_kernels_path: Path, np: ModuleType,
         "        raise AssertionError('no ValueError')\n"
         "m.add_one(mm, y)\n"
         "assert y.tolist() == [float(i + 1) for i in range(8)]\n"
-        "print('ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, env=dict(os.environ))
+        "print('ok')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+    )
     assert out.returncode == 0, f"rc={out.returncode}\n{out.stderr}"
     assert out.stdout.strip() == "ok"
     assert np.fromfile(path, dtype=np.float32).tolist() == [float(i) for i in range(8)]
@@ -164,8 +171,7 @@ def test_inside_a_list(undeclared: Any, np: ModuleType) -> None:
     assert w.tolist() == [9, 9]  # writable memory is written as usual
 
 
-def test_versioned_capsule_with_readonly_flag(undeclared: Any,
-                                              np: ModuleType) -> None:
+def test_versioned_capsule_with_readonly_flag(undeclared: Any, np: ModuleType) -> None:
     ro = _readonly(np, [6, 6])
     producer = _Producer(tvmffi.from_dlpack(ro))  # the read-only flag travels in the capsule
     with pytest.raises(ValueError, match="argument #1 is read-only"):
@@ -257,9 +263,9 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(calls, Calls);
 
 @pytest.fixture(scope="module")
 def probe(tmp_path_factory: pytest.TempPathFactory) -> tvmffi.Module:
-    import shutil  # noqa: PLC0415
+    import shutil
 
-    import tvmffi.cpp  # noqa: PLC0415
+    import tvmffi.cpp
 
     if shutil.which("c++") is None:
         pytest.skip("needs a C++ compiler")
@@ -279,8 +285,9 @@ def test_declarations_are_read(cpu_kernels: tvmffi.Module, probe: tvmffi.Module)
     assert tvmffi._core._writes_masks(probe.copy_into_undeclared) == (0, 0)
 
 
-def test_declared_input_is_lent_in_place(probe: tvmffi.Module, np: ModuleType,
-                                         tmp_path: Path) -> None:
+def test_declared_input_is_lent_in_place(
+    probe: tvmffi.Module, np: ModuleType, tmp_path: Path
+) -> None:
     x = _readonly(np, [1, 2, 3])
     out = np.zeros(3, dtype=np.float32)
     assert probe.copy_into(x, out) == x.ctypes.data  # the array itself: no copy
@@ -320,8 +327,11 @@ def test_declared_output_refused_before_the_call(probe: tvmffi.Module, np: Modul
     x = np.array([1, 2], dtype=np.float32)
     ro = _readonly(np, [7, 7])
     calls = probe.calls()
-    with pytest.raises(ValueError, match=r"^argument #1 \(type 'numpy.ndarray'\): read-only array "
-                                         r"passed to 'copy_into', which writes argument #1"):
+    with pytest.raises(
+        ValueError,
+        match=r"^argument #1 \(type 'numpy.ndarray'\): read-only array "
+        r"passed to 'copy_into', which writes argument #1",
+    ):
         probe.copy_into(x, ro)
     assert probe.calls() == calls  # refused before the function ran
     assert ro.tolist() == [7, 7]
@@ -332,8 +342,7 @@ def test_declared_output_refused_before_the_call(probe: tvmffi.Module, np: Modul
     assert ro.tolist() == [7, 7]
 
 
-def test_declared_cpu_kernels(cpu_kernels: tvmffi.Module, np: ModuleType,
-                              tmp_path: Path) -> None:
+def test_declared_cpu_kernels(cpu_kernels: tvmffi.Module, np: ModuleType, tmp_path: Path) -> None:
     mm = np.memmap(_memmap_file(np, tmp_path), dtype=np.float32, mode="r")
     y = np.zeros(8, dtype=np.float32)
     cpu_kernels.add_one(mm, y)

@@ -14,8 +14,9 @@ def roundtrip(value: object) -> object:
     return from_json_graph_str(to_json_graph_str(value))
 
 
-@pytest.mark.parametrize("value", [None, True, False, 0, -7, 10**15, "", "hello", "ü∂",
-                                   b"\x00\x01"])
+@pytest.mark.parametrize(
+    "value", [None, True, False, 0, -7, 10**15, "", "hello", "ü∂", b"\x00\x01"]
+)
 def test_scalars(value: object) -> None:
     out = roundtrip(value)
     assert out == value

@@ -73,8 +73,9 @@ def test_call_runs_on_framework_stream(np: ModuleType, fake_framework: str) -> N
     assert arr.stream_args == [0x5000]  # the producer was told the consumer's stream
 
 
-def test_framework_allocator_failure_is_reported(cpu_kernels: tvmffi.Module,
-                                                  np: ModuleType) -> None:
+def test_framework_allocator_failure_is_reported(
+    cpu_kernels: tvmffi.Module, np: ModuleType
+) -> None:
     def refuse(shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:
         raise MemoryError("out of fake memory")
 

@@ -50,7 +50,8 @@ def test_tensor_content_policy() -> None:
     assert not tvmffi.structural_equal(a, b)
     assert tvmffi.structural_equal(a, b, skip_tensor_content=True)
     assert tvmffi.structural_hash(a, skip_tensor_content=True) == tvmffi.structural_hash(
-        b, skip_tensor_content=True)
+        b, skip_tensor_content=True
+    )
 
 
 def test_structural_key() -> None:

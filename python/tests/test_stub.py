@@ -56,8 +56,11 @@ def typed_global(monkeypatch: pytest.MonkeyPatch) -> str:
     name = f"{prefix}.scale"
     tvmffi.register_global_func(name, lambda values, factor: [v * factor for v in values])
     real = registry_info.get_global_func_metadata
-    monkeypatch.setattr(registry_info, "get_global_func_metadata",
-                        lambda n: {"type_schema": _SCALE_SCHEMA} if n == name else real(n))
+    monkeypatch.setattr(
+        registry_info,
+        "get_global_func_metadata",
+        lambda n: {"type_schema": _SCALE_SCHEMA} if n == name else real(n),
+    )
     yield prefix
     tvmffi.registry.remove_global_func(name)
 
@@ -67,8 +70,9 @@ def test_global_function_stub(typed_global: str) -> None:
     assert list(funcs) == [typed_global]
     code = _block(f"global/{typed_global}", indent="  ")
     imports: list[ImportItem] = []
-    generate_python_global_funcs(code, funcs[typed_global], dict(TY_MAP_DEFAULTS), imports,
-                                 Options())
+    generate_python_global_funcs(
+        code, funcs[typed_global], dict(TY_MAP_DEFAULTS), imports, Options()
+    )
     assert code.lines == [
         f"  {S.begin} global/{typed_global}",
         "  # fmt: off",
@@ -120,8 +124,8 @@ def test_registered_type_stub() -> None:
     @py_class(key)
     class Shape(Object):
         name: str
-        dims: typing.List[int]  # noqa: UP006
-        label: typing.Optional[str] = field(default=None, kw_only=True)  # noqa: UP007
+        dims: typing.List[int]
+        label: typing.Optional[str] = field(default=None, kw_only=True)
 
         @method
         def area(self, scale: float) -> float:
@@ -129,7 +133,7 @@ def test_registered_type_stub() -> None:
 
         @method
         @staticmethod
-        def unit(n: int) -> typing.Dict[str, int]:  # noqa: UP006
+        def unit(n: int) -> typing.Dict[str, int]:
             return {}
 
     info = ObjectInfo.from_type_info(Shape.__tvm_ffi_type_info__)
@@ -185,8 +189,9 @@ def _load(path: Path, name: str) -> typing.Any:
     return module
 
 
-def test_cli_fills_a_file(typed_global: str, tmp_path: Path,
-                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_fills_a_file(
+    typed_global: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "api.py"
     path.write_text(_SOURCE.format(prefix=typed_global), encoding="utf-8")
     plain = tmp_path / "plain.py"
@@ -212,7 +217,8 @@ def test_cli_fills_a_file(typed_global: str, tmp_path: Path,
 
 def test_cli_subprocess_with_imports(tmp_path: Path) -> None:
     key = f"stubsub.Pair{next(_ids)}"
-    (tmp_path / "stubsub_defs.py").write_text(textwrap.dedent(f"""\
+    (tmp_path / "stubsub_defs.py").write_text(
+        textwrap.dedent(f"""\
         import tvmffi
         from tvmffi import Object
         from tvmffi.dataclasses import py_class
@@ -223,15 +229,21 @@ def test_cli_subprocess_with_imports(tmp_path: Path) -> None:
             b: float
 
         tvmffi.register_global_func("stubsub.twice", lambda x: 2 * x)
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     target = tmp_path / "out.py"
-    target.write_text(f"class Pair:\n    {S.begin} object/{key}\n    {S.end}\n",
-                      encoding="utf-8")
+    target.write_text(f"class Pair:\n    {S.begin} object/{key}\n    {S.end}\n", encoding="utf-8")
     # Keep the caller's path: a build tree's package is found through it.
     paths = [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
-    run = subprocess.run([sys.executable, "-m", "tvmffi.stub", "--imports", "stubsub_defs",
-                          str(target)], env=env, capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "tvmffi.stub", "--imports", "stubsub_defs", str(target)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     assert target.read_text(encoding="utf-8").splitlines() == [
         "class Pair:",
@@ -247,16 +259,21 @@ def test_cli_subprocess_with_imports(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize(("text", "lineno", "message"), [
-    (f"x = 1\n{S.begin} global/a\n{S.begin} global/b\n{S.end}\n", 3,
-     "Nested stub not permitted"),
-    (f"x = 1\n{S.end}\n", 2, "Unmatched"),
-    (f"{S.begin} global/a\nx = 1\n", 1, "Unclosed stub block"),
-    (f"x = 1\n\n{S.begin} functions/a\n{S.end}\n", 3, "unknown stub block `functions/a`"),
-    (f"{S.prefix}bogus)\n", 1, "unknown tvm-ffi-stubgen directive"),
-])
-def test_malformed_block_is_reported(tmp_path: Path, text: str, lineno: int,
-                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "lineno", "message"),
+    [
+        (
+            f"x = 1\n{S.begin} global/a\n{S.begin} global/b\n{S.end}\n",
+            3,
+            "Nested stub not permitted",
+        ),
+        (f"x = 1\n{S.end}\n", 2, "Unmatched"),
+        (f"{S.begin} global/a\nx = 1\n", 1, "Unclosed stub block"),
+        (f"x = 1\n\n{S.begin} functions/a\n{S.end}\n", 3, "unknown stub block `functions/a`"),
+        (f"{S.prefix}bogus)\n", 1, "unknown tvm-ffi-stubgen directive"),
+    ],
+)
+def test_malformed_block_is_reported(tmp_path: Path, text: str, lineno: int, message: str) -> None:
     path = tmp_path / "bad.py"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(StubSyntaxError, match=message) as info:
@@ -265,15 +282,17 @@ def test_malformed_block_is_reported(tmp_path: Path, text: str, lineno: int,
     assert str(info.value).startswith(f"{path.resolve()}:{lineno}: ")
 
 
-def test_cli_reports_errors_and_goes_on(typed_global: str, tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_reports_errors_and_goes_on(
+    typed_global: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "a_bad.py"
     bad.write_text(f"{S.begin} global/{typed_global}\n", encoding="utf-8")
     bad_map = tmp_path / "b_map.py"
     bad_map.write_text(f"{S.ty_map} no arrow here\n", encoding="utf-8")
     unknown = tmp_path / "c_unknown.py"
-    unknown.write_text(f"class A:\n    {S.begin} object/stubtest.NoSuchType\n    {S.end}\n",
-                       encoding="utf-8")
+    unknown.write_text(
+        f"class A:\n    {S.begin} object/stubtest.NoSuchType\n    {S.end}\n", encoding="utf-8"
+    )
     good = tmp_path / "d_good.py"
     good.write_text(_SOURCE.format(prefix=typed_global), encoding="utf-8")
 
@@ -288,11 +307,12 @@ def test_cli_reports_errors_and_goes_on(typed_global: str, tmp_path: Path,
 
 def test_ty_map_and_skip_file(typed_global: str, tmp_path: Path) -> None:
     path = tmp_path / "mapped.py"
-    path.write_text(f"{S.ty_map} Array -> mypkg.containers.FrozenList\n"
-                    + _SOURCE.format(prefix=typed_global), encoding="utf-8")
+    path.write_text(
+        f"{S.ty_map} Array -> mypkg.containers.FrozenList\n" + _SOURCE.format(prefix=typed_global),
+        encoding="utf-8",
+    )
     skipped = tmp_path / "skipped.py"
-    skipped.write_text(f"{S.skip_file}\n" + _SOURCE.format(prefix=typed_global),
-                       encoding="utf-8")
+    skipped.write_text(f"{S.skip_file}\n" + _SOURCE.format(prefix=typed_global), encoding="utf-8")
     before = skipped.read_text(encoding="utf-8")
     assert cli.main([str(tmp_path)]) == 0
     text = path.read_text(encoding="utf-8")
@@ -303,8 +323,20 @@ def test_ty_map_and_skip_file(typed_global: str, tmp_path: Path) -> None:
 
 
 def test_cli_init_writes_package_files(typed_global: str, tmp_path: Path) -> None:
-    assert cli.main(["--init-pypkg", "demo-pkg", "--init-lib", "demo",
-                     "--init-prefix", typed_global, str(tmp_path)]) == 0
+    assert (
+        cli.main(
+            [
+                "--init-pypkg",
+                "demo-pkg",
+                "--init-lib",
+                "demo",
+                "--init-prefix",
+                typed_global,
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     api = tmp_path / typed_global / "_ffi_api.py"
     init = tmp_path / typed_global / "__init__.py"
     text = api.read_text(encoding="utf-8")
@@ -314,8 +346,20 @@ def test_cli_init_writes_package_files(typed_global: str, tmp_path: Path) -> Non
     assert "from ._ffi_api import *" in init.read_text(encoding="utf-8")
     compile(text, str(api), "exec")
     # Run again: the blocks exist now, nothing is appended.
-    assert cli.main(["--init-pypkg", "demo-pkg", "--init-lib", "demo",
-                     "--init-prefix", typed_global, str(tmp_path)]) == 0
+    assert (
+        cli.main(
+            [
+                "--init-pypkg",
+                "demo-pkg",
+                "--init-lib",
+                "demo",
+                "--init-prefix",
+                typed_global,
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     assert api.read_text(encoding="utf-8") == text
 
 
@@ -332,9 +376,13 @@ def test_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_renderer_rejects_non_callable() -> None:
-    from tvmffi.stub.utils import FuncInfo  # noqa: PLC0415
+    from tvmffi.stub.utils import FuncInfo
 
     with pytest.raises(ValueError, match="Callable"):
-        generate_python_global_funcs(_block("global/x"),
-                                     [FuncInfo.from_schema("x.f", TypeSchema("int"))],
-                                     dict(TY_MAP_DEFAULTS), [], Options())
+        generate_python_global_funcs(
+            _block("global/x"),
+            [FuncInfo.from_schema("x.f", TypeSchema("int"))],
+            dict(TY_MAP_DEFAULTS),
+            [],
+            Options(),
+        )

@@ -47,8 +47,10 @@ def test_strided_view(np: ModuleType) -> None:
     assert t.dtype == "int32"
 
 
-@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64",
-                                   "float16", "float32", "float64"])
+@pytest.mark.parametrize(
+    "dtype",
+    ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16", "float32", "float64"],
+)
 def test_numpy_dtypes(np: ModuleType, dtype: str) -> None:
     t = tvmffi.from_dlpack(np.zeros(3, dtype=dtype))
     assert t.dtype == dtype
@@ -235,10 +237,12 @@ def test_torch_through_dlpack_capsules(cpu_kernels_path: Any, torch: ModuleType)
         "m.add_one(x, y); assert torch.equal(y, x + 1)\n"
         "z = m.scale_alloc(x, 2.0); assert isinstance(z, torch.Tensor) and torch.equal(z, 2 * x)\n"
         "assert m.nop3(x, y, z) is None\n"
-        "print('ok')\n")
+        "print('ok')\n"
+    )
     env = dict(os.environ, TVMFFI_NO_TORCH_EXCHANGE="1")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
 

@@ -27,8 +27,7 @@ def test_schema_marks_owning_parameters(cpu_kernels: tvmffi.Module) -> None:
     assert _core._tensor_args(cpu_kernels.sum_all) == (0, True)  # a list becomes an ffi.Array
 
 
-def test_fill_numpy_returns_the_callers_tensor(cpu_kernels: tvmffi.Module,
-                                               np: ModuleType) -> None:
+def test_fill_numpy_returns_the_callers_tensor(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
     x = np.zeros(4, dtype=np.float32)
     r = cpu_kernels.fill(x, 2.5)
     assert isinstance(r, np.ndarray)
@@ -40,8 +39,9 @@ def test_fill_numpy_returns_the_callers_tensor(cpu_kernels: tvmffi.Module,
     assert r.tolist() == [2.5] * 4
 
 
-def test_fill_torch_returns_the_callers_tensor(cpu_kernels: tvmffi.Module,
-                                               torch: ModuleType) -> None:
+def test_fill_torch_returns_the_callers_tensor(
+    cpu_kernels: tvmffi.Module, torch: ModuleType
+) -> None:
     x = torch.zeros(3, dtype=torch.float64)
     ptr = x.data_ptr()
     r = cpu_kernels.fill(x, -1.0)
@@ -61,8 +61,9 @@ def test_fill_tvmffi_tensor(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
     assert x.tolist() == [4.0, 4.0]
 
 
-def test_optional_tensor_bias(cpu_kernels: tvmffi.Module, np: ModuleType,
-                              torch: ModuleType) -> None:
+def test_optional_tensor_bias(
+    cpu_kernels: tvmffi.Module, np: ModuleType, torch: ModuleType
+) -> None:
     x = np.arange(4, dtype=np.float32)
     bias = np.full(4, 10, dtype=np.float32)
     out = np.zeros(4, dtype=np.float32)
@@ -83,8 +84,9 @@ def test_array_of_tensors(cpu_kernels: tvmffi.Module, np: ModuleType, torch: Mod
     assert a.tolist() == [0.5] * 3 and b.tolist() == [0.5] * 2
 
 
-def test_learned_without_metadata(cpu_kernels: tvmffi.Module, np: ModuleType,
-                                  torch: ModuleType) -> None:
+def test_learned_without_metadata(
+    cpu_kernels: tvmffi.Module, np: ModuleType, torch: ModuleType
+) -> None:
     # No type schema: the first call passes a borrowed DLTensor*, the typed
     # function refuses it before its body runs, and the call is made again
     # with an owning tensor; the function object remembers.
@@ -144,9 +146,15 @@ ffi::Tensor add_one_first(ffi::Map<ffi::String, ffi::Array<ffi::Tensor>> kwargs)
 
 
 @pytest.mark.skipif(not shutil.which("c++") and not os.environ.get("CXX"), reason="no C++ compiler")
-def test_nested_framework_tensor_gives_the_call_its_allocator(np: ModuleType, tmp_path: Any) -> None:
-    mod = tvmffi.cpp.load_inline(name="nested_alloc", cpp_sources=NESTED_ALLOC,
-                                 functions=["add_one_first"], build_directory=str(tmp_path))
+def test_nested_framework_tensor_gives_the_call_its_allocator(
+    np: ModuleType, tmp_path: Any
+) -> None:
+    mod = tvmffi.cpp.load_inline(
+        name="nested_alloc",
+        cpp_sources=NESTED_ALLOC,
+        functions=["add_one_first"],
+        build_directory=str(tmp_path),
+    )
     x = np.arange(3, dtype=np.float64)
     y = mod.add_one_first({"x": [x]})  # the tensor two levels down: numpy allocates
     assert isinstance(y, np.ndarray)

@@ -20,20 +20,29 @@ from tvmffi._lockfile import FileLock
 
 needs_fixtures = pytest.mark.skipif(
     testing.fixture_library() is None,
-    reason="no fixture library (set TVMFFI_TESTING_LIB to a libtvm_ffi_testing.so)")
+    reason="no fixture library (set TVMFFI_TESTING_LIB to a libtvm_ffi_testing.so)",
+)
 
 
 # -- without the fixture library ----------------------------------------------
 
 
 def test_module_names() -> None:
-    for name in ("TestIntPair", "TestObjectBase", "TestObjectDerived", "create_object",
-                 "add_one", "make_unregistered_object", "run_with_gpu_lock",
-                 "load_fixture_library", "fixture_library"):
+    for name in (
+        "TestIntPair",
+        "TestObjectBase",
+        "TestObjectDerived",
+        "create_object",
+        "add_one",
+        "make_unregistered_object",
+        "run_with_gpu_lock",
+        "load_fixture_library",
+        "fixture_library",
+    ):
         assert hasattr(testing, name), name
     assert testing.TestIntPair.__test__ is False
     with pytest.raises(AttributeError):
-        testing.no_such_fixture_function  # noqa: B018
+        testing.no_such_fixture_function
 
 
 def test_placeholder_classes_without_library() -> None:
@@ -62,6 +71,7 @@ def test_create_object_by_reflection() -> None:
 
 def test_register_object_unknown_key() -> None:
     with pytest.raises(ValueError, match="tvmffi_test.NoSuchType"):
+
         @tvmffi.register_object("tvmffi_test.NoSuchType")
         class _Nope(tvmffi.Object):
             pass
@@ -104,8 +114,10 @@ def test_filelock_across_processes(tmp_path: Path) -> None:
     path = tmp_path / "p.lock"
     holder = FileLock(str(path))
     assert holder.acquire()
-    code = ("import sys; from tvmffi._lockfile import FileLock; "
-            "sys.exit(0 if FileLock(sys.argv[1]).acquire() else 3)")
+    code = (
+        "import sys; from tvmffi._lockfile import FileLock; "
+        "sys.exit(0 if FileLock(sys.argv[1]).acquire() else 3)"
+    )
     assert subprocess.run([sys.executable, "-c", code, str(path)], check=False).returncode == 3
     holder.release()
     assert subprocess.run([sys.executable, "-c", code, str(path)], check=False).returncode == 0
@@ -126,8 +138,9 @@ def test_fixture_globals() -> None:
     assert list(testing.schema_id_arr_int([1, 2])) == [1, 2]
     echo = tvmffi.get_global_func("testing.echo")
     assert echo("x") == "x"
-    assert os.path.samefile(testing.fixture_library(), testing.load_fixture_library(
-        testing.fixture_library()))
+    assert os.path.samefile(
+        testing.fixture_library(), testing.load_fixture_library(testing.fixture_library())
+    )
 
 
 @needs_fixtures
@@ -163,7 +176,7 @@ def test_fixture_constructors() -> None:
 
 
 def test_ffi_api_module() -> None:
-    from tvmffi import _ffi_api  # noqa: PLC0415
+    from tvmffi import _ffi_api
 
     assert _ffi_api.RecursiveEq([1, "a"], [1, "a"])
     assert _ffi_api.ArraySize([1, 2, 3]) == 3
@@ -172,4 +185,4 @@ def test_ffi_api_module() -> None:
     keys = _ffi_api.GetRegisteredTypeKeys()
     assert "ffi.reflection.AccessPath" in keys and "ffi.Array" in keys
     with pytest.raises(AttributeError):
-        _ffi_api.NoSuchGlobal  # noqa: B018
+        _ffi_api.NoSuchGlobal

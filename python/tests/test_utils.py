@@ -22,7 +22,8 @@ from tvmffi.utils.unpack_dataclass import (
 
 _HAVE_TOOLS = all(shutil.which(t) for t in ("g++", "as", "ld", "objcopy", "nm"))
 needs_binutils = pytest.mark.skipif(
-    sys.platform != "linux" or not _HAVE_TOOLS, reason="needs Linux, g++ and GNU binutils")
+    sys.platform != "linux" or not _HAVE_TOOLS, reason="needs Linux, g++ and GNU binutils"
+)
 
 # Code that reads an embedded binary through the two symbols, as a kernel
 # library does; NAME is replaced per test.
@@ -99,14 +100,41 @@ def test_embed_cubin_in_place_and_command_line(tmp_path: Path, capsys: Any) -> N
     # python -m tvmffi.utils.embed_cubin makes the output's folder.
     out = tmp_path / "sub" / "dir" / "reader2.o"
     obj2 = _compile_reader(tmp_path, "k", "reader2")
-    proc = subprocess.run([sys.executable, "-m", "tvmffi.utils.embed_cubin", "--input-obj",
-                           str(obj2), "--cubin", str(tmp_path / "k.cubin"), "--name", "k",
-                           "--output-obj", str(out)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tvmffi.utils.embed_cubin",
+            "--input-obj",
+            str(obj2),
+            "--cubin",
+            str(tmp_path / "k.cubin"),
+            "--name",
+            "k",
+            "--output-obj",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert _symbols(out)["__tvm_ffi__cubin_k_end"] == "r"
     # Errors are one line on stderr and exit status 1.
-    assert embed_cubin_module.main(["--input-obj", str(obj2), "--cubin", str(tmp_path / "none"),
-                                    "--name", "k", "--output-obj", str(out)]) == 1
+    assert (
+        embed_cubin_module.main(
+            [
+                "--input-obj",
+                str(obj2),
+                "--cubin",
+                str(tmp_path / "none"),
+                "--name",
+                "k",
+                "--output-obj",
+                str(out),
+            ]
+        )
+        == 1
+    )
     assert "CUDA binary not found" in capsys.readouterr().err
 
 
@@ -148,10 +176,12 @@ def test_embed_cubin_loads_in_the_driver(tmp_path: Path) -> None:
         pytest.skip("needs a CUDA GPU and driver")
     (tmp_path / "k.cu").write_text(
         'extern "C" __global__ void add_one(float* x, int n) {\n'
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n")
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] += 1.0f;\n}\n"
+    )
     # PTX rather than a cubin for one architecture: the driver JIT-compiles it for any GPU.
-    subprocess.run(["nvcc", "-ptx", "-o", str(tmp_path / "k.ptx"), str(tmp_path / "k.cu")],
-                   check=True)
+    subprocess.run(
+        ["nvcc", "-ptx", "-o", str(tmp_path / "k.ptx"), str(tmp_path / "k.cu")], check=True
+    )
     obj = _compile_reader(tmp_path, "add", "reader")
     embed_cubin(tmp_path / "k.ptx", obj, obj, "add")
     lib_path = tmp_path / "libadd.so"
@@ -224,8 +254,14 @@ class Empty:
 
 def test_extract_schema() -> None:
     assert _extract_dataclass_to_tuple_schema(Scene) == {
-        "origin": {"x": None, "y": None}, "name": None, "labels": None, "points": "unpack",
-        "extra": "unpack", "maybe": None, "pair": None}
+        "origin": {"x": None, "y": None},
+        "name": None,
+        "labels": None,
+        "points": "unpack",
+        "extra": "unpack",
+        "maybe": None,
+        "pair": None,
+    }
     assert _extract_dataclass_to_tuple_schema(Chain) == {"value": None, "next": "unpack"}
     assert _extract_dataclass_to_tuple_schema(Empty) == {}
     with pytest.raises(TypeError, match="Expected a dataclass class"):
@@ -259,9 +295,15 @@ def test_validate_schema() -> None:
 def test_unpack_values() -> None:
     holder = object()
     labels = {"a": 1}
-    scene = Scene(origin=Point(1, 2.0), name="s", labels=labels,
-                  points=[Point(3, 4.0), Point(5, 6.0)], extra=[Single("q"), holder],
-                  maybe=None, pair=(7, 8))
+    scene = Scene(
+        origin=Point(1, 2.0),
+        name="s",
+        labels=labels,
+        points=[Point(3, 4.0), Point(5, 6.0)],
+        extra=[Single("q"), holder],
+        maybe=None,
+        pair=(7, 8),
+    )
     out = unpack_dataclass_to_tuple(scene)
     assert out == ((1, 2.0), "s", {"a": 1}, [(3, 4.0), (5, 6.0)], [("q",), holder], None, (7, 8))
     assert out[2] is labels  # a leaf-typed field is not copied

@@ -31,8 +31,11 @@ def _runtime_version(lib: ctypes.CDLL) -> str:
     """The runtime's version (TVMFFIGetVersion): the one version, from c_api.h."""
 
     class _Version(ctypes.Structure):
-        _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
-                    ("patch", ctypes.c_uint32)]
+        _fields_ = [
+            ("major", ctypes.c_uint32),
+            ("minor", ctypes.c_uint32),
+            ("patch", ctypes.c_uint32),
+        ]
 
     v = _Version()
     lib.TVMFFIGetVersion(ctypes.byref(v))
@@ -47,7 +50,7 @@ from ._core import Device, Function, Object, Tensor, convert, from_dlpack  # noq
 from ._dtype import dtype  # noqa: E402
 from ._dtype import (  # noqa: E402  (upstream's dtype constants: tvmffi.float32, ...)
     bfloat16,
-    bool,  # noqa: A004
+    bool,
     float4_e2m1fn,
     float4_e2m1fnx2,
     float6_e2m3fn,

@@ -40,9 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     exe = find_cli()
     if exe is None:
         pkg = Path(__file__).resolve().parent
-        print(f"tvmffi: the command-line tool is not in this package: {pkg / 'bin' / 'tvmffi'} "
-              "is missing (a build-tree package ships no bin/: run <build>/tvmffi, or install "
-              "the tvmffi wheel)", file=sys.stderr)
+        print(
+            f"tvmffi: the command-line tool is not in this package: {pkg / 'bin' / 'tvmffi'} "
+            "is missing (a build-tree package ships no bin/: run <build>/tvmffi, or install "
+            "the tvmffi wheel)",
+            file=sys.stderr,
+        )
         return 127
     sys.stdout.flush()
     sys.stderr.flush()

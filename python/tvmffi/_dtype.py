@@ -14,14 +14,22 @@ _BOOL_CODE = 6
 _HANDLE_CODE = 3
 # Names of the codes whose name does not carry the bit width.
 _FIXED_NAMES = {
-    7: "float8_e3m4", 8: "float8_e4m3", 9: "float8_e4m3b11fnuz", 10: "float8_e4m3fn",
-    11: "float8_e4m3fnuz", 12: "float8_e5m2", 13: "float8_e5m2fnuz", 14: "float8_e8m0fnu",
-    15: "float6_e2m3fn", 16: "float6_e3m2fn", 17: "float4_e2m1fn",
+    7: "float8_e3m4",
+    8: "float8_e4m3",
+    9: "float8_e4m3b11fnuz",
+    10: "float8_e4m3fn",
+    11: "float8_e4m3fnuz",
+    12: "float8_e5m2",
+    13: "float8_e5m2fnuz",
+    14: "float8_e8m0fnu",
+    15: "float6_e2m3fn",
+    16: "float6_e3m2fn",
+    17: "float4_e2m1fn",
 }
 _WIDTH_NAMES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex"}
 
 
-class dtype(str):  # noqa: N801  (upstream's name)
+class dtype(str):
     """A data type such as ``dtype("float32")``; compares equal to its name.
 
     Also accepts numpy and torch dtypes (``dtype(numpy.float32)``,
@@ -38,7 +46,7 @@ class dtype(str):  # noqa: N801  (upstream's name)
         else:
             text = str(value)
         if text.startswith("torch."):
-            text = text[len("torch."):]
+            text = text[len("torch.") :]
         _core._dtype_fields(text)
         return super().__new__(cls, text)
 
@@ -62,8 +70,9 @@ class dtype(str):  # noqa: N801  (upstream's name)
         """Bytes of one element (all lanes, sub-byte formats packed); ValueError when scalable."""
         code, bits, lanes = _core._dtype_fields(self)
         if lanes >= 1 << 15:  # a negative int16: -n is "vscale x n"
-            raise ValueError(f"dtype {str(self)!r} is a scalable vector: its size is not "
-                             f"known before run time")
+            raise ValueError(
+                f"dtype {str(self)!r} is a scalable vector: its size is not known before run time"
+            )
         return (bits * lanes + 7) // 8
 
     @property
@@ -109,12 +118,14 @@ class dtype(str):  # noqa: N801  (upstream's name)
         elif code == _HANDLE_CODE and bits == 64:
             name = "handle"
         else:
-            raise ValueError(f"no dtype name for the DLPack data type (code={code}, "
-                             f"bits={bits}, lanes={lanes})")
+            raise ValueError(
+                f"no dtype name for the DLPack data type (code={code}, bits={bits}, lanes={lanes})"
+            )
         result = dtype(name if lanes == 1 else f"{name}x{lanes}")
         if _core._dtype_fields(result) != (code, bits, lanes):
-            raise ValueError(f"no dtype name for the DLPack data type (code={code}, "
-                             f"bits={bits}, lanes={lanes})")
+            raise ValueError(
+                f"no dtype name for the DLPack data type (code={code}, bits={bits}, lanes={lanes})"
+            )
         return result
 
     def __repr__(self) -> str:
@@ -122,7 +133,7 @@ class dtype(str):  # noqa: N801  (upstream's name)
 
 
 # Upstream's module-level dtype constants (tvm_ffi.float32, tvm_ffi.bool, ...).
-bool = dtype("bool")  # noqa: A001  (upstream's name)
+bool = dtype("bool")
 int8 = dtype("int8")
 int16 = dtype("int16")
 int32 = dtype("int32")
@@ -149,8 +160,29 @@ float4_e2m1fn = dtype("float4_e2m1fn")
 float4_e2m1fnx2 = dtype("float4_e2m1fnx2")
 
 DTYPE_CONSTANTS = (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "bfloat16", "float8_e3m4", "float8_e4m3",
-    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
-    "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "float4_e2m1fnx2",
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "bfloat16",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
+    "float4_e2m1fnx2",
 )

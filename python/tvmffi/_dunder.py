@@ -38,8 +38,9 @@ def _init_fields(type_info: TypeInfo) -> tuple[list[Any], dict[str, Any]]:
     """The positional ``__init__`` fields (required first) and the init fields by name."""
     fields = _all_fields(type_info)
     positional = [f for f in fields if f.c_init and not f.c_kw_only]
-    ordered = [f for f in positional if not f.c_has_default] + \
-        [f for f in positional if f.c_has_default]
+    ordered = [f for f in positional if not f.c_has_default] + [
+        f for f in positional if f.c_has_default
+    ]
     return ordered, {f.name: f for f in fields if f.c_init}
 
 
@@ -71,8 +72,9 @@ def _normalize(field: Any, value: Any) -> Any:
     return value if normalize is None else normalize(value)
 
 
-def _make_init(type_cls: type, type_info: TypeInfo, ffi_init: Any,
-               py_class_mode: bool = False) -> Callable[..., None]:
+def _make_init(
+    type_cls: type, type_info: TypeInfo, ffi_init: Any, py_class_mode: bool = False
+) -> Callable[..., None]:
     """``__init__`` that constructs the object with ``ffi_init``.
 
     For a ``@py_class`` (``py_class_mode``) a second call (``super().__init__()``
@@ -110,17 +112,20 @@ def _make_init(type_cls: type, type_info: TypeInfo, ffi_init: Any,
             self.__post_init__()
 
     if py_class_mode:
+
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             if _r.chandle_of(self) != 0:
                 return
             construct(self, args, kwargs)
     else:
+
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
             if type_info is not getattr(type(self), "__tvm_ffi_type_info__", None):
                 raise TypeError(
                     f"Calling `super().__init__()` is not supported for @c_class `{type_name}`. "
                     f"Use @py_class for inheritance with manual __init__, or define "
-                    f"`{type(self).__name__}` with init=True.")
+                    f"`{type(self).__name__}` with init=True."
+                )
             construct(self, args, kwargs)
 
     __init__.__signature__ = _make_init_signature(type_info)  # type: ignore[attr-defined]
@@ -131,12 +136,17 @@ def _make_init(type_cls: type, type_info: TypeInfo, ffi_init: Any,
 
 def _make_copy(type_info: TypeInfo, shallow_copy: Any) -> Callable[..., Any]:
     if shallow_copy is not None:
+
         def __copy__(self: Any) -> Any:
             return shallow_copy(self)
     else:
+
         def __copy__(self: Any) -> Any:
-            raise TypeError(f"Type `{type(self).__name__}` does not support copy. "
-                            "The underlying C++ type is not copy-constructible.")
+            raise TypeError(
+                f"Type `{type(self).__name__}` does not support copy. "
+                "The underlying C++ type is not copy-constructible."
+            )
+
     return __copy__
 
 
@@ -177,9 +187,17 @@ def _comparable(a: Any, b: Any) -> bool:
     return isinstance(b, type(a)) or isinstance(a, type(b))
 
 
-def _install_dataclass_dunders(cls: type, *, init: bool, repr: bool, eq: bool,  # noqa: PLR0912
-                               order: bool, unsafe_hash: bool, match_args: bool = True,
-                               py_class_mode: bool = False) -> None:
+def _install_dataclass_dunders(
+    cls: type,
+    *,
+    init: bool,
+    repr: bool,
+    eq: bool,
+    order: bool,
+    unsafe_hash: bool,
+    match_args: bool = True,
+    py_class_mode: bool = False,
+) -> None:
     """Install the dataclass methods on ``cls`` (see the module's doc)."""
     info: TypeInfo = cls.__tvm_ffi_type_info__  # type: ignore[attr-defined]
     ffi_init = _r.find_ffi_init(info)
@@ -191,8 +209,10 @@ def _install_dataclass_dunders(cls: type, *, init: bool, repr: bool, eq: bool,  
         if init and ffi_init is not None:
             cls.__init__ = _make_init(cls, info, ffi_init, py_class_mode)  # type: ignore[misc]
         elif not init:
-            msg = (f"`{cls.__name__}` cannot be constructed directly. "
-                   "Define a custom __init__ or use a factory method.")
+            msg = (
+                f"`{cls.__name__}` cannot be constructed directly. "
+                "Define a custom __init__ or use a factory method."
+            )
 
             def guard(self: Any, *args: Any, **kwargs: Any) -> None:
                 raise TypeError(msg)
@@ -232,6 +252,7 @@ def _install_dataclass_dunders(cls: type, *, init: bool, repr: bool, eq: bool,  
         cls.__ne__ = __ne__  # type: ignore[assignment]
 
     if order and not ({"__lt__", "__le__", "__gt__", "__ge__"} & set(body)):
+
         def make(name: str) -> Callable[[Any, Any], Any]:
             fn = _r.ffi_func(name)
 

@@ -109,7 +109,7 @@ def error_from_ffi(kind: str, message: str, backtrace: str, handle: int = 0) -> 
     """
     err = None
     if handle:
-        from . import _reflection as _r  # noqa: PLC0415
+        from . import _reflection as _r
 
         cell = _r.AnyCell()
         cell.type_index = _r.K_ERROR
@@ -135,8 +135,8 @@ def error_to_ffi(exc: BaseException) -> tuple:
     kind, message, backtrace = error_info(exc)
     err = getattr(exc, "__tvm_ffi_error__", None)
     if err is not None:
-        from . import _reflection as _r  # noqa: PLC0415
-        from .core import Error  # noqa: PLC0415
+        from . import _reflection as _r
+        from .core import Error
 
         handle = _r.chandle_of(err) if isinstance(err, Error) else 0
         if handle and err.kind == kind and err.message == message:

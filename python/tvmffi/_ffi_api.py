@@ -41,7 +41,7 @@ def _export() -> None:
     module = sys.modules[__name__]
     for full in list_global_func_names():
         if full.startswith(_PREFIX):
-            name = full[len(_PREFIX):]
+            name = full[len(_PREFIX) :]
             if name.isidentifier():
                 setattr(module, name, get_global_func(full))
     for name, func in _FALLBACKS.items():

@@ -54,7 +54,8 @@ def _numpy_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> 
     if device_type != _CPU:
         raise ValueError(
             f"numpy allocates CPU tensors only; the kernel asked for DLPack device type "
-            f"{device_type}")
+            f"{device_type}"
+        )
     arr = numpy.empty(shape, dtype=numpy.dtype(dtype))
     if arr.size > 0:
         _NUMPY_ALLOCATED[arr.ctypes.data] = arr
@@ -147,8 +148,12 @@ def exchange_api(framework: str) -> Any:
     return _torch_exchange.exchange_api()
 
 
-def register_framework(name: str, alloc: AllocFn | None = None, stream: StreamFn | None = None,
-                       from_tensor: FromTensorFn | None = None) -> None:
+def register_framework(
+    name: str,
+    alloc: AllocFn | None = None,
+    stream: StreamFn | None = None,
+    from_tensor: FromTensorFn | None = None,
+) -> None:
     """Teach tvmffi a tensor framework (by top-level module name) without an exchange API."""
     if alloc is not None:
         ALLOCATORS[name] = alloc
@@ -224,4 +229,5 @@ def copy_lent(view: Any) -> tuple[Any, Callable[[], None]]:
         f"tvmffi: a Python callback was lent a tensor on DLPack device type {device_type} "
         f"(id {device_id}) as DLTensor*, valid only during the call; tvmffi gives callbacks "
         "an owning copy, and copies device memory through torch or cupy, neither of which "
-        "is imported (or supports the device)")
+        "is imported (or supports the device)"
+    )

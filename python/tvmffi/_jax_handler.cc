@@ -37,10 +37,10 @@ constexpr int kInline = 16;  // arguments handled without a heap allocation
 // One parameter of the function, in order.
 struct Param {
   enum Kind : uint8_t {
-    kBuffer,     // the next XLA buffer
-    kBuffers,    // all remaining XLA buffers
-    kAttr,       // the attribute named `name`
-    kOnlyAttr,   // the one attribute XLA passes, whatever its name (none: nothing)
+    kBuffer,    // the next XLA buffer
+    kBuffers,   // all remaining XLA buffers
+    kAttr,      // the attribute named `name`
+    kOnlyAttr,  // the one attribute XLA passes, whatever its name (none: nothing)
   } kind;
   std::string name;
 };
@@ -70,29 +70,52 @@ bool ToDLDataType(XLA_FFI_DataType t, DLDataType* out) {
     return true;
   };
   switch (t) {
-    case XLA_FFI_DataType_PRED: return set(kDLBool, 8);
-    case XLA_FFI_DataType_S8: return set(kDLInt, 8);
-    case XLA_FFI_DataType_S16: return set(kDLInt, 16);
-    case XLA_FFI_DataType_S32: return set(kDLInt, 32);
-    case XLA_FFI_DataType_S64: return set(kDLInt, 64);
-    case XLA_FFI_DataType_U8: return set(kDLUInt, 8);
-    case XLA_FFI_DataType_U16: return set(kDLUInt, 16);
-    case XLA_FFI_DataType_U32: return set(kDLUInt, 32);
-    case XLA_FFI_DataType_U64: return set(kDLUInt, 64);
-    case XLA_FFI_DataType_F16: return set(kDLFloat, 16);
-    case XLA_FFI_DataType_F32: return set(kDLFloat, 32);
-    case XLA_FFI_DataType_F64: return set(kDLFloat, 64);
-    case XLA_FFI_DataType_BF16: return set(kDLBfloat, 16);
-    case XLA_FFI_DataType_C64: return set(kDLComplex, 64);
-    case XLA_FFI_DataType_C128: return set(kDLComplex, 128);
-    case XLA_FFI_DataType_F8E5M2: return set(kDLFloat8_e5m2, 8);
-    case XLA_FFI_DataType_F8E4M3FN: return set(kDLFloat8_e4m3fn, 8);
-    case XLA_FFI_DataType_F8E4M3B11FNUZ: return set(kDLFloat8_e4m3b11fnuz, 8);
-    case XLA_FFI_DataType_F8E5M2FNUZ: return set(kDLFloat8_e5m2fnuz, 8);
-    case XLA_FFI_DataType_F8E4M3FNUZ: return set(kDLFloat8_e4m3fnuz, 8);
-    case XLA_FFI_DataType_F8E4M3: return set(kDLFloat8_e4m3, 8);
-    case XLA_FFI_DataType_F8E3M4: return set(kDLFloat8_e3m4, 8);
-    default: return false;
+    case XLA_FFI_DataType_PRED:
+      return set(kDLBool, 8);
+    case XLA_FFI_DataType_S8:
+      return set(kDLInt, 8);
+    case XLA_FFI_DataType_S16:
+      return set(kDLInt, 16);
+    case XLA_FFI_DataType_S32:
+      return set(kDLInt, 32);
+    case XLA_FFI_DataType_S64:
+      return set(kDLInt, 64);
+    case XLA_FFI_DataType_U8:
+      return set(kDLUInt, 8);
+    case XLA_FFI_DataType_U16:
+      return set(kDLUInt, 16);
+    case XLA_FFI_DataType_U32:
+      return set(kDLUInt, 32);
+    case XLA_FFI_DataType_U64:
+      return set(kDLUInt, 64);
+    case XLA_FFI_DataType_F16:
+      return set(kDLFloat, 16);
+    case XLA_FFI_DataType_F32:
+      return set(kDLFloat, 32);
+    case XLA_FFI_DataType_F64:
+      return set(kDLFloat, 64);
+    case XLA_FFI_DataType_BF16:
+      return set(kDLBfloat, 16);
+    case XLA_FFI_DataType_C64:
+      return set(kDLComplex, 64);
+    case XLA_FFI_DataType_C128:
+      return set(kDLComplex, 128);
+    case XLA_FFI_DataType_F8E5M2:
+      return set(kDLFloat8_e5m2, 8);
+    case XLA_FFI_DataType_F8E4M3FN:
+      return set(kDLFloat8_e4m3fn, 8);
+    case XLA_FFI_DataType_F8E4M3B11FNUZ:
+      return set(kDLFloat8_e4m3b11fnuz, 8);
+    case XLA_FFI_DataType_F8E5M2FNUZ:
+      return set(kDLFloat8_e5m2fnuz, 8);
+    case XLA_FFI_DataType_F8E4M3FNUZ:
+      return set(kDLFloat8_e4m3fnuz, 8);
+    case XLA_FFI_DataType_F8E4M3:
+      return set(kDLFloat8_e4m3, 8);
+    case XLA_FFI_DataType_F8E3M4:
+      return set(kDLFloat8_e3m4, 8);
+    default:
+      return false;
   }
 }
 
@@ -106,9 +129,9 @@ bool ScalarToAny(const XLA_FFI_Scalar* s, TVMFFIAny* out) {
       out->type_index = kTVMFFIBool;
       out->v_int64 = *static_cast<const uint8_t*>(v) != 0;
       return true;
-#define TVMFFI_JAX_INT(CODE, T)                     \
-  case CODE:                                        \
-    out->type_index = kTVMFFIInt;                   \
+#define TVMFFI_JAX_INT(CODE, T)                                     \
+  case CODE:                                                        \
+    out->type_index = kTVMFFIInt;                                   \
     out->v_int64 = static_cast<int64_t>(*static_cast<const T*>(v)); \
     return true;
       TVMFFI_JAX_INT(XLA_FFI_DataType_S8, int8_t)
@@ -134,15 +157,17 @@ bool ScalarToAny(const XLA_FFI_Scalar* s, TVMFFIAny* out) {
 }
 
 XLA_FFI_Error_Code CodeOfKind(const std::string& kind) {
-  if (kind == "ValueError" || kind == "TypeError" || kind == "IndexError" ||
-      kind == "KeyError" || kind == "AttributeError") {
+  if (kind == "ValueError" || kind == "TypeError" || kind == "IndexError" || kind == "KeyError" ||
+      kind == "AttributeError") {
     return XLA_FFI_Error_Code_INVALID_ARGUMENT;
   }
   if (kind == "NotImplementedError") return XLA_FFI_Error_Code_UNIMPLEMENTED;
   return XLA_FFI_Error_Code_INTERNAL;
 }
 
-std::string Str(const TVMFFIByteArray& b) { return std::string(b.data != nullptr ? b.data : "", b.size); }
+std::string Str(const TVMFFIByteArray& b) {
+  return std::string(b.data != nullptr ? b.data : "", b.size);
+}
 
 // The error the function raised, as an XLA error "<kind>: <message>".
 XLA_FFI_Error* RaisedToXla(const XLA_FFI_Api* api, const Binding& b) {
@@ -204,9 +229,9 @@ XLA_FFI_Error* Run(int slot, XLA_FFI_CallFrame* frame) {
   if (frame->stage != XLA_FFI_ExecutionStage_EXECUTE) return nullptr;
   const Binding* b = g_slots[slot].load(std::memory_order_acquire);
   if (b == nullptr) {
-    return MakeError(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
-                     "RuntimeError: tvmffi.jax handler slot " + std::to_string(slot) +
-                         " has no function bound");
+    return MakeError(
+        api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
+        "RuntimeError: tvmffi.jax handler slot " + std::to_string(slot) + " has no function bound");
   }
   // The device: XLA's ordinal on CUDA, the host otherwise.
   DLDevice dev{kDLCPU, 0};
@@ -242,15 +267,15 @@ XLA_FFI_Error* Run(int slot, XLA_FFI_CallFrame* frame) {
     if (ret ? frame->rets.types[i] != XLA_FFI_RetType_BUFFER
             : frame->args.types[i] != XLA_FFI_ArgType_BUFFER) {
       return MakeError(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                       "TypeError: XLA FFI target '" + b->target + "': " +
-                           (ret ? "result #" : "argument #") + std::to_string(i) +
+                       "TypeError: XLA FFI target '" + b->target +
+                           "': " + (ret ? "result #" : "argument #") + std::to_string(i) +
                            " is not a buffer (tokens are not supported)");
     }
     DLTensor& t = tensors[static_cast<size_t>(k)];
     if (!ToDLDataType(buf->dtype, &t.dtype)) {
       return MakeError(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                       "TypeError: XLA FFI target '" + b->target + "': " +
-                           (ret ? "result #" : "argument #") + std::to_string(i) +
+                       "TypeError: XLA FFI target '" + b->target +
+                           "': " + (ret ? "result #" : "argument #") + std::to_string(i) +
                            " has an XLA element type (" + std::to_string(buf->dtype) +
                            ") with no DLPack equivalent");
     }
@@ -301,8 +326,8 @@ XLA_FFI_Error* Run(int slot, XLA_FFI_CallFrame* frame) {
           return MakeError(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                            "TypeError: XLA FFI target '" + b->target + "': the function takes " +
                                std::to_string(want) + " tensors, but the call has " +
-                               std::to_string(n_args) + " arguments and " +
-                               std::to_string(n_rets) + " results");
+                               std::to_string(n_args) + " arguments and " + std::to_string(n_rets) +
+                               " results");
         }
         [[fallthrough]];
       case Param::kBuffers: {
@@ -325,9 +350,8 @@ XLA_FFI_Error* Run(int slot, XLA_FFI_CallFrame* frame) {
         }
         if (found < 0) {
           return MakeError(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                           "TypeError: XLA FFI target '" + b->target +
-                               "': missing attribute '" + p.name + "' (the call has " +
-                               AttrList(attrs) + ")");
+                           "TypeError: XLA FFI target '" + b->target + "': missing attribute '" +
+                               p.name + "' (the call has " + AttrList(attrs) + ")");
         }
         if (XLA_FFI_Error* e = put_attr(found)) return e;
         break;
@@ -393,7 +417,9 @@ const std::array<XLA_FFI_Handler*, kNumSlots> kHandlers =
 }  // namespace
 
 /*! \brief The number of slots. */
-TVMFFI_JAX_EXPORT int tvmffi_jax_num_slots() { return kNumSlots; }
+TVMFFI_JAX_EXPORT int tvmffi_jax_num_slots() {
+  return kNumSlots;
+}
 
 /*! \brief The XLA_FFI_Handler* of a slot, or NULL when out of range. */
 TVMFFI_JAX_EXPORT void* tvmffi_jax_handler(int slot) {

@@ -73,10 +73,13 @@ class FileLock:
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.acquire():
             if self._file_descriptor is not None:
-                raise RuntimeError(f"FileLock({self.lock_file_path!r}) is already held by this instance")
+                raise RuntimeError(
+                    f"FileLock({self.lock_file_path!r}) is already held by this instance"
+                )
             if deadline is not None and time.monotonic() >= deadline:
-                raise TimeoutError(f"could not take the lock {self.lock_file_path!r} "
-                                   f"within {timeout} s")
+                raise TimeoutError(
+                    f"could not take the lock {self.lock_file_path!r} within {timeout} s"
+                )
             time.sleep(poll_interval)
         return True
 
@@ -102,5 +105,5 @@ class FileLock:
     def __del__(self) -> None:
         try:
             self.release()
-        except Exception:  # noqa: BLE001  (interpreter shutdown)
+        except Exception:
             pass

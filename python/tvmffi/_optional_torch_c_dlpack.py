@@ -38,7 +38,7 @@ _LIBS: list[ctypes.CDLL] = []  # built libraries stay loaded: torch.Tensor point
 
 
 def _torch_extension_device(torch_module: Any) -> str:
-    """"cpu" without a usable GPU, else "rocm" for a HIP build of torch, else "cuda"."""
+    """ "cpu" without a usable GPU, else "rocm" for a HIP build of torch, else "cuda"."""
     if not torch_module.cuda.is_available():
         return "cpu"
     version = getattr(torch_module, "version", None)
@@ -80,8 +80,14 @@ def _build_and_load(torch: Any) -> ctypes.CDLL:
     path = _addon_path(torch)
     if not path.is_file():
         script = Path(__file__).resolve().parent / "utils" / "_build_optional_torch_c_dlpack.py"
-        cmd = [sys.executable, str(script), "--output-dir", str(path.parent),
-               "--libname", path.name]
+        cmd = [
+            sys.executable,
+            str(script),
+            "--output-dir",
+            str(path.parent),
+            "--libname",
+            path.name,
+        ]
         if _torch_extension_device(torch) == "cuda":
             cmd.append("--build-with-cuda")
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -102,12 +108,12 @@ def load_torch_c_dlpack_extension() -> Any:
     warning when that build fails.
     """
     try:
-        import torch  # noqa: PLC0415
+        import torch
     except ImportError:
         return None
     if _has_api(torch.Tensor):
         return None
-    from . import _framework  # noqa: PLC0415
+    from . import _framework
 
     capsule = _framework.exchange_api("torch")
     if capsule is not None:
@@ -116,8 +122,9 @@ def load_torch_c_dlpack_extension() -> Any:
     try:
         lib = _build_and_load(torch)
     except (OSError, RuntimeError, AttributeError) as err:
-        warnings.warn(f"tvmffi: no DLPack C exchange API for torch {torch.__version__}: {err}",
-                      stacklevel=2)
+        warnings.warn(
+            f"tvmffi: no DLPack C exchange API for torch {torch.__version__}: {err}", stacklevel=2
+        )
         return None
     _LIBS.append(lib)
     setattr(torch.Tensor, _ATTR, _capsule(lib.TorchDLPackExchangeAPIPtr()))

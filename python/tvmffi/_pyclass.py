@@ -28,7 +28,8 @@ import json
 import threading
 from typing import Any
 
-from . import _core, _reflection as _r
+from . import _core
+from . import _reflection as _r
 from ._reflection import AnyCell, TypeField, TypeInfo
 
 _libc = ctypes.CDLL(None)
@@ -39,15 +40,25 @@ _free = _libc.free
 _free.restype = None
 _free.argtypes = [ctypes.c_void_p]
 
-_TypeGetOrAllocIndex = _r._proto("TVMFFITypeGetOrAllocIndex", ctypes.c_int32,
-                                 ctypes.POINTER(_r.ByteArray), ctypes.c_int32, ctypes.c_int32,
-                                 ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)
-_TypeRegisterField = _r._proto("TVMFFITypeRegisterField", ctypes.c_int, ctypes.c_int32,
-                               ctypes.POINTER(_r.FieldInfoC))
-_TypeRegisterMethod = _r._proto("TVMFFITypeRegisterMethod", ctypes.c_int, ctypes.c_int32,
-                                ctypes.POINTER(_r.MethodInfoC))
-_TypeRegisterMetadata = _r._proto("TVMFFITypeRegisterMetadata", ctypes.c_int, ctypes.c_int32,
-                                  ctypes.POINTER(_r.TypeMetadataC))
+_TypeGetOrAllocIndex = _r._proto(
+    "TVMFFITypeGetOrAllocIndex",
+    ctypes.c_int32,
+    ctypes.POINTER(_r.ByteArray),
+    ctypes.c_int32,
+    ctypes.c_int32,
+    ctypes.c_int32,
+    ctypes.c_int32,
+    ctypes.c_int32,
+)
+_TypeRegisterField = _r._proto(
+    "TVMFFITypeRegisterField", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.FieldInfoC)
+)
+_TypeRegisterMethod = _r._proto(
+    "TVMFFITypeRegisterMethod", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.MethodInfoC)
+)
+_TypeRegisterMetadata = _r._proto(
+    "TVMFFITypeRegisterMetadata", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.TypeMetadataC)
+)
 
 _Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int)
 
@@ -108,8 +119,13 @@ def _plan(type_index: int) -> list[tuple[int, int, int]]:
                 if int(f.offset) in seen:  # an alias of a field (IntEnum.value is _int_index)
                     continue
                 seen.add(int(f.offset))
-                plan.append((int(f.offset), storage_kind(int(f.field_static_type_index),
-                                                         int(f.size)), int(f.size)))
+                plan.append(
+                    (
+                        int(f.offset),
+                        storage_kind(int(f.field_static_type_index), int(f.size)),
+                        int(f.size),
+                    )
+                )
         _PLANS[type_index] = plan
     return plan
 
@@ -140,7 +156,7 @@ def _deleter_impl(self: int | None, flags: int) -> None:
                         _r._DecRef(ptr)
         if flags & _WEAK:
             _free(self)
-    except BaseException:  # noqa: BLE001  (nothing may cross the C boundary)
+    except BaseException:
         pass
 
 
@@ -155,8 +171,9 @@ def _alloc(type_index: int) -> int:
         raise RuntimeError(f"type index {type_index} is not a Python-defined type")
     addr = _calloc(1, size)
     if not addr:
-        raise MemoryError(f"Failed to allocate {size} bytes for type "
-                          f"{_r.type_index_to_key(type_index)}")
+        raise MemoryError(
+            f"Failed to allocate {size} bytes for type {_r.type_index_to_key(type_index)}"
+        )
     ctypes.c_uint64.from_address(addr).value = _COMBINED_REF_COUNT_BOTH_ONE
     ctypes.c_int32.from_address(addr + 8).value = type_index
     ctypes.c_void_p.from_address(addr + 16).value = _DELETER_ADDR
@@ -178,7 +195,7 @@ def _safe(fn: Any) -> Any:
             out = fn(args, num_args)
             ctypes.memmove(result, ctypes.byref(out), ctypes.sizeof(AnyCell))
             return 0
-        except BaseException as err:  # noqa: BLE001
+        except BaseException as err:
             return _r._set_error(err)
 
     return _r._SafeCall(impl)
@@ -293,8 +310,9 @@ def write_cell(addr: int, static_index: int, kind: int, cell: AnyCell) -> None:
     if static_index == _r.K_INT:
         ctypes.c_int64.from_address(addr).value = cell.v.v_int64
     elif static_index == _r.K_FLOAT:
-        ctypes.c_double.from_address(addr).value = \
+        ctypes.c_double.from_address(addr).value = (
             cell.v.v_float64 if ti == _r.K_FLOAT else float(cell.v.v_int64)
+        )
     elif static_index == _r.K_BOOL:
         ctypes.c_bool.from_address(addr).value = bool(cell.v.v_int64)
     elif static_index == _r.K_OPAQUE_PTR:
@@ -324,16 +342,21 @@ _RUNTIME_SUPPORT: list[bool] = []
 
 def _runtime_support() -> bool:
     if not _RUNTIME_SUPPORT:
-        names = ("ffi._PyClassRegisterTypeAttrColumns", "ffi.MakeFieldGetter",
-                 "ffi.MakeFieldSetter")
-        _RUNTIME_SUPPORT.append(all(_core.get_global_func(n, allow_missing=True) is not None
-                                    for n in names))
+        names = (
+            "ffi._PyClassRegisterTypeAttrColumns",
+            "ffi.MakeFieldGetter",
+            "ffi.MakeFieldSetter",
+        )
+        _RUNTIME_SUPPORT.append(
+            all(_core.get_global_func(n, allow_missing=True) is not None for n in names)
+        )
     return _RUNTIME_SUPPORT[0]
 
 
 _CONVERTERS: dict[int, _FieldIO] = {}  # token -> the field whose value f_convert converts
-_Convert = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell),
-                            ctypes.POINTER(AnyCell))
+_Convert = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell), ctypes.POINTER(AnyCell)
+)
 
 
 def _converter_token(io: _FieldIO) -> int:
@@ -350,7 +373,7 @@ def _convert_impl(token: int | None, value: Any, result: Any) -> int:
         out = _r.copy_cell(cany._cell)
         ctypes.memmove(result, ctypes.byref(out), ctypes.sizeof(AnyCell))
         return 0
-    except BaseException as err:  # noqa: BLE001
+    except BaseException as err:
         return _r._set_error(err)
 
 
@@ -367,12 +390,13 @@ def _getter_address(static_index: int, kind: int) -> int:
     key = static_index if kind == POD else _r.K_OBJECT
     addr = _GETTERS.get(key)
     if addr is None:
+
         def getter(field: int | None, result: Any) -> int:
             try:
                 out = read_cell(field or 0, key, kind)
                 ctypes.memmove(result, ctypes.byref(out), ctypes.sizeof(AnyCell))
                 return 0
-            except BaseException as err:  # noqa: BLE001
+            except BaseException as err:
                 return _r._set_error(err)
 
         cb = _r._Getter(getter)
@@ -394,7 +418,7 @@ class _FieldIO:
         return _r.cell_to_py(read_cell(addr, self.static_index, self.kind))
 
     def convert(self, value: Any) -> Any:
-        from ._type_schema import _ConvertError, _dispatch  # noqa: PLC0415
+        from ._type_schema import _ConvertError, _dispatch
 
         try:
             return _dispatch(self.schema._converter, value)[0]
@@ -495,7 +519,9 @@ def _field_flags(py_field: Any) -> int:
     return flags
 
 
-def register_fields(info: TypeInfo, fields: list[Any], structure_kind: int | None) -> list[TypeField]:
+def register_fields(
+    info: TypeInfo, fields: list[Any], structure_kind: int | None
+) -> list[TypeField]:
     """Register the fields (``Field`` descriptors with ``name`` and ``_ty_schema``) of a
     Python-defined type, and its ``__ffi_new__``, ``__ffi_shallow_copy__`` and ``__ffi_init__``."""
     missing = _r.missing()
@@ -527,8 +553,9 @@ def register_fields(info: TypeInfo, fields: list[Any], structure_kind: int | Non
         c.offset = field_offset
         if _runtime_support():
             c.getter = int(_r.ffi_func("ffi.MakeFieldGetter")(static_index))
-            setter = _r.ffi_func("ffi.MakeFieldSetter")(static_index, _converter_token(io),
-                                                         _CONVERT_ADDR)
+            setter = _r.ffi_func("ffi.MakeFieldSetter")(
+                static_index, _converter_token(io), _CONVERT_ADDR
+            )
             keep.append(setter)
             _KEEP.append(setter)
             c.setter = _r.chandle_of(setter)
@@ -541,8 +568,11 @@ def register_fields(info: TypeInfo, fields: list[Any], structure_kind: int | Non
         elif py_field.default_factory is not missing:
             default_cell = _r.pack(py_field.default_factory)
         if default_cell is not None:
-            ctypes.memmove(ctypes.byref(c.default_value_or_factory), ctypes.byref(default_cell),
-                           ctypes.sizeof(AnyCell))
+            ctypes.memmove(
+                ctypes.byref(c.default_value_or_factory),
+                ctypes.byref(default_cell),
+                ctypes.sizeof(AnyCell),
+            )
         c.field_static_type_index = static_index
         try:
             if _TypeRegisterField(info.type_index, ctypes.byref(c)) != 0:
@@ -584,13 +614,17 @@ def register_fields(info: TypeInfo, fields: list[Any], structure_kind: int | Non
 
 def _register_type_attrs(type_index: int) -> None:
     """``__ffi_new__``, ``__ffi_shallow_copy__``, and the runtime's generated ``__ffi_init__``."""
-    for name, callback in (("__ffi_new__", _make_new(type_index)),
-                           ("__ffi_shallow_copy__", _make_shallow_copy(type_index))):
+    for name, callback in (
+        ("__ffi_new__", _make_new(type_index)),
+        ("__ffi_shallow_copy__", _make_shallow_copy(type_index)),
+    ):
         key, _keep = _r._bytearray(name)
         cell = _function_cell(callback)
         try:
-            if _r.type_attr(type_index, name) is None and \
-                    _r._TypeRegisterAttr(type_index, ctypes.byref(key), ctypes.byref(cell)) != 0:
+            if (
+                _r.type_attr(type_index, name) is None
+                and _r._TypeRegisterAttr(type_index, ctypes.byref(key), ctypes.byref(cell)) != 0
+            ):
                 _r.raise_last_error()
         finally:
             _r.release_any(cell)
@@ -598,8 +632,9 @@ def _register_type_attrs(type_index: int) -> None:
         _r.ffi_func("ffi._RegisterFFIInit")(type_index)
 
 
-def register_py_methods(type_index: int, py_methods: list[tuple[Any, ...]],
-                        type_attr_names: frozenset[str]) -> None:
+def register_py_methods(
+    type_index: int, py_methods: list[tuple[Any, ...]], type_attr_names: frozenset[str]
+) -> None:
     """Register ``(name, value, is_static[, metadata_json])`` entries: type attributes for
     the names in ``type_attr_names``, methods for the others."""
     for entry in py_methods:

@@ -49,7 +49,9 @@ class ByteArray(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
 
     def text(self) -> str:
-        return ctypes.string_at(self.data, self.size).decode("utf-8", "replace") if self.data else ""
+        return (
+            ctypes.string_at(self.data, self.size).decode("utf-8", "replace") if self.data else ""
+        )
 
 
 def _bytearray(text: str) -> tuple[ByteArray, bytes]:
@@ -58,8 +60,12 @@ def _bytearray(text: str) -> tuple[ByteArray, bytes]:
 
 
 class _AnyValue(ctypes.Union):
-    _fields_ = [("v_int64", ctypes.c_int64), ("v_float64", ctypes.c_double),
-                ("v_ptr", ctypes.c_void_p), ("v_bytes", ctypes.c_char * 8)]
+    _fields_ = [
+        ("v_int64", ctypes.c_int64),
+        ("v_float64", ctypes.c_double),
+        ("v_ptr", ctypes.c_void_p),
+        ("v_bytes", ctypes.c_char * 8),
+    ]
 
 
 class AnyCell(ctypes.Structure):
@@ -71,24 +77,42 @@ class AnyCell(ctypes.Structure):
 class FieldInfoC(ctypes.Structure):
     """TVMFFIFieldInfo."""
 
-    _fields_ = [("name", ByteArray), ("doc", ByteArray), ("metadata", ByteArray),
-                ("flags", ctypes.c_int64), ("size", ctypes.c_int64), ("alignment", ctypes.c_int64),
-                ("offset", ctypes.c_int64), ("getter", ctypes.c_void_p), ("setter", ctypes.c_void_p),
-                ("default_value_or_factory", AnyCell), ("field_static_type_index", ctypes.c_int32)]
+    _fields_ = [
+        ("name", ByteArray),
+        ("doc", ByteArray),
+        ("metadata", ByteArray),
+        ("flags", ctypes.c_int64),
+        ("size", ctypes.c_int64),
+        ("alignment", ctypes.c_int64),
+        ("offset", ctypes.c_int64),
+        ("getter", ctypes.c_void_p),
+        ("setter", ctypes.c_void_p),
+        ("default_value_or_factory", AnyCell),
+        ("field_static_type_index", ctypes.c_int32),
+    ]
 
 
 class MethodInfoC(ctypes.Structure):
     """TVMFFIMethodInfo."""
 
-    _fields_ = [("name", ByteArray), ("doc", ByteArray), ("metadata", ByteArray),
-                ("flags", ctypes.c_int64), ("method", AnyCell)]
+    _fields_ = [
+        ("name", ByteArray),
+        ("doc", ByteArray),
+        ("metadata", ByteArray),
+        ("flags", ctypes.c_int64),
+        ("method", AnyCell),
+    ]
 
 
 class TypeMetadataC(ctypes.Structure):
     """TVMFFITypeMetadata."""
 
-    _fields_ = [("doc", ByteArray), ("creator", ctypes.c_void_p), ("total_size", ctypes.c_int32),
-                ("structural_eq_hash_kind", ctypes.c_int32)]
+    _fields_ = [
+        ("doc", ByteArray),
+        ("creator", ctypes.c_void_p),
+        ("total_size", ctypes.c_int32),
+        ("structural_eq_hash_kind", ctypes.c_int32),
+    ]
 
 
 class TypeInfoC(ctypes.Structure):
@@ -96,10 +120,15 @@ class TypeInfoC(ctypes.Structure):
 
 
 TypeInfoC._fields_ = [
-    ("type_index", ctypes.c_int32), ("type_depth", ctypes.c_int32), ("type_key", ByteArray),
-    ("type_ancestors", ctypes.POINTER(ctypes.POINTER(TypeInfoC))), ("type_key_hash", ctypes.c_uint64),
-    ("num_fields", ctypes.c_int32), ("num_methods", ctypes.c_int32),
-    ("fields", ctypes.POINTER(FieldInfoC)), ("methods", ctypes.POINTER(MethodInfoC)),
+    ("type_index", ctypes.c_int32),
+    ("type_depth", ctypes.c_int32),
+    ("type_key", ByteArray),
+    ("type_ancestors", ctypes.POINTER(ctypes.POINTER(TypeInfoC))),
+    ("type_key_hash", ctypes.c_uint64),
+    ("num_fields", ctypes.c_int32),
+    ("num_methods", ctypes.c_int32),
+    ("fields", ctypes.POINTER(FieldInfoC)),
+    ("methods", ctypes.POINTER(MethodInfoC)),
     ("metadata", ctypes.POINTER(TypeMetadataC)),
 ]
 
@@ -107,8 +136,11 @@ TypeInfoC._fields_ = [
 class TypeAttrColumnC(ctypes.Structure):
     """TVMFFITypeAttrColumn."""
 
-    _fields_ = [("data", ctypes.POINTER(AnyCell)), ("size", ctypes.c_int32),
-                ("begin_index", ctypes.c_int32)]
+    _fields_ = [
+        ("data", ctypes.POINTER(AnyCell)),
+        ("size", ctypes.c_int32),
+        ("begin_index", ctypes.c_int32),
+    ]
 
 
 # Type indices and flags (c_api.h).
@@ -135,8 +167,9 @@ FLAG_SETTER_IS_FUNCTION = 1 << 11
 FLAG_SEQ_HASH_DEF_NON_RECURSIVE = 1 << 12
 OBJECT_HEADER_SIZE = 24  # sizeof(TVMFFIObject)
 
-_SafeCall = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell),
-                             ctypes.c_int32, ctypes.POINTER(AnyCell))
+_SafeCall = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell), ctypes.c_int32, ctypes.POINTER(AnyCell)
+)
 _Getter = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell))
 _Setter = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell))
 _Creator = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p))
@@ -151,29 +184,63 @@ def _proto(name: str, restype: Any, *argtypes: Any) -> Any:
 
 
 _GetTypeInfo = _proto("TVMFFIGetTypeInfo", ctypes.POINTER(TypeInfoC), ctypes.c_int32)
-_TypeKeyToIndex = _proto("TVMFFITypeKeyToIndex", ctypes.c_int, ctypes.POINTER(ByteArray),
-                         ctypes.POINTER(ctypes.c_int32))
-_GetTypeAttrColumn = _proto("TVMFFIGetTypeAttrColumn", ctypes.POINTER(TypeAttrColumnC),
-                            ctypes.POINTER(ByteArray))
-_TypeRegisterAttr = _proto("TVMFFITypeRegisterAttr", ctypes.c_int, ctypes.c_int32,
-                           ctypes.POINTER(ByteArray), ctypes.POINTER(AnyCell))
+_TypeKeyToIndex = _proto(
+    "TVMFFITypeKeyToIndex", ctypes.c_int, ctypes.POINTER(ByteArray), ctypes.POINTER(ctypes.c_int32)
+)
+_GetTypeAttrColumn = _proto(
+    "TVMFFIGetTypeAttrColumn", ctypes.POINTER(TypeAttrColumnC), ctypes.POINTER(ByteArray)
+)
+_TypeRegisterAttr = _proto(
+    "TVMFFITypeRegisterAttr",
+    ctypes.c_int,
+    ctypes.c_int32,
+    ctypes.POINTER(ByteArray),
+    ctypes.POINTER(AnyCell),
+)
 _IncRef = _proto("TVMFFIObjectIncRef", ctypes.c_int, ctypes.c_void_p)
 _DecRef = _proto("TVMFFIObjectDecRef", ctypes.c_int, ctypes.c_void_p)
-_FunctionCreate = _proto("TVMFFIFunctionCreate", ctypes.c_int, ctypes.c_void_p, _SafeCall,
-                         ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
-_FunctionCall = _proto("TVMFFIFunctionCall", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell),
-                       ctypes.c_int32, ctypes.POINTER(AnyCell))
-_FunctionSetGlobal = _proto("TVMFFIFunctionSetGlobal", ctypes.c_int, ctypes.POINTER(ByteArray),
-                            ctypes.c_void_p, ctypes.c_int)
-_FunctionRemoveGlobal = _proto("TVMFFIFunctionRemoveGlobal", ctypes.c_int, ctypes.POINTER(ByteArray))
-_AnyViewToOwnedAny = _proto("TVMFFIAnyViewToOwnedAny", ctypes.c_int, ctypes.POINTER(AnyCell),
-                            ctypes.POINTER(AnyCell))
-_ErrorSetRaisedFromCStr = _proto("TVMFFIErrorSetRaisedFromCStr", None, ctypes.c_char_p,
-                                 ctypes.c_char_p)
+_FunctionCreate = _proto(
+    "TVMFFIFunctionCreate",
+    ctypes.c_int,
+    ctypes.c_void_p,
+    _SafeCall,
+    ctypes.c_void_p,
+    ctypes.POINTER(ctypes.c_void_p),
+)
+_FunctionCall = _proto(
+    "TVMFFIFunctionCall",
+    ctypes.c_int,
+    ctypes.c_void_p,
+    ctypes.POINTER(AnyCell),
+    ctypes.c_int32,
+    ctypes.POINTER(AnyCell),
+)
+_FunctionSetGlobal = _proto(
+    "TVMFFIFunctionSetGlobal",
+    ctypes.c_int,
+    ctypes.POINTER(ByteArray),
+    ctypes.c_void_p,
+    ctypes.c_int,
+)
+_FunctionRemoveGlobal = _proto(
+    "TVMFFIFunctionRemoveGlobal", ctypes.c_int, ctypes.POINTER(ByteArray)
+)
+_AnyViewToOwnedAny = _proto(
+    "TVMFFIAnyViewToOwnedAny", ctypes.c_int, ctypes.POINTER(AnyCell), ctypes.POINTER(AnyCell)
+)
+_ErrorSetRaisedFromCStr = _proto(
+    "TVMFFIErrorSetRaisedFromCStr", None, ctypes.c_char_p, ctypes.c_char_p
+)
 _ErrorSetRaised = _proto("TVMFFIErrorSetRaised", None, ctypes.c_void_p)
 _ErrorMoveFromRaised = _proto("TVMFFIErrorMoveFromRaised", None, ctypes.POINTER(ctypes.c_void_p))
-_CreateOpaque = _proto("TVMFFIObjectCreateOpaque", ctypes.c_int, ctypes.c_void_p, ctypes.c_int32,
-                       _OpaqueDeleter, ctypes.POINTER(ctypes.c_void_p))
+_CreateOpaque = _proto(
+    "TVMFFIObjectCreateOpaque",
+    ctypes.c_int,
+    ctypes.c_void_p,
+    ctypes.c_int32,
+    _OpaqueDeleter,
+    ctypes.POINTER(ctypes.c_void_p),
+)
 # The address of TVMFFIAnyViewToOwnedAny: its signature is a field getter's
 # (const TVMFFIAny* field, TVMFFIAny* result), so it reads Any-typed fields.
 ANY_VIEW_TO_OWNED_ADDR = ctypes.cast(_AnyViewToOwnedAny, ctypes.c_void_p).value
@@ -192,8 +259,13 @@ _state = threading.local()
 
 
 def _set_error(err: BaseException) -> int:
-    kind = type(err).__name__ if isinstance(err, (TypeError, ValueError, KeyError, IndexError,
-                                                  AttributeError, RuntimeError)) else "RuntimeError"
+    kind = (
+        type(err).__name__
+        if isinstance(
+            err, (TypeError, ValueError, KeyError, IndexError, AttributeError, RuntimeError)
+        )
+        else "RuntimeError"
+    )
     _ErrorSetRaisedFromCStr(kind.encode(), str(err).encode("utf-8", "replace"))
     return -1
 
@@ -204,7 +276,7 @@ def _addr_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
         result[0].type_index = K_INT
         result[0].v.v_int64 = (a.v.v_ptr or 0) if a.type_index >= K_STATIC_OBJECT_BEGIN else 0
         return 0
-    except BaseException as err:  # noqa: BLE001  (no exception may cross the C boundary)
+    except BaseException as err:
         return _set_error(err)
 
 
@@ -214,7 +286,7 @@ def _take_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
         _state.pending = None
         ctypes.memmove(result, ctypes.byref(cell), ctypes.sizeof(AnyCell))
         return 0
-    except BaseException as err:  # noqa: BLE001
+    except BaseException as err:
         return _set_error(err)
 
 
@@ -225,7 +297,7 @@ def _give_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
             return -1
         _state.given = out
         return 0
-    except BaseException as err:  # noqa: BLE001
+    except BaseException as err:
         return _set_error(err)
 
 
@@ -240,12 +312,16 @@ def _reraise_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
             _ErrorSetRaised(handle)
             _DecRef(handle)
         return -1
-    except BaseException as err:  # noqa: BLE001
+    except BaseException as err:
         return _set_error(err)
 
 
-_CALLBACKS = [_SafeCall(_addr_impl), _SafeCall(_take_impl), _SafeCall(_give_impl),
-              _SafeCall(_reraise_impl)]
+_CALLBACKS = [
+    _SafeCall(_addr_impl),
+    _SafeCall(_take_impl),
+    _SafeCall(_give_impl),
+    _SafeCall(_reraise_impl),
+]
 
 
 def _make_function(callback: Any, name: str) -> Function:
@@ -285,7 +361,7 @@ def _probe_inline_handle() -> bool:
     try:
         off = ctypes.c_int32.from_address(id(probe) + _NB_OFFSET_AT).value
         return 0 < off < 256 and ctypes.c_void_p.from_address(id(probe) + off).value == _ADDR(probe)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 
@@ -327,7 +403,7 @@ def _probe_nb_state() -> bool:
         before = _nb_state(probe)
         _NB_OBJECT_INIT(probe)
         return before == 0 and _nb_state(probe) == 2 and _nb_state(_core.convert([])) == 2
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 
@@ -476,16 +552,23 @@ def _opaque_deleter_impl(handle: int | None) -> None:
 
 # The extension's C deleter when it has one: a ctypes callback cannot run while a
 # Python exception is pending, and an opaque object may die then (a failed call).
-_OPAQUE_DELETER = (_OpaqueDeleter(_core._opaque_deleter()) if hasattr(_core, "_opaque_deleter")
-                   else _OpaqueDeleter(_opaque_deleter_impl))
+_OPAQUE_DELETER = (
+    _OpaqueDeleter(_core._opaque_deleter())
+    if hasattr(_core, "_opaque_deleter")
+    else _OpaqueDeleter(_opaque_deleter_impl)
+)
 
 
 def opaque_cell(value: Any) -> AnyCell:
     """An owned ``ffi.OpaquePyObject`` holding a reference to ``value``."""
     out = ctypes.c_void_p()
     _Py_IncRef(value)
-    if _CreateOpaque(ctypes.c_void_p(id(value)), K_OPAQUE_PY_OBJECT, _OPAQUE_DELETER,
-                     ctypes.byref(out)) != 0:
+    if (
+        _CreateOpaque(
+            ctypes.c_void_p(id(value)), K_OPAQUE_PY_OBJECT, _OPAQUE_DELETER, ctypes.byref(out)
+        )
+        != 0
+    ):
         _Py_DecRef(id(value))
         raise_last_error()
     cell = AnyCell()
@@ -494,14 +577,19 @@ def opaque_cell(value: Any) -> AnyCell:
     return cell
 
 
-_ErrorCreate = _proto("TVMFFIErrorCreate", ctypes.c_int, ctypes.POINTER(ByteArray),
-                      ctypes.POINTER(ByteArray), ctypes.POINTER(ByteArray),
-                      ctypes.POINTER(ctypes.c_void_p))
+_ErrorCreate = _proto(
+    "TVMFFIErrorCreate",
+    ctypes.c_int,
+    ctypes.POINTER(ByteArray),
+    ctypes.POINTER(ByteArray),
+    ctypes.POINTER(ByteArray),
+    ctypes.POINTER(ctypes.c_void_p),
+)
 
 
 def error_cell(exc: BaseException) -> AnyCell:
     """An owned ``ffi.Error`` made from a Python exception (its kind, message, traceback)."""
-    from ._error import error_info  # noqa: PLC0415
+    from ._error import error_info
 
     kind, message, backtrace = error_info(exc)
     k, _k = _bytearray(kind)
@@ -535,7 +623,7 @@ def ffi_func(name: str) -> Function:
 
 
 def _dtype_cls() -> Any:
-    from ._dtype import dtype  # noqa: PLC0415  (the package is set up by then)
+    from ._dtype import dtype
 
     return dtype
 
@@ -556,8 +644,9 @@ def _foreign_dtype(value: Any) -> Any:
 
 def _is_torch_or_numpy_dtype(value: Any) -> bool:
     mod = type(value).__module__ or ""
-    return (mod.startswith("torch") and type(value).__name__ == "dtype") or \
-        (mod.startswith("numpy") and "dtype" in type(value).__name__.lower())
+    return (mod.startswith("torch") and type(value).__name__ == "dtype") or (
+        mod.startswith("numpy") and "dtype" in type(value).__name__.lower()
+    )
 
 
 def pack(value: Any) -> AnyCell:
@@ -709,8 +798,11 @@ def to_ffi_value(value: Any) -> Any:
 
 def unwrap_opaque(value: Any) -> Any:
     """The Python object an ``ffi.OpaquePyObject`` holds; other values as they are."""
-    if isinstance(value, Object) and chandle_of(value) and \
-            ctypes.c_int32.from_address(chandle_of(value) + 8).value == K_OPAQUE_PY_OBJECT:
+    if (
+        isinstance(value, Object)
+        and chandle_of(value)
+        and ctypes.c_int32.from_address(chandle_of(value) + 8).value == K_OPAQUE_PY_OBJECT
+    ):
         return OpaquePyObject.pyobject(value)
     return value
 
@@ -774,8 +866,9 @@ class FFIProperty(property):
     :meth:`set` writes it anyway (for construction and translation code).
     """
 
-    def __init__(self, fget: Any, fset: Any, frozen: bool, fdel: Any = None,
-                 doc: str | None = None) -> None:
+    def __init__(
+        self, fget: Any, fset: Any, frozen: bool, fdel: Any = None, doc: str | None = None
+    ) -> None:
         super().__init__(fget, None if frozen else fset, fdel, doc)
         self._fset = fset
 
@@ -817,13 +910,30 @@ class TypeField:
     ``@c_class`` / ``@py_class``.
     """
 
-    def __init__(self, name: str, doc: str | None = None, size: int = 0, alignment: int = 0,
-                 offset: int = 0, field_static_type_index: int = K_ANY, frozen: bool = False,
-                 metadata: dict[str, Any] | None = None, getter: Any = None, setter: Any = None,
-                 ty: Any = None, c_init: bool = True, c_kw_only: bool = False,
-                 c_has_default: bool = False, c_default: Any = _UNSET, c_default_factory: Any = _UNSET,
-                 c_repr: bool = True, c_compare: bool = True, c_hash: bool = True,
-                 c_structural_eq: str | None = None, dataclass_field: Any = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        doc: str | None = None,
+        size: int = 0,
+        alignment: int = 0,
+        offset: int = 0,
+        field_static_type_index: int = K_ANY,
+        frozen: bool = False,
+        metadata: dict[str, Any] | None = None,
+        getter: Any = None,
+        setter: Any = None,
+        ty: Any = None,
+        c_init: bool = True,
+        c_kw_only: bool = False,
+        c_has_default: bool = False,
+        c_default: Any = _UNSET,
+        c_default_factory: Any = _UNSET,
+        c_repr: bool = True,
+        c_compare: bool = True,
+        c_hash: bool = True,
+        c_structural_eq: str | None = None,
+        dataclass_field: Any = None,
+    ) -> None:
         self.name = name
         self.doc = doc
         self.size = size
@@ -866,10 +976,10 @@ class TypeField:
         schema = metadata.get("type_schema") if isinstance(metadata, dict) else None
         if schema is not None:
             try:
-                from ._type_schema import TypeSchema  # noqa: PLC0415
+                from ._type_schema import TypeSchema
 
                 ty = TypeSchema._from_maybe_json(schema)
-            except Exception:  # noqa: BLE001  (an origin we cannot read: no schema)
+            except Exception:
                 ty = None
         default: Any = _UNSET
         factory: Any = _UNSET
@@ -887,15 +997,26 @@ class TypeField:
             structural = "def-non-recursive"
         else:
             structural = None
-        f = cls(name=c.name.text(), doc=c.doc.text() or None, size=int(c.size),
-                alignment=int(c.alignment), offset=int(c.offset),
-                field_static_type_index=int(c.field_static_type_index),
-                frozen=not flags & FLAG_WRITABLE, metadata=metadata, ty=ty,
-                c_init=not flags & FLAG_INIT_OFF, c_kw_only=bool(flags & FLAG_KW_ONLY),
-                c_has_default=bool(flags & FLAG_HAS_DEFAULT),
-                c_default=default, c_default_factory=factory, c_repr=not flags & FLAG_REPR_OFF,
-                c_compare=not flags & FLAG_COMPARE_OFF, c_hash=not flags & FLAG_HASH_OFF,
-                c_structural_eq=structural)
+        f = cls(
+            name=c.name.text(),
+            doc=c.doc.text() or None,
+            size=int(c.size),
+            alignment=int(c.alignment),
+            offset=int(c.offset),
+            field_static_type_index=int(c.field_static_type_index),
+            frozen=not flags & FLAG_WRITABLE,
+            metadata=metadata,
+            ty=ty,
+            c_init=not flags & FLAG_INIT_OFF,
+            c_kw_only=bool(flags & FLAG_KW_ONLY),
+            c_has_default=bool(flags & FLAG_HAS_DEFAULT),
+            c_default=default,
+            c_default_factory=factory,
+            c_repr=not flags & FLAG_REPR_OFF,
+            c_compare=not flags & FLAG_COMPARE_OFF,
+            c_hash=not flags & FLAG_HASH_OFF,
+            c_structural_eq=structural,
+        )
         f.flags = flags
         f.type_info = owner
         f._getter_addr = c.getter or 0
@@ -909,14 +1030,22 @@ class TypeField:
         """The static type index of the field's declared type (``field_static_type_index``)."""
         return self.field_static_type_index
 
-    writable = property(lambda self: bool(self.flags & FLAG_WRITABLE),
-                        doc="Whether the field has a setter (it is not read-only).")
-    has_default = property(lambda self: bool(self.flags & FLAG_HAS_DEFAULT),
-                           doc="Whether the field has a default value or factory.")
-    kw_only = property(lambda self: bool(self.flags & FLAG_KW_ONLY),
-                       doc="Whether the constructor takes the field by keyword only.")
-    init = property(lambda self: not self.flags & FLAG_INIT_OFF,
-                    doc="Whether the constructor takes the field at all.")
+    writable = property(
+        lambda self: bool(self.flags & FLAG_WRITABLE),
+        doc="Whether the field has a setter (it is not read-only).",
+    )
+    has_default = property(
+        lambda self: bool(self.flags & FLAG_HAS_DEFAULT),
+        doc="Whether the field has a default value or factory.",
+    )
+    kw_only = property(
+        lambda self: bool(self.flags & FLAG_KW_ONLY),
+        doc="Whether the constructor takes the field by keyword only.",
+    )
+    init = property(
+        lambda self: not self.flags & FLAG_INIT_OFF,
+        doc="Whether the constructor takes the field at all.",
+    )
 
     def _checked_handle(self, obj: Any) -> int:
         """``obj``'s handle, if it is an object of the field's type (or a subtype).
@@ -929,9 +1058,11 @@ class TypeField:
         if handle and owner is not None:
             info = type_info(obj.type_index)
             if info is None or not info.is_subtype_of(owner):
-                raise TypeError(f"field `{self.name}` of {owner.type_key} cannot be read or "
-                                f"written on an object of type "
-                                f"{info.type_key if info is not None else obj.type_index}")
+                raise TypeError(
+                    f"field `{self.name}` of {owner.type_key} cannot be read or "
+                    f"written on an object of type "
+                    f"{info.type_key if info is not None else obj.type_index}"
+                )
         return handle
 
     def get(self, obj: Any) -> Any:
@@ -947,7 +1078,10 @@ class TypeField:
         if not self._getter_addr:
             raise AttributeError(f"field `{self.name}` has no getter")
         out = AnyCell()
-        if _Getter(self._getter_addr)(ctypes.c_void_p(handle + self.offset), ctypes.byref(out)) != 0:
+        if (
+            _Getter(self._getter_addr)(ctypes.c_void_p(handle + self.offset), ctypes.byref(out))
+            != 0
+        ):
             raise_last_error()
         return cell_to_py(out)
 
@@ -1003,9 +1137,12 @@ class TypeField:
         known = getattr(self, "_payload_enum_of", None)
         if known is not None and known[0] is cls:
             return known[1]
-        result = any(getattr(b, "__module__", None) in ("tvm_ffi.dataclasses.enum",
-                                                         "tvmffi.dataclasses.enum")
-                     and b.__name__ in ("IntEnum", "StrEnum") for b in cls.__mro__)
+        result = any(
+            getattr(b, "__module__", None)
+            in ("tvm_ffi.dataclasses.enum", "tvmffi.dataclasses.enum")
+            and b.__name__ in ("IntEnum", "StrEnum")
+            for b in cls.__mro__
+        )
         self._payload_enum_of = (cls, result)
         return result
 
@@ -1013,7 +1150,7 @@ class TypeField:
         """An IntEnum / StrEnum field's payload (``1``, ``"+"``) as its entry; others as they are."""
         if not self._is_payload_enum_field():
             return value
-        from ._type_schema import _to_py_class_value  # noqa: PLC0415
+        from ._type_schema import _to_py_class_value
 
         return _to_py_class_value(self.ty.convert(value))
 
@@ -1028,6 +1165,7 @@ class TypeField:
         def fset(obj: Any, value: Any) -> None:
             # IntEnum / StrEnum fields take payloads (``obj.priority = 20``).
             field.set(obj, field.normalize_value(value))
+
         for fn in (fget, fset):
             fn.__name__ = name
             fn.__module__ = cls.__module__
@@ -1045,8 +1183,14 @@ class TypeField:
 class TypeMethod:
     """A reflected method (upstream's ``tvm_ffi.core.TypeMethod``)."""
 
-    def __init__(self, name: str, doc: str | None = None, func: Any = None,
-                 metadata: dict[str, Any] | None = None, is_static: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        doc: str | None = None,
+        func: Any = None,
+        metadata: dict[str, Any] | None = None,
+        is_static: bool = False,
+    ) -> None:
         self.name = name
         self.doc = doc
         self._func = func
@@ -1063,8 +1207,12 @@ class TypeMethod:
             metadata = json.loads(raw) if raw else {}
         except ValueError:
             metadata = {}
-        m = cls(name=c.name.text(), doc=c.doc.text() or None, metadata=metadata,
-                is_static=bool(int(c.flags) & FLAG_STATIC_METHOD))
+        m = cls(
+            name=c.name.text(),
+            doc=c.doc.text() or None,
+            metadata=metadata,
+            is_static=bool(int(c.flags) & FLAG_STATIC_METHOD),
+        )
         m.flags = int(c.flags)
         m.type_info = owner
         m._cell = c.method
@@ -1086,12 +1234,16 @@ class TypeMethod:
         m = self
 
         if self.is_static:
+
             def static(*args: Any) -> Any:
                 return m.func(*args)
+
             fn = static
         else:
+
             def method(self: Any, *args: Any) -> Any:
                 return m.func(self, *args)
+
             fn = method
         fn.__name__ = self.name
         fn.__module__ = cls.__module__
@@ -1112,9 +1264,16 @@ MethodInfo = TypeMethod
 class TypeInfo:
     """What the runtime records about a registered object type (upstream's ``core.TypeInfo``)."""
 
-    def __init__(self, type_cls: type | None, type_index: int, type_key: str,
-                 type_ancestors: list[int], fields: list[TypeField] | None,
-                 methods: list[TypeMethod], parent_type_info: TypeInfo | None) -> None:
+    def __init__(
+        self,
+        type_cls: type | None,
+        type_index: int,
+        type_key: str,
+        type_ancestors: list[int],
+        fields: list[TypeField] | None,
+        methods: list[TypeMethod],
+        parent_type_info: TypeInfo | None,
+    ) -> None:
         self.type_cls = type_cls
         self.type_index = type_index
         self.type_key = type_key
@@ -1182,7 +1341,9 @@ class TypeInfo:
     def structural_eq_hash_kind(self) -> int:
         """How structural equality and hashing treat the type (the runtime enumerator; 0: unset)."""
         c = self._c()
-        return int(c.metadata.contents.structural_eq_hash_kind) if c is not None and c.metadata else 0
+        return (
+            int(c.metadata.contents.structural_eq_hash_kind) if c is not None and c.metadata else 0
+        )
 
     @property
     def _has_type_metadata(self) -> bool:
@@ -1205,16 +1366,19 @@ class TypeInfo:
     def _register_fields(self, fields: list[Any], structure_kind: int | None = None) -> None:
         """Register the fields of a Python-defined type (see :mod:`tvmffi._pyclass`)."""
         assert self.fields is None, f"_register_fields already called for {self.type_key!r}"
-        from . import _pyclass  # noqa: PLC0415
+        from . import _pyclass
 
         self.fields = _pyclass.register_fields(self, fields, structure_kind)
         self._read_back_methods()
 
-    def _register_py_methods(self, py_methods: list[tuple[Any, ...]] | None = None,
-                             type_attr_names: frozenset[str] = frozenset()) -> None:
+    def _register_py_methods(
+        self,
+        py_methods: list[tuple[Any, ...]] | None = None,
+        type_attr_names: frozenset[str] = frozenset(),
+    ) -> None:
         """Register methods (or type attributes) defined in Python, then re-read the methods."""
         if py_methods:
-            from . import _pyclass  # noqa: PLC0415
+            from . import _pyclass
 
             _pyclass.register_py_methods(self.type_index, py_methods, type_attr_names)
         self._read_back_methods()
@@ -1377,7 +1541,7 @@ def object_repr(obj: Any) -> str:
         return type(obj).__name__ + "(chandle=None)"
     try:
         return str(ffi_func("ffi.ReprPrint")(obj))
-    except Exception:  # noqa: BLE001  (repr must not raise)
+    except Exception:
         return f"{type(obj).__name__}({chandle_of(obj)})"
 
 
@@ -1397,10 +1561,12 @@ def fallback_class(type_index: int) -> type | None:
     cls = type(key.split(".")[-1], (base,), {"__slots__": ()})
     cls.__qualname__ = key
     cls.__module__ = ".".join(key.split(".")[:-1])
-    cls.__doc__ = (f"Auto-generated fallback class for {key}.\n"
-                   "This class is generated because the class is not registered.\n"
-                   "Please do not use this class directly, instead register the class\n"
-                   "using `register_object` decorator.")
+    cls.__doc__ = (
+        f"Auto-generated fallback class for {key}.\n"
+        "This class is generated because the class is not registered.\n"
+        "Please do not use this class directly, instead register the class\n"
+        "using `register_object` decorator."
+    )
     cls.__tvm_ffi_type_info__ = info  # type: ignore[attr-defined]
     for f in info.fields or ():
         setattr(cls, f.name, f.as_property(cls))
@@ -1531,7 +1697,8 @@ def _install_ffi_init_attr(cls: type, info: TypeInfo, ffi_init: Any) -> None:
         if info is not getattr(type(self), "__tvm_ffi_type_info__", None):
             raise TypeError(
                 f"Calling `{type_name}.__ffi_init__()` on a `{type(self).__name__}` instance is not "
-                f"supported. Define `{type(self).__name__}` with init=True.")
+                f"supported. Define `{type(self).__name__}` with init=True."
+            )
         kw = {k: v for k, v in kwargs.items() if v is not missing_obj}
         init_handle_by_constructor(self, ffi_init, *pack_kwargs(args, kw))
 
@@ -1548,8 +1715,14 @@ def find_ffi_init(info: TypeInfo) -> Any:
     return type_attr(info.type_index, "__ffi_init__")
 
 
-def add_class_attrs(cls: type, info: TypeInfo, type_attr_names: Any = (), *,
-                    frozen: bool = False, ancestors: bool = True) -> type:
+def add_class_attrs(
+    cls: type,
+    info: TypeInfo,
+    type_attr_names: Any = (),
+    *,
+    frozen: bool = False,
+    ancestors: bool = True,
+) -> type:
     """Give ``cls`` the fields (properties) and methods of ``info`` (upstream's ``_add_class_attrs``).
 
     With ``ancestors``, the fields and methods of ancestor types that no
@@ -1564,7 +1737,11 @@ def add_class_attrs(cls: type, info: TypeInfo, type_attr_names: Any = (), *,
     chain = [info]
     parent = info.parent_type_info
     while ancestors and parent is not None:
-        if parent.type_cls is not None and isinstance(cls, type) and issubclass(cls, parent.type_cls):
+        if (
+            parent.type_cls is not None
+            and isinstance(cls, type)
+            and issubclass(cls, parent.type_cls)
+        ):
             break
         chain.append(parent)
         parent = parent.parent_type_info
@@ -1606,15 +1783,17 @@ def install_init(cls: type, info: TypeInfo) -> None:
         return
     ffi_init = find_ffi_init(info)
     if ffi_init is not None:
-        from ._dunder import _make_init  # noqa: PLC0415
+        from ._dunder import _make_init
 
         cls.__init__ = _make_init(cls, info, ffi_init=ffi_init)  # type: ignore[misc]
         return
     type_name = cls.__name__
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(f"`{type_name}` cannot be constructed directly. "
-                        "Define a custom __init__ or use a factory method.")
+        raise TypeError(
+            f"`{type_name}` cannot be constructed directly. "
+            "Define a custom __init__ or use a factory method."
+        )
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     __init__.__module__ = cls.__module__
@@ -1733,7 +1912,7 @@ _install_object_methods()
 
 def _bind_builtin_classes() -> None:
     """Type records for the classes the extension itself uses (Object, Function, Tensor)."""
-    from ._core import Tensor  # noqa: PLC0415
+    from ._core import Tensor
 
     for cls, index in ((Object, K_OBJECT), (Function, K_FUNCTION), (Tensor, K_TENSOR)):
         info = type_info(index)

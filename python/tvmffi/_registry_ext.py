@@ -17,15 +17,17 @@ from . import _reflection as _r
 from ._reflection import TypeInfo
 
 
-def _add_class_attrs(type_cls: type, type_info: TypeInfo,
-                     type_attr_names: Collection[str] = ()) -> type:
+def _add_class_attrs(
+    type_cls: type, type_info: TypeInfo, type_attr_names: Collection[str] = ()
+) -> type:
     """Give ``type_cls`` the type's fields (properties), methods, ``__ffi_init__``, and the
     listed type attributes (those the class body does not define)."""
     return _r.add_class_attrs(type_cls, type_info, type_attr_names, ancestors=False)
 
 
-def _add_type_attr_class_attrs(type_cls: type, type_info: TypeInfo,
-                               type_attr_names: Collection[str]) -> None:
+def _add_type_attr_class_attrs(
+    type_cls: type, type_info: TypeInfo, type_attr_names: Collection[str]
+) -> None:
     """Set the listed type attributes of the type as class attributes (unless defined)."""
     for name in type_attr_names:
         value = _r.type_attr(type_info.type_index, name)
@@ -55,7 +57,9 @@ def _warn_missing_field_annotations(cls: type, type_info: TypeInfo, *, stackleve
             f"@c_class({type_info.type_key!r}): class `{cls.__qualname__}` does not annotate the "
             f"following reflected field(s): {', '.join(missing)}. Add type annotations (e.g. "
             "`field_name: type`) to the class body for IDE support and documentation.",
-            UserWarning, stacklevel=stacklevel)
+            UserWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def get_global_func_metadata(name: str) -> dict[str, Any]:

@@ -90,14 +90,16 @@ _ORIGIN_TO_TYPE_INDEX = {
     "Any": _r.K_ANY,
 }
 _TYPE_INDEX_TO_ORIGIN = {v: k for k, v in _ORIGIN_TO_TYPE_INDEX.items()}
-_TYPE_INDEX_TO_ORIGIN.update({
-    _r.K_DLTENSOR_PTR: "Tensor",
-    _r.K_RAW_STR: "str",
-    _r.K_BYTE_ARRAY_PTR: "bytes",
-    _r.K_SMALL_STR: "str",
-    _r.K_SMALL_BYTES: "bytes",
-    _r.K_OBJECT_RVALUE_REF: "Object",
-})
+_TYPE_INDEX_TO_ORIGIN.update(
+    {
+        _r.K_DLTENSOR_PTR: "Tensor",
+        _r.K_RAW_STR: "str",
+        _r.K_BYTE_ARRAY_PTR: "bytes",
+        _r.K_SMALL_STR: "str",
+        _r.K_SMALL_BYTES: "bytes",
+        _r.K_OBJECT_RVALUE_REF: "Object",
+    }
+)
 
 # The class of devices the converters make (core._set_class_device replaces it).
 _DEVICE_CLS: list[type] = [Device]
@@ -132,7 +134,7 @@ class String(str, PyNativeObject):
         self._tvm_ffi_cached_object = None
         return self
 
-    def __from_tvm_ffi_object__(cls, obj: Any) -> String:  # noqa: N805  (upstream's signature)
+    def __from_tvm_ffi_object__(cls, obj: Any) -> String:
         self = String(str(_r.take_any(_r.to_owned_any(obj))))
         self._tvm_ffi_cached_object = obj
         return self
@@ -151,7 +153,7 @@ class Bytes(bytes, PyNativeObject):
         self._tvm_ffi_cached_object = None
         return self
 
-    def __from_tvm_ffi_object__(cls, obj: Any) -> Bytes:  # noqa: N805
+    def __from_tvm_ffi_object__(cls, obj: Any) -> Bytes:
         self = Bytes(bytes(_r.take_any(_r.to_owned_any(obj))))
         self._tvm_ffi_cached_object = obj
         return self
@@ -163,8 +165,9 @@ class Bytes(bytes, PyNativeObject):
 class _CObjectMeta(type):
     """The metaclass of :class:`CObject`: its checks are those of :class:`Object`."""
 
-    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any],
-                **kwargs: Any) -> type:
+    def __new__(
+        mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
+    ) -> type:
         """A class deriving from CObject derives from Object instead."""
         if any(b is CObject for b in bases if "CObject" in globals()):
             bases = tuple(Object if b is CObject else b for b in bases)
@@ -241,8 +244,11 @@ def _to_py_class_value(value: CAny) -> Any:
     """The Python value of a :class:`CAny` (strings as :class:`String`, bytes as :class:`Bytes`)."""
     result = _r.cell_to_py(_r.copy_cell(value._cell))
     device_cls = _DEVICE_CLS[0]
-    if isinstance(result, Device) and device_cls is not Device and \
-            not isinstance(result, device_cls):
+    if (
+        isinstance(result, Device)
+        and device_cls is not Device
+        and not isinstance(result, device_cls)
+    ):
         return device_cls(str(result))
     if isinstance(result, str) and not isinstance(result, (String, _r._dtype_cls())):
         return String(result)
@@ -313,7 +319,7 @@ def _packed(value: Any, expected: str, original: Any) -> CAny:
         return CAny(value)
     except _ConvertError:
         raise
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         raise _ConvertError(f"expected {expected}, got {_describe(original)}: {err}") from None
 
 
@@ -330,8 +336,13 @@ class _Converter:
 
     __slots__ = ("dispatch", "err_hint", "subs", "type_index", "_fn_convert")
 
-    def __init__(self, dispatch: Callable[[Any, Any], tuple[CAny, bool]], err_hint: str,
-                 subs: tuple[Any, ...] | None = None, type_index: int = _r.K_NONE) -> None:
+    def __init__(
+        self,
+        dispatch: Callable[[Any, Any], tuple[CAny, bool]],
+        err_hint: str,
+        subs: tuple[Any, ...] | None = None,
+        type_index: int = _r.K_NONE,
+    ) -> None:
         self.dispatch = lambda value: dispatch(self, value)
         self.err_hint = err_hint
         self.subs = subs
@@ -347,8 +358,19 @@ class _Converter:
 
 def _c_any(conv: _Converter, value: Any) -> tuple[CAny, bool]:
     packed = _packed(value, "Any", value)
-    plain = (type(None), bool, int, float, ctypes.c_void_p, String, Bytes, Tensor, Device,
-             Object, _dtype_cls())
+    plain = (
+        type(None),
+        bool,
+        int,
+        float,
+        ctypes.c_void_p,
+        String,
+        Bytes,
+        Tensor,
+        Device,
+        Object,
+        _dtype_cls(),
+    )
     return packed, not isinstance(value, plain)
 
 
@@ -372,7 +394,7 @@ def _c_int(conv: _Converter, value: Any) -> tuple[CAny, bool]:
     if isinstance(value, Integral):
         try:
             ivalue = int(value)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             raise _ConvertError(f"int() failed for {type(value).__qualname__}: {err}") from None
         _check_int64(ivalue)
         return CAny(ivalue), True
@@ -389,7 +411,7 @@ def _c_float(conv: _Converter, value: Any) -> tuple[CAny, bool]:
     if isinstance(value, (Integral, Real)):
         try:
             fvalue = float(value)  # type: ignore[arg-type]
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             raise _ConvertError(f"float() failed for {type(value).__qualname__}: {err}") from None
         return CAny(fvalue), True
     if hasattr(type(value), "__tvm_ffi_float__"):
@@ -403,7 +425,7 @@ def _c_bool(conv: _Converter, value: Any) -> tuple[CAny, bool]:
     if isinstance(value, Integral):
         try:
             bvalue = bool(value)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             raise _ConvertError(f"bool() failed for {type(value).__qualname__}: {err}") from None
         return CAny(bvalue), True
     raise _ConvertError(f"expected bool, got {_describe(value)}")
@@ -434,7 +456,7 @@ def _c_device(conv: _Converter, value: Any) -> tuple[CAny, bool]:
     if isinstance(value, str):
         try:
             dev = _DEVICE_CLS[0](value)
-        except Exception:  # noqa: BLE001
+        except Exception:
             raise _ConvertError(f"expected Device, got invalid device string {value!r}") from None
         return CAny(dev), True
     if hasattr(cls, "__dlpack_device__") and not hasattr(cls, "__dlpack__"):
@@ -449,7 +471,7 @@ def _c_dtype(conv: _Converter, value: Any) -> tuple[CAny, bool]:
     if isinstance(value, str):
         try:
             d = dtype(value)
-        except Exception:  # noqa: BLE001
+        except Exception:
             raise _ConvertError(f"expected dtype, got invalid dtype string {value!r}") from None
         return CAny(d), True
     if _is_framework_dtype(value) or hasattr(value, "__dlpack_data_type__"):
@@ -474,8 +496,9 @@ def _c_tensor(conv: _Converter, value: Any) -> tuple[CAny, bool]:
         return CAny(value), False
     if hasattr(cls, "__dlpack__"):
         return _packed(value, "Tensor", value), True
-    if os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") != "1" and \
-            hasattr(cls, "__dlpack_c_exchange_api__"):
+    if os.environ.get("TVM_FFI_SKIP_DLPACK_C_EXCHANGE_API", "0") != "1" and hasattr(
+        cls, "__dlpack_c_exchange_api__"
+    ):
         return _packed(value, "Tensor", value), True
     raise _ConvertError(f"expected Tensor, got {_describe(value)}")
 
@@ -491,20 +514,20 @@ def _c_callable(conv: _Converter, value: Any) -> tuple[CAny, bool]:
 
 
 def _array_cls() -> Any:
-    from .container import Array  # noqa: PLC0415
+    from .container import Array
 
     return Array
 
 
 def _map_cls() -> Any:
-    from .container import Map  # noqa: PLC0415
+    from .container import Map
 
     return Map
 
 
 def _container_cls(name: str) -> Any:
     """tvmffi.List / tvmffi.Dict when the package has them (else None)."""
-    from . import container  # noqa: PLC0415
+    from . import container
 
     return getattr(container, name, None)
 
@@ -521,7 +544,7 @@ def _new_container(ctor: str, cells: list[CAny], expected: str, original: Any) -
         return CAny._from_cell(_r.call_cells(_r.ffi_func(ctor), [c._cell for c in cells]))
     except _ConvertError:
         raise
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         raise _ConvertError(f"expected {expected}, got {_describe(original)}: {err}") from None
 
 
@@ -535,8 +558,11 @@ def _seq_types() -> tuple[Any, ...]:
 
 def _convert_seq(conv: _Converter, value: Any, kind: str) -> tuple[CAny, bool]:
     target_index = _r.K_ARRAY if kind == "Array" else _r.K_LIST
-    is_seq = isinstance(value, (list, tuple)) or _is_type_index(value, _r.K_ARRAY) or \
-        _is_type_index(value, _r.K_LIST)
+    is_seq = (
+        isinstance(value, (list, tuple))
+        or _is_type_index(value, _r.K_ARRAY)
+        or _is_type_index(value, _r.K_LIST)
+    )
     if not is_seq:
         raise _ConvertError(f"expected {kind}, got {_describe(value)}")
     elem = conv.subs[0] if conv.subs else None
@@ -570,20 +596,25 @@ def _c_list(conv: _Converter, value: Any) -> tuple[CAny, bool]:
 
 
 def _c_tuple(conv: _Converter, value: Any) -> tuple[CAny, bool]:
-    is_seq = isinstance(value, (list, tuple)) or _is_type_index(value, _r.K_ARRAY) or \
-        _is_type_index(value, _r.K_LIST)
+    is_seq = (
+        isinstance(value, (list, tuple))
+        or _is_type_index(value, _r.K_ARRAY)
+        or _is_type_index(value, _r.K_LIST)
+    )
     if not is_seq:
         raise _ConvertError(f"expected tuple, got {_describe(value)}")
     is_array = _is_type_index(value, _r.K_ARRAY)
     if conv.subs is None:
         if is_array:
             return CAny(value), False
-        return _new_container("ffi.Array", [_packed(x, "tuple", value) for x in value], "tuple",
-                              value), True
+        return _new_container(
+            "ffi.Array", [_packed(x, "tuple", value) for x in value], "tuple", value
+        ), True
     n = len(conv.subs)
     if len(value) != n:
-        raise _ConvertError(f"expected tuple of length {n}, got {type(value).__name__} of length "
-                            f"{len(value)}")
+        raise _ConvertError(
+            f"expected tuple of length {n}, got {type(value).__name__} of length {len(value)}"
+        )
     changed = False
     items: list[CAny] = []
     for i in range(n):
@@ -601,8 +632,11 @@ def _c_tuple(conv: _Converter, value: Any) -> tuple[CAny, bool]:
 
 def _convert_mapping(conv: _Converter, value: Any, kind: str) -> tuple[CAny, bool]:
     target_index = _r.K_MAP if kind == "Map" else _r.K_DICT
-    if not isinstance(value, Mapping) and not _is_type_index(value, _r.K_MAP) and \
-            not _is_type_index(value, _r.K_DICT):
+    if (
+        not isinstance(value, Mapping)
+        and not _is_type_index(value, _r.K_MAP)
+        and not _is_type_index(value, _r.K_DICT)
+    ):
         raise _ConvertError(f"expected {kind}, got {_describe(value)}")
     key_conv = conv.subs[0] if conv.subs else None
     val_conv = conv.subs[1] if conv.subs else None
@@ -662,9 +696,11 @@ def _registered_cls_has_base(type_index: int, base_name: str) -> bool:
     cls = _r.TYPE_INDEX_TO_CLS.get(type_index)
     if cls is None:
         return False
-    return any(getattr(b, "__module__", None) in ("tvm_ffi.dataclasses.enum",
-                                                  "tvmffi.dataclasses.enum")
-               and b.__name__ == base_name for b in cls.__mro__)
+    return any(
+        getattr(b, "__module__", None) in ("tvm_ffi.dataclasses.enum", "tvmffi.dataclasses.enum")
+        and b.__name__ == base_name
+        for b in cls.__mro__
+    )
 
 
 def _enum_variant(type_index: int, payload: Any) -> Any:
@@ -672,7 +708,7 @@ def _enum_variant(type_index: int, payload: Any) -> Any:
     cls = _r.TYPE_INDEX_TO_CLS.get(type_index)
     if cls is None:
         return None
-    from .dataclasses.enum import _state  # noqa: PLC0415
+    from .dataclasses.enum import _state
 
     state = _state(cls)
     if state is None:
@@ -693,15 +729,17 @@ def _marshaled_object(conv: _Converter, value: Any) -> tuple[CAny, bool]:
             converted = CAny._from_cell(_r.call_cells(fn, [packed._cell]))
         else:
             converted = packed
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         error = err
     else:
         actual = converted.type_index
         if actual >= _r.K_STATIC_OBJECT_BEGIN and _is_instance_index(actual, conv.type_index):
             return converted, True
     if error is not None:
-        raise _ConvertError(f"expected {conv.err_hint}, got {_describe(value)}\n"
-                            f"  __ffi_convert__ failed:\n{_indent(error, '    ')}") from None
+        raise _ConvertError(
+            f"expected {conv.err_hint}, got {_describe(value)}\n"
+            f"  __ffi_convert__ failed:\n{_indent(error, '    ')}"
+        ) from None
     raise _ConvertError(f"expected {conv.err_hint}, got {_describe(value)}")
 
 
@@ -731,7 +769,7 @@ def _c_int_enum(conv: _Converter, value: Any) -> tuple[CAny, bool]:
         elif isinstance(value, Integral):
             try:
                 payload = int(value)
-            except Exception as err:  # noqa: BLE001
+            except Exception as err:
                 raise _ConvertError(f"int() failed for {type(value).__qualname__}: {err}") from None
             _check_int64(payload)
         if payload is not None:
@@ -762,9 +800,17 @@ def _object_converter(origin: str, type_index: int) -> _Converter:
 
 
 _SIMPLE = {
-    "int": _c_int, "float": _c_float, "bool": _c_bool, "None": _c_none, "str": _c_str,
-    "bytes": _c_bytes, "Device": _c_device, "dtype": _c_dtype,
-    "ctypes.c_void_p": _c_opaque_ptr, "Tensor": _c_tensor, "Callable": _c_callable,
+    "int": _c_int,
+    "float": _c_float,
+    "bool": _c_bool,
+    "None": _c_none,
+    "str": _c_str,
+    "bytes": _c_bytes,
+    "Device": _c_device,
+    "dtype": _c_dtype,
+    "ctypes.c_void_p": _c_opaque_ptr,
+    "Tensor": _c_tensor,
+    "Callable": _c_callable,
 }
 
 
@@ -776,8 +822,9 @@ def _build_converter(schema: TypeSchema) -> _Converter:
     if origin == "Optional":
         return _Converter(_c_optional, origin, (args[0]._converter,))
     if origin == "Union":
-        return _Converter(_c_union, " | ".join(repr(a) for a in args),
-                          tuple(a._converter for a in args))
+        return _Converter(
+            _c_union, " | ".join(repr(a) for a in args), tuple(a._converter for a in args)
+        )
     simple = _SIMPLE.get(origin)
     if simple is not None:
         return _Converter(simple, origin)
@@ -788,8 +835,9 @@ def _build_converter(schema: TypeSchema) -> _Converter:
     if origin in ("Array", "List", "list"):
         hint = "Array" if origin == "Array" else "List"
         s = sub(args[0]) if args else None
-        return _Converter(_c_array if origin == "Array" else _c_list, hint,
-                          (s,) if s is not None else None)
+        return _Converter(
+            _c_array if origin == "Array" else _c_list, hint, (s,) if s is not None else None
+        )
     if origin in ("Map", "Dict", "dict"):
         hint = "Map" if origin == "Map" else "Dict"
         subs = None
@@ -847,18 +895,18 @@ def _protocol_step(value: Any) -> tuple[Any, bool]:
     if hasattr(cls, "__tvm_ffi_object__"):
         try:
             return value.__tvm_ffi_object__(), False
-        except Exception:  # noqa: BLE001
+        except Exception:
             raise _ConvertError(f"__tvm_ffi_object__() failed for {_describe(value)}") from None
     if hasattr(cls, "__tvm_ffi_value__"):
         try:
             inner = value.__tvm_ffi_value__()
-        except Exception:  # noqa: BLE001
+        except Exception:
             return value, True
         return inner, inner is value
     if isinstance(value, _r.ObjectConvertible):
         try:
             inner = value.asobject()
-        except Exception:  # noqa: BLE001
+        except Exception:
             raise _ConvertError(f"asobject() failed for {_describe(value)}") from None
         if not isinstance(inner, Object):
             raise _ConvertError(f"asobject() returned {_describe(inner)} for {_describe(value)}")
@@ -879,7 +927,7 @@ class TypeSchema:
     """
 
     origin: str
-    args: Optional[tuple[TypeSchema, ...]] = None  # noqa: UP007
+    args: Optional[tuple[TypeSchema, ...]] = None
     origin_type_index: int = dataclasses.field(default=ORIGIN_TYPE_INDEX_UNKNOWN, repr=False)
 
     def __post_init__(self) -> None:
@@ -965,8 +1013,9 @@ class TypeSchema:
         raw_args = obj["args"]
         if not isinstance(raw_args, (list, tuple)):
             raw_args = ()
-        return TypeSchema(origin, tuple(TypeSchema.from_json_obj(a) for a in raw_args
-                                        if isinstance(a, dict)))
+        return TypeSchema(
+            origin, tuple(TypeSchema.from_json_obj(a) for a in raw_args if isinstance(a, dict))
+        )
 
     @staticmethod
     def from_json_str(s: str) -> TypeSchema:
@@ -992,8 +1041,9 @@ class TypeSchema:
         try:
             _dispatch(self._converter, value)
         except RecursionError:
-            raise TypeError(f"type check failed for {self!r}: infinite __tvm_ffi_value__ cycle "
-                            "detected") from None
+            raise TypeError(
+                f"type check failed for {self!r}: infinite __tvm_ffi_value__ cycle detected"
+            ) from None
         except _ConvertError as err:
             raise TypeError(f"type check failed for {self!r}: {err.message}") from None
 
@@ -1002,8 +1052,9 @@ class TypeSchema:
         try:
             return _dispatch(self._converter, value)[0]
         except RecursionError:
-            raise TypeError(f"type conversion failed for {self!r}: infinite __tvm_ffi_value__ "
-                            "cycle detected") from None
+            raise TypeError(
+                f"type conversion failed for {self!r}: infinite __tvm_ffi_value__ cycle detected"
+            ) from None
         except _ConvertError as err:
             raise TypeError(f"type conversion failed for {self!r}: {err.message}") from None
 
@@ -1020,14 +1071,19 @@ class TypeSchema:
         """The annotation of what this type produces."""
         return self._repr_impl(ty_map, False, frozenset())
 
-    def _repr_impl(self, ty_map: Callable[[str], str] | None, input_mode: bool,
-                   expanded: frozenset[int]) -> str:
-        if input_mode and self.origin_type_index >= _r.K_STATIC_OBJECT_BEGIN and \
-                self.origin_type_index not in expanded:
+    def _repr_impl(
+        self, ty_map: Callable[[str], str] | None, input_mode: bool, expanded: frozenset[int]
+    ) -> str:
+        if (
+            input_mode
+            and self.origin_type_index >= _r.K_STATIC_OBJECT_BEGIN
+            and self.origin_type_index not in expanded
+        ):
             raw = _r.type_attr(self.origin_type_index, "__ffi_convert_type_schema__")
             if raw is not None:
                 return TypeSchema._from_maybe_json(raw)._repr_impl(
-                    ty_map, True, expanded | {self.origin_type_index})
+                    ty_map, True, expanded | {self.origin_type_index}
+                )
         origin = self.origin if ty_map is None else ty_map(self.origin)
         args = [a._repr_impl(ty_map, input_mode, expanded) for a in (self.args or ())]
         if origin == "Union":
@@ -1066,8 +1122,10 @@ def _annotation_object(cls: type, targs: tuple[Any, ...]) -> TypeSchema:
     if info is None:
         info = cls.__dict__.get("__tvm_ffi_type_info__") if isinstance(cls, type) else None
     if info is None:
-        raise TypeError(f"CObject subclass {cls!r} is not registered in TYPE_CLS_TO_INFO; use "
-                        "@register_object to register it")
+        raise TypeError(
+            f"CObject subclass {cls!r} is not registered in TYPE_CLS_TO_INFO; use "
+            "@register_object to register it"
+        )
     origin = _TYPE_INDEX_TO_ORIGIN.get(info.type_index, info.type_key)
     n = len(targs)
     if n > 0:
@@ -1075,18 +1133,29 @@ def _annotation_object(cls: type, targs: tuple[Any, ...]) -> TypeSchema:
             raise TypeError(f"{origin} requires 1 type argument, got {n}")
         if origin in ("Map", "Dict") and n != 2:
             raise TypeError(f"{origin} requires 2 type arguments, got {n}")
-        return TypeSchema(origin, tuple(TypeSchema.from_annotation(a) for a in targs),
-                          origin_type_index=info.type_index)
+        return TypeSchema(
+            origin,
+            tuple(TypeSchema.from_annotation(a) for a in targs),
+            origin_type_index=info.type_index,
+        )
     return TypeSchema(origin, origin_type_index=info.type_index)
 
 
-def _from_annotation(annotation: Any) -> TypeSchema:  # noqa: PLR0911, PLR0912
+def _from_annotation(annotation: Any) -> TypeSchema:
     if annotation is type(None) or annotation is None:
         return TypeSchema("None")
     if annotation is typing.Any:
         return TypeSchema("Any")
-    for py, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"),
-                     (bytes, "bytes"), (list, "List"), (dict, "Dict"), (tuple, "tuple")):
+    for py, name in (
+        (bool, "bool"),
+        (int, "int"),
+        (float, "float"),
+        (str, "str"),
+        (bytes, "bytes"),
+        (list, "List"),
+        (dict, "Dict"),
+        (tuple, "tuple"),
+    ):
         if annotation is py:
             return TypeSchema(name)
     if annotation is collections.abc.Callable:
@@ -1100,14 +1169,18 @@ def _from_annotation(annotation: Any) -> TypeSchema:  # noqa: PLR0911, PLR0912
     if origin is list:
         if len(targs) > 1:
             raise TypeError(f"list takes at most 1 type argument, got {len(targs)}")
-        return TypeSchema("List", (TypeSchema.from_annotation(targs[0]),)) if targs \
+        return (
+            TypeSchema("List", (TypeSchema.from_annotation(targs[0]),))
+            if targs
             else TypeSchema("List")
+        )
     if origin is dict:
         if len(targs) == 1 or len(targs) > 2:
             raise TypeError(f"dict requires 0 or 2 type arguments, got {len(targs)}")
         if len(targs) == 2:
-            return TypeSchema("Dict", (TypeSchema.from_annotation(targs[0]),
-                                       TypeSchema.from_annotation(targs[1])))
+            return TypeSchema(
+                "Dict", (TypeSchema.from_annotation(targs[0]), TypeSchema.from_annotation(targs[1]))
+            )
         return TypeSchema("Dict")
     if origin is tuple:
         if len(targs) == 2 and targs[1] is Ellipsis:
@@ -1120,8 +1193,9 @@ def _from_annotation(annotation: Any) -> TypeSchema:  # noqa: PLR0911, PLR0912
             params, ret = targs
             ret_schema = TypeSchema.from_annotation(ret)
             if isinstance(params, list):
-                return TypeSchema("Callable", (ret_schema,) +
-                                  tuple(TypeSchema.from_annotation(p) for p in params))
+                return TypeSchema(
+                    "Callable", (ret_schema,) + tuple(TypeSchema.from_annotation(p) for p in params)
+                )
             return TypeSchema("Callable", (ret_schema,))
         return TypeSchema("Callable")
     if isinstance(origin, type) and issubclass(origin, Object):

@@ -136,7 +136,10 @@ def _hashable(key: Any) -> Any:
 
 
 # The runtime registers both types; bind the classes (their methods come from reflection).
-for _cls, _key in ((AccessStep, "ffi.reflection.AccessStep"), (AccessPath, "ffi.reflection.AccessPath")):
+for _cls, _key in (
+    (AccessStep, "ffi.reflection.AccessStep"),
+    (AccessPath, "ffi.reflection.AccessPath"),
+):
     _info = type_info(_key)
     if _info is not None:
         bind_class(_cls, _info, init=False)

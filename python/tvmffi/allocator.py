@@ -33,8 +33,10 @@ def _framework_allocator(name: str) -> Callable[[tuple, str, int, int], Any]:
         except ImportError as err:
             raise ValueError(f"use_allocator: no tensor framework named {name!r} ({err})") from err
         if not callable(getattr(mod, "empty", None)):
-            raise ValueError(f"use_allocator: {name!r} has no empty(shape, dtype=...) to allocate "
-                             "with; pass a callable (shape, dtype, device) -> tensor")
+            raise ValueError(
+                f"use_allocator: {name!r} has no empty(shape, dtype=...) to allocate "
+                "with; pass a callable (shape, dtype, device) -> tensor"
+            )
 
     def alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:
         return _framework.alloc(name, shape, dtype, device_type, device_id)
@@ -66,8 +68,10 @@ def use_allocator(allocator: str | AllocatorFn) -> Iterator[None]:
     elif callable(allocator):
         fn = _callable_allocator(allocator)
     else:
-        raise TypeError("use_allocator: expected a framework name (str) or a callable "
-                        f"(shape, dtype, device) -> tensor, got {type(allocator).__name__}")
+        raise TypeError(
+            "use_allocator: expected a framework name (str) or a callable "
+            f"(shape, dtype, device) -> tensor, got {type(allocator).__name__}"
+        )
     previous, env_allocator = _core._swap_scoped_allocator(fn)
     try:
         yield

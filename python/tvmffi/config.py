@@ -43,16 +43,28 @@ def _cflags() -> str:
 # (option, help, answer), in the order the answers are printed.
 _ITEMS: list[tuple[str, str, Callable[[], str]]] = [
     ("--includedir", "print the include directory", libinfo.find_include_path),
-    ("--dlpack-includedir", "print the directory holding dlpack/dlpack.h",
-     libinfo.find_dlpack_include_path),
-    ("--cmakedir", "print the CMake package directory (find_package(tvm_ffi))",
-     libinfo.find_cmake_path),
+    (
+        "--dlpack-includedir",
+        "print the directory holding dlpack/dlpack.h",
+        libinfo.find_dlpack_include_path,
+    ),
+    (
+        "--cmakedir",
+        "print the CMake package directory (find_package(tvm_ffi))",
+        libinfo.find_cmake_path,
+    ),
     ("--libdir", "print the library directory", _libdir),
     ("--libfiles", "print the full path of the runtime library", libinfo.find_libtvm_ffi),
-    ("--sourcedir", "print the source directory (tvmffi ships none: an error)",
-     libinfo.find_source_path),
-    ("--cython-lib-path", "print the Cython module's path (tvmffi has none: an error)",
-     libinfo.find_cython_lib),
+    (
+        "--sourcedir",
+        "print the source directory (tvmffi ships none: an error)",
+        libinfo.find_source_path,
+    ),
+    (
+        "--cython-lib-path",
+        "print the Cython module's path (tvmffi has none: an error)",
+        libinfo.find_cython_lib,
+    ),
     ("--cxxflags", "print the C++ compiler flags", _cxxflags),
     ("--cflags", "print the C compiler flags", _cflags),
     ("--libs", "print the libraries to link", lambda: "-ltvm_ffi"),
@@ -64,15 +76,27 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Print the paths and flags needed to compile and link against "
-                    f"tvm-ffi (tvmffi {__version__}).")
+        f"tvm-ffi (tvmffi {__version__}).",
+    )
     # Options in upstream's help order; printing order is _ITEMS's.
-    for option in ("--includedir", "--dlpack-includedir", "--cmakedir", "--sourcedir",
-                   "--libfiles", "--libdir", "--libs", "--cython-lib-path", "--cxxflags",
-                   "--cflags", "--ldflags"):
+    for option in (
+        "--includedir",
+        "--dlpack-includedir",
+        "--cmakedir",
+        "--sourcedir",
+        "--libfiles",
+        "--libdir",
+        "--libs",
+        "--cython-lib-path",
+        "--cxxflags",
+        "--cflags",
+        "--ldflags",
+    ):
         help_text = next(h for o, h, _ in _ITEMS if o == option)
         parser.add_argument(option, action="store_true", help=help_text)
-    parser.add_argument("--version", action="version", version=__version__,
-                        help="print the tvmffi version and exit")
+    parser.add_argument(
+        "--version", action="version", version=__version__, help="print the tvmffi version and exit"
+    )
     return parser
 
 

@@ -71,7 +71,7 @@ def _lift(owner: Any, value: Any) -> Any:
     if framework is None or not isinstance(value, Object):
         return value
     if isinstance(value, _core.Tensor):
-        from . import _framework  # noqa: PLC0415
+        from . import _framework
 
         return _framework.from_tensor(framework, value)
     if isinstance(value, (Array, Map, List, Dict)):
@@ -227,15 +227,16 @@ def _mapping_pairs(items: Any, kind: str) -> Iterable[Any]:
         return items.items()
     if isinstance(items, Iterable) and not isinstance(items, (str, bytes)):
         return items
-    raise AttributeError(f"{kind} expects a mapping (an object with items()), "
-                         f"got {type(items).__name__}")
+    raise AttributeError(
+        f"{kind} expects a mapping (an object with items()), got {type(items).__name__}"
+    )
 
 
 def _repr(obj: Object) -> str:
     """The runtime's text of a container (upstream's): (1, 2) Array, [1, 2] List, {...} maps."""
     try:
         return str(_func("ffi.ReprPrint")(obj))
-    except Exception:  # noqa: BLE001  (repr must not raise)
+    except Exception:
         return f"{type(obj).__name__}(<unprintable>)"
 
 
@@ -321,8 +322,10 @@ class List(Object):
             return
         targets = range(start, stop, step)
         if len(items) != len(targets):
-            raise ValueError(f"attempt to assign sequence of size {len(items)} to extended "
-                             f"slice of size {len(targets)}")
+            raise ValueError(
+                f"attempt to assign sequence of size {len(items)} to extended "
+                f"slice of size {len(targets)}"
+            )
         for i, item in zip(targets, items):
             _func("ffi.ListSetItem")(self, i, item)
 
@@ -469,8 +472,7 @@ class Dict(Object):
 
     __slots__ = ("_tvm_ffi_framework",)  # see _lift
 
-    def __init__(self, items: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None
-                 ) -> None:
+    def __init__(self, items: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None) -> None:
         super().__init__()
         pairs = dict(_mapping_pairs(items, "Dict")).items() if items is not None else ()
         flat: list[Any] = []

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import _core, _reflection as _r
+from . import _core
+from . import _reflection as _r
 from ._core import Device, DLTensorTestWrapper, Function, Object, Tensor, from_dlpack
 from ._device_type import DLDeviceType
 from ._dtype import dtype as DataType
@@ -63,7 +64,7 @@ _CLASS_OBJECT: type = Object
 def _set_class_device(cls: type) -> None:
     """Use ``cls`` (a Device subclass) for the devices that ``tvmffi.device``, calls
     and the type converters make."""
-    from . import _type_schema  # noqa: PLC0415
+    from . import _type_schema
 
     _core._set_device_class(cls)
     global _CLASS_DEVICE
@@ -143,20 +144,21 @@ def _register_type_attr(type_index: int, attr_key: str, value: Any) -> None:
 
 def _register_py_class(parent_type_info: TypeInfo, type_key: str, type_cls: type) -> TypeInfo:
     """Allocate a type for a Python-defined class (its fields come with ``_register_fields``)."""
-    from . import _pyclass  # noqa: PLC0415
+    from . import _pyclass
 
     return _pyclass.register_py_class(parent_type_info, type_key, type_cls)
 
 
 def _rollback_py_class(type_info: TypeInfo) -> None:
     """Forget a Python-defined type whose class failed to build (its index stays taken)."""
-    from . import _pyclass  # noqa: PLC0415
+    from . import _pyclass
 
     _pyclass.rollback_py_class(type_info)
 
 
-def _register_fields(type_info: TypeInfo, fields: list[Any],
-                     structure_kind: int | None = None) -> list[TypeField]:
+def _register_fields(
+    type_info: TypeInfo, fields: list[Any], structure_kind: int | None = None
+) -> list[TypeField]:
     """Register the fields of a Python-defined type; its :class:`TypeField` list."""
     type_info._register_fields(fields, structure_kind)
     return list(type_info.fields or ())
@@ -165,8 +167,9 @@ def _register_fields(type_info: TypeInfo, fields: list[Any],
 # -- functions --------------------------------------------------------------
 
 
-def _register_global_func(name: str, pyfunc: Callable[..., Any] | Function,
-                          override: bool) -> Function:
+def _register_global_func(
+    name: str, pyfunc: Callable[..., Any] | Function, override: bool
+) -> Function:
     """Register ``pyfunc`` as the global function ``name``."""
     return _core._register_global_func(name, pyfunc, override)
 
@@ -195,15 +198,17 @@ def _tensor_converter(tensor_cls: type) -> Callable[[Tensor], Any]:
         return lambda t: _core._tensor_to_exchange(api, t)
     framework = (getattr(tensor_cls, "__module__", None) or "").split(".")[0]
     if api is None and framework:
-        from . import _framework  # noqa: PLC0415  (imports frameworks lazily)
+        from . import _framework
 
         # torch before 2.10 has no capsule of its own: tvmffi may provide one.
         if _framework.exchange_api(framework) is not None:
             return lambda t: _framework.from_tensor(framework, t)
     name = getattr(tensor_cls, "__name__", repr(tensor_cls))
-    raise TypeError(f"convert_func: tensor_cls {name} has no __dlpack_c_exchange_api__ (a DLPack "
-                    "C exchange API capsule): tensor arguments cannot be delivered as its "
-                    "instances")
+    raise TypeError(
+        f"convert_func: tensor_cls {name} has no __dlpack_c_exchange_api__ (a DLPack "
+        "C exchange API capsule): tensor arguments cannot be delivered as its "
+        "instances"
+    )
 
 
 def convert_func(pyfunc: Callable[..., Any], tensor_cls: type | None = None) -> Function:
@@ -260,17 +265,19 @@ class Error(Object):
         return self._cell_field(2)
 
     def _cell_field(self, i: int) -> str:
-        import ctypes  # noqa: PLC0415
+        import ctypes
 
         handle = _r.chandle_of(self)
         if not handle:
             raise ValueError("null ffi.Error")
         cell = _r.ByteArray.from_address(handle + _r.OBJECT_HEADER_SIZE + 16 * i)
-        return ctypes.string_at(cell.data, cell.size).decode("utf-8", "replace") if cell.data else ""
+        return (
+            ctypes.string_at(cell.data, cell.size).decode("utf-8", "replace") if cell.data else ""
+        )
 
     def py_error(self) -> BaseException:
         """The Python exception of this error."""
-        from ._error import make_error  # noqa: PLC0415
+        from ._error import make_error
 
         return make_error(self.kind, self.message, self.backtrace)
 
@@ -278,13 +285,22 @@ class Error(Object):
 def _bind_package_classes() -> None:
     """Type records for the package's classes of builtin types (the extension keeps its own
     conversions for these: only the records are set here)."""
-    from .container import Array, Dict, List, Map, Shape  # noqa: PLC0415
-    from .module import Module  # noqa: PLC0415
+    from .container import Array, Dict, List, Map, Shape
+    from .module import Module
 
-    pairs = ((Array, _r.K_ARRAY), (Map, _r.K_MAP), (List, _r.K_LIST), (Dict, _r.K_DICT),
-             (Module, _r.K_MODULE), (Shape, _r.K_SHAPE),
-             (String, _r.K_STR), (Bytes, _r.K_BYTES), (Error, _r.K_ERROR),
-             (DataType, _r.K_DATA_TYPE), (Device, _r.K_DEVICE))
+    pairs = (
+        (Array, _r.K_ARRAY),
+        (Map, _r.K_MAP),
+        (List, _r.K_LIST),
+        (Dict, _r.K_DICT),
+        (Module, _r.K_MODULE),
+        (Shape, _r.K_SHAPE),
+        (String, _r.K_STR),
+        (Bytes, _r.K_BYTES),
+        (Error, _r.K_ERROR),
+        (DataType, _r.K_DATA_TYPE),
+        (Device, _r.K_DEVICE),
+    )
     for cls, index in pairs:
         info = _r.type_info(index)
         if info is not None and cls not in _r.TYPE_CLS_TO_INFO:

@@ -58,11 +58,11 @@ _TENSOR_TYPES = ("DLTensor*", "ffi.Tensor", "Tensor")
 def _jax() -> Any:
     try:
         import jax
-        import jax.ffi  # noqa: F401
+        import jax.ffi
     except ImportError as err:
         raise ImportError(
-            "tvmffi.jax needs JAX with jax.ffi (jax >= 0.4.38) installed: "
-            f"{err}") from err
+            f"tvmffi.jax needs JAX with jax.ffi (jax >= 0.4.38) installed: {err}"
+        ) from err
     return jax
 
 
@@ -87,8 +87,9 @@ def _compiler() -> str:
     for name in (os.environ.get("CXX"), "c++", "g++", "clang++"):
         if name and shutil.which(name):
             return name
-    raise RuntimeError("tvmffi.jax: no C++ compiler found to build the XLA FFI handler "
-                       "(set CXX, or install g++)")
+    raise RuntimeError(
+        "tvmffi.jax: no C++ compiler found to build the XLA FFI handler (set CXX, or install g++)"
+    )
 
 
 def _build(jax: Any) -> Path:
@@ -104,9 +105,17 @@ def _build(jax: Any) -> Path:
     defines = []
     if b"XLA_FFI_DeviceOrdinal_Get_Args" in header_text:
         defines.append("-DTVMFFI_XLA_HAS_DEVICE_ORDINAL")
-    key = hashlib.sha256(b"\0".join([
-        source, header_text, getattr(jaxlib, "__version__", "?").encode(),
-        str(runtime).encode(), " ".join(defines).encode()])).hexdigest()[:20]
+    key = hashlib.sha256(
+        b"\0".join(
+            [
+                source,
+                header_text,
+                getattr(jaxlib, "__version__", "?").encode(),
+                str(runtime).encode(),
+                " ".join(defines).encode(),
+            ]
+        )
+    ).hexdigest()[:20]
     out_dir = _cache_dir() / "jax"
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"tvmffi_jax_handler_{key}.so"
@@ -118,14 +127,29 @@ def _build(jax: Any) -> Path:
         includes = [f"-I{p}" for p in libinfo.include_paths()] + [f"-I{xla_include}"]
         fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_dir)
         os.close(fd)
-        cmd = [_compiler(), "-std=c++17", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
-               *defines, *includes, str(_SOURCE), "-o", tmp,
-               f"-L{runtime.parent}", "-l:libtvm_ffi.so", f"-Wl,-rpath,{runtime.parent}"]
+        cmd = [
+            _compiler(),
+            "-std=c++17",
+            "-O2",
+            "-shared",
+            "-fPIC",
+            "-fvisibility=hidden",
+            *defines,
+            *includes,
+            str(_SOURCE),
+            "-o",
+            tmp,
+            f"-L{runtime.parent}",
+            "-l:libtvm_ffi.so",
+            f"-Wl,-rpath,{runtime.parent}",
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             os.unlink(tmp)
-            raise RuntimeError("tvmffi.jax: building the XLA FFI handler failed:\n"
-                               f"{' '.join(cmd)}\n{proc.stdout}{proc.stderr}")
+            raise RuntimeError(
+                "tvmffi.jax: building the XLA FFI handler failed:\n"
+                f"{' '.join(cmd)}\n{proc.stdout}{proc.stderr}"
+            )
         os.replace(tmp, out)
     return out
 
@@ -140,8 +164,14 @@ def handler_library() -> ctypes.CDLL:
             lib.tvmffi_jax_handler.restype = ctypes.c_void_p
             lib.tvmffi_jax_handler.argtypes = [ctypes.c_int]
             lib.tvmffi_jax_bind.restype = ctypes.c_int
-            lib.tvmffi_jax_bind.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
-                                            ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p]
+            lib.tvmffi_jax_bind.argtypes = [
+                ctypes.c_int,
+                ctypes.c_void_p,
+                ctypes.c_int,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_char_p,
+            ]
             lib.tvmffi_jax_num_slots.restype = ctypes.c_int
             _LIB = lib
         return _LIB
@@ -150,7 +180,7 @@ def handler_library() -> ctypes.CDLL:
 def _is_tensor(annotation: Any) -> bool:
     if not isinstance(annotation, str):
         return False
-    inner = annotation[len("Optional["):-1] if annotation.startswith("Optional[") else annotation
+    inner = annotation[len("Optional[") : -1] if annotation.startswith("Optional[") else annotation
     return inner in _TENSOR_TYPES
 
 
@@ -169,12 +199,14 @@ def _plan(function: Any, attrs: Sequence[str] | None) -> list[str]:
         raise ValueError(
             f"register_ffi_target: attrs names {len(attrs)} attribute(s), but the function "
             f"takes {len(scalars)} non-tensor parameter(s) "
-            f"({', '.join(f'{p.name}: {p.annotation}' for p in scalars) or 'none'})")
+            f"({', '.join(f'{p.name}: {p.annotation}' for p in scalars) or 'none'})"
+        )
     named = all(not (p.name.startswith("arg") and p.name[3:].isdigit()) for p in scalars)
     if attrs is None and len(scalars) > 1 and not named:
         raise ValueError(
             f"register_ffi_target: the function takes {len(scalars)} non-tensor parameters and "
-            "its metadata names none of them: pass attrs=[attribute names in parameter order]")
+            "its metadata names none of them: pass attrs=[attribute names in parameter order]"
+        )
     names = iter(attrs if attrs is not None else [p.name for p in scalars])
     plan = []
     for p in params:
@@ -196,9 +228,14 @@ def _platform(platform: str) -> tuple[str, bool]:
     raise ValueError(f"register_ffi_target: platform must be 'CUDA' or 'cpu', got {platform!r}")
 
 
-def register_ffi_target(name: str, function: Any, platform: str = "CUDA", *,
-                        attrs: Sequence[str] | None = None,
-                        outputs_first: bool = False) -> None:
+def register_ffi_target(
+    name: str,
+    function: Any,
+    platform: str = "CUDA",
+    *,
+    attrs: Sequence[str] | None = None,
+    outputs_first: bool = False,
+) -> None:
     """Register ``function`` as the XLA FFI target ``name`` for ``platform`` ("CUDA" or "cpu").
 
     Then ``jax.ffi.ffi_call(name, result_shape_dtypes)(*args, **attributes)``
@@ -221,8 +258,10 @@ def register_ffi_target(name: str, function: Any, platform: str = "CUDA", *,
     jax_platform, cuda = _platform(platform)
     if not isinstance(function, _core.Function):
         if not callable(function):
-            raise TypeError("register_ffi_target: function must be a tvmffi.Function or a "
-                            f"callable, got {type(function).__name__}")
+            raise TypeError(
+                "register_ffi_target: function must be a tvmffi.Function or a "
+                f"callable, got {type(function).__name__}"
+            )
         function = _core.Function(function)
     plan = _plan(function, attrs)
     lib = handler_library()
@@ -230,16 +269,27 @@ def register_ffi_target(name: str, function: Any, platform: str = "CUDA", *,
         if name in _TARGETS:
             slot, registered = _TARGETS[name]
             if registered != jax_platform:
-                raise ValueError(f"register_ffi_target: {name!r} is registered for "
-                                 f"{registered}; use another name for {jax_platform}")
+                raise ValueError(
+                    f"register_ffi_target: {name!r} is registered for "
+                    f"{registered}; use another name for {jax_platform}"
+                )
             new = False
         else:
             slot = len(_TARGETS)
             if slot >= lib.tvmffi_jax_num_slots():
                 raise RuntimeError(f"tvmffi.jax: at most {slot} targets can be registered")
             new = True
-        if lib.tvmffi_jax_bind(slot, handle_of(function), int(cuda), int(outputs_first),
-                               "\n".join(plan).encode(), name.encode()) != 0:
+        if (
+            lib.tvmffi_jax_bind(
+                slot,
+                handle_of(function),
+                int(cuda),
+                int(outputs_first),
+                "\n".join(plan).encode(),
+                name.encode(),
+            )
+            != 0
+        ):
             raise ValueError(f"register_ffi_target: cannot bind {name!r} (plan {plan})")
         _FUNCTIONS[name] = function
         if new:
@@ -298,8 +348,11 @@ def _bits(x: Any) -> Any:
     import jax.numpy as jnp
 
     size = x.dtype.itemsize
-    if (x.dtype == jnp.bool_ or jnp.issubdtype(x.dtype, jnp.complexfloating)
-            or size not in (1, 2, 4, 8)):
+    if (
+        x.dtype == jnp.bool_
+        or jnp.issubdtype(x.dtype, jnp.complexfloating)
+        or size not in (1, 2, 4, 8)
+    ):
         return None
     return jax.lax.bitcast_convert_type(x, jnp.dtype(f"uint{8 * size}"))
 
@@ -311,14 +364,18 @@ def _immutable_verify(copies: list) -> None:
     _sync_default_stream()
     for arg, orig, copy in copies:
         a, b = _bits(orig), _bits(copy)
-        same = (bool((a == b).all()) if a is not None
-                else np.asarray(orig).tobytes() == np.asarray(copy).tobytes())
+        same = (
+            bool((a == b).all())
+            if a is not None
+            else np.asarray(orig).tobytes() == np.asarray(copy).tobytes()
+        )
         if not same:
             raise ValueError(
                 f"argument #{arg} is a JAX array, but the function wrote to it: JAX arrays are "
                 "immutable, so a function is given a copy, and the original is unchanged and "
                 "the result discarded; to get results in JAX arrays, register the function "
-                "with tvmffi.jax.register_ffi_target and call it with jax.ffi.ffi_call")
+                "with tvmffi.jax.register_ffi_target and call it with jax.ffi.ffi_call"
+            )
 
 
 def _jax_from_tensor(tensor: Any) -> Any:
@@ -327,4 +384,3 @@ def _jax_from_tensor(tensor: Any) -> Any:
     if tensor.device.dlpack_device_type() != _framework._CPU:
         _sync_default_stream()
     return jax.dlpack.from_dlpack(tensor)
-

@@ -53,8 +53,11 @@ __all__ = [
 _OWN_DISTRIBUTIONS = frozenset({"apache-tvm-ffi", "tvmffi", "tvmffi-as-tvm-ffi"})
 # Library targets of those distributions that live in the package's lib/.
 # -ltvmffi is a linker script in the wheel: loading it means loading tvm_ffi.
-_OWN_TARGETS = {"tvm_ffi": "tvm_ffi", "tvmffi": "tvm_ffi",
-                "tvmffi_upstream_cxx": "tvmffi_upstream_cxx"}
+_OWN_TARGETS = {
+    "tvm_ffi": "tvm_ffi",
+    "tvmffi": "tvm_ffi",
+    "tvmffi_upstream_cxx": "tvmffi_upstream_cxx",
+}
 
 
 def _package_dir() -> Path:
@@ -124,8 +127,10 @@ def _build_tree_note() -> str:
     build = _build_dir()
     if build is None:
         return ""
-    return (f" ({_package_dir()} is a build-tree package: it holds lib/ only; "
-            f"install the tvmffi wheel for the whole SDK)")
+    return (
+        f" ({_package_dir()} is a build-tree package: it holds lib/ only; "
+        f"install the tvmffi wheel for the whole SDK)"
+    )
 
 
 def find_libtvm_ffi() -> str:
@@ -150,8 +155,10 @@ def find_include_path() -> str:
     path = _package_dir() / "include"
     if ret := _first([path], lambda p: (p / "tvm" / "ffi" / "c_api.h").is_file()):
         return ret
-    raise RuntimeError(f"Cannot find include path: {path} is missing{_build_tree_note()}; "
-                       f"include_paths() lists the source tree's header folders")
+    raise RuntimeError(
+        f"Cannot find include path: {path} is missing{_build_tree_note()}; "
+        f"include_paths() lists the source tree's header folders"
+    )
 
 
 def find_dlpack_include_path() -> str:
@@ -166,8 +173,10 @@ def find_dlpack_include_path() -> str:
         candidates.append(Path(configured))
     if ret := _first(candidates, lambda p: (p / "dlpack" / "dlpack.h").is_file()):
         return ret
-    raise RuntimeError("Cannot find dlpack include path: no dlpack/dlpack.h in "
-                       + ", ".join(str(p) for p in candidates))
+    raise RuntimeError(
+        "Cannot find dlpack include path: no dlpack/dlpack.h in "
+        + ", ".join(str(p) for p in candidates)
+    )
 
 
 def find_cmake_path() -> str:
@@ -184,8 +193,10 @@ def find_cmake_path() -> str:
 
 def find_source_path() -> str:
     """Upstream's packaged source tree: tvmffi ships none, so this raises RuntimeError."""
-    raise RuntimeError("Cannot find source path: tvmffi packages no source tree "
-                       "(headers: find_include_path(), CMake package: find_cmake_path())")
+    raise RuntimeError(
+        "Cannot find source path: tvmffi packages no source tree "
+        "(headers: find_include_path(), CMake package: find_cmake_path())"
+    )
 
 
 def find_cython_lib() -> str:
@@ -243,8 +254,10 @@ def load_lib_ctypes(
     The loaded library.
     """
     if not isinstance(mode, str) or not mode.startswith("RTLD_") or not hasattr(ctypes, mode):
-        raise ValueError(f"load_lib_ctypes: mode must name a ctypes mode such as "
-                         f"'RTLD_LOCAL' or 'RTLD_GLOBAL', got {mode!r}")
+        raise ValueError(
+            f"load_lib_ctypes: mode must name a ctypes mode such as "
+            f"'RTLD_LOCAL' or 'RTLD_GLOBAL', got {mode!r}"
+        )
     path = _find_library_by_basename(package, target_name, extra_lib_paths)
     return ctypes.CDLL(str(path), getattr(ctypes, mode))
 
@@ -330,8 +343,9 @@ def _find_library_by_basename(
     if extra_lib_paths is not None:
         for i, p in enumerate(extra_lib_paths):
             if not isinstance(p, Path):
-                raise TypeError(f"extra_lib_paths[{i}] must be a pathlib.Path, "
-                                f"got {type(p).__name__}: {p!r}")
+                raise TypeError(
+                    f"extra_lib_paths[{i}] must be a pathlib.Path, got {type(p).__name__}: {p!r}"
+                )
     own_lib = _package_dir() / "lib"
     if _normalize_distribution(package) in _OWN_DISTRIBUTIONS and target_name in _OWN_TARGETS:
         path = own_lib / f"lib{_OWN_TARGETS[target_name]}.so"
@@ -357,4 +371,5 @@ def _find_library_by_basename(
                 return path
     raise RuntimeError(
         f"Cannot find library {', '.join(names)} of distribution {package!r}: not in its "
-        f"installed files; searched directories:\n  " + "\n  ".join(str(d) for d in dirs))
+        f"installed files; searched directories:\n  " + "\n  ".join(str(d) for d in dirs)
+    )

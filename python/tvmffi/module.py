@@ -76,14 +76,14 @@ class Module(Object):
         """Names of the functions the module exports."""
         return list(_func("ffi.ModuleListFunctions")(self))
 
-    def get_function_metadata(self, name: str,
-                              query_imports: bool = False) -> dict[str, Any] | None:
+    def get_function_metadata(
+        self, name: str, query_imports: bool = False
+    ) -> dict[str, Any] | None:
         """The function's metadata (parsed JSON: type schema, arg names...), or None."""
         text = _func("ffi.ModuleGetFunctionMetadata")(self, name, query_imports)
         return None if text is None else json.loads(text)
 
-    def get_function_writes(self, name: str,
-                            query_imports: bool = False) -> tuple[int, ...] | None:
+    def get_function_writes(self, name: str, query_imports: bool = False) -> tuple[int, ...] | None:
         """The indices of the arguments the function writes, ascending (``()``: none).
 
         None when its library does not say (TVM_FFI_DLL_EXPORT_WRITES); then a
@@ -100,7 +100,7 @@ class Module(Object):
 
     @property
     def kind(self) -> str:
-        """"library" for a loaded file, "system" for the system library."""
+        """ "library" for a loaded file, "system" for the system library."""
         return _func("ffi.ModuleGetKind")(self)
 
     @property
@@ -130,7 +130,8 @@ def load_module(path: str | os.PathLike[str]) -> Module:
     p = os.fspath(path)
     if not isinstance(p, str):
         raise TypeError(
-            f"load_module: path must be a str or os.PathLike, got {type(path).__name__}")
+            f"load_module: path must be a str or os.PathLike, got {type(path).__name__}"
+        )
     if not os.path.exists(p):
         raise FileNotFoundError(f"load_module: no such file: {p}")
     return _func("ffi.ModuleLoadFromFile")(os.path.abspath(p))

@@ -76,8 +76,12 @@ def _signature(metadata: dict[str, Any], params: list[Any] | None) -> inspect.Si
     if isinstance(metadata.get("args"), list):
         for i, a in enumerate(metadata["args"]):
             a = a if isinstance(a, dict) else {}
-            entries.append((str(a.get("name") or f"arg{a.get('index', i)}"),
-                            _annotation(str(a.get("type", "Any")))))
+            entries.append(
+                (
+                    str(a.get("name") or f"arg{a.get('index', i)}"),
+                    _annotation(str(a.get("type", "Any"))),
+                )
+            )
         if "ret" in metadata:
             ret = _annotation(str(metadata["ret"]))
     elif params is not None:
@@ -88,14 +92,19 @@ def _signature(metadata: dict[str, Any], params: list[Any] | None) -> inspect.Si
         return None
     try:
         return inspect.Signature(
-            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY, annotation=t)
-             for n, t in entries], return_annotation=ret)
+            [
+                inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY, annotation=t)
+                for n, t in entries
+            ],
+            return_annotation=ret,
+        )
     except ValueError:  # names that are not identifiers
         return None
 
 
-def _describe(f: Function, name: str, metadata: str | dict[str, Any] | None,
-              doc: str | None) -> Function:
+def _describe(
+    f: Function, name: str, metadata: str | dict[str, Any] | None, doc: str | None
+) -> Function:
     """Give ``f`` its name, doc and signature, and tell the call path its tensor parameters.
 
     The type schema says which arguments are ``ffi.Tensor`` parameters: framework
@@ -124,8 +133,11 @@ def _describe(f: Function, name: str, metadata: str | dict[str, Any] | None,
     f.__qualname__ = name
     f.__doc__ = doc or None
     sig = _signature(meta, params) if meta is not None else None
-    f.__signature__ = sig if sig is not None else inspect.Signature(
-        [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+    f.__signature__ = (
+        sig
+        if sig is not None
+        else inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+    )
     return f
 
 
@@ -205,7 +217,7 @@ def init_ffi_api(namespace: str, target_module_name: str | None = None) -> None:
     __name__)`` after loading its library). A ``tvm.`` prefix of the namespace
     is dropped, as upstream does; names with a further dot are left out.
     """
-    import sys  # noqa: PLC0415
+    import sys
 
     module_name = target_module_name or namespace
     module = sys.modules.get(module_name)
@@ -215,7 +227,7 @@ def init_ffi_api(namespace: str, target_module_name: str | None = None) -> None:
     for full in list_global_func_names():
         if not full.startswith(prefix):
             continue
-        short = full[len(prefix):]
+        short = full[len(prefix) :]
         if not short or "." in short:
             continue
         setattr(module, short, get_global_func(full))

@@ -27,7 +27,8 @@ def _as_stream(stream: Any) -> int:
         return int(value or 0)
     raise ValueError(
         "use_raw_stream takes the stream as an int (or ctypes.c_void_p); use use_torch_stream "
-        "for torch.cuda.Stream and torch.cuda.graph")
+        "for torch.cuda.Stream and torch.cuda.graph"
+    )
 
 
 class StreamContext:
@@ -44,8 +45,12 @@ class StreamContext:
         self._prev.append(_core._env_set_stream(self.device_type, self.device_id, self.stream))
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         _core._env_set_stream(self.device_type, self.device_id, self._prev.pop())
 
 
@@ -84,8 +89,12 @@ class TorchStreamContext:
         self._ffi.__enter__()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         assert self._ffi is not None
         self._ffi.__exit__(exc_type, exc, tb)
         if self.torch_context is not None:

@@ -42,7 +42,6 @@ __all__ = [
 ]
 
 
-
 class WalkOrder(IntEnum):
     """Whether :func:`structural_walk` calls back before (pre) or after (post) the children."""
 
@@ -65,8 +64,9 @@ class DefRegionKind(IntEnum):
     NON_RECURSIVE = 2
 
 
-def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False,
-                     skip_tensor_content: bool = False) -> bool:
+def structural_equal(
+    lhs: Any, rhs: Any, map_free_vars: bool = False, skip_tensor_content: bool = False
+) -> bool:
     """Whether ``lhs`` and ``rhs`` are structurally equal.
 
     ``map_free_vars``: free variables (no definition site) of the two sides
@@ -76,11 +76,14 @@ def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False,
     return bool(_func("ffi.StructuralEqual")(lhs, rhs, map_free_vars, skip_tensor_content))
 
 
-def structural_hash(value: Any, map_free_vars: bool = False,
-                    skip_tensor_content: bool = False) -> int:
+def structural_hash(
+    value: Any, map_free_vars: bool = False, skip_tensor_content: bool = False
+) -> int:
     """A hash that agrees with :func:`structural_equal` (an unsigned 64-bit int)."""
-    return int(_func("ffi.StructuralHash")(value, map_free_vars, skip_tensor_content)) \
+    return (
+        int(_func("ffi.StructuralHash")(value, map_free_vars, skip_tensor_content))
         & 0xFFFFFFFFFFFFFFFF
+    )
 
 
 def get_first_structural_mismatch(
@@ -88,7 +91,7 @@ def get_first_structural_mismatch(
 ) -> tuple[AccessPath, AccessPath] | None:
     """None when ``lhs`` and ``rhs`` are structurally equal; else the pair of
     :class:`~tvmffi.access_path.AccessPath` to the first difference, one into each."""
-    from . import access_path  # noqa: F401,PLC0415  (binds the path classes)
+    from . import access_path  # noqa: F401  (binds the path classes)
 
     result = _func("ffi.GetFirstStructuralMismatch")(lhs, rhs, map_free_vars, skip_tensor_content)
     if result is None:
@@ -116,7 +119,9 @@ class StructuralKey(Object):
         return int(self.hash_i64) & 0xFFFFFFFFFFFFFFFF  # type: ignore[attr-defined]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, StructuralKey) and bool(_func("ffi.StructuralKeyEqual")(self, other))
+        return isinstance(other, StructuralKey) and bool(
+            _func("ffi.StructuralKeyEqual")(self, other)
+        )
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
@@ -181,12 +186,17 @@ def _callback_type_index(t: Any) -> int:
     if info is not None:
         return int(info.type_index)
     if isinstance(t, type):
-        from . import _dtype  # noqa: PLC0415
-        from ._core import Device, Tensor  # noqa: PLC0415
-        from .container import Array, Map  # noqa: PLC0415
+        from . import _dtype
+        from ._core import Device, Tensor
+        from .container import Array, Map
 
-        known: dict[type, str] = {Object: "ffi.Object", Function: "ffi.Function",
-                                  Tensor: "ffi.Tensor", Array: "ffi.Array", Map: "ffi.Map"}
+        known: dict[type, str] = {
+            Object: "ffi.Object",
+            Function: "ffi.Function",
+            Tensor: "ffi.Tensor",
+            Array: "ffi.Array",
+            Map: "ffi.Map",
+        }
         for cls, key in known.items():
             if t is cls:
                 ti = type_info(key)
@@ -196,8 +206,10 @@ def _callback_type_index(t: Any) -> int:
             return 6
         if t is _dtype.dtype:
             return 5
-    raise TypeError("structural_walk callback type must be a supported builtin, typing.Any/object, "
-                    f"or an FFI-registered object class; got {t!r}")
+    raise TypeError(
+        "structural_walk callback type must be a supported builtin, typing.Any/object, "
+        f"or an FFI-registered object class; got {t!r}"
+    )
 
 
 def _normalize_callbacks(callbacks: Any) -> list[tuple[Any, Callable[..., Any]]]:
@@ -215,12 +227,16 @@ def _normalize_callbacks(callbacks: Any) -> list[tuple[Any, Callable[..., Any]]]
     elif isinstance(callbacks, Sequence) and not isinstance(callbacks, (str, bytes)):
         for entry in callbacks:
             if not (isinstance(entry, tuple) and len(entry) == 2 and callable(entry[1])):
-                raise TypeError("structural_walk: the entries of a callback sequence must be "
-                                "(type, callback) tuples")
+                raise TypeError(
+                    "structural_walk: the entries of a callback sequence must be "
+                    "(type, callback) tuples"
+                )
             add(entry)
     else:
-        raise TypeError("structural_walk: callbacks must be a callback, a (type, callback) entry, "
-                        "a ((type, ...), callback) entry, or a sequence of entries")
+        raise TypeError(
+            "structural_walk: callbacks must be a callback, a (type, callback) entry, "
+            "a ((type, ...), callback) entry, or a sequence of entries"
+        )
     return entries
 
 
@@ -254,8 +270,11 @@ def structural_walk(
     return _func("ffi.StructuralWalk")(root, entries, entries_kind, order_int)
 
 
-for _cls, _key in ((StructuralKey, "ffi.StructuralKey"), (VisitInterrupt, "ffi.VisitInterrupt"),
-                   (StructuralVisitor, "ffi.StructuralVisitor")):
+for _cls, _key in (
+    (StructuralKey, "ffi.StructuralKey"),
+    (VisitInterrupt, "ffi.VisitInterrupt"),
+    (StructuralVisitor, "ffi.StructuralVisitor"),
+):
     _info = type_info(_key)
     if _info is not None:
         bind_class(_cls, _info, init=False)

@@ -123,7 +123,7 @@ def _export_globals() -> None:
     for full in list_global_func_names():
         if not full.startswith("testing."):
             continue
-        name = full[len("testing."):]
+        name = full[len("testing.") :]
         if name.isidentifier() and name not in _OWN_NAMES and not hasattr(module, name):
             setattr(module, name, get_global_func(full))
 
@@ -149,9 +149,13 @@ def _fixture(type_key: str, **options: Any) -> Callable[[_C], _C]:
     def decorate(cls: _C) -> _C:
         cls.__tvm_ffi_type_key__ = type_key  # type: ignore[attr-defined]
         if "__init__" not in vars(cls) and options.get("init", True):
+
             def __init__(self: Object, *args: Any, **kwargs: Any) -> None:
-                raise RuntimeError(f"{type_key} is not registered: load the fixture library "
-                                   f"(tvmffi.testing.load_fixture_library, or {TESTING_LIB_ENV})")
+                raise RuntimeError(
+                    f"{type_key} is not registered: load the fixture library "
+                    f"(tvmffi.testing.load_fixture_library, or {TESTING_LIB_ENV})"
+                )
+
             cls.__init__ = __init__  # type: ignore[misc]
             cls.__tvmffi_placeholder_init__ = __init__  # type: ignore[attr-defined]
         _pending.append((cls, type_key, options))
@@ -172,12 +176,16 @@ def _bind_pending() -> None:
         if placeholder is not None and vars(cls).get("__init__") is placeholder:
             del cls.__init__  # type: ignore[misc]
         # The fixtures are @c_class types, as upstream declares them.
-        from .dataclasses import c_class  # noqa: PLC0415  (dataclasses imports this package)
+        from .dataclasses import c_class
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            c_class(key, init=options.get("init", True), frozen=options.get("frozen", False),
-                    **_C_CLASS_OPTIONS.get(key, {}))(cls)
+            c_class(
+                key,
+                init=options.get("init", True),
+                frozen=options.get("frozen", False),
+                **_C_CLASS_OPTIONS.get(key, {}),
+            )(cls)
     _pending[:] = still
 
 
@@ -388,8 +396,9 @@ class _TestCxxNoAutoInit(Object):
     __slots__ = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("`testing.TestCxxNoAutoInit` cannot be constructed directly: it has no "
-                        "__ffi_init__")
+        raise TypeError(
+            "`testing.TestCxxNoAutoInit` cannot be constructed directly: it has no __ffi_init__"
+        )
 
 
 @_fixture("testing.TestCxxAutoInitParent")
@@ -447,7 +456,7 @@ def _gpu_lock_file() -> Path:
         else:
             try:
                 user = getpass.getuser()
-            except Exception:  # noqa: BLE001  (no login name: fall back to the uid)
+            except Exception:
                 user = str(os.getuid()) if hasattr(os, "getuid") else "unknown"
             lock_dir = Path(tempfile.gettempdir()) / f"tvm-ffi-test-locks-{user}"
         lock_dir.mkdir(parents=True, exist_ok=True)
@@ -489,7 +498,9 @@ __path__: list[str] = []
 
 
 # The C++ enums, declared as upstream declares them.
-from .dataclasses import IntEnum as _IntEnum, StrEnum as _StrEnum, entry as _entry  # noqa: E402
+from .dataclasses import IntEnum as _IntEnum  # noqa: E402
+from .dataclasses import StrEnum as _StrEnum  # noqa: E402
+from .dataclasses import entry as _entry  # noqa: E402
 
 
 class _TestCxxIntEnum(_IntEnum, type_key="testing.TestCxxIntEnum"):  # type: ignore[no-redef]

@@ -112,10 +112,10 @@ int64_t RecursiveHash(const Any& value) {
 }
 
 // The five comparisons: one body, each with its global.
-#define TVMFFI_UPSTREAM_RECURSIVE_COMPARE(Name)                                            \
-  bool Name(const Any& lhs, const Any& rhs) {                                              \
+#define TVMFFI_UPSTREAM_RECURSIVE_COMPARE(Name)                                          \
+  bool Name(const Any& lhs, const Any& rhs) {                                            \
     static const Function* fn = new Function(Function::GetGlobalRequired("ffi." #Name)); \
-    return (*fn)(lhs, rhs).cast<bool>();                                                   \
+    return (*fn)(lhs, rhs).cast<bool>();                                                 \
   }
 TVMFFI_UPSTREAM_RECURSIVE_COMPARE(RecursiveEq)
 TVMFFI_UPSTREAM_RECURSIVE_COMPARE(RecursiveLt)

@@ -117,34 +117,46 @@ class RuntimeModule final : public ModuleObj {
 // ModuleObj: the defaults of its virtual methods and its non-virtual members.
 // ---------------------------------------------------------------------------
 
-int ModuleObj::GetPropertyMask() const { return 0; }
+int ModuleObj::GetPropertyMask() const {
+  return 0;
+}
 
 bool ModuleObj::ImplementsFunction(const String& name) {
   return GetFunction(name).has_value();
 }
 
-Optional<String> ModuleObj::GetFunctionDoc(const String&) { return std::nullopt; }
+Optional<String> ModuleObj::GetFunctionDoc(const String&) {
+  return std::nullopt;
+}
 
-Optional<String> ModuleObj::GetFunctionMetadata(const String&) { return std::nullopt; }
+Optional<String> ModuleObj::GetFunctionMetadata(const String&) {
+  return std::nullopt;
+}
 
 void ModuleObj::WriteToFile(const String&, const String&) const {
   TVM_FFI_THROW(RuntimeError) << "Module[" << kind() << "] does not support WriteToFile";
 }
 
-Array<String> ModuleObj::GetWriteFormats() const { return Array<String>(); }
+Array<String> ModuleObj::GetWriteFormats() const {
+  return Array<String>();
+}
 
 Bytes ModuleObj::SaveToBytes() const {
   TVM_FFI_THROW(RuntimeError) << "Module[" << kind() << "] does not support SaveToBytes";
 }
 
-String ModuleObj::InspectSource(const String&) const { return String(); }
+String ModuleObj::InspectSource(const String&) const {
+  return String();
+}
 
 void ModuleObj::ImportModule(const Module& other) {
   CheckAcyclic(this, other);
   imports_.push_back(other);
 }
 
-void ModuleObj::ClearImports() { imports_.clear(); }
+void ModuleObj::ClearImports() {
+  imports_.clear();
+}
 
 Optional<Function> ModuleObj::GetFunction(const String& name, bool query_imports) {
   if (Optional<Function> f = GetFunction(name)) return f;

@@ -6,7 +6,9 @@
 #include <string>
 
 namespace {
-int Add(int a, int b) { return a + b; }
+int Add(int a, int b) {
+  return a + b;
+}
 
 tvm::ffi::String Greet(const tvm::ffi::String& name, int times) {
   std::string out;
@@ -27,10 +29,14 @@ double ScaleViews(tvm::ffi::TensorView a, tvm::ffi::TensorView b, double s) {
 double OptionalScale(tvm::ffi::Optional<tvm::ffi::TensorView> a, double s) {
   return a.has_value() ? a.value().ndim() * s : -s;
 }
-void FailAt(double x) { TVM_FFI_THROW(ValueError) << "failed at " << x; }
+void FailAt(double x) {
+  TVM_FFI_THROW(ValueError) << "failed at " << x;
+}
 
 // Visible only inside the library: the test checks that dlsym cannot see it.
-int internal_helper_not_exported(int x) { return x; }
+int internal_helper_not_exported(int x) {
+  return x;
+}
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add, Add);

@@ -163,8 +163,12 @@ constexpr DLDataType kI64{kDLInt, 64, 1};
 constexpr DLDataType kI8{kDLInt, 8, 1};
 constexpr DLDataType kU8{kDLUInt, 8, 1};
 
-inline DLDevice CUDADev(int id = 0) { return DLDevice{kDLCUDA, id}; }
-inline DLDevice CPUDev() { return DLDevice{kDLCPU, 0}; }
+inline DLDevice CUDADev(int id = 0) {
+  return DLDevice{kDLCUDA, id};
+}
+inline DLDevice CPUDev() {
+  return DLDevice{kDLCPU, 0};
+}
 
 /*!
  * \brief Fill a versioned DLPack tensor the way a test allocator answers

@@ -47,10 +47,10 @@ constexpr const char* kErrorKind = "CUDA Runtime Error: ";
 
 using tvmffi_cuda_test::DeviceCount;
 
-#define REQUIRE_GPU()                                       \
-  do {                                                      \
-    if (DeviceCount() == 0) SKIP("no CUDA device");         \
-    REQUIRE(cudaSetDevice(0) == cudaSuccess);               \
+#define REQUIRE_GPU()                               \
+  do {                                              \
+    if (DeviceCount() == 0) SKIP("no CUDA device"); \
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);       \
   } while (0)
 
 std::string ReadFile(const char* path) {
@@ -104,9 +104,8 @@ void CheckElementwise(ffi::CubinKernel& kernel, float (*expect)(float)) {
   void* py = y.p;
   int64_t count = n;
   void* args[] = {&px, &py, &count};
-  TVM_FFI_CHECK_CUBIN_LAUNCHER_CUDA_ERROR(
-      kernel.Launch(args, ffi::dim3(static_cast<unsigned>((n + 255) / 256)), ffi::dim3(256),
-                    nullptr));
+  TVM_FFI_CHECK_CUBIN_LAUNCHER_CUDA_ERROR(kernel.Launch(
+      args, ffi::dim3(static_cast<unsigned>((n + 255) / 256)), ffi::dim3(256), nullptr));
   CUDA_REQUIRE(cudaDeviceSynchronize());
   std::vector<float> got = y.Download();
   for (int64_t i = 0; i < n; ++i) {
@@ -115,8 +114,12 @@ void CheckElementwise(ffi::CubinKernel& kernel, float (*expect)(float)) {
   }
 }
 
-float PlusOne(float v) { return v + 1.0f; }
-float TimesTwo(float v) { return v * 2.0f; }
+float PlusOne(float v) {
+  return v + 1.0f;
+}
+float TimesTwo(float v) {
+  return v * 2.0f;
+}
 
 /*! \brief The kind and the message of the tvm::ffi::Error that `fn` throws ("" if none). */
 template <typename F>
@@ -135,8 +138,7 @@ std::pair<std::string, std::string> ErrorOf(F&& fn) {
 // [embed]: no GPU needed
 // ---------------------------------------------------------------------------
 
-TEST_CASE("the embedded fatbin is the file's bytes, aligned and followed by a zero",
-          "[embed]") {
+TEST_CASE("the embedded fatbin is the file's bytes, aligned and followed by a zero", "[embed]") {
   const std::string file = ReadFile(TVMFFI_TEST_FATBIN_PATH);
   const std::string embedded = EmbeddedBytes();
   REQUIRE(file.size() > 16);
@@ -150,7 +152,9 @@ TEST_CASE("the embedded fatbin is the file's bytes, aligned and followed by a ze
   REQUIRE(__tvm_ffi__cubin_tvmffi_test_kernels_end[0] == '\0');
   // The cubin is an ELF file.
   const std::string cubin = ReadFile(TVMFFI_TEST_CUBIN_PATH);
-  REQUIRE(cubin.compare(0, 4, "\x7f" "ELF") == 0);
+  REQUIRE(cubin.compare(0, 4,
+                        "\x7f"
+                        "ELF") == 0);
 }
 
 TEST_CASE("dim3 takes 1 to 3 extents and CUDA's own dim3", "[embed]") {
@@ -164,8 +168,7 @@ TEST_CASE("dim3 takes 1 to 3 extents and CUDA's own dim3", "[embed]") {
   REQUIRE((c.x == 4 && c.y == 5 && c.z == 6));
 }
 
-TEST_CASE("ConstructLaunchConfig fills the configuration and a cluster attribute",
-          "[embed]") {
+TEST_CASE("ConstructLaunchConfig fills the configuration and a cluster attribute", "[embed]") {
   namespace api = ffi::cuda_api;
   api::LaunchConfig config;
   api::LaunchAttrType attr;
@@ -435,9 +438,9 @@ TEST_CASE("bytes that are no CUDA binary are a RuntimeError naming the CUDA call
     (void)m["add_one_cuda"];
   });
   REQUIRE(text.first == "RuntimeError");
-  const bool at_load = text.second.find("CubinModule: cannot load the CUDA binary") !=
-                           std::string::npos &&
-                       text.second.find(kLoadCall) != std::string::npos;
+  const bool at_load =
+      text.second.find("CubinModule: cannot load the CUDA binary") != std::string::npos &&
+      text.second.find(kLoadCall) != std::string::npos;
   const bool at_lookup = text.second.find("'add_one_cuda'") != std::string::npos &&
                          text.second.find(kGetKernelCall) != std::string::npos;
   INFO(text.second);

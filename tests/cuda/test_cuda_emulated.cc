@@ -68,7 +68,9 @@ thread_local Block* tl_block = nullptr;
 thread_local uint3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 
-inline void __syncthreads() { emu::tl_block->sync.Wait(); }
+inline void __syncthreads() {
+  emu::tl_block->sync.Wait();
+}
 
 inline float __shfl_xor_sync(unsigned /*mask*/, float v, int lane_mask) {
   emu::Block* b = emu::tl_block;
@@ -80,7 +82,9 @@ inline float __shfl_xor_sync(unsigned /*mask*/, float v, int lane_mask) {
   return r;
 }
 
-inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline float rsqrtf(float x) {
+  return 1.0f / std::sqrt(x);
+}
 
 #include "elementwise.cuh"
 #include "rowwise.cuh"
@@ -238,7 +242,8 @@ void RunElementwise(int64_t n, int64_t off_out, int64_t off_a, int64_t off_b, Op
     // unless the plan cuts shifted input packs (offsets that disagree).
     bool agree = true;
     for (int k = 0; k < N; ++k) {
-      agree = agree && (reinterpret_cast<uintptr_t>(o) - reinterpret_cast<uintptr_t>(in.p[k])) % 16 == 0;
+      agree = agree &&
+              (reinterpret_cast<uintptr_t>(o) - reinterpret_cast<uintptr_t>(in.p[k])) % 16 == 0;
     }
     CHECK(p.shifted == (p.vec > 1 && !agree));
     if (p.vec > 1 && p.nvec > 0) {
@@ -399,8 +404,9 @@ TEST_CASE("emulated kernels in place", "[cuda][emulated]") {
   buf = x;
   const RowPlan rp = PlanRows(rows, cols / 4, 4);
   REQUIRE(rp.mode == RowMode::kBlock);
-  Emulate(rp.grid, rp.block, true,
-          [&] { SoftmaxCachedKernel<float, 4, 32, 4, 1, true>(buf.data(), buf.data(), rows, cols); });
+  Emulate(rp.grid, rp.block, true, [&] {
+    SoftmaxCachedKernel<float, 4, 32, 4, 1, true>(buf.data(), buf.data(), rows, cols);
+  });
   bad = 0;
   for (int64_t r = 0; r < rows; ++r) {
     double m = -INFINITY, s = 0;

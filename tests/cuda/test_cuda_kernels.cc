@@ -492,8 +492,8 @@ TEST_CASE("block-mode row kernels fill every SM and spill nothing", "[cuda][roww
     int code, bits;
     const char* name;
   };
-  for (DT dt : {DT{kDLFloat, 32, "float32"}, DT{kDLFloat, 16, "float16"},
-                DT{kDLBfloat, 16, "bfloat16"}}) {
+  for (DT dt :
+       {DT{kDLFloat, 32, "float32"}, DT{kDLFloat, 16, "float16"}, DT{kDLBfloat, 16, "bfloat16"}}) {
     for (int softmax : {0, 1}) {
       INFO(dt.name << (softmax ? " softmax" : " rmsnorm"));
       // [8192, 4096]: one block of 256 threads per row. At 33+ registers a
@@ -737,9 +737,9 @@ size_t ProgrammaticEdges(cudaGraph_t graph) {
   std::vector<cudaGraphEdgeData> data(n);
   CUDA_REQUIRE(cudaGraphGetEdges_v2(graph, from.data(), to.data(), data.data(), &n));
 #endif
-  return static_cast<size_t>(std::count_if(data.begin(), data.end(), [](const cudaGraphEdgeData& d) {
-    return d.type == cudaGraphDependencyTypeProgrammatic;
-  }));
+  return static_cast<size_t>(std::count_if(
+      data.begin(), data.end(),
+      [](const cudaGraphEdgeData& d) { return d.type == cudaGraphDependencyTypeProgrammatic; }));
 }
 
 // Each launch may start while the previous kernel on the stream still runs
@@ -1045,9 +1045,8 @@ size_t BytesNot(const char* dst, size_t off, size_t len, unsigned char byte) {
   if (len == 0) return 0;
   std::vector<unsigned char> h(len);
   CUDA_REQUIRE(cudaMemcpy(h.data(), dst + off, len, cudaMemcpyDeviceToHost));
-  return static_cast<size_t>(std::count_if(h.begin(), h.end(), [&](unsigned char c) {
-    return c != byte;
-  }));
+  return static_cast<size_t>(
+      std::count_if(h.begin(), h.end(), [&](unsigned char c) { return c != byte; }));
 }
 
 template <typename T>
@@ -1100,10 +1099,9 @@ TEST_CASE("every kernel is correct past 2^31 elements", "[cuda][large]") {
   };
   // 16-byte body with 64-bit indices; the same with scalar head and tail;
   // pointers that disagree (the scalar body, 64-bit); int8 (16 elements a pack).
-  for (const EwCase& c : {EwCase{EwOp::kScale, kF16, 2, 0, 0, 0},
-                          EwCase{EwOp::kAdd, kF16, 2, 3, 3, 3},
-                          EwCase{EwOp::kAxpy, kF16, 2, 0, 1, 0},
-                          EwCase{EwOp::kAddOne, kI8, 1, 0, 0, 0}}) {
+  for (const EwCase& c :
+       {EwCase{EwOp::kScale, kF16, 2, 0, 0, 0}, EwCase{EwOp::kAdd, kF16, 2, 3, 3, 3},
+        EwCase{EwOp::kAxpy, kF16, 2, 0, 1, 0}, EwCase{EwOp::kAddOne, kI8, 1, 0, 0, 0}}) {
     INFO(OpName(c.op) << " esize " << c.esize << " offsets " << c.off_out << "/" << c.off_a << "/"
                       << c.off_b << ", n " << kBig);
     constexpr size_t kPeriod = 65521;  // prime
@@ -1120,7 +1118,8 @@ TEST_CASE("every kernel is correct past 2^31 elements", "[cuda][large]") {
       CUDA_REQUIRE(cudaMemcpy(sb.p, tb.data(), tb.size(), cudaMemcpyHostToDevice));
       CUDA_REQUIRE(cudaDeviceSynchronize());
       const int64_t p = static_cast<int64_t>(kPeriod);
-      TestTensor to(so.p, {p}, c.dtype, dev), t1(sa.p, {p}, c.dtype, dev), t2(sb.p, {p}, c.dtype, dev);
+      TestTensor to(so.p, {p}, c.dtype, dev), t1(sa.p, {p}, c.dtype, dev),
+          t2(sb.p, {p}, c.dtype, dev);
       const CallResult r = CallOp(c.op, to.any(), t1.any(), t2.any());
       INFO(r.Describe());
       REQUIRE(r.rc == 0);
@@ -1156,8 +1155,8 @@ TEST_CASE("every kernel is correct past 2^31 elements", "[cuda][large]") {
                            RowCase{true, (int64_t{1} << 19) + 1, 4096, 61},
                            RowCase{false, (int64_t{1} << 16) + 1, 32768, 7}}) {
     const size_t numel = static_cast<size_t>(c.rows * c.cols);
-    INFO((c.softmax ? "softmax" : "rmsnorm") << " [" << c.rows << ", " << c.cols << "], "
-                                             << numel << " elements");
+    INFO((c.softmax ? "softmax" : "rmsnorm")
+         << " [" << c.rows << ", " << c.cols << "], " << numel << " elements");
     REQUIRE(numel > (size_t{1} << 31));
     REQUIRE(numel + 64 <= kMaxElems);
     const size_t period = static_cast<size_t>(c.period_rows * c.cols);

@@ -37,7 +37,9 @@ struct Producer {
   std::vector<int64_t> strides;
 };
 
-void LegacyDeleter(DLManagedTensor* self) { ++static_cast<Producer*>(self->manager_ctx)->deleted; }
+void LegacyDeleter(DLManagedTensor* self) {
+  ++static_cast<Producer*>(self->manager_ctx)->deleted;
+}
 void VersionedDeleter(DLManagedTensorVersioned* self) {
   ++static_cast<Producer*>(self->manager_ctx)->deleted;
 }
@@ -45,8 +47,8 @@ void VersionedDeleter(DLManagedTensorVersioned* self) {
 void FillTensor(FuzzedDataProvider& in, Producer* p, DLTensor* t) {
   std::memset(t, 0, sizeof(*t));
   // ndim: mostly small, sometimes anything (negative, huge).
-  int32_t ndim = in.ConsumeBool() ? in.ConsumeIntegralInRange<int32_t>(0, 6)
-                                  : in.ConsumeIntegral<int32_t>();
+  int32_t ndim =
+      in.ConsumeBool() ? in.ConsumeIntegralInRange<int32_t>(0, 6) : in.ConsumeIntegral<int32_t>();
   size_t room = ndim > 0 ? static_cast<size_t>(ndim > 80 ? 80 : ndim) : 0;
   p->shape.resize(room);
   for (auto& e : p->shape) {
@@ -64,8 +66,9 @@ void FillTensor(FuzzedDataProvider& in, Producer* p, DLTensor* t) {
   bool null_shape = in.ConsumeIntegralInRange<int>(0, 15) == 0;
   t->shape = null_shape || room == 0 ? nullptr : p->shape.data();
   t->strides = with_strides && room > 0 ? p->strides.data() : nullptr;
-  t->data = in.ConsumeBool() ? nullptr
-                             : GuardRegion() + in.ConsumeIntegralInRange<size_t>(0, kGuardBytes - 1);
+  t->data = in.ConsumeBool()
+                ? nullptr
+                : GuardRegion() + in.ConsumeIntegralInRange<size_t>(0, kGuardBytes - 1);
   t->byte_offset = in.ConsumeBool() ? in.ConsumeIntegralInRange<uint64_t>(0, 256)
                                     : in.ConsumeIntegral<uint64_t>();
   t->dtype.code = in.ConsumeIntegral<uint8_t>();
@@ -139,8 +142,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                ? TVMFFITensorFromDLPackVersioned(&ver, align, contiguous, null_out ? nullptr : &out)
                : TVMFFITensorFromDLPack(&legacy, align, contiguous, null_out ? nullptr : &out);
   if (rc != 0) {
-    fuzz::ExpectRaised("ValueError", versioned ? "TVMFFITensorFromDLPackVersioned"
-                                               : "TVMFFITensorFromDLPack");
+    fuzz::ExpectRaised("ValueError",
+                       versioned ? "TVMFFITensorFromDLPackVersioned" : "TVMFFITensorFromDLPack");
     if (out != nullptr) fuzz::Fail("a failed import wrote *out");
   } else {
     if (null_out) fuzz::Fail("import with a NULL out succeeded");

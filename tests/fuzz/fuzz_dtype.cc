@@ -35,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   TVMFFIByteArray again{reread.data(), reread.size()};
   DLDataType t2;
   if (TVMFFIDataTypeFromString(&again, &t2) != 0) {
-    fuzz::Fail("printed dtype does not parse: `" + printed + "` from", std::string(text.data, size));
+    fuzz::Fail("printed dtype does not parse: `" + printed + "` from",
+               std::string(text.data, size));
   }
   if (!Same(t, t2)) {
     fuzz::Fail("dtype round trip changed the type: `" + printed + "` from",

@@ -35,8 +35,8 @@ namespace {
 const std::string& TempPath() {
   static const std::string path = [] {
     const char* tmp = std::getenv("TMPDIR");
-    std::string dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                      "/tvmffi_fuzz_elf_XXXXXX";
+    std::string dir =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/tvmffi_fuzz_elf_XXXXXX";
     if (mkdtemp(&dir[0]) == nullptr) fuzz::Fail("mkdtemp failed");
     return dir + "/input.so";
   }();

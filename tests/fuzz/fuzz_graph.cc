@@ -155,8 +155,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Try([&] { tvm::ffi::RecursiveLt(a, b); });
   int64_t ra = 0, rb = 0;
-  if (Try([&] { ra = tvm::ffi::RecursiveHash(a); }) && Try([&] { rb = tvm::ffi::RecursiveHash(b); }) &&
-      ordered && ra != rb) {
+  if (Try([&] { ra = tvm::ffi::RecursiveHash(a); }) &&
+      Try([&] { rb = tvm::ffi::RecursiveHash(b); }) && ordered && ra != rb) {
     fuzz::Fail("two decodings of one graph RecursiveHash differently", input);
   }
   check_time("RecursiveEq/Hash");

@@ -16,8 +16,8 @@
 #include <tvm/ffi/extra/serialization.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -31,7 +31,6 @@ namespace {
 using tvm::ffi::Any;
 using tvm::ffi::String;
 namespace json = tvm::ffi::json;
-
 
 // "<what>: line L column C (char K)" with 1 <= L, 1 <= C, 0 <= K <= size.
 bool WellFormedError(const std::string& msg, size_t size) {
@@ -89,7 +88,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string msg(error);
     if (!WellFormedError(msg, size)) fuzz::Fail("malformed parse error: " + msg, input);
     if (value != nullptr) fuzz::Fail("a failed parse returned a value", input);
-    const bool bounded = msg.rfind("Nesting deeper", 0) == 0 || msg.rfind("Number out of range", 0) == 0;
+    const bool bounded =
+        msg.rfind("Nesting deeper", 0) == 0 || msg.rfind("Number out of range", 0) == 0;
     if (utf8 && !ref.is_discarded() && !bounded) {
       fuzz::Fail("refused JSON that nlohmann-json accepts: " + msg, input);
     }
@@ -106,7 +106,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (utf8 && !HasNonFinite(value)) {
     const nlohmann::json back = nlohmann::json::parse(compact, nullptr, false);
-    if (back.is_discarded()) fuzz::Fail("nlohmann-json cannot read what we wrote: " + compact, input);
+    if (back.is_discarded())
+      fuzz::Fail("nlohmann-json cannot read what we wrote: " + compact, input);
   }
 
   Any rebuilt;

@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tvm::ffi::details::AppendJSONString(&quoted, input);
   if (fuzz::ValidUtf8(input)) {
     std::string back;
-    if (!ToolParseString(quoted, &back)) fuzz::Fail("the tool cannot read an escaped string", input);
+    if (!ToolParseString(quoted, &back))
+      fuzz::Fail("the tool cannot read an escaped string", input);
     if (back != input) fuzz::Fail("escaped string reads back differently", input);
 
     // The whole metadata document with this name.

@@ -34,13 +34,13 @@ namespace {
 int g_checks = 0;
 int g_failures = 0;
 
-#define CHECK(cond)                                                                  \
-  do {                                                                               \
-    ++g_checks;                                                                      \
-    if (!(cond)) {                                                                   \
-      ++g_failures;                                                                  \
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    ++g_checks;                                                                     \
+    if (!(cond)) {                                                                  \
+      ++g_failures;                                                                 \
       std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                                \
+    }                                                                               \
   } while (0)
 
 [[noreturn]] void Fatal(const std::string& what) {

@@ -24,10 +24,14 @@ void* GetStream(int64_t device_type, int64_t device_id) {
   return TVMFFIEnvGetStream(static_cast<int32_t>(device_type), static_cast<int32_t>(device_id));
 }
 
-void RaiseValueError(ffi::String what) { TVM_FFI_THROW(ValueError) << "kernel says: " << what; }
+void RaiseValueError(ffi::String what) {
+  TVM_FFI_THROW(ValueError) << "kernel says: " << what;
+}
 
 // Long enough not to be a small string: an object the library allocates.
-ffi::String MakeString(int64_t n) { return ffi::String(std::string(static_cast<size_t>(n), 'x')); }
+ffi::String MakeString(int64_t n) {
+  return ffi::String(std::string(static_cast<size_t>(n), 'x'));
+}
 
 ffi::Array<int64_t> MakeArray(int64_t n) {
   ffi::Array<int64_t> out;
@@ -46,8 +50,8 @@ struct CpuAlloc {
 
 // float32 [n] holding 0, 1, ..., n-1.
 ffi::Tensor MakeTensor(int64_t n) {
-  ffi::Tensor t = ffi::Tensor::FromNDAlloc(CpuAlloc(), {n}, DLDataType{kDLFloat, 32, 1},
-                                           DLDevice{kDLCPU, 0});
+  ffi::Tensor t =
+      ffi::Tensor::FromNDAlloc(CpuAlloc(), {n}, DLDataType{kDLFloat, 32, 1}, DLDevice{kDLCPU, 0});
   float* p = static_cast<float*>(t.data_ptr());
   for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(i);
   return t;

@@ -8,9 +8,9 @@
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/stl.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/string.h>
-#include <tvm/ffi/extra/stl.h>
 
 #include <memory>
 
@@ -36,21 +36,27 @@ struct LibAlloc {
   }
 };
 
-int64_t AddInt(int64_t a, int64_t b) { return a + b; }
+int64_t AddInt(int64_t a, int64_t b) {
+  return a + b;
+}
 
-ffi::String WhoAmI() { return "lib_a"; }
+ffi::String WhoAmI() {
+  return "lib_a";
+}
 
 // float32 [0, 1, ..., n-1], freed by LibAlloc::FreeData (code of this library).
 ffi::Tensor Iota(int64_t n) {
   TVM_FFI_CHECK(n >= 0, ValueError) << "iota: n must be >= 0, got " << n;
-  ffi::Tensor t = ffi::Tensor::FromNDAlloc(LibAlloc(), {n}, DLDataType{kDLFloat, 32, 1},
-                                           DLDevice{kDLCPU, 0});
+  ffi::Tensor t =
+      ffi::Tensor::FromNDAlloc(LibAlloc(), {n}, DLDataType{kDLFloat, 32, 1}, DLDevice{kDLCPU, 0});
   float* p = static_cast<float*>(t.data_ptr());
   for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(i);
   return t;
 }
 
-int64_t LiveTensors() { return g_live_tensors.load(); }
+int64_t LiveTensors() {
+  return g_live_tensors.load();
+}
 
 // Long enough to be a heap String object, not a small string.
 ffi::String LongString(int64_t n) {
@@ -61,7 +67,8 @@ ffi::String LongString(int64_t n) {
 
 ffi::Array<ffi::String> Names(int64_t n) {
   ffi::Array<ffi::String> out;
-  for (int64_t i = 0; i < n; ++i) out.push_back(ffi::String("lib_a name number " + std::to_string(i)));
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(ffi::String("lib_a name number " + std::to_string(i)));
   return out;
 }
 
@@ -71,7 +78,9 @@ ffi::Function MakeAdder(int64_t k) {
   return ffi::Function::FromTyped([boxed](int64_t x) { return x + *boxed; }, "lib_a.adder");
 }
 
-void Fail(ffi::String why) { TVM_FFI_THROW(ValueError) << "lib_a refuses: " << why; }
+void Fail(ffi::String why) {
+  TVM_FFI_THROW(ValueError) << "lib_a refuses: " << why;
+}
 
 // Throws an Error of any kind, for the tests that follow a kind across boundaries.
 void RaiseKind(const ffi::String& kind, const ffi::String& message) {
@@ -79,7 +88,9 @@ void RaiseKind(const ffi::String& kind, const ffi::String& message) {
 }
 
 // Calls back into the host; whatever the host throws passes through this library.
-int64_t CallBack(const ffi::Function& f, int64_t x) { return f(x).cast<int64_t>() + 1; }
+int64_t CallBack(const ffi::Function& f, int64_t x) {
+  return f(x).cast<int64_t>() + 1;
+}
 
 }  // namespace
 

@@ -21,15 +21,20 @@ TVM_FFI_DLL_EXPORT void* __tvm_ffi__library_ctx = nullptr;
 
 namespace {
 
-int64_t AddInt(int64_t a, int64_t b) { return a * b; }
+int64_t AddInt(int64_t a, int64_t b) {
+  return a * b;
+}
 
-ffi::String WhoAmI() { return "lib_b"; }
+ffi::String WhoAmI() {
+  return "lib_b";
+}
 
 int64_t AddIntFromImports(int64_t a, int64_t b) {
   // Generated code caches the borrowed handle; the module keeps it alive.
   static TVMFFIObjectHandle cached = nullptr;
   if (cached == nullptr) {
-    TVM_FFI_CHECK_SAFE_CALL(TVMFFIEnvModLookupFromImports(__tvm_ffi__library_ctx, "add_int", &cached));
+    TVM_FFI_CHECK_SAFE_CALL(
+        TVMFFIEnvModLookupFromImports(__tvm_ffi__library_ctx, "add_int", &cached));
   }
   ffi::Function f(ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::FunctionObj>(
       static_cast<TVMFFIObject*>(cached)));
@@ -45,7 +50,9 @@ ffi::Any LookupFromImports(ffi::String name, int64_t a, int64_t b) {
   return f(a, b);
 }
 
-void* LibraryCtx() { return __tvm_ffi__library_ctx; }
+void* LibraryCtx() {
+  return __tvm_ffi__library_ctx;
+}
 
 }  // namespace
 

@@ -23,8 +23,8 @@ static int anchor;
 TVM_FFI_DLL_EXPORT void* const __tvm_ffi__library_ctx = &anchor;
 #endif
 
-TVM_FFI_DLL_EXPORT int __tvm_ffi_bad_ctx_probe(void* self, const TVMFFIAny* args,
-                                              int32_t num_args, TVMFFIAny* result) {
+TVM_FFI_DLL_EXPORT int __tvm_ffi_bad_ctx_probe(void* self, const TVMFFIAny* args, int32_t num_args,
+                                               TVMFFIAny* result) {
   (void)self;
   (void)args;
   (void)num_args;

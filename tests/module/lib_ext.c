@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-TVM_FFI_DLL_EXPORT int __tvm_ffi_ext_kind_code(void* self, const TVMFFIAny* args,
-                                                int32_t num_args, TVMFFIAny* result) {
+TVM_FFI_DLL_EXPORT int __tvm_ffi_ext_kind_code(void* self, const TVMFFIAny* args, int32_t num_args,
+                                               TVMFFIAny* result) {
   static const char kKind[] = "TestExtensionError";
   TVMFFIByteArray kind;
   int32_t code = 0;

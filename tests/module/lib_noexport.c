@@ -10,4 +10,6 @@ __attribute__((constructor)) static void tvmffi_test_noexport_ctor(void) {
   setenv("TVMFFI_TEST_NOEXPORT_CONSTRUCTOR_RAN", "1", 1);
 }
 
-int tvmffi_test_noexport_answer(void) { return 42; }
+int tvmffi_test_noexport_answer(void) {
+  return 42;
+}

@@ -20,8 +20,12 @@ TVM_FFI_DLL_EXPORT int64_t __tvm_ffi_not_a_function = 7;
 }
 
 namespace {
-int64_t Twice(int64_t x) { return 2 * x; }
-void* ContextHook() { return __tvmffi_test_context_hook; }
+int64_t Twice(int64_t x) {
+  return 2 * x;
+}
+void* ContextHook() {
+  return __tvmffi_test_context_hook;
+}
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(twice, Twice);

@@ -20,7 +20,7 @@ struct FaultCountdown {
   int64_t countdown;  // 0: disarmed
   int64_t injected;   // failures since the last arming
   bool sticky;
-  bool failing;       // sticky mode, after the armed failure
+  bool failing;  // sticky mode, after the armed failure
 
   /*! \return Whether this allocation must fail; `who` names the binary in the trace. */
   bool Fails(const char* who) noexcept {

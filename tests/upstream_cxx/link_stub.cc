@@ -11,36 +11,80 @@
 namespace tvm {
 namespace ffi {
 
-void ModuleObj::ImportModule(const Module&) { std::abort(); }
-void ModuleObj::ClearImports() { std::abort(); }
-Optional<Function> ModuleObj::GetFunction(const String&, bool) { std::abort(); }
-bool ModuleObj::ImplementsFunction(const String&, bool) { std::abort(); }
-Optional<String> ModuleObj::GetFunctionDoc(const String&, bool) { std::abort(); }
-Optional<String> ModuleObj::GetFunctionMetadata(const String&, bool) { std::abort(); }
-Module Module::LoadFromFile(const String&) { std::abort(); }
-void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>&) { std::abort(); }
-bool StructuralEqual::Equal(const Any&, const Any&, bool, bool) { std::abort(); }
+void ModuleObj::ImportModule(const Module&) {
+  std::abort();
+}
+void ModuleObj::ClearImports() {
+  std::abort();
+}
+Optional<Function> ModuleObj::GetFunction(const String&, bool) {
+  std::abort();
+}
+bool ModuleObj::ImplementsFunction(const String&, bool) {
+  std::abort();
+}
+Optional<String> ModuleObj::GetFunctionDoc(const String&, bool) {
+  std::abort();
+}
+Optional<String> ModuleObj::GetFunctionMetadata(const String&, bool) {
+  std::abort();
+}
+Module Module::LoadFromFile(const String&) {
+  std::abort();
+}
+void Module::VisitContextSymbols(const TypedFunction<void(String, void*)>&) {
+  std::abort();
+}
+bool StructuralEqual::Equal(const Any&, const Any&, bool, bool) {
+  std::abort();
+}
 Optional<reflection::AccessPathPair> StructuralEqual::GetFirstMismatch(const Any&, const Any&, bool,
                                                                        bool) {
   std::abort();
 }
-uint64_t StructuralHash::Hash(const Any&, bool, bool) { std::abort(); }
-Any DeepCopy(const Any&) { std::abort(); }
-String ReprPrint(const Any&) { std::abort(); }
+uint64_t StructuralHash::Hash(const Any&, bool, bool) {
+  std::abort();
+}
+Any DeepCopy(const Any&) {
+  std::abort();
+}
+String ReprPrint(const Any&) {
+  std::abort();
+}
 Array<reflection::AccessPath> VisitErrorContext::FindAccessPaths(const ObjectRef&,
                                                                  const VisitErrorContext&, bool) {
   std::abort();
 }
-int64_t RecursiveHash(const Any&) { std::abort(); }
-bool RecursiveEq(const Any&, const Any&) { std::abort(); }
-bool RecursiveLt(const Any&, const Any&) { std::abort(); }
-bool RecursiveLe(const Any&, const Any&) { std::abort(); }
-bool RecursiveGt(const Any&, const Any&) { std::abort(); }
-bool RecursiveGe(const Any&, const Any&) { std::abort(); }
-Any json::Parse(const String&, String*) { std::abort(); }
-String json::Stringify(const Any&, const Optional<int>&) { std::abort(); }
-Any ToJSONGraph(const Any&, const Any&) { std::abort(); }
-Any FromJSONGraph(const Any&) { std::abort(); }
+int64_t RecursiveHash(const Any&) {
+  std::abort();
+}
+bool RecursiveEq(const Any&, const Any&) {
+  std::abort();
+}
+bool RecursiveLt(const Any&, const Any&) {
+  std::abort();
+}
+bool RecursiveLe(const Any&, const Any&) {
+  std::abort();
+}
+bool RecursiveGt(const Any&, const Any&) {
+  std::abort();
+}
+bool RecursiveGe(const Any&, const Any&) {
+  std::abort();
+}
+Any json::Parse(const String&, String*) {
+  std::abort();
+}
+String json::Stringify(const Any&, const Optional<int>&) {
+  std::abort();
+}
+Any ToJSONGraph(const Any&, const Any&) {
+  std::abort();
+}
+Any FromJSONGraph(const Any&) {
+  std::abort();
+}
 
 }  // namespace ffi
 }  // namespace tvm

@@ -36,7 +36,9 @@ class HostModule final : public ffi::ModuleObj {
   }
 };
 
-ffi::Module NewHostModule() { return ffi::Module(ffi::make_object<HostModule>()); }
+ffi::Module NewHostModule() {
+  return ffi::Module(ffi::make_object<HostModule>());
+}
 
 std::string ErrorKindOf(void (*fn)()) {
   try {

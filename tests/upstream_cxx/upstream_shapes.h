@@ -105,8 +105,7 @@ class VisitErrorContext : public ObjectRef {
   static Array<reflection::AccessPath> FindAccessPaths(const ObjectRef& root,
                                                        const VisitErrorContext& visit_context,
                                                        bool allow_prefix_match = false);
-  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef,
-                                                VisitErrorContextObj);
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef, VisitErrorContextObj);
 };
 
 namespace json {

@@ -24,8 +24,8 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-
 # -- upstream's test count, statically -------------------------------------
+
 
 def _param_count(node: ast.AST, names: dict[str, ast.AST]) -> int | None:
     """How many cases an argvalues expression gives; None when it cannot tell."""
@@ -63,8 +63,11 @@ def _decorator_factor(decorators: list[ast.expr], names: dict[str, ast.AST]) -> 
         func = dec.func
         if not (isinstance(func, ast.Attribute) and func.attr == "parametrize"):
             continue
-        values = dec.args[1] if len(dec.args) > 1 else next(
-            (k.value for k in dec.keywords if k.arg == "argvalues"), None)
+        values = (
+            dec.args[1]
+            if len(dec.args) > 1
+            else next((k.value for k in dec.keywords if k.arg == "argvalues"), None)
+        )
         n = _param_count(values, names) if values is not None else None
         if n is None:
             exact = False
@@ -88,7 +91,11 @@ def static_count(path: str) -> tuple[int, bool]:
         return 0, False
     names: dict[str, ast.AST] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             names[node.targets[0].id] = node.value
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
             names[node.target.id] = node.value
@@ -120,6 +127,7 @@ def static_count(path: str) -> tuple[int, bool]:
 
 
 # -- junit -------------------------------------------------------------------
+
 
 def _first_error_line(text: str) -> str:
     """The first ``E   ...Error: ...`` line of a pytest report (else its first E line)."""
@@ -176,10 +184,17 @@ def read_file(work: str, upstream: str, rel: str) -> FileResult:
             test = case.get("name", "")
             if failure is not None:
                 r.failed += 1
-                r.failures.append((test, _normalize(_first_error_line(failure.text or failure.get("message", "")))))
+                r.failures.append(
+                    (
+                        test,
+                        _normalize(_first_error_line(failure.text or failure.get("message", ""))),
+                    )
+                )
             elif error is not None:
                 r.errors += 1
-                r.failures.append((test, _normalize(_first_error_line(error.text or error.get("message", "")))))
+                r.failures.append(
+                    (test, _normalize(_first_error_line(error.text or error.get("message", ""))))
+                )
             elif skipped is not None:
                 r.skipped += 1
             else:
@@ -204,25 +219,40 @@ def main() -> int:
 
     results = [read_file(args.work, args.upstream, rel) for rel in args.files]
 
-    rows = ["| file | upstream tests | collected | passed | failed | errors | skipped | status |",
-            "|---|---:|---:|---:|---:|---:|---:|---|"]
+    rows = [
+        "| file | upstream tests | collected | passed | failed | errors | skipped | status |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
     t = collections.Counter()
     for r in results:
         up = f"{r.upstream}" + ("" if r.exact else "+")
-        rows.append(f"| {r.rel} | {up} | {r.collected} | {r.passed} | {r.failed} | {r.errors} | "
-                    f"{r.skipped} | {r.status} |")
-        t.update(upstream=r.upstream, collected=r.collected, passed=r.passed, failed=r.failed,
-                 errors=r.errors, skipped=r.skipped, import_errors=int(r.status == "import error"))
+        rows.append(
+            f"| {r.rel} | {up} | {r.collected} | {r.passed} | {r.failed} | {r.errors} | "
+            f"{r.skipped} | {r.status} |"
+        )
+        t.update(
+            upstream=r.upstream,
+            collected=r.collected,
+            passed=r.passed,
+            failed=r.failed,
+            errors=r.errors,
+            skipped=r.skipped,
+            import_errors=int(r.status == "import error"),
+        )
     inexact = any(not r.exact for r in results)
     up_total = f"{t['upstream']}" + ("+" if inexact else "")
-    rows.append(f"| **total** ({len(results)} files) | {up_total} | {t['collected']} | {t['passed']} | "
-                f"{t['failed']} | {t['errors']} | {t['skipped']} | "
-                f"{t['import_errors']} import errors |")
+    rows.append(
+        f"| **total** ({len(results)} files) | {up_total} | {t['collected']} | {t['passed']} | "
+        f"{t['failed']} | {t['errors']} | {t['skipped']} | "
+        f"{t['import_errors']} import errors |"
+    )
     pct = 100.0 * t["passed"] / t["upstream"] if t["upstream"] else 0.0
-    total_line = (f"TOTAL: {len(results)} files; upstream tests {up_total}; collected {t['collected']}; "
-                  f"passed {t['passed']} ({pct:.1f}% of upstream's); failed {t['failed']}; "
-                  f"errors {t['errors']}; skipped {t['skipped']}; "
-                  f"{t['import_errors']} files did not import")
+    total_line = (
+        f"TOTAL: {len(results)} files; upstream tests {up_total}; collected {t['collected']}; "
+        f"passed {t['passed']} ({pct:.1f}% of upstream's); failed {t['failed']}; "
+        f"errors {t['errors']}; skipped {t['skipped']}; "
+        f"{t['import_errors']} files did not import"
+    )
     if args.seconds is not None:
         total_line += f"; {args.seconds} s"
 
@@ -244,27 +274,50 @@ def main() -> int:
     for r in results:
         for test, reason in r.failures:
             groups[reason].append(f"{r.rel}::{test}")
-    out = ["# Why tests do not pass", "", "## Files that do not import (first import error)", "",
-           "| import error | files | upstream tests blocked |", "|---|---|---:|"]
+    out = [
+        "# Why tests do not pass",
+        "",
+        "## Files that do not import (first import error)",
+        "",
+        "| import error | files | upstream tests blocked |",
+        "|---|---|---:|",
+    ]
     for reason, rs in sorted(blocks.items(), key=lambda kv: -sum(r.upstream for r in kv[1])):
-        out.append(f"| `{reason}` | {', '.join(r.rel for r in rs)} | {sum(r.upstream for r in rs)} |")
-    out += ["", "## Failures and errors, by their error line", "", "| count | error line | e.g. |",
-            "|---:|---|---|"]
+        out.append(
+            f"| `{reason}` | {', '.join(r.rel for r in rs)} | {sum(r.upstream for r in rs)} |"
+        )
+    out += [
+        "",
+        "## Failures and errors, by their error line",
+        "",
+        "| count | error line | e.g. |",
+        "|---:|---|---|",
+    ]
     for reason, tests in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         out.append(f"| {len(tests)} | `{reason.replace('|', '/')}` | {tests[0]} |")
     with open(os.path.join(args.work, "reasons.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
-    print(f"(reasons: {os.path.join(args.work, 'reasons.md')}; "
-          f"table: {os.path.join(args.work, 'summary.md')})")
+    print(
+        f"(reasons: {os.path.join(args.work, 'reasons.md')}; "
+        f"table: {os.path.join(args.work, 'summary.md')})"
+    )
 
     # One merged junit file.
     merged = ET.Element("testsuites")
     for r in results:
-        suite = ET.SubElement(merged, "testsuite", name=r.rel, tests=str(r.collected),
-                              failures=str(r.failed), errors=str(r.errors), skipped=str(r.skipped))
+        suite = ET.SubElement(
+            merged,
+            "testsuite",
+            name=r.rel,
+            tests=str(r.collected),
+            failures=str(r.failed),
+            errors=str(r.errors),
+            skipped=str(r.skipped),
+        )
         suite.extend(r.elements)
-    ET.ElementTree(merged).write(os.path.join(args.work, "junit.xml"), encoding="utf-8",
-                                 xml_declaration=True)
+    ET.ElementTree(merged).write(
+        os.path.join(args.work, "junit.xml"), encoding="utf-8", xml_declaration=True
+    )
     return 0
 
 

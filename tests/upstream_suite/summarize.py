@@ -12,6 +12,7 @@ tests then run, but they measure upstream's test fixtures as much as ours).
 Files that link run inside one suite binary (WORK_DIR/suite); a test's file is
 the one whose source holds its TEST(Suite, Name).
 """
+
 import argparse
 import json
 import os
@@ -36,10 +37,15 @@ def static_tests(path, lib_names):
     marks = list(TEST_RE.finditer(text))
     out = []
     for i, m in enumerate(marks):
-        body = text[m.start():marks[i + 1].start() if i + 1 < len(marks) else len(text)]
+        body = text[m.start() : marks[i + 1].start() if i + 1 < len(marks) else len(text)]
         used = set(re.findall(r'"(testing\.[A-Za-z0-9_.]+)"', body))
-        out.append((f"{m.group(1)}.{m.group(2)}", bool(used & lib_names),
-                    m.group(2).startswith("DISABLED_")))
+        out.append(
+            (
+                f"{m.group(1)}.{m.group(2)}",
+                bool(used & lib_names),
+                m.group(2).startswith("DISABLED_"),
+            )
+        )
     return out
 
 
@@ -74,8 +80,11 @@ def gtest_json(path):
                 text = fails[0].get("failure", "")
                 # Drop the traceback lines of an exception's text (ours puts
                 # them before "Kind: message").
-                lines = [ln for ln in text.splitlines() if ln.strip() and
-                         not re.match(r"^\s+at |^\s*File \"|^\s*Traceback ", ln)]
+                lines = [
+                    ln
+                    for ln in text.splitlines()
+                    if ln.strip() and not re.match(r"^\s+at |^\s*File \"|^\s*Traceback ", ln)
+                ]
                 # Drop the "file:line" header gtest puts first.
                 if lines and re.match(r"^\S+:\d+$", lines[0]):
                     lines = lines[1:]
@@ -98,8 +107,11 @@ def binary_results(d, status):
         return gtest_json(os.path.join(d, "all.json"))
     results = {}
     rcs = {}
-    for line in open(os.path.join(d, "each_rc.txt")) if os.path.exists(
-            os.path.join(d, "each_rc.txt")) else []:
+    for line in (
+        open(os.path.join(d, "each_rc.txt"))
+        if os.path.exists(os.path.join(d, "each_rc.txt"))
+        else []
+    ):
         t, rc = line.split()
         rcs[t] = int(rc)
     for t, rc in rcs.items():
@@ -133,8 +145,9 @@ def main():
 
     suite_dir = os.path.join(a.work, "suite")
     suite_status = read(os.path.join(suite_dir, "status"), "missing")
-    suite_results = binary_results(suite_dir, suite_status) if suite_status in (
-        "ran", "ran_each") else {}
+    suite_results = (
+        binary_results(suite_dir, suite_status) if suite_status in ("ran", "ran_each") else {}
+    )
     testing_status = read(os.path.join(a.work, "testing", "status"), "missing")
 
     for rel in a.files:
@@ -148,8 +161,9 @@ def main():
         if status == "compile_error":
             builds = "no: " + first_line(os.path.join(d, "compile.log"), r"error", strip)
         elif status == "link_error":
-            builds = "no (link): " + first_line(os.path.join(d, "link.log"),
-                                                r"undefined reference|error", strip)
+            builds = "no (link): " + first_line(
+                os.path.join(d, "link.log"), r"undefined reference|error", strip
+            )
         elif status == "linked" and suite_status in ("ran", "ran_each"):
             # Ran inside the suite binary: this file's tests are its TESTs.
             results = suite_results
@@ -167,8 +181,17 @@ def main():
             if linked and linked != "tvmffi":
                 builds += f" (links {linked.replace('+', ' + ')})"
 
-        r = dict(file=rel, builds=builds, tests=0, run=0, passed=0, failed=0, lib=0,
-                 lib_passed=0, disabled=0)
+        r = dict(
+            file=rel,
+            builds=builds,
+            tests=0,
+            run=0,
+            passed=0,
+            failed=0,
+            lib=0,
+            lib_passed=0,
+            disabled=0,
+        )
         for full, needs_lib, disabled in tests:
             if disabled:
                 r["disabled"] += 1
@@ -178,8 +201,17 @@ def main():
                 r["lib"] += 1
                 if got and got[0]:
                     r["lib_passed"] += 1
-                libtests.append((rel, full, "passed" if got and got[0] else
-                                 ("failed: " + got[1]) if got else "not built"))
+                libtests.append(
+                    (
+                        rel,
+                        full,
+                        "passed"
+                        if got and got[0]
+                        else ("failed: " + got[1])
+                        if got
+                        else "not built",
+                    )
+                )
                 continue
             r["tests"] += 1
             if got is None:
@@ -201,26 +233,36 @@ def main():
         if len(builds) > 160:
             builds = builds[:157] + "..."
         lib = f"{r['lib']} ({r['lib_passed']})" if r["lib"] else ""
-        print(f"| {r['file']} | {builds} | {r['tests']} | {r['run']} | {r['passed']} | "
-              f"{r['failed']} | {lib} |")
+        print(
+            f"| {r['file']} | {builds} | {r['tests']} | {r['run']} | {r['passed']} | "
+            f"{r['failed']} | {lib} |"
+        )
     pct = 100.0 * tot["passed"] / tot["tests"] if tot["tests"] else 0.0
     print()
     print(f"Files compiling and linking: {tot['built']} / {tot['files']}")
-    print(f"Tests passing: {tot['passed']} / {tot['tests']} ({pct:.1f}%), "
-          f"excluding {tot['lib']} that need upstream's testing library "
-          f"({tot['lib_passed']} of those pass anyway) and {tot['disabled']} disabled upstream; "
-          f"{tot['run']} of the {tot['tests']} were built and run")
-    print("Run as: " + {
-        "ran": "one suite binary of every file that links",
-        "ran_each": "one suite binary of every file that links; it crashed, so its tests "
-                    "ran one by one",
-    }.get(suite_status, f"each file's own binary (suite binary: {suite_status})"))
-    testing_why = {"built": "built from upstream's source against our headers",
-                   "compile_error": "does not compile against our headers: " + first_line(
-                       os.path.join(a.work, "testing", "compile.log"), r"error", strip),
-                   "link_error": "does not link: " + first_line(
-                       os.path.join(a.work, "testing", "link.log"),
-                       r"undefined reference|error", strip)}
+    print(
+        f"Tests passing: {tot['passed']} / {tot['tests']} ({pct:.1f}%), "
+        f"excluding {tot['lib']} that need upstream's testing library "
+        f"({tot['lib_passed']} of those pass anyway) and {tot['disabled']} disabled upstream; "
+        f"{tot['run']} of the {tot['tests']} were built and run"
+    )
+    print(
+        "Run as: "
+        + {
+            "ran": "one suite binary of every file that links",
+            "ran_each": "one suite binary of every file that links; it crashed, so its tests "
+            "ran one by one",
+        }.get(suite_status, f"each file's own binary (suite binary: {suite_status})")
+    )
+    testing_why = {
+        "built": "built from upstream's source against our headers",
+        "compile_error": "does not compile against our headers: "
+        + first_line(os.path.join(a.work, "testing", "compile.log"), r"error", strip),
+        "link_error": "does not link: "
+        + first_line(
+            os.path.join(a.work, "testing", "link.log"), r"undefined reference|error", strip
+        ),
+    }
     print("Upstream's testing library: " + testing_why.get(testing_status, "not found"))
     print(f"Wall time: {a.seconds} s")
     if failures:

@@ -42,8 +42,8 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_c_scale(void* self, const TVMFFIAny* args, int3
   }
   out = as_tensor(&args[0]);
   in = as_tensor(&args[1]);
-  if (out == NULL || in == NULL || !is_compact_f32(out) ||
-      !is_compact_f32(in) || out->ndim != in->ndim) {
+  if (out == NULL || in == NULL || !is_compact_f32(out) || !is_compact_f32(in) ||
+      out->ndim != in->ndim) {
     TVMFFIErrorSetRaisedFromCStr("TypeError", "c_scale: out, in: compact float32 CPU tensors");
     return -1;
   }
@@ -70,8 +70,8 @@ TVM_FFI_DLL_EXPORT int __tvm_ffi_c_scale(void* self, const TVMFFIAny* args, int3
 }
 
 /* scale_by_ten(out, in): calls `scale` of an imported library (see ImportModule). */
-TVM_FFI_DLL_EXPORT int __tvm_ffi_scale_by_ten(void* self, const TVMFFIAny* args,
-                                              int32_t num_args, TVMFFIAny* result) {
+TVM_FFI_DLL_EXPORT int __tvm_ffi_scale_by_ten(void* self, const TVMFFIAny* args, int32_t num_args,
+                                              TVMFFIAny* result) {
   static TVMFFIObjectHandle scale = NULL; /* borrowed from the module, cached */
   TVMFFIAny call_args[3];
   (void)self;

@@ -1,6 +1,7 @@
 import sys
 
 import numpy as np
+
 import tvmffi
 
 lib = tvmffi.load_module("./libc_kernel.so")

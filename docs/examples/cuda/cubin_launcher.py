@@ -3,6 +3,7 @@ import tempfile
 from pathlib import Path
 
 import torch
+
 import tvmffi.cpp
 
 # Device code, compiled ahead of time (here by nvcc; Triton or NVRTC output works the same).
@@ -36,12 +37,16 @@ void add_one(tvm::ffi::TensorView x, tvm::ffi::TensorView y) {
 with tempfile.TemporaryDirectory() as tmp:
     (Path(tmp) / "kernels.cu").write_text(KERNELS)
     # A fatbin: sm_80 code plus PTX that newer GPUs compile when it loads.
-    subprocess.run(["nvcc", "--fatbin", "-arch=sm_80", "-o", "kernels.fatbin", "kernels.cu"],
-                   cwd=tmp, check=True)
+    subprocess.run(
+        ["nvcc", "--fatbin", "-arch=sm_80", "-o", "kernels.fatbin", "kernels.cu"],
+        cwd=tmp,
+        check=True,
+    )
     fatbin = (Path(tmp) / "kernels.fatbin").read_bytes()
 
-mod = tvmffi.cpp.load_inline("cubin_add_one", cpp_sources=LAUNCHER, functions=["add_one"],
-                             embed_cubin={"my_kernels": fatbin})
+mod = tvmffi.cpp.load_inline(
+    "cubin_add_one", cpp_sources=LAUNCHER, functions=["add_one"], embed_cubin={"my_kernels": fatbin}
+)
 print(f"built: {len(fatbin)} bytes of device code inside the library")
 
 if torch.cuda.is_available():

@@ -32,8 +32,7 @@ void Scale(ffi::TensorView out, ffi::TensorView in, double factor) {
   const int64_t n = in.numel();
   if (n == 0) return;
   const unsigned threads = 256;
-  const auto blocks =
-      static_cast<unsigned>(std::min<int64_t>((n + threads - 1) / threads, 4096));
+  const auto blocks = static_cast<unsigned>(std::min<int64_t>((n + threads - 1) / threads, 4096));
   TVM_FFI_DISPATCH_FLOAT_TYPES(in.dtype(), "scale", scalar_t, {
     ScaleKernel<scalar_t><<<blocks, threads, 0, stream>>>(
         static_cast<scalar_t*>(out.data_ptr()), static_cast<const scalar_t*>(in.data_ptr()),

@@ -1,4 +1,5 @@
 import torch
+
 import tvmffi
 
 mod = tvmffi.load_module("./libcuda_scale.so")

@@ -1,6 +1,7 @@
 # The library of use_cuda_scale.py, called from jax.jit through XLA's FFI (tvmffi.jax).
 import jax
 import jax.numpy as jnp
+
 import tvmffi
 import tvmffi.jax
 

@@ -11,8 +11,8 @@ namespace ffi = tvm::ffi;
 void Kernel(DLDevice device) {
   void* stream = TVMFFIEnvGetStream(device.device_type, device.device_id);
   std::printf("kernel sees stream %p\n", stream);
-  ffi::Tensor t = ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {2, 3}, ffi::dl_float32,
-                                            DLDevice{kDLCPU, 0});
+  ffi::Tensor t =
+      ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, {2, 3}, ffi::dl_float32, DLDevice{kDLCPU, 0});
   std::printf("allocated %lld floats\n", static_cast<long long>(t.numel()));
 }
 

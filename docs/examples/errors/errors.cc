@@ -8,11 +8,13 @@ namespace ffi = tvm::ffi;
 
 int64_t Divide(int64_t a, int64_t b) {
   TVM_FFI_CHECK(b != 0, ValueError) << "cannot divide " << a << " by zero";  // a user error
-  TVM_FFI_ICHECK(a >= 0) << "negative dividends are not supported";  // a bug: InternalError
+  TVM_FFI_ICHECK(a >= 0) << "negative dividends are not supported";          // a bug: InternalError
   return a / b;
 }
 
-void NotYet() { TVM_FFI_THROW(NotImplementedError) << "not yet"; }
+void NotYet() {
+  TVM_FFI_THROW(NotImplementedError) << "not yet";
+}
 
 int main() {
   ffi::Function divide = ffi::Function::FromTyped(Divide, "divide");
@@ -33,7 +35,7 @@ int main() {
   try {
     NotYet();
   } catch (const std::exception& e) {  // ffi::Error is a std::exception
-    std::printf("%s\n", e.what());  // the traceback, then "NotImplementedError: not yet"
+    std::printf("%s\n", e.what());     // the traceback, then "NotImplementedError: not yet"
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 import sys
 
 import numpy as np
+
 import tvmffi
 
 mod = tvmffi.load_module(sys.argv[1])  # mykernels (docs/examples/kernel)

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   if (TVMFFIFunctionCall(scale.v_obj, args, 3, &res) != 0) return print_error();
   printf("y = %g %g %g\n", ys[0], ys[1], ys[2]); /* y = 2 4 6 */
 
-  args[2].type_index = kTVMFFIRawStr, args[2].v_c_str = "two"; /* a wrong argument */
+  args[2].type_index = kTVMFFIRawStr, args[2].v_c_str = "two";            /* a wrong argument */
   if (TVMFFIFunctionCall(scale.v_obj, args, 3, &res) != 0) print_error(); /* TypeError: ... */
 
   TVMFFIObjectDecRef(scale.v_obj); /* release what we own */

@@ -1,5 +1,6 @@
 import numpy as np
 import torch
+
 import tvmffi
 
 mod = tvmffi.load_module("build/libmykernels.so")

@@ -20,6 +20,11 @@ source = r"""
 #include "point_abi.h"  // struct ::example::PointObj : Object { int64_t x; String label; }
 int64_t get_x(const ::example::PointObj* p) { return p->x; }
 """
-mod = tvmffi.cpp.load_inline(name="point_abi", cpp_sources=source, functions=["get_x"],
-                             extra_include_paths=[folder], build_directory=f"{folder}/build")
+mod = tvmffi.cpp.load_inline(
+    name="point_abi",
+    cpp_sources=source,
+    functions=["get_x"],
+    extra_include_paths=[folder],
+    build_directory=f"{folder}/build",
+)
 print(mod.get_x(Point(x=42, label="a")))  # 42

@@ -9,7 +9,9 @@ void AddOne(ffi::TensorView x, ffi::TensorView y) {
   TVM_FFI_CHECK(x.device().device_type == kDLCPU && x.is_contiguous(), ValueError)
       << "x must be a contiguous CPU tensor";
   TVM_FFI_CHECK(y.shape() == x.shape() && y.dtype() == x.dtype() && y.is_contiguous() &&
-                    y.device().device_type == kDLCPU, ValueError) << "y must be like x";
+                    y.device().device_type == kDLCPU,
+                ValueError)
+      << "y must be like x";
   const float* in = static_cast<const float*>(x.data_ptr());
   float* out = static_cast<float*>(y.data_ptr());
   for (int64_t i = 0; i < x.numel(); ++i) out[i] = in[i] + 1;

@@ -13,13 +13,13 @@ int main(void) {
   y.data = ys;
   args[0].type_index = kTVMFFIDLTensorPtr, args[0].v_ptr = &x;
   args[1].type_index = kTVMFFIDLTensorPtr, args[1].v_ptr = &y;
-  result.type_index = kTVMFFINone; /* always None before a call */
+  result.type_index = kTVMFFINone;                      /* always None before a call */
   if (__tvm_ffi_add_one(NULL, args, 2, &result) != 0) { /* -1: an error was raised */
     TVMFFIObjectHandle err = NULL;
     TVMFFIErrorMoveFromRaised(&err); /* take it from this thread's slot */
     TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
-    fprintf(stderr, "%.*s: %.*s\n", (int)cell->kind.size, cell->kind.data,
-            (int)cell->message.size, cell->message.data);
+    fprintf(stderr, "%.*s: %.*s\n", (int)cell->kind.size, cell->kind.data, (int)cell->message.size,
+            cell->message.data);
     TVMFFIObjectDecRef(err);
     return 1;
   }

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   try {
     ffi::Module mod = ffi::Module::LoadFromFile(argc > 1 ? argv[1] : "./libadd_one.so");
     ffi::Function add_one = mod->GetFunctionRequired("add_one");  // AttributeError if missing
-    add_one(&x, &y);  // DLTensor*, ffi::TensorView or ffi::Tensor arguments
+    add_one(&x, &y);               // DLTensor*, ffi::TensorView or ffi::Tensor arguments
   } catch (const ffi::Error& e) {  // what the loader or the kernel raised, e.g. a TypeError
     std::printf("%s: %s\n", e.kind().c_str(), e.message().c_str());
     return 1;

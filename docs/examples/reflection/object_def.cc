@@ -46,15 +46,15 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .def_rw("x", &VecObj::x, "the x coordinate", refl::DefaultValue(0))
       .def_rw("y", &VecObj::y, refl::DefaultValue(0))
       .def_ro("cache", &VecObj::cache, refl::AttachFieldFlag::SEqHashIgnore())
-      .def("norm1", &VecObj::Norm1)        // a method: self is argument 0
-      .def_static("zero", &Vec::Zero)      // a static method
+      .def("norm1", &VecObj::Norm1)          // a method: self is argument 0
+      .def_static("zero", &Vec::Zero)        // a static method
       .def(refl::init<int64_t, int64_t>());  // the constructor, method __ffi_init__
   refl::ObjectDef<PairObj>()  // no init<...>: a generated __ffi_init__ takes the fields
       .def_ro("a", &PairObj::a)
       .def_ro("b", &PairObj::b, refl::DefaultValue(1), refl::kw_only(true))
       .def_ro("scratch", &PairObj::scratch, refl::DefaultValue(0), refl::init(false),
               refl::compare(false), refl::hash(false));
-  refl::TypeAttrDef<VecObj>().def("__my_attr__", 42);  // a type attribute
+  refl::TypeAttrDef<VecObj>().def("__my_attr__", 42);                 // a type attribute
   refl::GlobalDef().def_method("example.Vec.norm1", &VecObj::Norm1);  // a method as a global
 }
 

@@ -67,11 +67,12 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 
     tvmffi_alias = _ALIAS  # marks the finder, however often this file runs
 
-    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if not fullname.startswith(_ALIAS + "."):
             return None
-        target_name = _TARGET + fullname[len(_ALIAS):]
+        target_name = _TARGET + fullname[len(_ALIAS) :]
         try:
             target_spec = importlib.util.find_spec(target_name)
         except (ImportError, ValueError):
@@ -79,8 +80,11 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         if target_spec is None:
             return None
         spec = importlib.machinery.ModuleSpec(
-            fullname, _AliasLoader(target_name, target_spec), origin=target_spec.origin,
-            is_package=target_spec.submodule_search_locations is not None)
+            fullname,
+            _AliasLoader(target_name, target_spec),
+            origin=target_spec.origin,
+            is_package=target_spec.submodule_search_locations is not None,
+        )
         spec.has_location = target_spec.has_location
         return spec
 
@@ -92,7 +96,7 @@ def _install() -> None:
     sys.modules[_ALIAS] = tvmffi
     # Upstream's calls take any Python object (as an ffi.OpaquePyObject);
     # tvmffi's own name refuses one that is no FFI value (a TypeError).
-    from tvmffi import _reflection  # noqa: PLC0415
+    from tvmffi import _reflection
 
     _reflection.set_opaque_arguments(True)
 

@@ -82,13 +82,12 @@ def _with_exports(source: str, functions: Mapping[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_ARCH_FLAGS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code",
-               "--gpu-code")
+_ARCH_FLAGS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code")
 
 
 def _detected_arches() -> list[str]:
     """The compute capabilities of this machine's GPUs ("90"), through the driver; [] if none."""
-    import ctypes  # noqa: PLC0415  (CUDA builds only)
+    import ctypes
 
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
@@ -101,9 +100,11 @@ def _detected_arches() -> list[str]:
     for i in range(count.value):
         dev, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
         # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75, _MINOR = 76
-        if (cuda.cuDeviceGet(ctypes.byref(dev), i) == 0
-                and cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, dev) == 0
-                and cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev) == 0):
+        if (
+            cuda.cuDeviceGet(ctypes.byref(dev), i) == 0
+            and cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, dev) == 0
+            and cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev) == 0
+        ):
             arch = f"{major.value}{minor.value}"
             if arch not in found:
                 found.append(arch)
@@ -147,8 +148,10 @@ def _nvcc() -> str:
             return str(Path(home) / "bin" / "nvcc")
     found = shutil.which("nvcc")
     if found is None:
-        raise RuntimeError("tvmffi.cpp: CUDA sources need nvcc, which is not found "
-                           "(set CUDA_HOME or put nvcc on PATH)")
+        raise RuntimeError(
+            "tvmffi.cpp: CUDA sources need nvcc, which is not found "
+            "(set CUDA_HOME or put nvcc on PATH)"
+        )
     return found
 
 
@@ -166,16 +169,20 @@ def _cubins(embed_cubin: Mapping[str, bytes] | None) -> dict[str, bytes]:
     if not embed_cubin:
         return {}
     if not isinstance(embed_cubin, Mapping):
-        raise TypeError(f"tvmffi.cpp: embed_cubin must map names to bytes, got "
-                        f"{type(embed_cubin).__name__}")
+        raise TypeError(
+            f"tvmffi.cpp: embed_cubin must map names to bytes, got {type(embed_cubin).__name__}"
+        )
     out: dict[str, bytes] = {}
     for name, data in embed_cubin.items():
         if not (isinstance(name, str) and name.isidentifier() and name.isascii()):
-            raise ValueError(f"tvmffi.cpp: embed_cubin name {name!r} is not a C identifier "
-                             f"(it names TVM_FFI_EMBED_CUBIN(<name>))")
+            raise ValueError(
+                f"tvmffi.cpp: embed_cubin name {name!r} is not a C identifier "
+                f"(it names TVM_FFI_EMBED_CUBIN(<name>))"
+            )
         if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"tvmffi.cpp: embed_cubin[{name!r}] must be bytes, got "
-                            f"{type(data).__name__}")
+            raise TypeError(
+                f"tvmffi.cpp: embed_cubin[{name!r}] must be bytes, got {type(data).__name__}"
+            )
         if len(data) == 0:
             raise ValueError(f"tvmffi.cpp: embed_cubin[{name!r}] is empty")
         out[name] = bytes(data)
@@ -184,7 +191,7 @@ def _cubins(embed_cubin: Mapping[str, bytes] | None) -> dict[str, bytes]:
 
 def _embed(objects: list[str], cubins: dict[str, bytes], build_dir: Path, out: Path) -> None:
     """Write ``out``: the objects joined into one, plus each binary between its symbols."""
-    from ..utils.embed_cubin import embed_cubin  # noqa: PLC0415  (only when embedding)
+    from ..utils.embed_cubin import embed_cubin
 
     current = out.with_name(out.name + ".joined.o")
     if len(objects) == 1:
@@ -205,14 +212,24 @@ def _embed(objects: list[str], cubins: dict[str, bytes], build_dir: Path, out: P
 def _run(cmd: list[str], cwd: Path) -> None:
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise RuntimeError(f"tvmffi.cpp: the build failed (exit {proc.returncode}):\n"
-                           f"$ {shlex.join(cmd)}\n{proc.stdout}{proc.stderr}")
+        raise RuntimeError(
+            f"tvmffi.cpp: the build failed (exit {proc.returncode}):\n"
+            f"$ {shlex.join(cmd)}\n{proc.stdout}{proc.stderr}"
+        )
 
 
-def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cflags: list[str],
-           extra_ldflags: list[str], extra_include_paths: list[str], build_directory: str | None,
-           output: str | None, key_text: str,
-           embed_cubin: Mapping[str, bytes] | None = None) -> str:
+def _build(
+    name: str,
+    files: list[str],
+    extra_cflags: list[str],
+    extra_cuda_cflags: list[str],
+    extra_ldflags: list[str],
+    extra_include_paths: list[str],
+    build_directory: str | None,
+    output: str | None,
+    key_text: str,
+    embed_cubin: Mapping[str, bytes] | None = None,
+) -> str:
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"tvmffi.cpp: invalid module name {name!r}")
     cubins = _cubins(embed_cubin)
@@ -223,21 +240,38 @@ def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cfla
     nvcc = _nvcc() if has_cuda else ""
     # The cubin launcher's header needs the toolkit's headers and its runtime,
     # in C++ sources too.
-    cuda_home = (Path(nvcc).resolve().parent.parent if has_cuda
-                 else _cuda_home() if cubins else None)
+    cuda_home = Path(nvcc).resolve().parent.parent if has_cuda else _cuda_home() if cubins else None
     if cubins and cuda_home is not None:
         includes.append(str(cuda_home / "include"))
     arches = _listed_arches(extra_cuda_cflags) if has_cuda else None
     arch_key = "auto" if arches == [] else " ".join(arches or [])
-    from .. import __version__  # noqa: PLC0415  (the package is fully imported by now)
+    from .. import __version__
 
     cubin_key = [f"{n}:{hashlib.sha256(d).hexdigest()}" for n, d in sorted(cubins.items())]
-    key = "\0".join([key_text, output or "", *extra_cflags, "|", *extra_cuda_cflags, arch_key,
-                     "|", *extra_ldflags, "|", *includes, "|", *cubin_key, cxx, cc, nvcc,
-                     __version__])
+    key = "\0".join(
+        [
+            key_text,
+            output or "",
+            *extra_cflags,
+            "|",
+            *extra_cuda_cflags,
+            arch_key,
+            "|",
+            *extra_ldflags,
+            "|",
+            *includes,
+            "|",
+            *cubin_key,
+            cxx,
+            cc,
+            nvcc,
+            __version__,
+        ]
+    )
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    build_dir = (Path(build_directory).resolve() if build_directory
-                 else _cache_root() / f"{name}_{digest}")
+    build_dir = (
+        Path(build_directory).resolve() if build_directory else _cache_root() / f"{name}_{digest}"
+    )
     build_dir.mkdir(parents=True, exist_ok=True)
     target = Path(output) if output else build_dir / f"{name}.so"
     if not target.is_absolute():
@@ -250,25 +284,43 @@ def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cfla
         # output="x.o": compile the one source into that object, no link.
         object_only = target.suffix in _OBJ_EXTS
         if object_only and (len(files) != 1 or files[0].endswith(_OBJ_EXTS)):
-            raise ValueError(f"tvmffi.cpp: an object file output ({target.name}) takes exactly "
-                             f"one source file, got {len(files)}")
+            raise ValueError(
+                f"tvmffi.cpp: an object file output ({target.name}) takes exactly "
+                f"one source file, got {len(files)}"
+            )
         objects: list[str] = []
         arch_flags = _cuda_arch_flags(arches) if has_cuda else []
         for i, src in enumerate(files):
             if src.endswith(_OBJ_EXTS):
                 objects.append(src)
                 continue
-            obj = str(target) + ".tmp" if object_only else str(build_dir / f"{Path(src).stem}.{i}.o")
+            obj = (
+                str(target) + ".tmp" if object_only else str(build_dir / f"{Path(src).stem}.{i}.o")
+            )
             if src.endswith(_CUDA_EXTS):
-                cmd = [nvcc, "-c", "-std=c++17", "-O2", "-Xcompiler", "-fPIC", *inc,
-                       *arch_flags, *extra_cuda_cflags, src, "-o", obj]
+                cmd = [
+                    nvcc,
+                    "-c",
+                    "-std=c++17",
+                    "-O2",
+                    "-Xcompiler",
+                    "-fPIC",
+                    *inc,
+                    *arch_flags,
+                    *extra_cuda_cflags,
+                    src,
+                    "-o",
+                    obj,
+                ]
             elif src.endswith(_C_EXTS):
                 cmd = [cc, "-c", "-O2", "-fPIC", *inc, *extra_cflags, src, "-o", obj]
             elif src.endswith(_CXX_EXTS):
                 cmd = [cxx, "-c", "-std=c++17", "-O2", "-fPIC", *inc, *extra_cflags, src, "-o", obj]
             else:
-                raise ValueError(f"tvmffi.cpp: unknown kind of source file {src!r} (expected "
-                                 f".c, .cc/.cpp/.cxx, .cu or .o)")
+                raise ValueError(
+                    f"tvmffi.cpp: unknown kind of source file {src!r} (expected "
+                    f".c, .cc/.cpp/.cxx, .cu or .o)"
+                )
             _run(cmd, build_dir)
             objects.append(obj)
         if object_only:
@@ -283,8 +335,17 @@ def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cfla
             joined = build_dir / f"{name}.embedded.o"
             _embed(objects, cubins, build_dir, joined)
             objects = [str(joined)]
-        link = [cxx, "-shared", *objects, "-o", str(target) + ".tmp", f"-L{lib_dir}",
-                f"-Wl,-rpath,{lib_dir}", "-ltvm_ffi", *extra_ldflags]
+        link = [
+            cxx,
+            "-shared",
+            *objects,
+            "-o",
+            str(target) + ".tmp",
+            f"-L{lib_dir}",
+            f"-Wl,-rpath,{lib_dir}",
+            "-ltvm_ffi",
+            *extra_ldflags,
+        ]
         if cuda_home is not None:
             cuda_lib = cuda_home / "lib64"
             link += [f"-L{cuda_lib}", f"-Wl,-rpath,{cuda_lib}", "-lcudart"]
@@ -294,9 +355,12 @@ def _build(name: str, files: list[str], extra_cflags: list[str], extra_cuda_cfla
     return str(target)
 
 
-def _inline_files(name: str, cpp_sources: Sequence[str] | str | None,
-                  cuda_sources: Sequence[str] | str | None,
-                  functions: Mapping[str, str] | Sequence[str] | str | None) -> list[tuple[str, str]]:
+def _inline_files(
+    name: str,
+    cpp_sources: Sequence[str] | str | None,
+    cuda_sources: Sequence[str] | str | None,
+    functions: Mapping[str, str] | Sequence[str] | str | None,
+) -> list[tuple[str, str]]:
     cpp = "\n".join(_as_list(cpp_sources))
     cuda = "\n".join(_as_list(cuda_sources))
     if not cpp and not cuda:
@@ -311,15 +375,21 @@ def _inline_files(name: str, cpp_sources: Sequence[str] | str | None,
     return files
 
 
-def build_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
-                 cuda_sources: Sequence[str] | str | None = None,
-                 functions: Mapping[str, str] | Sequence[str] | str | None = None,
-                 extra_cflags: Sequence[str] | None = None,
-                 extra_cuda_cflags: Sequence[str] | None = None,
-                 extra_ldflags: Sequence[str] | None = None,
-                 extra_include_paths: Sequence[str] | None = None,
-                 build_directory: str | None = None, embed_cubin: Mapping[str, bytes] | None = None,
-                 backend: str | None = None, output: str | None = None) -> str:
+def build_inline(
+    name: str,
+    *,
+    cpp_sources: Sequence[str] | str | None = None,
+    cuda_sources: Sequence[str] | str | None = None,
+    functions: Mapping[str, str] | Sequence[str] | str | None = None,
+    extra_cflags: Sequence[str] | None = None,
+    extra_cuda_cflags: Sequence[str] | None = None,
+    extra_ldflags: Sequence[str] | None = None,
+    extra_include_paths: Sequence[str] | None = None,
+    build_directory: str | None = None,
+    embed_cubin: Mapping[str, bytes] | None = None,
+    backend: str | None = None,
+    output: str | None = None,
+) -> str:
     """Compile inline sources into a shared library; returns its path.
 
     ``functions`` (names, or names to docstrings) are exported from the
@@ -334,8 +404,11 @@ def build_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
     files = _inline_files(name, cpp_sources, cuda_sources, functions)
     key_text = "\0".join(f"{n}\0{text}" for n, text in files)
     digest = hashlib.sha256(key_text.encode()).hexdigest()[:16]
-    src_dir = (Path(build_directory).resolve() if build_directory
-               else _cache_root() / f"{name}_src_{digest}")
+    src_dir = (
+        Path(build_directory).resolve()
+        if build_directory
+        else _cache_root() / f"{name}_src_{digest}"
+    )
     src_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for fname, text in files:
@@ -345,38 +418,67 @@ def build_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
             tmp.write_text(text)
             os.replace(tmp, path)
         paths.append(str(path))
-    return _build(name, paths, _as_list(extra_cflags), _as_list(extra_cuda_cflags),
-                  _as_list(extra_ldflags), _as_list(extra_include_paths), build_directory, output,
-                  key_text, embed_cubin)
+    return _build(
+        name,
+        paths,
+        _as_list(extra_cflags),
+        _as_list(extra_cuda_cflags),
+        _as_list(extra_ldflags),
+        _as_list(extra_include_paths),
+        build_directory,
+        output,
+        key_text,
+        embed_cubin,
+    )
 
 
-def load_inline(name: str, *, cpp_sources: Sequence[str] | str | None = None,
-                cuda_sources: Sequence[str] | str | None = None,
-                functions: Mapping[str, str] | Sequence[str] | str | None = None,
-                extra_cflags: Sequence[str] | None = None,
-                extra_cuda_cflags: Sequence[str] | None = None,
-                extra_ldflags: Sequence[str] | None = None,
-                extra_include_paths: Sequence[str] | None = None,
-                build_directory: str | None = None, embed_cubin: Mapping[str, bytes] | None = None,
-                keep_module_alive: bool = True, backend: str | None = None) -> Module:
+def load_inline(
+    name: str,
+    *,
+    cpp_sources: Sequence[str] | str | None = None,
+    cuda_sources: Sequence[str] | str | None = None,
+    functions: Mapping[str, str] | Sequence[str] | str | None = None,
+    extra_cflags: Sequence[str] | None = None,
+    extra_cuda_cflags: Sequence[str] | None = None,
+    extra_ldflags: Sequence[str] | None = None,
+    extra_include_paths: Sequence[str] | None = None,
+    build_directory: str | None = None,
+    embed_cubin: Mapping[str, bytes] | None = None,
+    keep_module_alive: bool = True,
+    backend: str | None = None,
+) -> Module:
     """:func:`build_inline`, then load the library as a Module."""
-    path = build_inline(name, cpp_sources=cpp_sources, cuda_sources=cuda_sources,
-                        functions=functions, extra_cflags=extra_cflags,
-                        extra_cuda_cflags=extra_cuda_cflags, extra_ldflags=extra_ldflags,
-                        extra_include_paths=extra_include_paths, build_directory=build_directory,
-                        embed_cubin=embed_cubin, backend=backend)
+    path = build_inline(
+        name,
+        cpp_sources=cpp_sources,
+        cuda_sources=cuda_sources,
+        functions=functions,
+        extra_cflags=extra_cflags,
+        extra_cuda_cflags=extra_cuda_cflags,
+        extra_ldflags=extra_ldflags,
+        extra_include_paths=extra_include_paths,
+        build_directory=build_directory,
+        embed_cubin=embed_cubin,
+        backend=backend,
+    )
     return load_module(path)
 
 
-def build(name: str, *, sources: Sequence[str] | str | None = None,
-          cpp_files: Sequence[str] | str | None = None,
-          cuda_files: Sequence[str] | str | None = None,
-          extra_cflags: Sequence[str] | None = None,
-          extra_cuda_cflags: Sequence[str] | None = None,
-          extra_ldflags: Sequence[str] | None = None,
-          extra_include_paths: Sequence[str] | None = None,
-          build_directory: str | None = None, backend: str | None = None,
-          output: str | None = None, embed_cubin: Mapping[str, bytes] | None = None) -> str:
+def build(
+    name: str,
+    *,
+    sources: Sequence[str] | str | None = None,
+    cpp_files: Sequence[str] | str | None = None,
+    cuda_files: Sequence[str] | str | None = None,
+    extra_cflags: Sequence[str] | None = None,
+    extra_cuda_cflags: Sequence[str] | None = None,
+    extra_ldflags: Sequence[str] | None = None,
+    extra_include_paths: Sequence[str] | None = None,
+    build_directory: str | None = None,
+    backend: str | None = None,
+    output: str | None = None,
+    embed_cubin: Mapping[str, bytes] | None = None,
+) -> str:
     """Compile source files (by extension: .c, .cc/.cpp/.cxx, .cu, .o) into a shared library.
 
     The sources export their functions themselves (the TVM-FFI export macros).
@@ -384,31 +486,57 @@ def build(name: str, *, sources: Sequence[str] | str | None = None,
     """
     if backend not in (None, "cuda"):
         raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
-    files = [str(Path(f).resolve())
-             for f in (*_as_list(sources), *_as_list(cpp_files), *_as_list(cuda_files))]
+    files = [
+        str(Path(f).resolve())
+        for f in (*_as_list(sources), *_as_list(cpp_files), *_as_list(cuda_files))
+    ]
     if not files:
         raise ValueError("tvmffi.cpp.build: no source files given")
     for f in files:
         if not Path(f).is_file():
             raise FileNotFoundError(f"tvmffi.cpp.build: no source file {f}")
     key_text = "\0".join(f"{f}\0{Path(f).read_bytes().hex()}" for f in files)
-    return _build(name, files, _as_list(extra_cflags), _as_list(extra_cuda_cflags),
-                  _as_list(extra_ldflags), _as_list(extra_include_paths), build_directory, output,
-                  key_text, embed_cubin)
+    return _build(
+        name,
+        files,
+        _as_list(extra_cflags),
+        _as_list(extra_cuda_cflags),
+        _as_list(extra_ldflags),
+        _as_list(extra_include_paths),
+        build_directory,
+        output,
+        key_text,
+        embed_cubin,
+    )
 
 
-def load(name: str, *, sources: Sequence[str] | str | None = None,
-         cpp_files: Sequence[str] | str | None = None,
-         cuda_files: Sequence[str] | str | None = None,
-         extra_cflags: Sequence[str] | None = None,
-         extra_cuda_cflags: Sequence[str] | None = None,
-         extra_ldflags: Sequence[str] | None = None,
-         extra_include_paths: Sequence[str] | None = None,
-         build_directory: str | None = None, keep_module_alive: bool = True,
-         backend: str | None = None, embed_cubin: Mapping[str, bytes] | None = None) -> Module:
+def load(
+    name: str,
+    *,
+    sources: Sequence[str] | str | None = None,
+    cpp_files: Sequence[str] | str | None = None,
+    cuda_files: Sequence[str] | str | None = None,
+    extra_cflags: Sequence[str] | None = None,
+    extra_cuda_cflags: Sequence[str] | None = None,
+    extra_ldflags: Sequence[str] | None = None,
+    extra_include_paths: Sequence[str] | None = None,
+    build_directory: str | None = None,
+    keep_module_alive: bool = True,
+    backend: str | None = None,
+    embed_cubin: Mapping[str, bytes] | None = None,
+) -> Module:
     """:func:`build`, then load the library as a Module."""
-    path = build(name, sources=sources, cpp_files=cpp_files, cuda_files=cuda_files,
-                 extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags,
-                 extra_ldflags=extra_ldflags, extra_include_paths=extra_include_paths,
-                 build_directory=build_directory, backend=backend, embed_cubin=embed_cubin)
+    path = build(
+        name,
+        sources=sources,
+        cpp_files=cpp_files,
+        cuda_files=cuda_files,
+        extra_cflags=extra_cflags,
+        extra_cuda_cflags=extra_cuda_cflags,
+        extra_ldflags=extra_ldflags,
+        extra_include_paths=extra_include_paths,
+        build_directory=build_directory,
+        backend=backend,
+        embed_cubin=embed_cubin,
+    )
     return load_module(path)

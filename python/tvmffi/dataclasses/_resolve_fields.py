@@ -39,7 +39,9 @@ class _KWOnlyAnnotation:
 def _is_kw_only_annotation(annotation: Any) -> bool:
     if annotation is KW_ONLY or annotation is _KWOnlyAnnotation:
         return True
-    text = annotation if isinstance(annotation, str) else getattr(annotation, "__forward_arg__", None)
+    text = (
+        annotation if isinstance(annotation, str) else getattr(annotation, "__forward_arg__", None)
+    )
     return isinstance(text, str) and (text == "KW_ONLY" or text.endswith(".KW_ONLY"))
 
 
@@ -57,8 +59,9 @@ def register_type_without_fields(cls: type, type_key: str | None) -> Any:
         if parent is not None:
             break
     if parent is None:
-        raise TypeError(f"{cls.__name__} must inherit from a registered FFI Object type "
-                        "(e.g. tvm_ffi.Object)")
+        raise TypeError(
+            f"{cls.__name__} must inherit from a registered FFI Object type (e.g. tvm_ffi.Object)"
+        )
     key = type_key if type_key is not None else f"{cls.__module__}.{cls.__qualname__}"
     info = core._register_py_class(parent, key, cls)
     cls.__tvm_ffi_type_info__ = info  # type: ignore[attr-defined]
@@ -89,8 +92,11 @@ def _field_owner_classes(cls: type) -> list[type]:
     that declare annotations: their annotations are the new type's fields."""
     registered = next((b for b in cls.__mro__[1:] if _registered_type_info(b) is not None), object)
     represented = set(registered.__mro__)
-    return [b for b in reversed(cls.__mro__)
-            if b is not object and b not in represented and own_annotations(b)]
+    return [
+        b
+        for b in reversed(cls.__mro__)
+        if b is not object and b not in represented and own_annotations(b)
+    ]
 
 
 def _build_localns(cls: type, *, cross_module: bool = False) -> dict[str, Any]:
@@ -106,8 +112,9 @@ def _build_localns(cls: type, *, cross_module: bool = False) -> dict[str, Any]:
     return ns
 
 
-def _resolve_own_type_hints(owner: type, globalns: dict[str, Any],
-                            localns: dict[str, Any]) -> dict[str, Any]:
+def _resolve_own_type_hints(
+    owner: type, globalns: dict[str, Any], localns: dict[str, Any]
+) -> dict[str, Any]:
     annotations = own_annotations(owner)
     if not annotations:
         return {}
@@ -115,8 +122,11 @@ def _resolve_own_type_hints(owner: type, globalns: dict[str, Any],
     kw_only = [n for n, a in annotations.items() if _is_kw_only_annotation(a)]
     for name in kw_only:
         shim_annotations[name] = _KWOnlyAnnotation
-    shim = type(f"_{owner.__name__}OwnAnnotations", (),
-                {"__annotations__": shim_annotations, "__module__": owner.__module__})
+    shim = type(
+        f"_{owner.__name__}OwnAnnotations",
+        (),
+        {"__annotations__": shim_annotations, "__module__": owner.__module__},
+    )
     kwargs: dict[str, Any] = {"globalns": globalns, "localns": localns}
     if sys.version_info >= (3, 11):
         kwargs["include_extras"] = True
@@ -133,9 +143,12 @@ def resolve_type_hints_by_owner(cls: type, globalns: dict[str, Any]) -> Resolved
         localns = _build_localns(cls, cross_module=cross)
         localns.update({o.__name__: o for o in owners})
         try:
-            hints = {o: _resolve_own_type_hints(
-                o, getattr(sys.modules.get(o.__module__), "__dict__", globalns), localns)
-                for o in owners}
+            hints = {
+                o: _resolve_own_type_hints(
+                    o, getattr(sys.modules.get(o.__module__), "__dict__", globalns), localns
+                )
+                for o in owners
+            }
             return owners, hints
         except (NameError, AttributeError):
             continue
@@ -144,7 +157,7 @@ def resolve_type_hints_by_owner(cls: type, globalns: dict[str, Any]) -> Resolved
 
 def flush_pending() -> None:
     """Finish the pending classes whose annotations now resolve (until none does)."""
-    from .py_class import on_fields_resolved  # noqa: PLC0415
+    from .py_class import on_fields_resolved
 
     changed = True
     while changed:
@@ -169,25 +182,27 @@ def _raise_unresolved_forward_reference(cls: type, globalns: dict[str, Any]) -> 
         for name, text in own_annotations(owner).items():
             if isinstance(text, str):
                 try:
-                    eval(text, globalns, localns)  # noqa: S307
-                except Exception as err:  # noqa: BLE001
+                    eval(text, globalns, localns)
+                except Exception as err:
                     unresolved.append(f"{name}: {text} ({err})")
-    raise TypeError(f"Cannot instantiate {cls.__name__}: unresolved forward references: "
-                    f"{unresolved}")
+    raise TypeError(
+        f"Cannot instantiate {cls.__name__}: unresolved forward references: {unresolved}"
+    )
 
 
 def _remove_from_pending(cls: type) -> None:
     _PENDING_CLASSES[:] = [p for p in _PENDING_CLASSES if p.cls is not cls]
 
 
-def _make_temporary_init(cls: type, type_info: Any,
-                         globalns: dict[str, Any]) -> Callable[..., None]:
+def _make_temporary_init(
+    cls: type, type_info: Any, globalns: dict[str, Any]
+) -> Callable[..., None]:
     """``__init__`` of a pending class: finish its registration, then construct."""
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if type_info.fields is None:
             try:
-                from .py_class import on_fields_resolved  # noqa: PLC0415
+                from .py_class import on_fields_resolved
 
                 resolved = resolve_type_hints_by_owner(cls, globalns)
                 if resolved is None:

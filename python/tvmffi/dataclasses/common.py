@@ -11,22 +11,29 @@ from .field import Field
 __all__ = ["asdict", "astuple", "fields", "is_dataclass", "replace"]
 
 _T = TypeVar("_T")
-_ATOMIC_TYPES = frozenset({bool, bytes, complex, float, int, str, type(None), type(Ellipsis),
-                           type(NotImplemented)})
+_ATOMIC_TYPES = frozenset(
+    {bool, bytes, complex, float, int, str, type(None), type(Ellipsis), type(NotImplemented)}
+)
 
 
 def _seq_types() -> tuple[type, ...]:
-    from .. import container  # noqa: PLC0415
+    from .. import container
 
-    return tuple(c for c in (getattr(container, "Array", None), getattr(container, "List", None))
-                 if c is not None)
+    return tuple(
+        c
+        for c in (getattr(container, "Array", None), getattr(container, "List", None))
+        if c is not None
+    )
 
 
 def _map_types() -> tuple[type, ...]:
-    from .. import container  # noqa: PLC0415
+    from .. import container
 
-    return tuple(c for c in (getattr(container, "Map", None), getattr(container, "Dict", None))
-                 if c is not None)
+    return tuple(
+        c
+        for c in (getattr(container, "Map", None), getattr(container, "Dict", None))
+        if c is not None
+    )
 
 
 def is_dataclass(obj: Any) -> bool:
@@ -40,16 +47,22 @@ def fields(obj_or_cls: Any) -> tuple[Field, ...]:
     """The :class:`Field` of each field of a ``@c_class`` / ``@py_class`` class or instance,
     inherited ones first (the order of ``__init__``); TypeError for anything else."""
     if not is_dataclass(obj_or_cls):
-        raise TypeError("fields() argument must be a c_class or py_class type or instance, got "
-                        f"{type(obj_or_cls).__name__}")
+        raise TypeError(
+            "fields() argument must be a c_class or py_class type or instance, got "
+            f"{type(obj_or_cls).__name__}"
+        )
     cls = obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls)
     chain = []
     ti = getattr(cls, "__tvm_ffi_type_info__", None)
     while ti is not None:
         chain.append(ti)
         ti = ti.parent_type_info
-    return tuple(tf.dataclass_field for info in reversed(chain) for tf in (info.fields or ())
-                 if tf.dataclass_field is not None)
+    return tuple(
+        tf.dataclass_field
+        for info in reversed(chain)
+        for tf in (info.fields or ())
+        if tf.dataclass_field is not None
+    )
 
 
 def replace(obj: _T, /, **changes: Any) -> _T:
@@ -61,23 +74,28 @@ def _is_instance(obj: Any) -> bool:
     return not isinstance(obj, type) and is_dataclass(obj)
 
 
-def _asdict_inner(obj: Any, dict_factory: Callable[..., Any]) -> Any:  # noqa: PLR0911
+def _asdict_inner(obj: Any, dict_factory: Callable[..., Any]) -> Any:
     t = type(obj)
     if t in _ATOMIC_TYPES:
         return obj
     if isinstance(obj, _seq_types()):
         return [_asdict_inner(v, dict_factory) for v in obj]
     if isinstance(obj, _map_types()):
-        return dict_factory([(_asdict_inner(k, dict_factory), _asdict_inner(v, dict_factory))
-                             for k, v in obj.items()])
+        return dict_factory(
+            [
+                (_asdict_inner(k, dict_factory), _asdict_inner(v, dict_factory))
+                for k, v in obj.items()
+            ]
+        )
     if _is_instance(obj):
         pairs = [(f.name, _asdict_inner(getattr(obj, f.name), dict_factory)) for f in fields(obj)]
         return dict(pairs) if dict_factory is dict else dict_factory(pairs)
     if t is list:
         return [_asdict_inner(v, dict_factory) for v in obj]
     if t is dict:
-        return {_asdict_inner(k, dict_factory): _asdict_inner(v, dict_factory)
-                for k, v in obj.items()}
+        return {
+            _asdict_inner(k, dict_factory): _asdict_inner(v, dict_factory) for k, v in obj.items()
+        }
     if t is tuple:
         return tuple(_asdict_inner(v, dict_factory) for v in obj)
     if issubclass(t, tuple):
@@ -89,25 +107,29 @@ def _asdict_inner(obj: Any, dict_factory: Callable[..., Any]) -> Any:  # noqa: P
             for k, v in obj.items():
                 out[_asdict_inner(k, dict_factory)] = _asdict_inner(v, dict_factory)
             return out
-        return t((_asdict_inner(k, dict_factory), _asdict_inner(v, dict_factory))
-                 for k, v in obj.items())
+        return t(
+            (_asdict_inner(k, dict_factory), _asdict_inner(v, dict_factory)) for k, v in obj.items()
+        )
     if issubclass(t, list):
         return t(_asdict_inner(v, dict_factory) for v in obj)
     return copy.deepcopy(obj)
 
 
-def _astuple_inner(obj: Any, tuple_factory: Callable[..., Any]) -> Any:  # noqa: PLR0911
+def _astuple_inner(obj: Any, tuple_factory: Callable[..., Any]) -> Any:
     t = type(obj)
     if t in _ATOMIC_TYPES:
         return obj
     if isinstance(obj, _seq_types()):
         return [_astuple_inner(v, tuple_factory) for v in obj]
     if isinstance(obj, _map_types()):
-        return {_astuple_inner(k, tuple_factory): _astuple_inner(v, tuple_factory)
-                for k, v in obj.items()}
+        return {
+            _astuple_inner(k, tuple_factory): _astuple_inner(v, tuple_factory)
+            for k, v in obj.items()
+        }
     if _is_instance(obj):
-        return tuple_factory([_astuple_inner(getattr(obj, f.name), tuple_factory)
-                              for f in fields(obj)])
+        return tuple_factory(
+            [_astuple_inner(getattr(obj, f.name), tuple_factory) for f in fields(obj)]
+        )
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return t(*[_astuple_inner(v, tuple_factory) for v in obj])
     if isinstance(obj, (list, tuple)):
@@ -118,8 +140,10 @@ def _astuple_inner(obj: Any, tuple_factory: Callable[..., Any]) -> Any:  # noqa:
             for k, v in obj.items():
                 out[_astuple_inner(k, tuple_factory)] = _astuple_inner(v, tuple_factory)
             return out
-        return t((_astuple_inner(k, tuple_factory), _astuple_inner(v, tuple_factory))
-                 for k, v in obj.items())
+        return t(
+            (_astuple_inner(k, tuple_factory), _astuple_inner(v, tuple_factory))
+            for k, v in obj.items()
+        )
     return copy.deepcopy(obj)
 
 

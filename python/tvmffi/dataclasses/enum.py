@@ -34,8 +34,16 @@ ENUM_STATE_ATTR = "__ffi_enum__"
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
 
-__all__ = ["ENUM_STATE_ATTR", "Enum", "EnumAttrMap", "EnumState", "IntEnum", "StrEnum", "auto",
-           "entry"]
+__all__ = [
+    "ENUM_STATE_ATTR",
+    "Enum",
+    "EnumAttrMap",
+    "EnumState",
+    "IntEnum",
+    "StrEnum",
+    "auto",
+    "entry",
+]
 
 
 @c_class("ffi.EnumState")
@@ -131,8 +139,9 @@ def _entries(cls: type) -> list[Any]:
 class _EnumMeta(ObjectMeta):
     """The metaclass of enums: the class is the collection of its entries."""
 
-    def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any],
-                 **kwargs: Any) -> None:
+    def __init__(
+        cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
+    ) -> None:
         super().__init__(name, bases, namespace, **kwargs)
         # Entries are objects of the class: the extension can make them only now,
         # once its part of the class is set up (after __init_subclass__).
@@ -204,8 +213,15 @@ class Enum(Object, metaclass=_EnumMeta):
     _int_index: int
     _str_index: str
 
-    def __init_subclass__(cls, *, type_key: str | None = None, frozen: bool = True,
-                          init: bool = True, repr: bool = True, **kwargs: Any) -> None:
+    def __init_subclass__(
+        cls,
+        *,
+        type_key: str | None = None,
+        frozen: bool = True,
+        init: bool = True,
+        repr: bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__init_subclass__(**kwargs)
         if type_key is None:
             return
@@ -219,7 +235,7 @@ class Enum(Object, metaclass=_EnumMeta):
         if cxx_backed:
             c_class(type_key, init=init, repr=repr)(cls)
         else:
-            from .py_class import py_class  # noqa: PLC0415
+            from .py_class import py_class
 
             py_class(type_key, frozen=frozen, structural_eq="singleton")(cls)
         if payload is not None:
@@ -243,7 +259,7 @@ class Enum(Object, metaclass=_EnumMeta):
         return iter(_entries(cls))
 
     @_ClassProperty
-    def attr_dict(cls: type) -> Any:  # noqa: N805
+    def attr_dict(cls: type) -> Any:
         """The per-entry attributes, live: name -> (entry -> value), an ``ffi.Dict``."""
         state = _state(cls)
         return Dict() if state is None else state.attrs
@@ -354,15 +370,20 @@ def _install_payload_behavior(cls: type, payload: type, user_repr: bool) -> None
         result = eq(self, other)
         return NotImplemented if result is NotImplemented else not result
 
-    defaults: dict[str, Any] = {"__eq__": eq, "__ne__": ne,
-                                "__str__": lambda self: str(self.value),
-                                "__hash__": lambda self: hash(self.value)}
+    defaults: dict[str, Any] = {
+        "__eq__": eq,
+        "__ne__": ne,
+        "__str__": lambda self: str(self.value),
+        "__hash__": lambda self: hash(self.value),
+    }
     for key, value in defaults.items():
         if key not in cls.__dict__:
             setattr(cls, key, value)
     if "name" not in cls.__dict__:
-        cls.name = property(lambda self: str(self._str_index),  # type: ignore[attr-defined]
-                            doc="The entry's string index.")
+        cls.name = property(
+            lambda self: str(self._str_index),  # type: ignore[attr-defined]
+            doc="The entry's string index.",
+        )
     if not user_repr:
         cls.__repr__ = lambda self: f"{type(self).__name__}.{self.name}"  # type: ignore[assignment]
 
@@ -376,8 +397,9 @@ def _own_annotations(cls: type) -> dict[str, Any]:
 def _is_class_var(annotation: Any) -> bool:
     if annotation is ClassVar or typing.get_origin(annotation) is ClassVar:
         return True
-    return isinstance(annotation, str) and \
-        annotation.replace(" ", "").startswith(("ClassVar", "typing.ClassVar"))
+    return isinstance(annotation, str) and annotation.replace(" ", "").startswith(
+        ("ClassVar", "typing.ClassVar")
+    )
 
 
 def _reject_value_field(cls: type, base: str) -> None:
@@ -385,16 +407,20 @@ def _reject_value_field(cls: type, base: str) -> None:
         raise TypeError(f"{base} reserves `value` as its canonical index alias")
 
 
-def _collect_declarations(cls: type, payload: type | None) -> tuple[list[str],
-                                                                    dict[str, _EnumEntry]]:
+def _collect_declarations(
+    cls: type, payload: type | None
+) -> tuple[list[str], dict[str, _EnumEntry]]:
     """The class body's entries, taken out of it: binders (``x: ClassVar[E]``) and declarations.
 
     A declaration is an ``entry(...)`` / ``auto()``, or for payload enums any
     plain value (``LOW = 1``): its ``value``.
     """
     annotations = _own_annotations(cls)
-    binders = [n for n, a in annotations.items()
-               if not n.startswith("_") and _is_class_var(a) and n not in cls.__dict__]
+    binders = [
+        n
+        for n, a in annotations.items()
+        if not n.startswith("_") and _is_class_var(a) and n not in cls.__dict__
+    ]
     fields = {n for n, a in annotations.items() if not _is_class_var(a)}
     declarations: dict[str, _EnumEntry] = {}
     for name, value in list(cls.__dict__.items()):
@@ -403,7 +429,8 @@ def _collect_declarations(cls: type, payload: type | None) -> tuple[list[str],
         if isinstance(value, _EnumEntry):
             declarations[name] = value
         elif payload is not None and not (
-                isinstance(value, (staticmethod, classmethod, property)) or callable(value)):
+            isinstance(value, (staticmethod, classmethod, property)) or callable(value)
+        ):
             declarations[name] = _EnumEntry(value=value)
         else:
             continue
@@ -415,23 +442,31 @@ def _collect_declarations(cls: type, payload: type | None) -> tuple[list[str],
     return binders, declarations
 
 
-def _payload_of(cls: type, alias: str, declaration: _EnumEntry,
-                payload: type) -> tuple[Any, _EnumEntry]:
+def _payload_of(
+    cls: type, alias: str, declaration: _EnumEntry, payload: type
+) -> tuple[Any, _EnumEntry]:
     """A payload declaration's value (checked) and its other field values."""
     kwargs = dict(declaration.kwargs)
     if "value" not in kwargs:
         raise TypeError(f"{cls.__name__}.{alias} requires a {payload.__name__} value")
     value = kwargs.pop("value")
     if type(value) is not payload:
-        raise TypeError(f"{cls.__name__}.{alias} value must be {payload.__name__}, "
-                        f"got {type(value).__name__}")
+        raise TypeError(
+            f"{cls.__name__}.{alias} value must be {payload.__name__}, got {type(value).__name__}"
+        )
     if payload is int:
         _normalize_index(value)
     return value, _EnumEntry(*declaration.args, **kwargs)
 
 
-def _check_declarations(cls: type, binders: list[str], declarations: dict[str, _EnumEntry],
-                        type_key: str, cxx_backed: bool, payload: type | None) -> None:
+def _check_declarations(
+    cls: type,
+    binders: list[str],
+    declarations: dict[str, _EnumEntry],
+    type_key: str,
+    cxx_backed: bool,
+    payload: type | None,
+) -> None:
     """Reject, at the class statement, what :func:`_make_entries` would."""
     for alias, declaration in declarations.items():
         if "_int_index" in declaration.kwargs or "_str_index" in declaration.kwargs:
@@ -452,8 +487,9 @@ def _check_declarations(cls: type, binders: list[str], declarations: dict[str, _
             raise TypeError(f"{cls.__name__}.{alias} requires an integer value")
 
 
-def _indices(cls: type, alias: str, ordinal: int, declaration: _EnumEntry,
-             payload: type | None) -> tuple[int, str, _EnumEntry]:
+def _indices(
+    cls: type, alias: str, ordinal: int, declaration: _EnumEntry, payload: type | None
+) -> tuple[int, str, _EnumEntry]:
     """An entry's integer and string index, and its other field values."""
     if payload is None:
         return ordinal, alias, declaration
@@ -463,13 +499,15 @@ def _indices(cls: type, alias: str, ordinal: int, declaration: _EnumEntry,
     return ordinal, value, rest
 
 
-def _create(cls: type, int_index: int, str_index: str, declaration: _EnumEntry,
-            cxx_backed: bool) -> Any:
+def _create(
+    cls: type, int_index: int, str_index: str, declaration: _EnumEntry, cxx_backed: bool
+) -> Any:
     """A new entry of ``cls``."""
     try:
         if not cxx_backed:
-            return cls(*declaration.args, _int_index=int_index, _str_index=str_index,
-                       **declaration.kwargs)
+            return cls(
+                *declaration.args, _int_index=int_index, _str_index=str_index, **declaration.kwargs
+            )
         if declaration.args:
             raise TypeError("C++-backed enum entries require keyword fields")
         info = cls.__tvm_ffi_type_info__  # type: ignore[attr-defined]
@@ -490,12 +528,18 @@ def _create(cls: type, int_index: int, str_index: str, declaration: _EnumEntry,
                 raise TypeError(f"field {name!r} has no reflected setter")
             descriptor.set(instance, value)
         return instance
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         raise TypeError(f"{cls.__name__}.{str_index}: invalid enum entry: {err}") from None
 
 
-def _make_entries(cls: type, binders: list[str], declarations: dict[str, _EnumEntry],
-                  type_key: str, cxx_backed: bool, payload: type | None) -> None:
+def _make_entries(
+    cls: type,
+    binders: list[str],
+    declarations: dict[str, _EnumEntry],
+    type_key: str,
+    cxx_backed: bool,
+    payload: type | None,
+) -> None:
     """Find or make the entries of a new enum class and set them as its attributes."""
     state = _state(cls, create=True)
     entries, indexes = state.entries, state.indexes

@@ -18,7 +18,7 @@ if sys.version_info >= (3, 10):
     KW_ONLY = _dataclasses.KW_ONLY
 else:  # pragma: no cover
 
-    class KW_ONLY:  # noqa: N801
+    class KW_ONLY:
         """Marker annotation: the fields after ``_: KW_ONLY`` are keyword-only."""
 
 
@@ -29,13 +29,13 @@ def _field_converter(value: Any) -> Any:
 
 def _annotations_of(obj: Any) -> dict[str, Any]:
     if sys.version_info >= (3, 14):  # pragma: no cover  (PEP 749: annotations are lazy)
-        import annotationlib  # noqa: PLC0415
+        import annotationlib
 
         return annotationlib.get_annotations(obj, format=annotationlib.Format.FORWARDREF)
     return dict(getattr(obj, "__annotations__", {}) or {})
 
 
-class init_property(Generic[_T]):  # noqa: N801  (upstream's name)
+class init_property(Generic[_T]):
     """A field computed once by ``func(self)`` right after construction.
 
     ``@py_class`` registers it as ``field(init=False, repr=False, compare=False,
@@ -77,24 +77,51 @@ class Field:
     ``"ignore"``, ``"def"`` / ``"def-recursive"`` or ``"def-non-recursive"``.
     """
 
-    __slots__ = ("_ty_schema", "compare", "converter", "default", "default_factory", "doc",
-                 "frozen", "hash", "init", "kw_only", "name", "repr", "structural_eq", "type")
+    __slots__ = (
+        "_ty_schema",
+        "compare",
+        "converter",
+        "default",
+        "default_factory",
+        "doc",
+        "frozen",
+        "hash",
+        "init",
+        "kw_only",
+        "name",
+        "repr",
+        "structural_eq",
+        "type",
+    )
 
     _VALID_STRUCTURAL_EQ_VALUES: ClassVar[frozenset[str | None]] = frozenset(
-        {None, "ignore", "def", "def-recursive", "def-non-recursive"})
+        {None, "ignore", "def", "def-recursive", "def-non-recursive"}
+    )
 
-    def __init__(self, name: str | None = None, _ty_schema: Any = None, *,  # noqa: PLR0913
-                 default: object = MISSING, default_factory: Any = MISSING, frozen: bool = False,
-                 init: bool = True, repr: bool = True, hash: bool | None = True,
-                 compare: bool = False, kw_only: bool | None = False,
-                 structural_eq: str | None = None, doc: str | None = None,
-                 converter: Callable[[Any], Any] = _field_converter) -> None:
+    def __init__(
+        self,
+        name: str | None = None,
+        _ty_schema: Any = None,
+        *,
+        default: object = MISSING,
+        default_factory: Any = MISSING,
+        frozen: bool = False,
+        init: bool = True,
+        repr: bool = True,
+        hash: bool | None = True,
+        compare: bool = False,
+        kw_only: bool | None = False,
+        structural_eq: str | None = None,
+        doc: str | None = None,
+        converter: Callable[[Any], Any] = _field_converter,
+    ) -> None:
         if default_factory is not MISSING:
             if default is not MISSING:
                 raise ValueError("cannot specify both default and default_factory")
             if not callable(default_factory):
-                raise TypeError("default_factory must be a callable, got "
-                                f"{type(default_factory).__name__}")
+                raise TypeError(
+                    f"default_factory must be a callable, got {type(default_factory).__name__}"
+                )
         if structural_eq not in Field._VALID_STRUCTURAL_EQ_VALUES:
             valid = sorted(Field._VALID_STRUCTURAL_EQ_VALUES, key=str)
             raise ValueError(f"structural_eq must be one of {valid}, got {structural_eq!r}")
@@ -114,16 +141,28 @@ class Field:
         self.doc = doc
 
     def __repr__(self) -> str:
-        return (f"Field(name={self.name!r}, type={self.type!r}, default={self.default!r}, "
-                f"default_factory={self.default_factory!r}, init={self.init!r}, "
-                f"repr={self.repr!r}, hash={self.hash!r}, compare={self.compare!r}, "
-                f"kw_only={self.kw_only!r}, frozen={self.frozen!r})")
+        return (
+            f"Field(name={self.name!r}, type={self.type!r}, default={self.default!r}, "
+            f"default_factory={self.default_factory!r}, init={self.init!r}, "
+            f"repr={self.repr!r}, hash={self.hash!r}, compare={self.compare!r}, "
+            f"kw_only={self.kw_only!r}, frozen={self.frozen!r})"
+        )
 
 
-def field(*, default: object = MISSING, default_factory: Any = MISSING,  # noqa: PLR0913
-          frozen: bool = False, init: bool = True, repr: bool = True, hash: bool | None = None,
-          compare: bool = True, kw_only: bool | None = None, structural_eq: str | None = None,
-          doc: str | None = None, converter: Callable[[Any], Any] = _field_converter) -> Any:
+def field(
+    *,
+    default: object = MISSING,
+    default_factory: Any = MISSING,
+    frozen: bool = False,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    kw_only: bool | None = None,
+    structural_eq: str | None = None,
+    doc: str | None = None,
+    converter: Callable[[Any], Any] = _field_converter,
+) -> Any:
     """Customize a field of a ``@py_class`` (``x: int = field(default=0, repr=False)``).
 
     ``frozen``: read-only after ``__init__`` (``type(obj).x.set(obj, v)`` still
@@ -133,9 +172,19 @@ def field(*, default: object = MISSING, default_factory: Any = MISSING,  # noqa:
     ``structural_eq``: None, ``"ignore"``, ``"def"`` (``"def-recursive"``) or
     ``"def-non-recursive"``; ``doc``: the field's docstring.
     """
-    return Field(default=default, default_factory=default_factory, frozen=frozen, init=init,
-                 repr=repr, hash=hash, compare=compare, kw_only=kw_only,
-                 structural_eq=structural_eq, doc=doc, converter=converter)
+    return Field(
+        default=default,
+        default_factory=default_factory,
+        frozen=frozen,
+        init=init,
+        repr=repr,
+        hash=hash,
+        compare=compare,
+        kw_only=kw_only,
+        structural_eq=structural_eq,
+        doc=doc,
+        converter=converter,
+    )
 
 
 __all__ = ["KW_ONLY", "MISSING", "Field", "field", "init_property"]

@@ -33,7 +33,8 @@ _OBJECT = _NS + "Object"
 
 #: Names that cannot be a namespace, struct or member name as they are: C++
 #: keywords, and the members TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP declares.
-_RESERVED = frozenset("""
+_RESERVED = frozenset(
+    """
     alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
     char16_t char32_t class compl concept const consteval constexpr constinit const_cast
     continue co_await co_return co_yield decltype default delete do double dynamic_cast
@@ -45,7 +46,8 @@ _RESERVED = frozenset("""
     xor_eq
     _type_key _type_depth _type_mutable _type_final _type_child_slots
     _type_child_slots_can_overflow _GetOrAllocRuntimeTypeIndex RuntimeTypeIndex
-""".split())
+""".split()
+)
 
 
 class _Carrier(NamedTuple):
@@ -214,11 +216,13 @@ def _raw_schema(field: Any, owner: Any) -> dict[str, Any]:
         try:
             raw = json.loads(raw)
         except ValueError as err:
-            raise ValueError(f"{owner.type_key}.{field.name}: unreadable type schema "
-                             f"{raw!r}") from err
+            raise ValueError(
+                f"{owner.type_key}.{field.name}: unreadable type schema {raw!r}"
+            ) from err
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        raise ValueError(f"{owner.type_key}.{field.name}: the native field has no type schema "
-                         "in its metadata")
+        raise ValueError(
+            f"{owner.type_key}.{field.name}: the native field has no type schema in its metadata"
+        )
     return raw
 
 
@@ -229,14 +233,18 @@ def _check_native_schema(schema: TypeSchema, raw: dict[str, Any], where: str) ->
     allowed = _NATIVE_VALUE_ORIGINS.get(origin)
     if allowed is not None:
         if raw_origin not in allowed:
-            raise ValueError(f"{where}: the native type {raw_origin!r} reads as {origin!r} but "
-                             f"is not stored as an owning {origin!r} value")
+            raise ValueError(
+                f"{where}: the native type {raw_origin!r} reads as {origin!r} but "
+                f"is not stored as an owning {origin!r} value"
+            )
         return
     expected = _NATIVE_STRUCTURAL_ORIGINS.get(origin)
     if expected is not None:
         if raw_origin != expected:
-            raise ValueError(f"{where}: the native type {raw_origin!r} reads as {origin!r} but "
-                             f"is not stored as {expected!r}")
+            raise ValueError(
+                f"{where}: the native type {raw_origin!r} reads as {origin!r} but "
+                f"is not stored as {expected!r}"
+            )
         raw_args = raw.get("args", [])
         if not isinstance(raw_args, list) or len(raw_args) != len(schema.args):
             raise ValueError(f"{where}: the raw schema {raw!r} does not match {schema!r}")
@@ -248,8 +256,7 @@ def _check_native_schema(schema: TypeSchema, raw: dict[str, Any], where: str) ->
     if schema.origin_type_index >= _r.K_OBJECT:
         expected = "ffi.Object" if origin == "Object" else origin
         if raw_origin != expected:
-            raise ValueError(f"{where}: the native object type {raw_origin!r} is not "
-                             f"{expected!r}")
+            raise ValueError(f"{where}: the native object type {raw_origin!r} is not {expected!r}")
         return
     raise ValueError(f"{where}: the native type schema {raw!r} has no C++ carrier")
 
@@ -266,15 +273,17 @@ def _select(type_keys: str | Sequence[str]) -> list[TypeInfo]:
         infos = [_lookup_or_register_type_info_from_type_key(key) for key in keys]
         objects = [info for info in infos if info.type_index >= _r.K_OBJECT]
         if not objects:
-            raise ValueError(f"Type-key selector {selector!r} did not match any registered "
-                             "object type")
+            raise ValueError(
+                f"Type-key selector {selector!r} did not match any registered object type"
+            )
         exact = not any(ch in selector for ch in "*?[")
         for info in objects:
             if info.type_index < _r.K_DYN_OBJECT_BEGIN:
                 # The runtime's own types are declared by tvm_ffi.h already.
                 if exact and info.type_key not in _BUILTIN_OBJECTS:
-                    raise ValueError(f"The runtime type {info.type_key!r} has no C++ class a "
-                                     "header can refer to")
+                    raise ValueError(
+                        f"The runtime type {info.type_key!r} has no C++ class a header can refer to"
+                    )
                 continue
             for node in _chain(info):
                 if node.type_index >= _r.K_DYN_OBJECT_BEGIN:
@@ -373,8 +382,9 @@ class _Generator:
         if index in self.builtins:
             return self.builtins[index][0]
         if index < _r.K_DYN_OBJECT_BEGIN:
-            raise ValueError(f"The runtime type {schema.origin!r} has no C++ class a header "
-                             "can refer to")
+            raise ValueError(
+                f"The runtime type {schema.origin!r} has no C++ class a header can refer to"
+            )
         info = _lookup_or_register_type_info_from_type_key(schema.origin)
         self.named[info.type_index] = info
         return _cpp_name(info.type_key).qualified
@@ -412,8 +422,7 @@ class _Generator:
             return self._object_value(schema)
         raise ValueError(f"The type schema {schema!r} has no C++ carrier")
 
-    def _native_nullable(self, schema: TypeSchema, layout: tuple[int, int],
-                         where: str) -> _Carrier:
+    def _native_nullable(self, schema: TypeSchema, layout: tuple[int, int], where: str) -> _Carrier:
         """The carrier of a C++ field whose schema is Optional / Union: the reflected layout
         tells which C++ type it is."""
         if schema.origin == "Optional":
@@ -426,8 +435,9 @@ class _Generator:
                 return self._nullable_object(inner)
         elif layout == (8, 8) and all(_is_heap_object(arg) for arg in schema.args):
             return _ANY_OBJECT
-        raise ValueError(f"Ambiguous native {schema.origin} carrier for {where} with layout "
-                         f"{layout}")
+        raise ValueError(
+            f"Ambiguous native {schema.origin} carrier for {where} with layout {layout}"
+        )
 
     def _lower_field(self, field: TypeField, owner: TypeInfo) -> _Carrier:
         """The C++ member type of ``field`` (of ``owner``), checked against its reflected
@@ -441,8 +451,10 @@ class _Generator:
             if carrier is None and field.field_static_type_index >= _r.K_OBJECT:
                 carrier = _Carrier(f"{_NS}ObjectPtr<{_OBJECT}>", 8, 8)
             if carrier is None:
-                raise ValueError(f"{where}: no type schema, and the static type index "
-                                 f"{field.field_static_type_index} has no C++ carrier")
+                raise ValueError(
+                    f"{where}: no type schema, and the static type index "
+                    f"{field.field_static_type_index} has no C++ carrier"
+                )
         elif python_defined:
             # A @py_class stores an Optional / Union field as a TVMFFIAny.
             top_any = schema.origin in ("Optional", "Union")
@@ -456,15 +468,21 @@ class _Generator:
                 narrow = _NARROW_CARRIERS.get((schema.origin, layout[0]))
                 if narrow is not None and layout[1] == narrow.alignment:
                     carrier = narrow
-        if (carrier.size, carrier.alignment) != layout and schema is not None \
-                and layout == (8, 8) and schema.origin_type_index in self.builtins:
+        if (
+            (carrier.size, carrier.alignment) != layout
+            and schema is not None
+            and layout == (8, 8)
+            and schema.origin_type_index in self.builtins
+        ):
             # A one-pointer field of a type whose reference class is wider (a @py_class
             # field of type Error; tvm::ffi::Error is two words): its object pointer.
             carrier = _Carrier(f"{_NS}Arc<{self.builtins[schema.origin_type_index][0]}>", 8, 8)
         if (carrier.size, carrier.alignment) != layout:
-            raise ValueError(f"Carrier {carrier.cpp_type} for {where} has layout "
-                             f"{(carrier.size, carrier.alignment)}, but reflection reports "
-                             f"{layout} at offset {field.offset}")
+            raise ValueError(
+                f"Carrier {carrier.cpp_type} for {where} has layout "
+                f"{(carrier.size, carrier.alignment)}, but reflection reports "
+                f"{layout} at offset {field.offset}"
+            )
         return carrier
 
     # -- structs ---------------------------------------------------------------
@@ -472,8 +490,10 @@ class _Generator:
     def _struct(self, info: TypeInfo) -> _Struct:
         total_size = _registered_total_size(info)
         if total_size is None:
-            raise ValueError(f"Native type {info.type_key!r} does not expose fixed total-size "
-                             "metadata (register it with reflection::ObjectDef)")
+            raise ValueError(
+                f"Native type {info.type_key!r} does not expose fixed total-size "
+                "metadata (register it with reflection::ObjectDef)"
+            )
         parent = info.parent_type_info
         if parent is None:
             raise ValueError(f"Object type {info.type_key!r} has no parent type")
@@ -482,8 +502,10 @@ class _Generator:
         elif parent.type_index in self.builtins:
             base = self.builtins[parent.type_index][0]
         else:
-            raise ValueError(f"Parent type {parent.type_key!r} of {info.type_key!r} has no C++ "
-                             "class a header can refer to")
+            raise ValueError(
+                f"Parent type {parent.type_key!r} of {info.type_key!r} has no C++ "
+                "class a header can refer to"
+            )
         # The bytes the ancestors' fields take: offset -> (size, alignment, C++ name).
         taken: dict[int, tuple[int, int, str]] = {}
         for node in _chain(info)[:-1]:
@@ -498,10 +520,10 @@ class _Generator:
                 # is no second member; anything else overlapping is not a C++ layout.
                 prev = taken.get(field.offset)
                 if prev is None or prev[:2] != (field.size, field.alignment):
-                    raise ValueError(f"{info.type_key}.{field.name} overlaps the field before "
-                                     "it")
-                aliases.append(f"  // {field.name!r} is another name of {prev[2]} "
-                               f"(offset={field.offset})")
+                    raise ValueError(f"{info.type_key}.{field.name} overlaps the field before it")
+                aliases.append(
+                    f"  // {field.name!r} is another name of {prev[2]} (offset={field.offset})"
+                )
                 continue
             carrier = self._lower_field(field, info)
             name = _identifier(field.name)
@@ -513,24 +535,35 @@ class _Generator:
             members.append(_Member(name, carrier, field.offset, comment))
             taken.setdefault(field.offset, (carrier.size, carrier.alignment, name))
             end = field.offset + carrier.size
-        alignment = max([8] + [f.alignment for node in _chain(info)
-                               for f in (node.fields or ())])
-        return _Struct(info, _cpp_name(info.type_key), base, alignment, total_size,
-                       tuple(members), tuple(aliases))
+        alignment = max([8] + [f.alignment for node in _chain(info) for f in (node.fields or ())])
+        return _Struct(
+            info,
+            _cpp_name(info.type_key),
+            base,
+            alignment,
+            total_size,
+            tuple(members),
+            tuple(aliases),
+        )
 
     @staticmethod
     def _struct_lines(s: _Struct) -> list[str]:
         name = s.cpp.name
-        lines = [f"struct alignas({s.alignment}) {name} : public {s.base} {{",
-                 f"  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP({_string_literal(s.info.type_key)}, "
-                 f"{_depth(s.info)});"]
+        lines = [
+            f"struct alignas({s.alignment}) {name} : public {s.base} {{",
+            f"  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP({_string_literal(s.info.type_key)}, "
+            f"{_depth(s.info)});",
+        ]
         if s.members or s.aliases:
             lines.append("")
         lines += [f"  {m.carrier.cpp_type} {m.name};  // {m.comment}" for m in s.members]
         lines += s.aliases
-        lines += ["};", "",
-                  f"static_assert(sizeof({name}) == {s.total_size});",
-                  f"static_assert(alignof({name}) == {s.alignment});"]
+        lines += [
+            "};",
+            "",
+            f"static_assert(sizeof({name}) == {s.total_size});",
+            f"static_assert(alignof({name}) == {s.alignment});",
+        ]
         for m in s.members:
             lines += [
                 f"static_assert(sizeof(decltype({name}::{m.name})) == {m.carrier.size});",
@@ -550,24 +583,36 @@ class _Generator:
 
         named = sorted(self.named.values(), key=order)
         lines = ["#pragma once", "", "#include <tvm/ffi/tvm_ffi.h>", ""]
-        lines += _in_namespaces((_cpp_name(info.type_key).namespaces,
-                                 [f"struct {_cpp_name(info.type_key).name};"])
-                                for info in named)
+        lines += _in_namespaces(
+            (_cpp_name(info.type_key).namespaces, [f"struct {_cpp_name(info.type_key).name};"])
+            for info in named
+        )
         # std::is_base_of needs complete types; the forward-declared ones say it here.
         for info in named:
-            lines += ["template <>",
-                      "inline constexpr bool tvm::ffi::is_object_subclass_v"
-                      f"<{_cpp_name(info.type_key).qualified}> = true;"]
+            lines += [
+                "template <>",
+                "inline constexpr bool tvm::ffi::is_object_subclass_v"
+                f"<{_cpp_name(info.type_key).qualified}> = true;",
+            ]
         lines.append("")
         lines += _in_namespaces(
-            (_cpp_name(info.type_key).namespaces,
-             [f"struct {_cpp_name(info.type_key).name} : public {_OBJECT} {{",
-              f"  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP({_string_literal(info.type_key)}, "
-              f"{_depth(info)});",
-              "};"])
-            for info in named if info.type_index not in emitted)
-        lines += [f"static_assert(sizeof({_OBJECT}) == {_r.OBJECT_HEADER_SIZE});",
-                  f"static_assert(alignof({_OBJECT}) == 8);", ""]
+            (
+                _cpp_name(info.type_key).namespaces,
+                [
+                    f"struct {_cpp_name(info.type_key).name} : public {_OBJECT} {{",
+                    f"  TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP({_string_literal(info.type_key)}, "
+                    f"{_depth(info)});",
+                    "};",
+                ],
+            )
+            for info in named
+            if info.type_index not in emitted
+        )
+        lines += [
+            f"static_assert(sizeof({_OBJECT}) == {_r.OBJECT_HEADER_SIZE});",
+            f"static_assert(alignof({_OBJECT}) == 8);",
+            "",
+        ]
         lines += _OFFSETOF_WARNING_OFF + [""]
         lines += _in_namespaces((s.cpp.namespaces, self._struct_lines(s)) for s in structs)
         lines += _OFFSETOF_WARNING_RESTORE + [""]

@@ -20,8 +20,10 @@ from .field import init_property as _InitProperty
 try:
     from typing_extensions import dataclass_transform
 except ImportError:  # pragma: no cover
+
     def dataclass_transform(**kwargs: Any) -> Callable[[Any], Any]:  # type: ignore[misc]
         return lambda f: f
+
 
 _T = TypeVar("_T", bound=type)
 
@@ -37,11 +39,23 @@ _STRUCTURE_KIND_MAP: dict[str | None, int] = {
 
 #: Names a class body may define that are registered as type attributes (the
 #: runtime's hooks), not as methods.
-_FFI_TYPE_ATTR_NAMES: frozenset[str] = frozenset({
-    "__ffi_repr__", "__ffi_hash__", "__ffi_eq__", "__ffi_compare__", "__ffi_convert__",
-    "__ffi_convert_type_schema__", "__any_hash__", "__any_equal__", "__s_equal__", "__s_hash__",
-    "__s_visit__", "__data_to_json__", "__data_from_json__",
-})
+_FFI_TYPE_ATTR_NAMES: frozenset[str] = frozenset(
+    {
+        "__ffi_repr__",
+        "__ffi_hash__",
+        "__ffi_eq__",
+        "__ffi_compare__",
+        "__ffi_convert__",
+        "__ffi_convert_type_schema__",
+        "__any_hash__",
+        "__any_equal__",
+        "__s_equal__",
+        "__s_hash__",
+        "__s_visit__",
+        "__data_to_json__",
+        "__data_from_json__",
+    }
+)
 _FFI_RECOGNIZED_METHODS: frozenset[str] = _FFI_TYPE_ATTR_NAMES
 
 
@@ -57,10 +71,12 @@ def method(fn: Any) -> Any:
         fn.__func__.__ffi_method__ = True  # type: ignore[attr-defined]
         return fn
     if isinstance(fn, classmethod):
-        raise TypeError("@tvm_ffi.method: @classmethod is not supported for FFI TypeMethod "
-                        "registration — the classmethod's ``cls`` first arg does not match the "
-                        "packed-call convention. Use @staticmethod or a plain instance method "
-                        "instead.")
+        raise TypeError(
+            "@tvm_ffi.method: @classmethod is not supported for FFI TypeMethod "
+            "registration — the classmethod's ``cls`` first arg does not match the "
+            "packed-call convention. Use @staticmethod or a plain instance method "
+            "instead."
+        )
     if not callable(fn):
         raise TypeError(f"@tvm_ffi.method: expected a callable, got {type(fn).__name__}.")
     fn.__ffi_method__ = True
@@ -77,8 +93,9 @@ def _callable_type_schema_json() -> str:
     return json.dumps({"type_schema": TypeSchema("Callable").to_json()})
 
 
-def _method_type_schema_json(cls: type, func: Any, is_static: bool,
-                             globalns: dict[str, Any]) -> str:
+def _method_type_schema_json(
+    cls: type, func: Any, is_static: bool, globalns: dict[str, Any]
+) -> str:
     """The metadata (a ``Callable`` type schema) of a method defined in Python."""
     kwargs: dict[str, Any] = {"globalns": globalns, "localns": _resolve_fields._build_localns(cls)}
     if sys.version_info >= (3, 11):
@@ -106,7 +123,9 @@ def _method_type_schema_json(cls: type, func: Any, is_static: bool,
     return json.dumps({"type_schema": TypeSchema("Callable", (ret, *schemas)).to_json()})
 
 
-def _collect_py_methods(cls: type, globalns: dict[str, Any] | None = None) -> list[tuple[Any, ...]] | None:
+def _collect_py_methods(
+    cls: type, globalns: dict[str, Any] | None = None
+) -> list[tuple[Any, ...]] | None:
     """The hooks (type-attribute names) and ``@method``-marked functions of a class body:
     ``(name, value, is_static)``, or with ``globalns`` ``(name, value, is_static, metadata)``."""
     legacy = globalns is None
@@ -123,7 +142,8 @@ def _collect_py_methods(cls: type, globalns: dict[str, Any] | None = None) -> li
                 "incompatible with FFI registration — the cls-first arg breaks the packed-call "
                 "convention. Use @staticmethod or a plain instance method. If you wrote "
                 "``@classmethod @method``, swap to ``@staticmethod @method`` (or drop "
-                "@classmethod).")
+                "@classmethod)."
+            )
         is_static = isinstance(value, staticmethod)
         func = value.__func__ if is_static else value
         metadata = None
@@ -133,7 +153,7 @@ def _collect_py_methods(cls: type, globalns: dict[str, Any] | None = None) -> li
     return out or None
 
 
-def on_fields_resolved(type_info: Any, resolved: _resolve_fields.ResolvedFields) -> None:  # noqa: PLR0912
+def on_fields_resolved(type_info: Any, resolved: _resolve_fields.ResolvedFields) -> None:
     """Finish a ``@py_class`` once its annotations resolve: make the Fields, register them
     (and the hooks and methods), and install the dataclass methods."""
     cls = type_info.type_cls
@@ -159,8 +179,7 @@ def on_fields_resolved(type_info: Any, resolved: _resolve_fields.ResolvedFields)
             if isinstance(value, Field):
                 f = value if owner is cls else copy.copy(value)
             elif isinstance(value, _InitProperty):
-                f = field(init=False, structural_eq="ignore", repr=False, hash=False,
-                          compare=False)
+                f = field(init=False, structural_eq="ignore", repr=False, hash=False, compare=False)
                 init_props[name] = value.func
             elif value is not MISSING:
                 f = field(default=value)
@@ -202,18 +221,40 @@ def on_fields_resolved(type_info: Any, resolved: _resolve_fields.ResolvedFields)
         if user_init is not None:
             cls.__init__ = user_init
             delattr(cls, "_py_class_user_init")
-    _install_dataclass_dunders(cls, init=params["init"], repr=params["repr"], eq=params["eq"],
-                               order=params["order"], unsafe_hash=params["unsafe_hash"],
-                               match_args=params["match_args"], py_class_mode=True)
+    _install_dataclass_dunders(
+        cls,
+        init=params["init"],
+        repr=params["repr"],
+        eq=params["eq"],
+        order=params["order"],
+        unsafe_hash=params["unsafe_hash"],
+        match_args=params["match_args"],
+        py_class_mode=True,
+    )
 
 
-@dataclass_transform(eq_default=False, order_default=False, field_specifiers=(Field, field),
-                     converter=_field_converter)
-def py_class(cls_or_type_key: type | str | None = None, /, *,  # noqa: PLR0913
-             type_key: str | None = None, frozen: bool = False, init: bool = True,
-             repr: bool = True, eq: bool = False, order: bool = False,
-             unsafe_hash: bool = False, match_args: bool = True, kw_only: bool = False,
-             structural_eq: str | None = "tree", slots: bool = True) -> Any:
+@dataclass_transform(
+    eq_default=False,
+    order_default=False,
+    field_specifiers=(Field, field),
+    converter=_field_converter,
+)
+def py_class(
+    cls_or_type_key: type | str | None = None,
+    /,
+    *,
+    type_key: str | None = None,
+    frozen: bool = False,
+    init: bool = True,
+    repr: bool = True,
+    eq: bool = False,
+    order: bool = False,
+    unsafe_hash: bool = False,
+    match_args: bool = True,
+    kw_only: bool = False,
+    structural_eq: str | None = "tree",
+    slots: bool = True,
+) -> Any:
     """Define an FFI object type in Python, with dataclass semantics.
 
     ``@py_class``, ``@py_class("my.Point")``, ``@py_class(eq=True)``: the
@@ -233,9 +274,17 @@ def py_class(cls_or_type_key: type | str | None = None, /, *,  # noqa: PLR0913
     if structural_eq not in _STRUCTURE_KIND_MAP:
         kinds = sorted(k for k in _STRUCTURE_KIND_MAP if k is not None)
         raise ValueError(f"structural_eq must be one of {kinds} or None, got {structural_eq!r}")
-    params = {"frozen": frozen, "init": init, "repr": repr, "eq": eq, "order": order,
-              "unsafe_hash": unsafe_hash, "match_args": match_args, "kw_only": kw_only,
-              "structural_eq": structural_eq}
+    params = {
+        "frozen": frozen,
+        "init": init,
+        "repr": repr,
+        "eq": eq,
+        "order": order,
+        "unsafe_hash": unsafe_hash,
+        "match_args": match_args,
+        "kw_only": kw_only,
+        "structural_eq": structural_eq,
+    }
     key_holder = [type_key]
 
     def decorator(cls: _T) -> _T:

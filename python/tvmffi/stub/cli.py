@@ -104,8 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _error(f"{path}: stubs are out of date")
         return 1
     if opt.verbose:
-        print(f"{len(files)} file(s) with stub blocks, {len(changed)} "
-              f"{'would change' if opt.dry_run else 'changed'}")
+        print(
+            f"{len(files)} file(s) with stub blocks, {len(changed)} "
+            f"{'would change' if opt.dry_run else 'changed'}"
+        )
     return 1 if failed else 0
 
 
@@ -116,19 +118,28 @@ def _stage_1(file: FileInfo, ty_map: dict[str, str]) -> None:
             continue
         lhs, arrow, rhs = str(code.param).partition("->")
         if not arrow or not lhs.strip() or not rhs.strip() or "->" in rhs:
-            raise StubSyntaxError(f"ty-map expects `<from> -> <to>` (e.g. `mylib.Foo -> "
-                                  f"mypkg.Foo`), got {code.param!r}", code.lineno_start,
-                                  file.path)
+            raise StubSyntaxError(
+                f"ty-map expects `<from> -> <to>` (e.g. `mylib.Foo -> "
+                f"mypkg.Foo`), got {code.param!r}",
+                code.lineno_start,
+                file.path,
+            )
         ty_map[lhs.strip()] = rhs.strip()
 
 
-def _stage_2(files: list[FileInfo], ty_map: dict[str, str], init_cfg: InitConfig,
-             init_path: Path, global_funcs: dict[str, list[FuncInfo]],
-             generator: Generator) -> set[str]:
+def _stage_2(
+    files: list[FileInfo],
+    ty_map: dict[str, str],
+    init_cfg: InitConfig,
+    init_path: Path,
+    global_funcs: dict[str, list[FuncInfo]],
+    generator: Generator,
+) -> set[str]:
     """``--init``: for each registry prefix under ``init_cfg.prefix`` with functions or
     types that no file's block covers, append their blocks to ``<prefix path>/_ffi_api.py``
     and an export block to ``__init__.py`` under ``init_path`` (creating them), and add
     those files to ``files``. Returns the prefixes written."""
+
     def file_for(path: Path) -> FileInfo:
         if path.exists():
             for f in files:
@@ -138,8 +149,7 @@ def _stage_2(files: list[FileInfo], ty_map: dict[str, str], init_cfg: InitConfig
             if info is None:  # skip-file: leave it alone, write nothing into it
                 raise ValueError(f"{path}: has a skip-file marker; --init cannot add to it")
         else:
-            info = FileInfo(path=path.resolve(), lines=(), code_blocks=[],
-                            syntax=syntax_for(path))
+            info = FileInfo(path=path.resolve(), lines=(), code_blocks=[], syntax=syntax_for(path))
         files.append(info)
         return info
 
@@ -164,8 +174,12 @@ def _stage_2(files: list[FileInfo], ty_map: dict[str, str], init_cfg: InitConfig
         directory = init_path.joinpath(*prefix.split("."))
         directory.mkdir(parents=True, exist_ok=True)
         api = file_for(directory / generator.api_filename())
-        _append(api, generator.api_file_text(api.code_blocks, ty_map, prefix, objects,
-                                             init_cfg, prefix == root_prefix))
+        _append(
+            api,
+            generator.api_file_text(
+                api.code_blocks, ty_map, prefix, objects, init_cfg, prefix == root_prefix
+            ),
+        )
         entry = file_for(directory / generator.init_filename())
         submodule = generator.api_filename().rsplit(".", 1)[0]
         _append(entry, generator.init_file_text(entry.code_blocks, prefix, submodule))
@@ -181,8 +195,13 @@ def _append(file: FileInfo, text: str) -> None:
         file.reload()
 
 
-def _stage_3(file: FileInfo, opt: Options, ty_map: dict[str, str],
-             global_funcs: dict[str, list[FuncInfo]], generator: Generator) -> bool:
+def _stage_3(
+    file: FileInfo,
+    opt: Options,
+    ty_map: dict[str, str],
+    global_funcs: dict[str, list[FuncInfo]],
+    generator: Generator,
+) -> bool:
     """Fill the blocks of one file and write it back (unless ``opt.dry_run`` or
     ``opt.check``). Returns whether its text changed."""
     imports = generator.new_imports()
@@ -225,33 +244,61 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     parser = argparse.ArgumentParser(
         prog=C.TOOL_NAME,
         description="Fill the `# tvm-ffi-stubgen(begin): ...` blocks of Python files with "
-                    "type stubs of the registered FFI global functions and object types.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("files", nargs="+", metavar="PATH",
-                        help="files, or directories to search for .py/.pyi files")
-    parser.add_argument("--imports", default="", metavar="MODS",
-                        help="';'-separated Python modules to import first (they register "
-                             "functions and types)")
-    parser.add_argument("--dlls", default="", metavar="LIBS",
-                        help="';'-separated shared libraries to load first")
-    parser.add_argument("--init-pypkg", default="", metavar="PKG",
-                        help="--init: the distribution that ships the library")
-    parser.add_argument("--init-lib", default="", metavar="TARGET",
-                        help="--init: the library's CMake target (libTARGET.so)")
-    parser.add_argument("--init-prefix", default="", metavar="PREFIX",
-                        help="--init: the registry prefix to write files for (e.g. mypkg.)")
-    parser.add_argument("--indent", type=int, default=4,
-                        help="spaces per indentation level inside generated blocks")
-    parser.add_argument("--target", default="python", choices=["python"],
-                        help="the language to generate")
-    parser.add_argument("--ffi-package", default="tvmffi", metavar="MODULE",
-                        help="the module generated imports name for the FFI package "
-                             "(tvm_ffi: upstream's name, also served by tvmffi-as-tvm-ffi)")
+        "type stubs of the registered FFI global functions and object types.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="PATH",
+        help="files, or directories to search for .py/.pyi files",
+    )
+    parser.add_argument(
+        "--imports",
+        default="",
+        metavar="MODS",
+        help="';'-separated Python modules to import first (they register functions and types)",
+    )
+    parser.add_argument(
+        "--dlls", default="", metavar="LIBS", help="';'-separated shared libraries to load first"
+    )
+    parser.add_argument(
+        "--init-pypkg",
+        default="",
+        metavar="PKG",
+        help="--init: the distribution that ships the library",
+    )
+    parser.add_argument(
+        "--init-lib",
+        default="",
+        metavar="TARGET",
+        help="--init: the library's CMake target (libTARGET.so)",
+    )
+    parser.add_argument(
+        "--init-prefix",
+        default="",
+        metavar="PREFIX",
+        help="--init: the registry prefix to write files for (e.g. mypkg.)",
+    )
+    parser.add_argument(
+        "--indent", type=int, default=4, help="spaces per indentation level inside generated blocks"
+    )
+    parser.add_argument(
+        "--target", default="python", choices=["python"], help="the language to generate"
+    )
+    parser.add_argument(
+        "--ffi-package",
+        default="tvmffi",
+        metavar="MODULE",
+        help="the module generated imports name for the FFI package "
+        "(tvm_ffi: upstream's name, also served by tvmffi-as-tvm-ffi)",
+    )
     parser.add_argument("--verbose", action="store_true", help="print a diff of each change")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="write no file")
-    mode.add_argument("--check", action="store_true",
-                      help="write no file; exit 1 when a file is not up to date")
+    mode.add_argument(
+        "--check", action="store_true", help="write no file; exit 1 when a file is not up to date"
+    )
     args = parser.parse_args(argv)
 
     init = None
@@ -259,8 +306,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     if any(init_args):
         if not all(init_args):
             parser.error("--init-pypkg, --init-lib and --init-prefix go together")
-        init = InitConfig(pkg=args.init_pypkg, shared_target=args.init_lib,
-                          prefix=args.init_prefix)
+        init = InitConfig(pkg=args.init_pypkg, shared_target=args.init_lib, prefix=args.init_prefix)
         if args.dry_run or args.check:
             parser.error("--init-* writes files: it cannot go with --dry-run or --check")
     if args.indent < 0:
@@ -269,10 +315,18 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     def split(text: str) -> list[str]:
         return [part.strip() for part in text.split(";") if part.strip()]
 
-    return Options(imports=split(args.imports), dlls=split(args.dlls), init=init,
-                   indent=args.indent, files=list(args.files), verbose=args.verbose,
-                   dry_run=args.dry_run, target=args.target, ffi_package=args.ffi_package,
-                   check=args.check)
+    return Options(
+        imports=split(args.imports),
+        dlls=split(args.dlls),
+        init=init,
+        indent=args.indent,
+        files=list(args.files),
+        verbose=args.verbose,
+        dry_run=args.dry_run,
+        target=args.target,
+        ffi_package=args.ffi_package,
+        check=args.check,
+    )
 
 
 if __name__ == "__main__":

@@ -82,14 +82,16 @@ BLOCK_KINDS = frozenset(
 )
 
 #: Types the package itself binds: ``--init`` writes no class for them.
-BUILTIN_TYPE_KEYS = frozenset({
-    "ffi.Bytes",
-    "ffi.Error",
-    "ffi.Function",
-    "ffi.Object",
-    "ffi.OpaquePyObject",
-    "ffi.SmallBytes",
-    "ffi.SmallStr",
-    "ffi.String",
-    "ffi.Tensor",
-})
+BUILTIN_TYPE_KEYS = frozenset(
+    {
+        "ffi.Bytes",
+        "ffi.Error",
+        "ffi.Function",
+        "ffi.Object",
+        "ffi.OpaquePyObject",
+        "ffi.SmallBytes",
+        "ffi.SmallStr",
+        "ffi.String",
+        "ffi.Tensor",
+    }
+)

@@ -73,7 +73,7 @@ class CodeBlock:
     """
 
     kind: C.BlockKind
-    param: Union[str, tuple[str, ...]]  # noqa: UP007
+    param: Union[str, tuple[str, ...]]
     lineno_start: int
     lineno_end: int | None
     lines: list[str]
@@ -101,18 +101,20 @@ class CodeBlock:
         """
         line = line.strip()
         if line.startswith(syntax.ty_map):
-            return CodeBlock("ty-map", line[len(syntax.ty_map):].strip(), lineno, lineno, [])
+            return CodeBlock("ty-map", line[len(syntax.ty_map) :].strip(), lineno, lineno, [])
         if line.startswith(syntax.import_object):
-            fields = [part.strip() for part in line[len(syntax.import_object):].split(";")]
+            fields = [part.strip() for part in line[len(syntax.import_object) :].split(";")]
             if len(fields) > 3 or not fields[0]:
                 raise StubSyntaxError(
                     "import-object expects `<dotted.name>[;<True|False>[;<alias>]]`, got "
-                    f"{line[len(syntax.import_object):].strip()!r}", lineno)
+                    f"{line[len(syntax.import_object) :].strip()!r}",
+                    lineno,
+                )
             fields += [""] * (3 - len(fields))
             return CodeBlock("import-object", tuple(fields), lineno, lineno, [])
         if not line.startswith(syntax.begin):
             raise StubSyntaxError(f"not a `{syntax.begin}` marker: {line!r}", lineno)
-        spec = line[len(syntax.begin):].strip()
+        spec = line[len(syntax.begin) :].strip()
         kind, _, arg = spec.partition("/")
         kind, arg = kind.strip(), arg.strip()
         param: str | tuple[str, ...]
@@ -127,7 +129,9 @@ class CodeBlock:
             raise StubSyntaxError(
                 f"unknown stub block `{spec}`; expected one of global/<prefix>[@<module>], "
                 "object/<type key>, ty-map/<from> -> <to>, import-section, export/<module>, "
-                "__all__", lineno)
+                "__all__",
+                lineno,
+            )
         return CodeBlock(kind, param, lineno, None, [])  # type: ignore[arg-type]
 
 
@@ -141,8 +145,9 @@ class FileInfo:
     syntax: C.MarkerSyntax
 
     @staticmethod
-    def from_file(path: Path, include_empty: bool = False,
-                  syntax: C.MarkerSyntax | None = None) -> FileInfo | None:
+    def from_file(
+        path: Path, include_empty: bool = False, syntax: C.MarkerSyntax | None = None
+    ) -> FileInfo | None:
         """Read and cut a file into blocks.
 
         None when the file has a ``skip-file`` marker, or no marker at all
@@ -202,7 +207,9 @@ def _cut_blocks(lines: list[str], stripped: list[str], syntax: C.MarkerSyntax) -
             if open_block is not None:
                 raise StubSyntaxError(
                     "Nested stub not permitted: a begin marker inside the block opened at line "
-                    f"{open_block.lineno_start} (close it with `{syntax.end}` first)", lineno)
+                    f"{open_block.lineno_start} (close it with `{syntax.end}` first)",
+                    lineno,
+                )
             open_block = CodeBlock.from_begin_line(lineno, s, syntax)
             open_block.lines.append(line)
         elif s.startswith(syntax.end):
@@ -216,7 +223,9 @@ def _cut_blocks(lines: list[str], stripped: list[str], syntax: C.MarkerSyntax) -
             if open_block is not None:
                 raise StubSyntaxError(
                     "Nested stub not permitted: a directive inside the block opened at line "
-                    f"{open_block.lineno_start}", lineno)
+                    f"{open_block.lineno_start}",
+                    lineno,
+                )
             block = CodeBlock.from_begin_line(lineno, s, syntax)
             block.lines.append(line)
             blocks.append(block)
@@ -231,21 +240,23 @@ def _cut_blocks(lines: list[str], stripped: list[str], syntax: C.MarkerSyntax) -
     if open_block is not None:
         raise StubSyntaxError(
             f"Unclosed stub block at end of file: the block opened at line "
-            f"{open_block.lineno_start} has no `{syntax.end}`", open_block.lineno_start)
+            f"{open_block.lineno_start} has no `{syntax.end}`",
+            open_block.lineno_start,
+        )
     return blocks
 
 
 def _print_diff(path: Path, old: tuple[str, ...], new: tuple[str, ...]) -> None:
     color = sys.stdout.isatty()
     colors = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
-    for line in difflib.unified_diff(old, new, f"{path} (before)", f"{path} (after)",
-                                     lineterm=""):
+    for line in difflib.unified_diff(old, new, f"{path} (before)", f"{path} (after)", lineterm=""):
         code = colors.get(line[:1]) if color else None
         print(f"{code}{line}\033[0m" if code else line)
 
 
-def collect_files(paths: Iterable[Path],
-                  on_error: Callable[[Path, Exception], None] | None = None) -> list[FileInfo]:
+def collect_files(
+    paths: Iterable[Path], on_error: Callable[[Path, Exception], None] | None = None
+) -> list[FileInfo]:
     """The files under ``paths`` (files, or directories walked for ``.py``/``.pyi``) that
     have markers, sorted by path.
 

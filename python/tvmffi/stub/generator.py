@@ -40,8 +40,9 @@ class Generator(abc.ABC):
         """An empty import collector for one file."""
 
     @abc.abstractmethod
-    def add_import_object(self, imports: Any, name: str, type_checking_only: str,
-                          alias: str) -> None:
+    def add_import_object(
+        self, imports: Any, name: str, type_checking_only: str, alias: str
+    ) -> None:
         """Record an ``import-object`` directive's import (its three fields as written)."""
 
     @abc.abstractmethod
@@ -54,18 +55,26 @@ class Generator(abc.ABC):
         """Names besides the file's functions and types that it exports."""
 
     @abc.abstractmethod
-    def global_funcs_block(self, code: CodeBlock, funcs: list[FuncInfo],
-                           ty_map: dict[str, str], imports: Any, opt: Options) -> None:
+    def global_funcs_block(
+        self,
+        code: CodeBlock,
+        funcs: list[FuncInfo],
+        ty_map: dict[str, str],
+        imports: Any,
+        opt: Options,
+    ) -> None:
         """Fill a ``global/<prefix>`` block with the functions ``funcs``."""
 
     @abc.abstractmethod
-    def object_block(self, code: CodeBlock, ty_map: dict[str, str], imports: Any,
-                     opt: Options, info: ObjectInfo) -> None:
+    def object_block(
+        self, code: CodeBlock, ty_map: dict[str, str], imports: Any, opt: Options, info: ObjectInfo
+    ) -> None:
         """Fill an ``object/<type key>`` block with the type's members."""
 
     @abc.abstractmethod
-    def import_section_block(self, code: CodeBlock, imports: Any, opt: Options,
-                             defined: set[str]) -> None:
+    def import_section_block(
+        self, code: CodeBlock, imports: Any, opt: Options, defined: set[str]
+    ) -> None:
         """Fill an ``import-section`` block (``defined``: :meth:`type_name` of the file's
         own types, not to be imported)."""
 
@@ -86,17 +95,22 @@ class Generator(abc.ABC):
         """The file name of a package's entry file."""
 
     @abc.abstractmethod
-    def api_file_text(self, code_blocks: list[CodeBlock], ty_map: dict[str, str],
-                      module_name: str, object_infos: list[ObjectInfo], init_cfg: InitConfig,
-                      is_root: bool) -> str:
+    def api_file_text(
+        self,
+        code_blocks: list[CodeBlock],
+        ty_map: dict[str, str],
+        module_name: str,
+        object_infos: list[ObjectInfo],
+        init_cfg: InitConfig,
+        is_root: bool,
+    ) -> str:
         """The text ``--init`` appends to the API file of ``module_name``."""
 
     @abc.abstractmethod
-    def init_file_text(self, code_blocks: list[CodeBlock], module_name: str,
-                       submodule: str) -> str:
+    def init_file_text(self, code_blocks: list[CodeBlock], module_name: str, submodule: str) -> str:
         """The text ``--init`` appends to the entry file of ``module_name``."""
 
-    def finish_init(self, root: Path, prefixes: set[str]) -> None:  # noqa: B027
+    def finish_init(self, root: Path, prefixes: set[str]) -> None:
         """Called once after ``--init`` wrote and filled the files of ``prefixes``."""
 
 
@@ -106,11 +120,12 @@ _GENERATORS: dict[str, Generator] = {}
 def get_generator(target: str) -> Generator:
     """The generator of the target ``target`` (``python``); ValueError for another."""
     if not _GENERATORS:
-        from .python_generator import PythonGenerator  # noqa: PLC0415  (it imports us)
+        from .python_generator import PythonGenerator
 
         _GENERATORS["python"] = PythonGenerator()
     try:
         return _GENERATORS[target]
     except KeyError:
-        raise ValueError(f"unknown stub generator target {target!r}; known: "
-                         f"{', '.join(sorted(_GENERATORS))}") from None
+        raise ValueError(
+            f"unknown stub generator target {target!r}; known: {', '.join(sorted(_GENERATORS))}"
+        ) from None

@@ -62,7 +62,8 @@ def _cached_object_info(type_key: str) -> ObjectInfo:
     except (ValueError, KeyError) as e:
         raise ValueError(
             f"object/{type_key}: no type is registered under this key (load the library or "
-            "module that defines it with --dlls or --imports)") from e
+            "module that defines it with --dlls or --imports)"
+        ) from e
     return ObjectInfo.from_type_info(info)
 
 

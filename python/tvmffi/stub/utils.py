@@ -66,7 +66,7 @@ class Options:
 
     imports: list[str] = dataclasses.field(default_factory=list)
     dlls: list[str] = dataclasses.field(default_factory=list)
-    init: Optional[InitConfig] = None  # noqa: UP007
+    init: Optional[InitConfig] = None
     indent: int = 4
     files: list[str] = dataclasses.field(default_factory=list)
     verbose: bool = False
@@ -134,8 +134,8 @@ class ObjectInfo:
 
     fields: list[NamedTypeSchema]
     methods: list[FuncInfo]
-    type_key: Optional[str] = None  # noqa: UP007
-    parent_type_key: Optional[str] = None  # noqa: UP007
+    type_key: Optional[str] = None
+    parent_type_key: Optional[str] = None
     init_fields: list[InitFieldInfo] = dataclasses.field(default_factory=list)
     has_init: bool = False
 
@@ -149,13 +149,18 @@ class ObjectInfo:
         """The information the runtime's reflection has on a type."""
         parent = type_info.parent_type_info
         methods = [
-            FuncInfo(NamedTypeSchema(m.name, schema_of(m.metadata.get("type_schema"),
-                                                       TypeSchema("Callable"))),
-                     not m.is_static)
+            FuncInfo(
+                NamedTypeSchema(
+                    m.name, schema_of(m.metadata.get("type_schema"), TypeSchema("Callable"))
+                ),
+                not m.is_static,
+            )
             for m in type_info.methods or ()
         ]
-        has_init = any(m.name == "__ffi_init__" for m in type_info.methods or ()) or \
-            _lookup_type_attr(type_info.type_index, "__ffi_init__") is not None
+        has_init = (
+            any(m.name == "__ffi_init__" for m in type_info.methods or ())
+            or _lookup_type_attr(type_info.type_index, "__ffi_init__") is not None
+        )
         init_fields: list[InitFieldInfo] = []
         if has_init:
             chain: list[TypeInfo] = []
@@ -166,9 +171,14 @@ class ObjectInfo:
             for ancestor in reversed(chain):
                 for f in ancestor.fields or ():
                     if f.c_init:
-                        init_fields.append(InitFieldInfo(
-                            f.name, NamedTypeSchema(f.name, _field_schema(f)),
-                            bool(f.c_kw_only), bool(f.c_has_default)))
+                        init_fields.append(
+                            InitFieldInfo(
+                                f.name,
+                                NamedTypeSchema(f.name, _field_schema(f)),
+                                bool(f.c_kw_only),
+                                bool(f.c_has_default),
+                            )
+                        )
         return ObjectInfo(
             fields=[NamedTypeSchema(f.name, _field_schema(f)) for f in type_info.fields or ()],
             methods=methods,

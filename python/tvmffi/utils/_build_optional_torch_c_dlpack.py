@@ -40,16 +40,20 @@ SOURCE = _PACKAGE / "_torch_exchange.cc"
 
 def _torch_flags() -> tuple[list[str], list[str]]:
     """(compile flags, link flags) for the torch this interpreter imports."""
-    import torch  # noqa: PLC0415  (only the build needs torch)
+    import torch
 
     root = Path(torch.__file__).resolve().parent
     include, lib = root / "include", root / "lib"
     if not (include / "ATen" / "DLConvertor.h").is_file():
-        raise RuntimeError(f"torch {torch.__version__} has no C++ headers in {include} "
-                           "(Debian: libtorch-dev)")
+        raise RuntimeError(
+            f"torch {torch.__version__} has no C++ headers in {include} (Debian: libtorch-dev)"
+        )
     abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
-    cflags = [f"-DTVMFFI_TORCH_VERSION=\"{torch.__version__}\"",
-              f"-D_GLIBCXX_USE_CXX11_ABI={abi}", f"-isystem{include}"]
+    cflags = [
+        f'-DTVMFFI_TORCH_VERSION="{torch.__version__}"',
+        f"-D_GLIBCXX_USE_CXX11_ABI={abi}",
+        f"-isystem{include}",
+    ]
     libs = [f"-L{lib}", f"-Wl,-rpath,{lib}", "-ltorch_python", "-ltorch_cpu", "-lc10"]
     return cflags, libs
 
@@ -63,15 +67,24 @@ def _dlpack_include() -> list[str]:
 def build(output_dir: Path, libname: str, verbose: bool = False) -> Path:
     """Build ``output_dir/libname`` unless the same build is there already; returns its path."""
     if not SOURCE.is_file():
-        raise RuntimeError(f"this tvmffi ships no {SOURCE.name} (a build tree has none; "
-                           "install the wheel)")
+        raise RuntimeError(
+            f"this tvmffi ships no {SOURCE.name} (a build tree has none; install the wheel)"
+        )
     cflags, libs = _torch_flags()
     cxx = os.environ.get("CXX") or "c++"
     python_include = sysconfig.get_paths()["include"]
     output_dir.mkdir(parents=True, exist_ok=True)
     target = output_dir / libname
-    flags = ["-shared", "-fPIC", "-O2", "-std=c++17", "-fvisibility=hidden",
-             f"-I{python_include}", *_dlpack_include(), *cflags]
+    flags = [
+        "-shared",
+        "-fPIC",
+        "-O2",
+        "-std=c++17",
+        "-fvisibility=hidden",
+        f"-I{python_include}",
+        *_dlpack_include(),
+        *cflags,
+    ]
     # Written under another name, then renamed: a failed build leaves no library.
     tmp = output_dir / f".{libname}.{os.getpid()}.tmp"
     cmd = [cxx, *flags, str(SOURCE), "-o", str(tmp), *libs]
@@ -86,8 +99,10 @@ def build(output_dir: Path, libname: str, verbose: bool = False) -> Path:
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             tmp.unlink(missing_ok=True)
-            raise RuntimeError(f"the build failed (exit {proc.returncode}):\n$ {shlex.join(cmd)}\n"
-                               f"{proc.stdout}{proc.stderr}")
+            raise RuntimeError(
+                f"the build failed (exit {proc.returncode}):\n$ {shlex.join(cmd)}\n"
+                f"{proc.stdout}{proc.stderr}"
+            )
         os.replace(tmp, target)  # a reader never sees half a library
         stamp.write_text(digest.hexdigest())
     return target
@@ -98,10 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output-dir", required=True, help="folder of the library")
     parser.add_argument("--libname", required=True, help="file name of the library")
-    parser.add_argument("--build-with-cuda", action="store_true",
-                        help="torch is a CUDA build (the same source serves it)")
-    parser.add_argument("--build-with-rocm", action="store_true",
-                        help="torch is a ROCm build (not supported)")
+    parser.add_argument(
+        "--build-with-cuda",
+        action="store_true",
+        help="torch is a CUDA build (the same source serves it)",
+    )
+    parser.add_argument(
+        "--build-with-rocm", action="store_true", help="torch is a ROCm build (not supported)"
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="print the command")
     args = parser.parse_args(argv)
     try:

@@ -60,12 +60,19 @@ def _run(cmd: list[str], cwd: Path | None, verbose: bool, what: str) -> None:
     if verbose and output:
         print(output, flush=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"embed_cubin: {what} failed (exit status {proc.returncode})\n"
-                           f"command: {' '.join(cmd)}\n{output}")
+        raise RuntimeError(
+            f"embed_cubin: {what} failed (exit status {proc.returncode})\n"
+            f"command: {' '.join(cmd)}\n{output}"
+        )
 
 
-def embed_cubin(cubin_path: str | Path, input_obj_path: str | Path,
-                output_obj_path: str | Path, name: str, verbose: bool = False) -> None:
+def embed_cubin(
+    cubin_path: str | Path,
+    input_obj_path: str | Path,
+    output_obj_path: str | Path,
+    name: str,
+    verbose: bool = False,
+) -> None:
     """Write ``output_obj_path``: ``input_obj_path`` plus the bytes of ``cubin_path``.
 
     The bytes lie between the local symbols ``__tvm_ffi__cubin_<name>`` and
@@ -105,8 +112,11 @@ def embed_cubin(cubin_path: str | Path, input_obj_path: str | Path,
         raise ValueError(f"embed_cubin: name {name!r} is not a C identifier")
     start, end = SYMBOL_PREFIX + name, SYMBOL_PREFIX + name + "_end"
     if verbose:
-        print(f"[embed_cubin] {cubin_path} ({cubin_path.stat().st_size} bytes) into "
-              f"{input_obj_path} -> {output_obj_path} as {start} .. {end}", flush=True)
+        print(
+            f"[embed_cubin] {cubin_path} ({cubin_path.stat().st_size} bytes) into "
+            f"{input_obj_path} -> {output_obj_path} as {start} .. {end}",
+            flush=True,
+        )
     with tempfile.TemporaryDirectory(prefix="tvmffi-embed-cubin-") as tmp:
         work = Path(tmp)
         # A copy under a fixed name: the .incbin path then needs no quoting.
@@ -114,14 +124,24 @@ def embed_cubin(cubin_path: str | Path, input_obj_path: str | Path,
         (work / "payload.s").write_text(_ASM_TEMPLATE.format(prefix=SYMBOL_PREFIX, name=name))
         _run(["as", "-o", "payload.o", "payload.s"], work, verbose, "assemble the binary")
         # Joined in the temporary folder first: the output may be the input.
-        _run(["ld", "-r", "-o", str(work / "joined.o"), str(input_obj_path.resolve()),
-              "payload.o"], work, verbose, "join the objects (ld -r)")
-        _run(["objcopy", "--localize-symbol", start, "--localize-symbol", end, "joined.o"],
-             work, verbose, "make the symbols local")
+        _run(
+            ["ld", "-r", "-o", str(work / "joined.o"), str(input_obj_path.resolve()), "payload.o"],
+            work,
+            verbose,
+            "join the objects (ld -r)",
+        )
+        _run(
+            ["objcopy", "--localize-symbol", start, "--localize-symbol", end, "joined.o"],
+            work,
+            verbose,
+            "make the symbols local",
+        )
         shutil.copyfile(work / "joined.o", output_obj_path)
     if verbose:
-        print(f"[embed_cubin] wrote {output_obj_path} "
-              f"({output_obj_path.stat().st_size} bytes)", flush=True)
+        print(
+            f"[embed_cubin] wrote {output_obj_path} ({output_obj_path.stat().st_size} bytes)",
+            flush=True,
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -129,14 +149,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tvmffi.utils.embed_cubin",
         description="Embed a CUDA binary into an object file between the symbols "
-                    "__tvm_ffi__cubin_<NAME> and __tvm_ffi__cubin_<NAME>_end.")
-    parser.add_argument("--input-obj", required=True, metavar="PATH",
-                        help="object file whose code refers to the symbols")
-    parser.add_argument("--cubin", required=True, metavar="PATH",
-                        help="the CUDA binary (cubin, fatbin or PTX)")
+        "__tvm_ffi__cubin_<NAME> and __tvm_ffi__cubin_<NAME>_end.",
+    )
+    parser.add_argument(
+        "--input-obj",
+        required=True,
+        metavar="PATH",
+        help="object file whose code refers to the symbols",
+    )
+    parser.add_argument(
+        "--cubin", required=True, metavar="PATH", help="the CUDA binary (cubin, fatbin or PTX)"
+    )
     parser.add_argument("--name", required=True, help="the symbols' suffix (a C identifier)")
-    parser.add_argument("--output-obj", required=True, metavar="PATH",
-                        help="the object file to write (its folder is created)")
+    parser.add_argument(
+        "--output-obj",
+        required=True,
+        metavar="PATH",
+        help="the object file to write (its folder is created)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="print each command")
     args = parser.parse_args(argv)
     output = Path(args.output_obj)

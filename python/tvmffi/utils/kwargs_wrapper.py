@@ -32,17 +32,23 @@ def _check_names(names: Sequence[str], what: str) -> None:
         if not name.isidentifier():
             raise ValueError(f"Argument name {name!r} is not a valid Python identifier")
         if keyword.iskeyword(name):
-            raise ValueError(f"Argument name {name!r} is a Python keyword and cannot be used as "
-                             "a parameter name")
+            raise ValueError(
+                f"Argument name {name!r} is a Python keyword and cannot be used as a parameter name"
+            )
         if name.startswith(_INTERNAL_PREFIX):
-            raise ValueError(f"Argument name {name!r} would conflict with internal names of the "
-                             f"generated wrapper (prefix {_INTERNAL_PREFIX!r})")
+            raise ValueError(
+                f"Argument name {name!r} would conflict with internal names of the "
+                f"generated wrapper (prefix {_INTERNAL_PREFIX!r})"
+            )
         if name in seen:
             duplicates.append(name)
         seen.add(name)
     if duplicates:
-        label = "Duplicate keyword-only argument names found" if what == "kwonly" \
+        label = (
+            "Duplicate keyword-only argument names found"
+            if what == "kwonly"
             else "Duplicate argument names found"
+        )
         raise ValueError(f"{label}: {sorted(set(duplicates))}")
 
 
@@ -74,8 +80,10 @@ def make_kwargs_wrapper(
     if not isinstance(arg_defaults, tuple):
         raise TypeError(f"arg_defaults must be a tuple, got {type(arg_defaults).__name__}")
     if len(arg_defaults) > len(arg_names):
-        raise ValueError(f"arg_defaults has {len(arg_defaults)} values but only "
-                         f"{len(arg_names)} positional arguments")
+        raise ValueError(
+            f"arg_defaults has {len(arg_defaults)} values but only "
+            f"{len(arg_names)} positional arguments"
+        )
     overlap = sorted(set(arg_names) & set(kwonly_names))
     if overlap:
         raise ValueError(f"Arguments {overlap} cannot be both positional and keyword-only")
@@ -112,12 +120,19 @@ def make_kwargs_wrapper(
                 params.append(f"{name}={default_expr(name, kwonly_defaults[name])}")
             else:
                 params.append(name)
-    call = [f"{_INTERNAL_PREFIX}unpack({n})" if n in mapped else n
-            for n in arg_names + kwonly_names]
-    source = (f"def wrapper({', '.join(params)}):\n"
-              f"    return {_INTERNAL_PREFIX}target_func({', '.join(call)})\n")
-    exec(compile(source, f"<kwargs wrapper of {getattr(target_func, '__name__', 'function')}>",
-                 "exec"), namespace)
+    call = [
+        f"{_INTERNAL_PREFIX}unpack({n})" if n in mapped else n for n in arg_names + kwonly_names
+    ]
+    source = (
+        f"def wrapper({', '.join(params)}):\n"
+        f"    return {_INTERNAL_PREFIX}target_func({', '.join(call)})\n"
+    )
+    exec(
+        compile(
+            source, f"<kwargs wrapper of {getattr(target_func, '__name__', 'function')}>", "exec"
+        ),
+        namespace,
+    )
     wrapper = namespace["wrapper"]
     if prototype is not None:
         for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
@@ -163,7 +178,15 @@ def make_kwargs_wrapper_from_signature(
             if p.default is not inspect.Parameter.empty:
                 arg_defaults.append(p.default)
             elif arg_defaults:
-                raise ValueError(f"parameter {p.name!r} without a default follows one with a "
-                                 "default")
-    return make_kwargs_wrapper(target_func, arg_names, tuple(arg_defaults), kwonly_names,
-                               kwonly_defaults, prototype, map_dataclass_to_tuple)
+                raise ValueError(
+                    f"parameter {p.name!r} without a default follows one with a default"
+                )
+    return make_kwargs_wrapper(
+        target_func,
+        arg_names,
+        tuple(arg_defaults),
+        kwonly_names,
+        kwonly_defaults,
+        prototype,
+        map_dataclass_to_tuple,
+    )

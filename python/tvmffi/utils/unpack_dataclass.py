@@ -69,7 +69,8 @@ def _field_schema(tp: Any, memo: set[type]) -> None | str | DataclassToTupleSche
 
 
 def _extract_dataclass_to_tuple_schema(
-        cls: type, *, memo: set[type] | None = None) -> DataclassToTupleSchema:
+    cls: type, *, memo: set[type] | None = None
+) -> DataclassToTupleSchema:
     """The schema of dataclass ``cls``: per field, ``None``, ``"unpack"`` or a nested schema.
 
     ``None``: the declared type holds no dataclass, list or tuple of them

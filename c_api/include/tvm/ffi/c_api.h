@@ -659,11 +659,10 @@ TVM_FFI_DLL int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* o
  *
  * Registering the same key again with the same parent returns the same
  * index (parent -2: look up only). With static_type_index >= 0 that index is
- * used; with -1 a new index from kTVMFFIDynObjectBegin on is given out. The parent must be registered
- * already (or -1 for a root). num_child_slots / child_slots_can_overflow are
- * accepted for compatibility; indices are given out densely.
- * \return The type index, or -1 with a raised error (unknown parent, NULL key,
- *         depth that does not match the parent's depth + 1, a static index
+ * used; with -1 a new index from kTVMFFIDynObjectBegin on is given out. The parent must be
+ * registered already (or -1 for a root). num_child_slots / child_slots_can_overflow are accepted
+ * for compatibility; indices are given out densely. \return The type index, or -1 with a raised
+ * error (unknown parent, NULL key, depth that does not match the parent's depth + 1, a static index
  *         below -1, a key already registered with another parent or index).
  */
 TVM_FFI_DLL int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key,
@@ -1082,14 +1081,12 @@ static inline TVMFFIShapeCell* TVMFFIShapeGetCellPtr(TVMFFIObjectHandle obj) {
 
 /*! \brief The cell of an Array object. */
 static inline TVMFFISeqCell* TVMFFISeqGetCellPtr(TVMFFIObjectHandle obj) {
-  return TVM_FFI_C_PTR_CAST(TVMFFISeqCell*,
-                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(TVMFFISeqCell*, TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief The DLTensor inside a Tensor object. */
 static inline DLTensor* TVMFFITensorGetDLTensorPtr(TVMFFIObjectHandle obj) {
-  return TVM_FFI_C_PTR_CAST(DLTensor*,
-                            TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
+  return TVM_FFI_C_PTR_CAST(DLTensor*, TVM_FFI_C_PTR_CAST(char*, obj) + sizeof(TVMFFIObject));
 }
 
 /*! \brief A DLDevice from a (device_type, device_id) pair. */

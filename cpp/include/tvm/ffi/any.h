@@ -60,8 +60,8 @@ TVM_FFI_NOINLINE T CastWithConversion(const TVMFFIAny* src) {
 }
 
 /*! \brief as_or_throw's TypeError: "Cannot treat type `found` as type `target`" (cold). */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowCannotTreatAs(const std::string& found,
-                                                                         const std::string& target) {
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowCannotTreatAs(
+    const std::string& found, const std::string& target) {
   TVM_FFI_THROW(TypeError) << "Cannot treat type `" << found << "` as type `" << target << "`";
 }
 }  // namespace details
@@ -97,7 +97,8 @@ class AnyView {
 
   template <typename T, std::enable_if_t<TypeTraits<T>::convert_enabled, int> = 0>
   TVM_FFI_INLINE std::optional<T> as() const {
-    if (TypeTraits<T>::CheckAnyStrict(&data_)) return TypeTraits<T>::CopyFromAnyViewAfterCheck(&data_);
+    if (TypeTraits<T>::CheckAnyStrict(&data_))
+      return TypeTraits<T>::CopyFromAnyViewAfterCheck(&data_);
     return std::nullopt;
   }
   template <typename T, std::enable_if_t<is_object_subclass_v<T>, int> = 0>
@@ -113,8 +114,12 @@ class AnyView {
     return TypeTraits<T>::TryCastFromAnyView(&data_);
   }
 
-  bool operator==(std::nullptr_t) const noexcept { return data_.type_index == TypeIndex::kTVMFFINone; }
-  bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != TypeIndex::kTVMFFINone; }
+  bool operator==(std::nullptr_t) const noexcept {
+    return data_.type_index == TypeIndex::kTVMFFINone;
+  }
+  bool operator!=(std::nullptr_t) const noexcept {
+    return data_.type_index != TypeIndex::kTVMFFINone;
+  }
 
   /*! \return A copy of the raw value. */
   TVMFFIAny CopyToTVMFFIAny() const noexcept { return data_; }
@@ -239,7 +244,8 @@ class Any {
     if constexpr (std::is_same_v<T, Any>) {
       return std::move(*this);
     } else {
-      if (TypeTraits<T>::CheckAnyStrict(&data_)) return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
+      if (TypeTraits<T>::CheckAnyStrict(&data_))
+        return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
       return std::nullopt;
     }
   }
@@ -312,8 +318,12 @@ class Any {
     return data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
            data_.v_obj == details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other);
   }
-  bool operator==(std::nullptr_t) const noexcept { return data_.type_index == TypeIndex::kTVMFFINone; }
-  bool operator!=(std::nullptr_t) const noexcept { return data_.type_index != TypeIndex::kTVMFFINone; }
+  bool operator==(std::nullptr_t) const noexcept {
+    return data_.type_index == TypeIndex::kTVMFFINone;
+  }
+  bool operator!=(std::nullptr_t) const noexcept {
+    return data_.type_index != TypeIndex::kTVMFFINone;
+  }
 
  private:
   struct FillTag {};
@@ -517,9 +527,7 @@ TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
 
 /*! \brief Hash of an Any, the one Map and Dict place their keys by. */
 struct AnyHash {
-  uint64_t operator()(const Any& value) const {
-    return details::AnyCellHash(&value.data_);
-  }
+  uint64_t operator()(const Any& value) const { return details::AnyCellHash(&value.data_); }
 };
 
 /*! \brief Equality of Any matching AnyHash: strings/bytes by content, other values bitwise. */

@@ -101,22 +101,22 @@
  * host loads the library. It is reported instead (details::RunStaticInitBlock).
  */
 #if defined(__GNUC__) || defined(__clang__)
-#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Runner)                            \
-  static void Fn();                                                           \
-  __attribute__((constructor)) static void Runner() {                         \
-    ::tvm::ffi::details::RunStaticInitBlock(Fn, __FILE__, __LINE__);          \
-  }                                                                           \
+#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Runner)                   \
+  static void Fn();                                                  \
+  __attribute__((constructor)) static void Runner() {                \
+    ::tvm::ffi::details::RunStaticInitBlock(Fn, __FILE__, __LINE__); \
+  }                                                                  \
   static void Fn()
-#define TVM_FFI_STATIC_INIT_BLOCK()                                                         \
+#define TVM_FFI_STATIC_INIT_BLOCK()                                                       \
   TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__), \
                                  TVM_FFI_STR_CONCAT(__TVMFFIStaticInitRun, __COUNTER__))
 #else
-#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Var)                                          \
-  static void Fn();                                                                      \
-  [[maybe_unused]] static const int Var =                                                \
-      (::tvm::ffi::details::RunStaticInitBlock(Fn, __FILE__, __LINE__), 0);              \
+#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Var)                             \
+  static void Fn();                                                         \
+  [[maybe_unused]] static const int Var =                                   \
+      (::tvm::ffi::details::RunStaticInitBlock(Fn, __FILE__, __LINE__), 0); \
   static void Fn()
-#define TVM_FFI_STATIC_INIT_BLOCK()                                                \
+#define TVM_FFI_STATIC_INIT_BLOCK()                                                       \
   TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__), \
                                  TVM_FFI_STR_CONCAT(__TVMFFIStaticInitVar, __COUNTER__))
 #endif
@@ -142,7 +142,8 @@ namespace details {
 template <typename...>
 inline constexpr bool always_false_v = false;
 
-/*! \brief T, in a context where template argument deduction does not look (std::type_identity_t). */
+/*! \brief T, in a context where template argument deduction does not look (std::type_identity_t).
+ */
 template <typename T>
 struct TypeIdentityOf {
   using type = T;

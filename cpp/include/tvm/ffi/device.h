@@ -70,7 +70,9 @@ inline std::string DLDeviceToString(DLDevice device) {
 inline bool operator==(const DLDevice& lhs, const DLDevice& rhs) noexcept {
   return lhs.device_type == rhs.device_type && lhs.device_id == rhs.device_id;
 }
-inline bool operator!=(const DLDevice& lhs, const DLDevice& rhs) noexcept { return !(lhs == rhs); }
+inline bool operator!=(const DLDevice& lhs, const DLDevice& rhs) noexcept {
+  return !(lhs == rhs);
+}
 
 /*!
  * \brief `stream << device` for any std::ostream-like stream (anything with

@@ -17,7 +17,8 @@
 namespace tvm {
 namespace ffi {
 
-/*! \brief Parse a data type name ("float32", "int8x4", "bool", "float8_e4m3fn"); ValueError if unknown. */
+/*! \brief Parse a data type name ("float32", "int8x4", "bool", "float8_e4m3fn"); ValueError if
+ * unknown. */
 inline DLDataType StringToDLDataType(const String& str) {
   DLDataType out;
   TVMFFIByteArray text{str.data(), str.size()};

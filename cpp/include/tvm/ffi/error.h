@@ -95,8 +95,8 @@ class Error : public ObjectRef, public std::exception {
   Error(std::string_view kind, std::string_view message, std::string_view backtrace,
         std::optional<details::TypeIdentity<CauseT>> cause_chain,
         std::optional<details::TypeIdentity<ContextT>> extra_context)
-      : ObjectRef(Create(kind, message, backtrace,
-                         ObjectUnsafeHandle(cause_chain), ObjectUnsafeHandle(extra_context))) {}
+      : ObjectRef(Create(kind, message, backtrace, ObjectUnsafeHandle(cause_chain),
+                         ObjectUnsafeHandle(extra_context))) {}
 
   /*! \return The error that caused this one, if recorded. */
   template <typename CauseT = Error>
@@ -260,8 +260,8 @@ inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_inde
  *        exception is an InternalError (as upstream).
  */
 TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromStdException(const std::exception& ex) {
-  const char* kind = dynamic_cast<const std::bad_alloc*>(&ex) != nullptr ? "MemoryError"
-                                                                         : "InternalError";
+  const char* kind =
+      dynamic_cast<const std::bad_alloc*>(&ex) != nullptr ? "MemoryError" : "InternalError";
   TVMFFIErrorSetRaisedFromCStr(kind, ex.what());
 }
 TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromUnknownException() {
@@ -369,9 +369,8 @@ TVM_FFI_NOINLINE inline void AppendDataType(std::string* out, DLDataType dtype) 
     TVMFFIObjectHandle err = nullptr;
     TVMFFIErrorMoveFromRaised(&err);
     ObjectUnsafe::DecRefObjectHandle(err);
-    out->append("DLDataType(code=" + std::to_string(dtype.code) +
-                ", bits=" + std::to_string(dtype.bits) + ", lanes=" + std::to_string(dtype.lanes) +
-                ")");
+    out->append("DLDataType(code=" + std::to_string(dtype.code) + ", bits=" +
+                std::to_string(dtype.bits) + ", lanes=" + std::to_string(dtype.lanes) + ")");
     return;
   }
   std::string_view view;
@@ -432,12 +431,12 @@ struct ErrorThrowSite {
  *        alone, as TVMFFIBacktrace writes it (`  File "f.cc", line 7, in func`).
  */
 TVM_FFI_NOINLINE TVM_FFI_COLD inline const TVMFFIByteArray* ThrowSiteLine(const char* file,
-                                                                           int line,
-                                                                           const char* func) {
+                                                                          int line,
+                                                                          const char* func) {
   thread_local std::string text;
   thread_local TVMFFIByteArray bytes;
-  text = std::string("  File \"") + file + "\", line " + std::to_string(line) + ", in " + func +
-         "\n";
+  text =
+      std::string("  File \"") + file + "\", line " + std::to_string(line) + ", in " + func + "\n";
   bytes = TVMFFIByteArray{text.data(), text.size()};
   return &bytes;
 }
@@ -461,7 +460,7 @@ inline Error MakeErrorFromSite(const ErrorThrowSite& site, std::string& buffer) 
  *        the unwinder has one frame fewer to walk (twice: search and cleanup).
  */
 TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const ErrorThrowSite& site,
-                                                       ErrorMessageStream& message) {
+                                                      ErrorMessageStream& message) {
   return MakeErrorFromSite(site, message.str());
 }
 
@@ -481,11 +480,11 @@ TVM_FFI_NOINLINE TVM_FFI_COLD std::string CheckValuesToString(const X& x, const 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #endif
-#define TVM_FFI_DEFINE_CHECK_OP_(Name, Op)                                                   \
-  template <typename X, typename Y, typename Str = std::string>                             \
-  TVM_FFI_INLINE std::optional<Str> LogCheck##Name(const X& x, const Y& y) {                 \
-    if (TVM_FFI_PREDICT_TRUE(x Op y)) return std::nullopt;                                   \
-    return CheckValuesToString(x, y);                                                        \
+#define TVM_FFI_DEFINE_CHECK_OP_(Name, Op)                                   \
+  template <typename X, typename Y, typename Str = std::string>              \
+  TVM_FFI_INLINE std::optional<Str> LogCheck##Name(const X& x, const Y& y) { \
+    if (TVM_FFI_PREDICT_TRUE(x Op y)) return std::nullopt;                   \
+    return CheckValuesToString(x, y);                                        \
   }
 TVM_FFI_DEFINE_CHECK_OP_(_EQ, ==)
 TVM_FFI_DEFINE_CHECK_OP_(_NE, !=)
@@ -507,7 +506,7 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
  *        `TVM_FFI_THROW(ValueError) << "got " << n;` It is a throw-expression
  *        (`throw site && stream << ...`), usable wherever one is.
  */
-#define TVM_FFI_THROW(ErrorKind)                                                         \
+#define TVM_FFI_THROW(ErrorKind)                                                            \
   throw ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
       ::tvm::ffi::details::ThrowMessageStream()
 #if TVM_FFI_BACKTRACE_ON_THROW
@@ -518,20 +517,19 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #endif
 
 /*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
-#define TVM_FFI_CHECK(cond, ErrorKind)   \
-  if (TVM_FFI_PREDICT_TRUE(cond)) {      \
-  } else                                 \
+#define TVM_FFI_CHECK(cond, ErrorKind) \
+  if (TVM_FFI_PREDICT_TRUE(cond)) {    \
+  } else                               \
     TVM_FFI_THROW(ErrorKind) << "Check failed: (" #cond ") is false: "
 
 /*! \brief Internal invariant: throws InternalError unless cond holds. */
 #define TVM_FFI_ICHECK(cond) TVM_FFI_CHECK(cond, InternalError)
 
-#define TVM_FFI_CHECK_BINARY_OP_(Name, Op, x, y, ErrorKind)                               \
-  if (auto tvm_ffi_check_values_ = ::tvm::ffi::details::LogCheck##Name((x), (y));          \
-      TVM_FFI_PREDICT_TRUE(!tvm_ffi_check_values_.has_value())) {                          \
-  } else                                                                                   \
-    TVM_FFI_THROW(ErrorKind) << "Check failed: " #x " " #Op " " #y << *tvm_ffi_check_values_ \
-                             << ": "
+#define TVM_FFI_CHECK_BINARY_OP_(Name, Op, x, y, ErrorKind)                       \
+  if (auto tvm_ffi_check_values_ = ::tvm::ffi::details::LogCheck##Name((x), (y)); \
+      TVM_FFI_PREDICT_TRUE(!tvm_ffi_check_values_.has_value())) {                 \
+  } else                                                                          \
+    TVM_FFI_THROW(ErrorKind) << "Check failed: " #x " " #Op " " #y << *tvm_ffi_check_values_ << ": "
 
 /*!
  * \brief Throw ErrorKind unless x Op y; the message shows both values when printable:
@@ -544,9 +542,8 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #define TVM_FFI_CHECK_GT(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(_GT, >, x, y, ErrorKind)
 #define TVM_FFI_CHECK_GE(x, y, ErrorKind) TVM_FFI_CHECK_BINARY_OP_(_GE, >=, x, y, ErrorKind)
 /*! \brief Evaluates to x; throws ErrorKind if it is null. */
-#define TVM_FFI_CHECK_NOTNULL(x, ErrorKind)                                   \
-  ((x) == nullptr ? (TVM_FFI_THROW(ErrorKind) << "Check not null: " #x), (x) \
-                  : (x))
+#define TVM_FFI_CHECK_NOTNULL(x, ErrorKind) \
+  ((x) == nullptr ? (TVM_FFI_THROW(ErrorKind) << "Check not null: " #x), (x) : (x))
 
 /*! \brief InternalError unless x Op y; the message shows both values when printable. */
 #define TVM_FFI_ICHECK_EQ(x, y) TVM_FFI_CHECK_EQ(x, y, InternalError)
@@ -591,12 +588,12 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #endif
 
 /*! \brief Throw the raised error when a C API call returns nonzero. */
-#define TVM_FFI_CHECK_SAFE_CALL(func)                                  \
-  {                                                                    \
-    int tvm_ffi_ret_code_ = (func);                                    \
-    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_ret_code_ != 0)) {               \
-      ::tvm::ffi::details::ThrowRaisedError(tvm_ffi_ret_code_);        \
-    }                                                                  \
+#define TVM_FFI_CHECK_SAFE_CALL(func)                           \
+  {                                                             \
+    int tvm_ffi_ret_code_ = (func);                             \
+    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_ret_code_ != 0)) {        \
+      ::tvm::ffi::details::ThrowRaisedError(tvm_ffi_ret_code_); \
+    }                                                           \
   }
 
 /*!
@@ -613,24 +610,24 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #define TVM_FFI_SAFE_CALL_BEGIN() \
   try {                           \
   (void)0
-#define TVM_FFI_SAFE_CALL_END()                                    \
-  return 0;                                                        \
-  }                                                                \
-  catch (const ::tvm::ffi::Error& err) {                           \
-    ::tvm::ffi::details::SetSafeCallRaised(err);                   \
-    return -1;                                                     \
-  }                                                                \
-  catch (const ::tvm::ffi::EnvErrorAlreadySet&) {                  \
-    return -2;                                                     \
-  }                                                                \
-  catch (const std::exception& ex) {                               \
-    ::tvm::ffi::details::SetRaisedFromStdException(ex);            \
-    return -1;                                                     \
-  }                                                                \
-  catch (...) {                                                    \
-    ::tvm::ffi::details::SetRaisedFromUnknownException();          \
-    return -1;                                                     \
-  }                                                                \
+#define TVM_FFI_SAFE_CALL_END()                           \
+  return 0;                                               \
+  }                                                       \
+  catch (const ::tvm::ffi::Error& err) {                  \
+    ::tvm::ffi::details::SetSafeCallRaised(err);          \
+    return -1;                                            \
+  }                                                       \
+  catch (const ::tvm::ffi::EnvErrorAlreadySet&) {         \
+    return -2;                                            \
+  }                                                       \
+  catch (const std::exception& ex) {                      \
+    ::tvm::ffi::details::SetRaisedFromStdException(ex);   \
+    return -1;                                            \
+  }                                                       \
+  catch (...) {                                           \
+    ::tvm::ffi::details::SetRaisedFromUnknownException(); \
+    return -1;                                            \
+  }                                                       \
   TVM_FFI_UNREACHABLE()
 
 #endif  // TVM_FFI_ERROR_H_

@@ -88,7 +88,9 @@ class ExpectedStorage {
   // empties data_ on the way to the throw, and the unwinder's ~Expected then
   // releases a cleared pointer (tests/test_expected.cc, "value() of an error
   // at -O3").
-  [[noreturn]] void ThrowError() const& { throw AnyUnsafe::CopyFromAnyViewAfterCheck<Error>(data_); }
+  [[noreturn]] void ThrowError() const& {
+    throw AnyUnsafe::CopyFromAnyViewAfterCheck<Error>(data_);
+  }
   [[noreturn]] void ThrowError() && { throw AnyUnsafe::CopyFromAnyViewAfterCheck<Error>(data_); }
 
   Any data_;  // the value, or an Error (type index kTVMFFIError)
@@ -106,7 +108,7 @@ class Expected : public details::ExpectedStorage {
                 "Expected<Error> is ambiguous: use Error directly");
 
  public:
-  Expected(T value) : ExpectedStorage(Any(std::move(value))) {}  // NOLINT(*)
+  Expected(T value) : ExpectedStorage(Any(std::move(value))) {}      // NOLINT(*)
   Expected(Error error) : ExpectedStorage(Any(std::move(error))) {}  // NOLINT(*)
   template <typename E, typename = std::enable_if_t<std::is_base_of_v<Error, std::remove_cv_t<E>>>>
   Expected(Unexpected<E> unexpected)  // NOLINT(*)

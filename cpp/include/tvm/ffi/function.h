@@ -286,10 +286,10 @@ TVM_FFI_NOINLINE TVM_FFI_COLD inline Error CallExpectedTypeMismatch(const std::s
 /*! \brief Accepts any string-like name without overload ambiguity. */
 struct NameRef {
   TVMFFIByteArray bytes;
-  NameRef(const char* s) : bytes{s, std::char_traits<char>::length(s)} {}      // NOLINT(*)
-  NameRef(const std::string& s) : bytes{s.data(), s.size()} {}                  // NOLINT(*)
-  NameRef(std::string_view s) : bytes{s.data(), s.size()} {}                    // NOLINT(*)
-  NameRef(const String& s) : bytes{s.data(), s.size()} {}                       // NOLINT(*)
+  NameRef(const char* s) : bytes{s, std::char_traits<char>::length(s)} {}  // NOLINT(*)
+  NameRef(const std::string& s) : bytes{s.data(), s.size()} {}             // NOLINT(*)
+  NameRef(std::string_view s) : bytes{s.data(), s.size()} {}               // NOLINT(*)
+  NameRef(const String& s) : bytes{s.data(), s.size()} {}                  // NOLINT(*)
   std::string_view view() const { return std::string_view(bytes.data, bytes.size); }
 };
 }  // namespace details
@@ -355,13 +355,14 @@ class Function : public ObjectRef {
   template <typename TCallable>
   static Function FromPacked(TCallable packed_call) {
     if constexpr (std::is_invocable_v<TCallable&, PackedArgs, Any*>) {
-      return FromPackedInternal([f = std::move(packed_call)](const AnyView* args, int32_t num_args,
-                                                             Any* rv) mutable {
-        f(PackedArgs(args, num_args), rv);
-      });
+      return FromPackedInternal(
+          [f = std::move(packed_call)](const AnyView* args, int32_t num_args, Any* rv) mutable {
+            f(PackedArgs(args, num_args), rv);
+          });
     } else {
-      static_assert(std::is_invocable_v<TCallable&, const AnyView*, int32_t, Any*>,
-                    "FromPacked needs void(PackedArgs, Any*) or void(const AnyView*, int32_t, Any*)");
+      static_assert(
+          std::is_invocable_v<TCallable&, const AnyView*, int32_t, Any*>,
+          "FromPacked needs void(PackedArgs, Any*) or void(const AnyView*, int32_t, Any*)");
       return FromPackedInternal(std::move(packed_call));
     }
   }
@@ -389,8 +390,8 @@ class Function : public ObjectRef {
                               void (*deleter)(void* self)) {
     TVMFFIObjectHandle out = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionCreate(self, safe_call, deleter, &out));
-    return Function(details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(
-        static_cast<TVMFFIObject*>(out)));
+    return Function(
+        details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(out)));
   }
 
   /*! \return The global function registered under name, or an empty Optional. */
@@ -572,7 +573,7 @@ class TypedFunction<R(Args...)> {
  public:
   using TSelf = TypedFunction<R(Args...)>;
   TypedFunction() = default;
-  TypedFunction(std::nullptr_t) {}  // NOLINT(*)
+  TypedFunction(std::nullptr_t) {}                                // NOLINT(*)
   TypedFunction(Function packed) : packed_(std::move(packed)) {}  // NOLINT(*)
   template <typename FLambda,
             typename = std::enable_if_t<std::is_invocable_r_v<R, FLambda&, Args...> &&
@@ -701,17 +702,17 @@ TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny*
  *   TVM_FFI_DLL_EXPORT_TYPED_FUNC(sub_one, [](int x) { return x - 1; });
  * \endcode
  */
-#define TVM_FFI_DLL_EXPORT_TYPED_FUNC(ExportName, ...)            \
-  TVM_FFI_DLL_EXPORT_TYPED_FUNC_IMPL_(ExportName, __VA_ARGS__)    \
+#define TVM_FFI_DLL_EXPORT_TYPED_FUNC(ExportName, ...)         \
+  TVM_FFI_DLL_EXPORT_TYPED_FUNC_IMPL_(ExportName, __VA_ARGS__) \
   TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_(ExportName, __VA_ARGS__)
 
 /*! \brief The safe-call symbol `__tvm_ffi_<ExportName>`. */
-#define TVM_FFI_DLL_EXPORT_TYPED_FUNC_IMPL_(ExportName, ...)                                   \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_##ExportName(                                   \
-      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {               \
-    (void)self;                                                                               \
-    return ::tvm::ffi::details::InvokeExportedTyped(#ExportName, __VA_ARGS__, args, num_args, \
-                                                    result, __tvm_ffi_##ExportName);          \
+#define TVM_FFI_DLL_EXPORT_TYPED_FUNC_IMPL_(ExportName, ...)                                      \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_##ExportName(void* self, const TVMFFIAny* args,     \
+                                                           int32_t num_args, TVMFFIAny* result) { \
+    (void)self;                                                                                   \
+    return ::tvm::ffi::details::InvokeExportedTyped(#ExportName, __VA_ARGS__, args, num_args,     \
+                                                    result, __tvm_ffi_##ExportName);              \
   }
 
 /*!

@@ -3,8 +3,9 @@
  * functions (Function::FromTyped, TVM_FFI_DLL_EXPORT_TYPED_FUNC).
  *
  * Argument errors (TypeError), with the function's name when it has one:
- *   Mismatched type on argument #1 when calling: `add(0: int, 1: int) -> int`. Expected `int` but got `str`
- *   Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. Expected 2 but got 3 arguments
+ *   Mismatched type on argument #1 when calling: `add(0: int, 1: int) -> int`. Expected `int` but
+ * got `str` Mismatched number of arguments when calling: `add(0: int, 1: int) -> int`. Expected 2
+ * but got 3 arguments
  */
 #ifndef TVM_FFI_FUNCTION_DETAILS_H_
 #define TVM_FFI_FUNCTION_DETAILS_H_
@@ -207,7 +208,7 @@ struct FuncFunctorImpl {
   using RetType = R;
   static constexpr size_t num_args = sizeof...(Args);
   static constexpr bool unpacked_supported =
-      ((kArgTypeSupported<Args> && kArgConvertible<Args>) && ...) && kRetConvertible<R>;
+      ((kArgTypeSupported<Args> && kArgConvertible<Args>)&&...) && kRetConvertible<R>;
 
   /*! \return "(0: int, 1: int) -> int" */
   static std::string Sig() { return SignatureString<R, Args...>(); }
@@ -218,8 +219,8 @@ struct FuncFunctorImpl {
    * \param rv Receives the result; must be None on entry.
    */
   template <typename F>
-  TVM_FFI_INLINE static void Unpack(const char* name, F& f, const AnyView* args,
-                                    int32_t num_packed, Any* rv) {
+  TVM_FFI_INLINE static void Unpack(const char* name, F& f, const AnyView* args, int32_t num_packed,
+                                    Any* rv) {
     CheckSignature();
     if (TVM_FFI_PREDICT_FALSE(num_packed != static_cast<int32_t>(sizeof...(Args)))) {
       ThrowArgCountMismatch<R, Args...>(name, num_packed);

@@ -85,9 +85,9 @@ inline Arc<T> make_arc(Args&&... args) {
  */
 template <typename ArrayType, typename ElemType, typename... Args>
 inline ObjectPtr<ArrayType> make_inplace_array_object(size_t num_elems, Args&&... args) {
-  static_assert(alignof(ArrayType) % alignof(ElemType) == 0 &&
-                    sizeof(ArrayType) % alignof(ElemType) == 0,
-                "elements must be aligned right after the array header");
+  static_assert(
+      alignof(ArrayType) % alignof(ElemType) == 0 && sizeof(ArrayType) % alignof(ElemType) == 0,
+      "elements must be aligned right after the array header");
   return details::MakeObjectWithSize<ArrayType>(sizeof(ArrayType) + sizeof(ElemType) * num_elems,
                                                 std::forward<Args>(args)...);
 }

@@ -366,7 +366,9 @@ class ObjectPtr {
       old->DecRef();
     }
   }
-  int use_count() const noexcept { return data_ != nullptr ? static_cast<int>(data_->use_count()) : 0; }
+  int use_count() const noexcept {
+    return data_ != nullptr ? static_cast<int>(data_->use_count()) : 0;
+  }
   bool unique() const noexcept { return data_ != nullptr && data_->use_count() == 1; }
 
   bool operator==(const ObjectPtr<T>& other) const noexcept { return data_ == other.data_; }
@@ -435,7 +437,8 @@ class WeakObjectPtr {
   WeakObjectPtr(std::nullptr_t) noexcept {}  // NOLINT(*)
   WeakObjectPtr(const WeakObjectPtr<T>& other) noexcept : WeakObjectPtr(other.data_) {}
   template <typename U, std::enable_if_t<std::is_base_of_v<T, U>, int> = 0>
-  WeakObjectPtr(const WeakObjectPtr<U>& other) noexcept : WeakObjectPtr(other.data_) {}  // NOLINT(*)
+  WeakObjectPtr(const WeakObjectPtr<U>& other) noexcept
+      : WeakObjectPtr(other.data_) {}  // NOLINT(*)
   template <typename U, std::enable_if_t<std::is_base_of_v<T, U>, int> = 0>
   WeakObjectPtr(const ObjectPtr<U>& other) noexcept : WeakObjectPtr(other.data_) {}  // NOLINT(*)
   WeakObjectPtr(WeakObjectPtr<T>&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
@@ -465,7 +468,9 @@ class WeakObjectPtr {
     }
   }
   /*! \return The number of strong references (0 once expired). */
-  int use_count() const noexcept { return data_ != nullptr ? static_cast<int>(data_->use_count()) : 0; }
+  int use_count() const noexcept {
+    return data_ != nullptr ? static_cast<int>(data_->use_count()) : 0;
+  }
   bool expired() const noexcept { return use_count() == 0; }
 
  private:
@@ -690,9 +695,11 @@ struct ObjectPtrEqual {
  */
 #define TVM_FFI_DECLARE_OBJECT_INFO_STATIC(TypeKey, TypeName, ParentType)                     \
   static constexpr int32_t _type_depth = ParentType::_type_depth + 1;                         \
-  TVM_FFI_INLINE static int32_t RuntimeTypeIndex() noexcept { return TypeName::_type_index; } \
+  TVM_FFI_INLINE static int32_t RuntimeTypeIndex() noexcept {                                 \
+    return TypeName::_type_index;                                                             \
+  }                                                                                           \
   static int32_t _GetOrAllocRuntimeTypeIndex() {                                              \
-    static_assert(!ParentType::_type_final, "ParentType is final");                          \
+    static_assert(!ParentType::_type_final, "ParentType is final");                           \
     static const int32_t tindex [[maybe_unused]] = ::tvm::ffi::details::RegisterObjectType(   \
         TypeName::_type_key, TypeName::_type_index, TypeName::_type_depth,                    \
         static_cast<int32_t>(TypeName::_type_child_slots),                                    \
@@ -725,7 +732,7 @@ int32_t EagerTypeIndex() noexcept {
 #define TVM_FFI_DECLARE_OBJECT_INFO_PREDEFINED_TYPE_KEY(TypeName, ParentType)                 \
   static constexpr int32_t _type_depth = ParentType::_type_depth + 1;                         \
   static int32_t _GetOrAllocRuntimeTypeIndex() {                                              \
-    static_assert(!ParentType::_type_final, "ParentType is final");                          \
+    static_assert(!ParentType::_type_final, "ParentType is final");                           \
     static const int32_t tindex = ::tvm::ffi::details::RegisterObjectType(                    \
         TypeName::_type_key, -1, TypeName::_type_depth,                                       \
         static_cast<int32_t>(TypeName::_type_child_slots),                                    \
@@ -759,23 +766,25 @@ int32_t EagerTypeIndex() noexcept {
  *        the registered depth (Object is 0); the type is treated as mutable
  *        and open to subclasses.
  */
-#define TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP(RegisteredKey, TypeDepth)                  \
-  static constexpr const char* _type_key = RegisteredKey;                             \
-  static constexpr int32_t _type_depth = TypeDepth;                                   \
-  static constexpr bool _type_mutable = true;                                         \
-  static constexpr bool _type_final = false;                                          \
-  static constexpr uint32_t _type_child_slots = 0;                                    \
-  static constexpr bool _type_child_slots_can_overflow = true;                        \
-  static int32_t _GetOrAllocRuntimeTypeIndex() {                                      \
-    static const int32_t tindex = [] {                                                \
-      TVMFFIByteArray key{RegisteredKey, sizeof(RegisteredKey) - 1};                  \
-      int32_t index = -1;                                                             \
-      TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeKeyToIndex(&key, &index));                    \
-      return index;                                                                   \
-    }();                                                                              \
-    return tindex;                                                                    \
-  }                                                                                   \
-  static int32_t RuntimeTypeIndex() { return _GetOrAllocRuntimeTypeIndex(); }
+#define TVM_FFI_DECLARE_OBJECT_INFO_LOOKUP(RegisteredKey, TypeDepth) \
+  static constexpr const char* _type_key = RegisteredKey;            \
+  static constexpr int32_t _type_depth = TypeDepth;                  \
+  static constexpr bool _type_mutable = true;                        \
+  static constexpr bool _type_final = false;                         \
+  static constexpr uint32_t _type_child_slots = 0;                   \
+  static constexpr bool _type_child_slots_can_overflow = true;       \
+  static int32_t _GetOrAllocRuntimeTypeIndex() {                     \
+    static const int32_t tindex = [] {                               \
+      TVMFFIByteArray key{RegisteredKey, sizeof(RegisteredKey) - 1}; \
+      int32_t index = -1;                                            \
+      TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeKeyToIndex(&key, &index));   \
+      return index;                                                  \
+    }();                                                             \
+    return tindex;                                                   \
+  }                                                                  \
+  static int32_t RuntimeTypeIndex() {                                \
+    return _GetOrAllocRuntimeTypeIndex();                            \
+  }
 
 // Spellings of older 0.1 releases (type key declared separately).
 #define TVM_FFI_DECLARE_BASE_OBJECT_INFO(TypeName, ParentType) \
@@ -786,15 +795,18 @@ int32_t EagerTypeIndex() noexcept {
   TVM_FFI_DECLARE_OBJECT_INFO_PREDEFINED_TYPE_KEY(TypeName, ParentType)
 
 /*! \brief Members of a reference type TypeName to objects of ObjectName (both forms below). */
-#define TVM_FFI_OBJECT_REF_METHODS_COMMON_(TypeName, ParentType, ObjectName, kNullable)      \
-  explicit TypeName(::tvm::ffi::ObjectPtr<ObjectName> n) : ParentType(std::move(n)) {}        \
-  explicit TypeName(::tvm::ffi::UnsafeInit tag) : ParentType(tag) {}                          \
-  TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName)                                       \
-  using __PtrType =                                                                           \
-      std::conditional_t<ObjectName::_type_mutable, ObjectName*, const ObjectName*>;          \
-  __PtrType operator->() const { return static_cast<__PtrType>(data_.get()); }                \
-  __PtrType get() const { return static_cast<__PtrType>(data_.get()); }                       \
-  static constexpr bool _type_is_nullable = kNullable;                                        \
+#define TVM_FFI_OBJECT_REF_METHODS_COMMON_(TypeName, ParentType, ObjectName, kNullable)            \
+  explicit TypeName(::tvm::ffi::ObjectPtr<ObjectName> n) : ParentType(std::move(n)) {}             \
+  explicit TypeName(::tvm::ffi::UnsafeInit tag) : ParentType(tag) {}                               \
+  TVM_FFI_DEFINE_DEFAULT_COPY_MOVE_AND_ASSIGN(TypeName)                                            \
+  using __PtrType = std::conditional_t<ObjectName::_type_mutable, ObjectName*, const ObjectName*>; \
+  __PtrType operator->() const {                                                                   \
+    return static_cast<__PtrType>(data_.get());                                                    \
+  }                                                                                                \
+  __PtrType get() const {                                                                          \
+    return static_cast<__PtrType>(data_.get());                                                    \
+  }                                                                                                \
+  static constexpr bool _type_is_nullable = kNullable;                                             \
   using ContainerType = ObjectName
 
 /*! \brief Members of a nullable reference type TypeName to objects of ObjectName. */
@@ -1112,8 +1124,9 @@ struct TypeTraits<TObject*, std::enable_if_t<is_object_subclass_v<TObject>>>
 
 /*! \brief TypeTraits of ObjectPtr<T> (nullable); none for a cv-qualified T. */
 template <typename TObject>
-struct TypeTraits<ObjectPtr<TObject>, std::enable_if_t<is_object_subclass_v<TObject> &&
-                                                       std::is_same_v<TObject, std::remove_cv_t<TObject>>>>
+struct TypeTraits<ObjectPtr<TObject>,
+                  std::enable_if_t<is_object_subclass_v<TObject> &&
+                                   std::is_same_v<TObject, std::remove_cv_t<TObject>>>>
     : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIObject;
   TVM_FFI_INLINE static void CopyToAnyView(const ObjectPtr<TObject>& src, TVMFFIAny* result) {
@@ -1160,8 +1173,9 @@ struct TypeTraits<ObjectPtr<TObject>, std::enable_if_t<is_object_subclass_v<TObj
 
 /*! \brief TypeTraits of Arc<T>: as ObjectPtr<T>, but None does not convert. */
 template <typename TObject>
-struct TypeTraits<Arc<TObject>, std::enable_if_t<is_object_subclass_v<TObject> &&
-                                                 std::is_same_v<TObject, std::remove_cv_t<TObject>>>>
+struct TypeTraits<Arc<TObject>,
+                  std::enable_if_t<is_object_subclass_v<TObject> &&
+                                   std::is_same_v<TObject, std::remove_cv_t<TObject>>>>
     : public TypeTraitsBase {
   using PtrTraits = TypeTraits<ObjectPtr<TObject>>;
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIObject;
@@ -1185,7 +1199,9 @@ struct TypeTraits<Arc<TObject>, std::enable_if_t<is_object_subclass_v<TObject> &
     return std::nullopt;
   }
   static std::string TypeStr() { return TObject::_type_key; }
-  static std::string TypeSchema() { return std::string(R"({"type":")") + TObject::_type_key + "\"}"; }
+  static std::string TypeSchema() {
+    return std::string(R"({"type":")") + TObject::_type_key + "\"}";
+  }
 };
 
 /*!
@@ -1239,9 +1255,8 @@ struct ObjectRefSubsumes<
     : std::bool_constant<T::_type_is_nullable || !U::_type_is_nullable> {};
 
 template <typename T, typename U>
-struct TypeSubsumes
-    : std::bool_constant<std::is_same_v<T, U> || std::is_same_v<T, Any> ||
-                         ObjectRefSubsumes<T, U>::value> {};
+struct TypeSubsumes : std::bool_constant<std::is_same_v<T, U> || std::is_same_v<T, Any> ||
+                                         ObjectRefSubsumes<T, U>::value> {};
 // Pointers: a base pointer holds its derived ones; a nullable ObjectPtr holds an
 // Arc, never the reverse.
 template <typename B, typename D>
@@ -1272,8 +1287,8 @@ inline constexpr bool type_subsumes_v = details::TypeSubsumes<TargetType, Source
 template <typename RefType, typename ObjectType,
           typename = std::enable_if_t<std::is_base_of_v<ObjectRef, RefType> &&
                                       std::is_base_of_v<Object, ObjectType>>>
-inline constexpr bool object_ref_contains_v =
-    RefType::_type_container_is_exact && std::is_base_of_v<typename RefType::ContainerType, ObjectType>;
+inline constexpr bool object_ref_contains_v = RefType::_type_container_is_exact&&
+    std::is_base_of_v<typename RefType::ContainerType, ObjectType>;
 
 }  // namespace ffi
 }  // namespace tvm

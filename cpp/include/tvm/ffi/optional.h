@@ -61,14 +61,15 @@ struct OptionalTraitsBase;
  *        a std::optional inside.
  */
 template <typename T>
-class Optional<T, std::enable_if_t<!TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>>> {
+class Optional<T,
+               std::enable_if_t<!TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>>> {
  public:
   Optional() = default;
-  Optional(std::nullopt_t) noexcept {}                                   // NOLINT(*)
-  Optional(T value) {                                                    // NOLINT(*)
+  Optional(std::nullopt_t) noexcept {}  // NOLINT(*)
+  Optional(T value) {                   // NOLINT(*)
     if (!IsEmptyInner(value)) data_ = std::move(value);
   }
-  Optional(std::optional<T> value) {                                     // NOLINT(*)
+  Optional(std::optional<T> value) {  // NOLINT(*)
     if (value.has_value() && !IsEmptyInner(*value)) data_ = std::move(value);
   }
   Optional& operator=(T value) {
@@ -140,8 +141,9 @@ struct AnyCellOf {
 /*! \brief Whether Optional<T> takes U as text directly (T String or Bytes). */
 template <typename T, typename U>
 inline constexpr bool optional_takes_text_v =
-    (std::is_same_v<T, String> || std::is_same_v<T, Bytes>) &&
-    (std::is_same_v<U, std::string> || std::is_convertible_v<const U&, const char*>);
+    (std::is_same_v<T, String> ||
+     std::is_same_v<T, Bytes>)&&(std::is_same_v<U, std::string> ||
+                                 std::is_convertible_v<const U&, const char*>);
 }  // namespace details
 
 /*!
@@ -153,23 +155,24 @@ inline constexpr bool optional_takes_text_v =
  * inner Optional is empty itself.
  */
 template <typename T>
-class Optional<T, std::enable_if_t<TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>>> {
+class Optional<T,
+               std::enable_if_t<TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>>> {
   using Cell = typename details::AnyCellOf<T>::type;
   using Unsafe = typename details::AnyCellOf<T>::unsafe;
 
  public:
   Optional() = default;
-  Optional(std::nullopt_t) noexcept {}                       // NOLINT(*)
-  Optional(std::nullptr_t) noexcept {}                       // NOLINT(*)
-  Optional(const T& value) : data_(value) {}                 // NOLINT(*)
-  Optional(T&& value) : data_(std::move(value)) {}           // NOLINT(*)
+  Optional(std::nullopt_t) noexcept {}              // NOLINT(*)
+  Optional(std::nullptr_t) noexcept {}              // NOLINT(*)
+  Optional(const T& value) : data_(value) {}        // NOLINT(*)
+  Optional(T&& value) : data_(std::move(value)) {}  // NOLINT(*)
   template <typename U, std::enable_if_t<std::is_convertible_v<U, T>, int> = 0>
   Optional(std::optional<U> value) {  // NOLINT(*)
     if (value.has_value()) data_ = Cell(T(*std::move(value)));
   }
   /*! \brief Optional<String> / Optional<Bytes> straight from text. */
   template <typename U, std::enable_if_t<details::optional_takes_text_v<T, U>, int> = 0>
-  Optional(const U& text) : data_(T(text)) {}                // NOLINT(*)
+  Optional(const U& text) : data_(T(text)) {}  // NOLINT(*)
 
   Optional& operator=(T value) {
     data_ = Cell(std::move(value));
@@ -239,17 +242,17 @@ class Optional<T, std::enable_if_t<TypeTraits<T>::storage_enabled && !use_object
     return **this == *other;
   }
   bool operator!=(const Optional& other) const { return !(*this == other); }
-  template <typename U, std::enable_if_t<!is_optional_type_v<U> &&
-                                             !std::is_same_v<U, std::nullopt_t> &&
-                                             !std::is_same_v<U, std::nullptr_t>,
-                                         int> = 0>
+  template <typename U,
+            std::enable_if_t<!is_optional_type_v<U> && !std::is_same_v<U, std::nullopt_t> &&
+                                 !std::is_same_v<U, std::nullptr_t>,
+                             int> = 0>
   bool operator==(const U& other) const {
     return has_value() && **this == other;
   }
-  template <typename U, std::enable_if_t<!is_optional_type_v<U> &&
-                                             !std::is_same_v<U, std::nullopt_t> &&
-                                             !std::is_same_v<U, std::nullptr_t>,
-                                         int> = 0>
+  template <typename U,
+            std::enable_if_t<!is_optional_type_v<U> && !std::is_same_v<U, std::nullopt_t> &&
+                                 !std::is_same_v<U, std::nullptr_t>,
+                             int> = 0>
   bool operator!=(const U& other) const {
     return !(*this == other);
   }
@@ -276,8 +279,8 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public Object
   Optional& operator=(const Optional&) = default;
   Optional& operator=(Optional&&) = default;
   explicit Optional(UnsafeInit tag) noexcept : ObjectRef(tag) {}
-  Optional(std::nullopt_t) noexcept {}                // NOLINT(*)
-  Optional(std::nullptr_t) noexcept {}                // NOLINT(*)
+  Optional(std::nullopt_t) noexcept {}                         // NOLINT(*)
+  Optional(std::nullptr_t) noexcept {}                         // NOLINT(*)
   Optional(T value) noexcept : ObjectRef(std::move(value)) {}  // NOLINT(*)
   template <typename U, std::enable_if_t<std::is_convertible_v<U, T>, int> = 0>
   Optional(std::optional<U> value) {  // NOLINT(*)
@@ -321,7 +324,9 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public Object
   T operator*() && noexcept {
     return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_));
   }
-  const ContainerType* get() const noexcept { return static_cast<const ContainerType*>(data_.get()); }
+  const ContainerType* get() const noexcept {
+    return static_cast<const ContainerType*>(data_.get());
+  }
   const ContainerType* operator->() const noexcept { return get(); }
   /*! \brief Code written for upstream's `std::optional<Function> GetGlobal(...)` keeps working. */
   // A template, so that converting to another type does not instantiate
@@ -347,8 +352,8 @@ class Optional<T, std::enable_if_t<is_object_pointer_v<T>>> {
 
  public:
   Optional() noexcept = default;
-  Optional(std::nullopt_t) noexcept {}  // NOLINT(*)
-  Optional(std::nullptr_t) noexcept {}  // NOLINT(*)
+  Optional(std::nullopt_t) noexcept {}                     // NOLINT(*)
+  Optional(std::nullptr_t) noexcept {}                     // NOLINT(*)
   Optional(T value) noexcept : data_(std::move(value)) {}  // NOLINT(*)
   /*! \brief From a pointer that converts to T (a derived Arc or ObjectPtr). */
   template <typename U, std::enable_if_t<is_object_pointer_v<U> && !std::is_same_v<U, T> &&
@@ -428,8 +433,8 @@ struct OptionalTraitsBase : public TypeTraitsBase {
   static constexpr bool storage_enabled = TypeTraits<T>::storage_enabled;
   // An Any-backed Optional lends its cell as is (decoding it first would lend
   // a temporary's storage).
-  static constexpr bool kAnyBacked = is_optional_type_v<Opt> && TypeTraits<T>::storage_enabled &&
-                                     !use_object_ptr_optional_v<T>;
+  static constexpr bool kAnyBacked =
+      is_optional_type_v<Opt> && TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>;
   TVM_FFI_INLINE static void CopyToAnyView(const Opt& src, TVMFFIAny* result) {
     if constexpr (kAnyBacked) {
       *result = *AnyCellOf<T>::unsafe::TVMFFIAnyPtrFromAny(src.data_);
@@ -493,7 +498,6 @@ template <typename T>
 struct OptionalInner<std::optional<T>> {
   using type = T;
 };
-
 
 /*! \brief Whether TypeTraits<T> describes itself with a TypeSchema() (containers do). */
 template <typename T, typename = void>

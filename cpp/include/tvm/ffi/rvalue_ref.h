@@ -39,7 +39,8 @@ class RValueRef {
       : data_(details::ObjectUnsafe::ObjectPtrFromObjectRef<ContainerType>(std::move(data))) {}
   /*! \return The reference, moved out (this is empty afterwards). */
   TObjRef operator*() && {
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(ObjectPtr<Object>(std::move(data_)));
+    return details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
+        ObjectPtr<Object>(std::move(data_)));
   }
 
  private:
@@ -82,7 +83,8 @@ struct TypeTraits<RValueRef<TObjRef>> : public TypeTraitsBase {
     TVMFFIAny target = Pointee(slot);
     if (TypeTraits<TObjRef>::CheckAnyStrict(&target)) {
       // Same type: take the caller's reference over.
-      return RValueRef<TObjRef>(details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(std::move(*slot)));
+      return RValueRef<TObjRef>(
+          details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(std::move(*slot)));
     }
     // Another type: convert a copy, the caller keeps its object.
     if (std::optional<TObjRef> ref = TypeTraits<TObjRef>::TryCastFromAnyView(&target)) {

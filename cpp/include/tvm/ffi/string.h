@@ -47,7 +47,8 @@ class BytesObj : public BytesObjBase {
 
 constexpr size_t kMaxSmallBytesLen = sizeof(int64_t) - 1;
 
-/*! \brief The small form of a string or bytes value (size <= kMaxSmallBytesLen): inline, NUL padded. */
+/*! \brief The small form of a string or bytes value (size <= kMaxSmallBytesLen): inline, NUL
+ * padded. */
 TVM_FFI_INLINE void SetSmallBytes(TVMFFIAny* out, int32_t small_type_index, const char* bytes,
                                   size_t size) noexcept {
   out->type_index = small_type_index;
@@ -119,7 +120,8 @@ class BytesBaseCell {
   static BytesBaseCell CopyFromAnyView(const TVMFFIAny* src) noexcept {
     BytesBaseCell cell;
     cell.data_ = *src;
-    if (cell.data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) HeaderIncRef(cell.data_.v_obj);
+    if (cell.data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin)
+      HeaderIncRef(cell.data_.v_obj);
     return cell;
   }
   static BytesBaseCell MoveFromAny(TVMFFIAny* src) noexcept {
@@ -136,14 +138,16 @@ class BytesBaseCell {
     TVMFFIByteArray input{bytes, size};
     TVMFFIAny out;
     SetAnyNone(&out);
-    int ret = is_str ? TVMFFIStringFromByteArray(&input, &out) : TVMFFIBytesFromByteArray(&input, &out);
+    int ret =
+        is_str ? TVMFFIStringFromByteArray(&input, &out) : TVMFFIBytesFromByteArray(&input, &out);
     if (ret != 0) ThrowRaisedError(ret);
     data_ = out;
   }
 };
 
 /*! \brief memcmp-style three-way comparison of two byte ranges. */
-inline int CompareBytes(const char* lhs, size_t lhs_size, const char* rhs, size_t rhs_size) noexcept {
+inline int CompareBytes(const char* lhs, size_t lhs_size, const char* rhs,
+                        size_t rhs_size) noexcept {
   size_t n = lhs_size < rhs_size ? lhs_size : rhs_size;
   int r = n != 0 ? std::memcmp(lhs, rhs, n) : 0;
   if (r != 0) return r < 0 ? -1 : 1;
@@ -155,8 +159,10 @@ inline int CompareBytes(const char* lhs, size_t lhs_size, const char* rhs, size_
 class Bytes {
  public:
   Bytes() noexcept { data_.InitEmpty(TypeIndex::kTVMFFISmallBytes); }
-  Bytes(const char* data, size_t size) { data_.Init(data, size, TypeIndex::kTVMFFISmallBytes, false); }
-  Bytes(TVMFFIByteArray bytes) : Bytes(bytes.data, bytes.size) {}        // NOLINT(*)
+  Bytes(const char* data, size_t size) {
+    data_.Init(data, size, TypeIndex::kTVMFFISmallBytes, false);
+  }
+  Bytes(TVMFFIByteArray bytes) : Bytes(bytes.data, bytes.size) {}         // NOLINT(*)
   Bytes(const std::string& other) : Bytes(other.data(), other.size()) {}  // NOLINT(*)
   /*! \brief Copies the bytes, then empties the source (as String(std::string&&)). */
   Bytes(std::string&& other) : Bytes(other.data(), other.size()) { other.clear(); }  // NOLINT(*)
@@ -176,8 +182,8 @@ class Bytes {
   }
   /*! \brief Equality of byte ranges. */
   static bool memequal(const void* lhs, const void* rhs, size_t lhs_count, size_t rhs_count) {
-    return lhs_count == rhs_count && (lhs == rhs || lhs_count == 0 ||
-                                      std::memcmp(lhs, rhs, lhs_count) == 0);
+    return lhs_count == rhs_count &&
+           (lhs == rhs || lhs_count == 0 || std::memcmp(lhs, rhs, lhs_count) == 0);
   }
 
  private:
@@ -192,7 +198,9 @@ class Bytes {
 inline bool operator==(const Bytes& lhs, const Bytes& rhs) {
   return Bytes::memequal(lhs.data(), rhs.data(), lhs.size(), rhs.size());
 }
-inline bool operator!=(const Bytes& lhs, const Bytes& rhs) { return !(lhs == rhs); }
+inline bool operator!=(const Bytes& lhs, const Bytes& rhs) {
+  return !(lhs == rhs);
+}
 
 /*! \brief An immutable UTF-8 string (Python str), small-string optimised. */
 class String {
@@ -200,7 +208,9 @@ class String {
   String() noexcept { data_.InitEmpty(TypeIndex::kTVMFFISmallStr); }
   String(std::nullptr_t) = delete;
   String(const char* other) : String(other, std::char_traits<char>::length(other)) {}  // NOLINT(*)
-  String(const char* data, size_t size) { data_.Init(data, size, TypeIndex::kTVMFFISmallStr, true); }
+  String(const char* data, size_t size) {
+    data_.Init(data, size, TypeIndex::kTVMFFISmallStr, true);
+  }
   String(const std::string& other) : String(other.data(), other.size()) {}  // NOLINT(*)
   /*!
    * \brief Copies the text (libtvmffi makes every String object), then empties
@@ -263,7 +273,9 @@ class String {
   bool starts_with(std::string_view prefix) const noexcept {
     return prefix.size() <= size() && std::string_view(data(), prefix.size()) == prefix;
   }
-  bool starts_with(const char* prefix) const noexcept { return starts_with(std::string_view(prefix)); }
+  bool starts_with(const char* prefix) const noexcept {
+    return starts_with(std::string_view(prefix));
+  }
   bool starts_with(const String& prefix) const noexcept {
     return starts_with(std::string_view(prefix.data(), prefix.size()));
   }
@@ -321,8 +333,12 @@ inline String operator+(std::string_view lhs, const String& rhs) {
   out.append(lhs.data(), lhs.size()).append(rhs.data(), rhs.size());
   return String(out);
 }
-inline String operator+(const String& lhs, const char* rhs) { return lhs + std::string_view(rhs); }
-inline String operator+(const char* lhs, const String& rhs) { return std::string_view(lhs) + rhs; }
+inline String operator+(const String& lhs, const char* rhs) {
+  return lhs + std::string_view(rhs);
+}
+inline String operator+(const char* lhs, const String& rhs) {
+  return std::string_view(lhs) + rhs;
+}
 inline String operator+(const String& lhs, const std::string& rhs) {
   return lhs + std::string_view(rhs);
 }
@@ -330,21 +346,21 @@ inline String operator+(const std::string& lhs, const String& rhs) {
   return std::string_view(lhs) + rhs;
 }
 
-#define TVM_FFI_STRING_COMPARE_OP_(Op)                                                    \
-  inline bool operator Op(const String& lhs, const String& rhs) noexcept {                \
-    return lhs.compare(rhs) Op 0;                                                         \
-  }                                                                                       \
-  inline bool operator Op(const String& lhs, const std::string& rhs) noexcept {           \
-    return lhs.compare(rhs) Op 0;                                                         \
-  }                                                                                       \
-  inline bool operator Op(const std::string& lhs, const String& rhs) noexcept {           \
-    return 0 Op rhs.compare(lhs);                                                         \
-  }                                                                                       \
-  inline bool operator Op(const String& lhs, const char* rhs) noexcept {                  \
-    return lhs.compare(rhs) Op 0;                                                         \
-  }                                                                                       \
-  inline bool operator Op(const char* lhs, const String& rhs) noexcept {                  \
-    return 0 Op rhs.compare(lhs);                                                         \
+#define TVM_FFI_STRING_COMPARE_OP_(Op)                                          \
+  inline bool operator Op(const String& lhs, const String& rhs) noexcept {      \
+    return lhs.compare(rhs) Op 0;                                               \
+  }                                                                             \
+  inline bool operator Op(const String& lhs, const std::string& rhs) noexcept { \
+    return lhs.compare(rhs) Op 0;                                               \
+  }                                                                             \
+  inline bool operator Op(const std::string& lhs, const String& rhs) noexcept { \
+    return 0 Op rhs.compare(lhs);                                               \
+  }                                                                             \
+  inline bool operator Op(const String& lhs, const char* rhs) noexcept {        \
+    return lhs.compare(rhs) Op 0;                                               \
+  }                                                                             \
+  inline bool operator Op(const char* lhs, const String& rhs) noexcept {        \
+    return 0 Op rhs.compare(lhs);                                               \
   }
 TVM_FFI_STRING_COMPARE_OP_(==)
 TVM_FFI_STRING_COMPARE_OP_(!=)
@@ -390,15 +406,32 @@ inline void AppendJSONString(std::string* out, std::string_view s) {
     const unsigned char c = static_cast<unsigned char>(ch);
     const char* esc = nullptr;
     switch (c) {
-      case '"': esc = "\\\""; break;
-      case '\\': esc = "\\\\"; break;
-      case '/': esc = "\\/"; break;
-      case '\b': esc = "\\b"; break;
-      case '\f': esc = "\\f"; break;
-      case '\n': esc = "\\n"; break;
-      case '\r': esc = "\\r"; break;
-      case '\t': esc = "\\t"; break;
-      default: break;
+      case '"':
+        esc = "\\\"";
+        break;
+      case '\\':
+        esc = "\\\\";
+        break;
+      case '/':
+        esc = "\\/";
+        break;
+      case '\b':
+        esc = "\\b";
+        break;
+      case '\f':
+        esc = "\\f";
+        break;
+      case '\n':
+        esc = "\\n";
+        break;
+      case '\r':
+        esc = "\\r";
+        break;
+      case '\t':
+        esc = "\\t";
+        break;
+      default:
+        break;
     }
     if (esc != nullptr) {
       out->append(esc);
@@ -424,9 +457,12 @@ inline void AppendPyString(std::string* out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   auto hex = [out](const char* prefix, uint32_t v, int digits) {
     out->append(prefix);
-    for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) out->push_back(kHex[(v >> shift) & 0xf]);
+    for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4)
+      out->push_back(kHex[(v >> shift) & 0xf]);
   };
-  auto cont = [&s](size_t i) { return i < s.size() && (static_cast<unsigned char>(s[i]) & 0xc0) == 0x80; };
+  auto cont = [&s](size_t i) {
+    return i < s.size() && (static_cast<unsigned char>(s[i]) & 0xc0) == 0x80;
+  };
   out->push_back('"');
   size_t i = 0;
   while (i < s.size()) {
@@ -442,12 +478,28 @@ inline void AppendPyString(std::string* out, std::string_view s) {
       }
     }
     switch (c) {
-      case '\n': out->append("\\n"); ++i; continue;
-      case '\t': out->append("\\t"); ++i; continue;
-      case '\r': out->append("\\r"); ++i; continue;
-      case '\\': out->append("\\\\"); ++i; continue;
-      case '"': out->append("\\\""); ++i; continue;
-      default: break;
+      case '\n':
+        out->append("\\n");
+        ++i;
+        continue;
+      case '\t':
+        out->append("\\t");
+        ++i;
+        continue;
+      case '\r':
+        out->append("\\r");
+        ++i;
+        continue;
+      case '\\':
+        out->append("\\\\");
+        ++i;
+        continue;
+      case '"':
+        out->append("\\\"");
+        ++i;
+        continue;
+      default:
+        break;
     }
     if (c < 0x80) {
       if (c < 0x20 || c == 0x7f) {

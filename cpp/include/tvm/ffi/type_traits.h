@@ -76,10 +76,10 @@ std::optional<Device> DeviceFromString(std::string_view text) {
     int32_t type;
   };
   static constexpr Entry kNames[] = {
-      {"cpu", kDLCPU},       {"cuda", kDLCUDA},       {"opencl", kDLOpenCL}, {"vulkan", kDLVulkan},
-      {"metal", kDLMetal},   {"mps", kDLMetal},       {"vpi", kDLVPI},       {"rocm", kDLROCM},
-      {"ext_dev", kDLExtDev}, {"hexagon", 16}, {"wgpu", 15},          {"webgpu", 15},
-      {"maia", 17},          {"trn", 18}};
+      {"cpu", kDLCPU},        {"cuda", kDLCUDA}, {"opencl", kDLOpenCL}, {"vulkan", kDLVulkan},
+      {"metal", kDLMetal},    {"mps", kDLMetal}, {"vpi", kDLVPI},       {"rocm", kDLROCM},
+      {"ext_dev", kDLExtDev}, {"hexagon", 16},   {"wgpu", 15},          {"webgpu", 15},
+      {"maia", 17},           {"trn", 18}};
   int32_t type = -1;
   for (const Entry& e : kNames) {
     if (name == e.name) type = e.type;
@@ -240,9 +240,7 @@ struct TypeTraits<void*> : public details::PODTraitsBase<void*, TypeIndex::kTVMF
     result->v_ptr = src;
   }
   TVM_FFI_INLINE static void MoveToAny(void* src, TVMFFIAny* result) { CopyToAnyView(src, result); }
-  TVM_FFI_INLINE static void* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
-    return src->v_ptr;
-  }
+  TVM_FFI_INLINE static void* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) { return src->v_ptr; }
   TVM_FFI_INLINE static void* MoveFromAnyAfterCheck(TVMFFIAny* src) { return src->v_ptr; }
   template <typename LazyT_ = void*>  // lazy std::optional: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {

@@ -31,8 +31,9 @@ class PythonGenerator(Generator):
         """An empty :class:`~tvmffi.stub.python_generator.utils.PythonImports`."""
         return PythonImports()
 
-    def add_import_object(self, imports: PythonImports, name: str, type_checking_only: str,
-                          alias: str) -> None:
+    def add_import_object(
+        self, imports: PythonImports, name: str, type_checking_only: str, alias: str
+    ) -> None:
         """Add the import of an ``import-object`` directive (``type_checking_only`` is
         its text, ``True`` or ``False``)."""
         imports.add(ImportItem(name, type_checking_only.strip().lower() == "true", alias))
@@ -47,19 +48,31 @@ class PythonGenerator(Generator):
         """``LIB`` when the file loads its library."""
         return {"LIB"} if imports.loads_library else set()
 
-    def global_funcs_block(self, code: CodeBlock, funcs: list[FuncInfo],
-                           ty_map: dict[str, str], imports: PythonImports,
-                           opt: Options) -> None:
+    def global_funcs_block(
+        self,
+        code: CodeBlock,
+        funcs: list[FuncInfo],
+        ty_map: dict[str, str],
+        imports: PythonImports,
+        opt: Options,
+    ) -> None:
         """See :func:`~tvmffi.stub.python_generator.codegen.generate_python_global_funcs`."""
         G.generate_python_global_funcs(code, funcs, ty_map, imports.items, opt)
 
-    def object_block(self, code: CodeBlock, ty_map: dict[str, str], imports: PythonImports,
-                     opt: Options, info: ObjectInfo) -> None:
+    def object_block(
+        self,
+        code: CodeBlock,
+        ty_map: dict[str, str],
+        imports: PythonImports,
+        opt: Options,
+        info: ObjectInfo,
+    ) -> None:
         """See :func:`~tvmffi.stub.python_generator.codegen.generate_python_object`."""
         G.generate_python_object(code, ty_map, imports.items, opt, info)
 
-    def import_section_block(self, code: CodeBlock, imports: PythonImports, opt: Options,
-                             defined: set[str]) -> None:
+    def import_section_block(
+        self, code: CodeBlock, imports: PythonImports, opt: Options, defined: set[str]
+    ) -> None:
         """The imports, less those of the types the file defines itself."""
         items = [i for i in imports.items if i.full_name not in defined]
         G.generate_python_import_section(code, items, opt)
@@ -80,15 +93,21 @@ class PythonGenerator(Generator):
         """``__init__.py``."""
         return "__init__.py"
 
-    def api_file_text(self, code_blocks: list[CodeBlock], ty_map: dict[str, str],
-                      module_name: str, object_infos: list[ObjectInfo], init_cfg: InitConfig,
-                      is_root: bool) -> str:
+    def api_file_text(
+        self,
+        code_blocks: list[CodeBlock],
+        ty_map: dict[str, str],
+        module_name: str,
+        object_infos: list[ObjectInfo],
+        init_cfg: InitConfig,
+        is_root: bool,
+    ) -> str:
         """See :func:`~tvmffi.stub.python_generator.codegen.generate_python_ffi_api`."""
-        return G.generate_python_ffi_api(code_blocks, ty_map, module_name, object_infos,
-                                         init_cfg, is_root, self.syntax)
+        return G.generate_python_ffi_api(
+            code_blocks, ty_map, module_name, object_infos, init_cfg, is_root, self.syntax
+        )
 
-    def init_file_text(self, code_blocks: list[CodeBlock], module_name: str,
-                       submodule: str) -> str:
+    def init_file_text(self, code_blocks: list[CodeBlock], module_name: str, submodule: str) -> str:
         """See :func:`~tvmffi.stub.python_generator.codegen.generate_python_init`."""
         return G.generate_python_init(code_blocks, module_name, submodule, self.syntax)
 

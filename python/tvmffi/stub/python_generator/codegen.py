@@ -42,8 +42,9 @@ _FFI_INIT = "__ffi_init__"
 # -- rendering ------------------------------------------------------------------------
 
 
-def render_func_signature(func: FuncInfo, ty_map: TyMap, indent: int,
-                          input_ty_map: TyMap | None = None) -> str:
+def render_func_signature(
+    func: FuncInfo, ty_map: TyMap, indent: int, input_ty_map: TyMap | None = None
+) -> str:
     """``def name(<params>) -> <ret>: ...`` for ``func``, indented ``indent`` spaces.
 
     Parameters are positional-only and named by position (``_0``, ``_1``;
@@ -55,8 +56,9 @@ def render_func_signature(func: FuncInfo, ty_map: TyMap, indent: int,
     """
     schema = func.schema
     if schema.origin != "Callable":
-        raise ValueError(f"{schema.name}: a function needs a Callable type schema, "
-                         f"got {schema.repr()}")
+        raise ValueError(
+            f"{schema.name}: a function needs a Callable type schema, got {schema.repr()}"
+        )
     pad = " " * indent
     name = func.short_name
     if not schema.args:
@@ -94,8 +96,9 @@ def _ffi_init_from_schema(func: FuncInfo, ty_map: TyMap, indent: int, in_map: Ty
     return f"{pad}def {_FFI_INIT}(self, {', '.join(params)}, /) -> None: ..."
 
 
-def render_object_methods(info: ObjectInfo, ty_map: TyMap, indent: int,
-                          input_ty_map: TyMap | None = None) -> list[str]:
+def render_object_methods(
+    info: ObjectInfo, ty_map: TyMap, indent: int, input_ty_map: TyMap | None = None
+) -> list[str]:
     """The method stubs of ``info``; static methods get ``@staticmethod``.
 
     Methods registered more than once under one name become ``@overload`` s,
@@ -141,32 +144,37 @@ def _constructor_stub(name: str, info: ObjectInfo, indent: int, in_map: TyMap) -
     return [f"{' ' * indent}def {name}(self{sep}{params}) -> None: ..."]
 
 
-def render_object_init(info: ObjectInfo, ty_map: TyMap, indent: int,
-                       input_ty_map: TyMap | None = None) -> list[str]:
+def render_object_init(
+    info: ObjectInfo, ty_map: TyMap, indent: int, input_ty_map: TyMap | None = None
+) -> list[str]:
     """The ``__init__`` stub of a constructible type (its init fields as parameters);
     none otherwise."""
     if not info.has_init:
         return []
-    return _constructor_stub("__init__", info, indent, ty_map if input_ty_map is None
-                             else input_ty_map)
+    return _constructor_stub(
+        "__init__", info, indent, ty_map if input_ty_map is None else input_ty_map
+    )
 
 
-def render_object_ffi_init(info: ObjectInfo, ty_map: TyMap, indent: int,
-                           input_ty_map: TyMap | None = None) -> list[str]:
+def render_object_ffi_init(
+    info: ObjectInfo, ty_map: TyMap, indent: int, input_ty_map: TyMap | None = None
+) -> list[str]:
     """The ``__ffi_init__`` stub of a type constructed through a type attribute (from its
     init fields); none when it is a registered method (:func:`render_object_methods`
     writes it) or the type cannot be constructed."""
     if not info.has_init or any(m.short_name == _FFI_INIT for m in info.methods):
         return []
-    return _constructor_stub(_FFI_INIT, info, indent, ty_map if input_ty_map is None
-                             else input_ty_map)
+    return _constructor_stub(
+        _FFI_INIT, info, indent, ty_map if input_ty_map is None else input_ty_map
+    )
 
 
 # -- type maps that record imports ----------------------------------------------------
 
 
-def recording_ty_map(ty_map: dict[str, str], imports: list[ImportItem],
-                     taken: set[str] | None = None) -> TyMap:
+def recording_ty_map(
+    ty_map: dict[str, str], imports: list[ImportItem], taken: set[str] | None = None
+) -> TyMap:
     """A name function for the ``render_*`` functions: maps an origin through ``ty_map``,
     records the import a dotted result needs (type-checking only) and returns the
     name to write.
@@ -174,6 +182,7 @@ def recording_ty_map(ty_map: dict[str, str], imports: list[ImportItem],
     A name in ``taken`` (the block's own function names) is imported as
     ``_<name>`` so that it does not shadow the function.
     """
+
     def name_of(origin: str) -> str:
         target = ty_map.get(origin, origin)
         short = target.rsplit(".", 1)[-1]
@@ -212,9 +221,13 @@ def _replace_body(code: CodeBlock, body: list[str]) -> None:
 # -- blocks ---------------------------------------------------------------------------
 
 
-def generate_python_global_funcs(code: CodeBlock, global_funcs: list[FuncInfo],
-                                 ty_map: dict[str, str], imports: list[ImportItem],
-                                 opt: Options) -> None:
+def generate_python_global_funcs(
+    code: CodeBlock,
+    global_funcs: list[FuncInfo],
+    ty_map: dict[str, str],
+    imports: list[ImportItem],
+    opt: Options,
+) -> None:
     """Fill a ``global/<prefix>[@<module>]`` block: the ``init_ffi_api`` call that binds
     the functions at run time, and their signatures for type checkers.
 
@@ -224,23 +237,33 @@ def generate_python_global_funcs(code: CodeBlock, global_funcs: list[FuncInfo],
         return
     assert isinstance(code.param, tuple), "a global block's param is (prefix, module)"
     prefix, module = code.param
-    _add(imports,
-         ImportItem(f"{module or PC.FFI_PACKAGE}.init_ffi_api", alias="_FFI_INIT_FUNC"),
-         ImportItem("typing.TYPE_CHECKING"))
+    _add(
+        imports,
+        ImportItem(f"{module or PC.FFI_PACKAGE}.init_ffi_api", alias="_FFI_INIT_FUNC"),
+        ImportItem("typing.TYPE_CHECKING"),
+    )
     taken = {f.short_name for f in global_funcs}
     out_map = recording_ty_map(ty_map, imports, taken)
     in_map = recording_ty_map(input_ty_map_for(ty_map), imports, taken)
-    _replace_body(code, [
-        "# fmt: off",
-        f'_FFI_INIT_FUNC("{prefix}", __name__)',
-        "if TYPE_CHECKING:",
-        *(render_func_signature(f, out_map, opt.indent, in_map) for f in global_funcs),
-        "# fmt: on",
-    ])
+    _replace_body(
+        code,
+        [
+            "# fmt: off",
+            f'_FFI_INIT_FUNC("{prefix}", __name__)',
+            "if TYPE_CHECKING:",
+            *(render_func_signature(f, out_map, opt.indent, in_map) for f in global_funcs),
+            "# fmt: on",
+        ],
+    )
 
 
-def generate_python_object(code: CodeBlock, ty_map: dict[str, str], imports: list[ImportItem],
-                           opt: Options, obj_info: ObjectInfo) -> None:
+def generate_python_object(
+    code: CodeBlock,
+    ty_map: dict[str, str],
+    imports: list[ImportItem],
+    opt: Options,
+    obj_info: ObjectInfo,
+) -> None:
     """Fill an ``object/<type key>`` block (inside the class body): the field
     annotations, and under ``if TYPE_CHECKING:`` the constructor and method stubs."""
     taken = {m.short_name for m in obj_info.methods}
@@ -261,22 +284,26 @@ def generate_python_object(code: CodeBlock, ty_map: dict[str, str], imports: lis
     _replace_body(code, body)
 
 
-def generate_python_import_section(code: CodeBlock, imports: list[ImportItem],
-                                   opt: Options) -> None:
+def generate_python_import_section(
+    code: CodeBlock, imports: list[ImportItem], opt: Options
+) -> None:
     """Fill an ``import-section`` block with ``imports`` (left unchanged when there are
     none). It starts with ``from __future__ import annotations``, so the block must come
     before any other statement of the file (after the docstring)."""
     lines = render_import_lines(imports, opt.indent, opt.ffi_package)
     if not lines:
         return
-    _replace_body(code, [
-        "# fmt: off",
-        "# isort: off",
-        "from __future__ import annotations",
-        *lines,
-        "# isort: on",
-        "# fmt: on",
-    ])
+    _replace_body(
+        code,
+        [
+            "# fmt: off",
+            "# isort: off",
+            "from __future__ import annotations",
+            *lines,
+            "# isort: on",
+            "# fmt: on",
+        ],
+    )
 
 
 def _all_sort_key(name: str) -> tuple[int, str]:
@@ -301,17 +328,20 @@ def generate_python_export(code: CodeBlock) -> None:
     """Fill an ``export/<submodule>`` block (in a package's ``__init__.py``): import
     everything of ``.<submodule>`` and add its ``__all__`` to the package's."""
     mod = code.param
-    _replace_body(code, [
-        "# fmt: off",
-        "# isort: off",
-        f"from .{mod} import *  # noqa: F403",
-        f"from .{mod} import __all__ as {mod}__all__",
-        'if "__all__" not in globals():',
-        "    __all__ = []",
-        f"__all__.extend({mod}__all__)",
-        "# isort: on",
-        "# fmt: on",
-    ])
+    _replace_body(
+        code,
+        [
+            "# fmt: off",
+            "# isort: off",
+            f"from .{mod} import *  # noqa: F403",
+            f"from .{mod} import __all__ as {mod}__all__",
+            'if "__all__" not in globals():',
+            "    __all__ = []",
+            f"__all__.extend({mod}__all__)",
+            "# isort: on",
+            "# fmt: on",
+        ],
+    )
 
 
 # -- new files (--init) -----------------------------------------------------------------
@@ -325,10 +355,15 @@ def _import_directive(syntax: C.MarkerSyntax, name: str, alias: str) -> str:
     return f"{syntax.import_object} {name};False;{alias}\n"
 
 
-def generate_python_ffi_api(code_blocks: list[CodeBlock], ty_map: dict[str, str],
-                            module_name: str, object_infos: list[ObjectInfo],
-                            init_cfg: InitConfig, is_root: bool,
-                            syntax: C.MarkerSyntax) -> str:
+def generate_python_ffi_api(
+    code_blocks: list[CodeBlock],
+    ty_map: dict[str, str],
+    module_name: str,
+    object_infos: list[ObjectInfo],
+    init_cfg: InitConfig,
+    is_root: bool,
+    syntax: C.MarkerSyntax,
+) -> str:
     """The text to append to a package's ``_ffi_api.py`` (``code_blocks``: what the file
     has already) for the functions and types of the prefix ``module_name``.
 
@@ -344,8 +379,9 @@ def generate_python_ffi_api(code_blocks: list[CodeBlock], ty_map: dict[str, str]
     if "import-section" not in kinds:
         text += "\n" + _block(syntax, "import-section")
     if is_root:
-        text += _import_directive(syntax, f"{PC.FFI_PACKAGE}.libinfo.load_lib_module",
-                                  "_FFI_LOAD_LIB")
+        text += _import_directive(
+            syntax, f"{PC.FFI_PACKAGE}.libinfo.load_lib_module", "_FFI_LOAD_LIB"
+        )
         text += f'LIB = _FFI_LOAD_LIB("{init_cfg.pkg}", "{init_cfg.shared_target}")\n'
     if "global" not in kinds:
         text += _block(syntax, f"global/{module_name}")
@@ -367,17 +403,20 @@ def generate_python_ffi_api(code_blocks: list[CodeBlock], ty_map: dict[str, str]
                 if parent not in imported_parents:
                     imported_parents.add(parent)
                     text += _import_directive(syntax, parent, parent_name)
-        text += (f'\n\n@_FFI_REG_OBJ("{info.type_key}")\n'
-                 f"class {key.rsplit('.', 1)[-1]}({parent_name}):\n"
-                 f'    """The FFI type `{info.type_key}`."""\n\n'
-                 + _block(syntax, f"object/{info.type_key}", "    "))
+        text += (
+            f'\n\n@_FFI_REG_OBJ("{info.type_key}")\n'
+            f"class {key.rsplit('.', 1)[-1]}({parent_name}):\n"
+            f'    """The FFI type `{info.type_key}`."""\n\n'
+            + _block(syntax, f"object/{info.type_key}", "    ")
+        )
     if "__all__" not in kinds:
         text += "\n\n__all__ = [\n" + _block(syntax, "__all__", "    ") + "]\n"
     return text
 
 
-def generate_python_init(code_blocks: list[CodeBlock], module_name: str, submodule: str,
-                         syntax: C.MarkerSyntax) -> str:
+def generate_python_init(
+    code_blocks: list[CodeBlock], module_name: str, submodule: str, syntax: C.MarkerSyntax
+) -> str:
     """The text to append to a package's ``__init__.py`` (``code_blocks``: what it has
     already): an ``export/<submodule>`` block, and a docstring for a new file; empty when
     the file has an export block."""

@@ -14,7 +14,7 @@ def _map_module(module: str) -> str:
     """``module`` with a :data:`~.consts.MOD_MAP` prefix (whole dotted parts) replaced."""
     for prefix, target in PC.MOD_MAP.items():
         if module == prefix or module.startswith(prefix + "."):
-            return target + module[len(prefix):]
+            return target + module[len(prefix) :]
     return module
 
 
@@ -23,7 +23,7 @@ def rename_package(module: str, package: str) -> str:
     spelled ``package``."""
     old = PC.FFI_PACKAGE
     if package != old and (module == old or module.startswith(old + ".")):
-        return package + module[len(old):]
+        return package + module[len(old) :]
     return module
 
 
@@ -41,10 +41,11 @@ class ImportItem:
     mod: str
     name: str
     type_checking_only: bool = False
-    alias: Optional[str] = None  # noqa: UP007
+    alias: Optional[str] = None
 
-    def __init__(self, full_name: str, type_checking_only: bool = False,
-                 alias: str | None = None) -> None:
+    def __init__(
+        self, full_name: str, type_checking_only: bool = False, alias: str | None = None
+    ) -> None:
         """The import of the dotted name ``full_name``."""
         mod, _, name = full_name.rpartition(".")
         object.__setattr__(self, "mod", _map_module(mod) if mod else "")

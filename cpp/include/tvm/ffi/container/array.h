@@ -140,11 +140,14 @@ class ArrayObj : public SeqBaseObj {
     }
     *ref = std::move(fresh);
   }
-  /*! \return A new array taking over the elements of `from` (left empty), room for max(cap, size). */
+  /*! \return A new array taking over the elements of `from` (left empty), room for max(cap, size).
+   */
   static ObjectPtr<ArrayObj> MoveFrom(int64_t cap, ArrayObj* from) {
     int64_t n = from->TVMFFISeqCell::size;
     ObjectPtr<ArrayObj> p = Empty(details::LargerSize(cap, n));
-    if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), from->Cells(), sizeof(TVMFFIAny) * static_cast<size_t>(n));
+    if (n != 0)
+      std::memcpy(static_cast<void*>(p->Cells()), from->Cells(),
+                  sizeof(TVMFFIAny) * static_cast<size_t>(n));
     p->TVMFFISeqCell::size = n;
     from->TVMFFISeqCell::size = 0;
     return p;
@@ -214,16 +217,17 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
   Array(Array&& other) noexcept = default;
   Array& operator=(const Array& other) = default;
   Array& operator=(Array&& other) = default;
-  /*! \brief Share the storage of an Array<U> whose elements are valid T (e.g. Array<Any> from Array<int>). */
+  /*! \brief Share the storage of an Array<U> whose elements are valid T (e.g. Array<Any> from
+   * Array<int>). */
   template <typename U, typename = std::enable_if_t<details::shares_as_v<Array, Array<U>>>>
   Array(const Array<U>& other) noexcept : SeqBase(other) {}  // NOLINT(*)
   template <typename U, typename = std::enable_if_t<details::shares_as_v<Array, Array<U>>>>
   Array(Array<U>&& other) noexcept : SeqBase(std::move(other)) {}  // NOLINT(*)
 
   /*! \brief From an iterator range of values convertible to T. */
-  template <typename IterType,
-            typename = std::enable_if_t<!std::is_integral_v<IterType> &&
-                                        std::is_convertible_v<decltype(*std::declval<IterType>()), T>>>
+  template <typename IterType, typename = std::enable_if_t<
+                                   !std::is_integral_v<IterType> &&
+                                   std::is_convertible_v<decltype(*std::declval<IterType>()), T>>>
   Array(IterType first, IterType last) : SeqBase(nullptr) {
     Assign(first, last);
   }
@@ -275,7 +279,9 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
       details::ReleaseCells(&cells);
       throw;
     }
-    if (n != 0) std::memcpy(static_cast<void*>(p->Cells()), cells.data(), sizeof(TVMFFIAny) * static_cast<size_t>(n));
+    if (n != 0)
+      std::memcpy(static_cast<void*>(p->Cells()), cells.data(),
+                  sizeof(TVMFFIAny) * static_cast<size_t>(n));
     p->TVMFFISeqCell::size = n;
     this->data_ = std::move(p);
   }
@@ -344,7 +350,9 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
 
  private:
   void AppendOne(T value) { this->push_back(value); }
-  void AppendOne(const Array<T>& values) { this->insert(this->end(), values.begin(), values.end()); }
+  void AppendOne(const Array<T>& values) {
+    this->insert(this->end(), values.begin(), values.end());
+  }
 
   /*! \brief The mutation policy: a unique object with room for `extra` more elements. */
   ArrayObj* MakeRoom(int64_t extra) {
@@ -409,8 +417,7 @@ struct TypeTraits<Array<T>>
 
  private:
   static std::optional<Array<T>> FromShape(const TVMFFIAny* src) {
-    if constexpr (std::is_same_v<T, Any> ||
-                  (std::is_integral_v<T> && !std::is_same_v<T, bool>)) {
+    if constexpr (std::is_same_v<T, Any> || (std::is_integral_v<T> && !std::is_same_v<T, bool>)) {
       const TVMFFIShapeCell* shape = TVMFFIShapeGetCellPtr(src->v_obj);
       ObjectPtr<ArrayObj> out = ArrayObj::Empty(static_cast<int64_t>(shape->size));
       for (size_t i = 0; i < shape->size; ++i) {

@@ -49,8 +49,7 @@ namespace details {
 template <typename T, typename = void>
 inline constexpr bool storage_enabled_v = false;
 template <typename T>
-inline constexpr bool storage_enabled_v<T, std::enable_if_t<TypeTraits<T>::storage_enabled>> =
-    true;
+inline constexpr bool storage_enabled_v<T, std::enable_if_t<TypeTraits<T>::storage_enabled>> = true;
 template <>
 inline constexpr bool storage_enabled_v<Any, void> = true;
 
@@ -63,14 +62,15 @@ inline constexpr bool storage_enabled_v<Any, void> = true;
 template <typename M, typename K, typename V, typename = void>
 inline constexpr bool is_std_assoc_v = false;
 template <typename M, typename K, typename V>
-inline constexpr bool
-    is_std_assoc_v<M, K, V,
-                   std::void_t<typename M::key_type, typename M::mapped_type,
-                               typename M::allocator_type>> =
-        std::is_same_v<typename M::key_type, K> && std::is_same_v<typename M::mapped_type, V>;
+inline constexpr bool is_std_assoc_v<
+    M, K, V,
+    std::void_t<typename M::key_type, typename M::mapped_type, typename M::allocator_type>> =
+    std::is_same_v<typename M::key_type, K>&& std::is_same_v<typename M::mapped_type, V>;
 
 /*! \brief The larger of two sizes (std::max without <algorithm>). */
-constexpr int64_t LargerSize(int64_t a, int64_t b) { return a < b ? b : a; }
+constexpr int64_t LargerSize(int64_t a, int64_t b) {
+  return a < b ? b : a;
+}
 
 /*! \brief Whether every one of Ts may be stored in a container. */
 template <typename... Ts>
@@ -206,7 +206,8 @@ struct ElemOps {
   }
 };
 
-/*! \brief One step of TakeFirstAlternative: take(T) when the cell is (kStrict) or converts to a T. */
+/*! \brief One step of TakeFirstAlternative: take(T) when the cell is (kStrict) or converts to a T.
+ */
 template <bool kStrict, typename T, typename Take>
 bool TakeAlternative(const TVMFFIAny* src, Take& take) {
   if constexpr (kStrict) {
@@ -465,7 +466,8 @@ inline void CopyCells(TVMFFIAny* dst, const TVMFFIAny* src, int64_t n) noexcept 
   }
 }
 
-/*! \brief A short printable rendering of a key for error messages ("\"abc\"", "42", "ffi.Tensor"). */
+/*! \brief A short printable rendering of a key for error messages ("\"abc\"", "42", "ffi.Tensor").
+ */
 inline std::string CellToShortString(const TVMFFIAny* v) {
   std::string_view bytes;
   int32_t klass;

@@ -85,8 +85,7 @@ class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::D
   }
   Dict(std::initializer_list<std::pair<K, V>> init) : Dict(init.begin(), init.end()) {}
   /*! \brief From a std::map or std::unordered_map of K to V. */
-  template <typename StdMap,
-            typename = std::enable_if_t<details::is_std_assoc_v<StdMap, K, V>>>
+  template <typename StdMap, typename = std::enable_if_t<details::is_std_assoc_v<StdMap, K, V>>>
   Dict(const StdMap& init) : Dict(init.begin(), init.end()) {}  // NOLINT(*)
 
   // Lookups, iteration and Set (in place: every reference sees it): MapRefBase.

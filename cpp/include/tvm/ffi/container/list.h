@@ -117,9 +117,9 @@ class List : public details::SeqRefBase<List<T, E>, T, ListObj, details::ListKin
   template <typename U, typename = std::enable_if_t<details::shares_as_v<List, List<U>>>>
   List(List<U>&& other) noexcept : SeqBase(std::move(other)) {}  // NOLINT(*)
   /*! \brief From an iterator range of values convertible to T. */
-  template <typename IterType,
-            typename = std::enable_if_t<!std::is_integral_v<IterType> &&
-                                        std::is_convertible_v<decltype(*std::declval<IterType>()), T>>>
+  template <typename IterType, typename = std::enable_if_t<
+                                   !std::is_integral_v<IterType> &&
+                                   std::is_convertible_v<decltype(*std::declval<IterType>()), T>>>
   List(IterType first, IterType last) : List() {
     this->insert(this->end(), first, last);
   }

@@ -102,8 +102,7 @@ class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapK
   }
   Map(std::initializer_list<std::pair<K, V>> init) : Map(init.begin(), init.end()) {}
   /*! \brief From a std::map or std::unordered_map of K to V. */
-  template <typename StdMap,
-            typename = std::enable_if_t<details::is_std_assoc_v<StdMap, K, V>>>
+  template <typename StdMap, typename = std::enable_if_t<details::is_std_assoc_v<StdMap, K, V>>>
   Map(const StdMap& init) : Map(init.begin(), init.end()) {}  // NOLINT(*)
 
   // Lookups, iteration and Set (copy-on-write): MapRefBase.
@@ -234,7 +233,6 @@ inline bool Map<K, V, E>::operator==(const Map& other) const {
   details::SetAnyObject(&b, details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other));
   return details::CellContentEqual(&a, &b);
 }
-
 
 template <typename K, typename V>
 inline constexpr bool use_default_type_traits_v<Map<K, V>> = false;

@@ -140,7 +140,8 @@ struct MapJumpTable {
         5209859154120846435ULL,
     };
     for (int i = 0; i < 16; ++i) dist[i] = static_cast<uint64_t>(i);
-    for (int n = 6; n <= 72; ++n) dist[16 + (n - 6)] = static_cast<uint64_t>(n) * static_cast<uint64_t>(n + 1) / 2;
+    for (int n = 6; n <= 72; ++n)
+      dist[16 + (n - 6)] = static_cast<uint64_t>(n) * static_cast<uint64_t>(n + 1) / 2;
     for (int i = 0; i < 43; ++i) dist[83 + i] = kLarge[i];
   }
 };
@@ -285,7 +286,9 @@ class MapBaseObj : public Object {
   iterator find(const Any& key) const noexcept {
     return iterator(this, FindPos(CellOf(key), details::AnyCellHash(CellOf(key))));
   }
-  iterator begin() const noexcept { return iterator(this, IsSmallMap() ? 0 : Dense()->iter_list_head); }
+  iterator begin() const noexcept {
+    return iterator(this, IsSmallMap() ? 0 : Dense()->iter_list_head);
+  }
   iterator end() const noexcept { return iterator(this, EndPos()); }
 
   /*! \return The value cell of a key (any form of the key, views included), or nullptr. */
@@ -302,7 +305,8 @@ class MapBaseObj : public Object {
     return cell;
   }
 
-  /*! \brief Erase the entry at an iterator of this map (nothing at end()). Not while others read. */
+  /*! \brief Erase the entry at an iterator of this map (nothing at end()). Not while others read.
+   */
   void erase(const iterator& position) {
     if (position.self_ == this && position.index_ != EndPos()) ErasePos(position.index_);
   }
@@ -320,7 +324,7 @@ class MapBaseObj : public Object {
   }
 
   [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowKeyError(const TVMFFIAny* key,
-                                                                      const char* kind = "Map") {
+                                                                       const char* kind = "Map") {
     TVM_FFI_THROW(KeyError) << "key " << details::CellToShortString(key) << " is not in the "
                             << kind;
   }
@@ -351,7 +355,8 @@ class MapBaseObj : public Object {
   template <typename ObjT>
   static ObjectPtr<ObjT> CopyOf(const MapBaseObj* from) {
     if (from->IsSmallMap()) {
-      ObjectPtr<ObjT> p = NewSmall<ObjT>(from->size_ < kSmallMinSlots ? kSmallMinSlots : from->size_);
+      ObjectPtr<ObjT> p =
+          NewSmall<ObjT>(from->size_ < kSmallMinSlots ? kSmallMinSlots : from->size_);
       MapBaseObj* m = p.get();
       const KVCell* src = from->SmallEntries();
       KVCell* dst = m->SmallEntries();
@@ -597,17 +602,16 @@ class MapBaseObj : public Object {
     // every walk along the iteration list.
     static_assert(kBlockBytes - kBlockSlots * sizeof(details::MapDenseItem) == kBlockSlots,
                   "a block is its metadata bytes, then its items");
-    return reinterpret_cast<details::MapDenseItem*>(
-        static_cast<char*>(data_) + kBlockSlots + slot * sizeof(details::MapDenseItem) +
-        (slot & ~(kBlockSlots - 1)));
+    return reinterpret_cast<details::MapDenseItem*>(static_cast<char*>(data_) + kBlockSlots +
+                                                    slot * sizeof(details::MapDenseItem) +
+                                                    (slot & ~(kBlockSlots - 1)));
   }
-  /*! \brief The slot `jump` leads to from `slot` ((slot + distance) mod slots; slots is a power of two). */
+  /*! \brief The slot `jump` leads to from `slot` ((slot + distance) mod slots; slots is a power of
+   * two). */
   uint64_t Jump(uint64_t slot, uint8_t jump) const noexcept {
     return (slot + details::kMapJumps.dist[jump]) & (slots_ - 1);
   }
-  uint64_t HeadSlot(uint64_t hash) const noexcept {
-    return (hash * kFibMul) >> Dense()->fib_shift;
-  }
+  uint64_t HeadSlot(uint64_t hash) const noexcept { return (hash * kFibMul) >> Dense()->fib_shift; }
   static void FreeBlocks(void* data) { ::operator delete(data); }
 
   /*!
@@ -618,10 +622,10 @@ class MapBaseObj : public Object {
   static ObjectPtr<ObjT> NewDense(uint32_t fib_shift, uint64_t slots, bool mark_empty = true) {
     static_assert(std::is_base_of_v<MapBaseObj, ObjT> && sizeof(ObjT) == sizeof(MapBaseObj),
                   "map types share MapBaseObj's layout");
-    ObjectPtr<ObjT> p = details::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) +
-                                                          sizeof(details::MapDenseFields));
+    ObjectPtr<ObjT> p =
+        details::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) + sizeof(details::MapDenseFields));
     uint64_t n_blocks = (slots + kBlockSlots - 1) / kBlockSlots;
-    p->data_ = ::operator new(n_blocks * kBlockBytes);
+    p->data_ = ::operator new(n_blocks* kBlockBytes);
     p->data_deleter_ = &FreeBlocks;
     p->slots_ = slots;
     if (mark_empty) MarkEmpty(p->data_, n_blocks);
@@ -883,8 +887,8 @@ class MapBaseObj : public Object {
     MapBaseObj* d = static_cast<MapBaseObj*>(dst->get());
     // Keys from one table are distinct: a dense *dst with room for them all
     // takes them without probes.
-    const bool roomy = !d->IsSmallMap() && static_cast<double>(size_) <=
-                                               static_cast<double>(d->slots_) * 0.99;
+    const bool roomy =
+        !d->IsSmallMap() && static_cast<double>(size_) <= static_cast<double>(d->slots_) * 0.99;
     if (IsSmallMap()) {
       KVCell* cells = SmallEntries();
       const uint64_t n = size_;
@@ -970,8 +974,8 @@ class MapBaseObj : public Object {
         dst->prev = src->prev;
         dst->next = src->next;
         // Its old slot: the old list's link to it.
-        const uint64_t old = src->prev == kNoSlot ? from->Dense()->iter_list_head
-                                                  : from->Item(src->prev)->next;
+        const uint64_t old =
+            src->prev == kNoSlot ? from->Dense()->iter_list_head : from->Item(src->prev)->next;
         where[old] = static_cast<uint32_t>(b);
       }
     };
@@ -1540,8 +1544,8 @@ struct MapTypeTraitsBase : public ObjectRefTypeTraitsBase<Ref> {
     const MapBaseObj* n = reinterpret_cast<const MapBaseObj*>(src->v_obj);
     for (auto it = n->begin(); it != n->end(); ++it) {
       if (!ElemOps<K>::Convertible(it.key_cell())) {
-        return std::string(Kind::kName) + "[some key is " + ElemOps<K>::MismatchInfo(it.key_cell()) +
-               ", V]";
+        return std::string(Kind::kName) + "[some key is " +
+               ElemOps<K>::MismatchInfo(it.key_cell()) + ", V]";
       }
       if (!ElemOps<V>::Convertible(it.value_cell())) {
         return std::string(Kind::kName) + "[K, some value is " +
@@ -1556,8 +1560,8 @@ struct MapTypeTraitsBase : public ObjectRefTypeTraitsBase<Ref> {
            ">";
   }
   static std::string TypeSchema() {
-    return std::string("{\"type\":\"") + Kind::kKey + "\",\"args\":[" + ElemTypeSchema<K>() +
-           "," + ElemTypeSchema<V>() + "]}";
+    return std::string("{\"type\":\"") + Kind::kKey + "\",\"args\":[" + ElemTypeSchema<K>() + "," +
+           ElemTypeSchema<V>() + "]}";
   }
 };
 

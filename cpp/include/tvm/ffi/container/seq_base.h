@@ -112,8 +112,8 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
    */
   void insert(int64_t idx, Any item) {
     if (idx < 0 || idx > TVMFFISeqCell::size) {
-      TVM_FFI_THROW(IndexError) << KindName() << "::insert: index " << idx
-                                << " is not within [0, " << TVMFFISeqCell::size << "]";
+      TVM_FFI_THROW(IndexError) << KindName() << "::insert: index " << idx << " is not within [0, "
+                                << TVMFFISeqCell::size << "]";
     }
     RequireRoom(1);
     OpenGap(idx, 1);
@@ -136,9 +136,8 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   void RequireRoom(int64_t extra) const {
     if (extra > TVMFFISeqCell::capacity - TVMFFISeqCell::size) {
       TVM_FFI_THROW(ValueError) << KindName() << ": no room for " << extra
-                                << " more element(s) (size " << TVMFFISeqCell::size
-                                << ", capacity " << TVMFFISeqCell::capacity
-                                << "); reserve first";
+                                << " more element(s) (size " << TVMFFISeqCell::size << ", capacity "
+                                << TVMFFISeqCell::capacity << "); reserve first";
     }
   }
 
@@ -155,8 +154,8 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   const char* Article() const noexcept {
     return header_.type_index == TypeIndex::kTVMFFIList ? "a " : "an ";
   }
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(int64_t i, int64_t n,
-                                                                        const char* kind = "Array") {
+  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(
+      int64_t i, int64_t n, const char* kind = "Array") {
     const char* article = kind[0] == 'A' ? "an " : "a ";
     TVM_FFI_THROW(IndexError) << kind << " index " << i << " out of range for " << article << kind
                               << " of size " << n;
@@ -196,7 +195,8 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
     int64_t n = TVMFFISeqCell::size;
     // Take the cells out before releasing them: a destructor may run arbitrary code.
     std::vector<TVMFFIAny> doomed(cells + first, cells + last);
-    std::memmove(static_cast<void*>(cells + first), cells + last, sizeof(TVMFFIAny) * static_cast<size_t>(n - last));
+    std::memmove(static_cast<void*>(cells + first), cells + last,
+                 sizeof(TVMFFIAny) * static_cast<size_t>(n - last));
     TVMFFISeqCell::size = n - (last - first);
     for (TVMFFIAny& cell : doomed) details::ReleaseCell(&cell);
   }
@@ -267,7 +267,9 @@ class SeqRefBase : public ObjectRef {
   /*! \brief Converts a cell to T for the iterators. */
   struct ValueConverter {
     using ResultType = T;
-    static T convert(const TVMFFIAny* cell) { return ElemOps<T>::template Read<Kind::kShared>(cell); }
+    static T convert(const TVMFFIAny* cell) {
+      return ElemOps<T>::template Read<Kind::kShared>(cell);
+    }
     static T convert(const Any* cell) {
       return ElemOps<T>::template Read<Kind::kShared>(AnyUnsafe::TVMFFIAnyPtrFromAny(*cell));
     }
@@ -497,10 +499,11 @@ struct SeqTypeTraitsBase : public ObjectRefTypeTraitsBase<Ref> {
     return Kind::kKey;
   }
 
-  static std::string TypeStr() { return std::string(Kind::kName) + "<" + ElemOps<T>::TypeStr() + ">"; }
+  static std::string TypeStr() {
+    return std::string(Kind::kName) + "<" + ElemOps<T>::TypeStr() + ">";
+  }
   static std::string TypeSchema() {
-    return std::string("{\"type\":\"") + Kind::kKey + "\",\"args\":[" + ElemTypeSchema<T>() +
-           "]}";
+    return std::string("{\"type\":\"") + Kind::kKey + "\",\"args\":[" + ElemTypeSchema<T>() + "]}";
   }
 };
 

@@ -55,24 +55,40 @@ class ShapeView {
       : data_(values.data()), size_(values.size()) {}
 
   /*! \return The first extent (may be NULL when empty). */
-  const int64_t* data() const noexcept { return data_; }
+  const int64_t* data() const noexcept {
+    return data_;
+  }
   /*! \return The number of extents. */
-  size_t size() const noexcept { return size_; }
+  size_t size() const noexcept {
+    return size_;
+  }
   /*! \return Whether there are no extents. */
-  bool empty() const noexcept { return size_ == 0; }
+  bool empty() const noexcept {
+    return size_ == 0;
+  }
   /*! \return The idx-th extent; idx must be < size() (unchecked, see at()). */
-  int64_t operator[](size_t idx) const noexcept { return data_[idx]; }
+  int64_t operator[](size_t idx) const noexcept {
+    return data_[idx];
+  }
   /*! \return The idx-th extent; IndexError when out of range. */
   int64_t at(size_t idx) const {
     if (TVM_FFI_PREDICT_FALSE(idx >= size_)) ThrowIndexError(idx, size_);
     return data_[idx];
   }
   /*! \return The first extent; IndexError when empty. */
-  int64_t front() const { return at(0); }
+  int64_t front() const {
+    return at(0);
+  }
   /*! \return The last extent; IndexError when empty. */
-  int64_t back() const { return at(size_ - 1); }
-  const int64_t* begin() const noexcept { return data_; }
-  const int64_t* end() const noexcept { return data_ + size_; }
+  int64_t back() const {
+    return at(size_ - 1);
+  }
+  const int64_t* begin() const noexcept {
+    return data_;
+  }
+  const int64_t* end() const noexcept {
+    return data_ + size_;
+  }
   /*! \return The product of the extents (1 when empty): the element count of this shape. */
   int64_t Product() const noexcept {
     // Unsigned: wraps instead of undefined behaviour for absurd shapes.
@@ -89,7 +105,9 @@ class ShapeView {
     }
     return true;
   }
-  friend bool operator!=(ShapeView lhs, ShapeView rhs) noexcept { return !(lhs == rhs); }
+  friend bool operator!=(ShapeView lhs, ShapeView rhs) noexcept {
+    return !(lhs == rhs);
+  }
 
   /*! \return The extents as text, e.g. "[2, 3]". */
   std::string ToString() const {
@@ -104,8 +122,7 @@ class ShapeView {
 
  private:
   [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(size_t idx, size_t size) {
-    TVM_FFI_THROW(IndexError) << "index " << idx << " is out of range for a shape of size "
-                              << size;
+    TVM_FFI_THROW(IndexError) << "index " << idx << " is out of range for a shape of size " << size;
   }
 
   const int64_t* data_{nullptr};
@@ -151,9 +168,8 @@ struct is_int64_iterator : std::false_type {};
 template <typename Iter>
 struct is_int64_iterator<
     Iter, std::enable_if_t<std::is_convertible_v<decltype(*std::declval<Iter&>()), int64_t> &&
-                           std::is_convertible_v<decltype(std::declval<Iter&>() !=
-                                                          std::declval<Iter&>()),
-                                                 bool>,
+                               std::is_convertible_v<
+                                   decltype(std::declval<Iter&>() != std::declval<Iter&>()), bool>,
                            std::void_t<decltype(++std::declval<Iter&>())>>> : std::true_type {};
 template <typename Iter, typename = void>
 struct has_iterator_difference : std::false_type {};
@@ -162,7 +178,8 @@ struct has_iterator_difference<
     Iter, std::void_t<decltype(std::declval<const Iter&>() - std::declval<const Iter&>())>>
     : std::true_type {};
 
-/*! \brief The number of steps from begin to end (negative if end precedes a random-access begin). */
+/*! \brief The number of steps from begin to end (negative if end precedes a random-access begin).
+ */
 template <typename Iter>
 inline int64_t IteratorDistance(Iter begin, Iter end) {
   if constexpr (has_iterator_difference<Iter>::value) {
@@ -197,8 +214,8 @@ inline constexpr bool is_int64_array_v = false;
 template <typename T>
 inline constexpr bool
     is_int64_array_v<T, std::void_t<typename T::ContainerType, typename T::value_type>> =
-        std::is_same_v<typename T::ContainerType, ArrayObj> &&
-        std::is_same_v<typename T::value_type, int64_t>;
+        std::is_same_v<typename T::ContainerType, ArrayObj>&&
+            std::is_same_v<typename T::value_type, int64_t>;
 
 /*!
  * \brief A Shape object with the elements of an ffi.Array (a TVMFFISeqCell of
@@ -344,7 +361,8 @@ struct TypeTraits<Shape> : public ObjectRefTypeTraitsBase<Shape> {
 inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os, ShapeView shape) {
   return os << shape.ToString();
 }
-inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os, const Shape& shape) {
+inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os,
+                                               const Shape& shape) {
   return os << shape.ToString();
 }
 

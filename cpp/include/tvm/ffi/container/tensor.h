@@ -63,8 +63,8 @@ namespace details {
  *        IndexError naming the accessor when out of range.
  */
 [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowDimIndexError(const char* accessor,
-                                                                           int64_t dim,
-                                                                           int32_t ndim) {
+                                                                          int64_t dim,
+                                                                          int32_t ndim) {
   if (ndim == 0) {
     TVM_FFI_THROW(IndexError) << accessor << "(" << dim
                               << "): a 0-dimensional tensor has no dimensions";
@@ -111,7 +111,8 @@ TVM_FFI_NOINLINE inline const int64_t* InternCompactStrides(const int64_t* shape
   static Node* head = nullptr;  // leaked on purpose: valid during static destruction
   auto find = [&](Node* n) -> const int64_t* {
     for (; n != nullptr; n = n->next) {
-      if (n->ndim == ndim && std::memcmp(n->shape, shape, sizeof(int64_t) * static_cast<size_t>(ndim)) == 0) {
+      if (n->ndim == ndim &&
+          std::memcmp(n->shape, shape, sizeof(int64_t) * static_cast<size_t>(ndim)) == 0) {
         return n->strides;
       }
     }
@@ -119,7 +120,8 @@ TVM_FFI_NOINLINE inline const int64_t* InternCompactStrides(const int64_t* shape
   };
   Node* first = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
   if (const int64_t* hit = find(first)) return hit;
-  auto* node = static_cast<Node*>(::operator new(sizeof(Node) + 2 * sizeof(int64_t) * static_cast<size_t>(ndim)));
+  auto* node = static_cast<Node*>(
+      ::operator new(sizeof(Node) + 2 * sizeof(int64_t) * static_cast<size_t>(ndim)));
   node->ndim = ndim;
   node->shape = reinterpret_cast<int64_t*>(node + 1);
   node->strides = node->shape + ndim;
@@ -147,7 +149,7 @@ TVM_FFI_INLINE int64_t StrideOf(const DLTensor& t, int32_t i) noexcept {
 
 /*! \brief The error of CheckNewTensorShape (out of line: the check stays a few instructions). */
 [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowBadNewTensorShape(const char* api,
-                                                                            ShapeView shape) {
+                                                                              ShapeView shape) {
   if (shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     TVM_FFI_THROW(ValueError) << api << ": too many dimensions (" << shape.size() << ")";
   }
@@ -159,7 +161,8 @@ TVM_FFI_INLINE int64_t StrideOf(const DLTensor& t, int32_t i) noexcept {
 
 /*! \brief ValueError unless the extents are non-negative (shape/strides of a new tensor). */
 TVM_FFI_INLINE void CheckNewTensorShape(const char* api, ShapeView shape) {
-  if (TVM_FFI_PREDICT_FALSE(shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
+  if (TVM_FFI_PREDICT_FALSE(shape.size() >
+                            static_cast<size_t>(std::numeric_limits<int32_t>::max()))) {
     ThrowBadNewTensorShape(api, shape);
   }
   // One test for all extents: the OR of the extents is negative if one is.
@@ -285,11 +288,11 @@ inline constexpr bool kNDAllocUsePool = true;
 #endif
 
 struct NDAllocPool {  // trivially destructible and constant-initialised: no TLS guard
-  void* slot;     // the block released last, taken first: a make/drop loop only touches this
-  void* head;     // the others, a list of at most kNDAllocPoolMax
-  int32_t count;  // blocks in the list
-  bool armed;     // the closer is registered for this thread (false again once it ran)
-  bool closed;    // the closer ran: nothing joins any more
+  void* slot;         // the block released last, taken first: a make/drop loop only touches this
+  void* head;         // the others, a list of at most kNDAllocPoolMax
+  int32_t count;      // blocks in the list
+  bool armed;         // the closer is registered for this thread (false again once it ran)
+  bool closed;        // the closer ran: nothing joins any more
 };
 inline thread_local NDAllocPool nd_alloc_pool{nullptr, nullptr, 0, false, false};
 
@@ -313,7 +316,9 @@ inline thread_local NDAllocPoolCloser nd_alloc_pool_closer;
 
 // Registers the closer (its first use does): a thread_local with a destructor
 // is reached through a guard, so only once per thread.
-TVM_FFI_NOINLINE inline void ArmNDAllocPool() noexcept { nd_alloc_pool_closer.Arm(); }
+TVM_FFI_NOINLINE inline void ArmNDAllocPool() noexcept {
+  nd_alloc_pool_closer.Arm();
+}
 
 TVM_FFI_INLINE void* NDAllocBlock(size_t size) {
   if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
@@ -429,12 +434,14 @@ class Tensor : public ObjectRef {
   ShapeView sizes() const { return shape(); }
   /*! \return The strides in elements; compact ones when the tensor carries none. */
   ShapeView strides() const { return details::StridesOf(dl()); }
-  /*! \return The extent of dimension idx; negative idx counts from the end. IndexError if out of range. */
+  /*! \return The extent of dimension idx; negative idx counts from the end. IndexError if out of
+   * range. */
   int64_t size(int64_t idx) const {
     const DLTensor& t = dl();
     return t.shape[details::NormalizeDimIndex("size", idx, t.ndim)];
   }
-  /*! \return The stride of dimension idx; negative idx counts from the end. IndexError if out of range. */
+  /*! \return The stride of dimension idx; negative idx counts from the end. IndexError if out of
+   * range. */
   int64_t stride(int64_t idx) const {
     const DLTensor& t = dl();
     return details::StrideOf(t, details::NormalizeDimIndex("stride", idx, t.ndim));
@@ -569,8 +576,8 @@ class Tensor : public ObjectRef {
       ThrowAlignmentTooLarge("FromDLPack", require_alignment);
     }
     TVMFFIObjectHandle out;  // set whenever the call returns 0, read only then
-    TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorFromDLPack(
-        tensor, static_cast<int32_t>(require_alignment), require_contiguous ? 1 : 0, &out));
+    TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorFromDLPack(tensor, static_cast<int32_t>(require_alignment),
+                                                   require_contiguous ? 1 : 0, &out));
     return FromImported(out);
   }
 
@@ -588,7 +595,8 @@ class Tensor : public ObjectRef {
     return FromImported(out);
   }
 
-  /*! \brief Export as a legacy DLPack tensor sharing the data; the consumer calls its deleter once. */
+  /*! \brief Export as a legacy DLPack tensor sharing the data; the consumer calls its deleter once.
+   */
   DLManagedTensor* ToDLPack() const {
     DLManagedTensor* out = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(
@@ -614,15 +622,15 @@ class Tensor : public ObjectRef {
     TVM_FFI_THROW(ValueError) << "accessing a null Tensor";
   }
   [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowAlignmentTooLarge(const char* api,
-                                                                             size_t alignment) {
+                                                                                size_t alignment) {
     TVM_FFI_THROW(ValueError) << api << ": require_alignment " << alignment
                               << " is larger than the C API accepts (int32)";
   }
   // The import's C function returns an ffi.Tensor whenever it returns 0 (its
   // contract, ours and upstream's): no second check.
   static Tensor FromImported(TVMFFIObjectHandle handle) noexcept {
-    return Tensor(details::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(
-        static_cast<TVMFFIObject*>(handle)));
+    return Tensor(
+        details::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(static_cast<TVMFFIObject*>(handle)));
   }
   static Tensor FromOwnedHandle(TVMFFIObjectHandle handle) {
     TVMFFIObject* obj = static_cast<TVMFFIObject*>(handle);
@@ -650,9 +658,8 @@ class Tensor : public ObjectRef {
     if (numel == 0) return;
     int64_t last = 0;
     for (size_t i = 0; i < shape.size(); ++i) {
-      TVM_FFI_CHECK(strides[i] >= 0, ValueError)
-          << "FromNDAllocStrided: strides " << strides << " has a negative stride in dimension "
-          << i;
+      TVM_FFI_CHECK(strides[i] >= 0, ValueError) << "FromNDAllocStrided: strides " << strides
+                                                 << " has a negative stride in dimension " << i;
       int64_t step = 0;
       if (__builtin_mul_overflow(shape[i] - 1, strides[i], &step) ||
           __builtin_add_overflow(last, step, &last)) {
@@ -714,11 +721,13 @@ class TensorView {
    *         table of immutable arrays, so the view never dangles.
    */
   ShapeView strides() const { return details::StridesOf(tensor_); }
-  /*! \return The extent of dimension idx; negative idx counts from the end. IndexError if out of range. */
+  /*! \return The extent of dimension idx; negative idx counts from the end. IndexError if out of
+   * range. */
   int64_t size(int64_t idx) const {
     return tensor_.shape[details::NormalizeDimIndex("size", idx, tensor_.ndim)];
   }
-  /*! \return The stride of dimension idx; negative idx counts from the end. IndexError if out of range. */
+  /*! \return The stride of dimension idx; negative idx counts from the end. IndexError if out of
+   * range. */
   int64_t stride(int64_t idx) const {
     return details::StrideOf(tensor_, details::NormalizeDimIndex("stride", idx, tensor_.ndim));
   }
@@ -935,7 +944,8 @@ struct OptionalTensorTraits : public OptionalTraitsBase<Opt, T> {
 }  // namespace details
 
 template <>
-struct TypeTraits<Optional<Tensor>> : public details::OptionalTensorTraits<Optional<Tensor>, Tensor> {};
+struct TypeTraits<Optional<Tensor>>
+    : public details::OptionalTensorTraits<Optional<Tensor>, Tensor> {};
 template <>
 struct TypeTraits<Optional<TensorView>>
     : public details::OptionalTensorTraits<Optional<TensorView>, TensorView> {};

@@ -123,7 +123,8 @@ class Tuple : public ObjectRef {
   Tuple(Tuple&&) noexcept = default;
   Tuple& operator=(const Tuple&) = default;
   Tuple& operator=(Tuple&&) = default;
-  /*! \brief Share a tuple whose elements are valid here (e.g. Tuple<Any, Any> from Tuple<int, str>). */
+  /*! \brief Share a tuple whose elements are valid here (e.g. Tuple<Any, Any> from Tuple<int,
+   * str>). */
   template <typename... UTypes,
             typename = std::enable_if_t<sizeof...(UTypes) == kSize &&
                                         !std::is_same_v<Tuple<UTypes...>, Tuple> &&
@@ -132,9 +133,8 @@ class Tuple : public ObjectRef {
   /*! \brief From one value per element. */
   template <typename... UTypes,
             typename = std::enable_if_t<sizeof...(UTypes) == kSize && (kSize > 0) &&
-                                        !(kSize == 1 && (std::is_same_v<std::decay_t<UTypes>,
-                                                                        Tuple> &&
-                                                         ...))>>
+                                        !(kSize == 1 &&
+                                          (std::is_same_v<std::decay_t<UTypes>, Tuple> && ...))>>
   explicit Tuple(UTypes&&... args) : ObjectRef(MakeNode(Types(std::forward<UTypes>(args))...)) {}
 
   /*! \brief get() without an index is ObjectRef's (the object). */
@@ -160,7 +160,8 @@ class Tuple : public ObjectRef {
         return details::AnyUnsafe::MoveTVMFFIAnyToAny(cell);
       } else {
         if (TypeTraits<R>::CheckAnyStrict(cell)) {
-          return details::AnyUnsafe::MoveFromAnyAfterCheck<R>(details::AnyUnsafe::MoveTVMFFIAnyToAny(cell));
+          return details::AnyUnsafe::MoveFromAnyAfterCheck<R>(
+              details::AnyUnsafe::MoveTVMFFIAnyToAny(cell));
         }
       }
     }
@@ -250,20 +251,15 @@ struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types.
     const TVMFFIAny* items;
     if (!Ops::Items(src, &items)) return std::nullopt;
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
-    return Ops::template TryCastAll<Self>(items, [](auto&&... values) {
-      return Self(std::forward<decltype(values)>(values)...);
-    });
+    return Ops::template TryCastAll<Self>(
+        items, [](auto&&... values) { return Self(std::forward<decltype(values)>(values)...); });
   }
 
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
   static std::string GetMismatchTypeInfo(const TVMFFIAny* src) { return Ops::MismatchInfo(src); }
 
-  static std::string TypeStr() {
-    return details::ParamTypeStr<Types...>("Tuple");
-  }
-  static std::string TypeSchema() {
-    return details::ParamTypeSchema<Types...>("Tuple");
-  }
+  static std::string TypeStr() { return details::ParamTypeStr<Types...>("Tuple"); }
+  static std::string TypeSchema() { return details::ParamTypeSchema<Types...>("Tuple"); }
 };
 
 }  // namespace ffi
@@ -272,7 +268,8 @@ struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types.
 // Structured bindings: `auto [a, b] = tuple;`
 namespace std {
 template <typename... Types>
-struct tuple_size<::tvm::ffi::Tuple<Types...>> : std::integral_constant<size_t, sizeof...(Types)> {};
+struct tuple_size<::tvm::ffi::Tuple<Types...>> : std::integral_constant<size_t, sizeof...(Types)> {
+};
 template <size_t I, typename... Types>
 struct tuple_element<I, ::tvm::ffi::Tuple<Types...>> {
   using type = ::tvm::ffi::details::TypeAt<I, Types...>;

@@ -74,9 +74,9 @@ class Variant {
                                                     variant_contains_v<T>>>
   Variant(T&& value)  // NOLINT(*)
       : data_(Selected<T>(std::forward<T>(value))) {}
-  template <typename T, typename = std::enable_if_t<!std::is_same_v<details::remove_cvref_t<T>,
-                                                                    Variant> &&
-                                                    variant_contains_v<T>>>
+  template <typename T,
+            typename = std::enable_if_t<!std::is_same_v<details::remove_cvref_t<T>, Variant> &&
+                                        variant_contains_v<T>>>
   Variant& operator=(T&& value) {
     data_ = Selected<T>(std::forward<T>(value));
     return *this;
@@ -162,13 +162,8 @@ struct TypeTraits<Variant<Types...>> : public TypeTraitsBase {
         src, [&result](auto value) { result.emplace(Self(Any(std::move(value)), 0)); });
     return result;
   }
-  static std::string TypeStr() {
-    return details::ParamTypeStr<Types...>("Variant");
-  }
-  static std::string TypeSchema() {
-    return details::ParamTypeSchema<Types...>("Variant");
-  }
-
+  static std::string TypeStr() { return details::ParamTypeStr<Types...>("Variant"); }
+  static std::string TypeSchema() { return details::ParamTypeSchema<Types...>("Variant"); }
 };
 
 template <typename... V>

@@ -41,8 +41,8 @@ constexpr bool IsFunctionName(std::string_view name) noexcept {
  *         or it followed by a system-library prefix), or an empty view when
  *         the symbol is not such a function.
  */
-constexpr std::string_view ExportedFunctionName(std::string_view symbol,
-                                                std::string_view prefix = kSymbolFuncPrefix) noexcept {
+constexpr std::string_view ExportedFunctionName(
+    std::string_view symbol, std::string_view prefix = kSymbolFuncPrefix) noexcept {
   if (symbol.substr(0, prefix.size()) != prefix) return std::string_view();
   std::string_view name = symbol.substr(prefix.size());
   return IsFunctionName(name) ? name : std::string_view();

@@ -117,7 +117,8 @@ inline bool ShapeDataBytes(const int64_t* shape, int32_t ndim, DLDataType dtype,
   uint64_t bytes = 0;
   overflow |= __builtin_mul_overflow(n / 8, b, &bytes);
   overflow |= __builtin_add_overflow(bytes, ((n % 8) * b + 7) / 8, &bytes);
-  if (overflow || n > static_cast<uint64_t>(INT64_MAX) || bytes > static_cast<uint64_t>(INT64_MAX)) {
+  if (overflow || n > static_cast<uint64_t>(INT64_MAX) ||
+      bytes > static_cast<uint64_t>(INT64_MAX)) {
     return false;
   }
   *numel = n;

@@ -127,8 +127,7 @@ inline int CPUTensorAllocatorFail(void* error_ctx,
  * installed the allocator. Failures are reported through SetError and -1:
  * ValueError for a bad prototype, MemoryError when memory runs out. Never throws.
  */
-inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** out,
-                              void* error_ctx,
+inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
                               void (*SetError)(void* error_ctx, const char* kind,
                                                const char* message)) {
   using details::CPUTensorAllocatorFail;
@@ -139,10 +138,9 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
                                     "CPUTensorAllocator: prototype and out must not be NULL");
     }
     if (prototype->device.device_type != kDLCPU) {
-      return CPUTensorAllocatorFail(
-          error_ctx, SetError, "ValueError",
-          "CPUTensorAllocator: can only allocate on cpu, not on " +
-              DLDeviceToString(prototype->device));
+      return CPUTensorAllocatorFail(error_ctx, SetError, "ValueError",
+                                    "CPUTensorAllocator: can only allocate on cpu, not on " +
+                                        DLDeviceToString(prototype->device));
     }
     const int32_t ndim = prototype->ndim;
     if (ndim < 0 || ndim > kMaxNDim || (ndim > 0 && prototype->shape == nullptr)) {
@@ -219,7 +217,8 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
     return 0;
   } catch (...) {
     // Only std::string can throw here (bad_alloc while building a message).
-    if (SetError != nullptr) SetError(error_ctx, "MemoryError", "CPUTensorAllocator: out of memory");
+    if (SetError != nullptr)
+      SetError(error_ctx, "MemoryError", "CPUTensorAllocator: out of memory");
     return -1;
   }
 }

@@ -100,14 +100,14 @@ class ModuleObj : public Object {
    */
   Function GetFunctionRequired(const String& name, bool query_imports = false) const {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionRequired")(SelfView(), name,
-                                                                          query_imports)
+                                                                         query_imports)
         .cast<Function>();
   }
 
   /*! \return True when the module (or, with query_imports, an import) exports `name`. */
   bool ImplementsFunction(const String& name, bool query_imports = false) const {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleImplementsFunction")(SelfView(), name,
-                                                                         query_imports)
+                                                                        query_imports)
         .cast<bool>();
   }
 
@@ -119,7 +119,7 @@ class ModuleObj : public Object {
    */
   Optional<String> GetFunctionMetadata(const String& name, bool query_imports = false) const {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionMetadata")(SelfView(), name,
-                                                                          query_imports)
+                                                                         query_imports)
         .cast<Optional<String>>();
   }
 
@@ -128,8 +128,7 @@ class ModuleObj : public Object {
    *        (TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC), or empty.
    */
   Optional<String> GetFunctionDoc(const String& name, bool query_imports = false) const {
-    return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionDoc")(SelfView(), name,
-                                                                     query_imports)
+    return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionDoc")(SelfView(), name, query_imports)
         .cast<Optional<String>>();
   }
 
@@ -139,10 +138,9 @@ class ModuleObj : public Object {
    *        (empty: it writes none), or an empty Optional when the library does not
    *        say (then any argument may be written). A malformed answer is a ValueError.
    */
-  Optional<Array<int64_t>> GetFunctionWrites(const String& name,
-                                             bool query_imports = false) const {
+  Optional<Array<int64_t>> GetFunctionWrites(const String& name, bool query_imports = false) const {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionWrites")(SelfView(), name,
-                                                                        query_imports)
+                                                                       query_imports)
         .cast<Optional<Array<int64_t>>>();
   }
 

@@ -43,7 +43,8 @@ inline Any FromJSONGraphImpl(const json::Value& value) {
  *         nesting deeper than 1000 levels; TypeError for a value that cannot be
  *         serialized (an opaque pointer, an object type without a creator).
  */
-TVM_FFI_HIDDEN inline json::Value ToJSONGraph(const Any& value, const Any& metadata = Any(nullptr)) {
+TVM_FFI_HIDDEN inline json::Value ToJSONGraph(const Any& value,
+                                              const Any& metadata = Any(nullptr)) {
   return details::ToJSONGraphImpl(value, metadata);
 }
 /*!

@@ -87,7 +87,8 @@ struct StdSeqTraitsBase : public TypeTraitsBase {
     }
     return true;
   }
-  /*! \brief Call out(i, value) for each element, converted; false at the first that does not convert. */
+  /*! \brief Call out(i, value) for each element, converted; false at the first that does not
+   * convert. */
   template <typename Out>
   static bool ConvertElements(const TVMFFIAny* src, Out out) {
     if (src->type_index == TypeIndex::kTVMFFIShape) {
@@ -214,7 +215,8 @@ struct StdMapTraitsBase : public TypeTraitsBase {
     }
     return true;
   }
-  /*! \brief Call out(key, value) per entry in map order; false at the first that does not convert. */
+  /*! \brief Call out(key, value) per entry in map order; false at the first that does not convert.
+   */
   template <typename Out>
   static bool ConvertEntries(const TVMFFIAny* src, Out out) {
     const MapObj* n = reinterpret_cast<const MapObj*>(src->v_obj);
@@ -382,7 +384,8 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
           (p->PushCell(details::MakeOwnedCell(Ts(std::move(values)))), ...);
         },
         std::move(src));
-    details::SetAnyObject(result, details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(p)));
+    details::SetAnyObject(result,
+                          details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(p)));
   }
   static bool CheckAnyStrict(const TVMFFIAny* src) { return Ops::CheckStrict(src); }
   static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
@@ -398,18 +401,13 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
     const TVMFFIAny* items;
     if (!Ops::Items(src, &items)) return std::nullopt;
-    return Ops::template TryCastAll<Self>(items, [](auto&&... values) {
-      return Self(std::forward<decltype(values)>(values)...);
-    });
+    return Ops::template TryCastAll<Self>(
+        items, [](auto&&... values) { return Self(std::forward<decltype(values)>(values)...); });
   }
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
   static std::string GetMismatchTypeInfo(const TVMFFIAny* src) { return Ops::MismatchInfo(src); }
-  static std::string TypeStr() {
-    return details::ParamTypeStr<Ts...>("std::tuple");
-  }
-  static std::string TypeSchema() {
-    return details::ParamTypeSchema<Ts...>("std::tuple");
-  }
+  static std::string TypeStr() { return details::ParamTypeStr<Ts...>("std::tuple"); }
+  static std::string TypeSchema() { return details::ParamTypeSchema<Ts...>("std::tuple"); }
 };
 
 // ---------------------------------------------------------------------------
@@ -496,12 +494,8 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
     details::TakeFirstAlternative<false, Ts...>(src, Emplacer{&out});
     return out;
   }
-  static std::string TypeStr() {
-    return details::ParamTypeStr<Ts...>("std::variant");
-  }
-  static std::string TypeSchema() {
-    return details::ParamTypeSchema<Ts...>("Variant");
-  }
+  static std::string TypeStr() { return details::ParamTypeStr<Ts...>("std::variant"); }
+  static std::string TypeSchema() { return details::ParamTypeSchema<Ts...>("Variant"); }
 
  private:
   /*! \brief Holds the alternative it is given (by its own type, so equal types stay apart). */

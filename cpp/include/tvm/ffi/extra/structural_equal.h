@@ -42,7 +42,7 @@ class StructuralEqual {
   // through its global).
   /*! \return Whether lhs and rhs are structurally equal. */
   TVM_FFI_HIDDEN static bool Equal(const Any& lhs, const Any& rhs, bool map_free_vars = false,
-                    bool skip_tensor_content = false) {
+                                   bool skip_tensor_content = false) {
     static const Function fn = Function::GetGlobalRequired("ffi.StructuralEqual");
     return fn(lhs, rhs, map_free_vars, skip_tensor_content).cast<bool>();
   }

@@ -30,7 +30,7 @@ class StructuralHash {
  public:
   // Hidden, as StructuralEqual::Equal (upstream's mangled name).
   TVM_FFI_HIDDEN static uint64_t Hash(const Any& value, bool map_free_vars = false,
-                       bool skip_tensor_content = false) {
+                                      bool skip_tensor_content = false) {
     static const Function fn = Function::GetGlobalRequired("ffi.StructuralHash");
     return static_cast<uint64_t>(fn(value, map_free_vars, skip_tensor_content).cast<int64_t>());
   }

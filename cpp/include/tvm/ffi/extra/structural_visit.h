@@ -298,14 +298,14 @@ enum class WalkOrder : int32_t {
  * \brief In a function returning the raw storage of an Expected (an
  *        FStructuralVisit), return `Result` when it stops the walk.
  */
-#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                           \
-  do {                                                                                       \
-    auto&& tvm_ffi_s_visit_res_ = (Result);                                                  \
-    if (TVM_FFI_PREDICT_FALSE(                                                               \
-            ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) {    \
-      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                           \
-          std::move(tvm_ffi_s_visit_res_));                                                  \
-    }                                                                                        \
+#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                        \
+  do {                                                                                    \
+    auto&& tvm_ffi_s_visit_res_ = (Result);                                               \
+    if (TVM_FFI_PREDICT_FALSE(                                                            \
+            ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
+      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                        \
+          std::move(tvm_ffi_s_visit_res_));                                               \
+    }                                                                                     \
   } while (0)
 
 /*!
@@ -314,15 +314,15 @@ enum class WalkOrder : int32_t {
  *        (extra/visit_error_context.h), so that the error of a walk can be
  *        placed with VisitErrorContext::FindAccessPaths.
  */
-#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Result, Node)                   \
-  do {                                                                                        \
-    auto&& tvm_ffi_s_visit_res_ = (Result);                                                   \
-    if (TVM_FFI_PREDICT_FALSE(                                                                \
-            ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) {     \
-      ::tvm::ffi::details::UpdateVisitErrorContextNoThrow(tvm_ffi_s_visit_res_, (Node));      \
-      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                            \
-          std::move(tvm_ffi_s_visit_res_));                                                   \
-    }                                                                                         \
+#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Result, Node)               \
+  do {                                                                                    \
+    auto&& tvm_ffi_s_visit_res_ = (Result);                                               \
+    if (TVM_FFI_PREDICT_FALSE(                                                            \
+            ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
+      ::tvm::ffi::details::UpdateVisitErrorContextNoThrow(tvm_ffi_s_visit_res_, (Node));  \
+      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                        \
+          std::move(tvm_ffi_s_visit_res_));                                               \
+    }                                                                                     \
   } while (0)
 
 namespace details {
@@ -418,7 +418,8 @@ struct StructuralWalkCallbackChain {
     } else if constexpr (std::is_same_v<T, Any>) {
       return Invoke<Args::kNumArgs>(callback, Any(x), kind);
     } else {
-      if (std::optional<T> v = x.as<T>()) return Invoke<Args::kNumArgs>(callback, *std::move(v), kind);
+      if (std::optional<T> v = x.as<T>())
+        return Invoke<Args::kNumArgs>(callback, *std::move(v), kind);
       return std::nullopt;
     }
   }

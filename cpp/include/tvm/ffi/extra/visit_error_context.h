@@ -101,12 +101,11 @@ class VisitErrorContext : public ObjectRef {
       const ObjectRef& root, const VisitErrorContext& visit_context,
       bool allow_prefix_match = false) {
     return TVM_FFI_RUNTIME_GLOBAL_("ffi.VisitErrorContext.FindAccessPaths")(root, visit_context,
-                                                                          allow_prefix_match)
+                                                                            allow_prefix_match)
         .cast<Array<reflection::AccessPath>>();
   }
 
-  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef,
-                                                VisitErrorContextObj);
+  TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef, VisitErrorContextObj);
 };
 
 namespace details {
@@ -180,7 +179,7 @@ struct VisitErrorThrowSite : public ErrorThrowSite {
 
 /*! \brief `site && stream` of TVM_FFI_VISIT_THROW: the error, its context seeded with the node. */
 TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const VisitErrorThrowSite& site,
-                                                       ErrorMessageStream& message) {
+                                                      ErrorMessageStream& message) {
   Error err = MakeErrorFromSite(site, message.str());
   ResetErrorExtraContext(err, MakeVisitErrorContext(site.node));
   return err;
@@ -199,31 +198,31 @@ TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const VisitErrorThrowSite&
  * \brief Close a visit frame: an Error leaving it gets `node` appended to its
  *        VisitErrorContext and goes on (rethrown).
  */
-#define TVM_FFI_VISIT_END(node)                                                \
-  }                                                                            \
-  catch (::tvm::ffi::Error & tvm_ffi_visit_err_) {                             \
-    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_err_, (node));  \
-    throw;                                                                     \
+#define TVM_FFI_VISIT_END(node)                                               \
+  }                                                                           \
+  catch (::tvm::ffi::Error & tvm_ffi_visit_err_) {                            \
+    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_err_, (node)); \
+    throw;                                                                    \
   }
 /*!
  * \brief Close a visit frame in a function returning Expected<T>: an Error
  *        leaving it gets `node` appended (when it is an object) and is
  *        returned as Unexpected.
  */
-#define TVM_FFI_VISIT_END_RETURN_EXPECTED(node)                                \
-  }                                                                            \
-  catch (::tvm::ffi::Error & tvm_ffi_visit_err_) {                             \
-    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_err_, (node));  \
-    return ::tvm::ffi::Unexpected(tvm_ffi_visit_err_);                         \
+#define TVM_FFI_VISIT_END_RETURN_EXPECTED(node)                               \
+  }                                                                           \
+  catch (::tvm::ffi::Error & tvm_ffi_visit_err_) {                            \
+    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_err_, (node)); \
+    return ::tvm::ffi::Unexpected(tvm_ffi_visit_err_);                        \
   }
 /*!
  * \brief Throw an Error of ErrorKind whose VisitErrorContext starts with
  *        `node`; stream the message as with TVM_FFI_THROW:
  *        `TVM_FFI_VISIT_THROW(ValueError, pair->lhs) << "invalid lhs";`
  */
-#define TVM_FFI_VISIT_THROW(ErrorKind, node)                                             \
+#define TVM_FFI_VISIT_THROW(ErrorKind, node)                                                  \
   throw ::tvm::ffi::details::VisitErrorThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_(), \
-                                                 ::tvm::ffi::ObjectRef(node)) &&         \
+                                                 ::tvm::ffi::ObjectRef(node)) &&              \
       ::tvm::ffi::details::ThrowMessageStream()
 
 #endif  // TVM_FFI_EXTRA_VISIT_ERROR_CONTEXT_H_

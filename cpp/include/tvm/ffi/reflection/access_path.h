@@ -191,7 +191,8 @@ inline Optional<AccessPath> AccessPathObj::GetParent() const {
 }
 
 inline AccessPath AccessPathObj::Extend(AccessStep next) const {
-  return AccessPath(make_object<AccessPathObj>(GetRef<AccessPath>(this), std::move(next), depth + 1));
+  return AccessPath(
+      make_object<AccessPathObj>(GetRef<AccessPath>(this), std::move(next), depth + 1));
 }
 inline AccessPath AccessPathObj::Attr(String field_name) const {
   return Extend(AccessStep::Attr(std::move(field_name)));

@@ -55,8 +55,9 @@ inline ObjectPtr<Object> CreateEmptyObject(const TVMFFITypeInfo* type_info) {
   if (Optional<Function> make = details::TypeNewAttr(type_info->type_index)) {
     return details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>((*make)().cast<ObjectRef>());
   }
-  TVM_FFI_THROW(RuntimeError) << "Type `" << std::string_view(type_info->type_key.data,
-                                                               type_info->type_key.size)
+  TVM_FFI_THROW(RuntimeError) << "Type `"
+                              << std::string_view(type_info->type_key.data,
+                                                  type_info->type_key.size)
                               << "` has no creator (no default constructor was registered and no "
                                  "__ffi_new__ attribute is set)";
   TVM_FFI_UNREACHABLE();
@@ -98,18 +99,20 @@ class ObjectCreator {
       } else if (f->flags & kTVMFFIFieldFlagBitMaskHasDefault) {
         SetFieldToDefault(f, addr);
       } else {
-        TVM_FFI_THROW(TypeError) << "Required field `" << std::string_view(f->name.data, f->name.size)
+        TVM_FFI_THROW(TypeError) << "Required field `"
+                                 << std::string_view(f->name.data, f->name.size)
                                  << "` not set in type `" << TypeKey() << "`";
       }
     });
     if (used != fields.size()) {
       for (const auto& kv : fields) {
         bool known = ForEachFieldInfoWithEarlyStop(type_info_, [&](const TVMFFIFieldInfo* f) {
-          return details::ByteArrayEquals(f->name, std::string_view(kv.first.data(), kv.first.size()));
+          return details::ByteArrayEquals(f->name,
+                                          std::string_view(kv.first.data(), kv.first.size()));
         });
         if (!known) {
-          TVM_FFI_THROW(TypeError) << "Type `" << TypeKey() << "` does not have field `"
-                                   << kv.first << "`";
+          TVM_FFI_THROW(TypeError)
+              << "Type `" << TypeKey() << "` does not have field `" << kv.first << "`";
         }
       }
     }

@@ -87,8 +87,9 @@ class EnumDef {
   void Add(const EnumState& state, int64_t int_index, String str_index) {
     Dict<Any, ObjectRef> indexes = state->indexes;
     if (indexes.count(Any(int_index)) != 0 || indexes.count(Any(str_index)) != 0) {
-      TVM_FFI_THROW(ValueError) << "enum `" << EnumClsObj::_type_key << "` already has an instance `"
-                                << str_index << "` or an instance with index " << int_index;
+      TVM_FFI_THROW(ValueError) << "enum `" << EnumClsObj::_type_key
+                                << "` already has an instance `" << str_index
+                                << "` or an instance with index " << int_index;
     }
     ObjectPtr<EnumClsObj> obj = make_object<EnumClsObj>();
     obj->_int_index = int_index;

@@ -56,8 +56,7 @@ class OverloadCandidate {
    * \return false (nothing called) otherwise, with *mismatch the first argument
    *         that does not convert, or -1 when the count is wrong.
    */
-  virtual bool TryCall(const AnyView* args, int32_t num_args, Any* rv,
-                       int32_t* mismatch) const = 0;
+  virtual bool TryCall(const AnyView* args, int32_t num_args, Any* rv, int32_t* mismatch) const = 0;
   /*! \brief Why a TryCall that returned false refused the arguments (one line). */
   virtual std::string Refusal(const std::string& name, const AnyView* args, int32_t num_args,
                               int32_t mismatch) const = 0;
@@ -131,9 +130,8 @@ class TypedOverloadCandidate<F, R(Args...)> : public OverloadCandidate {
                                  [[maybe_unused]] const TVMFFIAny* args, int32_t index) {
     std::string out;
     ((static_cast<int32_t>(Is) == index
-          ? (void)(out = "Mismatched type on argument #" + std::to_string(Is) +
-                         " when calling: " + sig + ". Expected `" +
-                         TypeName<remove_cvref_t<Args>>() + "` but got `" +
+          ? (void)(out = "Mismatched type on argument #" + std::to_string(Is) + " when calling: " +
+                         sig + ". Expected `" + TypeName<remove_cvref_t<Args>>() + "` but got `" +
                          TypeTraits<remove_cvref_t<Args>>::GetMismatchTypeInfo(args + Is) + "`")
           : (void)0),
      ...);
@@ -303,7 +301,7 @@ class OverloadObjectDef {
     ::tvm::ffi::reflection::details::InfoExtras extras;
     std::string metadata;
     ::tvm::ffi::reflection::details::FillMethodInfo<F>(&info, &extras, &metadata, name,
-                                                         entry->method, extra...);
+                                                       entry->method, extra...);
     info.flags = is_static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : 0;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMethod(type_index_, &info));
     return entry->method;

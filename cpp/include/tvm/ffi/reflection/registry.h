@@ -192,7 +192,7 @@ struct init<> : public InfoTrait {
   }
   bool include = true;
 };
-init(bool) -> init<>;
+init(bool)->init<>;
 
 /*!
  * \brief The byte offset of a member from the start of the object (= its
@@ -287,9 +287,9 @@ struct InfoExtras {
             AppendJSONString(&out, std::string_view(text->data(), text->size()));
             break;
           }
-          TVM_FFI_THROW(TypeError) << "Metadata `" << key
-                                   << "`: a value must be int, bool, float or str, not "
-                                   << value.GetTypeKey();
+          TVM_FFI_THROW(TypeError)
+              << "Metadata `" << key << "`: a value must be int, bool, float or str, not "
+              << value.GetTypeKey();
       }
     }
     return out + "}";
@@ -301,8 +301,7 @@ template <typename Info, typename Extra>
 inline void ApplyExtra(Info* info, InfoExtras* extras, const Extra& extra) {
   using E = remove_cvref_t<Extra>;
   if constexpr (std::is_same_v<E, Metadata>) {
-    extras->metadata.insert(extras->metadata.end(), extra.entries().begin(),
-                            extra.entries().end());
+    extras->metadata.insert(extras->metadata.end(), extra.entries().begin(), extra.entries().end());
   } else if constexpr (std::is_convertible_v<const E&, const char*>) {
     extras->doc = static_cast<const char*>(extra);
   } else if constexpr (std::is_base_of_v<InfoTrait, E>) {
@@ -379,8 +378,8 @@ inline void RegisterTypeAttr(int32_t type_index, const char* name, AnyView value
  *        callable (wrapped as a Function named "<type_key>.<name>").
  */
 template <typename Value>
-inline void RegisterTypeAttrValueOrFunc(int32_t type_index, const char* type_key,
-                                        const char* name, Value&& value) {
+inline void RegisterTypeAttrValueOrFunc(int32_t type_index, const char* type_key, const char* name,
+                                        Value&& value) {
   if constexpr (std::is_convertible_v<Value&&, AnyView> ||
                 std::is_convertible_v<remove_cvref_t<Value>, Any>) {
     RegisterTypeAttr(type_index, name, Any(std::forward<Value>(value)));
@@ -481,8 +480,7 @@ class ObjectDef {
   explicit ObjectDef(Extra&&... extra)
       : type_index_(Class::_GetOrAllocRuntimeTypeIndex()), type_key_(Class::_type_key) {
     static_assert(((std::is_convertible_v<Extra, const char*> ||
-                    std::is_same_v<details::remove_cvref_t<Extra>, init<>>) &&
-                   ...),
+                    std::is_same_v<details::remove_cvref_t<Extra>, init<>>)&&...),
                   "ObjectDef: extra arguments must be a docstring (const char*) or init(false)");
     const char* doc = "";
     (TakeTypeExtra(&doc, extra), ...);
@@ -603,7 +601,8 @@ class ObjectDef {
   void RegisterShallowCopy() {
     TVMFFIByteArray key = AsByteArray(type_attr::kShallowCopy);
     const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&key);
-    if (column != nullptr && TypeAttrColumn(type_attr::kShallowCopy)[type_index_] != nullptr) return;
+    if (column != nullptr && TypeAttrColumn(type_attr::kShallowCopy)[type_index_] != nullptr)
+      return;
     details::RegisterTypeAttr(
         type_index_, type_attr::kShallowCopy,
         Function::FromTyped(
@@ -690,8 +689,7 @@ class TypeAttrDef {
   /*! \brief A value (anything convertible to Any) or a callable (wrapped as a Function). */
   template <typename Value>
   TypeAttrDef& def(const char* name, Value&& value) {
-    details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name,
-                                         std::forward<Value>(value));
+    details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
     return *this;
   }
   /*! \brief The `__ffi_convert__` type attribute: a Function AnyView -> TSelf. */

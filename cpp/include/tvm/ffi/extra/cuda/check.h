@@ -105,7 +105,8 @@ TVM_FFI_INLINE void CheckNDim(const TensorView& t, const char* name, int32_t ndi
 TVM_FFI_INLINE void CheckSameShape(const TensorView& a, const char* a_name, const TensorView& b,
                                    const char* b_name) {
   bool same = a.ndim() == b.ndim();
-  for (int32_t i = 0; same && i < a.ndim(); ++i) same = a.shape()[static_cast<size_t>(i)] == b.shape()[static_cast<size_t>(i)];
+  for (int32_t i = 0; same && i < a.ndim(); ++i)
+    same = a.shape()[static_cast<size_t>(i)] == b.shape()[static_cast<size_t>(i)];
   if (TVM_FFI_PREDICT_FALSE(!same)) {
     TVM_FFI_THROW(ValueError) << "`" << b_name << "` has shape " << details::ShapeString(b)
                               << " but `" << a_name << "` has shape " << details::ShapeString(a)

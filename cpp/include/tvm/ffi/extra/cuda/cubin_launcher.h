@@ -67,7 +67,8 @@
 #define TVM_FFI_CUBIN_LAUNCHER_USE_DRIVER_API 1
 #endif
 #if !TVM_FFI_CUBIN_LAUNCHER_USE_DRIVER_API && CUDART_VERSION < 12080
-#error "cubin_launcher.h: the runtime API's library loading needs CUDA >= 12.8; \
+#error \
+    "cubin_launcher.h: the runtime API's library loading needs CUDA >= 12.8; \
 define TVM_FFI_CUBIN_LAUNCHER_USE_DRIVER_API to 1 (and link libcuda) for older toolkits"
 #endif
 
@@ -364,18 +365,18 @@ inline constexpr const char kCubinSetSmemCall[] = "cudaKernelSetAttributeForDevi
  * TVM_FFI_CHECK_CUBIN_LAUNCHER_CUDA_ERROR(kernel.Launch(args, grid, block, stream));
  * \endcode
  */
-#define TVM_FFI_CHECK_CUBIN_LAUNCHER_CUDA_ERROR(...)                                             \
-  do {                                                                                           \
-    const ::tvm::ffi::cuda_api::ResultType tvm_ffi_cubin_err_ = (__VA_ARGS__);                   \
-    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_cubin_err_ != ::tvm::ffi::cuda_api::kSuccess)) {          \
-      const char* tvm_ffi_cubin_err_name_ = nullptr;                                             \
-      const char* tvm_ffi_cubin_err_text_ = nullptr;                                             \
-      ::tvm::ffi::cuda_api::GetErrorString(tvm_ffi_cubin_err_, &tvm_ffi_cubin_err_name_,         \
-                                           &tvm_ffi_cubin_err_text_);                            \
+#define TVM_FFI_CHECK_CUBIN_LAUNCHER_CUDA_ERROR(...)                                              \
+  do {                                                                                            \
+    const ::tvm::ffi::cuda_api::ResultType tvm_ffi_cubin_err_ = (__VA_ARGS__);                    \
+    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_cubin_err_ != ::tvm::ffi::cuda_api::kSuccess)) {            \
+      const char* tvm_ffi_cubin_err_name_ = nullptr;                                              \
+      const char* tvm_ffi_cubin_err_text_ = nullptr;                                              \
+      ::tvm::ffi::cuda_api::GetErrorString(tvm_ffi_cubin_err_, &tvm_ffi_cubin_err_name_,          \
+                                           &tvm_ffi_cubin_err_text_);                             \
       TVM_FFI_THROW(RuntimeError) << TVM_FFI_CUBIN_ERROR_KIND_ << tvm_ffi_cubin_err_name_ << " (" \
-                                  << static_cast<int>(tvm_ffi_cubin_err_)                        \
-                                  << "): " << tvm_ffi_cubin_err_text_;                           \
-    }                                                                                            \
+                                  << static_cast<int>(tvm_ffi_cubin_err_)                         \
+                                  << "): " << tvm_ffi_cubin_err_text_;                            \
+    }                                                                                             \
   } while (0)
 
 namespace tvm {
@@ -424,9 +425,7 @@ class CubinModule {
   CubinModule& operator=(const CubinModule&) = delete;
 
   /*! \brief Take `other`'s binary; `other` is left empty. */
-  CubinModule(CubinModule&& other) noexcept : library_(other.library_) {
-    other.library_ = nullptr;
-  }
+  CubinModule(CubinModule&& other) noexcept : library_(other.library_) { other.library_ = nullptr; }
 
   /*! \brief Unload this module's binary, then take `other`'s; `other` is left empty. */
   CubinModule& operator=(CubinModule&& other) noexcept {
@@ -624,7 +623,9 @@ class CubinKernel {
   std::string name_;
 };
 
-inline CubinKernel CubinModule::GetKernel(const char* name) { return CubinKernel(library_, name); }
+inline CubinKernel CubinModule::GetKernel(const char* name) {
+  return CubinKernel(library_, name);
+}
 
 inline CubinKernel CubinModule::GetKernelWithMaxDynamicSharedMemory(const char* name,
                                                                     int64_t dynamic_smem_max) {
@@ -633,7 +634,9 @@ inline CubinKernel CubinModule::GetKernelWithMaxDynamicSharedMemory(const char* 
   return kernel;
 }
 
-inline CubinKernel CubinModule::operator[](const char* name) { return GetKernel(name); }
+inline CubinKernel CubinModule::operator[](const char* name) {
+  return GetKernel(name);
+}
 
 }  // namespace ffi
 }  // namespace tvm
@@ -657,9 +660,9 @@ inline CubinKernel CubinModule::operator[](const char* name) { return GetKernel(
  * static auto kernel = TVM_FFI_EMBED_CUBIN_GET_KERNEL(my_kernels, "add_one");
  * \endcode
  */
-#define TVM_FFI_EMBED_CUBIN(name)                         \
-  extern "C" const char __tvm_ffi__cubin_##name[];        \
-  extern "C" const char __tvm_ffi__cubin_##name##_end[];  \
+#define TVM_FFI_EMBED_CUBIN(name)                        \
+  extern "C" const char __tvm_ffi__cubin_##name[];       \
+  extern "C" const char __tvm_ffi__cubin_##name##_end[]; \
   TVM_FFI_EMBED_CUBIN_FROM_BYTES(name, __tvm_ffi__cubin_##name)
 
 /*!
