@@ -10,6 +10,7 @@
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/extra/shape_function.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/string.h>
@@ -120,6 +121,15 @@ ffi::Tensor ScaleAlloc(ffi::TensorView x, double factor) {
   return out;
 }
 
+// scale_alloc's shape function: the result is like x. It checks what the
+// kernel checks before allocating, so a host learns the error without running it.
+ffi::TensorSpec ScaleAllocShape(ffi::TensorView x, double /*factor*/) {
+  CHECK_CPU(x);
+  TVM_FFI_CHECK(x.dtype() == dl_float32 || x.dtype() == dl_float64, TypeError)
+      << "scale_alloc: unsupported dtype " << x.dtype() << " (expected float32 or float64)";
+  return ffi::TensorSpec::Like(x);
+}
+
 // Does nothing with three tensors: the call overhead benchmarks time it.
 void Nop3(ffi::TensorView, ffi::TensorView, ffi::TensorView) {}
 
@@ -223,6 +233,11 @@ TVM_FFI_DLL_EXPORT_WRITES(fill, 0);
 TVM_FFI_DLL_EXPORT_WRITES(add_bias, 2);
 TVM_FFI_DLL_EXPORT_WRITES_NOTHING(sum_all);
 TVM_FFI_DLL_EXPORT_WRITES(fill_all, 0);
+
+// [shape] What scale_alloc returns, from its arguments' metadata
+// (TVM_FFI_DLL_EXPORT_SHAPE, tvmffi extension): the others return no tensor
+// they allocate.
+TVM_FFI_DLL_EXPORT_SHAPE(scale_alloc, ScaleAllocShape);
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_one, "y = x + 1 (float32/float64, CPU, same shape)");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale, "out = in * factor (float32/float64, CPU)");

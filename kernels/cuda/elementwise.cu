@@ -7,6 +7,7 @@
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/extra/cuda/utils.h>
+#include <tvm/ffi/extra/shape_function.h>
 #include <tvm/ffi/function.h>
 
 #include "elementwise.cuh"
@@ -101,6 +102,14 @@ Tensor ScaleAlloc(TensorView x, double factor) {
   return out;
 }
 
+/*! \brief scale_alloc's shape function: like x, after the checks made before allocating. */
+tvm::ffi::TensorSpec ScaleAllocShape(TensorView x, double /*factor*/) {
+  tvm::ffi::CheckCUDA(x, "x");
+  tvm::ffi::CheckContiguous(x, "x");
+  TVM_FFI_DISPATCH_FLOAT_TYPES(x.dtype(), "scale_alloc", T, {});
+  return tvm::ffi::TensorSpec::Like(x);
+}
+
 }  // namespace
 }  // namespace tvmffi_kernels
 
@@ -115,6 +124,8 @@ TVM_FFI_DLL_EXPORT_WRITES(scale, 0);
 TVM_FFI_DLL_EXPORT_WRITES(axpy, 0);
 TVM_FFI_DLL_EXPORT_WRITES(add, 0);
 TVM_FFI_DLL_EXPORT_WRITES_NOTHING(scale_alloc);
+// The result's shape, dtype and device without running it (fake tensors, JAX).
+TVM_FFI_DLL_EXPORT_SHAPE(scale_alloc, tvmffi_kernels::ScaleAllocShape);
 
 /*!
  * \brief Plain C launcher of the float32 scale kernel, without the FFI layer.
