@@ -430,6 +430,11 @@ int Inspect(const std::string& path) {
       load_error = e.kind() + ": " + e.message();
     }
   }
+  // TVM_FFI_DLL_EXPORT_SHAPE: the functions with a shape function (read from the ELF file).
+  std::set<std::string> shape_symbols;
+  for (const tvmffi::elf::DynSymbol& s : info.symbols) {
+    if (s.defined && StartsWith(s.name, "__tvm_ffi__shape_")) shape_symbols.insert(s.name);
+  }
   for (const std::string& n : names) {
     std::string line = n + "  (no metadata)";
     std::string doc, writes;
@@ -454,6 +459,9 @@ int Inspect(const std::string& path) {
     }
     std::printf("  %s\n", line.c_str());
     if (!writes.empty()) std::printf("      %s\n", writes.c_str());
+    if (shape_symbols.count("__tvm_ffi__shape_" + n) != 0) {
+      std::printf("      result shapes: __tvm_ffi__shape_%s\n", n.c_str());
+    }
     if (!doc.empty()) {
       size_t nl = doc.find('\n');
       std::printf("      %s\n", doc.substr(0, nl).c_str());

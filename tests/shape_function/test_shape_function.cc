@@ -1,13 +1,13 @@
 // TVM_FFI_DLL_EXPORT_SHAPE: the exported C symbol `__tvm_ffi__shape_<name>`
 // answers from metadata-only tensors (data NULL), with the function's error
 // kinds; the CPU kernel library declares it for scale_alloc.
-#include <catch2/catch_test_macros.hpp>
 #include <dlfcn.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/extra/shape_function.h>
 #include <tvm/ffi/function.h>
+#include <catch2/catch_test_macros.hpp>
 
 #include <string>
 #include <vector>
@@ -105,9 +105,8 @@ TEST_CASE("TVM_FFI_DLL_EXPORT_SHAPE exports a C-callable shape function", "[shap
   MetaTensor x({3, 5}, kF32, DLDevice{kDLCUDA, 1});
   Answer a = CallShape(__tvm_ffi__shape_row_sums, {x.Any(), Int(7)});
   REQUIRE(a.rc == 0);
-  REQUIRE(a.text ==
-          R"([{"shape":[3,7],"dtype":"float32","device":[2,1]},)"
-          R"({"shape":[2],"dtype":"int64","device":[1,0]}])");
+  REQUIRE(a.text == R"([{"shape":[3,7],"dtype":"float32","device":[2,1]},)"
+                    R"({"shape":[2],"dtype":"int64","device":[1,0]}])");
 
   MetaTensor y({4}, kI32, DLDevice{kDLCPU, 0});
   a = CallShape(__tvm_ffi__shape_same, {y.Any()});
