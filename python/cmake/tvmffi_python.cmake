@@ -85,6 +85,8 @@ set(TVMFFI_PYTHON_SOURCES
   stub/registry_info.py
   stub/utils.py
   testing.py
+  shape_function.py
+  torch.py
   dataclasses/__init__.py
   dataclasses/_resolve_fields.py
   dataclasses/c_class.py
