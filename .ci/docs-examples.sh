@@ -206,6 +206,20 @@ else
   skip "cuda/use_from_jax.py" "no nvcc, or no JAX with a GPU"
 fi
 
+# torch.compile and JAX (docs/torch.md): where torch >= 2.4 / JAX are; .ci/torch.sh has both.
+example "torch/rowops.cc torch/build.sh" torch "" bash -c 'set -e; bash build.sh; test -f librowops.so'
+if "$py" -c 'import sys, torch; sys.exit(0 if hasattr(torch.library, "custom_op") else 1)' \
+    >/dev/null 2>&1; then
+  example "torch/compile_model.py" torch "graph breaks: 0" python compile_model.py
+else
+  skip "torch/compile_model.py" "no torch >= 2.4 here (.ci/torch.sh runs it)"
+fi
+if "$py" -c 'import jax, jax.ffi' >/dev/null 2>&1; then
+  example "torch/jax_call.py" torch "jit: True" python jax_call.py
+else
+  skip "torch/jax_call.py" "no JAX here (.ci/torch.sh runs it)"
+fi
+
 # Every example file is run by some step.
 while IFS= read -r f; do
   found=0

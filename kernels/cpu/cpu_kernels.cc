@@ -123,11 +123,24 @@ ffi::Tensor ScaleAlloc(ffi::TensorView x, double factor) {
 
 // scale_alloc's shape function: the result is like x. It checks what the
 // kernel checks before allocating, so a host learns the error without running it.
-ffi::TensorSpec ScaleAllocShape(ffi::TensorView x, double /*factor*/) {
+ffi::TensorSpec LikeFloatCPU(ffi::TensorView x, const char* name) {
   CHECK_CPU(x);
   TVM_FFI_CHECK(x.dtype() == dl_float32 || x.dtype() == dl_float64, TypeError)
-      << "scale_alloc: unsupported dtype " << x.dtype() << " (expected float32 or float64)";
+      << name << ": unsupported dtype " << x.dtype() << " (expected float32 or float64)";
   return ffi::TensorSpec::Like(x);
+}
+ffi::TensorSpec ScaleAllocShape(ffi::TensorView x, double /*factor*/) {
+  return LikeFloatCPU(x, "scale_alloc");
+}
+
+// The outputs scale and add_one fill, for hosts that allocate them (JAX):
+// None stands for the output (see tvm/ffi/extra/shape_function.h).
+ffi::TensorSpec ScaleShape(ffi::Optional<ffi::TensorView> /*out*/, ffi::TensorView in,
+                           double /*factor*/) {
+  return LikeFloatCPU(in, "scale");
+}
+ffi::TensorSpec AddOneShape(ffi::TensorView x, ffi::Optional<ffi::TensorView> /*y*/) {
+  return LikeFloatCPU(x, "add_one");
 }
 
 // Does nothing with three tensors: the call overhead benchmarks time it.
@@ -235,9 +248,11 @@ TVM_FFI_DLL_EXPORT_WRITES_NOTHING(sum_all);
 TVM_FFI_DLL_EXPORT_WRITES(fill_all, 0);
 
 // [shape] What scale_alloc returns, from its arguments' metadata
-// (TVM_FFI_DLL_EXPORT_SHAPE, tvmffi extension): the others return no tensor
-// they allocate.
+// (TVM_FFI_DLL_EXPORT_SHAPE, tvmffi extension); for scale and add_one, the
+// output they write when the host passes None for it.
 TVM_FFI_DLL_EXPORT_SHAPE(scale_alloc, ScaleAllocShape);
+TVM_FFI_DLL_EXPORT_SHAPE(scale, ScaleShape);
+TVM_FFI_DLL_EXPORT_SHAPE(add_one, AddOneShape);
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(add_one, "y = x + 1 (float32/float64, CPU, same shape)");
 TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC(scale, "out = in * factor (float32/float64, CPU)");

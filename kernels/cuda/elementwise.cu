@@ -110,6 +110,12 @@ tvm::ffi::TensorSpec ScaleAllocShape(TensorView x, double /*factor*/) {
   return tvm::ffi::TensorSpec::Like(x);
 }
 
+/*! \brief The output scale fills, for hosts that allocate it (None for `out`). */
+tvm::ffi::TensorSpec ScaleShape(tvm::ffi::Optional<TensorView> /*out*/, TensorView in,
+                                double factor) {
+  return ScaleAllocShape(in, factor);
+}
+
 }  // namespace
 }  // namespace tvmffi_kernels
 
@@ -126,6 +132,7 @@ TVM_FFI_DLL_EXPORT_WRITES(add, 0);
 TVM_FFI_DLL_EXPORT_WRITES_NOTHING(scale_alloc);
 // The result's shape, dtype and device without running it (fake tensors, JAX).
 TVM_FFI_DLL_EXPORT_SHAPE(scale_alloc, tvmffi_kernels::ScaleAllocShape);
+TVM_FFI_DLL_EXPORT_SHAPE(scale, tvmffi_kernels::ScaleShape);
 
 /*!
  * \brief Plain C launcher of the float32 scale kernel, without the FFI layer.

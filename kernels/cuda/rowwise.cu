@@ -3,6 +3,7 @@
 // as elementwise.cu: validate, dispatch, guard, stream, launch, check.
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/extra/cuda/utils.h>
+#include <tvm/ffi/extra/shape_function.h>
 #include <tvm/ffi/function.h>
 
 #include <cstdint>
@@ -89,6 +90,25 @@ void Softmax(TensorView out, TensorView x) {
   });
 }
 
+/*!
+ * \brief The output rmsnorm / softmax fill, for hosts that allocate it (JAX
+ *        passes None for `out`): like x, after x's own checks.
+ */
+tvm::ffi::TensorSpec RowOutputLike(TensorView x, const char* name) {
+  tvm::ffi::CheckCUDA(x, "x");
+  (void)RowsOf(x, "x");
+  tvm::ffi::CheckContiguous(x, "x");
+  TVM_FFI_DISPATCH_FLOAT_TYPES(x.dtype(), name, T, {});
+  return tvm::ffi::TensorSpec::Like(x);
+}
+tvm::ffi::TensorSpec RMSNormShape(tvm::ffi::Optional<TensorView> /*out*/, TensorView x,
+                                  TensorView /*weight*/, double /*eps*/) {
+  return RowOutputLike(x, "rmsnorm");
+}
+tvm::ffi::TensorSpec SoftmaxShape(tvm::ffi::Optional<TensorView> /*out*/, TensorView x) {
+  return RowOutputLike(x, "softmax");
+}
+
 }  // namespace
 }  // namespace tvmffi_kernels
 
@@ -96,6 +116,8 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, tvmffi_kernels::RMSNorm);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(softmax, tvmffi_kernels::Softmax);
 TVM_FFI_DLL_EXPORT_WRITES(rmsnorm, 0);  // out only
 TVM_FFI_DLL_EXPORT_WRITES(softmax, 0);
+TVM_FFI_DLL_EXPORT_SHAPE(rmsnorm, tvmffi_kernels::RMSNormShape);
+TVM_FFI_DLL_EXPORT_SHAPE(softmax, tvmffi_kernels::SoftmaxShape);
 
 /*!
  * \brief Geometry and occupancy of the kernel that `rmsnorm` (softmax = 0) or

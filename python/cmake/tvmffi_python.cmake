@@ -86,6 +86,7 @@ set(TVMFFI_PYTHON_SOURCES
   stub/utils.py
   testing.py
   shape_function.py
+  _jax_shape.py
   torch.py
   dataclasses/__init__.py
   dataclasses/_resolve_fields.py

@@ -384,3 +384,6 @@ def _jax_from_tensor(tensor: Any) -> Any:
     if tensor.device.dlpack_device_type() != _framework._CPU:
         _sync_default_stream()
     return jax.dlpack.from_dlpack(tensor)
+
+
+from ._jax_shape import ffi_function  # noqa: E402, F401  (issue #42: result specs from the library)

@@ -147,6 +147,15 @@ TEST_CASE("The CPU kernels export scale_alloc's shape function", "[shape]") {
   REQUIRE(CallShape(fn, {xi.Any(), Float(2.0)}).text == "TypeError");
   MetaTensor xc({2}, kF32, DLDevice{kDLCUDA, 0});
   REQUIRE(CallShape(fn, {xc.Any(), Float(2.0)}).text == "ValueError");
+  // scale(out, in, factor) fills `out`: with None for it, the output's spec.
+  auto scale = reinterpret_cast<TVMFFISafeCallType>(dlsym(lib, "__tvm_ffi__shape_scale"));
+  REQUIRE(scale != nullptr);
+  TVMFFIAny none{};
+  none.type_index = kTVMFFINone;
+  a = CallShape(scale, {none, x.Any(), Float(2.0)});
+  REQUIRE(a.rc == 0);
+  REQUIRE(a.text == R"([{"shape":[2,3],"dtype":"float64","device":[1,0]}])");
+  REQUIRE(CallShape(scale, {none, xi.Any(), Float(2.0)}).text == "TypeError");
   // A function that returns no tensor it allocates declares none.
   REQUIRE(dlsym(lib, "__tvm_ffi__shape_add") == nullptr);
   // Reserved for the loader, like the metadata symbols: not a module function.

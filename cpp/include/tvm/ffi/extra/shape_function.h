@@ -28,6 +28,12 @@
  * type, ValueError for a wrong shape, ...), checked by `fn`. The function is
  * pure and thread-safe when `fn` is.
  *
+ * A function that fills outputs it is given (TVM_FFI_DLL_EXPORT_WRITES) may
+ * declare one too, for hosts that allocate those outputs themselves (JAX,
+ * whose results are new buffers): they pass None in place of each written
+ * argument (its parameter in `fn` is Optional<TensorView>), and it returns
+ * one spec per written argument, in parameter order.
+ *
  * `fn` takes the parameters of the exported function (TensorView for tensors;
  * the conversions and argument errors are those of TVM_FFI_DLL_EXPORT_TYPED_FUNC)
  * and returns a TensorSpec or a std::vector<TensorSpec>:
@@ -40,8 +46,8 @@
  *
  * Hosts find it with dlsym next to `__tvm_ffi_<name>` (like the metadata
  * symbols it is reserved: Module::GetFunction does not return it);
- * tvmffi.torch uses it for fake tensors, tvmffi.jax for ffi_call's result spec. Opting out of metadata
- * (TVM_FFI_DLL_EXPORT_NO_METADATA) omits it too.
+ * tvmffi.torch uses it for fake tensors, tvmffi.jax for ffi_call's result spec. Opting out of
+ * metadata (TVM_FFI_DLL_EXPORT_NO_METADATA) omits it too.
  */
 #ifndef TVM_FFI_EXTRA_SHAPE_FUNCTION_H_
 #define TVM_FFI_EXTRA_SHAPE_FUNCTION_H_
@@ -72,7 +78,8 @@ struct TensorSpec {
   TensorSpec(std::vector<int64_t> shape, DLDataType dtype, DLDevice device)
       : shape(std::move(shape)), dtype(dtype), device(device) {}
 
-  /*! \return A spec with the shape, dtype and device of `t` (any tensor-like with those accessors). */
+  /*! \return A spec with the shape, dtype and device of `t` (any tensor-like with those accessors).
+   */
   template <typename TensorLike>
   static TensorSpec Like(const TensorLike& t) {
     auto s = t.shape();
@@ -113,12 +120,14 @@ inline String TensorSpecsToJSON(const TensorSpec& spec) {
 /*! \brief `fn` wrapped to return the JSON of its specs, with the same parameters. */
 template <typename R, typename... Args>
 auto ShapeFunctionJSON(R (*fn)(Args...)) {
-  return [fn](Args... args) -> String { return TensorSpecsToJSON(fn(std::forward<Args>(args)...)); };
+  return
+      [fn](Args... args) -> String { return TensorSpecsToJSON(fn(std::forward<Args>(args)...)); };
 }
 
 template <typename F, typename R, typename C, typename... Args>
 auto ShapeFunctionJSONMember(F fn, R (C::*)(Args...) const) {
-  return [fn](Args... args) -> String { return TensorSpecsToJSON(fn(std::forward<Args>(args)...)); };
+  return
+      [fn](Args... args) -> String { return TensorSpecsToJSON(fn(std::forward<Args>(args)...)); };
 }
 
 /*! \brief A captureless or capturing lambda (its call operator's parameters). */
@@ -150,15 +159,15 @@ constexpr size_t ShapeFunctionArity(F&& fn) noexcept {
  *   });
  * \endcode
  */
-#define TVM_FFI_DLL_EXPORT_SHAPE(ExportName, ...)                                               \
-  static_assert(::tvm::ffi::details::ShapeFunctionArity(__VA_ARGS__) ==                         \
-                    __tvm_ffi__arity_##ExportName(),                                            \
-                "TVM_FFI_DLL_EXPORT_SHAPE(" #ExportName                                         \
-                ", fn): fn must take as many parameters as the exported function");             \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__shape_##ExportName(                              \
-      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {                 \
-    (void)self;                                                                                 \
-    return ::tvm::ffi::details::InvokeExportedTyped(                                            \
+#define TVM_FFI_DLL_EXPORT_SHAPE(ExportName, ...)                                                  \
+  static_assert(                                                                                   \
+      ::tvm::ffi::details::ShapeFunctionArity(__VA_ARGS__) == __tvm_ffi__arity_##ExportName(),     \
+      "TVM_FFI_DLL_EXPORT_SHAPE(" #ExportName                                                      \
+      ", fn): fn must take as many parameters as the exported function");                          \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__shape_##ExportName(                                 \
+      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {                    \
+    (void)self;                                                                                    \
+    return ::tvm::ffi::details::InvokeExportedTyped(                                               \
         #ExportName, ::tvm::ffi::details::ShapeFunctionJSON(__VA_ARGS__), args, num_args, result); \
   }
 
