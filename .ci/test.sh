@@ -9,6 +9,9 @@
 #                  fresh venv elsewhere with its build tree deleted; kernel
 #                  libraries built against it; the docs' examples and the docs
 #                  site (the `docs` target, Sphinx -W); pytest python/tests against it
+#   torch          .ci/torch.sh: the wheel in a cached venv with torch 2.11.0 and
+#                  JAX (PyPI): torch custom ops, torch.compile, opcheck, JAX ffi_call
+#                  with result shapes from the library (issue #42)
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
 #   build/oom      Debug with ASan/UBSan and TVMFFI_FAULT_INJECTION=ON: test_oom only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
@@ -55,17 +58,18 @@ if ! bash .ci/setup-debian.sh; then
 fi
 
 # ----------------------------------------------------------------- lint ---
-run_counted() {  # run_counted NAME COMMAND...: a script ending "NAME: N passed, N failed"
+run_counted() {  # run_counted NAME COMMAND...: a script ending "NAME: N passed, N failed[, N skipped]"
   local name=$1 log rc=0 line
   shift
   banner "$name"
   log=$(mktemp)
   "$@" 2>&1 | tee "$log" || rc=$?
-  line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed$" "$log" | tail -n 1 || true)
+  line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$" "$log" | tail -n 1 || true)
   rm -f "$log"
-  if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+  if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]]; then
     total_passed=$((total_passed + BASH_REMATCH[1]))
     total_failed=$((total_failed + BASH_REMATCH[2]))
+    total_skipped=$((total_skipped + ${BASH_REMATCH[4]:-0}))
   else
     failures+=("$name: no summary line")
   fi
@@ -192,7 +196,7 @@ run_wheel_phase() {
   local log rc=0 line
   banner "wheel: build, install into a venv elsewhere, test the installed package"
   log=$(mktemp)
-  TVMFFI_JOBS=$JOBS bash .ci/wheel.sh 2>&1 | tee "$log" || rc=$?
+  TVMFFI_WHEEL_OUT=build/wheel-dist TVMFFI_JOBS=$JOBS bash .ci/wheel.sh 2>&1 | tee "$log" || rc=$?
   line=$(grep -E '^wheel: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1 || true)
   rm -f "$log"
   if [[ $line =~ ^wheel:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
@@ -205,6 +209,7 @@ run_wheel_phase() {
   [[ $rc -eq 0 ]] || failures+=("wheel (rc=$rc)")
 }
 run_wheel_phase
+run_counted torch bash .ci/torch.sh build/wheel-dist  # torch.compile / JAX (issue #42)
 
 # ----------------------------------------------------------------- asan ---
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

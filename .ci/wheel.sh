@@ -22,6 +22,7 @@
 #      TVMFFI_PYTHON  the interpreter to build with and base the venv on
 #                     (default Debian's /usr/bin/python3)
 #      TVMFFI_PIP_WHEEL_ARGS  extra arguments of `pip wheel` (e.g. -C cmake.define...)
+#      TVMFFI_WHEEL_OUT  a folder to copy the built wheels into (.ci/torch.sh installs from it)
 #      TVMFFI_CUDA_KERNELS  a CUDA kernel library for the GPU tests (the GPU
 #                     machine; CI has no GPU and they skip there)
 set -uo pipefail
@@ -67,6 +68,9 @@ check "build the wheel from the repository root" \
 check "build the drop-in tvm_ffi distribution" \
   "$base_py" -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" \
   "$repo/python/compat"
+if [[ -n ${TVMFFI_WHEEL_OUT:-} ]]; then
+  mkdir -p "$TVMFFI_WHEEL_OUT" && rm -f "$TVMFFI_WHEEL_OUT"/*.whl && cp "$work"/dist/*.whl "$TVMFFI_WHEEL_OUT"/
+fi
 venv="$work/venv"
 check "install both into a fresh venv" bash -c '
   "$3" -m venv --system-site-packages "$1" &&
