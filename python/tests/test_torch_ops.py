@@ -68,10 +68,18 @@ def test_eager_calls_match_and_mutate(ops: Any) -> None:
     assert torch.equal(out, x)
 
 
-def test_errors_keep_their_kind(ops: Any) -> None:
+def test_errors_keep_their_kind(cpu_kernels: tvmffi.Module, ops: Any) -> None:
     x = torch.randn(4, 5)
-    with pytest.raises(ValueError):
-        ops.scale(torch.empty(3), x, 1.0)  # shapes differ
+    with pytest.raises(ValueError) as direct:
+        cpu_kernels.scale(torch.empty(3), x, 1.0)  # shapes differ
+    with pytest.raises(ValueError) as via_op:
+        ops.scale(torch.empty(3), x, 1.0)
+    assert str(via_op.value) == str(direct.value)
+    # Raised by the kernel inside a compiled graph too.
+    compiled = torch.compile(lambda o, x: ops.scale(o, x, 1.0), fullgraph=True)
+    with pytest.raises(ValueError) as in_graph:
+        compiled(torch.empty(3), x)
+    assert str(in_graph.value) == str(direct.value)
     with pytest.raises(TypeError):
         ops.scale_alloc(torch.ones(3, dtype=torch.int32), 1.0)  # dtype
     # The shape function gives the kernel's error while tracing, without data.
