@@ -34,7 +34,8 @@ void ScaledRelu(ffi::TensorView out, ffi::TensorView x, double gain) {
 // x + 1 in a new tensor from the host's allocator (torch's, under torch).
 ffi::Tensor AddOne(ffi::TensorView x) {
   LikeInput(x);
-  ffi::Tensor out = ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, x.shape(), x.dtype(), x.device());
+  ffi::Tensor out =
+      ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, x.shape(), x.dtype(), x.device());
   const float* px = static_cast<const float*>(x.data_ptr());
   float* po = static_cast<float*>(out.data_ptr());
   for (int64_t i = 0; i < x.numel(); ++i) po[i] = px[i] + 1.0f;
@@ -46,14 +47,16 @@ ffi::Tensor AddOne(ffi::TensorView x) {
 ffi::TensorSpec ScaledReluShape(ffi::Optional<ffi::TensorView>, ffi::TensorView x, double) {
   return LikeInput(x);
 }
-ffi::TensorSpec AddOneShape(ffi::TensorView x) { return LikeInput(x); }
+ffi::TensorSpec AddOneShape(ffi::TensorView x) {
+  return LikeInput(x);
+}
 
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(scaled_relu, ScaledRelu);
-TVM_FFI_DLL_EXPORT_WRITES(scaled_relu, 0);                 // torch: mutates_args
-TVM_FFI_DLL_EXPORT_SHAPE(scaled_relu, ScaledReluShape);    // JAX: the result spec
+TVM_FFI_DLL_EXPORT_WRITES(scaled_relu, 0);               // torch: mutates_args
+TVM_FFI_DLL_EXPORT_SHAPE(scaled_relu, ScaledReluShape);  // JAX: the result spec
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
 TVM_FFI_DLL_EXPORT_WRITES_NOTHING(add_one);
-TVM_FFI_DLL_EXPORT_SHAPE(add_one, AddOneShape);            // torch: the fake tensor
+TVM_FFI_DLL_EXPORT_SHAPE(add_one, AddOneShape);  // torch: the fake tensor
