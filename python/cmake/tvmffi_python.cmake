@@ -32,8 +32,8 @@ nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/core.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc)
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
-# runtime/stack_bounds.h: internal and header-only, shared with the runtime.
-target_include_directories(tvmffi_python_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../../runtime)
+# tvmffi_internal/stack_bounds.h: private and header-only, shared with the runtime.
+target_link_libraries(tvmffi_python_core PRIVATE tvmffi::internal)
 tvmffi_add_warnings(tvmffi_python_core)
 set_target_properties(tvmffi_python_core PROPERTIES OUTPUT_NAME _core)
 # Not linked, but shipped next to _core: build it with the extension.

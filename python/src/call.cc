@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core.h"
-#include "stack_bounds.h"  // runtime/: internal, header-only
+#include "tvmffi_internal/stack_bounds.h"  // tvmffi::internal, header-only
 
 namespace tvmffi_py {
 

@@ -3,8 +3,8 @@
  * libtvmffi's injection (runtime/fault_injection.cc) and test_oom's own
  * (its whole-process mode counts the test binary's operator new too).
  */
-#ifndef TVMFFI_TESTS_OOM_FAULT_COUNTDOWN_H_
-#define TVMFFI_TESTS_OOM_FAULT_COUNTDOWN_H_
+#ifndef TVMFFI_RUNTIME_FAULT_COUNTDOWN_H_
+#define TVMFFI_RUNTIME_FAULT_COUNTDOWN_H_
 
 #include <execinfo.h>
 
@@ -44,4 +44,4 @@ struct FaultCountdown {
 
 }  // namespace tvmffi_oom
 
-#endif  // TVMFFI_TESTS_OOM_FAULT_COUNTDOWN_H_
+#endif  // TVMFFI_RUNTIME_FAULT_COUNTDOWN_H_

@@ -5,8 +5,8 @@
  * and c_api.h does not declare it. See tests/RELIABILITY.md,
  * "Out-of-memory injection".
  */
-#ifndef TVMFFI_TESTS_OOM_FAULT_INJECTION_H_
-#define TVMFFI_TESTS_OOM_FAULT_INJECTION_H_
+#ifndef TVMFFI_RUNTIME_FAULT_INJECTION_H_
+#define TVMFFI_RUNTIME_FAULT_INJECTION_H_
 
 #include <stdint.h>
 
@@ -41,4 +41,4 @@ int64_t TVMFFIFaultInjectionSet(int64_t nth, int32_t sticky);
 }  // extern "C"
 #endif
 
-#endif  // TVMFFI_TESTS_OOM_FAULT_INJECTION_H_
+#endif  // TVMFFI_RUNTIME_FAULT_INJECTION_H_

@@ -4,8 +4,8 @@
  * runtime's pre-check before dlopen (runtime/elf_check.cc) and the `tvmffi`
  * tool's reader (tools/elf_reader.h), so both describe a file the same way.
  */
-#ifndef TVMFFI_RUNTIME_ELF_IDENT_H_
-#define TVMFFI_RUNTIME_ELF_IDENT_H_
+#ifndef TVMFFI_INTERNAL_ELF_IDENT_H_
+#define TVMFFI_INTERNAL_ELF_IDENT_H_
 
 #include <elf.h>
 
@@ -115,4 +115,4 @@ inline std::string GuessForeignFormat(const unsigned char* p, size_t n) {
 }  // namespace elf
 }  // namespace tvmffi
 
-#endif  // TVMFFI_RUNTIME_ELF_IDENT_H_
+#endif  // TVMFFI_INTERNAL_ELF_IDENT_H_

@@ -9,8 +9,8 @@
  * (not the address of a local, which AddressSanitizer may move to a heap
  * "fake stack") is compared with the low end plus a reserve.
  */
-#ifndef TVMFFI_RUNTIME_STACK_BOUNDS_H_
-#define TVMFFI_RUNTIME_STACK_BOUNDS_H_
+#ifndef TVMFFI_INTERNAL_STACK_BOUNDS_H_
+#define TVMFFI_INTERNAL_STACK_BOUNDS_H_
 
 #include <pthread.h>
 
@@ -66,4 +66,4 @@ inline bool NearlyExhausted(size_t reserve) noexcept {
 }  // namespace stack
 }  // namespace tvmffi
 
-#endif  // TVMFFI_RUNTIME_STACK_BOUNDS_H_
+#endif  // TVMFFI_INTERNAL_STACK_BOUNDS_H_
