@@ -29,7 +29,7 @@ CLEAN = {
     "tools/cli.cc": '#include <tvm/ffi/any.h>\n#include "tvmffi_internal/bounds.h"\n',
     "python/src/call.cc": '#include "tvmffi_internal/bounds.h"\n',
     "kernels/cpu/add.cc": "#include <tvm/ffi/any.h>\n",
-    "tests/test_oom.cc": '#include "fault.h"\n#include "internal.h"\n',
+    "tests/oom/test_oom.cc": '#include "fault.h"\n#include "internal.h"\n',
 }
 
 

@@ -9,9 +9,9 @@ set_target_properties(tvmffi_oom_mod PROPERTIES
   CXX_VISIBILITY_PRESET hidden
   VISIBILITY_INLINES_HIDDEN ON)
 
-tvmffi_add_test(test_oom ${PROJECT_SOURCE_DIR}/tests/test_oom.cc)
+tvmffi_add_test(test_oom ${CMAKE_CURRENT_LIST_DIR}/test_oom.cc)
 # The hooks' declarations live with the runtime (runtime/fault_injection.h).
-target_include_directories(test_oom PRIVATE ${PROJECT_SOURCE_DIR}/runtime ${PROJECT_SOURCE_DIR}/tests)
+target_include_directories(test_oom PRIVATE ${PROJECT_SOURCE_DIR}/runtime)
 target_compile_definitions(test_oom PRIVATE
   "TVMFFI_TEST_LIB_A=\"$<TARGET_FILE:tvmffi_oom_mod>\"")
 add_dependencies(test_oom tvmffi_oom_mod)

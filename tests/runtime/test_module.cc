@@ -1,7 +1,7 @@
 // Tests of tvm/ffi/extra/module.h and runtime/module.cc: loading kernel
 // libraries, lookups, imports, metadata, errors and lifetimes. The libraries
-// come from tests/module/, tests/c_callee.c and kernels/cpu/ (paths are
-// compile definitions, see tests/module.cmake).
+// come from tests/module/, tests/c_abi/c_callee.c and kernels/cpu/ (paths are
+// compile definitions, see tests/runtime/module.cmake).
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>

@@ -15,9 +15,9 @@ else()
   return()
 endif()
 find_program(TVMFFI_FOREIGN_CC NAMES ${_tvmffi_foreign_cc_names}
-             DOC "C compiler for the other machine (tests/cross.cmake)")
+             DOC "C compiler for the other machine (tests/runtime/cross.cmake)")
 if(NOT TVMFFI_FOREIGN_CC)
-  message(STATUS "tests/cross.cmake: no ${_tvmffi_foreign_cc_names}: the "
+  message(STATUS "tests/runtime/cross.cmake: no ${_tvmffi_foreign_cc_names}: the "
                  "${_tvmffi_foreign_machine}-library tests report SKIP")
 endif()
 
@@ -25,8 +25,8 @@ set(_tvmffi_foreign_lib ${CMAKE_CURRENT_BINARY_DIR}/cross/libtvmffi_foreign_${_t
 if(TVMFFI_FOREIGN_CC)
   add_custom_command(OUTPUT ${_tvmffi_foreign_lib}
     COMMAND ${TVMFFI_FOREIGN_CC} -shared -fPIC -O1 -nostdlib
-            -o ${_tvmffi_foreign_lib} ${CMAKE_CURRENT_LIST_DIR}/cross/foreign_lib.c
-    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cross/foreign_lib.c
+            -o ${_tvmffi_foreign_lib} ${CMAKE_CURRENT_SOURCE_DIR}/cross/foreign_lib.c
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cross/foreign_lib.c
     COMMENT "Building a ${_tvmffi_foreign_machine} library with ${TVMFFI_FOREIGN_CC}"
     VERBATIM)
   add_custom_target(tvmffi_test_foreign_lib ALL DEPENDS ${_tvmffi_foreign_lib})
@@ -37,7 +37,7 @@ endif()
 function(tvmffi_cross_test name cmd)
   if(TVMFFI_FOREIGN_CC)
     add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} "-DCMD=${cmd}" ${ARGN}
-             -P ${CMAKE_CURRENT_SOURCE_DIR}/run_expect.cmake)
+             -P ${_tvmffi_run_expect})
   else()
     add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -E echo
              "SKIP: no ${_tvmffi_foreign_cc_names} to build a ${_tvmffi_foreign_machine} library")
@@ -57,4 +57,5 @@ if(TARGET tvmffi_cli)
     "$<TARGET_FILE:tvmffi_cli>;inspect;${_tvmffi_foreign_lib}"
     -DEXPECT_RC=nonzero
     "-DEXPECT_REGEX=file: +ELF 64-bit shared object, ${_tvmffi_foreign_machine}.*Functions \\(1\\):.*foreign_add.*is built for ${_tvmffi_foreign_machine} and cannot be loaded on ${_tvmffi_native_machine}")
+  set_tests_properties(cross_cli_inspect_foreign PROPERTIES LABELS tools)
 endif()

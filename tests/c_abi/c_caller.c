@@ -11,7 +11,7 @@
  *  6. releases every object it received.
  *
  * Usage: tvmffi_c_caller LIBRARY.so     (a library exporting c_add_one, e.g.
- *        the C callee of tests/c_callee.c). Exits non-zero if anything is off.
+ *        the C callee of tests/c_abi/c_callee.c). Exits non-zero if anything is off.
  */
 #include <stdio.h>
 #include <string.h>

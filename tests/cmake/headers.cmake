@@ -16,7 +16,7 @@ add_test(NAME test_kernel_includes
   COMMAND ${CMAKE_COMMAND} -DCXX=${CMAKE_CXX_COMPILER}
           -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/headers/kernel_includes.cc
           "-DFLAGS=${_kernel_flags}"
-          -P ${CMAKE_CURRENT_SOURCE_DIR}/check_includes.cmake)
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_includes.cmake)
 
 # The umbrella brings <iostream> and <sstream> for upstream-written code, and
 # none of the heavy std headers upstream's brings by accident (README,
@@ -30,7 +30,7 @@ add_test(NAME test_umbrella_includes
           -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/headers/umbrella_includes.cc
           "-DFLAGS=${_kernel_flags}"
           "-DFORBIDDEN=${_umbrella_forbidden}"
-          -P ${CMAKE_CURRENT_SOURCE_DIR}/check_includes.cmake)
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_includes.cmake)
 
 # Every public header compiles warning-free when included with -I (pkg-config
 # and tvm-ffi-config give -I, not -isystem, so a kernel project's warnings apply
@@ -118,7 +118,7 @@ if(NOT CMAKE_CROSSCOMPILING)
     add_test(NAME test_headers_alone
       COMMAND ${CMAKE_COMMAND} "-DCXX=${CMAKE_CXX_COMPILER}" "-DHEADERS=${_cxx_headers}"
               "-DFLAGS=-std=c++17;${TVMFFI_HEADER_STRICT_FLAGS};-Wold-style-cast;-Werror;${_header_flags}"
-              -P ${CMAKE_CURRENT_SOURCE_DIR}/check_headers_alone.cmake)
+              -P ${CMAKE_CURRENT_LIST_DIR}/check_headers_alone.cmake)
   endif()
   find_program(TVMFFI_NVCC NAMES nvcc HINTS /usr/local/cuda/bin ${CUDAToolkit_BIN_DIR})
   if(TVMFFI_NVCC AND TVMFFI_CUDA_RUNTIME_INCLUDE AND NOT TVMFFI_ANY_SANITIZER)
@@ -135,12 +135,12 @@ endif()
 find_program(TVMFFI_GIT NAMES git)
 if(TVMFFI_GIT AND NOT TVMFFI_ANY_SANITIZER AND NOT CMAKE_CROSSCOMPILING)
   add_test(NAME test_machine_paths
-    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_machine_paths.sh ${PROJECT_SOURCE_DIR})
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_machine_paths.sh ${PROJECT_SOURCE_DIR})
   set_tests_properties(test_machine_paths PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP: ")
   set(_scratch "${CMAKE_CURRENT_BINARY_DIR}/machine_paths_scratch")
   add_test(NAME test_machine_paths_catches
     COMMAND bash -c "rm -rf '${_scratch}' && mkdir -p '${_scratch}' && cd '${_scratch}' \
 && git init -q && printf 'data_dir = \"/%s/alice/data\"\\n' home > cfg.py && git add cfg.py \
-&& ! bash '${CMAKE_CURRENT_SOURCE_DIR}/check_machine_paths.sh' . \
-&& bash '${CMAKE_CURRENT_SOURCE_DIR}/check_machine_paths.sh' . | grep -q 'cfg.py:1:'")
+&& ! bash '${CMAKE_CURRENT_LIST_DIR}/check_machine_paths.sh' . \
+&& bash '${CMAKE_CURRENT_LIST_DIR}/check_machine_paths.sh' . | grep -q 'cfg.py:1:'")
 endif()

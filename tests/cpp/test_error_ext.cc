@@ -1,7 +1,7 @@
 // Tests of the error.h additions that match upstream: Error::FullMessage, the
 // cause-chain / extra-context constructor, TVM_FFI_CHECK_<op>(x, y, Kind),
 // TVM_FFI_CHECK_NOTNULL and TVM_FFI_DCHECK* (built twice: with and without
-// NDEBUG, see tests/api.cmake).
+// NDEBUG, see tests/cpp/api.cmake).
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/error.h>
 

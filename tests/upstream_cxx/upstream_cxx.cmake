@@ -4,7 +4,7 @@
 add_test(NAME test_upstream_cxx_symbols
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:tvmffi_upstream_cxx> -DNM=${CMAKE_NM}
           -DLIST=${PROJECT_SOURCE_DIR}/runtime/upstream_cxx/upstream_cxx.symbols
-          -P ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/check_exports.cmake)
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_exports.cmake)
 
 # A stand-in for upstream's libtvm_ffi.so at link time (SONAME libtvm_ffi.so):
 # the runtime's C functions plus link_stub.cc's C++ entry points (bodies that
@@ -12,7 +12,7 @@ add_test(NAME test_upstream_cxx_symbols
 # links against upstream's library; it is never loaded: the host's run path
 # finds our runtime under that name.
 add_library(tvmffi_test_upstream_link_stub SHARED
-  ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/link_stub.cc $<TARGET_OBJECTS:tvmffi_runtime_objects>)
+  ${CMAKE_CURRENT_LIST_DIR}/link_stub.cc $<TARGET_OBJECTS:tvmffi_runtime_objects>)
 target_link_libraries(tvmffi_test_upstream_link_stub PRIVATE
   tvmffi::headers ${CMAKE_DL_LIBS} Threads::Threads)
 # It exports what upstream's library does, nothing more: a host must not bind
@@ -37,7 +37,7 @@ set_target_properties(tvmffi_test_upstream_link_stub PROPERTIES
 # above). At run time its DT_NEEDED libtvm_ffi.so resolves to our runtime,
 # which brings libtvmffi_upstream_cxx.so; -z now makes a missing symbol fail
 # at start-up.
-add_executable(test_upstream_cxx ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/upstream_host.cc)
+add_executable(test_upstream_cxx ${CMAKE_CURRENT_LIST_DIR}/upstream_host.cc)
 target_link_libraries(test_upstream_cxx PRIVATE
   tvmffi::headers tvmffi_test_upstream_link_stub Catch2::Catch2WithMain ${CMAKE_DL_LIBS})
 tvmffi_add_warnings(test_upstream_cxx)
@@ -60,4 +60,4 @@ add_test(NAME test_upstream_cxx COMMAND test_upstream_cxx --reporter compact)
 add_test(NAME test_upstream_cxx_no_interposition
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:test_module> -DNM=${CMAKE_NM} -DFORBID=ON
           -DLIST=${PROJECT_SOURCE_DIR}/runtime/upstream_cxx/upstream_cxx.symbols
-          -P ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/check_exports.cmake)
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_exports.cmake)

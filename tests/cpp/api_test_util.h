@@ -1,5 +1,5 @@
 /*
- * Helpers shared by the tests of tests/api.cmake.
+ * Helpers shared by the tests of tests/cpp/api.cmake.
  */
 #ifndef TVMFFI_TESTS_API_TEST_UTIL_H_
 #define TVMFFI_TESTS_API_TEST_UTIL_H_
