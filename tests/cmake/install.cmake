@@ -13,3 +13,21 @@ elseif(NOT TVMFFI_ANY_SANITIZER)
             -DREADELF=${TVMFFI_READELF} -DCXX=${CMAKE_CXX_COMPILER}
             -P ${CMAKE_CURRENT_SOURCE_DIR}/install/check_install.cmake)
 endif()
+
+# docs/building.md's aarch64 cross build configures as typed there, with no
+# target sysroot for the header-only dependencies (needs Debian's
+# g++-aarch64-linux-gnu; SKIP without it).
+if(NOT CMAKE_CROSSCOMPILING AND NOT TVMFFI_ANY_SANITIZER)
+  find_program(TVMFFI_AARCH64_CXX aarch64-linux-gnu-g++)
+  if(TVMFFI_AARCH64_CXX)
+    add_test(NAME test_cross_configure
+      COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+              -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/cross_configure_check
+              "-DGENERATOR=${CMAKE_GENERATOR}"
+              -P ${CMAKE_CURRENT_LIST_DIR}/check_cross_configure.cmake)
+  else()
+    add_test(NAME test_cross_configure COMMAND ${CMAKE_COMMAND} -E echo
+             "SKIP: no aarch64-linux-gnu-g++ (Debian: g++-aarch64-linux-gnu)")
+    set_tests_properties(test_cross_configure PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP: ")
+  endif()
+endif()

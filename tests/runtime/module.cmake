@@ -40,7 +40,7 @@ set(_tvmffi_module_libs tvmffi_test_mod_a tvmffi_test_mod_b tvmffi_test_mod_nome
 
 find_package(Threads REQUIRED)
 # Metadata JSON is read back with a well-kept parser, as the tool reads it.
-find_package(nlohmann_json 3 REQUIRED)
+tvmffi_find_nlohmann_json()
 tvmffi_add_test(test_module ${CMAKE_CURRENT_LIST_DIR}/test_module.cc)
 target_link_libraries(test_module PRIVATE Threads::Threads)
 target_link_libraries(test_module PRIVATE nlohmann_json::nlohmann_json)
