@@ -28,7 +28,6 @@ cd "$(dirname "$0")/.."
 # shellcheck source=.ci/lib.sh
 source .ci/lib.sh
 
-banner() { printf '\n==================== %s ====================\n' "$*"; }
 
 JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 

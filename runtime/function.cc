@@ -315,9 +315,7 @@ int BuiltinLoadFailures(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* re
 int BuiltinRecordLoadFailure(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   try {
     RecordLoadFailure(StringArg("ffi.RecordLoadFailure", args, num_args));
-    result->type_index = kTVMFFINone;
-    result->zero_padding = 0;
-    result->v_int64 = 0;
+    ::tvm::ffi::details::SetAnyNone(result);
     return 0;
   } catch (...) {
     return HandleCurrentException();
@@ -471,8 +469,8 @@ constexpr uint64_t kCppFunctionKind =
     static_cast<uint64_t>(static_cast<uint32_t>(kTVMFFIFunction)) << 32 |
     ::tvm::ffi::details::kCppFunctionMagic;
 #endif
-TVMFFI_RT_COLD int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny* args,
-                                       int32_t num_args, const TVMFFIAny* result) {
+TVM_FFI_COLD_CODE int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny* args,
+                                          int32_t num_args, const TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(func, "TVMFFIFunctionCall", "func");
   CheckIsFunction(static_cast<TVMFFIObject*>(func), "TVMFFIFunctionCall", "func");
@@ -480,7 +478,7 @@ TVMFFI_RT_COLD int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny*
   TVM_FFI_SAFE_CALL_END();
 }
 // A C function's nonzero return: raise for it if it did not (RaiseIfSilent).
-TVMFFI_RT_COLD int FunctionCallFailed(uint64_t raises, int rc) {
+TVM_FFI_COLD_CODE int FunctionCallFailed(uint64_t raises, int rc) {
   RaiseIfSilent(raises, rc, "the called function");
   return rc;
 }

@@ -264,9 +264,7 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
   if (void* sym = PrefixedSymbol(mod, kind_prefix, name)) {
     auto getter = reinterpret_cast<TVMFFISafeCallType>(sym);
     TVMFFIAny result;
-    result.type_index = kTVMFFINone;
-    result.zero_padding = 0;
-    result.v_int64 = 0;
+    ::tvm::ffi::details::SetAnyNone(&result);
     int rc = getter(nullptr, nullptr, 0, &result);
     if (rc != 0) ThrowRaised(rc);
     if (result.type_index != kTVMFFIStr && result.type_index != kTVMFFISmallStr) {

@@ -165,7 +165,7 @@ struct ObjectPairHash {
 };
 
 // A value nested deeper than the C stack allows (the walks recurse).
-[[noreturn]] TVMFFI_RT_COLD void ThrowTooDeep(const char* op) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowTooDeep(const char* op) {
   TVM_FFI_THROW(ValueError) << op
                             << ": the value is nested too deeply for this thread's stack "
                                "(a chain of containers or objects thousands of levels deep)";

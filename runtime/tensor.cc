@@ -217,8 +217,8 @@ uint64_t FlagsOf(const TVMFFIObject* obj) {
 // Accepted on purpose: negative strides (DLPack allows them; `data` +
 // `byte_offset` is then not the lowest address) and type codes >= 129
 // (user-defined `custom[...]` types).
-[[noreturn]] TVMFFI_RT_COLD void ThrowTooLarge(const char* api, const char* what,
-                                               const char* part) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowTooLarge(const char* api, const char* what,
+                                                  const char* part) {
   Throw("ValueError", api, ": ", what, " is too large: its ", part, " overflows int64");
 }
 
@@ -377,13 +377,13 @@ inline void ValidateShape(const DLTensor& t, const char* api, const char* what) 
   if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape(t))) ValidateShapeFull(t, api, what);
 }
 
-[[noreturn]] TVMFFI_RT_COLD void ThrowNotAligned(const DLTensor& t, int32_t require_alignment,
-                                                 const char* api) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowNotAligned(const DLTensor& t, int32_t require_alignment,
+                                                    const char* api) {
   Throw("ValueError", api, ": data is not aligned to ", require_alignment, " bytes (data=", t.data,
         ", byte_offset=", t.byte_offset, ")");
 }
 
-[[noreturn]] TVMFFI_RT_COLD void ThrowNotContiguous(const char* api) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowNotContiguous(const char* api) {
   Throw("ValueError", api, ": the DLPack tensor is not contiguous (compact row-major)");
 }
 
@@ -580,7 +580,7 @@ inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
 }
 
 // On a mismatch the tensor is released and the call fails, naming both.
-[[noreturn]] TVMFFI_RT_COLD void RefuseAllocation(const DLTensor* prototype, TVMFFIObject* obj) {
+[[noreturn]] TVM_FFI_COLD_CODE void RefuseAllocation(const DLTensor* prototype, TVMFFIObject* obj) {
   const DLTensor* got = TVMFFITensorGetDLTensorPtr(obj);
   std::string what =
       Concat("TVMFFIEnvTensorAlloc: the allocator returned a tensor of shape ",

@@ -138,6 +138,13 @@ using ::DLTensor;
 
 namespace details {
 
+/*! \brief Set a TVMFFIAny to None: the one way to write it by hand. */
+TVM_FFI_INLINE void SetAnyNone(TVMFFIAny* result) noexcept {
+  result->type_index = kTVMFFINone;
+  result->zero_padding = 0;
+  result->v_int64 = 0;
+}
+
 /*! \brief A dependent false, for static_assert in templates that must not be instantiated. */
 template <typename...>
 inline constexpr bool always_false_v = false;
@@ -191,9 +198,7 @@ inline void ReportStaticInitFailure(const char* file, int line, const char* what
     arg.zero_padding = 0;
     arg.v_c_str = text;
     TVMFFIAny result;
-    result.type_index = kTVMFFINone;
-    result.zero_padding = 0;
-    result.v_int64 = 0;
+    SetAnyNone(&result);
     if (TVMFFIFunctionCall(record, &arg, 1, &result) != 0) {
       drop_raised();
     } else {

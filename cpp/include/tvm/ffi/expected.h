@@ -53,7 +53,7 @@ namespace details {
 struct ExpectedUnsafe;
 
 /*! \brief What Expected's error() throws when there is no error. */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowBadExpectedAccess() {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowBadExpectedAccess() {
   TVM_FFI_THROW(RuntimeError) << "Bad expected access: the Expected holds a value, not an error";
 }
 

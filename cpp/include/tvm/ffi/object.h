@@ -968,13 +968,6 @@ TVM_FFI_INLINE void SetAnyObject(TVMFFIAny* result, TVMFFIObject* obj) noexcept 
   TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
   result->v_obj = obj;
 }
-
-/*! \brief Set a TVMFFIAny to None. */
-TVM_FFI_INLINE void SetAnyNone(TVMFFIAny* result) noexcept {
-  result->type_index = TypeIndex::kTVMFFINone;
-  result->zero_padding = 0;
-  result->v_int64 = 0;
-}
 }  // namespace details
 
 /*! \brief A reference of type RefType to an object the caller already holds. */

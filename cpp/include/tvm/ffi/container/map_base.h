@@ -323,8 +323,8 @@ class MapBaseObj : public Object {
     }
   }
 
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowKeyError(const TVMFFIAny* key,
-                                                                       const char* kind = "Map") {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowKeyError(const TVMFFIAny* key,
+                                                           const char* kind = "Map") {
     TVM_FFI_THROW(KeyError) << "key " << details::CellToShortString(key) << " is not in the "
                             << kind;
   }
