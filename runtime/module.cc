@@ -842,7 +842,7 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
 
 }  // namespace
 
-// The real lookup behind TVMFFIEnvModLookupFromImports (env.cc has a weak stub).
+// The real lookup behind TVMFFIEnvModLookupFromImports.
 int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_name,
                              TVMFFIObjectHandle* out) {
   TVM_FFI_SAFE_CALL_BEGIN();
