@@ -2117,6 +2117,12 @@ PyObject* const kRetry = reinterpret_cast<PyObject*>(&g_retry_tag);
 TVMFFI_PY_COLD PyObject* CallError(FunctionRef* fn, const CallFrame& f, Py_ssize_t nargs) {
   TVMFFIObjectHandle err = nullptr;
   TVMFFIErrorMoveFromRaised(&err);
+  if (PyErr_Occurred() != nullptr) {
+    // The host's error is already set (the function returned -2 after a hook
+    // left a Python exception pending): that exception is the call's error.
+    if (err != nullptr) TVMFFIObjectDecRef(err);
+    return nullptr;
+  }
   if (err != nullptr) {
     const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
     const std::string_view kind(cell->kind.data, cell->kind.size);
@@ -2256,7 +2262,18 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
   result.type_index = kTVMFFINone;
   result.zero_padding = 0;
   result.v_int64 = 0;
-  const int rc = TVMFFIFunctionCall(fn->handle, f.args, static_cast<int32_t>(nargs), &result);
+  int rc;
+  if (fn->release_gil) {
+    // Upstream's contract: other Python threads run meanwhile. Everything the
+    // call may reach that touches Python (callbacks, allocators, deleters of
+    // Python-backed tensors, the signal check) takes the GIL itself; the
+    // frame's references keep the arguments alive.
+    PyThreadState* ts = PyEval_SaveThread();
+    rc = TVMFFIFunctionCall(fn->handle, f.args, static_cast<int32_t>(nargs), &result);
+    PyEval_RestoreThread(ts);
+  } else {
+    rc = TVMFFIFunctionCall(fn->handle, f.args, static_cast<int32_t>(nargs), &result);
+  }
 
   if (f.has_stream) TVMFFIEnvSetStream(f.dev_type, f.dev_id, prev_stream, nullptr);
   if (f.fw != nullptr) {

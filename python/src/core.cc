@@ -3,6 +3,7 @@
 // and the stream table. The call path itself is in call.cc.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -820,11 +821,58 @@ void AdoptObjectMeta(nb::handle cls, nb::handle meta) {
 // ---------------------------------------------------------------------------
 // The module
 // ---------------------------------------------------------------------------
+namespace tvmffi_py {
+
+bool g_release_gil_by_default = true;
+
+namespace {
+
+// A tvmffi.Function's payload, initialised or not (TypeError for another object).
+FunctionRef* FunctionPayload(nb::handle self) {
+  if (!nb::isinstance<FunctionRef>(self)) throw nb::type_error("expected a tvmffi.Function");
+  return nb::inst_ptr<FunctionRef>(self);
+}
+
+// TVM_FFI_RELEASE_GIL_BY_DEFAULT as upstream reads it: int(value), 1 when unset.
+bool ReleaseGilByDefault() {
+  const char* v = std::getenv("TVM_FFI_RELEASE_GIL_BY_DEFAULT");
+  if (v == nullptr) return true;
+  nb::object n = nb::steal(PyLong_FromUnicodeObject(nb::str(v).ptr(), 10));
+  if (!n.is_valid()) throw nb::python_error();
+  return PyObject_IsTrue(n.ptr()) == 1;
+}
+
+// The TVMFFIEnvCheckSignals hook: a long call that checks for signals sees
+// Ctrl-C (any signal whose Python handler raises) as the handler's exception,
+// raised as an FFI error that the call returns (KeyboardInterrupt in Python).
+// Takes the GIL: the call runs without it. Handlers run on the main thread
+// only; elsewhere this is a no-op.
+int CheckSignals() {
+  if (!Py_IsInitialized()) return 0;
+  PyGILState_STATE g = PyGILState_Ensure();
+  int rc = 0;
+  if (PyErr_CheckSignals() != 0) {
+    SetFFIErrorFromPython();
+    rc = -1;
+  }
+  PyGILState_Release(g);
+  return rc;
+}
+
+void InstallSignalCheck() {
+  Check(TVMFFIEnvRegisterCAPI("TVMFFIEnvCheckSignals", reinterpret_cast<void*>(&CheckSignals)));
+}
+
+}  // namespace
+}  // namespace tvmffi_py
+
 NB_MODULE(_core, m) {
   using namespace tvmffi_py;
   m.doc() = "Native core of tvmffi (nanobind over the TVM-FFI C ABI)";
   // Functions and classes cached for the process lifetime are not leaks.
   nb::set_leak_warnings(false);
+  g_release_gil_by_default = ReleaseGilByDefault();
+  InstallSignalCheck();
 
   auto object_cls =
       nb::class_<ObjectRef>(m, "Object", "A reference to an FFI object.")
@@ -894,6 +942,14 @@ NB_MODULE(_core, m) {
                       "(void f(void** packed): pointers to handle, args, num_args, result and "
                       "the int return code) as a Function; `keep_alive_object` is kept alive as "
                       "long as the Function.")
+          .def_prop_rw(
+              "release_gil",
+              // The payload itself (zero-filled before __init__): no readiness check.
+              [](nb::handle self) { return FunctionPayload(self)->release_gil; },
+              [](nb::handle self, bool value) { FunctionPayload(self)->release_gil = value; },
+              "Whether calls release the GIL while the function runs (default: "
+              "TVM_FFI_RELEASE_GIL_BY_DEFAULT, 1 when unset); callbacks into Python take it "
+              "again.")
           .def("__repr__", [](nb::handle self) -> std::string {
             nb::object name = nb::getattr(self, "__name__", nb::none());
             if (!nb::isinstance<nb::str>(name)) {
