@@ -2078,43 +2078,15 @@ void SetPackFallback(nb::handle hook) {
 // ---------------------------------------------------------------------------
 namespace {
 
-// A failed call that a typed function refused before its body ran because
-// argument #k, a borrowed DLTensor*, is an ffi.Tensor parameter: k, else -1.
-// (Upstream's and tvmffi's typed functions convert every argument first and
-// say "Mismatched type on argument #k ... but got `DLTensor*...`".)
-int OwningArgFromError(std::string_view kind, std::string_view msg, const TVMFFIAny* args,
-                       Py_ssize_t nargs) {
-  constexpr std::string_view kHead = "Mismatched type on argument #";
-  if (kind != "TypeError" || msg.substr(0, kHead.size()) != kHead ||
-      msg.find("but got `DLTensor*") == std::string_view::npos) {
-    return -1;
-  }
-  Py_ssize_t k = 0;
-  size_t pos = kHead.size();
-  if (pos >= msg.size() || msg[pos] < '0' || msg[pos] > '9') return -1;
-  for (; pos < msg.size() && msg[pos] >= '0' && msg[pos] <= '9' && k <= nargs; ++pos) {
-    k = k * 10 + (msg[pos] - '0');
-  }
-  if (k >= nargs || args[k].type_index != kTVMFFIDLTensorPtr) return -1;
-  return static_cast<int>(k);
-}
-
 constexpr std::string_view kNoAllocator = "no tensor allocator is set";
-constexpr std::string_view kBorrowedToOwned =
-    "Cannot convert a borrowed DLTensor* to an owned value";
 constexpr const char* kNoAllocatorHint =
     "\nFrom Python: the function allocates a tensor, and the call has no framework tensor "
     "(numpy, torch, ...) among its arguments to allocate it with. Pass one, or set an "
     "allocator for a scope: `with tvmffi.use_allocator(\"numpy\"): ...` (\"torch\", or a "
     "callable (shape, dtype, device) -> tensor).";
 
-// Returned by CallError (the address of a tag, never an object): call again.
-char g_retry_tag;
-PyObject* const kRetry = reinterpret_cast<PyObject*>(&g_retry_tag);
-
-// The error of a failed call as a Python exception; kRetry when the function
-// turned out to take an ffi.Tensor where a DLTensor* was passed (learned).
-TVMFFI_PY_COLD PyObject* CallError(FunctionRef* fn, const CallFrame& f, Py_ssize_t nargs) {
+// The error of a failed call as a Python exception (NULL, always).
+TVMFFI_PY_COLD PyObject* CallError() {
   TVMFFIObjectHandle err = nullptr;
   TVMFFIErrorMoveFromRaised(&err);
   if (PyErr_Occurred() != nullptr) {
@@ -2127,22 +2099,6 @@ TVMFFI_PY_COLD PyObject* CallError(FunctionRef* fn, const CallFrame& f, Py_ssize
     const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
     const std::string_view kind(cell->kind.data, cell->kind.size);
     const std::string_view msg(cell->message.data, cell->message.size);
-    const int k = OwningArgFromError(kind, msg, f.args, nargs);
-    uint64_t bit = k >= 0 ? uint64_t{1} << (k < 63 ? k : 63) : 0;
-    if (k < 0 && kind == "TypeError" &&
-        msg.substr(0, kBorrowedToOwned.size()) == kBorrowedToOwned) {
-      // An Any parameter kept (or returned) a DLTensor*: which one is not
-      // said, so every DLTensor* argument is passed as an ffi.Tensor.
-      for (Py_ssize_t i = 0; i < nargs; ++i) {
-        if (f.args[i].type_index == kTVMFFIDLTensorPtr) bit |= uint64_t{1} << (i < 63 ? i : 63);
-      }
-      bit &= ~fn->owning_args;
-    }
-    if (bit != 0 && (fn->owning_args & bit) == 0) {
-      fn->owning_args |= bit;
-      TVMFFIObjectDecRef(err);
-      return kRetry;
-    }
     if (kind == "RuntimeError" && msg.find(kNoAllocator) != std::string_view::npos) {
       std::string text(msg);
       text += kNoAllocatorHint;
@@ -2200,12 +2156,6 @@ TVMFFI_PY_COLD bool RecheckBorrowed(CallFrame& f, PyObject* const* pyargs, Py_ss
   return true;
 }
 
-// Out of line: the call again after learning (see CallFunction).
-__attribute__((noinline)) PyObject* CallAgain(FunctionRef* fn, PyObject* const* pyargs,
-                                              Py_ssize_t nargs) {
-  return CallFunction(fn, pyargs, nargs);
-}
-
 }  // namespace
 
 PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t nargs) {
@@ -2229,7 +2179,9 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
     f.slots = slots_heap.get();
     f.objs = objs_heap.get();
   }
-  const uint64_t owning_args = fn->owning_args;
+  // Without a type schema any parameter may keep what it is given (an Any, an
+  // ffi.Tensor): framework tensors go as owning tensors everywhere.
+  const uint64_t owning_args = fn->schema_known ? fn->owning_args : ~uint64_t{0};
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     if (!PackArg(f, pyargs[i], &f.args[i], static_cast<int>(i), owning_args)) {
       ArgError(static_cast<int>(i), pyargs[i]);
@@ -2280,13 +2232,7 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
     TVMFFIEnvSetDLPackManagedTensorAllocator(prev_alloc, 0, nullptr);
     if (py_alloc) tls_alloc_fw = prev_fw;
   }
-  if (rc != 0) {
-    PyObject* err = CallError(fn, f, nargs);
-    // Again once an argument was learned to be an ffi.Tensor: each retry sets
-    // a new bit of fn->owning_args, so this recurses at most 64 times.
-    if (__builtin_expect(err == kRetry, 0)) return CallAgain(fn, pyargs, nargs);
-    return err;
-  }
+  if (rc != 0) return CallError();
   if ((f.checks != nullptr && !VerifyReadOnly(f)) ||
       (f.immutable_copies != nullptr && !VerifyImmutable(f))) {
     ReleaseOwned(&result);

@@ -927,6 +927,9 @@ NB_MODULE(_core, m) {
                  if (h == nullptr) throw nb::python_error();
                  new (self) FunctionRef();
                  self->handle = h;
+                 // A Python callable copies the tensors it is lent (AnyViewToPy):
+                 // none escapes, so borrowed ones are passed.
+                 self->schema_known = true;
                })
           .def_static("__from_extern_c__", &FunctionFromExternC, nb::arg("c_symbol"), nb::kw_only(),
                       nb::arg("keep_alive_object") = nb::none(),
@@ -1429,6 +1432,7 @@ NB_MODULE(_core, m) {
           TVMFFIObjectHandle h = FunctionFromCallable(func.ptr());
           if (h == nullptr) throw nb::python_error();
           f = WrapObject(h);
+          nb::inst_ptr<FunctionRef>(f)->schema_known = true;  // as in Function(callable)
         } else {
           throw nb::type_error("register_global_func: the function must be callable");
         }
@@ -1514,10 +1518,10 @@ NB_MODULE(_core, m) {
       [](nb::handle func) {
         if (!nb::isinstance<FunctionRef>(func)) throw nb::type_error("expected a tvmffi.Function");
         const FunctionRef* f = nb::inst_ptr<FunctionRef>(func);
-        return nb::make_tuple(f->owning_args, f->schema_known);
+        return nb::make_tuple(f->schema_known ? f->owning_args : ~uint64_t{0}, f->schema_known);
       },
       "(owning_args, schema_known): what the call path knows of the function's tensor "
-      "parameters (from its type schema, or learned from calls).");
+      "parameters (from its type schema; without one, all of them).");
 
   m.def(
       "_opaque_deleter",

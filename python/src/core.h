@@ -51,7 +51,8 @@ struct FunctionRef : ObjectRef {
   // Arguments the function takes as an owning ffi.Tensor (bit i: argument i;
   // bit 63: argument 63 and later): framework tensors there are passed as
   // owning tensors, elsewhere as borrowed DLTensor*s (the fast path). Set from
-  // the type schema (schema_known), or learned from a failed call (call.cc).
+  // the type schema (schema_known); without one every argument is owning
+  // (CallFunction), as any parameter might keep what it gets.
   uint64_t owning_args = 0;
   bool schema_known = false;
   // What the library declares it writes (TVM_FFI_DLL_EXPORT_WRITES), for
