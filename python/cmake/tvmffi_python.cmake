@@ -56,6 +56,7 @@ set(TVMFFI_PYTHON_SOURCES
   _pyclass.py
   _reflection.py
   _registry_ext.py
+  _runtime.py
   _type_schema.py
   access_path.py
   allocator.py

@@ -35,8 +35,9 @@ import threading
 from numbers import Integral, Real
 from typing import Any, Callable, Sequence, TypeVar
 
-from . import _LIB, _core
+from . import _core
 from ._core import Device, Function, Object
+from ._runtime import LIB as _LIB
 
 _T = TypeVar("_T", bound=type)
 
