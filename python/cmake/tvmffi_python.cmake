@@ -30,7 +30,14 @@ message(STATUS "tvmffi Python: ${Python_EXECUTABLE} (${Python_VERSION}), nanobin
 # hot, and -O3 takes ~10% fewer instructions per call (callgrind).
 nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/core.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/classify.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/dlpack.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/readonly.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/allocators.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/to_ffi.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/to_python.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/lent.cc)
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
 # runtime/stack_bounds.h: internal and header-only, shared with the runtime.
 target_include_directories(tvmffi_python_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../../runtime)
