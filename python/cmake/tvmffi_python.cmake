@@ -30,6 +30,11 @@ message(STATUS "tvmffi Python: ${Python_EXECUTABLE} (${Python_VERSION}), nanobin
 # hot, and -O3 takes ~10% fewer instructions per call (callgrind).
 nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/core.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/bindings.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/objects.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/errors.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/functions.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/tensors.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/classify.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/dlpack.cc
