@@ -77,6 +77,7 @@ set(TVMFFI_PYTHON_SOURCES
   core.py
   error.py
   cpp/__init__.py
+  cpp/dtype.py
   cpp/extension.py
   jax.py
   libinfo.py

@@ -121,6 +121,8 @@ _core._register_object_class("ffi.Array", Array)
 _core._register_object_class("ffi.Map", Map)
 
 __version__ = _runtime_version(_LIB)
+# Upstream's form: the numeric parts as ints (a local or pre-release tail as str).
+__version_tuple__ = tuple(int(p) if p.isdigit() else p for p in __version__.split("."))
 
 __all__ = [
     "Array",

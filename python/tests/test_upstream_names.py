@@ -1,0 +1,50 @@
+"""Upstream names added for issue #41: __version_tuple__, load_module's
+keep_module_alive, tvmffi.cpp.to_cpp_dtype."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import tvmffi
+import tvmffi.cpp
+from tvmffi import module as module_py
+
+
+def test_version_tuple_matches_version() -> None:
+    vt = tvmffi.__version_tuple__
+    assert isinstance(vt, tuple) and len(vt) >= 3
+    assert all(isinstance(p, int) for p in vt[:3])
+    assert ".".join(str(p) for p in vt) == tvmffi.__version__
+
+
+def test_keep_module_alive(cpu_kernels_path: Path) -> None:
+    kept = tvmffi.load_module(cpu_kernels_path)  # the default: kept for the process
+    assert any(m.same_as(kept) for m in module_py._KEPT_ALIVE)
+    n = len(module_py._KEPT_ALIVE)
+    free = tvmffi.load_module(cpu_kernels_path, keep_module_alive=False)
+    assert len(module_py._KEPT_ALIVE) == n
+    add = free.add_int
+    del free
+    gc.collect()
+    assert add(2, 3) == 5  # a function keeps what it needs of its library
+
+
+def test_to_cpp_dtype(torch: ModuleType) -> None:
+    assert tvmffi.cpp.to_cpp_dtype("float32") == "float"
+    assert tvmffi.cpp.to_cpp_dtype("float64") == "double"
+    assert tvmffi.cpp.to_cpp_dtype("int8") == "int8_t"
+    assert tvmffi.cpp.to_cpp_dtype("uint64") == "uint64_t"
+    assert tvmffi.cpp.to_cpp_dtype("bool") == "bool"
+    assert tvmffi.cpp.to_cpp_dtype(torch.int32) == "int32_t"  # str(torch.int32): "torch.int32"
+    if torch.cuda.is_available() and torch.version.cuda:
+        assert tvmffi.cpp.to_cpp_dtype(torch.bfloat16) == "__nv_bfloat16"
+        assert tvmffi.cpp.to_cpp_dtype("float16") == "__half"
+    elif not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="float16"):
+            tvmffi.cpp.to_cpp_dtype("float16")  # a GPU toolkit's type: none on the CPU
+    with pytest.raises(ValueError, match="complex64"):
+        tvmffi.cpp.to_cpp_dtype("complex64")
