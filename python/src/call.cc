@@ -118,6 +118,29 @@ bool ArgError(int i, PyObject* a) {
 
 // A generic __dlpack__ producer: learn its device first, so that it gets the
 // call's stream (*stream_arg: a new reference, or NULL for none).
+// Upstream's __tvm_ffi_env_stream__ protocol: a tensor off the host that says
+// which stream it wants (an int handle) makes that the call's stream (the
+// first such argument; a stream already chosen stays). False with an error.
+TVMFFI_PY_COLD bool EnvStreamOf(CallFrame& f, PyObject* a, int dt, int di) {
+  PyObject* method = PyObject_GetAttrString(a, "__tvm_ffi_env_stream__");
+  if (method == nullptr) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return false;
+    PyErr_Clear();
+    return true;
+  }
+  PyObject* r = PyObject_CallNoArgs(method);
+  Py_DECREF(method);
+  if (r == nullptr) return false;
+  void* stream = PyLong_AsVoidPtr(r);
+  Py_DECREF(r);
+  if (PyErr_Occurred()) return false;
+  f.has_stream = true;
+  f.dev_type = dt;
+  f.dev_id = di;
+  f.stream = stream;
+  return true;
+}
+
 bool DLPackStreamArg(CallFrame& f, const Framework* fw, PyObject* a, PyObject** stream_arg) {
   *stream_arg = nullptr;
   PyObject* dev = PyObject_CallMethod(a, "__dlpack_device__", nullptr);
@@ -135,6 +158,7 @@ bool DLPackStreamArg(CallFrame& f, const Framework* fw, PyObject* a, PyObject** 
   int ok = PyArg_ParseTuple(dev, "ii", &dt, &di);
   Py_DECREF(dev);
   if (!ok) return false;
+  if (dt != kDLCPU && !f.has_stream && !EnvStreamOf(f, a, dt, di)) return false;
   if (!NoteDevice(f, fw, DLDevice{static_cast<DLDeviceType>(dt), di})) return false;
   if (dt != kDLCPU && f.has_stream) {
     // DLPack stream numbers: 1 is CUDA's legacy default stream (handle 0).

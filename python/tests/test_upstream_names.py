@@ -48,3 +48,51 @@ def test_to_cpp_dtype(torch: ModuleType) -> None:
             tvmffi.cpp.to_cpp_dtype("float16")  # a GPU toolkit's type: none on the CPU
     with pytest.raises(ValueError, match="complex64"):
         tvmffi.cpp.to_cpp_dtype("complex64")
+
+
+_STREAM_SRC = r"""
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/extra/c_env_api.h>
+
+// The stream current for CUDA device 0 while this runs (an int handle).
+int64_t cuda_stream(tvm::ffi::TensorView x) {
+  return reinterpret_cast<int64_t>(TVMFFIEnvGetStream(kDLCUDA, 0));
+}
+"""
+
+
+class _OnGpu:
+    """A DLPack producer that says it is on CUDA device 0 and which stream it wants
+    (the bytes are a host array's: the kernel below reads only the stream)."""
+
+    def __init__(self, np: ModuleType, stream: int | None) -> None:
+        self.array = np.zeros(1, np.float32)
+        self.stream = stream
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
+    def __dlpack__(self, **kwargs: object) -> object:
+        return self.array.__dlpack__()
+
+    def __getattr__(self, name: str) -> object:
+        if name == "__tvm_ffi_env_stream__" and self.stream is not None:
+            return lambda: self.stream
+        raise AttributeError(name)
+
+
+def test_tvm_ffi_env_stream_sets_the_calls_stream(
+    np: ModuleType, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import shutil
+
+    if shutil.which("c++") is None:
+        pytest.skip("needs a C++ compiler")
+    mod = tvmffi.cpp.load_inline(
+        "env_stream",
+        cpp_sources=_STREAM_SRC,
+        functions=["cuda_stream"],
+        build_directory=str(tmp_path_factory.mktemp("env_stream")),
+    )
+    assert mod.cuda_stream(_OnGpu(np, 0x1234)) == 0x1234
+    assert mod.cuda_stream(_OnGpu(np, None)) == 0  # restored after the call; none asked
