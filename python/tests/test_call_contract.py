@@ -138,10 +138,12 @@ def test_held_gil_when_asked(mod: tvmffi.Module) -> None:
     wait = mod.get_function("wait_flag")
     wait.release_gil = False
     started = threading.Event()
-    setter = threading.Thread(target=lambda: (started.set(), time.sleep(0.2), mod.set_flag()))
+    # The setter sleeps first (GIL free) so that wait_flag holds the GIL by the
+    # time it wakes, even on a loaded machine.
+    setter = threading.Thread(target=lambda: (started.set(), time.sleep(0.5), mod.set_flag()))
     setter.start()
     started.wait()
-    assert wait(1000) is False  # set_flag waits for the GIL that wait_flag holds
+    assert wait(1500) is False  # set_flag waits for the GIL that wait_flag holds
     setter.join()
     assert mod.wait_flag(0) is True  # it ran once the GIL was free
     mod.set_flag()
