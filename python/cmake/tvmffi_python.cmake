@@ -79,6 +79,7 @@ set(TVMFFI_PYTHON_SOURCES
   cpp/__init__.py
   cpp/dtype.py
   cpp/extension.py
+  cpp/nvrtc.py
   jax.py
   libinfo.py
   module.py

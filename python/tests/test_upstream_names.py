@@ -96,3 +96,42 @@ def test_tvm_ffi_env_stream_sets_the_calls_stream(
     )
     assert mod.cuda_stream(_OnGpu(np, 0x1234)) == 0x1234
     assert mod.cuda_stream(_OnGpu(np, None)) == 0  # restored after the call; none asked
+
+
+def _has_nvrtc() -> bool:
+    try:
+        from tvmffi.cpp import nvrtc
+
+        nvrtc._nvrtc()
+    except RuntimeError:
+        return False
+    return True
+
+
+def test_nvrtc_without_the_library_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tvmffi.cpp import nvrtc
+
+    monkeypatch.setattr(nvrtc.ctypes.util, "find_library", lambda name: None)
+    monkeypatch.setenv("CUDA_HOME", "/nonexistent")
+    real = nvrtc.ctypes.CDLL
+
+    def no_nvrtc(name: str, *args: object, **kwargs: object) -> object:
+        if "nvrtc" in name:
+            raise OSError(f"{name}: cannot open shared object file")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(nvrtc.ctypes, "CDLL", no_nvrtc)
+    with pytest.raises(RuntimeError, match="cannot load the NVRTC library"):
+        nvrtc.nvrtc_compile("__global__ void k() {}", arch="sm_80")
+
+
+@pytest.mark.skipif(not _has_nvrtc(), reason="no NVRTC library (CUDA toolkit)")
+def test_nvrtc_compiles_to_a_cubin() -> None:
+    from tvmffi.cpp import nvrtc
+
+    cubin = nvrtc.nvrtc_compile(
+        'extern "C" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }', arch="sm_80"
+    )
+    assert cubin[:4] == b"\x7fELF"  # a CUBIN is an ELF image
+    with pytest.raises(RuntimeError, match="does not compile"):
+        nvrtc.nvrtc_compile("__global__ void k( {", arch="sm_80")
