@@ -543,6 +543,53 @@ NB_MODULE(_core, m) {
       "Function, DLPack tensor -> Tensor, str / bytes -> core.String / core.Bytes) and back "
       "to Python.");
 
+  // What tvmffi/_reflection.py reads and writes as raw TVMFFIAny cells (ctypes
+  // memory, by address): direct entries, not FFI functions calling back.
+  m.def(
+      "_handle_address",
+      [](nb::handle obj) -> uintptr_t {
+        if (!nb::isinstance<ObjectRef>(obj)) return 0;
+        return reinterpret_cast<uintptr_t>(RawHandleOf(obj));
+      },
+      nb::arg("obj").none(),
+      "The address of the FFI object `obj` refers to (0: none, or not a tvmffi.Object).");
+  m.def(
+      "_take_any",
+      [](uintptr_t address) -> nb::object {
+        TVMFFIAny* cell = reinterpret_cast<TVMFFIAny*>(address);
+        TVMFFIAny owned = *cell;
+        cell->type_index = kTVMFFINone;
+        cell->zero_padding = 0;
+        cell->v_int64 = 0;
+        return Steal(AnyToPy(&owned, nullptr));
+      },
+      nb::arg("address"),
+      "The Python value of the owned TVMFFIAny at `address`, which this takes (the cell is "
+      "left None), as a call's result converts.");
+  m.def(
+      "_give_any",
+      [](nb::handle value, uintptr_t address) {
+        TVMFFIAny owned;
+        if (!PyToOwnedAny(value.ptr(), &owned)) throw nb::python_error();
+        *reinterpret_cast<TVMFFIAny*>(address) = owned;
+      },
+      nb::arg("value").none(), nb::arg("address"),
+      "Write `value`, converted as the package converts values, as an owned TVMFFIAny at "
+      "`address` (whose old content is overwritten, not released).");
+  m.def(
+      "_raise_last_error",
+      []() {
+        TVMFFIObjectHandle err = nullptr;
+        TVMFFIErrorMoveFromRaised(&err);
+        if (err == nullptr)
+          throw nb::builtin_exception(nb::exception_type::runtime_error,
+                                      "tvmffi: a C call failed without an error");
+        TVMFFIErrorSetRaised(err);
+        TVMFFIObjectDecRef(err);
+        ThrowFFIError();
+      },
+      "Raise, as a failed call does, the FFI error parked on this thread.");
+
   // The runtime's own "ffi.*" functions, as registered now (BuiltinFunction).
   {
     std::vector<std::string> names;
