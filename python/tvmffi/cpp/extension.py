@@ -461,7 +461,7 @@ def load_inline(
         embed_cubin=embed_cubin,
         backend=backend,
     )
-    return load_module(path)
+    return load_module(path, keep_module_alive=keep_module_alive)
 
 
 def build(
@@ -539,4 +539,4 @@ def load(
         backend=backend,
         embed_cubin=embed_cubin,
     )
-    return load_module(path)
+    return load_module(path, keep_module_alive=keep_module_alive)
