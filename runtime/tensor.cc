@@ -365,6 +365,7 @@ inline void ValidateShape(const DLTensor& t, const char* api, const char* what) 
     try {
       ValidateShapeFull(t, api, what);
     } catch (...) {
+      ::tvm::ffi::details::RethrowIfForcedUnwind();
       if (plain) {
         std::fprintf(stderr, "%s: IsPlainValidShape accepted %s that ValidateShapeFull rejects\n",
                      api, what);
@@ -557,13 +558,17 @@ std::string DescribeAllocation(const DLTensor* t) {
     if (i != 0) out += ", ";
     out += std::to_string(t->shape[i]);
   }
+  if (t->strides != nullptr) {
+    out += "] strides [";
+    for (int i = 0; i < t->ndim; ++i) out += Concat(i ? ", " : "", t->strides[i]);
+  }
   return Concat(out, "] dtype (code ", static_cast<int>(t->dtype.code), ", bits ",
                 static_cast<int>(t->dtype.bits), ", lanes ", t->dtype.lanes, ") on device ",
                 static_cast<int>(t->device.device_type), ":", t->device.device_id);
 }
 
 // Whether the allocator's tensor is what was asked for: same shape, dtype
-// and device (a kernel writes `prototype`'s extents into it).
+// and device, compact (a kernel writes `prototype`'s extents into it).
 inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
   uint32_t dt_a, dt_b;
   std::memcpy(&dt_a, &got->dtype, sizeof(dt_a));
@@ -575,6 +580,16 @@ inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
   }
   for (int i = 0; i < got->ndim; ++i) {
     if (got->shape[i] != prototype->shape[i]) return false;
+  }
+  // A kernel writes the new tensor as compact: strides, when given, must be
+  // the compact ones (a negative or padded stride would send its writes
+  // outside the block; dimensions of extent 1 may say anything).
+  if (got->strides != nullptr) {
+    int64_t expected = 1;
+    for (int i = got->ndim - 1; i >= 0; --i) {
+      if (got->shape[i] != 1 && got->strides[i] != expected) return false;
+      if (__builtin_mul_overflow(expected, got->shape[i], &expected)) return false;
+    }
   }
   return true;
 }
