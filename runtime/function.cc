@@ -517,9 +517,17 @@ TVMFFI_RT_COLD int RefuseMalformedCell(const TVMFFIAny* args, int32_t num_args) 
   const int32_t i = MalformedCell(args, num_args);
   const TVMFFIAny& c = args[i];
   const char* what = "a type index that names no type";
+  if (c.type_index >= kTVMFFIStaticObjectBegin && c.v_obj != nullptr) {
+    // The object's own type, named as the typed conversions name it.
+    SetRaised("TypeError",
+              Concat("TVMFFIFunctionCall: argument ", i, " is a malformed TVMFFIAny: Expected `",
+                     TypeIndexToKey(c.type_index), "` but got `",
+                     ::tvm::ffi::TypeTraitsBase::GetMismatchTypeInfo(&c),
+                     "` (an object whose type differs from the cell's type index)"));
+    return -1;
+  }
   if (c.type_index >= kTVMFFIStaticObjectBegin) {
-    what = c.v_obj == nullptr ? "an object type index with a NULL object"
-                              : "an object whose type index differs from the cell's";
+    what = "an object type index with a NULL object";
   } else if (c.type_index == kTVMFFISmallStr || c.type_index == kTVMFFISmallBytes) {
     what = "a small string longer than 7 bytes";
   } else if (c.type_index >= 0) {

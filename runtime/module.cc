@@ -288,11 +288,14 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
     *out = result;
     return true;
   }
-  // A text describes the function beside it: a module that has the function
-  // itself answers for it, text or not; only a module without it asks its
-  // imports, in GetFunction's order (issue #43: a module's function must not
-  // get an imported namesake's writes declaration).
-  if (query_imports && !HasOwnFunction(mod, name)) {
+  // A writes declaration belongs to the function beside it: a module that
+  // has the function itself answers for it, declared or not; only a module
+  // without it asks its imports, in GetFunction's order (issue #43: a
+  // module's function must not get an imported namesake's declaration, which
+  // would let a writer receive read-only memory). Docs and metadata keep
+  // upstream's lookup (the module, then its imports).
+  const bool bound = std::strcmp(kind_prefix, kSymbolWritesPrefix) == 0;
+  if (query_imports && !(bound && HasOwnFunction(mod, name))) {
     ImportList imports;
     SnapshotImports(mod, &imports);
     for (TVMFFIObject* m : imports.mods) {

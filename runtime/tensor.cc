@@ -551,14 +551,26 @@ namespace tvmffi {
 namespace rt {
 namespace {
 
-// "[2, 3] dtype (code 2, bits 32, lanes 1) on device 1:0", for the allocator's mismatch message.
+// Whether a tensor's strides (non-NULL) are the compact ones of its shape
+// (dimensions of extent 1 may say anything).
+bool CompactStrides(const DLTensor* t) {
+  int64_t expected = 1;
+  for (int i = t->ndim - 1; i >= 0; --i) {
+    if (t->shape[i] != 1 && t->strides[i] != expected) return false;
+    if (__builtin_mul_overflow(expected, t->shape[i], &expected)) return false;
+  }
+  return true;
+}
+
+// "[2, 3] dtype (code 2, bits 32, lanes 1) on device 1:0" (strides too when not
+// compact), for the allocator's mismatch message.
 std::string DescribeAllocation(const DLTensor* t) {
   std::string out = "[";
   for (int i = 0; i < t->ndim; ++i) {
     if (i != 0) out += ", ";
     out += std::to_string(t->shape[i]);
   }
-  if (t->strides != nullptr) {
+  if (t->strides != nullptr && !CompactStrides(t)) {
     out += "] strides [";
     for (int i = 0; i < t->ndim; ++i) out += Concat(i ? ", " : "", t->strides[i]);
   }
@@ -584,14 +596,7 @@ inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
   // A kernel writes the new tensor as compact: strides, when given, must be
   // the compact ones (a negative or padded stride would send its writes
   // outside the block; dimensions of extent 1 may say anything).
-  if (got->strides != nullptr) {
-    int64_t expected = 1;
-    for (int i = got->ndim - 1; i >= 0; --i) {
-      if (got->shape[i] != 1 && got->strides[i] != expected) return false;
-      if (__builtin_mul_overflow(expected, got->shape[i], &expected)) return false;
-    }
-  }
-  return true;
+  return got->strides == nullptr || CompactStrides(got);
 }
 
 // On a mismatch the tensor is released and the call fails, naming both.

@@ -37,7 +37,9 @@ using namespace tvm::ffi;
 // not of the runtime).
 struct AsanUnwindGuard {
 #ifdef TVMFFI_TEST_ASAN
-  ~AsanUnwindGuard() { __asan_handle_no_return(); }
+  ~AsanUnwindGuard() {
+    __asan_handle_no_return();
+  }
 #endif
 };
 

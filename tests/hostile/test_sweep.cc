@@ -34,14 +34,16 @@ using namespace tvm::ffi;
 // another language's types (registering it on a built-in type changes that
 // type for the rest of the process), a name to remove, a failure to record.
 const std::set<std::string> kTrusting = {
-    "ffi.FunctionFromExternC", "ffi._PyClassRegisterTypeAttrColumns", "ffi._RegisterFFIInit",
-    "ffi.MakeFieldSetter",     "ffi.FunctionRemoveGlobal",            "ffi.RecordLoadFailure",
+    "ffi.FunctionFromExternC",  "ffi._PyClassRegisterTypeAttrColumns",
+    "ffi._RegisterFFIInit",     "ffi.MakeFieldSetter",
+    "ffi.FunctionRemoveGlobal", "ffi.RecordLoadFailure",
 };
 
 // The error kinds a refusal may have.
 const std::set<std::string> kKnownKinds = {
-    "ValueError", "TypeError",    "IndexError",   "KeyError",      "AttributeError",
-    "RuntimeError", "MemoryError", "OverflowError", "NotImplementedError",
+    "ValueError",  "TypeError",      "IndexError",
+    "KeyError",    "AttributeError", "RuntimeError",
+    "MemoryError", "OverflowError",  "NotImplementedError",
 };
 
 TVMFFIAny Cell(int32_t type_index) {
@@ -75,8 +77,8 @@ struct Kinds {
   Kinds() {
     keep.reserve(64);
     Add("None", Cell(kTVMFFINone));
-    for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1} << 40, std::numeric_limits<int64_t>::max(),
-                      std::numeric_limits<int64_t>::min()}) {
+    for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{1} << 40,
+                      std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()}) {
       TVMFFIAny a = Cell(kTVMFFIInt);
       a.v_int64 = v;
       Add("int", a);
@@ -292,7 +294,8 @@ TEST_CASE("Malformed values: an AccessPath whose depth lies", "[hostile][sweep]"
   for (int32_t depth : {0, 1, 7, 1 << 30, -5}) {
     INFO(depth);
     // What a path rebuilt field by field (reflection, a graph JSON) may hold.
-    refl::AccessPath liar(make_object<refl::AccessPathObj>(real, refl::AccessStep::Attr("b"), depth));
+    refl::AccessPath liar(
+        make_object<refl::AccessPathObj>(real, refl::AccessStep::Attr("b"), depth));
     CHECK(liar->ToSteps().size() == 3);  // the chain, not the depth
     (void)liar->PathEqual(real);
     (void)liar->IsPrefixOf(real);
