@@ -365,6 +365,7 @@ inline void ValidateShape(const DLTensor& t, const char* api, const char* what) 
     try {
       ValidateShapeFull(t, api, what);
     } catch (...) {
+      ::tvm::ffi::details::RethrowIfForcedUnwind();
       if (plain) {
         std::fprintf(stderr, "%s: IsPlainValidShape accepted %s that ValidateShapeFull rejects\n",
                      api, what);
@@ -550,12 +551,28 @@ namespace tvmffi {
 namespace rt {
 namespace {
 
-// "[2, 3] dtype (code 2, bits 32, lanes 1) on device 1:0", for the allocator's mismatch message.
+// Whether a tensor's strides (non-NULL) are the compact ones of its shape
+// (dimensions of extent 1 may say anything).
+bool CompactStrides(const DLTensor* t) {
+  int64_t expected = 1;
+  for (int i = t->ndim - 1; i >= 0; --i) {
+    if (t->shape[i] != 1 && t->strides[i] != expected) return false;
+    if (__builtin_mul_overflow(expected, t->shape[i], &expected)) return false;
+  }
+  return true;
+}
+
+// "[2, 3] dtype (code 2, bits 32, lanes 1) on device 1:0" (strides too when not
+// compact), for the allocator's mismatch message.
 std::string DescribeAllocation(const DLTensor* t) {
   std::string out = "[";
   for (int i = 0; i < t->ndim; ++i) {
     if (i != 0) out += ", ";
     out += std::to_string(t->shape[i]);
+  }
+  if (t->strides != nullptr && !CompactStrides(t)) {
+    out += "] strides [";
+    for (int i = 0; i < t->ndim; ++i) out += Concat(i ? ", " : "", t->strides[i]);
   }
   return Concat(out, "] dtype (code ", static_cast<int>(t->dtype.code), ", bits ",
                 static_cast<int>(t->dtype.bits), ", lanes ", t->dtype.lanes, ") on device ",
@@ -563,7 +580,7 @@ std::string DescribeAllocation(const DLTensor* t) {
 }
 
 // Whether the allocator's tensor is what was asked for: same shape, dtype
-// and device (a kernel writes `prototype`'s extents into it).
+// and device, compact (a kernel writes `prototype`'s extents into it).
 inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
   uint32_t dt_a, dt_b;
   std::memcpy(&dt_a, &got->dtype, sizeof(dt_a));
@@ -576,7 +593,10 @@ inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
   for (int i = 0; i < got->ndim; ++i) {
     if (got->shape[i] != prototype->shape[i]) return false;
   }
-  return true;
+  // A kernel writes the new tensor as compact: strides, when given, must be
+  // the compact ones (a negative or padded stride would send its writes
+  // outside the block; dimensions of extent 1 may say anything).
+  return got->strides == nullptr || CompactStrides(got);
 }
 
 // On a mismatch the tensor is released and the call fails, naming both.

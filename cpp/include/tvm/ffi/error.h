@@ -622,6 +622,7 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
     return -1;                                            \
   }                                                       \
   catch (...) {                                           \
+    ::tvm::ffi::details::RethrowIfForcedUnwind();         \
     ::tvm::ffi::details::SetRaisedFromUnknownException(); \
     return -1;                                            \
   }                                                       \
