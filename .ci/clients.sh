@@ -15,7 +15,8 @@
 #                   generators, nvcc flags and ninja build, with tvm_ffi.libinfo's
 #                   include paths, for sm_90a; each module loaded with
 #                   tvm_ffi.load_module. Needs nvcc: without it each module SKIPs.
-# Modules left out by default (CI time on 2 cores, see docs/clients.md):
+# Modules left out by default (CI time on 2 cores, see docs/clients.md): rope and
+# sampling (build and load; rope alone is over 5 minutes of nvcc here),
 # prefill attention (several minutes of nvcc each), the CUTLASS GEMMs (sm100+,
 # minutes each), MoE/communication modules.
 # One line a check ("PASS ...", "FAIL ...", "SKIP ..."), then
@@ -30,6 +31,8 @@
 #      TVMFFI_CLIENTS_MODULES  FlashInfer modules to build (default below)
 #      TVMFFI_JOBS  ninja's parallelism (default 2)
 #      TVMFFI_CLIENTS_RESOLVE=0  skip the resolver dry run (no registry)
+#      TVMFFI_CLIENTS_OUT  a folder to copy the built modules (*.so) into, for
+#                          the GPU run (.ci/prepare-carry.sh, .ci/device-clients.sh)
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +40,7 @@ py=${1:?usage: .ci/clients.sh PYTHON DIST}
 dist=${2:?usage: .ci/clients.sh PYTHON DIST}
 JOBS=${TVMFFI_JOBS:-2}
 cache=${TVMFFI_CLIENTS_CACHE:-${TMPDIR:-/tmp}/tvmffi-clients-cache}
-modules=${TVMFFI_CLIENTS_MODULES:-norm activation-silu activation-gelu_tanh page rope gemm-bf16-cublaslt decode}
+modules=${TVMFFI_CLIENTS_MODULES:-norm activation-silu activation-gelu_tanh page gemm-bf16-cublaslt decode}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-clients.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$cache"
@@ -197,4 +200,9 @@ while IFS= read -r line; do  # the driver's lines, already shown: tally them
   esac
 done < <(grep -E '^(PASS|FAIL|SKIP) flashinfer ' "$log")
 [[ $seen -eq $n ]] || count "FAIL: flashinfer driver: $seen of $n module lines"
+if [[ -n ${TVMFFI_CLIENTS_OUT:-} ]]; then
+  mkdir -p "$TVMFFI_CLIENTS_OUT" &&
+    find "$work/flashinfer" -path '*/cached_ops/*' -name '*.so' -exec cp {} "$TVMFFI_CLIENTS_OUT/" \; &&
+    echo "clients: modules copied to $TVMFFI_CLIENTS_OUT: $(cd "$TVMFFI_CLIENTS_OUT" && echo ./*.so)"
+fi
 finish
