@@ -11,6 +11,9 @@
 #                   with the registry: FlashInfer's full dependency tree holds a
 #                   multi-GB CUDA torch); our three wheels install into a fresh
 #                   venv with one command and satisfy FlashInfer's requirement.
+#   cute dsl        CuTe DSL's TVM-FFI path (tests/clients/cute_dsl_export.py):
+#                   compile a small kernel with --enable-tvm-ffi (no GPU),
+#                   export_to_c, link, load, call on CPU tensors.
 #   flashinfer      FlashInfer's JIT (tests/clients/flashinfer_jit.py): its
 #                   generators, nvcc flags and ninja build, with tvm_ffi.libinfo's
 #                   include paths, for sm_90a; each module loaded with
@@ -170,6 +173,40 @@ print(f"  import tvm_ffi -> {tvm_ffi.__name__} {tvm_ffi.__version__}")
 EOF
 }
 check "install beside: one pip command, FlashInfer's requirement met, tvm_ffi is tvmffi" beside
+
+# ------------------------------------------------------------ cute dsl ---
+# CuTe DSL (tests/clients/cute_dsl_export.py): a small kernel compiled with
+# --enable-tvm-ffi for sm_90a by CuTe DSL's own compiler (no GPU, no nvcc),
+# exported with export_to_c, linked, loaded and called on CPU tensors.
+cute_pkgs=()
+for p in nvidia-cutlass-dsl nvidia-cutlass-dsl-libs-base nvidia-cutlass-dsl-libs-core \
+         nvidia-cutlass-dsl-libs-cu13 cuda-bindings cuda-pathfinder protobuf typing_extensions; do
+  cute_pkgs+=("$p==$(pin "$p")")
+done
+cute_site=$cache/cute-site-$(pin nvidia-cutlass-dsl)
+fetch_cute() {
+  [[ -f $cute_site/.installed ]] && return 0
+  rm -rf "$cute_site" &&
+    "$py" -m pip install -q --no-deps --only-binary=:all: --target "$cute_site" "${cute_pkgs[@]}" &&
+    touch "$cute_site/.installed"
+}
+check "fetch nvidia-cutlass-dsl==$(pin nvidia-cutlass-dsl) (+ cu13 libs, cuda-bindings)" fetch_cute
+if [[ -f $cute_site/.installed ]]; then
+  # The package's .pth adds dsl_packages to sys.path; a --target folder on
+  # PYTHONPATH reads no .pth, so it is named here.
+  CUTE_DSL_ARCH=sm_90a PYTHONPATH=$cute_site:$cute_site/nvidia_cutlass_dsl/dsl_packages \
+    nice "$py" "$repo/tests/clients/cute_dsl_export.py" "$work/cute" 2>&1 | tee "$work/cute.log"
+  while IFS= read -r line; do
+    case $line in
+      PASS*) passed=$((passed + 1)) ;;
+      FAIL*) failed=$((failed + 1)); fails+=("${line#FAIL }") ;;
+    esac
+  done < <(grep -E '^(PASS|FAIL) cute-dsl ' "$work/cute.log")
+  grep -qE '^(PASS|FAIL) cute-dsl the exported' "$work/cute.log" ||
+    count "FAIL: cute-dsl: the driver stopped early"
+else
+  count "SKIP cute-dsl (not fetched)"
+fi
 
 # ----------------------------------------------------------- flashinfer ---
 NVCC=
