@@ -19,7 +19,7 @@
 #                   include paths, for sm_90a; each module loaded with
 #                   tvm_ffi.load_module. Needs nvcc: without it each module SKIPs.
 # Modules left out by default (CI time on 2 cores, see docs/clients.md): rope and
-# sampling (build and load; rope alone is over 5 minutes of nvcc here),
+# sampling (build and load pass; 318 s and 778 s of nvcc on the shared machine),
 # prefill attention (several minutes of nvcc each), the CUTLASS GEMMs (sm100+,
 # minutes each), MoE/communication modules.
 # One line a check ("PASS ...", "FAIL ...", "SKIP ..."), then
