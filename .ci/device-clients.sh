@@ -12,7 +12,12 @@
 #   .carry/clients/modules/*.so   the built modules
 #   .carry/clients/wheels/        upstream's wheels (one per CPython 3.10-3.13)
 #                                 and typing_extensions, which it needs
-# Env: SKIP_WHEEL_FLOW=1  reuse the venv of an earlier run (/tmp/tvmffi-device-clients)
+#   .carry/clients/src/           (optional, TVMFFI_CLIENTS_SRC) FlashInfer's norm and page
+#                                 binding files: their compile time with nvcc and
+#                                 FlashInfer's flags against tvmffi's headers and
+#                                 against upstream's, RUNS times each, interleaved
+# Env: RUNS (compile-time runs, default 5)
+#      SKIP_WHEEL_FLOW=1  reuse the venv of an earlier run (/tmp/tvmffi-device-clients)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 KEEP=/tmp/tvmffi-device-clients
@@ -45,4 +50,27 @@ for side in ours upstream; do
   printf '\n==================== %s ====================\n' "$side"
   "$py" tests/clients/device_clients.py "$carry/modules" "$side" || rc=1
 done
+if [[ -d $carry/src/csrc ]]; then
+  printf '\n==================== compile time: FlashInfer bindings, our headers vs upstream ====================\n'
+  inc_ours=$("$ours/bin/python" -c 'import tvm_ffi.libinfo as l; print(l.find_include_path())')
+  inc_up=$("$up/bin/python" -c 'import tvm_ffi.libinfo as l; print(l.find_include_path())')
+  flags=(-std=c++17 --compiler-options=-fPIC --expt-relaxed-constexpr
+         "-gencode=arch=compute_90a,code=sm_90a" -use_fast_math -DNDEBUG -O3
+         -isystem "$carry/src/include" -isystem "$carry/src/csrc")
+  for src in "$carry"/src/csrc/*.cu; do
+    t_ours=() t_up=()
+    for ((i = 0; i < ${RUNS:-5}; i++)); do
+      for side in ours up; do
+        inc=$inc_ours; [[ $side == up ]] && inc=$inc_up
+        s=$(date +%s%N)
+        nvcc "${flags[@]}" -isystem "$inc" -c "$src" -o "$KEEP/binding-$side.o" || { rc=1; continue; }
+        ms=$((($(date +%s%N) - s) / 1000000))
+        if [[ $side == ours ]]; then t_ours+=("$ms"); else t_up+=("$ms"); fi
+      done
+    done
+    med() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+    mo=$(med "${t_ours[@]}") mu=$(med "${t_up[@]}")
+    echo "COMPILE $(basename "$src") ours_ms=$mo upstream_ms=$mu ratio=$(awk -v a="$mo" -v b="$mu" 'BEGIN{printf "%.2f", a/b}')"
+  done
+fi
 exit $rc

@@ -44,7 +44,11 @@
 #                                                 modules/ (FlashInfer's JIT modules built
 #                                                 there) and wheels/ (upstream's apache-tvm-ffi,
 #                                                 tests/clients/VERSIONS, for CPython 3.10-3.13,
-#                                                 and typing_extensions), for .ci/device-clients.sh
+#                                                 and typing_extensions), for .ci/device-clients.sh;
+#                                                 with TVMFFI_CLIENTS_SRC=<unpacked flashinfer-python
+#                                                 wheel> also src/: FlashInfer's norm and page binding
+#                                                 files and the two headers they include, for the
+#                                                 compile-time comparison there
 # Runs here (Debian 12), after .ci/setup-debian.sh. Result is well under 1 MiB
 # (about 12 MiB with .carry/upstream).
 set -euo pipefail
@@ -60,6 +64,7 @@ TVMFFI_UPSTREAM_CXX_PEER=$(abs_path "${TVMFFI_UPSTREAM_CXX_PEER:-}")
 TVMFFI_CYTHON_PATH=$(abs_path "${TVMFFI_CYTHON_PATH:-}")
 TVMFFI_UPSTREAM_TESTS=$(abs_path "${TVMFFI_UPSTREAM_TESTS:-}")
 TVMFFI_CLIENTS_BUILT=$(abs_path "${TVMFFI_CLIENTS_BUILT:-}")
+TVMFFI_CLIENTS_SRC=$(abs_path "${TVMFFI_CLIENTS_SRC:-}")
 
 cd "$(dirname "$0")/.."
 ROOT_ABS=$PWD
@@ -239,6 +244,14 @@ if [[ -n ${TVMFFI_CLIENTS_BUILT:-} ]]; then
   done
   /usr/bin/python3 -m pip download -q --no-deps --only-binary=:all: -d "$up/wheels" \
     "typing_extensions==4.15.0" || die "pip download typing_extensions"
+  if [[ -n ${TVMFFI_CLIENTS_SRC:-} ]]; then
+    data=$TVMFFI_CLIENTS_SRC/flashinfer/data
+    for f in csrc/flashinfer_norm_binding.cu csrc/flashinfer_page_binding.cu csrc/tvm_ffi_utils.h \
+             include/flashinfer/layout.cuh; do
+      [[ -f $data/$f ]] || die "flashinfer source: $data/$f missing"
+      mkdir -p "$up/src/$(dirname "$f")" && cp "$data/$f" "$up/src/$f"
+    done
+  fi
   log "client modules ($(ls "$up/modules" | tr '\n' ' ')) and upstream $upstream wheels" \
       "-> $up ($(du -sh "$up" | cut -f1))"
 fi
