@@ -34,6 +34,8 @@
 #      TVMFFI_CLIENTS_MODULES  FlashInfer modules to build (default below)
 #      TVMFFI_JOBS  ninja's parallelism (default 2)
 #      TVMFFI_CLIENTS_RESOLVE=0  skip the resolver dry run (no registry)
+#      TVMFFI_CLIENTS_NVCC  nvcc to use (default: /usr/local/cuda/bin/nvcc, else PATH's);
+#                           "none" shows the SKIPs of a machine without one
 #      TVMFFI_CLIENTS_OUT  a folder to copy the built modules (*.so) into, for
 #                          the GPU run (.ci/prepare-carry.sh, .ci/device-clients.sh)
 set -uo pipefail
@@ -209,8 +211,10 @@ else
 fi
 
 # ----------------------------------------------------------- flashinfer ---
-NVCC=
-if [[ -x /usr/local/cuda/bin/nvcc ]]; then NVCC=/usr/local/cuda/bin/nvcc
+NVCC=${TVMFFI_CLIENTS_NVCC:-}
+if [[ $NVCC == none ]]; then NVCC=
+elif [[ -n $NVCC ]]; then :
+elif [[ -x /usr/local/cuda/bin/nvcc ]]; then NVCC=/usr/local/cuda/bin/nvcc
 elif command -v nvcc >/dev/null 2>&1; then NVCC=$(command -v nvcc); fi
 if [[ -z $NVCC ]]; then
   for m in $modules; do count "SKIP flashinfer $m (no nvcc)"; done
