@@ -10,3 +10,5 @@ target_compile_options(test_error_ext_debug PRIVATE -UNDEBUG)
 tvmffi_add_test(test_overload ${CMAKE_CURRENT_LIST_DIR}/test_overload.cc)
 tvmffi_add_test(test_api_ext ${CMAKE_CURRENT_LIST_DIR}/test_api_ext.cc)
 tvmffi_add_test(test_upstream_behaviour ${CMAKE_CURRENT_LIST_DIR}/test_upstream_behaviour.cc)
+# Upstream names kernel libraries use (.ci/clients.sh): TVM_FFI_LOG_AND_THROW, ...
+tvmffi_add_test(test_client_names ${CMAKE_CURRENT_LIST_DIR}/test_client_names.cc)

@@ -461,6 +461,28 @@ TVM_FFI_COLD_CODE inline Error operator&&(const ErrorThrowSite& site, ErrorMessa
   return MakeErrorFromSite(site, message.str());
 }
 
+/*!
+ * \brief A TVM_FFI_LOG_AND_THROW in progress: a throw site whose error is also
+ *        written to stderr before it is thrown, for code whose exceptions may
+ *        never reach a handler that prints them.
+ */
+struct ErrorLogThrowSite : public ErrorThrowSite {
+  using ErrorThrowSite::ErrorThrowSite;
+};
+
+/*!
+ * \brief `site && stream` for a logging site: the Error, whose FullMessage()
+ *        is written to stderr (unbuffered, one write) before it is returned.
+ */
+TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const ErrorLogThrowSite& site,
+                                                      ErrorMessageStream& message) {
+  Error error = MakeErrorFromSite(site, message.str());
+  std::string text = error.FullMessage();
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+  return error;
+}
+
 /*! \brief " (x vs. y)" when both values are printable, else "". Cold. */
 template <typename X, typename Y>
 TVM_FFI_COLD_CODE std::string CheckValuesToString(const X& x, const Y& y) {
@@ -512,6 +534,15 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #define TVM_FFI_THROW_SITE_BACKTRACE_() \
   ::tvm::ffi::details::ThrowSiteLine(__FILE__, __LINE__, TVM_FFI_FUNC_SIG)
 #endif
+
+/*!
+ * \brief TVM_FFI_THROW that first writes the error's FullMessage() to stderr:
+ *        for places where the exception may be lost (a destructor, a thread,
+ *        a caller that does not print it). `TVM_FFI_LOG_AND_THROW(TypeError) << "...";`
+ */
+#define TVM_FFI_LOG_AND_THROW(ErrorKind)                                                       \
+  throw ::tvm::ffi::details::ErrorLogThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
+      ::tvm::ffi::details::ThrowMessageStream()
 
 /*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
 #define TVM_FFI_CHECK(cond, ErrorKind) \
