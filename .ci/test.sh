@@ -31,7 +31,6 @@ cd "$(dirname "$0")/.."
 # shellcheck source=.ci/lib.sh
 source .ci/lib.sh
 
-
 JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 total_passed=0
@@ -54,6 +53,16 @@ banner "setup"
 if ! bash .ci/setup-debian.sh; then
   failures+=("setup-debian.sh")
   summary_and_exit
+fi
+
+# Every build phase (and the wheel's, and the clients') compiles through ccache
+# when it is there (setup-debian.sh installs it): a second run on the same
+# machine recompiles only what changed. CMake reads these as the launchers'
+# defaults; CCACHE_BASEDIR makes clones in other folders share the cache.
+# TVMFFI_CCACHE=0 turns it off (a cold run's true time).
+if [[ ${TVMFFI_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null 2>&1; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CMAKE_CUDA_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$PWD
 fi
 
 # ----------------------------------------------------------------- lint ---
