@@ -2,10 +2,13 @@
 """The layering check: which folder of the tree may include which.
 
 Layers point one way: the C ABI (c_api/include) <- the C++ headers
-(cpp/include) <- the runtime (runtime/). Kernels, tools, the Python extension,
-benchmarks and the docs' examples use the public headers only. Every project
-header a file includes, by "quotes" or by <tvm/ffi/...>, is resolved to the
-folder that holds it and checked against RULES. Tests may include anything.
+(cpp/include) <- the runtime (runtime/). Kernels, benchmarks and the docs'
+examples use the public headers only. The private header-only helpers that
+more than one layer needs live in one place, internal/include/tvmffi_internal
+(the CMake target tvmffi::internal, never installed): the runtime, the tool
+(tools/) and the Python extension (python/src) may include them, nothing else.
+Every project header a file includes, by "quotes" or by <...>, is resolved to
+the folder that holds it and checked against RULES. Tests may include anything.
 
 Usage: python3 .ci/check_layers.py [ROOT]   (default: the repository)
 Prints each back-edge as FILE:LINE: LAYER includes PATH (LAYER may not), then
@@ -20,15 +23,17 @@ import sys
 from pathlib import Path
 
 PUBLIC = ("c_api/include", "cpp/include")
+INTERNAL = "internal/include"  # tvmffi::internal
 # layer (a path prefix; the longest match wins) -> the layers it may include
 RULES: dict[str, tuple[str, ...]] = {
     "c_api/include": ("c_api/include",),
     "cpp/include": PUBLIC,
-    "runtime": (*PUBLIC, "runtime"),
+    INTERNAL: (*PUBLIC, INTERNAL),
+    "runtime": (*PUBLIC, INTERNAL, "runtime"),
     "kernels/cpu": (*PUBLIC, "kernels/cpu"),
     "kernels/cuda": (*PUBLIC, "kernels/cuda"),
-    "tools": (*PUBLIC, "tools"),
-    "python/src": (*PUBLIC, "python/src"),
+    "tools": (*PUBLIC, INTERNAL, "tools"),
+    "python/src": (*PUBLIC, INTERNAL, "python/src"),
     "benchmarks": (*PUBLIC, "benchmarks"),
     "docs/examples": PUBLIC + ("docs/examples",),
 }
@@ -49,7 +54,7 @@ def resolve(root: Path, src: Path, kind: str, name: str, tracked: list[str]) -> 
     """The repository path an include names, or None for a system header."""
     candidates = [src.parent / name] if kind == '"' else []
     # then every folder a build puts on the include path, private ones too
-    candidates += [root / inc / name for inc in (*PUBLIC, "runtime", "tests", ".")]
+    candidates += [root / inc / name for inc in (*PUBLIC, INTERNAL, "runtime", "tests", ".")]
     for cand in candidates:
         if cand.is_file():
             return cand.resolve().relative_to(root.resolve()).as_posix()

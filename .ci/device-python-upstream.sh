@@ -38,7 +38,9 @@ PY=${TVMFFI_PYTHON:-$(command -v python3)}
 LOGS=${OUT:-$ROOT/build/device-python-upstream-logs}
 START=$SECONDS
 
-banner() { printf '\n==================== %s (t=%ds) ====================\n' "$*" $((SECONDS - START)); }
+BANNER_T0=$START
+# shellcheck source=.ci/lib.sh
+source .ci/lib.sh
 die() { printf '[device-python-upstream] ERROR: %s\n' "$*" >&2; exit 1; }
 mkdir -p "$LOGS"
 

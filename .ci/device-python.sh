@@ -23,7 +23,8 @@ ARCH=${TVMFFI_CUDA_ARCH:-90}
 PY=${TVMFFI_PYTHON:-$(command -v python3)}
 LOGDIR=${OUT:-}
 
-banner() { printf '\n==================== %s ====================\n' "$*"; }
+# shellcheck source=.ci/lib.sh
+source .ci/lib.sh
 die() { printf '[device-python] ERROR: %s\n' "$*" >&2; exit 1; }
 
 [[ -f .carry/nanobind/cmake/nanobind-config.cmake ]] ||

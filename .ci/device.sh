@@ -29,7 +29,6 @@ ARCH=${TVMFFI_CUDA_ARCH:-90}
 BENCH_TIMEOUT=${TVMFFI_BENCH_TIMEOUT:-180}
 LOGDIR=${OUT:-}
 
-banner() { printf '\n==================== %s ====================\n' "$*"; }
 die() { printf '[device] ERROR: %s\n' "$*" >&2; exit 1; }
 
 failures=()

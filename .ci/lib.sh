@@ -1,5 +1,15 @@
 # shellcheck shell=bash
-# Shared by .ci/test.sh and .ci/device.sh (sourced).
+# Shared by the .ci scripts (sourced).
+
+# banner TEXT...: a phase heading in the log; with BANNER_T0 set (a $SECONDS
+# value), the seconds since then too.
+banner() {
+  if [[ -n ${BANNER_T0:-} ]]; then
+    printf '\n==================== %s (t=%ds) ====================\n' "$*" $((SECONDS - BANNER_T0))
+  else
+    printf '\n==================== %s ====================\n' "$*"
+  fi
+}
 
 # junit_counts FILE: print "PASSED FAILED SKIPPED" from the JUnit file that
 # `ctest --output-junit FILE` writes, or nothing when the file is missing or

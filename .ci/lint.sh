@@ -2,8 +2,9 @@
 # The first, fast phase of .ci/test.sh: formatting and lint are a machine's job.
 #   clang-format  every tracked C, C++ and CUDA file (.clang-format), no diff allowed
 #   ruff          `ruff check` and `ruff format --check` (pyproject.toml's [tool.ruff])
-#   shellcheck    every tracked shell script, warnings and errors (.shellcheckrc)
-#   layering      .ci/check_layers.py: which folder may include which
+#   ShellCheck    every tracked shell script, warnings and errors (.shellcheckrc)
+#   layering      .ci/check_layers.py: which folder may include which, and its
+#                 own test (.ci/test_check_layers.py: a planted back-edge fails)
 #   docs          docs/check_examples.py: the documents show docs/examples/ byte for byte
 # ruff comes from the package registry, pinned below, into a venv under
 # ${TMPDIR:-/tmp} that later runs reuse. `--fix` rewrites instead of checking.
@@ -54,6 +55,7 @@ step "ruff format" "$ruff" format --check -q .
 step "shellcheck (${#sh_files[@]} files)" shellcheck -S warning -e SC2046 "${sh_files[@]}"
 step "docs examples shown byte for byte" python3 docs/check_examples.py
 step "layering (.ci/check_layers.py)" python3 .ci/check_layers.py
+step "layering check's own test" python3 .ci/test_check_layers.py
 
 echo "lint: $passed passed, $failed failed"
 ((failed == 0))

@@ -39,6 +39,16 @@
 #                                                 header and lib/libtvm_ffi.so, for the C++
 #                                                 side-by-side on the GPU machine's quiet host
 #                                                 (.ci/device-side-by-side.sh); never committed
+#   .carry/clients/                               only with TVMFFI_CLIENTS_BUILT=<dir> (the
+#                                                 TVMFFI_CLIENTS_OUT of a .ci/clients.sh run):
+#                                                 modules/ (FlashInfer's JIT modules built
+#                                                 there) and wheels/ (upstream's apache-tvm-ffi,
+#                                                 tests/clients/VERSIONS, for CPython 3.10-3.13,
+#                                                 and typing_extensions), for .ci/device-clients.sh;
+#                                                 with TVMFFI_CLIENTS_SRC=<unpacked flashinfer-python
+#                                                 wheel> also src/: FlashInfer's norm and page binding
+#                                                 files and the two headers they include, for the
+#                                                 compile-time comparison there
 # Runs here (Debian 12), after .ci/setup-debian.sh. Result is well under 1 MiB
 # (about 12 MiB with .carry/upstream).
 set -euo pipefail
@@ -53,6 +63,8 @@ TVMFFI_UPSTREAM_PEER=$(abs_path "${TVMFFI_UPSTREAM_PEER:-}")
 TVMFFI_UPSTREAM_CXX_PEER=$(abs_path "${TVMFFI_UPSTREAM_CXX_PEER:-}")
 TVMFFI_CYTHON_PATH=$(abs_path "${TVMFFI_CYTHON_PATH:-}")
 TVMFFI_UPSTREAM_TESTS=$(abs_path "${TVMFFI_UPSTREAM_TESTS:-}")
+TVMFFI_CLIENTS_BUILT=$(abs_path "${TVMFFI_CLIENTS_BUILT:-}")
+TVMFFI_CLIENTS_SRC=$(abs_path "${TVMFFI_CLIENTS_SRC:-}")
 
 cd "$(dirname "$0")/.."
 ROOT_ABS=$PWD
@@ -216,6 +228,32 @@ if [[ -n ${TVMFFI_UPSTREAM_TESTS:-} ]]; then
   cp -RL "$TVMFFI_UPSTREAM_TESTS/src/ffi/testing" "$up/src/ffi/"
   find "$up" -name __pycache__ -prune -exec rm -rf {} +
   log "upstream Python suite -> $up ($(du -sh "$up" | cut -f1))"
+fi
+
+# ---- client kernels and upstream's wheels (optional; .ci/device-clients.sh) ----
+if [[ -n ${TVMFFI_CLIENTS_BUILT:-} ]]; then
+  ls "$TVMFFI_CLIENTS_BUILT"/*.so >/dev/null 2>&1 || die "no modules in $TVMFFI_CLIENTS_BUILT"
+  up=$CARRY/clients
+  mkdir -p "$up/modules" "$up/wheels"
+  cp -L "$TVMFFI_CLIENTS_BUILT"/*.so "$up/modules/"
+  upstream=$(sed -n 's/^apache-tvm-ffi==\([^[:space:]]*\).*/\1/p' tests/clients/VERSIONS)
+  for v in 3.10 3.11 3.12 3.13; do
+    /usr/bin/python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$v" \
+      --platform manylinux_2_28_x86_64 -d "$up/wheels" "apache-tvm-ffi==$upstream" ||
+      die "pip download apache-tvm-ffi==$upstream for CPython $v"
+  done
+  /usr/bin/python3 -m pip download -q --no-deps --only-binary=:all: -d "$up/wheels" \
+    "typing_extensions==4.15.0" || die "pip download typing_extensions"
+  if [[ -n ${TVMFFI_CLIENTS_SRC:-} ]]; then
+    data=$TVMFFI_CLIENTS_SRC/flashinfer/data
+    for f in csrc/flashinfer_norm_binding.cu csrc/flashinfer_page_binding.cu csrc/tvm_ffi_utils.h \
+             include/flashinfer/layout.cuh; do
+      [[ -f $data/$f ]] || die "flashinfer source: $data/$f missing"
+      mkdir -p "$up/src/$(dirname "$f")" && cp "$data/$f" "$up/src/$f"
+    done
+  fi
+  log "client modules ($(ls "$up/modules" | tr '\n' ' ')) and upstream $upstream wheels" \
+      "-> $up ($(du -sh "$up" | cut -f1))"
 fi
 
 log "done: $(du -sh "$CARRY" | cut -f1) in $CARRY/"

@@ -9,9 +9,12 @@
 #                  fresh venv elsewhere with its build tree deleted; kernel
 #                  libraries built against it; the docs' examples and the docs
 #                  site (the `docs` target, Sphinx -W); pytest python/tests against it
-#   torch          .ci/torch.sh: the wheel in a cached venv with torch 2.11.0 and
-#                  JAX (PyPI): torch custom ops, torch.compile, opcheck, JAX ffi_call
-#                  with result shapes from the library (issue #42)
+#   torch          .ci/torch.sh: the wheel phase's wheel in a cached venv with torch
+#                  2.11.0 and JAX (PyPI): torch custom ops, torch.compile, opcheck,
+#                  JAX ffi_call with result shapes from the library (issue #42)
+#   clients        .ci/clients.sh: FlashInfer's JIT modules (nvcc; SKIPs without)
+#                  and CuTe DSL's TVM-FFI export built against the wheel phase's
+#                  venv; the stand-in apache-tvm-ffi distribution
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
 #   build/oom      Debug with ASan/UBSan and TVMFFI_FAULT_INJECTION=ON: test_oom only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
@@ -30,8 +33,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=.ci/lib.sh
 source .ci/lib.sh
-
-banner() { printf '\n==================== %s ====================\n' "$*"; }
 
 JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
@@ -55,6 +56,16 @@ banner "setup"
 if ! bash .ci/setup-debian.sh; then
   failures+=("setup-debian.sh")
   summary_and_exit
+fi
+
+# Every build phase (and the wheel's, and the clients') compiles through ccache
+# when it is there (setup-debian.sh installs it): a second run on the same
+# machine recompiles only what changed. CMake reads these as the launchers'
+# defaults; CCACHE_BASEDIR makes clones in other folders share the cache.
+# TVMFFI_CCACHE=0 turns it off (a cold run's true time).
+if [[ ${TVMFFI_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null 2>&1; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CMAKE_CUDA_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$PWD
 fi
 
 # ----------------------------------------------------------------- lint ---
@@ -192,11 +203,12 @@ run_aarch64_phase() {
 run_aarch64_phase
 
 # ---------------------------------------------------------------- wheel ---
+wheel_dir=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-ci-wheel.XXXXXX")
 run_wheel_phase() {
   local log rc=0 line
   banner "wheel: build, install into a venv elsewhere, test the installed package"
   log=$(mktemp)
-  TVMFFI_WHEEL_OUT=build/wheel-dist TVMFFI_JOBS=$JOBS bash .ci/wheel.sh 2>&1 | tee "$log" || rc=$?
+  TVMFFI_JOBS=$JOBS TVMFFI_WHEEL_DIR=$wheel_dir bash .ci/wheel.sh 2>&1 | tee "$log" || rc=$?
   line=$(grep -E '^wheel: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1 || true)
   rm -f "$log"
   if [[ $line =~ ^wheel:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
@@ -209,7 +221,34 @@ run_wheel_phase() {
   [[ $rc -eq 0 ]] || failures+=("wheel (rc=$rc)")
 }
 run_wheel_phase
-run_counted torch bash .ci/torch.sh build/wheel-dist  # torch.compile / JAX (issue #42)
+run_counted torch bash .ci/torch.sh "$wheel_dir/dist"  # torch.compile / JAX (issue #42)
+
+# -------------------------------------------------------------- clients ---
+# .ci/clients.sh (issue #40): kernel projects built with their own build path
+# (FlashInfer's JIT, CuTe DSL's TVM-FFI export) against the venv the wheel
+# phase left; the stand-in apache-tvm-ffi distribution (tests/clients/VERSIONS).
+run_clients_phase() {
+  local log rc=0 line
+  banner "clients: kernel projects built against the installed package"
+  if [[ ! -x $wheel_dir/venv/bin/python ]]; then
+    failures+=("clients: no venv from the wheel phase"); return
+  fi
+  log=$(mktemp)
+  TVMFFI_JOBS=$JOBS bash .ci/clients.sh "$wheel_dir/venv/bin/python" "$wheel_dir/dist" 2>&1 |
+    tee "$log" || rc=$?
+  line=$(grep -E '^clients: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1 || true)
+  rm -f "$log"
+  if [[ $line =~ ^clients:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+    total_passed=$((total_passed + BASH_REMATCH[1]))
+    total_failed=$((total_failed + BASH_REMATCH[2]))
+    total_skipped=$((total_skipped + BASH_REMATCH[3]))
+  else
+    failures+=("clients: no summary line")
+  fi
+  [[ $rc -eq 0 ]] || failures+=("clients (rc=$rc)")
+}
+run_clients_phase
+rm -rf "$wheel_dir"
 
 # ----------------------------------------------------------------- asan ---
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

@@ -18,11 +18,12 @@
 #
 # Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
 #      TVMFFI_WHEEL_KEEP=1  keep the temporary folder (its path is printed)
+#      TVMFFI_WHEEL_DIR  work in this folder instead, and keep it (the venv is
+#                     WORK/venv; .ci/test.sh hands it to .ci/upstream.sh)
 #      TVMFFI_DOCS_SITE=0  skip the docs site (a visible SKIP; machines without Sphinx)
 #      TVMFFI_PYTHON  the interpreter to build with and base the venv on
 #                     (default Debian's /usr/bin/python3)
 #      TVMFFI_PIP_WHEEL_ARGS  extra arguments of `pip wheel` (e.g. -C cmake.define...)
-#      TVMFFI_WHEEL_OUT  a folder to copy the built wheels into (.ci/torch.sh installs from it)
 #      TVMFFI_CUDA_KERNELS  a CUDA kernel library for the GPU tests (the GPU
 #                     machine; CI has no GPU and they skip there)
 set -uo pipefail
@@ -31,8 +32,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo" || exit 2
 JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 base_py=${TVMFFI_PYTHON:-/usr/bin/python3}
-work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-wheel.XXXXXX")
-if [[ ${TVMFFI_WHEEL_KEEP:-0} != 1 ]]; then trap 'rm -rf "$work"' EXIT; fi
+if [[ -n ${TVMFFI_WHEEL_DIR:-} ]]; then
+  work=$TVMFFI_WHEEL_DIR  # the caller's, kept: .ci/upstream.sh reuses the venv
+  mkdir -p "$work" || exit 2
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-wheel.XXXXXX")
+  if [[ ${TVMFFI_WHEEL_KEEP:-0} != 1 ]]; then trap 'rm -rf "$work"' EXIT; fi
+fi
 echo "wheel: working in $work"
 
 passed=0 failed=0 skipped=0
@@ -68,9 +74,6 @@ check "build the wheel from the repository root" \
 check "build the drop-in tvm_ffi distribution" \
   "$base_py" -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" \
   "$repo/python/compat"
-if [[ -n ${TVMFFI_WHEEL_OUT:-} ]]; then
-  mkdir -p "$TVMFFI_WHEEL_OUT" && rm -f "$TVMFFI_WHEEL_OUT"/*.whl && cp "$work"/dist/*.whl "$TVMFFI_WHEEL_OUT"/
-fi
 venv="$work/venv"
 check "install both into a fresh venv" bash -c '
   "$3" -m venv --system-site-packages "$1" &&

@@ -3,6 +3,8 @@
 
 Cases (each the best of --repeat batches, in microseconds per call):
   add_int(1, 2)                  an exported scalar function
+  ..., GIL held                  the same call with Function.release_gil = False (both
+                                 packages release the GIL by default)
   nop3(x, y, z)                  three 1-element tensors: numpy, torch CPU, torch CUDA
   add_bias(x, b, z)              b an Optional[ffi.Tensor] parameter (an owning tensor, the
                                  others borrowed): numpy, torch CPU
@@ -74,11 +76,20 @@ def build_cases(
     """The cases for one FFI package (tvmffi or tvm_ffi): same names, same kernels, same tensors."""
     mod = ffi.load_module(cpu_kernels)
     cases = {"add_int(1, 2)": Case("f(1, 2)", {"f": mod.add_int}, "pass", number)}
+    # Both packages release the GIL around a call by default (Function.release_gil):
+    # the same calls with it held tell what the release costs.
+    held = {name: mod[name] for name in ("add_int", "nop3")}  # Function objects of their own
+    for f in held.values():
+        f.release_gil = False
+    cases["add_int(1, 2), GIL held"] = Case("f(1, 2)", {"f": held["add_int"]}, "pass", number)
     import numpy
 
     x, y, z = (numpy.zeros(1, numpy.float32) for _ in range(3))
     cases["nop3 numpy"] = Case(
         "f(x, y, z)", {"f": mod.nop3, "x": x, "y": y, "z": z, "np": numpy}, "pass", number
+    )
+    cases["nop3 numpy, GIL held"] = Case(
+        "f(x, y, z)", {"f": held["nop3"], "x": x, "y": y, "z": z, "np": numpy}, "pass", number
     )
     # Libraries built before this kernel existed have none.
     add_bias = getattr(mod, "add_bias", None)
@@ -113,6 +124,9 @@ def build_cases(
     tx, ty, tz = (torch.zeros(1) for _ in range(3))
     cases["nop3 torch CPU"] = Case(
         "f(x, y, z)", {"f": mod.nop3, "x": tx, "y": ty, "z": tz, "torch": torch}, "pass", number
+    )
+    cases["nop3 torch CPU, GIL held"] = Case(
+        "f(x, y, z)", {"f": held["nop3"], "x": tx, "y": ty, "z": tz, "torch": torch}, "pass", number
     )
     if add_bias is not None:
         cases["add_bias torch CPU (ffi.Tensor)"] = Case(

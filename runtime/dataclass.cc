@@ -73,6 +73,7 @@
 
 #include "builtin_def.h"
 #include "internal.h"
+#include "walk_guard.h"
 
 namespace tvm {
 namespace ffi {
@@ -148,16 +149,16 @@ class DeepCopier {
         // Mutable: remembered before its elements, so a cycle finds it.
         List<Any> out;
         Remember(obj, out);
-        for (const Any& item : *static_cast<const SeqBaseObj*>(obj)) out.push_back(Copy(item));
+        for (const Any& item : tvmffi::rt::StableItems(static_cast<const SeqBaseObj*>(obj))) {
+          out.push_back(Copy(item));
+        }
         return out;
       }
       case TypeIndex::kTVMFFIDict: {
         Dict<Any, Any> out;
         Remember(obj, out);
         const auto* map = static_cast<const MapBaseObj*>(obj);
-        for (auto it = map->begin(); it != map->end(); ++it) {
-          out.Set(Copy(it.key()), Copy(it.value()));
-        }
+        for (const auto& [key, val] : tvmffi::rt::StableEntries(map)) out.Set(Copy(key), Copy(val));
         return out;
       }
       default:
@@ -390,11 +391,13 @@ class ReprPrinter {
         const auto* seq = static_cast<const SeqBaseObj*>(obj);
         bool tuple = ti == TypeIndex::kTVMFFIArray;
         Append(tuple ? "(" : "[");
-        for (size_t i = 0; i < seq->size(); ++i) {
+        // A snapshot: a __ffi_repr__ hook may change the list (walk_guard.h).
+        const tvmffi::rt::StableItems items(seq);
+        for (size_t i = 0; i < items.size(); ++i) {
           if (i != 0) Append(", ");
-          Print((*seq)[static_cast<int64_t>(i)]);
+          Print(items[i]);
         }
-        if (tuple && seq->size() == 1) Append(",");
+        if (tuple && items.size() == 1) Append(",");
         Append(tuple ? ")" : "]");
         AppendAddr(obj);
         return;
@@ -403,11 +406,13 @@ class ReprPrinter {
       case TypeIndex::kTVMFFIDict: {
         const auto* map = static_cast<const MapBaseObj*>(obj);
         Append("{");
-        for (auto it = map->begin(); it != map->end(); ++it) {
-          if (it != map->begin()) Append(", ");
-          Print(it.key());
+        bool first = true;
+        for (const auto& [key, val] : tvmffi::rt::StableEntries(map)) {
+          if (!first) Append(", ");
+          first = false;
+          Print(key);
           Append(": ");
-          Print(it.value());
+          Print(val);
         }
         Append("}");
         AppendAddr(obj);

@@ -7,7 +7,7 @@
  * bounds-checked: the loader never reads it.
  */
 #include "elf_check.h"
-#include "elf_ident.h"
+#include "tvmffi_internal/elf_ident.h"
 
 #include <tvm/ffi/details/symbol_names.h>
 

@@ -129,6 +129,7 @@ void EnvAllocSetError(void* error_ctx, const char* kind, const char* message) {
     delete ctx->error;  // a second report replaces the first
     ctx->error = error;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     // out of memory: the caller reports a generic failure
   }
 }
@@ -167,23 +168,6 @@ std::vector<std::pair<std::string, void*>> EnvSystemLibSymbols() {
   SymbolTables* t = SymbolTables::Global();
   std::shared_lock<std::shared_mutex> lock(t->mutex);
   return std::vector<std::pair<std::string, void*>>(t->system_lib.begin(), t->system_lib.end());
-}
-
-void* EnvLookupCAPI(std::string_view name) {
-  SymbolTables* t = SymbolTables::Global();
-  std::shared_lock<std::shared_mutex> lock(t->mutex);
-  auto it = t->capi.find(std::string(name));
-  return it == t->capi.end() ? nullptr : it->second;
-}
-
-// Default until the module code provides the real lookup (runtime/module.cc).
-__attribute__((weak)) int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx,
-                                                   const char* func_name, TVMFFIObjectHandle* out) {
-  (void)library_ctx;
-  (void)out;
-  SetRaised("AttributeError",
-            Concat("Function `", func_name, "` is not found in the imports of the module"));
-  return -1;
 }
 
 }  // namespace rt

@@ -58,6 +58,7 @@ void ErrorUpdateBacktrace(TVMFFIObjectHandle self, const TVMFFIByteArray* bt, in
       s->backtrace.assign(bt->data, bt->size);
     }
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return;  // out of memory: keep the old text
   }
   obj->backtrace = ArrayOf(s->backtrace);
@@ -265,6 +266,7 @@ void TVMFFIErrorSetRaisedFromCStrParts(const char* kind, const char** message_pa
       }
     }
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     SetRaised("MemoryError", "out of memory");
     return;
   }
@@ -292,6 +294,7 @@ int TVMFFIErrorCreateWithCauseAndExtraContext(
                      static_cast<TVMFFIObject*>(cause_chain),
                      static_cast<TVMFFIObject*>(extra_context));
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return -1;
   }
   return 0;
@@ -313,6 +316,7 @@ int32_t TVMFFIErrorKindLookup(const TVMFFIByteArray* kind) {
   try {
     return ErrorKindRegistry::Global()->Lookup(ViewOrEmpty(kind));
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return kTVMFFIErrorKindUnknown;
   }
 }

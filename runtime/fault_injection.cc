@@ -7,7 +7,7 @@
  * otherwise forwards to the process's real operator (found with dlsym, so that
  * a sanitizer's allocator still pairs every new with its delete). The
  * runtime's malloc-style paths ask the same countdown (internal.h,
- * TVMFFI_RT_MALLOC). Control: TVMFFIFaultInjectionSet (tests/oom/fault_injection.h).
+ * TVMFFI_RT_MALLOC). Control: TVMFFIFaultInjectionSet (runtime/fault_injection.h).
  */
 #ifndef TVMFFI_FAULT_INJECTION
 #error "fault_injection.cc is built only with TVMFFI_FAULT_INJECTION"

@@ -45,6 +45,7 @@ int FunctionTrampoline(void* handle, const TVMFFIAny* args, int32_t num_args, TV
     }
     return f->user_call(f->self, args, num_args, result);
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -185,6 +186,7 @@ int BuiltinStringLike(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny*
     }
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -223,6 +225,7 @@ int BuiltinGetGlobalFuncMetadata(void*, const TVMFFIAny* args, int32_t num_args,
     MakeStringAny(metadata.data(), metadata.size(), result);
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -237,6 +240,7 @@ int BuiltinRemoveGlobal(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAn
     result->v_int64 = removed ? 1 : 0;
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -264,6 +268,7 @@ int ListNamesStep(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
     MakeStringAny(n.data(), n.size(), result);
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -285,6 +290,7 @@ int BuiltinListGlobalNamesFunctor(void*, const TVMFFIAny*, int32_t num_args, TVM
     result->v_obj = f;
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -306,6 +312,7 @@ int BuiltinLoadFailures(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* re
     MakeStringAny(text.data(), text.size(), result);
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -315,11 +322,10 @@ int BuiltinLoadFailures(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* re
 int BuiltinRecordLoadFailure(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   try {
     RecordLoadFailure(StringArg("ffi.RecordLoadFailure", args, num_args));
-    result->type_index = kTVMFFINone;
-    result->zero_padding = 0;
-    result->v_int64 = 0;
+    ::tvm::ffi::details::SetAnyNone(result);
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -364,6 +370,7 @@ int BuiltinFunctionFromExternC(void*, const TVMFFIAny* args, int32_t num_args, T
     result->v_obj = f;
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -471,8 +478,66 @@ constexpr uint64_t kCppFunctionKind =
     static_cast<uint64_t>(static_cast<uint32_t>(kTVMFFIFunction)) << 32 |
     ::tvm::ffi::details::kCppFunctionMagic;
 #endif
-TVMFFI_RT_COLD int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny* args,
-                                       int32_t num_args, const TVMFFIAny* result) {
+// The argument cells a foreign caller (C, another language) hands in are
+// checked once, here at the door, so that no callee -- typed or taking Any --
+// meets a cell that lies about its content (issue #43): an unknown or
+// negative type index, a small string longer than its 7 bytes, a NULL
+// borrowed pointer, or an object index with a NULL object or an object of
+// another type. Returns the first such argument's index, or -1.
+int32_t MalformedCell(const TVMFFIAny* args, int32_t num_args) noexcept {
+  for (int32_t i = 0; i < num_args; ++i) {
+    const TVMFFIAny& c = args[i];
+    const uint32_t t = static_cast<uint32_t>(c.type_index);
+    if (TVMFFI_RT_LIKELY(t <= kTVMFFIDevice)) continue;  // plain values
+    if (t >= kTVMFFIStaticObjectBegin) {
+      if (TVMFFI_RT_UNLIKELY(c.v_obj == nullptr || c.v_obj->type_index != c.type_index)) return i;
+      continue;
+    }
+    switch (t) {
+      case kTVMFFIDLTensorPtr:
+      case kTVMFFIRawStr:
+      case kTVMFFIByteArrayPtr:
+      case kTVMFFIObjectRValueRef:
+        if (c.v_ptr == nullptr) return i;
+        continue;
+      case kTVMFFISmallStr:
+      case kTVMFFISmallBytes:
+        if (c.small_str_len > 7) return i;
+        continue;
+      default:
+        return i;  // negative, or no type of that index
+    }
+  }
+  return -1;
+}
+
+TVM_FFI_COLD_CODE int RefuseMalformedCell(const TVMFFIAny* args, int32_t num_args) {
+  const int32_t i = MalformedCell(args, num_args);
+  const TVMFFIAny& c = args[i];
+  const char* what = "a type index that names no type";
+  if (c.type_index >= kTVMFFIStaticObjectBegin && c.v_obj != nullptr) {
+    // The object's own type, named as the typed conversions name it.
+    SetRaised("TypeError",
+              Concat("TVMFFIFunctionCall: argument ", i, " is a malformed TVMFFIAny: Expected `",
+                     TypeIndexToKey(c.type_index), "` but got `",
+                     ::tvm::ffi::TypeTraitsBase::GetMismatchTypeInfo(&c),
+                     "` (an object whose type differs from the cell's type index)"));
+    return -1;
+  }
+  if (c.type_index >= kTVMFFIStaticObjectBegin) {
+    what = "an object type index with a NULL object";
+  } else if (c.type_index == kTVMFFISmallStr || c.type_index == kTVMFFISmallBytes) {
+    what = "a small string longer than 7 bytes";
+  } else if (c.type_index >= 0) {
+    what = "a NULL pointer";
+  }
+  SetRaised("TypeError", Concat("TVMFFIFunctionCall: argument ", i, " is a malformed TVMFFIAny (",
+                                what, "; type index ", c.type_index, ")"));
+  return -1;
+}
+
+TVM_FFI_COLD_CODE int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny* args,
+                                          int32_t num_args, const TVMFFIAny* result) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(func, "TVMFFIFunctionCall", "func");
   CheckIsFunction(static_cast<TVMFFIObject*>(func), "TVMFFIFunctionCall", "func");
@@ -480,7 +545,7 @@ TVMFFI_RT_COLD int FunctionCallBadArgs(TVMFFIObjectHandle func, const TVMFFIAny*
   TVM_FFI_SAFE_CALL_END();
 }
 // A C function's nonzero return: raise for it if it did not (RaiseIfSilent).
-TVMFFI_RT_COLD int FunctionCallFailed(uint64_t raises, int rc) {
+TVM_FFI_COLD_CODE int FunctionCallFailed(uint64_t raises, int rc) {
   RaiseIfSilent(raises, rc, "the called function");
   return rc;
 }
@@ -507,6 +572,7 @@ TVMFFI_RT_NOINLINE int CallOtherFunction(TVMFFIObject* obj, TVMFFIAny* args, int
     try {
       rc = f->user_call(f->self, args, num_args, result);
     } catch (...) {
+      ::tvm::ffi::details::RethrowIfForcedUnwind();
       return FunctionCallFailed(raises, HandleCurrentException());
     }
   } else {
@@ -534,6 +600,9 @@ int TVMFFIFunctionCall(TVMFFIObjectHandle func, TVMFFIAny* args, int32_t num_arg
                        TVMFFIAny* result) {
   auto* obj = static_cast<TVMFFIObject*>(func);
   if (TVMFFI_RT_UNLIKELY(obj == nullptr)) return FunctionCallBadArgs(func, args, num_args, result);
+  if (TVMFFI_RT_UNLIKELY(args != nullptr && MalformedCell(args, num_args) >= 0)) {
+    return RefuseMalformedCell(args, num_args);
+  }
   // A function made by the C++ headers (type index and padding magic, one
   // 64-bit compare) checks args, num_args and result in its own safe_call,
   // which C callers may also reach through the cell: not checked twice.

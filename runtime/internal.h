@@ -28,7 +28,6 @@
 #define TVMFFI_RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TVMFFI_RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TVMFFI_RT_NOINLINE __attribute__((noinline))
-#define TVMFFI_RT_COLD __attribute__((noinline, cold))
 
 namespace tvmffi {
 namespace rt {
@@ -71,7 +70,7 @@ std::string Concat(Args&&... args) {
  *        backtrace; no file line, the frames say where).
  */
 template <typename... Args>
-[[noreturn]] TVMFFI_RT_COLD void Throw(const char* kind, Args&&... args) {
+[[noreturn]] TVM_FFI_COLD_CODE void Throw(const char* kind, Args&&... args) {
   ::tvm::ffi::details::ErrorThrowSite site(kind, TVMFFIBacktrace(nullptr, 0, nullptr, 0));
   ::tvm::ffi::details::ErrorMessageStream& os = ::tvm::ffi::details::ThrowMessageStream();
   (void)(os << ... << args);
@@ -89,7 +88,7 @@ inline int HandleCurrentException() noexcept {
 }
 
 /*! \brief ValueError "<func>: argument `<arg>` is NULL" when p is NULL. */
-[[noreturn]] TVMFFI_RT_COLD void ThrowNullArgument(const char* func, const char* arg);
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowNullArgument(const char* func, const char* arg);
 
 template <typename T>
 inline void CheckNotNull(const T* p, const char* func, const char* arg) {
@@ -97,7 +96,7 @@ inline void CheckNotNull(const T* p, const char* func, const char* arg) {
 }
 
 /*! \brief ValueError: byte array `arg` of func has NULL data with a nonzero size. */
-[[noreturn]] TVMFFI_RT_COLD void ThrowNullBytes(const char* func, const char* arg, size_t size);
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowNullBytes(const char* func, const char* arg, size_t size);
 /*! \brief ValueError naming func and arg unless b is non-NULL with data (NULL data only with size
  * 0). */
 inline void CheckByteArray(const TVMFFIByteArray* b, const char* func, const char* arg) {
@@ -110,8 +109,8 @@ inline std::string_view ViewOf(const TVMFFIByteArray* b) {
 }
 
 /*! \brief ValueError for a call with a NULL result, NULL args with a count, or a negative count. */
-[[noreturn]] TVMFFI_RT_COLD void ThrowBadCallArgs(const char* func, const TVMFFIAny* args,
-                                                  int32_t num_args, const TVMFFIAny* result);
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowBadCallArgs(const char* func, const TVMFFIAny* args,
+                                                     int32_t num_args, const TVMFFIAny* result);
 
 /*! \brief The checks every safe_call entry of the runtime makes on its arguments. */
 inline bool BadCallArgs(const TVMFFIAny* args, int32_t num_args, const TVMFFIAny* result) {
@@ -179,9 +178,7 @@ std::string DescribeAnyType(const TVMFFIAny& v);
 /*! \brief Release whatever an owned TVMFFIAny holds and reset it to None. */
 inline void AnyRelease(TVMFFIAny* v) {
   if (v->type_index >= kTVMFFIStaticObjectBegin) DecRef(v->v_obj);
-  v->type_index = kTVMFFINone;
-  v->zero_padding = 0;
-  v->v_int64 = 0;
+  ::tvm::ffi::details::SetAnyNone(v);
 }
 
 // ---------------------------------------------------------------------------
@@ -257,10 +254,10 @@ void EnvAllocSetError(void* error_ctx, const char* kind, const char* message);
  * \brief After an allocation that failed or reported an error: frees the
  *        report, then throws unless the allocation succeeded (rc 0 and a tensor).
  */
-TVMFFI_RT_COLD void EnvAllocCheck(int rc, const DLManagedTensorVersioned* managed,
-                                  EnvAllocError* err);
+TVM_FFI_COLD_CODE void EnvAllocCheck(int rc, const DLManagedTensorVersioned* managed,
+                                     EnvAllocError* err);
 /*! \brief RuntimeError: TVMFFIEnvTensorAlloc with no allocator installed. */
-[[noreturn]] TVMFFI_RT_COLD void ThrowNoEnvAllocator();
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowNoEnvAllocator();
 
 // ---------------------------------------------------------------------------
 // Environment tables (env.cc), read by the module loader.
@@ -272,12 +269,9 @@ std::vector<std::pair<std::string, void*>> EnvContextSymbols();
 void* EnvSystemLibSymbolLookup(std::string_view name);
 /*! \brief Snapshot of all system-library symbols. */
 std::vector<std::pair<std::string, void*>> EnvSystemLibSymbols();
-/*! \brief A C function registered with TVMFFIEnvRegisterCAPI, or NULL. */
-void* EnvLookupCAPI(std::string_view name);
 
 /*!
- * \brief Implementation of TVMFFIEnvModLookupFromImports. env.cc carries a weak
- *        default that reports "not found"; the module code overrides it.
+ * \brief Implementation of TVMFFIEnvModLookupFromImports (module.cc).
  *        Arguments are checked non-NULL by the caller. Returns 0 / -1 (raised).
  */
 int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_name,

@@ -4,7 +4,7 @@
  * <tvm/ffi/extra/json.h>: those carry upstream's mangled names with hidden
  * visibility, and a hidden copy in the runtime's objects would hide the
  * exported definition of a library that links them with its own (the
- * upstream link stand-in of tests/upstream_cxx.cmake does).
+ * upstream link stand-in of tests/upstream_cxx/upstream_cxx.cmake does).
  */
 #ifndef TVMFFI_RUNTIME_JSON_TEXT_H_
 #define TVMFFI_RUNTIME_JSON_TEXT_H_

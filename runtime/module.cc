@@ -243,6 +243,16 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
   return nullptr;
 }
 
+// Whether GetFunction finds `name` in the module itself (not in its imports).
+bool HasOwnFunction(TVMFFIObject* mod, const std::string& name) {
+  ModuleImpl* impl = Impl(mod);
+  {
+    std::lock_guard<std::mutex> lock(impl->mu);
+    if (impl->funcs.count(name) != 0) return true;
+  }
+  return PrefixedSymbol(mod, kSymbolFuncPrefix, name) != nullptr;
+}
+
 bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
   if (IsReservedName(name)) return false;
   if (PrefixedSymbol(mod, kSymbolFuncPrefix, name) != nullptr) return true;
@@ -264,9 +274,7 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
   if (void* sym = PrefixedSymbol(mod, kind_prefix, name)) {
     auto getter = reinterpret_cast<TVMFFISafeCallType>(sym);
     TVMFFIAny result;
-    result.type_index = kTVMFFINone;
-    result.zero_padding = 0;
-    result.v_int64 = 0;
+    ::tvm::ffi::details::SetAnyNone(&result);
     int rc = getter(nullptr, nullptr, 0, &result);
     if (rc != 0) ThrowRaised(rc);
     if (result.type_index != kTVMFFIStr && result.type_index != kTVMFFISmallStr) {
@@ -278,7 +286,14 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
     *out = result;
     return true;
   }
-  if (query_imports) {
+  // A writes declaration belongs to the function beside it: a module that
+  // has the function itself answers for it, declared or not; only a module
+  // without it asks its imports, in GetFunction's order (issue #43: a
+  // module's function must not get an imported namesake's declaration, which
+  // would let a writer receive read-only memory). Docs and metadata keep
+  // upstream's lookup (the module, then its imports).
+  const bool bound = std::strcmp(kind_prefix, kSymbolWritesPrefix) == 0;
+  if (query_imports && !(bound && HasOwnFunction(mod, name))) {
     ImportList imports;
     SnapshotImports(mod, &imports);
     for (TVMFFIObject* m : imports.mods) {
@@ -844,7 +859,7 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
 
 }  // namespace
 
-// The real lookup behind TVMFFIEnvModLookupFromImports (env.cc has a weak stub).
+// The real lookup behind TVMFFIEnvModLookupFromImports.
 int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_name,
                              TVMFFIObjectHandle* out) {
   TVM_FFI_SAFE_CALL_BEGIN();

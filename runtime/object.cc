@@ -550,6 +550,7 @@ int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key, int32_t stati
     return TypeRegistry::Global()->GetOrAlloc(ViewOf(type_key), static_type_index, type_depth,
                                               parent_type_index);
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -606,6 +607,7 @@ const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(const TVMFFIByteArray* attr_
   try {
     return TypeRegistry::Global()->GetAttrColumn(ViewOf(attr_name));
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return nullptr;  // documented as never raising (only bad_alloc can get here)
   }
 }

@@ -75,8 +75,7 @@ void ReleaseSlot(char* addr, Storage kind) {
     TVMFFIAny* a = reinterpret_cast<TVMFFIAny*>(addr);
     if (a->type_index >= TypeIndex::kTVMFFIStaticObjectBegin && a->v_obj != nullptr) {
       TVMFFIObject* p = a->v_obj;
-      a->type_index = TypeIndex::kTVMFFINone;
-      a->v_int64 = 0;
+      ::tvm::ffi::details::SetAnyNone(a);
       TVMFFIObjectDecRef(p);
     }
   } else if (kind == Storage::kRef) {
@@ -286,9 +285,7 @@ Function MakeFieldSetter(int32_t static_index, int64_t token, int64_t f_convert)
     Any converted = args[1];
     if (convert != nullptr) {
       TVMFFIAny out;
-      out.type_index = TypeIndex::kTVMFFINone;
-      out.zero_padding = 0;
-      out.v_int64 = 0;
+      ::tvm::ffi::details::SetAnyNone(&out);
       const int rc = convert(ctx, value, &out);
       if (rc != 0) details::ThrowRaisedError(rc);
       converted = details::AnyUnsafe::MoveTVMFFIAnyToAny(&out);

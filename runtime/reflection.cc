@@ -60,6 +60,7 @@
 
 #include "builtin_def.h"
 #include "internal.h"
+#include "walk_guard.h"
 
 namespace tvm {
 namespace ffi {
@@ -165,7 +166,7 @@ struct ObjectPairHash {
 };
 
 // A value nested deeper than the C stack allows (the walks recurse).
-[[noreturn]] TVMFFI_RT_COLD void ThrowTooDeep(const char* op) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowTooDeep(const char* op) {
   TVM_FFI_THROW(ValueError) << op
                             << ": the value is nested too deeply for this thread's stack "
                                "(a chain of containers or objects thousands of levels deep)";
@@ -253,15 +254,17 @@ class EqualRun {
   bool Sequence(const SeqBaseObj* a, const SeqBaseObj* b) {
     // Without a trace there is nothing to learn past a size difference.
     if (a->size() != b->size() && !trace_) return false;
-    int64_t common = static_cast<int64_t>(std::min(a->size(), b->size()));
+    // Snapshots: a hook run below may change either list (walk_guard.h).
+    const tvmffi::rt::StableItems xs(a), ys(b);
+    int64_t common = static_cast<int64_t>(std::min(xs.size(), ys.size()));
     for (int64_t i = 0; i < common; ++i) {
-      if (!Equal((*a)[i], (*b)[i])) {
+      if (!Equal(xs[i], ys[i])) {
         Record(AccessStep::ArrayItem(i), AccessStep::ArrayItem(i));
         return false;
       }
     }
-    if (a->size() == b->size()) return true;
-    if (a->size() > b->size()) {
+    if (xs.size() == ys.size()) return true;
+    if (xs.size() > ys.size()) {
       Record(AccessStep::ArrayItem(common), AccessStep::ArrayItemMissing(common));
     } else {
       Record(AccessStep::ArrayItemMissing(common), AccessStep::ArrayItem(common));
@@ -278,15 +281,18 @@ class EqualRun {
 
   bool Mapping(const MapBaseObj* a, const MapBaseObj* b) {
     if (a->size() != b->size() && !trace_) return false;
-    for (auto it = a->begin(); it != a->end(); ++it) {
-      Any rkey = Translate(it.key(), lhs_to_rhs_);
+    // A snapshot of a's entries, b's value held: a hook run below may change
+    // either dict (walk_guard.h).
+    for (const auto& [key, value] : tvmffi::rt::StableEntries(a)) {
+      Any rkey = Translate(key, lhs_to_rhs_);
       auto found = b->find(rkey);
       if (found == b->end()) {
-        Record(AccessStep::MapItem(it.key()), AccessStep::MapItemMissing(rkey));
+        Record(AccessStep::MapItem(key), AccessStep::MapItemMissing(rkey));
         return false;
       }
-      if (!Equal(it.value(), found.value())) {
-        Record(AccessStep::MapItem(it.key()), AccessStep::MapItem(rkey));
+      Any other = found.value();
+      if (!Equal(value, other)) {
+        Record(AccessStep::MapItem(key), AccessStep::MapItem(rkey));
         return false;
       }
     }
@@ -424,7 +430,9 @@ class HashRun {
       case TypeIndex::kTVMFFIList: {
         const auto* seq = static_cast<const SeqBaseObj*>(obj);
         h = details::HashMixStable(h, seq->size());
-        for (const Any& item : *seq) h = details::HashMixStable(h, Hash(item));
+        for (const Any& item : tvmffi::rt::StableItems(seq)) {
+          h = details::HashMixStable(h, Hash(item));
+        }
         break;
       }
       case TypeIndex::kTVMFFIMap:
@@ -468,9 +476,10 @@ class HashRun {
   uint64_t Mapping(uint64_t h, const MapBaseObj* map) {
     h = details::HashMixStable(h, map->size());
     uint64_t sum = 0;
-    for (auto it = map->begin(); it != map->end(); ++it) {
+    // A snapshot: a hook run below may change the dict (walk_guard.h).
+    for (const auto& [key_any, value] : tvmffi::rt::StableEntries(map)) {
       uint64_t key_hash = 0;
-      const TVMFFIAny* key = it.key_cell();
+      const TVMFFIAny* key = details::AnyUnsafe::TVMFFIAnyPtrFromAny(key_any);
       if (key->type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
           key->type_index == TypeIndex::kTVMFFIStr || key->type_index == TypeIndex::kTVMFFIBytes) {
         key_hash = Leaf(key);
@@ -480,7 +489,7 @@ class HashRun {
         auto memo = memo_.find(reinterpret_cast<const Object*>(key->v_obj));
         if (memo != memo_.end()) key_hash = memo->second.first;
       }
-      sum += details::HashMixStable(key_hash, Hash(it.value()));
+      sum += details::HashMixStable(key_hash, Hash(value));
     }
     return details::HashMixStable(h, sum);
   }

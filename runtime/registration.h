@@ -10,8 +10,8 @@
  * runtime's own registry directly, never through the exported C symbols,
  * which another runtime loaded earlier could interpose.
  *
- * Kept free of the C++ layer's headers so that both the C-style runtime files
- * and containers.cc (written on tvm::ffi) can include it.
+ * Kept free of the C++ layer's headers: the declarations need only the C ABI
+ * (builtin_def.h is the C++ front of it).
  */
 #ifndef TVMFFI_RUNTIME_REGISTRATION_H_
 #define TVMFFI_RUNTIME_REGISTRATION_H_

@@ -61,6 +61,7 @@
 #include "builtin_def.h"
 #include "internal.h"
 #include "json_text.h"
+#include "walk_guard.h"
 
 namespace tvm {
 namespace ffi {
@@ -391,6 +392,7 @@ class Serializer {
     if (depth > kMaxDepth) {
       TVM_FFI_THROW(ValueError) << "ToJSONGraph: nesting deeper than " << kMaxDepth << " levels";
     }
+    tvmffi::rt::EnterLevel("ToJSONGraph");
     // Only an object can reach itself: it is entered as in progress (-1).
     const bool is_object = value.type_index() >= TypeIndex::kTVMFFIStaticObjectBegin;
     if (is_object) index_.Insert(value, hash, -1);
@@ -460,11 +462,11 @@ class Serializer {
       }
       case TypeIndex::kTVMFFIArray:
       case TypeIndex::kTVMFFIList: {
-        const TVMFFISeqCell* seq = TVMFFISeqGetCellPtr(cell->v_obj);
-        const Any* items = static_cast<const Any*>(seq->data);
+        // A snapshot: a __data_to_json__ hook may change the list (walk_guard.h).
+        const tvmffi::rt::StableItems items(reinterpret_cast<const SeqBaseObj*>(cell->v_obj));
         std::vector<int64_t> data;
-        data.reserve(static_cast<size_t>(seq->size));
-        for (int64_t i = 0; i < seq->size; ++i) data.push_back(NodeOf(items[i], depth));
+        data.reserve(items.size());
+        for (const Any& item : items) data.push_back(NodeOf(item, depth));
         Node node(&nodes_, depth, TypeKey(value));
         node.DataInts(data.data(), data.data() + data.size());
         return nodes_.Add(&node);
@@ -474,9 +476,9 @@ class Serializer {
         const MapBaseObj* map = reinterpret_cast<const MapBaseObj*>(cell->v_obj);
         std::vector<int64_t> data;
         data.reserve(2 * map->size());
-        for (auto it = map->begin(); it != map->end(); ++it) {
-          data.push_back(NodeOf(it.key(), depth));
-          data.push_back(NodeOf(it.value(), depth));
+        for (const auto& [key, val] : tvmffi::rt::StableEntries(map)) {
+          data.push_back(NodeOf(key, depth));
+          data.push_back(NodeOf(val, depth));
         }
         Node node(&nodes_, depth, TypeKey(value));
         node.DataInts(data.data(), data.data() + data.size());
@@ -866,6 +868,11 @@ class Deserializer {
           if (v < INT32_MIN || v > INT32_MAX) {
             Bad(index, "Device `data` holds " + std::to_string(v) + ", outside int32");
           }
+        }
+        // No device has a negative type or id ([-1, -1] is not a device).
+        if (d[0] < 0 || d[1] < 0) {
+          Bad(index, "Device `data` [" + std::to_string(d[0]) + ", " + std::to_string(d[1]) +
+                         "] has a negative device type or id");
         }
         return DLDevice{static_cast<DLDeviceType>(d[0]), static_cast<int32_t>(d[1])};
       }

@@ -36,6 +36,7 @@ int ShapeConstructor(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* 
         ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(shape)));
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }

@@ -6,14 +6,14 @@
  * error (RecursionError-like ValueError) rather than a crash, while every
  * depth that fits keeps working as before.
  *
- * The bounds and the comparison live in stack_bounds.h (shared with the
+ * The bounds and the comparison live in tvmffi_internal/stack_bounds.h (shared with the
  * Python extension); the reserve is kept for the error path (message,
  * backtrace) and for callbacks below the check.
  */
 #include <cstddef>
 
 #include "internal.h"
-#include "stack_bounds.h"
+#include "tvmffi_internal/stack_bounds.h"
 
 namespace tvmffi {
 namespace rt {

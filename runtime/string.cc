@@ -128,9 +128,7 @@ TVMFFIAny CallGlobal(const char* name, const TVMFFIAny& arg) {
           "`, which is not registered");
   }
   TVMFFIAny result;
-  result.type_index = kTVMFFINone;
-  result.zero_padding = 0;
-  result.v_int64 = 0;
+  ::tvm::ffi::details::SetAnyNone(&result);
   TVMFFIAny a = arg;
   int rc = TVMFFIFunctionCall(f, &a, 1, &result);
   DecRef(f);

@@ -27,25 +27,55 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <utility>
 
 #include "builtin_def.h"
+#include "walk_guard.h"
 
 namespace tvm {
 namespace ffi {
 namespace {
 
+// The walkers' rule (walk_guard.h): each level checks the stack (a cycle or a
+// value too deep is a ValueError), and a List or Dict is visited from a
+// snapshot, as a callback may change it under the walk.
+TVMFFIAny TooDeep() noexcept {
+  try {
+    tvmffi::rt::ThrowNestedTooDeep("StructuralVisitor");
+  } catch (const Error& err) {
+    return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(err));
+  } catch (...) {
+    return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
+        Error("MemoryError", "StructuralVisitor: out of memory", "")));
+  }
+}
+
 TVMFFIAny VisitSeq(StructuralVisitorObj* visitor, AnyView value) noexcept {
+  if (tvmffi::rt::StackNearlyExhausted()) return TooDeep();
   const auto* seq = static_cast<const SeqBaseObj*>(value.cast<const Object*>());
-  for (const Any& item : *seq) TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(item));
+  try {
+    for (const Any& item : tvmffi::rt::StableItems(seq)) {
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(item));
+    }
+  } catch (const std::bad_alloc&) {
+    return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
+        Error("MemoryError", "StructuralVisitor: out of memory", "")));
+  }
   return details::VisitContinueRaw();
 }
 
 TVMFFIAny VisitMapping(StructuralVisitorObj* visitor, AnyView value) noexcept {
+  if (tvmffi::rt::StackNearlyExhausted()) return TooDeep();
   const auto* map = static_cast<const MapBaseObj*>(value.cast<const Object*>());
-  for (auto it = map->begin(); it != map->end(); ++it) {
-    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(it.key()));
-    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(it.value()));
+  try {
+    for (const auto& [key, val] : tvmffi::rt::StableEntries(map)) {
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(key));
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(val));
+    }
+  } catch (const std::bad_alloc&) {
+    return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
+        Error("MemoryError", "StructuralVisitor: out of memory", "")));
   }
   return details::VisitContinueRaw();
 }

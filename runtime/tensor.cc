@@ -217,8 +217,8 @@ uint64_t FlagsOf(const TVMFFIObject* obj) {
 // Accepted on purpose: negative strides (DLPack allows them; `data` +
 // `byte_offset` is then not the lowest address) and type codes >= 129
 // (user-defined `custom[...]` types).
-[[noreturn]] TVMFFI_RT_COLD void ThrowTooLarge(const char* api, const char* what,
-                                               const char* part) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowTooLarge(const char* api, const char* what,
+                                                  const char* part) {
   Throw("ValueError", api, ": ", what, " is too large: its ", part, " overflows int64");
 }
 
@@ -365,6 +365,7 @@ inline void ValidateShape(const DLTensor& t, const char* api, const char* what) 
     try {
       ValidateShapeFull(t, api, what);
     } catch (...) {
+      ::tvm::ffi::details::RethrowIfForcedUnwind();
       if (plain) {
         std::fprintf(stderr, "%s: IsPlainValidShape accepted %s that ValidateShapeFull rejects\n",
                      api, what);
@@ -377,13 +378,13 @@ inline void ValidateShape(const DLTensor& t, const char* api, const char* what) 
   if (TVMFFI_RT_UNLIKELY(!IsPlainValidShape(t))) ValidateShapeFull(t, api, what);
 }
 
-[[noreturn]] TVMFFI_RT_COLD void ThrowNotAligned(const DLTensor& t, int32_t require_alignment,
-                                                 const char* api) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowNotAligned(const DLTensor& t, int32_t require_alignment,
+                                                    const char* api) {
   Throw("ValueError", api, ": data is not aligned to ", require_alignment, " bytes (data=", t.data,
         ", byte_offset=", t.byte_offset, ")");
 }
 
-[[noreturn]] TVMFFI_RT_COLD void ThrowNotContiguous(const char* api) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowNotContiguous(const char* api) {
   Throw("ValueError", api, ": the DLPack tensor is not contiguous (compact row-major)");
 }
 
@@ -550,12 +551,28 @@ namespace tvmffi {
 namespace rt {
 namespace {
 
-// "[2, 3] dtype (code 2, bits 32, lanes 1) on device 1:0", for the allocator's mismatch message.
+// Whether a tensor's strides (non-NULL) are the compact ones of its shape
+// (dimensions of extent 1 may say anything).
+bool CompactStrides(const DLTensor* t) {
+  int64_t expected = 1;
+  for (int i = t->ndim - 1; i >= 0; --i) {
+    if (t->shape[i] != 1 && t->strides[i] != expected) return false;
+    if (__builtin_mul_overflow(expected, t->shape[i], &expected)) return false;
+  }
+  return true;
+}
+
+// "[2, 3] dtype (code 2, bits 32, lanes 1) on device 1:0" (strides too when not
+// compact), for the allocator's mismatch message.
 std::string DescribeAllocation(const DLTensor* t) {
   std::string out = "[";
   for (int i = 0; i < t->ndim; ++i) {
     if (i != 0) out += ", ";
     out += std::to_string(t->shape[i]);
+  }
+  if (t->strides != nullptr && !CompactStrides(t)) {
+    out += "] strides [";
+    for (int i = 0; i < t->ndim; ++i) out += Concat(i ? ", " : "", t->strides[i]);
   }
   return Concat(out, "] dtype (code ", static_cast<int>(t->dtype.code), ", bits ",
                 static_cast<int>(t->dtype.bits), ", lanes ", t->dtype.lanes, ") on device ",
@@ -563,7 +580,7 @@ std::string DescribeAllocation(const DLTensor* t) {
 }
 
 // Whether the allocator's tensor is what was asked for: same shape, dtype
-// and device (a kernel writes `prototype`'s extents into it).
+// and device, compact (a kernel writes `prototype`'s extents into it).
 inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
   uint32_t dt_a, dt_b;
   std::memcpy(&dt_a, &got->dtype, sizeof(dt_a));
@@ -576,11 +593,14 @@ inline bool SameAllocation(const DLTensor* prototype, const DLTensor* got) {
   for (int i = 0; i < got->ndim; ++i) {
     if (got->shape[i] != prototype->shape[i]) return false;
   }
-  return true;
+  // A kernel writes the new tensor as compact: strides, when given, must be
+  // the compact ones (a negative or padded stride would send its writes
+  // outside the block; dimensions of extent 1 may say anything).
+  return got->strides == nullptr || CompactStrides(got);
 }
 
 // On a mismatch the tensor is released and the call fails, naming both.
-[[noreturn]] TVMFFI_RT_COLD void RefuseAllocation(const DLTensor* prototype, TVMFFIObject* obj) {
+[[noreturn]] TVM_FFI_COLD_CODE void RefuseAllocation(const DLTensor* prototype, TVMFFIObject* obj) {
   const DLTensor* got = TVMFFITensorGetDLTensorPtr(obj);
   std::string what =
       Concat("TVMFFIEnvTensorAlloc: the allocator returned a tensor of shape ",

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/elf_ident.h"
+#include "tvmffi_internal/elf_ident.h"
 
 namespace tvmffi {
 namespace elf {

@@ -5,12 +5,14 @@
 #
 #   cmake -S . -B build/aarch64 -G Ninja \
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
-#     -DTVMFFI_TARGET_PREFIX=<folder>
+#     [-DTVMFFI_TARGET_PREFIX=<folder>]
 #
-# TVMFFI_TARGET_PREFIX: a staging root with the target's dependencies under
-# usr/ (Catch2 built for aarch64; DLPack's and nlohmann-json's headers, which
-# are the same for every target). .ci/aarch64-deps.sh makes one. The host's
-# /usr/include is never searched as a whole: its glibc headers are x86-64's.
+# TVMFFI_TARGET_PREFIX (optional): a staging root with the target's
+# dependencies under usr/ (Catch2 built for aarch64, which the tests need).
+# .ci/aarch64-deps.sh makes one. The host's /usr/include is never searched as
+# a whole (its glibc headers are x86-64's); the header-only DLPack and
+# nlohmann-json, when the target has none, are copied from it into the build
+# tree (cmake/tvmffi_header_deps.cmake).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 

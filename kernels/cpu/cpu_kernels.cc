@@ -31,9 +31,16 @@ constexpr DLDataType dl_float64{kDLFloat, 64, 1};
       << "`" #x "` must be a CPU tensor, got a tensor on " << (x).device()
 #define CHECK_CONTIGUOUS(x) \
   TVM_FFI_CHECK((x).is_contiguous(), ValueError) << "`" #x "` must be contiguous"
+// The loops read elements through typed pointers: a tensor whose data is not
+// aligned to its element size (a DLPack producer may hand one in) is refused.
+#define CHECK_ALIGNED(x)                                                                \
+  TVM_FFI_CHECK(IsElementAligned(x), ValueError)                                        \
+      << "`" #x "` must be aligned to its element size, got data at " << (x).data_ptr() \
+      << " for dtype " << (x).dtype()
 #define CHECK_INPUT(x) \
   CHECK_CPU(x);        \
-  CHECK_CONTIGUOUS(x)
+  CHECK_CONTIGUOUS(x); \
+  CHECK_ALIGNED(x)
 #define CHECK_SAME_SHAPE(x, y)                                                            \
   TVM_FFI_CHECK((x).shape() == (y).shape(), ValueError)                                   \
       << "`" #x "` and `" #y "` must have the same shape, got " << (x).shape() << " and " \
@@ -56,6 +63,14 @@ constexpr DLDataType dl_float64{kDLFloat, 64, 1};
     TVM_FFI_THROW(TypeError) << name << ": unsupported dtype " << (dtype) \
                              << " (expected float32 or float64)";         \
   }()
+
+template <typename TensorLike>
+bool IsElementAligned(const TensorLike& t) {
+  const DLDataType dt = t.dtype();
+  const uintptr_t size = (static_cast<uintptr_t>(dt.bits) * dt.lanes + 7) / 8;
+  if (size == 0 || (size & (size - 1)) != 0) return true;  // no alignment to ask for
+  return reinterpret_cast<uintptr_t>(t.data_ptr()) % size == 0;
+}
 
 template <typename T>
 T* Data(ffi::TensorView t) {
@@ -147,8 +162,12 @@ ffi::TensorSpec AddOneShape(ffi::TensorView x, ffi::Optional<ffi::TensorView> /*
 void Nop3(ffi::TensorView, ffi::TensorView, ffi::TensorView) {}
 
 // Scalars, so that `tvmffi call` and the demo have something simple to call.
+// Overflow is an error (signed overflow would be undefined behaviour).
 int64_t AddInt(int64_t a, int64_t b) {
-  return a + b;
+  int64_t sum = 0;
+  TVM_FFI_CHECK(!__builtin_add_overflow(a, b, &sum), ValueError)
+      << "add_int: " << a << " + " << b << " overflows int64";
+  return sum;
 }
 
 ffi::String Greet(ffi::String name) {

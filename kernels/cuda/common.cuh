@@ -51,9 +51,8 @@ namespace tvmffi_kernels {
  * mostly exited: the last wave's triggers are the ones that matter. The
  * trigger only decides when the next grid may start to wait, never what it
  * reads. Triggering in every block costs time in big grids, programmatic
- * launch or not: one 16-byte pack a thread, 128 threads a block, scale at
- * 64 MiB-1 GiB on an H200 took 1.19-1.26x torch's time that way and
- * 0.98-1.00x with the last wave alone (benchmarks/RESULTS.md, 2026-11-28).
+ * launch or not (figures: RESULTS.md, "Figures behind the CUDA kernels'
+ * choices").
  */
 __device__ __forceinline__ void GridDependencyEnter() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

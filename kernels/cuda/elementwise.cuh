@@ -18,21 +18,16 @@
 // loads are issued before the first store, and the edge elements go to the
 // otherwise idle threads of the last tile, so that no thread waits on two
 // round trips to memory. PlanElementwise picks U and the block size by size
-// (measured on an H100, benchmarks/RESULTS.md, 2026-11-27):
+// (measured on an H100 and an H200; the figures behind every choice in this
+// file: benchmarks/RESULTS.md, "Figures behind the CUDA kernels' choices"):
 //   small  (up to ~2 packs per resident thread): U 1, 256 threads, so that
 //          every SM gets many warps and latency hides;
 //   mid    (operands fit in L2): U 2, 256 threads, fewer blocks to
-//          schedule (H100, scale at 16 MiB: U 4 0.89-0.92x torch's time,
-//          U 1 1.02-1.04x; H200, 2026-11-28: U 2 0.91 f32 and 0.85 16-bit,
-//          U 4 1.02 and 0.93, U 8 1.03 and 0.93), evict-first stores (kMidHints);
+//          schedule, evict-first stores (kMidHints);
 //   large  (operands past L2): U 1, kLargeThreads, evict-first stores, and
-//          loads too with one input (LargeHints) (H100, scale:
-//          U 1 1.000-1.009 of a copy at 64-256 MiB, U 2 0.994-1.005, U 4
-//          0.986-1.001; H200: U 1 0.975-0.998x torch's time, U 2
-//          0.985-1.008x).
+//          loads too with one input (LargeHints).
 // A one-wave grid striding over the whole range, each thread's packs a grid
-// apart, was 0.91 of a copy for scale on the H200 and 0.92 on the H100: it
-// is gone.
+// apart, was slower than a copy on both: it is gone.
 //
 // Indices are 32-bit when n < 2^31 (chosen at launch) and 64-bit otherwise,
 // so large tensors are correct and small ones pay no 64-bit arithmetic.
@@ -106,24 +101,21 @@ constexpr int kElementwiseThreads = 256;  // the most threads per block (launch 
 constexpr int kSmallThreads = 256;
 // "small": at most this many packs per SM; above it a mid grid still has at
 // least 4 blocks of kMidUnroll x 256 packs per SM (fewer left SMs idle for
-// much of the launch: an odd 4 MB launch was 1.05-1.14x torch's time).
+// much of the launch).
 constexpr int kSmallPacksPerSM = 4096;
 // "mid": the operands' bytes are at most this fraction (in quarters) of L2.
 // Operands that fit stay in L2 from one launch to the next where nothing
-// else evicts them: on an H200 (2026-11-28), 48 MiB of operands (scale at
-// 24 MiB, add at 16 MiB) took 0.75-0.78x torch's time in the mid class with
-// evict-first stores, 0.77-0.82 in the large class with plain loads and
-// 0.94-0.97 with evict-first loads (the large class from 3/4 of L2 before).
+// else evicts them, so the mid class reaches L2's whole size (it stopped at
+// 3/4 of it before).
 constexpr int kMidL2Quarters = 4;
 #ifndef TVMFFI_KERNELS_MID_UNROLL
 #define TVMFFI_KERNELS_MID_UNROLL 2
 #endif
 constexpr int kMidUnroll = TVMFFI_KERNELS_MID_UNROLL;
 constexpr int kLargeUnroll = 1;
-// One input: one pack a thread as well. It ran at 0.80-0.83 of a copy on an
-// H200 only while every block triggered the next launch (GridDependencyEnter);
-// with the last wave alone triggering, scale at 64 MiB-1 GiB is 0.975-0.998x
-// torch's time against 0.985-1.008x with two packs (2026-11-28).
+// One input: one pack a thread as well. It was slow only while every block
+// triggered the next launch (GridDependencyEnter); with the last wave alone
+// triggering, one pack beats two.
 #ifndef TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT
 #define TVMFFI_KERNELS_LARGE_UNROLL_ONE_INPUT 1
 #endif
@@ -141,15 +133,12 @@ constexpr bool kLargeStreaming = true;
 constexpr int kStreamStores = 1;
 constexpr int kStreamLoads = 2;
 // The mid class stores evict-first: the operands are read again by the next
-// launch more often than the result is (H200, 2026-11-28: add at 12 MiB
-// 0.82-0.85x torch's time against 0.91-0.93 with plain stores; never worse
-// from 8 to 24 MiB).
+// launch more often than the result is (never worse from 8 to 24 MiB).
 constexpr int kMidHints = kStreamStores;
 /*!
- * \brief Hints of the large class for N inputs. Two inputs load plainly: with
- *        evict-first loads 16-bit add and axpy at 256 MiB and 1 GiB took
- *        1.001-1.003x torch's time on an H200, plainly 1.000-1.002x
- *        (2026-11-28). Plain stores there cost 5%.
+ * \brief Hints of the large class for N inputs. Two inputs load plainly
+ *        (a little faster than evict-first); stores stay evict-first (plain
+ *        stores there are slower).
  */
 template <int N>
 constexpr int LargeHints() {

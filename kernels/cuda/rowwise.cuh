@@ -43,14 +43,13 @@ constexpr float kLog2e = 1.4426950408889634f;
  *        on an SM (65536 registers); 0 is no bound (nvcc then emits no
  *        .minnctapersm). Left to itself, ptxas gives the bf16 softmax 40
  *        registers and the fp32 RMSNorm 42 in block mode: 6 and 5 blocks of
- *        256 per SM, too few loads in flight for the H200's memory (bf16
- *        softmax at [8192, 4096]: 0.89 of copy unbounded, 0.95 bounded). So
+ *        256 per SM, too few loads in flight for the H200's memory. So
  *        vectorised block mode is bounded for softmax in every dtype and for
  *        the fp32 RMSNorm; neither spills. The 16-bit RMSNorm already fits in
  *        32 registers and is left alone: the bound made ptxas spill 8 bytes
- *        there (H100: 0.985 -> 0.976 of copy). Group mode stays unbounded:
- *        at 32 registers its kernels spilled and fell to 0.79-0.86
- *        (benchmarks/RESULTS.md, 2026-11-27).
+ *        there. Group mode stays unbounded: at 32 registers its kernels
+ *        spilled (figures: benchmarks/RESULTS.md, "Figures behind the CUDA
+ *        kernels' choices").
  */
 constexpr int RowMinBlocksPerSM(bool softmax, bool block, int vec, int elem_bytes) {
   return block && vec > 1 && (softmax || elem_bytes == 4) ? 2 : 0;
@@ -112,9 +111,8 @@ __device__ __forceinline__ void StoreFloats(T* p, const float (&f)[VEC]) {
 
 // 2^x on the special-function unit alone (ex2.approx.ftz: ~2 ulp, denormal
 // results flush to zero). exp2f wraps the same instruction in range fixups
-// that cost as much again; at [65536, 128] in 16-bit types softmax was 0.80
-// of copy with exp2f, 0.92 with this (H100, benchmarks/RESULTS.md). Host
-// builds (the CPU emulation of the tests) use exp2f.
+// that cost as much again (benchmarks/RESULTS.md, "Figures behind the CUDA
+// kernels' choices"). Host builds (the CPU emulation of the tests) use exp2f.
 __device__ __forceinline__ float FastExp2(float x) {
 #if defined(__CUDA_ARCH__)
   float y;
@@ -314,10 +312,8 @@ __device__ __forceinline__ void ForEachSlot(bool valid_row, int lane, int nvec, 
  *        element, against two in SoftmaxCachedKernel. It replaced an online
  *        form (exponentials against each lane's own maximum, then a merge of
  *        (max, sum) pairs) that spent 7 more exponentials a lane on the
- *        merge: for 16-bit [*, 128] on 8 lanes x 2 vectors on an H100 it is
- *        1.008-1.011 of a copy of the same bytes against 0.977-0.983, and
- *        0.969-0.990 against 0.922-0.931 at [49152, 128] (benchmarks/RESULTS.md,
- *        2026-11-27). Kept floats cost registers: only plans of
+ *        merge, and is faster than it (benchmarks/RESULTS.md, "Figures
+ *        behind the CUDA kernels' choices"). Kept floats cost registers: only plans of
  *        VPT * VEC <= 16 use it.
  */
 template <typename T, int VEC, int LANES, int VPT>
@@ -358,12 +354,10 @@ __global__ void __launch_bounds__(kGroupRowThreads)
 
 /*!
  * \brief RMSNorm of one row per group (RPG 1), the row kept in floats: each
- *        element converted once (SoftmaxKeptGroupKernel's layout). For
- *        16-bit rows of [*, 128] on 8 lanes x 2 vectors: H200 0.905-0.915 of a
- *        copy of the same bytes against 0.85-0.90 for RMSNormCachedKernel,
- *        the same outputs bit for bit (sweep of 2026-11-24); with the weight
- *        loaded ahead of the row, 0.961-0.969 against 0.909-0.933
- *        (2026-11-27, benchmarks/RESULTS.md).
+ *        element converted once (SoftmaxKeptGroupKernel's layout), the weight
+ *        loaded ahead of the row. Faster than RMSNormCachedKernel for 16-bit
+ *        rows of [*, 128] on 8 lanes x 2 vectors, the same outputs bit for
+ *        bit (benchmarks/RESULTS.md, "Figures behind the CUDA kernels' choices").
  */
 template <typename T, int VEC, int LANES, int VPT>
 __global__ void __launch_bounds__(kGroupRowThreads)
@@ -538,7 +532,7 @@ inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
   const int threads = cached ? (nvec + block_per_thread - 1) / block_per_thread : kMaxRowThreads;
   p.block = static_cast<unsigned>(std::min(kMaxRowThreads, std::max(64, (threads + 31) / 32 * 32)));
   // One block per row, all launched: measured faster than a resident-wave
-  // grid striding over the rows (0.97 vs 0.91 of copy, fp32 [8192, 4096]).
+  // grid striding over the rows (benchmarks/RESULTS.md).
   p.grid = static_cast<unsigned>(std::min<int64_t>(rows, int64_t{1} << 30));
   return p;
 }
@@ -549,10 +543,8 @@ inline RowPlan PlanRows(int64_t rows, int nvec, int vec) {
  *        to 8 lanes x 2 vectors x 1 row (32 bytes a thread) instead of 16
  *        lanes x 1 vector x 4 rows. Such rows ([*, 128] in fp16/bf16) are
  *        short launches whose bytes sit in L2, where the shorter shuffle
- *        chains and one row per thread win on both Hoppers measured: at
- *        [65536, 128], of a copy of the same bytes, H200 0.85-0.90 against
- *        0.80-0.85, H100 0.95-1.00 against 0.91-0.99 (sweep of 2026-11-24,
- *        benchmarks/RESULTS.md).
+ *        chains and one row per thread win on both Hoppers measured
+ *        (benchmarks/RESULTS.md, "Figures behind the CUDA kernels' choices").
  */
 inline RowPlan PlanRowsOf(int64_t rows, int nvec, int vec, int elem_bytes) {
   RowPlan p = PlanRows(rows, nvec, vec);

@@ -30,10 +30,22 @@ message(STATUS "tvmffi Python: ${Python_EXECUTABLE} (${Python_VERSION}), nanobin
 # hot, and -O3 takes ~10% fewer instructions per call (callgrind).
 nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/core.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/../src/bindings.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/objects.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/errors.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/functions.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/tensors.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/classify.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/dlpack.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/readonly.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/allocators.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/to_ffi.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/to_python.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/lent.cc)
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
-# runtime/stack_bounds.h: internal and header-only, shared with the runtime.
-target_include_directories(tvmffi_python_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../../runtime)
+# tvmffi_internal/stack_bounds.h: private and header-only, shared with the runtime.
+target_link_libraries(tvmffi_python_core PRIVATE tvmffi::internal)
 tvmffi_add_warnings(tvmffi_python_core)
 set_target_properties(tvmffi_python_core PROPERTIES OUTPUT_NAME _core)
 # Not linked, but shipped next to _core: build it with the extension.
@@ -56,6 +68,7 @@ set(TVMFFI_PYTHON_SOURCES
   _pyclass.py
   _reflection.py
   _registry_ext.py
+  _runtime.py
   _type_schema.py
   access_path.py
   allocator.py
@@ -64,7 +77,9 @@ set(TVMFFI_PYTHON_SOURCES
   core.py
   error.py
   cpp/__init__.py
+  cpp/dtype.py
   cpp/extension.py
+  cpp/nvrtc.py
   jax.py
   libinfo.py
   module.py

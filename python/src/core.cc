@@ -1,830 +1,44 @@
-// tvmffi._core: the nanobind module. Object, Function, Tensor and Device
-// classes, errors in both directions, global functions, DLPack import/export
-// and the stream table. The call path itself is in call.cc.
+// tvmffi._core: the nanobind module definition. The Object, Function, Tensor
+// and Device classes and the module's functions, over helpers in
+// bindings.cc, objects.cc, errors.cc, functions.cc and tensors.cc; the call
+// path is call.cc and the files it names.
+
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nanobind/stl/string.h>
 
-#include "core.h"
+#include "bindings.h"
 
 namespace tvmffi_py {
 
-bool g_has_retired_handles = false;
+bool g_release_gil_by_default = true;
 
 namespace {
-// (owner, old handle) pairs; touched with the GIL held (nanobind's init and dealloc).
-using RetiredList = std::vector<std::pair<const ObjectRef*, TVMFFIObjectHandle>>;
-RetiredList* g_retired = nullptr;  // never freed: read by destructors at exit
 
-void RetireHandle(const ObjectRef* owner, TVMFFIObjectHandle old) {
-  if (g_retired == nullptr) g_retired = new RetiredList();
-  g_retired->emplace_back(owner, old);
-  g_has_retired_handles = true;
-}
-}  // namespace
-
-void ReleaseRetiredHandles(const ObjectRef* owner) {
-  std::vector<TVMFFIObjectHandle> mine;
-  auto& all = *g_retired;
-  for (size_t i = 0; i < all.size();) {
-    if (all[i].first == owner) {
-      mine.push_back(all[i].second);
-      all[i] = all.back();
-      all.pop_back();
-    } else {
-      ++i;
-    }
-  }
-  g_has_retired_handles = !all.empty();
-  // Released after the table is consistent: a release may run arbitrary code.
-  for (TVMFFIObjectHandle h : mine) TVMFFIObjectDecRef(h);
-}
-
-Hooks& GetHooks() {
-  static Hooks hooks;
-  return hooks;
-}
-
-CoreTypes& GetCoreTypes() {
-  static CoreTypes types;
-  return types;
-}
-
-// ---------------------------------------------------------------------------
-// Errors
-// ---------------------------------------------------------------------------
-void SetPyErrorFromFFI() {
-  TVMFFIObjectHandle err = nullptr;
-  TVMFFIErrorMoveFromRaised(&err);
-  if (err == nullptr) {
-    if (!PyErr_Occurred()) {
-      PyErr_SetString(PyExc_RuntimeError, "tvmffi: a call failed without raising an error");
-    }
-    return;
-  }
-  PyErr_Clear();
-  const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
-  PyObject* kind = PyUnicode_DecodeUTF8(cell->kind.data, cell->kind.size, "replace");
-  PyObject* msg = PyUnicode_DecodeUTF8(cell->message.data, cell->message.size, "replace");
-  PyObject* bt = PyUnicode_DecodeUTF8(cell->backtrace.data, cell->backtrace.size, "replace");
-  const Hooks& h = GetHooks();
-  PyObject* exc = nullptr;
-  if (h.make_error != nullptr && kind && msg && bt) {
-    // The hook takes a reference to the error (the exception's __tvm_ffi_error__).
-    PyObject* addr = PyLong_FromVoidPtr(err);
-    if (addr != nullptr) {
-      TVMFFIObjectIncRef(err);
-      exc = PyObject_CallFunctionObjArgs(h.make_error, kind, msg, bt, addr, nullptr);
-      Py_DECREF(addr);
-    }
-  }
-  TVMFFIObjectDecRef(err);
-  if (exc != nullptr) {
-    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc)), exc);
-    Py_DECREF(exc);
-  } else if (!PyErr_Occurred()) {
-    PyErr_Format(PyExc_RuntimeError, "%U: %U", kind, msg);
-  }
-  Py_XDECREF(kind);
-  Py_XDECREF(msg);
-  Py_XDECREF(bt);
-}
-
-void ThrowFFIError() {
-  SetPyErrorFromFFI();
-  throw nb::python_error();
-}
-
-void SetFFIErrorFromPython() {
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
-  PyErr_NormalizeException(&type, &value, &tb);
-  if (value != nullptr && tb != nullptr) PyException_SetTraceback(value, tb);
-  std::string kind = "RuntimeError", msg, bt;
-  const Hooks& h = GetHooks();
-  PyObject* info = (h.error_info != nullptr && value != nullptr)
-                       ? PyObject_CallOneArg(h.error_info, value)
-                       : nullptr;
-  const char *k = nullptr, *m = nullptr, *b = nullptr;
-  unsigned long long prior = 0;  // NOLINT(runtime/int): the error it came from, if any
-  if (info != nullptr && PyArg_ParseTuple(info, "sss|K", &k, &m, &b, &prior)) {
-    kind = k;
-    msg = m;
-    bt = b;
-  } else {
-    PyErr_Clear();
-    if (type != nullptr) kind = reinterpret_cast<PyTypeObject*>(type)->tp_name;
-    PyObject* s = value != nullptr ? PyObject_Str(value) : nullptr;
-    const char* cs = s != nullptr ? PyUnicode_AsUTF8(s) : nullptr;
-    if (cs != nullptr) msg = cs;
-    PyErr_Clear();
-    Py_XDECREF(s);
-  }
-  Py_XDECREF(info);
-  Py_XDECREF(type);
-  Py_XDECREF(value);
-  Py_XDECREF(tb);
-  TVMFFIByteArray kb{kind.data(), kind.size()}, mb{msg.data(), msg.size()},
-      bb{bt.data(), bt.size()};
-  if (prior != 0) {
-    // An exception made from an FFI error goes back as that very error, the
-    // Python frames it crossed appended to its backtrace. (The hook checked it
-    // is an ffi.Error and gave a reference of its own, released here.)
-    TVMFFIObjectHandle err = reinterpret_cast<TVMFFIObjectHandle>(prior);
-    const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
-    if (cell->update_backtrace != nullptr && !bt.empty()) {
-      cell->update_backtrace(err, &bb, kTVMFFIBacktraceUpdateModeAppend);
-    }
-    TVMFFIErrorSetRaised(err);
-    TVMFFIObjectDecRef(err);
-    return;
-  }
-  TVMFFIObjectHandle err = nullptr;
-  if (TVMFFIErrorCreate(&kb, &mb, &bb, &err) == 0) {
-    TVMFFIErrorSetRaised(err);
-    TVMFFIObjectDecRef(err);
-  } else {
-    TVMFFIErrorSetRaisedFromCStr(kind.c_str(), msg.c_str());
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Objects
-// ---------------------------------------------------------------------------
-namespace {
-std::vector<PyObject*> g_object_classes;  // by type index; strong references
-
-PyObject* ClassFor(int32_t type_index) {
-  if (type_index >= 0 && static_cast<size_t>(type_index) < g_object_classes.size() &&
-      g_object_classes[type_index] != nullptr) {
-    return g_object_classes[type_index];
-  }
-  const CoreTypes& ct = GetCoreTypes();
-  if (type_index == kTVMFFIFunction) return reinterpret_cast<PyObject*>(ct.function);
-  if (type_index == kTVMFFITensor) return reinterpret_cast<PyObject*>(ct.tensor);
-  return reinterpret_cast<PyObject*>(ct.object);
-}
-}  // namespace
-
-void RegisterObjectClass(int32_t type_index, nb::handle cls) {
-  if (type_index < 0) throw nb::value_error("negative type index");
-  if (static_cast<size_t>(type_index) >= g_object_classes.size()) {
-    g_object_classes.resize(type_index + 1, nullptr);
-  }
-  Py_XDECREF(g_object_classes[type_index]);
-  g_object_classes[type_index] = cls.inc_ref().ptr();
-}
-
-nb::object WrapObject(TVMFFIObjectHandle h) {
-  nb::object inst = nb::inst_alloc(ClassFor(TVMFFIObjectGetTypeIndex(h)));
-  if (PyType_IsSubtype(Py_TYPE(inst.ptr()), GetCoreTypes().function)) {
-    new (nb::inst_ptr<FunctionRef>(inst)) FunctionRef(h);
-  } else if (PyType_IsSubtype(Py_TYPE(inst.ptr()), GetCoreTypes().tensor)) {
-    new (nb::inst_ptr<TensorRef>(inst)) TensorRef(h);
-  } else {
-    new (nb::inst_ptr<ObjectRef>(inst)) ObjectRef(h);
-  }
-  nb::inst_mark_ready(inst);
-  return inst;
-}
-
-// ---------------------------------------------------------------------------
-// Python callables as Functions
-// ---------------------------------------------------------------------------
-namespace {
-
-int PySafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
-  PyGILState_STATE g = PyGILState_Ensure();
-  int rc = -1;
-  PyObject* tuple = PyTuple_New(num_args);
-  bool ok = tuple != nullptr;
-  // Tensors lent as DLTensor*: the callback gets owning copies, written back
-  // when it returns (AnyViewToPy), so that nothing it keeps can dangle.
-  std::unique_ptr<LentTensor[]> lent;
-  for (int32_t i = 0; ok && i < num_args; ++i) {
-    if (args[i].type_index == kTVMFFIDLTensorPtr && lent == nullptr) {
-      lent.reset(new (std::nothrow) LentTensor[num_args]);
-      if (lent == nullptr) {
-        PyErr_NoMemory();
-        ok = false;
-        break;
-      }
-    }
-    PyObject* v = AnyViewToPy(&args[i], lent != nullptr ? &lent[i] : nullptr);
-    if (v == nullptr) {
-      ok = false;
-    } else {
-      PyTuple_SET_ITEM(tuple, i, v);
-    }
-  }
-  PyObject* ret = ok ? PyObject_Call(static_cast<PyObject*>(self), tuple, nullptr) : nullptr;
-  bool returned = true;
-  for (int32_t i = 0; lent != nullptr && i < num_args; ++i) {
-    returned = ReturnLentTensor(&lent[i]) && returned;
-  }
-  if (ret != nullptr) {
-    if (returned && PyToOwnedAny(ret, result)) rc = 0;
-    Py_DECREF(ret);
-  }
-  Py_XDECREF(tuple);
-  if (rc != 0) SetFFIErrorFromPython();
-  PyGILState_Release(g);
-  return rc;
-}
-
-void PyDeleter(void* self) {
-  if (!Py_IsInitialized()) return;  // the interpreter is gone: leak rather than crash
-  PyGILState_STATE g = PyGILState_Ensure();
-  Py_DECREF(static_cast<PyObject*>(self));
-  PyGILState_Release(g);
+// A tvmffi.Function's payload, initialised or not (TypeError for another object).
+FunctionRef* FunctionPayload(nb::handle self) {
+  if (!nb::isinstance<FunctionRef>(self)) throw nb::type_error("expected a tvmffi.Function");
+  return nb::inst_ptr<FunctionRef>(self);
 }
 
 }  // namespace
-
-TVMFFIObjectHandle FunctionFromCallable(PyObject* callable) {
-  TVMFFIObjectHandle out = nullptr;
-  Py_INCREF(callable);
-  if (TVMFFIFunctionCreate(callable, PySafeCall, PyDeleter, &out) != 0) {
-    Py_DECREF(callable);
-    SetPyErrorFromFFI();
-    return nullptr;
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------
-// C functions as Functions (Function.__from_extern_c__ and
-// Function.__from_mlir_packed_safe_call__): JIT-compiled code hands over an
-// address; an optional Python object (the engine that owns the code) is kept
-// alive as long as the function.
-// ---------------------------------------------------------------------------
-namespace {
-
-// A Python int (or an object with __index__) as a non-NULL address.
-void* AddressFromPy(nb::handle value, const char* what) {
-  PyObject* index = PyNumber_Index(value.ptr());
-  if (index == nullptr) {
-    PyErr_Clear();
-    throw nb::type_error((std::string("argument `") + what +
-                          "` must be an int address, got an object of type '" +
-                          Py_TYPE(value.ptr())->tp_name + "'")
-                             .c_str());
-  }
-  void* addr = PyLong_AsVoidPtr(index);
-  Py_DECREF(index);
-  if (addr == nullptr) {
-    if (PyErr_Occurred()) throw nb::python_error();
-    throw nb::value_error((std::string("argument `") + what + "` is NULL").c_str());
-  }
-  return addr;
-}
-
-// MLIR's "packed" convention: one array of pointers to the arguments
-// (handle, args, num_args, result) and to the return code.
-struct MlirPackedCall {
-  void (*packed)(void**);
-  PyObject* keep_alive;  // owned, or NULL
-};
-
-int MlirPackedSafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
-  auto* call = static_cast<MlirPackedCall*>(self);
-  void* handle = nullptr;  // the callee ignores it, as a safe call's `self`
-  int rc = 0;
-  void* packed[] = {&handle, &args, &num_args, &result, &rc};
-  call->packed(packed);
-  return rc;
-}
-
-void MlirPackedDeleter(void* self) {
-  auto* call = static_cast<MlirPackedCall*>(self);
-  if (call->keep_alive != nullptr) PyDeleter(call->keep_alive);
-  delete call;
-}
-
-nb::object FunctionFromExternC(nb::handle c_symbol, nb::handle keep_alive) {
-  auto call = reinterpret_cast<TVMFFISafeCallType>(AddressFromPy(c_symbol, "c_symbol"));
-  const bool keep = !keep_alive.is_none();
-  TVMFFIObjectHandle h = nullptr;
-  if (keep) Py_INCREF(keep_alive.ptr());
-  if (TVMFFIFunctionCreate(keep ? keep_alive.ptr() : nullptr, call, keep ? PyDeleter : nullptr,
-                           &h) != 0) {
-    if (keep) Py_DECREF(keep_alive.ptr());
-    ThrowFFIError();
-  }
-  return WrapObject(h);
-}
-
-nb::object FunctionFromMlirPacked(nb::handle symbol, nb::handle keep_alive) {
-  auto packed = reinterpret_cast<void (*)(void**)>(AddressFromPy(symbol, "mlir_packed_symbol"));
-  auto* call = new MlirPackedCall{packed, nullptr};
-  if (!keep_alive.is_none()) call->keep_alive = keep_alive.inc_ref().ptr();
-  TVMFFIObjectHandle h = nullptr;
-  if (TVMFFIFunctionCreate(call, MlirPackedSafeCall, MlirPackedDeleter, &h) != 0) {
-    Py_XDECREF(call->keep_alive);
-    delete call;
-    ThrowFFIError();
-  }
-  return WrapObject(h);
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------
-// DLTensorTestWrapper (tvmffi.core, for tests): a tvmffi.Tensor behind a
-// class of its own whose DLPack C exchange API (__dlpack_c_exchange_api__)
-// is implemented here, as a framework's would be: arguments of that class
-// take the exchange-API path, results come back through the API as Tensors.
-// ---------------------------------------------------------------------------
-namespace {
-
-struct DLTensorTestWrapper {
-  nb::object tensor;  // a tvmffi.Tensor holding an ffi.Tensor
-};
-
-int TestWrapperToManaged(void* py_object, DLManagedTensorVersioned** out) {
-  nb::handle self(static_cast<PyObject*>(py_object));
-  const DLTensorTestWrapper* w = nb::inst_ptr<DLTensorTestWrapper>(self);
-  if (!nb::inst_ready(self) || !w->tensor.is_valid()) {
-    PyErr_SetString(PyExc_TypeError, "DLTensorTestWrapper is not initialised");
-    return -1;
-  }
-  if (TVMFFITensorToDLPackVersioned(nb::inst_ptr<ObjectRef>(w->tensor)->handle, out) != 0) {
-    SetPyErrorFromFFI();
-    return -1;
-  }
-  return 0;
-}
-
-int TestWrapperFromManaged(DLManagedTensorVersioned* managed, void** out) {
-  TVMFFIObjectHandle h = nullptr;
-  if (TVMFFITensorFromDLPackVersioned(managed, 0, 0, &h) != 0) {
-    SetPyErrorFromFFI();
-    return -1;
-  }
-  try {
-    *out = WrapObject(h).release().ptr();
-  } catch (nb::python_error& e) {
-    e.restore();
-    return -1;
-  }
-  return 0;
-}
-
-int TestWrapperStream(DLDeviceType device_type, int32_t device_id, void** out) {
-  *out = device_type == kDLCPU ? nullptr : TVMFFIEnvGetStream(device_type, device_id);
-  return 0;
-}
-
-DLPackExchangeAPI* TestWrapperApi() {
-  static DLPackExchangeAPI api = [] {
-    DLPackExchangeAPI a;
-    std::memset(&a, 0, sizeof(a));
-    a.header.version.major = DLPACK_MAJOR_VERSION;
-    a.header.version.minor = DLPACK_MINOR_VERSION;
-    a.header.prev_api = nullptr;
-    a.managed_tensor_allocator = nullptr;  // tensors are made by the runtime
-    a.managed_tensor_from_py_object_no_sync = TestWrapperToManaged;
-    a.managed_tensor_to_py_object_no_sync = TestWrapperFromManaged;
-    a.dltensor_from_py_object_no_sync = nullptr;
-    a.current_work_stream = TestWrapperStream;
-    return a;
-  }();
-  return &api;
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------
-// Helpers for the bindings
-// ---------------------------------------------------------------------------
-namespace {
-
-std::string TypeKeyOf(int32_t type_index);
-
-nb::object Steal(PyObject* p) {
-  if (p == nullptr) throw nb::python_error();
-  return nb::steal(p);
-}
-
-// `obj` checked to be an instance of `cls` (TypeError otherwise). Methods take
-// `self` as nb::handle, which nanobind does not check: an unbound call such as
-// Object.__repr__(5) passes anything.
-void CheckInstance(nb::handle obj, PyTypeObject* cls, const char* what) {
-  if (!PyObject_TypeCheck(obj.ptr(), cls)) {
-    throw nb::type_error((std::string("expected a ") + what + ", got an object of type '" +
-                          Py_TYPE(obj.ptr())->tp_name + "'")
-                             .c_str());
-  }
-}
-
-// The handle of a tvmffi.Object, NULL for one never initialised (made by
-// __new__ without __init__: ZeroedNew gives those a NULL handle).
-TVMFFIObjectHandle RawHandleOf(nb::handle obj) {
-  CheckInstance(obj, GetCoreTypes().object, "tvmffi.Object");
-  return nb::inst_ptr<ObjectRef>(obj)->handle;
-}
-
-TVMFFIObjectHandle HandleOf(nb::handle obj) {
-  TVMFFIObjectHandle h = RawHandleOf(obj);
-  if (h == nullptr) throw nb::type_error("the tvmffi.Object is not initialised");
-  return h;
-}
-
-// Whether a tvmffi.Device was initialised (TypeError for another object).
-bool DeviceReady(nb::handle obj) {
-  CheckInstance(obj, GetCoreTypes().device, "tvmffi.Device");
-  return nb::inst_ready(obj);
-}
-
-// The value of a tvmffi.Device (TypeError for one made by __new__ without __init__).
-DLDevice DeviceOf(nb::handle obj) {
-  if (!DeviceReady(obj)) {
-    throw nb::type_error("the tvmffi.Device is not initialised (made by __new__ without __init__)");
-  }
-  return nb::inst_ptr<DeviceValue>(obj)->dev;
-}
-
-// Instances made by Type.__new__(Type) without __init__: nanobind allocates
-// them without clearing their C++ payload, which would then be read as a
-// handle (or a device). Every class of the extension gets this tp_new, which
-// clears it: a NULL handle, refused as "not initialised" by every method and
-// by the call path. (WrapObject allocates through nanobind directly.)
-newfunc g_nb_tp_new = nullptr;
-
-PyObject* ZeroedNew(PyTypeObject* tp, PyObject* args, PyObject* kwds) {
-  PyObject* o = g_nb_tp_new(tp, args, kwds);
-  if (o != nullptr && !nb::inst_ready(o)) {
-    std::memset(nb::inst_ptr<char>(o), 0, nb::type_size(reinterpret_cast<PyObject*>(tp)));
-  }
-  return o;
-}
-
-void ClearPayloadOnNew(nb::handle cls) {
-  PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  if (g_nb_tp_new == nullptr) g_nb_tp_new = tp->tp_new;
-  if (tp->tp_new == g_nb_tp_new) tp->tp_new = ZeroedNew;
-}
-
-// A Python class may hold an object of the type index only if its payload
-// is read as that type: tvmffi.Tensor's as a tensor, tvmffi.Function's as a
-// function (TypeError otherwise).
-void CheckPayloadFits(PyTypeObject* cls, int32_t type_index, const char* what) {
-  const CoreTypes& ct = GetCoreTypes();
-  const char* need = nullptr;
-  if (PyType_IsSubtype(cls, ct.tensor) && type_index != kTVMFFITensor) need = "ffi.Tensor";
-  if (PyType_IsSubtype(cls, ct.function) && type_index != kTVMFFIFunction) need = "ffi.Function";
-  if (need != nullptr) {
-    throw nb::type_error((std::string(what) + ": a " + cls->tp_name + " holds an " + need +
-                          ", not an object of type " + TypeKeyOf(type_index))
-                             .c_str());
-  }
-}
-
-// The runtime's own global functions ("ffi.*") as registered when _core was
-// imported; each holds one reference for the process (BuiltinFunction).
-std::vector<std::pair<std::string, TVMFFIObjectHandle>>* g_builtins = nullptr;
-
-std::string TypeKeyOf(int32_t type_index) {
-  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
-  if (info == nullptr) return "ffi.Object";
-  return std::string(info->type_key.data, info->type_key.size);
-}
-
-struct DeviceName {
-  const char* name;
-  int32_t code;
-};
-constexpr DeviceName kDeviceNames[] = {
-    {"cpu", kDLCPU},
-    {"cuda", kDLCUDA},
-    {"cuda_host", kDLCUDAHost},
-    {"opencl", kDLOpenCL},
-    {"vulkan", kDLVulkan},
-    {"metal", kDLMetal},
-    {"vpi", kDLVPI},
-    {"rocm", kDLROCM},
-    {"rocm_host", kDLROCMHost},
-    {"ext_dev", kDLExtDev},
-    {"cuda_managed", kDLCUDAManaged},
-    {"oneapi", kDLOneAPI},
-    {"webgpu", kDLWebGPU},
-    {"hexagon", kDLHexagon},
-    {"maia", kDLMAIA},
-    {"trn", 18 /* kDLTrn */},
-    {"gpu", kDLCUDA},
-};
-
-const char* DeviceTypeName(int32_t code) {
-  for (const DeviceName& d : kDeviceNames) {
-    if (d.code == code) return d.name;
-  }
-  return nullptr;
-}
-
-// Device ids are int32 in DLPack: [0, INT32_MAX], never wrapped or truncated.
-constexpr int64_t kMaxDeviceId = INT32_MAX;
-// Device types: DLPack's, and extension types below 65536 (the runtime's
-// stream table takes the same range).
-constexpr int64_t kDeviceTypeEnd = 65536;
-
-// A device type code or index given as an int: in range, never wrapped.
-int64_t DeviceInt(nb::handle v, const char* what) {
-  PyObject* idx = PyNumber_Index(v.ptr());  // int, or an object with __index__; TypeError else
-  if (idx == nullptr) throw nb::python_error();
-  int overflow = 0;
-  const long long x = PyLong_AsLongLongAndOverflow(idx, &overflow);
-  Py_DECREF(idx);
-  if (x == -1 && PyErr_Occurred()) throw nb::python_error();
-  const bool is_type = std::strcmp(what, "type") == 0;
-  const int64_t end = is_type ? kDeviceTypeEnd : kMaxDeviceId + 1;
-  if (overflow != 0 || x < 0 || x >= end) {
-    const std::string text = nb::cast<std::string>(nb::repr(v));
-    throw nb::value_error(("invalid device " + std::string(what) + " " + text +
-                           ": it must be an integer in [0, " +
-                           (is_type ? std::string("65536)") : std::string("2147483647]")))
-                              .c_str());
-  }
-  return x;
-}
-
-// A str as UTF-8 (UnicodeEncodeError for lone surrogates; never a C++ bad_cast).
-std::string Utf8(nb::handle s) {
-  Py_ssize_t size = 0;
-  const char* data = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
-  if (data == nullptr) throw nb::python_error();
-  return std::string(data, static_cast<size_t>(size));
-}
-
-// `text` for an error message: a NUL byte (which would end it) as \x00.
-std::string Printable(const std::string& text) {
-  std::string out;
-  for (char c : text) out += c == '\0' ? std::string("\\x00") : std::string(1, c);
-  return out;
-}
-
-DLDevice ParseDevice(const std::string& text, int64_t index) {
-  std::string name = text;
-  int64_t id = index;
-  const size_t colon = text.find(':');
-  if (colon != std::string::npos) {
-    name = text.substr(0, colon);
-    const std::string num = text.substr(colon + 1);
-    // Decimal digits only (no sign, no spaces), at most INT32_MAX.
-    bool ok = !num.empty() && num.size() <= 10;
-    id = 0;
-    for (char c : num) {
-      ok = ok && c >= '0' && c <= '9';
-      if (ok) id = id * 10 + (c - '0');
-    }
-    if (!ok || id > kMaxDeviceId) {
-      throw nb::value_error(("invalid device '" + Printable(text) +
-                             "': the index must be an integer in [0, 2147483647]")
-                                .c_str());
-    }
-  }
-  for (const DeviceName& d : kDeviceNames) {
-    if (name == d.name) {
-      return DLDevice{static_cast<DLDeviceType>(d.code), static_cast<int32_t>(id)};
-    }
-  }
-  throw nb::value_error(("invalid device '" + Printable(text) + "': unknown device type '" +
-                         Printable(name) + "' (expected e.g. 'cpu', 'cuda:0')")
-                            .c_str());
-}
-
-std::string DeviceRepr(DLDevice d) {
-  const char* n = DeviceTypeName(d.device_type);
-  std::string s = n != nullptr ? n : ("device_type_" + std::to_string(d.device_type));
-  return s + ":" + std::to_string(d.device_id);
-}
-
-nb::object ToPy(TVMFFIAny* owned) {
-  return Steal(AnyToPy(owned, nullptr));
-}
-
-nb::object ShapeTuple(const int64_t* data, int n) {
-  nb::object tup = Steal(PyTuple_New(n));
-  for (int k = 0; k < n; ++k) PyTuple_SET_ITEM(tup.ptr(), k, PyLong_FromLongLong(data[k]));
-  const Hooks& h = GetHooks();
-  if (h.shape_cls == nullptr) return tup;
-  // tuple's tp_new, not Shape.__new__ (which makes an ffi.Shape to keep): this
-  // Shape keeps none until one is made for it.
-  nb::object args = Steal(PyTuple_Pack(1, tup.ptr()));
-  return Steal(
-      PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(h.shape_cls), args.ptr(), nullptr));
-}
-
-const DLTensor* TensorOf(nb::handle self) {
-  CheckInstance(self, GetCoreTypes().tensor, "tvmffi.Tensor");
-  TVMFFIObjectHandle h = HandleOf(self);
-  if (TVMFFIObjectGetTypeIndex(h) != kTVMFFITensor) {
-    throw nb::type_error("the tvmffi.Tensor does not hold an ffi.Tensor");
-  }
-  return TVMFFITensorGetDLTensorPtr(h);
-}
-
-// Item k of `pair`, a tuple of two ints (a DLPack argument such as max_version):
-// TypeError for anything else, ValueError past int64. No index is read unchecked.
-int64_t PairItem(nb::handle pair, Py_ssize_t k, const char* what, const char* shape) {
-  PyObject* p = pair.ptr();
-  if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) != 2 || !PyLong_Check(PyTuple_GET_ITEM(p, 0)) ||
-      !PyLong_Check(PyTuple_GET_ITEM(p, 1))) {
-    throw nb::type_error((std::string("tvmffi.Tensor.__dlpack__: ") + what + " must be a tuple " +
-                          shape + " of two ints, got " + nb::cast<std::string>(nb::repr(pair)))
-                             .c_str());
-  }
-  int overflow = 0;
-  const long long v = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(p, k), &overflow);
-  if (overflow != 0) {
-    throw nb::value_error((std::string("tvmffi.Tensor.__dlpack__: ") + what + " " +
-                           nb::cast<std::string>(nb::repr(pair)) + " is out of range")
-                              .c_str());
-  }
-  return v;
-}
-
-void CapsuleDeleterVersioned(PyObject* cap) {
-  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    auto* m =
-        static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
-    if (m->deleter != nullptr) m->deleter(m);
-  }
-}
-
-void CapsuleDeleterLegacy(PyObject* cap) {
-  if (PyCapsule_IsValid(cap, "dltensor")) {
-    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"));
-    if (m->deleter != nullptr) m->deleter(m);
-  }
-}
-
-int CollectName(void* ctx, const TVMFFIByteArray* name) {
-  static_cast<std::vector<std::string>*>(ctx)->emplace_back(name->data, name->size);
-  return 0;
-}
-
-// FFI functions have no parameter names (the metadata has none): keyword
-// arguments are a TypeError that says so. NULL, always.
-PyObject* KeywordError(PyObject* self, PyObject* first_keyword) {
-  PyObject* name = PyObject_GetAttrString(self, "__name__");
-  if (name == nullptr || !PyUnicode_Check(name)) {
-    PyErr_Clear();
-    Py_XDECREF(name);
-    name = PyUnicode_FromString("tvmffi.Function");
-  }
-  PyErr_Format(PyExc_TypeError,
-               "%U() takes positional arguments only: FFI functions have no parameter names "
-               "(got keyword argument %R)",
-               name, first_keyword);
-  Py_XDECREF(name);
-  return nullptr;
-}
-
-FunctionRef* CallableRef(PyObject* self) {
-  FunctionRef* f = nb::inst_ptr<FunctionRef>(self);
-  if (f->handle == nullptr) {
-    PyErr_SetString(PyExc_TypeError, "the tvmffi.Function is not initialised");
-    return nullptr;
-  }
-  return f;
-}
-
-PyObject* FunctionTpCall(PyObject* self, PyObject* args, PyObject* kwargs) {
-  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    PyDict_Next(kwargs, &pos, &key, &value);
-    return KeywordError(self, key);
-  }
-  FunctionRef* f = CallableRef(self);
-  if (f == nullptr) return nullptr;
-  return CallFunction(f, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
-}
-
-}  // namespace
-
-TVMFFIObjectHandle BuiltinFunction(const char* name) {
-  if (g_builtins == nullptr) return nullptr;
-  for (const auto& b : *g_builtins) {
-    if (b.first == name) return b.second;
-  }
-  return nullptr;
-}
-
-PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
-                             PyObject* kwnames) {
-  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
-    return KeywordError(self, PyTuple_GET_ITEM(kwnames, 0));
-  }
-  FunctionRef* f = CallableRef(self);
-  if (f == nullptr) return nullptr;
-  return CallFunction(f, args, PyVectorcall_NARGS(nargsf));
-}
-
-namespace {
-
-// Calls without an argument tuple: point the type's tp_vectorcall_offset at
-// FunctionRef::vectorcall (nanobind keeps the C++ object at a fixed offset).
-void EnableVectorcall(nb::handle cls) {
-  nb::object probe = nb::inst_alloc(cls);  // never made ready: no C++ destructor runs
-  FunctionRef* f = nb::inst_ptr<FunctionRef>(probe);
-  PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  tp->tp_vectorcall_offset =
-      reinterpret_cast<char*>(&f->vectorcall) - reinterpret_cast<char*>(probe.ptr());
-  tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
-  PyType_Modified(tp);
-}
-
-PyType_Slot g_function_slots[] = {{Py_tp_call, reinterpret_cast<void*>(FunctionTpCall)},
-                                  {0, nullptr}};
-
-// ---- ObjectMeta: the metaclass of the FFI classes ---------------------------
-// nanobind's metaclass of bound classes (nanobind.nb_type_0) cannot be
-// subclassed, and its __init__ takes exactly one base. ObjectMeta is a
-// subclass of it that Python code may subclass in turn (dataclasses.enum's
-// metaclass makes `list(E)`, `len(E)`, `E("name")` work) and whose __init__
-// accepts mixin bases. Object, Function and Tensor are given it as their
-// metaclass, so every Python subclass of them has it.
-PyTypeObject* g_nb_class_meta = nullptr;
-
-// ObjectMeta.__init__(cls, name, bases, namespace, **kwargs).
-PyObject* ObjectMetaInit(PyObject* self, PyObject* args, PyObject* kwargs) {
-  nb::object call_args = nb::borrow(args);
-  if (PyTuple_GET_SIZE(args) == 3 && PyTuple_Check(PyTuple_GET_ITEM(args, 1)) &&
-      PyTuple_GET_SIZE(PyTuple_GET_ITEM(args, 1)) > 1) {
-    // nanobind fills the new class's type data from its one base: give it the
-    // base whose layout the class extends (Python's choice, tp_base); the
-    // other bases (mixins, or classes with that same layout) are Python's.
-    PyObject* layout_base =
-        reinterpret_cast<PyObject*>(reinterpret_cast<PyTypeObject*>(self)->tp_base);
-    if (layout_base != nullptr && Py_TYPE(Py_TYPE(layout_base)) == Py_TYPE(g_nb_class_meta)) {
-      call_args = nb::make_tuple(nb::handle(PyTuple_GET_ITEM(args, 0)),
-                                 nb::make_tuple(nb::handle(layout_base)),
-                                 nb::handle(PyTuple_GET_ITEM(args, 2)));
-    }
-  }
-  if (g_nb_class_meta->tp_init(self, call_args.ptr(), kwargs) != 0) return nullptr;
-  Py_RETURN_NONE;
-}
-
-PyMethodDef g_object_meta_init = {
-    "__init__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(ObjectMetaInit)),
-    METH_VARARGS | METH_KEYWORDS,
-    "Initialise a new FFI class; with several bases, nanobind's part takes the layout base."};
-
-nb::object MakeObjectMeta(nb::handle module, nb::handle object_cls) {
-  g_nb_class_meta = Py_TYPE(object_cls.ptr());
-  PyObject* nb_meta = reinterpret_cast<PyObject*>(Py_TYPE(g_nb_class_meta));
-  nb::dict ns;
-  ns["__module__"] = module.attr("__name__");
-  ns["__qualname__"] = "ObjectMeta";
-  ns["__doc__"] =
-      "The metaclass of tvmffi.Object and its subclasses (a subclass of nanobind's "
-      "metaclass that may be subclassed).";
-  // The class statement's machinery (type_new) refuses a base without
-  // Py_TPFLAGS_BASETYPE, which nanobind leaves off: lend it for this one call.
-  const unsigned long flags = g_nb_class_meta->tp_flags;
-  g_nb_class_meta->tp_flags = flags | Py_TPFLAGS_BASETYPE;
-  PyObject* meta = PyObject_CallFunction(nb_meta, "s(O)O", "ObjectMeta",
-                                         reinterpret_cast<PyObject*>(g_nb_class_meta), ns.ptr());
-  g_nb_class_meta->tp_flags = flags;
-  if (meta == nullptr) throw nb::python_error();
-  nb::object result = nb::steal(meta);
-  nb::object init =
-      nb::steal(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(meta), &g_object_meta_init));
-  if (!init.is_valid() || PyObject_SetAttrString(meta, "__init__", init.ptr()) != 0) {
-    throw nb::python_error();
-  }
-  return result;
-}
-
-// Make `meta` (ObjectMeta) the metaclass of the bound class `cls`: the layouts
-// are the same, ObjectMeta adds no slot of its own but __init__.
-void AdoptObjectMeta(nb::handle cls, nb::handle meta) {
-  PyObject* old = reinterpret_cast<PyObject*>(Py_TYPE(cls.ptr()));
-  Py_INCREF(meta.ptr());
-  Py_SET_TYPE(cls.ptr(), reinterpret_cast<PyTypeObject*>(meta.ptr()));
-  Py_DECREF(old);
-}
-
-}  // namespace
-
 }  // namespace tvmffi_py
 
-// ---------------------------------------------------------------------------
-// The module
-// ---------------------------------------------------------------------------
 NB_MODULE(_core, m) {
   using namespace tvmffi_py;
   m.doc() = "Native core of tvmffi (nanobind over the TVM-FFI C ABI)";
   // Functions and classes cached for the process lifetime are not leaks.
   nb::set_leak_warnings(false);
+  g_release_gil_by_default = ReleaseGilByDefault();
+  InstallSignalCheck();
 
   auto object_cls =
       nb::class_<ObjectRef>(m, "Object", "A reference to an FFI object.")
@@ -879,6 +93,9 @@ NB_MODULE(_core, m) {
                  if (h == nullptr) throw nb::python_error();
                  new (self) FunctionRef();
                  self->handle = h;
+                 // A Python callable copies the tensors it is lent (AnyViewToPy):
+                 // none escapes, so borrowed ones are passed.
+                 self->schema_known = true;
                })
           .def_static("__from_extern_c__", &FunctionFromExternC, nb::arg("c_symbol"), nb::kw_only(),
                       nb::arg("keep_alive_object") = nb::none(),
@@ -894,6 +111,14 @@ NB_MODULE(_core, m) {
                       "(void f(void** packed): pointers to handle, args, num_args, result and "
                       "the int return code) as a Function; `keep_alive_object` is kept alive as "
                       "long as the Function.")
+          .def_prop_rw(
+              "release_gil",
+              // The payload itself (zero-filled before __init__): no readiness check.
+              [](nb::handle self) { return FunctionPayload(self)->release_gil; },
+              [](nb::handle self, bool value) { FunctionPayload(self)->release_gil = value; },
+              "Whether calls release the GIL while the function runs (default: "
+              "TVM_FFI_RELEASE_GIL_BY_DEFAULT, 1 when unset); callbacks into Python take it "
+              "again.")
           .def("__repr__", [](nb::handle self) -> std::string {
             nb::object name = nb::getattr(self, "__name__", nb::none());
             if (!nb::isinstance<nb::str>(name)) {
@@ -1318,6 +543,53 @@ NB_MODULE(_core, m) {
       "Function, DLPack tensor -> Tensor, str / bytes -> core.String / core.Bytes) and back "
       "to Python.");
 
+  // What tvmffi/_reflection.py reads and writes as raw TVMFFIAny cells (ctypes
+  // memory, by address): direct entries, not FFI functions calling back.
+  m.def(
+      "_handle_address",
+      [](nb::handle obj) -> uintptr_t {
+        if (!nb::isinstance<ObjectRef>(obj)) return 0;
+        return reinterpret_cast<uintptr_t>(RawHandleOf(obj));
+      },
+      nb::arg("obj").none(),
+      "The address of the FFI object `obj` refers to (0: none, or not a tvmffi.Object).");
+  m.def(
+      "_take_any",
+      [](uintptr_t address) -> nb::object {
+        TVMFFIAny* cell = reinterpret_cast<TVMFFIAny*>(address);
+        TVMFFIAny owned = *cell;
+        cell->type_index = kTVMFFINone;
+        cell->zero_padding = 0;
+        cell->v_int64 = 0;
+        return Steal(AnyToPy(&owned, nullptr));
+      },
+      nb::arg("address"),
+      "The Python value of the owned TVMFFIAny at `address`, which this takes (the cell is "
+      "left None), as a call's result converts.");
+  m.def(
+      "_give_any",
+      [](nb::handle value, uintptr_t address) {
+        TVMFFIAny owned;
+        if (!PyToOwnedAny(value.ptr(), &owned)) throw nb::python_error();
+        *reinterpret_cast<TVMFFIAny*>(address) = owned;
+      },
+      nb::arg("value").none(), nb::arg("address"),
+      "Write `value`, converted as the package converts values, as an owned TVMFFIAny at "
+      "`address` (whose old content is overwritten, not released).");
+  m.def(
+      "_raise_last_error",
+      []() {
+        TVMFFIObjectHandle err = nullptr;
+        TVMFFIErrorMoveFromRaised(&err);
+        if (err == nullptr)
+          throw nb::builtin_exception(nb::exception_type::runtime_error,
+                                      "tvmffi: a C call failed without an error");
+        TVMFFIErrorSetRaised(err);
+        TVMFFIObjectDecRef(err);
+        ThrowFFIError();
+      },
+      "Raise, as a failed call does, the FFI error parked on this thread.");
+
   // The runtime's own "ffi.*" functions, as registered now (BuiltinFunction).
   {
     std::vector<std::string> names;
@@ -1373,6 +645,7 @@ NB_MODULE(_core, m) {
           TVMFFIObjectHandle h = FunctionFromCallable(func.ptr());
           if (h == nullptr) throw nb::python_error();
           f = WrapObject(h);
+          nb::inst_ptr<FunctionRef>(f)->schema_known = true;  // as in Function(callable)
         } else {
           throw nb::type_error("register_global_func: the function must be callable");
         }
@@ -1458,10 +731,10 @@ NB_MODULE(_core, m) {
       [](nb::handle func) {
         if (!nb::isinstance<FunctionRef>(func)) throw nb::type_error("expected a tvmffi.Function");
         const FunctionRef* f = nb::inst_ptr<FunctionRef>(func);
-        return nb::make_tuple(f->owning_args, f->schema_known);
+        return nb::make_tuple(f->schema_known ? f->owning_args : ~uint64_t{0}, f->schema_known);
       },
       "(owning_args, schema_known): what the call path knows of the function's tensor "
-      "parameters (from its type schema, or learned from calls).");
+      "parameters (from its type schema; without one, all of them).");
 
   m.def(
       "_opaque_deleter",

@@ -40,12 +40,19 @@ struct ObjectRef {
 /*! \brief tvmffi.Function: the vectorcall entry lives in the instance (tp_vectorcall_offset). */
 PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                              PyObject* kwnames);
+// Whether new Functions release the GIL during calls: the environment variable
+// TVM_FFI_RELEASE_GIL_BY_DEFAULT (an int, default 1), read when _core is imported.
+extern bool g_release_gil_by_default;
 struct FunctionRef : ObjectRef {
   vectorcallfunc vectorcall = FunctionVectorcall;
+  // Function.release_gil: the call into the function runs without the GIL
+  // (callbacks into Python take it again), so other Python threads run meanwhile.
+  bool release_gil = g_release_gil_by_default;
   // Arguments the function takes as an owning ffi.Tensor (bit i: argument i;
   // bit 63: argument 63 and later): framework tensors there are passed as
   // owning tensors, elsewhere as borrowed DLTensor*s (the fast path). Set from
-  // the type schema (schema_known), or learned from a failed call (call.cc).
+  // the type schema (schema_known); without one every argument is owning
+  // (CallFunction), as any parameter might keep what it gets.
   uint64_t owning_args = 0;
   bool schema_known = false;
   // What the library declares it writes (TVM_FFI_DLL_EXPORT_WRITES), for

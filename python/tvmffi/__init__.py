@@ -10,45 +10,14 @@ upstream's ``tvm_ffi`` package, so ``import tvmffi as tvm_ffi`` ports code.
 
 from __future__ import annotations
 
-import ctypes
-import os
+from ._runtime import LIB as _LIB  # first: loads the runtime the rest binds to
+from ._runtime import runtime_version as _runtime_version
 
-
-def _load_runtime() -> ctypes.CDLL:
-    """Load the package's runtime once, RTLD_GLOBAL, so kernel libraries bind to it.
-
-    The file is ``lib/libtvm_ffi.so`` inside the package (its SONAME, the name
-    kernel libraries record); ``lib/libtvmffi_upstream_cxx.so`` sits beside it.
-    """
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "libtvm_ffi.so")
-    try:
-        return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-    except OSError as err:
-        raise ImportError(f"tvmffi: cannot load the runtime library {path}: {err}") from err
-
-
-def _runtime_version(lib: ctypes.CDLL) -> str:
-    """The runtime's version (TVMFFIGetVersion): the one version, from c_api.h."""
-
-    class _Version(ctypes.Structure):
-        _fields_ = [
-            ("major", ctypes.c_uint32),
-            ("minor", ctypes.c_uint32),
-            ("patch", ctypes.c_uint32),
-        ]
-
-    v = _Version()
-    lib.TVMFFIGetVersion(ctypes.byref(v))
-    return f"{v.major}.{v.minor}.{v.patch}"
-
-
-_LIB = _load_runtime()
-
-from . import _core  # noqa: E402  (needs the runtime loaded first)
-from . import _error, _framework  # noqa: E402
-from ._core import Device, Function, Object, Tensor, convert, from_dlpack  # noqa: E402
-from ._dtype import dtype  # noqa: E402
-from ._dtype import (  # noqa: E402  (upstream's dtype constants: tvmffi.float32, ...)
+from . import _core
+from . import _error, _framework
+from ._core import Device, Function, Object, Tensor, convert, from_dlpack
+from ._dtype import dtype
+from ._dtype import (
     bfloat16,
     bool,
     float4_e2m1fn,
@@ -75,22 +44,22 @@ from ._dtype import (  # noqa: E402  (upstream's dtype constants: tvmffi.float32
     uint32,
     uint64,
 )
-from ._error import Error, register_error  # noqa: E402
-from .allocator import use_allocator  # noqa: E402
-from . import libinfo  # noqa: E402
-from .container import Array, Dict, List, Map, Shape  # noqa: E402
-from .module import Module, load_module, system_lib  # noqa: E402
-from .registry import (  # noqa: E402
+from ._error import Error, register_error
+from .allocator import use_allocator
+from . import libinfo
+from .container import Array, Dict, List, Map, Shape
+from .module import Module, load_module, system_lib
+from .registry import (
     get_global_func,
     init_ffi_api,
     list_global_func_names,
     register_global_func,
     remove_global_func,
 )
-from .stream import StreamContext, get_raw_stream, use_raw_stream, use_torch_stream  # noqa: E402
-from ._device_type import DLDeviceType  # noqa: E402
-from ._reflection import register_object  # noqa: E402
-from .structural import (  # noqa: E402
+from .stream import StreamContext, get_raw_stream, use_raw_stream, use_torch_stream
+from ._device_type import DLDeviceType
+from ._reflection import register_object
+from .structural import (
     DefRegionKind,
     StructuralKey,
     StructuralVisitor,
@@ -102,12 +71,12 @@ from .structural import (  # noqa: E402
     structural_hash,
     structural_walk,
 )
-from . import access_path, error, serialization, structural  # noqa: E402
-from . import core, cpp, dataclasses  # noqa: E402  (upstream has tvm_ffi.cpp after import)
-from . import _type_schema  # noqa: E402
-from ._registry_ext import get_global_func_metadata, get_registered_type_keys  # noqa: E402
-from .dataclasses.py_class import method  # noqa: E402
-from .core import convert_func  # noqa: E402
+from . import access_path, error, serialization, structural
+from . import core, cpp, dataclasses
+from . import _type_schema
+from ._registry_ext import get_global_func_metadata, get_registered_type_keys
+from .dataclasses.py_class import method
+from .core import convert_func
 
 
 def device(spec: str | int | Device, index: int | None = None) -> Device:
@@ -152,6 +121,8 @@ _core._register_object_class("ffi.Array", Array)
 _core._register_object_class("ffi.Map", Map)
 
 __version__ = _runtime_version(_LIB)
+# Upstream's form: the numeric parts as ints (a local or pre-release tail as str).
+__version_tuple__ = tuple(int(p) if p.isdigit() else p for p in __version__.split("."))
 
 __all__ = [
     "Array",

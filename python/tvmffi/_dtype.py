@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from enum import IntEnum
 from typing import Any
 
 from . import _core
@@ -27,6 +28,32 @@ _FIXED_NAMES = {
     17: "float4_e2m1fn",
 }
 _WIDTH_NAMES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex"}
+
+
+class DataTypeCode(IntEnum):
+    """The DLPack type codes (``DLDataTypeCode`` of dlpack.h), by upstream's names.
+
+    ``tvm_ffi._dtype.DataTypeCode`` is what CuTe DSL compares ``dtype.type_code``
+    with; the values are DLPack's.
+    """
+
+    INT = 0
+    UINT = 1
+    FLOAT = 2
+    HANDLE = 3
+    BFLOAT = 4
+    BOOL = 6
+    Float8E3M4 = 7
+    Float8E4M3 = 8
+    Float8E4M3B11FNUZ = 9
+    Float8E4M3FN = 10
+    Float8E4M3FNUZ = 11
+    Float8E5M2 = 12
+    Float8E5M2FNUZ = 13
+    Float8E8M0FNU = 14
+    Float6E2M3FN = 15
+    Float6E3M2FN = 16
+    Float4E2M1FN = 17
 
 
 class dtype(str):

@@ -28,6 +28,8 @@ _BUILTIN: dict[str, type[BaseException]] = {
     "NotImplementedError": NotImplementedError,
     "MemoryError": MemoryError,
     "AssertionError": AssertionError,
+    # Ctrl-C seen by a long call through TVMFFIEnvCheckSignals comes back as itself.
+    "KeyboardInterrupt": KeyboardInterrupt,
 }
 
 _KIND_TO_CLASS: dict[str, type[BaseException]] = dict(_BUILTIN)

@@ -100,7 +100,7 @@ def _jax_from_tensor(tensor: Any) -> Any:
 
 
 def immutable_copy(array: Any) -> Any:
-    """A copy of a JAX array on a GPU, lent to a function in its place (python/src/call.cc)."""
+    """A copy of a JAX array on a GPU, lent to a function in its place (python/src/readonly.cc)."""
     from .jax import _immutable_copy
 
     return _immutable_copy(array)
@@ -195,7 +195,7 @@ def copy_lent(view: Any) -> tuple[Any, Callable[[], None]]:
     """An owning copy of a device tensor lent to a Python callback, and its write-back.
 
     A ``DLTensor*`` argument of a callback is valid only during the call, so
-    the callback gets a tensor that owns its memory (python/src/call.cc,
+    the callback gets a tensor that owns its memory (python/src/lent.cc,
     "Tensors lent to Python callbacks"). On the host the core copies; off the
     host a framework already imported (torch, then cupy) copies ``view`` (a
     tvmffi.Tensor over the lent memory, used only here) on its current stream.

@@ -35,8 +35,9 @@ import threading
 from numbers import Integral, Real
 from typing import Any, Callable, Sequence, TypeVar
 
-from . import _LIB, _core
+from . import _core
 from ._core import Device, Function, Object
+from ._runtime import LIB as _LIB
 
 _T = TypeVar("_T", bound=type)
 
@@ -215,23 +216,12 @@ _FunctionCall = _proto(
     ctypes.c_int32,
     ctypes.POINTER(AnyCell),
 )
-_FunctionSetGlobal = _proto(
-    "TVMFFIFunctionSetGlobal",
-    ctypes.c_int,
-    ctypes.POINTER(ByteArray),
-    ctypes.c_void_p,
-    ctypes.c_int,
-)
-_FunctionRemoveGlobal = _proto(
-    "TVMFFIFunctionRemoveGlobal", ctypes.c_int, ctypes.POINTER(ByteArray)
-)
 _AnyViewToOwnedAny = _proto(
     "TVMFFIAnyViewToOwnedAny", ctypes.c_int, ctypes.POINTER(AnyCell), ctypes.POINTER(AnyCell)
 )
 _ErrorSetRaisedFromCStr = _proto(
     "TVMFFIErrorSetRaisedFromCStr", None, ctypes.c_char_p, ctypes.c_char_p
 )
-_ErrorSetRaised = _proto("TVMFFIErrorSetRaised", None, ctypes.c_void_p)
 _ErrorMoveFromRaised = _proto("TVMFFIErrorMoveFromRaised", None, ctypes.POINTER(ctypes.c_void_p))
 _CreateOpaque = _proto(
     "TVMFFIObjectCreateOpaque",
@@ -253,9 +243,8 @@ _Py_DecRef.argtypes = [ctypes.c_void_p]
 _Py_DecRef.restype = None
 
 
-# -- the bridges -------------------------------------------------------------
-
-_state = threading.local()
+# Errors of the ctypes callbacks that remain (_pyclass.py's field converters,
+# method trampolines): parked in the runtime's slot for the caller.
 
 
 def _set_error(err: BaseException) -> int:
@@ -270,78 +259,7 @@ def _set_error(err: BaseException) -> int:
     return -1
 
 
-def _addr_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
-    try:
-        a = args[0]
-        result[0].type_index = K_INT
-        result[0].v.v_int64 = (a.v.v_ptr or 0) if a.type_index >= K_STATIC_OBJECT_BEGIN else 0
-        return 0
-    except BaseException as err:
-        return _set_error(err)
-
-
-def _take_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
-    try:
-        cell = _state.pending
-        _state.pending = None
-        ctypes.memmove(result, ctypes.byref(cell), ctypes.sizeof(AnyCell))
-        return 0
-    except BaseException as err:
-        return _set_error(err)
-
-
-def _give_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
-    try:
-        out = AnyCell()
-        if _AnyViewToOwnedAny(args, ctypes.byref(out)) != 0:
-            return -1
-        _state.given = out
-        return 0
-    except BaseException as err:
-        return _set_error(err)
-
-
-def _reraise_impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
-    # Park (again, during this call: the runtime reports a callback that fails
-    # without raising as such) the error raise_last_error took out of the slot;
-    # the caller of this function (the package's call path) raises it.
-    try:
-        handle = _state.reraise
-        _state.reraise = None
-        if handle:
-            _ErrorSetRaised(handle)
-            _DecRef(handle)
-        return -1
-    except BaseException as err:
-        return _set_error(err)
-
-
-_CALLBACKS = [
-    _SafeCall(_addr_impl),
-    _SafeCall(_take_impl),
-    _SafeCall(_give_impl),
-    _SafeCall(_reraise_impl),
-]
-
-
-def _make_function(callback: Any, name: str) -> Function:
-    handle = ctypes.c_void_p()
-    if _FunctionCreate(None, callback, None, ctypes.byref(handle)) != 0:
-        raise RuntimeError("tvmffi: TVMFFIFunctionCreate failed")
-    key, _keep = _bytearray(f"tvmffi._reflection.{name}.{id(callback):x}")
-    try:
-        if _FunctionSetGlobal(ctypes.byref(key), handle, 1) != 0:
-            raise RuntimeError("tvmffi: TVMFFIFunctionSetGlobal failed")
-        return _core.get_global_func(ctypes.string_at(key.data, key.size).decode())
-    finally:
-        _FunctionRemoveGlobal(ctypes.byref(key))
-        _DecRef(handle)
-
-
-_ADDR = _make_function(_CALLBACKS[0], "addr")
-_TAKE = _make_function(_CALLBACKS[1], "take")
-_GIVE = _make_function(_CALLBACKS[2], "give")
-_RERAISE = _make_function(_CALLBACKS[3], "reraise")
+_ADDR = _core._handle_address
 
 
 def handle_of(obj: Object) -> int:
@@ -432,8 +350,7 @@ def take_any(cell: AnyCell) -> Any:
         cell.type_index = K_NONE
         cell.v.v_int64 = 0
         return _core._wrap_owned(handle)
-    _state.pending = cell
-    return _TAKE()
+    return _core._take_any(ctypes.addressof(cell))
 
 
 def view_to_py(cell: AnyCell) -> Any:
@@ -457,9 +374,8 @@ def object_from_handle(handle: int) -> Any:
 
 def to_owned_any(value: Any) -> AnyCell:
     """``value`` converted as the package converts arguments, as an owned TVMFFIAny."""
-    _GIVE(value)
-    cell = _state.given
-    _state.given = None
+    cell = AnyCell()
+    _core._give_any(value, ctypes.addressof(cell))
     return cell
 
 
@@ -481,13 +397,7 @@ def copy_cell(cell: AnyCell) -> AnyCell:
 
 def raise_last_error() -> None:
     """Raise (as the package's call path does) the error a failed C call left parked."""
-    handle = ctypes.c_void_p()
-    _ErrorMoveFromRaised(ctypes.byref(handle))
-    if not handle.value:
-        raise RuntimeError("tvmffi: a C call failed without an error")
-    _state.reraise = handle.value
-    _RERAISE()
-    raise RuntimeError("tvmffi: a C call failed without an error")
+    _core._raise_last_error()
 
 
 def call_cells(func: Any, cells: Sequence[AnyCell]) -> AnyCell:

@@ -305,7 +305,7 @@ def registered_targets() -> dict[str, str]:
 
 # ---------------------------------------------------------------------------
 # Eager calls of tvmffi functions with JAX arrays (no jax.ffi): JAX arrays are
-# immutable, so the call path lends a function copies (python/src/call.cc:
+# immutable, so the call path lends a function copies (python/src/readonly.cc:
 # host copies it checks itself; on a GPU copies JAX makes, checked here after
 # the call); a kernel that allocates gets a JAX array.
 # ---------------------------------------------------------------------------

@@ -121,9 +121,16 @@ class Module(Object):
         return f"<tvmffi.Module kind={self.kind!r} path={self.path!r}>"
 
 
-def load_module(path: str | os.PathLike[str]) -> Module:
+# Modules loaded with keep_module_alive=True: referenced until the process exits.
+_KEPT_ALIVE: list[Module] = []
+
+
+def load_module(path: str | os.PathLike[str], keep_module_alive: bool = True) -> Module:
     """Load a kernel library (a shared library exporting ``__tvm_ffi_<name>`` symbols).
 
+    With ``keep_module_alive`` (the default, as upstream's) the module stays
+    loaded until the process exits, whatever references remain; without it the
+    library may be unloaded once the module and everything from it are gone.
     FileNotFoundError when there is no such file; RuntimeError when it does not
     load (the message carries the loader's reason).
     """
@@ -134,7 +141,10 @@ def load_module(path: str | os.PathLike[str]) -> Module:
         )
     if not os.path.exists(p):
         raise FileNotFoundError(f"load_module: no such file: {p}")
-    return _func("ffi.ModuleLoadFromFile")(os.path.abspath(p))
+    mod = _func("ffi.ModuleLoadFromFile")(os.path.abspath(p))
+    if keep_module_alive:
+        _KEPT_ALIVE.append(mod)
+    return mod
 
 
 def system_lib(symbol_prefix: str = "") -> Module:

@@ -110,8 +110,8 @@ def _describe(
     The type schema says which arguments are ``ffi.Tensor`` parameters: framework
     tensors go there as owning tensors (kept alive as long as the function keeps
     them), elsewhere as borrowed ``DLTensor*`` (the fast path). Without a schema
-    the call path learns it: a typed function that refuses a borrowed tensor
-    (before its body runs) is called again with an owning one, and remembers.
+    any parameter may keep what it gets: every framework tensor goes as an
+    owning tensor (a function is never called twice to find out).
     """
     meta = _parse_metadata(metadata)
     params: list[Any] | None = None

@@ -1,6 +1,6 @@
 /*
  * A kernel library built for the other machine of the pair x86-64 / aarch64
- * (tests/cross.cmake compiles it with that machine's compiler). It needs no
+ * (tests/runtime/cross.cmake compiles it with that machine's compiler). It needs no
  * header: one TVM-FFI safe-call export is all the loader and `tvmffi inspect`
  * need to see.
  */

@@ -5,7 +5,7 @@
 // clear error) for every file.
 //
 //  - fuzz_elf_precheck (default): the pre-check alone: the ELF reader the
-//    loader runs before dlopen (runtime/elf_reader.h) and the export scan.
+//    loader runs before dlopen (runtime/elf_check.cc) and the export scan.
 //    It never dlopens the fuzzed file.
 //  - fuzz_module_load (TVMFFI_FUZZ_ELF_VIA_LOADER): ffi.ModuleLoadFromFile,
 //    which dlopens whatever passes the pre-check, constructors included. Not

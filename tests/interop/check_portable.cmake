@@ -3,7 +3,7 @@
 # runtime (tvm::ffi). Other imports (libc, libstdc++) are fine.
 # Usage: cmake -DLIB=<path> -DNM=<nm> -DSTANDARD=<standard_symbols.txt> -P check_portable.cmake
 cmake_minimum_required(VERSION 3.24)  # policies of a -P script (IN_LIST)
-include(${CMAKE_CURRENT_LIST_DIR}/../symbol_lists.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/symbol_lists.cmake)
 if(NOT LIB OR NOT NM OR NOT STANDARD)
   message(FATAL_ERROR "check_portable.cmake needs -DLIB=..., -DNM=... and -DSTANDARD=...")
 endif()

@@ -2,7 +2,7 @@
 # a second runtime stays harmless, libraries built with our headers are portable.
 set(_interop_out ${CMAKE_CURRENT_BINARY_DIR}/interop)
 set(_interop_src ${CMAKE_CURRENT_LIST_DIR})
-set(_run_expect ${CMAKE_CURRENT_SOURCE_DIR}/run_expect.cmake)
+set(_run_expect ${_tvmffi_run_expect})
 
 # Copies of the runtime, linked from the same objects as libtvmffi.so:
 #  - foreign: stands in for another implementation's runtime (same SONAME

@@ -1,6 +1,6 @@
 /*
  * Test-only: the C++ entry points of the link-time stand-in for upstream's
- * libtvm_ffi.so (tests/upstream_cxx.cmake), so that upstream_host.cc links
+ * libtvm_ffi.so (tests/upstream_cxx/upstream_cxx.cmake), so that upstream_host.cc links
  * the way an upstream-built host does (DT_NEEDED libtvm_ffi.so). The stand-in
  * is never loaded; every body aborts.
  */

@@ -3,9 +3,16 @@
 A build goes to ``build_directory`` or to ``<cache>/<name>_<hash>``, where the
 cache is ``$TVM_FFI_CACHE_DIR`` (else ``~/.cache/tvm-ffi``) and the hash covers
 the sources, the flags, the compilers and the package version: the same
-request builds once. A file lock in the build folder lets two processes build
-the same module at once (the second waits, then finds the library). A compiler
+request builds once. A file lock in the build folder lets two processes (or
+threads) build the same module at once (the second waits, then finds the
+library); the inline sources are written under that lock and every temporary
+file has a name of its own, so builds into one folder never mix. A compiler
 error is one RuntimeError that shows the command and the compiler's output.
+
+``load``/``load_inline`` load the library through a hard link named after its
+hash (``<name>.<hash>.so``): a process has one copy of a library per path, so a
+rebuild into the same folder with new sources loads the new library, and the
+same sources load the one already loaded.
 
 ``embed_cubin={"name": data}`` puts CUDA binaries (cubin, fatbin or PTX) into
 the library: the objects are joined (``ld -r``) and each binary is embedded
@@ -18,11 +25,13 @@ runtime (libcudart).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shlex
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -202,11 +211,36 @@ def _embed(objects: list[str], cubins: dict[str, bytes], build_dir: Path, out: P
         _run(["ld", "-r", "-o", str(current), *objects], build_dir)
     for name in sorted(cubins):
         path = build_dir / f"{name}.cubin"
-        tmp = path.with_suffix(f".cubin.{os.getpid()}.tmp")
-        tmp.write_bytes(cubins[name])
-        os.replace(tmp, path)
+        _write_atomically(path, cubins[name])
         embed_cubin(path, current, current, name)
     os.replace(current, out)
+
+
+def _write_atomically(path: Path, data: str | bytes) -> None:
+    """Write ``path`` whole through a temporary file of its own (unique per call)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+
+
+def _versioned_link(target: Path, digest: str) -> Path:
+    """A hard link ``<stem>.<digest><suffix>`` to the library just built (made once)."""
+    link = target.with_name(f"{target.stem}.{digest}{target.suffix}")
+    if link.is_file():
+        return link
+    tmp = link.with_name(f".{link.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        os.link(target, tmp)
+    except OSError:  # no hard links here: a copy does as well
+        shutil.copyfile(target, tmp)
+    os.replace(tmp, link)
+    return link
 
 
 def _run(cmd: list[str], cwd: Path) -> None:
@@ -229,7 +263,10 @@ def _build(
     output: str | None,
     key_text: str,
     embed_cubin: Mapping[str, bytes] | None = None,
-) -> str:
+    sources: Sequence[tuple[Path, str]] = (),
+) -> tuple[str, str]:
+    """Build (or find) the library; returns its path and its versioned link's
+    (the same path for an object file). ``sources`` are written first, under the lock."""
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"tvmffi.cpp: invalid module name {name!r}")
     cubins = _cubins(embed_cubin)
@@ -278,11 +315,16 @@ def _build(
         target = build_dir / target
     stamp = build_dir / f".{target.name}.hash"
     with FileLock(build_dir / ".tvmffi.lock"):
+        for path, text in sources:
+            if not path.is_file() or path.read_text() != text:
+                _write_atomically(path, text)
+        object_only = target.suffix in _OBJ_EXTS
         if target.is_file() and stamp.is_file() and stamp.read_text() == digest:
-            return str(target)
+            if object_only:
+                return str(target), str(target)
+            return str(target), str(_versioned_link(target, digest))
         inc = [f"-I{p}" for p in includes]
         # output="x.o": compile the one source into that object, no link.
-        object_only = target.suffix in _OBJ_EXTS
         if object_only and (len(files) != 1 or files[0].endswith(_OBJ_EXTS)):
             raise ValueError(
                 f"tvmffi.cpp: an object file output ({target.name}) takes exactly "
@@ -329,8 +371,8 @@ def _build(
                 os.remove(objects[0])  # the compiled object, now inside the target
             else:
                 os.replace(objects[0], target)
-            stamp.write_text(digest)
-            return str(target)
+            _write_atomically(stamp, digest)
+            return str(target), str(target)
         if cubins:
             joined = build_dir / f"{name}.embedded.o"
             _embed(objects, cubins, build_dir, joined)
@@ -351,8 +393,8 @@ def _build(
             link += [f"-L{cuda_lib}", f"-Wl,-rpath,{cuda_lib}", "-lcudart"]
         _run(link, build_dir)
         os.replace(str(target) + ".tmp", target)  # a reader never sees a half-written library
-        stamp.write_text(digest)
-    return str(target)
+        _write_atomically(stamp, digest)
+        return str(target), str(_versioned_link(target, digest))
 
 
 def _inline_files(
@@ -373,6 +415,49 @@ def _inline_files(
     if cuda:
         files.append((f"{name}.cu", _with_exports(cuda, {} if cpp else exports)))
     return files
+
+
+def _build_inline(
+    name: str,
+    *,
+    cpp_sources: Sequence[str] | str | None = None,
+    cuda_sources: Sequence[str] | str | None = None,
+    functions: Mapping[str, str] | Sequence[str] | str | None = None,
+    extra_cflags: Sequence[str] | None = None,
+    extra_cuda_cflags: Sequence[str] | None = None,
+    extra_ldflags: Sequence[str] | None = None,
+    extra_include_paths: Sequence[str] | None = None,
+    build_directory: str | None = None,
+    embed_cubin: Mapping[str, bytes] | None = None,
+    backend: str | None = None,
+    output: str | None = None,
+) -> tuple[str, str]:
+    """build_inline, returning the library's path and its versioned link's."""
+    if backend not in (None, "cuda"):
+        raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
+    files = _inline_files(name, cpp_sources, cuda_sources, functions)
+    key_text = "\0".join(f"{n}\0{text}" for n, text in files)
+    digest = hashlib.sha256(key_text.encode()).hexdigest()[:16]
+    src_dir = (
+        Path(build_directory).resolve()
+        if build_directory
+        else _cache_root() / f"{name}_src_{digest}"
+    )
+    src_dir.mkdir(parents=True, exist_ok=True)
+    sources = [(src_dir / fname, text) for fname, text in files]
+    return _build(
+        name,
+        [str(path) for path, _ in sources],
+        _as_list(extra_cflags),
+        _as_list(extra_cuda_cflags),
+        _as_list(extra_ldflags),
+        _as_list(extra_include_paths),
+        build_directory,
+        output,
+        key_text,
+        embed_cubin,
+        sources,
+    )
 
 
 def build_inline(
@@ -399,37 +484,20 @@ def build_inline(
     ``TVM_FFI_EMBED_CUBIN(name)`` and ``TVM_FFI_EMBED_CUBIN_GET_KERNEL(name,
     "kernel")`` of ``<tvm/ffi/extra/cuda/cubin_launcher.h>``.
     """
-    if backend not in (None, "cuda"):
-        raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
-    files = _inline_files(name, cpp_sources, cuda_sources, functions)
-    key_text = "\0".join(f"{n}\0{text}" for n, text in files)
-    digest = hashlib.sha256(key_text.encode()).hexdigest()[:16]
-    src_dir = (
-        Path(build_directory).resolve()
-        if build_directory
-        else _cache_root() / f"{name}_src_{digest}"
-    )
-    src_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fname, text in files:
-        path = src_dir / fname
-        if not path.is_file() or path.read_text() != text:
-            tmp = path.with_suffix(path.suffix + f".{os.getpid()}.tmp")
-            tmp.write_text(text)
-            os.replace(tmp, path)
-        paths.append(str(path))
-    return _build(
+    return _build_inline(
         name,
-        paths,
-        _as_list(extra_cflags),
-        _as_list(extra_cuda_cflags),
-        _as_list(extra_ldflags),
-        _as_list(extra_include_paths),
-        build_directory,
-        output,
-        key_text,
-        embed_cubin,
-    )
+        cpp_sources=cpp_sources,
+        cuda_sources=cuda_sources,
+        functions=functions,
+        extra_cflags=extra_cflags,
+        extra_cuda_cflags=extra_cuda_cflags,
+        extra_ldflags=extra_ldflags,
+        extra_include_paths=extra_include_paths,
+        build_directory=build_directory,
+        embed_cubin=embed_cubin,
+        backend=backend,
+        output=output,
+    )[0]
 
 
 def load_inline(
@@ -447,8 +515,8 @@ def load_inline(
     keep_module_alive: bool = True,
     backend: str | None = None,
 ) -> Module:
-    """:func:`build_inline`, then load the library as a Module."""
-    path = build_inline(
+    """:func:`build_inline`, then load the library (its versioned link) as a Module."""
+    _, path = _build_inline(
         name,
         cpp_sources=cpp_sources,
         cuda_sources=cuda_sources,
@@ -461,10 +529,10 @@ def load_inline(
         embed_cubin=embed_cubin,
         backend=backend,
     )
-    return load_module(path)
+    return load_module(path, keep_module_alive=keep_module_alive)
 
 
-def build(
+def _build_files(
     name: str,
     *,
     sources: Sequence[str] | str | None = None,
@@ -478,12 +546,8 @@ def build(
     backend: str | None = None,
     output: str | None = None,
     embed_cubin: Mapping[str, bytes] | None = None,
-) -> str:
-    """Compile source files (by extension: .c, .cc/.cpp/.cxx, .cu, .o) into a shared library.
-
-    The sources export their functions themselves (the TVM-FFI export macros).
-    ``embed_cubin`` as for :func:`build_inline`. Returns the library's path.
-    """
+) -> tuple[str, str]:
+    """build, returning the library's path and its versioned link's."""
     if backend not in (None, "cuda"):
         raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
     files = [
@@ -510,6 +574,42 @@ def build(
     )
 
 
+def build(
+    name: str,
+    *,
+    sources: Sequence[str] | str | None = None,
+    cpp_files: Sequence[str] | str | None = None,
+    cuda_files: Sequence[str] | str | None = None,
+    extra_cflags: Sequence[str] | None = None,
+    extra_cuda_cflags: Sequence[str] | None = None,
+    extra_ldflags: Sequence[str] | None = None,
+    extra_include_paths: Sequence[str] | None = None,
+    build_directory: str | None = None,
+    backend: str | None = None,
+    output: str | None = None,
+    embed_cubin: Mapping[str, bytes] | None = None,
+) -> str:
+    """Compile source files (by extension: .c, .cc/.cpp/.cxx, .cu, .o) into a shared library.
+
+    The sources export their functions themselves (the TVM-FFI export macros).
+    ``embed_cubin`` as for :func:`build_inline`. Returns the library's path.
+    """
+    return _build_files(
+        name,
+        sources=sources,
+        cpp_files=cpp_files,
+        cuda_files=cuda_files,
+        extra_cflags=extra_cflags,
+        extra_cuda_cflags=extra_cuda_cflags,
+        extra_ldflags=extra_ldflags,
+        extra_include_paths=extra_include_paths,
+        build_directory=build_directory,
+        backend=backend,
+        output=output,
+        embed_cubin=embed_cubin,
+    )[0]
+
+
 def load(
     name: str,
     *,
@@ -525,8 +625,8 @@ def load(
     backend: str | None = None,
     embed_cubin: Mapping[str, bytes] | None = None,
 ) -> Module:
-    """:func:`build`, then load the library as a Module."""
-    path = build(
+    """:func:`build`, then load the library (its versioned link) as a Module."""
+    _, path = _build_files(
         name,
         sources=sources,
         cpp_files=cpp_files,
@@ -539,4 +639,4 @@ def load(
         backend=backend,
         embed_cubin=embed_cubin,
     )
-    return load_module(path)
+    return load_module(path, keep_module_alive=keep_module_alive)

@@ -36,8 +36,8 @@
  * names the binary contract: the layouts of this header and extra/c_env_api.h,
  * the type indices and enumerators, the calling and ownership rules, and the
  * C++ records that other binaries read inline (pinned by
- * tests/test_abi_layout.cc). The shared library carries it in its SONAME
- * (libtvmffi.so.0.1).
+ * tests/c_abi/test_abi_layout.cc). The library file (libtvmffi.so, SONAME
+ * libtvm_ffi.so as upstream's) does not carry it: TVMFFIGetVersion reports it.
  *
  *  - A major change breaks binaries built before it: a layout, type index,
  *    enumerator or signature changes, a function is removed or changes what

@@ -36,7 +36,7 @@ struct AnyUnsafe;
 
 /*! \brief Throw "Cannot convert from type `X` to `T`" (cold). */
 template <typename T>
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD void ThrowCannotConvert(const TVMFFIAny* src) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowCannotConvert(const TVMFFIAny* src) {
   TVM_FFI_THROW(TypeError) << "Cannot convert from type `"
                            << TypeTraits<T>::GetMismatchTypeInfo(src) << "` to `"
                            << TypeTraits<T>::TypeStr() << "`";
@@ -60,8 +60,8 @@ TVM_FFI_NOINLINE T CastWithConversion(const TVMFFIAny* src) {
 }
 
 /*! \brief as_or_throw's TypeError: "Cannot treat type `found` as type `target`" (cold). */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowCannotTreatAs(
-    const std::string& found, const std::string& target) {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowCannotTreatAs(const std::string& found,
+                                                              const std::string& target) {
   TVM_FFI_THROW(TypeError) << "Cannot treat type `" << found << "` as type `" << target << "`";
 }
 }  // namespace details

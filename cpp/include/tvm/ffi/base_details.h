@@ -17,6 +17,10 @@
 #include <type_traits>
 #include <utility>
 
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>  // abi::__forced_unwind
+#endif
+
 #if defined(_MSC_VER)
 #define TVM_FFI_INLINE [[msvc::forceinline]] inline
 #define TVM_FFI_NOINLINE __declspec(noinline)
@@ -138,6 +142,42 @@ using ::DLTensor;
 
 namespace details {
 
+/*! \brief Set a TVMFFIAny to None: the one way to write it by hand. */
+TVM_FFI_INLINE void SetAnyNone(TVMFFIAny* result) noexcept {
+  result->type_index = kTVMFFINone;
+  result->zero_padding = 0;
+  result->v_int64 = 0;
+}
+/*!
+ * \brief Call first in every `catch (...)` block that does not rethrow: lets a
+ *        thread's cancellation through.
+ *
+ * glibc cancels a thread (pthread_cancel at a cancellation point, pthread_exit)
+ * by unwinding its stack with abi::__forced_unwind; a handler that swallows it
+ * aborts the process ("FATAL: exception not rethrown"). This rethrows that one
+ * exception and returns for every other. (Not a second catch clause: binding
+ * the forced unwind, which has no object, to a reference is a null reference
+ * to UndefinedBehaviorSanitizer.) A handler that cleans up and rethrows needs
+ * nothing: its cleanup runs on cancellation too. In a noexcept function a
+ * cancellation terminates anyway: keep cancellation points out of those.
+ */
+#if defined(__GLIBCXX__)
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+__attribute__((no_sanitize("null")))
+#endif
+inline void
+RethrowIfForcedUnwind() {
+  try {
+    throw;
+  } catch (::abi::__forced_unwind&) {
+    throw;
+  } catch (...) {
+  }
+}
+#else
+inline void RethrowIfForcedUnwind() noexcept {}
+#endif
+
 /*! \brief A dependent false, for static_assert in templates that must not be instantiated. */
 template <typename...>
 inline constexpr bool always_false_v = false;
@@ -191,9 +231,7 @@ inline void ReportStaticInitFailure(const char* file, int line, const char* what
     arg.zero_padding = 0;
     arg.v_c_str = text;
     TVMFFIAny result;
-    result.type_index = kTVMFFINone;
-    result.zero_padding = 0;
-    result.v_int64 = 0;
+    SetAnyNone(&result);
     if (TVMFFIFunctionCall(record, &arg, 1, &result) != 0) {
       drop_raised();
     } else {

@@ -239,7 +239,7 @@ inline void SetSafeCallRaised(const Error& error) {
   TVMFFIErrorSetRaised(ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(error));
 }
 
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowRaisedError(int ret_code) {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowRaisedError(int ret_code) {
   if (ret_code == -2) throw EnvErrorAlreadySet();
   throw MoveFromSafeCallRaised();
 }
@@ -259,12 +259,12 @@ inline int32_t RegisterObjectType(const char* type_key, int32_t static_type_inde
  *        An Error keeps its kind; std::bad_alloc is a MemoryError; any other
  *        exception is an InternalError (as upstream).
  */
-TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromStdException(const std::exception& ex) {
+TVM_FFI_COLD_CODE inline void SetRaisedFromStdException(const std::exception& ex) {
   const char* kind =
       dynamic_cast<const std::bad_alloc*>(&ex) != nullptr ? "MemoryError" : "InternalError";
   TVMFFIErrorSetRaisedFromCStr(kind, ex.what());
 }
-TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromUnknownException() {
+TVM_FFI_COLD_CODE inline void SetRaisedFromUnknownException() {
   TVMFFIErrorSetRaisedFromCStr("InternalError", "unknown C++ exception");
 }
 
@@ -273,7 +273,7 @@ TVM_FFI_NOINLINE TVM_FFI_COLD inline void SetRaisedFromUnknownException() {
  *        `catch (...)`: parks the in-flight exception; returns -1 (-2 for
  *        EnvErrorAlreadySet). Call only inside a catch block.
  */
-TVM_FFI_NOINLINE TVM_FFI_COLD inline int SetRaisedFromCurrentException() noexcept {
+TVM_FFI_COLD_CODE inline int SetRaisedFromCurrentException() noexcept {
   try {
     throw;
   } catch (const Error& err) {
@@ -364,7 +364,7 @@ inline ErrorMessageStream& operator<<(ErrorMessageStream& os, const DLDevice& de
 /*! \brief Append a data type as text ("float32x4"), via TVMFFIDataTypeToString. */
 TVM_FFI_NOINLINE inline void AppendDataType(std::string* out, DLDataType dtype) {
   TVMFFIAny text;
-  text.type_index = TypeIndex::kTVMFFINone;
+  details::SetAnyNone(&text);
   if (TVMFFIDataTypeToString(&dtype, &text) != 0) {
     TVMFFIObjectHandle err = nullptr;
     TVMFFIErrorMoveFromRaised(&err);
@@ -413,8 +413,7 @@ struct ErrorThrowSite {
    *        it in the throwing frame itself, so the unwinder walks no frame of
    *        this machinery and the backtrace starts at the throwing function.
    */
-  TVM_FFI_NOINLINE TVM_FFI_COLD ErrorThrowSite(const char* kind_name,
-                                               const TVMFFIByteArray* backtrace)
+  TVM_FFI_COLD_CODE ErrorThrowSite(const char* kind_name, const TVMFFIByteArray* backtrace)
       : kind(kind_name) {
     std::string& buffer = ThrowMessageStream().str();
     start = buffer.size();
@@ -430,9 +429,8 @@ struct ErrorThrowSite {
  * \brief The backtrace of a throw when TVM_FFI_BACKTRACE_ON_THROW is 0: the site
  *        alone, as TVMFFIBacktrace writes it (`  File "f.cc", line 7, in func`).
  */
-TVM_FFI_NOINLINE TVM_FFI_COLD inline const TVMFFIByteArray* ThrowSiteLine(const char* file,
-                                                                          int line,
-                                                                          const char* func) {
+TVM_FFI_COLD_CODE inline const TVMFFIByteArray* ThrowSiteLine(const char* file, int line,
+                                                              const char* func) {
   thread_local std::string text;
   thread_local TVMFFIByteArray bytes;
   text =
@@ -459,14 +457,35 @@ inline Error MakeErrorFromSite(const ErrorThrowSite& site, std::string& buffer) 
  *        small; TVM_FFI_THROW throws the result from the caller's own frame, so
  *        the unwinder has one frame fewer to walk (twice: search and cleanup).
  */
-TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const ErrorThrowSite& site,
-                                                      ErrorMessageStream& message) {
+TVM_FFI_COLD_CODE inline Error operator&&(const ErrorThrowSite& site, ErrorMessageStream& message) {
   return MakeErrorFromSite(site, message.str());
+}
+
+/*!
+ * \brief A TVM_FFI_LOG_AND_THROW in progress: a throw site whose error is also
+ *        written to stderr before it is thrown, for code whose exceptions may
+ *        never reach a handler that prints them.
+ */
+struct ErrorLogThrowSite : public ErrorThrowSite {
+  using ErrorThrowSite::ErrorThrowSite;
+};
+
+/*!
+ * \brief `site && stream` for a logging site: the Error, whose FullMessage()
+ *        is written to stderr (unbuffered, one write) before it is returned.
+ */
+TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const ErrorLogThrowSite& site,
+                                                      ErrorMessageStream& message) {
+  Error error = MakeErrorFromSite(site, message.str());
+  std::string text = error.FullMessage();
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+  return error;
 }
 
 /*! \brief " (x vs. y)" when both values are printable, else "". Cold. */
 template <typename X, typename Y>
-TVM_FFI_NOINLINE TVM_FFI_COLD std::string CheckValuesToString(const X& x, const Y& y) {
+TVM_FFI_COLD_CODE std::string CheckValuesToString(const X& x, const Y& y) {
   if constexpr (is_error_printable_v<X> && is_error_printable_v<Y>) {
     ErrorMessageStream os;
     os << " (" << x << " vs. " << y << ")";
@@ -515,6 +534,15 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #define TVM_FFI_THROW_SITE_BACKTRACE_() \
   ::tvm::ffi::details::ThrowSiteLine(__FILE__, __LINE__, TVM_FFI_FUNC_SIG)
 #endif
+
+/*!
+ * \brief TVM_FFI_THROW that first writes the error's FullMessage() to stderr:
+ *        for places where the exception may be lost (a destructor, a thread,
+ *        a caller that does not print it). `TVM_FFI_LOG_AND_THROW(TypeError) << "...";`
+ */
+#define TVM_FFI_LOG_AND_THROW(ErrorKind)                                                       \
+  throw ::tvm::ffi::details::ErrorLogThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
+      ::tvm::ffi::details::ThrowMessageStream()
 
 /*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
 #define TVM_FFI_CHECK(cond, ErrorKind) \
@@ -625,6 +653,7 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
     return -1;                                            \
   }                                                       \
   catch (...) {                                           \
+    ::tvm::ffi::details::RethrowIfForcedUnwind();         \
     ::tvm::ffi::details::SetRaisedFromUnknownException(); \
     return -1;                                            \
   }                                                       \

@@ -53,7 +53,7 @@ namespace details {
 struct ExpectedUnsafe;
 
 /*! \brief What Expected's error() throws when there is no error. */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowBadExpectedAccess() {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowBadExpectedAccess() {
   TVM_FFI_THROW(RuntimeError) << "Bad expected access: the Expected holds a value, not an error";
 }
 
@@ -86,7 +86,7 @@ class ExpectedStorage {
   // Both throw a copy (one more reference to the error object) and leave data_
   // alone: with a move, GCC 12/13 at -O3 (IPA mod/ref) drops the store that
   // empties data_ on the way to the throw, and the unwinder's ~Expected then
-  // releases a cleared pointer (tests/test_expected.cc, "value() of an error
+  // releases a cleared pointer (tests/cpp/test_expected.cc, "value() of an error
   // at -O3").
   [[noreturn]] void ThrowError() const& {
     throw AnyUnsafe::CopyFromAnyViewAfterCheck<Error>(data_);

@@ -121,8 +121,8 @@ TVM_FFI_HIDDEN inline void CppFunctionDeleter(void* self, int flags) {
  * \brief The ValueError of a C call with a NULL `result`, a negative
  *        `num_args` or NULL `args` with arguments (out of line: not on the call path).
  */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowBadCallArguments(
-    const TVMFFIAny* result, int32_t num_args) {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowBadCallArguments(const TVMFFIAny* result,
+                                                                 int32_t num_args) {
   if (result == nullptr) TVM_FFI_THROW(ValueError) << "Function call: argument `result` is NULL";
   if (num_args < 0) TVM_FFI_THROW(ValueError) << "Function call: argument `num_args` is negative";
   TVM_FFI_THROW(ValueError) << "Function call: argument `args` is NULL with num_args " << num_args;
@@ -236,8 +236,8 @@ class FunctionObjImpl : public FunctionObjCppOwned {
     Invoke(handle, args, num_args, result);
     TVM_FFI_SAFE_CALL_END();
   }
-  TVM_FFI_NOINLINE TVM_FFI_COLD static int IrregularSafeCall(void* handle, const TVMFFIAny* args,
-                                                             int32_t num_args, TVMFFIAny* result) {
+  TVM_FFI_COLD_CODE static int IrregularSafeCall(void* handle, const TVMFFIAny* args,
+                                                 int32_t num_args, TVMFFIAny* result) {
     return CheckedSafeCall(handle, args, num_args, result);
   }
   TVM_FFI_INLINE static int InvokeSafe(void* handle, const TVMFFIAny* args, int32_t num_args,
@@ -277,8 +277,8 @@ TVM_FFI_NOINLINE inline Any CallExpectedRaw(const FunctionObj* func, const AnyVi
 }
 
 /*! \brief The TypeError of CallExpected when the result has another type. */
-TVM_FFI_NOINLINE TVM_FFI_COLD inline Error CallExpectedTypeMismatch(const std::string& expected,
-                                                                    const Any& result) {
+TVM_FFI_COLD_CODE inline Error CallExpectedTypeMismatch(const std::string& expected,
+                                                        const Any& result) {
   return Error("TypeError", "CallExpected: result type mismatch, expected " + expected +
                                 ", but got " + result.GetTypeKey());
 }
@@ -521,7 +521,7 @@ class Function : public ObjectRef {
     header->deleter = &details::CppFunctionDeleter;
     return Function(std::move(obj));
   }
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowNullCall() {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowNullCall() {
     TVM_FFI_THROW(ValueError) << "cannot call a null Function";
   }
 };

@@ -171,8 +171,7 @@ inline std::string SignatureString() {
 }
 
 template <typename R, typename... Args>
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD void ThrowArgCountMismatch(const char* name,
-                                                                      int32_t num_args) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowArgCountMismatch(const char* name, int32_t num_args) {
   TVM_FFI_THROW(TypeError) << "Mismatched number of arguments when calling: `"
                            << (name != nullptr ? name : "") << SignatureString<R, Args...>()
                            << "`. Expected " << sizeof...(Args) << " but got " << num_args
@@ -180,9 +179,8 @@ template <typename R, typename... Args>
 }
 
 template <typename U, typename R, typename... Args>
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD void ThrowArgTypeMismatch(const char* name,
-                                                                     int32_t index,
-                                                                     const TVMFFIAny* arg) {
+[[noreturn]] TVM_FFI_COLD_CODE void ThrowArgTypeMismatch(const char* name, int32_t index,
+                                                         const TVMFFIAny* arg) {
   TVM_FFI_THROW(TypeError) << "Mismatched type on argument #" << index << " when calling: `"
                            << (name != nullptr ? name : "") << SignatureString<R, Args...>()
                            << "`. Expected `" << TypeName<U>() << "` but got `"

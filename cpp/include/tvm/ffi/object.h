@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tvm {
 namespace ffi {
@@ -179,15 +181,64 @@ TVM_FFI_NOINLINE inline void ObjectDeleteWithWeakRefs(TVMFFIObject* header) {
   }
 }
 
-/*! \brief The DecRef path after the last strong reference went away. */
-TVM_FFI_NOINLINE inline void ObjectDeleteSlow(TVMFFIObject* header, uint64_t count_before_sub) {
-  // The usual case, no weak references, is a tail call (no frame).
-  if (TVM_FFI_PREDICT_TRUE(count_before_sub == kCombinedRefCountBothOne)) {
-    TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
-    if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskBoth);
+/*! \brief Destroy an object whose last strong reference went away (the weak one too, or not). */
+TVM_FFI_INLINE void ObjectDestroyNow(TVMFFIObject* header, bool with_weak_refs) {
+  if (TVM_FFI_PREDICT_FALSE(with_weak_refs)) {
+    ObjectDeleteWithWeakRefs(header);
     return;
   }
-  ObjectDeleteWithWeakRefs(header);
+  TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
+  if (header->deleter != nullptr) header->deleter(header, kTVMFFIObjectDeleterFlagBitMaskBoth);
+}
+
+/*!
+ * \brief Bounded nesting of destruction, for every kind of object: a deleter
+ *        that drops the last reference to another object runs that object's
+ *        deleter inside its own, so dropping a chain of N objects would use
+ *        N nested frames. Past kMaxNesting nested destructions on this thread
+ *        the object is queued instead, and the outermost destruction empties
+ *        the queue before it returns: a chain of any length (containers,
+ *        C++ objects, objects another language defines) uses a bounded stack.
+ *        Each binary keeps its own per-thread state; a chain alternating
+ *        between binaries is bounded all the same.
+ */
+struct ObjectDestroyState {
+  static constexpr int kMaxNesting = 64;
+  int depth;
+  std::vector<std::pair<TVMFFIObject*, bool>>* pending;  // made on the first queued object
+  static ObjectDestroyState& Get() noexcept {
+    static thread_local ObjectDestroyState state{0, nullptr};
+    return state;
+  }
+};
+
+/*! \brief The DecRef path after the last strong reference went away. */
+TVM_FFI_NOINLINE inline void ObjectDeleteSlow(TVMFFIObject* header, uint64_t count_before_sub) {
+  const bool with_weak_refs = count_before_sub != kCombinedRefCountBothOne;
+  ObjectDestroyState& st = ObjectDestroyState::Get();
+  if (TVM_FFI_PREDICT_FALSE(st.depth >= ObjectDestroyState::kMaxNesting)) {
+    try {
+      if (st.pending == nullptr) st.pending = new std::vector<std::pair<TVMFFIObject*, bool>>();
+      st.pending->emplace_back(header, with_weak_refs);
+      return;
+    } catch (...) {
+      // out of memory: destroy it here, nesting deeper
+    }
+  }
+  ++st.depth;
+  ObjectDestroyNow(header, with_weak_refs);
+  if (TVM_FFI_PREDICT_FALSE(st.depth == 1 && st.pending != nullptr)) {
+    // The outermost: destroy what deeper destructions queued (they may queue more).
+    std::vector<std::pair<TVMFFIObject*, bool>>* pending = st.pending;
+    while (!pending->empty()) {
+      std::pair<TVMFFIObject*, bool> next = pending->back();
+      pending->pop_back();
+      ObjectDestroyNow(next.first, next.second);
+    }
+    st.pending = nullptr;
+    delete pending;
+  }
+  --st.depth;
 }
 
 /*! \brief ABI IncRef on a raw header. */
@@ -967,13 +1018,6 @@ TVM_FFI_INLINE void SetAnyObject(TVMFFIAny* result, TVMFFIObject* obj) noexcept 
   result->zero_padding = 0;
   TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
   result->v_obj = obj;
-}
-
-/*! \brief Set a TVMFFIAny to None. */
-TVM_FFI_INLINE void SetAnyNone(TVMFFIAny* result) noexcept {
-  result->type_index = TypeIndex::kTVMFFINone;
-  result->zero_padding = 0;
-  result->v_int64 = 0;
 }
 }  // namespace details
 

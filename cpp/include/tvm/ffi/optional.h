@@ -51,7 +51,7 @@ namespace details {
 template <typename Opt, typename T>
 struct OptionalTraitsBase;
 
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowEmptyOptionalAccess() {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowEmptyOptionalAccess() {
   TVM_FFI_THROW(RuntimeError) << "value() called on an empty Optional";
 }
 }  // namespace details

@@ -105,12 +105,9 @@ struct TypeTraits<RValueRef<TObjRef>> : public TypeTraitsBase {
   /*! \brief A view of the object the rvalue points at (None when already moved out). */
   static TVMFFIAny Pointee(const ObjectPtr<Object>* slot) {
     TVMFFIAny view;
-    view.zero_padding = 0;
+    details::SetAnyNone(&view);
     Object* obj = slot != nullptr ? slot->get() : nullptr;
-    if (obj == nullptr) {
-      view.type_index = TypeIndex::kTVMFFINone;
-      view.v_int64 = 0;
-    } else {
+    if (obj != nullptr) {
       view.type_index = obj->type_index();
       view.v_obj = details::ObjectUnsafe::GetHeader(obj);
     }

@@ -99,7 +99,7 @@ std::optional<Device> DeviceFromString(std::string_view text) {
 }
 
 /*! \brief The OverflowError of storing an unsigned value above INT64_MAX (cold). */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowUInt64Overflow(uint64_t value) {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowUInt64Overflow(uint64_t value) {
   TVM_FFI_THROW(OverflowError) << "Integer value " << value
                                << " is too large to fit in int64_t. Consider explicitly casting "
                                   "to int64_t first if this is intentional.";

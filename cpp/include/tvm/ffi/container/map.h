@@ -20,6 +20,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/container_details.h>
 #include <tvm/ffi/container/map_base.h>
+#include <tvm/ffi/details/stack_guard.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/memory.h>
 #include <tvm/ffi/object.h>
@@ -175,6 +176,12 @@ inline Map<K, V> Merge(Map<K, V> lhs, const Map<K, V>& rhs) {
 // ---------------------------------------------------------------------------
 
 namespace details {
+[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowContentEqualTooDeep() {
+  TVM_FFI_THROW(ValueError) << "container comparison: the values are nested too deeply for this "
+                               "thread's stack (two cycles, or a chain of containers thousands "
+                               "of levels deep)";
+}
+
 inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
   if (a->type_index == b->type_index && a->v_uint64 == b->v_uint64 &&
       a->zero_padding == b->zero_padding) {
@@ -186,6 +193,20 @@ inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
   if (a->type_index != b->type_index) {
     // Only the forms of a string (or of bytes) differ in type index and still compare equal.
     return AnyCellEqual(a, b);
+  }
+  switch (a->type_index) {
+    case TypeIndex::kTVMFFIArray:
+    case TypeIndex::kTVMFFIList:
+    case TypeIndex::kTVMFFIMap:
+    case TypeIndex::kTVMFFIDict:
+      // Nested containers recurse: two distinct cycles, or a chain deeper
+      // than the stack, are a ValueError (the walkers' rule, stack_guard.h).
+      if (TVM_FFI_PREDICT_FALSE(stack::NearlyExhausted(kWalkerStackReserve))) {
+        ThrowContentEqualTooDeep();
+      }
+      break;
+    default:
+      break;
   }
   switch (a->type_index) {
     case TypeIndex::kTVMFFIArray:

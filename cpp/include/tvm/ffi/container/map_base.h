@@ -5,8 +5,8 @@
  * The layout is the TVM-FFI 0.1 standard one: a binary built against any
  * TVM-FFI 0.1 headers reads, searches, iterates and (for Dict) inserts into
  * these objects with its own inline code, so every offset, encoding, hash
- * and growth rule below is fixed. tests/test_container_layout.cc pins the
- * offsets; tests/test_map_layout_c.c reads a map from C with them.
+ * and growth rule below is fixed. tests/c_abi/test_container_layout.cc pins the
+ * offsets; tests/c_abi/test_map_layout_c.c reads a map from C with them.
  *
  * Object (all offsets in bytes, 64-bit targets):
  *
@@ -323,8 +323,8 @@ class MapBaseObj : public Object {
     }
   }
 
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowKeyError(const TVMFFIAny* key,
-                                                                       const char* kind = "Map") {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowKeyError(const TVMFFIAny* key,
+                                                           const char* kind = "Map") {
     TVM_FFI_THROW(KeyError) << "key " << details::CellToShortString(key) << " is not in the "
                             << kind;
   }

@@ -154,8 +154,8 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   const char* Article() const noexcept {
     return header_.type_index == TypeIndex::kTVMFFIList ? "a " : "an ";
   }
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(
-      int64_t i, int64_t n, const char* kind = "Array") {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowIndexError(int64_t i, int64_t n,
+                                                             const char* kind = "Array") {
     const char* article = kind[0] == 'A' ? "an " : "a ";
     TVM_FFI_THROW(IndexError) << kind << " index " << i << " out of range for " << article << kind
                               << " of size " << n;

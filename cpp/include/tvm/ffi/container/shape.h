@@ -121,7 +121,7 @@ class ShapeView {
   }
 
  private:
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowIndexError(size_t idx, size_t size) {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowIndexError(size_t idx, size_t size) {
     TVM_FFI_THROW(IndexError) << "index " << idx << " is out of range for a shape of size " << size;
   }
 

@@ -62,9 +62,8 @@ namespace details {
  * \brief dim (possibly negative, Python style) as an index into [0, ndim);
  *        IndexError naming the accessor when out of range.
  */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowDimIndexError(const char* accessor,
-                                                                          int64_t dim,
-                                                                          int32_t ndim) {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowDimIndexError(const char* accessor, int64_t dim,
+                                                              int32_t ndim) {
   if (ndim == 0) {
     TVM_FFI_THROW(IndexError) << accessor << "(" << dim
                               << "): a 0-dimensional tensor has no dimensions";
@@ -148,8 +147,8 @@ TVM_FFI_INLINE int64_t StrideOf(const DLTensor& t, int32_t i) noexcept {
 }
 
 /*! \brief The error of CheckNewTensorShape (out of line: the check stays a few instructions). */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowBadNewTensorShape(const char* api,
-                                                                              ShapeView shape) {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowBadNewTensorShape(const char* api,
+                                                                  ShapeView shape) {
   if (shape.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     TVM_FFI_THROW(ValueError) << api << ": too many dimensions (" << shape.size() << ")";
   }
@@ -618,11 +617,11 @@ class Tensor : public ObjectRef {
     if (TVM_FFI_PREDICT_FALSE(obj == nullptr)) ThrowNullAccess();
     return *obj;
   }
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowNullAccess() {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowNullAccess() {
     TVM_FFI_THROW(ValueError) << "accessing a null Tensor";
   }
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowAlignmentTooLarge(const char* api,
-                                                                                size_t alignment) {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowAlignmentTooLarge(const char* api,
+                                                                    size_t alignment) {
     TVM_FFI_THROW(ValueError) << api << ": require_alignment " << alignment
                               << " is larger than the C API accepts (int32)";
   }
@@ -639,7 +638,7 @@ class Tensor : public ObjectRef {
     }
     return Tensor(details::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(obj));
   }
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowNotATensor(TVMFFIObject* obj) {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowNotATensor(TVMFFIObject* obj) {
     if (obj == nullptr) {
       TVM_FFI_THROW(RuntimeError) << "the tensor allocator reported success but returned no tensor";
     }
@@ -648,8 +647,9 @@ class Tensor : public ObjectRef {
     TVM_FFI_THROW(RuntimeError) << "the tensor allocator returned a `" << key
                                 << "` instead of an ffi.Tensor";
   }
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowStridesLengthMismatch(
-      const char* api, ShapeView shape, ShapeView strides) {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowStridesLengthMismatch(const char* api,
+                                                                        ShapeView shape,
+                                                                        ShapeView strides) {
     TVM_FFI_THROW(ValueError) << api << ": shape " << shape << " and strides " << strides
                               << " differ in length";
   }
@@ -778,7 +778,7 @@ class TensorView {
     if (TVM_FFI_PREDICT_FALSE(tensor == nullptr)) ThrowNull("a NULL DLTensor*");
     return *tensor;
   }
-  [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD static void ThrowNull(const char* what) {
+  [[noreturn]] TVM_FFI_COLD_CODE static void ThrowNull(const char* what) {
     TVM_FFI_THROW(ValueError) << "cannot make a TensorView of " << what;
   }
 

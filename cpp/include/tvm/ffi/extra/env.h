@@ -216,6 +216,7 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
     *out = managed;
     return 0;
   } catch (...) {
+    ::tvm::ffi::details::RethrowIfForcedUnwind();
     // Only std::string can throw here (bad_alloc while building a message).
     if (SetError != nullptr)
       SetError(error_ctx, "MemoryError", "CPUTensorAllocator: out of memory");

@@ -41,6 +41,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/container/variant.h>
+#include <tvm/ffi/details/stack_guard.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/expected.h>
 #include <tvm/ffi/extra/visit_error_context.h>
@@ -113,6 +114,14 @@ class StructuralVisitorObj : public Object {
 
   /*! \brief Visit through the vtable; never throws. */
   Expected<Optional<VisitInterrupt>> VisitExpected(AnyView value) noexcept {
+    // Each level checks the stack: a cycle (through objects' fields) or a
+    // value too deep is a ValueError, not a crash (stack_guard.h).
+    if (TVM_FFI_PREDICT_FALSE(details::stack::NearlyExhausted(details::kWalkerStackReserve))) {
+      return Unexpected(Error("ValueError",
+                              "StructuralVisitor: the value is nested too deeply for this "
+                              "thread's stack (a cycle, or a chain thousands of levels deep)",
+                              ""));
+    }
     return details::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
         (*vtable_->visit)(this, value));
   }

@@ -178,8 +178,8 @@ struct VisitErrorThrowSite : public ErrorThrowSite {
 };
 
 /*! \brief `site && stream` of TVM_FFI_VISIT_THROW: the error, its context seeded with the node. */
-TVM_FFI_NOINLINE TVM_FFI_COLD inline Error operator&&(const VisitErrorThrowSite& site,
-                                                      ErrorMessageStream& message) {
+TVM_FFI_COLD_CODE inline Error operator&&(const VisitErrorThrowSite& site,
+                                          ErrorMessageStream& message) {
   Error err = MakeErrorFromSite(site, message.str());
   ResetErrorExtraContext(err, MakeVisitErrorContext(site.node));
   return err;

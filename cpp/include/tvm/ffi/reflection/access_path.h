@@ -30,8 +30,10 @@
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/string.h>
 
+#include <climits>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 namespace tvm {
 namespace ffi {
@@ -145,18 +147,23 @@ class AccessPathObj : public Object {
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("ffi.reflection.AccessPath", AccessPathObj, Object);
 
  private:
+  // NULL at the root, and for a parent that is no path (a rebuilt object may hold anything).
   static const AccessPathObj* ParentOf(const AccessPathObj* node) {
-    return static_cast<const AccessPathObj*>(node->parent.get());
+    const Object* p = node->parent.get();
+    if (p == nullptr || !p->IsInstance<AccessPathObj>()) return nullptr;
+    return static_cast<const AccessPathObj*>(p);
   }
   static bool SameSteps(const AccessPathObj* a, const AccessPathObj* b) {
     if (a->depth != b->depth) return false;
     // Walk up together; shared prefixes end the walk early.
-    while (a != b && a->step.has_value()) {
-      if (!b->step.has_value() || !(*a->step)->StepEqual(*b->step)) return false;
+    // (NULL-safe: the depths of a rebuilt path need not match its chain.)
+    while (a != b && a != nullptr && a->step.has_value()) {
+      if (b == nullptr || !b->step.has_value() || !(*a->step)->StepEqual(*b->step)) return false;
       a = ParentOf(a);
       b = ParentOf(b);
     }
-    return true;
+    return a == b ||
+           ((a == nullptr || !a->step.has_value()) && (b == nullptr || !b->step.has_value()));
   }
 };
 
@@ -215,12 +222,18 @@ inline AccessPath AccessPathObj::MapItemMissing(Any key) const {
 
 inline Array<AccessStep> AccessPathObj::ToSteps() const {
   if (!step.has_value()) return Array<AccessStep>();
-  // Filled leaf first, from the back: each node knows its depth.
-  Array<AccessStep> steps(static_cast<size_t>(depth), *step);
-  for (const AccessPathObj* node = ParentOf(this); node->step.has_value(); node = ParentOf(node)) {
-    steps.Set(node->depth - 1, *node->step);
+  // The chain itself is walked, `depth` only sizes the first guess: a path
+  // rebuilt field by field (reflection, a graph JSON) may say any depth.
+  std::vector<AccessStep> leaf_first;
+  leaf_first.reserve(depth > 0 && depth < 4096 ? static_cast<size_t>(depth) : 16);
+  for (const AccessPathObj* node = this; node != nullptr && node->step.has_value();
+       node = ParentOf(node)) {
+    if (TVM_FFI_PREDICT_FALSE(leaf_first.size() > static_cast<size_t>(INT32_MAX))) {
+      TVM_FFI_THROW(ValueError) << "AccessPath: the parent chain does not end (a cycle)";
+    }
+    leaf_first.push_back(*node->step);
   }
-  return steps;
+  return Array<AccessStep>(leaf_first.rbegin(), leaf_first.rend());
 }
 
 inline bool AccessPathObj::PathEqual(const AccessPath& other) const {
@@ -230,8 +243,8 @@ inline bool AccessPathObj::PathEqual(const AccessPath& other) const {
 inline bool AccessPathObj::IsPrefixOf(const AccessPath& other) const {
   const AccessPathObj* node = other.get();
   if (depth > node->depth) return false;
-  while (node->depth > depth) node = ParentOf(node);
-  return SameSteps(this, node);
+  while (node != nullptr && node->depth > depth) node = ParentOf(node);
+  return node != nullptr && SameSteps(this, node);
 }
 
 }  // namespace reflection

@@ -38,7 +38,7 @@ TVM_FFI_INLINE bool SameDType(DLDataType a, DLDataType b) {
 }
 
 /*! \brief "[2, 3]" for error messages. */
-TVM_FFI_NOINLINE TVM_FFI_COLD inline std::string ShapeString(const TensorView& t) {
+TVM_FFI_COLD_CODE inline std::string ShapeString(const TensorView& t) {
   std::string s = "[";
   for (int32_t i = 0; i < t.ndim(); ++i) {
     if (i != 0) s += ", ";

@@ -29,8 +29,7 @@ namespace ffi {
 namespace details {
 
 /*! \brief Throw the dispatch TypeError; out of line to keep dispatch sites small. */
-[[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowUnsupportedDType(DLDataType dtype,
-                                                                             const char* op) {
+[[noreturn]] TVM_FFI_COLD_CODE inline void ThrowUnsupportedDType(DLDataType dtype, const char* op) {
   TVM_FFI_THROW(TypeError) << "Unsupported dtype " << dtype << " for `" << op << "`";
   TVM_FFI_UNREACHABLE();
 }
