@@ -9,6 +9,9 @@
 #                  fresh venv elsewhere with its build tree deleted; kernel
 #                  libraries built against it; the docs' examples and the docs
 #                  site (the `docs` target, Sphinx -W); pytest python/tests against it
+#   upstream       .ci/upstream.sh: the pinned apache-tvm-ffi release
+#                  (tests/upstream/VERSION) from PyPI; its C++ and Python suites
+#                  against the wheel phase's venv, with expected-failure lists
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
 #   build/oom      Debug with ASan/UBSan and TVMFFI_FAULT_INJECTION=ON: test_oom only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
@@ -188,11 +191,12 @@ run_aarch64_phase() {
 run_aarch64_phase
 
 # ---------------------------------------------------------------- wheel ---
+wheel_dir=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-ci-wheel.XXXXXX")
 run_wheel_phase() {
   local log rc=0 line
   banner "wheel: build, install into a venv elsewhere, test the installed package"
   log=$(mktemp)
-  TVMFFI_JOBS=$JOBS bash .ci/wheel.sh 2>&1 | tee "$log" || rc=$?
+  TVMFFI_JOBS=$JOBS TVMFFI_WHEEL_DIR=$wheel_dir bash .ci/wheel.sh 2>&1 | tee "$log" || rc=$?
   line=$(grep -E '^wheel: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1 || true)
   rm -f "$log"
   if [[ $line =~ ^wheel:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
@@ -205,6 +209,32 @@ run_wheel_phase() {
   [[ $rc -eq 0 ]] || failures+=("wheel (rc=$rc)")
 }
 run_wheel_phase
+
+# ------------------------------------------------------------- upstream ---
+# .ci/upstream.sh (issue #39): the pinned apache-tvm-ffi release
+# (tests/upstream/VERSION) from PyPI; its C++ and Python suites against the
+# venv the wheel phase left, checked against tests/upstream/*-expected-failures.txt.
+run_upstream_phase() {
+  local log rc=0 line
+  banner "upstream: the pinned apache-tvm-ffi release's suites against the installed package"
+  if [[ ! -x $wheel_dir/venv/bin/python ]]; then
+    failures+=("upstream: no venv from the wheel phase"); return
+  fi
+  log=$(mktemp)
+  TVMFFI_JOBS=$JOBS bash .ci/upstream.sh "$wheel_dir/venv/bin/python" 2>&1 | tee "$log" || rc=$?
+  line=$(grep -E '^upstream: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1 || true)
+  rm -f "$log"
+  if [[ $line =~ ^upstream:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+    total_passed=$((total_passed + BASH_REMATCH[1]))
+    total_failed=$((total_failed + BASH_REMATCH[2]))
+    total_skipped=$((total_skipped + BASH_REMATCH[3]))
+  else
+    failures+=("upstream: no summary line")
+  fi
+  [[ $rc -eq 0 ]] || failures+=("upstream (rc=$rc)")
+}
+run_upstream_phase
+rm -rf "$wheel_dir"
 
 # ----------------------------------------------------------------- asan ---
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

@@ -18,6 +18,8 @@
 #
 # Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
 #      TVMFFI_WHEEL_KEEP=1  keep the temporary folder (its path is printed)
+#      TVMFFI_WHEEL_DIR  work in this folder instead, and keep it (the venv is
+#                     WORK/venv; .ci/test.sh hands it to .ci/upstream.sh)
 #      TVMFFI_DOCS_SITE=0  skip the docs site (a visible SKIP; machines without Sphinx)
 #      TVMFFI_PYTHON  the interpreter to build with and base the venv on
 #                     (default Debian's /usr/bin/python3)
@@ -30,8 +32,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo" || exit 2
 JOBS=${TVMFFI_JOBS:-$(nproc 2>/dev/null || echo 2)}
 base_py=${TVMFFI_PYTHON:-/usr/bin/python3}
-work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-wheel.XXXXXX")
-if [[ ${TVMFFI_WHEEL_KEEP:-0} != 1 ]]; then trap 'rm -rf "$work"' EXIT; fi
+if [[ -n ${TVMFFI_WHEEL_DIR:-} ]]; then
+  work=$TVMFFI_WHEEL_DIR  # the caller's, kept: .ci/upstream.sh reuses the venv
+  mkdir -p "$work" || exit 2
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-wheel.XXXXXX")
+  if [[ ${TVMFFI_WHEEL_KEEP:-0} != 1 ]]; then trap 'rm -rf "$work"' EXIT; fi
+fi
 echo "wheel: working in $work"
 
 passed=0 failed=0 skipped=0

@@ -61,3 +61,6 @@ add_test(NAME test_upstream_cxx_no_interposition
   COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:test_module> -DNM=${CMAKE_NM} -DFORBID=ON
           -DLIST=${PROJECT_SOURCE_DIR}/runtime/upstream_cxx/upstream_cxx.symbols
           -P ${CMAKE_CURRENT_LIST_DIR}/upstream_cxx/check_exports.cmake)
+
+# The ffi.* globals added for apache/tvm-ffi 0.1.15 (issue #39).
+tvmffi_add_test(test_upstream_globals ${CMAKE_CURRENT_LIST_DIR}/test_upstream_globals.cc)
