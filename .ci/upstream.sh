@@ -10,7 +10,11 @@
 #     headers and linked with its libraries (tests/upstream_suite/run.sh);
 #  3. upstream's Python suite (the sdist's tests/python) with `import tvm_ffi`
 #     resolving to ours (tests/upstream_python/run.sh);
-#  each checked by tests/upstream/expect.py against its list of expected
+#  4. the interop matrix with upstream's real wheel (tests/upstream/interop.sh):
+#     our and upstream's Python packages and C++ hosts, each on its own
+#     runtime, x a kernel library built against either side; one runtime per
+#     process;
+#  the suites are checked by tests/upstream/expect.py against its list of expected
 #  failures (tests/upstream/{cpp,python}-expected-failures.txt): a failing
 #  test not on the list fails the phase; a listed test that passes is reported.
 # Ends with "upstream: N passed, N failed, N skipped": failed counts unlisted
@@ -21,7 +25,7 @@
 # Env: TVMFFI_JOBS  parallelism (default: number of CPUs)
 #      TVMFFI_UPSTREAM_CACHE  the download cache (default: .ci/upstream-fetch.sh's)
 #      TVMFFI_UPSTREAM_KEEP=1  keep the work folder (its path is printed)
-#      TVMFFI_UPSTREAM_ONLY  cpp or python: run that suite alone
+#      TVMFFI_UPSTREAM_ONLY  interop, cpp or python: run that part alone
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,13 +65,58 @@ if ! "$repo/.ci/upstream-fetch.sh" ${TVMFFI_UPSTREAM_CACHE:+"$TVMFFI_UPSTREAM_CA
   fails+=("fetch the pinned release (.ci/upstream-fetch.sh)")
   finish
 fi
-UPSTREAM_VERSION='' UPSTREAM_SRC=''
+UPSTREAM_VERSION='' UPSTREAM_SRC='' UPSTREAM_WHEEL=''
 # shellcheck disable=SC1091  # written just above
 source "$work/fetch.env"
 echo "upstream: apache-tvm-ffi $UPSTREAM_VERSION, sources $UPSTREAM_SRC ($((SECONDS - t)) s)"
 pkg=$("$py" -c 'import os, tvmffi; print(os.path.dirname(tvmffi.__file__))') ||
   { fails+=("import tvmffi from $py"); finish; }
 echo "upstream: against the installed package $pkg"
+
+# ------------------------------------------- the version and the globals ---
+# Our one version (c_api.h's TVM_FFI_VERSION_*) is that of the pinned release's
+# c_api.h, which its TVMFFIGetVersion reports: a counted check, so moving the
+# pin without moving the macros fails the phase.
+up_version=$(sed -n 's/^#define TVM_FFI_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' \
+  "$UPSTREAM_SRC/include/tvm/ffi/c_api.h" | paste -sd.)
+our_version=$("$py" -c 'import tvmffi; print(tvmffi.__version__)')
+if [[ -n $up_version && $up_version == "$our_version" ]]; then
+  passed=$((passed + 1))
+  echo "PASS: version $our_version = the pinned release's TVM_FFI_VERSION"
+else
+  failed=$((failed + 1))
+  fails+=("version: ours $our_version, the pinned release's c_api.h $up_version")
+fi
+# The ffi.* globals upstream's sources register that our runtime lacks (a
+# report for whoever moves the pin; not a failure).
+"$py" - "$UPSTREAM_SRC/src" <<'PY'
+import pathlib, re, sys
+import tvmffi
+ours = set(tvmffi.registry.list_global_func_names())
+theirs = set()
+for path in pathlib.Path(sys.argv[1]).rglob("*.cc"):
+    text = path.read_text(errors="replace")
+    theirs |= set(re.findall(r'\.def(?:_packed|_method)?\(\s*"(ffi\.[A-Za-z0-9_.]+)"', text))
+missing = sorted(n for n in theirs - ours if not n.endswith("."))
+print(f"upstream: {len(theirs)} ffi.* globals registered upstream, {len(missing)} missing here"
+      + (": " + ", ".join(missing) if missing else ""))
+PY
+
+# ------------------------------------------------------------- interop ---
+if [[ -z $only || $only == interop ]]; then
+  t=$SECONDS
+  echo "--- interop with upstream's wheel (tests/upstream/interop.sh)"
+  bash "$repo/tests/upstream/interop.sh" "$py" "$UPSTREAM_WHEEL" "$work/interop" 2>&1 |
+    tee "$work/interop.log"
+  line=$(grep -E '^interop: [0-9]+ passed, [0-9]+ failed$' "$work/interop.log" | tail -n 1 || true)
+  if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    passed=$((passed + BASH_REMATCH[1]))
+    failed=$((failed + BASH_REMATCH[2]))
+  else
+    fails+=("interop: no result")
+  fi
+  echo "upstream: interop took $((SECONDS - t)) s"
+fi
 
 # ------------------------------------------------------------ C++ suite ---
 if [[ -z $only || $only == cpp ]]; then

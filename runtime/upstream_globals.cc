@@ -59,8 +59,7 @@ bool FindFirstNonCPUDevice(const AnyView& value, DLDevice* out) {
 void MakeObjectFromPackedArgs(PackedArgs args, Any* ret) {
   if (args.size() == 0 || args.size() % 2 != 1) {
     TVM_FFI_THROW(TypeError) << "ffi.MakeObjectFromPackedArgs takes a type (index or key) "
-                             << "followed by name/value pairs; got " << args.size()
-                             << " arguments";
+                             << "followed by name/value pairs; got " << args.size() << " arguments";
   }
   int32_t type_index;
   if (auto index = args[0].try_cast<int32_t>()) {
@@ -91,14 +90,14 @@ void MakeObjectFromPackedArgs(PackedArgs args, Any* ret) {
       while (k < names.size() && (used[k] || names[k].compare(field->name) != 0)) ++k;
       if (k < names.size()) {
         AnyView value = args[static_cast<int>(2 * k + 2)];
-        TVM_FFI_CHECK_SAFE_CALL(reflection::CallFieldSetter(
-            field, addr, reinterpret_cast<const TVMFFIAny*>(&value)));
+        TVM_FFI_CHECK_SAFE_CALL(
+            reflection::CallFieldSetter(field, addr, reinterpret_cast<const TVMFFIAny*>(&value)));
         used[k] = true;
       } else if (field->flags & kTVMFFIFieldFlagBitMaskHasDefault) {
         reflection::SetFieldToDefault(field, addr);
       } else {
-        TVM_FFI_THROW(TypeError) << "Required field `" << std::string(field->name.data,
-                                                                      field->name.size)
+        TVM_FFI_THROW(TypeError) << "Required field `"
+                                 << std::string(field->name.data, field->name.size)
                                  << "` not set in type `"
                                  << std::string(info->type_key.data, info->type_key.size) << "`";
       }

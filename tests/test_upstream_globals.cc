@@ -50,7 +50,9 @@ std::string KindOf(const Function& f, const Any& a0, const Any& a1) {
   return "";
 }
 
-Function Global(const char* name) { return Function::GetGlobalRequired(name); }
+Function Global(const char* name) {
+  return Function::GetGlobalRequired(name);
+}
 
 TEST_CASE("ffi.GetRegisteredTypeKeys lists every type key, by type index") {
   RegisterOnce();
