@@ -19,7 +19,9 @@ namespace ffi = tvm::ffi;
 
 namespace {
 
-int64_t AddInt(int64_t a, int64_t b) { return a + b; }
+int64_t AddInt(int64_t a, int64_t b) {
+  return a + b;
+}
 
 int64_t ArraySum(ffi::Array<int64_t> xs) {
   int64_t s = 0;
@@ -33,7 +35,9 @@ ffi::Array<int64_t> MakeArray(int64_t n) {
   return out;
 }
 
-int64_t MapGet(ffi::Map<ffi::String, int64_t> m, ffi::String key) { return m.at(key); }
+int64_t MapGet(ffi::Map<ffi::String, int64_t> m, ffi::String key) {
+  return m.at(key);
+}
 
 ffi::Map<ffi::String, int64_t> MakeMap(int64_t n) {
   ffi::Map<ffi::String, int64_t> out;
@@ -41,13 +45,19 @@ ffi::Map<ffi::String, int64_t> MakeMap(int64_t n) {
   return out;
 }
 
-int64_t StrLen(ffi::String s) { return static_cast<int64_t>(s.size()); }
+int64_t StrLen(ffi::String s) {
+  return static_cast<int64_t>(s.size());
+}
 
 // Longer than a small string: an object this library allocates.
-ffi::String MakeStr(int64_t n) { return ffi::String(std::string(static_cast<size_t>(n), 'x')); }
+ffi::String MakeStr(int64_t n) {
+  return ffi::String(std::string(static_cast<size_t>(n), 'x'));
+}
 
 // Calls the caller's function; returns one of ours.
-int64_t CallFn(ffi::Function f, int64_t x) { return f(x).cast<int64_t>() + 1; }
+int64_t CallFn(ffi::Function f, int64_t x) {
+  return f(x).cast<int64_t>() + 1;
+}
 
 ffi::Function MakeFn(int64_t k) {
   return ffi::Function::FromTyped([k](int64_t x) { return x * k; });
@@ -68,7 +78,9 @@ void AddOne(ffi::TensorView x, ffi::TensorView y) {
   for (int64_t i = 0; i < x.shape()[0]; ++i) dst[i] = src[i] + 1.0f;
 }
 
-void Raise(ffi::String what) { TVM_FFI_THROW(ValueError) << "xlib: " << what; }
+void Raise(ffi::String what) {
+  TVM_FFI_THROW(ValueError) << "xlib: " << what;
+}
 
 // Calls the caller's function and reports the kind of the error it raised.
 ffi::String CatchKind(ffi::Function f) {
