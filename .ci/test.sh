@@ -11,7 +11,8 @@
 #                  site (the `docs` target, Sphinx -W); pytest python/tests against it
 #   upstream       .ci/upstream.sh: the pinned apache-tvm-ffi release
 #                  (tests/upstream/VERSION) from PyPI; its C++ and Python suites
-#                  against the wheel phase's venv, with expected-failure lists
+#                  against the wheel phase's venv, with expected-failure lists,
+#                  and the interop matrix with its real wheel (about 4-9 min)
 #   build/asan     Debug with ASan/UBSan (TVMFFI_SANITIZE=ON), tests only
 #   build/oom      Debug with ASan/UBSan and TVMFFI_FAULT_INJECTION=ON: test_oom only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
