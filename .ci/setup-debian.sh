@@ -3,7 +3,8 @@
 #
 # Installs (only what is missing): g++, cmake, ninja-build, pkg-config,
 # binutils, clang-format + clang-tidy + shellcheck (.ci/lint.sh, .ci/tidy.sh),
-# ccache (.ci/test.sh: every build phase compiles through it), nlohmann-json3-dev (the tool's JSON reader, header-only), clang +
+# ccache (.ci/test.sh: every build phase compiles through it),
+# libgtest-dev (GoogleTest: upstream's C++ suite, .ci/upstream.sh), nlohmann-json3-dev (the tool's JSON reader, header-only), clang +
 # libclang-rt-dev (libFuzzer and the sanitizer runtimes, for the fuzz phase), plus
 #   - libdlpack-dev >= 1.2 from Debian unstable (sid); bookworm ships 0.6,
 #   - libcatch2-dev (Catch2 v3) from bookworm-backports,
@@ -44,7 +45,7 @@ BPO_SOURCES="$SRC_DIR/tvmffi-backports.sources"
 PREFS="$PREF_DIR/tvmffi-pins"
 
 BASE_PKGS=(g++ cmake ninja-build pkg-config binutils nlohmann-json3-dev clang libclang-rt-dev
-           clang-format clang-tidy shellcheck ccache
+           clang-format clang-tidy shellcheck ccache libgtest-dev
            g++-aarch64-linux-gnu gcc-aarch64-linux-gnu qemu-user)
 EXTRA_PKGS=(libdlpack-dev libcatch2-dev)
 # Python package: the first five come from the pinned suites.

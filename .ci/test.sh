@@ -9,6 +9,10 @@
 #                  fresh venv elsewhere with its build tree deleted; kernel
 #                  libraries built against it; the docs' examples and the docs
 #                  site (the `docs` target, Sphinx -W); pytest python/tests against it
+#   upstream       .ci/upstream.sh: the pinned apache-tvm-ffi release
+#                  (tests/upstream/VERSION) from PyPI; its C++ and Python suites
+#                  against the wheel phase's venv, with expected-failure lists,
+#                  and the interop matrix with its real wheel (about 4-9 min)
 #   torch          .ci/torch.sh: the wheel phase's wheel in a cached venv with torch
 #                  2.11.0 and JAX (PyPI): torch custom ops, torch.compile, opcheck,
 #                  JAX ffi_call with result shapes from the library (issue #42)
@@ -223,31 +227,22 @@ run_wheel_phase() {
 run_wheel_phase
 run_counted torch bash .ci/torch.sh "$wheel_dir/dist"  # torch.compile / JAX (issue #42)
 
-# -------------------------------------------------------------- clients ---
-# .ci/clients.sh (issue #40): kernel projects built with their own build path
-# (FlashInfer's JIT, CuTe DSL's TVM-FFI export) against the venv the wheel
-# phase left; the stand-in apache-tvm-ffi distribution (tests/clients/VERSIONS).
-run_clients_phase() {
-  local log rc=0 line
-  banner "clients: kernel projects built against the installed package"
-  if [[ ! -x $wheel_dir/venv/bin/python ]]; then
-    failures+=("clients: no venv from the wheel phase"); return
-  fi
-  log=$(mktemp)
-  TVMFFI_JOBS=$JOBS bash .ci/clients.sh "$wheel_dir/venv/bin/python" "$wheel_dir/dist" 2>&1 |
-    tee "$log" || rc=$?
-  line=$(grep -E '^clients: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1 || true)
-  rm -f "$log"
-  if [[ $line =~ ^clients:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
-    total_passed=$((total_passed + BASH_REMATCH[1]))
-    total_failed=$((total_failed + BASH_REMATCH[2]))
-    total_skipped=$((total_skipped + BASH_REMATCH[3]))
-  else
-    failures+=("clients: no summary line")
-  fi
-  [[ $rc -eq 0 ]] || failures+=("clients (rc=$rc)")
-}
-run_clients_phase
+# ------------------------------------------------------ upstream, clients ---
+# Both use the venv the wheel phase left (tvmffi and the tvm_ffi drop-in).
+# upstream: .ci/upstream.sh (issue #39), the pinned apache-tvm-ffi release
+#   (tests/upstream/VERSION) from PyPI: its C++ and Python suites, checked
+#   against tests/upstream/*-expected-failures.txt, and the interop matrix with
+#   its real wheel.
+# clients: .ci/clients.sh (issue #40), kernel projects built with their own
+#   build path (FlashInfer's JIT, CuTe DSL's TVM-FFI export); the stand-in
+#   apache-tvm-ffi distribution (tests/clients/VERSIONS).
+if [[ -x $wheel_dir/venv/bin/python ]]; then
+  run_counted upstream env TVMFFI_JOBS="$JOBS" bash .ci/upstream.sh "$wheel_dir/venv/bin/python"
+  run_counted clients env TVMFFI_JOBS="$JOBS" \
+    bash .ci/clients.sh "$wheel_dir/venv/bin/python" "$wheel_dir/dist"
+else
+  failures+=("upstream, clients: no venv from the wheel phase")
+fi
 rm -rf "$wheel_dir"
 
 # ----------------------------------------------------------------- asan ---

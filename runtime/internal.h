@@ -160,6 +160,9 @@ bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index);
 /*! \brief The type key of an index ("<unknown type N>" when unregistered). Never throws. */
 std::string TypeIndexToKey(int32_t type_index);
 
+// Every registered type key, in type-index order.
+std::vector<std::string> RegisteredTypeKeys();
+
 /*!
  * \brief True when v is tagged `type_index` and really holds a (non-NULL) object
  *        of that type: the tag alone is not trusted.

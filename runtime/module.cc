@@ -389,6 +389,21 @@ void ImportModule(TVMFFIObject* mod, TVMFFIObject* other) {
   impl->imports.push_back(other);
 }
 
+// Drops every import (and the lookups cached from them); released outside the lock.
+void ClearImports(TVMFFIObject* mod) {
+  std::vector<TVMFFIObject*> imports;
+  std::unordered_map<std::string, TVMFFIObject*> cache;
+  {
+    std::lock_guard<std::mutex> import_lock(ImportMutex());
+    ModuleImpl* impl = Impl(mod);
+    std::lock_guard<std::mutex> lock(impl->mu);
+    imports.swap(impl->imports);
+    cache.swap(impl->import_cache);
+  }
+  for (auto& kv : cache) DecRef(kv.second);
+  for (TVMFFIObject* m : imports) DecRef(m);
+}
+
 std::string ExportsHint(TVMFFIObject* mod) {
   std::vector<std::string> names = ListFunctionNames(mod);
   if (names.empty()) return "; it exports no functions";
@@ -793,6 +808,64 @@ TVMFFI_MODULE_GLOBAL(GImportModule, "ffi.ModuleImportModule",
                        ImportModule(Raw(mod), Raw(other));
                      });
 
+// ffi.ModuleClearImports(module) -> None.
+TVMFFI_MODULE_GLOBAL(GClearImports, "ffi.ModuleClearImports",
+                     [](const Module& mod) { ClearImports(Raw(mod)); });
+
+// ffi.ModuleGetPropertyMask(module) -> int: runnable (0b010), as ModuleObj says;
+// neither binary-serializable nor compilation-exportable.
+TVMFFI_MODULE_GLOBAL(GGetPropertyMask, "ffi.ModuleGetPropertyMask",
+                     [](const Module& mod) -> int64_t { return mod->GetPropertyMask(); });
+
+// ffi.ModuleGetWriteFormats(module) -> Array<str>: none (a loaded library is not re-written).
+TVMFFI_MODULE_GLOBAL(GGetWriteFormats, "ffi.ModuleGetWriteFormats",
+                     [](const Module&) { return Array<String>(); });
+
+// ffi.ModuleInspectSource(module, format) -> str: "" (no source is kept).
+TVMFFI_MODULE_GLOBAL(GInspectSource, "ffi.ModuleInspectSource",
+                     [](const Module&, const String&) { return String(); });
+
+// ffi.ModuleWriteToFile(module, file_name, format): RuntimeError, as upstream's
+// ModuleObj for a module kind without write formats.
+TVMFFI_MODULE_GLOBAL(GWriteToFile, "ffi.ModuleWriteToFile",
+                     [](const Module& mod, const String&, const String&) {
+                       Throw("RuntimeError", "Module[", mod->kind(),
+                             "] does not support WriteToFile");
+                     });
+
+// ffi.ModuleGlobalsAdd / ffi.ModuleGlobalsRemove(module): keep a module (and
+// so its library) alive for the process, or stop doing so. Leaked on purpose:
+// functions registered by a kept library must outlive static teardown.
+std::mutex& KeptModulesMutex() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+std::vector<Module>& KeptModules() {
+  static auto* kept = new std::vector<Module>();
+  return *kept;
+}
+TVMFFI_MODULE_GLOBAL(GGlobalsAdd, "ffi.ModuleGlobalsAdd", [](const Module& mod) {
+  std::lock_guard<std::mutex> lock(KeptModulesMutex());
+  for (const Module& m : KeptModules()) {
+    if (m.same_as(mod)) return;
+  }
+  KeptModules().push_back(mod);
+});
+TVMFFI_MODULE_GLOBAL(GGlobalsRemove, "ffi.ModuleGlobalsRemove", [](const Module& mod) {
+  Optional<Module> dropped;  // released after the lock
+  {
+    std::lock_guard<std::mutex> lock(KeptModulesMutex());
+    std::vector<Module>& kept = KeptModules();
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (kept[i].same_as(mod)) {
+        dropped = std::move(kept[i]);
+        kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
+  }
+});
+
 // ffi.ModuleGetImports(module) -> Array<Module>.
 TVMFFI_MODULE_GLOBAL(GGetImports, "ffi.ModuleGetImports", [](const Module& mod) {
   ImportList imports;
@@ -849,6 +922,13 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
   RegisterBuiltinGlobal("ffi.ModuleGetFunctionWrites", GGetFunctionWrites);
   RegisterBuiltinGlobal("ffi.ModuleImportModule", GImportModule);
   RegisterBuiltinGlobal("ffi.ModuleGetImports", GGetImports);
+  RegisterBuiltinGlobal("ffi.ModuleClearImports", GClearImports);
+  RegisterBuiltinGlobal("ffi.ModuleGetPropertyMask", GGetPropertyMask);
+  RegisterBuiltinGlobal("ffi.ModuleGetWriteFormats", GGetWriteFormats);
+  RegisterBuiltinGlobal("ffi.ModuleInspectSource", GInspectSource);
+  RegisterBuiltinGlobal("ffi.ModuleWriteToFile", GWriteToFile);
+  RegisterBuiltinGlobal("ffi.ModuleGlobalsAdd", GGlobalsAdd);
+  RegisterBuiltinGlobal("ffi.ModuleGlobalsRemove", GGlobalsRemove);
   RegisterBuiltinGlobal("ffi.ModuleListFunctions", GListFunctions);
   RegisterBuiltinGlobal("ffi.ModuleGetKind", GGetKind);
   RegisterBuiltinGlobal("ffi.ModuleGetLibraryPath", GGetLibraryPath);

@@ -1,6 +1,7 @@
 /*
  * Object headers, reference counting, opaque objects and the type registry.
  */
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <deque>
@@ -9,6 +10,8 @@
 #include <new>
 #include <shared_mutex>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <tvm/ffi/base_details.h>
 
@@ -314,6 +317,15 @@ class TypeRegistry {
     return &it->second->column;
   }
 
+  // Every registered key, by type index (ffi.GetRegisteredTypeKeys).
+  std::vector<std::pair<int32_t, std::string>> Keys() {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    std::vector<std::pair<int32_t, std::string>> out;
+    out.reserve(key2index_.size());
+    for (const auto& kv : key2index_) out.emplace_back(kv.second, kv.first);
+    return out;
+  }
+
  private:
   static constexpr int32_t kChunkBits = 10;
   static constexpr int32_t kChunkSize = 1 << kChunkBits;
@@ -411,6 +423,15 @@ bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index) {
   const TypeEntry* self = reg->Get(obj->type_index);
   if (target == nullptr || self == nullptr) return false;
   return ::tvm::ffi::details::TypeInfoIsSubtype(&self->info, type_index, target->info.type_depth);
+}
+
+std::vector<std::string> RegisteredTypeKeys() {
+  std::vector<std::pair<int32_t, std::string>> keys = TypeRegistry::Global()->Keys();
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::string> out;
+  out.reserve(keys.size());
+  for (auto& k : keys) out.push_back(std::move(k.second));
+  return out;
 }
 
 std::string TypeIndexToKey(int32_t type_index) {

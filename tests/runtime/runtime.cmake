@@ -7,3 +7,6 @@ tvmffi_add_test(test_runtime
   ${CMAKE_CURRENT_LIST_DIR}/test_runtime_functions.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_runtime_env.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_runtime_tensor.cc)
+
+# The ffi.* globals added for apache/tvm-ffi 0.1.15 (issue #39).
+tvmffi_add_test(test_upstream_globals ${CMAKE_CURRENT_LIST_DIR}/test_upstream_globals.cc)

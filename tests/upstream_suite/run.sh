@@ -16,7 +16,9 @@
 # (default -O0 -g0), ONLY (regex on the file names to run a subset: only those
 # go into the suite binary), DLPACK_INCLUDE, GTEST_LIBS (default
 # "-lgtest_main -lgtest"), CXX (default g++), PER_FILE=1 (skip the suite
-# binary: run each file's own binary, the old way).
+# binary: run each file's own binary, the old way), TVMFFI_INCLUDE (the headers
+# to compile against, e.g. an installed package's include/; default the
+# repository's cpp/include and c_api/include).
 # Nothing is copied into the repository: upstream's test files (and its testing
 # library, src/ffi/testing/testing.cc) are compiled in place and everything
 # produced lies under WORK_DIR.
@@ -62,6 +64,12 @@ files=$(cd "$UPSTREAM_SRC/tests/cpp" && printf '%s\n' test_*.cc extra/test_*.cc 
 [ -n "$files" ] || die "no test files matched"
 
 PER_FILE=${PER_FILE:-0}
+if [ -n "${TVMFFI_INCLUDE:-}" ]; then
+  [ -f "$TVMFFI_INCLUDE/tvm/ffi/c_api.h" ] || die "no tvm/ffi/c_api.h under TVMFFI_INCLUDE=$TVMFFI_INCLUDE"
+  INCLUDES="-I$TVMFFI_INCLUDE"
+else
+  INCLUDES="-I$repo/cpp/include -I$repo/c_api/include"
+fi
 rm -rf "$WORK_DIR/files" "$WORK_DIR/suite" "$WORK_DIR/testing"
 mkdir -p "$WORK_DIR/files" "$WORK_DIR/suite" "$WORK_DIR/testing"
 
@@ -75,7 +83,7 @@ if [ -f "$testing_src" ]; then
   t=$WORK_DIR/testing
   # shellcheck disable=SC2086
   if nice "$CXX" -std=c++17 $SUITE_CXXFLAGS -fPIC -pthread -DTVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1 \
-      -I"$repo/cpp/include" -I"$repo/c_api/include" -I"$DLPACK_INCLUDE" \
+      $INCLUDES -I"$DLPACK_INCLUDE" \
       -c "$testing_src" -o "$t/testing.o" >"$t/compile.log" 2>&1; then
     # shellcheck disable=SC2086
     if nice "$CXX" -shared "$t/testing.o" -o "$t/libtvm_ffi_testing.so" \
@@ -91,7 +99,7 @@ if [ -f "$testing_src" ]; then
   fi
 fi
 
-export UPSTREAM_SRC WORK_DIR TEST_TIMEOUT SUITE_CXXFLAGS GTEST_LIBS CXX repo libdir cxxlibdir \
+export UPSTREAM_SRC WORK_DIR TEST_TIMEOUT SUITE_CXXFLAGS GTEST_LIBS CXX repo libdir cxxlibdir INCLUDES \
   testingdir DLPACK_INCLUDE PER_FILE
 
 # The extra libraries of a link, by the names summarize.py reports.
@@ -144,7 +152,7 @@ one_file() {
   src=$UPSTREAM_SRC/tests/cpp/$rel
   # shellcheck disable=SC2086
   if ! nice "$CXX" -std=c++17 $SUITE_CXXFLAGS -pthread \
-      -I"$repo/cpp/include" -I"$repo/c_api/include" -I"$DLPACK_INCLUDE" \
+      $INCLUDES -I"$DLPACK_INCLUDE" \
       -c "$src" -o "$d/test.o" >"$d/compile.log" 2>&1; then
     echo compile_error >"$d/status"; return 0
   fi
@@ -212,4 +220,4 @@ fi
 end=$(date +%s)
 
 python3 "$here/summarize.py" --upstream "$UPSTREAM_SRC" --work "$WORK_DIR" \
-  --seconds $((end - start)) --files $files
+  --seconds $((end - start)) --results "$WORK_DIR/results.tsv" --files $files

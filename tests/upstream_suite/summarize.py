@@ -136,7 +136,12 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--seconds", type=int, default=0)
     ap.add_argument("--files", nargs="+", required=True)
+    ap.add_argument(
+        "--results",
+        help="also write one line per test: 'passed|failed|not-built<TAB>file::Suite.Name<TAB>why'",
+    )
     a = ap.parse_args()
+    outcomes = []
 
     lib_names = testing_lib_names(a.upstream)
     strip = [os.path.join(a.upstream, "tests", "cpp") + "/", a.upstream + "/"]
@@ -197,6 +202,13 @@ def main():
                 r["disabled"] += 1
                 continue
             got = results.get(full)
+            outcomes.append(
+                (
+                    "passed" if got and got[0] else "failed" if got else "not-built",
+                    f"{rel}::{full}",
+                    (got[1] if got else builds)[:200].replace("\t", " ").replace("\n", " "),
+                )
+            )
             if needs_lib:
                 r["lib"] += 1
                 if got and got[0]:
@@ -275,6 +287,10 @@ def main():
         print("Tests that need upstream's testing library (counted apart):")
         for rel, full, what in libtests:
             print(f"- {rel} {full}: {what[:200]}")
+    if a.results:
+        with open(a.results, "w", encoding="utf-8") as f:
+            for o in outcomes:
+                f.write("\t".join(o) + "\n")
     return 0
 
 

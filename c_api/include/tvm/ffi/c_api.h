@@ -51,10 +51,12 @@
  *    upstream's TVMFFIGetCustomAllocator did.
  *
  * The project version is the full MAJOR.MINOR.PATCH (CMake package,
- * pkg-config, `tvmffi --version`, TVMFFIGetVersion), read from the same
- * macros. PATCH counts releases of this implementation and is not upstream's
- * patch number: tvmffi 0.1.9 and apache/tvm-ffi 0.1.14 implement the same ABI
- * 0.1. What a library really needs is the set of TVMFFI* symbols it imports;
+ * pkg-config, `tvmffi --version`, `tvm-ffi-config --version`, the wheel's
+ * metadata, `tvmffi.__version__`, TVMFFIGetVersion), read from these macros
+ * alone. They are those of the apache/tvm-ffi release pinned as the peer
+ * (tests/upstream/VERSION: 0.1.15.post2, whose c_api.h and TVMFFIGetVersion
+ * say 0.1.16); .ci/upstream.sh fails when the pin moves and they do not.
+ * What a library really needs is the set of TVMFFI* symbols it imports;
  * `tvmffi inspect` lists it and says whether it stays within the standard
  * TVM-FFI 0.1 set (runtime/standard_symbols.txt) or needs tvmffi extensions
  * (functions marked "tvmffi extension" below).
@@ -82,7 +84,7 @@
 /*! \brief ABI minor version. */
 #define TVM_FFI_VERSION_MINOR 1
 /*! \brief ABI patch version. */
-#define TVM_FFI_VERSION_PATCH 9
+#define TVM_FFI_VERSION_PATCH 16
 
 /*! \brief Marks a declaration as exported from (or imported into) a shared library. */
 #ifndef TVM_FFI_DLL

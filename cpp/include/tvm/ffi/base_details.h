@@ -313,6 +313,12 @@ template <typename T>
 using remove_cvref_t = std::remove_cv_t<std::remove_reference_t<T>>;
 
 }  // namespace details
+
+// Upstream renamed its implementation namespace `details` to `detail` in
+// 0.1.15; both spellings name the same namespace here (code written for either
+// release compiles).
+namespace detail = details;
+
 }  // namespace ffi
 }  // namespace tvm
 
