@@ -76,14 +76,10 @@ constexpr bool kUsePool = false;
 constexpr bool kUsePool = true;
 #endif
 
-struct TensorPool {  // trivially destructible: valid until the thread is gone
-  void* slot;        // the block released last, taken first: a make/drop loop only touches this
-  void* head;        // the others, a list of at most kPoolMax
-  int count;         // blocks in the list
-  bool armed;        // the closer below is registered for this thread (false again once it ran)
-  bool closed;
-};
-// Initial-exec TLS, as env.cc's hot state: one load, no __tls_get_addr.
+// The C++ layer's per-thread block pool (container/tensor.h), this library's
+// own instance. Initial-exec TLS, as env.cc's hot state: one load, no
+// __tls_get_addr.
+using TensorPool = ::tvm::ffi::details::ThreadBlockPool<kPoolMax>;
 __attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullptr, nullptr, 0,
                                                                            false, false};
 
@@ -92,16 +88,7 @@ __attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullp
 // once per thread, on the first put.
 struct TensorPoolCloser {
   ~TensorPoolCloser() {
-    tl_pool.closed = true;
-    tl_pool.armed = false;
-    std::free(tl_pool.slot);
-    tl_pool.slot = nullptr;
-    while (tl_pool.head != nullptr) {
-      void* next = *static_cast<void**>(tl_pool.head);
-      std::free(tl_pool.head);
-      tl_pool.head = next;
-    }
-    tl_pool.count = 0;
+    tl_pool.Drain([](void* block) { std::free(block); });
   }
   void Arm() { tl_pool.armed = true; }
 };
@@ -118,15 +105,8 @@ TVMFFI_RT_NOINLINE TensorObject* AllocTensorSlow(size_t size) {
 
 // A block of this thread's pool, or NULL when it has none.
 inline TensorObject* PopPooled() {
-  void* mem = tl_pool.slot;
-  if (TVMFFI_RT_LIKELY(mem != nullptr)) {
-    tl_pool.slot = nullptr;
-  } else {
-    mem = tl_pool.head;
-    if (mem == nullptr) return nullptr;
-    tl_pool.head = *static_cast<void**>(mem);
-    --tl_pool.count;
-  }
+  void* mem = tl_pool.Take();
+  if (mem == nullptr) return nullptr;
   // A pooled block was a tensor of ours: only the counts (where a link may
   // have been) need resetting; type index, deleter (PooledTensorDeleter) and
   // `pooled` are still set.
@@ -147,19 +127,7 @@ TVMFFI_RT_NOINLINE void ArmPoolCloser() {
 }
 
 void FreeTensor(TensorObject* t) {
-  if (t->pooled && !tl_pool.closed) {
-    if (TVMFFI_RT_UNLIKELY(!tl_pool.armed)) ArmPoolCloser();
-    if (tl_pool.slot == nullptr) {
-      tl_pool.slot = t;
-      return;
-    }
-    if (tl_pool.count < kPoolMax) {
-      *reinterpret_cast<void**>(t) = tl_pool.head;
-      tl_pool.head = t;
-      ++tl_pool.count;
-      return;
-    }
-  }
+  if (t->pooled && tl_pool.Put(t, ArmPoolCloser)) return;
   FreeObjectMemory(t);
 }
 
@@ -196,9 +164,7 @@ void PooledTensorDeleter(void* self, int flags) {
   auto* t = static_cast<TensorObject*>(self);
   // The usual case -- no weak references, this thread's slot free -- with no
   // frame: the block takes the slot, then the owner goes (a tail call).
-  if (TVMFFI_RT_LIKELY(flags == kTVMFFIObjectDeleterFlagBitMaskBoth && tl_pool.armed &&
-                       tl_pool.slot == nullptr)) {
-    tl_pool.slot = t;
+  if (TVMFFI_RT_LIKELY(flags == kTVMFFIObjectDeleterFlagBitMaskBoth) && tl_pool.PutInSlot(t)) {
     ReleaseOwner(t->origin, t->owner);  // the slot holds the block: its fields are intact
     return;
   }

@@ -286,28 +286,89 @@ inline constexpr bool kNDAllocUsePool = true;
 inline constexpr bool kNDAllocUsePool = true;
 #endif
 
-struct NDAllocPool {  // trivially destructible and constant-initialised: no TLS guard
-  void* slot;         // the block released last, taken first: a make/drop loop only touches this
-  void* head;         // the others, a list of at most kNDAllocPoolMax
-  int32_t count;      // blocks in the list
-  bool armed;         // the closer is registered for this thread (false again once it ran)
-  bool closed;        // the closer ran: nothing joins any more
+/*!
+ * \brief A thread's pool of blocks of one size, the one per-thread block pool
+ *        of the project: FromNDAlloc tensors here, libtvmffi's own tensors in
+ *        runtime/tensor.cc, each with its own thread_local instance. The block
+ *        released last is taken first (a make/drop loop only touches `slot`);
+ *        up to kMax others wait in a list linked through their first word.
+ *        Trivially destructible and constant-initialised, so a thread_local of
+ *        it needs no TLS guard; its owner's closer (a thread_local with a
+ *        destructor, touched once per thread by the `arm` of Put) drains it
+ *        when the thread ends.
+ */
+template <int32_t kMax>
+struct ThreadBlockPool {
+  void* slot;     // the block released last, taken first
+  void* head;     // the others, a list of at most kMax
+  int32_t count;  // blocks in the list
+  bool armed;     // the closer is registered for this thread (false again once it ran)
+  bool closed;    // the closer ran: nothing joins any more
+
+  /*! \brief A block of the pool, or NULL when it has none. */
+  TVM_FFI_INLINE void* Take() noexcept {
+    if (void* mem = slot; TVM_FFI_PREDICT_TRUE(mem != nullptr)) {
+      slot = nullptr;
+      return mem;
+    }
+    if (void* mem = head) {
+      head = *static_cast<void**>(mem);
+      --count;
+      return mem;
+    }
+    return nullptr;
+  }
+  /*! \brief Put's usual case, with no call: armed and the slot free. */
+  TVM_FFI_INLINE bool PutInSlot(void* mem) noexcept {
+    if (TVM_FFI_PREDICT_TRUE(armed && slot == nullptr)) {
+      slot = mem;
+      return true;
+    }
+    return false;
+  }
+  /*!
+   * \brief Keep `mem` for a later Take. `arm()` registers the closer on the
+   *        thread's first Put. \return false (the caller frees `mem`) when the
+   *        closer already ran or the pool is full.
+   */
+  template <typename Arm>
+  TVM_FFI_INLINE bool Put(void* mem, Arm arm) noexcept {
+    if (closed) return false;
+    if (TVM_FFI_PREDICT_FALSE(!armed)) arm();
+    if (slot == nullptr) {
+      slot = mem;
+      return true;
+    }
+    if (count < kMax) {
+      *static_cast<void**>(mem) = head;
+      head = mem;
+      ++count;
+      return true;
+    }
+    return false;
+  }
+  /*! \brief The closer's work: every block to `free_block`; nothing joins after. */
+  template <typename Free>
+  void Drain(Free free_block) noexcept {
+    closed = true;
+    armed = false;  // off PutInSlot's fast path
+    free_block(slot);
+    slot = nullptr;
+    while (head != nullptr) {
+      void* next = *static_cast<void**>(head);
+      free_block(head);
+      head = next;
+    }
+    count = 0;
+  }
 };
+
+using NDAllocPool = ThreadBlockPool<kNDAllocPoolMax>;
 inline thread_local NDAllocPool nd_alloc_pool{nullptr, nullptr, 0, false, false};
 
 struct NDAllocPoolCloser {
   ~NDAllocPoolCloser() {
-    NDAllocPool& pool = nd_alloc_pool;
-    pool.closed = true;
-    pool.armed = false;  // off the fast path of NDFreeBlock
-    ::operator delete(pool.slot);
-    pool.slot = nullptr;
-    while (pool.head != nullptr) {
-      void* next = *static_cast<void**>(pool.head);
-      ::operator delete(pool.head);
-      pool.head = next;
-    }
-    pool.count = 0;
+    nd_alloc_pool.Drain([](void* block) { ::operator delete(block); });
   }
   void Arm() noexcept { nd_alloc_pool.armed = true; }
 };
@@ -321,16 +382,7 @@ TVM_FFI_NOINLINE inline void ArmNDAllocPool() noexcept {
 
 TVM_FFI_INLINE void* NDAllocBlock(size_t size) {
   if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
-    NDAllocPool& pool = nd_alloc_pool;
-    if (void* mem = pool.slot) {
-      pool.slot = nullptr;
-      return mem;
-    }
-    if (void* mem = pool.head) {
-      pool.head = *static_cast<void**>(mem);
-      --pool.count;
-      return mem;
-    }
+    if (void* mem = nd_alloc_pool.Take()) return mem;
     return ::operator new(kNDAllocBlockBytes);
   }
   return ::operator new(size);
@@ -340,23 +392,7 @@ TVM_FFI_INLINE void* NDAllocBlock(size_t size) {
 TVM_FFI_INLINE void NDFreeBlock(void* mem, size_t size) noexcept {
   if (kNDAllocUsePool && size <= kNDAllocBlockBytes) {
     NDAllocPool& pool = nd_alloc_pool;
-    if (TVM_FFI_PREDICT_TRUE(pool.armed && pool.slot == nullptr)) {
-      pool.slot = mem;
-      return;
-    }
-    if (!pool.closed) {
-      if (!pool.armed) ArmNDAllocPool();
-      if (pool.slot == nullptr) {
-        pool.slot = mem;
-        return;
-      }
-      if (pool.count < kNDAllocPoolMax) {
-        *static_cast<void**>(mem) = pool.head;
-        pool.head = mem;
-        ++pool.count;
-        return;
-      }
-    }
+    if (pool.PutInSlot(mem) || pool.Put(mem, ArmNDAllocPool)) return;
   }
   ::operator delete(mem);
 }
