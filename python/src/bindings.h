@@ -48,6 +48,8 @@ const DLTensor* TensorOf(nb::handle self);
 int64_t PairItem(nb::handle pair, Py_ssize_t k, const char* what, const char* shape);
 void CapsuleDeleterVersioned(PyObject* cap);
 void CapsuleDeleterLegacy(PyObject* cap);
+// readonly.cc: whether a tvmffi.Tensor's tensor is marked read-only (cached on the object).
+bool TensorObjectReadOnly(PyObject* a, TVMFFIObjectHandle h);
 int CollectName(void* ctx, const TVMFFIByteArray* name);
 void EnableVectorcall(nb::handle cls);
 nb::object MakeObjectMeta(nb::handle module, nb::handle object_cls);

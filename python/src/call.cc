@@ -73,9 +73,9 @@ TVMFFI_PY_COLD void NoteContainerFramework(CallFrame& f, PyObject* a) {
     PyErr_Clear();  // untagged, or a class without the slot
     return;
   }
-  for (int k = 0; k < g_num_frameworks; ++k) {
-    if (g_frameworks[k].name == name) {
-      NoteFramework(f, &g_frameworks[k]);
+  for (const Framework& fw : g_frameworks) {
+    if (fw.name == name) {
+      NoteFramework(f, &fw);
       break;
     }
   }
@@ -193,6 +193,11 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
     Py_DECREF(cap);
     Py_XDECREF(stream_arg);
     PyErr_SetString(PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
+    return false;
+  }
+  if (!ValidateBorrowed(*dl)) {  // bad ndim, NULL shape, overflowing strides, ...
+    Py_DECREF(cap);
+    Py_XDECREF(stream_arg);
     return false;
   }
   read_only = read_only || e.fw->immutable;

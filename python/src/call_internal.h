@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -70,9 +71,6 @@ struct TensorSlot;
 struct ReadOnlyChecks;
 TVMFFI_PY_COLD void DeleteChecks(ReadOnlyChecks* checks);
 
-// The tensor frameworks seen (classify.cc), in the order first seen.
-constexpr int kMaxFrameworks = 16;
-
 // ---- functions one file gives another -------------------------------------
 TVMFFI_PY_COLD int PackFallback(PyObject* obj, TVMFFIAny* out);
 TVMFFI_PY_COLD bool BadExchangeError(PyTypeObject* t);
@@ -83,6 +81,7 @@ PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream, bool copy = false);
 PyObject* TorchToDLPack(PyObject* a);
 DLManagedTensorVersioned* ManagedFromCapsule(PyObject* cap, PyObject* obj);
 DLManagedTensorVersioned* ManagedFromBuffer(PyObject* obj);
+bool ValidateBorrowed(const DLTensor& dl);
 TVMFFI_PY_COLD bool DeviceNotInitialised();
 TVMFFIObjectHandle ObjectHandleOf(PyObject* obj);
 TVMFFI_PY_COLD PyObject* RValueRefTarget(PyObject* rvalue);
@@ -115,8 +114,9 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out);
 TVMFFI_PY_COLD PyObject* ContainerInFramework(TVMFFIObjectHandle h, const Framework* fw);
 PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw);
 
-extern Framework g_frameworks[kMaxFrameworks];
-extern int g_num_frameworks;
+// The tensor frameworks seen (classify.cc), in the order first seen; a deque, so
+// that no number of frameworks is refused and a Framework* stays valid as it grows.
+extern std::deque<Framework> g_frameworks;
 extern PyObject* g_pack_fallback;
 extern thread_local const Framework* tls_alloc_fw;
 extern bool g_containers_tagged;

@@ -23,16 +23,19 @@ int g_cache_next = 0;
 // Per-type classification, cached (the cache holds a reference to each type).
 // ---------------------------------------------------------------------------
 
-Framework g_frameworks[kMaxFrameworks];
-int g_num_frameworks = 0;
+std::deque<Framework> g_frameworks;
 
 const Framework* GetFramework(PyObject* root_name, const DLPackExchangeAPI* api) {
-  for (int i = 0; i < g_num_frameworks; ++i) {
-    Framework& f = g_frameworks[i];
+  for (Framework& f : g_frameworks) {
     if (PyUnicode_Compare(f.name, root_name) == 0 && f.api == api) return &f;
   }
-  if (g_num_frameworks == kMaxFrameworks) return nullptr;
-  Framework& f = g_frameworks[g_num_frameworks++];
+  Framework* fp;
+  try {
+    fp = &g_frameworks.emplace_back();
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+  Framework& f = *fp;
   Py_INCREF(root_name);
   f.name = root_name;
   f.api = api;
@@ -269,7 +272,7 @@ TypeEntry Classify(PyTypeObject* t) {
   }
   if (e.fw == nullptr && (e.kind == Kind::kExchange || e.kind == Kind::kBuffer ||
                           e.kind == Kind::kTorchLegacy || e.kind == Kind::kDLPack)) {
-    e.kind = Kind::kUnsupported;  // framework table full (never in practice)
+    e.kind = Kind::kUnsupported;  // no memory for the framework's entry
   }
   return e;
 }

@@ -29,6 +29,15 @@ FunctionRef* FunctionPayload(nb::handle self) {
   return nb::inst_ptr<FunctionRef>(self);
 }
 
+// A legacy DLPack capsule sharing the tensor's data (no read-only flag: callers decide).
+nb::object LegacyCapsule(TVMFFIObjectHandle h) {
+  DLManagedTensor* mt = nullptr;
+  Check(TVMFFITensorToDLPack(h, &mt));
+  PyObject* cap = PyCapsule_New(mt, "dltensor", CapsuleDeleterLegacy);
+  if (cap == nullptr) mt->deleter(mt);
+  return Steal(cap);
+}
+
 }  // namespace
 }  // namespace tvmffi_py
 
@@ -227,11 +236,14 @@ NB_MODULE(_core, m) {
                   if (cap == nullptr) mt->deleter(mt);
                   return Steal(cap);
                 }
-                DLManagedTensor* mt = nullptr;
-                Check(TVMFFITensorToDLPack(h, &mt));
-                PyObject* cap = PyCapsule_New(mt, "dltensor", CapsuleDeleterLegacy);
-                if (cap == nullptr) mt->deleter(mt);
-                return Steal(cap);
+                // Legacy DLPack has no read-only flag: a consumer would take the memory as
+                // writable (numpy refuses the same way).
+                if (TensorObjectReadOnly(self.ptr(), h)) {
+                  throw nb::buffer_error(
+                      "tvmffi.Tensor.__dlpack__: the tensor is read-only, and legacy DLPack (no "
+                      "max_version) cannot mark it so; pass max_version=(1, 0)");
+                }
+                return LegacyCapsule(h);
               },
               nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
               nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
@@ -759,6 +771,15 @@ NB_MODULE(_core, m) {
       nb::arg("handle"),
       "The Python object of an object handle, taking one reference (an ffi.OpaquePyObject "
       "stays its wrapper, where calls give the Python object it holds).");
+  m.def(
+      "_legacy_dlpack_to_readonly_consumer",
+      [](nb::handle self) {
+        TensorOf(self);  // a tvmffi.Tensor holding a tensor (TypeError otherwise)
+        return LegacyCapsule(HandleOf(self));
+      },
+      nb::arg("tensor"),
+      "A legacy DLPack capsule of the tensor even if it is read-only: only for a consumer "
+      "that makes read-only views of every legacy capsule (numpy < 2).");
   m.def("_set_pack_fallback", &SetPackFallback, nb::arg("hook").none(),
         "Set the converter of values the extension does not classify: hook(value, address) "
         "writes an owned TVMFFIAny at the address and returns True, returns False to leave "

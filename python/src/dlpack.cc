@@ -284,4 +284,34 @@ DLManagedTensorVersioned* ManagedFromPy(PyObject* obj) {
   return ManagedFromCapsule(cap, obj);
 }
 
+// A borrowed producer tensor (a __dlpack__ capsule lent to one call) checked by
+// the runtime's one DLPack validation, the one from_dlpack uses: the check runs
+// on a view whose deleter does nothing, so the capsule keeps its tensor.
+// False with a Python error (ValueError; the caller adds the argument's position).
+namespace {
+void KeepBorrowed(DLManagedTensorVersioned*) {}
+}  // namespace
+
+bool ValidateBorrowed(const DLTensor& dl) {
+  DLManagedTensorVersioned view{};
+  view.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  view.deleter = KeepBorrowed;
+  view.dl_tensor = dl;
+  TVMFFIObjectHandle t = nullptr;
+  if (TVMFFITensorFromDLPackVersioned(&view, 0, 0, &t) == 0) {
+    TVMFFIObjectDecRef(t);
+    return true;
+  }
+  TVMFFIObjectHandle err = nullptr;
+  TVMFFIErrorMoveFromRaised(&err);
+  std::string msg = "invalid DLPack tensor from __dlpack__()";
+  if (err != nullptr) {
+    const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
+    msg += ": " + std::string(cell->message.data, cell->message.size);
+    TVMFFIObjectDecRef(err);
+  }
+  PyErr_SetString(PyExc_ValueError, msg.c_str());
+  return false;
+}
+
 }  // namespace tvmffi_py

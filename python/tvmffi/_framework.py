@@ -62,11 +62,31 @@ def _numpy_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> 
     return arr
 
 
+class _LegacyReadOnlyView:
+    """A tensor for numpy < 2's from_dlpack (whose arrays from DLPack are always read-only)."""
+
+    def __init__(self, tensor: Any) -> None:
+        self._tensor = tensor
+
+    def __dlpack__(self, stream: Any = None) -> Any:
+        from . import _core
+
+        return _core._legacy_dlpack_to_readonly_consumer(self._tensor)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._tensor.__dlpack_device__()
+
+
 def _numpy_from_tensor(tensor: Any) -> Any:
     arr = _NUMPY_ALLOCATED.pop(tensor.data_ptr(), None)
     if arr is not None and arr.shape == tuple(tensor.shape) and str(arr.dtype) == tensor.dtype:
         return arr
-    return _module("numpy").from_dlpack(tensor)
+    numpy = _module("numpy")
+    if int(numpy.__version__.split(".")[0]) < 2:
+        # numpy < 2 asks for legacy DLPack only, which a read-only tensor refuses;
+        # numpy < 2 makes a read-only view of every DLPack tensor, so it may have one.
+        return numpy.from_dlpack(_LegacyReadOnlyView(tensor))
+    return numpy.from_dlpack(tensor)
 
 
 def _cupy_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:

@@ -1,0 +1,189 @@
+"""Hostile DLPack producers and consumers at the Python door (issue #43, Python half).
+
+Each test failed before its fix: a 17th producer framework was refused; a
+read-only tvmffi.Tensor exported itself writable through legacy __dlpack__();
+a malformed __dlpack__ capsule passed as a call argument reached the kernel
+unchecked. All run under AddressSanitizer + UBSan in CI (run_pytest asan).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import tvmffi
+
+
+def _producer_class(module: str, np: ModuleType) -> type:
+    """A DLPack producer class whose type lives in module ``module`` (its framework)."""
+
+    def init(self: Any, values: list[float]) -> None:
+        self.x = np.array(values, dtype=np.float32)
+
+    def dlpack(self: Any, **kwargs: Any) -> Any:
+        return self.x.__dlpack__(**kwargs)
+
+    def device(self: Any) -> tuple[int, int]:
+        return (1, 0)
+
+    return type(
+        "Producer",
+        (),
+        {"__module__": module, "__init__": init, "__dlpack__": dlpack, "__dlpack_device__": device},
+    )
+
+
+def test_more_than_sixteen_producer_frameworks(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    classes = [_producer_class(f"hostile_fw_{i}.tensors", np) for i in range(20)]
+    for i, cls in enumerate(classes):
+        out = np.zeros(2, dtype=np.float32)
+        cpu_kernels.add_one(cls([i, i + 1]), out)  # each a framework of its own
+        assert out.tolist() == [i + 1, i + 2]
+    # Frameworks already seen still work after the table grew.
+    out = np.zeros(2, dtype=np.float32)
+    cpu_kernels.add_one(classes[0]([5, 6]), out)
+    assert out.tolist() == [6, 7]
+
+
+def _readonly_tensors(np: ModuleType) -> list[tvmffi.Tensor]:
+    ro = np.array([1, 2, 3], dtype=np.float32)
+    ro.flags.writeable = False
+    return [
+        tvmffi.from_dlpack(ro),
+        tvmffi.from_dlpack(np.frombuffer(b"\x01\x02\x03\x04", dtype=np.uint8)),
+    ]
+
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _versioned_flags(cap: Any) -> int:
+    """The flags of a "dltensor_versioned" capsule's DLManagedTensorVersioned."""
+    addr = _capsule_pointer(cap, b"dltensor_versioned")
+    # version (2 x uint32), manager_ctx, deleter, then uint64 flags.
+    return ctypes.c_uint64.from_address(addr + 8 + 2 * ctypes.sizeof(ctypes.c_void_p)).value
+
+
+def test_readonly_tensor_refuses_legacy_dlpack(np: ModuleType) -> None:
+    for t in _readonly_tensors(np):
+        with pytest.raises(BufferError, match="read-only"):
+            t.__dlpack__()
+        with pytest.raises(BufferError, match="read-only"):
+            t.__dlpack__(max_version=(0, 8))  # a consumer that knows only legacy DLPack
+        # The versioned export carries the read-only flag (DLPACK_FLAG_BITMASK_READ_ONLY).
+        assert _versioned_flags(t.__dlpack__(max_version=(1, 0))) & 1 == 1
+    # A writable tensor still exports through legacy DLPack.
+    w = np.array([1, 2], dtype=np.float32)
+    cap = tvmffi.from_dlpack(w).__dlpack__()
+    assert ctypes.pythonapi.PyCapsule_IsValid(ctypes.py_object(cap), b"dltensor") == 1
+
+
+def test_readonly_tensor_never_writable_to_torch(np: ModuleType) -> None:
+    torch = pytest.importorskip("torch")
+    data = b"\x00" * 16
+    t = tvmffi.from_dlpack(np.frombuffer(data, dtype=np.float32))
+    try:
+        tt = torch.from_dlpack(t)
+    except BufferError:
+        return  # refused: nothing written
+    tt.add_(1)  # torch got a copy or a read-only view: the bytes object is unchanged
+    assert data == b"\x00" * 16
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [
+        ("dl_tensor", _DLTensor),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+    ]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class _HandMade:
+    """A producer whose __dlpack__ returns a legacy capsule built by hand (no deleter)."""
+
+    def __init__(self, ndim: int, shape: list[int] | None, strides: list[int] | None) -> None:
+        self.buf = (ctypes.c_float * 4)()
+        n = max(len(shape or []), len(strides or []), 1)
+        self.shape = (ctypes.c_int64 * n)(*(shape or []))
+        self.strides = (ctypes.c_int64 * n)(*(strides or []))
+        m = _DLManagedTensor()
+        m.dl_tensor.data = ctypes.addressof(self.buf)
+        m.dl_tensor.device = _DLDevice(1, 0)
+        m.dl_tensor.ndim = ndim
+        m.dl_tensor.dtype = _DLDataType(2, 32, 1)  # float32
+        if shape is not None:
+            m.dl_tensor.shape = self.shape
+        if strides is not None:
+            m.dl_tensor.strides = self.strides
+        self.managed = m
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return _capsule_new(ctypes.addressof(self.managed), b"dltensor", None)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+
+_BAD_CAPSULES = [
+    pytest.param(-1, [4], None, id="negative-ndim"),
+    pytest.param(1, None, None, id="null-shape"),
+    pytest.param(2, [2**40, 2**40], [2**62, 1], id="overflowing-strides"),
+    pytest.param(1, [-4], None, id="negative-extent"),
+]
+
+
+@pytest.mark.parametrize(("ndim", "shape", "strides"), _BAD_CAPSULES)
+def test_bad_capsule_argument_is_refused(
+    cpu_kernels: tvmffi.Module, np: ModuleType, ndim: int, shape: Any, strides: Any
+) -> None:
+    out = np.zeros(4, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"argument #0"):
+        cpu_kernels.add_one(_HandMade(ndim, shape, strides), out)
+    assert out.tolist() == [0, 0, 0, 0]  # the kernel never ran
+    # The same check as from_dlpack's: both refuse with the same kind of error.
+    with pytest.raises(ValueError):
+        tvmffi.from_dlpack(_HandMade(ndim, shape, strides))
+    # Also through a Python callback (the conversion to a Python tensor).
+    seen: list[Any] = []
+    echo = tvmffi.Function(seen.append)
+    with pytest.raises(ValueError, match=r"argument #0"):
+        echo(_HandMade(ndim, shape, strides))
+    assert seen == []
+
+
+def test_good_hand_made_capsule_still_works(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    good = _HandMade(1, [4], None)
+    ctypes.memmove(good.buf, np.arange(4, dtype=np.float32).ctypes.data, 16)
+    out = np.zeros(4, dtype=np.float32)
+    cpu_kernels.add_one(good, out)
+    assert out.tolist() == [1, 2, 3, 4]
