@@ -75,8 +75,8 @@ struct TensorSpec {
   DLDevice device{kDLCPU, 0};
 
   TensorSpec() = default;
-  TensorSpec(std::vector<int64_t> shape, DLDataType dtype, DLDevice device)
-      : shape(std::move(shape)), dtype(dtype), device(device) {}
+  TensorSpec(std::vector<int64_t> shape_, DLDataType dtype_, DLDevice device_)
+      : shape(std::move(shape_)), dtype(dtype_), device(device_) {}
 
   /*! \return A spec with the shape, dtype and device of `t` (any tensor-like with those accessors).
    */
