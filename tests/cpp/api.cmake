@@ -12,3 +12,4 @@ tvmffi_add_test(test_api_ext ${CMAKE_CURRENT_LIST_DIR}/test_api_ext.cc)
 tvmffi_add_test(test_upstream_behaviour ${CMAKE_CURRENT_LIST_DIR}/test_upstream_behaviour.cc)
 # Upstream names kernel libraries use (.ci/clients.sh): TVM_FFI_LOG_AND_THROW, ...
 tvmffi_add_test(test_client_names ${CMAKE_CURRENT_LIST_DIR}/test_client_names.cc)
+tvmffi_add_test(test_upstream_names ${CMAKE_CURRENT_LIST_DIR}/test_upstream_names.cc)

@@ -493,6 +493,8 @@ typedef enum {
   kTVMFFIFieldFlagBitMaskSEqHashDefRecursive = 1 << 4,
   /*! \brief Older name of kTVMFFIFieldFlagBitMaskSEqHashDefRecursive (same bit). */
   kTVMFFIFieldFlagBitMaskSEqHashDef = 1 << 4,
+  /*! \brief Upstream 0.1.15's name of kTVMFFIFieldFlagBitMaskSEqHashDefRecursive (same bit). */
+  kTVMFFIFieldFlagBitMaskSEqHashDefPattern = 1 << 4,
   kTVMFFIFieldFlagBitMaskDefaultFromFactory = 1 << 5,
   /*! \brief ReprPrint leaves the field out. */
   kTVMFFIFieldFlagBitMaskReprOff = 1 << 6,
@@ -514,7 +516,9 @@ typedef enum {
    */
   kTVMFFIFieldFlagBitSetterIsFunctionObj = 1 << 11,
   /*! \brief The field opens a non-recursive def region (see TVMFFIDefRegionKind). */
-  kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive = 1 << 12
+  kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive = 1 << 12,
+  /*! \brief Upstream 0.1.15's name of kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive (same bit). */
+  kTVMFFIFieldFlagBitMaskSEqHashDefSimple = 1 << 12
 #ifdef __cplusplus
 };
 #else
@@ -561,7 +565,11 @@ typedef enum {
    *        its own fields are visited as uses that must resolve against
    *        bindings made elsewhere.
    */
-  kTVMFFIDefRegionKindNonRecursive = 2
+  kTVMFFIDefRegionKindNonRecursive = 2,
+  /*! \brief Upstream 0.1.15's name of kTVMFFIDefRegionKindRecursive (same value). */
+  kTVMFFIDefRegionKindPattern = 1,
+  /*! \brief Upstream 0.1.15's name of kTVMFFIDefRegionKindNonRecursive (same value). */
+  kTVMFFIDefRegionKindSimple = 2
 #ifdef __cplusplus
 };
 #else

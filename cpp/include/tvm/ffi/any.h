@@ -113,6 +113,19 @@ class AnyView {
   TVM_FFI_INLINE std::optional<T> try_cast() const {
     return TypeTraits<T>::TryCastFromAnyView(&data_);
   }
+  /*!
+   * \return The value as T when it is stored as a T (as as<T>(): no
+   *         conversion); TypeError otherwise. A pointer or view result
+   *         borrows from the viewed value's owner.
+   */
+  template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
+  TVM_FFI_INLINE T as_or_throw() const {
+    if (TVM_FFI_PREDICT_FALSE(!TypeTraits<T>::CheckAnyStrict(&data_))) {
+      details::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
+                                  TypeTraits<T>::TypeStr());
+    }
+    return TypeTraits<T>::CopyFromAnyViewAfterCheck(&data_);
+  }
 
   bool operator==(std::nullptr_t) const noexcept {
     return data_.type_index == TypeIndex::kTVMFFINone;

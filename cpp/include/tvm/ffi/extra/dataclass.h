@@ -39,12 +39,33 @@
 #include <tvm/ffi/container/variant.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/string.h>
 
 #include <ostream>
 
 namespace tvm {
 namespace ffi {
+
+/*!
+ * \brief Typed keys of the type attributes a type sets to take over ReprPrint,
+ *        RecursiveHash, RecursiveEq and the orderings (upstream's names). Each
+ *        hook gets the object(s) and a function to apply to the parts.
+ */
+namespace type_attr {
+inline constexpr reflection::AttrKey<
+    TypedFunction<String(const Object*, const TypedFunction<String(AnyView)>&)>>
+    kRepr{"__ffi_repr__"};
+inline constexpr reflection::AttrKey<
+    TypedFunction<int64_t(const Object*, const TypedFunction<int64_t(AnyView)>&)>>
+    kHash{"__ffi_hash__"};
+inline constexpr reflection::AttrKey<
+    TypedFunction<bool(const Object*, const Object*, const TypedFunction<bool(AnyView, AnyView)>&)>>
+    kEq{"__ffi_eq__"};
+inline constexpr reflection::AttrKey<TypedFunction<int32_t(
+    const Object*, const Object*, const TypedFunction<int32_t(AnyView, AnyView)>&)>>
+    kCompare{"__ffi_compare__"};
+}  // namespace type_attr
 
 // These are hidden: upstream exports functions of the same mangled names,
 // which an exported copy in a library would interpose.
@@ -108,8 +129,10 @@ template <typename T>
 inline std::ostream& operator<<(std::ostream& os, const Optional<T>& value) {
   return os << Any(value);
 }
-template <typename... V>
-inline std::ostream& operator<<(std::ostream& os, const Variant<V...>& value) {
+// At least one alternative: with a bare pack, `os << std::endl` would deduce
+// Variant<> and trip its static_assert.
+template <typename V0, typename... V>
+inline std::ostream& operator<<(std::ostream& os, const Variant<V0, V...>& value) {
   return os << Any(value);
 }
 

@@ -21,6 +21,7 @@
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/function.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -56,6 +57,27 @@ inline constexpr const char* kDataToJson = "__data_to_json__";
 inline constexpr const char* kDataFromJson = "__data_from_json__";
 inline constexpr const char* kEnumState = "__ffi_enum__";
 }  // namespace type_attr
+
+/*!
+ * \brief A type attribute's name together with the type of its values
+ *        (upstream's typed key): `TypeAttrDef::attr(key, value)` stores a T,
+ *        `key.ValueFrom(column[type_index])` reads one back.
+ * \note `name` is borrowed: its storage must outlive the key (a literal).
+ */
+template <typename T>
+struct AttrKey {
+  using ValueType = T;
+  const char* name;
+
+  /*!
+   * \return None when `value` is None (no entry), else the value as T.
+   * \throws TypeError when a present value is not stored as a T (no conversion).
+   */
+  TVM_FFI_INLINE std::optional<ValueType> ValueFrom(AnyView value) const {
+    if (value == nullptr) return std::nullopt;
+    return value.template as_or_throw<ValueType>();
+  }
+};
 
 /*! \brief A NUL-terminated literal as a TVMFFIByteArray (no copy). */
 inline constexpr TVMFFIByteArray AsByteArray(const char* s) {
@@ -266,6 +288,9 @@ class TypeAttrColumn {
       TVM_FFI_THROW(RuntimeError) << "Cannot find type attribute " << attr_name;
     }
   }
+  /*! \brief The column a typed key names. */
+  template <typename T>
+  explicit TypeAttrColumn(AttrKey<T> key) : TypeAttrColumn(std::string_view(key.name)) {}
 
   AnyView operator[](int32_t type_index) const {
     return details::TypeAttrColumnEntry(column_, type_index);

@@ -65,6 +65,11 @@ class EnumDef {
     column.Set(instance_, Any(std::move(value)));
     return *this;
   }
+  /*! \brief Set the attribute a typed key names to a value of its type T. */
+  template <typename T, typename Value>
+  EnumDef& set_attr(AttrKey<T> key, Value&& value) {
+    return set_attr(key.name, T(std::forward<Value>(value)));
+  }
 
  private:
   // The class's state, created and stored as its type attribute on first use.

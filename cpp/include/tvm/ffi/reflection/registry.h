@@ -119,6 +119,14 @@ class AttachFieldFlag : public InfoTrait {
   static AttachFieldFlag SEqHashDefNonRecursive() {
     return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashDefNonRecursive);
   }
+  /*! \brief Upstream 0.1.15's name of SEqHashDefRecursive (a pattern def region). */
+  static AttachFieldFlag SEqHashDefPattern() {
+    return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashDefPattern);
+  }
+  /*! \brief Upstream 0.1.15's name of SEqHashDefNonRecursive (a simple def region). */
+  static AttachFieldFlag SEqHashDefSimple() {
+    return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashDefSimple);
+  }
   /*! \brief The field is skipped by StructuralEqual and StructuralHash. */
   static AttachFieldFlag SEqHashIgnore() {
     return AttachFieldFlag(kTVMFFIFieldFlagBitMaskSEqHashIgnore);
@@ -704,6 +712,13 @@ class TypeAttrDef {
     details::RegisterTypeAttr(type_index_, name, Any(std::move(value)));
     return *this;
   }
+  /*! \brief A value of the key's declared type T (`value` is converted to T first). */
+  template <typename T, typename Value>
+  TypeAttrDef& attr(AttrKey<T> key, Value&& value) {
+    T typed(std::forward<Value>(value));
+    details::RegisterTypeAttr(type_index_, key.name, Any(std::move(typed)));
+    return *this;
+  }
 
  private:
   int32_t type_index_;
@@ -715,6 +730,11 @@ inline void EnsureTypeAttrColumn(std::string_view name) {
   TVMFFIByteArray key{name.data(), name.size()};
   TVMFFIAny none = AnyView().CopyToTVMFFIAny();
   TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterAttr(kTVMFFINone, &key, &none));
+}
+/*! \brief Make sure the column a typed key names exists. */
+template <typename T>
+inline void EnsureTypeAttrColumn(AttrKey<T> key) {
+  EnsureTypeAttrColumn(std::string_view(key.name));
 }
 
 }  // namespace reflection
