@@ -105,9 +105,8 @@ TEST_CASE("EnsureTypeAttrColumn(AttrKey) creates an empty column", "[upstream_na
 }
 
 TEST_CASE("EnumDef::set_attr takes an AttrKey", "[upstream_names]") {
-  EnumState state =
-      refl::TypeAttrColumn(refl::type_attr::kEnumState)[ShadeObj::RuntimeTypeIndex()]
-          .cast<EnumState>();
+  EnumState state = refl::TypeAttrColumn(refl::type_attr::kEnumState)[ShadeObj::RuntimeTypeIndex()]
+                        .cast<EnumState>();
   Any value = state->attrs.at(kWeight.name).at(EnumObj::_GetByStrIndex<ShadeObj>("Dark"));
   CHECK(value.type_index() == kTVMFFIInt);
   CHECK(value.cast<int64_t>() == 3);
