@@ -49,33 +49,9 @@ modules=${TVMFFI_CLIENTS_MODULES:-norm activation-silu activation-gelu_tanh page
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-clients.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$cache"
-start=$SECONDS
-
-passed=0 failed=0 skipped=0
-fails=()
-count() {  # count LINE...: tally PASS/FAIL/SKIP lines, echo them
-  local line
-  for line in "$@"; do
-    echo "$line"
-    case $line in
-      PASS*) passed=$((passed + 1)) ;;
-      FAIL*) failed=$((failed + 1)); fails+=("${line#FAIL }") ;;
-      SKIP*) skipped=$((skipped + 1)) ;;
-    esac
-  done
-}
-check() {  # check NAME CMD...: one counted step
-  local name=$1
-  shift
-  if "$@"; then count "PASS: $name"; else count "FAIL: $name"; fi
-}
-finish() {
-  [[ ${#fails[@]} -eq 0 ]] || printf 'clients FAILED: %s\n' "${fails[@]}"
-  echo "clients: phase took $((SECONDS - start)) s"
-  echo "clients: $passed passed, $failed failed, $skipped skipped"
-  [[ $failed -eq 0 ]]
-  exit
-}
+# shellcheck source=.ci/lib.sh
+source "$repo/.ci/lib.sh"
+counted_begin clients
 pin() {  # pin NAME: the pinned version of NAME in tests/clients/VERSIONS
   sed -n "s/^$1==\\([^[:space:]]*\\).*/\\1/p" "$repo/tests/clients/VERSIONS"
 }
@@ -198,12 +174,7 @@ if [[ -f $cute_site/.installed ]]; then
   # PYTHONPATH reads no .pth, so it is named here.
   CUTE_DSL_ARCH=sm_90a PYTHONPATH=$cute_site:$cute_site/nvidia_cutlass_dsl/dsl_packages \
     nice "$py" "$repo/tests/clients/cute_dsl_export.py" "$work/cute" 2>&1 | tee "$work/cute.log"
-  while IFS= read -r line; do
-    case $line in
-      PASS*) passed=$((passed + 1)) ;;
-      FAIL*) failed=$((failed + 1)); fails+=("${line#FAIL }") ;;
-    esac
-  done < <(grep -E '^(PASS|FAIL) cute-dsl ' "$work/cute.log")
+  while IFS= read -r line; do tally "$line"; done < <(grep -E '^(PASS|FAIL) cute-dsl ' "$work/cute.log")
   grep -qE '^(PASS|FAIL) cute-dsl the exported' "$work/cute.log" ||
     count "FAIL: cute-dsl: the driver stopped early"
 else
@@ -234,11 +205,7 @@ n=0 seen=0
 for m in $modules; do n=$((n + 1)); done
 while IFS= read -r line; do  # the driver's lines, already shown: tally them
   seen=$((seen + 1))
-  case $line in
-    PASS*) passed=$((passed + 1)) ;;
-    FAIL*) failed=$((failed + 1)); fails+=("${line#FAIL }") ;;
-    SKIP*) skipped=$((skipped + 1)) ;;
-  esac
+  tally "$line"
 done < <(grep -E '^(PASS|FAIL|SKIP) flashinfer ' "$log")
 [[ $seen -eq $n ]] || count "FAIL: flashinfer driver: $seen of $n module lines"
 if [[ -n ${TVMFFI_CLIENTS_OUT:-} ]]; then

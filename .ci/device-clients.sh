@@ -20,6 +20,8 @@
 #      SKIP_WHEEL_FLOW=1  reuse the venv of an earlier run (/tmp/tvmffi-device-clients)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=.ci/lib.sh
+source .ci/lib.sh
 KEEP=/tmp/tvmffi-device-clients
 carry=.carry/clients
 die() { printf '[device-clients] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -36,13 +38,7 @@ ours=$(ls -d "$KEEP"/tvmffi-wheel.*/venv 2>/dev/null | head -n 1)
 
 up=$KEEP/upstream-venv
 if [[ ! -x $up/bin/python ]]; then
-  python3 -m venv --system-site-packages "$up" || die "venv"
-  # A base interpreter that is itself a venv (the GPU machine's, with torch):
-  # its packages are not system site-packages of the new venv; name them in a .pth.
-  if python3 -c "import sys; sys.exit(0 if sys.prefix != sys.base_prefix else 1)"; then
-    python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' \
-      >"$("$up/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/base_venv.pth"
-  fi
+  venv_beside python3 "$up" || die "venv"
   tag=$(python3 -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
   wheel=$(ls "$carry"/wheels/apache_tvm_ffi-*-"$tag"-*.whl 2>/dev/null | head -n 1)
   [[ -n $wheel ]] || die "no upstream wheel for $tag in $carry/wheels"

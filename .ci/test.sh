@@ -146,8 +146,7 @@ run_phase() {
 # counts to the totals. pytest's exit 5 ("no tests collected") is a failure
 # like any other non-zero exit.
 run_pytest() {
-  local name=$1 dir=$2 rc=0 log line n
-  local passed=0 failed=0 skipped=0
+  local name=$1 dir=$2 rc=0 log passed=0 failed=0 skipped=0
   shift 2
   banner "$name: pytest python/tests"
   if [[ ! -f $dir/python/tvmffi/__init__.py ]]; then
@@ -156,18 +155,8 @@ run_pytest() {
   log=$(mktemp)
   env PYTHONPATH="$PWD/$dir/python" "$@" /usr/bin/python3 -m pytest python/tests -rs \
     -p no:cacheprovider 2>&1 | tee "$log" || rc=$?
-  # The summary line, e.g. "=== 3 failed, 118 passed, 2 skipped, 1 error in 8.1s ===".
-  line=$(grep -E '^=+ .*[0-9]+ (passed|failed|skipped|errors?|deselected|no tests ran).* in [0-9.]+s' \
-         "$log" | tail -n 1 || true)
-  for n in passed failed skipped error errors; do
-    if [[ $line =~ ([0-9]+)\ $n([ ,]|$) ]]; then
-      case $n in
-        passed) passed=${BASH_REMATCH[1]} ;;
-        skipped) skipped=${BASH_REMATCH[1]} ;;
-        *) failed=$((failed + BASH_REMATCH[1])) ;;
-      esac
-    fi
-  done
+  read -r passed failed skipped <<<"$(pytest_counts "$log")"
+  passed=${passed:-0} failed=${failed:-0} skipped=${skipped:-0}
   rm -f "$log"
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))

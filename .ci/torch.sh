@@ -17,34 +17,14 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo" || exit 2
-start=$SECONDS
 pins=(torch==2.11.0 numpy==2.4.6 pytest==8.3.5 jax==0.10.2 jaxlib==0.10.2)
 venv=${TVMFFI_TORCH_VENV:-${TMPDIR:-/tmp}/tvmffi-torch-venv}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-torch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-passed=0 failed=0 skipped=0
-fails=()
-check() {  # check NAME CMD...: one counted step
-  local name=$1
-  shift
-  echo "--- $name"
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "PASS: $name"
-  else
-    failed=$((failed + 1))
-    fails+=("$name")
-    echo "FAIL: $name"
-  fi
-}
-finish() {
-  [[ ${#fails[@]} -eq 0 ]] || printf 'torch FAILED: %s\n' "${fails[@]}"
-  echo "torch: phase took $((SECONDS - start)) s"
-  echo "torch: $passed passed, $failed failed, $skipped skipped"
-  [[ $failed -eq 0 ]]
-  exit
-}
+# shellcheck source=.ci/lib.sh
+source "$repo/.ci/lib.sh"
+counted_begin torch
 
 # ------------------------------------------------------------- the venv ---
 make_venv() {
@@ -84,24 +64,11 @@ check "CPU kernels built against the installed package" bash -c '
 
 # ---------------------------------------------------------------- tests ---
 run_pytest() {
-  local log="$work/pytest.log" line n rc=0
+  local log="$work/pytest.log" rc=0
   (cd "$work" && TVMFFI_CPU_KERNELS="$kernels" "$py" -m pytest -q -rs -p no:cacheprovider \
     "$repo/python/tests/test_torch_ops.py" "$repo/python/tests/test_jax_shape.py") 2>&1 |
     tee "$log" || rc=$?
-  line=$(grep -E '^(=+ )?[0-9]+ (passed|failed|skipped).* in [0-9.]+s' "$log" | tail -n 1 || true)
-  for n in passed failed skipped error errors; do
-    if [[ $line =~ ([0-9]+)\ $n([ ,]|$) ]]; then
-      case $n in
-        passed) passed=$((passed + BASH_REMATCH[1])) ;;
-        skipped) skipped=$((skipped + BASH_REMATCH[1])) ;;
-        *) failed=$((failed + BASH_REMATCH[1])) ;;
-      esac
-    fi
-  done
-  if [[ -z $line || $rc -ne 0 ]]; then
-    failed=$((failed + 1))
-    fails+=("pytest (rc=$rc)")
-  fi
+  add_pytest "$log" "$rc"
 }
 run_pytest
 

@@ -36,16 +36,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-upstream-run.XXXXXX")
 if [[ ${TVMFFI_UPSTREAM_KEEP:-0} != 1 ]]; then trap 'rm -rf "$work"' EXIT; fi
 echo "upstream: working in $work"
 
-passed=0 failed=0 skipped=0
-fails=()
-start=$SECONDS
-finish() {
-  [[ ${#fails[@]} -eq 0 ]] || printf 'upstream FAILED: %s\n' "${fails[@]}"
-  echo "upstream: phase took $((SECONDS - start)) s"
-  echo "upstream: $passed passed, $failed failed, $skipped skipped"
-  [[ $failed -eq 0 && ${#fails[@]} -eq 0 ]]
-  exit
-}
+# shellcheck source=.ci/lib.sh
+source "$repo/.ci/lib.sh"
+counted_begin upstream
 add_counts() {  # add_counts LOG NAME: add expect.py's last line to the totals
   local line
   line=$(grep -E "^$2: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped, [0-9]+ expected failures$" "$1" |

@@ -41,27 +41,9 @@ else
 fi
 echo "wheel: working in $work"
 
-passed=0 failed=0 skipped=0
-fails=()
-check() {  # check NAME CMD...: one counted step
-  local name=$1
-  shift
-  echo "--- $name"
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "PASS: $name"
-  else
-    failed=$((failed + 1))
-    fails+=("$name")
-    echo "FAIL: $name"
-  fi
-}
-finish() {
-  [[ ${#fails[@]} -eq 0 ]] || printf 'wheel FAILED: %s\n' "${fails[@]}"
-  echo "wheel: $passed passed, $failed failed, $skipped skipped"
-  [[ $failed -eq 0 ]]
-  exit
-}
+# shellcheck source=.ci/lib.sh
+source "$repo/.ci/lib.sh"
+counted_begin wheel
 
 # ---------------------------------------------------------------- build ---
 wheel_build="$repo/build/wheel"
@@ -75,16 +57,11 @@ check "build the drop-in tvm_ffi distribution" \
   "$base_py" -m pip wheel --no-build-isolation --no-deps --no-index -w "$work/dist" \
   "$repo/python/compat"
 venv="$work/venv"
-check "install both into a fresh venv" bash -c '
-  "$3" -m venv --system-site-packages "$1" &&
-  "$1/bin/pip" install -q --no-deps --no-index "$2"/*.whl || exit 1
-  # A base interpreter that is itself a venv: its packages (numpy, torch) are
-  # not system site-packages of the new venv; name them in a .pth.
-  if "$3" -c "import sys; sys.exit(0 if sys.prefix != sys.base_prefix else 1)"; then
-    site=$("$1/bin/python" -c "import sysconfig; print(sysconfig.get_paths()[\"purelib\"])")
-    "$3" -c "import sysconfig; print(sysconfig.get_paths()[\"purelib\"])" \
-      > "$site/tvmffi_base_venv.pth"
-  fi' _ "$venv" "$work/dist" "$base_py"
+install_both() {
+  venv_beside "$base_py" "$venv" &&
+    "$venv/bin/pip" install -q --no-deps --no-index "$work/dist"/*.whl
+}
+check "install both into a fresh venv" install_both
 rm -rf "$wheel_build"
 [[ -x $venv/bin/python ]] || finish
 py=$venv/bin/python
@@ -184,16 +161,5 @@ log="$work/pytest.log"
 rc=0
 (cd "$work" && TVMFFI_CPU_KERNELS="$kernels" TVMFFI_EXPECT_INSTALLED=1 \
   "$py" -m pytest "$repo/python/tests" -rs -p no:cacheprovider) 2>&1 | tee "$log" || rc=$?
-line=$(grep -E '^=+ .*[0-9]+ (passed|failed|skipped|errors?|no tests ran).* in [0-9.]+s' "$log" |
-       tail -n 1 || true)
-for n in passed failed skipped error errors; do
-  if [[ $line =~ ([0-9]+)\ $n([ ,]|$) ]]; then
-    case $n in
-      passed) passed=$((passed + BASH_REMATCH[1])) ;;
-      skipped) skipped=$((skipped + BASH_REMATCH[1])) ;;
-      *) failed=$((failed + BASH_REMATCH[1])) ;;
-    esac
-  fi
-done
-if [[ $rc -ne 0 ]]; then fails+=("pytest (rc=$rc)"); [[ $failed -gt 0 ]] || failed=1; fi
+add_pytest "$log" "$rc"
 finish

@@ -20,13 +20,15 @@ py=${1:?usage: interop.sh PYTHON UPSTREAM_WHEEL WORK}
 wheel=${2:?usage: interop.sh PYTHON UPSTREAM_WHEEL WORK}
 work=${3:?usage: interop.sh PYTHON UPSTREAM_WHEEL WORK}
 mkdir -p "$work"
+# shellcheck source=.ci/lib.sh
+source "$here/../../.ci/lib.sh"
 passed=0 failed=0
 finish() { echo "interop: $passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit; }
 broken() { echo "interop FAIL: $*"; failed=$((failed + 1)); finish; }
 
 # Upstream's package in a venv of its own (its dependencies from PyPI).
 upvenv=$work/upstream-venv
-if ! { "${TVMFFI_PYTHON:-/usr/bin/python3}" -m venv --system-site-packages "$upvenv" &&
+if ! { venv_beside "${TVMFFI_PYTHON:-/usr/bin/python3}" "$upvenv" &&
         "$upvenv/bin/pip" install -q "$wheel"; }; then
   broken "install upstream's wheel into a venv"
 fi
