@@ -26,6 +26,7 @@ runtime (libcudart).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import shlex
@@ -252,24 +253,58 @@ def _run(cmd: list[str], cwd: Path) -> None:
         )
 
 
+@dataclasses.dataclass(frozen=True)
+class _Options:
+    """The build options every entry point shares, normalised once."""
+
+    extra_cflags: list[str]
+    extra_cuda_cflags: list[str]
+    extra_ldflags: list[str]
+    extra_include_paths: list[str]
+    build_directory: str | None
+    embed_cubin: Mapping[str, bytes] | None
+    output: str | None
+
+    @classmethod
+    def of(
+        cls,
+        extra_cflags: Sequence[str] | None,
+        extra_cuda_cflags: Sequence[str] | None,
+        extra_ldflags: Sequence[str] | None,
+        extra_include_paths: Sequence[str] | None,
+        build_directory: str | None,
+        embed_cubin: Mapping[str, bytes] | None,
+        backend: str | None,
+        output: str | None = None,
+    ) -> _Options:
+        if backend not in (None, "cuda"):
+            raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
+        return cls(
+            _as_list(extra_cflags),
+            _as_list(extra_cuda_cflags),
+            _as_list(extra_ldflags),
+            _as_list(extra_include_paths),
+            build_directory,
+            embed_cubin,
+            output,
+        )
+
+
 def _build(
     name: str,
     files: list[str],
-    extra_cflags: list[str],
-    extra_cuda_cflags: list[str],
-    extra_ldflags: list[str],
-    extra_include_paths: list[str],
-    build_directory: str | None,
-    output: str | None,
     key_text: str,
-    embed_cubin: Mapping[str, bytes] | None = None,
+    opts: _Options,
     sources: Sequence[tuple[Path, str]] = (),
 ) -> tuple[str, str]:
     """Build (or find) the library; returns its path and its versioned link's
     (the same path for an object file). ``sources`` are written first, under the lock."""
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"tvmffi.cpp: invalid module name {name!r}")
-    cubins = _cubins(embed_cubin)
+    extra_cflags, extra_cuda_cflags = opts.extra_cflags, opts.extra_cuda_cflags
+    extra_ldflags, extra_include_paths = opts.extra_ldflags, opts.extra_include_paths
+    build_directory, output = opts.build_directory, opts.output
+    cubins = _cubins(opts.embed_cubin)
     includes = [*extra_include_paths, *libinfo.include_paths()]
     lib_dir = str(Path(libinfo.find_libtvm_ffi()).parent)
     cxx, cc = _compiler("CXX", "c++"), _compiler("CC", "cc")
@@ -419,45 +454,23 @@ def _inline_files(
 
 def _build_inline(
     name: str,
-    *,
-    cpp_sources: Sequence[str] | str | None = None,
-    cuda_sources: Sequence[str] | str | None = None,
-    functions: Mapping[str, str] | Sequence[str] | str | None = None,
-    extra_cflags: Sequence[str] | None = None,
-    extra_cuda_cflags: Sequence[str] | None = None,
-    extra_ldflags: Sequence[str] | None = None,
-    extra_include_paths: Sequence[str] | None = None,
-    build_directory: str | None = None,
-    embed_cubin: Mapping[str, bytes] | None = None,
-    backend: str | None = None,
-    output: str | None = None,
+    cpp_sources: Sequence[str] | str | None,
+    cuda_sources: Sequence[str] | str | None,
+    functions: Mapping[str, str] | Sequence[str] | str | None,
+    opts: _Options,
 ) -> tuple[str, str]:
     """build_inline, returning the library's path and its versioned link's."""
-    if backend not in (None, "cuda"):
-        raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
     files = _inline_files(name, cpp_sources, cuda_sources, functions)
     key_text = "\0".join(f"{n}\0{text}" for n, text in files)
     digest = hashlib.sha256(key_text.encode()).hexdigest()[:16]
     src_dir = (
-        Path(build_directory).resolve()
-        if build_directory
+        Path(opts.build_directory).resolve()
+        if opts.build_directory
         else _cache_root() / f"{name}_src_{digest}"
     )
     src_dir.mkdir(parents=True, exist_ok=True)
     sources = [(src_dir / fname, text) for fname, text in files]
-    return _build(
-        name,
-        [str(path) for path, _ in sources],
-        _as_list(extra_cflags),
-        _as_list(extra_cuda_cflags),
-        _as_list(extra_ldflags),
-        _as_list(extra_include_paths),
-        build_directory,
-        output,
-        key_text,
-        embed_cubin,
-        sources,
-    )
+    return _build(name, [str(path) for path, _ in sources], key_text, opts, sources)
 
 
 def build_inline(
@@ -484,20 +497,17 @@ def build_inline(
     ``TVM_FFI_EMBED_CUBIN(name)`` and ``TVM_FFI_EMBED_CUBIN_GET_KERNEL(name,
     "kernel")`` of ``<tvm/ffi/extra/cuda/cubin_launcher.h>``.
     """
-    return _build_inline(
-        name,
-        cpp_sources=cpp_sources,
-        cuda_sources=cuda_sources,
-        functions=functions,
-        extra_cflags=extra_cflags,
-        extra_cuda_cflags=extra_cuda_cflags,
-        extra_ldflags=extra_ldflags,
-        extra_include_paths=extra_include_paths,
-        build_directory=build_directory,
-        embed_cubin=embed_cubin,
-        backend=backend,
-        output=output,
-    )[0]
+    opts = _Options.of(
+        extra_cflags,
+        extra_cuda_cflags,
+        extra_ldflags,
+        extra_include_paths,
+        build_directory,
+        embed_cubin,
+        backend,
+        output,
+    )
+    return _build_inline(name, cpp_sources, cuda_sources, functions, opts)[0]
 
 
 def load_inline(
@@ -516,40 +526,27 @@ def load_inline(
     backend: str | None = None,
 ) -> Module:
     """:func:`build_inline`, then load the library (its versioned link) as a Module."""
-    _, path = _build_inline(
-        name,
-        cpp_sources=cpp_sources,
-        cuda_sources=cuda_sources,
-        functions=functions,
-        extra_cflags=extra_cflags,
-        extra_cuda_cflags=extra_cuda_cflags,
-        extra_ldflags=extra_ldflags,
-        extra_include_paths=extra_include_paths,
-        build_directory=build_directory,
-        embed_cubin=embed_cubin,
-        backend=backend,
+    opts = _Options.of(
+        extra_cflags,
+        extra_cuda_cflags,
+        extra_ldflags,
+        extra_include_paths,
+        build_directory,
+        embed_cubin,
+        backend,
     )
+    _, path = _build_inline(name, cpp_sources, cuda_sources, functions, opts)
     return load_module(path, keep_module_alive=keep_module_alive)
 
 
 def _build_files(
     name: str,
-    *,
-    sources: Sequence[str] | str | None = None,
-    cpp_files: Sequence[str] | str | None = None,
-    cuda_files: Sequence[str] | str | None = None,
-    extra_cflags: Sequence[str] | None = None,
-    extra_cuda_cflags: Sequence[str] | None = None,
-    extra_ldflags: Sequence[str] | None = None,
-    extra_include_paths: Sequence[str] | None = None,
-    build_directory: str | None = None,
-    backend: str | None = None,
-    output: str | None = None,
-    embed_cubin: Mapping[str, bytes] | None = None,
+    sources: Sequence[str] | str | None,
+    cpp_files: Sequence[str] | str | None,
+    cuda_files: Sequence[str] | str | None,
+    opts: _Options,
 ) -> tuple[str, str]:
     """build, returning the library's path and its versioned link's."""
-    if backend not in (None, "cuda"):
-        raise ValueError(f"tvmffi.cpp: backend {backend!r} is not supported (only 'cuda')")
     files = [
         str(Path(f).resolve())
         for f in (*_as_list(sources), *_as_list(cpp_files), *_as_list(cuda_files))
@@ -560,18 +557,7 @@ def _build_files(
         if not Path(f).is_file():
             raise FileNotFoundError(f"tvmffi.cpp.build: no source file {f}")
     key_text = "\0".join(f"{f}\0{Path(f).read_bytes().hex()}" for f in files)
-    return _build(
-        name,
-        files,
-        _as_list(extra_cflags),
-        _as_list(extra_cuda_cflags),
-        _as_list(extra_ldflags),
-        _as_list(extra_include_paths),
-        build_directory,
-        output,
-        key_text,
-        embed_cubin,
-    )
+    return _build(name, files, key_text, opts)
 
 
 def build(
@@ -594,20 +580,17 @@ def build(
     The sources export their functions themselves (the TVM-FFI export macros).
     ``embed_cubin`` as for :func:`build_inline`. Returns the library's path.
     """
-    return _build_files(
-        name,
-        sources=sources,
-        cpp_files=cpp_files,
-        cuda_files=cuda_files,
-        extra_cflags=extra_cflags,
-        extra_cuda_cflags=extra_cuda_cflags,
-        extra_ldflags=extra_ldflags,
-        extra_include_paths=extra_include_paths,
-        build_directory=build_directory,
-        backend=backend,
-        output=output,
-        embed_cubin=embed_cubin,
-    )[0]
+    opts = _Options.of(
+        extra_cflags,
+        extra_cuda_cflags,
+        extra_ldflags,
+        extra_include_paths,
+        build_directory,
+        embed_cubin,
+        backend,
+        output,
+    )
+    return _build_files(name, sources, cpp_files, cuda_files, opts)[0]
 
 
 def load(
@@ -626,17 +609,14 @@ def load(
     embed_cubin: Mapping[str, bytes] | None = None,
 ) -> Module:
     """:func:`build`, then load the library (its versioned link) as a Module."""
-    _, path = _build_files(
-        name,
-        sources=sources,
-        cpp_files=cpp_files,
-        cuda_files=cuda_files,
-        extra_cflags=extra_cflags,
-        extra_cuda_cflags=extra_cuda_cflags,
-        extra_ldflags=extra_ldflags,
-        extra_include_paths=extra_include_paths,
-        build_directory=build_directory,
-        backend=backend,
-        embed_cubin=embed_cubin,
+    opts = _Options.of(
+        extra_cflags,
+        extra_cuda_cflags,
+        extra_ldflags,
+        extra_include_paths,
+        build_directory,
+        embed_cubin,
+        backend,
     )
+    _, path = _build_files(name, sources, cpp_files, cuda_files, opts)
     return load_module(path, keep_module_alive=keep_module_alive)
