@@ -21,15 +21,18 @@ kind and message. Needs torch >= 2.4 (``torch.library.custom_op``).
     >>> ops = tvmffi.torch.register(mod, namespace="cpu_kernels")
     >>> torch.compile(lambda x: ops.scale_alloc(x, 2.0) + 1, fullgraph=True)(x)
 
-Symbolic sizes (dynamic shapes) go to a shape function as their current
-values: torch guards on them, so a new size recompiles.
+Dynamic shapes: symbolic sizes go to the shape function at their current
+values and the fake tensors get symbolic sizes back (an argument's size, or a
+linear function of the sizes, learned by calling the shape function at other
+sizes), so ``torch.compile(dynamic=True)`` and ``mark_dynamic`` compile once
+for every size; a size the shape function computes otherwise is specialized.
 """
 
 from __future__ import annotations
 
 import keyword
 import types
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Sequence
 
 from . import shape_function as _shape
 
@@ -147,6 +150,142 @@ def _torch_dtype(torch: Any, name: str) -> Any:
     return dt
 
 
+def _sym_exprs(torch: Any, args: Sequence[Any]) -> Iterator[Any]:
+    """The symbolic sizes and strides of the tensor arguments."""
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            for d in (*a.shape, *a.stride()):
+                if isinstance(d, torch.SymInt):
+                    yield d
+
+
+def _metas_at(torch: Any, args: Sequence[Any], values: dict) -> list[Any]:
+    """``args`` with each tensor as a TensorMeta whose sizes take ``values`` (symbol -> int)."""
+
+    def at(d: Any) -> int:
+        return int(d.node.expr.xreplace(values)) if isinstance(d, torch.SymInt) else int(d)
+
+    return [
+        _shape.TensorMeta(
+            tuple(at(d) for d in a.shape),
+            _shape._dtype_name(a.dtype),
+            _shape._device_pair(a.device),
+            tuple(at(d) for d in a.stride()),
+        )
+        if isinstance(a, torch.Tensor)
+        else a
+        for a in args
+    ]
+
+
+def _symbolic_results(
+    torch: Any, module: Any, name: str, args: Sequence[Any]
+) -> list[tuple[tuple[Any, ...], _shape.TensorSpec]]:
+    """Each result's shape (ints and SymInts of the arguments' sizes) with its spec.
+
+    The shape function takes concrete sizes, so symbolic ones (dynamic shapes)
+    go in at their current values (hints), without a guard, and it is called
+    again with each symbol moved (x2, else +1) to learn how each result size
+    follows them: as an argument's size, or ``b + sum(a_i * s_i)`` with integer
+    coefficients (checked once more with every symbol moved twice as far). A size that
+    follows neither, or a symbol the shape function refuses at other values,
+    is specialized: torch guards on its current value, so a new value recompiles.
+    """
+    syms = list(_sym_exprs(torch, args))
+    if not syms:
+        return [(s.shape, s) for s in _shape.result_specs(module, name, args)]
+    env = syms[0].node.shape_env
+    known = getattr(env, "backed_var_to_val", None)
+    if known is None:  # torch < 2.10
+        known = env.var_to_val
+    free = sorted({f for d in syms for f in d.node.expr.free_symbols}, key=str)
+    if any(f not in known for f in free):  # data-dependent (unbacked): torch's own error
+        concrete = [_concrete(torch, a) for a in args]
+        return [(s.shape, s) for s in _shape.result_specs(module, name, concrete)]
+    hints = {f: int(known[f]) for f in free}
+    base = _shape.result_specs(module, name, _metas_at(torch, args, hints))
+
+    def specs_at(values: dict) -> list | None:
+        try:
+            got = _shape.result_specs(module, name, _metas_at(torch, args, values))
+        except Exception:  # refused at these sizes
+            return None
+        same = len(got) == len(base) and all(
+            (len(x.shape), x.dtype, x.device) == (len(y.shape), y.dtype, y.device)
+            for x, y in zip(got, base)
+        )
+        return got if same else None
+
+    probes: dict[Any, tuple[dict, list]] = {}  # symbol -> (values, specs there)
+    for f in free:
+        for v in (2 * hints[f], hints[f] + 1):
+            got = specs_at({**hints, f: v})
+            if got is not None:
+                probes[f] = ({**hints, f: v}, got)
+                break
+    specialize = {f for f in free if f not in probes}
+    far = {f: probes[f][0][f] if f in probes else hints[f] for f in free}
+    sizes = [d for a in args if isinstance(a, torch.Tensor) for d in a.shape]
+    sizes = [d for d in sizes if isinstance(d, torch.SymInt)]
+    joint: list | None = None  # the specs with every probed symbol moved twice as far
+    results = []
+    for j, spec in enumerate(base):
+        shape = []
+        for k, r in enumerate(spec.shape):
+            moved = {f: got[j].shape[k] for f, (_, got) in probes.items() if got[j].shape[k] != r}
+            if not moved:  # a constant, as far as the shape function can tell
+                shape.append(r)
+                continue
+            size = next(
+                (
+                    d
+                    for d in sizes
+                    if all(
+                        int(d.node.expr.xreplace(vs)) == got[j].shape[k]
+                        for vs, got in probes.values()
+                    )
+                    and int(d.node.expr.xreplace(hints)) == r
+                ),
+                None,
+            )
+            if size is not None:  # an argument's size
+                shape.append(size)
+                continue
+            coeff = {}
+            for f, value in moved.items():
+                step = probes[f][0][f] - hints[f]
+                if (value - r) % step == 0:
+                    coeff[f] = (value - r) // step
+            if len(coeff) == len(moved):
+                if joint is None:  # a third value of each symbol: a line, not a curve
+                    joint = specs_at({f: 2 * far[f] - hints[f] for f in free}) or []
+                const = r - sum(c * hints[f] for f, c in coeff.items())
+                want = const + sum(c * (2 * far[f] - hints[f]) for f, c in coeff.items())
+                if joint and joint[j].shape[k] == want:  # b + sum(a_i * s_i)
+                    expr = const
+                    for f, c in coeff.items():
+                        expr = expr + c * env.create_symintnode(f, hint=hints[f])
+                    shape.append(expr)
+                    continue
+            shape.append(r)  # follows its sizes some other way: they are fixed
+            specialize.update(moved)
+        results.append((tuple(shape), spec))
+    for f in sorted(specialize, key=str):  # a guard: f == its current value
+        int(env.create_symintnode(f, hint=hints[f]))
+    return results
+
+
+def _concrete(torch: Any, a: Any) -> Any:
+    if not isinstance(a, torch.Tensor):
+        return a
+    return _shape.TensorMeta(
+        tuple(int(d) for d in a.shape),
+        _shape._dtype_name(a.dtype),
+        _shape._device_pair(a.device),
+        tuple(int(d) for d in a.stride()),
+    )
+
+
 def _define(torch: Any, module: Any, name: str, namespace: str) -> Any:
     schema, mutated, n_out = op_schema(module, name)
     func = module.get_function(name)
@@ -165,14 +304,13 @@ def _define(torch: Any, module: Any, name: str, namespace: str) -> Any:
     else:
 
         def fake(*args: Any) -> Any:
-            specs = _shape.result_specs(module, name, args)
             outs = [
                 torch.empty(
-                    s.shape,
+                    shape,
                     dtype=_torch_dtype(torch, s.dtype),
                     device=_torch_device(torch, s.device),
                 )
-                for s in specs
+                for shape, s in _symbolic_results(torch, module, name, args)
             ]
             if n_out == 1:
                 if len(outs) != 1:
