@@ -112,6 +112,9 @@ check "docs/examples/torch/build.sh" bash -c 'cd "$1" && PATH="$2/bin:$PATH" bas
 check "docs/examples/torch/compile_model.py" bash -c \
   'cd "$1" && "$2" compile_model.py | tee out.log && grep -q "graph breaks: 0" out.log' \
   _ "$work/examples" "$py"
+check "docs/examples/torch/dynamic_shapes.py" bash -c \
+  'cd "$1" && "$2" dynamic_shapes.py | tee out.log && grep -q "^compiles: 1$" out.log &&
+   grep -q "^compiles with mark_dynamic: 1$" out.log' _ "$work/examples" "$py"
 check "docs/examples/torch/jax_call.py" bash -c \
   'cd "$1" && "$2" jax_call.py | tee out.log && grep -q "jit: True" out.log' \
   _ "$work/examples" "$py"

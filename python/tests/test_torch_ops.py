@@ -186,9 +186,12 @@ def test_mark_dynamic_compiles_once(ops: Any) -> None:
     assert _compiles(_model(ops), [6, 10, 33]) == 1
 
 
-def test_static_shapes_still_recompile(ops: Any) -> None:
-    # The control: without dynamic shapes each size is its own graph.
+def test_static_shapes_still_recompile(ops: Any, cpu_kernels: tvmffi.Module) -> None:
+    # The controls: without dynamic shapes each size is its own graph, and so
+    # it is with ops whose fake tensors take the current sizes.
     assert _compiles(_model(ops), [8, 12, 20], dynamic=False) == 3
+    fixed = tt.register(cpu_kernels, namespace="tvmffi_test_cpu4", symbolic_sizes=False)
+    assert _compiles(_model(fixed), [8, 12, 20], dynamic=True) == 3
 
 
 def _results(module: Any, rows: int, cols: int) -> tuple[Any, Any]:
@@ -243,6 +246,14 @@ def test_result_size_linear_in_the_sizes(cpu_kernels: tvmffi.Module, monkeypatch
     assert shape[0].node.expr == 2 * s0 + 1
     assert shape[1].node.expr == s0 + s1 - 2
     assert s0.free_symbols and s1.free_symbols
+
+
+def test_rounded_up_size_specializes(cpu_kernels: tvmffi.Module, monkeypatch: Any) -> None:
+    # 8 rounds to 8 and 16 to 16, but 9 to 16: not the argument's size.
+    _with_rule(monkeypatch, lambda s: (-(-s[0] // 8) * 8, s[1]))
+    ((shape, _),), x = _results(cpu_kernels, 8, 4)
+    assert shape[0] == 8 and _same(shape[1], x.shape[1])
+    assert x.shape[0].node.expr == 8
 
 
 def test_nonlinear_size_specializes(cpu_kernels: tvmffi.Module, monkeypatch: Any) -> None:

@@ -185,11 +185,11 @@ def _symbolic_results(
 
     The shape function takes concrete sizes, so symbolic ones (dynamic shapes)
     go in at their current values (hints), without a guard, and it is called
-    again with each symbol moved (x2, else +1) to learn how each result size
-    follows them: as an argument's size, or ``b + sum(a_i * s_i)`` with integer
-    coefficients (checked once more with every symbol moved twice as far). A size that
-    follows neither, or a symbol the shape function refuses at other values,
-    is specialized: torch guards on its current value, so a new value recompiles.
+    again with each symbol moved (x2 and +1) to learn how each result size
+    follows them: as a constant, an argument's size, or ``b + sum(a_i * s_i)``
+    with integer coefficients (checked at a third value). A size that follows
+    none, or a symbol the shape function refuses at both other values, is
+    specialized: torch guards on its current value, so a new value recompiles.
     """
     syms = list(_sym_exprs(torch, args))
     if not syms:
@@ -200,15 +200,14 @@ def _symbolic_results(
         known = env.var_to_val
     free = sorted({f for d in syms for f in d.node.expr.free_symbols}, key=str)
     if any(f not in known for f in free):  # data-dependent (unbacked): torch's own error
-        concrete = [_concrete(torch, a) for a in args]
-        return [(s.shape, s) for s in _shape.result_specs(module, name, concrete)]
+        return [(s.shape, s) for s in _shape.result_specs(module, name, _concretes(torch, args))]
     hints = {f: int(known[f]) for f in free}
     base = _shape.result_specs(module, name, _metas_at(torch, args, hints))
 
     def specs_at(values: dict) -> list | None:
         try:
             got = _shape.result_specs(module, name, _metas_at(torch, args, values))
-        except Exception:  # refused at these sizes
+        except Exception:  # the shape function refuses these sizes
             return None
         same = len(got) == len(base) and all(
             (len(x.shape), x.dtype, x.device) == (len(y.shape), y.dtype, y.device)
@@ -216,35 +215,35 @@ def _symbolic_results(
         )
         return got if same else None
 
-    probes: dict[Any, tuple[dict, list]] = {}  # symbol -> (values, specs there)
+    # Samples: (values, specs there) with one symbol moved, then all of them.
+    samples: list[tuple[dict, list]] = []
+    moves: dict[Any, list[int]] = {}  # symbol -> indices of its samples
     for f in free:
         for v in (2 * hints[f], hints[f] + 1):
             got = specs_at({**hints, f: v})
             if got is not None:
-                probes[f] = ({**hints, f: v}, got)
-                break
-    specialize = {f for f in free if f not in probes}
-    far = {f: probes[f][0][f] if f in probes else hints[f] for f in free}
+                moves.setdefault(f, []).append(len(samples))
+                samples.append(({**hints, f: v}, got))
+    specialize = {f for f in free if f not in moves}
+    joint: list = []  # [(values, specs)] with every symbol moved, once a linear size needs it
+
+    def follows(pred: Any, j: int, k: int, r: int, extra: list) -> bool:
+        return pred(hints) == r and all(pred(vs) == got[j].shape[k] for vs, got in samples + extra)
+
     sizes = [d for a in args if isinstance(a, torch.Tensor) for d in a.shape]
     sizes = [d for d in sizes if isinstance(d, torch.SymInt)]
-    joint: list | None = None  # the specs with every probed symbol moved twice as far
     results = []
     for j, spec in enumerate(base):
-        shape = []
+        shape: list[Any] = []
         for k, r in enumerate(spec.shape):
-            moved = {f: got[j].shape[k] for f, (_, got) in probes.items() if got[j].shape[k] != r}
-            if not moved:  # a constant, as far as the shape function can tell
+            if follows(lambda vs: r, j, k, r, []):  # moves with no symbol
                 shape.append(r)
                 continue
             size = next(
                 (
                     d
                     for d in sizes
-                    if all(
-                        int(d.node.expr.xreplace(vs)) == got[j].shape[k]
-                        for vs, got in probes.values()
-                    )
-                    and int(d.node.expr.xreplace(hints)) == r
+                    if follows(lambda vs, d=d: int(d.node.expr.xreplace(vs)), j, k, r, [])
                 ),
                 None,
             )
@@ -252,41 +251,61 @@ def _symbolic_results(
                 shape.append(size)
                 continue
             coeff = {}
-            for f, value in moved.items():
-                step = probes[f][0][f] - hints[f]
-                if (value - r) % step == 0:
-                    coeff[f] = (value - r) // step
-            if len(coeff) == len(moved):
-                if joint is None:  # a third value of each symbol: a line, not a curve
-                    joint = specs_at({f: 2 * far[f] - hints[f] for f in free}) or []
+            for f, idx in moves.items():
+                vs, got = samples[idx[0]]
+                coeff[f], rem = divmod(got[j].shape[k] - r, vs[f] - hints[f])
+                if rem:
+                    break
+            else:
+                coeff = {f: c for f, c in coeff.items() if c}
                 const = r - sum(c * hints[f] for f, c in coeff.items())
-                want = const + sum(c * (2 * far[f] - hints[f]) for f, c in coeff.items())
-                if joint and joint[j].shape[k] == want:  # b + sum(a_i * s_i)
-                    expr = const
+
+                def line(vs: dict, coeff: dict = coeff, const: int = const) -> int:
+                    return const + sum(c * vs[f] for f, c in coeff.items())
+
+                if joint == []:
+                    joint.append(None)  # tried
+                    for far in (
+                        {f: 3 * h for f, h in hints.items()},
+                        {f: h + 2 for f, h in hints.items()},
+                    ):
+                        far.update((f, hints[f]) for f in specialize)
+                        got = specs_at(far)
+                        if got is not None:
+                            joint[:] = [(far, got)]
+                            break
+                if joint[0] is not None and follows(line, j, k, r, joint):  # b + sum(a_i * s_i)
+                    expr: Any = const
                     for f, c in coeff.items():
                         expr = expr + c * env.create_symintnode(f, hint=hints[f])
                     shape.append(expr)
                     continue
             shape.append(r)  # follows its sizes some other way: they are fixed
-            specialize.update(moved)
+            specialize.update(
+                f for f, idx in moves.items() if any(samples[i][1][j].shape[k] != r for i in idx)
+            )
         results.append((tuple(shape), spec))
     for f in sorted(specialize, key=str):  # a guard: f == its current value
         int(env.create_symintnode(f, hint=hints[f]))
     return results
 
 
-def _concrete(torch: Any, a: Any) -> Any:
-    if not isinstance(a, torch.Tensor):
-        return a
-    return _shape.TensorMeta(
-        tuple(int(d) for d in a.shape),
-        _shape._dtype_name(a.dtype),
-        _shape._device_pair(a.device),
-        tuple(int(d) for d in a.stride()),
-    )
+def _concretes(torch: Any, args: Sequence[Any]) -> list[Any]:
+    """``args`` with tensors as TensorMeta of their sizes (int() guards on symbolic ones)."""
+    return [
+        _shape.TensorMeta(
+            tuple(int(d) for d in a.shape),
+            _shape._dtype_name(a.dtype),
+            _shape._device_pair(a.device),
+            tuple(int(d) for d in a.stride()),
+        )
+        if isinstance(a, torch.Tensor)
+        else a
+        for a in args
+    ]
 
 
-def _define(torch: Any, module: Any, name: str, namespace: str) -> Any:
+def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: bool) -> Any:
     schema, mutated, n_out = op_schema(module, name)
     func = module.get_function(name)
 
@@ -310,7 +329,14 @@ def _define(torch: Any, module: Any, name: str, namespace: str) -> Any:
                     dtype=_torch_dtype(torch, s.dtype),
                     device=_torch_device(torch, s.device),
                 )
-                for shape, s in _symbolic_results(torch, module, name, args)
+                for shape, s in (
+                    _symbolic_results(torch, module, name, args)
+                    if symbolic_sizes
+                    else [
+                        (s.shape, s)
+                        for s in _shape.result_specs(module, name, _concretes(torch, args))
+                    ]
+                )
             ]
             if n_out == 1:
                 if len(outs) != 1:
@@ -328,6 +354,8 @@ def register(
     module: Any,
     namespace: str,
     names: Iterable[str] | None = None,
+    *,
+    symbolic_sizes: bool = True,
 ) -> types.SimpleNamespace:
     """Register ``module``'s functions as ``torch.ops.<namespace>.<name>`` custom ops.
 
@@ -336,7 +364,10 @@ def register(
     :class:`Skipped`, saying why); without, every function that can be one,
     and the others are listed in the result's ``skipped`` (name -> reason).
     Returns a namespace of the ops (``ops.scale_alloc(x, 2.0)``).
-    Registering again replaces the ops.
+    ``symbolic_sizes=False`` gives fake tensors the current sizes and guards
+    on the arguments' sizes (a new size recompiles), for a shape function
+    whose sizes the dynamic-shape rules would misread (see
+    ``_symbolic_results``). Registering again replaces the ops.
     """
     torch = _torch()
     if isinstance(module, (str, bytes)) or hasattr(module, "__fspath__"):
@@ -351,7 +382,7 @@ def register(
     skipped: dict[str, str] = {}
     for name in todo:
         try:
-            ops[name] = _define(torch, module, name, namespace)
+            ops[name] = _define(torch, module, name, namespace, symbolic_sizes)
         except Skipped as e:
             if explicit:
                 raise
