@@ -7,8 +7,9 @@
 #  2. our wheel installed into it: the one .ci/wheel.sh left in WHEEL_DIR
 #     (TVMFFI_WHEEL_OUT), else one built here with pip wheel;
 #  3. the CPU kernels compiled against the installed package (tvm-ffi-config);
-#  4. pytest of the torch custom ops and the JAX shape-function helper, and the
-#     docs/examples/torch examples.
+#  4. pytest of the torch custom ops and the JAX shape-function helper, the
+#     compile benchmark in its short CPU mode (it runs; times unchecked), and
+#     the docs/examples/torch examples.
 # Ends with "torch: N passed, N failed, N skipped" and exits non-zero on any failure.
 #
 # Usage: .ci/torch.sh [WHEEL_DIR]
@@ -104,6 +105,12 @@ run_pytest() {
   fi
 }
 run_pytest
+
+# The compile benchmark runs on the CPU too (its GPU run: .ci/device-torch.sh);
+# timings are printed, never checked.
+check "benchmarks/bench_torch_compile.py --device cpu --quick --sizes small" bash -c \
+  '"$1" "$2/benchmarks/bench_torch_compile.py" --device cpu --cpu-kernels "$3" --quick \
+     --sizes small' _ "$py" "$repo" "$kernels"
 
 # The docs' examples (docs/torch.md), in a copy.
 cp -r docs/examples/torch "$work/examples"
