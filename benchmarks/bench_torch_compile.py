@@ -16,8 +16,9 @@ repeats) of the same model written
   * in torch's own ops, eager and torch.compile(mode="reduce-overhead");
   * with our kernels through tvmffi.torch ops, eager, torch.compile (default)
     and torch.compile(mode="reduce-overhead": CUDA graphs on CUDA);
-with graph breaks counted (torch._dynamo.explain), every compiled result
-checked against eager, and the ratios of issue #42's goals: ours
+with graph breaks counted (torch._dynamo.explain), the reduce-overhead
+compiles that fell back from CUDA graphs counted (inductor's cudagraph_skips;
+on the CPU, all of them), every compiled result checked against eager, and the ratios of issue #42's goals: ours
 reduce-overhead against torch reduce-overhead (<= 1.0) and against ours eager
 (<= 0.8 where launches dominate). Then the eager path's cost per call: our
 function called directly against the same function through its torch op, on a
@@ -40,6 +41,7 @@ import time
 from typing import Any, Callable
 
 import torch
+from torch._dynamo.utils import counters
 
 import tvmffi
 import tvmffi.torch
@@ -129,6 +131,7 @@ def bench_size(ours: Callable, theirs: Callable, label: str, rows: int, dim: int
     args = (x, w, W)
     ref = theirs(*args)
     torch._dynamo.reset()
+    counters.clear()
     breaks = torch._dynamo.explain(ours)(*args).graph_break_count
     variants = {
         "torch eager": theirs,
@@ -141,11 +144,13 @@ def bench_size(ours: Callable, theirs: Callable, label: str, rows: int, dim: int
     ok = all(
         torch.allclose(f(*args).float(), ref.float(), atol=tol, rtol=tol) for f in variants.values()
     )
+    skips = counters["inductor"]["cudagraph_skips"]  # compiles that run without CUDA graphs
     iters, reps = (10, 3) if a.quick else ((200, 7) if cuda else (50, 7))
     t = step_times_us(variants, args, iters, reps, cuda)
     mine = t["ours reduce-overhead"]
     print(
-        f"\n[{label}: {rows} x {dim} {str(dt)[6:]}] graph breaks {breaks}, all match torch eager: {ok}"
+        f"\n[{label}: {rows} x {dim} {str(dt)[6:]}] graph breaks {breaks}, all match torch eager: {ok},"
+        f" reduce-overhead compiles without CUDA graphs: {skips}"
     )
     for k, v in t.items():
         print(f"  {k:26s} {v:10.1f} us/step")
