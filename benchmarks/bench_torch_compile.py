@@ -164,41 +164,35 @@ def bench_size(ours: Callable, theirs: Callable, label: str, rows: int, dim: int
 
 def call_overhead(mod: Any, ops: Any, a: Any) -> None:
     """Eager cost per call: our function directly, and through its torch custom op."""
-    cuda = a.device == "cuda"
-    name = "scale" if cuda else "scale_alloc"
     x = torch.randn(4, device=a.device)
     out = torch.empty_like(x)
-    direct = mod.get_function(name)
-    op = getattr(ops, name)
-    overload = getattr(getattr(torch.ops, ops.namespace), name).default
-    if cuda:  # scale(out, x, factor): writes out
-        calls = {
-            "function directly": lambda: direct(out, x, 2.0),
-            "torch op (ops.<name>)": lambda: op(out, x, 2.0),
-            "torch op overload (.default)": lambda: overload(out, x, 2.0),
-            "torch's own op (torch.mul(out=))": lambda: torch.mul(x, 2.0, out=out),
-        }
-    else:  # scale_alloc(x, factor) -> a new tensor
-        calls = {
-            "function directly": lambda: direct(x, 2.0),
-            "torch op (ops.<name>)": lambda: op(x, 2.0),
-            "torch op overload (.default)": lambda: overload(x, 2.0),
-            "torch's own op (x * 2.0)": lambda: x * 2.0,
-        }
+    ns = getattr(torch.ops, ops.namespace)
+    cases = {  # name: (our arguments, torch's own op doing the same)
+        "scale": ((out, x, 2.0), lambda: torch.mul(x, 2.0, out=out)),  # writes out
+        "scale_alloc": ((x, 2.0), lambda: x * 2.0),  # returns a new tensor
+    }
     n = 200 if a.quick else 20000
-    print(f"\neager cost per call of {name} on a 4-element tensor ({a.device}, CPU clock):")
-    for k, f in calls.items():
-        for _ in range(10):
-            f()
-        best = []
-        for _ in range(3 if a.quick else 5):
-            t0 = time.perf_counter()
-            for _ in range(n):
+    print(f"\neager cost per call on a 4-element tensor ({a.device}; CPU clock, best of repeats):")
+    for name, (args, theirs) in cases.items():
+        direct, op, overload = mod.get_function(name), getattr(ops, name), getattr(ns, name).default
+        calls = {
+            "function directly": lambda f=direct, args=args: f(*args),
+            "torch op (ops.<name>)": lambda f=op, args=args: f(*args),
+            "torch op overload (.default)": lambda f=overload, args=args: f(*args),
+            "torch's own op": theirs,
+        }
+        for k, f in calls.items():
+            for _ in range(10):
                 f()
-            best.append((time.perf_counter() - t0) * 1e6 / n)
-        if cuda:
-            torch.cuda.synchronize()
-        print(f"  {k:34s} {min(best):7.2f} us")
+            best = []
+            for _ in range(3 if a.quick else 5):
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    f()
+                best.append((time.perf_counter() - t0) * 1e6 / n)
+            if a.device == "cuda":
+                torch.cuda.synchronize()
+            print(f"  {name:12s} {k:30s} {min(best):7.2f} us")
 
 
 def main() -> int:
