@@ -16,6 +16,9 @@ repeats) of the same model written
   * in torch's own ops, eager and torch.compile(mode="reduce-overhead");
   * with our kernels through tvmffi.torch ops, eager, torch.compile (default)
     and torch.compile(mode="reduce-overhead": CUDA graphs on CUDA);
+  * on CUDA, both models (eager, our ops included) captured once in a
+    torch.cuda.CUDAGraph and replayed: what a graph saves without the per-call
+    work of inductor's CUDA-graph trees;
 with graph breaks counted (torch._dynamo.explain), the reduce-overhead
 compiles that fell back from CUDA graphs counted (inductor's cudagraph_skips;
 on the CPU, all of them), every compiled result checked against eager, and the ratios of issue #42's goals: ours
@@ -140,6 +143,14 @@ def bench_size(ours: Callable, theirs: Callable, label: str, rows: int, dim: int
         "ours compiled (default)": torch.compile(ours, fullgraph=True),
         "ours reduce-overhead": torch.compile(ours, fullgraph=True, mode="reduce-overhead"),
     }
+    captured = True
+    if cuda:  # the replay alone, without the per-call work of inductor's CUDA-graph trees
+        for k, f in (("torch CUDA graph replay", theirs), ("ours CUDA graph replay", ours)):
+            try:
+                variants[k] = graph_replay(f, args)
+            except Exception as e:  # counted as a failure; the other variants still run
+                print(f"  {k}: capture FAILED: {type(e).__name__}: {e}")
+                captured = False
     tol = 2e-2 if cuda else 1e-4
     ok = all(
         torch.allclose(f(*args).float(), ref.float(), atol=tol, rtol=tol) for f in variants.values()
@@ -153,13 +164,39 @@ def bench_size(ours: Callable, theirs: Callable, label: str, rows: int, dim: int
         f" reduce-overhead compiles without CUDA graphs: {skips}"
     )
     for k, v in t.items():
-        print(f"  {k:26s} {v:10.1f} us/step")
+        print(f"  {k:28s} {v:10.1f} us/step")
     print(
         f"  ours reduce-overhead / torch reduce-overhead = {mine / t['torch reduce-overhead']:.2f}x"
         f" (goal <= 1.0); / ours eager = {mine / t['ours eager']:.2f}x (goal <= 0.8 launch-bound);"
         f" torch reduce-overhead / torch eager = {t['torch reduce-overhead'] / t['torch eager']:.2f}x"
     )
-    return int(breaks != 0 or not ok)
+    if cuda and captured:
+        print(
+            f"  ours CUDA graph replay / ours eager = {t['ours CUDA graph replay'] / t['ours eager']:.2f}x;"
+            f" / torch CUDA graph replay = "
+            f"{t['ours CUDA graph replay'] / t['torch CUDA graph replay']:.2f}x"
+        )
+    return int(breaks != 0 or not ok or not captured)
+
+
+def graph_replay(fn: Callable, args: tuple) -> Callable:
+    """``fn(*args)`` captured once in a torch.cuda.CUDAGraph: the step replays it
+    (on the captured inputs) and returns the captured output."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm up outside the capture, as torch asks
+        for _ in range(3):
+            fn(*args)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = fn(*args)
+
+    def replay(*_: Any) -> Any:
+        graph.replay()
+        return out
+
+    return replay
 
 
 def call_overhead(mod: Any, ops: Any, a: Any) -> None:
