@@ -1,4 +1,4 @@
-// Two CPU kernels that torch.compile and jax.jit see through: each export
+// CPU kernels that torch.compile and jax.jit see through: each export
 // says what it writes and, through a shape function, what it returns.
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
