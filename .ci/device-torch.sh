@@ -5,15 +5,17 @@
 # .ci/prepare-carry.sh; pass carry: [".carry"]). Builds the Python package and
 # the CUDA kernels, runs python/tests/test_torch_ops.py and test_jax_shape.py
 # (CPU kernels), then benchmarks/bench_torch_compile.py: the model
-# norm -> rmsnorm (ours) -> matmul -> softmax (ours) under
-# torch.compile(fullgraph=True) and mode="reduce-overhead" against torch's ops
-# and our kernels called eagerly, and a jitted JAX ffi_call without a result spec.
+# norm -> rmsnorm (ours) -> matmul -> softmax (ours) at three sizes (small:
+# launch-bound, medium, large), each in torch's ops and with ours, eager and
+# under torch.compile(fullgraph=True, mode="reduce-overhead"), with the ratios;
+# the eager cost per call through a custom op; and a jitted JAX ffi_call
+# without a result spec.
 #
 # Env: OUT (optional)   folder for logs: pytest_torch.log, bench_torch_compile.log
 #      TVMFFI_PYTHON     interpreter (default: python3 on PATH)
 #      TVMFFI_JOBS       build parallelism (default 16)
 #      TVMFFI_CUDA_ARCH  CMAKE_CUDA_ARCHITECTURES (default 90)
-#      TVMFFI_QUICK=1    fewer sizes and iterations
+#      TVMFFI_QUICK=1    fewer iterations
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -211,8 +211,10 @@ example "torch/rowops.cc torch/build.sh" torch "" bash -c 'set -e; bash build.sh
 if "$py" -c 'import sys, torch; sys.exit(0 if hasattr(torch.library, "custom_op") else 1)' \
     >/dev/null 2>&1; then
   example "torch/compile_model.py" torch "graph breaks: 0" python compile_model.py
+  example "torch/dynamic_shapes.py" torch "compiles: 1" python dynamic_shapes.py
 else
   skip "torch/compile_model.py" "no torch >= 2.4 here (.ci/torch.sh runs it)"
+  skip "torch/dynamic_shapes.py" "no torch >= 2.4 here (.ci/torch.sh runs it)"
 fi
 if "$py" -c 'import jax, jax.ffi' >/dev/null 2>&1; then
   example "torch/jax_call.py" torch "jit: True" python jax_call.py

@@ -7,8 +7,9 @@
 #  2. our wheel installed into it: the one .ci/wheel.sh left in WHEEL_DIR
 #     (TVMFFI_WHEEL_OUT), else one built here with pip wheel;
 #  3. the CPU kernels compiled against the installed package (tvm-ffi-config);
-#  4. pytest of the torch custom ops and the JAX shape-function helper, and the
-#     docs/examples/torch examples.
+#  4. pytest of the torch custom ops and the JAX shape-function helper, the
+#     compile benchmark in its short CPU mode (it runs; times unchecked), and
+#     the docs/examples/torch examples.
 # Ends with "torch: N passed, N failed, N skipped" and exits non-zero on any failure.
 #
 # Usage: .ci/torch.sh [WHEEL_DIR]
@@ -72,6 +73,12 @@ run_pytest() {
 }
 run_pytest
 
+# The compile benchmark runs on the CPU too (its GPU run: .ci/device-torch.sh);
+# timings are printed, never checked.
+check "benchmarks/bench_torch_compile.py --device cpu --quick --sizes small" bash -c \
+  '"$1" "$2/benchmarks/bench_torch_compile.py" --device cpu --cpu-kernels "$3" --quick \
+     --sizes small' _ "$py" "$repo" "$kernels"
+
 # The docs' examples (docs/torch.md), in a copy.
 cp -r docs/examples/torch "$work/examples"
 check "docs/examples/torch/build.sh" bash -c 'cd "$1" && PATH="$2/bin:$PATH" bash build.sh' \
@@ -79,6 +86,9 @@ check "docs/examples/torch/build.sh" bash -c 'cd "$1" && PATH="$2/bin:$PATH" bas
 check "docs/examples/torch/compile_model.py" bash -c \
   'cd "$1" && "$2" compile_model.py | tee out.log && grep -q "graph breaks: 0" out.log' \
   _ "$work/examples" "$py"
+check "docs/examples/torch/dynamic_shapes.py" bash -c \
+  'cd "$1" && "$2" dynamic_shapes.py | tee out.log && grep -q "^compiles: 1$" out.log &&
+   grep -q "^compiles with mark_dynamic: 1$" out.log' _ "$work/examples" "$py"
 check "docs/examples/torch/jax_call.py" bash -c \
   'cd "$1" && "$2" jax_call.py | tee out.log && grep -q "jit: True" out.log' \
   _ "$work/examples" "$py"

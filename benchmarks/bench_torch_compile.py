@@ -1,19 +1,38 @@
-"""Our CUDA kernels inside torch.compile and jax.jit (issue #42), on a GPU.
+"""Our kernels inside torch.compile and CUDA graphs (issue #42), by size.
 
-A small model, norm -> our kernel -> matmul -> our kernel:
+A small model, norm -> our kernel -> matmul -> our kernel; on CUDA
+(libtvmffi_kernels.so):
 
-    h = layer_norm(x); h = rmsnorm(h, w)  [ours]; h = h @ W; y = softmax(h)  [ours]
+    h = layer_norm(x); h = rmsnorm(h, w) [ours]; h = h @ W; y = softmax(h) [ours]
 
-timed per step (CUDA events, median of repeats) as
-  * torch: the same model in torch's own ops, eager and compiled (reduce-overhead);
-  * ours eager: our kernels through tvmffi.torch ops, no compile;
-  * ours compiled: torch.compile(fullgraph=True), default mode and reduce-overhead
-    (CUDA graphs);
-with graph breaks counted (torch._dynamo.explain) and results checked against
-eager. Then a jitted JAX function calls rmsnorm through
+on the CPU (libtvmffi_cpu_kernels.so, --device cpu: CI's check that this
+script runs; its times say little):
+
+    h = layer_norm(x); h = scale_alloc(h, 0.5) [ours]; h = h @ W; y = h + 1 [ours]
+
+At each size (small: launch-bound; medium; large: bandwidth- and
+compute-bound), the time per step (CUDA events or the CPU clock, median of
+repeats) of the same model written
+  * in torch's own ops, eager and torch.compile(mode="reduce-overhead");
+  * with our kernels through tvmffi.torch ops, eager, torch.compile (default)
+    and torch.compile(mode="reduce-overhead": CUDA graphs on CUDA);
+  * on CUDA, both models (eager, our ops included) captured once in a
+    torch.cuda.CUDAGraph and replayed: what a graph saves without the per-call
+    work of inductor's CUDA-graph trees;
+with graph breaks counted (torch._dynamo.explain), the reduce-overhead
+compiles that fell back from CUDA graphs counted (inductor's cudagraph_skips;
+on the CPU, all of them), every compiled result checked against eager, and the ratios of issue #42's goals: ours
+reduce-overhead against torch reduce-overhead (<= 1.0) and against ours eager
+(<= 0.8 where launches dominate). Then the eager path's cost per call: our
+function called directly against the same function through its torch op, on a
+tiny tensor. On CUDA, a jitted JAX function calls rmsnorm and softmax through
 tvmffi.jax.ffi_function (no hand-written result spec) and is checked.
 
-Usage: bench_torch_compile.py --cuda-kernels libtvmffi_kernels.so [--quick]
+Usage: bench_torch_compile.py --cuda-kernels libtvmffi_kernels.so [--quick] [--sizes small,...]
+       bench_torch_compile.py --device cpu --cpu-kernels libtvmffi_cpu_kernels.so [--quick]
+           [--sizes ...] [--threads 1]
+Exits non-zero on a graph break, a wrong result or a failed JAX check; never
+on a time.
 """
 
 from __future__ import annotations
@@ -21,105 +40,238 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import time
+from typing import Any, Callable
 
 import torch
+from torch._dynamo.utils import counters
 
 import tvmffi
 import tvmffi.torch
 
+# (name, rows, dim) per device: small is launch-bound, large is not.
+SIZES = {
+    "cuda": [("small", 8, 512), ("medium", 1024, 2048), ("large", 32768, 2048)],
+    "cpu": [("small", 4, 64), ("medium", 64, 256), ("large", 512, 1024)],
+}
 
-def step_time_us(fn, args, iters: int, repeats: int) -> float:
-    for _ in range(3):
-        fn(*args)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iters):
+
+def step_times_us(
+    variants: dict[str, Callable], args: tuple, iters: int, repeats: int, cuda: bool
+) -> dict[str, float]:
+    """Per variant, the median over ``repeats`` of the mean time of ``iters``
+    back-to-back steps; the variants take turns, so a slow spell of the
+    machine (or of inductor's compile workers) falls on all of them."""
+    for fn in variants.values():
+        for _ in range(3):
             fn(*args)
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) * 1000 / iters)
-    return statistics.median(times)
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    for _ in range(repeats):
+        for k, fn in variants.items():
+            if cuda:
+                torch.cuda.synchronize()
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                for _ in range(iters):
+                    fn(*args)
+                end.record()
+                torch.cuda.synchronize()
+                times[k].append(start.elapsed_time(end) * 1000 / iters)
+            else:
+                t0 = time.perf_counter()
+                for _ in range(iters):
+                    fn(*args)
+                times[k].append((time.perf_counter() - t0) * 1e6 / iters)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def models(ops: Any, cuda: bool) -> tuple[Callable, Callable]:
+    """(ours, theirs): the model with our kernels and in torch's ops."""
+    eps = 1e-6
+    if cuda:
+
+        def ours(x, w, W):
+            h = torch.nn.functional.layer_norm(x, x.shape[-1:])
+            n = torch.empty_like(h)
+            ops.rmsnorm(n, h, w, eps)
+            h = n @ W
+            y = torch.empty_like(h)
+            ops.softmax(y, h)
+            return y
+
+        def theirs(x, w, W):
+            h = torch.nn.functional.layer_norm(x, x.shape[-1:])
+            h = torch.nn.functional.rms_norm(h, h.shape[-1:], w, eps)
+            h = h @ W
+            return torch.softmax(h, dim=-1)
+
+    else:
+
+        def ours(x, w, W):
+            h = torch.nn.functional.layer_norm(x, x.shape[-1:])
+            h = ops.scale_alloc(h, 0.5)
+            h = h @ W
+            y = torch.empty_like(h)
+            ops.add_one(h, y)
+            return y
+
+        def theirs(x, w, W):
+            h = torch.nn.functional.layer_norm(x, x.shape[-1:])
+            h = h * 0.5
+            h = h @ W
+            return h + 1
+
+    return ours, theirs
+
+
+def bench_size(ours: Callable, theirs: Callable, label: str, rows: int, dim: int, a: Any) -> int:
+    cuda = a.device == "cuda"
+    dt = torch.bfloat16 if cuda else torch.float32
+    x = torch.randn(rows, dim, device=a.device, dtype=dt)
+    w = torch.randn(dim, device=a.device, dtype=dt)
+    W = torch.randn(dim, dim, device=a.device, dtype=dt) / dim**0.5
+    args = (x, w, W)
+    ref = theirs(*args)
+    torch._dynamo.reset()
+    counters.clear()
+    breaks = torch._dynamo.explain(ours)(*args).graph_break_count
+    variants = {
+        "torch eager": theirs,
+        "torch reduce-overhead": torch.compile(theirs, fullgraph=True, mode="reduce-overhead"),
+        "ours eager": ours,
+        "ours compiled (default)": torch.compile(ours, fullgraph=True),
+        "ours reduce-overhead": torch.compile(ours, fullgraph=True, mode="reduce-overhead"),
+    }
+    captured = True
+    if cuda:  # the replay alone, without the per-call work of inductor's CUDA-graph trees
+        for k, f in (("torch CUDA graph replay", theirs), ("ours CUDA graph replay", ours)):
+            try:
+                variants[k] = graph_replay(f, args)
+            except Exception as e:  # counted as a failure; the other variants still run
+                print(f"  {k}: capture FAILED: {type(e).__name__}: {e}")
+                captured = False
+    tol = 2e-2 if cuda else 1e-4
+    ok = all(
+        torch.allclose(f(*args).float(), ref.float(), atol=tol, rtol=tol) for f in variants.values()
+    )
+    skips = counters["inductor"]["cudagraph_skips"]  # compiles that run without CUDA graphs
+    iters, reps = (10, 3) if a.quick else ((200, 7) if cuda else (50, 7))
+    t = step_times_us(variants, args, iters, reps, cuda)
+    mine = t["ours reduce-overhead"]
+    print(
+        f"\n[{label}: {rows} x {dim} {str(dt)[6:]}] graph breaks {breaks}, all match torch eager: {ok},"
+        f" reduce-overhead compiles without CUDA graphs: {skips}"
+    )
+    for k, v in t.items():
+        print(f"  {k:28s} {v:10.1f} us/step")
+    print(
+        f"  ours reduce-overhead / torch reduce-overhead = {mine / t['torch reduce-overhead']:.2f}x"
+        f" (goal <= 1.0); / ours eager = {mine / t['ours eager']:.2f}x (goal <= 0.8 launch-bound);"
+        f" torch reduce-overhead / torch eager = {t['torch reduce-overhead'] / t['torch eager']:.2f}x"
+    )
+    if cuda and captured:
+        print(
+            f"  ours CUDA graph replay / ours eager = {t['ours CUDA graph replay'] / t['ours eager']:.2f}x;"
+            f" / torch CUDA graph replay = "
+            f"{t['ours CUDA graph replay'] / t['torch CUDA graph replay']:.2f}x"
+        )
+    return int(breaks != 0 or not ok or not captured)
+
+
+def graph_replay(fn: Callable, args: tuple) -> Callable:
+    """``fn(*args)`` captured once in a torch.cuda.CUDAGraph: the step replays it
+    (on the captured inputs) and returns the captured output."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm up outside the capture, as torch asks
+        for _ in range(3):
+            fn(*args)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = fn(*args)
+
+    def replay(*_: Any) -> Any:
+        graph.replay()
+        return out
+
+    return replay
+
+
+def call_overhead(mod: Any, ops: Any, a: Any) -> None:
+    """Eager cost per call: our function directly, and through its torch custom op."""
+    x = torch.randn(4, device=a.device)
+    out = torch.empty_like(x)
+    ns = getattr(torch.ops, ops.namespace)
+    cases = {  # name: (our arguments, torch's own op doing the same)
+        "scale": ((out, x, 2.0), lambda: torch.mul(x, 2.0, out=out)),  # writes out
+        "scale_alloc": ((x, 2.0), lambda: x * 2.0),  # returns a new tensor
+    }
+    n = 200 if a.quick else 20000
+    print(f"\neager cost per call on a 4-element tensor ({a.device}; CPU clock, best of repeats):")
+    for name, (args, theirs) in cases.items():
+        direct, op, overload = mod.get_function(name), getattr(ops, name), getattr(ns, name).default
+        calls = {
+            "function directly": lambda f=direct, args=args: f(*args),
+            "torch op (ops.<name>)": lambda f=op, args=args: f(*args),
+            "torch op overload (.default)": lambda f=overload, args=args: f(*args),
+            "torch's own op": theirs,
+        }
+        for k, f in calls.items():
+            for _ in range(10):
+                f()
+            best = []
+            for _ in range(3 if a.quick else 5):
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    f()
+                best.append((time.perf_counter() - t0) * 1e6 / n)
+            if a.device == "cuda":
+                torch.cuda.synchronize()
+            print(f"  {name:12s} {k:30s} {min(best):7.2f} us")
 
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--cuda-kernels", required=True)
-    p.add_argument("--quick", action="store_true")
+    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    p.add_argument("--cuda-kernels", help="libtvmffi_kernels.so (--device cuda)")
+    p.add_argument("--cpu-kernels", help="libtvmffi_cpu_kernels.so (--device cpu)")
+    p.add_argument("--quick", action="store_true", help="fewer iterations (CI)")
+    p.add_argument("--sizes", help="comma-separated subset of small,medium,large")
+    p.add_argument("--threads", type=int, default=1, help="torch's CPU threads (--device cpu)")
     a = p.parse_args()
-    if not torch.cuda.is_available():
+    cuda = a.device == "cuda"
+    if cuda and not torch.cuda.is_available():
         print("SKIP: torch sees no GPU")
         return 0
-    mod = tvmffi.load_module(a.cuda_kernels)
-    ops = tvmffi.torch.register(mod, namespace="tvmffi_cuda")
+    path = a.cuda_kernels if cuda else a.cpu_kernels
+    if not path:
+        p.error(f"--device {a.device} needs --{a.device}-kernels")
+    if not cuda:  # one thread: the shared CI machine makes OpenMP's spin-waits noisy
+        torch.set_num_threads(a.threads)
+    mod = tvmffi.load_module(path)
+    ops = tvmffi.torch.register(mod, namespace=f"tvmffi_bench_{a.device}")
+    ops.namespace = f"tvmffi_bench_{a.device}"
+    where = torch.cuda.get_device_name() if cuda else f"CPU, {torch.get_num_threads()} threads"
     print(
-        "torch",
-        torch.__version__,
-        torch.cuda.get_device_name(),
-        "ops:",
-        sorted(n for n in vars(ops) if n != "skipped"),
+        f"torch {torch.__version__} on {where}; ops:",
+        sorted(vars(ops).keys() - {"skipped", "namespace"}),
     )
-    eps = 1e-6
-
-    def ours(x, w, W):
-        h = torch.nn.functional.layer_norm(x, x.shape[-1:])
-        n = torch.empty_like(h)
-        ops.rmsnorm(n, h, w, eps)
-        h = n @ W
-        y = torch.empty_like(h)
-        ops.softmax(y, h)
-        return y
-
-    def theirs(x, w, W):
-        h = torch.nn.functional.layer_norm(x, x.shape[-1:])
-        h = torch.nn.functional.rms_norm(h, h.shape[-1:], w, eps)
-        h = h @ W
-        return torch.softmax(h, dim=-1)
-
-    sizes = [(64, 1024), (512, 2048)] if a.quick else [(64, 1024), (512, 2048), (4096, 4096)]
+    ours, theirs = models(ops, cuda)
+    wanted = set(a.sizes.split(",")) if a.sizes else None
     failed = 0
-    for rows, dim in sizes:
-        dt = torch.bfloat16
-        x = torch.randn(rows, dim, device="cuda", dtype=dt)
-        w = torch.randn(dim, device="cuda", dtype=dt)
-        W = torch.randn(dim, dim, device="cuda", dtype=dt) / dim**0.5
-        args = (x, w, W)
-        ref = theirs(*args)
-        torch._dynamo.reset()
-        breaks = torch._dynamo.explain(ours)(*args).graph_break_count
-        c_default = torch.compile(ours, fullgraph=True)
-        c_graphs = torch.compile(ours, fullgraph=True, mode="reduce-overhead")
-        t_graphs = torch.compile(theirs, fullgraph=True, mode="reduce-overhead")
-        ok = all(
-            torch.allclose(f(*args).float(), ref.float(), atol=2e-2, rtol=2e-2)
-            for f in (ours, c_default, c_graphs)
-        )
-        iters, reps = (50, 5) if a.quick else (200, 7)
-        t = {
-            "torch eager": step_time_us(theirs, args, iters, reps),
-            "torch compiled (reduce-overhead)": step_time_us(t_graphs, args, iters, reps),
-            "ours eager": step_time_us(ours, args, iters, reps),
-            "ours compiled (default)": step_time_us(c_default, args, iters, reps),
-            "ours compiled (reduce-overhead)": step_time_us(c_graphs, args, iters, reps),
-        }
-        mine = t["ours compiled (reduce-overhead)"]
-        print(f"\n[{rows} x {dim}] bf16: graph breaks {breaks}, matches torch: {ok}")
-        for k, v in t.items():
-            print(f"  {k:34s} {v:9.1f} us/step")
-        print(
-            f"  ours reduce-overhead / torch reduce-overhead = {mine / t['torch compiled (reduce-overhead)']:.2f}x, "
-            f"/ torch eager = {mine / t['torch eager']:.2f}x, / ours eager = {mine / t['ours eager']:.2f}x"
-        )
-        failed += int(breaks != 0 or not ok)
-
-    failed += jax_part(mod)
+    for label, rows, dim in SIZES[a.device]:
+        if wanted is None or label in wanted:
+            failed += bench_size(ours, theirs, label, rows, dim, a)
+    call_overhead(mod, ops, a)
+    if cuda:
+        failed += jax_part(mod)
     print("\nbench_torch_compile:", "FAILED" if failed else "ok")
     return 1 if failed else 0
 
 
-def jax_part(mod) -> int:
+def jax_part(mod: Any) -> int:
     try:
         import jax
         import jax.numpy as jnp
@@ -129,8 +281,10 @@ def jax_part(mod) -> int:
     except ImportError as e:
         print(f"\nJAX: SKIP ({e})")
         return 0
-    if not jax.devices("gpu"):
-        print("\nJAX: SKIP (no GPU)")
+    try:
+        jax.devices("gpu")
+    except RuntimeError:
+        print("\nJAX: SKIP (no GPU backend)")
         return 0
     rmsnorm = tvmffi.jax.ffi_function(mod, "rmsnorm", platform="CUDA")  # (x, weight, eps) -> out
     softmax = tvmffi.jax.ffi_function(mod, "softmax", platform="CUDA")

@@ -157,3 +157,120 @@ def test_opcheck(ops: Any, name: str) -> None:
         getattr(torch.ops.tvmffi_test_cpu, name).default, _opcheck_args()[name]
     )
     assert result and all(v == "SUCCESS" for v in result.values()), result
+
+
+# --- dynamic shapes: symbolic result sizes, one compile for every size ---
+
+
+def _compiles(fn: Any, shapes: list, **kwargs: Any) -> int:
+    """How many graphs torch.compile builds for ``fn`` over inputs of ``shapes``, checked against eager."""
+    from torch._dynamo.testing import CompileCounterWithBackend
+
+    torch._dynamo.reset()
+    counter = CompileCounterWithBackend("inductor")
+    compiled = torch.compile(fn, backend=counter, fullgraph=True, **kwargs)
+    w = torch.randn(16, 4)
+    for rows in shapes:
+        x = torch.randn(rows, 16)
+        if kwargs.get("dynamic") is None:
+            torch._dynamo.mark_dynamic(x, 0)
+        assert torch.allclose(compiled(x, w), fn(x, w), atol=1e-6), rows
+    return counter.frame_count
+
+
+def test_dynamic_true_compiles_once(ops: Any) -> None:
+    assert _compiles(_model(ops), [8, 12, 20], dynamic=True) == 1
+
+
+def test_mark_dynamic_compiles_once(ops: Any) -> None:
+    assert _compiles(_model(ops), [6, 10, 33]) == 1
+
+
+def test_static_shapes_still_recompile(ops: Any, cpu_kernels: tvmffi.Module) -> None:
+    # The controls: without dynamic shapes each size is its own graph, and so
+    # it is with ops whose fake tensors take the current sizes.
+    assert _compiles(_model(ops), [8, 12, 20], dynamic=False) == 3
+    fixed = tt.register(cpu_kernels, namespace="tvmffi_test_cpu4", symbolic_sizes=False)
+    assert _compiles(_model(fixed), [8, 12, 20], dynamic=True) == 3
+
+
+def _results(module: Any, rows: int, cols: int) -> tuple[Any, Any]:
+    """``_symbolic_results`` for a ``rows`` x ``cols`` tensor whose sizes are symbols, and that tensor."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    seen: dict = {}
+
+    def trace(x: Any) -> Any:
+        seen["x"] = x
+        seen["results"] = tt._symbolic_results(torch, module, "scale_alloc", (x, 1.0))
+        return x
+
+    make_fx(trace, tracing_mode="symbolic")(torch.empty(rows, cols))
+    assert all(isinstance(d, torch.SymInt) for d in seen["x"].shape)
+    return seen["results"], seen["x"]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether ``a`` is the symbolic size ``b``."""
+    return isinstance(a, torch.SymInt) and a.node.expr == b.node.expr
+
+
+def _with_rule(monkeypatch: Any, rule: Any) -> list:
+    """Replace the shape function's answer by ``rule(shape)`` (None: refuse); returns the calls."""
+    calls: list = []
+
+    def result_specs(module: Any, name: str, args: Any) -> list:
+        shape = args[0].shape
+        calls.append(shape)
+        out = rule(shape)
+        if out is None:
+            raise ValueError(f"refused {shape}")
+        return [sf.TensorSpec(tuple(out), "float32", (1, 0))]
+
+    monkeypatch.setattr(tt._shape, "result_specs", result_specs)
+    return calls
+
+
+def test_result_size_is_the_argument_size(cpu_kernels: tvmffi.Module, monkeypatch: Any) -> None:
+    _with_rule(monkeypatch, lambda s: (s[1], 5, s[0]))  # a transpose, a constant
+    ((shape, spec),), x = _results(cpu_kernels, 6, 4)
+    assert _same(shape[0], x.shape[1]) and shape[1] == 5 and _same(shape[2], x.shape[0])
+    assert spec.shape == (4, 5, 6)
+    assert x.shape[0].node.expr.free_symbols  # not specialized
+
+
+def test_result_size_linear_in_the_sizes(cpu_kernels: tvmffi.Module, monkeypatch: Any) -> None:
+    _with_rule(monkeypatch, lambda s: (2 * s[0] + 1, s[0] + s[1] - 2))
+    ((shape, _),), x = _results(cpu_kernels, 6, 4)
+    s0, s1 = (d.node.expr for d in x.shape)
+    assert shape[0].node.expr == 2 * s0 + 1
+    assert shape[1].node.expr == s0 + s1 - 2
+    assert s0.free_symbols and s1.free_symbols
+
+
+def test_rounded_up_size_specializes(cpu_kernels: tvmffi.Module, monkeypatch: Any) -> None:
+    # 8 rounds to 8 and 16 to 16, but 9 to 16: not the argument's size.
+    _with_rule(monkeypatch, lambda s: (-(-s[0] // 8) * 8, s[1]))
+    ((shape, _),), x = _results(cpu_kernels, 8, 4)
+    assert shape[0] == 8 and _same(shape[1], x.shape[1])
+    assert x.shape[0].node.expr == 8
+
+
+def test_nonlinear_size_specializes(cpu_kernels: tvmffi.Module, monkeypatch: Any) -> None:
+    _with_rule(monkeypatch, lambda s: (s[0] * s[0], s[1]))
+    ((shape, _),), x = _results(cpu_kernels, 6, 4)
+    assert shape[0] == 36 and _same(shape[1], x.shape[1])
+    assert x.shape[0].node.expr == 6  # guarded: torch recompiles for another size
+    assert x.shape[1].node.expr.free_symbols
+
+
+def test_refused_probe_specializes(cpu_kernels: tvmffi.Module, monkeypatch: Any) -> None:
+    calls = _with_rule(monkeypatch, lambda s: s if s[0] == 6 else None)
+    ((shape, _),), x = _results(cpu_kernels, 6, 4)
+    assert shape[0] == 6 and _same(shape[1], x.shape[1])
+    assert {c[0] for c in calls} == {6, 12, 7}  # the hint, then x2 and +1 refused
+    assert x.shape[0].node.expr == 6
+    # A size accepted at +1 only (an upper bound) stays symbolic.
+    _with_rule(monkeypatch, lambda s: s if s[0] <= 7 else None)
+    ((shape, _),), x = _results(cpu_kernels, 6, 4)
+    assert _same(shape[0], x.shape[0])

@@ -21,15 +21,18 @@ kind and message. Needs torch >= 2.4 (``torch.library.custom_op``).
     >>> ops = tvmffi.torch.register(mod, namespace="cpu_kernels")
     >>> torch.compile(lambda x: ops.scale_alloc(x, 2.0) + 1, fullgraph=True)(x)
 
-Symbolic sizes (dynamic shapes) go to a shape function as their current
-values: torch guards on them, so a new size recompiles.
+Dynamic shapes: symbolic sizes go to the shape function at their current
+values and the fake tensors get symbolic sizes back (an argument's size, or a
+linear function of the sizes, learned by calling the shape function at other
+sizes), so ``torch.compile(dynamic=True)`` and ``mark_dynamic`` compile once
+for every size; a size the shape function computes otherwise is specialized.
 """
 
 from __future__ import annotations
 
 import keyword
 import types
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Sequence
 
 from . import shape_function as _shape
 
@@ -147,7 +150,162 @@ def _torch_dtype(torch: Any, name: str) -> Any:
     return dt
 
 
-def _define(torch: Any, module: Any, name: str, namespace: str) -> Any:
+def _sym_exprs(torch: Any, args: Sequence[Any]) -> Iterator[Any]:
+    """The symbolic sizes and strides of the tensor arguments."""
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            for d in (*a.shape, *a.stride()):
+                if isinstance(d, torch.SymInt):
+                    yield d
+
+
+def _metas_at(torch: Any, args: Sequence[Any], values: dict) -> list[Any]:
+    """``args`` with each tensor as a TensorMeta whose sizes take ``values`` (symbol -> int)."""
+
+    def at(d: Any) -> int:
+        return int(d.node.expr.xreplace(values)) if isinstance(d, torch.SymInt) else int(d)
+
+    return [
+        _shape.TensorMeta(
+            tuple(at(d) for d in a.shape),
+            _shape._dtype_name(a.dtype),
+            _shape._device_pair(a.device),
+            tuple(at(d) for d in a.stride()),
+        )
+        if isinstance(a, torch.Tensor)
+        else a
+        for a in args
+    ]
+
+
+def _symbolic_results(
+    torch: Any, module: Any, name: str, args: Sequence[Any]
+) -> list[tuple[tuple[Any, ...], _shape.TensorSpec]]:
+    """Each result's shape (ints and SymInts of the arguments' sizes) with its spec.
+
+    The shape function takes concrete sizes, so symbolic ones (dynamic shapes)
+    go in at their current values (hints), without a guard, and it is called
+    again with each symbol moved (x2 and +1) to learn how each result size
+    follows them: as a constant, an argument's size, or ``b + sum(a_i * s_i)``
+    with integer coefficients (checked at a third value). A size that follows
+    none, or a symbol the shape function refuses at both other values, is
+    specialized: torch guards on its current value, so a new value recompiles.
+    """
+    syms = list(_sym_exprs(torch, args))
+    if not syms:
+        return [(s.shape, s) for s in _shape.result_specs(module, name, args)]
+    env = syms[0].node.shape_env
+    known = getattr(env, "backed_var_to_val", None)
+    if known is None:  # torch < 2.10
+        known = env.var_to_val
+    free = sorted({f for d in syms for f in d.node.expr.free_symbols}, key=str)
+    if any(f not in known for f in free):  # data-dependent (unbacked): torch's own error
+        return [(s.shape, s) for s in _shape.result_specs(module, name, _concretes(torch, args))]
+    hints = {f: int(known[f]) for f in free}
+    base = _shape.result_specs(module, name, _metas_at(torch, args, hints))
+
+    def specs_at(values: dict) -> list | None:
+        try:
+            got = _shape.result_specs(module, name, _metas_at(torch, args, values))
+        except Exception:  # the shape function refuses these sizes
+            return None
+        same = len(got) == len(base) and all(
+            (len(x.shape), x.dtype, x.device) == (len(y.shape), y.dtype, y.device)
+            for x, y in zip(got, base)
+        )
+        return got if same else None
+
+    # Samples: (values, specs there) with one symbol moved, then all of them.
+    samples: list[tuple[dict, list]] = []
+    moves: dict[Any, list[int]] = {}  # symbol -> indices of its samples
+    for f in free:
+        for v in (2 * hints[f], hints[f] + 1):
+            got = specs_at({**hints, f: v})
+            if got is not None:
+                moves.setdefault(f, []).append(len(samples))
+                samples.append(({**hints, f: v}, got))
+    specialize = {f for f in free if f not in moves}
+    joint: list = []  # [(values, specs)] with every symbol moved, once a linear size needs it
+
+    def follows(pred: Any, j: int, k: int, r: int, extra: list) -> bool:
+        return pred(hints) == r and all(pred(vs) == got[j].shape[k] for vs, got in samples + extra)
+
+    sizes = [d for a in args if isinstance(a, torch.Tensor) for d in a.shape]
+    sizes = [d for d in sizes if isinstance(d, torch.SymInt)]
+    results = []
+    for j, spec in enumerate(base):
+        shape: list[Any] = []
+        for k, r in enumerate(spec.shape):
+            if follows(lambda vs: r, j, k, r, []):  # moves with no symbol
+                shape.append(r)
+                continue
+            size = next(
+                (
+                    d
+                    for d in sizes
+                    if follows(lambda vs, d=d: int(d.node.expr.xreplace(vs)), j, k, r, [])
+                ),
+                None,
+            )
+            if size is not None:  # an argument's size
+                shape.append(size)
+                continue
+            coeff = {}
+            for f, idx in moves.items():
+                vs, got = samples[idx[0]]
+                coeff[f], rem = divmod(got[j].shape[k] - r, vs[f] - hints[f])
+                if rem:
+                    break
+            else:
+                coeff = {f: c for f, c in coeff.items() if c}
+                const = r - sum(c * hints[f] for f, c in coeff.items())
+
+                def line(vs: dict, coeff: dict = coeff, const: int = const) -> int:
+                    return const + sum(c * vs[f] for f, c in coeff.items())
+
+                if joint == []:
+                    joint.append(None)  # tried
+                    for far in (
+                        {f: 3 * h for f, h in hints.items()},
+                        {f: h + 2 for f, h in hints.items()},
+                    ):
+                        far.update((f, hints[f]) for f in specialize)
+                        got = specs_at(far)
+                        if got is not None:
+                            joint[:] = [(far, got)]
+                            break
+                if joint[0] is not None and follows(line, j, k, r, joint):  # b + sum(a_i * s_i)
+                    expr: Any = const
+                    for f, c in coeff.items():
+                        expr = expr + c * env.create_symintnode(f, hint=hints[f])
+                    shape.append(expr)
+                    continue
+            shape.append(r)  # follows its sizes some other way: they are fixed
+            specialize.update(
+                f for f, idx in moves.items() if any(samples[i][1][j].shape[k] != r for i in idx)
+            )
+        results.append((tuple(shape), spec))
+    for f in sorted(specialize, key=str):  # a guard: f == its current value
+        int(env.create_symintnode(f, hint=hints[f]))
+    return results
+
+
+def _concretes(torch: Any, args: Sequence[Any]) -> list[Any]:
+    """``args`` with tensors as TensorMeta of their sizes (int() guards on symbolic ones)."""
+    return [
+        _shape.TensorMeta(
+            tuple(int(d) for d in a.shape),
+            _shape._dtype_name(a.dtype),
+            _shape._device_pair(a.device),
+            tuple(int(d) for d in a.stride()),
+        )
+        if isinstance(a, torch.Tensor)
+        else a
+        for a in args
+    ]
+
+
+def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: bool) -> Any:
     schema, mutated, n_out = op_schema(module, name)
     func = module.get_function(name)
 
@@ -159,20 +317,31 @@ def _define(torch: Any, module: Any, name: str, namespace: str) -> Any:
             return out if isinstance(out, torch.Tensor) else torch.from_dlpack(out)
         return [t if isinstance(t, torch.Tensor) else torch.from_dlpack(t) for t in out]
 
-    op = torch.library.custom_op(f"{namespace}::{name}", impl, mutates_args=mutated, schema=schema)
+    # A function that returns nothing is the kernel itself: one Python frame
+    # less per eager call.
+    kernel = func if n_out == 0 else impl
+    op = torch.library.custom_op(
+        f"{namespace}::{name}", kernel, mutates_args=mutated, schema=schema
+    )
     if n_out == 0:  # it returns nothing: tracing has nothing to make up
         op.register_fake(lambda *args: None)
     else:
 
         def fake(*args: Any) -> Any:
-            specs = _shape.result_specs(module, name, args)
             outs = [
                 torch.empty(
-                    s.shape,
+                    shape,
                     dtype=_torch_dtype(torch, s.dtype),
                     device=_torch_device(torch, s.device),
                 )
-                for s in specs
+                for shape, s in (
+                    _symbolic_results(torch, module, name, args)
+                    if symbolic_sizes
+                    else [
+                        (s.shape, s)
+                        for s in _shape.result_specs(module, name, _concretes(torch, args))
+                    ]
+                )
             ]
             if n_out == 1:
                 if len(outs) != 1:
@@ -190,6 +359,8 @@ def register(
     module: Any,
     namespace: str,
     names: Iterable[str] | None = None,
+    *,
+    symbolic_sizes: bool = True,
 ) -> types.SimpleNamespace:
     """Register ``module``'s functions as ``torch.ops.<namespace>.<name>`` custom ops.
 
@@ -198,7 +369,10 @@ def register(
     :class:`Skipped`, saying why); without, every function that can be one,
     and the others are listed in the result's ``skipped`` (name -> reason).
     Returns a namespace of the ops (``ops.scale_alloc(x, 2.0)``).
-    Registering again replaces the ops.
+    ``symbolic_sizes=False`` gives fake tensors the current sizes and guards
+    on the arguments' sizes (a new size recompiles), for a shape function
+    whose sizes the dynamic-shape rules would misread (see
+    ``_symbolic_results``). Registering again replaces the ops.
     """
     torch = _torch()
     if isinstance(module, (str, bytes)) or hasattr(module, "__fspath__"):
@@ -213,7 +387,7 @@ def register(
     skipped: dict[str, str] = {}
     for name in todo:
         try:
-            ops[name] = _define(torch, module, name, namespace)
+            ops[name] = _define(torch, module, name, namespace, symbolic_sizes)
         except Skipped as e:
             if explicit:
                 raise

@@ -1,4 +1,4 @@
-// Two CPU kernels that torch.compile and jax.jit see through: each export
+// CPU kernels that torch.compile and jax.jit see through: each export
 // says what it writes and, through a shape function, what it returns.
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
@@ -42,6 +42,24 @@ ffi::Tensor AddOne(ffi::TensorView x) {
   return out;
 }
 
+// x stacked on itself: twice the rows. Its shape function says so, and
+// torch.compile learns "2 * rows" from it (docs/torch.md, dynamic shapes).
+ffi::TensorSpec RepeatRowsShape(ffi::TensorView x) {
+  ffi::TensorSpec spec = LikeInput(x);
+  TVM_FFI_CHECK(x.ndim() >= 1, ValueError) << "`x` must have rows";
+  spec.shape[0] *= 2;
+  return spec;
+}
+ffi::Tensor RepeatRows(ffi::TensorView x) {
+  ffi::TensorSpec spec = RepeatRowsShape(x);
+  ffi::Tensor out = ffi::Tensor::FromEnvAlloc(TVMFFIEnvTensorAlloc, ffi::Shape(spec.shape),
+                                              x.dtype(), x.device());
+  const float* px = static_cast<const float*>(x.data_ptr());
+  float* po = static_cast<float*>(out.data_ptr());
+  for (int64_t i = 0; i < out.numel(); ++i) po[i] = px[i % x.numel()];
+  return out;
+}
+
 // Shape functions take the function's parameters; a written output is
 // Optional (None when the host allocates it, as JAX does).
 ffi::TensorSpec ScaledReluShape(ffi::Optional<ffi::TensorView>, ffi::TensorView x, double) {
@@ -60,3 +78,7 @@ TVM_FFI_DLL_EXPORT_SHAPE(scaled_relu, ScaledReluShape);  // JAX: the result spec
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
 TVM_FFI_DLL_EXPORT_WRITES_NOTHING(add_one);
 TVM_FFI_DLL_EXPORT_SHAPE(add_one, AddOneShape);  // torch: the fake tensor
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(repeat_rows, RepeatRows);
+TVM_FFI_DLL_EXPORT_WRITES_NOTHING(repeat_rows);
+TVM_FFI_DLL_EXPORT_SHAPE(repeat_rows, RepeatRowsShape);
