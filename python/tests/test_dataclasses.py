@@ -501,3 +501,27 @@ def test_ffi_class_with_mixin_bases() -> None:
 
     obj = Child(x=3)
     assert obj.x == 3 and obj.shout() == "hi" and isinstance(obj, Base)
+
+
+def test_make_namedtuple() -> None:
+    from tvmffi.dataclasses.common import _make_namedtuple
+
+    @py_class(f"testing.dc.NT{next(_keys)}")
+    class Point(core.Object):
+        x: int
+        y: float
+
+    fs = fields(Point)
+    T = _make_namedtuple("PointValues", fs)
+    v = T(1, 2)
+    assert T.__bases__ == (tuple,)
+    assert v == (1, 2.0) and type(v.y) is float  # converted as the field converts
+    assert T.__annotations__ == {"x": int, "y": float}
+    assert type(T._make([3, 4]).y) is float
+    assert type(v._replace(y=5).y) is float
+    with pytest.raises(TypeError, match=r"PointValues\.x"):
+        T("no", 1)
+    with pytest.raises(TypeError):
+        T(1)  # every item is required
+    assert not is_dataclass(T)
+    assert fs[1]._ty_schema is not None and fs[1].type is float  # the fields are unchanged

@@ -24,6 +24,7 @@ from tvmffi.stub.python_generator.codegen import (
     generate_python_global_funcs,
     generate_python_import_section,
     generate_python_object,
+    render_func_signature,
 )
 from tvmffi.stub.python_generator.consts import TY_MAP_DEFAULTS
 from tvmffi.stub.python_generator.utils import ImportItem
@@ -386,3 +387,22 @@ def test_renderer_rejects_non_callable() -> None:
             [],
             Options(),
         )
+
+
+def test_generator_names_and_field_facts() -> None:
+    from tvmffi.core import MISSING
+    from tvmffi.stub.generator import generator_names, get_generator
+    from tvmffi.stub.utils import FuncInfo, NamedTypeSchema
+
+    assert "python" in generator_names()
+    assert generator_names() == sorted(generator_names())
+    assert get_generator("python") is get_generator("python")
+    plain = NamedTypeSchema("x", TypeSchema("int"))
+    assert (plain.size, plain.alignment, plain.offset, plain.default) == (None, None, None, MISSING)
+    root = ObjectInfo.from_type_info(tvmffi.Object.__tvm_ffi_type_info__)
+    assert root.ancestors == [] and root.parent_type_key is None
+    func = ObjectInfo.from_type_info(tvmffi.Function.__tvm_ffi_type_info__)
+    assert func.ancestors == ["ffi.Object"] and func.total_size is None
+    # a return type without parameters: the parameters stay open
+    only_ret = FuncInfo.from_schema("m.f", TypeSchema("Callable", (TypeSchema("int"),)))
+    assert render_func_signature(only_ret, str, 0) == "def f(*args: Any) -> int: ..."

@@ -117,12 +117,22 @@ class Generator(abc.ABC):
 _GENERATORS: dict[str, Generator] = {}
 
 
-def get_generator(target: str) -> Generator:
-    """The generator of the target ``target`` (``python``); ValueError for another."""
+def _registered() -> dict[str, Generator]:
     if not _GENERATORS:
         from .python_generator import PythonGenerator
 
         _GENERATORS["python"] = PythonGenerator()
+    return _GENERATORS
+
+
+def generator_names() -> list[str]:
+    """The targets ``--target`` accepts, sorted (``python``)."""
+    return sorted(_registered())
+
+
+def get_generator(target: str) -> Generator:
+    """The generator of the target ``target`` (``python``); ValueError for another."""
+    _registered()
     try:
         return _GENERATORS[target]
     except KeyError:
