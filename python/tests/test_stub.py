@@ -17,7 +17,7 @@ import tvmffi
 from tvmffi import Object, method
 from tvmffi.core import TypeSchema
 from tvmffi.dataclasses import field, py_class
-from tvmffi.stub import cli, registry_info
+from tvmffi.stub import cli, lib_state
 from tvmffi.stub.consts import PYTHON_SYNTAX as S
 from tvmffi.stub.file_utils import CodeBlock, FileInfo, StubSyntaxError
 from tvmffi.stub.python_generator.codegen import (
@@ -56,9 +56,9 @@ def typed_global(monkeypatch: pytest.MonkeyPatch) -> str:
     prefix = f"stubtest{next(_ids)}"
     name = f"{prefix}.scale"
     tvmffi.register_global_func(name, lambda values, factor: [v * factor for v in values])
-    real = registry_info.get_global_func_metadata
+    real = lib_state.get_global_func_metadata
     monkeypatch.setattr(
-        registry_info,
+        lib_state,
         "get_global_func_metadata",
         lambda n: {"type_schema": _SCALE_SCHEMA} if n == name else real(n),
     )
@@ -67,7 +67,7 @@ def typed_global(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def test_global_function_stub(typed_global: str) -> None:
-    funcs = registry_info.collect_global_funcs([f"{typed_global}.scale"])
+    funcs = lib_state.collect_global_funcs([f"{typed_global}.scale"])
     assert list(funcs) == [typed_global]
     code = _block(f"global/{typed_global}", indent="  ")
     imports: list[ImportItem] = []
@@ -111,7 +111,7 @@ def test_global_function_without_schema_is_untyped() -> None:
     name = f"stubtest{next(_ids)}.untyped"
     tvmffi.register_global_func(name, lambda *a: None)
     try:
-        (info,) = registry_info.collect_global_funcs([name]).values()
+        (info,) = lib_state.collect_global_funcs([name]).values()
         code = _block("global/x")
         generate_python_global_funcs(code, info, dict(TY_MAP_DEFAULTS), [], Options())
         assert "    def untyped(*args: Any) -> Any: ..." in code.lines

@@ -28,7 +28,8 @@ from typing import Sequence
 from . import consts as C
 from .file_utils import FileInfo, StubSyntaxError, collect_files, syntax_for
 from .generator import Generator, get_generator
-from .registry_info import (
+from .layout import classify, write_coverage_report
+from .lib_state import (
     collect_global_funcs,
     collect_type_keys,
     object_info_from_type_key,
@@ -69,6 +70,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         failed = True
         _error(str(e) if isinstance(e, StubSyntaxError) else f"{path}: {e}")
 
+    if opt.coverage_out is not None:
+        try:
+            _write_coverage(Path(opt.coverage_out))
+        except OSError as e:
+            on_error(Path(opt.coverage_out), e)
+    if not opt.files:  # --coverage-out alone
+        del libs
+        return 1 if failed else 0
     files = collect_files([Path(f) for f in opt.files], on_error)
     global_funcs = collect_global_funcs()
 
@@ -239,6 +248,19 @@ def _stage_3(
     return file.update(verbose=opt.verbose, dry_run=opt.dry_run or opt.check)
 
 
+def __main__() -> int:
+    """Upstream's entry point name: :func:`main` with the process's command line."""
+    return main()
+
+
+def _write_coverage(path: Path) -> None:
+    """The native-layout report (:mod:`.layout`) of every registered object type."""
+    infos = {
+        key: object_info_from_type_key(key) for keys in collect_type_keys().values() for key in keys
+    }
+    write_coverage_report(path, classify(infos))
+
+
 def parse_args(argv: Sequence[str] | None = None) -> Options:
     """The :class:`~tvmffi.stub.utils.Options` of a command line (exits on a bad one)."""
     parser = argparse.ArgumentParser(
@@ -249,9 +271,17 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     )
     parser.add_argument(
         "files",
-        nargs="+",
+        nargs="*",
         metavar="PATH",
-        help="files, or directories to search for .py/.pyi files",
+        help="files, or directories to search for .py/.pyi files (at least one, unless "
+        "--coverage-out is given)",
+    )
+    parser.add_argument(
+        "--coverage-out",
+        default=None,
+        metavar="JSON",
+        help="write a JSON report of whether each registered object type's native layout "
+        "is known byte for byte (complete) or not (opaque), with the byte evidence",
     )
     parser.add_argument(
         "--imports",
@@ -311,6 +341,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
             parser.error("--init-* writes files: it cannot go with --dry-run or --check")
     if args.indent < 0:
         parser.error("--indent must not be negative")
+    if not args.files and args.coverage_out is None:
+        parser.error("name at least one PATH (or --coverage-out)")
 
     def split(text: str) -> list[str]:
         return [part.strip() for part in text.split(";") if part.strip()]
@@ -326,6 +358,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         target=args.target,
         ffi_package=args.ffi_package,
         check=args.check,
+        coverage_out=args.coverage_out,
     )
 
 

@@ -61,7 +61,8 @@ class Options:
     ``ffi_package`` is the module the generated imports name for the FFI
     package itself (upstream spells it ``tvm_ffi``: generated text names it
     ``tvm_ffi...`` internally, and the import section writes it as this).
-    ``check``: change no file, fail when one would change.
+    ``check``: change no file, fail when one would change. ``coverage_out``:
+    where to write the native-layout report (:mod:`.layout`), or None.
     """
 
     imports: list[str] = dataclasses.field(default_factory=list)
@@ -74,6 +75,7 @@ class Options:
     target: str = "python"
     ffi_package: str = "tvmffi"
     check: bool = False
+    coverage_out: Optional[str] = None
 
 
 @dataclasses.dataclass(init=False, repr=False)
@@ -259,7 +261,11 @@ class ObjectInfo:
             init_fields=init_fields,
             has_init=has_init,
             ancestors=ancestors,
-            total_size=type_info.total_size if type_info._has_type_metadata else None,
+            # the root is the C ABI object header, whose size is fixed whether or not
+            # the runtime registered metadata for it
+            total_size=(
+                type_info.total_size if type_info._has_type_metadata or parent is None else None
+            ),
             is_final=_lookup_type_attr(type_info.type_index, "__ffi_type_final__"),
         )
 
