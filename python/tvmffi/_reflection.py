@@ -902,9 +902,9 @@ class TypeField:
         if flags & FLAG_SEQ_HASH_IGNORE:
             structural = "ignore"
         elif flags & FLAG_SEQ_HASH_DEF:
-            structural = "def-recursive"
+            structural = "def-pattern"  # upstream 0.1.15's names
         elif flags & FLAG_SEQ_HASH_DEF_NON_RECURSIVE:
-            structural = "def-non-recursive"
+            structural = "def-simple"
         else:
             structural = None
         f = cls(
@@ -1603,7 +1603,7 @@ def _install_ffi_init_attr(cls: type, info: TypeInfo, ffi_init: Any) -> None:
     missing_obj = missing()
     type_name = cls.__name__
 
-    def __ffi_init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    def __ffi_init__(self: Any, /, *args: Any, **kwargs: Any) -> None:  # a field may be "self"
         if info is not getattr(type(self), "__tvm_ffi_type_info__", None):
             raise TypeError(
                 f"Calling `{type_name}.__ffi_init__()` on a `{type(self).__name__}` instance is not "
