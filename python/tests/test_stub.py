@@ -271,7 +271,7 @@ def test_cli_subprocess_with_imports(tmp_path: Path) -> None:
         (f"x = 1\n{S.end}\n", 2, "Unmatched"),
         (f"{S.begin} global/a\nx = 1\n", 1, "Unclosed stub block"),
         (f"x = 1\n\n{S.begin} functions/a\n{S.end}\n", 3, "unknown stub block `functions/a`"),
-        (f"{S.prefix}bogus)\n", 1, "unknown tvm-ffi-stubgen directive"),
+        (f"{S.prefix}bogus)\n", 1, "Unknown stub type at line 1"),
     ],
 )
 def test_malformed_block_is_reported(tmp_path: Path, text: str, lineno: int, message: str) -> None:
@@ -406,3 +406,36 @@ def test_generator_names_and_field_facts() -> None:
     # a return type without parameters: the parameters stay open
     only_ret = FuncInfo.from_schema("m.f", TypeSchema("Callable", (TypeSchema("int"),)))
     assert render_func_signature(only_ret, str, 0) == "def f(*args: Any) -> int: ..."
+
+
+def test_directives_are_routed_by_name(tmp_path: Path) -> None:
+    from tvmffi.stub.consts import PIPELINE_DIRECTIVE_KINDS, RUST_SYNTAX
+    from tvmffi.stub.file_utils import collect_files
+    from tvmffi.stub.generator import get_generator
+
+    block = CodeBlock.from_begin_line(3, f"{S.directive('import-object')} a.b;True;c ", S)
+    assert (block.kind, block.param, block.lineno_end) == (
+        "directive",
+        ("import-object", "a.b;True;c"),
+        3,
+    )
+    with pytest.raises(StubSyntaxError, match="Unknown stub type at line 2"):
+        CodeBlock.from_begin_line(2, f"{S.prefix}two words): x", S)
+    assert "ty-map" in PIPELINE_DIRECTIVE_KINDS
+    python = get_generator("python")
+    assert python.directive_kinds == frozenset({"import-object"})
+    # a directive no one takes is an error naming it; the file is left alone
+    path = tmp_path / "mod.py"
+    path.write_text(f"{S.directive('nullable')} x.y\n{S.begin} __all__\n{S.end}\n")
+    (info,) = collect_files([tmp_path], python.source_exts)
+    with pytest.raises(StubSyntaxError, match="Unknown directive `nullable` at line 1"):
+        cli._stage_3(info, Options(dry_run=True), {}, {}, python)
+    with pytest.raises(StubSyntaxError, match="import-object expects"):
+        path.write_text(f"{S.directive('import-object')} ;;;\n")
+        cli._stage_3(FileInfo.from_file(path), Options(dry_run=True), {}, {}, python)
+    # .rs files parse with // markers; a directory scan for Python skips them
+    rs = tmp_path / "lib.rs"
+    rs.write_text(f"{RUST_SYNTAX.directive('ty-map')} a -> b\n")
+    assert [f.path for f in collect_files([tmp_path], python.source_exts)] == [path.resolve()]
+    (rs_info,) = collect_files([rs])
+    assert rs_info.code_blocks[0].param == ("ty-map", "a -> b")

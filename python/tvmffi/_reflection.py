@@ -501,7 +501,11 @@ def error_cell(exc: BaseException) -> AnyCell:
     """An owned ``ffi.Error`` made from a Python exception (its kind, message, traceback)."""
     from ._error import error_info
 
-    kind, message, backtrace = error_info(exc)
+    return make_error_cell(*error_info(exc))
+
+
+def make_error_cell(kind: str, message: str, backtrace: str) -> AnyCell:
+    """An owned ``ffi.Error`` of ``kind`` with ``message`` and ``backtrace``."""
     k, _k = _bytearray(kind)
     m, _m = _bytearray(message)
     b, _b = _bytearray(backtrace)

@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not opt.files:  # --coverage-out alone
         del libs
         return 1 if failed else 0
-    files = collect_files([Path(f) for f in opt.files], on_error)
+    files = collect_files([Path(f) for f in opt.files], generator.source_exts, on_error)
     global_funcs = collect_global_funcs()
 
     ty_map = generator.default_ty_map()
@@ -123,9 +123,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _stage_1(file: FileInfo, ty_map: dict[str, str]) -> None:
     """Add the file's ``ty-map`` directives (``A.B -> C.D``) to ``ty_map``."""
     for code in file.code_blocks:
-        if code.kind != "ty-map":
+        if code.kind == "ty-map":  # the begin-block form
+            text = str(code.param)
+        elif code.kind == "directive" and code.param[0] == "ty-map":
+            text = code.param[1]
+        else:
             continue
-        lhs, arrow, rhs = str(code.param).partition("->")
+        lhs, arrow, rhs = text.partition("->")
         if not arrow or not lhs.strip() or not rhs.strip() or "->" in rhs:
             raise StubSyntaxError(
                 f"ty-map expects `<from> -> <to>` (e.g. `mylib.Foo -> "
@@ -218,9 +222,24 @@ def _stage_3(
     defined_types: set[str] = set()
     blocks = file.code_blocks
     for code in blocks:
-        if code.kind == "import-object":
-            name, type_checking_only, alias = code.param
-            generator.add_import_object(imports, name, type_checking_only, alias)
+        if code.kind != "directive":
+            continue
+        name, payload = code.param
+        if name in C.PIPELINE_DIRECTIVE_KINDS:
+            continue  # consumed by _stage_1
+        if name not in generator.directive_kinds:
+            raise StubSyntaxError(
+                f"Unknown directive `{name}` at line {code.lineno_start} (the {generator.name} "
+                f"generator takes: {', '.join(sorted(generator.directive_kinds)) or 'none'})",
+                code.lineno_start,
+                file.path,
+            )
+        try:
+            generator.add_directive(imports, name, payload, code.lineno_start)
+        except StubSyntaxError as e:
+            if e.path is not None:
+                raise
+            raise StubSyntaxError(e.message, e.lineno, file.path) from None
     for code in blocks:
         if code.kind == "global":
             funcs = global_funcs.get(code.param[0], [])
