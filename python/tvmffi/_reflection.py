@@ -501,7 +501,11 @@ def error_cell(exc: BaseException) -> AnyCell:
     """An owned ``ffi.Error`` made from a Python exception (its kind, message, traceback)."""
     from ._error import error_info
 
-    kind, message, backtrace = error_info(exc)
+    return make_error_cell(*error_info(exc))
+
+
+def make_error_cell(kind: str, message: str, backtrace: str) -> AnyCell:
+    """An owned ``ffi.Error`` of ``kind`` with ``message`` and ``backtrace``."""
     k, _k = _bytearray(kind)
     m, _m = _bytearray(message)
     b, _b = _bytearray(backtrace)
@@ -601,6 +605,13 @@ def _pack_fallback(value: Any, address: int) -> bool:
     return True
 
 
+#: Exact Python class -> a function giving an instance's address: such instances
+#: pass to FFI functions as opaque pointers (upstream's ``core._OPAQUE_PTR_HANDLERS``,
+#: for classes that cannot grow ``__tvm_ffi_opaque_ptr__``). Fill it while setting
+#: up, before such values are passed; not for use while calls run.
+OPAQUE_PTR_HANDLERS: dict[type, Callable[[Any], int]] = {}
+
+
 def _is_cuda_python_stream(cls: type) -> bool:
     """cuda-python's ``CUstream`` (``int()`` gives the handle; it has no ``__cuda_stream__``).
 
@@ -649,6 +660,9 @@ def _pack(value: Any, opaque: bool) -> AnyCell | None:
             return _ptr_cell(value.value)
         if hasattr(cls, "__tvm_ffi_opaque_ptr__"):
             return _ptr_cell(int(value.__tvm_ffi_opaque_ptr__()))
+        handler = OPAQUE_PTR_HANDLERS.get(cls)
+        if handler is not None:
+            return _ptr_cell(int(handler(value)))
         if callable(value):
             return to_owned_any(value)
         if _is_torch_or_numpy_dtype(value) or hasattr(cls, "__dlpack_data_type__"):
@@ -902,9 +916,9 @@ class TypeField:
         if flags & FLAG_SEQ_HASH_IGNORE:
             structural = "ignore"
         elif flags & FLAG_SEQ_HASH_DEF:
-            structural = "def-recursive"
+            structural = "def-pattern"  # upstream 0.1.15's names
         elif flags & FLAG_SEQ_HASH_DEF_NON_RECURSIVE:
-            structural = "def-non-recursive"
+            structural = "def-simple"
         else:
             structural = None
         f = cls(
@@ -1603,7 +1617,7 @@ def _install_ffi_init_attr(cls: type, info: TypeInfo, ffi_init: Any) -> None:
     missing_obj = missing()
     type_name = cls.__name__
 
-    def __ffi_init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    def __ffi_init__(self: Any, /, *args: Any, **kwargs: Any) -> None:  # a field may be "self"
         if info is not getattr(type(self), "__tvm_ffi_type_info__", None):
             raise TypeError(
                 f"Calling `{type_name}.__ffi_init__()` on a `{type(self).__name__}` instance is not "

@@ -54,6 +54,9 @@ _core._set_result_classes(String, Bytes)
 MISSING: Object = _r.missing()
 #: The marker that starts the name, value pairs of keyword arguments.
 KWARGS: Object = _r.kwargs_marker()
+#: Exact class -> function giving an instance's address: such values pass as
+#: opaque pointers (see :data:`tvmffi._reflection.OPAQUE_PTR_HANDLERS`).
+_OPAQUE_PTR_HANDLERS = _r.OPAQUE_PTR_HANDLERS
 
 _CLASS_DEVICE: type = Device
 _CLASS_TENSOR: type = Tensor
@@ -248,6 +251,49 @@ class Error(Object):
     :class:`tvmffi.Error` and its subclasses)."""
 
     __slots__ = ()
+
+    def __init__(self, kind: str, message: str, backtrace: str) -> None:
+        """A new error of ``kind`` with ``message`` and ``backtrace`` (most recent call last)."""
+        for what, value in (("kind", kind), ("message", message), ("backtrace", backtrace)):
+            if not isinstance(value, str):
+                raise TypeError(f"Error(): {what} must be a str, got {type(value).__name__}")
+        made = _r.cell_to_py(_r.make_error_cell(kind, message, backtrace))
+        _r._core._init_from(self, made)
+
+    def __reduce__(self) -> Any:
+        # By value: an error is its three strings (it has no JSON-graph form). The
+        # extra context is dropped: it may hold any native object.
+        if not _r.chandle_of(self):
+            return (_r._object_new, (Error,))
+        return (Error, (self.kind, self.message, self.backtrace))
+
+    def update_backtrace(self, backtrace: str) -> None:
+        """Replace the stored backtrace with ``backtrace`` (through the cell's own function)."""
+        import ctypes
+
+        handle = _r.chandle_of(self)
+        if not handle:
+            raise ValueError("null ffi.Error")
+        if not isinstance(backtrace, str):
+            raise TypeError(f"backtrace must be a str, got {type(backtrace).__name__}")
+        fn_type = ctypes.CFUNCTYPE(
+            None, ctypes.c_void_p, ctypes.POINTER(_r.ByteArray), ctypes.c_int32
+        )
+        addr = ctypes.c_void_p.from_address(handle + _r.OBJECT_HEADER_SIZE + 48).value
+        arg, _keep = _r._bytearray(backtrace)
+        fn_type(addr)(handle, ctypes.byref(arg), 0)  # 0: kTVMFFIBacktraceUpdateModeReplace
+
+    @property
+    def extra_context(self) -> Any:
+        """The object attached to the error as extra context; None when there is none."""
+        import ctypes
+
+        handle = _r.chandle_of(self)
+        if not handle:
+            raise ValueError("null ffi.Error")
+        # TVMFFIErrorCell: 3 byte arrays, update_backtrace, cause_chain, extra_context
+        ctx = ctypes.c_void_p.from_address(handle + _r.OBJECT_HEADER_SIZE + 64).value
+        return _r.object_from_handle(ctx) if ctx else None
 
     @property
     def kind(self) -> str:
