@@ -65,7 +65,8 @@ static void TestHeapLayout(void) {
   TVMFFIAny out;
   TVMFFIByteArray content;
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(kTVMFFIBigInt);
-  CHECK(info != NULL && info->type_key.size == 10 && memcmp(info->type_key.data, "ffi.BigInt", 10) == 0);
+  CHECK(info != NULL && info->type_key.size == 10 &&
+        memcmp(info->type_key.data, "ffi.BigInt", 10) == 0);
 
   CHECK(FromWords(big, 4, &out) == 0);
   CHECK(out.type_index == kTVMFFIBigInt && out.zero_padding == 0);

@@ -38,7 +38,8 @@ BigInt FromI128(i128 v) {
 std::string I128Text(i128 v) {
   if (v == 0) return "0";
   bool neg = v < 0;
-  unsigned __int128 m = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 m =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   std::string s;
   for (; m != 0; m /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
   return neg ? "-" + s : s;
@@ -58,7 +59,9 @@ BigInt Parse(const std::string& text) {
   return v;
 }
 
-bool Inline(const BigInt& v) { return U::CheckInt64(v); }
+bool Inline(const BigInt& v) {
+  return U::CheckInt64(v);
+}
 
 TEST_CASE("BigInt: values that fit int64 are always inline", "[big_int]") {
   CHECK(Inline(BigInt()));
@@ -126,8 +129,7 @@ TEST_CASE("BigInt: wide figures computed by Python", "[big_int]") {
   CHECK(Text(a / b) == "-3445358964686899059");
   CHECK(Text(a % b) == "-62367185777269799411272850");
   CHECK(Text(a >> 70) == "-288230376151711744000000001");
-  CHECK(Text(BigInt(1) << 200) ==
-        "1606938044258990275541962092341162602522202993782792835301376");
+  CHECK(Text(BigInt(1) << 200) == "1606938044258990275541962092341162602522202993782792835301376");
   CHECK(Parse(Text(a)) == a);
 }
 

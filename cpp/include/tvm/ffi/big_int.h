@@ -224,8 +224,12 @@ struct BigIntUnsafe {
 namespace int_ops {
 using View = BigInt::ArrayView;
 
-inline bool IsNegative(View x) { return x[x.size() - 1] < 0; }
-inline bool IsNormalizedZero(View x) { return x.size() == 1 && x[0] == 0; }
+inline bool IsNegative(View x) {
+  return x[x.size() - 1] < 0;
+}
+inline bool IsNormalizedZero(View x) {
+  return x.size() == 1 && x[0] == 0;
+}
 /*! \brief Word i of x, sign-extended past its end. */
 inline uint64_t WordAt(View x, size_t i) {
   return i < x.size() ? static_cast<uint64_t>(x[i]) : (IsNegative(x) ? ~uint64_t{0} : 0);
@@ -301,7 +305,9 @@ inline int CompareFallback(View a, View b) {
   }
   return 0;
 }
-inline bool EqualFallback(View a, View b) { return CompareFallback(a, b) == 0; }
+inline bool EqualFallback(View a, View b) {
+  return CompareFallback(a, b) == 0;
+}
 
 /*! \brief a + b + carry_in over sign-extended words, with `invert_b` for a - b. */
 inline BigInt AddWords(View a, View b, bool invert_b) {
@@ -320,8 +326,12 @@ inline BigInt AddWords(View a, View b, bool invert_b) {
   }
   return BigIntUnsafe::Normalize(std::move(ptr));
 }
-inline BigInt AddFallback(View a, View b) { return AddWords(a, b, false); }
-inline BigInt SubFallback(View a, View b) { return AddWords(a, b, true); }
+inline BigInt AddFallback(View a, View b) {
+  return AddWords(a, b, false);
+}
+inline BigInt SubFallback(View a, View b) {
+  return AddWords(a, b, true);
+}
 inline BigInt NegateFallback(View x) {
   int64_t zero = 0;
   return AddWords(View(&zero, 1), x, true);
@@ -354,8 +364,12 @@ inline BigInt FromWords(View x) {
   std::copy_n(&x[0], x.size(), BigIntUnsafe::GetMutableData(ptr));
   return BigIntUnsafe::Normalize(std::move(ptr));
 }
-inline BigInt MinFallback(View a, View b) { return FromWords(CompareFallback(a, b) <= 0 ? a : b); }
-inline BigInt MaxFallback(View a, View b) { return FromWords(CompareFallback(a, b) >= 0 ? a : b); }
+inline BigInt MinFallback(View a, View b) {
+  return FromWords(CompareFallback(a, b) <= 0 ? a : b);
+}
+inline BigInt MaxFallback(View a, View b) {
+  return FromWords(CompareFallback(a, b) >= 0 ? a : b);
+}
 
 // ---- magnitudes: sign and unsigned words, for multiplication and division ----
 using Mag = std::vector<uint64_t>;
@@ -464,8 +478,12 @@ inline std::pair<BigInt, BigInt> DivRemFallback(View a, View b) {
 inline std::pair<BigInt, BigInt> DivRemFallback(View a, int64_t b) {
   return DivRemFallback(a, View(&b, 1));
 }
-inline BigInt TruncDivFallback(View a, View b) { return DivRemFallback(a, b).first; }
-inline BigInt TruncModFallback(View a, View b) { return DivRemFallback(a, b).second; }
+inline BigInt TruncDivFallback(View a, View b) {
+  return DivRemFallback(a, b).first;
+}
+inline BigInt TruncModFallback(View a, View b) {
+  return DivRemFallback(a, b).second;
+}
 inline BigInt FloorDivFallback(View a, View b) {
   auto qr = DivRemFallback(a, b);
   if (qr.second && IsNegative(a) != IsNegative(b)) {
@@ -568,7 +586,7 @@ inline std::string ToStringFallback(const BigInt& value) {
   if (x.size() == 1) return std::to_string(x[0]);
   Mag m = Magnitude(x), q, r;
   const Mag chunk_divisor{10000000000000000000ull};  // 10^19
-  std::string digits;  // reversed
+  std::string digits;                                // reversed
   while (!m.empty()) {
     DivMagnitude(m, chunk_divisor, &q, &r);
     uint64_t chunk = r.empty() ? 0 : r[0];
@@ -679,29 +697,29 @@ struct TypeTraits<BigInt> : public TypeTraitsBase {
 
 // ---- operators: each for (BigInt, BigInt), (BigInt, int64_t), (int64_t, BigInt) ----
 // An int64 operand is borrowed as one word; it never becomes a cell.
-#define TVMFFI_BIGINT_OVERLOADS_(Ret, Name, ...)                 \
-  inline Ret Name(const BigInt& a, const BigInt& b) __VA_ARGS__   \
-  inline Ret Name(const BigInt& a, int64_t b) __VA_ARGS__         \
-  inline Ret Name(int64_t a, const BigInt& b) __VA_ARGS__
+#define TVMFFI_BIGINT_OVERLOADS_(Ret, Name, ...)                                 \
+  inline Ret Name(const BigInt& a, const BigInt& b) __VA_ARGS__ inline Ret Name( \
+      const BigInt& a, int64_t b) __VA_ARGS__ inline Ret                         \
+  Name(int64_t a, const BigInt& b) __VA_ARGS__
 
 // The int64 fast path when both fit; `Overflow` sets `r` or says it does not fit.
-#define TVMFFI_BIGINT_CHECKED_(Name, Fallback, Overflow)                               \
-  TVMFFI_BIGINT_OVERLOADS_(BigInt, Name, {                                             \
-    using U = details::BigIntUnsafe;                                                   \
-    if (U::CheckInt64(a) && U::CheckInt64(b)) {                                        \
-      int64_t x = U::GetInt64(a), y = U::GetInt64(b), r = 0;                               \
-      if (!(Overflow)) return BigInt(r);                                               \
-    }                                                                                  \
-    return details::int_ops::Fallback(U::GetArrayView(a), U::GetArrayView(b));         \
+#define TVMFFI_BIGINT_CHECKED_(Name, Fallback, Overflow)                       \
+  TVMFFI_BIGINT_OVERLOADS_(BigInt, Name, {                                     \
+    using U = details::BigIntUnsafe;                                           \
+    if (U::CheckInt64(a) && U::CheckInt64(b)) {                                \
+      int64_t x = U::GetInt64(a), y = U::GetInt64(b), r = 0;                   \
+      if (!(Overflow)) return BigInt(r);                                       \
+    }                                                                          \
+    return details::int_ops::Fallback(U::GetArrayView(a), U::GetArrayView(b)); \
   })
-#define TVMFFI_BIGINT_EXACT_(Ret, Name, Fallback, ...)                                \
-  TVMFFI_BIGINT_OVERLOADS_(Ret, Name, {                                                \
-    using U = details::BigIntUnsafe;                                                   \
-    if (U::CheckInt64(a) && U::CheckInt64(b)) {                                        \
-      int64_t x = U::GetInt64(a), y = U::GetInt64(b);                                  \
-      return __VA_ARGS__;                                                              \
-    }                                                                                  \
-    return details::int_ops::Fallback(U::GetArrayView(a), U::GetArrayView(b));         \
+#define TVMFFI_BIGINT_EXACT_(Ret, Name, Fallback, ...)                         \
+  TVMFFI_BIGINT_OVERLOADS_(Ret, Name, {                                        \
+    using U = details::BigIntUnsafe;                                           \
+    if (U::CheckInt64(a) && U::CheckInt64(b)) {                                \
+      int64_t x = U::GetInt64(a), y = U::GetInt64(b);                          \
+      return __VA_ARGS__;                                                      \
+    }                                                                          \
+    return details::int_ops::Fallback(U::GetArrayView(a), U::GetArrayView(b)); \
   })
 
 TVMFFI_BIGINT_CHECKED_(operator+, AddFallback, details::int_ops::AddOverflow(x, y, &r))
@@ -713,11 +731,10 @@ TVMFFI_BIGINT_CHECKED_(truncdiv, TruncDivFallback, details::int_ops::TruncDivOve
 TVMFFI_BIGINT_CHECKED_(truncmod, TruncModFallback, details::int_ops::TruncModOverflow(x, y, &r))
 TVMFFI_BIGINT_CHECKED_(floordiv, FloorDivFallback, details::int_ops::FloorDivOverflow(x, y, &r))
 TVMFFI_BIGINT_CHECKED_(floormod, FloorModFallback, details::int_ops::FloorModOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(operator<<, LeftShiftFallback,
-                       details::int_ops::LeftShiftOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(operator<<, LeftShiftFallback, details::int_ops::LeftShiftOverflow(x, y, &r))
 TVMFFI_BIGINT_EXACT_(BigInt, operator>>, RightShiftFallback,
                      BigInt(details::int_ops::RightShift(x, y)))
-TVMFFI_BIGINT_EXACT_(BigInt, operator&, AndFallback, BigInt(x & y))
+TVMFFI_BIGINT_EXACT_(BigInt, operator&, AndFallback, BigInt(x& y))
 TVMFFI_BIGINT_EXACT_(BigInt, operator|, OrFallback, BigInt(x | y))
 TVMFFI_BIGINT_EXACT_(BigInt, operator^, XorFallback, BigInt(x ^ y))
 TVMFFI_BIGINT_EXACT_(BigInt, min, MinFallback, BigInt(x <= y ? x : y))
@@ -726,10 +743,10 @@ TVMFFI_BIGINT_EXACT_(bool, operator==, EqualFallback, x == y)
 TVMFFI_BIGINT_OVERLOADS_(bool, operator!=, { return !(a == b); })
 // Op is an operator token; it cannot be parenthesized.
 // NOLINTBEGIN(bugprone-macro-parentheses)
-#define TVMFFI_BIGINT_COMPARE_(Op)                                                       \
-  TVMFFI_BIGINT_OVERLOADS_(bool, operator Op, {                                          \
-    using U = details::BigIntUnsafe;                                                     \
-    if (U::CheckInt64(a) && U::CheckInt64(b)) return U::GetInt64(a) Op U::GetInt64(b);   \
+#define TVMFFI_BIGINT_COMPARE_(Op)                                                         \
+  TVMFFI_BIGINT_OVERLOADS_(bool, operator Op, {                                            \
+    using U = details::BigIntUnsafe;                                                       \
+    if (U::CheckInt64(a) && U::CheckInt64(b)) return U::GetInt64(a) Op U::GetInt64(b);     \
     return details::int_ops::CompareFallback(U::GetArrayView(a), U::GetArrayView(b)) Op 0; \
   })
 TVMFFI_BIGINT_COMPARE_(<)
@@ -742,7 +759,9 @@ TVMFFI_BIGINT_COMPARE_(>=)
 #undef TVMFFI_BIGINT_EXACT_
 #undef TVMFFI_BIGINT_OVERLOADS_
 
-inline BigInt operator+(const BigInt& v) { return v; }
+inline BigInt operator+(const BigInt& v) {
+  return v;
+}
 inline BigInt operator-(const BigInt& v) {
   using U = details::BigIntUnsafe;
   if (U::CheckInt64(v) && U::GetInt64(v) != std::numeric_limits<int64_t>::min()) {
@@ -756,16 +775,36 @@ inline BigInt operator~(const BigInt& v) {
   return details::int_ops::ComplementFallback(U::GetArrayView(v));
 }
 
-inline BigInt& BigInt::operator+=(const BigInt& rhs) { return *this = *this + rhs; }
-inline BigInt& BigInt::operator-=(const BigInt& rhs) { return *this = *this - rhs; }
-inline BigInt& BigInt::operator*=(const BigInt& rhs) { return *this = *this * rhs; }
-inline BigInt& BigInt::operator/=(const BigInt& rhs) { return *this = *this / rhs; }
-inline BigInt& BigInt::operator%=(const BigInt& rhs) { return *this = *this % rhs; }
-inline BigInt& BigInt::operator&=(const BigInt& rhs) { return *this = *this & rhs; }
-inline BigInt& BigInt::operator|=(const BigInt& rhs) { return *this = *this | rhs; }
-inline BigInt& BigInt::operator^=(const BigInt& rhs) { return *this = *this ^ rhs; }
-inline BigInt& BigInt::operator<<=(const BigInt& rhs) { return *this = *this << rhs; }
-inline BigInt& BigInt::operator>>=(const BigInt& rhs) { return *this = *this >> rhs; }
+inline BigInt& BigInt::operator+=(const BigInt& rhs) {
+  return *this = *this + rhs;
+}
+inline BigInt& BigInt::operator-=(const BigInt& rhs) {
+  return *this = *this - rhs;
+}
+inline BigInt& BigInt::operator*=(const BigInt& rhs) {
+  return *this = *this * rhs;
+}
+inline BigInt& BigInt::operator/=(const BigInt& rhs) {
+  return *this = *this / rhs;
+}
+inline BigInt& BigInt::operator%=(const BigInt& rhs) {
+  return *this = *this % rhs;
+}
+inline BigInt& BigInt::operator&=(const BigInt& rhs) {
+  return *this = *this & rhs;
+}
+inline BigInt& BigInt::operator|=(const BigInt& rhs) {
+  return *this = *this | rhs;
+}
+inline BigInt& BigInt::operator^=(const BigInt& rhs) {
+  return *this = *this ^ rhs;
+}
+inline BigInt& BigInt::operator<<=(const BigInt& rhs) {
+  return *this = *this << rhs;
+}
+inline BigInt& BigInt::operator>>=(const BigInt& rhs) {
+  return *this = *this >> rhs;
+}
 
 /*! \brief Reads [+-]digits (after the stream's usual whitespace skip); on failure sets failbit
  * and leaves `value` as it was. */
