@@ -54,8 +54,9 @@ TEST_CASE("BigInt extras: JSON object graph as decimal text", "[big_int]") {
   CHECK(back.cast<BigInt>() == a);
   // A node whose number fits int64 comes back as an int (the canonical form).
   auto node = [](Any data) {
-    return json::Object{{"root_index", 0},
-                        {"nodes", json::Array{json::Object{{"type", "ffi.BigInt"}, {"data", data}}}}};
+    return json::Object{
+        {"root_index", 0},
+        {"nodes", json::Array{json::Object{{"type", "ffi.BigInt"}, {"data", data}}}}};
   };
   Any small = FromJSONGraph(node(String("-42")));
   CHECK(small.type_index() == TypeIndex::kTVMFFIInt);
