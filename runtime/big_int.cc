@@ -55,9 +55,13 @@ BigInt BigIntFromJSON(AnyView data) {
 void RegisterBigIntType() noexcept {
   try {
     namespace refl = reflection;
+    // Functions, not function pointers: the one hook form that AnyHash/AnyEqual
+    // of every header version call the same way (upstream 0.1.15's pointer form
+    // returns a TVMFFIAny, older ones an int64), so a library built against
+    // either side's headers finds BigInt Map keys by value.
     refl::TypeAttrDef<details::BigIntObj>()
-        .attr(refl::type_attr::kAnyHash, reinterpret_cast<void*>(&BigIntAnyHash))
-        .attr(refl::type_attr::kAnyEqual, reinterpret_cast<void*>(&BigIntAnyEqual));
+        .attr(refl::type_attr::kAnyHash, Function::FromTyped(BigIntAnyHash))
+        .attr(refl::type_attr::kAnyEqual, Function::FromTyped(BigIntAnyEqual));
     refl::TypeAttrDef<details::BigIntObj>()
         .def(refl::type_attr::kDataToJson,
              Function::FromTyped([](BigInt value) { return BigIntToJSON(value); }))
