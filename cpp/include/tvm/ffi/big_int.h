@@ -373,6 +373,8 @@ inline BigInt MaxFallback(View a, View b) {
 
 // ---- magnitudes: sign and unsigned words, for multiplication and division ----
 using Mag = std::vector<uint64_t>;
+// A double word (GCC and Clang; __extension__ keeps -Wpedantic quiet).
+__extension__ typedef unsigned __int128 U128;
 /*! \brief |x| as trimmed unsigned words (empty for 0). */
 inline Mag Magnitude(View x) {
   Mag m(x.size());
@@ -412,9 +414,9 @@ inline BigInt MulFallback(View a, View b) {
   }
   Mag r(x.size() + y.size(), 0);
   for (size_t i = 0; i < x.size(); ++i) {
-    unsigned __int128 carry = 0;
+    U128 carry = 0;
     for (size_t j = 0; j < y.size(); ++j) {
-      unsigned __int128 t = static_cast<unsigned __int128>(x[i]) * y[j] + r[i + j] + carry;
+      U128 t = static_cast<U128>(x[i]) * y[j] + r[i + j] + carry;
       r[i + j] = static_cast<uint64_t>(t);
       carry = t >> 64;
     }
@@ -429,9 +431,9 @@ inline void DivMagnitude(const Mag& a, const Mag& b, Mag* q, Mag* r) {
   q->assign(a.size(), 0);
   r->clear();
   if (b.size() == 1) {  // one word: a word at a time
-    unsigned __int128 rem = 0;
+    U128 rem = 0;
     for (size_t i = a.size(); i-- > 0;) {
-      unsigned __int128 cur = (rem << 64) | a[i];
+      U128 cur = (rem << 64) | a[i];
       (*q)[i] = static_cast<uint64_t>(cur / b[0]);
       rem = cur % b[0];
     }
