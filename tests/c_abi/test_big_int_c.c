@@ -101,6 +101,11 @@ static void TestContentOfInt(void) {
   CHECK(content.data == NULL && content.size == 0 && TakeError("TypeError"));
   content = TVMFFIBigIntGetContentByteArray(NULL);
   CHECK(content.data == NULL && content.size == 0 && TakeError("ValueError"));
+  /* A BigInt cell without its object: refused, never read. */
+  v.type_index = kTVMFFIBigInt;
+  v.v_obj = NULL;
+  content = TVMFFIBigIntGetContentByteArray(&v);
+  CHECK(content.data == NULL && content.size == 0 && TakeError("TypeError"));
 }
 
 /* Bad input: an error of the documented kind, the output left None, no read past the data. */
