@@ -43,6 +43,7 @@
  * own stacks.
  */
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/big_int.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/dict.h>
 #include <tvm/ffi/container/list.h>
@@ -100,8 +101,9 @@ class DeepCopier {
   Any Copy(const Any& value) {
     int32_t ti = value.type_index();
     if (ti < TypeIndex::kTVMFFIStaticObjectBegin || ti == TypeIndex::kTVMFFIStr ||
-        ti == TypeIndex::kTVMFFIBytes || ti == TypeIndex::kTVMFFIShape) {
-      return value;
+        ti == TypeIndex::kTVMFFIBytes || ti == TypeIndex::kTVMFFIShape ||
+        ti == TypeIndex::kTVMFFIBigInt) {
+      return value;  // immutable values: shared, never copied
     }
     const Object* obj = ObjectOf(value);
     if (obj->IsInstance<EnumObj>()) return value;  // a singleton: never copied
@@ -333,6 +335,9 @@ class ReprPrinter {
       case TypeIndex::kTVMFFIInt:
         Append(std::to_string(cell->v_int64));
         return;
+      case TypeIndex::kTVMFFIBigInt:  // decimal, as operator<< prints it
+        Append(details::int_ops::ToStringFallback(value.cast<BigInt>()));
+        return;
       case TypeIndex::kTVMFFIFloat: {
         char buf[32];
         std::snprintf(buf, sizeof(buf), "%g", cell->v_float64);
@@ -546,6 +551,10 @@ class RecursiveComparer {
  public:
   explicit RecursiveComparer(bool equal_only) : equal_only_(equal_only) {}
 
+  static bool IsInteger(int32_t ti) {
+    return ti == TypeIndex::kTVMFFIInt || ti == TypeIndex::kTVMFFIBigInt;
+  }
+
   int Compare(const Any& lhs, const Any& rhs) {
     std::vector<Frame> stack;
     int result;
@@ -644,6 +653,13 @@ class RecursiveComparer {
     if (a_text && b_text && ka == kb) {
       int c = sa.compare(sb);
       *out = c < 0 ? -1 : (c > 0 ? 1 : 0);
+      return true;
+    }
+    if (IsInteger(a->type_index) && IsInteger(b->type_index) &&
+        (a->type_index == TypeIndex::kTVMFFIBigInt || b->type_index == TypeIndex::kTVMFFIBigInt)) {
+      // int and BigInt order by value (the two forms never hold the same number).
+      *out = details::int_ops::CompareFallback(details::BigIntUnsafe::GetArrayView(a),
+                                               details::BigIntUnsafe::GetArrayView(b));
       return true;
     }
     if (a_text || b_text || a->type_index != b->type_index) {
@@ -904,6 +920,9 @@ class RecursiveHasher {
         return true;
       case TypeIndex::kTVMFFIInt:
         *out = Mix(seed, cell->v_uint64);
+        return true;
+      case TypeIndex::kTVMFFIBigInt:  // by value, whatever the object
+        *out = Mix(seed, value.cast<BigInt>().hash());
         return true;
       case TypeIndex::kTVMFFIFloat: {
         double v = cell->v_float64;

@@ -193,6 +193,8 @@ class EqualRun {
       return details::StringLikeView(b, &sb, &kb) && ka == kb && sa == sb;
     }
     if (a->type_index != b->type_index) return false;
+    // A BigInt is a value: equal numbers are equal whatever their objects.
+    if (a->type_index == TypeIndex::kTVMFFIBigInt) return details::AnyCellEqual(a, b);
     if (a->type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
       if (IsNaN(a)) return IsNaN(b);
       return a->zero_padding == b->zero_padding && a->v_uint64 == b->v_uint64;
@@ -412,10 +414,7 @@ class HashRun {
 
   uint64_t Hash(const Any& value) {
     const TVMFFIAny* cell = CellOf(value);
-    if (cell->type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
-        cell->type_index == TypeIndex::kTVMFFIStr || cell->type_index == TypeIndex::kTVMFFIBytes) {
-      return Leaf(cell);
-    }
+    if (IsLeaf(cell->type_index)) return Leaf(cell);
     const Object* obj = reinterpret_cast<const Object*>(cell->v_obj);
     // Every object is hashed once per run (the first visit's hash is the
     // one, as it always was for reflected objects): shared nodes cost their
@@ -460,6 +459,13 @@ class HashRun {
   }
 
  private:
+  // Values hashed by content, never memoized by address (a BigInt by its number).
+  static bool IsLeaf(int32_t type_index) {
+    return type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
+           type_index == TypeIndex::kTVMFFIStr || type_index == TypeIndex::kTVMFFIBytes ||
+           type_index == TypeIndex::kTVMFFIBigInt;
+  }
+
   static uint64_t Leaf(const TVMFFIAny* cell) {
     if (IsNaN(cell)) {
       TVMFFIAny nan = *cell;
@@ -480,8 +486,7 @@ class HashRun {
     for (const auto& [key_any, value] : tvmffi::rt::StableEntries(map)) {
       uint64_t key_hash = 0;
       const TVMFFIAny* key = details::AnyUnsafe::TVMFFIAnyPtrFromAny(key_any);
-      if (key->type_index < TypeIndex::kTVMFFIStaticObjectBegin ||
-          key->type_index == TypeIndex::kTVMFFIStr || key->type_index == TypeIndex::kTVMFFIBytes) {
+      if (IsLeaf(key->type_index)) {
         key_hash = Leaf(key);
       } else if (!IsContainerOrLeafObject(key->type_index)) {
         // (Containers, shapes and tensors as keys contribute nothing, as

@@ -931,8 +931,11 @@ class Deserializer {
     AnyView from_json = TypeAttr("__data_from_json__", type_index);
     if (from_json != nullptr) {
       Any value = from_json.cast<Function>()(*data);
-      // The hook's result stands for a node of this type: nothing else.
-      if (!IsInstanceOf(value.type_index(), type_index)) {
+      // The hook's result stands for a node of this type: nothing else (an
+      // ffi.BigInt node that fits int64 is an int: BigInt's canonical form).
+      const bool canonical_int =
+          type_index == TypeIndex::kTVMFFIBigInt && value.type_index() == TypeIndex::kTVMFFIInt;
+      if (!canonical_int && !IsInstanceOf(value.type_index(), type_index)) {
         Bad(index, "`__data_from_json__` of `" + TypeKeyOf(info) + "` returned a `" +
                        std::string(value.GetTypeKey()) + "`");
       }

@@ -329,7 +329,11 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
   out->zero_padding = 0;
   if (t == &PyLong_Type) {
     out->type_index = kTVMFFIInt;
-    return LongToInt64(a, &out->v_int64);
+    if (__builtin_expect(LongToInt64(a, &out->v_int64), 1)) return true;
+    // Past int64: an ffi.BigInt the frame owns for the call.
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return false;
+    PyErr_Clear();
+    return PackOwned(f, a, i, out);
   }
   if (t == &PyFloat_Type) {
     out->type_index = kTVMFFIFloat;
@@ -438,11 +442,8 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
     case Kind::kDLPack:
       if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
       return PackTensorDLPack(f, e, a, i, out);
-    case Kind::kInt: {
-      out->type_index = kTVMFFIInt;
-      f.ran_python = true;  // __index__
-      return IndexToInt64(a, &out->v_int64);
-    }
+    case Kind::kInt:
+      return PackOwned(f, a, i, out);  // __index__; an ffi.BigInt past int64
     case Kind::kFloat:
       out->type_index = kTVMFFIFloat;
       out->v_float64 = PyFloat_AsDouble(a);

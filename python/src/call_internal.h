@@ -87,6 +87,8 @@ TVMFFIObjectHandle ObjectHandleOf(PyObject* obj);
 TVMFFI_PY_COLD PyObject* RValueRefTarget(PyObject* rvalue);
 bool LongToInt64(PyObject* v, int64_t* out);
 bool IndexToInt64(PyObject* obj, int64_t* out);
+/*! \brief An object with __index__ as an owned int: kTVMFFIInt, or an ffi.BigInt past int64. */
+bool IndexToOwnedInt(PyObject* obj, TVMFFIAny* out);
 DLManagedTensorVersioned* ManagedFromPy(PyObject* obj);
 bool IsReadOnly(const DLManagedTensorVersioned* m);
 bool IsHostMemory(DLDevice d);

@@ -197,6 +197,43 @@ int CachedObjectToOwned(PyObject* obj, int32_t type_index, TVMFFIAny* out) {
   return r;
 }
 
+// An int past int64 as an owned ffi.BigInt: its two's complement words,
+// least significant first, as TVMFFIBigIntFromByteArray reads them (native
+// byte order: the runtime's platforms are little-endian).
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "BigInt words are read little-endian");
+TVMFFI_PY_COLD bool LongToBigInt(PyObject* v, TVMFFIAny* out) {
+  nb::object bits = nb::steal(PyObject_CallMethod(v, "bit_length", nullptr));
+  if (!bits.is_valid()) return false;
+  const size_t nbits = PyLong_AsSize_t(bits.ptr());
+  if (nbits == static_cast<size_t>(-1) && PyErr_Occurred()) return false;
+  const size_t nbytes = (nbits / 64 + 1) * 8;  // a sign bit above the magnitude
+  nb::object args = nb::steal(Py_BuildValue("(ns)", static_cast<Py_ssize_t>(nbytes), "little"));
+  nb::object kwargs = nb::steal(Py_BuildValue("{s:O}", "signed", Py_True));
+  if (!args.is_valid() || !kwargs.is_valid()) return false;
+  nb::object to_bytes = nb::steal(PyObject_GetAttrString(v, "to_bytes"));
+  if (!to_bytes.is_valid()) return false;
+  nb::object data = nb::steal(PyObject_Call(to_bytes.ptr(), args.ptr(), kwargs.ptr()));
+  if (!data.is_valid()) return false;
+  TVMFFIByteArray ba{PyBytes_AS_STRING(data.ptr()),
+                     static_cast<size_t>(PyBytes_GET_SIZE(data.ptr()))};
+  if (TVMFFIBigIntFromByteArray(&ba, out) != 0) {
+    SetPyErrorFromFFI();
+    return false;
+  }
+  return true;
+}
+
+bool IndexToOwnedInt(PyObject* obj, TVMFFIAny* out) {
+  nb::object idx = nb::steal(PyNumber_Index(obj));
+  if (!idx.is_valid()) return false;
+  out->type_index = kTVMFFIInt;
+  out->zero_padding = 0;
+  if (LongToInt64(idx.ptr(), &out->v_int64)) return true;
+  if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return false;
+  PyErr_Clear();
+  return LongToBigInt(idx.ptr(), out);
+}
+
 bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
   out->zero_padding = 0;
   out->v_int64 = 0;
@@ -233,10 +270,8 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
       out->type_index = kTVMFFIDevice;
       out->v_device = nb::inst_ptr<DeviceValue>(obj)->dev;
       return true;
-    case Kind::kInt: {
-      out->type_index = kTVMFFIInt;
-      return IndexToInt64(obj, &out->v_int64);
-    }
+    case Kind::kInt:
+      return IndexToOwnedInt(obj, out);
     case Kind::kFloat:
       out->type_index = kTVMFFIFloat;
       out->v_float64 = PyFloat_AsDouble(obj);

@@ -218,6 +218,33 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
     case kTVMFFIDict:
       if (fw != nullptr) return ContainerInFramework(h, fw);
       break;
+    case kTVMFFIBigInt: {
+      // An ffi.BigInt is a Python int: from its words (least significant
+      // first, little-endian on the runtime's platforms).
+      const TVMFFIByteArray words = TVMFFIBigIntGetContentByteArray(a);
+      PyObject* r = nullptr;
+      if (words.data == nullptr) {
+        SetPyErrorFromFFI();
+      } else {
+        nb::object data =
+            nb::steal(PyBytes_FromStringAndSize(words.data, static_cast<Py_ssize_t>(words.size)));
+        if (data.is_valid()) {
+          r = PyObject_CallMethod(reinterpret_cast<PyObject*>(&PyLong_Type), "from_bytes", "(Os)",
+                                  data.ptr(), "little");
+          // from_bytes has no positional `signed`: subtract 2^(8n) for a negative top word.
+          if (r != nullptr && (static_cast<unsigned char>(words.data[words.size - 1]) & 0x80)) {
+            nb::object shift = nb::steal(PyLong_FromSize_t(words.size * 8));
+            nb::object one = nb::steal(PyLong_FromLong(1));
+            nb::object span = nb::steal(PyNumber_Lshift(one.ptr(), shift.ptr()));
+            PyObject* neg = span.is_valid() ? PyNumber_Subtract(r, span.ptr()) : nullptr;
+            Py_DECREF(r);
+            r = neg;
+          }
+        }
+      }
+      TVMFFIObjectDecRef(h);
+      return r;
+    }
     case kTVMFFIOpaquePyObject: {
       // A Python object carried across the FFI comes back as itself.
       PyObject* held = nullptr;

@@ -46,7 +46,6 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-INT64 = (-(2**63), 2**63 - 1)
 CLEAR_ERRORS = (
     TypeError,
     ValueError,
@@ -221,10 +220,7 @@ def model(v: Any) -> Any:
     if v is None or isinstance(v, (bool, str, bytes, float)):
         return v
     if isinstance(v, (int, Hook)):
-        i = operator.index(v)
-        if not INT64[0] <= i <= INT64[1]:
-            raise OverflowError("int does not fit in 64 bits")
-        return i
+        return operator.index(v)  # past int64: an ffi.BigInt, the same int back
     if isinstance(v, np.ndarray):
         return tensor_value(v)
     if isinstance(v, tvmffi.Tensor):

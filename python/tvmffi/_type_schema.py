@@ -56,6 +56,7 @@ _ORIGIN_ALIASES = {
     "const char*": "str",
     "ffi.SmallStr": "str",
     "ffi.String": "str",
+    "ffi.BigInt": "int",
     "DataType": "dtype",
     "std::vector": "Array",
     "std::optional": "Optional",

@@ -8,6 +8,12 @@ tvmffi_strict_c(test_c_api ${CMAKE_CURRENT_LIST_DIR}/test_c_api.c)
 target_link_libraries(test_c_api PRIVATE tvmffi::tvmffi)
 add_test(NAME test_c_api COMMAND test_c_api)
 
+# The BigInt C functions and the kTVMFFIBigInt object layout, from strict C11.
+add_executable(test_big_int_c ${CMAKE_CURRENT_LIST_DIR}/test_big_int_c.c)
+tvmffi_strict_c(test_big_int_c ${CMAKE_CURRENT_LIST_DIR}/test_big_int_c.c)
+target_link_libraries(test_big_int_c PRIVATE tvmffi::tvmffi)
+add_test(NAME test_big_int_c COMMAND test_big_int_c)
+
 # ABI sizes/offsets/enumerators: compiling is the test (as C11 and as C++17),
 # container object layouts included (test_container_layout.cc).
 add_executable(test_layout ${CMAKE_CURRENT_LIST_DIR}/test_layout.c

@@ -9,6 +9,7 @@
 // only gives ctest something to run. The C structs themselves are pinned in
 // test_layout.c; Map/List/Dict are pinned with their own layout.
 #include <tvm/ffi/any.h>
+#include <tvm/ffi/big_int.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/shape.h>
@@ -67,6 +68,16 @@ NOT_POLYMORPHIC(ffi::AnyView);
 NOT_POLYMORPHIC(ffi::Any);
 static_assert(std::is_standard_layout_v<ffi::AnyView>, "AnyView: the cell sits at offset 0");
 static_assert(std::is_standard_layout_v<ffi::Any>, "Any: the cell sits at offset 0");
+
+// ---- BigInt: header + size_t word count, then the int64 words (at 32). --------
+SIZE_IS(details::BigIntObj, 32);
+ALIGN_IS(details::BigIntObj, 8);
+NOT_POLYMORPHIC(details::BigIntObj);
+static_assert(details::BigIntObj::_type_index == 78, "ffi.BigInt's static type index");
+// A BigInt is one cell: passed and stored as a TVMFFIAny.
+SIZE_IS(ffi::BigInt, 16);
+ALIGN_IS(ffi::BigInt, 8);
+NOT_POLYMORPHIC(ffi::BigInt);
 
 // ---- String and Bytes: header + TVMFFIByteArray. ----------------------------
 OFFSET_IS(details::StringObj, data, 24);

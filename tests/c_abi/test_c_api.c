@@ -184,8 +184,8 @@ static void TestVersionAndTypes(void) {
   CHECK(kTVMFFIBytes == 66 && kTVMFFIError == 67 && kTVMFFIFunction == 68);
   CHECK(kTVMFFIShape == 69 && kTVMFFITensor == 70 && kTVMFFIArray == 71 && kTVMFFIMap == 72);
   CHECK(kTVMFFIModule == 73 && kTVMFFIOpaquePyObject == 74 && kTVMFFIList == 75);
-  CHECK(kTVMFFIDict == 76 && kTVMFFIVisitInterrupt == 77 && kTVMFFIStaticObjectEnd == 78 &&
-        kTVMFFIDynObjectBegin == 128);
+  CHECK(kTVMFFIDict == 76 && kTVMFFIVisitInterrupt == 77 && kTVMFFIBigInt == 78 &&
+        kTVMFFIStaticObjectEnd == 79 && kTVMFFIDynObjectBegin == 128);
   CHECK(dflag == 3 && kTVMFFIObjectDeleterFlagBitMaskStrong == 1 &&
         kTVMFFIObjectDeleterFlagBitMaskWeak == 2);
   CHECK(fflag == 1 && kTVMFFIFieldFlagBitMaskHasDefault == 2 &&

@@ -182,7 +182,8 @@ VALUE_IS(kTVMFFIOpaquePyObject, 74);
 VALUE_IS(kTVMFFIList, 75);
 VALUE_IS(kTVMFFIDict, 76);
 VALUE_IS(kTVMFFIVisitInterrupt, 77);
-VALUE_IS(kTVMFFIStaticObjectEnd, 78);
+VALUE_IS(kTVMFFIBigInt, 78);
+VALUE_IS(kTVMFFIStaticObjectEnd, 79);
 VALUE_IS(kTVMFFIDynObjectBegin, 128);
 
 /* Deleter flags and the other enumerations. */

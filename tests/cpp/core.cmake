@@ -2,6 +2,7 @@
 
 tvmffi_add_test(test_object ${CMAKE_CURRENT_LIST_DIR}/test_object.cc)
 tvmffi_add_test(test_any ${CMAKE_CURRENT_LIST_DIR}/test_any.cc)
+tvmffi_add_test(test_big_int ${CMAKE_CURRENT_LIST_DIR}/test_big_int.cc)
 tvmffi_add_test(test_string ${CMAKE_CURRENT_LIST_DIR}/test_string.cc)
 tvmffi_add_test(test_error ${CMAKE_CURRENT_LIST_DIR}/test_error.cc)
 tvmffi_add_test(test_function ${CMAKE_CURRENT_LIST_DIR}/test_function.cc)

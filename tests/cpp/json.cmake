@@ -3,6 +3,7 @@
 # (extra/dataclass.h) is tested in reflection.cmake.
 tvmffi_add_test(test_json ${CMAKE_CURRENT_LIST_DIR}/test_json.cc)
 tvmffi_add_test(test_serialization ${CMAKE_CURRENT_LIST_DIR}/test_serialization.cc)
+tvmffi_add_test(test_big_int_extra ${CMAKE_CURRENT_LIST_DIR}/test_big_int_extra.cc)
 
 # A library built with our json.h must not export upstream's out-of-line names
 # (json::Parse, json::Stringify, ReprPrint): an upstream runtime would bind to its copy.

@@ -8,7 +8,7 @@
 #              linked to upstream's libtvm_ffi.so (xhost.cc);
 #   libraries: xlib.cc built with our package's tvm-ffi-config and with
 #              upstream's (tvm_ffi.libinfo / tvm-ffi-config).
-# Every cell checks Array, Map, String, Function, Tensor and errors crossing
+# Every cell checks Array, Map, String, Function, Tensor, BigInt and errors crossing
 # both ways and that the process holds one runtime (interop_check.py, xhost.cc).
 #
 # Usage: tests/upstream/interop.sh PYTHON UPSTREAM_WHEEL WORK

@@ -78,6 +78,8 @@ def main() -> int:
     )
     check("error lib->host", lambda: raises_value_error(lambda: mod.raise_value_error("boom")))
     check("error host->lib", lambda: mod.catch_kind(bad) == "ValueError")
+    big = (1 << 100) + 7
+    check("BigInt host->lib->host", lambda: mod.bigint_mul(big, -big) == -big * big)
     host_root = os.path.dirname(os.path.realpath(tvm_ffi.__file__))
     runtimes = mapped_runtimes()
     check(

@@ -5,6 +5,7 @@
  * type both ways, then that one runtime is mapped in the process.
  * Usage: xhost LIB; prints PASS/FAIL lines and "interop: N passed, N failed".
  */
+#include <tvm/ffi/big_int.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tensor.h>
@@ -116,6 +117,12 @@ int main(int argc, char** argv) {
   Check("error host->lib", [&] {
     auto bad = ffi::Function::FromTyped([]() { TVM_FFI_THROW(ValueError) << "from the host"; });
     return fn("catch_kind")(bad).cast<ffi::String>() == "ValueError";
+  });
+  Check("BigInt host->lib->host", [&] {
+    ffi::BigInt big = (ffi::BigInt(1) << 100) + 7;
+    ffi::Any product = fn("bigint_mul")(big, -big);
+    return product.type_index() == ffi::TypeIndex::kTVMFFIBigInt &&
+           product.cast<ffi::BigInt>() == -(big * big);
   });
   std::set<std::string> runtimes = MappedRuntimes();
   Check("one runtime in the process", [&] { return runtimes.size() == 1; });

@@ -5,6 +5,7 @@
  * and against upstream's wheel. Each container type crosses both ways: a
  * function reads one the caller made, another makes one for the caller.
  */
+#include <tvm/ffi/big_int.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tensor.h>
@@ -92,6 +93,12 @@ ffi::String CatchKind(ffi::Function f) {
   return "";
 }
 
+// A BigInt past int64 both ways: the caller's words read inline, a product
+// this library allocates (upstream 0.1.15's kTVMFFIBigInt layout).
+ffi::BigInt BigIntMul(ffi::BigInt a, ffi::BigInt b) {
+  return a * b;
+}
+
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
@@ -107,3 +114,4 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(tensor_sum, TensorSum);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_one, AddOne);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(raise_value_error, Raise);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(catch_kind, CatchKind);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(bigint_mul, BigIntMul);

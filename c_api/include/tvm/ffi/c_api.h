@@ -194,6 +194,13 @@ typedef enum {
   kTVMFFIDict = 76,
   /*! \brief The object a structural visitor returns to stop a walk (carries a payload). */
   kTVMFFIVisitInterrupt = 77,
+  /*!
+   * \brief An integer outside the int64 range: after the object header, a
+   *        `size_t` word count, then that many int64 words (two's complement,
+   *        least significant first, native byte order), with no redundant
+   *        sign word. A value that fits int64 is always kTVMFFIInt instead.
+   */
+  kTVMFFIBigInt = 78,
   kTVMFFIStaticObjectEnd,
   kTVMFFIDynObjectBegin = 128
 #ifdef __cplusplus
@@ -996,6 +1003,33 @@ TVM_FFI_DLL int TVMFFIStringFromByteArray(const TVMFFIByteArray* input, TVMFFIAn
 
 /*! \brief As TVMFFIStringFromByteArray, producing Bytes. */
 TVM_FFI_DLL int TVMFFIBytesFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out);
+
+/*!
+ * \brief Make an owned integer from its words (copied): two's complement int64
+ *        words, least significant first, each in native byte order. Redundant
+ *        sign words are dropped; the empty array is 0.
+ * \param input The words; `size` must be a multiple of 8 (NULL data only with
+ *        size 0).
+ * \param out Receives kTVMFFIInt when the value fits int64, else an owned
+ *        kTVMFFIBigInt object (release it with TVMFFIObjectDecRef).
+ * \return 0, or -1 with ValueError when input or out is NULL, data is NULL
+ *         with a nonzero size, or the size is not a multiple of 8; out is then
+ *         None. Thread-safe.
+ */
+TVM_FFI_DLL int TVMFFIBigIntFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out);
+
+/*!
+ * \brief Borrow the words of an integer: for kTVMFFIInt the 8 bytes of
+ *        `value->v_int64` itself, for kTVMFFIBigInt the object's words (the
+ *        format TVMFFIBigIntFromByteArray reads, always canonical). Not
+ *        little-endian everywhere: each word is in native byte order.
+ * \param value A kTVMFFIInt or kTVMFFIBigInt cell; the view lives as long as
+ *        that cell and the object it holds.
+ * \return The words (size a nonzero multiple of 8), or {NULL, 0} with a
+ *         TypeError (ValueError for NULL) set as the raised error when value
+ *         holds no integer. Thread-safe; allocates nothing on success.
+ */
+TVM_FFI_DLL TVMFFIByteArray TVMFFIBigIntGetContentByteArray(const TVMFFIAny* value);
 
 /*!
  * \brief Parse a data type: "int8".."int64", "uint..", "float16/32/64",

@@ -378,6 +378,8 @@ struct AnyUnsafe : public ObjectUnsafe {
     SetAnyNone(data);
     return any;
   }
+  /*! \brief Takes over the owned value of a cell passed by value (upstream's name). */
+  static Any MoveTVMFFIAnyRawToAny(TVMFFIAny data) noexcept { return MoveTVMFFIAnyToAny(&data); }
   static const TVMFFIAny* TVMFFIAnyPtrFromAny(const Any& any) noexcept { return &any.data_; }
   static TVMFFIAny* MutableTVMFFIAnyPtrFromAny(Any* any) noexcept { return &any->data_; }
   static const TVMFFIAny* TVMFFIAnyPtrFromAnyView(const AnyView& view) noexcept {

@@ -61,6 +61,7 @@ struct StaticTypeKey {
   static constexpr const char* kTVMFFIList = "ffi.List";
   static constexpr const char* kTVMFFIDict = "ffi.Dict";
   static constexpr const char* kTVMFFIVisitInterrupt = "ffi.VisitInterrupt";
+  static constexpr const char* kTVMFFIBigInt = "ffi.BigInt";
 };
 
 namespace details {
@@ -102,6 +103,7 @@ inline constexpr StaticTypeEntry kStaticTypes[] = {
     {TypeIndex::kTVMFFIList, StaticTypeKey::kTVMFFIList},
     {TypeIndex::kTVMFFIDict, StaticTypeKey::kTVMFFIDict},
     {TypeIndex::kTVMFFIVisitInterrupt, StaticTypeKey::kTVMFFIVisitInterrupt},
+    {TypeIndex::kTVMFFIBigInt, StaticTypeKey::kTVMFFIBigInt},
 };
 }  // namespace details
 
