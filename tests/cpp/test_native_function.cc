@@ -29,10 +29,18 @@ using reflection::NativeFunction;
 using reflection::NativeFunctionView;
 namespace refl = tvm::ffi::reflection;
 
-Expected<int> AddOne(int x) noexcept { return x + 1; }
-int Triple(int x) { return 3 * x; }
-int ThrowsStd(int) { throw std::length_error("too long"); }
-int ThrowsFFI(int) { TVM_FFI_THROW(IndexError) << "no such index"; }
+Expected<int> AddOne(int x) noexcept {
+  return x + 1;
+}
+int Triple(int x) {
+  return 3 * x;
+}
+int ThrowsStd(int) {
+  throw std::length_error("too long");
+}
+int ThrowsFFI(int) {
+  TVM_FFI_THROW(IndexError) << "no such index";
+}
 
 TEST_CASE("A native hook is an opaque pointer to TVMFFIAny(Args...) noexcept", "[native_fn]") {
   auto view = NativeFunctionView<int(int)>::FromNative<&Triple>();
@@ -161,9 +169,13 @@ class HookNodeObj : public Object {
   Any kept;
   Any hidden;
   HookNodeObj(Any k, Any h) : kept(std::move(k)), hidden(std::move(h)) {}
+  // Upstream's form of a hook: Expected in, Expected out, stopping early on
+  // an error or interrupt (TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN).
   static Expected<Optional<VisitInterrupt>> Visit(StructuralVisitorObj* visitor,
                                                   AnyView value) noexcept {
-    return visitor->VisitExpected(value.cast<const HookNodeObj*>()->kept);
+    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(
+        visitor->VisitExpected(value.cast<const HookNodeObj*>()->kept));
+    return Optional<VisitInterrupt>(std::nullopt);
   }
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.native_fn.HookNode", HookNodeObj, Object);
 };
@@ -216,8 +228,7 @@ TEST_CASE("StructuralVisitor calls a type's native or Function __s_visit__ hook"
   ObjectRef packed(make_object<FuncHookNodeObj>(Array<Any>{3}, 98));
   CHECK(WalkInts(packed) == std::vector<int64_t>{3});
   // The runtime's own container hooks are native too.
-  AnyView array_cell =
-      refl::TypeAttrColumn(type_attr::kStructuralVisit)[TypeIndex::kTVMFFIArray];
+  AnyView array_cell = refl::TypeAttrColumn(type_attr::kStructuralVisit)[TypeIndex::kTVMFFIArray];
   CHECK(array_cell.type_index() == TypeIndex::kTVMFFIOpaquePtr);
   CHECK(array_cell.try_cast<FStructuralVisit>().has_value());
 }
