@@ -2,7 +2,8 @@
  * The runtime's part of structural visiting (tvm/ffi/extra/structural_visit.h):
  *
  *  - the `__s_visit__` column, with the visits of Array/List (items in
- *    order) and Map/Dict (each key, then its value), as native hooks
+ *    order) and Map/Dict (each value: keys are anchors and not visited, as
+ *    upstream 0.1.15), as native hooks
  *    (opaque FStructuralVisitABI pointers);
  *  - the reflection of ffi.VisitInterrupt (field `value`) and
  *    ffi.StructuralVisitor;
@@ -76,9 +77,8 @@ TVMFFIAny VisitMapping(StructuralVisitorObj* visitor, AnyView value) noexcept {
   if (tvmffi::rt::StackNearlyExhausted()) return TooDeep();
   const auto* map = static_cast<const MapBaseObj*>(value.cast<const Object*>());
   try {
-    for (const auto& [key, val] : tvmffi::rt::StableEntries(map)) {
-      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(key));
-      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(val));
+    for (const auto& entry : tvmffi::rt::StableEntries(map)) {
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(entry.second));
     }
   } catch (const std::bad_alloc&) {
     return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(

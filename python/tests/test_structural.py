@@ -83,7 +83,8 @@ def test_walk_typed_callbacks() -> None:
     )
     assert result is None
     assert sorted(ints) == [1, 2, 3]
-    assert "a" in strs and "k" in strs
+    # A Map's values are walked, its keys not (as upstream 0.1.15).
+    assert "a" in strs and "k" not in strs
 
 
 def test_walk_any_and_interrupt() -> None:
@@ -110,8 +111,15 @@ def test_walk_skip_and_order() -> None:
             return WalkResult.SKIP
         return None
 
-    tvmffi.structural_walk([0, 5, [1, 2]], (object, skip_inner))
+    tvmffi.structural_walk([0, 5, [1, 2]], (object, skip_inner), order="pre")
     assert 0 in pre and 5 in pre and 1 not in pre
+    # The default order is post-order: children before their parent.
+    default: list[str] = []
+    tvmffi.structural_walk(
+        [[1], 2],
+        [(tvmffi.Array, lambda v: default.append(f"array:{len(v)}")), (int, default.append)],
+    )
+    assert default == [1, "array:1", 2, "array:2"]
 
     post: list[Any] = []
     tvmffi.structural_walk([5, [6]], (int, post.append), order=WalkOrder.POSTORDER)

@@ -3,7 +3,8 @@
  *
  * A StructuralVisitor walks a value the way structural equality and hashing
  * see it: the reflected fields of an object (skipping SEqHashIgnore fields),
- * the items of an Array/List, the keys and values of a Map/Dict, or what a
+ * the items of an Array/List, the values of a Map/Dict (keys are not
+ * visited, as upstream 0.1.15), or what a
  * type's `__s_visit__` attribute says (type_attr::kStructuralVisit: a native
  * hook, `native_fn_attr<&Fn>(type_attr::kStructuralVisit)`, or a Function
  * (visitor, value) -> None | VisitInterrupt; reflection/native_function.h). While it is inside a
