@@ -2,13 +2,16 @@
  * The runtime's part of structural visiting (tvm/ffi/extra/structural_visit.h):
  *
  *  - the `__s_visit__` column, with the visits of Array/List (items in
- *    order) and Map/Dict (each key, then its value), as opaque
- *    FStructuralVisit pointers;
+ *    order) and Map/Dict (each value: keys are anchors and not visited, as
+ *    upstream 0.1.15), as native hooks
+ *    (opaque FStructuralVisitABI pointers);
  *  - the reflection of ffi.VisitInterrupt (field `value`) and
  *    ffi.StructuralVisitor;
  *  - upstream's globals, for other languages:
  *      ffi.VisitInterrupt(value) -> VisitInterrupt
  *      ffi.StructuralVisitorVisit(visitor, value) -> None | VisitInterrupt
+ *      ffi.StructuralVisitorDefaultVisit(visitor, value) -> None | VisitInterrupt
+ *          (the value's own children: its __s_visit__, else its fields)
  *      ffi.StructuralVisitorDefRegionKind(visitor) -> int
  *      ffi.StructuralVisitorWithDefRegionKind(visitor, kind, callback) -> callback()
  *      ffi.StructuralWalk(root, callbacks, callbacks_with_def_region_kind, order)
@@ -16,7 +19,12 @@
  *    where each callback list holds (type_index, Function) pairs: the first
  *    pair whose type matches the value runs, called with (value) or
  *    (value, def_region_kind), returning None / 0 (advance), 1 (skip) or a
- *    VisitInterrupt.
+ *    VisitInterrupt;
+ *      ffi.StructuralVisit(root, callbacks) -> None | VisitInterrupt
+ *    where the first (type_index, Function) pair matching a non-None value is
+ *    called with (value, visitor) and owns its descent (it calls the
+ *    visitor's visit / default visit for the children it wants; its None or
+ *    VisitInterrupt is final); a value no pair matches gets the default visit.
  */
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
@@ -69,9 +77,8 @@ TVMFFIAny VisitMapping(StructuralVisitorObj* visitor, AnyView value) noexcept {
   if (tvmffi::rt::StackNearlyExhausted()) return TooDeep();
   const auto* map = static_cast<const MapBaseObj*>(value.cast<const Object*>());
   try {
-    for (const auto& [key, val] : tvmffi::rt::StableEntries(map)) {
-      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(key));
-      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(val));
+    for (const auto& entry : tvmffi::rt::StableEntries(map)) {
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(entry.second));
     }
   } catch (const std::bad_alloc&) {
     return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
@@ -142,8 +149,8 @@ void RegisterStructuralVisit() noexcept {
   try {
     namespace refl = reflection;
     refl::EnsureTypeAttrColumn(refl::type_attr::kStructuralVisit);
-    void* seq = reinterpret_cast<void*>(static_cast<FStructuralVisit>(&VisitSeq));
-    void* mapping = reinterpret_cast<void*>(static_cast<FStructuralVisit>(&VisitMapping));
+    void* seq = reinterpret_cast<void*>(static_cast<FStructuralVisitABI>(&VisitSeq));
+    void* mapping = reinterpret_cast<void*>(static_cast<FStructuralVisitABI>(&VisitMapping));
     for (int32_t index : {TypeIndex::kTVMFFIArray, TypeIndex::kTVMFFIList}) {
       refl::details::RegisterTypeAttr(index, refl::type_attr::kStructuralVisit, seq);
     }
@@ -162,12 +169,62 @@ void RegisterStructuralVisit() noexcept {
   }
 }
 
+// The visitor behind ffi.StructuralVisit (see the top of this file).
+class CallbackVisitorObj : public StructuralVisitorObj {
+ public:
+  explicit CallbackVisitorObj(CallbackList callbacks)
+      : StructuralVisitorObj(VTable()), callbacks_(std::move(callbacks)) {}
+
+ private:
+  static const StructuralVisitorVTable* VTable() {
+    static const StructuralVisitorVTable vtable{&CallbackVisitorObj::Trampoline};
+    return &vtable;
+  }
+  static TVMFFIAny Trampoline(StructuralVisitorObj* self, AnyView value) noexcept {
+    return details::ExpectedUnsafe::MoveToTVMFFIAny(
+        static_cast<CallbackVisitorObj*>(self)->VisitOne(value));
+  }
+  Expected<Optional<VisitInterrupt>> VisitOne(AnyView value) noexcept {
+    if (value.type_index() == TypeIndex::kTVMFFINone) return Optional<VisitInterrupt>(std::nullopt);
+    Expected<Optional<VisitInterrupt>> result = Optional<VisitInterrupt>(std::nullopt);
+    bool matched = false;
+    try {
+      for (const auto& entry : callbacks_) {
+        if (!TypeIndexMatches(value.type_index(), entry.get<0>())) continue;
+        matched = true;
+        result = entry.get<1>().CallExpected<Optional<VisitInterrupt>>(
+            value, StructuralVisitor(GetObjectPtr<StructuralVisitorObj>(this)));
+        break;
+      }
+    } catch (const Error& err) {
+      result = Unexpected(err);
+    } catch (const std::bad_alloc&) {
+      result = Unexpected(Error("MemoryError", "StructuralVisit: out of memory", ""));
+    }
+    if (!matched) result = DefaultVisitExpected(value);
+    if (result.type_index() == TypeIndex::kTVMFFIError) {
+      details::UpdateVisitErrorContextNoThrow(result, value);
+    }
+    return result;
+  }
+
+  CallbackList callbacks_;
+};
+
+Optional<VisitInterrupt> VisitGlobal(AnyView root, CallbackList callbacks) {
+  return StructuralVisitor(make_object<CallbackVisitorObj>(std::move(callbacks)))->Visit(root);
+}
+
 [[maybe_unused]] const bool kStructuralVisitRegistered = [] {
   RegisterStructuralVisit();
   tvmffi::rt::BuiltinDef()
       .def("ffi.VisitInterrupt", [](Any value) { return VisitInterrupt(std::move(value)); })
       .def("ffi.StructuralVisitorVisit",
            [](StructuralVisitor visitor, AnyView value) { return visitor->Visit(value); })
+      .def("ffi.StructuralVisitorDefaultVisit",
+           [](StructuralVisitor visitor, AnyView value) {
+             return visitor->DefaultVisitExpected(value).value();
+           })
       .def("ffi.StructuralVisitorDefRegionKind",
            [](StructuralVisitor visitor) {
              return static_cast<int32_t>(visitor->def_region_kind());
@@ -176,7 +233,8 @@ void RegisterStructuralVisit() noexcept {
            [](StructuralVisitor visitor, int32_t kind, Function callback) -> Any {
              return visitor->WithDefRegionKind(RegionKindArg(kind), [&] { return callback(); });
            })
-      .def("ffi.StructuralWalk", WalkGlobal);
+      .def("ffi.StructuralWalk", WalkGlobal)
+      .def("ffi.StructuralVisit", VisitGlobal);
   return true;
 }();
 

@@ -69,6 +69,7 @@ from .structural import (
     get_first_structural_mismatch,
     structural_equal,
     structural_hash,
+    structural_visit,
     structural_walk,
 )
 from . import access_path, error, serialization, structural
@@ -171,6 +172,7 @@ __all__ = [
     "structural",
     "structural_equal",
     "structural_hash",
+    "structural_visit",
     "structural_walk",
     "system_lib",
     "use_allocator",

@@ -170,6 +170,16 @@ TEST_CASE("Unknown names and integers are ValueErrors", "[enum]") {
              ContainsSubstring("ValueError: Enum `test_enum.Empty` has no instance"));
 }
 
+TEST_CASE("EnumDef::IsDefined asks for a name without creating anything", "[enum]") {
+  CHECK(refl::EnumDef<ColorObj>::IsDefined("Red"));
+  CHECK_FALSE(refl::EnumDef<ColorObj>::IsDefined("red"));  // case-sensitive
+  CHECK_FALSE(refl::EnumDef<ColorObj>::IsDefined("0"));    // a name, not an integer
+  CHECK_FALSE(refl::EnumDef<LevelObj>::IsDefined("Purple"));
+  // A class without singletons stays without state.
+  CHECK_FALSE(refl::EnumDef<EmptyObj>::IsDefined("Any"));
+  CHECK(refl::TypeAttrColumn(refl::type_attr::kEnumState)[EmptyObj::RuntimeTypeIndex()] == nullptr);
+}
+
 TEST_CASE("Registering a name or an integer twice is a ValueError", "[enum]") {
   CHECK_THAT(Thrown([] { refl::EnumDef<ColorObj>("Green"); }),
              ContainsSubstring("ValueError") && ContainsSubstring("test_enum.Color"));

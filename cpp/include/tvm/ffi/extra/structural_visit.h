@@ -3,9 +3,11 @@
  *
  * A StructuralVisitor walks a value the way structural equality and hashing
  * see it: the reflected fields of an object (skipping SEqHashIgnore fields),
- * the items of an Array/List, the keys and values of a Map/Dict, or what a
- * type's `__s_visit__` attribute says (an opaque FStructuralVisit pointer or
- * a Function (visitor, value) -> None | VisitInterrupt). While it is inside a
+ * the items of an Array/List, the values of a Map/Dict (keys are not
+ * visited, as upstream 0.1.15), or what a
+ * type's `__s_visit__` attribute says (type_attr::kStructuralVisit: a native
+ * hook, `native_fn_attr<&Fn>(type_attr::kStructuralVisit)`, or a Function
+ * (visitor, value) -> None | VisitInterrupt; reflection/native_function.h). While it is inside a
  * SEqHashDefRecursive / SEqHashDefNonRecursive field it reports the def
  * region (def_region_kind()); a non-recursive region ends at the fields of
  * the free variable it binds.
@@ -50,6 +52,7 @@
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/native_function.h>
 
 #include <new>
 #include <optional>
@@ -86,11 +89,20 @@ class VisitInterrupt : public ObjectRef {
 class StructuralVisitorObj;
 
 /*!
- * \brief The C-callable form of a visit (the `__s_visit__` attribute as an
- *        opaque pointer, and the visitor's vtable entry): returns the raw
- *        storage of an Expected<Optional<VisitInterrupt>>, owned by the caller.
+ * \brief The C-callable form of a visit (a native `__s_visit__` hook's adapter,
+ *        and the visitor's vtable entry): returns the raw storage of an
+ *        Expected<Optional<VisitInterrupt>>, owned by the caller.
  */
-using FStructuralVisit = TVMFFIAny (*)(StructuralVisitorObj* visitor, AnyView value) noexcept;
+using FStructuralVisitABI = TVMFFIAny (*)(StructuralVisitorObj* visitor, AnyView value) noexcept;
+
+/*! \brief A `__s_visit__` hook as stored: native adapter or Function (borrowed). */
+using FStructuralVisit =
+    reflection::NativeFunctionView<Optional<VisitInterrupt>(StructuralVisitorObj*, AnyView)>;
+
+namespace type_attr {
+/*! \brief The typed key of a type's own structural visit (upstream's name). */
+inline constexpr reflection::AttrKey<FStructuralVisit> kStructuralVisit{"__s_visit__"};
+}  // namespace type_attr
 
 namespace details {
 inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
@@ -99,7 +111,7 @@ inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
 
 /*! \brief The dispatch table of a visitor (one function; it must outlive the visitor). */
 struct StructuralVisitorVTable {
-  FStructuralVisit visit = nullptr;
+  FStructuralVisitABI visit = nullptr;
 };
 
 /*!
@@ -151,7 +163,7 @@ class StructuralVisitorObj : public Object {
     AnyView attr = column[type_index];
     switch (attr.type_index()) {
       case TypeIndex::kTVMFFIOpaquePtr: {
-        auto fn = reinterpret_cast<FStructuralVisit>(attr.cast<void*>());
+        auto fn = reinterpret_cast<FStructuralVisitABI>(attr.cast<void*>());
         return details::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
             (*fn)(this, value));
       }
@@ -303,17 +315,46 @@ enum class WalkOrder : int32_t {
   kPostOrder = 1,
 };
 
+namespace details {
 /*!
- * \brief In a function returning the raw storage of an Expected (an
- *        FStructuralVisit), return `Result` when it stops the walk.
+ * \brief A stopping visit result (an Error or a VisitInterrupt) on its way
+ *        out of a hook, which may return an Expected<Optional<VisitInterrupt>>
+ *        (a native hook, upstream's form) or its raw storage (an
+ *        FStructuralVisitABI function).
+ */
+template <typename T>
+class VisitEarlyResult {
+ public:
+  explicit VisitEarlyResult(Expected<T>& result) noexcept : result_(result) {}
+  operator TVMFFIAny() && noexcept {  // NOLINT(*)
+    return ExpectedUnsafe::MoveToTVMFFIAny(std::move(result_));
+  }
+  template <typename U>
+  operator Expected<U>() && noexcept {  // NOLINT(*)
+    return ExpectedUnsafe::MoveFromTVMFFIAny<U>(
+        ExpectedUnsafe::MoveToTVMFFIAny(std::move(result_)));
+  }
+
+ private:
+  Expected<T>& result_;
+};
+template <typename T>
+VisitEarlyResult<T> VisitEarlyReturn(Expected<T>& result) noexcept {
+  return VisitEarlyResult<T>(result);
+}
+}  // namespace details
+
+/*!
+ * \brief In a visit hook (returning Expected<Optional<VisitInterrupt>>, or
+ *        its raw storage as an FStructuralVisitABI function), return `Result`
+ *        (an Expected) when it stops the walk: an Error or a VisitInterrupt.
  */
 #define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                        \
   do {                                                                                    \
     auto&& tvm_ffi_s_visit_res_ = (Result);                                               \
     if (TVM_FFI_PREDICT_FALSE(                                                            \
             ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
-      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                        \
-          std::move(tvm_ffi_s_visit_res_));                                               \
+      return ::tvm::ffi::details::VisitEarlyReturn(tvm_ffi_s_visit_res_);                 \
     }                                                                                     \
   } while (0)
 
@@ -329,8 +370,7 @@ enum class WalkOrder : int32_t {
     if (TVM_FFI_PREDICT_FALSE(                                                            \
             ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
       ::tvm::ffi::details::UpdateVisitErrorContextNoThrow(tvm_ffi_s_visit_res_, (Node));  \
-      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                        \
-          std::move(tvm_ffi_s_visit_res_));                                               \
+      return ::tvm::ffi::details::VisitEarlyReturn(tvm_ffi_s_visit_res_);                 \
     }                                                                                     \
   } while (0)
 

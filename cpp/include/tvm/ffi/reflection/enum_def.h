@@ -27,6 +27,7 @@
 #include <tvm/ffi/string.h>
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -69,6 +70,22 @@ class EnumDef {
   template <typename T, typename Value>
   EnumDef& set_attr(AttrKey<T> key, Value&& value) {
     return set_attr(key.name, T(std::forward<Value>(value)));
+  }
+  /*!
+   * \brief Whether EnumClsObj has a singleton named `str_index` (exact, case
+   *        sensitive); creates nothing (upstream 0.1.15).
+   */
+  static bool IsDefined(const String& str_index) {
+    AnyView existing =
+        TypeAttrColumn(type_attr::kEnumState)[EnumClsObj::_GetOrAllocRuntimeTypeIndex()];
+    if (existing == nullptr) return false;
+    std::optional<EnumState> state = existing.as<EnumState>();
+    return state.has_value() && (*state)->indexes.count(Any(str_index)) != 0;
+  }
+  /*! \brief Set a native hook `Fn` under a NativeFunctionView-typed key (see TypeAttrDef). */
+  template <auto Fn, typename T>
+  EnumDef& set_native_fn_attr(AttrKey<T> key) {
+    return set_attr(key, T::template FromNative<Fn>());
   }
 
  private:
