@@ -66,7 +66,6 @@ _ORIGIN_ALIASES = {
     "std::unordered_map": "Map",
     "std::function": "Callable",
     "ObjectRValueRef": "Object",
-    "ffi.BigInt": "int",
 }
 
 # Aliases that lose information (``int`` is also a native type): a schema parsed
