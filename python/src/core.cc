@@ -817,4 +817,6 @@ NB_MODULE(_core, m) {
                               static_cast<int>(d.lanes));
       },
       "(type_code, bits, lanes) of a data type string; ValueError when it is not one.");
+
+  DefineReflection(m);
 }

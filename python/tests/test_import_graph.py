@@ -100,10 +100,46 @@ def test_the_checker_finds_a_cycle() -> None:
 def test_the_graph_sees_the_package() -> None:
     graph = import_graph()
     assert "tvmffi._runtime" in graph["tvmffi"]  # the package loads the runtime first
-    assert "tvmffi._runtime" in graph["tvmffi._reflection"]
+    assert "tvmffi._runtime" in graph["tvmffi._cell"]
+    # _reflection's parts, one concern each, below it in one direction.
+    assert {"tvmffi._abi", "tvmffi._cell", "tvmffi._values", "tvmffi._typeinfo"} <= graph[
+        "tvmffi._reflection"
+    ]
+    assert "tvmffi._reflection" not in graph["tvmffi._typeinfo"] | graph["tvmffi._values"]
     assert graph["tvmffi._runtime"] == set()  # a leaf
 
 
 def test_no_import_cycle() -> None:
     cycle = _cycle(import_graph())
     assert cycle is None, " -> ".join(cycle or [])
+
+
+# The C structs Python still declares with ctypes (module -> class names): the
+# 16-byte TVMFFIAny of the Python-defined types' memory, DLPack's structs of
+# the shape functions, and the version record read before the extension loads.
+# Type records, fields, methods and metadata are read by the extension.
+_CTYPES_STRUCTS = {
+    "tvmffi._cell": {"_AnyValue", "AnyCell"},
+    "tvmffi.shape_function": {"_DLDevice", "_DLDataType", "_DLTensor"},
+    "tvmffi._runtime": {"_Version"},
+}
+
+
+def _ctypes_structs() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for name, path in _modules().items():
+        if path is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(b) in ("ctypes.Structure", "ctypes.Union", "Structure", "Union")
+                for b in node.bases
+            ):
+                found.setdefault(name, set()).add(node.name)
+    return found
+
+
+def test_no_c_struct_declared_twice() -> None:
+    """No module declares a C ABI struct through ctypes beyond the known few (and
+    no two declare the same one): a new declaration fails here."""
+    assert _ctypes_structs() == _CTYPES_STRUCTS

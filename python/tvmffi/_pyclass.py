@@ -40,26 +40,6 @@ _free = _libc.free
 _free.restype = None
 _free.argtypes = [ctypes.c_void_p]
 
-_TypeGetOrAllocIndex = _r._proto(
-    "TVMFFITypeGetOrAllocIndex",
-    ctypes.c_int32,
-    ctypes.POINTER(_r.ByteArray),
-    ctypes.c_int32,
-    ctypes.c_int32,
-    ctypes.c_int32,
-    ctypes.c_int32,
-    ctypes.c_int32,
-)
-_TypeRegisterField = _r._proto(
-    "TVMFFITypeRegisterField", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.FieldInfoC)
-)
-_TypeRegisterMethod = _r._proto(
-    "TVMFFITypeRegisterMethod", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.MethodInfoC)
-)
-_TypeRegisterMetadata = _r._proto(
-    "TVMFFITypeRegisterMetadata", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.TypeMetadataC)
-)
-
 _Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int)
 
 # Storage kinds of a field.
@@ -107,23 +87,23 @@ def _plan(type_index: int) -> list[tuple[int, int, int]]:
     plan = _PLANS.get(type_index)
     if plan is None:
         plan = []
-        p = _r._GetTypeInfo(type_index)
+        rec = _core._type_info(type_index)
         chain = []
-        if p:
-            c = p.contents
-            chain = [c.type_ancestors[d].contents for d in range(int(c.type_depth))] + [c]
+        if rec is not None:
+            chain = [_core._type_info(a) for a in rec[2]] + [rec]
         seen: set[int] = set()
         for ti in chain:
-            for i in range(int(ti.num_fields)):
-                f = ti.fields[i]
-                if int(f.offset) in seen:  # an alias of a field (IntEnum.value is _int_index)
+            for f in ti[3]:
+                # (name, doc, metadata, flags, size, alignment, offset, getter, setter, static index)
+                size, offset, static_index = f[4], f[6], f[9]
+                if offset in seen:  # an alias of a field (IntEnum.value is _int_index)
                     continue
-                seen.add(int(f.offset))
+                seen.add(offset)
                 plan.append(
                     (
-                        int(f.offset),
-                        storage_kind(int(f.field_static_type_index), int(f.size)),
-                        int(f.size),
+                        offset,
+                        storage_kind(static_index, size),
+                        size,
                     )
                 )
         _PLANS[type_index] = plan
@@ -457,10 +437,7 @@ def register_py_class(parent_info: TypeInfo, type_key: str, type_cls: type) -> T
         if type_key in _PY_KEYS or (existing is not None and type_key not in _ROLLED_BACK):
             raise ValueError(f"Type key '{type_key}' is already registered")
         depth = len(parent_info.type_ancestors) + 1
-        key, _keep = _r._bytearray(type_key)
-        index = _TypeGetOrAllocIndex(ctypes.byref(key), -1, depth, 0, 1, parent_info.type_index)
-        if index < 0:
-            _r.raise_last_error()
+        index = _core._type_alloc_index(type_key, depth, parent_info.type_index)
         ancestors = list(parent_info.type_ancestors) + [parent_info.type_index]
         info = TypeInfo(type_cls, index, type_key, ancestors, None, [], parent_info)
         _r._drop_fallbacks_below(index)
@@ -527,7 +504,6 @@ def register_fields(
     missing = _r.missing()
     offset = _subclass_offset(info.parent_type_info)
     ios: list[tuple[Any, _FieldIO, int, int]] = []
-    keep: list[Any] = []
     for py_field in fields:
         schema = py_field._ty_schema
         size, align, static_index = _NATIVE_LAYOUT.get(schema.origin, _REF_LAYOUT)
@@ -536,50 +512,35 @@ def register_fields(
         offset += size
         kind = storage_kind(static_index, size)
         io = _FieldIO(py_field.name, schema, static_index, kind)
-        c = _r.FieldInfoC()
-        name_ba, raw = _r._bytearray(py_field.name)
-        keep.append(raw)
-        c.name = name_ba
-        if py_field.doc is not None:
-            doc_ba, raw = _r._bytearray(py_field.doc)
-            keep.append(raw)
-            c.doc = doc_ba
-        meta_ba, raw = _r._bytearray(json.dumps({"type_schema": schema.to_json()}))
-        keep.append(raw)
-        c.metadata = meta_ba
-        c.flags = _field_flags(py_field)
-        c.size = size
-        c.alignment = align
-        c.offset = field_offset
         if _runtime_support():
-            c.getter = int(_r.ffi_func("ffi.MakeFieldGetter")(static_index))
+            getter = int(_r.ffi_func("ffi.MakeFieldGetter")(static_index))
             setter = _r.ffi_func("ffi.MakeFieldSetter")(
                 static_index, _converter_token(io), _CONVERT_ADDR
             )
-            keep.append(setter)
             _KEEP.append(setter)
-            c.setter = _r.chandle_of(setter)
+            setter_addr = _r.chandle_of(setter)
         else:
-            c.getter = _getter_address(static_index, kind)
-            c.setter = _function_handle(io.setter_callback())
-        default_cell: AnyCell | None = None
+            getter = _getter_address(static_index, kind)
+            setter_addr = _function_handle(io.setter_callback())
+        default: Any = None
         if py_field.default is not missing:
-            default_cell = _r.pack(py_field.default)
+            default = _r.to_ffi_value(py_field.default)
         elif py_field.default_factory is not missing:
-            default_cell = _r.pack(py_field.default_factory)
-        if default_cell is not None:
-            ctypes.memmove(
-                ctypes.byref(c.default_value_or_factory),
-                ctypes.byref(default_cell),
-                ctypes.sizeof(AnyCell),
-            )
-        c.field_static_type_index = static_index
-        try:
-            if _TypeRegisterField(info.type_index, ctypes.byref(c)) != 0:
-                _r.raise_last_error()
-        finally:
-            if default_cell is not None:
-                _r.release_any(default_cell)
+            default = _r.to_ffi_value(py_field.default_factory)
+        _core._type_register_field(
+            info.type_index,
+            py_field.name,
+            py_field.doc,
+            json.dumps({"type_schema": schema.to_json()}),
+            _field_flags(py_field),
+            size,
+            align,
+            field_offset,
+            getter,
+            setter_addr,
+            default,
+            static_index,
+        )
         ios.append((py_field, io, field_offset, size))
     total = max((offset + 7) & ~7, _r.OBJECT_HEADER_SIZE)
     with _lock:
@@ -590,16 +551,12 @@ def register_fields(
     else:
         _register_type_attrs(info.type_index)
     if structure_kind:
-        meta = _r.TypeMetadataC()
-        meta.total_size = total
-        meta.structural_eq_hash_kind = structure_kind
-        if _TypeRegisterMetadata(info.type_index, ctypes.byref(meta)) != 0:
-            _r.raise_last_error()
+        _core._type_register_metadata(info.type_index, total, structure_kind)
     # The TypeFields, read back from the runtime's table, with the Python-side details.
-    c_info = _r._GetTypeInfo(info.type_index).contents
+    records = _core._type_info(info.type_index)[3]
     out: list[TypeField] = []
     for i, (py_field, io, _off, _size) in enumerate(ios):
-        tf = TypeField._from_c(c_info.fields[i], info)
+        tf = TypeField._from_record(records[i], info, i)
         tf.ty = py_field._ty_schema
         tf.frozen = bool(py_field.frozen)
         tf.c_default = py_field.default
@@ -618,14 +575,10 @@ def _register_type_attrs(type_index: int) -> None:
         ("__ffi_new__", _make_new(type_index)),
         ("__ffi_shallow_copy__", _make_shallow_copy(type_index)),
     ):
-        key, _keep = _r._bytearray(name)
         cell = _function_cell(callback)
         try:
-            if (
-                _r.type_attr(type_index, name) is None
-                and _r._TypeRegisterAttr(type_index, ctypes.byref(key), ctypes.byref(cell)) != 0
-            ):
-                _r.raise_last_error()
+            if _r.type_attr(type_index, name) is None:
+                _core._type_register_attr(type_index, name, _r.cell_to_py(_r.copy_cell(cell)))
         finally:
             _r.release_any(cell)
     if _r.type_attr(type_index, "__ffi_init__") is None:
@@ -640,29 +593,13 @@ def register_py_methods(
     for entry in py_methods:
         name, func, is_static = entry[0], entry[1], entry[2]
         metadata_json = entry[3] if len(entry) > 3 else None
-        key, _keep = _r._bytearray(name)
-        cell = _r.pack(func)
-        try:
-            if name in type_attr_names:
-                none = AnyCell()
-                if _r._TypeRegisterAttr(_r.K_NONE, ctypes.byref(key), ctypes.byref(none)) != 0:
-                    _r.raise_last_error()
-                if _r._TypeRegisterAttr(type_index, ctypes.byref(key), ctypes.byref(cell)) != 0:
-                    _r.raise_last_error()
-            else:
-                m = _r.MethodInfoC()
-                m.name = key
-                m.flags = _r.FLAG_STATIC_METHOD if is_static else 0
-                meta_raw = b""
-                if metadata_json is not None:
-                    meta_ba, meta_raw = _r._bytearray(metadata_json)
-                    m.metadata = meta_ba
-                ctypes.memmove(ctypes.byref(m.method), ctypes.byref(cell), ctypes.sizeof(AnyCell))
-                if _TypeRegisterMethod(type_index, ctypes.byref(m)) != 0:
-                    _r.raise_last_error()
-                del meta_raw
-        finally:
-            _r.release_any(cell)
+        value = _r.to_ffi_value(func)
+        if name in type_attr_names:
+            _core._type_register_attr(_r.K_NONE, name, None)  # the column, for every type
+            _core._type_register_attr(type_index, name, value)
+        else:
+            flags = _r.FLAG_STATIC_METHOD if is_static else 0
+            _core._type_register_method(type_index, name, metadata_json, flags, value)
 
 
 def is_py_class_type(type_index: int) -> bool:

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import Any, Callable, Optional
 
+from . import _core
 from . import _reflection as _r
 from ._core import Device, Function, Object, Tensor
 
@@ -296,21 +297,12 @@ def _describe(value: Any) -> str:
 
 
 def _object_type_index(handle: int) -> int:
-    return ctypes.c_int32.from_address(handle + 8).value
+    return _core._object_type_index(handle)
 
 
 def _is_instance_index(actual: int, target: int) -> bool:
     """Whether type ``actual`` is ``target`` or derives from it."""
-    if actual == target:
-        return True
-    a = _r._GetTypeInfo(actual)
-    t = _r._GetTypeInfo(target)
-    if not a or not t:
-        return False
-    depth = int(t.contents.type_depth)
-    if int(a.contents.type_depth) <= depth:
-        return False
-    return int(a.contents.type_ancestors[depth].contents.type_index) == target
+    return actual == target or _core._is_subtype(actual, target)
 
 
 def _packed(value: Any, expected: str, original: Any) -> CAny:

@@ -265,15 +265,10 @@ class Error(Object):
         return self._cell_field(2)
 
     def _cell_field(self, i: int) -> str:
-        import ctypes
-
         handle = _r.chandle_of(self)
         if not handle:
             raise ValueError("null ffi.Error")
-        cell = _r.ByteArray.from_address(handle + _r.OBJECT_HEADER_SIZE + 16 * i)
-        return (
-            ctypes.string_at(cell.data, cell.size).decode("utf-8", "replace") if cell.data else ""
-        )
+        return _core._error_fields(handle)[i]
 
     def py_error(self) -> BaseException:
         """The Python exception of this error."""
