@@ -64,6 +64,7 @@ set(TVMFFI_PYTHON_SOURCES
   _dunder.py
   _error.py
   _ffi_api.py
+  _ffi_values.py
   _framework.py
   _jax_handler.cc
   _lockfile.py
@@ -72,6 +73,7 @@ set(TVMFFI_PYTHON_SOURCES
   _reflection.py
   _registry_ext.py
   _runtime.py
+  _schema_convert.py
   _type_schema.py
   _typeinfo.py
   _values.py
