@@ -22,7 +22,9 @@ nb::str Text(const TVMFFIByteArray& b) {
   return nb::steal<nb::str>(s);
 }
 
-TVMFFIByteArray Bytes(const std::string& s) { return TVMFFIByteArray{s.data(), s.size()}; }
+TVMFFIByteArray Bytes(const std::string& s) {
+  return TVMFFIByteArray{s.data(), s.size()};
+}
 
 // The Python value of a borrowed cell (the call path's conversion of an owned copy).
 nb::object ViewToPy(const TVMFFIAny* view) {
@@ -346,6 +348,15 @@ void DefineReflection(nb::module_& m) {
       nb::arg("actual"), nb::arg("target"),
       "Whether type index `actual` is `target` or derives from it.");
 
+  m.def(
+      "_runtime_version",
+      []() {
+        TVMFFIVersion v;
+        TVMFFIGetVersion(&v);
+        return nb::make_tuple(v.major, v.minor, v.patch);
+      },
+      "(major, minor, patch) of the loaded runtime (TVMFFIGetVersion).");
+
   // Registration of Python-defined types (tvmffi/_pyclass.py).
   m.def(
       "_type_alloc_index",
@@ -384,9 +395,8 @@ void DefineReflection(nb::module_& m) {
         Check(TVMFFITypeRegisterField(type_index, &f));
       },
       nb::arg("type_index"), nb::arg("name"), nb::arg("doc").none(), nb::arg("metadata"),
-      nb::arg("flags"), nb::arg("size"), nb::arg("alignment"), nb::arg("offset"),
-      nb::arg("getter"), nb::arg("setter"), nb::arg("default").none(),
-      nb::arg("static_type_index"),
+      nb::arg("flags"), nb::arg("size"), nb::arg("alignment"), nb::arg("offset"), nb::arg("getter"),
+      nb::arg("setter"), nb::arg("default").none(), nb::arg("static_type_index"),
       "TVMFFITypeRegisterField (the default converted as call arguments are; the runtime "
       "keeps its own copy of every string and value).");
   m.def(

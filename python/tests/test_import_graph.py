@@ -116,12 +116,11 @@ def test_no_import_cycle() -> None:
 
 # The C structs Python still declares with ctypes (module -> class names): the
 # 16-byte TVMFFIAny of the Python-defined types' memory, DLPack's structs of
-# the shape functions, and the version record read before the extension loads.
+# the shape functions.
 # Type records, fields, methods and metadata are read by the extension.
 _CTYPES_STRUCTS = {
     "tvmffi._cell": {"_AnyValue", "AnyCell"},
     "tvmffi.shape_function": {"_DLDevice", "_DLDataType", "_DLTensor"},
-    "tvmffi._runtime": {"_Version"},
 }
 
 

@@ -13,12 +13,16 @@ the base's tail padding), each aligned to its own alignment; ``int`` and
 ``bytes``, ``Any``, Optional and Union fields are a 16-byte ``TVMFFIAny``;
 any other (object) field is an 8-byte object reference.
 
-Everything here is Python over ctypes: object memory comes from ``calloc``;
-the deleter, the getters of POD / reference fields, the setters (function
-objects that convert the value with the field's :class:`TypeSchema`),
-``__ffi_new__`` and ``__ffi_shallow_copy__`` are ctypes callbacks (the
-extension adds no code for them). ``TVMFFIAnyViewToOwnedAny`` itself is the
-getter of ``TVMFFIAny`` fields.
+The type, its fields, methods and metadata are registered through the
+extension (``_core._type_alloc_index``, ``_type_register_field``, ...).
+Where the runtime has no generated accessors (``ffi.MakeFieldGetter``), the
+object memory and its callbacks are still Python over ctypes (the one struct
+it declares being ``TVMFFIAny``, in :mod:`tvmffi._cell`): object memory from
+``calloc``; the deleter, the getters of POD / reference fields, the setters
+(function objects that convert the value with the field's
+:class:`TypeSchema`), ``__ffi_new__`` and ``__ffi_shallow_copy__`` are ctypes
+callbacks. ``TVMFFIAnyViewToOwnedAny`` itself is the getter of ``TVMFFIAny``
+fields.
 """
 
 from __future__ import annotations
