@@ -11,7 +11,10 @@ after the import, the paths that read the runtime's type records and fields:
 * ``make_object``: an object made by its type's creator, fields set;
 * ``type_attr``: a type attribute (``__ffi_init__``) looked up;
 * ``chandle_of``: the handle of an object;
-* ``type_key_to_index``: a type key's index.
+* ``type_key_to_index``: a type key's index;
+* ``py_field_get`` / ``py_field_set``: an ``int`` field of a ``@py_class`` type
+  read / written through its property (the write converts with its schema);
+* ``py_object``: a ``@py_class`` object constructed (two fields).
 
 Every case runs in child processes, the two builds alternating round by round
 (``-n`` rounds), so both see the same machine load; each child reports the
@@ -53,6 +56,23 @@ cls = r.fallback_class(index)
 prop = getattr(cls, "kind")
 
 
+from tvmffi.core import Object
+from tvmffi.dataclasses import py_class
+
+
+@py_class("bench_reflection.Point")
+class Point(Object):
+    x: int
+    y: float = 1.5
+
+
+point = Point(1)
+
+
+def py_set():
+    point.x = 2
+
+
 def again():
     r.TYPE_INDEX_TO_INFO.pop(index, None)
     r.TYPE_KEY_TO_INFO.pop(KEY, None)
@@ -68,6 +88,9 @@ cases = {
     "type_attr": lambda: r.type_attr(index, "__ffi_init__"),
     "chandle_of": lambda: r.chandle_of(obj),
     "type_key_to_index": lambda: r.type_key_to_index(KEY),
+    "py_field_get": lambda: point.x,
+    "py_field_set": py_set,
+    "py_object": lambda: Point(1, 2.5),
 }
 out = {}
 for name, fn in cases.items():

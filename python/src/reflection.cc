@@ -121,6 +121,30 @@ const TVMFFIAny* ColumnEntry(const TVMFFITypeAttrColumn* col, int32_t type_index
   return cell->type_index == kTVMFFINone ? nullptr : cell;
 }
 
+// The f_convert of ffi.MakeFieldSetter for fields of Python-defined types:
+// `token` is the field's Python reader / writer (tvmffi._pyclass._FieldIO, kept
+// alive by the package); its _ffi_convert(value) gives the value to store.
+// Runs on any thread, with or without the GIL.
+int FieldConvert(void* token, const TVMFFIAny* value, TVMFFIAny* result) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  int rc = -1;
+  TVMFFIAny owned;
+  if (TVMFFIAnyViewToOwnedAny(value, &owned) == 0) {
+    PyObject* v = AnyToPy(&owned, nullptr);
+    if (v != nullptr) {
+      PyObject* out = PyObject_CallMethod(static_cast<PyObject*>(token), "_ffi_convert", "O", v);
+      Py_DECREF(v);
+      if (out != nullptr) {
+        if (PyToOwnedAny(out, result)) rc = 0;
+        Py_DECREF(out);
+      }
+    }
+    if (rc != 0) SetFFIErrorFromPython();
+  }
+  PyGILState_Release(gil);
+  return rc;
+}
+
 }  // namespace
 
 void DefineReflection(nb::module_& m) {
@@ -356,6 +380,15 @@ void DefineReflection(nb::module_& m) {
         return nb::make_tuple(v.major, v.minor, v.patch);
       },
       "(major, minor, patch) of the loaded runtime (TVMFFIGetVersion).");
+
+  m.def(
+      "_field_converter",
+      []() {
+        int (*f)(void*, const TVMFFIAny*, TVMFFIAny*) = FieldConvert;
+        return reinterpret_cast<uintptr_t>(f);
+      },
+      "The address of the f_convert for ffi.MakeFieldSetter: token is a Python object whose "
+      "_ffi_convert(value) gives the value to store (the package keeps it alive).");
 
   // Registration of Python-defined types (tvmffi/_pyclass.py).
   m.def(

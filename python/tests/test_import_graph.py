@@ -115,8 +115,8 @@ def test_no_import_cycle() -> None:
 
 
 # The C structs Python still declares with ctypes (module -> class names): the
-# 16-byte TVMFFIAny of the Python-defined types' memory, DLPack's structs of
-# the shape functions.
+# 16-byte TVMFFIAny of CAny and the packing of protocol values, DLPack's
+# structs of the shape functions.
 # Type records, fields, methods and metadata are read by the extension.
 _CTYPES_STRUCTS = {
     "tvmffi._cell": {"_AnyValue", "AnyCell"},
@@ -142,3 +142,23 @@ def test_no_c_struct_declared_twice() -> None:
     """No module declares a C ABI struct through ctypes beyond the known few (and
     no two declare the same one): a new declaration fails here."""
     assert _ctypes_structs() == _CTYPES_STRUCTS
+
+
+def _imports_ctypes(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "ctypes" for a in node.names
+        ):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "ctypes":
+            return True
+    return False
+
+
+def test_reflection_needs_no_ctypes() -> None:
+    """Type records and Python-defined types go through the extension: these
+    modules do not import ctypes at all."""
+    mods = _modules()
+    for name in ("tvmffi._abi", "tvmffi._typeinfo", "tvmffi._pyclass"):
+        path = mods[name]
+        assert path is not None and not _imports_ctypes(path), name

@@ -1,10 +1,11 @@
 """Owned ``TVMFFIAny`` cells in Python memory: the package's last ctypes binding.
 
-What still handles raw 16-byte values in Python (Python-defined types' object
-memory and field converters in :mod:`tvmffi._pyclass`, :class:`CAny`, the
-shape functions, error values) does so through :class:`AnyCell` and the few C
-functions declared here. Type records, fields, methods, attributes and object
-creation go through the extension instead (:mod:`tvmffi._typeinfo`).
+What still handles raw 16-byte values in Python (:class:`CAny` and the schema
+converters, the argument packing's protocol values, the shape functions) does
+so through :class:`AnyCell` and the few C functions declared here. Type
+records, fields, methods, attributes, object creation and the memory of
+Python-defined types go through the extension and the runtime instead
+(:mod:`tvmffi._typeinfo`, :mod:`tvmffi._pyclass`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ class AnyCell(ctypes.Structure):
 _SafeCall = ctypes.CFUNCTYPE(
     ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell), ctypes.c_int32, ctypes.POINTER(AnyCell)
 )
-_Getter = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell))
 _OpaqueDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
@@ -48,14 +48,6 @@ def _proto(name: str, restype: Any, *argtypes: Any) -> Any:
 
 _IncRef = _proto("TVMFFIObjectIncRef", ctypes.c_int, ctypes.c_void_p)
 _DecRef = _proto("TVMFFIObjectDecRef", ctypes.c_int, ctypes.c_void_p)
-_FunctionCreate = _proto(
-    "TVMFFIFunctionCreate",
-    ctypes.c_int,
-    ctypes.c_void_p,
-    _SafeCall,
-    ctypes.c_void_p,
-    ctypes.POINTER(ctypes.c_void_p),
-)
 _FunctionCall = _proto(
     "TVMFFIFunctionCall",
     ctypes.c_int,
@@ -67,10 +59,6 @@ _FunctionCall = _proto(
 _AnyViewToOwnedAny = _proto(
     "TVMFFIAnyViewToOwnedAny", ctypes.c_int, ctypes.POINTER(AnyCell), ctypes.POINTER(AnyCell)
 )
-_ErrorSetRaisedFromCStr = _proto(
-    "TVMFFIErrorSetRaisedFromCStr", None, ctypes.c_char_p, ctypes.c_char_p
-)
-_ErrorMoveFromRaised = _proto("TVMFFIErrorMoveFromRaised", None, ctypes.POINTER(ctypes.c_void_p))
 _CreateOpaque = _proto(
     "TVMFFIObjectCreateOpaque",
     ctypes.c_int,
@@ -79,31 +67,12 @@ _CreateOpaque = _proto(
     _OpaqueDeleter,
     ctypes.POINTER(ctypes.c_void_p),
 )
-# The address of TVMFFIAnyViewToOwnedAny: its signature is a field getter's
-# (const TVMFFIAny* field, TVMFFIAny* result), so it reads Any-typed fields.
-ANY_VIEW_TO_OWNED_ADDR = ctypes.cast(_AnyViewToOwnedAny, ctypes.c_void_p).value
-
 _Py_IncRef = ctypes.pythonapi.Py_IncRef
 _Py_IncRef.argtypes = [ctypes.py_object]
 _Py_IncRef.restype = None
 _Py_DecRef = ctypes.pythonapi.Py_DecRef
 _Py_DecRef.argtypes = [ctypes.c_void_p]
 _Py_DecRef.restype = None
-
-
-# method trampolines): parked in the runtime's slot for the caller.
-
-
-def _set_error(err: BaseException) -> int:
-    kind = (
-        type(err).__name__
-        if isinstance(
-            err, (TypeError, ValueError, KeyError, IndexError, AttributeError, RuntimeError)
-        )
-        else "RuntimeError"
-    )
-    _ErrorSetRaisedFromCStr(kind.encode(), str(err).encode("utf-8", "replace"))
-    return -1
 
 
 def take_any(cell: AnyCell) -> Any:
@@ -179,18 +148,9 @@ def call_cells(func: Any, cells: Sequence[AnyCell]) -> AnyCell:
     return out
 
 
-def _opaque_deleter_impl(handle: int | None) -> None:
-    if handle:
-        _Py_DecRef(handle)
-
-
-# The extension's C deleter when it has one: a ctypes callback cannot run while a
-# Python exception is pending, and an opaque object may die then (a failed call).
-_OPAQUE_DELETER = (
-    _OpaqueDeleter(_core._opaque_deleter())
-    if hasattr(_core, "_opaque_deleter")
-    else _OpaqueDeleter(_opaque_deleter_impl)
-)
+# The extension's C deleter of the Python object an ffi.OpaquePyObject holds: C, so
+# it may run while a Python exception is pending (a failed call), on any thread.
+_OPAQUE_DELETER = _OpaqueDeleter(_core._opaque_deleter())
 
 
 def opaque_cell(value: Any) -> AnyCell:
