@@ -115,3 +115,38 @@ def test_error_fields_and_opaque_objects() -> None:
         assert _core._opaque_pyobject(cell.v.v_ptr) is payload
     finally:
         r.release_any(cell)
+
+
+def test_py_class_needs_the_runtimes_storage(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tvmffi import _pyclass
+    from tvmffi.dataclasses import py_class
+
+    monkeypatch.setattr(_pyclass, "_SUPPORT_NAMES", (*_pyclass._SUPPORT_NAMES, "ffi.NoSuchHook"))
+    monkeypatch.setattr(_pyclass, "_RUNTIME_SUPPORT", [])
+    with pytest.raises(RuntimeError, match="ffi.NoSuchHook"):
+
+        @py_class("test_reflection_records.NoStorage")
+        class NoStorage(tvmffi.Object):
+            x: int
+
+    assert r.type_key_to_index("test_reflection_records.NoStorage") is None
+
+
+def test_py_class_fields_convert_through_the_extension() -> None:
+    from tvmffi.dataclasses import py_class
+
+    @py_class("test_reflection_records.Point")
+    class Point(tvmffi.Object):
+        x: int
+        label: str = "p"
+
+    p = Point(1)
+    field = type(p).__tvm_ffi_type_info__.find_field("x")
+    assert field._io is None  # no Python-side memory access
+    p.x = True  # converted by the field's schema (bool -> int) in the setter's callback
+    assert p.x == 1 and type(p.x) is int
+    with pytest.raises(TypeError):
+        p.x = "one"
+    assert p.x == 1
+    handle = r.chandle_of(p)
+    assert _core._field_get(field._getter_addr, handle, field.offset) == 1
