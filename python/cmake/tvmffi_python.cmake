@@ -104,7 +104,8 @@ set(TVMFFI_PYTHON_SOURCES
   stub/python_generator/codegen.py
   stub/python_generator/consts.py
   stub/python_generator/utils.py
-  stub/registry_info.py
+  stub/layout.py
+  stub/lib_state.py
   stub/utils.py
   testing.py
   shape_function.py

@@ -361,6 +361,43 @@ void DefineReflection(nb::module_& m) {
       },
       nb::arg("handle"), "(kind, message, backtrace) of the ffi.Error at `handle`.");
   m.def(
+      "_error_update_backtrace",
+      [](uintptr_t handle, const std::string& backtrace, int32_t mode) {
+        auto h = reinterpret_cast<TVMFFIObjectHandle>(handle);
+        if (h == nullptr || TVMFFIObjectGetTypeIndex(h) != kTVMFFIError) {
+          throw nb::type_error("not an ffi.Error");
+        }
+        if (mode != kTVMFFIBacktraceUpdateModeReplace && mode != kTVMFFIBacktraceUpdateModeAppend) {
+          throw nb::value_error("update mode must be 0 (replace) or 1 (append)");
+        }
+        TVMFFIByteArray bt = Bytes(backtrace);
+        TVMFFIErrorGetCellPtr(h)->update_backtrace(h, &bt, mode);
+      },
+      nb::arg("handle"), nb::arg("backtrace"), nb::arg("mode"),
+      "Replace (mode 0) or append to (mode 1) the backtrace of the ffi.Error at `handle`.");
+  m.def(
+      "_error_extra_context",
+      [](uintptr_t handle) -> nb::object {
+        auto h = reinterpret_cast<TVMFFIObjectHandle>(handle);
+        if (h == nullptr || TVMFFIObjectGetTypeIndex(h) != kTVMFFIError) {
+          throw nb::type_error("not an ffi.Error");
+        }
+        TVMFFIObjectHandle ctx = TVMFFIErrorGetCellPtr(h)->extra_context;
+        if (ctx == nullptr) return nb::none();
+        TVMFFIObjectIncRef(ctx);
+        const int32_t index = TVMFFIObjectGetTypeIndex(ctx);
+        // As an owned value converts (str for an ffi.String, ...); an
+        // ffi.OpaquePyObject stays its wrapper.
+        if (index == kTVMFFIOpaquePyObject) return WrapObject(ctx);
+        TVMFFIAny owned;
+        owned.type_index = index;
+        owned.zero_padding = 0;
+        owned.v_obj = static_cast<TVMFFIObject*>(ctx);
+        return ToPy(&owned);
+      },
+      nb::arg("handle"),
+      "The extra context of the ffi.Error at `handle` as a Python value, or None.");
+  m.def(
       "_is_subtype",
       [](int32_t actual, int32_t target) {
         if (actual == target) return true;

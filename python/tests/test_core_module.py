@@ -374,3 +374,53 @@ def test_fixture_object_schema_conversion() -> None:
     )
     with pytest.raises(TypeError, match="expected testing.TestIntPair, got int"):
         A(testing.TestIntPair).check_value(3)
+
+
+def test_type_schema_named_args() -> None:
+    from collections.abc import Callable
+
+    # A Callable keeps its return type and parameters as named groups; the flat
+    # legacy form (return first) is turned into them.
+    typed = A(Callable[[int, str], bool])
+    assert typed.args == ()
+    assert typed.named_args == {"return": (A(bool),), "params": (A(int), A(str))}
+    assert TypeSchema("Callable", (A(bool), A(int), A(str))) == typed
+    assert A(Callable[..., int]).named_args == {"return": (A(int),)}
+    assert repr(A(Callable[..., int])) == "Callable[..., int]"
+    assert A(Callable[[], int]).to_json()["named_args"] == {
+        "return": [{"type": "int"}],
+        "params": [],
+    }
+    # to_json / from_json_obj keep named groups of any name, and fallbacks.
+    custom = TypeSchema(
+        "my.Wrapper", named_args={"items": (typed,), "none": ()}, fallback=TypeSchema("int")
+    )
+    assert TypeSchema.from_json_obj(custom.to_json()) == custom
+    assert repr(custom) == "int"  # an origin nobody registered shows its fallback
+    # std::function's older JSON: [return, [params...]]
+    f = TypeSchema.from_json_str(
+        '{"type":"std::function","args":[{"type":"int"},[{"type":"str"}]]}'
+    )
+    assert repr(f) == "Callable[[str], int]"
+    with pytest.raises(ValueError, match="return"):
+        TypeSchema("Callable", named_args={"params": (A(int),)})
+    with pytest.raises(ValueError, match="named groups"):
+        TypeSchema("Callable", named_args={"return": (A(int),), "extra": ()})
+    with pytest.raises(TypeError, match="named_args"):
+        TypeSchema("Array", named_args={"x": (1,)})
+    with pytest.raises(TypeError, match="named_args"):
+        TypeSchema.from_json_obj({"type": "int", "named_args": {"x": {"type": "str"}}})
+    with pytest.raises(TypeError, match="TypeSchema"):
+        TypeSchema("Array", (1,))  # type: ignore[arg-type]
+
+
+def test_type_schema_retained_type_key() -> None:
+    big = TypeSchema.from_json_str('{"type":"ffi.BigInt"}')
+    assert (big.origin, big.type_key) == ("int", "ffi.BigInt")
+    assert big == TypeSchema("int")  # the key takes no part in equality
+    assert big.to_json() == {"type": "ffi.BigInt"}
+    nested = TypeSchema.from_json_obj({"type": "Optional", "args": [{"type": "ffi.BigInt"}]})
+    assert nested.type_key is None and nested.args[0].type_key == "ffi.BigInt"
+    # a fold that loses nothing keeps no key
+    assert TypeSchema.from_json_str('{"type":"ffi.String"}').type_key is None
+    assert TypeSchema.from_type_index(1).type_key is None

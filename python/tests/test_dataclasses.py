@@ -501,3 +501,113 @@ def test_ffi_class_with_mixin_bases() -> None:
 
     obj = Child(x=3)
     assert obj.x == 3 and obj.shout() == "hi" and isinstance(obj, Base)
+
+
+def test_make_namedtuple() -> None:
+    from tvmffi.dataclasses.common import _make_namedtuple
+
+    @py_class(f"testing.dc.NT{next(_keys)}")
+    class Point(core.Object):
+        x: int
+        y: float
+
+    fs = fields(Point)
+    T = _make_namedtuple("PointValues", fs)
+    v = T(1, 2)
+    assert T.__bases__ == (tuple,)
+    assert v == (1, 2.0) and type(v.y) is float  # converted as the field converts
+    assert T.__annotations__ == {"x": int, "y": float}
+    assert type(T._make([3, 4]).y) is float
+    assert type(v._replace(y=5).y) is float
+    with pytest.raises(TypeError, match=r"PointValues\.x"):
+        T("no", 1)
+    with pytest.raises(TypeError):
+        T(1)  # every item is required
+    assert not is_dataclass(T)
+    assert fs[1]._ty_schema is not None and fs[1].type is float  # the fields are unchanged
+
+
+class _Marker:
+    """An annotation type an extension gives meaning to (no field of its own)."""
+
+
+def test_field_metadata_extra_options_and_hooks() -> None:
+    f = field(metadata={"k": 1}, custom=2)
+    assert (f.metadata, f.extra_kwargs) == ({"k": 1}, {"custom": 2})
+    twin = copy.copy(f)
+    twin.metadata["k"] = 3
+    twin.extra_kwargs.clear()
+    assert f.metadata == {"k": 1} and f.extra_kwargs == {"custom": 2}  # copies own their dicts
+    assert field(structural_eq="def-simple").structural_eq == "def-simple"
+    seen: list[Any] = []
+
+    @py_class(f"testing.dc.Ext{next(_keys)}")
+    class Base(core.Object):
+        __ffi_field_markers__ = (_Marker,)
+        a: int = field(custom=5)
+        gap: _Marker
+
+        def __ffi_hook__(info: Any, own: Any) -> None:  # type: ignore[misc]
+            for f in own:
+                if "custom" in f.extra_kwargs:
+                    f.metadata["custom"] = f.extra_kwargs.pop("custom")
+            seen.append((info.type_key, [f.name for f in own]))
+
+        __ffi_hook__.__ffi_on_fields_resolved__ = True  # type: ignore[attr-defined]
+
+    assert fields(Base)[0].metadata == {"custom": 5}
+    assert seen == [(Base.__tvm_ffi_type_info__.type_key, ["a"])]
+    assert Base.__tvm_ffi_type_info__._decorator_args["field_markers"] == (
+        (_Marker, Base, "gap", 1),
+    )
+    assert Base(1).a == 1
+    with pytest.raises(TypeError, match=r"Plain\.a: unrecognized field options: nope"):
+
+        @py_class(f"testing.dc.Ext{next(_keys)}")
+        class Plain(core.Object):
+            a: int = field(nope=1)
+
+
+def test_type_attr_names_and_inherited_hooks() -> None:
+    @py_class(f"testing.dc.Attr{next(_keys)}")
+    class Parent(core.Object):
+        __ffi_type_attr_names__ = ("__my_tag__", "__my_hook__")
+        __ffi_inherit_type_attrs__ = ("__my_hook__",)
+        __my_tag__: ClassVar[tuple] = ("a", 1)
+        v: int
+
+        def __my_hook__(self) -> int:
+            return self.v + 1
+
+    info = Parent.__tvm_ffi_type_info__
+    assert tuple(core._lookup_type_attr(info.type_index, "__my_tag__")) == ("a", 1)
+    assert "__my_tag__" not in [m.name for m in info.methods]
+
+    @py_class(f"testing.dc.Attr{next(_keys)}")
+    class Child(Parent):
+        pass
+
+    child = Child.__tvm_ffi_type_info__
+    assert core._lookup_type_attr(child.type_index, "__my_hook__")(Child(2)) == 3  # copied
+    assert core._lookup_type_attr(child.type_index, "__my_tag__") is None  # not listed
+
+    @py_class(f"testing.dc.Attr{next(_keys)}")
+    class Off(Parent):
+        __my_hook__ = None
+
+    assert core._lookup_type_attr(Off.__tvm_ffi_type_info__.type_index, "__my_hook__") is None
+    with pytest.raises(TypeError, match="__ffi_type_attr_names__"):
+
+        @py_class(f"testing.dc.Attr{next(_keys)}")
+        class Bad(core.Object):
+            __ffi_type_attr_names__ = "__x__"
+
+
+def test_raw_ffi_init_takes_a_field_named_self() -> None:
+    @py_class(f"testing.dc.Self{next(_keys)}", init=False)
+    class Rec(core.Object):
+        self: int
+
+    obj = core.Object.__new__(Rec)
+    Rec.__ffi_init__(obj, self=4)
+    assert obj.self == 4

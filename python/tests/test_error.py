@@ -170,3 +170,21 @@ def test_parse_backtrace() -> None:
     ]
     assert tvmffi.error._parse_backtrace("") == []
     assert tvmffi.error.register_error is tvmffi.register_error
+
+
+def test_error_object_made_and_pickled_by_value() -> None:
+    import pickle
+
+    from tvmffi import core
+
+    err = core.Error("TypeError", "boom", 'File "a.py", line 1, in f\n')
+    back = pickle.loads(pickle.dumps(err))
+    assert (back.kind, back.message, back.backtrace) == (err.kind, err.message, err.backtrace)
+    assert not back.same_as(err)  # a new object with the same strings
+    assert back.extra_context is None
+    null = pickle.loads(pickle.dumps(core.Error.__new__(core.Error)))
+    assert null.__chandle__() == 0
+    err.update_backtrace("replaced\n")
+    assert err.backtrace == "replaced\n"
+    with pytest.raises(TypeError, match="message must be a str"):
+        core.Error("ValueError", 3, "")  # type: ignore[arg-type]

@@ -110,8 +110,17 @@ def test_walk_skip_and_order() -> None:
             return WalkResult.SKIP
         return None
 
-    tvmffi.structural_walk([0, 5, [1, 2]], (object, skip_inner))
+    tvmffi.structural_walk([0, 5, [1, 2]], (object, skip_inner), order="pre")
     assert 0 in pre and 5 in pre and 1 not in pre
+    default: list[str] = []
+    tvmffi.structural_walk(
+        [[1], 2],
+        [
+            (tvmffi.Array, lambda a: default.append(f"a{len(a)}")),
+            (int, lambda i: default.append(str(i))),
+        ],
+    )
+    assert default == ["1", "a1", "2", "a2"]  # post-order unless told
 
     post: list[Any] = []
     tvmffi.structural_walk([5, [6]], (int, post.append), order=WalkOrder.POSTORDER)

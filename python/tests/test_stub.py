@@ -17,13 +17,14 @@ import tvmffi
 from tvmffi import Object, method
 from tvmffi.core import TypeSchema
 from tvmffi.dataclasses import field, py_class
-from tvmffi.stub import cli, registry_info
+from tvmffi.stub import cli, lib_state
 from tvmffi.stub.consts import PYTHON_SYNTAX as S
 from tvmffi.stub.file_utils import CodeBlock, FileInfo, StubSyntaxError
 from tvmffi.stub.python_generator.codegen import (
     generate_python_global_funcs,
     generate_python_import_section,
     generate_python_object,
+    render_func_signature,
 )
 from tvmffi.stub.python_generator.consts import TY_MAP_DEFAULTS
 from tvmffi.stub.python_generator.utils import ImportItem
@@ -55,9 +56,9 @@ def typed_global(monkeypatch: pytest.MonkeyPatch) -> str:
     prefix = f"stubtest{next(_ids)}"
     name = f"{prefix}.scale"
     tvmffi.register_global_func(name, lambda values, factor: [v * factor for v in values])
-    real = registry_info.get_global_func_metadata
+    real = lib_state.get_global_func_metadata
     monkeypatch.setattr(
-        registry_info,
+        lib_state,
         "get_global_func_metadata",
         lambda n: {"type_schema": _SCALE_SCHEMA} if n == name else real(n),
     )
@@ -66,7 +67,7 @@ def typed_global(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def test_global_function_stub(typed_global: str) -> None:
-    funcs = registry_info.collect_global_funcs([f"{typed_global}.scale"])
+    funcs = lib_state.collect_global_funcs([f"{typed_global}.scale"])
     assert list(funcs) == [typed_global]
     code = _block(f"global/{typed_global}", indent="  ")
     imports: list[ImportItem] = []
@@ -110,7 +111,7 @@ def test_global_function_without_schema_is_untyped() -> None:
     name = f"stubtest{next(_ids)}.untyped"
     tvmffi.register_global_func(name, lambda *a: None)
     try:
-        (info,) = registry_info.collect_global_funcs([name]).values()
+        (info,) = lib_state.collect_global_funcs([name]).values()
         code = _block("global/x")
         generate_python_global_funcs(code, info, dict(TY_MAP_DEFAULTS), [], Options())
         assert "    def untyped(*args: Any) -> Any: ..." in code.lines
@@ -270,7 +271,7 @@ def test_cli_subprocess_with_imports(tmp_path: Path) -> None:
         (f"x = 1\n{S.end}\n", 2, "Unmatched"),
         (f"{S.begin} global/a\nx = 1\n", 1, "Unclosed stub block"),
         (f"x = 1\n\n{S.begin} functions/a\n{S.end}\n", 3, "unknown stub block `functions/a`"),
-        (f"{S.prefix}bogus)\n", 1, "unknown tvm-ffi-stubgen directive"),
+        (f"{S.prefix}bogus)\n", 1, "Unknown stub type at line 1"),
     ],
 )
 def test_malformed_block_is_reported(tmp_path: Path, text: str, lineno: int, message: str) -> None:
@@ -386,3 +387,55 @@ def test_renderer_rejects_non_callable() -> None:
             [],
             Options(),
         )
+
+
+def test_generator_names_and_field_facts() -> None:
+    from tvmffi.core import MISSING
+    from tvmffi.stub.generator import generator_names, get_generator
+    from tvmffi.stub.utils import FuncInfo, NamedTypeSchema
+
+    assert "python" in generator_names()
+    assert generator_names() == sorted(generator_names())
+    assert get_generator("python") is get_generator("python")
+    plain = NamedTypeSchema("x", TypeSchema("int"))
+    assert (plain.size, plain.alignment, plain.offset, plain.default) == (None, None, None, MISSING)
+    root = ObjectInfo.from_type_info(tvmffi.Object.__tvm_ffi_type_info__)
+    assert root.ancestors == [] and root.parent_type_key is None
+    func = ObjectInfo.from_type_info(tvmffi.Function.__tvm_ffi_type_info__)
+    assert func.ancestors == ["ffi.Object"] and func.total_size is None
+    # a return type without parameters: the parameters stay open
+    only_ret = FuncInfo.from_schema("m.f", TypeSchema("Callable", (TypeSchema("int"),)))
+    assert render_func_signature(only_ret, str, 0) == "def f(*args: Any) -> int: ..."
+
+
+def test_directives_are_routed_by_name(tmp_path: Path) -> None:
+    from tvmffi.stub.consts import PIPELINE_DIRECTIVE_KINDS, RUST_SYNTAX
+    from tvmffi.stub.file_utils import collect_files
+    from tvmffi.stub.generator import get_generator
+
+    block = CodeBlock.from_begin_line(3, f"{S.directive('import-object')} a.b;True;c ", S)
+    assert (block.kind, block.param, block.lineno_end) == (
+        "directive",
+        ("import-object", "a.b;True;c"),
+        3,
+    )
+    with pytest.raises(StubSyntaxError, match="Unknown stub type at line 2"):
+        CodeBlock.from_begin_line(2, f"{S.prefix}two words): x", S)
+    assert "ty-map" in PIPELINE_DIRECTIVE_KINDS
+    python = get_generator("python")
+    assert python.directive_kinds == frozenset({"import-object"})
+    # a directive no one takes is an error naming it; the file is left alone
+    path = tmp_path / "mod.py"
+    path.write_text(f"{S.directive('nullable')} x.y\n{S.begin} __all__\n{S.end}\n")
+    (info,) = collect_files([tmp_path], python.source_exts)
+    with pytest.raises(StubSyntaxError, match="Unknown directive `nullable` at line 1"):
+        cli._stage_3(info, Options(dry_run=True), {}, {}, python)
+    with pytest.raises(StubSyntaxError, match="import-object expects"):
+        path.write_text(f"{S.directive('import-object')} ;;;\n")
+        cli._stage_3(FileInfo.from_file(path), Options(dry_run=True), {}, {}, python)
+    # .rs files parse with // markers; a directory scan for Python skips them
+    rs = tmp_path / "lib.rs"
+    rs.write_text(f"{RUST_SYNTAX.directive('ty-map')} a -> b\n")
+    assert [f.path for f in collect_files([tmp_path], python.source_exts)] == [path.resolve()]
+    (rs_info,) = collect_files([rs])
+    assert rs_info.code_blocks[0].param == ("ty-map", "a -> b")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import dataclasses
 import shutil
@@ -334,3 +335,11 @@ def test_unpack_is_available_as_tvm_ffi() -> None:
 
     assert upstream_name is embed_cubin
     assert unpack is unpack_dataclass_to_tuple
+
+
+def test_unpack_named_tuple_keeps_its_type() -> None:
+    pair = collections.namedtuple("Pair", "point leaf")
+    leaf = object()
+    out = unpack_dataclass_to_tuple([pair(Point(1, 2.0), leaf)])
+    assert out == [pair((1, 2.0), leaf)]
+    assert type(out[0]) is pair and out[0].leaf is leaf

@@ -175,7 +175,11 @@ def error_cell(exc: BaseException) -> AnyCell:
     """An owned ``ffi.Error`` made from a Python exception (its kind, message, traceback)."""
     from ._error import error_info
 
-    kind, message, backtrace = error_info(exc)
+    return make_error_cell(*error_info(exc))
+
+
+def make_error_cell(kind: str, message: str, backtrace: str) -> AnyCell:
+    """An owned ``ffi.Error`` of ``kind`` with ``message`` and ``backtrace``."""
     return to_owned_any(_core._error_new(kind, message, backtrace))
 
 

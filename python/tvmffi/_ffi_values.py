@@ -48,7 +48,12 @@ _ORIGIN_ALIASES = {
     "std::unordered_map": "Map",
     "std::function": "Callable",
     "ObjectRValueRef": "Object",
+    "ffi.BigInt": "int",
 }
+
+# Aliases that lose information (``int`` is also a native type): a schema parsed
+# from one keeps the key it came from in ``TypeSchema.type_key``.
+_RETAINED_TYPE_KEYS = frozenset({"ffi.BigInt"})
 
 ORIGIN_TYPE_INDEX_STRUCTURAL = -2
 ORIGIN_TYPE_INDEX_UNKNOWN = -3

@@ -205,9 +205,9 @@ def _field_flags(py_field: Any) -> int:
     structural = getattr(py_field, "structural_eq", None)
     if structural == "ignore":
         flags |= _r.FLAG_SEQ_HASH_IGNORE
-    elif structural in ("def", "def-recursive"):
+    elif structural in ("def", "def-pattern", "def-recursive"):
         flags |= _r.FLAG_SEQ_HASH_DEF
-    elif structural == "def-non-recursive":
+    elif structural in ("def-simple", "def-non-recursive"):
         flags |= _r.FLAG_SEQ_HASH_DEF_NON_RECURSIVE
     return flags
 

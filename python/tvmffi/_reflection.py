@@ -45,6 +45,7 @@ from ._cell import (  # noqa: F401  (re-exported)
     cell_to_py,
     copy_cell,
     error_cell,
+    make_error_cell,
     object_from_handle,
     opaque_cell,
     raise_last_error,
@@ -238,7 +239,7 @@ def _install_ffi_init_attr(cls: type, info: TypeInfo, ffi_init: Any) -> None:
     missing_obj = missing()
     type_name = cls.__name__
 
-    def __ffi_init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    def __ffi_init__(self: Any, /, *args: Any, **kwargs: Any) -> None:  # a field may be "self"
         if info is not getattr(type(self), "__tvm_ffi_type_info__", None):
             raise TypeError(
                 f"Calling `{type_name}.__ffi_init__()` on a `{type(self).__name__}` instance is not "

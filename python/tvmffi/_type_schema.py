@@ -30,6 +30,7 @@ from ._ffi_values import (  # noqa: F401  (re-exported)
     _DEVICE_CLS,
     _ORIGIN_ALIASES,
     _ORIGIN_TO_TYPE_INDEX,
+    _RETAINED_TYPE_KEYS,
     _TYPE_INDEX_TO_ORIGIN,
     ORIGIN_TYPE_INDEX_STRUCTURAL,
     ORIGIN_TYPE_INDEX_UNKNOWN,
@@ -59,20 +60,49 @@ class TypeSchema:
 
     ``TypeSchema("Array", (TypeSchema("int"),))`` prints as ``Array[int]``.
     ``origin_type_index`` is the type index of the origin (-2 for Optional /
-    Union, -3 when unknown).
+    Union, -3 when unknown). ``named_args`` holds named groups of argument
+    schemas: a Callable has ``return`` (one schema) and, when its parameters
+    are known, ``params`` (the legacy flat form ``Callable[ret, *params]`` is
+    turned into these). ``fallback`` is the schema an annotation shows when the
+    origin is not a type this process knows. ``type_key`` is the key a schema
+    was parsed from when the origin folds it away with a loss (``ffi.BigInt``
+    gives origin ``int``); it takes no part in equality.
     """
 
     origin: str
     args: Optional[tuple[TypeSchema, ...]] = None
     origin_type_index: int = dataclasses.field(default=ORIGIN_TYPE_INDEX_UNKNOWN, repr=False)
+    fallback: Optional[TypeSchema] = None
+    named_args: Optional[dict[str, tuple[TypeSchema, ...]]] = None
+    type_key: Optional[str] = dataclasses.field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         origin = self.origin
         args = self.args
         if args is not None and not isinstance(args, tuple):
             args = self.args = tuple(args)
+        if not isinstance(origin, str) or not origin:
+            raise ValueError("schema type must be a nonempty string")
         if origin != "tuple" and args is None:
             args = self.args = ()
+        if args is not None and any(not isinstance(a, TypeSchema) for a in args):
+            raise TypeError("schema arguments must be TypeSchema instances")
+        if self.fallback is not None and not isinstance(self.fallback, TypeSchema):
+            raise TypeError("fallback must be a TypeSchema")
+        named = self.named_args
+        if named is not None:
+            named = self.named_args = _normalize_named_args(named)
+        if origin == "Callable":
+            if args and named is None:  # the legacy flat form: return type, then parameters
+                named = self.named_args = {"return": (args[0],)}
+                if len(args) > 1:
+                    named["params"] = args[1:]
+                args = self.args = ()
+            if named is not None:
+                if args or set(named) - {"return", "params"}:
+                    raise ValueError("Callable takes only the named groups return and params")
+                if len(named.get("return", ())) != 1:
+                    raise ValueError("Callable's return group must hold exactly one type")
         if origin == "Union":
             if len(args) < 2:  # type: ignore[arg-type]
                 raise ValueError("Union must have at least two arguments")
@@ -143,14 +173,45 @@ class TypeSchema:
         """The schema of a parsed JSON object ``{"type": ..., "args": [...]}``."""
         if not isinstance(obj, dict) or "type" not in obj:
             raise TypeError(f"expected schema dict with 'type' key, got {type(obj).__name__}")
-        origin = _ORIGIN_ALIASES.get(obj["type"], obj["type"])
+        raw_origin = obj["type"]
+        if not isinstance(raw_origin, str):
+            raise TypeError("schema type must be a string")
+        origin = _ORIGIN_ALIASES.get(raw_origin, raw_origin)
+        extra: dict[str, Any] = {
+            "type_key": raw_origin if raw_origin in _RETAINED_TYPE_KEYS else None,
+            "fallback": TypeSchema.from_json_obj(obj["fallback"]) if "fallback" in obj else None,
+        }
+        if "named_args" in obj:
+            raw_named = obj["named_args"]
+            if not isinstance(raw_named, dict) or any(
+                not isinstance(v, list) or any(not isinstance(x, dict) for x in v)
+                for v in raw_named.values()
+            ):
+                raise TypeError("named_args must map names to lists of type schemas")
+            extra["named_args"] = {
+                name: tuple(TypeSchema.from_json_obj(x) for x in values)
+                for name, values in raw_named.items()
+            }
         if "args" not in obj:
-            return TypeSchema(origin)
+            return TypeSchema(origin, **extra)
         raw_args = obj["args"]
+        if (
+            raw_origin == "std::function"
+            and isinstance(raw_args, (list, tuple))
+            and len(raw_args) == 2
+            and isinstance(raw_args[1], (list, tuple))
+        ):  # std::function's older form: [return, [params...]]
+            extra["named_args"] = {
+                "return": (TypeSchema.from_json_obj(raw_args[0]),),
+                "params": tuple(TypeSchema.from_json_obj(x) for x in raw_args[1]),
+            }
+            return TypeSchema(origin, **extra)
         if not isinstance(raw_args, (list, tuple)):
             raw_args = ()
         return TypeSchema(
-            origin, tuple(TypeSchema.from_json_obj(a) for a in raw_args if isinstance(a, dict))
+            origin,
+            tuple(TypeSchema.from_json_obj(a) for a in raw_args if isinstance(a, dict)),
+            **extra,
         )
 
     @staticmethod
@@ -162,9 +223,12 @@ class TypeSchema:
     def from_type_index(type_index: int, args: tuple[TypeSchema, ...] = ()) -> TypeSchema:
         """The schema of a type index (and argument schemas)."""
         origin = _TYPE_INDEX_TO_ORIGIN.get(type_index)
+        type_key = None
         if origin is None:
             origin = _r.type_index_to_key(type_index)
-        return TypeSchema(origin, args, origin_type_index=type_index)
+            if origin in _RETAINED_TYPE_KEYS:
+                type_key, origin = origin, _ORIGIN_ALIASES[origin]
+        return TypeSchema(origin, args, origin_type_index=type_index, type_key=type_key)
 
     @staticmethod
     def from_annotation(annotation: object) -> TypeSchema:
@@ -211,6 +275,12 @@ class TypeSchema:
         self, ty_map: Callable[[str], str] | None, input_mode: bool, expanded: frozenset[int]
     ) -> str:
         if (
+            self.fallback is not None
+            and self.origin_type_index == ORIGIN_TYPE_INDEX_UNKNOWN
+            and self.origin not in ("tuple", "list", "dict")
+        ):  # an origin this process does not know: show what it stands for
+            return self.fallback._repr_impl(ty_map, input_mode, expanded)
+        if (
             input_mode
             and self.origin_type_index >= _r.K_STATIC_OBJECT_BEGIN
             and self.origin_type_index not in expanded
@@ -221,15 +291,20 @@ class TypeSchema:
                     ty_map, True, expanded | {self.origin_type_index}
                 )
         origin = self.origin if ty_map is None else ty_map(self.origin)
+        if origin == "Callable":
+            named = self.named_args
+            if not named:
+                return "Callable[..., Any]"
+            ret = named["return"][0]._repr_impl(ty_map, input_mode, expanded)
+            if "params" not in named:
+                return f"Callable[..., {ret}]"
+            params = [p._repr_impl(ty_map, input_mode, expanded) for p in named["params"]]
+            return f"Callable[[{', '.join(params)}], {ret}]"
         args = [a._repr_impl(ty_map, input_mode, expanded) for a in (self.args or ())]
         if origin == "Union":
             return " | ".join(args)
         if origin == "Optional":
             return args[0] + " | None"
-        if origin == "Callable":
-            if not args:
-                return "Callable[..., Any]"
-            return f"Callable[[{', '.join(args[1:])}], {args[0]}]"
         if origin == "tuple" and self.args == ():
             return "tuple[()]"
         if not args:
@@ -237,10 +312,33 @@ class TypeSchema:
         return f"{origin}[{', '.join(args)}]"
 
     def to_json(self) -> dict[str, Any]:
-        """The schema as a JSON-compatible dict."""
+        """The schema as a JSON-compatible dict (a retained ``type_key`` in place of the
+        origin it folded into, so that parsing the result keeps it)."""
+        out: dict[str, Any] = {"type": self.type_key or self.origin}
         if self.args is not None and (self.args or self.origin == "tuple"):
-            return {"type": self.origin, "args": [a.to_json() for a in self.args]}
-        return {"type": self.origin}
+            out["args"] = [a.to_json() for a in self.args]
+        if self.named_args is not None:
+            out["named_args"] = {
+                name: [v.to_json() for v in values] for name, values in self.named_args.items()
+            }
+        if self.fallback is not None:
+            out["fallback"] = self.fallback.to_json()
+        return out
+
+
+def _normalize_named_args(named: Any) -> dict[str, tuple[TypeSchema, ...]]:
+    if not isinstance(named, dict):
+        raise TypeError("named_args must be a dict of names to type lists")
+    out = {}
+    for name, values in named.items():
+        if not isinstance(name, str) or not name:
+            raise ValueError("named_args keys must be nonempty strings")
+        if not isinstance(values, (list, tuple)):
+            raise TypeError(f"named_args[{name!r}] must be a list of type schemas")
+        if any(not isinstance(v, TypeSchema) for v in values):
+            raise TypeError(f"named_args[{name!r}] must hold TypeSchema instances only")
+        out[name] = tuple(values)
+    return out
 
 
 def _annotation_union(args: tuple[Any, ...]) -> TypeSchema:
@@ -328,11 +426,10 @@ def _from_annotation(annotation: Any) -> TypeSchema:
         if len(targs) == 2:
             params, ret = targs
             ret_schema = TypeSchema.from_annotation(ret)
+            named = {"return": (ret_schema,)}
             if isinstance(params, list):
-                return TypeSchema(
-                    "Callable", (ret_schema,) + tuple(TypeSchema.from_annotation(p) for p in params)
-                )
-            return TypeSchema("Callable", (ret_schema,))
+                named["params"] = tuple(TypeSchema.from_annotation(p) for p in params)
+            return TypeSchema("Callable", named_args=named)
         return TypeSchema("Callable")
     if isinstance(origin, type) and issubclass(origin, Object):
         return _annotation_object(origin, targs)

@@ -196,9 +196,9 @@ class TypeField:
         if flags & FLAG_SEQ_HASH_IGNORE:
             structural = "ignore"
         elif flags & FLAG_SEQ_HASH_DEF:
-            structural = "def-recursive"
+            structural = "def-pattern"  # upstream 0.1.15's names
         elif flags & FLAG_SEQ_HASH_DEF_NON_RECURSIVE:
-            structural = "def-non-recursive"
+            structural = "def-simple"
         else:
             structural = None
         f = cls(

@@ -249,6 +249,38 @@ class Error(Object):
 
     __slots__ = ()
 
+    def __init__(self, kind: str, message: str, backtrace: str) -> None:
+        """A new error of ``kind`` with ``message`` and ``backtrace`` (most recent call last)."""
+        for what, value in (("kind", kind), ("message", message), ("backtrace", backtrace)):
+            if not isinstance(value, str):
+                raise TypeError(f"Error(): {what} must be a str, got {type(value).__name__}")
+        made = _r.cell_to_py(_r.make_error_cell(kind, message, backtrace))
+        _r._core._init_from(self, made)
+
+    def __reduce__(self) -> Any:
+        # By value: an error is its three strings (it has no JSON-graph form). The
+        # extra context is dropped: it may hold any native object.
+        if not _r.chandle_of(self):
+            return (_r._object_new, (Error,))
+        return (Error, (self.kind, self.message, self.backtrace))
+
+    def update_backtrace(self, backtrace: str) -> None:
+        """Replace the stored backtrace with ``backtrace`` (through the cell's own function)."""
+        handle = _r.chandle_of(self)
+        if not handle:
+            raise ValueError("null ffi.Error")
+        if not isinstance(backtrace, str):
+            raise TypeError(f"backtrace must be a str, got {type(backtrace).__name__}")
+        _core._error_update_backtrace(handle, backtrace, 0)  # kTVMFFIBacktraceUpdateModeReplace
+
+    @property
+    def extra_context(self) -> Any:
+        """The object attached to the error as extra context; None when there is none."""
+        handle = _r.chandle_of(self)
+        if not handle:
+            raise ValueError("null ffi.Error")
+        return _core._error_extra_context(handle)
+
     @property
     def kind(self) -> str:
         """The error kind, e.g. ``"ValueError"``."""

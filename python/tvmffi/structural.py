@@ -244,7 +244,7 @@ def structural_walk(
     root: Any,
     callbacks: tuple | Sequence | Callable = (),
     with_def_region_kind: tuple | Sequence | Callable = (),
-    order: str | WalkOrder = "pre",
+    order: str | WalkOrder = "post",
 ) -> VisitInterrupt | None:
     """Walk ``root`` structurally, calling the first callback whose type matches each value.
 
@@ -254,7 +254,8 @@ def structural_walk(
     tried in order; types are int, float, str, ..., FFI classes, or
     ``typing.Any``/``object``. A callback may return :class:`WalkResult`
     (``SKIP`` skips the children in pre-order) or a :class:`VisitInterrupt`,
-    which stops the walk and is returned. ``order``: ``"pre"`` or ``"post"``.
+    which stops the walk and is returned. ``order``: ``"post"`` (the default, as
+    upstream 0.1.15 has it: children before their container) or ``"pre"``.
     """
     if isinstance(order, WalkOrder):
         order_int = int(order)

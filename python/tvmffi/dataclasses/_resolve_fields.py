@@ -137,7 +137,14 @@ def _resolve_own_type_hints(
 
 
 def resolve_type_hints_by_owner(cls: type, globalns: dict[str, Any]) -> ResolvedFields | None:
-    """``(owners, hints by owner)``; None while a forward reference cannot be resolved."""
+    """``(owners, hints by owner)``; None while a forward reference cannot be resolved, or
+    while an ancestor's fields are still pending (a child's fields follow its parent's)."""
+    info = cls.__dict__.get("__tvm_ffi_type_info__")
+    parent = getattr(info, "parent_type_info", None)
+    while parent is not None:
+        if parent.fields is None:
+            return None
+        parent = parent.parent_type_info
     owners = _field_owner_classes(cls)
     for cross in (False, True):
         localns = _build_localns(cls, cross_module=cross)

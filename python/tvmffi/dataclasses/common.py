@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, TypeVar
+import functools
+from collections import namedtuple
+from typing import Any, Callable, Iterable, TypeVar
 
+from ..core import TypeSchema, _to_py_class_value
 from .field import Field
 
 __all__ = ["asdict", "astuple", "fields", "is_dataclass", "replace"]
@@ -63,6 +66,44 @@ def fields(obj_or_cls: Any) -> tuple[Field, ...]:
         for tf in (info.fields or ())
         if tf.dataclass_field is not None
     )
+
+
+def _make_namedtuple(typename: str, fields: tuple[Field, ...]) -> Any:
+    """A plain ``collections.namedtuple`` class named ``typename`` with one item per Field
+    (in the given order, all required, ``init=False`` ones too), whose construction,
+    ``_make`` and ``_replace`` convert each item as assigning that field would.
+
+    Defaults and ``__post_init__`` of the source class play no part; the Fields are not
+    changed (their schemas are resolved once, here, and kept in the constructor).
+    """
+    cls: Any = namedtuple(typename, [f.name for f in fields])
+    names = cls._fields
+    schemas = tuple(
+        f._ty_schema if f._ty_schema is not None else TypeSchema.from_annotation(f.type)
+        for f in fields
+    )
+    cls.__annotations__ = {f.name: f.type for f in fields if f.type is not None}
+    plain_new = cls.__new__
+    plain_make = cls._make.__func__
+
+    @functools.wraps(plain_new)
+    def __new__(klass: type, /, *args: Any, **kwargs: Any) -> Any:
+        raw = plain_new(klass, *args, **kwargs)  # the arity and keyword checks
+        items = []
+        for name, schema, value in zip(names, schemas, raw):
+            try:
+                items.append(_to_py_class_value(schema.convert(value)))
+            except TypeError as err:
+                raise TypeError(f"{typename}.{name}: {err}") from err
+        return plain_new(klass, *items)
+
+    def _make(klass: Any, iterable: Iterable[Any]) -> Any:
+        # the plain _make skips __new__: keep its length check, then convert
+        return klass(*plain_make(klass, iterable))
+
+    cls.__new__ = staticmethod(__new__)
+    cls._make = classmethod(_make)
+    return cls
 
 
 def replace(obj: _T, /, **changes: Any) -> _T:

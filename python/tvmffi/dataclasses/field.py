@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, ClassVar, Generic, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Mapping, TypeVar
 
 from .._reflection import missing as _missing
 
@@ -74,7 +74,13 @@ class Field:
     the resolved annotation; ``default`` / ``default_factory`` are
     :data:`MISSING` when not given; ``hash=None`` follows ``compare``;
     ``kw_only=None`` follows the decorator; ``structural_eq`` is None,
-    ``"ignore"``, ``"def"`` / ``"def-recursive"`` or ``"def-non-recursive"``.
+    ``"ignore"``, ``"def-pattern"`` (also ``"def"``, or the older
+    ``"def-recursive"``) or ``"def-simple"`` (older: ``"def-non-recursive"``).
+    ``metadata`` is a dict of the field's own (copied from the argument);
+    ``extra_kwargs`` holds keyword options no core parameter names, for
+    ``__ffi_on_fields_resolved__`` hooks of an extension to consume (what is
+    left when the class registers is a TypeError). ``copy.copy`` gives a field
+    with its own ``metadata`` and ``extra_kwargs`` dicts.
     """
 
     __slots__ = (
@@ -84,10 +90,12 @@ class Field:
         "default",
         "default_factory",
         "doc",
+        "extra_kwargs",
         "frozen",
         "hash",
         "init",
         "kw_only",
+        "metadata",
         "name",
         "repr",
         "structural_eq",
@@ -95,7 +103,7 @@ class Field:
     )
 
     _VALID_STRUCTURAL_EQ_VALUES: ClassVar[frozenset[str | None]] = frozenset(
-        {None, "ignore", "def", "def-recursive", "def-non-recursive"}
+        {None, "ignore", "def", "def-pattern", "def-simple", "def-recursive", "def-non-recursive"}
     )
 
     def __init__(
@@ -111,9 +119,11 @@ class Field:
         hash: bool | None = True,
         compare: bool = False,
         kw_only: bool | None = False,
+        metadata: Mapping[str, Any] | None = None,
         structural_eq: str | None = None,
         doc: str | None = None,
         converter: Callable[[Any], Any] = _field_converter,
+        **extra_kwargs: Any,
     ) -> None:
         if default_factory is not MISSING:
             if default is not MISSING:
@@ -139,6 +149,21 @@ class Field:
         self.kw_only = kw_only
         self.structural_eq = structural_eq
         self.doc = doc
+        self.metadata = dict(metadata) if metadata is not None else {}
+        self.extra_kwargs = dict(extra_kwargs)
+
+    def __copy__(self) -> Field:
+        twin = object.__new__(type(self))
+        for klass in type(self).__mro__:
+            slots = klass.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if name not in ("__dict__", "__weakref__") and hasattr(self, name):
+                    setattr(twin, name, getattr(self, name))
+        if hasattr(self, "__dict__"):
+            twin.__dict__.update(self.__dict__)
+        twin.metadata = dict(self.metadata)
+        twin.extra_kwargs = dict(self.extra_kwargs)
+        return twin
 
     def __repr__(self) -> str:
         return (
@@ -159,9 +184,11 @@ def field(
     hash: bool | None = None,
     compare: bool = True,
     kw_only: bool | None = None,
+    metadata: Mapping[str, Any] | None = None,
     structural_eq: str | None = None,
     doc: str | None = None,
     converter: Callable[[Any], Any] = _field_converter,
+    **extra_kwargs: Any,
 ) -> Any:
     """Customize a field of a ``@py_class`` (``x: int = field(default=0, repr=False)``).
 
@@ -169,8 +196,10 @@ def field(
     writes); ``init`` / ``repr`` / ``compare`` / ``hash`` (None: as ``compare``):
     whether the field takes part in ``__init__``, ``__repr__``, the recursive
     comparisons and hashing; ``kw_only`` (None: the decorator's);
-    ``structural_eq``: None, ``"ignore"``, ``"def"`` (``"def-recursive"``) or
-    ``"def-non-recursive"``; ``doc``: the field's docstring.
+    ``structural_eq``: None, ``"ignore"``, ``"def-pattern"`` (``"def"``) or
+    ``"def-simple"``; ``doc``: the field's docstring; ``metadata``: a dict kept
+    (copied) on the Field; other keywords land in ``Field.extra_kwargs`` for an
+    extension's hook to consume (TypeError at registration if none does).
     """
     return Field(
         default=default,
@@ -181,9 +210,11 @@ def field(
         hash=hash,
         compare=compare,
         kw_only=kw_only,
+        metadata=metadata,
         structural_eq=structural_eq,
         doc=doc,
         converter=converter,
+        **extra_kwargs,
     )
 
 

@@ -52,11 +52,63 @@ _FFI_TYPE_ATTR_NAMES: frozenset[str] = frozenset(
         "__s_equal__",
         "__s_hash__",
         "__s_visit__",
+        "__s_mutate__",
+        "__s_maybe_inplace_mutate__",
         "__data_to_json__",
         "__data_from_json__",
     }
 )
 _FFI_RECOGNIZED_METHODS: frozenset[str] = _FFI_TYPE_ATTR_NAMES
+
+#: The parent's type attributes a ``@py_class`` copies when its body does not say
+#: (``__ffi_inherit_type_attrs__`` replaces the list): the runtime's table is flat,
+#: a subtype sees no entry of its parent by itself.
+_DEFAULT_INHERIT_TYPE_ATTRS = (
+    "__s_equal__",
+    "__s_hash__",
+    "__s_visit__",
+    "__data_to_json__",
+    "__data_from_json__",
+)
+
+
+def _type_attr_options(cls: type) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The names registered as type attributes for ``cls`` and those copied from its parent.
+
+    ``__ffi_type_attr_names__`` (read through the MRO, so an extension's base class
+    may declare it) adds names of the class's own; ``__ffi_inherit_type_attrs__``
+    replaces :data:`_DEFAULT_INHERIT_TYPE_ATTRS` (``()``: copy none). A value in the
+    class body, None included, always wins over the parent's.
+    """
+    extra = getattr(cls, "__ffi_type_attr_names__", ())
+    inherited = getattr(cls, "__ffi_inherit_type_attrs__", _DEFAULT_INHERIT_TYPE_ATTRS)
+    for what, names in (
+        ("__ffi_type_attr_names__", extra),
+        ("__ffi_inherit_type_attrs__", inherited),
+    ):
+        if not isinstance(names, (tuple, list)) or not all(isinstance(n, str) for n in names):
+            raise TypeError(f"{cls.__name__}.{what} must be a tuple or list of names (str)")
+    return _FFI_TYPE_ATTR_NAMES | frozenset(extra) | frozenset(inherited), tuple(inherited)
+
+
+def _inherited_type_attrs(type_info: Any, names: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    """``(name, value, is_static, None)`` for each of ``names`` the nearest ancestor registered
+    and the class body does not define (an ancestor's body None stops the search)."""
+    cls = type_info.type_cls
+    out: list[tuple[Any, ...]] = []
+    for name in names:
+        if name in cls.__dict__:
+            continue
+        parent = type_info.parent_type_info
+        while parent is not None:
+            value = _r.type_attr(parent.type_index, name)
+            if value is not None:
+                out.append((name, value, True, None))
+                break
+            if parent.type_cls is not None and name in parent.type_cls.__dict__:
+                break  # the ancestor set it to None: no hook for its subtypes either
+            parent = parent.parent_type_info
+    return out
 
 
 def method(fn: Any) -> Any:
@@ -131,10 +183,11 @@ def _collect_py_methods(
     legacy = globalns is None
     if globalns is None:
         globalns = vars(sys.modules[cls.__module__])
+    attr_names, _ = _type_attr_options(cls)
     out: list[tuple[Any, ...]] = []
     for name, value in cls.__dict__.items():
         marked = _is_method_marked(value)
-        if name not in _FFI_RECOGNIZED_METHODS and not marked:
+        if name not in attr_names and not marked:
             continue
         if isinstance(value, classmethod):
             raise TypeError(
@@ -147,7 +200,7 @@ def _collect_py_methods(
         is_static = isinstance(value, staticmethod)
         func = value.__func__ if is_static else value
         metadata = None
-        if marked and name not in _FFI_TYPE_ATTR_NAMES:
+        if marked and name not in attr_names:
             metadata = _method_type_schema_json(cls, func, is_static, globalns)
         out.append((name, func, is_static) if legacy else (name, func, is_static, metadata))
     return out or None
@@ -162,10 +215,34 @@ def on_fields_resolved(type_info: Any, resolved: _resolve_fields.ResolvedFields)
     fields_map: dict[str, Field] = {}
     init_props: dict[str, Any] = {}
     kw_only_active = params["kw_only"]
+    # Extensions: functions of the class bodies (through the MRO) marked
+    # ``__ffi_on_fields_resolved__`` run over the class's own Fields before they
+    # are registered; annotations whose type is one of ``__ffi_field_markers__``
+    # make no field but are recorded, with the field position they stand at.
+    hooks = [
+        hook
+        for base in reversed(cls.__mro__)
+        for hook in base.__dict__.values()
+        if callable(hook) and getattr(hook, "__ffi_on_fields_resolved__", False) is True
+    ]
+    marker_types = getattr(cls, "__ffi_field_markers__", ())
+    if not isinstance(marker_types, (tuple, list)) or not all(
+        isinstance(m, type) for m in marker_types
+    ):
+        raise TypeError(f"{cls.__name__}.__ffi_field_markers__ must be a tuple or list of types")
+    parent = type_info.parent_type_info
+    markers = list(getattr(parent, "_decorator_args", {}).get("field_markers", ()))
+    inherited_count = 0
+    while parent is not None:
+        inherited_count += len(parent.fields or ())
+        parent = parent.parent_type_info
     for owner in owners:
         for name in _resolve_fields.own_annotations(owner):
             hint = hints_by_owner[owner].get(name)
             if hint is None or hint is ClassVar or typing.get_origin(hint) is ClassVar:
+                continue
+            if any(hint is m for m in marker_types):
+                markers.append((hint, owner, name, inherited_count + len(fields_map)))
                 continue
             if hint is KW_ONLY:
                 kw_only_active = True
@@ -204,12 +281,24 @@ def on_fields_resolved(type_info: Any, resolved: _resolve_fields.ResolvedFields)
     globalns = getattr(sys.modules.get(cls.__module__), "__dict__", {})
     if init_props:
         cls.__ffi_init_property_funcs__ = init_props
-    py_methods = _collect_py_methods(cls, globalns)
+    params["field_markers"] = tuple(markers)
+    for hook in hooks:
+        hook(type_info, own_fields)
+    for f in own_fields:
+        if f.extra_kwargs:
+            raise TypeError(
+                f"{cls.__name__}.{f.name}: unrecognized field options: "
+                + ", ".join(sorted(f.extra_kwargs))
+            )
+    attr_names, inherit = _type_attr_options(cls)
+    py_methods = (_collect_py_methods(cls, globalns) or []) + _inherited_type_attrs(
+        type_info, inherit
+    )
     type_info._register_fields(own_fields, _STRUCTURE_KIND_MAP.get(params.get("structural_eq")))
     for py_field, type_field in zip(own_fields, type_info.fields):
         type_field.dataclass_field = py_field
-    type_info._register_py_methods(py_methods, type_attr_names=_FFI_TYPE_ATTR_NAMES)
-    _add_class_attrs(cls, type_info, type_attr_names=_FFI_TYPE_ATTR_NAMES)
+    type_info._register_py_methods(py_methods or None, type_attr_names=attr_names)
+    _add_class_attrs(cls, type_info, type_attr_names=attr_names)
     if "__ffi_py_class_is_deferred_init__" in cls.__dict__:
         if "__init__" in cls.__dict__:
             delattr(cls, "__init__")
@@ -290,7 +379,7 @@ def py_class(
     def decorator(cls: _T) -> _T:
         globalns = getattr(sys.modules.get(cls.__module__), "__dict__", {})
         info = _resolve_fields.register_type_without_fields(cls, key_holder[0])
-        info._decorator_args = params
+        info._decorator_args = dict(params)  # per class: it also records field_markers
         try:
             resolved = _resolve_fields.resolve_type_hints_by_owner(cls, globalns)
             if resolved is not None:

@@ -28,7 +28,8 @@ from typing import Sequence
 from . import consts as C
 from .file_utils import FileInfo, StubSyntaxError, collect_files, syntax_for
 from .generator import Generator, get_generator
-from .registry_info import (
+from .layout import classify, write_coverage_report
+from .lib_state import (
     collect_global_funcs,
     collect_type_keys,
     object_info_from_type_key,
@@ -69,7 +70,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         failed = True
         _error(str(e) if isinstance(e, StubSyntaxError) else f"{path}: {e}")
 
-    files = collect_files([Path(f) for f in opt.files], on_error)
+    if opt.coverage_out is not None:
+        try:
+            _write_coverage(Path(opt.coverage_out))
+        except OSError as e:
+            on_error(Path(opt.coverage_out), e)
+    if not opt.files:  # --coverage-out alone
+        del libs
+        return 1 if failed else 0
+    files = collect_files([Path(f) for f in opt.files], generator.source_exts, on_error)
     global_funcs = collect_global_funcs()
 
     ty_map = generator.default_ty_map()
@@ -114,9 +123,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _stage_1(file: FileInfo, ty_map: dict[str, str]) -> None:
     """Add the file's ``ty-map`` directives (``A.B -> C.D``) to ``ty_map``."""
     for code in file.code_blocks:
-        if code.kind != "ty-map":
+        if code.kind == "ty-map":  # the begin-block form
+            text = str(code.param)
+        elif code.kind == "directive" and code.param[0] == "ty-map":
+            text = code.param[1]
+        else:
             continue
-        lhs, arrow, rhs = str(code.param).partition("->")
+        lhs, arrow, rhs = text.partition("->")
         if not arrow or not lhs.strip() or not rhs.strip() or "->" in rhs:
             raise StubSyntaxError(
                 f"ty-map expects `<from> -> <to>` (e.g. `mylib.Foo -> "
@@ -209,9 +222,24 @@ def _stage_3(
     defined_types: set[str] = set()
     blocks = file.code_blocks
     for code in blocks:
-        if code.kind == "import-object":
-            name, type_checking_only, alias = code.param
-            generator.add_import_object(imports, name, type_checking_only, alias)
+        if code.kind != "directive":
+            continue
+        name, payload = code.param
+        if name in C.PIPELINE_DIRECTIVE_KINDS:
+            continue  # consumed by _stage_1
+        if name not in generator.directive_kinds:
+            raise StubSyntaxError(
+                f"Unknown directive `{name}` at line {code.lineno_start} (the {generator.name} "
+                f"generator takes: {', '.join(sorted(generator.directive_kinds)) or 'none'})",
+                code.lineno_start,
+                file.path,
+            )
+        try:
+            generator.add_directive(imports, name, payload, code.lineno_start)
+        except StubSyntaxError as e:
+            if e.path is not None:
+                raise
+            raise StubSyntaxError(e.message, e.lineno, file.path) from None
     for code in blocks:
         if code.kind == "global":
             funcs = global_funcs.get(code.param[0], [])
@@ -239,6 +267,19 @@ def _stage_3(
     return file.update(verbose=opt.verbose, dry_run=opt.dry_run or opt.check)
 
 
+def __main__() -> int:
+    """Upstream's entry point name: :func:`main` with the process's command line."""
+    return main()
+
+
+def _write_coverage(path: Path) -> None:
+    """The native-layout report (:mod:`.layout`) of every registered object type."""
+    infos = {
+        key: object_info_from_type_key(key) for keys in collect_type_keys().values() for key in keys
+    }
+    write_coverage_report(path, classify(infos))
+
+
 def parse_args(argv: Sequence[str] | None = None) -> Options:
     """The :class:`~tvmffi.stub.utils.Options` of a command line (exits on a bad one)."""
     parser = argparse.ArgumentParser(
@@ -249,9 +290,17 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     )
     parser.add_argument(
         "files",
-        nargs="+",
+        nargs="*",
         metavar="PATH",
-        help="files, or directories to search for .py/.pyi files",
+        help="files, or directories to search for .py/.pyi files (at least one, unless "
+        "--coverage-out is given)",
+    )
+    parser.add_argument(
+        "--coverage-out",
+        default=None,
+        metavar="JSON",
+        help="write a JSON report of whether each registered object type's native layout "
+        "is known byte for byte (complete) or not (opaque), with the byte evidence",
     )
     parser.add_argument(
         "--imports",
@@ -311,6 +360,8 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
             parser.error("--init-* writes files: it cannot go with --dry-run or --check")
     if args.indent < 0:
         parser.error("--indent must not be negative")
+    if not args.files and args.coverage_out is None:
+        parser.error("name at least one PATH (or --coverage-out)")
 
     def split(text: str) -> list[str]:
         return [part.strip() for part in text.split(";") if part.strip()]
@@ -326,6 +377,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         target=args.target,
         ffi_package=args.ffi_package,
         check=args.check,
+        coverage_out=args.coverage_out,
     )
 
 

@@ -56,6 +56,10 @@ class MarkerSyntax:
         """A one-line import for the import section: ``<dotted name>;<True|False>;<alias>``."""
         return self.prefix + "import-object):"
 
+    def directive(self, name: str) -> str:
+        """A one-line directive ``<comment> tvm-ffi-stubgen(<name>):``, a payload after it."""
+        return f"{self.prefix}{name}):"
+
     @property
     def skip_file(self) -> str:
         """Anywhere in a file: leave the whole file alone."""
@@ -64,21 +68,36 @@ class MarkerSyntax:
 
 #: The markers of Python sources (``# tvm-ffi-stubgen(...)``).
 PYTHON_SYNTAX = MarkerSyntax("#")
+#: The markers of Rust sources (``// tvm-ffi-stubgen(...)``): files read by the
+#: same parser (a Rust generator is not part of tvmffi yet).
+RUST_SYNTAX = MarkerSyntax("//")
 
-#: The marker syntax of each file suffix the tool edits.
-SYNTAX_BY_EXT: dict[str, MarkerSyntax] = {".py": PYTHON_SYNTAX, ".pyi": PYTHON_SYNTAX}
+#: The marker syntax of each file suffix (which suffixes a directory scan visits
+#: is the generator's ``source_exts``).
+SYNTAX_BY_EXT: dict[str, MarkerSyntax] = {
+    ".py": PYTHON_SYNTAX,
+    ".pyi": PYTHON_SYNTAX,
+    ".rs": RUST_SYNTAX,
+}
 
-#: The file suffixes looked at when a directory is given.
-DEFAULT_SOURCE_EXTS = frozenset(SYNTAX_BY_EXT)
+#: The file suffixes a directory scan visits by default (the Python generator's).
+DEFAULT_SOURCE_EXTS = frozenset({".py", ".pyi"})
+
+#: One-line directives the language-neutral pipeline consumes itself; a generator
+#: declares the others it takes (``Generator.directive_kinds``), and any other
+#: name is an error.
+PIPELINE_DIRECTIVE_KINDS: frozenset[str] = frozenset({"ty-map"})
 
 #: The kind of a block; None is a plain line of the file, outside any block.
+#: ``directive`` is a one-line ``<comment> tvm-ffi-stubgen(<name>): <payload>``
+#: (param: ``(name, payload)``).
 BlockKind = Optional[
-    Literal["global", "object", "ty-map", "import-section", "import-object", "export", "__all__"]
+    Literal["global", "object", "ty-map", "import-section", "directive", "export", "__all__"]
 ]
 
 #: Every block kind but None.
 BLOCK_KINDS = frozenset(
-    {"global", "object", "ty-map", "import-section", "import-object", "export", "__all__"}
+    {"global", "object", "ty-map", "import-section", "directive", "export", "__all__"}
 )
 
 #: Types the package itself binds: ``--init`` writes no class for them.

@@ -2,8 +2,9 @@
 
 A file is cut into :class:`CodeBlock` s: each plain line is a block of its own
 (kind None), a ``begin`` ... ``end`` pair of markers and the lines between
-them are one block, and each one-line directive (``ty-map``,
-``import-object``) is one block. Joining the lines of all blocks gives the
+them are one block, and each one-line directive
+(``<comment> tvm-ffi-stubgen(<name>): <payload>``: ``ty-map``,
+``import-object``, ...) is one block of kind ``directive``. Joining the lines of all blocks gives the
 file again; the generator rewrites only the lines of the marked blocks.
 
 Block kinds (the text after ``# tvm-ffi-stubgen(begin):``):
@@ -67,9 +68,10 @@ class CodeBlock:
     """A run of lines of a file: a plain line, a marked block or a one-line directive.
 
     ``param`` is the block's argument: for ``global``, the pair
-    ``(prefix, module)`` (module "" when not given); for ``import-object``,
-    the triple ``(name, type-checking only, alias)``; for the others, a
-    string. ``lineno_end`` is None until the ``end`` marker is read.
+    ``(prefix, module)`` (module "" when not given); for a ``directive``, the
+    pair ``(name, payload)`` (the payload as written, stripped: its meaning is
+    its consumer's); for the others, a string. ``lineno_end`` is None until
+    the ``end`` marker is read.
     """
 
     kind: C.BlockKind
@@ -95,25 +97,21 @@ class CodeBlock:
     def from_begin_line(lineno: int, line: str, syntax: C.MarkerSyntax) -> CodeBlock:
         """The block a marker line opens (its ``lines`` left empty).
 
-        ``line`` is a ``begin`` marker, or a one-line ``ty-map`` or
-        ``import-object`` directive (those blocks end on the same line).
-        StubSyntaxError (a ValueError) for an unknown block kind.
+        ``line`` is a ``begin`` marker, or a one-line directive
+        ``<comment> tvm-ffi-stubgen(<name>): <payload>`` (a block of kind
+        ``directive`` that ends on the same line). StubSyntaxError (a
+        ValueError) for an unknown block kind or a malformed marker.
         """
         line = line.strip()
-        if line.startswith(syntax.ty_map):
-            return CodeBlock("ty-map", line[len(syntax.ty_map) :].strip(), lineno, lineno, [])
-        if line.startswith(syntax.import_object):
-            fields = [part.strip() for part in line[len(syntax.import_object) :].split(";")]
-            if len(fields) > 3 or not fields[0]:
-                raise StubSyntaxError(
-                    "import-object expects `<dotted.name>[;<True|False>[;<alias>]]`, got "
-                    f"{line[len(syntax.import_object) :].strip()!r}",
-                    lineno,
-                )
-            fields += [""] * (3 - len(fields))
-            return CodeBlock("import-object", tuple(fields), lineno, lineno, [])
         if not line.startswith(syntax.begin):
-            raise StubSyntaxError(f"not a `{syntax.begin}` marker: {line!r}", lineno)
+            name, sep, payload = line[len(syntax.prefix) :].partition("):")
+            if (
+                not line.startswith(syntax.prefix)
+                or not sep
+                or not name.replace("-", "_").isidentifier()
+            ):
+                raise StubSyntaxError(f"Unknown stub type at line {lineno}: {line}", lineno)
+            return CodeBlock("directive", (name, payload.strip()), lineno, lineno, [])
         spec = line[len(syntax.begin) :].strip()
         kind, _, arg = spec.partition("/")
         kind, arg = kind.strip(), arg.strip()
@@ -219,7 +217,9 @@ def _cut_blocks(lines: list[str], stripped: list[str], syntax: C.MarkerSyntax) -
             open_block.lineno_end = lineno
             blocks.append(open_block)
             open_block = None
-        elif s.startswith(syntax.ty_map) or s.startswith(syntax.import_object):
+        elif s.startswith(syntax.prefix):
+            if s.startswith(syntax.skip_file):
+                continue  # not reached: from_file returns None first
             if open_block is not None:
                 raise StubSyntaxError(
                     "Nested stub not permitted: a directive inside the block opened at line "
@@ -229,10 +229,6 @@ def _cut_blocks(lines: list[str], stripped: list[str], syntax: C.MarkerSyntax) -
             block = CodeBlock.from_begin_line(lineno, s, syntax)
             block.lines.append(line)
             blocks.append(block)
-        elif s.startswith(syntax.prefix):
-            if s.startswith(syntax.skip_file):
-                continue  # not reached: from_file returns None first
-            raise StubSyntaxError(f"unknown {C.TOOL_NAME} directive: {s!r}", lineno)
         elif open_block is not None:
             open_block.lines.append(line)
         else:
@@ -255,18 +251,22 @@ def _print_diff(path: Path, old: tuple[str, ...], new: tuple[str, ...]) -> None:
 
 
 def collect_files(
-    paths: Iterable[Path], on_error: Callable[[Path, Exception], None] | None = None
+    paths: Iterable[Path],
+    source_exts: Iterable[str] = C.DEFAULT_SOURCE_EXTS,
+    on_error: Callable[[Path, Exception], None] | None = None,
 ) -> list[FileInfo]:
-    """The files under ``paths`` (files, or directories walked for ``.py``/``.pyi``) that
-    have markers, sorted by path.
+    """The files under ``paths`` that have markers, sorted by path: a file named is
+    always read; a directory is walked for files whose suffix (any case) is in
+    ``source_exts`` (the generator's: ``.py`` and ``.pyi`` for Python).
 
     A file that cannot be read or cut goes to ``on_error`` (default: raise).
     """
+    exts = frozenset(e.lower() for e in source_exts)
     found: list[Path] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found.extend(_walk_sources(p))
+            found.extend(_walk_sources(p, exts))
         else:
             found.append(p)
     files: list[FileInfo] = []
@@ -283,10 +283,10 @@ def collect_files(
     return files
 
 
-def _walk_sources(root: Path) -> Iterator[Path]:
+def _walk_sources(root: Path, exts: frozenset[str]) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             path = Path(dirpath) / name
-            if path.suffix.lower() in C.DEFAULT_SOURCE_EXTS:
+            if path.suffix.lower() in exts:
                 yield path

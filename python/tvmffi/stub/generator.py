@@ -39,11 +39,16 @@ class Generator(abc.ABC):
     def new_imports(self) -> Any:
         """An empty import collector for one file."""
 
+    #: The suffixes of the files a directory scan visits for this target.
+    source_exts: frozenset[str] = C.DEFAULT_SOURCE_EXTS
+    #: The one-line directive names this target consumes (besides the pipeline's,
+    #: :data:`~tvmffi.stub.consts.PIPELINE_DIRECTIVE_KINDS`); any other is an error.
+    directive_kinds: frozenset[str] = frozenset()
+
     @abc.abstractmethod
-    def add_import_object(
-        self, imports: Any, name: str, type_checking_only: str, alias: str
-    ) -> None:
-        """Record an ``import-object`` directive's import (its three fields as written)."""
+    def add_directive(self, imports: Any, name: str, payload: str, lineno: int) -> None:
+        """Record a directive of one of :attr:`directive_kinds` (its payload as written)
+        into the file's import collector; StubSyntaxError for a malformed payload."""
 
     @abc.abstractmethod
     def type_name(self, type_key: str) -> str:
@@ -117,15 +122,25 @@ class Generator(abc.ABC):
 _GENERATORS: dict[str, Generator] = {}
 
 
-def get_generator(target: str) -> Generator:
-    """The generator of the target ``target`` (``python``); ValueError for another."""
+def _registered() -> dict[str, Generator]:
     if not _GENERATORS:
         from .python_generator import PythonGenerator
 
         _GENERATORS["python"] = PythonGenerator()
+    return _GENERATORS
+
+
+def generator_names() -> list[str]:
+    """The targets ``--target`` accepts, sorted (``python``)."""
+    return sorted(_registered())
+
+
+def get_generator(target: str) -> Generator:
+    """The generator of the target ``target`` (``python``); ValueError for another."""
+    _registered()
     try:
         return _GENERATORS[target]
     except KeyError:
         raise ValueError(
-            f"unknown stub generator target {target!r}; known: {', '.join(sorted(_GENERATORS))}"
+            f"Unknown generator {target!r}. Known generators: {', '.join(generator_names())}"
         ) from None

@@ -12,7 +12,7 @@ import dataclasses
 from typing import Any, Optional
 
 from .._type_schema import TypeSchema
-from ..core import TypeInfo, _lookup_type_attr
+from ..core import MISSING, TypeInfo, _lookup_type_attr
 
 __all__ = [
     "FuncInfo",
@@ -61,7 +61,8 @@ class Options:
     ``ffi_package`` is the module the generated imports name for the FFI
     package itself (upstream spells it ``tvm_ffi``: generated text names it
     ``tvm_ffi...`` internally, and the import section writes it as this).
-    ``check``: change no file, fail when one would change.
+    ``check``: change no file, fail when one would change. ``coverage_out``:
+    where to write the native-layout report (:mod:`.layout`), or None.
     """
 
     imports: list[str] = dataclasses.field(default_factory=list)
@@ -74,18 +75,78 @@ class Options:
     target: str = "python"
     ffi_package: str = "tvmffi"
     check: bool = False
+    coverage_out: Optional[str] = None
 
 
 @dataclasses.dataclass(init=False, repr=False)
 class NamedTypeSchema(TypeSchema):
-    """A type schema with a name: a field's, or a function's (its full dotted name)."""
+    """A type schema with a name: a field's, or a function's (its full dotted name).
+
+    A reflected field's schema also carries what the registry records of the
+    native field: ``size``, ``alignment`` and ``offset`` in bytes (the offset
+    from the start of the object header, as the C ABI getters count it; all
+    None for parameters and made-up schemas), its static ``default``
+    (:data:`MISSING` when none; ``default_is_factory`` when it is a factory to
+    call), ``structural_eq`` (``"ignore"``, ``"def-pattern"``, ``"def-simple"``
+    or None) and ``frozen`` (read-only).
+    """
 
     name: str = ""
+    size: Optional[int] = None
+    alignment: Optional[int] = None
+    offset: Optional[int] = None
+    default: Any = MISSING
+    default_is_factory: bool = False
+    structural_eq: Optional[str] = None
+    frozen: bool = False
 
-    def __init__(self, name: str, schema: TypeSchema) -> None:
-        """The schema ``schema`` named ``name``."""
-        super().__init__(schema.origin, schema.args, schema.origin_type_index)
+    def __init__(
+        self,
+        name: str,
+        schema: TypeSchema,
+        *,
+        size: Optional[int] = None,
+        alignment: Optional[int] = None,
+        offset: Optional[int] = None,
+        default: Any = MISSING,
+        default_is_factory: bool = False,
+        structural_eq: Optional[str] = None,
+        frozen: bool = False,
+    ) -> None:
+        """The schema ``schema`` named ``name``, with the native field's facts."""
+        super().__init__(
+            schema.origin,
+            schema.args,
+            schema.origin_type_index,
+            fallback=schema.fallback,
+            named_args=schema.named_args,
+            type_key=schema.type_key,
+        )
         self.name = name
+        self.size = size
+        self.alignment = alignment
+        self.offset = offset
+        self.default = default
+        self.default_is_factory = default_is_factory
+        self.structural_eq = structural_eq
+        self.frozen = frozen
+
+    @staticmethod
+    def from_type_field(field: Any) -> NamedTypeSchema:
+        """The schema of a reflected :class:`~tvmffi.core.TypeField`, with its facts."""
+        factory = getattr(field, "c_default_factory", MISSING)
+        is_factory = factory is not MISSING and factory is not None
+        return NamedTypeSchema(
+            field.name,
+            _field_schema(field),
+            size=field.size,
+            alignment=field.alignment,
+            offset=field.offset,
+            default=factory if is_factory else getattr(field, "c_default", MISSING),
+            default_is_factory=is_factory,
+            structural_eq=getattr(field, "c_structural_eq", None),
+            frozen=bool(field.frozen),
+        )
 
     def __repr__(self) -> str:
         """``name: schema``."""
@@ -129,7 +190,11 @@ class ObjectInfo:
 
     ``has_init``: it can be constructed (an ``__ffi_init__`` method or type
     attribute); ``init_fields`` are then the constructor's parameters, the
-    ancestors' fields first.
+    ancestors' fields first. ``fields`` are the type's own; ``ancestors`` the
+    keys of all its ancestors, the root first. ``total_size`` is the native
+    ``sizeof`` (header included) when the type registered metadata of its
+    own, else None (it would be the parent's). ``is_final`` is the type's
+    ``__ffi_type_final__`` attribute (None when it registered none).
     """
 
     fields: list[NamedTypeSchema]
@@ -138,6 +203,9 @@ class ObjectInfo:
     parent_type_key: Optional[str] = None
     init_fields: list[InitFieldInfo] = dataclasses.field(default_factory=list)
     has_init: bool = False
+    ancestors: list[str] = dataclasses.field(default_factory=list)
+    total_size: Optional[int] = None
+    is_final: Optional[bool] = None
 
     def has_overloaded_methods(self) -> bool:
         """Whether some method name (static or not) comes more than once."""
@@ -148,6 +216,12 @@ class ObjectInfo:
     def from_type_info(type_info: TypeInfo) -> ObjectInfo:
         """The information the runtime's reflection has on a type."""
         parent = type_info.parent_type_info
+        ancestors: list[str] = []
+        up = parent
+        while up is not None:
+            ancestors.append(up.type_key)
+            up = up.parent_type_info
+        ancestors.reverse()
         methods = [
             FuncInfo(
                 NamedTypeSchema(
@@ -174,18 +248,25 @@ class ObjectInfo:
                         init_fields.append(
                             InitFieldInfo(
                                 f.name,
-                                NamedTypeSchema(f.name, _field_schema(f)),
+                                NamedTypeSchema.from_type_field(f),
                                 bool(f.c_kw_only),
                                 bool(f.c_has_default),
                             )
                         )
         return ObjectInfo(
-            fields=[NamedTypeSchema(f.name, _field_schema(f)) for f in type_info.fields or ()],
+            fields=[NamedTypeSchema.from_type_field(f) for f in type_info.fields or ()],
             methods=methods,
             type_key=type_info.type_key,
             parent_type_key=parent.type_key if parent is not None else None,
             init_fields=init_fields,
             has_init=has_init,
+            ancestors=ancestors,
+            # the root is the C ABI object header, whose size is fixed whether or not
+            # the runtime registered metadata for it
+            total_size=(
+                type_info.total_size if type_info._has_type_metadata or parent is None else None
+            ),
+            is_final=_lookup_type_attr(type_info.type_index, "__ffi_type_final__"),
         )
 
 

@@ -2,8 +2,8 @@
 
 ``unpack_dataclass_to_tuple(x)``: a dataclass instance becomes the tuple of its
 fields' values (in field order), each unpacked again; lists, tuples and dict
-values are unpacked item by item; anything else is returned as is (the same
-object, not a copy).
+values are unpacked item by item (a named tuple stays of its type); anything
+else is returned as is (the same object, not a copy).
 
 Per dataclass a *schema* is read once from its type annotations
 (``_extract_dataclass_to_tuple_schema``): a field whose declared type cannot
@@ -149,7 +149,7 @@ def unpack_dataclass_to_tuple(x: Any) -> Any:
     """``x`` with every dataclass instance in it replaced by the tuple of its fields.
 
     Dataclass instances become tuples of their unpacked fields; lists and
-    tuples are unpacked item by item (keeping their type), dicts value by
+    tuples (named tuples too) are unpacked item by item (keeping their type), dicts value by
     value; anything else is ``x`` itself.  Fields annotated with a type that
     holds no dataclass (see the module's doc) are copied without a look.
     """
@@ -170,4 +170,6 @@ def unpack_dataclass_to_tuple(x: Any) -> Any:
         return tuple([unpack_dataclass_to_tuple(v) for v in x])
     if cls is dict:
         return {k: unpack_dataclass_to_tuple(v) for k, v in x.items()}
+    if isinstance(x, tuple) and hasattr(cls, "_fields"):  # a named tuple keeps its type
+        return cls(*[unpack_dataclass_to_tuple(v) for v in x])
     return x

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import consts as C
-from ..file_utils import CodeBlock
+from ..file_utils import CodeBlock, StubSyntaxError
 from ..generator import Generator
 from ..utils import FuncInfo, InitConfig, ObjectInfo, Options
 from . import codegen as G
@@ -30,6 +30,22 @@ class PythonGenerator(Generator):
     def new_imports(self) -> PythonImports:
         """An empty :class:`~tvmffi.stub.python_generator.utils.PythonImports`."""
         return PythonImports()
+
+    directive_kinds = frozenset({"import-object"})
+
+    def add_directive(self, imports: PythonImports, name: str, payload: str, lineno: int) -> None:
+        """``import-object``: ``<dotted.name>[;<True|False>[;<alias>]]``, an import of the
+        import section (True: under ``if TYPE_CHECKING:`` only)."""
+        if name != "import-object":
+            raise StubSyntaxError(f"the python generator takes no `{name}` directive", lineno)
+        fields = [part.strip() for part in payload.split(";")]
+        if len(fields) > 3 or not fields[0]:
+            raise StubSyntaxError(
+                f"import-object expects `<dotted.name>[;<True|False>[;<alias>]]`, got {payload!r}",
+                lineno,
+            )
+        fields += [""] * (3 - len(fields))
+        self.add_import_object(imports, *fields)
 
     def add_import_object(
         self, imports: PythonImports, name: str, type_checking_only: str, alias: str

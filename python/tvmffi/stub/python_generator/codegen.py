@@ -51,8 +51,9 @@ def render_func_signature(
     FFI functions have no parameter names); a member's first one is
     ``self``. Parameter types are written with ``input_ty_map`` (default
     ``ty_map``), the return type with ``ty_map``. A schema without
-    arguments gives ``(*args: Any) -> Any``; ValueError when the schema is
-    not a ``Callable``.
+    ``named_args`` gives ``(*args: Any) -> Any``, one with a return type but
+    no ``params`` ``(*args: Any) -> <ret>``; ValueError when the schema is not
+    a ``Callable``.
     """
     schema = func.schema
     if schema.origin != "Callable":
@@ -61,13 +62,17 @@ def render_func_signature(
         )
     pad = " " * indent
     name = func.short_name
-    if not schema.args:
+    named = schema.named_args
+    if not named:
         any_name = ty_map("Any")
         return f"{pad}def {name}(*args: {any_name}) -> {any_name}: ..."
+    ret = named["return"][0]
+    if "params" not in named:  # the return type alone is known
+        any_name = ty_map("Any")
+        return f"{pad}def {name}(*args: {any_name}) -> {ret.output_repr(ty_map)}: ..."
     in_map = ty_map if input_ty_map is None else input_ty_map
-    ret, *params = schema.args
     parts: list[str] = []
-    for i, param in enumerate(params):
+    for i, param in enumerate(named["params"]):
         if i == 0 and func.is_member:
             parts.append("self")
         else:
@@ -87,10 +92,10 @@ def _ffi_init_from_schema(func: FuncInfo, ty_map: TyMap, indent: int, in_map: Ty
     # The runtime registers __ffi_init__ as a function of the constructor's
     # arguments; Python calls it on the new object, so it reads as a method.
     pad = " " * indent
-    args = func.schema.args
-    if func.schema.origin != "Callable" or not args:
+    named = func.schema.named_args
+    if func.schema.origin != "Callable" or not named or "params" not in named:
         return f"{pad}def {_FFI_INIT}(self, *args: {ty_map('Any')}) -> None: ..."
-    params = [f"_{i}: {a.input_repr(in_map)}" for i, a in enumerate(args[1:])]
+    params = [f"_{i}: {a.input_repr(in_map)}" for i, a in enumerate(named["params"])]
     if not params:
         return f"{pad}def {_FFI_INIT}(self) -> None: ..."
     return f"{pad}def {_FFI_INIT}(self, {', '.join(params)}, /) -> None: ..."
