@@ -424,3 +424,24 @@ def test_type_schema_retained_type_key() -> None:
     # a fold that loses nothing keeps no key
     assert TypeSchema.from_json_str('{"type":"ffi.String"}').type_key is None
     assert TypeSchema.from_type_index(1).type_key is None
+
+
+def test_opaque_ptr_handlers() -> None:
+    import ctypes
+
+    class Event:
+        __slots__ = ("address",)
+
+        def __init__(self, address: int) -> None:
+            self.address = address
+
+    echo = tvmffi.Function(lambda x: x)
+    core._OPAQUE_PTR_HANDLERS[Event] = lambda e: e.address
+    try:
+        out = echo(Event(0xCAFE))
+        assert isinstance(out, ctypes.c_void_p) and out.value == 0xCAFE
+        TypeSchema.from_annotation(ctypes.c_void_p).check_value(Event(1))
+    finally:
+        del core._OPAQUE_PTR_HANDLERS[Event]
+    with pytest.raises(TypeError, match="ctypes.c_void_p"):
+        TypeSchema.from_annotation(ctypes.c_void_p).check_value(Event(1))  # no handler

@@ -87,6 +87,7 @@ from ._values import (  # noqa: F401  (re-exported)
     _NB_OBJECT_INIT,
     _NB_STATE_KNOWN,
     _OPAQUE_ARGUMENTS,
+    OPAQUE_PTR_HANDLERS,
     ObjectConvertible,
     ObjectRValueRef,
     OpaquePyObject,

@@ -251,7 +251,11 @@ def _c_opaque_ptr(conv: _Converter, value: Any) -> tuple[CAny, bool]:
         return CAny(value), False
     if value is None:
         return CAny._from_cell(_r._ptr_cell(None)), True
-    if hasattr(cls, "__tvm_ffi_opaque_ptr__") or hasattr(cls, "__cuda_stream__"):
+    if (
+        hasattr(cls, "__tvm_ffi_opaque_ptr__")
+        or cls in _r.OPAQUE_PTR_HANDLERS
+        or hasattr(cls, "__cuda_stream__")
+    ):
         return _packed(value, "ctypes.c_void_p", value), True
     raise _ConvertError(f"expected ctypes.c_void_p, got {_describe(value)}")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ctypes
 from numbers import Integral, Real
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from . import _core
 from ._abi import K_OPAQUE_PY_OBJECT
@@ -192,6 +192,13 @@ def _pack_fallback(value: Any, address: int) -> bool:
     return True
 
 
+#: Exact Python class -> a function giving an instance's address: such instances
+#: pass to FFI functions as opaque pointers (upstream's ``core._OPAQUE_PTR_HANDLERS``,
+#: for classes that cannot grow ``__tvm_ffi_opaque_ptr__``). Fill it while setting
+#: up, before such values are passed; not for use while calls run.
+OPAQUE_PTR_HANDLERS: dict[type, Callable[[Any], int]] = {}
+
+
 def _is_cuda_python_stream(cls: type) -> bool:
     """cuda-python's ``CUstream`` (``int()`` gives the handle; it has no ``__cuda_stream__``).
 
@@ -240,6 +247,9 @@ def _pack(value: Any, opaque: bool) -> AnyCell | None:
             return _ptr_cell(value.value)
         if hasattr(cls, "__tvm_ffi_opaque_ptr__"):
             return _ptr_cell(int(value.__tvm_ffi_opaque_ptr__()))
+        handler = OPAQUE_PTR_HANDLERS.get(cls)
+        if handler is not None:
+            return _ptr_cell(int(handler(value)))
         if callable(value):
             return to_owned_any(value)
         if _is_torch_or_numpy_dtype(value) or hasattr(cls, "__dlpack_data_type__"):

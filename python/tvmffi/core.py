@@ -54,6 +54,9 @@ _core._set_result_classes(String, Bytes)
 MISSING: Object = _r.missing()
 #: The marker that starts the name, value pairs of keyword arguments.
 KWARGS: Object = _r.kwargs_marker()
+#: Exact class -> function giving an instance's address: such values pass as
+#: opaque pointers (see :data:`tvmffi._reflection.OPAQUE_PTR_HANDLERS`).
+_OPAQUE_PTR_HANDLERS = _r.OPAQUE_PTR_HANDLERS
 
 _CLASS_DEVICE: type = Device
 _CLASS_TENSOR: type = Tensor
