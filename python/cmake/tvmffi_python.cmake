@@ -42,7 +42,8 @@ nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/allocators.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/to_ffi.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/to_python.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../src/lent.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/../src/lent.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/reflection.cc)
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
 # tvmffi_internal/stack_bounds.h: private and header-only, shared with the runtime.
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::internal)
@@ -55,12 +56,15 @@ add_dependencies(tvmffi_python_core tvmffi)
 # list, paths relative to the package).
 set(TVMFFI_PYTHON_SOURCES
   __init__.py
+  _abi.py
+  _cell.py
   _cli.py
   _device_type.py
   _dtype.py
   _dunder.py
   _error.py
   _ffi_api.py
+  _ffi_values.py
   _framework.py
   _jax_handler.cc
   _lockfile.py
@@ -69,7 +73,10 @@ set(TVMFFI_PYTHON_SOURCES
   _reflection.py
   _registry_ext.py
   _runtime.py
+  _schema_convert.py
   _type_schema.py
+  _typeinfo.py
+  _values.py
   access_path.py
   allocator.py
   config.py

@@ -20,6 +20,9 @@ struct DLTensorTestWrapper {
   nb::object tensor;  // a tvmffi.Tensor holding an ffi.Tensor
 };
 
+// ---- reflection.cc: type records, fields, attributes, Python-defined types
+void DefineReflection(nb::module_& m);
+
 // ---- objects.cc
 void RetireHandle(const ObjectRef* owner, TVMFFIObjectHandle old);
 

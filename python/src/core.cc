@@ -560,11 +560,13 @@ NB_MODULE(_core, m) {
   m.def(
       "_handle_address",
       [](nb::handle obj) -> uintptr_t {
-        if (!nb::isinstance<ObjectRef>(obj)) return 0;
+        // Allocated by __new__ but never constructed: its payload is no handle.
+        if (!nb::isinstance<ObjectRef>(obj) || !nb::inst_ready(obj)) return 0;
         return reinterpret_cast<uintptr_t>(RawHandleOf(obj));
       },
       nb::arg("obj").none(),
-      "The address of the FFI object `obj` refers to (0: none, or not a tvmffi.Object).");
+      "The address of the FFI object `obj` refers to (0: none, not constructed, or not a "
+      "tvmffi.Object).");
   m.def(
       "_take_any",
       [](uintptr_t address) -> nb::object {
@@ -817,4 +819,6 @@ NB_MODULE(_core, m) {
                               static_cast<int>(d.lanes));
       },
       "(type_code, bits, lanes) of a data type string; ValueError when it is not one.");
+
+  DefineReflection(m);
 }

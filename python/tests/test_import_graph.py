@@ -100,10 +100,65 @@ def test_the_checker_finds_a_cycle() -> None:
 def test_the_graph_sees_the_package() -> None:
     graph = import_graph()
     assert "tvmffi._runtime" in graph["tvmffi"]  # the package loads the runtime first
-    assert "tvmffi._runtime" in graph["tvmffi._reflection"]
+    assert "tvmffi._runtime" in graph["tvmffi._cell"]
+    # _reflection's parts, one concern each, below it in one direction.
+    assert {"tvmffi._abi", "tvmffi._cell", "tvmffi._values", "tvmffi._typeinfo"} <= graph[
+        "tvmffi._reflection"
+    ]
+    assert "tvmffi._reflection" not in graph["tvmffi._typeinfo"] | graph["tvmffi._values"]
     assert graph["tvmffi._runtime"] == set()  # a leaf
 
 
 def test_no_import_cycle() -> None:
     cycle = _cycle(import_graph())
     assert cycle is None, " -> ".join(cycle or [])
+
+
+# The C structs Python still declares with ctypes (module -> class names): the
+# 16-byte TVMFFIAny of CAny and the packing of protocol values, DLPack's
+# structs of the shape functions.
+# Type records, fields, methods and metadata are read by the extension.
+_CTYPES_STRUCTS = {
+    "tvmffi._cell": {"_AnyValue", "AnyCell"},
+    "tvmffi.shape_function": {"_DLDevice", "_DLDataType", "_DLTensor"},
+}
+
+
+def _ctypes_structs() -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for name, path in _modules().items():
+        if path is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(b) in ("ctypes.Structure", "ctypes.Union", "Structure", "Union")
+                for b in node.bases
+            ):
+                found.setdefault(name, set()).add(node.name)
+    return found
+
+
+def test_no_c_struct_declared_twice() -> None:
+    """No module declares a C ABI struct through ctypes beyond the known few (and
+    no two declare the same one): a new declaration fails here."""
+    assert _ctypes_structs() == _CTYPES_STRUCTS
+
+
+def _imports_ctypes(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "ctypes" for a in node.names
+        ):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "ctypes":
+            return True
+    return False
+
+
+def test_reflection_needs_no_ctypes() -> None:
+    """Type records and Python-defined types go through the extension: these
+    modules do not import ctypes at all."""
+    mods = _modules()
+    for name in ("tvmffi._abi", "tvmffi._typeinfo", "tvmffi._pyclass"):
+        path = mods[name]
+        assert path is not None and not _imports_ctypes(path), name

@@ -13,54 +13,25 @@ the base's tail padding), each aligned to its own alignment; ``int`` and
 ``bytes``, ``Any``, Optional and Union fields are a 16-byte ``TVMFFIAny``;
 any other (object) field is an 8-byte object reference.
 
-Everything here is Python over ctypes: object memory comes from ``calloc``;
-the deleter, the getters of POD / reference fields, the setters (function
-objects that convert the value with the field's :class:`TypeSchema`),
-``__ffi_new__`` and ``__ffi_shallow_copy__`` are ctypes callbacks (the
-extension adds no code for them). ``TVMFFIAnyViewToOwnedAny`` itself is the
-getter of ``TVMFFIAny`` fields.
+The type, its fields, methods and metadata are registered through the
+extension (``_core._type_alloc_index``, ``_type_register_field``, ...); the
+object memory is the runtime's (``ffi._PyClassRegisterTypeAttrColumns``:
+``__ffi_new__``, a C++ deleter releasing the fields, ``__ffi_shallow_copy__``),
+as are the field accessors (``ffi.MakeFieldGetter`` / ``ffi.MakeFieldSetter``).
+The setter converts a value with the field's :class:`TypeSchema` by calling
+back into Python through the extension (``_core._field_converter``). No
+ctypes: Python touches no object memory.
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 import threading
 from typing import Any
 
 from . import _core
 from . import _reflection as _r
-from ._reflection import AnyCell, TypeField, TypeInfo
-
-_libc = ctypes.CDLL(None)
-_calloc = _libc.calloc
-_calloc.restype = ctypes.c_void_p
-_calloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
-_free = _libc.free
-_free.restype = None
-_free.argtypes = [ctypes.c_void_p]
-
-_TypeGetOrAllocIndex = _r._proto(
-    "TVMFFITypeGetOrAllocIndex",
-    ctypes.c_int32,
-    ctypes.POINTER(_r.ByteArray),
-    ctypes.c_int32,
-    ctypes.c_int32,
-    ctypes.c_int32,
-    ctypes.c_int32,
-    ctypes.c_int32,
-)
-_TypeRegisterField = _r._proto(
-    "TVMFFITypeRegisterField", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.FieldInfoC)
-)
-_TypeRegisterMethod = _r._proto(
-    "TVMFFITypeRegisterMethod", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.MethodInfoC)
-)
-_TypeRegisterMetadata = _r._proto(
-    "TVMFFITypeRegisterMetadata", ctypes.c_int, ctypes.c_int32, ctypes.POINTER(_r.TypeMetadataC)
-)
-
-_Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int)
+from ._reflection import TypeField, TypeInfo
 
 # Storage kinds of a field.
 POD, ANY, REF = 0, 1, 2
@@ -81,9 +52,6 @@ _NATIVE_LAYOUT = {
 }
 _REF_LAYOUT = (8, 8, _r.K_OBJECT)
 
-_STRONG, _WEAK = 1, 2
-_COMBINED_REF_COUNT_BOTH_ONE = (1 << 32) | 1
-
 _lock = threading.RLock()
 
 
@@ -96,267 +64,46 @@ def storage_kind(static_type_index: int, size: int) -> int:
     return POD
 
 
-# -- per-type plans --------------------------------------------------------------
+_TOTAL_SIZE: dict[int, int] = {}  # type index -> object size of a Python-defined type
 
-_PLANS: dict[int, list[tuple[int, int, int]]] = {}  # type index -> [(offset, kind, size)]
-_TOTAL_SIZE: dict[int, int] = {}
-
-
-def _plan(type_index: int) -> list[tuple[int, int, int]]:
-    """(offset, storage kind, size) of every field of the type, inherited ones included."""
-    plan = _PLANS.get(type_index)
-    if plan is None:
-        plan = []
-        p = _r._GetTypeInfo(type_index)
-        chain = []
-        if p:
-            c = p.contents
-            chain = [c.type_ancestors[d].contents for d in range(int(c.type_depth))] + [c]
-        seen: set[int] = set()
-        for ti in chain:
-            for i in range(int(ti.num_fields)):
-                f = ti.fields[i]
-                if int(f.offset) in seen:  # an alias of a field (IntEnum.value is _int_index)
-                    continue
-                seen.add(int(f.offset))
-                plan.append(
-                    (
-                        int(f.offset),
-                        storage_kind(int(f.field_static_type_index), int(f.size)),
-                        int(f.size),
-                    )
-                )
-        _PLANS[type_index] = plan
-    return plan
-
-
-# -- object memory -----------------------------------------------------------------
-
-
-def _deleter_impl(self: int | None, flags: int) -> None:
-    if not self:
-        return
-    try:
-        if flags & _STRONG:
-            type_index = ctypes.c_int32.from_address(self + 8).value
-            for offset, kind, _size in _plan(type_index):
-                addr = self + offset
-                if kind == ANY:
-                    cell = AnyCell.from_address(addr)
-                    if cell.type_index >= _r.K_STATIC_OBJECT_BEGIN and cell.v.v_ptr:
-                        ptr = cell.v.v_ptr
-                        cell.type_index = _r.K_NONE
-                        cell.v.v_int64 = 0
-                        _r._DecRef(ptr)
-                elif kind == REF:
-                    slot = ctypes.c_void_p.from_address(addr)
-                    ptr = slot.value
-                    if ptr:
-                        slot.value = None
-                        _r._DecRef(ptr)
-        if flags & _WEAK:
-            _free(self)
-    except BaseException:
-        pass
-
-
-_DELETER = _Deleter(_deleter_impl)
-_DELETER_ADDR = ctypes.cast(_DELETER, ctypes.c_void_p).value
-
-
-def _alloc(type_index: int) -> int:
-    """A zeroed object of the type (one strong and one weak reference, our deleter)."""
-    size = _TOTAL_SIZE.get(type_index)
-    if size is None:
-        raise RuntimeError(f"type index {type_index} is not a Python-defined type")
-    addr = _calloc(1, size)
-    if not addr:
-        raise MemoryError(
-            f"Failed to allocate {size} bytes for type {_r.type_index_to_key(type_index)}"
-        )
-    ctypes.c_uint64.from_address(addr).value = _COMBINED_REF_COUNT_BOTH_ONE
-    ctypes.c_int32.from_address(addr + 8).value = type_index
-    ctypes.c_void_p.from_address(addr + 16).value = _DELETER_ADDR
-    return addr
-
-
-def _object_cell(addr: int) -> AnyCell:
-    cell = AnyCell()
-    cell.type_index = ctypes.c_int32.from_address(addr + 8).value
-    cell.v.v_ptr = addr
-    return cell
-
-
-def _safe(fn: Any) -> Any:
-    """A TVMFFISafeCallType callback running ``fn(args, num_args) -> AnyCell``."""
-
-    def impl(_self: Any, args: Any, num_args: int, result: Any) -> int:
-        try:
-            out = fn(args, num_args)
-            ctypes.memmove(result, ctypes.byref(out), ctypes.sizeof(AnyCell))
-            return 0
-        except BaseException as err:
-            return _r._set_error(err)
-
-    return _r._SafeCall(impl)
-
-
-_KEEP: list[Any] = []  # callbacks and function handles that live as long as the process
-
-
-def _function_handle(callback: Any) -> int:
-    """A new FFI Function (its handle, owned) over a ctypes safe-call callback."""
-    _KEEP.append(callback)
-    handle = ctypes.c_void_p()
-    if _r._FunctionCreate(None, callback, None, ctypes.byref(handle)) != 0:
-        _r.raise_last_error()
-    return handle.value
-
-
-def _function_cell(callback: Any) -> AnyCell:
-    cell = AnyCell()
-    cell.type_index = _r.K_FUNCTION
-    cell.v.v_ptr = _function_handle(callback)
-    return cell
-
-
-def _make_new(type_index: int) -> Any:
-    def new(args: Any, num_args: int) -> AnyCell:
-        return _object_cell(_alloc(type_index))
-
-    return _safe(new)
-
-
-def _make_shallow_copy(type_index: int) -> Any:
-    def shallow_copy(args: Any, num_args: int) -> AnyCell:
-        if num_args != 1 or args[0].type_index < _r.K_STATIC_OBJECT_BEGIN or not args[0].v.v_ptr:
-            raise TypeError("__ffi_shallow_copy__ expects one object")
-        src = args[0].v.v_ptr
-        dst = _alloc(type_index)
-        for offset, kind, size in _plan(type_index):
-            if kind == ANY:
-                out = _r.copy_cell(AnyCell.from_address(src + offset))
-                ctypes.memmove(dst + offset, ctypes.byref(out), ctypes.sizeof(AnyCell))
-            elif kind == REF:
-                ptr = ctypes.c_void_p.from_address(src + offset).value
-                if ptr:
-                    _r._IncRef(ptr)
-                ctypes.c_void_p.from_address(dst + offset).value = ptr
-            else:
-                ctypes.memmove(dst + offset, src + offset, size)
-        return _object_cell(dst)
-
-    return _safe(shallow_copy)
-
-
-# -- reading and writing field storage -----------------------------------------------
-
-
-def read_cell(addr: int, static_index: int, kind: int) -> AnyCell:
-    """The value stored at ``addr`` as an owned cell."""
-    if kind == ANY:
-        return _r.copy_cell(AnyCell.from_address(addr))
-    out = AnyCell()
-    if kind == REF:
-        ptr = ctypes.c_void_p.from_address(addr).value
-        if ptr:
-            _r._IncRef(ptr)
-            out.type_index = ctypes.c_int32.from_address(ptr + 8).value
-            out.v.v_ptr = ptr
-        return out
-    out.type_index = static_index
-    if static_index == _r.K_INT:
-        out.v.v_int64 = ctypes.c_int64.from_address(addr).value
-    elif static_index == _r.K_FLOAT:
-        out.v.v_float64 = ctypes.c_double.from_address(addr).value
-    elif static_index == _r.K_BOOL:
-        out.v.v_int64 = 1 if ctypes.c_bool.from_address(addr).value else 0
-    elif static_index == _r.K_OPAQUE_PTR:
-        out.v.v_ptr = ctypes.c_void_p.from_address(addr).value
-    elif static_index == _r.K_DATA_TYPE:
-        ctypes.memmove(ctypes.addressof(out) + 8, addr, 4)
-    elif static_index == _r.K_DEVICE:
-        ctypes.memmove(ctypes.addressof(out) + 8, addr, 8)
-    else:
-        raise ValueError(f"unsupported field type index {static_index}")
-    return out
-
-
-def write_cell(addr: int, static_index: int, kind: int, cell: AnyCell) -> None:
-    """Store a converted value (borrowed cell) at ``addr``, releasing what was there."""
-    if kind == ANY:
-        new = _r.copy_cell(cell)
-        slot = AnyCell.from_address(addr)
-        old_index, old_ptr = slot.type_index, slot.v.v_ptr
-        ctypes.memmove(addr, ctypes.byref(new), ctypes.sizeof(AnyCell))
-        if old_index >= _r.K_STATIC_OBJECT_BEGIN and old_ptr:
-            _r._DecRef(old_ptr)
-        return
-    if kind == REF:
-        if cell.type_index == _r.K_NONE:
-            ptr = None
-        elif cell.type_index >= _r.K_STATIC_OBJECT_BEGIN:
-            ptr = cell.v.v_ptr
-            _r._IncRef(ptr)
-        else:
-            raise TypeError(f"expected an object, got a value of type index {cell.type_index}")
-        slot = ctypes.c_void_p.from_address(addr)
-        old = slot.value
-        slot.value = ptr
-        if old:
-            _r._DecRef(old)
-        return
-    ti = cell.type_index
-    if static_index == _r.K_INT:
-        ctypes.c_int64.from_address(addr).value = cell.v.v_int64
-    elif static_index == _r.K_FLOAT:
-        ctypes.c_double.from_address(addr).value = (
-            cell.v.v_float64 if ti == _r.K_FLOAT else float(cell.v.v_int64)
-        )
-    elif static_index == _r.K_BOOL:
-        ctypes.c_bool.from_address(addr).value = bool(cell.v.v_int64)
-    elif static_index == _r.K_OPAQUE_PTR:
-        ctypes.c_void_p.from_address(addr).value = cell.v.v_ptr if ti == _r.K_OPAQUE_PTR else None
-    elif static_index == _r.K_DATA_TYPE:
-        ctypes.memmove(addr, ctypes.addressof(cell) + 8, 4)
-    elif static_index == _r.K_DEVICE:
-        ctypes.memmove(addr, ctypes.addressof(cell) + 8, 8)
-    else:
-        raise ValueError(f"unsupported field type index {static_index}")
-
-
-# -- the runtime's support, when it has it ------------------------------------------
+# -- the runtime's support -----------------------------------------------------------
 #
-# Upstream's runtime implements the storage of Python-defined types in C++:
-# ``ffi._PyClassRegisterTypeAttrColumns(type_index, total_size)`` registers
+# The runtime implements the storage of Python-defined types in C++ (as upstream's
+# does): ``ffi._PyClassRegisterTypeAttrColumns(type_index, total_size)`` registers
 # ``__ffi_new__`` (calloc, a C++ deleter that releases the fields),
 # ``__ffi_shallow_copy__`` and ``__ffi_init__``; ``ffi.MakeFieldGetter(static_index)``
 # gives a C getter; ``ffi.MakeFieldSetter(static_index, converter, f_convert)``
 # a setter Function that converts through ``f_convert(converter, value, result)``
-# and writes the field. When these globals exist they are used (the deleter then
-# runs no Python, so an object may die while an exception is pending); else the
-# ctypes implementation here stands in.
+# and writes the field. The deleter runs no Python, so an object may die while an
+# exception is pending.
 
+_SUPPORT_NAMES = (
+    "ffi._PyClassRegisterTypeAttrColumns",
+    "ffi.MakeFieldGetter",
+    "ffi.MakeFieldSetter",
+)
 _RUNTIME_SUPPORT: list[bool] = []
 
 
 def _runtime_support() -> bool:
     if not _RUNTIME_SUPPORT:
-        names = (
-            "ffi._PyClassRegisterTypeAttrColumns",
-            "ffi.MakeFieldGetter",
-            "ffi.MakeFieldSetter",
-        )
         _RUNTIME_SUPPORT.append(
-            all(_core.get_global_func(n, allow_missing=True) is not None for n in names)
+            all(_core.get_global_func(n, allow_missing=True) is not None for n in _SUPPORT_NAMES)
         )
     return _RUNTIME_SUPPORT[0]
 
 
+def _require_runtime_support() -> None:
+    if not _runtime_support():
+        missing = [n for n in _SUPPORT_NAMES if _core.get_global_func(n, True) is None]
+        raise RuntimeError(
+            "tvmffi: the loaded runtime cannot store Python-defined types "
+            f"(it lacks {', '.join(missing)})"
+        )
+
+
+_KEEP: list[Any] = []  # setter Functions that live as long as the process
 _CONVERTERS: dict[int, _FieldIO] = {}  # token -> the field whose value f_convert converts
-_Convert = ctypes.CFUNCTYPE(
-    ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell), ctypes.POINTER(AnyCell)
-)
 
 
 def _converter_token(io: _FieldIO) -> int:
@@ -365,57 +112,14 @@ def _converter_token(io: _FieldIO) -> int:
     return token
 
 
-def _convert_impl(token: int | None, value: Any, result: Any) -> int:
-    try:
-        io = _CONVERTERS[token or 0]
-        py_value = _r.cell_to_py(_r.copy_cell(value[0]))
-        cany = io.convert(py_value)
-        out = _r.copy_cell(cany._cell)
-        ctypes.memmove(result, ctypes.byref(out), ctypes.sizeof(AnyCell))
-        return 0
-    except BaseException as err:
-        return _r._set_error(err)
-
-
-_CONVERT_CB = _Convert(_convert_impl)
-_CONVERT_ADDR = ctypes.cast(_CONVERT_CB, ctypes.c_void_p).value
-
-
-_GETTERS: dict[int, int] = {}  # static type index of a POD / REF field -> getter address
-
-
-def _getter_address(static_index: int, kind: int) -> int:
-    if kind == ANY:
-        return _r.ANY_VIEW_TO_OWNED_ADDR
-    key = static_index if kind == POD else _r.K_OBJECT
-    addr = _GETTERS.get(key)
-    if addr is None:
-
-        def getter(field: int | None, result: Any) -> int:
-            try:
-                out = read_cell(field or 0, key, kind)
-                ctypes.memmove(result, ctypes.byref(out), ctypes.sizeof(AnyCell))
-                return 0
-            except BaseException as err:
-                return _r._set_error(err)
-
-        cb = _r._Getter(getter)
-        _KEEP.append(cb)
-        addr = _GETTERS[key] = ctypes.cast(cb, ctypes.c_void_p).value
-    return addr
-
-
 class _FieldIO:
-    """Reads and writes one field of a Python-defined type (Python side and C side)."""
+    """Converts values for one field of a Python-defined type (its setter's f_convert)."""
 
     def __init__(self, name: str, schema: Any, static_index: int, kind: int) -> None:
         self.name = name
         self.schema = schema
         self.static_index = static_index
         self.kind = kind
-
-    def read(self, addr: int) -> Any:
-        return _r.cell_to_py(read_cell(addr, self.static_index, self.kind))
 
     def convert(self, value: Any) -> Any:
         from ._type_schema import _ConvertError, _dispatch
@@ -427,20 +131,11 @@ class _FieldIO:
         except RecursionError:
             raise TypeError("infinite __tvm_ffi_value__ cycle detected") from None
 
-    def write(self, addr: int, value: Any) -> None:
-        cany = self.convert(value)
-        write_cell(addr, self.static_index, self.kind, cany._cell)
-
-    def setter_callback(self) -> Any:
-        def set_field(args: Any, num_args: int) -> AnyCell:
-            if num_args != 2:
-                raise TypeError("a field setter takes (address, value)")
-            addr = args[0].v.v_ptr
-            value = _r.cell_to_py(_r.copy_cell(args[1]))
-            self.write(addr, value)
-            return AnyCell()
-
-        return _safe(set_field)
+    def _ffi_convert(self, value: Any) -> Any:
+        """``value`` converted for the field, as an FFI value (the runtime's setter calls
+        this through ``_core._field_converter``, then stores what it gives)."""
+        cany = self.convert(value)  # kept: its cell is released when it dies
+        return _r.take_any(_r.copy_cell(cany._cell))
 
 
 # -- registration ------------------------------------------------------------------
@@ -452,15 +147,13 @@ _ROLLED_BACK: set[str] = set()
 def register_py_class(parent_info: TypeInfo, type_key: str, type_cls: type) -> TypeInfo:
     """Allocate a type index for ``type_key`` under ``parent_info``; its :class:`TypeInfo`
     (fields None until :meth:`TypeInfo._register_fields`)."""
+    _require_runtime_support()
     with _lock:
         existing = _r.type_key_to_index(type_key)
         if type_key in _PY_KEYS or (existing is not None and type_key not in _ROLLED_BACK):
             raise ValueError(f"Type key '{type_key}' is already registered")
         depth = len(parent_info.type_ancestors) + 1
-        key, _keep = _r._bytearray(type_key)
-        index = _TypeGetOrAllocIndex(ctypes.byref(key), -1, depth, 0, 1, parent_info.type_index)
-        if index < 0:
-            _r.raise_last_error()
+        index = _core._type_alloc_index(type_key, depth, parent_info.type_index)
         ancestors = list(parent_info.type_ancestors) + [parent_info.type_index]
         info = TypeInfo(type_cls, index, type_key, ancestors, None, [], parent_info)
         _r._drop_fallbacks_below(index)
@@ -524,10 +217,10 @@ def register_fields(
 ) -> list[TypeField]:
     """Register the fields (``Field`` descriptors with ``name`` and ``_ty_schema``) of a
     Python-defined type, and its ``__ffi_new__``, ``__ffi_shallow_copy__`` and ``__ffi_init__``."""
+    _require_runtime_support()
     missing = _r.missing()
     offset = _subclass_offset(info.parent_type_info)
     ios: list[tuple[Any, _FieldIO, int, int]] = []
-    keep: list[Any] = []
     for py_field in fields:
         schema = py_field._ty_schema
         size, align, static_index = _NATIVE_LAYOUT.get(schema.origin, _REF_LAYOUT)
@@ -536,70 +229,43 @@ def register_fields(
         offset += size
         kind = storage_kind(static_index, size)
         io = _FieldIO(py_field.name, schema, static_index, kind)
-        c = _r.FieldInfoC()
-        name_ba, raw = _r._bytearray(py_field.name)
-        keep.append(raw)
-        c.name = name_ba
-        if py_field.doc is not None:
-            doc_ba, raw = _r._bytearray(py_field.doc)
-            keep.append(raw)
-            c.doc = doc_ba
-        meta_ba, raw = _r._bytearray(json.dumps({"type_schema": schema.to_json()}))
-        keep.append(raw)
-        c.metadata = meta_ba
-        c.flags = _field_flags(py_field)
-        c.size = size
-        c.alignment = align
-        c.offset = field_offset
-        if _runtime_support():
-            c.getter = int(_r.ffi_func("ffi.MakeFieldGetter")(static_index))
-            setter = _r.ffi_func("ffi.MakeFieldSetter")(
-                static_index, _converter_token(io), _CONVERT_ADDR
-            )
-            keep.append(setter)
-            _KEEP.append(setter)
-            c.setter = _r.chandle_of(setter)
-        else:
-            c.getter = _getter_address(static_index, kind)
-            c.setter = _function_handle(io.setter_callback())
-        default_cell: AnyCell | None = None
+        getter = int(_r.ffi_func("ffi.MakeFieldGetter")(static_index))
+        setter = _r.ffi_func("ffi.MakeFieldSetter")(
+            static_index, _converter_token(io), _core._field_converter()
+        )
+        _KEEP.append(setter)
+        setter_addr = _r.chandle_of(setter)
+        default: Any = None
         if py_field.default is not missing:
-            default_cell = _r.pack(py_field.default)
+            default = _r.to_ffi_value(py_field.default)
         elif py_field.default_factory is not missing:
-            default_cell = _r.pack(py_field.default_factory)
-        if default_cell is not None:
-            ctypes.memmove(
-                ctypes.byref(c.default_value_or_factory),
-                ctypes.byref(default_cell),
-                ctypes.sizeof(AnyCell),
-            )
-        c.field_static_type_index = static_index
-        try:
-            if _TypeRegisterField(info.type_index, ctypes.byref(c)) != 0:
-                _r.raise_last_error()
-        finally:
-            if default_cell is not None:
-                _r.release_any(default_cell)
+            default = _r.to_ffi_value(py_field.default_factory)
+        _core._type_register_field(
+            info.type_index,
+            py_field.name,
+            py_field.doc,
+            json.dumps({"type_schema": schema.to_json()}),
+            _field_flags(py_field),
+            size,
+            align,
+            field_offset,
+            getter,
+            setter_addr,
+            default,
+            static_index,
+        )
         ios.append((py_field, io, field_offset, size))
     total = max((offset + 7) & ~7, _r.OBJECT_HEADER_SIZE)
     with _lock:
         _TOTAL_SIZE[info.type_index] = total
-        _PLANS.pop(info.type_index, None)
-    if _runtime_support():
-        _r.ffi_func("ffi._PyClassRegisterTypeAttrColumns")(info.type_index, total)
-    else:
-        _register_type_attrs(info.type_index)
+    _r.ffi_func("ffi._PyClassRegisterTypeAttrColumns")(info.type_index, total)
     if structure_kind:
-        meta = _r.TypeMetadataC()
-        meta.total_size = total
-        meta.structural_eq_hash_kind = structure_kind
-        if _TypeRegisterMetadata(info.type_index, ctypes.byref(meta)) != 0:
-            _r.raise_last_error()
+        _core._type_register_metadata(info.type_index, total, structure_kind)
     # The TypeFields, read back from the runtime's table, with the Python-side details.
-    c_info = _r._GetTypeInfo(info.type_index).contents
+    records = _core._type_info(info.type_index)[3]
     out: list[TypeField] = []
     for i, (py_field, io, _off, _size) in enumerate(ios):
-        tf = TypeField._from_c(c_info.fields[i], info)
+        tf = TypeField._from_record(records[i], info, i)
         tf.ty = py_field._ty_schema
         tf.frozen = bool(py_field.frozen)
         tf.c_default = py_field.default
@@ -607,29 +273,8 @@ def register_fields(
         tf.c_hash = bool(py_field.hash)
         tf.c_structural_eq = py_field.structural_eq
         tf.metadata = {"type_schema": py_field._ty_schema.to_json()}
-        tf._io = io  # type: ignore[attr-defined]
         out.append(tf)
     return out
-
-
-def _register_type_attrs(type_index: int) -> None:
-    """``__ffi_new__``, ``__ffi_shallow_copy__``, and the runtime's generated ``__ffi_init__``."""
-    for name, callback in (
-        ("__ffi_new__", _make_new(type_index)),
-        ("__ffi_shallow_copy__", _make_shallow_copy(type_index)),
-    ):
-        key, _keep = _r._bytearray(name)
-        cell = _function_cell(callback)
-        try:
-            if (
-                _r.type_attr(type_index, name) is None
-                and _r._TypeRegisterAttr(type_index, ctypes.byref(key), ctypes.byref(cell)) != 0
-            ):
-                _r.raise_last_error()
-        finally:
-            _r.release_any(cell)
-    if _r.type_attr(type_index, "__ffi_init__") is None:
-        _r.ffi_func("ffi._RegisterFFIInit")(type_index)
 
 
 def register_py_methods(
@@ -640,29 +285,13 @@ def register_py_methods(
     for entry in py_methods:
         name, func, is_static = entry[0], entry[1], entry[2]
         metadata_json = entry[3] if len(entry) > 3 else None
-        key, _keep = _r._bytearray(name)
-        cell = _r.pack(func)
-        try:
-            if name in type_attr_names:
-                none = AnyCell()
-                if _r._TypeRegisterAttr(_r.K_NONE, ctypes.byref(key), ctypes.byref(none)) != 0:
-                    _r.raise_last_error()
-                if _r._TypeRegisterAttr(type_index, ctypes.byref(key), ctypes.byref(cell)) != 0:
-                    _r.raise_last_error()
-            else:
-                m = _r.MethodInfoC()
-                m.name = key
-                m.flags = _r.FLAG_STATIC_METHOD if is_static else 0
-                meta_raw = b""
-                if metadata_json is not None:
-                    meta_ba, meta_raw = _r._bytearray(metadata_json)
-                    m.metadata = meta_ba
-                ctypes.memmove(ctypes.byref(m.method), ctypes.byref(cell), ctypes.sizeof(AnyCell))
-                if _TypeRegisterMethod(type_index, ctypes.byref(m)) != 0:
-                    _r.raise_last_error()
-                del meta_raw
-        finally:
-            _r.release_any(cell)
+        value = _r.to_ffi_value(func)
+        if name in type_attr_names:
+            _core._type_register_attr(_r.K_NONE, name, None)  # the column, for every type
+            _core._type_register_attr(type_index, name, value)
+        else:
+            flags = _r.FLAG_STATIC_METHOD if is_static else 0
+            _core._type_register_method(type_index, name, metadata_json, flags, value)
 
 
 def is_py_class_type(type_index: int) -> bool:

@@ -23,19 +23,15 @@ def load_runtime() -> ctypes.CDLL:
         raise ImportError(f"tvmffi: cannot load the runtime library {path}: {err}") from err
 
 
-def runtime_version(lib: ctypes.CDLL) -> str:
-    """The runtime's version (TVMFFIGetVersion): the one version, from c_api.h."""
+def runtime_version(lib: ctypes.CDLL | None = None) -> str:
+    """The runtime's version (TVMFFIGetVersion): the one version, from c_api.h.
 
-    class _Version(ctypes.Structure):
-        _fields_ = [
-            ("major", ctypes.c_uint32),
-            ("minor", ctypes.c_uint32),
-            ("patch", ctypes.c_uint32),
-        ]
+    Asked of the extension (imported here, at call time: this module stays a
+    leaf); ``lib`` is the runtime it binds to, kept for the callers' signature.
+    """
+    from . import _core
 
-    v = _Version()
-    lib.TVMFFIGetVersion(ctypes.byref(v))
-    return f"{v.major}.{v.minor}.{v.patch}"
+    return "{}.{}.{}".format(*_core._runtime_version())
 
 
 LIB = load_runtime()

@@ -269,31 +269,20 @@ class Error(Object):
 
     def update_backtrace(self, backtrace: str) -> None:
         """Replace the stored backtrace with ``backtrace`` (through the cell's own function)."""
-        import ctypes
-
         handle = _r.chandle_of(self)
         if not handle:
             raise ValueError("null ffi.Error")
         if not isinstance(backtrace, str):
             raise TypeError(f"backtrace must be a str, got {type(backtrace).__name__}")
-        fn_type = ctypes.CFUNCTYPE(
-            None, ctypes.c_void_p, ctypes.POINTER(_r.ByteArray), ctypes.c_int32
-        )
-        addr = ctypes.c_void_p.from_address(handle + _r.OBJECT_HEADER_SIZE + 48).value
-        arg, _keep = _r._bytearray(backtrace)
-        fn_type(addr)(handle, ctypes.byref(arg), 0)  # 0: kTVMFFIBacktraceUpdateModeReplace
+        _core._error_update_backtrace(handle, backtrace, 0)  # kTVMFFIBacktraceUpdateModeReplace
 
     @property
     def extra_context(self) -> Any:
         """The object attached to the error as extra context; None when there is none."""
-        import ctypes
-
         handle = _r.chandle_of(self)
         if not handle:
             raise ValueError("null ffi.Error")
-        # TVMFFIErrorCell: 3 byte arrays, update_backtrace, cause_chain, extra_context
-        ctx = ctypes.c_void_p.from_address(handle + _r.OBJECT_HEADER_SIZE + 64).value
-        return _r.object_from_handle(ctx) if ctx else None
+        return _core._error_extra_context(handle)
 
     @property
     def kind(self) -> str:
@@ -311,15 +300,10 @@ class Error(Object):
         return self._cell_field(2)
 
     def _cell_field(self, i: int) -> str:
-        import ctypes
-
         handle = _r.chandle_of(self)
         if not handle:
             raise ValueError("null ffi.Error")
-        cell = _r.ByteArray.from_address(handle + _r.OBJECT_HEADER_SIZE + 16 * i)
-        return (
-            ctypes.string_at(cell.data, cell.size).decode("utf-8", "replace") if cell.data else ""
-        )
+        return _core._error_fields(handle)[i]
 
     def py_error(self) -> BaseException:
         """The Python exception of this error."""

@@ -18,11 +18,11 @@ Python those a C++ ``EnumDef`` registered.
 
 from __future__ import annotations
 
-import ctypes
 import sys
 import typing
 from typing import Any, Callable, ClassVar, Iterator
 
+from .. import _core
 from .. import _reflection as _r
 from .._core import ObjectMeta
 from ..container import Dict
@@ -515,10 +515,7 @@ def _create(
         if new is not None:
             instance = new()
         elif info.creator is not None:
-            handle = ctypes.c_void_p()
-            if _r._Creator(info.creator)(ctypes.byref(handle)) != 0:
-                _r.raise_last_error()
-            instance = _r.take_any(_r._owned_object_cell(handle.value))
+            instance = _core._create_object(info.creator)
         else:
             raise TypeError("enum type has no allocator")
         values = {"_int_index": int_index, "_str_index": str_index, **declaration.kwargs}

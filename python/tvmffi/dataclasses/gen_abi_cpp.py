@@ -197,9 +197,9 @@ def _is_python_defined(owner: Any) -> bool:
 def _registered_total_size(info: TypeInfo) -> int | None:
     """The object size the runtime records for the type: its metadata's ``total_size``,
     else the size a ``@py_class`` type allocates its objects with; None when neither."""
-    p = _r._GetTypeInfo(info.type_index)
-    if p and p.contents.metadata and p.contents.metadata.contents.total_size > 0:
-        return int(p.contents.metadata.contents.total_size)
+    meta = info._metadata()
+    if meta is not None and meta[2] > 0:
+        return meta[2]
     return _pyclass._TOTAL_SIZE.get(info.type_index)
 
 
