@@ -92,6 +92,11 @@ class AnyView {
   void reset() noexcept { details::SetAnyNone(&data_); }
   void swap(AnyView& other) noexcept { std::swap(data_, other.data_); }
   int32_t type_index() const noexcept { return data_.type_index; }
+  /*! \return Whether both views hold the same type and the same bits (same object for objects). */
+  bool same_as(const AnyView& other) const noexcept {
+    return data_.type_index == other.data_.type_index &&
+           data_.zero_padding == other.data_.zero_padding && data_.v_int64 == other.data_.v_int64;
+  }
   /*! \return The readable type name ("int", "str", "ffi.Function", ...). */
   std::string GetTypeKey() const { return details::TypeIndexToTypeKey(data_.type_index); }
 
@@ -377,6 +382,18 @@ struct AnyUnsafe : public ObjectUnsafe {
     any.data_ = *data;
     SetAnyNone(data);
     return any;
+  }
+  /*! \brief Take over an owned raw value passed by value (upstream's name). */
+  TVM_FFI_INLINE static Any MoveTVMFFIAnyRawToAny(TVMFFIAny raw) noexcept {
+    return MoveTVMFFIAnyToAny(&raw);
+  }
+  /*!
+   * \brief The object a view holds, as TObject*, unchecked: the caller knows
+   *        the view holds a TObject (type dispatch already matched it).
+   */
+  template <typename TObject = Object>
+  TVM_FFI_INLINE static TObject* RawObjectPtrFromAnyViewAfterCheck(const AnyView& view) noexcept {
+    return reinterpret_cast<TObject*>(view.data_.v_obj);
   }
   static const TVMFFIAny* TVMFFIAnyPtrFromAny(const Any& any) noexcept { return &any.data_; }
   static TVMFFIAny* MutableTVMFFIAnyPtrFromAny(Any* any) noexcept { return &any->data_; }
