@@ -685,8 +685,8 @@ void RegisterStructuralKeyType() noexcept {
         .def_ro("key", &StructuralKeyObj::key, "The value the key stands for")
         .def_ro("hash_i64", &StructuralKeyObj::hash_i64, "The structural hash of the value");
     refl::TypeAttrDef<StructuralKeyObj>()
-        .attr(refl::type_attr::kAnyHash, reinterpret_cast<void*>(&StructuralKeyAnyHash))
-        .attr(refl::type_attr::kAnyEqual, reinterpret_cast<void*>(&StructuralKeyAnyEqual));
+        .native_fn_attr<&StructuralKeyAnyHash>(::tvm::ffi::type_attr::kAnyHash)
+        .native_fn_attr<&StructuralKeyAnyEqual>(::tvm::ffi::type_attr::kAnyEqual);
   } catch (const std::exception& e) {
     char what[512];
     std::snprintf(what, sizeof(what), "cannot register the reflection of ffi.StructuralKey: %s",

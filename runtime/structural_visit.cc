@@ -142,8 +142,8 @@ void RegisterStructuralVisit() noexcept {
   try {
     namespace refl = reflection;
     refl::EnsureTypeAttrColumn(refl::type_attr::kStructuralVisit);
-    void* seq = reinterpret_cast<void*>(static_cast<FStructuralVisit>(&VisitSeq));
-    void* mapping = reinterpret_cast<void*>(static_cast<FStructuralVisit>(&VisitMapping));
+    void* seq = reinterpret_cast<void*>(static_cast<FStructuralVisitABI>(&VisitSeq));
+    void* mapping = reinterpret_cast<void*>(static_cast<FStructuralVisitABI>(&VisitMapping));
     for (int32_t index : {TypeIndex::kTVMFFIArray, TypeIndex::kTVMFFIList}) {
       refl::details::RegisterTypeAttr(index, refl::type_attr::kStructuralVisit, seq);
     }

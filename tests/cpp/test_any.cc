@@ -354,7 +354,7 @@ TEST_CASE("AnyHash is the standard stable hash (values of apache/tvm-ffi's AnyHa
 }
 
 // Two key types that compare by value through the `__any_hash__` /
-// `__any_equal__` type attributes: one registers function pointers, the other
+// `__any_equal__` type attributes: one registers native hooks, the other
 // Functions.
 class PtrKeyObj : public Object {
  public:
@@ -380,8 +380,8 @@ void RegisterKeyHooks() {
   static const bool once = [] {
     namespace refl = tvm::ffi::reflection;
     refl::TypeAttrDef<PtrKeyObj>()
-        .attr(refl::type_attr::kAnyHash, reinterpret_cast<void*>(&PtrKeyHash))
-        .attr(refl::type_attr::kAnyEqual, reinterpret_cast<void*>(&PtrKeyEqual));
+        .native_fn_attr<&PtrKeyHash>(tvm::ffi::type_attr::kAnyHash)
+        .native_fn_attr<&PtrKeyEqual>(tvm::ffi::type_attr::kAnyEqual);
     refl::TypeAttrDef<FuncKeyObj>()
         .def(refl::type_attr::kAnyHash,
              [](const Any& key) -> int64_t { return key.as<FuncKeyObj>()->value + 100; })

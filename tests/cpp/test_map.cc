@@ -553,8 +553,8 @@ Any CollidingKey(int64_t v) {
   static const bool registered = [] {
     namespace refl = tvm::ffi::reflection;
     refl::TypeAttrDef<CollidingKeyObj>()
-        .attr(refl::type_attr::kAnyHash, reinterpret_cast<void*>(&CollidingKeyHash))
-        .attr(refl::type_attr::kAnyEqual, reinterpret_cast<void*>(&CollidingKeyEqual));
+        .native_fn_attr<&CollidingKeyHash>(tvm::ffi::type_attr::kAnyHash)
+        .native_fn_attr<&CollidingKeyEqual>(tvm::ffi::type_attr::kAnyEqual);
     return true;
   }();
   (void)registered;

@@ -66,18 +66,19 @@ TVM_FFI_NOINLINE T CastWithConversion(const TVMFFIAny* src) {
 }
 }  // namespace details
 
-/*! \brief A non-owning view of any FFI value (what arguments are passed as). */
+/*!
+ * \brief A non-owning view of any FFI value (what arguments are passed as).
+ *        Trivially copyable, as upstream's: a by-value AnyView parameter of a
+ *        hook called through a function pointer (__s_visit__, a visitor's
+ *        vtable) is then passed in registers the same way by every binary.
+ */
 class AnyView {
  public:
   AnyView() noexcept { details::SetAnyNone(&data_); }
   AnyView(const AnyView&) noexcept = default;
   AnyView& operator=(const AnyView&) noexcept = default;
-  AnyView(AnyView&& other) noexcept : data_(other.data_) { details::SetAnyNone(&other.data_); }
-  AnyView& operator=(AnyView&& other) noexcept {
-    data_ = other.data_;
-    details::SetAnyNone(&other.data_);
-    return *this;
-  }
+  AnyView(AnyView&&) noexcept = default;
+  AnyView& operator=(AnyView&&) noexcept = default;
   /*! \brief View a value; it must outlive the view. */
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   AnyView(const T& value) {  // NOLINT(*)
@@ -153,6 +154,8 @@ class AnyView {
   friend class Any;
   friend struct details::AnyUnsafe;
 };
+static_assert(std::is_trivially_copyable_v<AnyView> && std::is_standard_layout_v<AnyView>,
+              "AnyView crosses function pointers by value: keep it trivially copyable");
 
 namespace details {
 /*!
@@ -439,8 +442,11 @@ struct AnyUnsafe : public ObjectUnsafe {
 
 // An object type may override both with the type attributes `__any_hash__`
 // (int64_t(const Any&)) and `__any_equal__` (bool(const Any&, const Any&)),
-// each a function pointer (opaque pointer) or a Function, as upstream; the
-// runtime creates both columns up front, so the first lookup can be kept.
+// each a native hook or a Function, as upstream (type_attr::kAnyHash,
+// reflection/native_function.h): a native hook is an opaque pointer to
+// `TVMFFIAny (*)(const Any&...) noexcept` returning the raw storage of an
+// Expected (the int or bool, or an Error). The runtime creates both columns
+// up front, so the first lookup can be kept.
 
 /*! \brief The hook the type of object cell `v` registers under `column`, or nullptr. */
 TVM_FFI_INLINE const TVMFFIAny* AnyHookOf(const TVMFFITypeAttrColumn* column,
@@ -491,10 +497,29 @@ TVM_FFI_NOINLINE inline int64_t CallAnyHook(const TVMFFIAny* hook, const TVMFFIA
   return cell->v_int64;
 }
 
+/*!
+ * \brief A native hook's result that is not the `expected` kind: throws the
+ *        Error it holds, or a TypeError for any other value (released).
+ */
+[[noreturn]] TVM_FFI_NOINLINE inline void ThrowNativeAnyHookResult(TVMFFIAny raw,
+                                                                   const char* what) {
+  Any owned = AnyUnsafe::MoveTVMFFIAnyToAny(&raw);
+  if (owned.type_index() == TypeIndex::kTVMFFIError) {
+    throw AnyUnsafe::MoveFromAnyAfterCheck<Error>(std::move(owned));
+  }
+  TVM_FFI_THROW(TypeError) << "The " << what << " native hook must return "
+                           << (std::strcmp(what, "__any_hash__") == 0 ? "int" : "bool")
+                           << " or an Error, but returned `" << owned.GetTypeKey() << "`";
+}
+
 TVM_FFI_NOINLINE inline uint64_t CallAnyHashHook(const TVMFFIAny* hook, const TVMFFIAny* v) {
   if (hook->type_index == TypeIndex::kTVMFFIOpaquePtr) {
-    auto fn = reinterpret_cast<int64_t (*)(const Any&)>(hook->v_ptr);
-    return static_cast<uint64_t>(fn(*reinterpret_cast<const Any*>(v)));
+    auto fn = reinterpret_cast<TVMFFIAny (*)(const Any&) noexcept>(hook->v_ptr);
+    TVMFFIAny result = fn(*reinterpret_cast<const Any*>(v));
+    if (TVM_FFI_PREDICT_FALSE(result.type_index != TypeIndex::kTVMFFIInt)) {
+      ThrowNativeAnyHookResult(result, "__any_hash__");
+    }
+    return static_cast<uint64_t>(result.v_int64);
   }
   return static_cast<uint64_t>(CallAnyHook(hook, v, 1, "__any_hash__"));
 }
@@ -502,8 +527,12 @@ TVM_FFI_NOINLINE inline uint64_t CallAnyHashHook(const TVMFFIAny* hook, const TV
 TVM_FFI_NOINLINE inline bool CallAnyEqualHook(const TVMFFIAny* hook, const TVMFFIAny* a,
                                               const TVMFFIAny* b) {
   if (hook->type_index == TypeIndex::kTVMFFIOpaquePtr) {
-    auto fn = reinterpret_cast<bool (*)(const Any&, const Any&)>(hook->v_ptr);
-    return fn(*reinterpret_cast<const Any*>(a), *reinterpret_cast<const Any*>(b));
+    auto fn = reinterpret_cast<TVMFFIAny (*)(const Any&, const Any&) noexcept>(hook->v_ptr);
+    TVMFFIAny result = fn(*reinterpret_cast<const Any*>(a), *reinterpret_cast<const Any*>(b));
+    if (TVM_FFI_PREDICT_FALSE(result.type_index != TypeIndex::kTVMFFIBool)) {
+      ThrowNativeAnyHookResult(result, "__any_equal__");
+    }
+    return result.v_int64 != 0;
   }
   TVMFFIAny args[2] = {*a, *b};
   return CallAnyHook(hook, args, 2, "__any_equal__") != 0;

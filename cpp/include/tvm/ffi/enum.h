@@ -67,6 +67,11 @@ class EnumState : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(EnumState, ObjectRef, EnumStateObj);
 };
 
+namespace type_attr {
+/*! \brief The typed key of an enum class's EnumState (upstream's name). */
+inline constexpr reflection::AttrKey<EnumState> kEnumState{"__ffi_enum__"};
+}  // namespace type_attr
+
 /*! \brief Base of enum singletons: their canonical integer and string indices. */
 class EnumObj : public Object {
  public:

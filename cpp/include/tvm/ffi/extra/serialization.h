@@ -20,6 +20,7 @@
 #include <tvm/ffi/base_details.h>
 #include <tvm/ffi/extra/json.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/accessor.h>
 
 namespace tvm {
 namespace ffi {
@@ -59,6 +60,15 @@ TVM_FFI_HIDDEN inline Any FromJSONGraph(const json::Value& value) {
 json::Value ToJSONGraph(const Any& value, const Any& metadata = Any(nullptr));
 Any FromJSONGraph(const json::Value& value);
 #endif
+
+/*! \brief Typed keys of a type's own JSON form (upstream's names). */
+namespace type_attr {
+/*! \brief value -> the JSON-able data ToJSONGraph stores for it. */
+inline constexpr reflection::AttrKey<TypedFunction<Any(AnyView)>> kDataToJson{"__data_to_json__"};
+/*! \brief The stored data -> the value (FromJSONGraph). */
+inline constexpr reflection::AttrKey<TypedFunction<Any(AnyView)>> kDataFromJson{
+    "__data_from_json__"};
+}  // namespace type_attr
 
 }  // namespace ffi
 }  // namespace tvm

@@ -30,6 +30,7 @@
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/reflection/access_path.h>
+#include <tvm/ffi/reflection/accessor.h>
 
 namespace tvm {
 namespace ffi {
@@ -56,6 +57,16 @@ class StructuralEqual {
   }
   bool operator()(const Any& lhs, const Any& rhs) const { return Equal(lhs, rhs); }
 };
+
+namespace type_attr {
+/*!
+ * \brief A type's own structural equality (upstream's typed key): (lhs, rhs,
+ *        eq) where eq(a, b, def_region_kind, field_name) compares parts.
+ */
+inline constexpr reflection::AttrKey<TypedFunction<bool(
+    const Object*, const Object*, const TypedFunction<bool(AnyView, AnyView, int, AnyView)>&)>>
+    kSEqual{"__s_equal__"};
+}  // namespace type_attr
 
 }  // namespace ffi
 }  // namespace tvm

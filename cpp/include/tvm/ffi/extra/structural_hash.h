@@ -19,6 +19,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/accessor.h>
 
 #include <cstdint>
 
@@ -36,6 +37,16 @@ class StructuralHash {
   }
   uint64_t operator()(const Any& value) const { return Hash(value); }
 };
+
+namespace type_attr {
+/*!
+ * \brief A type's own structural hash (upstream's typed key): (self, hash so
+ *        far, hash) where hash(part, init, def_region_kind) hashes a part.
+ */
+inline constexpr reflection::AttrKey<TypedFunction<int64_t(
+    const Object*, int64_t, const TypedFunction<int64_t(AnyView, int64_t, int)>&)>>
+    kSHash{"__s_hash__"};
+}  // namespace type_attr
 
 }  // namespace ffi
 }  // namespace tvm

@@ -4,8 +4,9 @@
  * A StructuralVisitor walks a value the way structural equality and hashing
  * see it: the reflected fields of an object (skipping SEqHashIgnore fields),
  * the items of an Array/List, the keys and values of a Map/Dict, or what a
- * type's `__s_visit__` attribute says (an opaque FStructuralVisit pointer or
- * a Function (visitor, value) -> None | VisitInterrupt). While it is inside a
+ * type's `__s_visit__` attribute says (type_attr::kStructuralVisit: a native
+ * hook, `native_fn_attr<&Fn>(type_attr::kStructuralVisit)`, or a Function
+ * (visitor, value) -> None | VisitInterrupt; reflection/native_function.h). While it is inside a
  * SEqHashDefRecursive / SEqHashDefNonRecursive field it reports the def
  * region (def_region_kind()); a non-recursive region ends at the fields of
  * the free variable it binds.
@@ -50,6 +51,7 @@
 #include <tvm/ffi/object.h>
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/reflection/accessor.h>
+#include <tvm/ffi/reflection/native_function.h>
 
 #include <new>
 #include <optional>
@@ -86,11 +88,20 @@ class VisitInterrupt : public ObjectRef {
 class StructuralVisitorObj;
 
 /*!
- * \brief The C-callable form of a visit (the `__s_visit__` attribute as an
- *        opaque pointer, and the visitor's vtable entry): returns the raw
- *        storage of an Expected<Optional<VisitInterrupt>>, owned by the caller.
+ * \brief The C-callable form of a visit (a native `__s_visit__` hook's adapter,
+ *        and the visitor's vtable entry): returns the raw storage of an
+ *        Expected<Optional<VisitInterrupt>>, owned by the caller.
  */
-using FStructuralVisit = TVMFFIAny (*)(StructuralVisitorObj* visitor, AnyView value) noexcept;
+using FStructuralVisitABI = TVMFFIAny (*)(StructuralVisitorObj* visitor, AnyView value) noexcept;
+
+/*! \brief A `__s_visit__` hook as stored: native adapter or Function (borrowed). */
+using FStructuralVisit =
+    reflection::NativeFunctionView<Optional<VisitInterrupt>(StructuralVisitorObj*, AnyView)>;
+
+namespace type_attr {
+/*! \brief The typed key of a type's own structural visit (upstream's name). */
+inline constexpr reflection::AttrKey<FStructuralVisit> kStructuralVisit{"__s_visit__"};
+}  // namespace type_attr
 
 namespace details {
 inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
@@ -99,7 +110,7 @@ inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
 
 /*! \brief The dispatch table of a visitor (one function; it must outlive the visitor). */
 struct StructuralVisitorVTable {
-  FStructuralVisit visit = nullptr;
+  FStructuralVisitABI visit = nullptr;
 };
 
 /*!
@@ -151,7 +162,7 @@ class StructuralVisitorObj : public Object {
     AnyView attr = column[type_index];
     switch (attr.type_index()) {
       case TypeIndex::kTVMFFIOpaquePtr: {
-        auto fn = reinterpret_cast<FStructuralVisit>(attr.cast<void*>());
+        auto fn = reinterpret_cast<FStructuralVisitABI>(attr.cast<void*>());
         return details::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
             (*fn)(this, value));
       }

@@ -20,6 +20,7 @@
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/native_function.h>
 
 #include <optional>
 #include <string>
@@ -42,10 +43,11 @@ inline constexpr const char* kHash = "__ffi_hash__";
 inline constexpr const char* kEq = "__ffi_eq__";
 inline constexpr const char* kCompare = "__ffi_compare__";
 /*!
- * \brief A type's own hash and equality for Any keys (Map, Dict): plain
- *        functions `int64_t(const Any&)` and `bool(const Any&, const Any&)`.
- *        They must not throw: lookups are noexcept, and a table that grows
- *        rehashes every key with no way back part way.
+ * \brief A type's own hash and equality for Any keys (Map, Dict): native
+ *        hooks (reflection/native_function.h, type_attr::kAnyHash) or
+ *        Functions `int64_t(const Any&)` and `bool(const Any&, const Any&)`.
+ *        They should not fail: a table that grows rehashes every key with no
+ *        way back part way.
  */
 inline constexpr const char* kAnyHash = "__any_hash__";
 /*! \brief See kAnyHash. */
@@ -301,6 +303,32 @@ class TypeAttrColumn {
 };
 
 }  // namespace reflection
+
+/*!
+ * \brief Typed keys of the standard type attribute columns (upstream's
+ *        tvm::ffi::type_attr; the plain names are reflection::type_attr).
+ *        Other headers add theirs (serialization.h, structural_*.h, enum.h,
+ *        extra/dataclass.h).
+ */
+namespace type_attr {
+inline constexpr reflection::AttrKey<TypedFunction<ObjectRef()>> kNew{"__ffi_new__"};
+inline constexpr reflection::AttrKey<Function> kInit{"__ffi_init__"};
+inline constexpr reflection::AttrKey<TypedFunction<Any(AnyView)>> kConvert{"__ffi_convert__"};
+inline constexpr reflection::AttrKey<Any> kConvertTypeSchema{"__ffi_convert_type_schema__"};
+inline constexpr reflection::AttrKey<TypedFunction<ObjectRef(const Object*)>> kShallowCopy{
+    "__ffi_shallow_copy__"};
+inline constexpr reflection::AttrKey<bool> kTypeFinal{"__ffi_type_final__"};
+/*!
+ * \brief A type's own hash of Any keys (Map, Dict, AnyHash): a native hook
+ *        (`native_fn_attr<&Fn>(kAnyHash)`) or a Function; see any.h.
+ */
+inline constexpr reflection::AttrKey<reflection::NativeFunctionView<int64_t(const Any&)>> kAnyHash{
+    "__any_hash__"};
+/*! \brief A type's own equality of Any keys, the partner of kAnyHash. */
+inline constexpr reflection::AttrKey<reflection::NativeFunctionView<bool(const Any&, const Any&)>>
+    kAnyEqual{"__any_equal__"};
+}  // namespace type_attr
+
 }  // namespace ffi
 }  // namespace tvm
 #endif  // TVM_FFI_REFLECTION_ACCESSOR_H_

@@ -70,6 +70,11 @@ class EnumDef {
   EnumDef& set_attr(AttrKey<T> key, Value&& value) {
     return set_attr(key.name, T(std::forward<Value>(value)));
   }
+  /*! \brief Set a native hook `Fn` under a NativeFunctionView-typed key (see TypeAttrDef). */
+  template <auto Fn, typename T>
+  EnumDef& set_native_fn_attr(AttrKey<T> key) {
+    return set_attr(key, T::template FromNative<Fn>());
+  }
 
  private:
   // The class's state, created and stored as its type attribute on first use.

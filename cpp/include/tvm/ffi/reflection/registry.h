@@ -719,6 +719,14 @@ class TypeAttrDef {
     details::RegisterTypeAttr(type_index_, key.name, Any(std::move(typed)));
     return *this;
   }
+  /*!
+   * \brief The native hook `Fn` under a key whose type is a NativeFunctionView
+   *        (reflection/native_function.h): its adapter pointer is stored.
+   */
+  template <auto Fn, typename T>
+  TypeAttrDef& native_fn_attr(AttrKey<T> key) {
+    return attr(key, T::template FromNative<Fn>());
+  }
 
  private:
   int32_t type_index_;
