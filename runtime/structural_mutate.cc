@@ -48,32 +48,45 @@ namespace {
 using details::ExpectedUnsafe;
 using MutateResult = Expected<UnchangedOr<Any>>;
 
-TVMFFIAny Raw(MutateResult result) noexcept { return ExpectedUnsafe::MoveToTVMFFIAny(std::move(result)); }
+TVMFFIAny Raw(MutateResult result) noexcept {
+  return ExpectedUnsafe::MoveToTVMFFIAny(std::move(result));
+}
 
 TVMFFIAny OutOfMemory() noexcept {
   return Raw(Unexpected(Error("MemoryError", "StructuralMutator: out of memory", "")));
 }
 
-TVMFFIAny KeepLeaf(StructuralMutatorObj*, AnyView) noexcept { return Unchanged().CopyToTVMFFIAny(); }
+TVMFFIAny KeepLeaf(StructuralMutatorObj*, AnyView) noexcept {
+  return Unchanged().CopyToTVMFFIAny();
+}
 
-// Array / List. The items are read from a snapshot (a List may change under
-// a callback, walk_guard.h); the result is a new container once one changed,
-// or (in place) the same container with the changed items set.
+// Array / List. Copy-on-write: the items are read from a snapshot (a List
+// may change under a callback, walk_guard.h) and a new container is made once
+// one changed. In place (a container only this walk holds, so no callback can
+// reach it): the items are read and set where they are, so that a uniquely
+// held item is itself changed in place.
 template <typename Ref>
 TVMFFIAny MutateSeq(StructuralMutatorObj* mutator, AnyView value, InplaceMode mode) noexcept {
   try {
     auto* seq = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<SeqBaseObj>(value);
+    if (mode == InplaceMode::kAllow) {
+      for (size_t i = 0; i < seq->size(); ++i) {
+        MutateResult r = mutator->MutateExpected((*seq)[static_cast<int64_t>(i)], mode);
+        if (r.is_err()) return Raw(std::move(r));
+        UnchangedOr<Any> item = std::move(r).value();
+        if (i < seq->size() && !item.UnchangedOrSameAs((*seq)[static_cast<int64_t>(i)])) {
+          seq->SetItem(static_cast<int64_t>(i), std::move(item).ValueUnchecked());
+        }
+      }
+      return Unchanged().CopyToTVMFFIAny();
+    }
     tvmffi::rt::StableItems items(seq);
-    std::optional<std::vector<Any>> out;  // the new items, once one changed (copy-on-write)
+    std::optional<std::vector<Any>> out;  // the new items, once one changed
     for (size_t i = 0; i < items.size(); ++i) {
       MutateResult r = mutator->MutateExpected(items[i], mode);
       if (r.is_err()) return Raw(std::move(r));
       UnchangedOr<Any> item = std::move(r).value();
       if (item.UnchangedOrSameAs(items[i])) continue;
-      if (mode == InplaceMode::kAllow) {
-        seq->SetItem(static_cast<int64_t>(i), std::move(item).ValueUnchecked());
-        continue;
-      }
       if (!out.has_value()) out.emplace(items.begin(), items.end());
       (*out)[i] = std::move(item).ValueUnchecked();
     }
@@ -86,21 +99,29 @@ TVMFFIAny MutateSeq(StructuralMutatorObj* mutator, AnyView value, InplaceMode mo
   }
 }
 
-// Map / Dict: values only (a key is an identity, as in structural equality).
+// Map / Dict: values only (a key is an identity, as in structural equality);
+// copy-on-write or in place as MutateSeq.
 template <typename MapObjType>
 TVMFFIAny MutateMapping(StructuralMutatorObj* mutator, AnyView value, InplaceMode mode) noexcept {
   try {
     auto* map = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<MapBaseObj>(value);
-    ObjectPtr<MapObjType> out;  // the copy, once a value changed (copy-on-write)
+    if (mode == InplaceMode::kAllow) {
+      for (auto it = map->begin(); it != map->end(); ++it) {
+        MutateResult r = mutator->MutateExpected(it.value(), mode);
+        if (r.is_err()) return Raw(std::move(r));
+        UnchangedOr<Any> new_value = std::move(r).value();
+        if (!new_value.UnchangedOrSameAs(it.value())) {
+          it->second = std::move(new_value).ValueUnchecked();
+        }
+      }
+      return Unchanged().CopyToTVMFFIAny();
+    }
+    ObjectPtr<MapObjType> out;  // the copy, once a value changed
     for (const auto& [key, old_value] : tvmffi::rt::StableEntries(map)) {
       MutateResult r = mutator->MutateExpected(old_value, mode);
       if (r.is_err()) return Raw(std::move(r));
       UnchangedOr<Any> new_value = std::move(r).value();
       if (new_value.UnchangedOrSameAs(old_value)) continue;
-      if (mode == InplaceMode::kAllow) {
-        map->at(key) = std::move(new_value).ValueUnchecked();
-        continue;
-      }
       if (out == nullptr) out = MapBaseObj::CopyOf<MapObjType>(map);
       out->at(key) = std::move(new_value).ValueUnchecked();
     }
@@ -141,9 +162,9 @@ class StructuralMutateDynEngine : public StructuralMapEngineBase {
 
  private:
   static const StructuralMutatorVTable* VTable() {
-    static const StructuralMutatorVTable vtable{
-        &Dispatch<InplaceMode::kDisallow>, &Dispatch<InplaceMode::kAllow>, &DispatchVarRemapGet,
-        &DispatchVarRemapSet};
+    static const StructuralMutatorVTable vtable{&Dispatch<InplaceMode::kDisallow>,
+                                                &Dispatch<InplaceMode::kAllow>,
+                                                &DispatchVarRemapGet, &DispatchVarRemapSet};
     return &vtable;
   }
 

@@ -29,10 +29,18 @@ using reflection::NativeFunction;
 using reflection::NativeFunctionView;
 namespace refl = tvm::ffi::reflection;
 
-Expected<int> AddOne(int x) noexcept { return x + 1; }
-int Triple(int x) { return 3 * x; }
-int ThrowsStd(int) { throw std::length_error("too long"); }
-int ThrowsFFI(int) { TVM_FFI_THROW(IndexError) << "no such index"; }
+Expected<int> AddOne(int x) noexcept {
+  return x + 1;
+}
+int Triple(int x) {
+  return 3 * x;
+}
+int ThrowsStd(int) {
+  throw std::length_error("too long");
+}
+int ThrowsFFI(int) {
+  TVM_FFI_THROW(IndexError) << "no such index";
+}
 
 TEST_CASE("A native hook is an opaque pointer to TVMFFIAny(Args...) noexcept", "[native_fn]") {
   auto view = NativeFunctionView<int(int)>::FromNative<&Triple>();
@@ -216,8 +224,7 @@ TEST_CASE("StructuralVisitor calls a type's native or Function __s_visit__ hook"
   ObjectRef packed(make_object<FuncHookNodeObj>(Array<Any>{3}, 98));
   CHECK(WalkInts(packed) == std::vector<int64_t>{3});
   // The runtime's own container hooks are native too.
-  AnyView array_cell =
-      refl::TypeAttrColumn(type_attr::kStructuralVisit)[TypeIndex::kTVMFFIArray];
+  AnyView array_cell = refl::TypeAttrColumn(type_attr::kStructuralVisit)[TypeIndex::kTVMFFIArray];
   CHECK(array_cell.type_index() == TypeIndex::kTVMFFIOpaquePtr);
   CHECK(array_cell.try_cast<FStructuralVisit>().has_value());
 }

@@ -25,7 +25,9 @@ namespace {
 using namespace tvm::ffi;
 using namespace reflection_test;
 
-Expected<Any> PlusOne(int64_t x) { return Any(x + 1); }
+Expected<Any> PlusOne(int64_t x) {
+  return Any(x + 1);
+}
 
 TEST_CASE("Unchanged: a marker with its own type index", "[structural_mutate]") {
   Any marker = Unchanged();
@@ -68,7 +70,8 @@ Expected<int64_t> DeclaredInt(Expected<UnchangedOr<Any>> input) noexcept {
   return std::move(value).ValueOrUnchanged(int64_t{-1});
 }
 
-TEST_CASE("TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN: errors and the declared type", "[structural_mutate]") {
+TEST_CASE("TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN: errors and the declared type",
+          "[structural_mutate]") {
   CHECK(DeclaredInt(UnchangedOr<Any>(Any(5))).value() == 5);
   CHECK(DeclaredInt(UnchangedOr<Any>(Unchanged())).value() == -1);
   Expected<int64_t> wrong = DeclaredInt(UnchangedOr<Any>(Any(String("five"))));

@@ -138,21 +138,21 @@ class UnchangedOr {
   UnchangedOr(Unchanged unchanged) noexcept : data_(Any(unchanged)) {}  // NOLINT(*)
   UnchangedOr(T value) : data_(Any(std::move(value))) {}                // NOLINT(*)
   /*! \brief A value implicitly convertible to T. */
-  template <typename U, typename = std::enable_if_t<
-                            !std::is_same_v<std::decay_t<U>, Unchanged> &&
-                            !std::is_same_v<std::decay_t<U>, T> &&
-                            !details::is_unchanged_or_v<std::decay_t<U>> &&
-                            !details::is_expected_v<std::decay_t<U>> &&
-                            !details::is_unexpected_v<std::decay_t<U>> &&
-                            !std::is_base_of_v<Error, std::decay_t<U>> && std::is_convertible_v<U, T>>>
+  template <
+      typename U,
+      typename = std::enable_if_t<
+          !std::is_same_v<std::decay_t<U>, Unchanged> && !std::is_same_v<std::decay_t<U>, T> &&
+          !details::is_unchanged_or_v<std::decay_t<U>> &&
+          !details::is_expected_v<std::decay_t<U>> && !details::is_unexpected_v<std::decay_t<U>> &&
+          !std::is_base_of_v<Error, std::decay_t<U>> && std::is_convertible_v<U, T>>>
   UnchangedOr(U&& value) : data_(Any(T(std::forward<U>(value)))) {}  // NOLINT(*)
   /*!
    * \brief From a result of another type: the storage (marker included) is
    *        taken as is when a U is a T, else the replacement is converted.
    */
-  template <typename U, typename = std::enable_if_t<!std::is_same_v<U, T> &&
-                                                    (type_subsumes_v<T, U> ||
-                                                     std::is_convertible_v<U, T>)>>
+  template <typename U,
+            typename = std::enable_if_t<!std::is_same_v<U, T> &&
+                                        (type_subsumes_v<T, U> || std::is_convertible_v<U, T>)>>
   UnchangedOr(UnchangedOr<U> other)  // NOLINT(*)
       : data_(Convert(std::move(other))) {}
 
@@ -390,9 +390,8 @@ class StructuralMutatorObj : public Object {
   TVMFFIAny DefaultMutateRaw(AnyView value) noexcept {
     static const reflection::TypeAttrColumn column(type_attr::kStructuralMutate);
     AnyView attr = column[value.type_index()];
-    TVMFFIAny result = attr.type_index() == TypeIndex::kTVMFFINone
-                           ? DefaultMutateWithoutHook(value)
-                           : CallHook(attr, value);
+    TVMFFIAny result = attr.type_index() == TypeIndex::kTVMFFINone ? DefaultMutateWithoutHook(value)
+                                                                   : CallHook(attr, value);
     if (TVM_FFI_PREDICT_FALSE(result.type_index == TypeIndex::kTVMFFIError)) {
       details::UpdateVisitErrorContextRaw(&result, value);
     }
@@ -448,8 +447,7 @@ class StructuralMutatorObj : public Object {
     if (value.type_index() < TypeIndex::kTVMFFIStaticObjectBegin) {
       return Unchanged().CopyToTVMFFIAny();
     }
-    const TVMFFITypeMetadata* md =
-        details::TypeMetadataOf(TVMFFIGetTypeInfo(value.type_index()));
+    const TVMFFITypeMetadata* md = details::TypeMetadataOf(TVMFFIGetTypeInfo(value.type_index()));
     const int32_t kind = md == nullptr ? kTVMFFISEqHashKindUnsupported
                                        : static_cast<int32_t>(md->structural_eq_hash_kind);
     const bool is_free_var = kind == kTVMFFISEqHashKindFreeVar;
@@ -465,14 +463,14 @@ class StructuralMutatorObj : public Object {
       }
     }
     Expected<Any> result = details::MutateReflectedFieldsExpected(this, value);
-    if (result.is_ok() && (is_dag_node || (is_free_var && (def_region_mode_ ==
-                                                                kTVMFFIDefRegionKindPattern ||
-                                                            ExpectedUnsafe::GetData(result)
-                                                                    .type_index() !=
-                                                                TypeIndex::kTVMFFIUnchanged)))) {
+    if (result.is_ok() &&
+        (is_dag_node || (is_free_var && (def_region_mode_ == kTVMFFIDefRegionKindPattern ||
+                                         ExpectedUnsafe::GetData(result).type_index() !=
+                                             TypeIndex::kTVMFFIUnchanged)))) {
       // An unchanged simple definition records nothing: its uses miss and stay.
       Expected<void> set = VarRemapSetExpected(value, ExpectedUnsafe::GetData(result));
-      if (set.is_err()) return ExpectedUnsafe::MoveToTVMFFIAny(Expected<Any>(std::move(set).error()));
+      if (set.is_err())
+        return ExpectedUnsafe::MoveToTVMFFIAny(Expected<Any>(std::move(set).error()));
     }
     return ExpectedUnsafe::MoveToTVMFFIAny(std::move(result));
   }
@@ -578,26 +576,26 @@ inline Expected<Any> MutateReflectedFieldsExpected(StructuralMutatorObj* mutator
  * \brief In a function returning Expected: return the error of `Result` (an
  *        Expected) if it holds one.
  */
-#define TVM_FFI_S_MUTATE_MAYBE_EARLY_RETURN(Result)                          \
-  do {                                                                       \
-    auto&& tvm_ffi_s_mutate_res_ = (Result);                                 \
-    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_s_mutate_res_.is_err())) {             \
+#define TVM_FFI_S_MUTATE_MAYBE_EARLY_RETURN(Result)                              \
+  do {                                                                           \
+    auto&& tvm_ffi_s_mutate_res_ = (Result);                                     \
+    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_s_mutate_res_.is_err())) {                 \
       return ::tvm::ffi::Unexpected(::std::move(tvm_ffi_s_mutate_res_).error()); \
-    }                                                                        \
+    }                                                                            \
   } while (0)
 
 #define TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN_IMPL_(Result, Type, Name, ResultExpr, kChecked)     \
-  auto Result = (ResultExpr); /* NOLINT(bugprone-macro-parentheses) */                       \
-  TVM_FFI_S_MUTATE_MAYBE_EARLY_RETURN(Result);                                               \
-  if constexpr (kChecked &&                                                                  \
+  auto Result = (ResultExpr); /* NOLINT(bugprone-macro-parentheses) */                        \
+  TVM_FFI_S_MUTATE_MAYBE_EARLY_RETURN(Result);                                                \
+  if constexpr (kChecked &&                                                                   \
                 !::tvm::ffi::type_subsumes_v<::tvm::ffi::Expected<Type>, decltype(Result)>) { \
-    if (TVM_FFI_PREDICT_FALSE(!::tvm::ffi::details::AnyUnsafe::CheckAnyStrict<Type>(         \
-            ::tvm::ffi::details::ExpectedUnsafe::GetData(Result)))) {                        \
-      return ::tvm::ffi::details::SMutateDeclaredTypeError();                                \
-    }                                                                                        \
-  }                                                                                          \
-  Type Name = /* NOLINT(bugprone-macro-parentheses) */                                       \
-      ::tvm::ffi::details::AnyUnsafe::MoveFromAnyAfterCheck<Type>(                           \
+    if (TVM_FFI_PREDICT_FALSE(!::tvm::ffi::details::AnyUnsafe::CheckAnyStrict<Type>(          \
+            ::tvm::ffi::details::ExpectedUnsafe::GetData(Result)))) {                         \
+      return ::tvm::ffi::details::SMutateDeclaredTypeError();                                 \
+    }                                                                                         \
+  }                                                                                           \
+  Type Name = /* NOLINT(bugprone-macro-parentheses) */                                        \
+      ::tvm::ffi::details::AnyUnsafe::MoveFromAnyAfterCheck<Type>(                            \
           ::std::move(::tvm::ffi::details::ExpectedUnsafe::GetData(Result)))
 
 /*!
@@ -711,8 +709,8 @@ struct MutateCallbackTraits<R(A...)> : MutateCallbackTraits<R (*)(A...)> {};
 
 /*! \brief The type a callback's first parameter selects. */
 template <typename F>
-using MutateCallbackSubject =
-    remove_cvref_t<std::tuple_element_t<0, typename MutateCallbackTraits<std::decay_t<F>>::ArgType>>;
+using MutateCallbackSubject = remove_cvref_t<
+    std::tuple_element_t<0, typename MutateCallbackTraits<std::decay_t<F>>::ArgType>>;
 }  // namespace details
 
 /*!
@@ -746,7 +744,8 @@ class StructuralMapEngine : public Parent {
 
   template <InplaceMode kMode>
   static TVMFFIAny Dispatch(StructuralMutatorObj* mutator, AnyView value) noexcept {
-    return ExpectedUnsafe::MoveToTVMFFIAny(static_cast<StructuralMapEngine*>(mutator)->Run<kMode>(value));
+    return ExpectedUnsafe::MoveToTVMFFIAny(
+        static_cast<StructuralMapEngine*>(mutator)->Run<kMode>(value));
   }
 
   Expected<Any> Descend(AnyView value, InplaceMode mode) noexcept {
@@ -952,8 +951,7 @@ class StructuralMapDynEngine : public Parent {
         }
       }
       Expected<Any> out = Descend(target, mode);
-      if (out.is_ok() &&
-          ExpectedUnsafe::GetData(out).type_index() == TypeIndex::kTVMFFIUnchanged) {
+      if (out.is_ok() && ExpectedUnsafe::GetData(out).type_index() == TypeIndex::kTVMFFIUnchanged) {
         return mapped_value;
       }
       return out;
@@ -1060,8 +1058,8 @@ namespace details {
 inline Expected<Any> RunStructuralMutator(StructuralMutator mutator, Any root) noexcept {
   Expected<UnchangedOr<Any>> result = mutator->MutateExpected(root, InplaceMode::kAllow);
   if (result.is_err()) return Unexpected(std::move(result).error());
-  UnchangedOr<Any> mapped =
-      AnyUnsafe::MoveFromAnyAfterCheck<UnchangedOr<Any>>(std::move(ExpectedUnsafe::GetData(result)));
+  UnchangedOr<Any> mapped = AnyUnsafe::MoveFromAnyAfterCheck<UnchangedOr<Any>>(
+      std::move(ExpectedUnsafe::GetData(result)));
   return std::move(mapped).ValueOrUnchanged(std::move(root));
 }
 }  // namespace details
