@@ -61,7 +61,9 @@ from ._device_type import DLDeviceType
 from ._reflection import register_object
 from .structural import (
     DefRegionKind,
+    InplaceMode,
     StructuralKey,
+    StructuralMutator,
     StructuralVisitor,
     VisitInterrupt,
     WalkOrder,
@@ -69,6 +71,8 @@ from .structural import (
     get_first_structural_mismatch,
     structural_equal,
     structural_hash,
+    structural_map,
+    structural_mutate,
     structural_walk,
 )
 from . import access_path, error, serialization, structural
@@ -128,6 +132,7 @@ __all__ = [
     "Array",
     "DLDeviceType",
     "DefRegionKind",
+    "InplaceMode",
     "Device",
     "Dict",
     "Error",
@@ -139,6 +144,7 @@ __all__ = [
     "Shape",
     "StreamContext",
     "StructuralKey",
+    "StructuralMutator",
     "StructuralVisitor",
     "Tensor",
     "VisitInterrupt",
@@ -171,6 +177,8 @@ __all__ = [
     "structural",
     "structural_equal",
     "structural_hash",
+    "structural_map",
+    "structural_mutate",
     "structural_walk",
     "system_lib",
     "use_allocator",
