@@ -11,6 +11,7 @@
 #include <tvm/ffi/extra/structural_mutate.h>
 #include <tvm/ffi/extra/visit_error_context.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/native_function.h>
 #include <tvm/ffi/reflection/registry.h>
 
 #include <catch2/catch_test_macros.hpp>
@@ -221,7 +222,73 @@ TEST_CASE("StructuralMutator: a cycle is a ValueError, not a crash", "[structura
   Expected<Any> r = StructuralMapExpected<WalkOrder::kPostOrder>(cycle, PlusOne);
   REQUIRE(r.is_err());
   CHECK(r.error().kind() == "ValueError");
-  cycle.pop_back();  // break the cycle: free it
+  cycle.Set(1, Any());  // break the cycle: free it
+}
+
+// A node whose mutation is its own native hooks (copy-on-write and in place).
+class BoxObj : public Object {
+ public:
+  Any value;
+  explicit BoxObj(Any v) : value(std::move(v)) {}
+  static inline int copies = 0;
+  static inline int in_place = 0;
+
+  static Expected<UnchangedOr<Any>> Mutate(StructuralMutatorObj* m, AnyView v) noexcept {
+    const BoxObj* self = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<const BoxObj>(v);
+    TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN(UnchangedOr<Any>, inner, m->MutateExpected(self->value));
+    if (inner.UnchangedOrSameAs(self->value)) return Unchanged();
+    ++copies;
+    return Any(ObjectRef(make_object<BoxObj>(std::move(inner).ValueUnchecked())));
+  }
+  static Expected<UnchangedOr<Any>> MutateInPlace(StructuralMutatorObj* m, AnyView v) noexcept {
+    BoxObj* self = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<BoxObj>(v);
+    TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN(UnchangedOr<Any>, inner,
+                                      m->MutateExpected(self->value, InplaceMode::kAllow));
+    ++in_place;
+    self->value = std::move(inner).ValueOrUnchanged(std::move(self->value));
+    return Unchanged();
+  }
+
+  static constexpr bool _type_mutable = true;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.mutate.Box", BoxObj, Object);
+};
+
+void RegisterBox() {
+  static bool done = [] {
+    namespace refl = reflection;
+    refl::ObjectDef<BoxObj>().def_rw("value", &BoxObj::value);
+    refl::TypeAttrDef<BoxObj>()
+        .native_fn_attr<&BoxObj::Mutate>(type_attr::kStructuralMutate)
+        .native_fn_attr<&BoxObj::MutateInPlace>(type_attr::kStructuralMaybeInplaceMutate);
+    return true;
+  }();
+  (void)done;
+}
+
+TEST_CASE("StructuralMutator: native hooks, copy-on-write and in place", "[structural_mutate]") {
+  RegisterBox();
+  ObjectRef box(make_object<BoxObj>(Any(int64_t{1})));
+  Array<Any> shared{box};
+  Array<Any> out = StructuralMap<WalkOrder::kPostOrder>(shared, PlusOne).cast<Array<Any>>();
+  CHECK(BoxObj::copies == 1);
+  CHECK(out[0].as<BoxObj>()->value.cast<int64_t>() == 2);
+  CHECK(box.as<BoxObj>()->value.cast<int64_t>() == 1);  // shared: copied, not changed
+
+  // Handed over and held by nothing else: the in-place hook runs, same box back.
+  shared = Array<Any>();
+  const Object* address = box.get();
+  Any root(std::move(box));
+  Any same = StructuralMap<WalkOrder::kPostOrder>(std::move(root), PlusOne);
+  CHECK(BoxObj::in_place == 1);
+  CHECK(same.cast<ObjectRef>().get() == address);
+  CHECK(same.as<BoxObj>()->value.cast<int64_t>() == 2);
+
+  // A hook's error comes back naming the box.
+  Expected<Any> failed = StructuralMapExpected<WalkOrder::kPostOrder>(
+      Array<Any>{ObjectRef(make_object<BoxObj>(Any(int64_t{5})))},
+      [](int64_t) -> Expected<Any> { return Unexpected(Error("IndexError", "five", "")); });
+  REQUIRE(failed.is_err());
+  CHECK(failed.error().kind() == "IndexError");
 }
 
 TEST_CASE("StructuralMutator: a Function hook and the packed globals", "[structural_mutate]") {
