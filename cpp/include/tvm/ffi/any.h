@@ -398,6 +398,11 @@ struct AnyUnsafe : public ObjectUnsafe {
   TVM_FFI_INLINE static TObject* RawObjectPtrFromAnyViewAfterCheck(const AnyView& view) noexcept {
     return reinterpret_cast<TObject*>(view.data_.v_obj);
   }
+  /*! \brief As RawObjectPtrFromAnyViewAfterCheck, for an Any (still owned by it). */
+  template <typename TObject = Object>
+  TVM_FFI_INLINE static TObject* RawObjectPtrFromAnyAfterCheck(const Any& any) noexcept {
+    return reinterpret_cast<TObject*>(any.data_.v_obj);
+  }
   static const TVMFFIAny* TVMFFIAnyPtrFromAny(const Any& any) noexcept { return &any.data_; }
   static TVMFFIAny* MutableTVMFFIAnyPtrFromAny(Any* any) noexcept { return &any->data_; }
   static const TVMFFIAny* TVMFFIAnyPtrFromAnyView(const AnyView& view) noexcept {
