@@ -27,6 +27,7 @@
 #include <tvm/ffi/string.h>
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -52,6 +53,26 @@ class EnumDef {
     static_assert(std::is_base_of_v<IntEnumObj, EnumClsObj>,
                   "only an IntEnum singleton takes an explicit integer index");
     Add(State(), int_index, String(str_index));
+  }
+
+  /*!
+   * \return Whether a singleton named `name` (the whole string, NULs included)
+   *         is registered; reads only (no state is created). TypeError when
+   *         the class's state attribute is not an ffi.EnumState.
+   */
+  static bool IsDefined(const String& name) {
+    TVMFFIByteArray key = AsByteArray(type_attr::kEnumState);
+    if (TVMFFIGetTypeAttrColumn(&key) == nullptr) return false;
+    AnyView existing =
+        TypeAttrColumn(type_attr::kEnumState)[EnumClsObj::_GetOrAllocRuntimeTypeIndex()];
+    if (existing == nullptr) return false;
+    std::optional<EnumState> state = existing.as<EnumState>();
+    if (!state.has_value()) {
+      TVM_FFI_THROW(TypeError) << "type attribute " << type_attr::kEnumState << " of `"
+                               << EnumClsObj::_type_key << "` is a `" << existing.GetTypeKey()
+                               << "`, not an ffi.EnumState";
+    }
+    return (*state)->indexes.count(Any(name)) != 0;
   }
 
   /*! \brief Set attribute `attr_name` of this singleton (EnumState::attrs). */
