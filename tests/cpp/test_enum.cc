@@ -170,13 +170,12 @@ TEST_CASE("Unknown names and integers are ValueErrors", "[enum]") {
              ContainsSubstring("ValueError: Enum `test_enum.Empty` has no instance"));
 }
 
-TEST_CASE("EnumDef::IsDefined asks without registering", "[enum]") {
+TEST_CASE("EnumDef::IsDefined asks for a name without creating anything", "[enum]") {
   CHECK(refl::EnumDef<ColorObj>::IsDefined("Red"));
-  CHECK_FALSE(refl::EnumDef<ColorObj>::IsDefined("red"));
-  CHECK_FALSE(refl::EnumDef<ColorObj>::IsDefined("0"));  // an integer index is not a name
-  CHECK_FALSE(refl::EnumDef<ColorObj>::IsDefined(String("Red\0x", 5)));
-  CHECK(refl::EnumDef<LevelObj>::IsDefined("High"));
-  // A class without singletons has no state, and asking creates none.
+  CHECK_FALSE(refl::EnumDef<ColorObj>::IsDefined("red"));  // case-sensitive
+  CHECK_FALSE(refl::EnumDef<ColorObj>::IsDefined("0"));    // a name, not an integer
+  CHECK_FALSE(refl::EnumDef<LevelObj>::IsDefined("Purple"));
+  // A class without singletons stays without state.
   CHECK_FALSE(refl::EnumDef<EmptyObj>::IsDefined("Any"));
   CHECK(refl::TypeAttrColumn(refl::type_attr::kEnumState)[EmptyObj::RuntimeTypeIndex()] == nullptr);
 }

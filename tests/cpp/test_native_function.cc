@@ -169,9 +169,13 @@ class HookNodeObj : public Object {
   Any kept;
   Any hidden;
   HookNodeObj(Any k, Any h) : kept(std::move(k)), hidden(std::move(h)) {}
+  // Upstream's form of a hook: Expected in, Expected out, stopping early on
+  // an error or interrupt (TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN).
   static Expected<Optional<VisitInterrupt>> Visit(StructuralVisitorObj* visitor,
                                                   AnyView value) noexcept {
-    return visitor->VisitExpected(value.cast<const HookNodeObj*>()->kept);
+    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(
+        visitor->VisitExpected(value.cast<const HookNodeObj*>()->kept));
+    return Optional<VisitInterrupt>(std::nullopt);
   }
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.native_fn.HookNode", HookNodeObj, Object);
 };

@@ -314,17 +314,46 @@ enum class WalkOrder : int32_t {
   kPostOrder = 1,
 };
 
+namespace details {
 /*!
- * \brief In a function returning the raw storage of an Expected (an
- *        FStructuralVisit), return `Result` when it stops the walk.
+ * \brief A stopping visit result (an Error or a VisitInterrupt) on its way
+ *        out of a hook, which may return an Expected<Optional<VisitInterrupt>>
+ *        (a native hook, upstream's form) or its raw storage (an
+ *        FStructuralVisitABI function).
+ */
+template <typename T>
+class VisitEarlyResult {
+ public:
+  explicit VisitEarlyResult(Expected<T>& result) noexcept : result_(result) {}
+  operator TVMFFIAny() && noexcept {  // NOLINT(*)
+    return ExpectedUnsafe::MoveToTVMFFIAny(std::move(result_));
+  }
+  template <typename U>
+  operator Expected<U>() && noexcept {  // NOLINT(*)
+    return ExpectedUnsafe::MoveFromTVMFFIAny<U>(
+        ExpectedUnsafe::MoveToTVMFFIAny(std::move(result_)));
+  }
+
+ private:
+  Expected<T>& result_;
+};
+template <typename T>
+VisitEarlyResult<T> VisitEarlyReturn(Expected<T>& result) noexcept {
+  return VisitEarlyResult<T>(result);
+}
+}  // namespace details
+
+/*!
+ * \brief In a visit hook (returning Expected<Optional<VisitInterrupt>>, or
+ *        its raw storage as an FStructuralVisitABI function), return `Result`
+ *        (an Expected) when it stops the walk: an Error or a VisitInterrupt.
  */
 #define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                        \
   do {                                                                                    \
     auto&& tvm_ffi_s_visit_res_ = (Result);                                               \
     if (TVM_FFI_PREDICT_FALSE(                                                            \
             ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
-      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                        \
-          std::move(tvm_ffi_s_visit_res_));                                               \
+      return ::tvm::ffi::details::VisitEarlyReturn(tvm_ffi_s_visit_res_);                 \
     }                                                                                     \
   } while (0)
 
@@ -340,8 +369,7 @@ enum class WalkOrder : int32_t {
     if (TVM_FFI_PREDICT_FALSE(                                                            \
             ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
       ::tvm::ffi::details::UpdateVisitErrorContextNoThrow(tvm_ffi_s_visit_res_, (Node));  \
-      return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(                        \
-          std::move(tvm_ffi_s_visit_res_));                                               \
+      return ::tvm::ffi::details::VisitEarlyReturn(tvm_ffi_s_visit_res_);                 \
     }                                                                                     \
   } while (0)
 

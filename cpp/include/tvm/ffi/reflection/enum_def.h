@@ -55,26 +55,6 @@ class EnumDef {
     Add(State(), int_index, String(str_index));
   }
 
-  /*!
-   * \return Whether a singleton named `name` (the whole string, NULs included)
-   *         is registered; reads only (no state is created). TypeError when
-   *         the class's state attribute is not an ffi.EnumState.
-   */
-  static bool IsDefined(const String& name) {
-    TVMFFIByteArray key = AsByteArray(type_attr::kEnumState);
-    if (TVMFFIGetTypeAttrColumn(&key) == nullptr) return false;
-    AnyView existing =
-        TypeAttrColumn(type_attr::kEnumState)[EnumClsObj::_GetOrAllocRuntimeTypeIndex()];
-    if (existing == nullptr) return false;
-    std::optional<EnumState> state = existing.as<EnumState>();
-    if (!state.has_value()) {
-      TVM_FFI_THROW(TypeError) << "type attribute " << type_attr::kEnumState << " of `"
-                               << EnumClsObj::_type_key << "` is a `" << existing.GetTypeKey()
-                               << "`, not an ffi.EnumState";
-    }
-    return (*state)->indexes.count(Any(name)) != 0;
-  }
-
   /*! \brief Set attribute `attr_name` of this singleton (EnumState::attrs). */
   template <typename T>
   EnumDef& set_attr(const char* attr_name, T value) {
@@ -90,6 +70,17 @@ class EnumDef {
   template <typename T, typename Value>
   EnumDef& set_attr(AttrKey<T> key, Value&& value) {
     return set_attr(key.name, T(std::forward<Value>(value)));
+  }
+  /*!
+   * \brief Whether EnumClsObj has a singleton named `str_index` (exact, case
+   *        sensitive); creates nothing (upstream 0.1.15).
+   */
+  static bool IsDefined(const String& str_index) {
+    AnyView existing =
+        TypeAttrColumn(type_attr::kEnumState)[EnumClsObj::_GetOrAllocRuntimeTypeIndex()];
+    if (existing == nullptr) return false;
+    std::optional<EnumState> state = existing.as<EnumState>();
+    return state.has_value() && (*state)->indexes.count(Any(str_index)) != 0;
   }
   /*! \brief Set a native hook `Fn` under a NativeFunctionView-typed key (see TypeAttrDef). */
   template <auto Fn, typename T>
