@@ -396,12 +396,13 @@ struct AnyUnsafe : public ObjectUnsafe {
    */
   template <typename TObject = Object>
   TVM_FFI_INLINE static TObject* RawObjectPtrFromAnyViewAfterCheck(const AnyView& view) noexcept {
-    return reinterpret_cast<TObject*>(view.data_.v_obj);
+    // Through Object: a subclass with virtual functions starts before its Object base.
+    return static_cast<TObject*>(reinterpret_cast<Object*>(view.data_.v_obj));
   }
   /*! \brief As RawObjectPtrFromAnyViewAfterCheck, for an Any (still owned by it). */
   template <typename TObject = Object>
   TVM_FFI_INLINE static TObject* RawObjectPtrFromAnyAfterCheck(const Any& any) noexcept {
-    return reinterpret_cast<TObject*>(any.data_.v_obj);
+    return static_cast<TObject*>(reinterpret_cast<Object*>(any.data_.v_obj));
   }
   static const TVMFFIAny* TVMFFIAnyPtrFromAny(const Any& any) noexcept { return &any.data_; }
   static TVMFFIAny* MutableTVMFFIAnyPtrFromAny(Any* any) noexcept { return &any->data_; }
