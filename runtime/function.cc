@@ -504,6 +504,8 @@ int32_t MalformedCell(const TVMFFIAny* args, int32_t num_args) noexcept {
       case kTVMFFISmallBytes:
         if (c.small_str_len > 7) return i;
         continue;
+      case kTVMFFIUnchanged:  // structural mutation's marker: no payload
+        continue;
       default:
         return i;  // negative, or no type of that index
     }
@@ -740,6 +742,7 @@ int TVMFFIAnyViewToOwnedAny(const TVMFFIAny* any_view, TVMFFIAny* out) {
     case kTVMFFIDevice:
     case kTVMFFISmallStr:
     case kTVMFFISmallBytes:
+    case kTVMFFIUnchanged:
       *out = v;
       return 0;
     default:

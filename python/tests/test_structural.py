@@ -135,3 +135,51 @@ def test_walk_with_def_region_kind() -> None:
     kinds: list[DefRegionKind] = []
     tvmffi.structural_walk([1], with_def_region_kind=(int, lambda v, k: kinds.append(k)))
     assert kinds == [DefRegionKind.NONE]
+
+
+def test_structural_map_copy_on_write() -> None:
+    inner = tvmffi.Array([1, "s"])
+    root = tvmffi.Array([inner, tvmffi.Map({"k": 2})])
+    out = tvmffi.structural_map(root, (int, lambda x: x + 1))
+    assert list(out[0]) == [2, "s"]
+    assert out[1]["k"] == 3
+    assert list(inner) == [1, "s"]  # the input is left as it was
+    # Nothing replaced: the root itself comes back.
+    assert tvmffi.structural_map(root, (float, lambda x: x)).same_as(root)
+    with pytest.raises(ValueError, match="order"):
+        tvmffi.structural_map(root, (int, lambda x: x), order="sideways")
+
+
+def test_structural_map_pre_order_maps_replacements() -> None:
+    root = tvmffi.Array([tvmffi.Array([1]), 5])
+    out = tvmffi.structural_map(
+        root,
+        [
+            (tvmffi.Array, lambda a: tvmffi.Array([10]) if len(a) == 1 else a),
+            (int, lambda x: x + 1),
+        ],
+        order="pre",
+    )
+    assert list(out[0]) == [11]  # the replacement's children were mapped too
+    assert out[1] == 6
+
+
+def test_structural_mutate_callbacks_own_values() -> None:
+    modes: list[int] = []
+
+    def array(value: Any, mutator: tvmffi.StructuralMutator, mode: int) -> Any:
+        assert isinstance(mutator, tvmffi.StructuralMutator)
+        modes.append(mode)
+        return mutator.default_mutate(value)
+
+    root = tvmffi.Array([1, 2])
+    out = tvmffi.structural_mutate(root, [(tvmffi.Array, array), (int, lambda x, m: x * 10)])
+    assert list(out) == [10, 20]
+    assert list(root) == [1, 2]
+    assert modes == [tvmffi.InplaceMode.DISALLOW]  # `root` is still held here
+
+    def fail(value: Any, mutator: tvmffi.StructuralMutator) -> Any:
+        raise ValueError("no ints")
+
+    with pytest.raises(ValueError, match="no ints"):
+        tvmffi.structural_mutate(root, (int, fail))

@@ -61,7 +61,9 @@ from ._device_type import DLDeviceType
 from ._reflection import register_object
 from .structural import (
     DefRegionKind,
+    InplaceMode,
     StructuralKey,
+    StructuralMutator,
     StructuralVisitor,
     VisitInterrupt,
     WalkOrder,
@@ -69,6 +71,8 @@ from .structural import (
     get_first_structural_mismatch,
     structural_equal,
     structural_hash,
+    structural_map,
+    structural_mutate,
     structural_visit,
     structural_walk,
 )
@@ -129,6 +133,7 @@ __all__ = [
     "Array",
     "DLDeviceType",
     "DefRegionKind",
+    "InplaceMode",
     "Device",
     "Dict",
     "Error",
@@ -140,6 +145,7 @@ __all__ = [
     "Shape",
     "StreamContext",
     "StructuralKey",
+    "StructuralMutator",
     "StructuralVisitor",
     "Tensor",
     "VisitInterrupt",
@@ -172,6 +178,8 @@ __all__ = [
     "structural",
     "structural_equal",
     "structural_hash",
+    "structural_map",
+    "structural_mutate",
     "structural_visit",
     "structural_walk",
     "system_lib",

@@ -30,7 +30,9 @@ if typing.TYPE_CHECKING:
 
 __all__ = [
     "DefRegionKind",
+    "InplaceMode",
     "StructuralKey",
+    "StructuralMutator",
     "StructuralVisitor",
     "VisitInterrupt",
     "WalkOrder",
@@ -38,6 +40,8 @@ __all__ = [
     "get_first_structural_mismatch",
     "structural_equal",
     "structural_hash",
+    "structural_map",
+    "structural_mutate",
     "structural_walk",
 ]
 
@@ -271,10 +275,114 @@ def structural_walk(
     return _func("ffi.StructuralWalk")(root, entries, entries_kind, order_int)
 
 
+class InplaceMode(IntEnum):
+    """Whether a mutation may change a uniquely owned value in place (ALLOW) or must copy."""
+
+    DISALLOW = 0
+    ALLOW = 1
+
+
+class StructuralMutator(Object):
+    """The mutator a running :func:`structural_mutate` passes to its callbacks."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        raise TypeError("StructuralMutator is made by the runtime during a mutation")
+
+    def mutate(self, value: Any) -> Any:
+        """Mutate ``value`` (callbacks included, never in place); the result."""
+        return _func("ffi.StructuralMutatorMutate")(self, value)
+
+    def default_mutate(self, value: Any) -> Any:
+        """Mutate ``value``'s children the standard way (its hook or reflected fields)."""
+        return _func("ffi.StructuralMutatorDefaultMutate")(self, value)
+
+    def var_remap_get(self, var: Object) -> Any | None:
+        """What ``var`` maps to in this mutation (None when unmapped)."""
+        return _func("ffi.StructuralMutatorVarRemapGet")(self, var)
+
+    def var_remap_set(self, var: Object, mapped_value: Any) -> None:
+        """Map ``var`` to ``mapped_value`` for the rest of this mutation."""
+        _func("ffi.StructuralMutatorVarRemapSet")(self, var, mapped_value)
+
+    def def_region_kind(self) -> DefRegionKind:
+        """The def region the mutation is in now."""
+        return DefRegionKind(_func("ffi.StructuralMutatorDefRegionKind")(self))
+
+    def with_def_region_kind(self, kind: DefRegionKind | int, callback: Callable[[], Any]) -> Any:
+        """Run ``callback()`` with the mutation in def region ``kind``; its result."""
+        return _func("ffi.StructuralMutatorWithDefRegionKind")(self, int(kind), callback)
+
+
+def _accepts_inplace_mode(fn: Callable[..., Any]) -> bool:
+    """Whether a structural_mutate callback takes a third (inplace_mode) argument."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return True
+    positional = [
+        p
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    return len(positional) >= 3
+
+
+def structural_map(
+    root: Any,
+    callbacks: tuple | Sequence | Callable = (),
+    with_def_region_kind: tuple | Sequence | Callable = (),
+    order: str | WalkOrder = "post",
+) -> Any:
+    """Map ``root`` structurally: the first callback whose type matches a value replaces it.
+
+    Callbacks are given as for :func:`structural_walk` and return the value
+    itself (keep) or a replacement; they must not change their input. Pre-order
+    callbacks run before the children are mapped (the children of a
+    replacement are mapped too), post-order ones on what mapping the children
+    made. Parts of ``root`` that did not change are shared with the result;
+    ``root`` itself is never changed unless passed as ``root._move()``.
+    """
+    if isinstance(order, WalkOrder):
+        order_int = int(order)
+    elif order in ("pre", "post"):
+        order_int = int(WalkOrder.PREORDER if order == "pre" else WalkOrder.POSTORDER)
+    else:
+        raise ValueError(f"Unknown structural map order: {order!r}")
+    entries = [(_callback_type_index(t), fn) for t, fn in _normalize_callbacks(callbacks)]
+    entries_kind = [
+        (_callback_type_index(t), (lambda f: lambda value, kind: f(value, DefRegionKind(kind)))(fn))
+        for t, fn in _normalize_callbacks(with_def_region_kind)
+    ]
+    return _func("ffi.StructuralMap")(root, entries, entries_kind, order_int)
+
+
+def structural_mutate(root: Any, callbacks: tuple | Sequence | Callable = ()) -> Any:
+    """Mutate ``root`` with callbacks that own the values they match.
+
+    Each callback takes ``(value, mutator)`` or ``(value, mutator,
+    inplace_mode)`` (an :class:`InplaceMode` value) and returns the result for
+    ``value``; it calls ``mutator.mutate(child)`` on the children it wants
+    mutated, or ``mutator.default_mutate(value)`` for the standard mutation.
+    Values no callback matches are mutated the standard way.
+    """
+    entries = [
+        (_callback_type_index(t), fn, _accepts_inplace_mode(fn))
+        for t, fn in _normalize_callbacks(callbacks)
+    ]
+    return _func("ffi.StructuralMutate")(root, entries)
+
+
 for _cls, _key in (
     (StructuralKey, "ffi.StructuralKey"),
     (VisitInterrupt, "ffi.VisitInterrupt"),
     (StructuralVisitor, "ffi.StructuralVisitor"),
+    (StructuralMutator, "ffi.StructuralMutator"),
 ):
     _info = type_info(_key)
     if _info is not None:

@@ -167,6 +167,7 @@ VALUE_IS(kTVMFFIByteArrayPtr, 9);
 VALUE_IS(kTVMFFIObjectRValueRef, 10);
 VALUE_IS(kTVMFFISmallStr, 11);
 VALUE_IS(kTVMFFISmallBytes, 12);
+VALUE_IS(kTVMFFIUnchanged, 13);
 VALUE_IS(kTVMFFIStaticObjectBegin, 64);
 VALUE_IS(kTVMFFIObject, 64);
 VALUE_IS(kTVMFFIStr, 65);

@@ -9,6 +9,7 @@ tvmffi_add_test(test_structural_hash ${CMAKE_CURRENT_LIST_DIR}/test_structural_h
 tvmffi_add_test(test_dataclass ${CMAKE_CURRENT_LIST_DIR}/test_dataclass.cc)
 tvmffi_add_test(test_structural_key ${CMAKE_CURRENT_LIST_DIR}/test_structural_key.cc)
 tvmffi_add_test(test_structural_visit ${CMAKE_CURRENT_LIST_DIR}/test_structural_visit.cc)
+tvmffi_add_test(test_structural_mutate ${CMAKE_CURRENT_LIST_DIR}/test_structural_mutate.cc)
 tvmffi_add_test(test_native_function ${CMAKE_CURRENT_LIST_DIR}/test_native_function.cc)
 tvmffi_add_test(test_enum ${CMAKE_CURRENT_LIST_DIR}/test_enum.cc)
 tvmffi_add_test(test_visit_error_context ${CMAKE_CURRENT_LIST_DIR}/test_visit_error_context.cc)

@@ -154,6 +154,7 @@ TEST_CASE("Static type keys are pre-registered", "[runtime][type]") {
       {10, "ObjectRValueRef"},
       {11, "ffi.SmallStr"},
       {12, "ffi.SmallBytes"},
+      {13, "ffi.Unchanged"},
       {64, "ffi.Object"},
       {65, "ffi.String"},
       {66, "ffi.Bytes"},

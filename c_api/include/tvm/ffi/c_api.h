@@ -178,6 +178,12 @@ typedef enum {
   kTVMFFISmallStr = 11,
   /*! \brief Bytes of at most 7 bytes stored inline (small_str_len, v_bytes). */
   kTVMFFISmallBytes = 12,
+  /*!
+   * \brief Structural mutation's "keep the original" marker (no payload): a
+   *        mutation hook returns it instead of a replacement. Never a value of
+   *        its own; every other index, None included, is a valid replacement.
+   */
+  kTVMFFIUnchanged = 13,
   kTVMFFIStaticObjectBegin = 64,
   kTVMFFIObject = 64,
   kTVMFFIStr = 65,

@@ -93,6 +93,11 @@ class AnyView {
   void reset() noexcept { details::SetAnyNone(&data_); }
   void swap(AnyView& other) noexcept { std::swap(data_, other.data_); }
   int32_t type_index() const noexcept { return data_.type_index; }
+  /*! \return Whether both views hold the same type and the same bits (same object for objects). */
+  bool same_as(const AnyView& other) const noexcept {
+    return data_.type_index == other.data_.type_index &&
+           data_.zero_padding == other.data_.zero_padding && data_.v_int64 == other.data_.v_int64;
+  }
   /*! \return The readable type name ("int", "str", "ffi.Function", ...). */
   std::string GetTypeKey() const { return details::TypeIndexToTypeKey(data_.type_index); }
 
@@ -381,8 +386,24 @@ struct AnyUnsafe : public ObjectUnsafe {
     SetAnyNone(data);
     return any;
   }
-  /*! \brief Takes over the owned value of a cell passed by value (upstream's name). */
-  static Any MoveTVMFFIAnyRawToAny(TVMFFIAny data) noexcept { return MoveTVMFFIAnyToAny(&data); }
+  /*! \brief Take over an owned raw value passed by value (upstream's name). */
+  TVM_FFI_INLINE static Any MoveTVMFFIAnyRawToAny(TVMFFIAny raw) noexcept {
+    return MoveTVMFFIAnyToAny(&raw);
+  }
+  /*!
+   * \brief The object a view holds, as TObject*, unchecked: the caller knows
+   *        the view holds a TObject (type dispatch already matched it).
+   */
+  template <typename TObject = Object>
+  TVM_FFI_INLINE static TObject* RawObjectPtrFromAnyViewAfterCheck(const AnyView& view) noexcept {
+    // Through Object: a subclass with virtual functions starts before its Object base.
+    return static_cast<TObject*>(reinterpret_cast<Object*>(view.data_.v_obj));
+  }
+  /*! \brief As RawObjectPtrFromAnyViewAfterCheck, for an Any (still owned by it). */
+  template <typename TObject = Object>
+  TVM_FFI_INLINE static TObject* RawObjectPtrFromAnyAfterCheck(const Any& any) noexcept {
+    return static_cast<TObject*>(reinterpret_cast<Object*>(any.data_.v_obj));
+  }
   static const TVMFFIAny* TVMFFIAnyPtrFromAny(const Any& any) noexcept { return &any.data_; }
   static TVMFFIAny* MutableTVMFFIAnyPtrFromAny(Any* any) noexcept { return &any->data_; }
   static const TVMFFIAny* TVMFFIAnyPtrFromAnyView(const AnyView& view) noexcept {

@@ -22,6 +22,8 @@
 #include <tvm/ffi/error.h>
 
 #include <optional>
+#include <ostream>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -49,8 +51,29 @@ class Unexpected {
 template <typename E>
 Unexpected(E) -> Unexpected<E>;
 
+template <typename T>
+class Expected;
+
 namespace details {
 struct ExpectedUnsafe;
+
+template <typename T>
+inline constexpr bool is_expected_v = false;
+template <typename T>
+inline constexpr bool is_expected_v<Expected<T>> = true;
+template <typename T>
+inline constexpr bool is_unexpected_v = false;
+template <typename E>
+inline constexpr bool is_unexpected_v<Unexpected<E>> = true;
+
+/*! \brief An Expected<U> is an Expected<T> as is when a U is a T (an Error is both). */
+template <typename T, typename U>
+struct TypeSubsumes<Expected<T>, Expected<U>>
+    : std::bool_constant<!std::is_void_v<T> &&
+                         (std::is_void_v<U> ? std::is_same_v<T, Any> : TypeSubsumes<T, U>::value)> {
+};
+template <>
+struct TypeSubsumes<Expected<void>, Expected<void>> : std::true_type {};
 
 /*! \brief What Expected's error() throws when there is no error. */
 [[noreturn]] TVM_FFI_COLD_CODE inline void ThrowBadExpectedAccess() {
@@ -110,6 +133,28 @@ class Expected : public details::ExpectedStorage {
  public:
   Expected(T value) : ExpectedStorage(Any(std::move(value))) {}      // NOLINT(*)
   Expected(Error error) : ExpectedStorage(Any(std::move(error))) {}  // NOLINT(*)
+  /*!
+   * \brief A value implicitly convertible to T (one conversion, so that
+   *        `return x;` works where x converts to T). Errors, Unexpected and
+   *        other Expecteds take their own constructors.
+   */
+  template <typename U, typename = std::enable_if_t<!details::is_expected_v<std::decay_t<U>> &&
+                                                    !details::is_unexpected_v<std::decay_t<U>> &&
+                                                    !std::is_base_of_v<Error, std::decay_t<U>> &&
+                                                    !std::is_same_v<std::decay_t<U>, T> &&
+                                                    std::is_convertible_v<U, T>>>
+  Expected(U&& value)  // NOLINT(*)
+      : ExpectedStorage(Any(T(std::forward<U>(value)))) {}
+  /*!
+   * \brief From an Expected of another type: the storage is taken over as is
+   *        when a U is already a T (type_subsumes_v), else the value is
+   *        converted to T; an error stays the error.
+   */
+  template <typename U,
+            typename = std::enable_if_t<!std::is_same_v<U, T> && !std::is_void_v<U> &&
+                                        (type_subsumes_v<T, U> || std::is_convertible_v<U, T>)>>
+  Expected(Expected<U> other)  // NOLINT(*)
+      : ExpectedStorage(Convert(std::move(other))) {}
   template <typename E, typename = std::enable_if_t<std::is_base_of_v<Error, std::remove_cv_t<E>>>>
   Expected(Unexpected<E> unexpected)  // NOLINT(*)
       : ExpectedStorage(Any(Error(std::move(unexpected).error()))) {}
@@ -135,8 +180,49 @@ class Expected : public details::ExpectedStorage {
     return T(std::forward<U>(fallback));
   }
 
+  /*!
+   * \return This Expected as an Expected<U> when its value is stored as a U
+   *         (as Any::as<U>(), no conversion) or it holds an error; otherwise
+   *         a TypeError naming both types.
+   */
+  template <typename U, typename = std::enable_if_t<
+                            std::is_same_v<U, std::decay_t<U>> && !std::is_base_of_v<Error, U> &&
+                            (TypeTraits<U>::storage_enabled || std::is_same_v<U, Any>)>>
+  Expected<U> as_or_error() const& {
+    return Expected(*this).template as_or_error<U>();
+  }
+  template <typename U, typename = std::enable_if_t<
+                            std::is_same_v<U, std::decay_t<U>> && !std::is_base_of_v<Error, U> &&
+                            (TypeTraits<U>::storage_enabled || std::is_same_v<U, Any>)>>
+  Expected<U> as_or_error() && {
+    if (is_ok()) {
+      if constexpr (!std::is_same_v<U, Any>) {
+        if (!details::AnyUnsafe::CheckAnyStrict<U>(data_)) {
+          return Error("TypeError",
+                       "Cannot treat type `" + data_.GetTypeKey() + "` as type `" +
+                           TypeTraits<U>::TypeStr() + "`",
+                       "");
+        }
+      }
+    }
+    Expected<U> out;
+    out.data_ = std::move(data_);
+    return out;
+  }
+
  private:
   Expected() = default;
+  template <typename U>
+  static Any Convert(Expected<U>&& other) {
+    if constexpr (type_subsumes_v<T, U>) {
+      return std::move(other.data_);
+    } else {
+      if (other.is_err()) return Any(std::move(other).error());
+      return Any(T(std::move(other).value()));
+    }
+  }
+  template <typename>
+  friend class Expected;
   friend struct details::ExpectedUnsafe;
 };
 
@@ -177,6 +263,11 @@ struct ExpectedUnsafe {
   /*! \return The storage. */
   template <typename T>
   static const Any& GetData(const Expected<T>& result) noexcept {
+    return result.data_;
+  }
+  /*! \return The storage, to move from (the Expected must not be read after). */
+  template <typename T>
+  static Any& GetData(Expected<T>& result) noexcept {
     return result.data_;
   }
   /*! \return The held value read as T (storage assumed T-compatible); throws the held Error. */
@@ -241,6 +332,8 @@ struct TypeTraits<Expected<T>> : public TypeTraitsBase {
   static std::string TypeStr() {
     if constexpr (std::is_void_v<T>) {
       return "Expected<void>";
+    } else if constexpr (std::is_same_v<T, Any>) {
+      return "Expected<Any>";
     } else {
       return "Expected<" + TypeTraits<T>::TypeStr() + ">";
     }
@@ -257,6 +350,89 @@ struct TypeTraits<Expected<T>> : public TypeTraitsBase {
   }
 };
 
+namespace details {
+/*!
+ * \brief The error TVM_FFI_UNEXPECTED builds: stream the message in (any
+ *        ostream manipulator works), then it becomes an Unexpected<Error> or
+ *        an Expected<T> holding the error. Its backtrace is the one line of
+ *        the place that built it (no stack walk). Only a temporary converts,
+ *        so a builder cannot be used twice.
+ */
+class UnexpectedBuilder {
+ public:
+  UnexpectedBuilder(const char* kind, const char* file, int line, const char* function)
+      : kind_(kind), file_(file), line_(line), function_(function) {}
+
+  template <typename V>
+  UnexpectedBuilder&& operator<<(V&& value) && {
+    message_ << std::forward<V>(value);
+    return std::move(*this);
+  }
+  UnexpectedBuilder&& operator<<(std::ostream& (*manipulator)(std::ostream&)) && {
+    manipulator(message_);
+    return std::move(*this);
+  }
+
+  operator Unexpected<Error>() && {  // NOLINT(google-explicit-constructor)
+    std::string where = "  File \"" + std::string(file_) + "\", line " + std::to_string(line_) +
+                        ", in " + function_ + "\n";
+    return Unexpected(Error(kind_, message_.str(), where));
+  }
+  // Direct, as `return TVM_FFI_UNEXPECTED(...)` may not chain two conversions.
+  template <typename T>
+  operator Expected<T>() && {  // NOLINT(google-explicit-constructor)
+    return static_cast<Unexpected<Error>>(std::move(*this));
+  }
+
+ private:
+  const char* kind_;
+  const char* file_;
+  int line_;
+  const char* function_;
+  std::ostringstream message_;
+};
+}  // namespace details
+
 }  // namespace ffi
 }  // namespace tvm
+
+/*!
+ * \brief An error of ErrorKind as a value, for functions that return
+ *        Expected: `return TVM_FFI_UNEXPECTED(ValueError) << "bad " << n;`
+ */
+#define TVM_FFI_UNEXPECTED(ErrorKind) \
+  ::tvm::ffi::details::UnexpectedBuilder(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG)
+
+/*!
+ * \brief In a function returning Expected: return an ErrorKind error unless
+ *        cond holds; stream more of the message after it. A `while` (left at
+ *        once by its return), so that it is one statement and an `else`
+ *        after it stays with the caller's `if`.
+ */
+#define TVM_FFI_RET_CHECK(cond, ErrorKind) \
+  while (TVM_FFI_PREDICT_FALSE(!(cond)))   \
+  return TVM_FFI_UNEXPECTED(ErrorKind) << "Check failed: (" #cond ") is false: "
+
+#define TVM_FFI_RET_CHECK_BINARY_OP_(Name, Op, x, y, ErrorKind)                      \
+  while (auto tvm_ffi_ret_check_values_ = ::tvm::ffi::details::LogCheck##Name(x, y)) \
+  return TVM_FFI_UNEXPECTED(ErrorKind)                                               \
+         << "Check failed: " #x " " #Op " " #y << *tvm_ffi_ret_check_values_ << " : "
+
+/*! \brief TVM_FFI_RET_CHECK of x Op y; the message shows both values when printable. */
+#define TVM_FFI_RET_CHECK_EQ(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(_EQ, ==, x, y, ErrorKind)
+#define TVM_FFI_RET_CHECK_NE(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(_NE, !=, x, y, ErrorKind)
+#define TVM_FFI_RET_CHECK_LT(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(_LT, <, x, y, ErrorKind)
+#define TVM_FFI_RET_CHECK_LE(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(_LE, <=, x, y, ErrorKind)
+#define TVM_FFI_RET_CHECK_GT(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(_GT, >, x, y, ErrorKind)
+#define TVM_FFI_RET_CHECK_GE(x, y, ErrorKind) TVM_FFI_RET_CHECK_BINARY_OP_(_GE, >=, x, y, ErrorKind)
+
+/*! \brief The TVM_FFI_RET_CHECK forms for internal invariants (InternalError). */
+#define TVM_FFI_RET_ICHECK(cond) TVM_FFI_RET_CHECK(cond, InternalError)
+#define TVM_FFI_RET_ICHECK_EQ(x, y) TVM_FFI_RET_CHECK_EQ(x, y, InternalError)
+#define TVM_FFI_RET_ICHECK_NE(x, y) TVM_FFI_RET_CHECK_NE(x, y, InternalError)
+#define TVM_FFI_RET_ICHECK_LT(x, y) TVM_FFI_RET_CHECK_LT(x, y, InternalError)
+#define TVM_FFI_RET_ICHECK_LE(x, y) TVM_FFI_RET_CHECK_LE(x, y, InternalError)
+#define TVM_FFI_RET_ICHECK_GT(x, y) TVM_FFI_RET_CHECK_GT(x, y, InternalError)
+#define TVM_FFI_RET_ICHECK_GE(x, y) TVM_FFI_RET_CHECK_GE(x, y, InternalError)
+
 #endif  // TVM_FFI_EXPECTED_H_

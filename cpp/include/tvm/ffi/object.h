@@ -47,6 +47,7 @@ struct StaticTypeKey {
   static constexpr const char* kTVMFFIObjectRValueRef = "ObjectRValueRef";
   static constexpr const char* kTVMFFISmallStr = "ffi.SmallStr";
   static constexpr const char* kTVMFFISmallBytes = "ffi.SmallBytes";
+  static constexpr const char* kTVMFFIUnchanged = "ffi.Unchanged";
   static constexpr const char* kTVMFFIObject = "ffi.Object";
   static constexpr const char* kTVMFFIStr = "ffi.String";
   static constexpr const char* kTVMFFIBytes = "ffi.Bytes";
@@ -89,6 +90,7 @@ inline constexpr StaticTypeEntry kStaticTypes[] = {
     {TypeIndex::kTVMFFIObjectRValueRef, StaticTypeKey::kTVMFFIObjectRValueRef},
     {TypeIndex::kTVMFFISmallStr, StaticTypeKey::kTVMFFISmallStr},
     {TypeIndex::kTVMFFISmallBytes, StaticTypeKey::kTVMFFISmallBytes},
+    {TypeIndex::kTVMFFIUnchanged, StaticTypeKey::kTVMFFIUnchanged},
     {TypeIndex::kTVMFFIObject, StaticTypeKey::kTVMFFIObject},
     {TypeIndex::kTVMFFIStr, StaticTypeKey::kTVMFFIStr},
     {TypeIndex::kTVMFFIBytes, StaticTypeKey::kTVMFFIBytes},
