@@ -228,7 +228,6 @@ struct TypeTraits<UnchangedOr<T>> : public TypeTraitsBase {
   }
 };
 
-
 }  // namespace ffi
 }  // namespace tvm
 #endif  // TVM_FFI_EXTRA_UNCHANGED_OR_H_
