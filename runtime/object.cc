@@ -589,9 +589,13 @@ int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
   CheckByteArray(&info->name, api, "info->name");
   CheckByteArray(&info->doc, api, "info->doc");
   CheckByteArray(&info->metadata, api, "info->metadata");
-  if (info->offset < 0 || info->size < 0 || info->alignment < 0) {
-    Throw("ValueError", api, ": field `", ViewOf(&info->name), "` has offset ", info->offset,
-          ", size ", info->size, ", alignment ", info->alignment, "; none may be negative");
+  // The offset is from the Object header, which need not start the class: a
+  // class whose first base is not Object (one with a vtable, as in TileLang's
+  // compiler) has that base's members before it, at negative offsets.
+  // Upstream accepts those, and so do we; size and alignment cannot be negative.
+  if (info->size < 0 || info->alignment < 0) {
+    Throw("ValueError", api, ": field `", ViewOf(&info->name), "` has size ", info->size,
+          ", alignment ", info->alignment, "; neither may be negative");
   }
   TypeRegistry::Global()->RegisterField(type_index, info);
   TVM_FFI_SAFE_CALL_END();

@@ -1479,7 +1479,10 @@ def fallback_class(type_index: int) -> type | None:
     )
     cls.__tvm_ffi_type_info__ = info  # type: ignore[attr-defined]
     for f in info.fields or ():
-        setattr(cls, f.name, f.as_property(cls))
+        # A field named like an attribute every class has (TVM's DictAttrs
+        # reflects `__dict__`) cannot be a property of it: not set.
+        if not hasattr(vars(type).get(f.name), "__set__"):
+            setattr(cls, f.name, f.as_property(cls))
     for m in info.methods:
         setattr(cls, m.name, m.as_callable(cls))
     cls.__repr__ = object_repr  # type: ignore[assignment]

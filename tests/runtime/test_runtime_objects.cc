@@ -664,15 +664,34 @@ TEST_CASE("Type registration refuses malformed fields and conflicting keys",
     f.doc = TVMFFIByteArray{nullptr, 3};
     expect_refused(f, "info->doc");
     f = good;
-    f.offset = -8;
-    expect_refused(f, "offset -8");
-    f = good;
     f.size = -1;
     expect_refused(f, "size -1");
     f = good;
     f.alignment = -4;
     expect_refused(f, "alignment -4");
     REQUIRE(TVMFFITypeRegisterField(idx, &good) == 0);
+    // A member before the Object header (the class's first base is not
+    // Object) has a negative offset: accepted, as upstream does, and listed.
+    f = good;
+    f.name = BA("before_header");
+    f.offset = -64;
+    REQUIRE(TVMFFITypeRegisterField(idx, &f) == 0);
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(idx);
+    REQUIRE(info->num_fields == 2);
+    REQUIRE(info->fields[1].offset == -64);
+    // An object the runtime allocates itself (a Python-defined class's,
+    // total_size bytes from the header) has no room there: refused.
+    TVMFFIByteArray global = BA("ffi._PyClassRegisterTypeAttrColumns");
+    TVMFFIObjectHandle columns = nullptr;
+    REQUIRE(TVMFFIFunctionGetGlobal(&global, &columns) == 0);
+    REQUIRE(columns != nullptr);
+    TVMFFIAny args[2] = {Int(idx), Int(64)};
+    TVMFFIAny result = None();
+    REQUIRE(TVMFFIFunctionCall(columns, args, 2, &result) == -1);
+    TVMFFIObjectDecRef(columns);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "ValueError");
+    REQUIRE(e.message.find("offset -64") != std::string::npos);
   }
   SECTION("static index below -1") {
     TVMFFIByteArray k2 = BA("tvmffi.test.Defect12Static");

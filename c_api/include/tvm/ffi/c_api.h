@@ -585,6 +585,7 @@ typedef struct {
   int64_t flags;
   int64_t size;
   int64_t alignment;
+  /*! \brief Bytes from the TVMFFIObject header to the field; negative before it. */
   int64_t offset;
   TVMFFIFieldGetter getter;
   TVMFFIFieldSetter setter;
@@ -692,7 +693,9 @@ TVM_FFI_DLL const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index);
  * \brief Add a reflected field to a type. The info's strings are copied.
  * \return 0, or -1 (KeyError for an unknown type, ValueError for NULL, for a
  *         name/doc/metadata with NULL data and a size, and for a negative
- *         offset, size or alignment).
+ *         size or alignment). The offset is from the object's TVMFFIObject
+ *         header and may be negative: a class whose first base is not Object
+ *         has that base's members before the header (upstream accepts it).
  */
 TVM_FFI_DLL int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info);
 
