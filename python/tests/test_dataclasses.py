@@ -346,6 +346,36 @@ def test_enum_class_is_the_collection_of_its_entries() -> None:
     assert len(Empty) == 0 and list(Empty) == [] and bool(Empty)  # a class is true
 
 
+def test_enum_reads_the_entries_of_a_library_built_for_0_1_12() -> None:
+    # apache-tvm-ffi 0.1.12's C++ EnumDef set `__ffi_enum_entries__` (name ->
+    # entry), which 0.1.13 replaced by `__ffi_enum__`; TileLang 0.1.15's
+    # compiler still sets it. Its entries bind to the class's ClassVar aliases.
+    from tvmffi import _reflection as r
+    from tvmffi.dataclasses import Enum
+
+    key = _key("Legacy")
+
+    @py_class(key)
+    class Raw(r.fallback_class(r.type_key_to_index("ffi.Enum"))):  # type: ignore[misc]
+        pass
+
+    a, b = Raw(_int_index=0, _str_index="a"), Raw(_int_index=1, _str_index="b")
+    index = r.type_key_to_index(key)
+    r.register_type_attr(index, "__ffi_enum_entries__", tvmffi.Dict({"a": a, "b": b}))
+    assert r.type_attr(index, "__ffi_enum__") is None
+
+    class Legacy(Enum, type_key=key):
+        a: ClassVar[Legacy]
+        b: ClassVar[Legacy]
+
+    assert Legacy.a.same_as(a) and Legacy.b.same_as(b)
+    assert len(Legacy) == 2 and Legacy(1).same_as(b) and Legacy["a"].same_as(a)
+    with pytest.raises(RuntimeError, match="no enum at string index 'c'"):
+
+        class Missing(Enum, type_key=key):
+            c: ClassVar[Missing]
+
+
 def test_str_enum_subscript_takes_aliases_and_string_indices() -> None:
     from tvmffi.dataclasses import StrEnum
 
