@@ -346,6 +346,26 @@ def test_enum_class_is_the_collection_of_its_entries() -> None:
     assert len(Empty) == 0 and list(Empty) == [] and bool(Empty)  # a class is true
 
 
+def test_types_past_reserved_child_slots_get_classes() -> None:
+    # A type with child slots leaves a gap in the type table (the slots no
+    # subclass has taken); the types registered after it still get classes.
+    import ctypes
+
+    from tvmffi import _pyclass
+    from tvmffi import _reflection as r
+
+    def alloc(key: str, slots: int, parent: int, depth: int) -> int:
+        ba, _keep = r._bytearray(key)
+        return _pyclass._TypeGetOrAllocIndex(ctypes.byref(ba), -1, depth, slots, 1, parent)
+
+    base = alloc(_key("SlotsBase"), 16, r.K_OBJECT, 1)
+    after = alloc(_key("AfterSlots"), 0, r.K_OBJECT, 1)
+    assert after > base + 16
+    r.sync_type_table()
+    cls = r.TYPE_INDEX_TO_CLS.get(after)
+    assert cls is not None and cls.__tvm_ffi_type_info__.type_index == after
+
+
 def test_enum_reads_the_entries_of_a_library_built_for_0_1_12() -> None:
     # apache-tvm-ffi 0.1.12's C++ EnumDef set `__ffi_enum_entries__` (name ->
     # entry), which 0.1.13 replaced by `__ffi_enum__`; TileLang 0.1.15's

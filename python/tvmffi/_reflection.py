@@ -1516,7 +1516,10 @@ def _drop_fallbacks_below(type_index: int) -> None:
 def sync_type_table() -> None:
     """Generate classes for the types registered since the last call that have none."""
     with _lock:
-        index = _next_dyn_index[0]
+        # The table has gaps (child slots a type reserved and no subclass has
+        # taken yet): walk to the runtime's end, not to the first gap.
+        end = _core.get_global_func("ffi._TypeIndexEnd", True)
+        index = int(end()) if end is not None else _next_dyn_index[0]
         while _GetTypeInfo(index):
             index += 1
         _next_dyn_index[0] = index

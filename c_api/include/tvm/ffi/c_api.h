@@ -671,10 +671,15 @@ TVM_FFI_DLL int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* o
  * Registering the same key again with the same parent returns the same
  * index (parent -2: look up only). With static_type_index >= 0 that index is
  * used; with -1 a new index from kTVMFFIDynObjectBegin on is given out. The parent must be
- * registered already (or -1 for a root). num_child_slots / child_slots_can_overflow are accepted
- * for compatibility; indices are given out densely. \return The type index, or -1 with a raised
+ * registered already (or -1 for a root). A dynamic type reserves the
+ * num_child_slots indices after its own for its subclasses (upstream's headers
+ * decide IsInstance by that range without asking the runtime): a subclass
+ * gets an index inside its parent's range while there is room, else (when the
+ * parent's child_slots_can_overflow is set) one after every reserved range.
+ * \return The type index, or -1 with a raised
  * error (unknown parent, NULL key, depth that does not match the parent's depth + 1, a static index
- *         below -1, a key already registered with another parent or index).
+ *         below -1, a key already registered with another parent or index, a
+ *         parent whose child slots are used up and that cannot overflow).
  */
 TVM_FFI_DLL int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key,
                                               int32_t static_type_index, int32_t type_depth,
