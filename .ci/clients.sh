@@ -18,10 +18,12 @@
 #                   generators, nvcc flags and ninja build, with tvm_ffi.libinfo's
 #                   include paths, for sm_90a; each module loaded with
 #                   tvm_ffi.load_module. Needs nvcc: without it each module SKIPs.
-# Modules left out by default (CI time on 2 cores, see docs/clients.md): rope and
-# sampling (build and load pass; 318 s and 778 s of nvcc on the shared machine),
-# prefill attention (several minutes of nvcc each), the CUTLASS GEMMs (sm100+,
-# minutes each), MoE/communication modules.
+#                   Built in a venv of its own at a fixed path in the cache
+#                   (DIST's two wheels, reinstalled each run) and a fixed, emptied
+#                   workspace, through ccache (tests/clients/nvcc_ccache.sh): a
+#                   second run recompiles only what the headers changed.
+# Modules left out (CI time on 2 cores, see docs/clients.md): the CUTLASS GEMMs
+# (sm100+, minutes each), MoE/communication modules.
 # One line a check ("PASS ...", "FAIL ...", "SKIP ..."), then
 # "clients: N passed, N failed, N skipped"; exits non-zero on a failure.
 #
@@ -32,6 +34,7 @@
 # Env: TVMFFI_CLIENTS_CACHE  downloads and unpacked clients
 #                            (default ${TMPDIR:-/tmp}/tvmffi-clients-cache)
 #      TVMFFI_CLIENTS_MODULES  FlashInfer modules to build (default below)
+#      TVMFFI_CCACHE=0  nvcc without ccache (a cold run's true time)
 #      TVMFFI_JOBS  ninja's parallelism (default 2)
 #      TVMFFI_CLIENTS_RESOLVE=0  skip the resolver dry run (no registry)
 #      TVMFFI_CLIENTS_NVCC  nvcc to use (default: /usr/local/cuda/bin/nvcc, else PATH's);
@@ -45,7 +48,7 @@ py=${1:?usage: .ci/clients.sh PYTHON DIST}
 dist=${2:?usage: .ci/clients.sh PYTHON DIST}
 JOBS=${TVMFFI_JOBS:-2}
 cache=${TVMFFI_CLIENTS_CACHE:-${TMPDIR:-/tmp}/tvmffi-clients-cache}
-modules=${TVMFFI_CLIENTS_MODULES:-norm activation-silu activation-gelu_tanh page gemm-bf16-cublaslt decode}
+modules=${TVMFFI_CLIENTS_MODULES:-norm activation-silu activation-gelu_tanh page gemm-bf16-cublaslt decode rope sampling prefill-single prefill-batch}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tvmffi-clients.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$cache"
@@ -197,10 +200,35 @@ if [[ ! -f $fi_root/.unpacked ]]; then
 fi
 echo "flashinfer $fi_version with $NVCC ($("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')), sm_90a, ninja -j$JOBS"
 log=$work/flashinfer.log
+# Fixed paths (the venv, so tvm_ffi.libinfo's include path; the workspace, so
+# FlashInfer's generated sources) make ccache's direct mode hit across runs; the
+# workspace is emptied so ninja compiles every module (ccache answers for what
+# the headers did not change). TVMFFI_CCACHE=0: no launcher.
+fi_venv=$cache/flashinfer-venv fi_ws=$cache/flashinfer-ws
+launcher=
+if [[ ${TVMFFI_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null 2>&1; then
+  launcher=$repo/tests/clients/nvcc_ccache.sh
+fi
+rm -rf "$fi_ws"
+fi_py=
+if { [[ -x $fi_venv/bin/python ]] || /usr/bin/python3 -m venv --system-site-packages "$fi_venv"; } &&
+   "$fi_venv/bin/pip" install -q --no-deps --no-index --force-reinstall \
+     "$dist"/tvmffi-*.whl "$dist"/tvmffi_as_tvm_ffi-*.whl; then
+  fi_py=$fi_venv/bin/python
+else
+  for m in $modules; do count "FAIL flashinfer $m (installing DIST's wheels into $fi_venv)"; done
+  finish
+fi
 # shellcheck disable=SC2086  # the module list is meant to split
-CUDA_HOME=$(dirname "$(dirname "$NVCC")") FLASHINFER_WORKSPACE_BASE=$work/flashinfer \
+CUDA_HOME=$(dirname "$(dirname "$NVCC")") FLASHINFER_WORKSPACE_BASE=$fi_ws \
+  FLASHINFER_NVCC_LAUNCHER=$launcher FLASHINFER_CXX_LAUNCHER=${launcher:+ccache} \
+  CCACHE_STATSLOG=$work/ccache-stats.log \
   FLASHINFER_CUDA_ARCH_LIST=9.0 MAX_JOBS=$JOBS PYTHONPATH=$pydeps \
-  nice "$py" "$repo/tests/clients/flashinfer_jit.py" "$fi_root" $modules 2>&1 | tee "$log"
+  nice "$fi_py" "$repo/tests/clients/flashinfer_jit.py" "$fi_root" $modules 2>&1 | tee "$log"
+if [[ -n $launcher && -f $work/ccache-stats.log ]]; then  # this phase's compiles only
+  CCACHE_STATSLOG=$work/ccache-stats.log ccache --show-log-stats 2>/dev/null |
+    grep -E '^ *(Hits|Misses):' | sed 's/^ */flashinfer: ccache /'
+fi
 n=0 seen=0
 for m in $modules; do n=$((n + 1)); done
 while IFS= read -r line; do  # the driver's lines, already shown: tally them
@@ -210,7 +238,7 @@ done < <(grep -E '^(PASS|FAIL|SKIP) flashinfer ' "$log")
 [[ $seen -eq $n ]] || count "FAIL: flashinfer driver: $seen of $n module lines"
 if [[ -n ${TVMFFI_CLIENTS_OUT:-} ]]; then
   mkdir -p "$TVMFFI_CLIENTS_OUT" &&
-    find "$work/flashinfer" -path '*/cached_ops/*' -name '*.so' -exec cp {} "$TVMFFI_CLIENTS_OUT/" \; &&
+    find "$fi_ws" -path '*/cached_ops/*' -name '*.so' -exec cp {} "$TVMFFI_CLIENTS_OUT/" \; &&
     echo "clients: modules copied to $TVMFFI_CLIENTS_OUT: $(cd "$TVMFFI_CLIENTS_OUT" && echo ./*.so)"
 fi
 finish

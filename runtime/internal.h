@@ -162,6 +162,9 @@ std::string TypeIndexToKey(int32_t type_index);
 
 // Every registered type key, in type-index order.
 std::vector<std::string> RegisteredTypeKeys();
+// One past the highest dynamic type index given out (ffi._TypeIndexEnd): the
+// table has gaps, the child slots reserved and not yet taken.
+int32_t TypeIndexEnd();
 
 /*!
  * \brief True when v is tagged `type_index` and really holds a (non-NULL) object

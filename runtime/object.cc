@@ -87,6 +87,11 @@ struct TypeEntry {
   std::vector<const TVMFFITypeInfo*> ancestors;
   std::vector<TVMFFIFieldInfo> fields;
   std::vector<TVMFFIMethodInfo> methods;
+  // The block of indices [index, index + slots) this type reserved for itself
+  // and its subclasses; `used` of them are taken (itself first).
+  int32_t slots = 1;
+  int32_t used = 1;
+  bool can_overflow = true;
 };
 
 struct AttrColumn {
@@ -142,8 +147,8 @@ class TypeRegistry {
     return index;
   }
 
-  int32_t GetOrAlloc(std::string_view key, int32_t static_index, int32_t depth,
-                     int32_t parent_index) {
+  int32_t GetOrAlloc(std::string_view key, int32_t static_index, int32_t depth, int32_t child_slots,
+                     bool can_overflow, int32_t parent_index) {
     if (static_index < -1) {
       Throw("ValueError", "TVMFFITypeGetOrAllocIndex: static type index ", static_index,
             " of type `", key, "` is invalid (>= 0, or -1 for a dynamic index)");
@@ -183,6 +188,12 @@ class TypeRegistry {
             " for type `", key, "`");
     }
 
+    // A dynamic type takes a block of 1 + child_slots indices: inside its
+    // parent's reserved block while that has room, else at the end of the
+    // table. Upstream's headers (compiled into every client) decide
+    // IsInstance<Parent> by "index in [parent, parent + slots]" without asking
+    // the runtime, so no other type may ever get an index in that range.
+    const int32_t want = 1 + (child_slots > 0 ? child_slots : 0);
     int32_t index;
     if (static_index >= 0) {
       if (static_index >= kMaxTypes) {
@@ -194,14 +205,30 @@ class TypeRegistry {
               " requested by `", key, "` is already used by `", other->key, "`");
       }
       index = static_index;
+    } else if (parent != nullptr && parent->slots - parent->used >= want) {
+      index = parent->info.type_index + parent->used;
+      parent->used += want;
     } else {
-      while (next_dynamic_ < kMaxTypes && Get(next_dynamic_) != nullptr) ++next_dynamic_;
-      if (next_dynamic_ >= kMaxTypes) Throw("RuntimeError", "Too many types registered");
-      index = next_dynamic_++;
+      if (parent != nullptr && !parent->can_overflow) {
+        Throw("ValueError", "TVMFFITypeGetOrAllocIndex: type `", key, "` needs ", want,
+              " type indices but its parent `", parent->key, "` has ", parent->slots - parent->used,
+              " of its reserved child slots left and cannot overflow");
+      }
+      int32_t start = next_dynamic_;
+      for (int32_t i = start; i < start + want && start < kMaxTypes; ++i) {
+        if (i >= kMaxTypes || Get(i) != nullptr) start = i + 1;  // a static index inside
+      }
+      if (start > kMaxTypes - want) Throw("RuntimeError", "Too many types registered");
+      index = start;
+      next_dynamic_ = start + want;
     }
 
     auto entry = std::make_unique<TypeEntry>();
     entry->key.assign(key.data(), key.size());
+    if (static_index < 0) {
+      entry->slots = want;
+      entry->can_overflow = can_overflow;
+    }
     if (parent != nullptr) {
       entry->ancestors.assign(parent->ancestors.begin(), parent->ancestors.end());
       entry->ancestors.push_back(&parent->info);
@@ -317,6 +344,11 @@ class TypeRegistry {
     return &it->second->column;
   }
 
+  int32_t IndexEnd() {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    return next_dynamic_;
+  }
+
   // Every registered key, by type index (ffi.GetRegisteredTypeKeys).
   std::vector<std::pair<int32_t, std::string>> Keys() {
     std::shared_lock<std::shared_mutex> lock(mutex_);
@@ -336,7 +368,7 @@ class TypeRegistry {
     for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
     for (const auto& t : ::tvm::ffi::details::kStaticTypes) {
       bool root = t.index < kTVMFFIStaticObjectBegin || t.index == kTVMFFIObject;
-      GetOrAlloc(t.key, t.index, root ? 0 : 1, root ? -1 : kTVMFFIObject);
+      GetOrAlloc(t.key, t.index, root ? 0 : 1, 0, true, root ? -1 : kTVMFFIObject);
     }
     // AnyHash / AnyEqual (any.h) look these up once and keep the pointer.
     for (const char* name : {"__any_hash__", "__any_equal__"}) {
@@ -423,6 +455,10 @@ bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index) {
   const TypeEntry* self = reg->Get(obj->type_index);
   if (target == nullptr || self == nullptr) return false;
   return ::tvm::ffi::details::TypeInfoIsSubtype(&self->info, type_index, target->info.type_depth);
+}
+
+int32_t TypeIndexEnd() {
+  return TypeRegistry::Global()->IndexEnd();
 }
 
 std::vector<std::string> RegisteredTypeKeys() {
@@ -564,11 +600,10 @@ int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* out_tindex) {
 int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key, int32_t static_type_index,
                                   int32_t type_depth, int32_t num_child_slots,
                                   int32_t child_slots_can_overflow, int32_t parent_type_index) {
-  (void)num_child_slots;  // indices are dense; slots are not reserved
-  (void)child_slots_can_overflow;
   try {
     CheckByteArray(type_key, "TVMFFITypeGetOrAllocIndex", "type_key");
     return TypeRegistry::Global()->GetOrAlloc(ViewOf(type_key), static_type_index, type_depth,
+                                              num_child_slots, child_slots_can_overflow != 0,
                                               parent_type_index);
   } catch (...) {
     ::tvm::ffi::details::RethrowIfForcedUnwind();
@@ -589,9 +624,13 @@ int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info) {
   CheckByteArray(&info->name, api, "info->name");
   CheckByteArray(&info->doc, api, "info->doc");
   CheckByteArray(&info->metadata, api, "info->metadata");
-  if (info->offset < 0 || info->size < 0 || info->alignment < 0) {
-    Throw("ValueError", api, ": field `", ViewOf(&info->name), "` has offset ", info->offset,
-          ", size ", info->size, ", alignment ", info->alignment, "; none may be negative");
+  // The offset is from the Object header, which need not start the class: a
+  // class whose first base is not Object (one with a vtable, as in TileLang's
+  // compiler) has that base's members before it, at negative offsets.
+  // Upstream accepts those, and so do we; size and alignment cannot be negative.
+  if (info->size < 0 || info->alignment < 0) {
+    Throw("ValueError", api, ": field `", ViewOf(&info->name), "` has size ", info->size,
+          ", alignment ", info->alignment, "; neither may be negative");
   }
   TypeRegistry::Global()->RegisterField(type_index, info);
   TVM_FFI_SAFE_CALL_END();

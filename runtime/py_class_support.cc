@@ -313,6 +313,17 @@ void PyClassRegisterTypeAttrColumns(int32_t type_index, int64_t total_size) {
     TVM_FFI_THROW(ValueError) << "ffi._PyClassRegisterTypeAttrColumns: total size " << total_size
                               << " is smaller than an object header";
   }
+  // These objects are allocated here, total_size bytes from the header: every
+  // field, inherited ones too, must lie inside (a C++ parent may have fields
+  // before its header, at negative offsets, which such an object lacks).
+  ForEachField(type_index, [&](int64_t offset, Storage, int64_t size) {
+    if (offset < static_cast<int64_t>(sizeof(TVMFFIObject)) || size > total_size - offset) {
+      TVM_FFI_THROW(ValueError) << "ffi._PyClassRegisterTypeAttrColumns: type "
+                                << details::TypeIndexToTypeKey(type_index)
+                                << " has a field at offset " << offset << " of size " << size
+                                << ", outside the object's " << total_size << " bytes";
+    }
+  });
   if (!HasTypeAttr(type_index, "__ffi_new__")) {
     reflection::details::RegisterTypeAttr(
         type_index, "__ffi_new__",

@@ -2,6 +2,8 @@
  * Built-in globals that apache/tvm-ffi 0.1.15 registers and that the rest of
  * the runtime had no home for (issue #39; the module ones are in module.cc):
  *   ffi.GetRegisteredTypeKeys() -> Array<str>: every type key, by type index
+ *   ffi._TypeIndexEnd() -> int: one past the highest dynamic type index given
+ *       out (tvmffi's own; the table has gaps: reserved child slots)
  *   ffi.GetInvalidObject() -> the sentinel ffi.MapGetItemOrMissing returns
  *   ffi.ListReserve(list, capacity)                   (capacity >= 0)
  *   ffi.ContainerFindFirstNonCPUDevice(value) -> Device: the device of the
@@ -136,6 +138,7 @@ void MakeObjectFromPackedArgs(PackedArgs args, Any* ret) {
              return dev;
            })
       .def_packed("ffi.MakeObjectFromPackedArgs", MakeObjectFromPackedArgs)
+      .def("ffi._TypeIndexEnd", []() -> int64_t { return tvmffi::rt::TypeIndexEnd(); })
       .def("ffi.GetRegisteredTypeKeys", []() -> Array<String> {
         Array<String> out;
         for (const std::string& key : tvmffi::rt::RegisteredTypeKeys()) out.push_back(String(key));

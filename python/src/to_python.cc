@@ -150,7 +150,15 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw) {
       return PyBytes_FromStringAndSize(a->v_bytes, static_cast<Py_ssize_t>(a->small_str_len));
     case kTVMFFIDataType: {
       TVMFFIAny s;
-      if (TVMFFIDataTypeToString(&a->v_dtype, &s) != 0) {
+      const DLDataType& t = a->v_dtype;
+      if (t.code == kDLOpaqueHandle && t.bits == 0 && t.lanes == 0) {
+        // The void type prints as "" (upstream's spelling), which no dtype
+        // parses (issue #25): it comes to Python by its name, "void".
+        s.type_index = kTVMFFISmallStr;
+        s.zero_padding = 0;
+        s.small_str_len = 4;
+        std::memcpy(s.v_bytes, "void", 4);
+      } else if (TVMFFIDataTypeToString(&a->v_dtype, &s) != 0) {
         SetPyErrorFromFFI();
         return nullptr;
       }

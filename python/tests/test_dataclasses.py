@@ -346,6 +346,56 @@ def test_enum_class_is_the_collection_of_its_entries() -> None:
     assert len(Empty) == 0 and list(Empty) == [] and bool(Empty)  # a class is true
 
 
+def test_types_past_reserved_child_slots_get_classes() -> None:
+    # A type with child slots leaves a gap in the type table (the slots no
+    # subclass has taken); the types registered after it still get classes.
+    import ctypes
+
+    from tvmffi import _pyclass
+    from tvmffi import _reflection as r
+
+    def alloc(key: str, slots: int, parent: int, depth: int) -> int:
+        ba, _keep = r._bytearray(key)
+        return _pyclass._TypeGetOrAllocIndex(ctypes.byref(ba), -1, depth, slots, 1, parent)
+
+    base = alloc(_key("SlotsBase"), 16, r.K_OBJECT, 1)
+    after = alloc(_key("AfterSlots"), 0, r.K_OBJECT, 1)
+    assert after > base + 16
+    r.sync_type_table()
+    cls = r.TYPE_INDEX_TO_CLS.get(after)
+    assert cls is not None and cls.__tvm_ffi_type_info__.type_index == after
+
+
+def test_enum_reads_the_entries_of_a_library_built_for_0_1_12() -> None:
+    # apache-tvm-ffi 0.1.12's C++ EnumDef set `__ffi_enum_entries__` (name ->
+    # entry), which 0.1.13 replaced by `__ffi_enum__`; TileLang 0.1.15's
+    # compiler still sets it. Its entries bind to the class's ClassVar aliases.
+    from tvmffi import _reflection as r
+    from tvmffi.dataclasses import Enum
+
+    key = _key("Legacy")
+
+    @py_class(key)
+    class Raw(r.fallback_class(r.type_key_to_index("ffi.Enum"))):  # type: ignore[misc]
+        pass
+
+    a, b = Raw(_int_index=0, _str_index="a"), Raw(_int_index=1, _str_index="b")
+    index = r.type_key_to_index(key)
+    r.register_type_attr(index, "__ffi_enum_entries__", tvmffi.Dict({"a": a, "b": b}))
+    assert r.type_attr(index, "__ffi_enum__") is None
+
+    class Legacy(Enum, type_key=key):
+        a: ClassVar[Legacy]
+        b: ClassVar[Legacy]
+
+    assert Legacy.a.same_as(a) and Legacy.b.same_as(b)
+    assert len(Legacy) == 2 and Legacy(1).same_as(b) and Legacy["a"].same_as(a)
+    with pytest.raises(RuntimeError, match="no enum at string index 'c'"):
+
+        class Missing(Enum, type_key=key):
+            c: ClassVar[Missing]
+
+
 def test_str_enum_subscript_takes_aliases_and_string_indices() -> None:
     from tvmffi.dataclasses import StrEnum
 

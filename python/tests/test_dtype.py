@@ -30,6 +30,20 @@ def test_bad_dtype() -> None:
         tvmffi.dtype("floaty")
 
 
+def test_void_dtype_comes_back_as_void() -> None:
+    # The void type prints as "" (upstream's spelling), which no dtype parses
+    # (issue #25); a void value from C++ (TVM's DataType::Void() as a field
+    # default, in TileLang's compiler) comes to Python as dtype("void").
+    seen = []
+    echo = tvmffi.Function(lambda x: seen.append(x) or x)
+    back = echo(tvmffi.dtype("void"))
+    assert back == "void" and isinstance(back, tvmffi.dtype)
+    assert seen == ["void"] and isinstance(seen[0], tvmffi.dtype)
+    assert (back.type_code, back.bits, back.lanes) == (3, 0, 0)
+    with pytest.raises(ValueError):
+        tvmffi.dtype("")
+
+
 def test_device_values() -> None:
     d = tvmffi.device("cuda:1")
     assert d.type == "cuda" and d.index == 1

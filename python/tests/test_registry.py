@@ -73,6 +73,19 @@ def test_register_rejects_non_callable(name: str) -> None:
         tvmffi.register_global_func(42, lambda: 0)  # type: ignore[arg-type]
 
 
+def test_register_bare_decorator_takes_the_function_name() -> None:
+    # Upstream's form, used by TVM's contrib/nvcc.py: the name is f.__name__.
+    def tvmffi_test_bare_registered(x: int) -> int:
+        return x * 3
+
+    try:
+        registered = tvmffi.register_global_func(tvmffi_test_bare_registered)
+        assert isinstance(registered, tvmffi.Function)
+        assert tvmffi.get_global_func("tvmffi_test_bare_registered")(2) == 6
+    finally:
+        tvmffi.remove_global_func("tvmffi_test_bare_registered")
+
+
 def test_remove(name: str) -> None:
     tvmffi.register_global_func(name, lambda: 0)
     tvmffi.remove_global_func(name)

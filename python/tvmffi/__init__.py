@@ -81,7 +81,7 @@ from . import core, cpp, dataclasses
 from . import _type_schema
 from ._registry_ext import get_global_func_metadata, get_registered_type_keys
 from .dataclasses.py_class import method
-from .core import convert_func
+from .core import ObjectConvertible, convert_func
 
 
 def device(spec: str | int | Device, index: int | None = None) -> Device:
@@ -142,6 +142,7 @@ __all__ = [
     "Map",
     "Module",
     "Object",
+    "ObjectConvertible",
     "Shape",
     "StreamContext",
     "StructuralKey",

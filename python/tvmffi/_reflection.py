@@ -148,7 +148,10 @@ def fallback_class(type_index: int) -> type | None:
     )
     cls.__tvm_ffi_type_info__ = info  # type: ignore[attr-defined]
     for f in info.fields or ():
-        setattr(cls, f.name, f.as_property(cls))
+        # A field named like an attribute every class has (TVM's DictAttrs
+        # reflects `__dict__`) cannot be a property of it: not set.
+        if not hasattr(vars(type).get(f.name), "__set__"):
+            setattr(cls, f.name, f.as_property(cls))
     for m in info.methods:
         setattr(cls, m.name, m.as_callable(cls))
     cls.__repr__ = object_repr  # type: ignore[assignment]
@@ -160,7 +163,10 @@ def fallback_class(type_index: int) -> type | None:
 def sync_type_table() -> None:
     """Generate classes for the types registered since the last call that have none."""
     with _lock:
-        index = _next_dyn_index[0]
+        # The table has gaps (child slots a type reserved and no subclass has
+        # taken yet): walk to the runtime's end, not to the first gap.
+        end = _core.get_global_func("ffi._TypeIndexEnd", True)
+        index = int(end()) if end is not None else _next_dyn_index[0]
         while _core._type_key_of(index) is not None:
             index += 1
         _next_dyn_index[0] = index

@@ -679,10 +679,15 @@ def register_by_index(type_index: int, cls: type) -> TypeInfo:
 
 def registered_type_keys() -> list[str]:
     """The keys of all registered types (a scan of the type table)."""
+    # Indices have gaps (child slots reserved for subclasses): scan to the
+    # runtime's end of the table, or, on a runtime without ffi._TypeIndexEnd,
+    # until 512 free indices in a row.
+    end_fn = _core.get_global_func("ffi._TypeIndexEnd", True)
+    end = int(end_fn()) if end_fn is not None else None
     keys = []
     misses = 0
     index = 0
-    while misses < 512:
+    while (index < end) if end is not None else (misses < 512):
         key = _core._type_key_of(index)
         if key is not None:
             keys.append(key)

@@ -185,15 +185,22 @@ def register_global_func(
 ) -> Callable[[Callable[..., Any]], Function]: ...
 
 
+@overload
+def register_global_func(name: Callable[..., Any]) -> Function: ...
+
+
 def register_global_func(
-    name: str, f: Callable[..., Any] | None = None, override: bool = False
+    name: str | Callable[..., Any], f: Callable[..., Any] | None = None, override: bool = False
 ) -> Function | Callable[[Callable[..., Any]], Function]:
     """Register ``f`` (a Python callable or a Function) as the global function ``name``.
 
-    Without ``f`` it is a decorator: ``@register_global_func("my.add")``.
-    Returns the registered Function. ValueError (from the runtime) when the
-    name is taken and ``override`` is False.
+    Without ``f`` it is a decorator: ``@register_global_func("my.add")``; used
+    bare (``@register_global_func`` on ``def my_func``), as upstream allows,
+    the function's ``__name__`` is the name. Returns the registered Function.
+    ValueError (from the runtime) when the name is taken and ``override`` is False.
     """
+    if f is None and callable(name) and isinstance(getattr(name, "__name__", None), str):
+        f, name = name, name.__name__
     if not isinstance(name, str):
         raise TypeError(f"register_global_func: name must be a str, got {type(name).__name__}")
 

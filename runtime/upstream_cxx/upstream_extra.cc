@@ -145,6 +145,23 @@ TVMFFI_UPSTREAM_CXX_API String Stringify(const json::Value& value, const Optiona
   return details::JsonStringify(value, ours);
 }
 
+// apache-tvm-ffi 0.1.12 took the indent by value: an Optional<int> that holds
+// a std::optional<int> and has a user-written copy constructor, so (Itanium
+// C++ ABI) the caller passes the address of its copy. TileLang 0.1.15's
+// compiler, built against 0.1.12, calls this one.
+struct OptionalIntV012 {
+  int value;
+  bool engaged;
+};
+TVMFFI_UPSTREAM_CXX_API String
+StringifyIndentByValue(const json::Value& value, const OptionalIntV012* indent) __asm__(
+    "_ZN3tvm3ffi4json9StringifyERKNS0_3AnyENS0_8OptionalIivEE");
+String StringifyIndentByValue(const json::Value& value, const OptionalIntV012* indent) {
+  Optional<int> ours;
+  if (indent != nullptr && indent->engaged) ours = indent->value;
+  return details::JsonStringify(value, ours);
+}
+
 }  // namespace json
 
 TVMFFI_UPSTREAM_CXX_API json::Value ToJSONGraph(const Any& value, const Any& metadata) {

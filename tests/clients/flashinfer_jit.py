@@ -93,6 +93,39 @@ def _spec(name: str):
             False,
             False,
         ),
+        # Prefill attention, FlashAttention-2 backend (sm80+, runs on sm90),
+        # fp16 q/kv/out, head dim 128, no RoPE in the kernel, no sliding
+        # window, no logits soft cap, fp32 QK reduction: single-request, and
+        # batched over a ragged and a paged KV cache (int32 indices).
+        "prefill-single": lambda: gen(
+            "flashinfer.jit.attention.modules",
+            "gen_single_prefill_module",
+            "fa2",
+            torch.float16,
+            torch.float16,
+            torch.float16,
+            128,
+            128,
+            0,
+            False,
+            False,
+            False,
+        ),
+        "prefill-batch": lambda: gen(
+            "flashinfer.jit.attention.modules",
+            "gen_batch_prefill_module",
+            "fa2",
+            torch.float16,
+            torch.float16,
+            torch.float16,
+            torch.int32,
+            128,
+            128,
+            0,
+            False,
+            False,
+            False,
+        ),
     }
     return table[name]()
 

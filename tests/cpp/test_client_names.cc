@@ -1,6 +1,8 @@
 // Upstream names that kernel libraries built on TVM-FFI (FlashInfer, sgl-kernel,
 // ...) use and that .ci/clients.sh found missing by compiling them: each is
-// checked here for upstream's behaviour.
+// checked here for upstream's behaviour. Only the headers such a library
+// includes: Array comes with container/tensor.h, as upstream's does.
+#include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 
 #include "api_test_util.h"
@@ -97,6 +99,17 @@ TEST_CASE("a message argument that throws and logs leaves the outer error intact
   });
   CHECK_THAT(logged, ContainsSubstring("IndexError: inner\n"));
   CHECK_THAT(logged, EndsWith("RuntimeError: outer 5\n"));
+}
+
+// FlashInfer's batch prefill binding returns Array<int64_t> (its plan) having
+// included only container/tensor.h and function.h; upstream's shape.h
+// includes container/array.h.
+TEST_CASE("Array comes with container/tensor.h", "[client_names]") {
+  tvm::ffi::Array<int64_t> plan{3, 1, 4};
+  CHECK(plan.size() == 3);
+  CHECK(plan[2] == 4);
+  tvm::ffi::Any held = plan;
+  CHECK(held.cast<tvm::ffi::Array<int64_t>>().same_as(plan));
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 // Behaviour aligned with upstream (issue #13's list of differences): devices
 // and data types from text, uint64 overflow, std::string from bytes, nested
-// Optional collapse, packed sub-byte sizes, the global-names functor.
+// Optional collapse, packed sub-byte sizes, the global-names functor; a
+// reflected member before the Object header (TileLang's compiler has one).
 // (InitOnce is in test_runtime_functions.cc, strided views in test_tensor.cc.)
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/dtype.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/memory.h>
 #include <tvm/ffi/optional.h>
+#include <tvm/ffi/reflection/accessor.h>
 #include <tvm/ffi/reflection/registry.h>
 
 #include "api_test_util.h"
@@ -196,6 +199,54 @@ TEST_CASE("ffi.FunctionListGlobalNamesFunctor as upstream's Python uses it",
   CHECK(ErrorOf([&] { (void)functor(n); }).kind() == "IndexError");
   std::vector<String> listed = Function::ListGlobalNames();
   CHECK(static_cast<int64_t>(listed.size()) >= n);
+}
+
+// A class whose first base is not Object: that base (here with a vtable)
+// comes first, so its members lie before the Object header and are reflected
+// at a negative offset from it, as upstream's registry computes and accepts.
+struct LeadingBuilder {
+  virtual ~LeadingBuilder() = default;
+  int64_t depth = 0;
+};
+
+class LeadingBaseObj : public LeadingBuilder, public Object {
+ public:
+  int64_t count = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test_upstream_behaviour.LeadingBase", LeadingBaseObj, Object);
+};
+
+TVM_FFI_STATIC_INIT_BLOCK() {
+  reflection::ObjectDef<LeadingBaseObj>()
+      .def_ro("depth", &LeadingBaseObj::depth)
+      .def_ro("count", &LeadingBaseObj::count);
+}
+
+TEST_CASE("a member before the Object header is reflected at a negative offset",
+          "[upstream_behaviour]") {
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(LeadingBaseObj::RuntimeTypeIndex());
+  REQUIRE(info != nullptr);
+  REQUIRE(info->num_fields == 2);
+  const TVMFFIFieldInfo& depth = info->fields[0];
+  const TVMFFIFieldInfo& count = info->fields[1];
+  CHECK(depth.offset < 0);
+  CHECK(count.offset > 0);
+  auto obj = make_object<LeadingBaseObj>();
+  obj->depth = 41;
+  obj->count = 7;
+  // The getters read each member at header + offset, on both sides of it.
+  char* header = reinterpret_cast<char*>(static_cast<Object*>(obj.get()));
+  for (auto [field, want] : {std::pair{&depth, 41}, std::pair{&count, 7}}) {
+    TVMFFIAny out{};
+    REQUIRE(field->getter(header + field->offset, &out) == 0);
+    CHECK(out.type_index == kTVMFFIInt);
+    CHECK(out.v_int64 == want);
+  }
+  CHECK(header + depth.offset == reinterpret_cast<char*>(&obj->depth));
+  // reflection::FieldGetter, by name and by field, on the ObjectRef.
+  ObjectRef ref(obj);
+  reflection::FieldGetter get_depth("test_upstream_behaviour.LeadingBase", "depth");
+  CHECK(get_depth(ref).cast<int64_t>() == 41);
+  CHECK(reflection::FieldGetter(&count)(ref).cast<int64_t>() == 7);
 }
 
 }  // namespace

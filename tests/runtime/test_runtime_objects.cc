@@ -639,6 +639,42 @@ TEST_CASE("Custom data types go through the dtype.* global hooks", "[runtime][dt
 // Silent accepts, decided (RELIABILITY.md, defect 12)
 // ---------------------------------------------------------------------------
 
+// Upstream's headers, compiled into every client (TVM, TileLang, ...), decide
+// IsInstance<T> for a T with child slots by "index in [T, T + slots]" alone: a
+// type outside T's subtree must never get an index in that range (TileLang's
+// compiler dispatched an ir.Span as an expression when it did).
+TEST_CASE("A type's child slots are reserved for its subclasses", "[runtime][object]") {
+  auto alloc = [](const char* key, int32_t slots, int32_t overflow, int32_t parent, int32_t depth) {
+    TVMFFIByteArray k = BA(key);
+    return TVMFFITypeGetOrAllocIndex(&k, -1, depth, slots, overflow, parent);
+  };
+  int32_t base = alloc("tvmffi.test.slots.Base", 3, 1, kTVMFFIObject, 1);
+  REQUIRE(base >= kTVMFFIDynObjectBegin);
+  // Registered after Base, outside its subtree: past Base's range.
+  int32_t other = alloc("tvmffi.test.slots.Other", 0, 1, kTVMFFIObject, 1);
+  CHECK(other > base + 3);
+  // Base's subclasses fill its range, a child with slots of its own taking a block.
+  int32_t a = alloc("tvmffi.test.slots.A", 1, 1, base, 2);
+  int32_t a1 = alloc("tvmffi.test.slots.A1", 0, 1, a, 3);
+  int32_t b = alloc("tvmffi.test.slots.B", 0, 1, base, 2);
+  CHECK(a == base + 1);
+  CHECK(a1 == a + 1);
+  CHECK(b == base + 3);
+  // Full: the next subclass overflows past every reserved range.
+  int32_t c = alloc("tvmffi.test.slots.C", 0, 1, base, 2);
+  CHECK(c > other);
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(c);
+  REQUIRE(info != nullptr);
+  CHECK(info->type_ancestors[1]->type_index == base);
+  // A parent that cannot overflow refuses a subclass beyond its slots.
+  int32_t closed = alloc("tvmffi.test.slots.Closed", 1, 0, kTVMFFIObject, 1);
+  CHECK(alloc("tvmffi.test.slots.Closed1", 0, 1, closed, 2) == closed + 1);
+  CHECK(alloc("tvmffi.test.slots.Closed2", 0, 1, closed, 2) == -1);
+  RaisedError e = TakeRaised();
+  CHECK(e.kind == "ValueError");
+  CHECK(e.message.find("tvmffi.test.slots.Closed") != std::string::npos);
+}
+
 TEST_CASE("Type registration refuses malformed fields and conflicting keys",
           "[runtime][object][regression]") {
   TVMFFIByteArray key = BA("tvmffi.test.Defect12");
@@ -665,15 +701,34 @@ TEST_CASE("Type registration refuses malformed fields and conflicting keys",
     f.doc = TVMFFIByteArray{nullptr, 3};
     expect_refused(f, "info->doc");
     f = good;
-    f.offset = -8;
-    expect_refused(f, "offset -8");
-    f = good;
     f.size = -1;
     expect_refused(f, "size -1");
     f = good;
     f.alignment = -4;
     expect_refused(f, "alignment -4");
     REQUIRE(TVMFFITypeRegisterField(idx, &good) == 0);
+    // A member before the Object header (the class's first base is not
+    // Object) has a negative offset: accepted, as upstream does, and listed.
+    f = good;
+    f.name = BA("before_header");
+    f.offset = -64;
+    REQUIRE(TVMFFITypeRegisterField(idx, &f) == 0);
+    const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(idx);
+    REQUIRE(info->num_fields == 2);
+    REQUIRE(info->fields[1].offset == -64);
+    // An object the runtime allocates itself (a Python-defined class's,
+    // total_size bytes from the header) has no room there: refused.
+    TVMFFIByteArray global = BA("ffi._PyClassRegisterTypeAttrColumns");
+    TVMFFIObjectHandle columns = nullptr;
+    REQUIRE(TVMFFIFunctionGetGlobal(&global, &columns) == 0);
+    REQUIRE(columns != nullptr);
+    TVMFFIAny args[2] = {Int(idx), Int(64)};
+    TVMFFIAny result = None();
+    REQUIRE(TVMFFIFunctionCall(columns, args, 2, &result) == -1);
+    TVMFFIObjectDecRef(columns);
+    RaisedError e = TakeRaised();
+    REQUIRE(e.kind == "ValueError");
+    REQUIRE(e.message.find("offset -64") != std::string::npos);
   }
   SECTION("static index below -1") {
     TVMFFIByteArray k2 = BA("tvmffi.test.Defect12Static");

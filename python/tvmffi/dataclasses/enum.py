@@ -115,6 +115,34 @@ def _normalize_index(index: Any) -> int | str:
 _STATES: dict[int, Any] = {}
 
 
+# apache-tvm-ffi 0.1.12's C++ EnumDef kept an enum's entries in these type
+# attributes (name -> entry, attribute -> (entry -> value)); 0.1.13 replaced
+# them by ENUM_STATE_ATTR. Libraries built against 0.1.12 (TileLang 0.1.15's
+# compiler) still set them: their entries are read into an EnumState once.
+_LEGACY_ENTRIES_ATTR = "__ffi_enum_entries__"
+_LEGACY_ATTRS_ATTR = "__ffi_enum_attrs__"
+
+
+def _registered_state(type_index: int) -> Any:
+    """The type's EnumState, made from 0.1.12's attributes when only those are set."""
+    state = _r.type_attr(type_index, ENUM_STATE_ATTR)
+    if state is not None:
+        return state
+    legacy = _r.type_attr(type_index, _LEGACY_ENTRIES_ATTR)
+    if legacy is None or not hasattr(legacy, "items"):
+        return None
+    _r.register_type_attr(type_index, ENUM_STATE_ATTR, EnumState())
+    state = _r.type_attr(type_index, ENUM_STATE_ATTR)
+    for entry in legacy.values():
+        state.entries.append(entry)
+        state.indexes[entry._int_index] = entry
+        state.indexes[entry._str_index] = entry
+    attrs = _r.type_attr(type_index, _LEGACY_ATTRS_ATTR)
+    for name, values in attrs.items() if hasattr(attrs, "items") else ():
+        state.attrs[name] = values
+    return state
+
+
 def _state(cls: type, *, create: bool = False) -> Any:
     """The registry of an enum class (None when it has none and ``create`` is false)."""
     info = getattr(cls, "__tvm_ffi_type_info__", None)
@@ -122,7 +150,7 @@ def _state(cls: type, *, create: bool = False) -> Any:
         return None
     state = _STATES.get(info.type_index)
     if state is None:
-        state = _r.type_attr(info.type_index, ENUM_STATE_ATTR)
+        state = _registered_state(info.type_index)
         if state is None and create:
             _r.register_type_attr(info.type_index, ENUM_STATE_ATTR, EnumState())
             state = _r.type_attr(info.type_index, ENUM_STATE_ATTR)
@@ -477,7 +505,7 @@ def _check_declarations(
         return
     known: Any = None
     if cxx_backed:
-        state = _r.type_attr(_r.type_key_to_index(type_key), ENUM_STATE_ATTR)
+        state = _registered_state(_r.type_key_to_index(type_key))
         known = () if state is None else state.indexes
     for alias in binders:
         if known is not None:

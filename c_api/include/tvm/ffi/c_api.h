@@ -598,6 +598,7 @@ typedef struct {
   int64_t flags;
   int64_t size;
   int64_t alignment;
+  /*! \brief Bytes from the TVMFFIObject header to the field; negative before it. */
   int64_t offset;
   TVMFFIFieldGetter getter;
   TVMFFIFieldSetter setter;
@@ -683,10 +684,15 @@ TVM_FFI_DLL int TVMFFITypeKeyToIndex(const TVMFFIByteArray* type_key, int32_t* o
  * Registering the same key again with the same parent returns the same
  * index (parent -2: look up only). With static_type_index >= 0 that index is
  * used; with -1 a new index from kTVMFFIDynObjectBegin on is given out. The parent must be
- * registered already (or -1 for a root). num_child_slots / child_slots_can_overflow are accepted
- * for compatibility; indices are given out densely. \return The type index, or -1 with a raised
+ * registered already (or -1 for a root). A dynamic type reserves the
+ * num_child_slots indices after its own for its subclasses (upstream's headers
+ * decide IsInstance by that range without asking the runtime): a subclass
+ * gets an index inside its parent's range while there is room, else (when the
+ * parent's child_slots_can_overflow is set) one after every reserved range.
+ * \return The type index, or -1 with a raised
  * error (unknown parent, NULL key, depth that does not match the parent's depth + 1, a static index
- *         below -1, a key already registered with another parent or index).
+ *         below -1, a key already registered with another parent or index, a
+ *         parent whose child slots are used up and that cannot overflow).
  */
 TVM_FFI_DLL int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key,
                                               int32_t static_type_index, int32_t type_depth,
@@ -705,7 +711,9 @@ TVM_FFI_DLL const TVMFFITypeInfo* TVMFFIGetTypeInfo(int32_t type_index);
  * \brief Add a reflected field to a type. The info's strings are copied.
  * \return 0, or -1 (KeyError for an unknown type, ValueError for NULL, for a
  *         name/doc/metadata with NULL data and a size, and for a negative
- *         offset, size or alignment).
+ *         size or alignment). The offset is from the object's TVMFFIObject
+ *         header and may be negative: a class whose first base is not Object
+ *         has that base's members before the header (upstream accepts it).
  */
 TVM_FFI_DLL int TVMFFITypeRegisterField(int32_t type_index, const TVMFFIFieldInfo* info);
 

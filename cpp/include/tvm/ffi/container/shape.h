@@ -9,6 +9,9 @@
 #ifndef TVM_FFI_CONTAINER_SHAPE_H_
 #define TVM_FFI_CONTAINER_SHAPE_H_
 
+// Upstream's shape.h includes array.h, so clients use Array with tensor.h
+// alone (FlashInfer's batch prefill binding does).
+#include <tvm/ffi/container/array.h>
 #include <tvm/ffi/details/tensor_geometry.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/memory.h>
