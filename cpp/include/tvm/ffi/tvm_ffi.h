@@ -24,7 +24,7 @@
 #include <tvm/ffi/extra/c_env_api.h>
 
 #include <tvm/ffi/any.h>
-#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/base_detail.h>
 #include <tvm/ffi/cast.h>
 #include <tvm/ffi/device.h>
 #include <tvm/ffi/dtype.h>
