@@ -62,8 +62,7 @@ inline Bytes Base64Decode(TVMFFIByteArray text) {
     return -1;
   };
   if (text.size % 4 != 0) {
-    TVM_FFI_THROW(ValueError) << "Base64Decode: length " << text.size
-                              << " is not a multiple of 4";
+    TVM_FFI_THROW(ValueError) << "Base64Decode: length " << text.size << " is not a multiple of 4";
   }
   std::string out;
   out.reserve(text.size / 4 * 3);

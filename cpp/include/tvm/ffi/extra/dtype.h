@@ -53,13 +53,13 @@ struct fixed_trait {
 
 /*! \brief An integer type: int or uint by its signedness, its size in bits. */
 template <typename T>
-struct integer_trait
-    : fixed_trait<static_cast<uint8_t>(std::is_signed_v<T> ? kDLInt : kDLUInt),
-                  static_cast<uint8_t>(sizeof(T) * 8)> {};
+struct integer_trait : fixed_trait<static_cast<uint8_t>(std::is_signed_v<T> ? kDLInt : kDLUInt),
+                                   static_cast<uint8_t>(sizeof(T) * 8)> {};
 
 /*! \brief A binary floating-point type of its size in bits. */
 template <typename T>
-struct float_trait : fixed_trait<static_cast<uint8_t>(kDLFloat), static_cast<uint8_t>(sizeof(T) * 8)> {};
+struct float_trait
+    : fixed_trait<static_cast<uint8_t>(kDLFloat), static_cast<uint8_t>(sizeof(T) * 8)> {};
 
 }  // namespace dtypes
 }  // namespace details
