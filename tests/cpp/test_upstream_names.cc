@@ -336,6 +336,8 @@ TEST_CASE("*_detail.h: upstream 0.1.15's names of the *_details.h headers", "[up
                                details::FunctionInfo<int(double)>::RetType>);
   static_assert(std::is_same_v<detail::FunctionInfo<int(double)>::RetType, int>);
   CHECK(detail::FunctionInfo<int64_t(int64_t, String)>::num_args == 2);
+  // reflection has its own, likewise under both names.
+  CHECK(&refl::detail::ByteArrayEquals == &refl::details::ByteArrayEquals);
 }
 
 }  // namespace
