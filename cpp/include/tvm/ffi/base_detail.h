@@ -8,6 +8,7 @@
 #define TVM_FFI_BASE_DETAIL_H_
 
 #include <tvm/ffi/c_api.h>
+#include <tvm/ffi/endian.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -18,6 +18,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/base_detail.h>
+#include <tvm/ffi/extra/base.h>
 #include <tvm/ffi/extra/json.h>
 #include <tvm/ffi/function.h>
 
