@@ -3,7 +3,7 @@
 #ifndef TVMFFI_BENCHMARKS_BENCH_UTIL_H_
 #define TVMFFI_BENCHMARKS_BENCH_UTIL_H_
 
-#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/base_detail.h>
 
 #include <algorithm>
 #include <chrono>

@@ -318,7 +318,7 @@ int BuiltinLoadFailures(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* re
 }
 
 // ffi.RecordLoadFailure(what: str): how a library's static initialiser reports
-// a failure (tvm/ffi/base_details.h). A tvmffi extension.
+// a failure (tvm/ffi/base_detail.h). A tvmffi extension.
 int BuiltinRecordLoadFailure(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   try {
     RecordLoadFailure(StringArg("ffi.RecordLoadFailure", args, num_args));

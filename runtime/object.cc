@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/base_detail.h>
 
 #include "internal.h"
 

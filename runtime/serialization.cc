@@ -40,6 +40,7 @@
 #include <tvm/ffi/dtype.h>
 #include <tvm/ffi/enum.h>
 #include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/base64.h>
 #include <tvm/ffi/extra/json.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/accessor.h>
@@ -69,61 +70,18 @@ namespace {
 
 constexpr int kMaxDepth = 1000;
 
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string Base64Encode(std::string_view in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  auto byte = [&in](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(in[k])); };
-  for (; i + 3 <= in.size(); i += 3) {
-    uint32_t n = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kB64[(n >> s) & 63]);
-  }
-  if (size_t rest = in.size() - i) {
-    uint32_t n = byte(i) << 16 | (rest == 2 ? byte(i + 1) << 8 : 0);
-    out.push_back(kB64[(n >> 18) & 63]);
-    out.push_back(kB64[(n >> 12) & 63]);
-    out.push_back(rest == 2 ? kB64[(n >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
+// ffi.Bytes nodes hold base64 (extra/base64.h); a bad text is a bad graph.
+std::string BytesDataEncode(std::string_view in) {
+  String text = ffi::Base64Encode(TVMFFIByteArray{in.data(), in.size()});
+  return std::string(text.data(), text.size());
 }
 
-std::string Base64Decode(std::string_view in) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  if (in.size() % 4 != 0) {
-    TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: ffi.Bytes data is not base64 "
-                                 "(length "
-                              << in.size() << " is not a multiple of 4)";
+Bytes BytesDataDecode(const String& in) {
+  try {
+    return ffi::Base64Decode(in);
+  } catch (const Error& e) {
+    TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: ffi.Bytes data: " << e.message();
   }
-  std::string out;
-  out.reserve(in.size() / 4 * 3);
-  for (size_t i = 0; i < in.size(); i += 4) {
-    const bool last = i + 4 == in.size();
-    const int pad = last ? (in[i + 3] == '=') + (in[i + 2] == '=') : 0;
-    uint32_t n = 0;
-    for (int k = 0; k < 4; ++k) {
-      int v = k >= 4 - pad ? 0 : value(in[i + k]);
-      if (v < 0) {
-        TVM_FFI_THROW(ValueError) << "Invalid JSON Object Graph: ffi.Bytes data is not base64 "
-                                     "(bad character at "
-                                  << i + k << ")";
-      }
-      n = n << 6 | static_cast<uint32_t>(v);
-    }
-    out.push_back(static_cast<char>(n >> 16));
-    if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 0xff));
-    if (pad < 1) out.push_back(static_cast<char>(n & 0xff));
-  }
-  return out;
 }
 
 // The type attribute `name` of `type_index`, or None.
@@ -425,7 +383,7 @@ class Serializer {
       if (str) {
         node.DataString(bytes);
       } else {
-        node.DataString(Base64Encode(bytes));
+        node.DataString(BytesDataEncode(bytes));
       }
       return nodes_.Add(&node);
     }
@@ -880,8 +838,7 @@ class Deserializer {
         return Data<String>(index, node, "a string");
       case TypeIndex::kTVMFFIBytes: {
         String b64 = Data<String>(index, node, "a base64 string");
-        std::string raw = Base64Decode(std::string_view(b64.data(), b64.size()));
-        return Bytes(raw.data(), raw.size());
+        return BytesDataDecode(b64);
       }
       case TypeIndex::kTVMFFIShape: {
         std::vector<int64_t> d = Indices(index, node);

@@ -114,6 +114,11 @@ if(NOT CMAKE_CROSSCOMPILING)
       COMMAND ${_cc} -std=c11 -fsyntax-only ${TVMFFI_HEADER_STRICT_FLAGS} -Werror ${_header_flags}
               "${CMAKE_CURRENT_BINARY_DIR}/all_c_headers.c")
   endforeach()
+  # What upstream's headers bring transitively (endian.h, extra/base.h) comes along here too.
+  add_test(NAME test_headers_upstream_transitive
+    COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 -fsyntax-only ${TVMFFI_HEADER_STRICT_FLAGS}
+            -Wold-style-cast -Werror ${_header_flags}
+            "${CMAKE_CURRENT_SOURCE_DIR}/headers/upstream_transitive.cc")
   if(NOT TVMFFI_ANY_SANITIZER)
     add_test(NAME test_headers_alone
       COMMAND ${CMAKE_COMMAND} "-DCXX=${CMAKE_CXX_COMPILER}" "-DHEADERS=${_cxx_headers}"

@@ -1,4 +1,4 @@
-// Tests of tvm/ffi/function.h, function_details.h and reflection/registry.h:
+// Tests of tvm/ffi/function.h, function_detail.h and reflection/registry.h:
 // typed and packed functions, argument conversion and errors, C interop,
 // the global registry, static registration.
 #include <tvm/ffi/function.h>

@@ -405,8 +405,8 @@ TEST_CASE("Malformed graphs are ValueErrors naming the node", "[serialization]")
   REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"ffi.Map","data":[0]}]})") ==
           "ValueError: Invalid JSON Object Graph: node 0: map `data` must hold key, value pairs");
   REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"ffi.Bytes","data":"abc"}]})") ==
-          "ValueError: Invalid JSON Object Graph: ffi.Bytes data is not base64 (length 3 is not "
-          "a multiple of 4)");
+          "ValueError: Invalid JSON Object Graph: ffi.Bytes data: Base64Decode: length 3 is not "
+          "a multiple of 4");
   REQUIRE(bad(R"({"root_index":0,"nodes":[{"type":"Device","data":[1]}]})") ==
           "ValueError: Invalid JSON Object Graph: node 0: Device `data` must be [device_type, "
           "device_id]");

@@ -4,7 +4,7 @@
 #ifndef TVM_FFI_DEVICE_H_
 #define TVM_FFI_DEVICE_H_
 
-#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/base_detail.h>
 
 #include <string>
 

@@ -50,7 +50,7 @@
 
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/error.h>
-#include <tvm/ffi/function_details.h>
+#include <tvm/ffi/function_detail.h>
 #include <tvm/ffi/optional.h>
 
 #include <cstddef>

@@ -9,7 +9,7 @@
 #ifndef TVM_FFI_OBJECT_H_
 #define TVM_FFI_OBJECT_H_
 
-#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/base_detail.h>
 
 #include <optional>
 #include <string>
@@ -1320,7 +1320,7 @@ struct TypeSubsumes<ObjectPtr<B>, Arc<D>> : std::bool_constant<std::is_base_of_v
  * \brief Whether every SourceType value is already a valid TargetType value, so
  *        TargetType can share its storage without conversion (upstream's name;
  *        target first): Any holds everything, a base pointer or reference its
- *        derived ones; container/container_details.h adds the containers.
+ *        derived ones; container/container_detail.h adds the containers.
  */
 template <typename TargetType, typename SourceType>
 inline constexpr bool type_subsumes_v = details::TypeSubsumes<TargetType, SourceType>::value;

@@ -25,7 +25,7 @@
 #define TVM_FFI_CONTAINER_ARRAY_H_
 
 #include <tvm/ffi/any.h>
-#include <tvm/ffi/container/container_details.h>
+#include <tvm/ffi/container/container_detail.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/seq_base.h>
 #include <tvm/ffi/error.h>

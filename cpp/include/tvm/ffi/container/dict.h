@@ -20,7 +20,7 @@
 #define TVM_FFI_CONTAINER_DICT_H_
 
 #include <tvm/ffi/any.h>
-#include <tvm/ffi/container/container_details.h>
+#include <tvm/ffi/container/container_detail.h>
 #include <tvm/ffi/container/map_base.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/object.h>

@@ -22,7 +22,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/array.h>
-#include <tvm/ffi/container/container_details.h>
+#include <tvm/ffi/container/container_detail.h>
 #include <tvm/ffi/container/seq_base.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/memory.h>

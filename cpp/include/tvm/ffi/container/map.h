@@ -18,7 +18,7 @@
 #define TVM_FFI_CONTAINER_MAP_H_
 
 #include <tvm/ffi/any.h>
-#include <tvm/ffi/container/container_details.h>
+#include <tvm/ffi/container/container_detail.h>
 #include <tvm/ffi/container/map_base.h>
 #include <tvm/ffi/details/stack_guard.h>
 #include <tvm/ffi/error.h>

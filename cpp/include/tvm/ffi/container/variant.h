@@ -15,7 +15,7 @@
 #define TVM_FFI_CONTAINER_VARIANT_H_
 
 #include <tvm/ffi/any.h>
-#include <tvm/ffi/container/container_details.h>
+#include <tvm/ffi/container/container_detail.h>
 
 #include <optional>
 #include <string>

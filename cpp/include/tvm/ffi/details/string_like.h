@@ -10,7 +10,7 @@
 #ifndef TVM_FFI_DETAILS_STRING_LIKE_H_
 #define TVM_FFI_DETAILS_STRING_LIKE_H_
 
-#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/base_detail.h>
 
 #include <string_view>
 

@@ -9,7 +9,7 @@
 #ifndef TVM_FFI_DETAILS_TENSOR_GEOMETRY_H_
 #define TVM_FFI_DETAILS_TENSOR_GEOMETRY_H_
 
-#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/base_detail.h>
 
 #include <cstddef>
 #include <cstdint>

@@ -37,6 +37,7 @@
 
 #include <tvm/ffi/any.h>
 #include <tvm/ffi/container/variant.h>
+#include <tvm/ffi/extra/base.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/optional.h>
 #include <tvm/ffi/reflection/accessor.h>

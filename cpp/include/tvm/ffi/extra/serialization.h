@@ -17,7 +17,8 @@
 #define TVM_FFI_EXTRA_SERIALIZATION_H_
 
 #include <tvm/ffi/any.h>
-#include <tvm/ffi/base_details.h>
+#include <tvm/ffi/base_detail.h>
+#include <tvm/ffi/extra/base.h>
 #include <tvm/ffi/extra/json.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/accessor.h>

@@ -113,6 +113,8 @@ inline PublishedSpan<TVMFFIFieldInfo> FieldsOf(const TVMFFITypeInfo* info) {
   return LoadPublished(&info->fields, &info->num_fields);
 }
 }  // namespace details
+// Upstream 0.1.15's name of this namespace (as tvm::ffi::detail is of tvm::ffi::details).
+namespace detail = details;
 
 /*!
  * \brief Visit the fields of a type, inherited ones first (root to leaf),
