@@ -15,4 +15,6 @@ TVM_FFI_EXTRA_CXX_API uint32_t ReadLittleEndianU32(uint32_t raw) {
   return raw;
 }
 
-int main() { return ReadLittleEndianU32(0) == 0 ? 0 : 1; }
+int main() {
+  return ReadLittleEndianU32(0) == 0 ? 0 : 1;
+}
