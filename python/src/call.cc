@@ -402,6 +402,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       return PackTensorDLPack(f, generic, a, i, out);
     }
     case Kind::kExchange: {
+      if (AutogradWrites(f, e.fw, i) && !NoteWrittenTensor(f, i, false, a)) return false;
       if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
       TensorSlot& s = f.slots[f.n_slots];
       s.heap = nullptr;
@@ -436,6 +437,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
     }
     case Kind::kTorchLegacy:
     case Kind::kDLPack:
+      if (AutogradWrites(f, e.fw, i) && !NoteWrittenTensor(f, i, false, a)) return false;
       if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
       return PackTensorDLPack(f, e, a, i, out);
     case Kind::kInt: {
@@ -633,6 +635,13 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
   if (f.fw != nullptr) {
     TVMFFIEnvSetDLPackManagedTensorAllocator(prev_alloc, 0, nullptr);
     if (py_alloc) tls_alloc_fw = prev_fw;
+  }
+  if (f.written != nullptr && !BumpWrittenVersions(f)) {
+    if (rc == 0) {
+      ReleaseOwned(&result);
+      return nullptr;
+    }
+    PyErr_WriteUnraisable(nullptr);  // the call's own error comes first
   }
   if (rc != 0) return CallError();
   if ((f.checks != nullptr && !VerifyReadOnly(f)) ||

@@ -178,6 +178,9 @@ struct CallFrame {
   PyObject* immutable_copies =
       nullptr;              // [(arg, JAX array, its copy)] on a GPU (LendImmutableCopy)
   bool has_rvalue = false;  // an argument is obj._move() (PackRValueRef)
+  // The autograd framework's tensors the function writes (a list, or NULL):
+  // their versions are bumped after the call (autograd.cc).
+  PyObject* written = nullptr;
 
   ~CallFrame() {
     for (int i = 0; i < n_slots; ++i) {
@@ -187,8 +190,24 @@ struct CallFrame {
     for (int i = 0; i < n_objs; ++i) TVMFFIObjectDecRef(objs[i]);
     if (checks != nullptr) DeleteChecks(checks);
     Py_XDECREF(immutable_copies);
+    Py_XDECREF(written);
   }
 };
+
+// autograd.cc. A framework tensor for argument #arg (nested: inside a list or
+// dict argument) that the function declares it writes: refused when it
+// requires grad in grad mode, else recorded in f.written. False with an error.
+TVMFFI_PY_COLD bool NoteWrittenTensor(CallFrame& f, int arg, bool nested, PyObject* tensor);
+// After the call: bump the version of each tensor in f.written (a pending
+// exception is kept). False with an error.
+TVMFFI_PY_COLD bool BumpWrittenVersions(CallFrame& f);
+
+// Whether `fw`'s tensor for argument #arg is written under autograd's rules:
+// an autograd framework, and the function's library declares it writes #arg.
+inline bool AutogradWrites(const CallFrame& f, const Framework* fw, int arg) {
+  return __builtin_expect(fw != nullptr && fw->autograd, 0) && arg < 63 &&
+         ((f.fn->writes_args >> arg) & 1) != 0;
+}
 
 // The frame whose arguments are being converted on this thread, while a list
 // or dict argument becomes an ffi.Array/Map (its read-only tensors are checked

@@ -127,6 +127,7 @@ struct Framework {
   PyObject* name = nullptr;                // interned root module name
   const DLPackExchangeAPI* api = nullptr;  // its DLPack C exchange API, if any
   bool immutable = false;  // JAX: its arrays are never written (passed as read-only)
+  bool autograd = false;   // torch: written tensors meet autograd's rules (autograd.cc)
 };
 
 // ---- values ----------------------------------------------------------------
