@@ -20,22 +20,42 @@ namespace tvmffi_py {
 namespace {
 
 // torch._C's functions, looked up once (under the GIL); NULL until then.
+// A torch without _increment_version (before 2.1): each tensor is bumped by a
+// metadata-only in-place op on a detached alias, which shares its version
+// counter (t.detach().unsqueeze_(0): no data touched, t's shape unchanged).
 PyObject* g_is_grad_enabled = nullptr;
 PyObject* g_increment_version = nullptr;
+bool g_loaded = false;
 
 bool LoadTorch() {
-  if (g_increment_version != nullptr) return true;
+  if (g_loaded) return true;
   PyObject* c = PyImport_ImportModule("torch._C");
   if (c == nullptr) return false;
   PyObject* grad = PyObject_GetAttrString(c, "is_grad_enabled");
   PyObject* inc = grad != nullptr ? PyObject_GetAttrString(c, "_increment_version") : nullptr;
   Py_DECREF(c);
-  if (inc == nullptr) {
-    Py_XDECREF(grad);
-    return false;
-  }
+  if (grad == nullptr) return false;
+  if (inc == nullptr) PyErr_Clear();  // an older torch: the detached alias's in-place op
   g_is_grad_enabled = grad;
   g_increment_version = inc;
+  g_loaded = true;
+  return true;
+}
+
+// Bump each tensor's version; false with an exception.
+bool IncrementVersions(PyObject* tensors) {
+  if (g_increment_version != nullptr) {
+    PyObject* r = PyObject_CallOneArg(g_increment_version, tensors);
+    Py_XDECREF(r);
+    return r != nullptr;
+  }
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(tensors); ++i) {
+    PyObject* alias = PyObject_CallMethod(PyList_GET_ITEM(tensors, i), "detach", nullptr);
+    PyObject* r = alias != nullptr ? PyObject_CallMethod(alias, "unsqueeze_", "i", 0) : nullptr;
+    Py_XDECREF(alias);
+    if (r == nullptr) return false;
+    Py_DECREF(r);
+  }
   return true;
 }
 
@@ -98,14 +118,13 @@ TVMFFI_PY_COLD bool BumpWrittenVersions(CallFrame& f) {
   // A pending exception (the function's, rc == -2) is kept: the bump runs without it.
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
-  PyObject* r = PyObject_CallOneArg(g_increment_version, f.written);
-  Py_XDECREF(r);
+  const bool ok = IncrementVersions(f.written);
   if (type != nullptr) {
-    if (r == nullptr) PyErr_WriteUnraisable(g_increment_version);
+    if (!ok) PyErr_WriteUnraisable(f.written);
     PyErr_Restore(type, value, tb);
     return true;
   }
-  return r != nullptr;
+  return ok;
 }
 
 }  // namespace tvmffi_py
