@@ -195,7 +195,7 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
     PyErr_SetString(PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
     return false;
   }
-  if (!ValidateBorrowed(*dl)) {  // bad ndim, NULL shape, overflowing strides, ...
+  if (!ValidateBorrowed(*dl, "__dlpack__()")) {  // bad ndim, NULL shape, strides, ...
     Py_DECREF(cap);
     Py_XDECREF(stream_arg);
     return false;
@@ -411,6 +411,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
         // No flags on this path: the exchange API's DLTensor export is for
         // tensors that may be written (torch has no read-only tensors).
         if (api->dltensor_from_py_object_no_sync(a, &s.dl) != 0) return false;
+        if (!ValidateBorrowed(s.dl, "the DLPack C exchange API")) return false;
         s.cleanup = Cleanup::kNone;
         ++f.n_slots;
         out->type_index = kTVMFFIDLTensorPtr;
@@ -423,6 +424,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       s.managed = m;
       s.cleanup = Cleanup::kManaged;
       ++f.n_slots;
+      if (!ValidateBorrowed(m->dl_tensor, "the DLPack C exchange API")) return false;
       out->type_index = kTVMFFIDLTensorPtr;
       out->v_ptr = &m->dl_tensor;
       NoteFramework(f, e.fw);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <tvm/ffi/details/tensor_geometry.h>
+
 #include "core.h"
 
 namespace tvmffi_py {
@@ -81,7 +83,6 @@ PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream, bool copy = false);
 PyObject* TorchToDLPack(PyObject* a);
 DLManagedTensorVersioned* ManagedFromCapsule(PyObject* cap, PyObject* obj);
 DLManagedTensorVersioned* ManagedFromBuffer(PyObject* obj);
-bool ValidateBorrowed(const DLTensor& dl);
 TVMFFI_PY_COLD bool DeviceNotInitialised();
 TVMFFIObjectHandle ObjectHandleOf(PyObject* obj);
 TVMFFI_PY_COLD PyObject* RValueRefTarget(PyObject* rvalue);
@@ -113,6 +114,16 @@ void NoteFramework(CallFrame& f, const Framework* fw);
 bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out);
 TVMFFI_PY_COLD PyObject* ContainerInFramework(TVMFFIObjectHandle h, const Framework* fw);
 PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw);
+
+// A borrowed DLPack tensor (a __dlpack__ capsule, an exchange API's export)
+// checked as from_dlpack checks one, before any function sees it: the
+// runtime's fast verdict inline, the runtime's full validation otherwise
+// (dlpack.cc). False with ValueError naming `source`.
+TVMFFI_PY_COLD bool ValidateBorrowedSlow(const DLTensor& dl, const char* source);
+inline bool ValidateBorrowed(const DLTensor& dl, const char* source) {
+  return __builtin_expect(tvm::ffi::details::IsPlainValidTensor(dl), 1) ||
+         ValidateBorrowedSlow(dl, source);
+}
 
 // The tensor frameworks seen (classify.cc), in the order first seen; a deque, so
 // that no number of frameworks is refused and a Framework* stays valid as it grows.
@@ -183,6 +194,11 @@ struct CallFrame {
   PyObject* written = nullptr;
 
   ~CallFrame() {
+    // A failed call's exception is set: a producer's deleter may run Python
+    // code (a ctypes or capsule deleter), which must not see it.
+    PyObject *etype = nullptr, *evalue = nullptr, *etb = nullptr;
+    const bool pending = (n_slots > 0 || n_objs > 0) && PyErr_Occurred() != nullptr;
+    if (pending) PyErr_Fetch(&etype, &evalue, &etb);
     for (int i = 0; i < n_slots; ++i) {
       ReleaseSlot(slots[i]);
       delete[] slots[i].heap;
@@ -191,6 +207,7 @@ struct CallFrame {
     if (checks != nullptr) DeleteChecks(checks);
     Py_XDECREF(immutable_copies);
     Py_XDECREF(written);
+    if (pending) PyErr_Restore(etype, evalue, etb);
   }
 };
 
