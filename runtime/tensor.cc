@@ -580,6 +580,13 @@ int TVMFFITensorToDLPack(TVMFFIObjectHandle from, DLManagedTensor** out) {
   CheckNotNull(out, "TVMFFITensorToDLPack", "out");
   auto* obj = static_cast<TVMFFIObject*>(from);
   CheckTensor(obj, "TVMFFITensorToDLPack", "from");
+  // Legacy DLPack has no read-only flag: its consumer would take the memory
+  // as writable (and write a read-only mapping or a bytes object).
+  if ((FlagsOf(obj) & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
+    Throw("ValueError",
+          "TVMFFITensorToDLPack: the tensor `from` is read-only, and legacy DLPack cannot mark "
+          "it so; export it with TVMFFITensorToDLPackVersioned (its flags carry read-only)");
+  }
   *out = Export<DLManagedTensor>(obj);
   TVM_FFI_SAFE_CALL_END();
 }

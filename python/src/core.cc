@@ -29,12 +29,44 @@ FunctionRef* FunctionPayload(nb::handle self) {
   return nb::inst_ptr<FunctionRef>(self);
 }
 
-// A legacy DLPack capsule sharing the tensor's data (no read-only flag: callers decide).
+// A legacy DLPack capsule sharing the tensor's data (the runtime refuses a
+// read-only tensor: callers decide, see LegacyCapsuleOfReadOnly).
 nb::object LegacyCapsule(TVMFFIObjectHandle h) {
   DLManagedTensor* mt = nullptr;
   Check(TVMFFITensorToDLPack(h, &mt));
   PyObject* cap = PyCapsule_New(mt, "dltensor", CapsuleDeleterLegacy);
   if (cap == nullptr) mt->deleter(mt);
+  return Steal(cap);
+}
+
+// A legacy view of a versioned export (owns it).
+struct LegacyOverVersioned {
+  DLManagedTensor legacy;
+  DLManagedTensorVersioned* versioned;
+};
+
+void DeleteLegacyOverVersioned(DLManagedTensor* self) {
+  auto* w = static_cast<LegacyOverVersioned*>(self->manager_ctx);
+  if (w->versioned->deleter != nullptr) w->versioned->deleter(w->versioned);
+  delete w;
+}
+
+// A legacy capsule even of a read-only tensor, for a consumer that makes
+// read-only views of every legacy capsule: the versioned export, seen as legacy.
+nb::object LegacyCapsuleOfReadOnly(TVMFFIObjectHandle h) {
+  DLManagedTensorVersioned* v = nullptr;
+  Check(TVMFFITensorToDLPackVersioned(h, &v));
+  auto* w = new (std::nothrow) LegacyOverVersioned();
+  if (w == nullptr) {
+    v->deleter(v);
+    throw std::bad_alloc();
+  }
+  w->versioned = v;
+  w->legacy.dl_tensor = v->dl_tensor;
+  w->legacy.manager_ctx = w;
+  w->legacy.deleter = DeleteLegacyOverVersioned;
+  PyObject* cap = PyCapsule_New(&w->legacy, "dltensor", CapsuleDeleterLegacy);
+  if (cap == nullptr) DeleteLegacyOverVersioned(&w->legacy);
   return Steal(cap);
 }
 
@@ -775,7 +807,7 @@ NB_MODULE(_core, m) {
       "_legacy_dlpack_to_readonly_consumer",
       [](nb::handle self) {
         TensorOf(self);  // a tvmffi.Tensor holding a tensor (TypeError otherwise)
-        return LegacyCapsule(HandleOf(self));
+        return LegacyCapsuleOfReadOnly(HandleOf(self));
       },
       nb::arg("tensor"),
       "A legacy DLPack capsule of the tensor even if it is read-only: only for a consumer "
