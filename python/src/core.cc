@@ -80,6 +80,7 @@ NB_MODULE(_core, m) {
   nb::set_leak_warnings(false);
   g_release_gil_by_default = ReleaseGilByDefault();
   InstallSignalCheck();
+  InstallExitGuard();
 
   auto object_cls =
       nb::class_<ObjectRef>(m, "Object", "A reference to an FFI object.")
@@ -786,10 +787,10 @@ NB_MODULE(_core, m) {
         // The deleter of ffi.OpaquePyObject payloads: C, so it may run while a
         // Python exception is pending (a ctypes callback may not), on any thread.
         void (*deleter)(void*) = [](void* obj) {
-          if (obj == nullptr || !Py_IsInitialized()) return;
-          PyGILState_STATE gil = PyGILState_Ensure();
+          PyGILState_STATE gil;
+          if (obj == nullptr || !EnterPython(&gil)) return;  // exiting: leak, never block
           Py_DECREF(static_cast<PyObject*>(obj));
-          PyGILState_Release(gil);
+          LeavePython(gil);
         };
         return reinterpret_cast<uintptr_t>(deleter);
       },
@@ -819,7 +820,8 @@ NB_MODULE(_core, m) {
 
   m.def("_swap_scoped_allocator", &SwapScopedAllocator, nb::arg("allocator").none(),
         "Set this thread's allocator for calls with no framework tensor: a callable "
-        "(shape, dtype, device_type, device_id) -> tensor, or None; returns the token for "
+        "(shape, dtype, device_type, device_id) -> tensor, a list of them (the last is used, "
+        "read at each allocation), or None; returns the token for "
         "_restore_scoped_allocator.");
   m.def("_restore_scoped_allocator", &RestoreScopedAllocator, nb::arg("allocator").none(),
         nb::arg("env_allocator"), "Undo _swap_scoped_allocator (its token, unpacked).");

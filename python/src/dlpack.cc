@@ -92,10 +92,10 @@ struct BufferManaged {
 
 void BufferManagedDeleter(DLManagedTensorVersioned* self) {
   BufferManaged* b = static_cast<BufferManaged*>(self->manager_ctx);
-  if (Py_IsInitialized()) {
-    PyGILState_STATE g = PyGILState_Ensure();
+  PyGILState_STATE g;
+  if (EnterPython(&g)) {  // exiting: the buffer is left held, never a blocked thread
     PyBuffer_Release(&b->view);
-    PyGILState_Release(g);
+    LeavePython(g);
   }
   delete[] b->heap;
   delete b;
