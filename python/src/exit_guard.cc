@@ -25,9 +25,9 @@ constexpr double kDrainSeconds = 2.0;
 void OnExit() {
   g_exiting.store(true);
   Py_BEGIN_ALLOW_THREADS;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kDrainSeconds);
-  // The caller itself may be inside a callback (an atexit handler run from one):
-  // its own entry stays counted, so wait for the others only.
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(kDrainSeconds);
+  // Bounded: a callback that never returns costs at most kDrainSeconds.
   while (g_in_python.load() > 0 && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
