@@ -86,6 +86,8 @@ PyObject* FunctionName(const CallFrame& f) {
 TVMFFI_PY_COLD bool NoteWrittenTensor(CallFrame& f, int arg, bool nested, PyObject* tensor) {
   static PyObject* const kRequiresGrad = PyUnicode_InternFromString("requires_grad");
   static PyObject* const kIsLeaf = PyUnicode_InternFromString("is_leaf");
+  // A subclass's requires_grad may run any code: borrowed tensors are rechecked.
+  f.ran_python = true;
   if (!LoadTorch()) return false;
   const int requires_grad = AttrTrue(tensor, kRequiresGrad);
   if (requires_grad < 0) return false;
