@@ -23,7 +23,8 @@
 #   build/oom      Debug with ASan/UBSan and TVMFFI_FAULT_INJECTION=ON: test_oom only
 #   build/tsan     ThreadSanitizer (TVMFFI_SANITIZE_THREAD=ON), the stress test
 #                  and the thread-relevant suites only
-#   build/fuzz     clang, libFuzzer + ASan/UBSan: each fuzz target for a bounded time
+#   build/fuzz     clang, libFuzzer + ASan/UBSan: each fuzz target for a bounded time;
+#                  then .ci/fuzz-python.sh: atheris over the Python call path (build/asan)
 # The asan phase also builds the Python package in its build tree and runs
 # pytest there, under the sanitizers.
 # Ends with exactly one line "tests: N passed, N failed, N skipped" (summed over
@@ -32,6 +33,7 @@
 #
 # Env: TVMFFI_JOBS  build parallelism (default: number of CPUs)
 #      TVMFFI_FUZZ_SECONDS  time per fuzz target (default 30)
+#      TVMFFI_PY_FUZZ_SECONDS  time of the Python fuzz target (default 20)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -298,6 +300,9 @@ run_fuzz_phase() {
     -DTVMFFI_BUILD_KERNELS=OFF \
     -DTVMFFI_BUILD_BENCHMARKS=OFF \
     -DTVMFFI_BUILD_CUDA_KERNELS=OFF
+  # The Python call path (issue #43): atheris over the asan phase's package,
+  # TVMFFI_PY_FUZZ_SECONDS (default 20; about 40 s with the venv, cached after).
+  run_counted fuzz-python bash .ci/fuzz-python.sh build/asan
 }
 run_fuzz_phase
 

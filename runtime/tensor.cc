@@ -47,8 +47,7 @@ using ::tvm::ffi::IsAligned;
 using ::tvm::ffi::IsContiguous;
 using ::tvm::ffi::kMaxNDim;
 using ::tvm::ffi::details::FillCompactStrides;
-// First type code of user-defined dtypes (`custom[name]`), as upstream.
-constexpr uint8_t kCustomTypeCodeBegin = 129;
+using ::tvm::ffi::details::kCustomTypeCodeBegin;
 
 int64_t* TailOf(TensorObject* t) {
   return reinterpret_cast<int64_t*>(t + 1);
@@ -263,64 +262,15 @@ TVMFFI_RT_NOINLINE void ValidateShapeFull(const DLTensor& t, const char* api, co
   }
 }
 
-// ValidateShapeFull's common case in one pass: header fields in range, NULL
-// or compact row-major strides (strides[i] == the product of the later
-// extents, in every dimension), no overflow, non-NULL data. The span is then
-// numel - 1, so ValidateShapeFull's checks reduce to the ones below. false
-// for anything else -- an error, or merely another layout: ValidateShapeFull
-// decides those and throws the precise error.
-// kFill (imports): a stride-less tensor's compact strides are written to
-// `fill` on the way (they are the suffix products the loop computes); false
-// also when it has more than kPooledDims dimensions (no room in a pool block).
+// ValidateShapeFull's common case in one pass (tensor_geometry.h, shared with
+// the Python extension's borrowed tensors): false for anything else -- an
+// error, or merely another layout: ValidateShapeFull decides those and throws
+// the precise error. kFill (imports): a stride-less tensor's compact strides
+// are written to `fill` on the way; false also when it has more than
+// kPooledDims dimensions (no room in a pool block).
 template <bool kFill = false>
 inline bool IsPlainValidShape(const DLTensor& t, int64_t* fill = nullptr) {
-  // Early exits rather than accumulated flags, and few values live across
-  // the loop: fewer instructions and no saved registers when all is well.
-  const DLDataType dt = t.dtype;
-  if (TVMFFI_RT_UNLIKELY(static_cast<uint32_t>(t.ndim) > static_cast<uint32_t>(kMaxNDim))) {
-    return false;
-  }
-  if (TVMFFI_RT_UNLIKELY(static_cast<uint32_t>(dt.bits) * dt.lanes == 0)) return false;
-  if (TVMFFI_RT_UNLIKELY(dt.code > kDLFloat4_e2m1fn && dt.code < kCustomTypeCodeBegin))
-    return false;
-  if (TVMFFI_RT_UNLIKELY(!IsValidDeviceType(t.device.device_type))) return false;
-  if (TVMFFI_RT_UNLIKELY(t.device.device_id < 0)) return false;
-  int64_t numel = 1;
-  if (t.ndim > 0) {
-    const int64_t* shape = t.shape;
-    const int64_t* strides = t.strides;
-    if (TVMFFI_RT_UNLIKELY(shape == nullptr)) return false;
-    int64_t sign = 0;  // OR of the extents: negative if one is
-    int64_t i = t.ndim - 1;
-    if (strides == nullptr) {
-      if (kFill && TVMFFI_RT_UNLIKELY(i >= static_cast<int64_t>(kPooledDims))) return false;
-      do {
-        sign |= shape[i];
-        if (kFill) fill[i] = numel;
-        if (TVMFFI_RT_UNLIKELY(__builtin_mul_overflow(numel, shape[i], &numel))) return false;
-      } while (--i >= 0);
-    } else {
-      do {
-        sign |= shape[i];
-        if (TVMFFI_RT_UNLIKELY(strides[i] != numel)) return false;
-        if (TVMFFI_RT_UNLIKELY(__builtin_mul_overflow(numel, shape[i], &numel))) return false;
-      } while (--i >= 0);
-    }
-    if (TVMFFI_RT_UNLIKELY(sign < 0)) return false;
-  }
-  const uint64_t elem_bits = static_cast<uint64_t>(t.dtype.bits) * t.dtype.lanes;
-  uint64_t bits = 0, end = 0;
-  if (TVMFFI_RT_UNLIKELY(__builtin_mul_overflow(static_cast<uint64_t>(numel), elem_bits, &bits))) {
-    return false;
-  }
-  // Bits up to the end of the last addressed element: numel's, or one
-  // element's when there are none.
-  if (TVMFFI_RT_UNLIKELY(numel == 0)) bits = elem_bits;
-  if (TVMFFI_RT_UNLIKELY(__builtin_add_overflow(t.byte_offset, bits / 8, &end) ||
-                         end > static_cast<uint64_t>(INT64_MAX))) {
-    return false;
-  }
-  return t.data != nullptr || numel == 0;
+  return ::tvm::ffi::details::IsPlainValidTensor<kFill, static_cast<int32_t>(kPooledDims)>(t, fill);
 }
 
 inline void ValidateShape(const DLTensor& t, const char* api, const char* what) {
@@ -630,6 +580,13 @@ int TVMFFITensorToDLPack(TVMFFIObjectHandle from, DLManagedTensor** out) {
   CheckNotNull(out, "TVMFFITensorToDLPack", "out");
   auto* obj = static_cast<TVMFFIObject*>(from);
   CheckTensor(obj, "TVMFFITensorToDLPack", "from");
+  // Legacy DLPack has no read-only flag: its consumer would take the memory
+  // as writable (and write a read-only mapping or a bytes object).
+  if ((FlagsOf(obj) & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) {
+    Throw("ValueError",
+          "TVMFFITensorToDLPack: the tensor `from` is read-only, and legacy DLPack cannot mark "
+          "it so; export it with TVMFFITensorToDLPackVersioned (its flags carry read-only)");
+  }
   *out = Export<DLManagedTensor>(obj);
   TVM_FFI_SAFE_CALL_END();
 }

@@ -43,7 +43,9 @@ nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/to_ffi.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/to_python.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/lent.cc
-  ${CMAKE_CURRENT_LIST_DIR}/../src/reflection.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/../src/reflection.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/autograd.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/exit_guard.cc)
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
 # tvmffi_internal/stack_bounds.h: private and header-only, shared with the runtime.
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::internal)

@@ -21,7 +21,21 @@ namespace tvmffi_py {
 // API), or the callable of `with tvmffi.use_allocator(...)` when the call has
 // no framework tensor.
 // ---------------------------------------------------------------------------
-thread_local PyObject* tls_scoped_alloc = nullptr;  // strong reference
+// The thread's use_allocator scopes: a list whose last item is the callable
+// calls get (tvmffi/allocator.py keeps it; a scope may be removed from it on
+// another thread), or one callable; NULL: none. A strong reference.
+thread_local PyObject* tls_scoped_alloc = nullptr;
+
+// The scoped allocator calls get now (a new reference), or NULL.
+PyObject* CurrentScopedAlloc() {
+  PyObject* a = tls_scoped_alloc;
+  if (a != nullptr && PyList_Check(a)) {
+    const Py_ssize_t n = PyList_GET_SIZE(a);
+    a = n > 0 ? PyList_GET_ITEM(a, n - 1) : nullptr;
+  }
+  Py_XINCREF(a);
+  return a;
+}
 
 // "shape (2, 3), dtype float32, device type 1 (id 0)" (a new reference; NULL with an error).
 PyObject* DescribeTensor(const DLTensor& t) {
@@ -60,7 +74,13 @@ bool MatchesPrototype(const DLTensor& t, const DLTensor& proto) {
 
 int PyAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
             void (*set_error)(void*, const char*, const char*), bool scoped) {
-  PyGILState_STATE g = PyGILState_Ensure();
+  PyGILState_STATE g;
+  if (!EnterPython(&g)) {
+    set_error(error_ctx, "RuntimeError",
+              "tvmffi: a Python allocator was asked for a tensor while the Python interpreter "
+              "is exiting");
+    return -1;
+  }
   int rc = -1;
   const Framework* fw = tls_alloc_fw;
   const Hooks& h = GetHooks();
@@ -78,13 +98,15 @@ int PyAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
   }
   const int dev_type = static_cast<int>(proto->device.device_type);
   const int dev_id = static_cast<int>(proto->device.device_id);
-  if (dtype != nullptr && scoped && tls_scoped_alloc != nullptr) {
-    obj = PyObject_CallFunction(tls_scoped_alloc, "OOii", shape, dtype, dev_type, dev_id);
+  PyObject* scoped_fn = scoped ? CurrentScopedAlloc() : nullptr;
+  if (dtype != nullptr && scoped_fn != nullptr) {
+    obj = PyObject_CallFunction(scoped_fn, "OOii", shape, dtype, dev_type, dev_id);
   } else if (dtype != nullptr && !scoped && fw != nullptr && h.fw_alloc != nullptr) {
     obj = PyObject_CallFunction(h.fw_alloc, "OOOii", fw->name, shape, dtype, dev_type, dev_id);
   } else if (!PyErr_Occurred()) {
-    PyErr_SetString(PyExc_RuntimeError, "tvmffi: no allocator for this call");
+    PyErr_SetString(PyExc_RuntimeError, "tvmffi: no tensor allocator is set for this call");
   }
+  Py_XDECREF(scoped_fn);
   if (obj != nullptr) {
     DLManagedTensorVersioned* m = ManagedFromPy(obj);
     if (m != nullptr && (!MatchesPrototype(m->dl_tensor, *proto) || IsReadOnly(m))) {
@@ -122,7 +144,7 @@ int PyAlloc(DLTensor* proto, DLManagedTensorVersioned** out, void* error_ctx,
       set_error(error_ctx, "RuntimeError", "tvmffi: the allocator failed");
     }
   }
-  PyGILState_Release(g);
+  LeavePython(g);
   return rc;
 }
 

@@ -195,7 +195,7 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
     PyErr_SetString(PyExc_TypeError, "__dlpack__() did not return a DLPack capsule");
     return false;
   }
-  if (!ValidateBorrowed(*dl)) {  // bad ndim, NULL shape, overflowing strides, ...
+  if (!ValidateBorrowed(*dl, "__dlpack__()")) {  // bad ndim, NULL shape, strides, ...
     Py_DECREF(cap);
     Py_XDECREF(stream_arg);
     return false;
@@ -406,6 +406,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       return PackTensorDLPack(f, generic, a, i, out);
     }
     case Kind::kExchange: {
+      if (AutogradWrites(f, e.fw, i) && !NoteWrittenTensor(f, i, false, a)) return false;
       if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
       TensorSlot& s = f.slots[f.n_slots];
       s.heap = nullptr;
@@ -414,6 +415,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
         // No flags on this path: the exchange API's DLTensor export is for
         // tensors that may be written (torch has no read-only tensors).
         if (api->dltensor_from_py_object_no_sync(a, &s.dl) != 0) return false;
+        if (!ValidateBorrowed(s.dl, "the DLPack C exchange API")) return false;
         s.cleanup = Cleanup::kNone;
         ++f.n_slots;
         out->type_index = kTVMFFIDLTensorPtr;
@@ -426,6 +428,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       s.managed = m;
       s.cleanup = Cleanup::kManaged;
       ++f.n_slots;
+      if (!ValidateBorrowed(m->dl_tensor, "the DLPack C exchange API")) return false;
       out->type_index = kTVMFFIDLTensorPtr;
       out->v_ptr = &m->dl_tensor;
       NoteFramework(f, e.fw);
@@ -440,6 +443,7 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
     }
     case Kind::kTorchLegacy:
     case Kind::kDLPack:
+      if (AutogradWrites(f, e.fw, i) && !NoteWrittenTensor(f, i, false, a)) return false;
       if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
       return PackTensorDLPack(f, e, a, i, out);
     case Kind::kInt:
@@ -527,6 +531,40 @@ TVMFFI_PY_COLD PyObject* CallError() {
 // any ran, each such argument is exported again and must be unchanged (data,
 // layout, and the very shape/strides arrays), else ValueError: its memory is
 // never passed stale. Nothing is read through the first export's pointers.
+TVMFFI_PY_COLD bool ArgChangedError(Py_ssize_t i, PyObject* arg) {
+  PyErr_Clear();
+  PyErr_Format(PyExc_ValueError,
+               "argument #%zd (type '%s') changed while the call's arguments were "
+               "converted: Python code run for another argument resized it or replaced "
+               "its storage, so its memory is not passed",
+               i, Py_TYPE(arg)->tp_name);
+  return false;
+}
+
+// Whether torch's legacy export of `arg` now has the memory the call holds in
+// `cell` (data, offset, ndim, dtype, device); false on any difference.
+TVMFFI_PY_COLD bool RecheckTorchLegacy(const TVMFFIAny& cell, PyObject* arg) {
+  if (cell.type_index != kTVMFFIDLTensorPtr) return true;  // an owning tensor: kept alive
+  const DLTensor& was = *static_cast<const DLTensor*>(cell.v_ptr);
+  PyObject* cap = TorchToDLPack(arg);
+  if (cap == nullptr || !PyCapsule_IsValid(cap, "dltensor")) {
+    Py_XDECREF(cap);
+    return false;
+  }
+  const DLTensor& now =
+      static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
+  // `was` is read for its fields only: its data may be freed.
+  bool same = now.data == was.data && now.byte_offset == was.byte_offset && now.ndim == was.ndim &&
+              now.dtype.code == was.dtype.code && now.dtype.bits == was.dtype.bits &&
+              now.dtype.lanes == was.dtype.lanes &&
+              now.device.device_type == was.device.device_type &&
+              now.device.device_id == was.device.device_id;
+  // Not its shape or strides: torch may point them into the tensor (where a
+  // resize changes them in place) or copy them; the memory is what must stay.
+  Py_DECREF(cap);  // unconsumed: its destructor releases the export
+  return same;
+}
+
 TVMFFI_PY_COLD bool RecheckBorrowed(CallFrame& f, PyObject* const* pyargs, Py_ssize_t nargs) {
   for (Py_ssize_t i = 0; i < nargs; ++i) {
     if (f.args[i].type_index != kTVMFFIDLTensorPtr) continue;
@@ -536,8 +574,16 @@ TVMFFI_PY_COLD bool RecheckBorrowed(CallFrame& f, PyObject* const* pyargs, Py_ss
         s = &f.slots[k];
       }
     }
-    if (s == nullptr) continue;  // held by a buffer view, a capsule or a managed tensor
     const TypeEntry e = LookupType(Py_TYPE(pyargs[i]));
+    if (s == nullptr) {
+      // Held by a buffer view, a capsule or a managed tensor. torch's legacy
+      // export (torch < 2.10) does not keep the storage's memory: a resize
+      // frees it under the export, so it is checked as a borrowed one is.
+      if (e.kind == Kind::kTorchLegacy && !RecheckTorchLegacy(f.args[i], pyargs[i])) {
+        return ArgChangedError(i, pyargs[i]);
+      }
+      continue;
+    }
     DLTensor now;
     const bool same = e.kind == Kind::kExchange &&
                       e.fw->api->dltensor_from_py_object_no_sync != nullptr &&
@@ -548,15 +594,7 @@ TVMFFI_PY_COLD bool RecheckBorrowed(CallFrame& f, PyObject* const* pyargs, Py_ss
                       now.dtype.bits == s->dl.dtype.bits && now.dtype.lanes == s->dl.dtype.lanes &&
                       now.device.device_type == s->dl.device.device_type &&
                       now.device.device_id == s->dl.device.device_id;
-    if (!same) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_ValueError,
-                   "argument #%zd (type '%s') changed while the call's arguments were "
-                   "converted: Python code run for another argument resized it or replaced "
-                   "its storage, so its memory is not passed",
-                   i, Py_TYPE(pyargs[i])->tp_name);
-      return false;
-    }
+    if (!same) return ArgChangedError(i, pyargs[i]);
   }
   return true;
 }
@@ -634,6 +672,13 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
   if (f.fw != nullptr) {
     TVMFFIEnvSetDLPackManagedTensorAllocator(prev_alloc, 0, nullptr);
     if (py_alloc) tls_alloc_fw = prev_fw;
+  }
+  if (f.written != nullptr && !BumpWrittenVersions(f)) {
+    if (rc == 0) {
+      ReleaseOwned(&result);
+      return nullptr;
+    }
+    PyErr_WriteUnraisable(nullptr);  // the call's own error comes first
   }
   if (rc != 0) return CallError();
   if ((f.checks != nullptr && !VerifyReadOnly(f)) ||

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <tvm/ffi/details/tensor_geometry.h>
+
 #include "core.h"
 
 namespace tvmffi_py {
@@ -81,7 +83,6 @@ PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream, bool copy = false);
 PyObject* TorchToDLPack(PyObject* a);
 DLManagedTensorVersioned* ManagedFromCapsule(PyObject* cap, PyObject* obj);
 DLManagedTensorVersioned* ManagedFromBuffer(PyObject* obj);
-bool ValidateBorrowed(const DLTensor& dl);
 TVMFFI_PY_COLD bool DeviceNotInitialised();
 TVMFFIObjectHandle ObjectHandleOf(PyObject* obj);
 TVMFFI_PY_COLD PyObject* RValueRefTarget(PyObject* rvalue);
@@ -115,6 +116,16 @@ void NoteFramework(CallFrame& f, const Framework* fw);
 bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out);
 TVMFFI_PY_COLD PyObject* ContainerInFramework(TVMFFIObjectHandle h, const Framework* fw);
 PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw);
+
+// A borrowed DLPack tensor (a __dlpack__ capsule, an exchange API's export)
+// checked as from_dlpack checks one, before any function sees it: the
+// runtime's fast verdict inline, the runtime's full validation otherwise
+// (dlpack.cc). False with ValueError naming `source`.
+TVMFFI_PY_COLD bool ValidateBorrowedSlow(const DLTensor& dl, const char* source);
+inline bool ValidateBorrowed(const DLTensor& dl, const char* source) {
+  return __builtin_expect(tvm::ffi::details::IsPlainValidTensor(dl), 1) ||
+         ValidateBorrowedSlow(dl, source);
+}
 
 // The tensor frameworks seen (classify.cc), in the order first seen; a deque, so
 // that no number of frameworks is refused and a Framework* stays valid as it grows.
@@ -180,8 +191,16 @@ struct CallFrame {
   PyObject* immutable_copies =
       nullptr;              // [(arg, JAX array, its copy)] on a GPU (LendImmutableCopy)
   bool has_rvalue = false;  // an argument is obj._move() (PackRValueRef)
+  // The autograd framework's tensors the function writes (a list, or NULL):
+  // their versions are bumped after the call (autograd.cc).
+  PyObject* written = nullptr;
 
   ~CallFrame() {
+    // A failed call's exception is set: a producer's deleter may run Python
+    // code (a ctypes or capsule deleter), which must not see it.
+    PyObject *etype = nullptr, *evalue = nullptr, *etb = nullptr;
+    const bool pending = (n_slots > 0 || n_objs > 0) && PyErr_Occurred() != nullptr;
+    if (pending) PyErr_Fetch(&etype, &evalue, &etb);
     for (int i = 0; i < n_slots; ++i) {
       ReleaseSlot(slots[i]);
       delete[] slots[i].heap;
@@ -189,8 +208,25 @@ struct CallFrame {
     for (int i = 0; i < n_objs; ++i) TVMFFIObjectDecRef(objs[i]);
     if (checks != nullptr) DeleteChecks(checks);
     Py_XDECREF(immutable_copies);
+    Py_XDECREF(written);
+    if (pending) PyErr_Restore(etype, evalue, etb);
   }
 };
+
+// autograd.cc. A framework tensor for argument #arg (nested: inside a list or
+// dict argument) that the function declares it writes: refused when it
+// requires grad in grad mode, else recorded in f.written. False with an error.
+TVMFFI_PY_COLD bool NoteWrittenTensor(CallFrame& f, int arg, bool nested, PyObject* tensor);
+// After the call: bump the version of each tensor in f.written (a pending
+// exception is kept). False with an error.
+TVMFFI_PY_COLD bool BumpWrittenVersions(CallFrame& f);
+
+// Whether `fw`'s tensor for argument #arg is written under autograd's rules:
+// an autograd framework, and the function's library declares it writes #arg.
+inline bool AutogradWrites(const CallFrame& f, const Framework* fw, int arg) {
+  return __builtin_expect(fw != nullptr && fw->autograd, 0) && arg < 63 &&
+         ((f.fn->writes_args >> arg) & 1) != 0;
+}
 
 // The frame whose arguments are being converted on this thread, while a list
 // or dict argument becomes an ffi.Array/Map (its read-only tensors are checked

@@ -42,6 +42,7 @@ const Framework* GetFramework(PyObject* root_name, const DLPackExchangeAPI* api)
   // JAX arrays are immutable (others may share the buffer): read-only, always.
   f.immutable = PyUnicode_CompareWithASCIIString(root_name, "jax") == 0 ||
                 PyUnicode_CompareWithASCIIString(root_name, "jaxlib") == 0;
+  f.autograd = PyUnicode_CompareWithASCIIString(root_name, "torch") == 0;
   return &f;
 }
 

@@ -29,12 +29,44 @@ FunctionRef* FunctionPayload(nb::handle self) {
   return nb::inst_ptr<FunctionRef>(self);
 }
 
-// A legacy DLPack capsule sharing the tensor's data (no read-only flag: callers decide).
+// A legacy DLPack capsule sharing the tensor's data (the runtime refuses a
+// read-only tensor: callers decide, see LegacyCapsuleOfReadOnly).
 nb::object LegacyCapsule(TVMFFIObjectHandle h) {
   DLManagedTensor* mt = nullptr;
   Check(TVMFFITensorToDLPack(h, &mt));
   PyObject* cap = PyCapsule_New(mt, "dltensor", CapsuleDeleterLegacy);
   if (cap == nullptr) mt->deleter(mt);
+  return Steal(cap);
+}
+
+// A legacy view of a versioned export (owns it).
+struct LegacyOverVersioned {
+  DLManagedTensor legacy;
+  DLManagedTensorVersioned* versioned;
+};
+
+void DeleteLegacyOverVersioned(DLManagedTensor* self) {
+  auto* w = static_cast<LegacyOverVersioned*>(self->manager_ctx);
+  if (w->versioned->deleter != nullptr) w->versioned->deleter(w->versioned);
+  delete w;
+}
+
+// A legacy capsule even of a read-only tensor, for a consumer that makes
+// read-only views of every legacy capsule: the versioned export, seen as legacy.
+nb::object LegacyCapsuleOfReadOnly(TVMFFIObjectHandle h) {
+  DLManagedTensorVersioned* v = nullptr;
+  Check(TVMFFITensorToDLPackVersioned(h, &v));
+  auto* w = new (std::nothrow) LegacyOverVersioned();
+  if (w == nullptr) {
+    v->deleter(v);
+    throw std::bad_alloc();
+  }
+  w->versioned = v;
+  w->legacy.dl_tensor = v->dl_tensor;
+  w->legacy.manager_ctx = w;
+  w->legacy.deleter = DeleteLegacyOverVersioned;
+  PyObject* cap = PyCapsule_New(&w->legacy, "dltensor", CapsuleDeleterLegacy);
+  if (cap == nullptr) DeleteLegacyOverVersioned(&w->legacy);
   return Steal(cap);
 }
 
@@ -48,6 +80,7 @@ NB_MODULE(_core, m) {
   nb::set_leak_warnings(false);
   g_release_gil_by_default = ReleaseGilByDefault();
   InstallSignalCheck();
+  InstallExitGuard();
 
   auto object_cls =
       nb::class_<ObjectRef>(m, "Object", "A reference to an FFI object.")
@@ -756,10 +789,10 @@ NB_MODULE(_core, m) {
         // The deleter of ffi.OpaquePyObject payloads: C, so it may run while a
         // Python exception is pending (a ctypes callback may not), on any thread.
         void (*deleter)(void*) = [](void* obj) {
-          if (obj == nullptr || !Py_IsInitialized()) return;
-          PyGILState_STATE gil = PyGILState_Ensure();
+          PyGILState_STATE gil;
+          if (obj == nullptr || !EnterPython(&gil)) return;  // exiting: leak, never block
           Py_DECREF(static_cast<PyObject*>(obj));
-          PyGILState_Release(gil);
+          LeavePython(gil);
         };
         return reinterpret_cast<uintptr_t>(deleter);
       },
@@ -777,7 +810,7 @@ NB_MODULE(_core, m) {
       "_legacy_dlpack_to_readonly_consumer",
       [](nb::handle self) {
         TensorOf(self);  // a tvmffi.Tensor holding a tensor (TypeError otherwise)
-        return LegacyCapsule(HandleOf(self));
+        return LegacyCapsuleOfReadOnly(HandleOf(self));
       },
       nb::arg("tensor"),
       "A legacy DLPack capsule of the tensor even if it is read-only: only for a consumer "
@@ -789,7 +822,8 @@ NB_MODULE(_core, m) {
 
   m.def("_swap_scoped_allocator", &SwapScopedAllocator, nb::arg("allocator").none(),
         "Set this thread's allocator for calls with no framework tensor: a callable "
-        "(shape, dtype, device_type, device_id) -> tensor, or None; returns the token for "
+        "(shape, dtype, device_type, device_id) -> tensor, a list of them (the last is used, "
+        "read at each allocation), or None; returns the token for "
         "_restore_scoped_allocator.");
   m.def("_restore_scoped_allocator", &RestoreScopedAllocator, nb::arg("allocator").none(),
         nb::arg("env_allocator"), "Undo _swap_scoped_allocator (its token, unpacked).");

@@ -123,10 +123,18 @@ void RegisterObjectClass(int32_t type_index, nb::handle cls);
 
 // ---- frameworks ------------------------------------------------------------
 /*! \brief A tensor framework seen among call arguments (numpy, torch, cupy, ...). */
+// Taking the GIL from any thread (exit_guard.cc): false, with nothing taken,
+// once the interpreter is exiting (an atexit handler marks it, so that no
+// library thread is left waiting for the GIL when finalizing ends it).
+bool EnterPython(PyGILState_STATE* g);
+void LeavePython(PyGILState_STATE g);
+void InstallExitGuard();
+
 struct Framework {
   PyObject* name = nullptr;                // interned root module name
   const DLPackExchangeAPI* api = nullptr;  // its DLPack C exchange API, if any
   bool immutable = false;  // JAX: its arrays are never written (passed as read-only)
+  bool autograd = false;   // torch: written tensors meet autograd's rules (autograd.cc)
 };
 
 // ---- values ----------------------------------------------------------------

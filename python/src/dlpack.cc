@@ -92,10 +92,10 @@ struct BufferManaged {
 
 void BufferManagedDeleter(DLManagedTensorVersioned* self) {
   BufferManaged* b = static_cast<BufferManaged*>(self->manager_ctx);
-  if (Py_IsInitialized()) {
-    PyGILState_STATE g = PyGILState_Ensure();
+  PyGILState_STATE g;
+  if (EnterPython(&g)) {  // exiting: the buffer is left held, never a blocked thread
     PyBuffer_Release(&b->view);
-    PyGILState_Release(g);
+    LeavePython(g);
   }
   delete[] b->heap;
   delete b;
@@ -284,15 +284,18 @@ DLManagedTensorVersioned* ManagedFromPy(PyObject* obj) {
   return ManagedFromCapsule(cap, obj);
 }
 
-// A borrowed producer tensor (a __dlpack__ capsule lent to one call) checked by
-// the runtime's one DLPack validation, the one from_dlpack uses: the check runs
-// on a view whose deleter does nothing, so the capsule keeps its tensor.
-// False with a Python error (ValueError; the caller adds the argument's position).
+// A borrowed producer tensor (a __dlpack__ capsule or an exchange API's
+// export, lent to one call) checked by the runtime's one DLPack validation,
+// the one from_dlpack uses: its common case inline (IsPlainValidTensor, the
+// runtime's own fast verdict, no allocation), anything else through
+// TVMFFITensorFromDLPackVersioned on a view whose deleter does nothing, so the
+// producer keeps its tensor. False with a Python error (ValueError naming the
+// producer, `source`; the caller adds the argument's position).
 namespace {
 void KeepBorrowed(DLManagedTensorVersioned*) {}
 }  // namespace
 
-bool ValidateBorrowed(const DLTensor& dl) {
+TVMFFI_PY_COLD bool ValidateBorrowedSlow(const DLTensor& dl, const char* source) {
   DLManagedTensorVersioned view{};
   view.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
   view.deleter = KeepBorrowed;
@@ -304,7 +307,7 @@ bool ValidateBorrowed(const DLTensor& dl) {
   }
   TVMFFIObjectHandle err = nullptr;
   TVMFFIErrorMoveFromRaised(&err);
-  std::string msg = "invalid DLPack tensor from __dlpack__()";
+  std::string msg = std::string("invalid DLPack tensor from ") + source;
   if (err != nullptr) {
     const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
     msg += ": " + std::string(cell->message.data, cell->message.size);

@@ -130,14 +130,14 @@ bool ReleaseGilByDefault() {
 // Takes the GIL: the call runs without it. Handlers run on the main thread
 // only; elsewhere this is a no-op.
 int CheckSignals() {
-  if (!Py_IsInitialized()) return 0;
-  PyGILState_STATE g = PyGILState_Ensure();
+  PyGILState_STATE g;
+  if (!EnterPython(&g)) return 0;
   int rc = 0;
   if (PyErr_CheckSignals() != 0) {
     SetFFIErrorFromPython();
     rc = -1;
   }
-  PyGILState_Release(g);
+  LeavePython(g);
   return rc;
 }
 

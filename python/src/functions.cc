@@ -22,7 +22,13 @@ namespace tvmffi_py {
 // ---------------------------------------------------------------------------
 
 int PySafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
-  PyGILState_STATE g = PyGILState_Ensure();
+  PyGILState_STATE g;
+  if (!EnterPython(&g)) {
+    TVMFFIErrorSetRaisedFromCStr("RuntimeError",
+                                 "tvmffi: a Python callback was called while the Python "
+                                 "interpreter is exiting");
+    return -1;
+  }
   int rc = -1;
   PyObject* tuple = PyTuple_New(num_args);
   bool ok = tuple != nullptr;
@@ -56,15 +62,15 @@ int PySafeCall(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* r
   }
   Py_XDECREF(tuple);
   if (rc != 0) SetFFIErrorFromPython();
-  PyGILState_Release(g);
+  LeavePython(g);
   return rc;
 }
 
 void PyDeleter(void* self) {
-  if (!Py_IsInitialized()) return;  // the interpreter is gone: leak rather than crash
-  PyGILState_STATE g = PyGILState_Ensure();
+  PyGILState_STATE g;
+  if (!EnterPython(&g)) return;  // the interpreter is exiting or gone: leak rather than crash
   Py_DECREF(static_cast<PyObject*>(self));
-  PyGILState_Release(g);
+  LeavePython(g);
 }
 
 TVMFFIObjectHandle FunctionFromCallable(PyObject* callable) {

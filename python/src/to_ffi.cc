@@ -309,6 +309,10 @@ bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out) {
     case Kind::kExchange:
     case Kind::kTorchLegacy:
     case Kind::kDLPack: {
+      if (tls_pack_frame != nullptr && AutogradWrites(*tls_pack_frame, e.fw, tls_pack_arg) &&
+          !NoteWrittenTensor(*tls_pack_frame, tls_pack_arg, true, obj)) {
+        return false;
+      }
       DLManagedTensorVersioned* m = ManagedFromPy(obj);
       if (m == nullptr) return false;
       // Read-only memory never enters an FFI value: a checked copy inside a

@@ -131,3 +131,84 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="no tensor framework named 'no_such_framework_xyz'"):
         with tvmffi.use_allocator("no_such_framework_xyz"):
             pass
+
+
+def _tagged(np: ModuleType, seen: list[str], tag: str) -> Any:
+    def alloc(shape: tuple[int, ...], dtype: str, device: tvmffi.Device) -> Any:
+        seen.append(tag)
+        return np.empty(shape, dtype=dtype)
+
+    return alloc
+
+
+def _who(cpu_kernels: tvmffi.Module, np: ModuleType, seen: list[str]) -> str | None:
+    """The tag of the allocator a call gets now (None: no allocator)."""
+    try:
+        cpu_kernels.scale_alloc(_tensor(np), 1.0)
+    except RuntimeError:
+        return None
+    return seen[-1]
+
+
+def test_scopes_exited_out_of_order(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    # Issue #43: each scope restored what was before it, so exiting the outer
+    # first and the inner last left the outer's allocator set for good.
+    seen: list[str] = []
+    a = tvmffi.use_allocator(_tagged(np, seen, "a"))
+    b = tvmffi.use_allocator(_tagged(np, seen, "b"))
+    a.__enter__()
+    b.__enter__()
+    assert _who(cpu_kernels, np, seen) == "b"
+    a.__exit__(None, None, None)
+    assert _who(cpu_kernels, np, seen) == "b"  # b is still open
+    b.__exit__(None, None, None)
+    assert _who(cpu_kernels, np, seen) is None  # nothing leaks
+
+
+def test_scope_in_a_generator_closed_later(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    # A generator suspended inside a scope, closed (GeneratorExit) while the
+    # caller's own scope is open: the caller's scope stays, and nothing leaks.
+    seen: list[str] = []
+
+    def gen() -> Any:
+        with tvmffi.use_allocator(_tagged(np, seen, "gen")):
+            yield 1
+            yield 2
+
+    g = gen()
+    next(g)
+    with tvmffi.use_allocator(_tagged(np, seen, "caller")):
+        assert _who(cpu_kernels, np, seen) == "caller"
+        g.close()
+        assert _who(cpu_kernels, np, seen) == "caller"
+    assert _who(cpu_kernels, np, seen) is None
+
+
+def test_scope_exited_on_another_thread(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    seen: list[str] = []
+    scope = tvmffi.use_allocator(_tagged(np, seen, "mine"))
+    scope.__enter__()
+    results: list[str | None] = []
+
+    def other() -> None:
+        with tvmffi.use_allocator(_tagged(np, seen, "theirs")):
+            scope.__exit__(None, None, None)  # this thread's scope is untouched
+            results.append(_who(cpu_kernels, np, seen))
+        results.append(_who(cpu_kernels, np, seen))
+
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert results == ["theirs", None]
+    assert _who(cpu_kernels, np, seen) is None  # the scope it closed is gone here too
+
+
+def test_scope_restored_when_exit_raises(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    # An exception escaping the block (any kind, KeyboardInterrupt included)
+    # restores the allocator before it propagates.
+    seen: list[str] = []
+    for exc in (ValueError("x"), KeyboardInterrupt(), SystemExit(3)):
+        with pytest.raises(type(exc)), tvmffi.use_allocator(_tagged(np, seen, "s")):
+            assert _who(cpu_kernels, np, seen) == "s"
+            raise exc
+        assert _who(cpu_kernels, np, seen) is None

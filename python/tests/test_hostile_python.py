@@ -187,3 +187,149 @@ def test_good_hand_made_capsule_still_works(cpu_kernels: tvmffi.Module, np: Modu
     out = np.zeros(4, dtype=np.float32)
     cpu_kernels.add_one(good, out)
     assert out.tolist() == [1, 2, 3, 4]
+
+
+# ---- A framework's DLPack C exchange API that produces malformed tensors ----
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [
+        ("version", _DLPackVersion),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", _DLTensor),
+    ]
+
+
+class _ExchangeApi(ctypes.Structure):
+    _fields_ = [
+        ("version", _DLPackVersion),
+        ("prev_api", ctypes.c_void_p),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("current_work_stream", ctypes.c_void_p),
+    ]
+
+
+_MANAGED_FROM = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(_DLManagedTensorVersioned))
+)
+_DLTENSOR_FROM = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_DLTensor))
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def _exchange_class(
+    ndim: int, shape: list[int] | None, strides: list[int] | None, bits: int, borrowed: bool
+) -> tuple[type, list[int]]:
+    """A tensor class whose exchange API exports the given (malformed) tensor.
+
+    borrowed: the API has dltensor_from_py_object_no_sync (the call's borrowed
+    fast path); else only managed_tensor_from_py_object_no_sync. Returns the
+    class and a list counting the deleter's calls.
+    """
+    buf = (ctypes.c_float * 4)()
+    n = max(len(shape or []), len(strides or []), 1)
+    shape_arr = (ctypes.c_int64 * n)(*(shape or []))
+    strides_arr = (ctypes.c_int64 * n)(*(strides or []))
+    deleted: list[int] = []
+
+    def fill(t: _DLTensor) -> None:
+        t.data = ctypes.addressof(buf)
+        t.device = _DLDevice(1, 0)
+        t.ndim = ndim
+        t.dtype = _DLDataType(2, bits, 1)
+        t.shape = shape_arr if shape is not None else None
+        t.strides = strides_arr if strides is not None else None
+        t.byte_offset = 0
+
+    managed = _DLManagedTensorVersioned()
+    managed.version = _DLPackVersion(1, 0)
+
+    @_DELETER
+    def deleter(_: int) -> None:
+        deleted.append(1)
+
+    managed.deleter = ctypes.cast(deleter, ctypes.c_void_p)
+    fill(managed.dl_tensor)
+
+    @_MANAGED_FROM
+    def managed_from(_: int, out: Any) -> int:
+        out[0] = ctypes.pointer(managed)
+        return 0
+
+    @_DLTENSOR_FROM
+    def dltensor_from(_: int, out: Any) -> int:
+        fill(out.contents)
+        return 0
+
+    api = _ExchangeApi()
+    api.version = _DLPackVersion(1, 0)
+    api.managed_tensor_from_py_object_no_sync = ctypes.cast(managed_from, ctypes.c_void_p)
+    if borrowed:
+        api.dltensor_from_py_object_no_sync = ctypes.cast(dltensor_from, ctypes.c_void_p)
+    keep = (buf, shape_arr, strides_arr, managed, deleter, managed_from, dltensor_from, api)
+    cls = type(
+        "Exchanged",
+        (),
+        {
+            "__module__": f"hostile_exchange_{ndim}_{bits}_{int(borrowed)}.tensors",
+            "__dlpack_c_exchange_api__": _capsule_new(
+                ctypes.addressof(api), b"dlpack_exchange_api", None
+            ),
+            "_keep": keep,
+        },
+    )
+    return cls, deleted
+
+
+_BAD_EXCHANGED = [
+    *_BAD_CAPSULES,
+    pytest.param(1, [4], None, 0, id="zero-bits"),
+    pytest.param(70, [1] * 70, None, 32, id="ndim-over-64"),
+]
+
+
+@pytest.mark.parametrize("borrowed", [True, False], ids=["dltensor", "managed"])
+@pytest.mark.parametrize(
+    ("ndim", "shape", "strides", "bits"),
+    [pytest.param(*p.values, 32, id=p.id) if len(p.values) == 3 else p for p in _BAD_EXCHANGED],
+)
+def test_bad_exchange_api_tensor_is_refused(
+    cpu_kernels: tvmffi.Module,
+    np: ModuleType,
+    ndim: int,
+    shape: Any,
+    strides: Any,
+    bits: int,
+    borrowed: bool,
+) -> None:
+    cls, deleted = _exchange_class(ndim, shape, strides, bits, borrowed)
+    out = np.zeros(4, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"argument #0"):
+        cpu_kernels.add_one(cls(), out)  # the DLTensor* door
+    assert out.tolist() == [0, 0, 0, 0]  # the kernel never ran
+    with pytest.raises(ValueError, match=r"argument #0"):
+        cpu_kernels.fill(cls(), 1.0)  # the ffi.Tensor door
+    with pytest.raises(ValueError, match=r"argument #0"):
+        cpu_kernels.fill_all([cls()], 1.0)  # inside a list
+    with pytest.raises(ValueError):
+        tvmffi.from_dlpack(cls())
+    # Every managed export the call took was released exactly once.
+    exports = 3 if borrowed else 4
+    assert len(deleted) == exports
+
+
+def test_good_exchange_api_tensor_still_works(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
+    for borrowed in (True, False):
+        cls, _ = _exchange_class(1, [4], None, 32, borrowed)
+        obj = cls()
+        buf = cls._keep[0]
+        ctypes.memmove(buf, np.arange(4, dtype=np.float32).ctypes.data, 16)
+        out = np.zeros(4, dtype=np.float32)
+        cpu_kernels.add_one(obj, out)
+        assert out.tolist() == [1, 2, 3, 4]

@@ -15,8 +15,10 @@ calls with framework tensors still use their framework.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
-from typing import Any, Callable, Iterator
+import threading
+from typing import Any, Callable
 
 from . import _core, _framework
 from ._core import Device
@@ -51,8 +53,66 @@ def _callable_allocator(fn: AllocatorFn) -> Callable[[tuple, str, int, int], Any
     return alloc
 
 
-@contextlib.contextmanager
-def use_allocator(allocator: str | AllocatorFn) -> Iterator[None]:
+class _ThreadScopes:
+    """One thread's open scopes, innermost last (the extension reads the last)."""
+
+    def __init__(self) -> None:
+        self.stack: list[Callable[..., Any]] = []
+        self.base: tuple[Any, int] | None = None  # what the first scope replaced
+        self.owner = threading.get_ident()
+
+
+_local = threading.local()
+
+
+def _thread_scopes() -> _ThreadScopes:
+    state = getattr(_local, "scopes", None)
+    if state is None:
+        state = _local.scopes = _ThreadScopes()
+    return state
+
+
+class _AllocatorScope(contextlib.ContextDecorator):
+    """One ``use_allocator`` scope. Scopes may end in any order, on any
+    thread, or late (a generator closed after its caller's scope began): each
+    removes only its own entry from the thread that entered it, so the
+    innermost scope still open there is what calls get, and once none is
+    open, whatever was set before them."""
+
+    def __init__(self, fn: Callable[[tuple, str, int, int], Any]) -> None:
+        self._fn = fn
+        self._open: tuple[_ThreadScopes, Callable[..., Any]] | None = None
+
+    def _recreate_cm(self) -> _AllocatorScope:
+        return _AllocatorScope(self._fn)  # a decorated function may recurse or run on threads
+
+    def __enter__(self) -> None:
+        if self._open is not None:
+            raise RuntimeError("use_allocator: this scope is already open; make a new one")
+        state = _thread_scopes()
+        entry = functools.partial(self._fn)  # its own identity, even for a shared allocator
+        state.stack.append(entry)
+        if state.base is None:
+            state.base = _core._swap_scoped_allocator(state.stack)
+        self._open = (state, entry)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._open is None:
+            return
+        state, entry = self._open
+        self._open = None
+        for k in range(len(state.stack) - 1, -1, -1):
+            if state.stack[k] is entry:
+                del state.stack[k]
+                break
+        # The thread-local allocator can be put back only on its own thread;
+        # elsewhere the emptied stack already gives no allocator there.
+        if not state.stack and state.base is not None and state.owner == threading.get_ident():
+            base, state.base = state.base, None
+            _core._restore_scoped_allocator(*base)
+
+
+def use_allocator(allocator: str | AllocatorFn) -> _AllocatorScope:
     """Allocate kernels' tensors with ``allocator`` in calls that have no framework tensor.
 
     ``allocator`` is a framework name (``"numpy"``, ``"torch"``, ``"cupy"``, or
@@ -61,7 +121,9 @@ def use_allocator(allocator: str | AllocatorFn) -> Iterator[None]:
     ``tvmffi.Device``) returning a writable DLPack-capable tensor of exactly
     that shape, dtype and device (anything else is a ValueError in the call).
     Tensors so allocated come back as ``tvmffi.Tensor``. Works as a decorator
-    too; scopes nest, per thread.
+    too; scopes nest, per thread, and may end in any order (each removes only
+    itself). A generator suspended inside a scope leaves it open meanwhile, as
+    ``decimal.localcontext`` does.
     """
     if isinstance(allocator, str):
         fn = _framework_allocator(allocator)
@@ -72,8 +134,4 @@ def use_allocator(allocator: str | AllocatorFn) -> Iterator[None]:
             "use_allocator: expected a framework name (str) or a callable "
             f"(shape, dtype, device) -> tensor, got {type(allocator).__name__}"
         )
-    previous, env_allocator = _core._swap_scoped_allocator(fn)
-    try:
-        yield
-    finally:
-        _core._restore_scoped_allocator(previous, env_allocator)
+    return _AllocatorScope(fn)

@@ -941,9 +941,17 @@ static void TestTensors(void) {
   CHECK(exported->flags & DLPACK_FLAG_BITMASK_READ_ONLY);
   CHECK(TVMFFITensorFromDLPackVersioned(exported, 0, 0, &back) == 0);
   CHECK(TVMFFITensorGetDLTensorPtr(back)->data == TVMFFITensorGetDLTensorPtr(tensor)->data);
-  CHECK(TVMFFITensorToDLPack(tensor, &legacy_out) == 0);
-  CHECK(legacy_out->dl_tensor.data == TVMFFITensorGetDLTensorPtr(tensor)->data);
-  legacy_out->deleter(legacy_out);
+  /* Legacy DLPack cannot carry the read-only flag: its export is refused. */
+  legacy_out = NULL;
+  CHECK(TVMFFITensorToDLPack(tensor, &legacy_out) == -1 && legacy_out == NULL);
+  {
+    TVMFFIObjectHandle err = NULL;
+    TVMFFIErrorMoveFromRaised(&err);
+    CHECK(err != NULL);
+    CHECK(TVMFFIErrorGetCellPtr(err)->kind.size == 10 &&
+          memcmp(TVMFFIErrorGetCellPtr(err)->kind.data, "ValueError", 10) == 0);
+    TVMFFIObjectDecRef(err);
+  }
 
   /* A view holds its source. */
   memset(&proto, 0, sizeof(proto));

@@ -1,7 +1,8 @@
 // Producers at the runtime boundary and the shipped CPU kernels (issue #43,
-// classes 6 and 9): an allocator's tensor must be the compact tensor asked
+// classes 3, 6 and 9): an allocator's tensor must be the compact tensor asked
 // for (a negative or padded stride is refused before a kernel writes through
-// it); the kernels refuse misaligned data and define int64 overflow.
+// it); a read-only tensor is never exported as legacy DLPack (no flag to say
+// so); the kernels refuse misaligned data and define int64 overflow.
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/extra/module.h>
@@ -147,4 +148,69 @@ TEST_CASE("Modules: a writes declaration belongs to the function beside it",
   Optional<Array<int64_t>> echo = b->GetFunctionWrites("echo_optional", true);
   REQUIRE(echo.has_value());
   CHECK(echo.value().size() == 2);
+}
+
+namespace {
+int g_ro_deleted = 0;
+void CountDelete(DLManagedTensorVersioned*) {
+  ++g_ro_deleted;
+}
+}  // namespace
+
+TEST_CASE("Exports: a read-only tensor is never exported as legacy DLPack",
+          "[hostile][producers]") {
+  float data[4] = {1, 2, 3, 4};
+  int64_t shape[1] = {4};
+  for (const bool read_only : {true, false}) {
+    g_ro_deleted = 0;
+    DLManagedTensorVersioned m{};
+    m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    m.deleter = CountDelete;
+    m.flags = read_only ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+    m.dl_tensor.data = data;
+    m.dl_tensor.device = DLDevice{kDLCPU, 0};
+    m.dl_tensor.ndim = 1;
+    m.dl_tensor.dtype = DLDataType{kDLFloat, 32, 1};
+    m.dl_tensor.shape = shape;
+    TVMFFIObjectHandle t = nullptr;
+    REQUIRE(TVMFFITensorFromDLPackVersioned(&m, 0, 0, &t) == 0);
+    // The C door: refused (ValueError), *out untouched, the tensor intact.
+    DLManagedTensor* legacy = nullptr;
+    const int rc = TVMFFITensorToDLPack(t, &legacy);
+    if (read_only) {
+      CHECK(rc == -1);
+      CHECK(legacy == nullptr);
+      TVMFFIObjectHandle err = nullptr;
+      TVMFFIErrorMoveFromRaised(&err);
+      REQUIRE(err != nullptr);
+      const TVMFFIErrorCell* cell = TVMFFIErrorGetCellPtr(err);
+      CHECK(std::string(cell->kind.data, cell->kind.size) == "ValueError");
+      TVMFFIObjectDecRef(err);
+    } else {
+      REQUIRE(rc == 0);
+      REQUIRE(legacy != nullptr);
+      CHECK(legacy->dl_tensor.data == data);
+      legacy->deleter(legacy);
+    }
+    // The versioned export carries the flag and works either way.
+    DLManagedTensorVersioned* v = nullptr;
+    REQUIRE(TVMFFITensorToDLPackVersioned(t, &v) == 0);
+    CHECK(((v->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) == read_only);
+    v->deleter(v);
+    // The C++ door goes through the C one: ValueError for a read-only tensor.
+    {
+      Tensor cxx = details::ObjectUnsafe::ObjectRefFromObjectPtr<Tensor>(
+          details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(t)));
+      if (read_only) {
+        bool refused = false;
+        try {
+          cxx.ToDLPack();
+        } catch (const Error& e) {
+          refused = e.kind() == "ValueError";
+        }
+        CHECK(refused);
+      }
+    }
+    CHECK(g_ro_deleted == 1);  // the producer's deleter ran once, when the tensor died
+  }
 }

@@ -973,7 +973,10 @@ TVM_FFI_DLL int TVMFFITensorFromDLPack(DLManagedTensor* from, int32_t require_al
  * \param from The Tensor; the export holds its own reference until the
  *        consumer calls the deleter.
  * \param out Receives the managed tensor (the consumer must call its deleter once).
- * \return 0 or -1 (TypeError for a non-Tensor, ValueError for NULL).
+ * \return 0 or -1 (TypeError for a non-Tensor, ValueError for NULL, and
+ *         ValueError for a read-only tensor (imported with DLPack's read-only
+ *         flag): legacy DLPack cannot mark it so, and its consumer would take
+ *         the memory as writable; use TVMFFITensorToDLPackVersioned).
  */
 TVM_FFI_DLL int TVMFFITensorToDLPack(TVMFFIObjectHandle from, DLManagedTensor** out);
 

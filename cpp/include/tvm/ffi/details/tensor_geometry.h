@@ -146,6 +146,79 @@ inline size_t GetDataSize(const DLTensor& arr) noexcept {
   return GetDataSize(numel, arr.dtype);
 }
 
+namespace details {
+
+/*! \brief First type code of user-defined dtypes (`custom[name]`), as upstream. */
+inline constexpr uint8_t kCustomTypeCodeBegin = 129;
+
+/*!
+ * \brief The common case of libtvmffi's DLPack import validation in one pass,
+ *        for every door a DLPack tensor enters by (the runtime's import and
+ *        allocator, the Python extension's borrowed tensors): header fields in
+ *        range, NULL or compact row-major strides (strides[i] == the product of
+ *        the later extents, in every dimension), no overflow, non-NULL data.
+ * \return true only for a tensor the full validation accepts; false for
+ *         anything else -- an error, or merely another layout, which the full
+ *         validation (TVMFFITensorFromDLPackVersioned) decides and explains.
+ * \tparam kFill write a stride-less tensor's compact strides to `fill` on the
+ *         way (the suffix products the loop computes); then also false when it
+ *         has more than kFillDims dimensions.
+ */
+template <bool kFill = false, int32_t kFillDims = 0>
+inline bool IsPlainValidTensor(const DLTensor& t, int64_t* fill = nullptr) noexcept {
+  // Early exits rather than accumulated flags, and few values live across
+  // the loop: fewer instructions and no saved registers when all is well.
+  const DLDataType dt = t.dtype;
+  if (TVM_FFI_PREDICT_FALSE(static_cast<uint32_t>(t.ndim) > static_cast<uint32_t>(kMaxNDim))) {
+    return false;
+  }
+  if (TVM_FFI_PREDICT_FALSE(static_cast<uint32_t>(dt.bits) * dt.lanes == 0)) return false;
+  if (TVM_FFI_PREDICT_FALSE(dt.code > kDLFloat4_e2m1fn && dt.code < kCustomTypeCodeBegin))
+    return false;
+  // DLPack's device types: 1..18.
+  if (TVM_FFI_PREDICT_FALSE(t.device.device_type < 1 || t.device.device_type > 18)) return false;
+  if (TVM_FFI_PREDICT_FALSE(t.device.device_id < 0)) return false;
+  int64_t numel = 1;
+  if (t.ndim > 0) {
+    const int64_t* shape = t.shape;
+    const int64_t* strides = t.strides;
+    if (TVM_FFI_PREDICT_FALSE(shape == nullptr)) return false;
+    int64_t sign = 0;  // OR of the extents: negative if one is
+    int64_t i = t.ndim - 1;
+    if (strides == nullptr) {
+      if (kFill && TVM_FFI_PREDICT_FALSE(i >= static_cast<int64_t>(kFillDims))) return false;
+      do {
+        sign |= shape[i];
+        if (kFill) fill[i] = numel;
+        if (TVM_FFI_PREDICT_FALSE(__builtin_mul_overflow(numel, shape[i], &numel))) return false;
+      } while (--i >= 0);
+    } else {
+      do {
+        sign |= shape[i];
+        if (TVM_FFI_PREDICT_FALSE(strides[i] != numel)) return false;
+        if (TVM_FFI_PREDICT_FALSE(__builtin_mul_overflow(numel, shape[i], &numel))) return false;
+      } while (--i >= 0);
+    }
+    if (TVM_FFI_PREDICT_FALSE(sign < 0)) return false;
+  }
+  const uint64_t elem_bits = static_cast<uint64_t>(dt.bits) * dt.lanes;
+  uint64_t bits = 0, end = 0;
+  if (TVM_FFI_PREDICT_FALSE(
+          __builtin_mul_overflow(static_cast<uint64_t>(numel), elem_bits, &bits))) {
+    return false;
+  }
+  // Bits up to the end of the last addressed element: numel's, or one
+  // element's when there are none.
+  if (TVM_FFI_PREDICT_FALSE(numel == 0)) bits = elem_bits;
+  if (TVM_FFI_PREDICT_FALSE(__builtin_add_overflow(t.byte_offset, bits / 8, &end) ||
+                            end > static_cast<uint64_t>(INT64_MAX))) {
+    return false;
+  }
+  return t.data != nullptr || numel == 0;
+}
+
+}  // namespace details
+
 }  // namespace ffi
 }  // namespace tvm
 
