@@ -123,6 +123,7 @@ TVMFFIByteArray TVMFFIBigIntGetContentByteArray(const TVMFFIAny* value) {
                 "TVMFFIBigIntGetContentByteArray: argument `value` must be an int, not `" +
                     ::tvm::ffi::details::TypeIndexToTypeKey(value->type_index) + "`");
     } catch (...) {
+      ::tvm::ffi::details::RethrowIfForcedUnwind();
       SetRaised("TypeError", "TVMFFIBigIntGetContentByteArray: argument `value` is not an int");
     }
     return TVMFFIByteArray{nullptr, 0};

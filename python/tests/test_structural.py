@@ -83,7 +83,8 @@ def test_walk_typed_callbacks() -> None:
     )
     assert result is None
     assert sorted(ints) == [1, 2, 3]
-    assert "a" in strs and "k" in strs
+    # A Map's values are walked, its keys not (as upstream 0.1.15).
+    assert "a" in strs and "k" not in strs
 
 
 def test_walk_any_and_interrupt() -> None:
@@ -183,3 +184,38 @@ def test_structural_mutate_callbacks_own_values() -> None:
 
     with pytest.raises(ValueError, match="no ints"):
         tvmffi.structural_mutate(root, (int, fail))
+
+
+def test_structural_visit_callbacks_own_their_descent() -> None:
+    root = tvmffi.convert([[1, 2], [3, [4]]])
+    seen: list[Any] = []
+
+    def on_array(value: Any, visitor: tvmffi.StructuralVisitor) -> Any:
+        seen.append(len(value))
+        # Only the first item of each Array: the others are pruned.
+        return visitor.visit(value[0])
+
+    def on_int(value: int, visitor: tvmffi.StructuralVisitor) -> Any:
+        seen.append(value)
+        return None
+
+    assert tvmffi.structural_visit(root, [(tvmffi.Array, on_array), (int, on_int)]) is None
+    assert seen == [2, 2, 1]
+    # default_visit descends into all children; an interrupt stops the visit.
+    ints: list[int] = []
+
+    def default(value: Any, visitor: tvmffi.StructuralVisitor) -> Any:
+        return visitor.default_visit(value)
+
+    def stop_at_three(value: int, visitor: tvmffi.StructuralVisitor) -> Any:
+        ints.append(value)
+        return tvmffi.VisitInterrupt("three") if value == 3 else None
+
+    result = tvmffi.structural_visit(root, [(tvmffi.Array, default), (int, stop_at_three)])
+    assert isinstance(result, tvmffi.VisitInterrupt) and result.value == "three"
+    assert ints == [1, 2, 3]
+    # An error in a callback comes out as that error.
+    with pytest.raises(ValueError, match="bad value"):
+        tvmffi.structural_visit(
+            root, (int, lambda v, visitor: (_ for _ in ()).throw(ValueError("bad value")))
+        )

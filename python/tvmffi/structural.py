@@ -159,6 +159,10 @@ class StructuralVisitor(Object):
         """Walk into ``value`` (a VisitInterrupt when a callback stopped the walk)."""
         return _func("ffi.StructuralVisitorVisit")(self, value)
 
+    def default_visit(self, value: Any) -> VisitInterrupt | None:
+        """Visit the children of ``value`` its own way: its ``__s_visit__``, else its fields."""
+        return _func("ffi.StructuralVisitorDefaultVisit")(self, value)
+
     def def_region_kind(self) -> DefRegionKind:
         """The def region the walk is in now."""
         return DefRegionKind(_func("ffi.StructuralVisitorDefRegionKind")(self))
@@ -376,6 +380,23 @@ def structural_mutate(root: Any, callbacks: tuple | Sequence | Callable = ()) ->
         for t, fn in _normalize_callbacks(callbacks)
     ]
     return _func("ffi.StructuralMutate")(root, entries)
+
+
+def structural_visit(
+    root: Any,
+    callbacks: tuple | Sequence | Callable = (),
+) -> VisitInterrupt | None:
+    """Visit ``root`` structurally; a callback whose type matches a value owns its descent.
+
+    Each callback takes ``(value, visitor)`` (a :class:`StructuralVisitor`) and
+    visits what it wants of the value with ``visitor.visit(child)`` or
+    ``visitor.default_visit(value)``; returning without either skips the value's
+    children. It returns None, or a :class:`VisitInterrupt` that stops the
+    visit and is returned. A value no callback matches is visited the default
+    way. ``callbacks`` takes the forms of :func:`structural_walk`'s.
+    """
+    entries = [(_callback_type_index(t), fn) for t, fn in _normalize_callbacks(callbacks)]
+    return _func("ffi.StructuralVisit")(root, entries)
 
 
 for _cls, _key in (

@@ -182,6 +182,8 @@ const std::set<std::string> kCovered = {
     "TVMFFIObjectDecRef",
     "TVMFFIObjectIncRef",
     "TVMFFIStringFromByteArray",
+    "TVMFFIBigIntFromByteArray",
+    "TVMFFIBigIntGetContentByteArray",
     "TVMFFITensorCreateUnsafeView",
     "TVMFFITensorFromDLPack",
     "TVMFFITensorFromDLPackVersioned",
@@ -631,6 +633,28 @@ TEST_CASE("Bad input: strings, bytes and dtypes", "[bad_input]") {
               {"TVMFFIBytesFromByteArray", "out"});
   ExpectError(TVMFFIBytesFromByteArray(&kNullData, &out), "ValueError",
               {"input", "NULL data", "100"});
+
+  // BigInt's words: whole 64-bit words only; a view of an integer only.
+  ExpectError(TVMFFIBigIntFromByteArray(nullptr, &out), "ValueError",
+              {"TVMFFIBigIntFromByteArray", "input"});
+  ExpectError(TVMFFIBigIntFromByteArray(&text, nullptr), "ValueError",
+              {"TVMFFIBigIntFromByteArray", "out"});
+  ExpectError(TVMFFIBigIntFromByteArray(&kNullData, &out), "ValueError", {"input", "NULL data"});
+  ExpectError(TVMFFIBigIntFromByteArray(&text, &out), "ValueError", {"input", "4 bytes"});
+  CHECK(out.type_index == kTVMFFINone);
+  TVMFFIByteArray view = TVMFFIBigIntGetContentByteArray(nullptr);
+  CHECK(view.data == nullptr);
+  ExpectError(-1, "ValueError", {"TVMFFIBigIntGetContentByteArray", "value"});
+  TVMFFIAny not_int = None();
+  not_int.type_index = kTVMFFIFloat;
+  view = TVMFFIBigIntGetContentByteArray(&not_int);
+  CHECK(view.size == 0);
+  ExpectError(-1, "TypeError", {"TVMFFIBigIntGetContentByteArray", "must be an int"});
+  TVMFFIAny null_big = None();
+  null_big.type_index = kTVMFFIBigInt;
+  view = TVMFFIBigIntGetContentByteArray(&null_big);
+  CHECK(view.data == nullptr);
+  ExpectError(-1, "TypeError", {"TVMFFIBigIntGetContentByteArray"});
 
   DLDataType dt{};
   TVMFFIByteArray f32 = BA("float32");
