@@ -912,6 +912,14 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
 #undef TVMFFI_MODULE_GLOBAL
 
 [[maybe_unused]] const bool kModuleGlobalsRegistered = [] {
+  // ffi.Module admits no subclass: `__ffi_type_final__`, as upstream's ObjectDef
+  // publishes it (reflection/registry.h does the same for ObjectDef'd classes).
+  static const char kFinalKey[] = "__ffi_type_final__";
+  TVMFFIByteArray final_key{kFinalKey, sizeof(kFinalKey) - 1};
+  TVMFFIAny final_value{};
+  final_value.type_index = kTVMFFIBool;
+  final_value.v_int64 = 1;
+  (void)TVMFFITypeRegisterAttr(kTVMFFIModule, &final_key, &final_value);
   RegisterBuiltinGlobal("ffi.ModuleLoadFromFile", GModuleLoadFromFile);
   RegisterBuiltinGlobal("ffi.Module.load_from_file.so", GLoadSo);
   RegisterBuiltinGlobal("ffi.ModuleGetFunction", GGetFunction);

@@ -104,19 +104,25 @@ def test_type_schema_of_a_global() -> None:
             {"type": "ffi.Array", "args": [{"type": "ffi.Tensor"}]},
         ],
     }
-    f = _describe(
-        tvmffi.Function(lambda *a: 0),
-        "testing.schema",
-        json.dumps({"type_schema": json.dumps(schema)}),
-        "Doc.",
-    )
-    assert _core._tensor_args(f) == (0b110101, True)  # arguments 0, 2, 4, 5
-    assert f.__doc__ == "Doc."
-    assert str(inspect.signature(f)) == (
-        "(arg0: 'ffi.Tensor', arg1: 'DLTensor*', arg2: 'Optional[ffi.Tensor]', "
-        "arg3: 'Variant[DLTensor*, ffi.Tensor]', arg4: 'Variant[int, ffi.Tensor]', "
-        "arg5: 'Any', arg6: 'ffi.Array[ffi.Tensor]', /) -> int"
-    )
+    # Upstream 0.1.15's form (what our headers write now) and the older flat one.
+    named = {
+        "type": "ffi.Function",
+        "named_args": {"return": schema["args"][:1], "params": schema["args"][1:]},
+    }
+    for form in (named, schema):
+        f = _describe(
+            tvmffi.Function(lambda *a: 0),
+            "testing.schema",
+            json.dumps({"type_schema": json.dumps(form)}),
+            "Doc.",
+        )
+        assert _core._tensor_args(f) == (0b110101, True)  # arguments 0, 2, 4, 5
+        assert f.__doc__ == "Doc."
+        assert str(inspect.signature(f)) == (
+            "(arg0: 'ffi.Tensor', arg1: 'DLTensor*', arg2: 'Optional[ffi.Tensor]', "
+            "arg3: 'Variant[DLTensor*, ffi.Tensor]', arg4: 'Variant[int, ffi.Tensor]', "
+            "arg5: 'Any', arg6: 'ffi.Array[ffi.Tensor]', /) -> int"
+        )
 
 
 def test_unnamed_function_repr() -> None:

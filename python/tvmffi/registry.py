@@ -45,6 +45,25 @@ def _takes_owning_tensor(schema: Any) -> bool:
     return False
 
 
+def _callable_types(schema: Any) -> list[Any] | None:
+    """A function schema's types, the return type first, then the parameters.
+
+    Reads both forms: upstream 0.1.15's ``{"type":"ffi.Function","named_args":
+    {"return":[R],"params":[...]}}`` and the older flat ``{"args":[R, ...]}``.
+    """
+    if not isinstance(schema, dict):
+        return None
+    named = schema.get("named_args")
+    if isinstance(named, dict):
+        ret = named.get("return")
+        params = named.get("params")
+        if isinstance(ret, list) and len(ret) == 1 and isinstance(params, list):
+            return [ret[0], *params]
+        return None
+    args = schema.get("args")
+    return args if isinstance(args, list) else None
+
+
 def _schema_text(schema: Any) -> str:
     """A type schema as text: {"type":"Optional","args":[{"type":"int"}]} -> Optional[int]."""
     if not isinstance(schema, dict):
@@ -120,8 +139,8 @@ def _describe(
             schema = json.loads(meta.get("type_schema") or "null")
         except (TypeError, ValueError):
             schema = None
-        if isinstance(schema, dict) and isinstance(schema.get("args"), list):
-            params = schema["args"]
+        params = _callable_types(schema)
+        if params is not None:
             mask = 0
             for i, p in enumerate(params[1:]):  # params[0] is the return type
                 if _takes_owning_tensor(p):

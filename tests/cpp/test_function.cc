@@ -435,15 +435,19 @@ TEST_CASE("TypedFunction", "[function]") {
   TypedFunction<void()> empty;
   REQUIRE(empty == nullptr);
   REQUIRE(ExpectError([&] { empty(); }).message() == "cannot call a null Function");
-  // Its type schema spells the signature out, as upstream's (return type first).
-  REQUIRE(TypeTraits<TypedFunction<void(int, double, Function)>>::TypeSchema() ==
-          R"({"type":"ffi.Function","args":[{"type":"None"},{"type":"int"},{"type":"float"},)"
-          R"({"type":"ffi.Function"}]})");
+  // Its type schema spells the signature out, as upstream 0.1.15's: named
+  // groups, the return type and the parameters.
+  std::string want = R"({"type":"ffi.Function","named_args":{"return":[{"type":"None"}],)"
+                     R"("params":[{"type":"int"},{"type":"float"},{"type":"ffi.Function"}]}})";
+  REQUIRE(TypedFunction<void(int, double, Function)>::TypeSchema() == want);
+  REQUIRE(TypeTraits<TypedFunction<void(int, double, Function)>>::TypeSchema() == want);
+  REQUIRE(TypedFunction<Optional<int>()>::TypeSchema() ==
+          R"({"type":"ffi.Function","named_args":{"return":[{"type":"Optional","args":)"
+          R"([{"type":"int"}]}],"params":[]}})");
   // A typed function taking one: its metadata nests the schema.
   std::string schema = details::MetadataJSON<void(TypedFunction<int(int)>)>::Build("f");
-  REQUIRE(schema.find(
-              R"({\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},{\"type\":\"int\"}]})") !=
-          std::string::npos);
+  REQUIRE(schema.find(R"({\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":)"
+                      R"(\"int\"}],\"params\":[{\"type\":\"int\"}]}})") != std::string::npos);
 }
 
 TEST_CASE("Callbacks and nested errors keep their kind", "[function]") {

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 namespace {
 using namespace tvm::ffi;
@@ -267,4 +268,42 @@ TEST_CASE("Optional of ObjectPtr / Arc is one pointer, empty when null", "[optio
   ptr = std::nullopt;
   arc = std::nullopt;
   REQUIRE(derived.use_count() == 1);
+}
+
+TEST_CASE("Optional<T>::value_type and as_or_throw<U>() (0.1.15)", "[optional]") {
+  static_assert(std::is_same_v<Optional<int>::value_type, int>);
+  static_assert(std::is_same_v<Optional<String>::value_type, String>);
+  static_assert(std::is_same_v<Optional<Leaf>::value_type, Leaf>);
+  static_assert(std::is_same_v<Optional<ObjectPtr<LeafObj>>::value_type, ObjectPtr<LeafObj>>);
+
+  // Strict: the value as stored, no conversion (an int is not a double).
+  Optional<double> d = 1.5;
+  REQUIRE(d.as_or_throw<double>() == 1.5);
+  Optional<int64_t> i = 3;
+  REQUIRE_THROWS_AS(i.as_or_throw<double>(), Error);
+  REQUIRE(i.as_or_throw<int64_t>() == 3);
+  // Empty: None, which only a nullable U takes.
+  Optional<int64_t> none;
+  REQUIRE_THROWS_AS(none.as_or_throw<int64_t>(), Error);
+  REQUIRE(!none.as_or_throw<Optional<int64_t>>().has_value());
+
+  // On an rvalue: success empties the Optional; failure leaves it as it was.
+  Optional<String> s = "hello";
+  REQUIRE_THROWS_AS(std::move(s).as_or_throw<Bytes>(), Error);
+  REQUIRE(s.value() == "hello");  // NOLINT(bugprone-use-after-move)
+  REQUIRE(std::move(s).as_or_throw<String>() == "hello");
+  REQUIRE(!s.has_value());  // NOLINT(bugprone-use-after-move)
+
+  // Object references and pointers: by the object's type; a move keeps one reference.
+  Leaf leaf(4);
+  Optional<Leaf> ref = leaf;
+  REQUIRE(ref.as_or_throw<Leaf>()->value == 4);
+  REQUIRE_THROWS_AS(ref.as_or_throw<String>(), Error);
+  Optional<ObjectPtr<LeafObj>> ptr = make_object<LeafObj>(5);
+  ObjectPtr<LeafObj> raw = ptr.value();
+  int before = raw.use_count();
+  ObjectPtr<LeafObj> moved = std::move(ptr).as_or_throw<ObjectPtr<LeafObj>>();
+  REQUIRE(moved == raw);
+  REQUIRE(!ptr.has_value());  // NOLINT(bugprone-use-after-move)
+  REQUIRE(raw.use_count() == before);
 }

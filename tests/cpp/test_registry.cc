@@ -92,6 +92,10 @@ TEST_CASE("ObjectDef registers methods, static methods and the constructor", "[r
   CHECK((sum_info->flags & kTVMFFIFieldFlagBitMaskIsStaticMethod) == 0);
   CHECK(View(sum_info->doc) == "x + y + extra");
   CHECK(View(sum_info->metadata).find("ffi.Function") != std::string_view::npos);
+  // The method's schema in upstream 0.1.15's form: the object is parameter 0.
+  CHECK(View(sum_info->metadata)
+            .find(R"(\"named_args\":{\"return\":[{\"type\":\"int\"}],)"
+                  R"(\"params\":[{\"type\":\"test.refl.Point\"},)") != std::string_view::npos);
 
   const TVMFFIMethodInfo* origin = refl::GetMethodInfo("test.refl.Point", "origin");
   CHECK((origin->flags & kTVMFFIFieldFlagBitMaskIsStaticMethod) != 0);
@@ -107,6 +111,17 @@ TEST_CASE("ObjectDef registers methods, static methods and the constructor", "[r
   CHECK(init(2, 0.5).cast<Point>()->x == 2);
   // Wrong argument types are a TypeError from the typed wrapper.
   CHECK_THROWS_AS(refl::GetMethod("test.refl.Point", "__ffi_init__")("a", 1.0), Error);
+}
+
+TEST_CASE("ObjectDef publishes __ffi_type_final__; ffi.Module is final", "[registry]") {
+  RegisterTestTypes();
+  refl::TypeAttrColumn final_attr(refl::type_attr::kTypeFinal);
+  CHECK(final_attr[PointObj::RuntimeTypeIndex()].cast<bool>() == false);
+  CHECK(final_attr[Point3Obj::RuntimeTypeIndex()].cast<bool>() == true);
+  CHECK(final_attr[TypeKeyToIndex("ffi.Module")].cast<bool>() == true);
+  // A class defined twice keeps its one value (no "already set" error).
+  refl::ObjectDef<Point3Obj>();
+  CHECK(final_attr[Point3Obj::RuntimeTypeIndex()].cast<bool>() == true);
 }
 
 TEST_CASE("The registered creator makes a default object", "[registry]") {

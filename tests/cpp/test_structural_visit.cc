@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "reflection_test_util.h"
@@ -337,6 +338,138 @@ TEST_CASE("ffi.StructuralWalk: callbacks by type index, with or without the regi
   REQUIRE(r.type_index() == TypeIndex::kTVMFFIVisitInterrupt);
   CHECK(r.cast<VisitInterrupt>()->value.same_as(v));
   CHECK_THROWS_AS(walk(f, stop, Array<Tuple<int32_t, Function>>{}, 5), Error);
+}
+
+// A visitor layer with state: counts the standard visits it makes and hands
+// the count (and a fixed tag) to each engine callback.
+struct DefaultCount {
+  int value = 0;
+};
+struct Tag {
+  int value = 42;
+};
+class CountingLayerObj : public StructuralVisitorObj {
+ public:
+  using VisitorObjType = CountingLayerObj;
+  using StateTupleType = std::tuple<const DefaultCount&, const Tag&>;
+  explicit CountingLayerObj(const StructuralVisitorVTable* vtable) : StructuralVisitorObj(vtable) {}
+  Expected<Optional<VisitInterrupt>> DefaultVisitExpected(AnyView value) noexcept {
+    ++count_.value;
+    return StructuralVisitorObj::DefaultVisitExpected(value);
+  }
+  int tag() const { return tag_.value; }
+
+ protected:
+  StateTupleType StateTuple() const noexcept { return std::tie(count_, tag_); }
+
+ private:
+  DefaultCount count_;
+  Tag tag_;
+};
+
+TEST_CASE("StructuralWalkEngine: a layer's state reaches the callbacks", "[structural_visit]") {
+  Array<Any> inner{1, 2};
+  Array<Any> root{inner, 3};
+  std::vector<int> counts;
+  std::vector<int64_t> ints;
+  auto on_array = [&](const Array<Any>& a, const DefaultCount& count,
+                      const Tag& tag) -> Expected<WalkResult> {
+    counts.push_back(count.value);
+    CHECK(tag.value == 42);
+    return a.same_as(inner) ? WalkResult::Skip() : WalkResult::Advance();
+  };
+  auto on_int = [&](int64_t i, const DefaultCount&, const Tag&,
+                    TVMFFIDefRegionKind kind) -> Expected<WalkResult> {
+    CHECK(kind == kTVMFFIDefRegionKindNone);
+    ints.push_back(i);
+    if (i == 3) return WalkResult::Interrupt(VisitInterrupt(String("three")));
+    return WalkResult::Advance();
+  };
+  using Pre = StructuralWalkEngine<CountingLayerObj, WalkOrder::kPreOrder, decltype(on_array),
+                                   decltype(on_int)>;
+  StructuralVisitor pre(make_object<Pre>(on_array, on_int));
+  Optional<VisitInterrupt> stop = pre->Visit(root);
+  REQUIRE(stop.has_value());
+  CHECK(stop.value()->value.cast<String>() == "three");
+  // root before any standard visit, inner after root's; inner skipped (1, 2 unseen).
+  CHECK(counts == std::vector<int>{0, 1});
+  CHECK(ints == std::vector<int64_t>{3});
+
+  // Post-order: each callback after the value's standard visit.
+  counts.clear();
+  auto any_value = [&](AnyView, const DefaultCount& count, const Tag&) -> Expected<WalkResult> {
+    counts.push_back(count.value);
+    return WalkResult::Advance();
+  };
+  using Post = StructuralWalkEngine<CountingLayerObj, WalkOrder::kPostOrder, decltype(any_value)>;
+  StructuralVisitor post(make_object<Post>(any_value));
+  CHECK(!post->Visit(Array<Any>{Array<Any>{1}}).has_value());
+  CHECK(counts == std::vector<int>{3, 3, 3});  // 1, the inner array, the root
+
+  // A callback's error (returned or thrown) comes back as the Expected's error.
+  auto fails = [](int64_t i, const DefaultCount&, const Tag&) -> Expected<WalkResult> {
+    if (i == 2) TVM_FFI_THROW(ValueError) << "no twos";
+    return WalkResult::Advance();
+  };
+  using Failing = StructuralWalkEngine<CountingLayerObj, WalkOrder::kPreOrder, decltype(fails)>;
+  StructuralVisitor failing(make_object<Failing>(fails));
+  Expected<Optional<VisitInterrupt>> err = failing->VisitExpected(root);
+  REQUIRE(err.is_err());
+  CHECK(err.error().kind() == "ValueError");
+}
+
+TEST_CASE("StructuralVisit: a matching callback replaces the standard descent",
+          "[structural_visit]") {
+  Array<Any> first{1, 2};
+  Array<Any> root{first, Array<Any>{3, 4}};
+  std::vector<int64_t> seen;
+  // Arrays: only the first item is visited; ints are recorded.
+  Expected<Optional<VisitInterrupt>> r = StructuralVisitExpected(
+      root,
+      [](const Array<Any>& a, StructuralVisitorObj* v) -> Expected<Optional<VisitInterrupt>> {
+        TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(v->VisitExpected(a[0]));
+        return Optional<VisitInterrupt>(std::nullopt);
+      },
+      [&](int64_t i, StructuralVisitorObj*) -> Optional<VisitInterrupt> {
+        seen.push_back(i);
+        return std::nullopt;
+      });
+  REQUIRE(r.is_ok());
+  CHECK(!r.value().has_value());
+  CHECK(seen == std::vector<int64_t>{1});
+
+  // Unmatched values get the standard visit; an interrupt stops the visit.
+  seen.clear();
+  Optional<VisitInterrupt> stop =
+      StructuralVisit(root, [&](int64_t i, StructuralVisitorObj*) -> Optional<VisitInterrupt> {
+        seen.push_back(i);
+        if (i == 3) return VisitInterrupt(Any(i));
+        return std::nullopt;
+      });
+  REQUIRE(stop.has_value());
+  CHECK(stop.value()->value.cast<int64_t>() == 3);
+  CHECK(seen == std::vector<int64_t>{1, 2, 3});
+
+  // A thrown error comes back as the error; StructuralVisit throws it.
+  auto throws = [](int64_t i, StructuralVisitorObj*) -> Optional<VisitInterrupt> {
+    if (i == 2) TVM_FFI_THROW(TypeError) << "two";
+    return std::nullopt;
+  };
+  Expected<Optional<VisitInterrupt>> err = StructuralVisitExpected(root, throws);
+  REQUIRE(err.is_err());
+  CHECK(err.error().kind() == "TypeError");
+  CHECK_THROWS_AS(StructuralVisit(root, throws), Error);
+
+  // Over a stateful layer, callbacks get the layer's visitor type.
+  int tags = 0;
+  auto on_int = [&](int64_t, CountingLayerObj* v) -> Optional<VisitInterrupt> {
+    tags += v->tag();
+    return std::nullopt;
+  };
+  using Engine = StructuralVisitEngine<CountingLayerObj, decltype(on_int)>;
+  StructuralVisitor layered(make_object<Engine>(on_int));
+  CHECK(!layered->Visit(root).has_value());
+  CHECK(tags == 4 * 42);
 }
 
 }  // namespace

@@ -842,8 +842,8 @@ TEST_CASE("Metadata JSON format and round trip", "[module]") {
   REQUIRE(add_int.has_value());
   REQUIRE(std::string(*add_int) ==
           R"({"name":"add_int","args":[{"index":0,"type":"int"},{"index":1,"type":"int"}],)"
-          R"("ret":"int","type_schema":"{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},)"
-          R"({\"type\":\"int\"},{\"type\":\"int\"}]}"})");
+          R"("ret":"int","type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":)"
+          R"([{\"type\":\"int\"}],\"params\":[{\"type\":\"int\"},{\"type\":\"int\"}]}}"})");
 
   struct Expect {
     const char* name;
@@ -876,15 +876,17 @@ TEST_CASE("Metadata JSON format and round trip", "[module]") {
       REQUIRE(args[i].at("type") == ex.args[i]);
     }
     REQUIRE(doc.at("ret") == ex.ret);
-    // type_schema is itself JSON: {"type":"ffi.Function","args":[ret, args...]}.
+    // type_schema is itself JSON (upstream 0.1.15's form):
+    // {"type":"ffi.Function","named_args":{"return":[ret],"params":[args...]}}.
     nlohmann::json schema = nlohmann::json::parse(doc.at("type_schema").get<std::string>());
     REQUIRE(schema.at("type") == "ffi.Function");
-    REQUIRE(schema.at("args").size() == ex.args.size() + 1);
+    REQUIRE(schema.at("named_args").at("return").size() == 1);
+    REQUIRE(schema.at("named_args").at("params").size() == ex.args.size());
   }
   // Optional is nested in the schema.
   nlohmann::json doc = nlohmann::json::parse(std::string(*mod->GetFunctionMetadata("add")));
   nlohmann::json schema = nlohmann::json::parse(doc.at("type_schema").get<std::string>());
-  const nlohmann::json& opt = schema.at("args").at(3);
+  const nlohmann::json& opt = schema.at("named_args").at("params").at(2);
   REQUIRE(opt.at("type") == "Optional");
   REQUIRE(opt.at("args").at(0).at("type") == "DLTensor*");
 

@@ -602,6 +602,13 @@ struct AnyEqual {
   }
 };
 
+namespace details {
+template <typename U, typename Opt>
+U OptionalAsOrThrow(const Opt& opt) {
+  return AnyView(opt).template as_or_throw<U>();
+}
+}  // namespace details
+
 // ObjectRef::as_or_throw lives here: object.h sits below the error layer.
 template <typename RefType, typename>
 RefType ObjectRef::as_or_throw() const& {

@@ -565,6 +565,13 @@ inline Function Function::GetGlobalRequired(details::NameRef name) {
  *   int three = add(1, 2);
  * \endcode
  */
+namespace details {
+template <typename T>
+inline std::string MetadataTypeSchema();  // function_metadata.h
+template <typename R, typename... Args>
+inline std::string CallableTypeSchema(std::string_view type_key);  // function_metadata.h
+}  // namespace details
+
 template <typename FType>
 class TypedFunction;
 
@@ -575,6 +582,14 @@ class TypedFunction<R(Args...)> {
   TypedFunction() = default;
   TypedFunction(std::nullptr_t) {}                                // NOLINT(*)
   TypedFunction(Function packed) : packed_(std::move(packed)) {}  // NOLINT(*)
+
+  /*!
+   * \brief The signature as upstream 0.1.15 writes it:
+   *        {"type":"ffi.Function","named_args":{"return":[<R>],"params":[<Args>...]}}.
+   */
+  static std::string TypeSchema() {
+    return details::CallableTypeSchema<R, Args...>(StaticTypeKey::kTVMFFIFunction);
+  }
   template <typename FLambda,
             typename = std::enable_if_t<std::is_invocable_r_v<R, FLambda&, Args...> &&
                                         !std::is_same_v<std::decay_t<FLambda>, Function> &&
@@ -617,11 +632,6 @@ class TypedFunction<R(Args...)> {
 template <typename FType>
 inline constexpr bool use_default_type_traits_v<TypedFunction<FType>> = false;
 
-namespace details {
-template <typename T>
-inline std::string MetadataTypeSchema();  // function_metadata.h
-}  // namespace details
-
 template <typename R, typename... Args>
 struct TypeTraits<TypedFunction<R(Args...)>> : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIFunction;
@@ -646,12 +656,8 @@ struct TypeTraits<TypedFunction<R(Args...)>> : public TypeTraitsBase {
     return std::nullopt;
   }
   static std::string TypeStr() { return details::SignatureString<R, Args...>(); }
-  /*! \brief As upstream: {"type":"ffi.Function","args":[<ret>,<arg0>,...]}. */
-  static std::string TypeSchema() {
-    std::string schema = "{\"type\":\"ffi.Function\",\"args\":[" + details::MetadataTypeSchema<R>();
-    ((schema += ",", schema += details::MetadataTypeSchema<Args>()), ...);
-    return schema + "]}";
-  }
+  /*! \brief As TypedFunction<R(Args...)>::TypeSchema(). */
+  static std::string TypeSchema() { return TFunc::TypeSchema(); }
 };
 
 /*! \return The type index registered for a type key; KeyError if unknown. */

@@ -13,7 +13,7 @@
  *   {"name":"add_int",
  *    "args":[{"index":0,"type":"int"},{"index":1,"type":"int"}],
  *    "ret":"int",
- *    "type_schema":"{\"type\":\"ffi.Function\",\"args\":[{\"type\":\"int\"},...]}"}
+ *    "type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],...}}"}
  *
  *  - "name": the export name (the symbol without `__tvm_ffi_`).
  *  - "args": one entry per parameter, in order; "type" is the readable type
@@ -21,8 +21,11 @@
  *    "DLTensor*" for TensorView, "ffi.Tensor", "Optional[DLTensor*]", "Any", ...).
  *  - "ret": the readable return type ("None" for void).
  *  - "type_schema": a JSON document *encoded as a string*, in the layout
- *    upstream TVM-FFI tools read: {"type":"ffi.Function","args":[<ret>,<arg0>,...]},
- *    each entry {"type":"<name>"} or, for Optional, {"type":"Optional","args":[<T>]}.
+ *    upstream TVM-FFI 0.1.15 writes:
+ *    {"type":"ffi.Function","named_args":{"return":[<ret>],"params":[<arg0>,...]}},
+ *    each entry {"type":"<name>"} or, for Optional, {"type":"Optional","args":[<T>]}
+ *    (before 0.1.15, and before tvmffi followed it: the flat
+ *    {"type":"ffi.Function","args":[<ret>,<arg0>,...]}; tvmffi's readers take both).
  *
  * The String is created with TVMFFIStringFromByteArray, so its memory belongs
  * to libtvmffi. `Module::GetFunctionMetadata(name)` returns it.
@@ -94,6 +97,23 @@ inline std::string MetadataTypeSchema() {
   }
 }
 
+/*!
+ * \brief A callable's schema (upstream 0.1.15's form):
+ *        {"type":<type_key>,"named_args":{"return":[<R>],"params":[<Args>...]}}.
+ *        Readers should still accept the older flat form
+ *        {"type":<type_key>,"args":[<R>,<Args>...]}.
+ */
+template <typename R, typename... Args>
+inline std::string CallableTypeSchema(std::string_view type_key) {
+  std::string s = "{\"type\":";
+  AppendJSONString(&s, type_key);
+  s += ",\"named_args\":{\"return\":[" + MetadataTypeSchema<R>() + "],\"params\":[";
+  const char* sep = "";
+  ((s += sep, s += MetadataTypeSchema<Args>(), sep = ","), ...);
+  (void)sep;
+  return s + "]}}";
+}
+
 template <typename FType>
 struct MetadataJSON;
 
@@ -110,9 +130,7 @@ struct MetadataJSON<R(Args...)> {
      ...);
     s += "],\"ret\":";
     AppendJSONString(&s, TypeName<R>());
-    std::string schema = "{\"type\":\"ffi.Function\",\"args\":[" + MetadataTypeSchema<R>();
-    ((schema += ",", schema += MetadataTypeSchema<Args>()), ...);
-    schema += "]}";
+    std::string schema = CallableTypeSchema<R, Args...>("ffi.Function");
     s += ",\"type_schema\":";
     AppendJSONString(&s, schema);
     s += "}";

@@ -54,7 +54,28 @@ struct OptionalTraitsBase;
 [[noreturn]] TVM_FFI_COLD_CODE inline void ThrowEmptyOptionalAccess() {
   TVM_FFI_THROW(RuntimeError) << "value() called on an empty Optional";
 }
+/*! \brief Optional<T>::as_or_throw<U>(): the value (None when empty) strictly as U (any.h). */
+template <typename U, typename Opt>
+U OptionalAsOrThrow(const Opt& opt);
 }  // namespace details
+
+/*!
+ * \brief as_or_throw<U>() of every Optional (upstream 0.1.15): the stored value
+ *        (None when empty) as U when it is stored as a U (no conversion), else a
+ *        TypeError. On an rvalue, success leaves the Optional empty and failure
+ *        leaves it as it was.
+ */
+#define TVM_FFI_OPTIONAL_AS_OR_THROW_                            \
+  template <typename U>                                          \
+  U as_or_throw() const& {                                       \
+    return ::tvm::ffi::details::OptionalAsOrThrow<U>(*this);     \
+  }                                                              \
+  template <typename U>                                          \
+  U as_or_throw()&& {                                            \
+    U result = ::tvm::ffi::details::OptionalAsOrThrow<U>(*this); \
+    *this = std::nullopt;                                        \
+    return result;                                               \
+  }
 
 /*!
  * \brief Optional of a type that cannot live in an Any (a view such as TensorView):
@@ -64,6 +85,9 @@ template <typename T>
 class Optional<T,
                std::enable_if_t<!TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>>> {
  public:
+  /*! \brief The type held (upstream 0.1.15). */
+  using value_type = T;
+  TVM_FFI_OPTIONAL_AS_OR_THROW_
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}  // NOLINT(*)
   Optional(T value) {                   // NOLINT(*)
@@ -161,6 +185,9 @@ class Optional<T,
   using Unsafe = typename details::AnyCellOf<T>::unsafe;
 
  public:
+  /*! \brief The type held (upstream 0.1.15). */
+  using value_type = T;
+  TVM_FFI_OPTIONAL_AS_OR_THROW_
   Optional() = default;
   Optional(std::nullopt_t) noexcept {}              // NOLINT(*)
   Optional(std::nullptr_t) noexcept {}              // NOLINT(*)
@@ -269,6 +296,9 @@ class Optional<T,
 template <typename T>
 class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public ObjectRef {
  public:
+  /*! \brief The type held (upstream 0.1.15). */
+  using value_type = T;
+  TVM_FFI_OPTIONAL_AS_OR_THROW_
   using ContainerType = typename T::ContainerType;
   static constexpr bool _type_is_nullable = true;
   static constexpr bool _type_container_is_exact = T::_type_container_is_exact;
@@ -351,6 +381,9 @@ class Optional<T, std::enable_if_t<is_object_pointer_v<T>>> {
   using Obj = std::remove_pointer_t<decltype(std::declval<const T&>().get())>;
 
  public:
+  /*! \brief The type held (upstream 0.1.15). */
+  using value_type = T;
+  TVM_FFI_OPTIONAL_AS_OR_THROW_
   Optional() noexcept = default;
   Optional(std::nullopt_t) noexcept {}                     // NOLINT(*)
   Optional(std::nullptr_t) noexcept {}                     // NOLINT(*)
@@ -517,4 +550,5 @@ struct TypeTraits<std::optional<T>> : public details::OptionalTraitsBase<std::op
 
 }  // namespace ffi
 }  // namespace tvm
+#undef TVM_FFI_OPTIONAL_AS_OR_THROW_
 #endif  // TVM_FFI_OPTIONAL_H_

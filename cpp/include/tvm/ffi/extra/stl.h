@@ -550,12 +550,10 @@ struct TypeTraits<std::function<R(Args...)>> : public TypeTraitsBase {
     ((s += (index++ == 0 ? "" : ", "), s += details::TypeName<Args>()), ...);
     return s + ")>";
   }
-  /*! \return {"type":"std::function","args":[<ret>,<arg0>,...]}, as ffi.Function's. */
+  /*! \return {"type":"std::function","named_args":{"return":[<R>],"params":[...]}}, as
+   * ffi.Function's. */
   static std::string TypeSchema() {
-    std::string schema =
-        "{\"type\":\"std::function\",\"args\":[" + details::MetadataTypeSchema<R>();
-    ((schema += ",", schema += details::MetadataTypeSchema<Args>()), ...);
-    return schema + "]}";
+    return details::CallableTypeSchema<R, Args...>("std::function");
   }
 };
 

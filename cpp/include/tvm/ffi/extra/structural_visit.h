@@ -57,6 +57,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -121,6 +122,17 @@ struct StructuralVisitorVTable {
  */
 class StructuralVisitorObj : public Object {
  public:
+  /*!
+   * \brief The visitor type a StructuralVisitEngine hands its callbacks; a
+   *        layer deriving from this one may name itself here.
+   */
+  using VisitorObjType = StructuralVisitorObj;
+  /*!
+   * \brief The state a layer hands each StructuralWalkEngine callback after the
+   *        value (const references, from StateTuple()); none here.
+   */
+  using StateTupleType = std::tuple<>;
+
   /*! \return None to continue, or the interrupt that stops the walk; throws an error. */
   Optional<VisitInterrupt> Visit(AnyView value) { return VisitExpected(value).value(); }
 
@@ -190,6 +202,9 @@ class StructuralVisitorObj : public Object {
  protected:
   /*! \param vtable Must not be null and must outlive the visitor. */
   explicit StructuralVisitorObj(const StructuralVisitorVTable* vtable) : vtable_(vtable) {}
+
+  /*! \brief This layer's callback state (see StateTupleType). */
+  StateTupleType StateTuple() const noexcept { return {}; }
 
   const StructuralVisitorVTable* vtable_ = nullptr;
   TVMFFIDefRegionKind def_region_mode_ = kTVMFFIDefRegionKindNone;
@@ -342,6 +357,14 @@ template <typename T>
 VisitEarlyResult<T> VisitEarlyReturn(Expected<T>& result) noexcept {
   return VisitEarlyResult<T>(result);
 }
+/*! \brief A plain visit result (no error possible) stops the walk when it is an interrupt. */
+inline bool StructuralVisitNeedEarlyReturn(const Optional<VisitInterrupt>& result) noexcept {
+  return result.has_value();
+}
+inline Optional<VisitInterrupt> VisitEarlyReturn(Optional<VisitInterrupt>& result) noexcept {
+  return std::move(result);
+}
+inline void UpdateVisitErrorContextNoThrow(const Optional<VisitInterrupt>&, AnyView) noexcept {}
 }  // namespace details
 
 /*!
@@ -428,6 +451,7 @@ struct WalkCallbackArgs : WalkCallbackArgs<decltype(&F::operator())> {};
 template <typename C, typename R, typename A0, typename... Rest>
 struct WalkCallbackArgs<R (C::*)(A0, Rest...) const> {
   using First = remove_cvref_t<A0>;
+  using All = std::tuple<A0, Rest...>;
   static constexpr size_t kNumArgs = 1 + sizeof...(Rest);
 };
 template <typename C, typename R, typename A0, typename... Rest>
@@ -435,8 +459,17 @@ struct WalkCallbackArgs<R (C::*)(A0, Rest...)> : WalkCallbackArgs<R (C::*)(A0, R
 template <typename R, typename A0, typename... Rest>
 struct WalkCallbackArgs<R (*)(A0, Rest...)> {
   using First = remove_cvref_t<A0>;
+  using All = std::tuple<A0, Rest...>;
   static constexpr size_t kNumArgs = 1 + sizeof...(Rest);
 };
+template <typename R, typename A0, typename... Rest>
+struct WalkCallbackArgs<R (*)(A0, Rest...) noexcept> : WalkCallbackArgs<R (*)(A0, Rest...)> {};
+template <typename C, typename R, typename A0, typename... Rest>
+struct WalkCallbackArgs<R (C::*)(A0, Rest...) const noexcept>
+    : WalkCallbackArgs<R (C::*)(A0, Rest...) const> {};
+template <typename C, typename R, typename A0, typename... Rest>
+struct WalkCallbackArgs<R (C::*)(A0, Rest...) noexcept>
+    : WalkCallbackArgs<R (C::*)(A0, Rest...) const> {};
 
 /*! \brief Chains typed callbacks into one dispatch: the first one whose type matches runs. */
 struct StructuralWalkCallbackChain {
@@ -515,6 +548,222 @@ Expected<Optional<VisitInterrupt>> StructuralWalkExpected(AnyView root,
 template <WalkOrder order, typename... Callbacks>
 Optional<VisitInterrupt> StructuralWalk(AnyView root, Callbacks&&... callbacks) {
   return StructuralWalkExpected<order>(root, std::forward<Callbacks>(callbacks)...).value();
+}
+
+/*!
+ * \brief StructuralWalk's visitor as a template over a visitor layer `Parent`
+ *        (StructuralVisitorObj, or a class deriving from it that adds state):
+ *        each callback takes (value, the layer's state..., optionally the def
+ *        region kind) and returns Expected<WalkResult>; the first whose value
+ *        type matches runs, before (kPreOrder) or after (kPostOrder) the
+ *        layer's DefaultVisitExpected of the value.
+ *
+ * A layer names its state as `using StateTupleType = std::tuple<const S&...>`
+ * and hands it out from a `StateTuple() const noexcept` (it may be protected).
+ */
+template <typename Parent, WalkOrder order, typename... Callbacks>
+class StructuralWalkEngine : public Parent {
+ public:
+  static_assert(std::is_base_of_v<StructuralVisitorObj, Parent>,
+                "StructuralWalkEngine: Parent must derive from StructuralVisitorObj");
+  /*! \brief The state the Parent layer hands each callback. */
+  using StateTupleType = typename Parent::StateTupleType;
+
+  /*! \param callbacks Tried in this order on each value. */
+  explicit StructuralWalkEngine(Callbacks... callbacks)
+      : Parent(VTable()), callbacks_(std::move(callbacks)...) {}
+
+ private:
+  static const StructuralVisitorVTable* VTable() {
+    static const StructuralVisitorVTable vtable{&StructuralWalkEngine::Trampoline};
+    return &vtable;
+  }
+  static TVMFFIAny Trampoline(StructuralVisitorObj* self, AnyView value) noexcept {
+    return static_cast<StructuralWalkEngine*>(self)->VisitOne(value);
+  }
+
+  TVMFFIAny VisitOne(AnyView value) noexcept {
+    if (value.type_index() == TypeIndex::kTVMFFINone) return details::VisitContinueRaw();
+    if constexpr (order == WalkOrder::kPreOrder) {
+      Expected<WalkResult> r = Dispatch(value);
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(r, value);
+      if (r.type_index() == TypeIndex::kTVMFFIInt &&
+          details::ExpectedUnsafe::ValueAs<int32_t>(r) == WalkResult::kSkipTag) {
+        return details::VisitContinueRaw();
+      }
+    }
+    TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Parent::DefaultVisitExpected(value),
+                                                          value);
+    if constexpr (order == WalkOrder::kPostOrder) {
+      TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Dispatch(value), value);
+    }
+    return details::VisitContinueRaw();
+  }
+
+  /*! \brief The first matching callback's answer; Advance() when none matches. */
+  Expected<WalkResult> Dispatch(AnyView value) noexcept {
+    try {
+      std::optional<Expected<WalkResult>> result;
+      std::apply(
+          [&](auto&... callback) { (void)(... || (result = TryOne(callback, value)).has_value()); },
+          callbacks_);
+      if (result.has_value()) return *std::move(result);
+      return WalkResult::Advance();
+    } catch (const Error& err) {
+      return Unexpected(err);
+    } catch (const std::bad_alloc&) {
+      return Unexpected(Error("MemoryError", "StructuralWalk: out of memory", ""));
+    }
+  }
+
+  template <typename Callback>
+  std::optional<Expected<WalkResult>> TryOne(Callback& callback, AnyView value) {
+    using Args = details::WalkCallbackArgs<std::decay_t<Callback>>;
+    constexpr size_t kNumStates = std::tuple_size_v<StateTupleType>;
+    static_assert(Args::kNumArgs == 1 + kNumStates || Args::kNumArgs == 2 + kNumStates,
+                  "StructuralWalkEngine callbacks take (value, the layer's state..., "
+                  "optionally TVMFFIDefRegionKind)");
+    using T = typename Args::First;
+    if constexpr (std::is_same_v<T, AnyView>) {
+      return Invoke<Args::kNumArgs>(callback, value);
+    } else if constexpr (std::is_same_v<T, Any>) {
+      return Invoke<Args::kNumArgs>(callback, Any(value));
+    } else {
+      if (std::optional<T> v = value.as<T>()) {
+        return Invoke<Args::kNumArgs>(callback, *std::move(v));
+      }
+      return std::nullopt;
+    }
+  }
+
+  template <size_t kNumArgs, typename Callback, typename Value>
+  Expected<WalkResult> Invoke(Callback& callback, Value&& value) {
+    return InvokeWithStates<kNumArgs>(
+        callback, std::forward<Value>(value),
+        std::make_index_sequence<std::tuple_size_v<StateTupleType>>{});
+  }
+
+  template <size_t kNumArgs, typename Callback, typename Value, size_t... Is>
+  Expected<WalkResult> InvokeWithStates(Callback& callback, Value&& value,
+                                        std::index_sequence<Is...>) {
+    StateTupleType states = Parent::StateTuple();
+    if constexpr (kNumArgs == 1 + sizeof...(Is)) {
+      return callback(std::forward<Value>(value), std::get<Is>(states)...);
+    } else {
+      return callback(std::forward<Value>(value), std::get<Is>(states)...,
+                      Parent::def_region_kind());
+    }
+  }
+
+  std::tuple<Callbacks...> callbacks_;
+};
+
+/*!
+ * \brief A visitor whose callbacks replace the standard visit of the values
+ *        they match: each takes (value, Parent::VisitorObjType*) and returns
+ *        Expected<Optional<VisitInterrupt>> (or Optional<VisitInterrupt>),
+ *        visiting the children it wants through the visitor; the first whose
+ *        value type matches runs, and a value none matches gets the Parent
+ *        layer's DefaultVisitExpected.
+ */
+template <typename Parent, typename... Callbacks>
+class StructuralVisitEngine : public Parent {
+ public:
+  static_assert(std::is_base_of_v<StructuralVisitorObj, Parent>,
+                "StructuralVisitEngine: Parent must derive from StructuralVisitorObj");
+
+  /*! \param callbacks Tried in this order on each value. */
+  explicit StructuralVisitEngine(Callbacks... callbacks)
+      : Parent(VTable()), callbacks_(std::move(callbacks)...) {}
+
+ private:
+  using Result = Expected<Optional<VisitInterrupt>>;
+
+  static const StructuralVisitorVTable* VTable() {
+    static const StructuralVisitorVTable vtable{&StructuralVisitEngine::Trampoline};
+    return &vtable;
+  }
+  static TVMFFIAny Trampoline(StructuralVisitorObj* self, AnyView value) noexcept {
+    return static_cast<StructuralVisitEngine*>(self)->VisitOne(value);
+  }
+
+  TVMFFIAny VisitOne(AnyView value) noexcept {
+    if (value.type_index() == TypeIndex::kTVMFFINone) return details::VisitContinueRaw();
+    Result result = Optional<VisitInterrupt>(std::nullopt);
+    bool matched = false;
+    try {
+      matched = std::apply(
+          [&](auto&... callback) { return (... || TryOne(callback, value, &result)); }, callbacks_);
+    } catch (const Error& err) {
+      result = Unexpected(err);
+      matched = true;
+    } catch (const std::bad_alloc&) {
+      result = Unexpected(Error("MemoryError", "StructuralVisit: out of memory", ""));
+      matched = true;
+    }
+    if (!matched) result = Parent::DefaultVisitExpected(value);
+    details::UpdateVisitErrorContextNoThrow(result, value);
+    return details::ExpectedUnsafe::MoveToTVMFFIAny(std::move(result));
+  }
+
+  template <typename Callback>
+  bool TryOne(Callback& callback, AnyView value, Result* out) {
+    using Args = details::WalkCallbackArgs<std::decay_t<Callback>>;
+    static_assert(Args::kNumArgs == 2, "StructuralVisitEngine callbacks take (value, visitor)");
+    using VisitorArg = std::decay_t<std::tuple_element_t<1, typename Args::All>>;
+    using VisitorObj = typename Parent::VisitorObjType;
+    static_assert(std::is_pointer_v<VisitorArg> &&
+                      std::is_base_of_v<std::remove_pointer_t<VisitorArg>, VisitorObj>,
+                  "StructuralVisitEngine: a callback's second argument must be a pointer to "
+                  "Parent::VisitorObjType (or a base of it)");
+    VisitorObj* self = this;
+    using T = typename Args::First;
+    if constexpr (std::is_same_v<T, AnyView>) {
+      *out = Result(callback(value, self));
+      return true;
+    } else if constexpr (std::is_same_v<T, Any>) {
+      *out = Result(callback(Any(value), self));
+      return true;
+    } else {
+      if (std::optional<T> v = value.as<T>()) {
+        *out = Result(callback(*std::move(v), self));
+        return true;
+      }
+      return false;
+    }
+  }
+
+  std::tuple<Callbacks...> callbacks_;
+};
+
+/*!
+ * \brief Visit `root` with typed callbacks (see StructuralVisitEngine): each
+ *        matched value is the callback's to descend into.
+ * \return None when the visit completed, the interrupt a callback returned, or
+ *         the Error a callback or a visit raised.
+ */
+template <typename... Callbacks>
+Expected<Optional<VisitInterrupt>> StructuralVisitExpected(AnyView root,
+                                                           Callbacks&&... callbacks) noexcept {
+  static_assert(sizeof...(Callbacks) != 0, "StructuralVisit needs at least one callback");
+  try {
+    using Engine = StructuralVisitEngine<StructuralVisitorObj, std::decay_t<Callbacks>...>;
+    StructuralVisitor visitor(make_object<Engine>(std::forward<Callbacks>(callbacks)...));
+    return visitor->VisitExpected(root);
+  } catch (const Error& err) {
+    return Unexpected(err);
+  } catch (const std::bad_alloc&) {
+    return Unexpected(Error("MemoryError", "StructuralVisit: out of memory", ""));
+  }
+}
+
+/*!
+ * \brief StructuralVisitExpected that throws the error.
+ * \return None when the visit completed, or the interrupt a callback returned.
+ */
+template <typename... Callbacks>
+Optional<VisitInterrupt> StructuralVisit(AnyView root, Callbacks&&... callbacks) {
+  return StructuralVisitExpected(root, std::forward<Callbacks>(callbacks)...).value();
 }
 
 }  // namespace ffi

@@ -253,15 +253,13 @@ inline std::string FieldTypeSchema() {
   }
 }
 
-/*! \brief {"type":"ffi.Function","args":[ret, args...]} for a callable type. */
+/*! \brief A callable type's schema, as TypedFunction<FType>::TypeSchema(). */
 template <typename FType>
 struct FunctionTypeSchema;
 template <typename R, typename... Args>
 struct FunctionTypeSchema<R(Args...)> {
   static std::string Get() {
-    std::string s = "{\"type\":\"ffi.Function\",\"args\":[" + MetadataTypeSchema<R>();
-    ((s += ",", s += MetadataTypeSchema<Args>()), ...);
-    return s + "]}";
+    return ::tvm::ffi::details::CallableTypeSchema<R, Args...>("ffi.Function");
   }
 };
 
@@ -503,6 +501,7 @@ class ObjectDef {
     md.structural_eq_hash_kind = Class::_type_s_eq_hash_kind;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMetadata(type_index_, &md));
     if constexpr (std::is_copy_constructible_v<Class>) RegisterShallowCopy();
+    RegisterTypeFinal();
   }
 
   /*! \brief A read-only field; extras: docstring, Metadata, DefaultValue, ... */
@@ -606,6 +605,15 @@ class ObjectDef {
   }
 
   // `__ffi_shallow_copy__` (DeepCopy's per-object step), once per type.
+  // `__ffi_type_final__` (upstream 0.1.15): whether the class admits no
+  // subclass, for readers that dispatch on exact type. Once per type.
+  void RegisterTypeFinal() {
+    TVMFFIByteArray key = AsByteArray(type_attr::kTypeFinal);
+    const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&key);
+    if (column != nullptr && TypeAttrColumn(type_attr::kTypeFinal)[type_index_] != nullptr) return;
+    details::RegisterTypeAttr(type_index_, type_attr::kTypeFinal, Class::_type_final);
+  }
+
   void RegisterShallowCopy() {
     TVMFFIByteArray key = AsByteArray(type_attr::kShallowCopy);
     const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&key);
