@@ -45,7 +45,10 @@ _C_EXTS = (".c",)
 _CUDA_EXTS = (".cu",)
 _OBJ_EXTS = (".o", ".obj")
 
+# Upstream's prelude, plus <sstream>: upstream's error.h brings it and inline
+# sources use std::ostringstream on that strength; ours keeps kernels off it.
 _INLINE_HEADERS = (
+    "#include <sstream>\n"
     "#include <tvm/ffi/container/tensor.h>\n"
     "#include <tvm/ffi/dtype.h>\n"
     "#include <tvm/ffi/error.h>\n"

@@ -27,8 +27,6 @@
 #include <exception>
 #include <new>
 #include <optional>
-#include <sstream>  // upstream's error.h has it: code written against upstream uses
-                    // std::ostringstream with tvm/ffi headers alone
 #include <string>
 #include <string_view>
 
