@@ -430,14 +430,14 @@ void DefineReflection(nb::module_& m) {
   // Registration of Python-defined types (tvmffi/_pyclass.py).
   m.def(
       "_type_alloc_index",
-      [](const std::string& key, int32_t depth, int32_t parent) {
+      [](const std::string& key, int32_t depth, int32_t parent, int32_t child_slots) {
         TVMFFIByteArray k = Bytes(key);
-        const int32_t index = TVMFFITypeGetOrAllocIndex(&k, -1, depth, 0, 1, parent);
+        const int32_t index = TVMFFITypeGetOrAllocIndex(&k, -1, depth, child_slots, 1, parent);
         if (index < 0) Check(-1);
         return index;
       },
-      nb::arg("type_key"), nb::arg("depth"), nb::arg("parent"),
-      "TVMFFITypeGetOrAllocIndex of a dynamic type (no child slots, may overflow).");
+      nb::arg("type_key"), nb::arg("depth"), nb::arg("parent"), nb::arg("child_slots") = 0,
+      "TVMFFITypeGetOrAllocIndex of a dynamic type (child_slots reserved, may overflow).");
   m.def(
       "_type_register_field",
       [](int32_t type_index, const std::string& name, nb::handle doc, const std::string& metadata,

@@ -349,14 +349,11 @@ def test_enum_class_is_the_collection_of_its_entries() -> None:
 def test_types_past_reserved_child_slots_get_classes() -> None:
     # A type with child slots leaves a gap in the type table (the slots no
     # subclass has taken); the types registered after it still get classes.
-    import ctypes
-
-    from tvmffi import _pyclass
+    from tvmffi import _core
     from tvmffi import _reflection as r
 
     def alloc(key: str, slots: int, parent: int, depth: int) -> int:
-        ba, _keep = r._bytearray(key)
-        return _pyclass._TypeGetOrAllocIndex(ctypes.byref(ba), -1, depth, slots, 1, parent)
+        return _core._type_alloc_index(key, depth, parent, child_slots=slots)
 
     base = alloc(_key("SlotsBase"), 16, r.K_OBJECT, 1)
     after = alloc(_key("AfterSlots"), 0, r.K_OBJECT, 1)
