@@ -10,9 +10,11 @@ else()
   # Heavy std headers a kernel must not pay for, and the container
   # implementations that are opt-in. Not Array (with the Map it uses, and their
   # <iterator>): upstream's container/shape.h includes it and clients rely on
-  # that (issue #40: FlashInfer's batch prefill binding).
+  # that (issue #40: FlashInfer's batch prefill binding). Not <sstream>:
+  # upstream 0.1.15's expected.h streams TVM_FFI_UNEXPECTED's message through
+  # it, manipulators (std::hex, std::endl) included, and code uses that.
   set(forbidden
-    map unordered_map variant functional sstream iostream mutex thread regex
+    map unordered_map variant functional iostream mutex thread regex
     tvm/ffi/container/list.h tvm/ffi/container/dict.h tvm/ffi/extra/stl.h)
 endif()
 execute_process(COMMAND ${CXX} -std=c++17 -E ${FLAGS} ${SRC}

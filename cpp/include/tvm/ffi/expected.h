@@ -22,6 +22,8 @@
 #include <tvm/ffi/error.h>
 
 #include <optional>
+#include <ostream>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -350,8 +352,8 @@ struct TypeTraits<Expected<T>> : public TypeTraitsBase {
 
 namespace details {
 /*!
- * \brief The error TVM_FFI_UNEXPECTED builds: stream the message in (what
- *        TVM_FFI_THROW's message takes), then it becomes an Unexpected<Error> or
+ * \brief The error TVM_FFI_UNEXPECTED builds: stream the message in (any
+ *        ostream manipulator works), then it becomes an Unexpected<Error> or
  *        an Expected<T> holding the error. Its backtrace is the one line of
  *        the place that built it (no stack walk). Only a temporary converts,
  *        so a builder cannot be used twice.
@@ -361,17 +363,20 @@ class UnexpectedBuilder {
   UnexpectedBuilder(const char* kind, const char* file, int line, const char* function)
       : kind_(kind), file_(file), line_(line), function_(function) {}
 
-  // The message streams as TVM_FFI_THROW's does (no <sstream> in kernels).
   template <typename V>
   UnexpectedBuilder&& operator<<(V&& value) && {
-    message_.self() << std::forward<V>(value);
+    message_ << std::forward<V>(value);
+    return std::move(*this);
+  }
+  UnexpectedBuilder&& operator<<(std::ostream& (*manipulator)(std::ostream&)) && {
+    manipulator(message_);
     return std::move(*this);
   }
 
   operator Unexpected<Error>() && {  // NOLINT(google-explicit-constructor)
     std::string where = "  File \"" + std::string(file_) + "\", line " + std::to_string(line_) +
                         ", in " + function_ + "\n";
-    return Unexpected(Error(kind_, std::move(message_.str()), where));
+    return Unexpected(Error(kind_, message_.str(), where));
   }
   // Direct, as `return TVM_FFI_UNEXPECTED(...)` may not chain two conversions.
   template <typename T>
@@ -384,7 +389,7 @@ class UnexpectedBuilder {
   const char* file_;
   int line_;
   const char* function_;
-  ErrorMessageStream message_;
+  std::ostringstream message_;
 };
 }  // namespace details
 
