@@ -107,8 +107,9 @@ def test_error_fields_and_opaque_objects() -> None:
     assert isinstance(err, tvmffi.Object)
     assert _core._error_fields(r.chandle_of(err)) == ("ValueError", "bad value", "frame 1\n")
     assert (err.kind, err.message) == ("ValueError", "bad value")
+    not_error = r.make_object(KEY, kind=1, key="a")  # alive while its handle is used
     with pytest.raises(TypeError):
-        _core._error_fields(r.chandle_of(r.make_object(KEY, kind=1, key="a")))
+        _core._error_fields(r.chandle_of(not_error))
     payload = object()
     cell = r.opaque_cell(payload)
     try:
