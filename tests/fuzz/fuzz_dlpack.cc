@@ -94,20 +94,28 @@ void CheckImported(TVMFFIObjectHandle h, const DLTensor& src) {
   }
 }
 
-// Export both ways and release the exports; each holds its own reference.
+// Export both ways and release the exports; each holds its own reference. A
+// read-only tensor (its versioned flags say so) has no legacy export: legacy
+// DLPack cannot carry the flag, so that export must be refused.
 void ExportAndRelease(TVMFFIObjectHandle h, const DLTensor& src) {
-  DLManagedTensor* legacy = nullptr;
-  if (TVMFFITensorToDLPack(h, &legacy) != 0) fuzz::Fail("ToDLPack of an imported tensor failed");
-  if (legacy->dl_tensor.ndim != src.ndim || legacy->dl_tensor.data != src.data) {
-    fuzz::Fail("legacy export differs");
-  }
   DLManagedTensorVersioned* versioned = nullptr;
   if (TVMFFITensorToDLPackVersioned(h, &versioned) != 0) {
     fuzz::Fail("ToDLPackVersioned of an imported tensor failed");
   }
   if (versioned->dl_tensor.ndim != src.ndim) fuzz::Fail("versioned export differs");
-  legacy->deleter(legacy);
+  const bool read_only = (versioned->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
   versioned->deleter(versioned);
+  DLManagedTensor* legacy = nullptr;
+  if (read_only) {
+    if (TVMFFITensorToDLPack(h, &legacy) == 0) fuzz::Fail("legacy export of a read-only tensor");
+    fuzz::ExpectRaised("ValueError", "TVMFFITensorToDLPack");
+    return;
+  }
+  if (TVMFFITensorToDLPack(h, &legacy) != 0) fuzz::Fail("ToDLPack of an imported tensor failed");
+  if (legacy->dl_tensor.ndim != src.ndim || legacy->dl_tensor.data != src.data) {
+    fuzz::Fail("legacy export differs");
+  }
+  legacy->deleter(legacy);
 }
 
 }  // namespace
