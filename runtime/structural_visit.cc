@@ -87,24 +87,6 @@ TVMFFIAny VisitMapping(StructuralVisitorObj* visitor, AnyView value) noexcept {
   return details::VisitContinueRaw();
 }
 
-// Whether a value of type `actual` is handled by a callback registered for
-// `target` (upstream's matching: Any matches all, str/bytes their small forms,
-// Object every object, otherwise the type or a subclass of it).
-bool TypeIndexMatches(int32_t actual, int32_t target) {
-  if (actual == target || target == TypeIndex::kTVMFFIAny) return true;
-  if (target == TypeIndex::kTVMFFIStr) return actual == TypeIndex::kTVMFFISmallStr;
-  if (target == TypeIndex::kTVMFFIBytes) return actual == TypeIndex::kTVMFFISmallBytes;
-  if (actual < TypeIndex::kTVMFFIStaticObjectBegin ||
-      target < TypeIndex::kTVMFFIStaticObjectBegin) {
-    return false;
-  }
-  if (target == TypeIndex::kTVMFFIObject) return true;
-  const TVMFFITypeInfo* a = TVMFFIGetTypeInfo(actual);
-  const TVMFFITypeInfo* t = TVMFFIGetTypeInfo(target);
-  return a != nullptr && t != nullptr && t->type_depth < a->type_depth &&
-         a->type_ancestors[t->type_depth]->type_index == target;
-}
-
 using CallbackList = Array<Tuple<int32_t, Function>>;
 
 Optional<VisitInterrupt> WalkGlobal(AnyView root, const CallbackList& callbacks,
@@ -112,12 +94,12 @@ Optional<VisitInterrupt> WalkGlobal(AnyView root, const CallbackList& callbacks,
   auto dispatch = [callbacks, callbacks_with_kind](
                       AnyView x, TVMFFIDefRegionKind kind) -> Expected<WalkResult> {
     for (const auto& entry : callbacks) {
-      if (TypeIndexMatches(x.type_index(), entry.get<0>())) {
+      if (details::RuntimeTypeIndexMatch(x.type_index(), entry.get<0>())) {
         return entry.get<1>().CallExpected<WalkResult>(x);
       }
     }
     for (const auto& entry : callbacks_with_kind) {
-      if (TypeIndexMatches(x.type_index(), entry.get<0>())) {
+      if (details::RuntimeTypeIndexMatch(x.type_index(), entry.get<0>())) {
         return entry.get<1>().CallExpected<WalkResult>(x, static_cast<int32_t>(kind));
       }
     }
@@ -190,7 +172,7 @@ class CallbackVisitorObj : public StructuralVisitorObj {
     bool matched = false;
     try {
       for (const auto& entry : callbacks_) {
-        if (!TypeIndexMatches(value.type_index(), entry.get<0>())) continue;
+        if (!details::RuntimeTypeIndexMatch(value.type_index(), entry.get<0>())) continue;
         matched = true;
         result = entry.get<1>().CallExpected<Optional<VisitInterrupt>>(
             value, StructuralVisitor(GetObjectPtr<StructuralVisitorObj>(this)));

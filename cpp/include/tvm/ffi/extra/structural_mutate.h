@@ -108,26 +108,6 @@ TVM_FFI_COLD_CODE inline Unexpected<Error> SMutateDeclaredTypeError() noexcept {
       Error("TypeError", "structural mutate result does not match the declared type", ""));
 }
 
-/*!
- * \brief Whether a value of type index `actual` is handled by a callback
- *        registered for `target`: Any matches all, str/bytes also their small
- *        forms, Object every object, otherwise the type or a subclass.
- */
-inline bool RuntimeTypeIndexMatch(int32_t actual, int32_t target) noexcept {
-  if (actual == target || target == TypeIndex::kTVMFFIAny) return true;
-  if (target == TypeIndex::kTVMFFIStr) return actual == TypeIndex::kTVMFFISmallStr;
-  if (target == TypeIndex::kTVMFFIBytes) return actual == TypeIndex::kTVMFFISmallBytes;
-  if (actual < TypeIndex::kTVMFFIStaticObjectBegin ||
-      target < TypeIndex::kTVMFFIStaticObjectBegin) {
-    return false;
-  }
-  if (target == TypeIndex::kTVMFFIObject) return true;
-  const TVMFFITypeInfo* a = TVMFFIGetTypeInfo(actual);
-  const TVMFFITypeInfo* t = TVMFFIGetTypeInfo(target);
-  return a != nullptr && t != nullptr && t->type_depth < a->type_depth &&
-         a->type_ancestors[t->type_depth]->type_index == target;
-}
-
 inline Expected<Any> MutateReflectedFieldsExpected(StructuralMutatorObj* mutator,
                                                    AnyView value) noexcept;
 
