@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import keyword
 import types
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from . import shape_function as _shape
 
@@ -159,23 +159,28 @@ def _sym_exprs(torch: Any, args: Sequence[Any]) -> Iterator[Any]:
                     yield d
 
 
+def _metas(torch: Any, args: Sequence[Any], dim: Callable[[Any], int]) -> list[Any]:
+    """``args`` with each tensor as a TensorMeta, its sizes and strides mapped by ``dim``."""
+    return [
+        _shape.TensorMeta(
+            tuple(dim(d) for d in a.shape),
+            _shape._dtype_name(a.dtype),
+            _shape._device_pair(a.device),
+            tuple(dim(d) for d in a.stride()),
+        )
+        if isinstance(a, torch.Tensor)
+        else a
+        for a in args
+    ]
+
+
 def _metas_at(torch: Any, args: Sequence[Any], values: dict) -> list[Any]:
     """``args`` with each tensor as a TensorMeta whose sizes take ``values`` (symbol -> int)."""
 
     def at(d: Any) -> int:
         return int(d.node.expr.xreplace(values)) if isinstance(d, torch.SymInt) else int(d)
 
-    return [
-        _shape.TensorMeta(
-            tuple(at(d) for d in a.shape),
-            _shape._dtype_name(a.dtype),
-            _shape._device_pair(a.device),
-            tuple(at(d) for d in a.stride()),
-        )
-        if isinstance(a, torch.Tensor)
-        else a
-        for a in args
-    ]
+    return _metas(torch, args, at)
 
 
 def _symbolic_results(
@@ -292,17 +297,7 @@ def _symbolic_results(
 
 def _concretes(torch: Any, args: Sequence[Any]) -> list[Any]:
     """``args`` with tensors as TensorMeta of their sizes (int() guards on symbolic ones)."""
-    return [
-        _shape.TensorMeta(
-            tuple(int(d) for d in a.shape),
-            _shape._dtype_name(a.dtype),
-            _shape._device_pair(a.device),
-            tuple(int(d) for d in a.stride()),
-        )
-        if isinstance(a, torch.Tensor)
-        else a
-        for a in args
-    ]
+    return _metas(torch, args, int)
 
 
 def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: bool) -> Any:
