@@ -9,29 +9,7 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
-static int g_checks = 0;
-static int g_failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    ++g_checks;                                                                \
-    if (!(cond)) {                                                             \
-      ++g_failures;                                                            \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
-
-/* Takes the raised error; 1 when its kind is `kind`. */
-static int TakeError(const char* kind) {
-  TVMFFIObjectHandle err = NULL;
-  int ok;
-  TVMFFIErrorMoveFromRaised(&err);
-  if (err == NULL) return 0;
-  ok = TVMFFIErrorGetCellPtr(err)->kind.size == strlen(kind) &&
-       memcmp(TVMFFIErrorGetCellPtr(err)->kind.data, kind, strlen(kind)) == 0;
-  TVMFFIObjectDecRef(err);
-  return ok;
-}
+#include "c_check.h"
 
 static int FromWords(const int64_t* words, size_t n, TVMFFIAny* out) {
   TVMFFIByteArray b;
@@ -98,14 +76,14 @@ static void TestContentOfInt(void) {
   v.type_index = kTVMFFIFloat;
   v.v_float64 = 1.5;
   content = TVMFFIBigIntGetContentByteArray(&v);
-  CHECK(content.data == NULL && content.size == 0 && TakeError("TypeError"));
+  CHECK(content.data == NULL && content.size == 0 && TakeError("TypeError", NULL));
   content = TVMFFIBigIntGetContentByteArray(NULL);
-  CHECK(content.data == NULL && content.size == 0 && TakeError("ValueError"));
+  CHECK(content.data == NULL && content.size == 0 && TakeError("ValueError", NULL));
   /* A BigInt cell without its object: refused, never read. */
   v.type_index = kTVMFFIBigInt;
   v.v_obj = NULL;
   content = TVMFFIBigIntGetContentByteArray(&v);
-  CHECK(content.data == NULL && content.size == 0 && TakeError("TypeError"));
+  CHECK(content.data == NULL && content.size == 0 && TakeError("TypeError", NULL));
 }
 
 /* Bad input: an error of the documented kind, the output left None, no read past the data. */
@@ -118,13 +96,13 @@ static void TestBadInput(void) {
   memset(&out, 0, sizeof(out));
   out.type_index = kTVMFFIInt;
   out.v_int64 = 3;
-  CHECK(TVMFFIBigIntFromByteArray(&partial, &out) != 0 && TakeError("ValueError"));
+  CHECK(TVMFFIBigIntFromByteArray(&partial, &out) != 0 && TakeError("ValueError", NULL));
   CHECK(out.type_index == kTVMFFINone);
-  CHECK(TVMFFIBigIntFromByteArray(&null_data, &out) != 0 && TakeError("ValueError"));
-  CHECK(TVMFFIBigIntFromByteArray(NULL, &out) != 0 && TakeError("ValueError"));
-  CHECK(TVMFFIBigIntFromByteArray(&partial, NULL) != 0 && TakeError("ValueError"));
+  CHECK(TVMFFIBigIntFromByteArray(&null_data, &out) != 0 && TakeError("ValueError", NULL));
+  CHECK(TVMFFIBigIntFromByteArray(NULL, &out) != 0 && TakeError("ValueError", NULL));
+  CHECK(TVMFFIBigIntFromByteArray(&partial, NULL) != 0 && TakeError("ValueError", NULL));
   /* Far beyond any allocation: refused by size before a byte is read. */
-  CHECK(TVMFFIBigIntFromByteArray(&huge, &out) != 0 && TakeError("OverflowError"));
+  CHECK(TVMFFIBigIntFromByteArray(&huge, &out) != 0 && TakeError("OverflowError", NULL));
   CHECK(out.type_index == kTVMFFINone);
 }
 

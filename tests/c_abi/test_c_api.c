@@ -8,19 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tvm/ffi/c_api.h>
+
 #include <tvm/ffi/extra/c_env_api.h>
-
-static int g_checks = 0;
-static int g_failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    ++g_checks;                                                                \
-    if (!(cond)) {                                                             \
-      ++g_failures;                                                            \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
+#include "c_check.h"
 
 #define SUCCESS 0
 #define FAILURE (-1)
@@ -36,20 +26,6 @@ static TVMFFIByteArray Bytes(const char* s) {
   return b;
 }
 
-static int ByteArrayEq(TVMFFIByteArray b, const char* s) {
-  return b.size == strlen(s) && memcmp(b.data, s, b.size) == 0;
-}
-
-static int ByteArrayContains(TVMFFIByteArray b, const char* s) {
-  size_t n = strlen(s);
-  size_t i;
-  if (n > b.size) return 0;
-  for (i = 0; i + n <= b.size; ++i) {
-    if (memcmp(b.data + i, s, n) == 0) return 1;
-  }
-  return 0;
-}
-
 static TVMFFIAny NoneAny(void) {
   TVMFFIAny a;
   memset(&a, 0, sizeof(a));
@@ -62,27 +38,6 @@ static TVMFFIAny IntAny(int64_t v) {
   a.type_index = kTVMFFIInt;
   a.v_int64 = v;
   return a;
-}
-
-/* Takes the raised error; 1 when its kind is `kind` (and message contains `part`). */
-static int TakeError(const char* kind, const char* part) {
-  TVMFFIObjectHandle err = NULL;
-  TVMFFIErrorCell* cell;
-  int ok;
-  TVMFFIErrorMoveFromRaised(&err);
-  if (err == NULL) {
-    fprintf(stderr, "  expected a raised %s, found none\n", kind);
-    return 0;
-  }
-  cell = TVMFFIErrorGetCellPtr(err);
-  ok = TVMFFIObjectGetTypeIndex(err) == kTVMFFIError && ByteArrayEq(cell->kind, kind) &&
-       (part == NULL || ByteArrayContains(cell->message, part));
-  if (!ok) {
-    fprintf(stderr, "  expected %s containing '%s', got %.*s: %.*s\n", kind, part ? part : "",
-            (int)cell->kind.size, cell->kind.data, (int)cell->message.size, cell->message.data);
-  }
-  TVMFFIObjectDecRef(err);
-  return ok;
 }
 
 static int NoErrorRaised(void) {

@@ -9,18 +9,10 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
+#include "c_check.h"
+
 int tvmffi_containers_c_array(void);
 int tvmffi_containers_c_map(void);
-
-static int g_failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      ++g_failures;                                                            \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
 
 static TVMFFIAny None(void) {
   TVMFFIAny a;
@@ -99,27 +91,6 @@ static int StrEquals(const TVMFFIAny* a, const char* expect) {
   return b.size == strlen(expect) && memcmp(b.data, expect, b.size) == 0;
 }
 
-/* Takes the raised error; checks its kind and that its message contains `part`. */
-static void CheckRaised(const char* kind, const char* part) {
-  TVMFFIObjectHandle err = NULL;
-  TVMFFIErrorCell* cell;
-  TVMFFIErrorMoveFromRaised(&err);
-  CHECK(err != NULL);
-  if (err == NULL) return;
-  cell = TVMFFIErrorGetCellPtr(err);
-  CHECK(cell->kind.size == strlen(kind) && memcmp(cell->kind.data, kind, cell->kind.size) == 0);
-  {
-    size_t n = strlen(part), i;
-    int found = 0;
-    for (i = 0; i + n <= cell->message.size; ++i) {
-      if (memcmp(cell->message.data + i, part, n) == 0) found = 1;
-    }
-    CHECK(found);
-    if (!found) fprintf(stderr, "  message: %.*s\n", (int)cell->message.size, cell->message.data);
-  }
-  TVMFFIObjectDecRef(err);
-}
-
 int tvmffi_containers_c_array(void) {
   TVMFFIAny args[4];
   TVMFFIAny arr, item, size, bad;
@@ -161,13 +132,13 @@ int tvmffi_containers_c_array(void) {
   Release(&item);
   args[1] = Int(4);
   CHECK(Call("ffi.ArrayGetItem", args, 2, &bad) == -1);
-  CheckRaised("IndexError", "Array index 4 out of range for an Array of size 4");
+  CHECK(TakeError("IndexError", "Array index 4 out of range for an Array of size 4"));
   args[1] = Float(1.0);
   CHECK(Call("ffi.ArrayGetItem", args, 2, &bad) == -1);
-  CheckRaised("TypeError", "argument #1");
+  CHECK(TakeError("TypeError", "argument #1"));
   args[0] = Int(1);
   CHECK(Call("ffi.ArraySize", args, 1, &bad) == -1);
-  CheckRaised("TypeError", "Expected `ffi.Array` but got `int`");
+  CHECK(TakeError("TypeError", "Expected `ffi.Array` but got `int`"));
 
   /* Nested: an Array holding the first one. */
   args[0] = Obj(arr.v_obj);
@@ -184,7 +155,7 @@ int tvmffi_containers_c_array(void) {
     args[0].type_index = kTVMFFIDLTensorPtr;
     args[0].v_ptr = &t;
     CHECK(Call("ffi.Array", args, 1, &bad) == -1);
-    CheckRaised("TypeError", "DLTensor");
+    CHECK(TakeError("TypeError", "DLTensor"));
   }
 
   Release(&arr);
@@ -228,7 +199,7 @@ int tvmffi_containers_c_map(void) {
   CHECK(Call("ffi.MapCount", args, 2, &count) == 0);
   CHECK(count.v_int64 == 0);
   CHECK(Call("ffi.MapGetItem", args, 2, &value) == -1);
-  CheckRaised("KeyError", "key \"zz\" is not in the Map");
+  CHECK(TakeError("KeyError", "key \"zz\" is not in the Map"));
 
   /* Items, flattened, in insertion order; read inline as an Array. */
   CHECK(Call("ffi.MapItems", args, 1, &items) == 0);
@@ -262,7 +233,7 @@ int tvmffi_containers_c_map(void) {
 
   /* An odd number of arguments is a ValueError. */
   CHECK(Call("ffi.Map", args, 1, &value) == -1);
-  CheckRaised("ValueError", "even number of arguments");
+  CHECK(TakeError("ValueError", "even number of arguments"));
 
   Release(&map);
   return g_failures;

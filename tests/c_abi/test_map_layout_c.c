@@ -14,18 +14,10 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
+#include "c_check.h"
+
 int tvmffi_map_layout_c_read(TVMFFIObjectHandle map, int n, int32_t type_index);
 int tvmffi_list_layout_c_read(TVMFFIObjectHandle list, int n);
-
-static int g_failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      ++g_failures;                                                            \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                          \
-  } while (0)
 
 /* ---- the documented layout ---- */
 #define MAP_DATA 24
