@@ -97,6 +97,8 @@ void Unref(HostCopy* c);
 HostCopy* CopyHost(const DLTensor& t);
 TVMFFI_PY_COLD bool VerifyReadOnly(const CallFrame& f);
 DLManagedTensorVersioned* ManagedOverCopy(const DLTensor& t, HostCopy* copy);
+DLManagedTensorVersioned* OwnHostCopy(CallFrame* f, int arg, bool nested, const DLTensor& t,
+                                      DLManagedTensorVersioned* keep);
 void ReleaseManaged(DLManagedTensorVersioned* m);
 TVMFFI_PY_COLD DLManagedTensorVersioned* ProtectOwned(CallFrame* f, int arg, bool nested,
                                                       DLManagedTensorVersioned* m, PyObject* obj,

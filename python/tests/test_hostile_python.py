@@ -9,6 +9,7 @@ unchecked. All run under AddressSanitizer + UBSan in CI (run_pytest asan).
 from __future__ import annotations
 
 import ctypes
+import inspect
 from types import ModuleType
 from typing import Any
 
@@ -69,30 +70,77 @@ def _versioned_flags(cap: Any) -> int:
     return ctypes.c_uint64.from_address(addr + 8 + 2 * ctypes.sizeof(ctypes.c_void_p)).value
 
 
-def test_readonly_tensor_refuses_legacy_dlpack(np: ModuleType) -> None:
+def _capsule_data(cap: Any) -> int:
+    """The data pointer of a DLPack capsule's tensor (either name)."""
+    if ctypes.pythonapi.PyCapsule_IsValid(ctypes.py_object(cap), b"dltensor") == 1:
+        return ctypes.c_void_p.from_address(_capsule_pointer(cap, b"dltensor")).value or 0
+    # version, manager_ctx, deleter, flags, then the DLTensor (data first).
+    addr = _capsule_pointer(cap, b"dltensor_versioned") + 16 + 2 * ctypes.sizeof(ctypes.c_void_p)
+    return ctypes.c_void_p.from_address(addr).value or 0
+
+
+_READ_ONLY, _IS_COPIED = 1, 2  # DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_IS_COPIED
+
+
+def test_readonly_tensor_exports_only_copies(np: ModuleType) -> None:
+    # A consumer may ignore DLPack's read-only flag (torch 2.11 does): every
+    # __dlpack__ of a read-only tensor is a writable copy, or BufferError with copy=False.
     for t in _readonly_tensors(np):
-        with pytest.raises(BufferError, match="read-only"):
-            t.__dlpack__()
-        with pytest.raises(BufferError, match="read-only"):
-            t.__dlpack__(max_version=(0, 8))  # a consumer that knows only legacy DLPack
-        # The versioned export carries the read-only flag (DLPACK_FLAG_BITMASK_READ_ONLY).
-        assert _versioned_flags(t.__dlpack__(max_version=(1, 0))) & 1 == 1
-    # A writable tensor still exports through legacy DLPack.
-    w = np.array([1, 2], dtype=np.float32)
-    cap = tvmffi.from_dlpack(w).__dlpack__()
-    assert ctypes.pythonapi.PyCapsule_IsValid(ctypes.py_object(cap), b"dltensor") == 1
+        for kwargs in ({}, {"max_version": (0, 8)}, {"max_version": (1, 0)}, {"copy": True}):
+            cap = t.__dlpack__(**kwargs)
+            assert _capsule_data(cap) not in (0, t.data_ptr()), kwargs
+            if kwargs.get("max_version", (0, 0))[0] >= 1:
+                assert _versioned_flags(cap) & (_READ_ONLY | _IS_COPIED) == _IS_COPIED
+        for kwargs in ({}, {"max_version": (1, 0)}):
+            with pytest.raises(BufferError, match="read-only"):
+                t.__dlpack__(copy=False, **kwargs)
+    # A writable tensor is shared (legacy and versioned), or copied with copy=True.
+    w = tvmffi.from_dlpack(np.array([1, 2], dtype=np.float32))
+    assert _capsule_data(w.__dlpack__()) == w.data_ptr()
+    cap = w.__dlpack__(max_version=(1, 0), copy=False)
+    assert _capsule_data(cap) == w.data_ptr() and _versioned_flags(cap) == 0
+    cap = w.__dlpack__(max_version=(1, 0), copy=True)
+    assert _capsule_data(cap) != w.data_ptr() and _versioned_flags(cap) == _IS_COPIED
+    # An exchange API that keeps the flag (probed: the test wrapper's) shares the memory.
+    api = tvmffi.core.DLTensorTestWrapper.__dlpack_c_exchange_api__
+    for t in _readonly_tensors(np):
+        assert tvmffi._core._tensor_to_exchange(api, t).data_ptr() == t.data_ptr()
+    # numpy keeps read-only memory read-only: a function's read-only result is shared with it.
+    ro = np.array([3, 4], dtype=np.float32)
+    ro.flags.writeable = False
+    back = tvmffi._framework.from_tensor("numpy", tvmffi.from_dlpack(ro))
+    assert back.ctypes.data == ro.ctypes.data and not back.flags.writeable
 
 
 def test_readonly_tensor_never_writable_to_torch(np: ModuleType) -> None:
     torch = pytest.importorskip("torch")
-    data = b"\x00" * 16
+    data = bytes(16)  # a fresh object: a constant would be shared with the assertion
     t = tvmffi.from_dlpack(np.frombuffer(data, dtype=np.float32))
-    try:
-        tt = torch.from_dlpack(t)
-    except BufferError:
-        return  # refused: nothing written
-    tt.add_(1)  # torch got a copy or a read-only view: the bytes object is unchanged
-    assert data == b"\x00" * 16
+    # Through __dlpack__ (torch.from_dlpack) and a legacy capsule: copies.
+    torch.from_dlpack(t).add_(1)
+    torch.utils.dlpack.from_dlpack(t.__dlpack__()).add_(1)
+    if "copy" in inspect.signature(torch.from_dlpack).parameters:
+        with pytest.raises(BufferError, match="read-only"):
+            torch.from_dlpack(t, copy=False)
+    # Through the DLPack C exchange API: a call's result (torch's own API,
+    # torch >= 2.10; tvmffi's for older torch) ...
+    result = tvmffi.Function(lambda x: t)  # returns the read-only tensor itself
+    result(torch.zeros(1)).add_(1)
+    # ... and convert_func's tensor_cls (the exchange API tvmffi uses for this torch).
+    api = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
+    if api is None:
+        api = tvmffi._framework.exchange_api("torch")
+    if api is not None:
+        out = tvmffi._core._tensor_to_exchange(api, t)
+        assert isinstance(out, torch.Tensor)
+        out.add_(1)
+    assert data == bytes(16)
+    # Writable memory is still shared with torch.
+    w = np.zeros(2, dtype=np.float32)
+    torch.from_dlpack(tvmffi.from_dlpack(w)).add_(1)
+    shared = tvmffi.from_dlpack(w)
+    assert tvmffi.Function(lambda x: shared)(torch.zeros(1)).data_ptr() == w.ctypes.data
+    assert w.tolist() == [1, 1]
 
 
 class _DLDevice(ctypes.Structure):
