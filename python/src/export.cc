@@ -45,7 +45,9 @@ struct Probe {
   float value = 0;
 };
 
-void DeleteProbe(DLManagedTensorVersioned* self) { delete static_cast<Probe*>(self->manager_ctx); }
+void DeleteProbe(DLManagedTensorVersioned* self) {
+  delete static_cast<Probe*>(self->manager_ctx);
+}
 
 // Whether `api`'s consumer keeps DLPack's read-only flag: it is given a
 // read-only tensor, and its object is exported back. It honours the flag if it
@@ -166,7 +168,8 @@ PyObject* ExportCapsule(TVMFFIObjectHandle h, ExportCopy copy, bool versioned, b
 
 PyObject* ExportToFramework(TVMFFIObjectHandle h, const DLPackExchangeAPI* api, const char* who) {
   if (api->managed_tensor_to_py_object_no_sync == nullptr) {
-    PyErr_SetString(PyExc_TypeError, "the DLPack C exchange API has no managed_tensor_to_py_object");
+    PyErr_SetString(PyExc_TypeError,
+                    "the DLPack C exchange API has no managed_tensor_to_py_object");
     return nullptr;
   }
   DLManagedTensorVersioned* m = ExportManaged(h, ExportCopy::kIfNeeded, HonoursReadOnly(api), who);
