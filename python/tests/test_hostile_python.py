@@ -112,35 +112,49 @@ def test_readonly_tensor_exports_only_copies(np: ModuleType) -> None:
     assert back.ctypes.data == ro.ctypes.data and not back.flags.writeable
 
 
-def test_readonly_tensor_never_writable_to_torch(np: ModuleType) -> None:
+def _torch_exchange_api(torch: ModuleType) -> Any:
+    """The DLPack C exchange API tvmffi uses for this torch (its own, or tvmffi's before 2.10)."""
+    api = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
+    return api if api is not None else tvmffi._framework.exchange_api("torch")
+
+
+# Each door a read-only tensor leaves through into torch: (name, t -> torch tensor).
+_TORCH_DOORS = {
+    "from_dlpack": lambda torch, t: torch.from_dlpack(t),  # __dlpack__(max_version=(1, 0))
+    "legacy_capsule": lambda torch, t: torch.utils.dlpack.from_dlpack(t.__dlpack__()),
+    # A call's result and convert_func's tensor_cls: the DLPack C exchange API.
+    "call_result": lambda torch, t: tvmffi.Function(lambda x: t)(torch.zeros(1)),
+    "exchange_api": lambda torch, t: tvmffi._core._tensor_to_exchange(
+        _torch_exchange_api(torch), t
+    ),
+}
+
+
+@pytest.mark.parametrize("door", list(_TORCH_DOORS))
+def test_readonly_tensor_never_writable_to_torch(np: ModuleType, door: str) -> None:
     torch = pytest.importorskip("torch")
+    if door == "exchange_api" and _torch_exchange_api(torch) is None:
+        pytest.skip("no DLPack C exchange API for this torch")
     data = bytes(16)  # a fresh object: a constant would be shared with the assertion
     t = tvmffi.from_dlpack(np.frombuffer(data, dtype=np.float32))
-    # Through __dlpack__ (torch.from_dlpack) and a legacy capsule: copies.
-    torch.from_dlpack(t).add_(1)
-    torch.utils.dlpack.from_dlpack(t.__dlpack__()).add_(1)
-    if "copy" in inspect.signature(torch.from_dlpack).parameters:
-        with pytest.raises(BufferError, match="read-only"):
-            torch.from_dlpack(t, copy=False)
-    # Through the DLPack C exchange API: a call's result (torch's own API,
-    # torch >= 2.10; tvmffi's for older torch) ...
-    result = tvmffi.Function(lambda x: t)  # returns the read-only tensor itself
-    result(torch.zeros(1)).add_(1)
-    # ... and convert_func's tensor_cls (the exchange API tvmffi uses for this torch).
-    api = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
-    if api is None:
-        api = tvmffi._framework.exchange_api("torch")
-    if api is not None:
-        out = tvmffi._core._tensor_to_exchange(api, t)
-        assert isinstance(out, torch.Tensor)
-        out.add_(1)
+    out = _TORCH_DOORS[door](torch, t)
+    assert isinstance(out, torch.Tensor)
+    out.add_(1)  # torch got a copy: the bytes object is unchanged
     assert data == bytes(16)
     # Writable memory is still shared with torch.
-    w = np.zeros(2, dtype=np.float32)
-    torch.from_dlpack(tvmffi.from_dlpack(w)).add_(1)
-    shared = tvmffi.from_dlpack(w)
-    assert tvmffi.Function(lambda x: shared)(torch.zeros(1)).data_ptr() == w.ctypes.data
-    assert w.tolist() == [1, 1]
+    w = np.zeros(4, dtype=np.float32)
+    _TORCH_DOORS[door](torch, tvmffi.from_dlpack(w)).add_(1)
+    assert w.tolist() == [1, 1, 1, 1]
+
+
+def test_readonly_tensor_to_torch_without_copy_refused(np: ModuleType) -> None:
+    torch = pytest.importorskip("torch")
+    if "copy" not in inspect.signature(torch.from_dlpack).parameters:
+        pytest.skip("this torch's from_dlpack has no copy argument")
+    t = tvmffi.from_dlpack(np.frombuffer(bytes(16), dtype=np.float32))
+    with pytest.raises(BufferError, match="read-only"):
+        torch.from_dlpack(t, copy=False)
+    assert torch.from_dlpack(t, copy=True).tolist() == [0, 0, 0, 0]
 
 
 class _DLDevice(ctypes.Structure):
