@@ -395,3 +395,40 @@ def test_good_exchange_api_tensor_still_works(cpu_kernels: tvmffi.Module, np: Mo
         out = np.zeros(4, dtype=np.float32)
         cpu_kernels.add_one(obj, out)
         assert out.tolist() == [1, 2, 3, 4]
+
+
+class _DeviceProducer:
+    """A versioned capsule of a tensor on a CUDA device (never read here), maybe read-only."""
+
+    def __init__(self, read_only: bool) -> None:
+        self.shape = (ctypes.c_int64 * 1)(4)
+        m = _DLManagedTensorVersioned()
+        m.version = _DLPackVersion(1, 0)
+        m.flags = _READ_ONLY if read_only else 0
+        m.dl_tensor.data = 0x1000  # device memory: tvmffi never reads it
+        m.dl_tensor.device = _DLDevice(2, 0)
+        m.dl_tensor.ndim = 1
+        m.dl_tensor.dtype = _DLDataType(2, 32, 1)
+        m.dl_tensor.shape = self.shape
+        self.managed = m
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return _capsule_new(ctypes.addressof(self.managed), b"dltensor_versioned", None)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
+
+def test_readonly_tensor_off_the_host_is_never_shared() -> None:
+    # tvmffi copies host memory only: a read-only device tensor that a consumer
+    # would need as a copy is a BufferError, never a view it could write.
+    producers = [_DeviceProducer(read_only=True), _DeviceProducer(read_only=False)]
+    ro = tvmffi.from_dlpack(producers[0])  # a view of producers[0].managed: kept alive
+    for kwargs in ({}, {"max_version": (1, 0)}, {"copy": True}, {"copy": False}):
+        with pytest.raises(BufferError, match="read-only"):
+            ro.__dlpack__(**kwargs)
+    w = tvmffi.from_dlpack(producers[1])
+    assert _capsule_data(w.__dlpack__(max_version=(1, 0))) == 0x1000  # writable: shared
+    with pytest.raises(BufferError, match="host memory only"):
+        w.__dlpack__(copy=True)
+    del ro, w  # before the producers' memory
