@@ -229,7 +229,11 @@ NB_MODULE(_core, m) {
                 return Steal(cap);
               },
               nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
-              nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
+              nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
+              "A DLPack capsule of the tensor (versioned with max_version >= (1, 0), else "
+              "legacy), sharing its memory. A read-only tensor is exported as a writable copy "
+              "(a consumer may ignore DLPack's read-only flag), and copy=False then raises "
+              "BufferError; copy=True copies any host tensor.")
           .def("__repr__", [](nb::handle self) -> std::string {
             if (RawHandleOf(self) == nullptr) return "<tvmffi.Tensor (not initialised)>";
             const DLTensor* t = TensorOf(self);
