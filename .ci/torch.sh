@@ -7,9 +7,11 @@
 #  2. our wheel installed into it: the one .ci/wheel.sh left in WHEEL_DIR
 #     (TVMFFI_WHEEL_OUT), else one built here with pip wheel;
 #  3. the CPU kernels compiled against the installed package (tvm-ffi-config);
-#  4. pytest of the torch custom ops, autograd's rules for written tensors and
-#     the JAX shape-function helper, the compile benchmark in its short CPU mode
-#     (it runs; times unchecked), and the docs/examples/torch examples.
+#  4. pytest of the torch custom ops, autograd's rules for written tensors,
+#     the JAX shape-function helper, the hostile DLPack producers and consumers
+#     (read-only tensors into this torch, which ignores DLPack's read-only
+#     flag), the compile benchmark in its short CPU mode (it runs; times
+#     unchecked), and the docs/examples/torch examples.
 # Ends with "torch: N passed, N failed, N skipped" and exits non-zero on any failure.
 #
 # Usage: .ci/torch.sh [WHEEL_DIR]
@@ -68,7 +70,7 @@ run_pytest() {
   local log="$work/pytest.log" rc=0
   (cd "$work" && TVMFFI_CPU_KERNELS="$kernels" "$py" -m pytest -q -rs -p no:cacheprovider \
     "$repo/python/tests/test_torch_ops.py" "$repo/python/tests/test_torch_autograd.py" \
-    "$repo/python/tests/test_jax_shape.py") 2>&1 |
+    "$repo/python/tests/test_jax_shape.py" "$repo/python/tests/test_hostile_python.py") 2>&1 |
     tee "$log" || rc=$?
   add_pytest "$log" "$rc"
 }

@@ -39,6 +39,7 @@ nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/classify.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/dlpack.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/readonly.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/export.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/allocators.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/to_ffi.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/to_python.cc

@@ -97,6 +97,8 @@ void Unref(HostCopy* c);
 HostCopy* CopyHost(const DLTensor& t);
 TVMFFI_PY_COLD bool VerifyReadOnly(const CallFrame& f);
 DLManagedTensorVersioned* ManagedOverCopy(const DLTensor& t, HostCopy* copy);
+DLManagedTensorVersioned* OwnHostCopy(CallFrame* f, int arg, bool nested, const DLTensor& t,
+                                      DLManagedTensorVersioned* keep);
 void ReleaseManaged(DLManagedTensorVersioned* m);
 TVMFFI_PY_COLD DLManagedTensorVersioned* ProtectOwned(CallFrame* f, int arg, bool nested,
                                                       DLManagedTensorVersioned* m, PyObject* obj,
@@ -214,18 +216,21 @@ struct CallFrame {
 };
 
 // autograd.cc. A framework tensor for argument #arg (nested: inside a list or
-// dict argument) that the function declares it writes: refused when it
-// requires grad in grad mode, else recorded in f.written. False with an error.
+// dict argument) that the function may write (AutogradWrites): refused when
+// it requires grad in grad mode, else recorded in f.written (declared writes:
+// every such tensor; undeclared: those that require grad). False with an error.
 TVMFFI_PY_COLD bool NoteWrittenTensor(CallFrame& f, int arg, bool nested, PyObject* tensor);
 // After the call: bump the version of each tensor in f.written (a pending
 // exception is kept). False with an error.
 TVMFFI_PY_COLD bool BumpWrittenVersions(CallFrame& f);
 
-// Whether `fw`'s tensor for argument #arg is written under autograd's rules:
-// an autograd framework, and the function's library declares it writes #arg.
+// Whether `fw`'s tensor for argument #arg may be written under autograd's
+// rules: an autograd framework, and the function's library does not declare
+// that it leaves #arg unwritten (it declares a write, or declares nothing:
+// undeclared functions and arguments 63 and later).
 inline bool AutogradWrites(const CallFrame& f, const Framework* fw, int arg) {
-  return __builtin_expect(fw != nullptr && fw->autograd, 0) && arg < 63 &&
-         ((f.fn->writes_args >> arg) & 1) != 0;
+  return __builtin_expect(fw != nullptr && fw->autograd, 0) &&
+         (arg >= 63 || ((f.fn->keeps_args >> arg) & 1) == 0);
 }
 
 // The frame whose arguments are being converted on this thread, while a list

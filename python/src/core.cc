@@ -29,47 +29,6 @@ FunctionRef* FunctionPayload(nb::handle self) {
   return nb::inst_ptr<FunctionRef>(self);
 }
 
-// A legacy DLPack capsule sharing the tensor's data (the runtime refuses a
-// read-only tensor: callers decide, see LegacyCapsuleOfReadOnly).
-nb::object LegacyCapsule(TVMFFIObjectHandle h) {
-  DLManagedTensor* mt = nullptr;
-  Check(TVMFFITensorToDLPack(h, &mt));
-  PyObject* cap = PyCapsule_New(mt, "dltensor", CapsuleDeleterLegacy);
-  if (cap == nullptr) mt->deleter(mt);
-  return Steal(cap);
-}
-
-// A legacy view of a versioned export (owns it).
-struct LegacyOverVersioned {
-  DLManagedTensor legacy;
-  DLManagedTensorVersioned* versioned;
-};
-
-void DeleteLegacyOverVersioned(DLManagedTensor* self) {
-  auto* w = static_cast<LegacyOverVersioned*>(self->manager_ctx);
-  if (w->versioned->deleter != nullptr) w->versioned->deleter(w->versioned);
-  delete w;
-}
-
-// A legacy capsule even of a read-only tensor, for a consumer that makes
-// read-only views of every legacy capsule: the versioned export, seen as legacy.
-nb::object LegacyCapsuleOfReadOnly(TVMFFIObjectHandle h) {
-  DLManagedTensorVersioned* v = nullptr;
-  Check(TVMFFITensorToDLPackVersioned(h, &v));
-  auto* w = new (std::nothrow) LegacyOverVersioned();
-  if (w == nullptr) {
-    v->deleter(v);
-    throw std::bad_alloc();
-  }
-  w->versioned = v;
-  w->legacy.dl_tensor = v->dl_tensor;
-  w->legacy.manager_ctx = w;
-  w->legacy.deleter = DeleteLegacyOverVersioned;
-  PyObject* cap = PyCapsule_New(&w->legacy, "dltensor", CapsuleDeleterLegacy);
-  if (cap == nullptr) DeleteLegacyOverVersioned(&w->legacy);
-  return Steal(cap);
-}
-
 }  // namespace
 }  // namespace tvmffi_py
 
@@ -243,9 +202,6 @@ NB_MODULE(_core, m) {
                                         std::string(Py_TYPE(copy.ptr())->tp_name) + "'")
                                            .c_str());
                 }
-                if (copy.ptr() == Py_True) {
-                  throw nb::buffer_error("tvmffi.Tensor.__dlpack__: copy=True is not supported");
-                }
                 if (!dl_device.is_none()) {
                   const int64_t type =
                       PairItem(dl_device, 0, "dl_device", "(device_type, device_id)");
@@ -262,24 +218,22 @@ NB_MODULE(_core, m) {
                   versioned = PairItem(max_version, 0, "max_version", "(major, minor)") >= 1;
                   PairItem(max_version, 1, "max_version", "(major, minor)");
                 }
-                if (versioned) {
-                  DLManagedTensorVersioned* mt = nullptr;
-                  Check(TVMFFITensorToDLPackVersioned(h, &mt));
-                  PyObject* cap = PyCapsule_New(mt, "dltensor_versioned", CapsuleDeleterVersioned);
-                  if (cap == nullptr) mt->deleter(mt);
-                  return Steal(cap);
-                }
-                // Legacy DLPack has no read-only flag: a consumer would take the memory as
-                // writable (numpy refuses the same way).
-                if (TensorObjectReadOnly(self.ptr(), h)) {
-                  throw nb::buffer_error(
-                      "tvmffi.Tensor.__dlpack__: the tensor is read-only, and legacy DLPack (no "
-                      "max_version) cannot mark it so; pass max_version=(1, 0)");
-                }
-                return LegacyCapsule(h);
+                // A read-only tensor is exported as a copy unless copy=False (export.cc):
+                // the consumer may ignore DLPack's read-only flag.
+                const ExportCopy how = copy.is_none()          ? ExportCopy::kIfNeeded
+                                       : copy.ptr() == Py_True ? ExportCopy::kAlways
+                                                               : ExportCopy::kNever;
+                PyObject* cap =
+                    ExportCapsule(h, how, versioned, /*honours=*/false, "tvmffi.Tensor.__dlpack__");
+                if (cap == nullptr) throw nb::python_error();
+                return Steal(cap);
               },
               nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
-              nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none())
+              nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
+              "A DLPack capsule of the tensor (versioned with max_version >= (1, 0), else "
+              "legacy), sharing its memory. A read-only tensor is exported as a writable copy "
+              "(a consumer may ignore DLPack's read-only flag), and copy=False then raises "
+              "BufferError; copy=True copies any host tensor.")
           .def("__repr__", [](nb::handle self) -> std::string {
             if (RawHandleOf(self) == nullptr) return "<tvmffi.Tensor (not initialised)>";
             const DLTensor* t = TensorOf(self);
@@ -475,20 +429,10 @@ NB_MODULE(_core, m) {
         auto* api = static_cast<const DLPackExchangeAPI*>(
             PyCapsule_GetPointer(capsule.ptr(), "dlpack_exchange_api"));
         if (api == nullptr) throw nb::python_error();
-        if (api->managed_tensor_to_py_object_no_sync == nullptr) {
-          throw nb::type_error("the DLPack C exchange API has no managed_tensor_to_py_object");
-        }
         TensorOf(tensor);  // TypeError unless a tvmffi.Tensor holding a tensor
-        DLManagedTensorVersioned* managed = nullptr;
-        Check(TVMFFITensorToDLPackVersioned(HandleOf(tensor), &managed));
-        void* out = nullptr;
-        if (api->managed_tensor_to_py_object_no_sync(managed, &out) != 0) {
-          if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_RuntimeError, "managed_tensor_to_py_object_no_sync failed");
-          }
-          throw nb::python_error();
-        }
-        return nb::steal(static_cast<PyObject*>(out));
+        PyObject* out = ExportToFramework(HandleOf(tensor), api, "convert_func");
+        if (out == nullptr) throw nb::python_error();
+        return nb::steal(out);
       },
       nb::arg("capsule"), nb::arg("tensor"),
       "`tensor` (a tvmffi.Tensor) as an instance of the framework whose DLPack C exchange API "
@@ -807,14 +751,18 @@ NB_MODULE(_core, m) {
       "The Python object of an object handle, taking one reference (an ffi.OpaquePyObject "
       "stays its wrapper, where calls give the Python object it holds).");
   m.def(
-      "_legacy_dlpack_to_readonly_consumer",
-      [](nb::handle self) {
+      "_dlpack_keeping_read_only",
+      [](nb::handle self, bool versioned) {
         TensorOf(self);  // a tvmffi.Tensor holding a tensor (TypeError otherwise)
-        return LegacyCapsuleOfReadOnly(HandleOf(self));
+        PyObject* cap = ExportCapsule(HandleOf(self), ExportCopy::kIfNeeded, versioned,
+                                      /*honours=*/true, "_dlpack_keeping_read_only");
+        if (cap == nullptr) throw nb::python_error();
+        return Steal(cap);
       },
-      nb::arg("tensor"),
-      "A legacy DLPack capsule of the tensor even if it is read-only: only for a consumer "
-      "that makes read-only views of every legacy capsule (numpy < 2).");
+      nb::arg("tensor"), nb::arg("versioned"),
+      "A DLPack capsule sharing the tensor's memory even if it is read-only (versioned: "
+      "flagged so), only for a consumer known to keep it read-only: numpy >= 2 (versioned), "
+      "numpy < 2 (legacy: it makes read-only views of every legacy capsule), tests.");
   m.def("_set_pack_fallback", &SetPackFallback, nb::arg("hook").none(),
         "Set the converter of values the extension does not classify: hook(value, address) "
         "writes an owned TVMFFIAny at the address and returns True, returns False to leave "

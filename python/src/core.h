@@ -179,6 +179,27 @@ TVMFFIObjectHandle BuiltinFunction(const char* name);
 /*! \brief An owned Function that calls a Python callable. */
 TVMFFIObjectHandle FunctionFromCallable(PyObject* callable);
 
+// ---- tensors leaving tvmffi (export.cc) -------------------------------------
+/*! \brief DLPack's `copy` of __dlpack__: False, None, True. */
+enum class ExportCopy : uint8_t { kNever, kIfNeeded, kAlways };
+/*!
+ * \brief An owned versioned export of the ffi.Tensor `h` (borrowed) for a
+ *        consumer: shared, unless `copy` is kAlways or the tensor is read-only
+ *        and `honours` (the consumer keeps DLPack's read-only flag) is false;
+ *        then a writable host copy. NULL with BufferError where that copy is
+ *        forbidden (kNever) or impossible (off the host); `who` prefixes it.
+ */
+DLManagedTensorVersioned* ExportManaged(TVMFFIObjectHandle h, ExportCopy copy, bool honours,
+                                        const char* who);
+/*! \brief ExportManaged as a "dltensor_versioned" or legacy "dltensor" capsule (new ref). */
+PyObject* ExportCapsule(TVMFFIObjectHandle h, ExportCopy copy, bool versioned, bool honours,
+                        const char* who);
+/*! \brief Whether `api`'s consumer keeps DLPack's read-only flag (probed once per API). */
+bool HonoursReadOnly(const DLPackExchangeAPI* api);
+/*! \brief `h` (borrowed) as `api`'s framework object (new ref), copied if read-only and
+ *        the framework ignores the flag; NULL with an error. */
+PyObject* ExportToFramework(TVMFFIObjectHandle h, const DLPackExchangeAPI* api, const char* who);
+
 // ---- calls -----------------------------------------------------------------
 /*! \brief Call `fn` (initialised) with Python arguments (tp_call, vectorcall of Function). */
 PyObject* CallFunction(FunctionRef* fn, PyObject* const* args, Py_ssize_t nargs);

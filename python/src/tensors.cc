@@ -26,12 +26,21 @@ namespace tvmffi_py {
 
 int TestWrapperToManaged(void* py_object, DLManagedTensorVersioned** out) {
   nb::handle self(static_cast<PyObject*>(py_object));
-  const DLTensorTestWrapper* w = nb::inst_ptr<DLTensorTestWrapper>(self);
-  if (!nb::inst_ready(self) || !w->tensor.is_valid()) {
-    PyErr_SetString(PyExc_TypeError, "DLTensorTestWrapper is not initialised");
+  // The API's own results are tvmffi.Tensors (TestWrapperFromManaged): take them too.
+  nb::handle tensor = self;
+  if (nb::isinstance<DLTensorTestWrapper>(self)) {
+    const DLTensorTestWrapper* w = nb::inst_ptr<DLTensorTestWrapper>(self);
+    if (!nb::inst_ready(self) || !w->tensor.is_valid()) {
+      PyErr_SetString(PyExc_TypeError, "DLTensorTestWrapper is not initialised");
+      return -1;
+    }
+    tensor = w->tensor;
+  } else if (!PyObject_TypeCheck(self.ptr(), GetCoreTypes().tensor) || !nb::inst_ready(self) ||
+             nb::inst_ptr<ObjectRef>(self)->handle == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "expected a DLTensorTestWrapper or a tvmffi.Tensor");
     return -1;
   }
-  if (TVMFFITensorToDLPackVersioned(nb::inst_ptr<ObjectRef>(w->tensor)->handle, out) != 0) {
+  if (TVMFFITensorToDLPackVersioned(nb::inst_ptr<ObjectRef>(tensor)->handle, out) != 0) {
     SetPyErrorFromFFI();
     return -1;
   }

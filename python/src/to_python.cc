@@ -25,16 +25,10 @@ PyObject* StrFromBytes(const char* data, size_t size) {
 
 PyObject* TensorToFramework(TVMFFIObjectHandle h, const Framework* fw) {
   if (fw->api != nullptr && fw->api->managed_tensor_to_py_object_no_sync != nullptr) {
-    DLManagedTensorVersioned* m = nullptr;
-    int rc = TVMFFITensorToDLPackVersioned(h, &m);
+    // A read-only result is copied for a framework that ignores the flag (export.cc).
+    PyObject* out = ExportToFramework(h, fw->api, "a tensor returned to the framework");
     TVMFFIObjectDecRef(h);
-    if (rc != 0) {
-      SetPyErrorFromFFI();
-      return nullptr;
-    }
-    void* out = nullptr;
-    if (fw->api->managed_tensor_to_py_object_no_sync(m, &out) != 0) return nullptr;
-    return static_cast<PyObject*>(out);
+    return out;
   }
   nb::object wrapped = WrapObject(h);
   const Hooks& hooks = GetHooks();

@@ -136,6 +136,9 @@ int ManagedToPy(DLManagedTensorVersioned* tensor, void** out) {
   w->l.deleter = DeleteVersionedAsLegacy;
   try {
     at::Tensor t = at::fromDLPack(&w->l);  // owns w from here on
+    // torch has no read-only tensors: read-only memory comes in as a copy, on
+    // any device (tvmffi shares it only with consumers that keep the flag).
+    if ((tensor->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0) t = t.clone();
     *out = WrapTorchTensor(std::move(t));
     return *out != nullptr ? 0 : -1;
   } catch (const std::exception& e) {

@@ -9,6 +9,7 @@ unchecked. All run under AddressSanitizer + UBSan in CI (run_pytest asan).
 from __future__ import annotations
 
 import ctypes
+import inspect
 from types import ModuleType
 from typing import Any
 
@@ -69,30 +70,91 @@ def _versioned_flags(cap: Any) -> int:
     return ctypes.c_uint64.from_address(addr + 8 + 2 * ctypes.sizeof(ctypes.c_void_p)).value
 
 
-def test_readonly_tensor_refuses_legacy_dlpack(np: ModuleType) -> None:
+def _capsule_data(cap: Any) -> int:
+    """The data pointer of a DLPack capsule's tensor (either name)."""
+    if ctypes.pythonapi.PyCapsule_IsValid(ctypes.py_object(cap), b"dltensor") == 1:
+        return ctypes.c_void_p.from_address(_capsule_pointer(cap, b"dltensor")).value or 0
+    # version, manager_ctx, deleter, flags, then the DLTensor (data first).
+    addr = _capsule_pointer(cap, b"dltensor_versioned") + 16 + 2 * ctypes.sizeof(ctypes.c_void_p)
+    return ctypes.c_void_p.from_address(addr).value or 0
+
+
+_READ_ONLY, _IS_COPIED = 1, 2  # DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_FLAG_BITMASK_IS_COPIED
+
+
+def test_readonly_tensor_exports_only_copies(np: ModuleType) -> None:
+    # A consumer may ignore DLPack's read-only flag (torch 2.11 does): every
+    # __dlpack__ of a read-only tensor is a writable copy, or BufferError with copy=False.
     for t in _readonly_tensors(np):
-        with pytest.raises(BufferError, match="read-only"):
-            t.__dlpack__()
-        with pytest.raises(BufferError, match="read-only"):
-            t.__dlpack__(max_version=(0, 8))  # a consumer that knows only legacy DLPack
-        # The versioned export carries the read-only flag (DLPACK_FLAG_BITMASK_READ_ONLY).
-        assert _versioned_flags(t.__dlpack__(max_version=(1, 0))) & 1 == 1
-    # A writable tensor still exports through legacy DLPack.
-    w = np.array([1, 2], dtype=np.float32)
-    cap = tvmffi.from_dlpack(w).__dlpack__()
-    assert ctypes.pythonapi.PyCapsule_IsValid(ctypes.py_object(cap), b"dltensor") == 1
+        for kwargs in ({}, {"max_version": (0, 8)}, {"max_version": (1, 0)}, {"copy": True}):
+            cap = t.__dlpack__(**kwargs)
+            assert _capsule_data(cap) not in (0, t.data_ptr()), kwargs
+            if kwargs.get("max_version", (0, 0))[0] >= 1:
+                assert _versioned_flags(cap) & (_READ_ONLY | _IS_COPIED) == _IS_COPIED
+        for kwargs in ({}, {"max_version": (1, 0)}):
+            with pytest.raises(BufferError, match="read-only"):
+                t.__dlpack__(copy=False, **kwargs)
+    # A writable tensor is shared (legacy and versioned), or copied with copy=True.
+    w = tvmffi.from_dlpack(np.array([1, 2], dtype=np.float32))
+    assert _capsule_data(w.__dlpack__()) == w.data_ptr()
+    cap = w.__dlpack__(max_version=(1, 0), copy=False)
+    assert _capsule_data(cap) == w.data_ptr() and _versioned_flags(cap) == 0
+    cap = w.__dlpack__(max_version=(1, 0), copy=True)
+    assert _capsule_data(cap) != w.data_ptr() and _versioned_flags(cap) == _IS_COPIED
+    # An exchange API that keeps the flag (probed: the test wrapper's) shares the memory.
+    api = tvmffi.core.DLTensorTestWrapper.__dlpack_c_exchange_api__
+    for t in _readonly_tensors(np):
+        assert tvmffi._core._tensor_to_exchange(api, t).data_ptr() == t.data_ptr()
+    # numpy keeps read-only memory read-only: a function's read-only result is shared with it.
+    ro = np.array([3, 4], dtype=np.float32)
+    ro.flags.writeable = False
+    back = tvmffi._framework.from_tensor("numpy", tvmffi.from_dlpack(ro))
+    assert back.ctypes.data == ro.ctypes.data and not back.flags.writeable
 
 
-def test_readonly_tensor_never_writable_to_torch(np: ModuleType) -> None:
+def _torch_exchange_api(torch: ModuleType) -> Any:
+    """The DLPack C exchange API tvmffi uses for this torch (its own, or tvmffi's before 2.10)."""
+    api = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
+    return api if api is not None else tvmffi._framework.exchange_api("torch")
+
+
+# Each door a read-only tensor leaves through into torch: (name, t -> torch tensor).
+_TORCH_DOORS = {
+    "from_dlpack": lambda torch, t: torch.from_dlpack(t),  # __dlpack__(max_version=(1, 0))
+    "legacy_capsule": lambda torch, t: torch.utils.dlpack.from_dlpack(t.__dlpack__()),
+    # A call's result and convert_func's tensor_cls: the DLPack C exchange API.
+    "call_result": lambda torch, t: tvmffi.Function(lambda x: t)(torch.zeros(1)),
+    "exchange_api": lambda torch, t: tvmffi._core._tensor_to_exchange(
+        _torch_exchange_api(torch), t
+    ),
+}
+
+
+@pytest.mark.parametrize("door", list(_TORCH_DOORS))
+def test_readonly_tensor_never_writable_to_torch(np: ModuleType, door: str) -> None:
     torch = pytest.importorskip("torch")
-    data = b"\x00" * 16
+    if door == "exchange_api" and _torch_exchange_api(torch) is None:
+        pytest.skip("no DLPack C exchange API for this torch")
+    data = bytes(16)  # a fresh object: a constant would be shared with the assertion
     t = tvmffi.from_dlpack(np.frombuffer(data, dtype=np.float32))
-    try:
-        tt = torch.from_dlpack(t)
-    except BufferError:
-        return  # refused: nothing written
-    tt.add_(1)  # torch got a copy or a read-only view: the bytes object is unchanged
-    assert data == b"\x00" * 16
+    out = _TORCH_DOORS[door](torch, t)
+    assert isinstance(out, torch.Tensor)
+    out.add_(1)  # torch got a copy: the bytes object is unchanged
+    assert data == bytes(16)
+    # Writable memory is still shared with torch.
+    w = np.zeros(4, dtype=np.float32)
+    _TORCH_DOORS[door](torch, tvmffi.from_dlpack(w)).add_(1)
+    assert w.tolist() == [1, 1, 1, 1]
+
+
+def test_readonly_tensor_to_torch_without_copy_refused(np: ModuleType) -> None:
+    torch = pytest.importorskip("torch")
+    if "copy" not in inspect.signature(torch.from_dlpack).parameters:
+        pytest.skip("this torch's from_dlpack has no copy argument")
+    t = tvmffi.from_dlpack(np.frombuffer(bytes(16), dtype=np.float32))
+    with pytest.raises(BufferError, match="read-only"):
+        torch.from_dlpack(t, copy=False)
+    assert torch.from_dlpack(t, copy=True).tolist() == [0, 0, 0, 0]
 
 
 class _DLDevice(ctypes.Structure):
@@ -333,3 +395,40 @@ def test_good_exchange_api_tensor_still_works(cpu_kernels: tvmffi.Module, np: Mo
         out = np.zeros(4, dtype=np.float32)
         cpu_kernels.add_one(obj, out)
         assert out.tolist() == [1, 2, 3, 4]
+
+
+class _DeviceProducer:
+    """A versioned capsule of a tensor on a CUDA device (never read here), maybe read-only."""
+
+    def __init__(self, read_only: bool) -> None:
+        self.shape = (ctypes.c_int64 * 1)(4)
+        m = _DLManagedTensorVersioned()
+        m.version = _DLPackVersion(1, 0)
+        m.flags = _READ_ONLY if read_only else 0
+        m.dl_tensor.data = 0x1000  # device memory: tvmffi never reads it
+        m.dl_tensor.device = _DLDevice(2, 0)
+        m.dl_tensor.ndim = 1
+        m.dl_tensor.dtype = _DLDataType(2, 32, 1)
+        m.dl_tensor.shape = self.shape
+        self.managed = m
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return _capsule_new(ctypes.addressof(self.managed), b"dltensor_versioned", None)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
+
+def test_readonly_tensor_off_the_host_is_never_shared() -> None:
+    # tvmffi copies host memory only: a read-only device tensor that a consumer
+    # would need as a copy is a BufferError, never a view it could write.
+    producers = [_DeviceProducer(read_only=True), _DeviceProducer(read_only=False)]
+    ro = tvmffi.from_dlpack(producers[0])  # a view of producers[0].managed: kept alive
+    for kwargs in ({}, {"max_version": (1, 0)}, {"copy": True}, {"copy": False}):
+        with pytest.raises(BufferError, match="read-only"):
+            ro.__dlpack__(**kwargs)
+    w = tvmffi.from_dlpack(producers[1])
+    assert _capsule_data(w.__dlpack__(max_version=(1, 0))) == 0x1000  # writable: shared
+    with pytest.raises(BufferError, match="host memory only"):
+        w.__dlpack__(copy=True)
+    del ro, w  # before the producers' memory

@@ -46,13 +46,19 @@ def undeclared(cpu_kernels: tvmffi.Module) -> Any:
 
 
 class _Producer:
-    """A generic DLPack producer (no buffer protocol, no exchange API): versioned capsules."""
+    """A generic DLPack producer (no buffer protocol, no exchange API): versioned capsules.
+
+    It shares read-only memory flagged read-only (as numpy >= 2 does), where
+    tvmffi.Tensor.__dlpack__ itself exports read-only memory only as a copy.
+    """
 
     def __init__(self, tensor: tvmffi.Tensor) -> None:
         self.tensor = tensor
 
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        return self.tensor.__dlpack__(**kwargs)
+    def __dlpack__(self, *, max_version: Any = None, copy: Any = None, **kwargs: Any) -> Any:
+        if copy or max_version is None or max_version[0] < 1:
+            return self.tensor.__dlpack__(max_version=max_version, copy=copy, **kwargs)
+        return tvmffi._core._dlpack_keeping_read_only(self.tensor, versioned=True)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.tensor.__dlpack_device__()

@@ -62,16 +62,26 @@ def _numpy_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> 
     return arr
 
 
-class _LegacyReadOnlyView:
-    """A tensor for numpy < 2's from_dlpack (whose arrays from DLPack are always read-only)."""
+class _ReadOnlyKeptView:
+    """A tensor for numpy's from_dlpack, which keeps read-only memory read-only.
+
+    A read-only tvmffi.Tensor exports itself through ``__dlpack__`` only as a
+    copy (a consumer may ignore DLPack's read-only flag: python/src/export.cc);
+    numpy honours the flag (numpy >= 2) or makes a read-only view of every
+    legacy capsule (numpy < 2), so it gets the memory itself.
+    """
 
     def __init__(self, tensor: Any) -> None:
         self._tensor = tensor
 
-    def __dlpack__(self, stream: Any = None) -> Any:
+    def __dlpack__(self, *, max_version: Any = None, copy: Any = None, **kwargs: Any) -> Any:
         from . import _core
 
-        return _core._legacy_dlpack_to_readonly_consumer(self._tensor)
+        if copy:
+            return self._tensor.__dlpack__(max_version=max_version, copy=copy, **kwargs)
+        return _core._dlpack_keeping_read_only(
+            self._tensor, versioned=max_version is not None and max_version[0] >= 1
+        )
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._tensor.__dlpack_device__()
@@ -81,12 +91,7 @@ def _numpy_from_tensor(tensor: Any) -> Any:
     arr = _NUMPY_ALLOCATED.pop(tensor.data_ptr(), None)
     if arr is not None and arr.shape == tuple(tensor.shape) and str(arr.dtype) == tensor.dtype:
         return arr
-    numpy = _module("numpy")
-    if int(numpy.__version__.split(".")[0]) < 2:
-        # numpy < 2 asks for legacy DLPack only, which a read-only tensor refuses;
-        # numpy < 2 makes a read-only view of every DLPack tensor, so it may have one.
-        return numpy.from_dlpack(_LegacyReadOnlyView(tensor))
-    return numpy.from_dlpack(tensor)
+    return _module("numpy").from_dlpack(_ReadOnlyKeptView(tensor))
 
 
 def _cupy_alloc(shape: tuple, dtype: str, device_type: int, device_id: int) -> Any:
