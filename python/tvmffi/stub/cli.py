@@ -264,6 +264,7 @@ def _roll_out_prefixes(
         registered = registry.get(namespace, [])
         _drop_unregistered(file, namespace, registered)
         if not registered:
+            print(f"[Skipped] {file.path}: no type is registered under `{namespace}`")
             continue
         blocks = file.code_blocks
         lineno = heads[0].lineno_start
