@@ -110,9 +110,12 @@ class RustGenerator(Generator):
     ) -> None:
         """See :func:`~.codegen.generate_rust_object` (``declared``: type key -> the
         file of its block)."""
-        assert info.type_key is not None
-        files = declared if declared is not None else {}
-        G.generate_rust_object(code, ty_map, imports, opt, info, _Modules(files))
+        if declared is None or info.type_key not in declared:
+            raise ValueError(
+                f"object/{info.type_key}: the Rust generator names types by the file of "
+                "their block, and was not told which file holds this one"
+            )
+        G.generate_rust_object(code, ty_map, imports, opt, info, _Modules(declared))
 
     def import_section_block(
         self, code: CodeBlock, imports: RustImports, opt: Options, defined: set[str]
