@@ -58,7 +58,10 @@ check "build the drop-in tvm_ffi distribution" \
   "$repo/python/compat"
 venv="$work/venv"
 install_both() {
-  venv_beside "$base_py" "$venv" &&
+  # A reused TVMFFI_WHEEL_DIR keeps its venv: pip would see the same version
+  # installed there and leave the old files in place.
+  rm -rf "$venv" &&
+    venv_beside "$base_py" "$venv" &&
     "$venv/bin/pip" install -q --no-deps --no-index "$work/dist"/*.whl
 }
 check "install both into a fresh venv" install_both

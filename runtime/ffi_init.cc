@@ -91,21 +91,34 @@ std::shared_ptr<InitPlan> MakePlan(int32_t type_index) {
   return plan;
 }
 
+// The setter's error, naming the type, `what` the value was and the field; the cause below.
+[[noreturn]] void ThrowSetterError(const InitPlan& plan, const TVMFFIFieldInfo* f,
+                                   const char* what) {
+  Error cause = details::MoveFromSafeCallRaised();
+  // The cause on lines of its own, each indented by two spaces (upstream's layout).
+  std::string text = cause.message();
+  std::string indented = "  ";
+  for (char c : text) {
+    indented.push_back(c);
+    if (c == '\n') indented.append("  ");
+  }
+  TVM_FFI_THROW(TypeError) << plan.type_key << ".__ffi_init__() " << what << " '" << Name(f->name)
+                           << "':\n"
+                           << indented;
+}
+
 void SetField(const InitPlan& plan, Object* obj, size_t index, const TVMFFIAny* value) {
   const TVMFFIFieldInfo* f = plan.fields[index].info;
   void* addr = reinterpret_cast<char*>(obj) + f->offset;
-  if (reflection::CallFieldSetter(f, addr, value) != 0) {
-    Error cause = details::MoveFromSafeCallRaised();
-    // The cause on lines of its own, each indented by two spaces (upstream's layout).
-    std::string text = cause.message();
-    std::string indented = "  ";
-    for (char c : text) {
-      indented.push_back(c);
-      if (c == '\n') indented.append("  ");
-    }
-    TVM_FFI_THROW(TypeError) << plan.type_key << ".__ffi_init__() field '" << Name(f->name)
-                             << "':\n"
-                             << indented;
+  if (reflection::CallFieldSetter(f, addr, value) != 0) ThrowSetterError(plan, f, "field");
+}
+
+// A default goes through the same setter as a passed value, and fails the same way.
+void SetFieldToDefault(const InitPlan& plan, Object* obj, size_t index) {
+  const TVMFFIFieldInfo* f = plan.fields[index].info;
+  void* addr = reinterpret_cast<char*>(obj) + f->offset;
+  if (reflection::CallFieldSetterToDefault(f, addr) != 0) {
+    ThrowSetterError(plan, f, "default for field");
   }
 }
 
@@ -168,7 +181,7 @@ Any Construct(const InitPlan& plan, const AnyView* args, int32_t num_args) {
     if (set[i]) continue;
     const InitPlan::Field& f = plan.fields[i];
     if (f.has_default) {
-      reflection::SetFieldToDefault(f.info, reinterpret_cast<char*>(obj.get()) + f.info->offset);
+      SetFieldToDefault(plan, obj.get(), i);
     } else if (f.init) {
       TVM_FFI_THROW(TypeError) << plan.type_key << ".__ffi_init__() missing required "
                                << (f.kw_only ? "keyword-only " : "") << "argument: '"

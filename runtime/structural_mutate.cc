@@ -2,7 +2,9 @@
  * The runtime's part of structural mutation (tvm/ffi/extra/structural_mutate.h):
  *
  *  - the `__s_mutate__` / `__s_maybe_inplace_mutate__` columns, with the
- *    hooks of the built-in types: str and bytes are kept as they are;
+ *    hooks of the built-in types: str and bytes are kept as they are (and a
+ *    callback of the globals below that returns an equal str or bytes keeps
+ *    the leaf it was given: a language with native strings cannot return it);
  *    Array/List map their items and Map/Dict their values (keys are kept),
  *    copy-on-write (a new container once an item changed) or, for the
  *    in-place entry on a uniquely owned container, item by item in place;
@@ -30,7 +32,9 @@
 #include <tvm/ffi/extra/structural_mutate.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/reflection/registry.h>
+#include <tvm/ffi/string.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -54,6 +58,32 @@ TVMFFIAny Raw(MutateResult result) noexcept {
 
 TVMFFIAny OutOfMemory() noexcept {
   return Raw(Unexpected(Error("MemoryError", "StructuralMutator: out of memory", "")));
+}
+
+bool IsStrIndex(int32_t index) noexcept {
+  return index == TypeIndex::kTVMFFIStr || index == TypeIndex::kTVMFFISmallStr;
+}
+bool IsBytesIndex(int32_t index) noexcept {
+  return index == TypeIndex::kTVMFFIBytes || index == TypeIndex::kTVMFFISmallBytes;
+}
+
+// Whether a callback handed back the str or bytes leaf it was given, by value: a
+// language that turns them into values of its own (Python's str and bytes) cannot
+// return the object itself, and an equal copy is no change.
+bool IsEqualLeaf(AnyView given, const Any& result) noexcept {
+  const int32_t g = given.type_index();
+  const int32_t r = result.type_index();
+  try {
+    if (IsStrIndex(g) && IsStrIndex(r)) return given.cast<String>() == result.cast<String>();
+    if (IsBytesIndex(g) && IsBytesIndex(r)) {
+      Bytes a = given.cast<Bytes>();
+      Bytes b = result.cast<Bytes>();
+      return a.size() == b.size() && std::equal(a.data(), a.data() + a.size(), b.data());
+    }
+  } catch (const std::exception&) {
+    // out of memory while comparing: a replacement, as the callback said
+  }
+  return false;
 }
 
 TVMFFIAny KeepLeaf(StructuralMutatorObj*, AnyView) noexcept {
@@ -176,7 +206,11 @@ class StructuralMutateDynEngine : public StructuralMapEngineBase {
       Expected<Any> result = entry.get<2>() ? entry.get<1>().CallExpected<Any>(
                                                   value, mutator, static_cast<int32_t>(kMode))
                                             : entry.get<1>().CallExpected<Any>(value, mutator);
-      if (result.is_err()) UpdateVisitErrorContext(result, value);
+      if (result.is_err()) {
+        UpdateVisitErrorContext(result, value);
+      } else if (IsEqualLeaf(value, ExpectedUnsafe::GetData(result))) {
+        return Unchanged().CopyToTVMFFIAny();
+      }
       return ExpectedUnsafe::MoveToTVMFFIAny(std::move(result));
     }
     return kMode == InplaceMode::kAllow ? self->DefaultMaybeInplaceMutateRaw(value)
@@ -188,8 +222,31 @@ class StructuralMutateDynEngine : public StructuralMapEngineBase {
 
 using CallbackList = Array<Tuple<int32_t, Function>>;
 
-Any MapGlobal(Any root, const CallbackList& callbacks, const CallbackList& callbacks_with_kind,
+// The callbacks that may be given a str or bytes leaf, made to return the leaf
+// itself for an equal result (IsEqualLeaf), so that it counts as unchanged.
+CallbackList KeepEqualLeaves(const CallbackList& callbacks) {
+  std::vector<Tuple<int32_t, Function>> out;
+  out.reserve(callbacks.size());
+  for (const Tuple<int32_t, Function>& entry : callbacks) {
+    const int32_t target = entry.get<0>();
+    if (!details::RuntimeTypeIndexMatch(TypeIndex::kTVMFFIStr, target) &&
+        !details::RuntimeTypeIndexMatch(TypeIndex::kTVMFFIBytes, target)) {
+      out.push_back(entry);
+      continue;
+    }
+    Function fn = entry.get<1>();
+    out.emplace_back(target, Function::FromPacked([fn](PackedArgs args, Any* rv) {
+                       fn.CallPacked(args, rv);
+                       if (args.size() > 0 && IsEqualLeaf(args[0], *rv)) *rv = args[0];
+                     }));
+  }
+  return CallbackList(out.begin(), out.end());
+}
+
+Any MapGlobal(Any root, const CallbackList& given, const CallbackList& given_with_kind,
               int32_t order) {
+  const CallbackList callbacks = KeepEqualLeaves(given);
+  const CallbackList callbacks_with_kind = KeepEqualLeaves(given_with_kind);
   if (order == static_cast<int32_t>(WalkOrder::kPreOrder)) {
     using Engine = StructuralMapDynEngine<StructuralMapEngineBase, WalkOrder::kPreOrder>;
     return details::RunStructuralMutator(

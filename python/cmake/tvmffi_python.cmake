@@ -107,6 +107,11 @@ set(TVMFFI_PYTHON_SOURCES
   stub/python_generator/codegen.py
   stub/python_generator/consts.py
   stub/python_generator/utils.py
+  stub/rust_generator/__init__.py
+  stub/rust_generator/codegen.py
+  stub/rust_generator/consts.py
+  stub/rust_generator/directives.py
+  stub/rust_generator/utils.py
   stub/layout.py
   stub/lib_state.py
   stub/utils.py

@@ -228,6 +228,21 @@ def test_py_class_forward_reference() -> None:
         chain.next = 3
 
 
+def test_py_class_default_that_does_not_convert() -> None:
+    @py_class(_key("BadDefault"))
+    class BadDefault(core.Object):
+        a: int
+        b: Optional[core.Object] = 5  # type: ignore[assignment]
+
+    # The default goes through the field's setter, as a passed value does, and the
+    # error names the field and that its default was the value.
+    with pytest.raises(TypeError, match=r"__ffi_init__\(\) default for field 'b'"):
+        BadDefault(1)
+    with pytest.raises(TypeError, match=r"__ffi_init__\(\) field 'b'"):
+        BadDefault(1, 5)
+    assert BadDefault(1, None).b is None
+
+
 def test_py_class_user_init_and_super_init() -> None:
     @py_class(_key("WithInit"))
     class WithInit(core.Object):

@@ -151,6 +151,25 @@ def test_structural_map_copy_on_write() -> None:
         tvmffi.structural_map(root, (int, lambda x: x), order="sideways")
 
 
+def test_structural_map_keeps_str_and_bytes_returned_equal() -> None:
+    # Heap-allocated str/bytes (8 bytes and more) reach Python as values of its own:
+    # the callback can only hand back an equal copy, which keeps the leaf.
+    values = ["short", "a heap string", b"short", b"heap bytes!"]
+    for order in ("pre", "post"):
+        root = tvmffi.Array(values)
+        same = tvmffi.structural_map(root, [(str, lambda v: v), (bytes, lambda v: v)], order=order)
+        assert same.same_as(root)
+        copies = [(str, lambda v: (v + ".")[:-1]), (bytes, lambda v: bytes(bytearray(v)))]
+        assert tvmffi.structural_map(root, copies, order=order).same_as(root)
+        changed = tvmffi.structural_map(root, (str, lambda v: v + "!"), order=order)
+        assert list(changed) == ["short!", "a heap string!", b"short", b"heap bytes!"]
+        bumped = tvmffi.structural_map(root, (bytes, lambda v: v[1:]), order=order)
+        assert list(bumped)[2:] == [b"hort", b"eap bytes!"]
+    # structural_mutate's callbacks too.
+    root = tvmffi.Array(values)
+    assert tvmffi.structural_mutate(root, (str, lambda v, m: v)).same_as(root)
+
+
 def test_structural_map_pre_order_maps_replacements() -> None:
     root = tvmffi.Array([tvmffi.Array([1]), 5])
     out = tvmffi.structural_map(

@@ -199,7 +199,7 @@ def test_cli_fills_a_file(
     plain.write_text("x = 1\n", encoding="utf-8")
 
     assert cli.main(["--check", str(tmp_path)]) == 1
-    assert "api.py: stubs are out of date" in capsys.readouterr().err
+    assert f"[Stale] {path.resolve()}" in capsys.readouterr().out
     assert cli.main([str(tmp_path)]) == 0
     text = path.read_text(encoding="utf-8")
     assert "old line, replaced" not in text
@@ -297,11 +297,11 @@ def test_cli_reports_errors_and_goes_on(
     good = tmp_path / "d_good.py"
     good.write_text(_SOURCE.format(prefix=typed_global), encoding="utf-8")
 
-    assert cli.main([str(tmp_path)]) == 1
+    assert cli.main([str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert f"{bad.resolve()}:1: Unclosed stub block" in err
     assert f"{bad_map.resolve()}:1: ty-map expects `<from> -> <to>`" in err
-    assert f"{unknown.resolve()}:2: object/stubtest.NoSuchType: no type is registered" in err
+    assert f"{unknown.resolve()}:2: `object/stubtest.NoSuchType` (line 2): the type is no" in err
     assert "def scale(" in good.read_text(encoding="utf-8")  # the good file is still done
     assert bad.read_text(encoding="utf-8") == f"{S.begin} global/{typed_global}\n"
 
@@ -365,7 +365,7 @@ def test_cli_init_writes_package_files(typed_global: str, tmp_path: Path) -> Non
 
 
 def test_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["--dlls", str(tmp_path / "libmissing.so"), str(tmp_path)]) == 1
+    assert cli.main(["--dlls", str(tmp_path / "libmissing.so"), str(tmp_path)]) == 2
     assert "cannot load what --imports/--dlls name" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli.parse_args(["--init-pypkg", "x", "file.py"])

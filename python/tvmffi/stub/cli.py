@@ -2,18 +2,22 @@
 
 ::
 
-    tvm-ffi-stubgen [--imports MODS] [--dlls LIBS] [--check | --dry-run] PATH...
+    tvm-ffi-stubgen [--target python|rust] [--imports MODS] [--dlls LIBS]
+                    [--check | --dry-run] PATH...
 
 loads the given modules and libraries (so that their functions and types are
-registered), then fills the marked blocks of each ``.py``/``.pyi`` file
-under ``PATH`` (see :mod:`tvmffi.stub.file_utils`). With ``--init-pypkg``,
-``--init-lib`` and ``--init-prefix`` it first writes ``_ffi_api.py`` and
-``__init__.py`` files, under the first ``PATH``, for registry prefixes that no
-file covers yet.
+registered), then fills the marked blocks of each source file of the target
+(``.py``/``.pyi``, or ``.rs`` for ``--target rust``) under ``PATH`` (see
+:mod:`tvmffi.stub.file_utils`). With ``--init-pypkg``, ``--init-lib`` and
+``--init-prefix`` it first writes files (``_ffi_api.py`` and ``__init__.py``,
+or ``mod.rs``), under the first ``PATH``, for registry prefixes that no file
+covers yet.
 
 The work goes in stages: (1) read the ``ty-map`` directives of all files,
-(2) with ``--init``, write the missing files, (3) fill each file's blocks and
-write it back when it changed.
+(2) with ``--init``, write the missing files, (3) add the blocks ``prefix``
+directives ask for, (4) fill each file's blocks and write it back when it
+changed. Exit status: 0; 1 when ``--check`` finds a file not up to date; 2
+when a file could not be done.
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ import ctypes
 import importlib
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
+from ..core import _object_type_key_to_index
 from . import consts as C
-from .file_utils import FileInfo, StubSyntaxError, collect_files, syntax_for
-from .generator import Generator, get_generator
+from .file_utils import CodeBlock, FileInfo, StubSyntaxError, collect_files, syntax_for
+from .generator import Generator, generator_names, get_generator
 from .layout import classify, write_coverage_report
 from .lib_state import (
     collect_global_funcs,
@@ -47,9 +52,10 @@ def _error(message: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command with ``argv`` (default ``sys.argv[1:]``).
 
-    Returns 0, or 1 when a file could not be read or filled (each problem is
+    Returns 0; 2 when a file could not be read or filled (each problem is
     reported on stderr as ``path:line: message``, and the other files are
-    still done) or, with ``--check``, when a file would change.
+    still done); else 1 when, with ``--check``, a file is not up to date
+    (``[Stale] <path>`` on stdout).
     """
     opt = parse_args(argv)
     generator = get_generator(opt.target)
@@ -63,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             libs.append(ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL))
     except (ImportError, OSError) as e:
         _error(f"cannot load what --imports/--dlls name: {e}")
-        return 1
+        return 2
 
     def on_error(path: Path, e: Exception) -> None:
         nonlocal failed
@@ -77,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             on_error(Path(opt.coverage_out), e)
     if not opt.files:  # --coverage-out alone
         del libs
-        return 1 if failed else 0
+        return 2 if failed else 0
     files = collect_files([Path(f) for f in opt.files], generator.source_exts, on_error)
     global_funcs = collect_global_funcs()
 
@@ -98,26 +104,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefixes: set[str] = set()
     if opt.init is not None:
         prefixes = _stage_2(files, ty_map, opt.init, root, global_funcs, generator)
+    # --check compares what the generator says counts, before any block is added or filled.
+    before = {id(file): generator.check_view(file.code_blocks) for file in files}
+    if _roll_out_prefixes(files, generator, on_error):
+        failed = True
+    declared = _declared_objects(files)
     changed: list[Path] = []
+    stale: list[Path] = []
     for file in files:
         try:
-            if _stage_3(file, opt, ty_map, global_funcs, generator):
+            if _stage_3(file, opt, ty_map, global_funcs, generator, declared):
                 changed.append(file.path)
+                if generator.check_view(file.code_blocks) != before[id(file)]:
+                    stale.append(file.path)
         except (ValueError, OSError) as e:
             on_error(file.path, e)
     if prefixes:
         generator.finish_init(root, prefixes)
     del libs
-    if opt.check and changed:
-        for path in changed:
-            _error(f"{path}: stubs are out of date")
-        return 1
     if opt.verbose:
         print(
             f"{len(files)} file(s) with stub blocks, {len(changed)} "
-            f"{'would change' if opt.dry_run else 'changed'}"
+            f"{'would change' if opt.dry_run or opt.check else 'changed'}"
         )
-    return 1 if failed else 0
+    if failed:
+        return 2
+    if opt.check and stale:
+        for path in stale:
+            print(f"[Stale] {path}")
+        return 1
+    return 0
 
 
 def _stage_1(file: FileInfo, ty_map: dict[str, str]) -> None:
@@ -168,7 +184,7 @@ def _stage_2(
 
     covered_funcs = {c.param[0] for f in files for c in f.code_blocks if c.kind == "global"}
     covered_types = {str(c.param) for f in files for c in f.code_blocks if c.kind == "object"}
-    covered_types |= C.BUILTIN_TYPE_KEYS
+    covered_types |= _skipped(files)
     filt = init_cfg.prefix.strip()
     if filt and not filt.endswith("."):
         filt += "."
@@ -181,7 +197,8 @@ def _stage_2(
         if prefix != root_prefix and not prefix.startswith(filt):
             continue
         funcs = [] if prefix in covered_funcs else global_funcs.get(prefix, [])
-        objects = toposort_objects(sorted(set(type_keys.get(prefix, [])) - covered_types))
+        keys = set(type_keys.get(prefix, [])) - covered_types
+        objects = toposort_objects(sorted(k for k in keys if not generator.is_builtin(k)))
         if not funcs and not objects:
             continue
         directory = init_path.joinpath(*prefix.split("."))
@@ -200,6 +217,101 @@ def _stage_2(
     return written
 
 
+def _skipped(files: list[FileInfo]) -> set[str]:
+    """The type keys the ``skip`` directives of ``files`` name."""
+    return {
+        c.param[1].strip()
+        for f in files
+        for c in f.code_blocks
+        if c.kind == "directive" and c.param[0] == "skip"
+    }
+
+
+def _roll_out_prefixes(
+    files: list[FileInfo],
+    generator: Generator,
+    on_error: Callable[[Path, Exception], None] | None = None,
+) -> int:
+    """Give each file with a ``prefix <namespace>`` directive a block for every type
+    registered directly under the namespace that no file has a block for (parents
+    first, after the file's last block; an import section after the directive when
+    there is none), less ``skip``'d and builtin types; drop its blocks of types under
+    the namespace no longer registered. Returns how many files were refused (a
+    second ``prefix`` in a file, or a namespace two files declare)."""
+    have = set(_declared_objects(files))
+    skipped = _skipped(files)
+    registry = collect_type_keys()
+    owner: dict[str, Path] = {}
+    refused = 0
+    for file in files:
+        heads = [c for c in file.code_blocks if c.kind == "directive" and c.param[0] == "prefix"]
+        if not heads:
+            continue
+        namespace = heads[0].param[1].strip().rstrip(".")
+        problem = None
+        if len(heads) > 1:
+            problem = f"a second `prefix` directive at line {heads[1].lineno_start}"
+        elif owner.setdefault(namespace, file.path) != file.path:
+            problem = f"the namespace `{namespace}` is already the prefix of {owner[namespace]}"
+        if problem is not None:
+            refused += 1
+            error = StubSyntaxError(problem, heads[-1].lineno_start, file.path)
+            if on_error is not None:
+                on_error(file.path, error)
+            else:
+                _error(str(error))
+            continue
+        registered = registry.get(namespace, [])
+        _drop_unregistered(file, namespace, registered)
+        if not registered:
+            print(f"[Skipped] {file.path}: no type is registered under `{namespace}`")
+            continue
+        blocks = file.code_blocks
+        lineno = heads[0].lineno_start
+        if all(c.kind != "import-section" for c in blocks):
+            at = blocks.index(heads[0]) + 1
+            blocks[at:at] = _empty_block(file.syntax, lineno, "import-section")
+        keys = [
+            k
+            for k in registered
+            if k not in have and k not in skipped and not generator.is_builtin(k)
+        ]
+        at = 1 + max(i for i, c in enumerate(blocks) if c.kind in ("object", "import-section"))
+        blocks[at:at] = [
+            block
+            for info in toposort_objects(keys)
+            for block in _empty_block(file.syntax, lineno, f"object/{info.type_key}")
+        ]
+    return refused
+
+
+def _drop_unregistered(file: FileInfo, namespace: str, registered: list[str]) -> None:
+    """Remove the file's blocks of types directly under ``namespace`` not in ``registered``
+    (with the blank line before each), saying so on stdout."""
+    kept: list[CodeBlock] = []
+    for code in file.code_blocks:
+        key = str(code.param)
+        if code.kind == "object" and key.rpartition(".")[0] == namespace and key not in registered:
+            print(
+                f"[Removed] {file.path}: `object/{key}` (line {code.lineno_start}): "
+                "the type is no longer registered"
+            )
+            if kept and kept[-1].kind is None and kept[-1].lines == [""]:
+                kept.pop()
+            continue
+        kept.append(code)
+    file.code_blocks[:] = kept
+
+
+def _empty_block(syntax: C.MarkerSyntax, lineno: int, spec: str) -> list[CodeBlock]:
+    """A blank line and an empty ``begin``/``end`` block for ``spec``."""
+    begin = f"{syntax.begin} {spec}"
+    block = CodeBlock.from_begin_line(lineno, begin, syntax)
+    block.lineno_end = lineno
+    block.lines = [begin, syntax.end]
+    return [CodeBlock(None, "", lineno, lineno, [""]), block]
+
+
 def _append(file: FileInfo, text: str) -> None:
     if text:
         with file.path.open("a", encoding="utf-8") as f:
@@ -208,15 +320,33 @@ def _append(file: FileInfo, text: str) -> None:
         file.reload()
 
 
+def _declared_objects(files: list[FileInfo]) -> dict[str, Path]:
+    """The type key of every ``object/`` block of ``files``, to the file holding it."""
+    declared: dict[str, Path] = {}
+    for file in files:
+        for code in file.code_blocks:
+            if code.kind == "object":
+                declared.setdefault(str(code.param), file.path)
+    return declared
+
+
 def _stage_3(
     file: FileInfo,
     opt: Options,
     ty_map: dict[str, str],
     global_funcs: dict[str, list[FuncInfo]],
     generator: Generator,
+    declared: Mapping[str, Path] | None = None,
 ) -> bool:
     """Fill the blocks of one file and write it back (unless ``opt.dry_run`` or
-    ``opt.check``). Returns whether its text changed."""
+    ``opt.check``). Returns whether its text changed.
+
+    ``declared``: the ``object/`` blocks of the run, type key to file (default:
+    this file's). Blocks of types no longer registered are left as they are;
+    once the rest is written, one StubSyntaxError names them all.
+    """
+    if declared is None:
+        declared = _declared_objects([file])
     imports = generator.new_imports()
     exported: set[str] = set()
     defined_types: set[str] = set()
@@ -245,15 +375,21 @@ def _stage_3(
             funcs = global_funcs.get(code.param[0], [])
             exported.update(f.schema.name for f in funcs)
             generator.global_funcs_block(code, funcs, ty_map, imports, opt)
+    unregistered: list[CodeBlock] = []
     for code in blocks:
         if code.kind == "object":
             type_key = str(code.param)
+            if _object_type_key_to_index(type_key) is None:
+                unregistered.append(code)
+                continue
+            info = object_info_from_type_key(type_key)
+            defined_types.add(generator.type_name(ty_map.get(type_key, type_key)))
             try:
-                info = object_info_from_type_key(type_key)
+                generator.object_block(code, ty_map, imports, opt, info, declared)
+            except StubSyntaxError:
+                raise
             except ValueError as e:
                 raise StubSyntaxError(str(e), code.lineno_start, file.path) from None
-            defined_types.add(generator.type_name(ty_map.get(type_key, type_key)))
-            generator.object_block(code, ty_map, imports, opt, info)
     sections = [code for code in blocks if code.kind == "import-section"]
     if sections:
         generator.import_section_block(sections[0], imports, opt, defined_types)
@@ -264,7 +400,16 @@ def _stage_3(
     for code in blocks:
         if code.kind == "export":
             generator.export_block(code)
-    return file.update(verbose=opt.verbose, dry_run=opt.dry_run or opt.check)
+    changed = file.update(verbose=opt.verbose, dry_run=opt.dry_run or opt.check)
+    if unregistered:
+        names = ", ".join(f"`object/{c.param}` (line {c.lineno_start})" for c in unregistered)
+        raise StubSyntaxError(
+            f"{names}: the type is no longer registered (delete the block, or load the "
+            "library or module that registers it with --dlls or --imports)",
+            unregistered[0].lineno_start,
+            file.path,
+        )
+    return changed
 
 
 def __main__() -> int:
@@ -333,7 +478,10 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
         "--indent", type=int, default=4, help="spaces per indentation level inside generated blocks"
     )
     parser.add_argument(
-        "--target", default="python", choices=["python"], help="the language to generate"
+        "--target",
+        default="python",
+        choices=generator_names(),
+        help="the language to generate (rust: bindings for the tvm_ffi crate in .rs files)",
     )
     parser.add_argument(
         "--ffi-package",

@@ -68,8 +68,7 @@ class MarkerSyntax:
 
 #: The markers of Python sources (``# tvm-ffi-stubgen(...)``).
 PYTHON_SYNTAX = MarkerSyntax("#")
-#: The markers of Rust sources (``// tvm-ffi-stubgen(...)``): files read by the
-#: same parser (a Rust generator is not part of tvmffi yet).
+#: The markers of Rust sources (``// tvm-ffi-stubgen(...)``, ``--target rust``).
 RUST_SYNTAX = MarkerSyntax("//")
 
 #: The marker syntax of each file suffix (which suffixes a directory scan visits
@@ -86,7 +85,10 @@ DEFAULT_SOURCE_EXTS = frozenset({".py", ".pyi"})
 #: One-line directives the language-neutral pipeline consumes itself; a generator
 #: declares the others it takes (``Generator.directive_kinds``), and any other
 #: name is an error.
-PIPELINE_DIRECTIVE_KINDS: frozenset[str] = frozenset({"ty-map"})
+#: ``prefix <namespace>``: the file holds a block for every type registered
+#: directly under the namespace (blocks are added, and removed for types no
+#: longer registered); ``skip <type key>``: but not this one.
+PIPELINE_DIRECTIVE_KINDS: frozenset[str] = frozenset({"ty-map", "prefix", "skip"})
 
 #: The kind of a block; None is a plain line of the file, outside any block.
 #: ``directive`` is a one-line ``<comment> tvm-ffi-stubgen(<name>): <payload>``

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from . import consts as C
 from .file_utils import CodeBlock
@@ -72,9 +72,24 @@ class Generator(abc.ABC):
 
     @abc.abstractmethod
     def object_block(
-        self, code: CodeBlock, ty_map: dict[str, str], imports: Any, opt: Options, info: ObjectInfo
+        self,
+        code: CodeBlock,
+        ty_map: dict[str, str],
+        imports: Any,
+        opt: Options,
+        info: ObjectInfo,
+        declared: Mapping[str, Path] | None = None,
     ) -> None:
-        """Fill an ``object/<type key>`` block with the type's members."""
+        """Fill an ``object/<type key>`` block with the type's members (``declared``: the
+        type keys with a block in the run, each to its file)."""
+
+    def is_builtin(self, type_key: str) -> bool:
+        """Whether the target's own library binds ``type_key`` (no block is written for it)."""
+        return type_key in C.BUILTIN_TYPE_KEYS
+
+    def check_view(self, code_blocks: list[CodeBlock]) -> object:
+        """What ``--check`` compares before and after a run: the blocks' text by default."""
+        return [list(code.lines) for code in code_blocks if code.kind is not None]
 
     @abc.abstractmethod
     def import_section_block(
@@ -118,6 +133,21 @@ class Generator(abc.ABC):
     def finish_init(self, root: Path, prefixes: set[str]) -> None:
         """Called once after ``--init`` wrote and filled the files of ``prefixes``."""
 
+    # Upstream's names of the --init methods.
+    def generate_api_file(self, *args: Any, **kwargs: Any) -> str:
+        """:meth:`api_file_text`."""
+        return self.api_file_text(*args, **kwargs)
+
+    def generate_init_file(
+        self, code_blocks: list[CodeBlock], module_name: str, submodule: str
+    ) -> str:
+        """:meth:`init_file_text`."""
+        return self.init_file_text(code_blocks, module_name, submodule)
+
+    def finalize_init(self, root: Path, prefixes: set[str]) -> None:
+        """:meth:`finish_init`."""
+        self.finish_init(root, prefixes)
+
 
 _GENERATORS: dict[str, Generator] = {}
 
@@ -125,18 +155,20 @@ _GENERATORS: dict[str, Generator] = {}
 def _registered() -> dict[str, Generator]:
     if not _GENERATORS:
         from .python_generator import PythonGenerator
+        from .rust_generator import RustGenerator
 
         _GENERATORS["python"] = PythonGenerator()
+        _GENERATORS["rust"] = RustGenerator()
     return _GENERATORS
 
 
 def generator_names() -> list[str]:
-    """The targets ``--target`` accepts, sorted (``python``)."""
+    """The targets ``--target`` accepts, sorted (``python``, ``rust``)."""
     return sorted(_registered())
 
 
 def get_generator(target: str) -> Generator:
-    """The generator of the target ``target`` (``python``); ValueError for another."""
+    """The generator of the target ``target`` (``python`` or ``rust``); ValueError for another."""
     _registered()
     try:
         return _GENERATORS[target]

@@ -160,12 +160,13 @@ def classify(
             for f in sorted(info.fields, key=lambda f: f.offset or 0):
                 if not field_renderable(f):
                     verdict._demote(
-                        "unrenderable-field",
-                        f"{key!r}: the target cannot write the type of field {f.name!r}",
+                        "unrenderable-field", f"field {f.name!r} ({f}) has no native mirror"
                     )
                     break
         if verdict.is_complete and key in forced:
-            verdict._demote("by-directive", f"{key!r} is kept opaque by a directive")
+            verdict._demote(
+                "by-directive", "vetoed by directive although the layout is reproducible"
+            )
         out[key] = verdict
         return verdict
 
@@ -186,29 +187,30 @@ def _verdict(info: ObjectInfo, parent: Verdict | None, unmirrored: bool) -> Verd
         total_size=info.total_size,
         is_final=info.is_final,
     )
+    # The order of the checks decides which reason a type with several gets.
     if unmirrored:
-        v.reason, v.detail = "no-mirror", f"{key!r} has no struct in the target"
+        v.reason = "no-mirror"
+        v.detail = "its bytes are owned by the target's runtime and never mirrored"
         return v
     facts = _field_bytes(info)
     if isinstance(facts, list):
         v.fields = facts
-    if parent is not None and not parent.is_complete:
-        v.reason = "parent-opaque"
-        v.detail = f"{key!r}: its parent {parent.type_key!r} is opaque ({parent.reason})"
-        return v
     if info.total_size is None:
-        v.reason = "layout-unknown"
-        v.detail = f"{key!r} registered no metadata of its own: its size is not known"
+        v.reason, v.detail = "layout-unknown", "no metadata of its own: total_size is unknown"
         return v
-    if not isinstance(facts, str) and parent is None:
+    if isinstance(facts, str):
+        v.reason, v.detail = "layout-unknown", f"field {facts!r} carries no native layout facts"
+        return v
+    if parent is None:
         # the root: the C ABI object header, nothing of its own to fill
-        v.verdict, v.detail = "complete", f"{key!r} is the object header, {info.total_size} bytes"
+        v.verdict = "complete"
+        v.detail = f"object header [0, {info.total_size}): owned by the C ABI"
         v.own_bytes = ByteRange(info.total_size, info.total_size)
         v.alignment = OBJECT_HEADER_ALIGNMENT
         return v
-    if isinstance(facts, str):
-        v.reason = "layout-unknown"
-        v.detail = f"{key!r}: field {facts!r} has no size, alignment or offset recorded"
+    if not parent.is_complete:
+        v.reason = "parent-opaque"
+        v.detail = f"parent {parent.type_key!r} is opaque ({parent.reason})"
         return v
     assert parent is not None and parent.own_bytes is not None and parent.alignment is not None
     start = parent.own_bytes.end
@@ -217,8 +219,8 @@ def _verdict(info: ObjectInfo, parent: Verdict | None, unmirrored: bool) -> Verd
     failure = _fill(v, start, info.total_size)
     if failure is None:
         v.verdict = "complete"
-        v.detail = f"{key!r}: the fields fill {v.own_bytes}" + (
-            f", padding {', '.join(map(str, v.padding))}" if v.padding else ""
+        v.detail = f"reflected fields fill {v.own_bytes} exactly" + (
+            f" (alignment padding {', '.join(map(str, v.padding))})" if v.padding else ""
         )
     else:
         v.reason, v.detail = failure
@@ -237,20 +239,17 @@ def _field_bytes(info: ObjectInfo) -> list[FieldBytes] | str:
 
 def _fill(v: Verdict, start: int, total: int) -> tuple[OpaqueReason, str] | None:
     """Walk the fields over ``[start, total)``: padding and uncovered gaps into ``v``."""
-    key = v.type_key
     cursor = start
     for f in v.fields:
         if f.offset < cursor:
             return (
                 "field-overlap",
-                f"{key!r}: field {f.name!r} at {ByteRange(f.offset, f.end)} starts before "
-                f"byte {cursor}",
+                f"field {f.name!r} at {ByteRange(f.offset, f.end)} starts before byte {cursor}",
             )
         if f.end > total:
             return (
                 "field-overlap",
-                f"{key!r}: field {f.name!r} at {ByteRange(f.offset, f.end)} ends past "
-                f"total_size {total}",
+                f"field {f.name!r} at {ByteRange(f.offset, f.end)} ends past total_size {total}",
             )
         _gap(v, cursor, f.offset, align_up(cursor, f.alignment))
         cursor = f.end
@@ -259,7 +258,8 @@ def _fill(v: Verdict, start: int, total: int) -> tuple[OpaqueReason, str] | None
     if v.uncovered:
         return (
             "uncovered-bytes",
-            f"{key!r}: no field covers {', '.join(map(str, v.uncovered))}",
+            f"bytes {', '.join(map(str, v.uncovered))} of {v.own_bytes} are not accounted "
+            "for by reflected fields",
         )
     return None
 

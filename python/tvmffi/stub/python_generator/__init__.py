@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 from .. import consts as C
 from ..file_utils import CodeBlock, StubSyntaxError
@@ -82,8 +83,10 @@ class PythonGenerator(Generator):
         imports: PythonImports,
         opt: Options,
         info: ObjectInfo,
+        declared: Mapping[str, Path] | None = None,
     ) -> None:
-        """See :func:`~tvmffi.stub.python_generator.codegen.generate_python_object`."""
+        """See :func:`~tvmffi.stub.python_generator.codegen.generate_python_object`
+        (Python names a type by its key: ``declared`` does not matter)."""
         G.generate_python_object(code, ty_map, imports.items, opt, info)
 
     def import_section_block(

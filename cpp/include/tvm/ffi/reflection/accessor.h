@@ -209,18 +209,25 @@ inline int CallFieldSetter(const TVMFFIFieldInfo* field_info, void* field_addr,
 }
 
 /*!
- * \brief Set a field to its registered default: the value, or a fresh result
- *        of the factory when kTVMFFIFieldFlagBitMaskDefaultFromFactory is set.
+ * \brief Run a field's setter with its registered default: the value, or a
+ *        fresh result of the factory when kTVMFFIFieldFlagBitMaskDefaultFromFactory
+ *        is set. Returns the setter's C status (the error is in the safe-call slot).
+ * \throws Error if the factory itself fails.
  */
-inline void SetFieldToDefault(const TVMFFIFieldInfo* field_info, void* field_addr) {
+inline int CallFieldSetterToDefault(const TVMFFIFieldInfo* field_info, void* field_addr) {
   if (field_info->flags & kTVMFFIFieldFlagBitMaskDefaultFromFactory) {
     Any value = AnyView::CopyFromTVMFFIAny(field_info->default_value_or_factory).cast<Function>()();
-    TVM_FFI_CHECK_SAFE_CALL(
-        CallFieldSetter(field_info, field_addr, reinterpret_cast<const TVMFFIAny*>(&value)));
-  } else {
-    TVM_FFI_CHECK_SAFE_CALL(
-        CallFieldSetter(field_info, field_addr, &field_info->default_value_or_factory));
+    return CallFieldSetter(field_info, field_addr, reinterpret_cast<const TVMFFIAny*>(&value));
   }
+  return CallFieldSetter(field_info, field_addr, &field_info->default_value_or_factory);
+}
+
+/*!
+ * \brief Set a field to its registered default (see CallFieldSetterToDefault).
+ * \throws Error when the setter rejects the default.
+ */
+inline void SetFieldToDefault(const TVMFFIFieldInfo* field_info, void* field_addr) {
+  TVM_FFI_CHECK_SAFE_CALL(CallFieldSetterToDefault(field_info, field_addr));
 }
 
 /*! \brief Reads one reflected field of any object that has it. */
