@@ -130,6 +130,27 @@ def test_scalar_kernels(cpu_kernels: tvmffi.Module) -> None:
     assert cpu_kernels.greet("world") == "Hello, world!"
 
 
+def test_scalar_arguments_keep_their_values() -> None:
+    """Calls whose arguments are all int/float/bool/None take a path of their own
+    (no frame); every value crosses as it does on the general path."""
+    echo = tvmffi.Function(lambda x: x)  # a callback: it sees what crossed
+    ints = [0, 1, -1, 2**30 - 1, 2**30, -(2**30) + 1, -(2**30), 2**31, 2**63 - 1, -(2**63)]
+    for v in ints:
+        got = echo(v)
+        assert type(got) is int and got == v
+        for released in (True, False):
+            f = tvmffi.Function(lambda x: x)
+            f.release_gil = released
+            assert f(v) == v
+    assert echo(2**64) == 2**64  # past int64: an ffi.BigInt, on the general path
+    assert echo(1.5) == 1.5 and type(echo(1.5)) is float
+    assert echo(True) is True and echo(False) is False
+    assert echo(None) is None
+    # A scalar next to a non-scalar: the whole call goes the general way.
+    seen = tvmffi.Function(lambda *a: a[:3])(7, -(2**30), "x", 2.5, None)
+    assert list(seen) == [7, -(2**30), "x"]
+
+
 def test_wrong_argument_count(cpu_kernels: tvmffi.Module) -> None:
     with pytest.raises(TypeError, match="add_int.*Expected 2 but got 1"):
         cpu_kernels.add_int(1)
