@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 import tvmffi
-from tvmffi._reflection import AnyCell
 
 
 def identity() -> tvmffi.Function:
@@ -316,6 +315,18 @@ def test_trainium_device_name() -> None:
 # -- C functions as Functions (Function.__from_extern_c__ and friends) ---------
 
 _K_INT = 1  # kTVMFFIInt
+
+
+class _AnyValue(ctypes.Union):
+    _fields_ = [("v_int64", ctypes.c_int64), ("v_ptr", ctypes.c_void_p)]
+
+
+class AnyCell(ctypes.Structure):
+    """The C ABI's TVMFFIAny, as a foreign C caller sees it (the package declares none)."""
+
+    _fields_ = [("type_index", ctypes.c_int32), ("zero_padding", ctypes.c_uint32), ("v", _AnyValue)]
+
+
 _SAFE_CALL = ctypes.CFUNCTYPE(
     ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell), ctypes.c_int32, ctypes.POINTER(AnyCell)
 )
