@@ -36,6 +36,7 @@ nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/functions.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/tensors.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/call.cc
+  ${CMAKE_CURRENT_LIST_DIR}/../src/cells.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/classify.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/dlpack.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/readonly.cc
@@ -47,7 +48,7 @@ nanobind_add_module(tvmffi_python_core NB_STATIC NOMINSIZE
   ${CMAKE_CURRENT_LIST_DIR}/../src/reflection.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/autograd.cc
   ${CMAKE_CURRENT_LIST_DIR}/../src/exit_guard.cc)
-target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers)
+target_link_libraries(tvmffi_python_core PRIVATE tvmffi::headers ${CMAKE_DL_LIBS})  # dlopen: shape functions
 # tvmffi_internal/stack_bounds.h: private and header-only, shared with the runtime.
 target_link_libraries(tvmffi_python_core PRIVATE tvmffi::internal)
 tvmffi_add_warnings(tvmffi_python_core)

@@ -331,13 +331,22 @@ TVMFFIObjectHandle BuiltinFunction(const char* name) {
   return nullptr;
 }
 
+// Where a Function instance keeps its FunctionRef (EnableVectorcall): the
+// same for every instance, as nanobind stores the C++ object inline.
+Py_ssize_t g_function_ref_offset = -1;
+
 PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                              PyObject* kwnames) {
   if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
     return KeywordError(self, PyTuple_GET_ITEM(kwnames, 0));
   }
-  FunctionRef* f = CallableRef(self);
-  if (f == nullptr) return nullptr;
+  // Only constructed instances have this slot set (see EnableVectorcall): the
+  // FunctionRef is read at its fixed offset, without nanobind's lookup.
+  auto* f = reinterpret_cast<FunctionRef*>(reinterpret_cast<char*>(self) + g_function_ref_offset);
+  if (f->handle == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "the tvmffi.Function is not initialised");
+    return nullptr;
+  }
   return CallFunction(f, args, PyVectorcall_NARGS(nargsf));
 }
 
@@ -346,6 +355,7 @@ PyObject* FunctionVectorcall(PyObject* self, PyObject* const* args, size_t nargs
 void EnableVectorcall(nb::handle cls) {
   nb::object probe = nb::inst_alloc(cls);  // never made ready: no C++ destructor runs
   FunctionRef* f = nb::inst_ptr<FunctionRef>(probe);
+  g_function_ref_offset = reinterpret_cast<char*>(f) - reinterpret_cast<char*>(probe.ptr());
   PyTypeObject* tp = reinterpret_cast<PyTypeObject*>(cls.ptr());
   tp->tp_vectorcall_offset =
       reinterpret_cast<char*>(&f->vectorcall) - reinterpret_cast<char*>(probe.ptr());

@@ -22,6 +22,8 @@ struct DLTensorTestWrapper {
 
 // ---- reflection.cc: type records, fields, attributes, Python-defined types
 void DefineReflection(nb::module_& m);
+// ---- cells.cc: tvmffi._core.AnyCell (owned TVMFFIAny cells), shape function calls
+void DefineCells(nb::module_& m);
 
 // ---- objects.cc
 void RetireHandle(const ObjectRef* owner, TVMFFIObjectHandle old);

@@ -599,7 +599,77 @@ TVMFFI_PY_COLD bool RecheckBorrowed(CallFrame& f, PyObject* const* pyargs, Py_ss
   return true;
 }
 
-PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t nargs) {
+// A one-digit int (|v| < 2**30, as most arguments are) as int64, read from
+// the object without a call; false (nothing set, no error) for any other.
+inline bool CompactLongToInt64(PyObject* v, int64_t* out) {
+#if PY_VERSION_HEX >= 0x030C0000
+  auto* l = reinterpret_cast<PyLongObject*>(v);
+  if (!PyUnstable_Long_IsCompact(l)) return false;
+  *out = PyUnstable_Long_CompactValue(l);
+  return true;
+#elif PY_VERSION_HEX >= 0x030B0000
+  const Py_ssize_t size = Py_SIZE(v);
+  if (size < -1 || size > 1) return false;
+  const int64_t digit = reinterpret_cast<PyLongObject*>(v)->ob_digit[0];
+  *out = size < 0 ? -digit : (size == 0 ? 0 : digit);
+  return true;
+#else
+  (void)v;
+  (void)out;
+  return false;  // the general path converts it
+#endif
+}
+
+// Arguments that are all exact ints of one digit, floats, bools or None (the
+// common case of scalar functions): nothing to hold, release, recheck or set
+// in the environment, so the call needs no CallFrame. False, with nothing
+// set and no error, as soon as one argument is anything else.
+inline bool PackScalars(PyObject* const* pyargs, Py_ssize_t nargs, TVMFFIAny* out) {
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    PyObject* a = pyargs[i];
+    PyTypeObject* t = Py_TYPE(a);
+    TVMFFIAny& c = out[i];
+    c.zero_padding = 0;
+    if (t == &PyLong_Type) {
+      if (!CompactLongToInt64(a, &c.v_int64)) return false;
+      c.type_index = kTVMFFIInt;
+    } else if (t == &PyFloat_Type) {
+      c.type_index = kTVMFFIFloat;
+      c.v_float64 = PyFloat_AS_DOUBLE(a);
+    } else if (a == Py_None) {
+      c.type_index = kTVMFFINone;
+      c.v_int64 = 0;
+    } else if (t == &PyBool_Type) {
+      c.type_index = kTVMFFIBool;
+      c.v_int64 = a == Py_True ? 1 : 0;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The call itself, GIL released around it unless release_gil is off
+// (upstream's contract: other Python threads run meanwhile; everything the
+// call may reach that touches Python takes the GIL itself).
+inline int InvokeFunction(const FunctionRef* fn, TVMFFIAny* args, Py_ssize_t nargs,
+                          TVMFFIAny* result) {
+  result->type_index = kTVMFFINone;
+  result->zero_padding = 0;
+  result->v_int64 = 0;
+  if (!fn->release_gil) {
+    return TVMFFIFunctionCall(fn->handle, args, static_cast<int32_t>(nargs), result);
+  }
+  PyThreadState* ts = PyEval_SaveThread();
+  const int rc = TVMFFIFunctionCall(fn->handle, args, static_cast<int32_t>(nargs), result);
+  PyEval_RestoreThread(ts);
+  return rc;
+}
+
+// Any call: each argument converted by PackArg into a CallFrame that holds
+// what the conversions made, the framework's allocator and stream set for the call.
+__attribute__((noinline)) PyObject* CallFunctionFramed(FunctionRef* fn, PyObject* const* pyargs,
+                                                       Py_ssize_t nargs) {
   TVMFFIAny args_inline[kInlineArgs];
   TensorSlot slots_inline[kInlineArgs];
   TVMFFIObjectHandle objs_inline[kInlineArgs];
@@ -651,22 +721,11 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
   TVMFFIStreamHandle prev_stream = nullptr;
   if (f.has_stream) TVMFFIEnvSetStream(f.dev_type, f.dev_id, f.stream, &prev_stream);
 
+  // With the GIL released, the frame's references keep the arguments alive;
+  // callbacks, allocators, deleters of Python-backed tensors and the signal
+  // check take the GIL themselves.
   TVMFFIAny result;
-  result.type_index = kTVMFFINone;
-  result.zero_padding = 0;
-  result.v_int64 = 0;
-  int rc;
-  if (fn->release_gil) {
-    // Upstream's contract: other Python threads run meanwhile. Everything the
-    // call may reach that touches Python (callbacks, allocators, deleters of
-    // Python-backed tensors, the signal check) takes the GIL itself; the
-    // frame's references keep the arguments alive.
-    PyThreadState* ts = PyEval_SaveThread();
-    rc = TVMFFIFunctionCall(fn->handle, f.args, static_cast<int32_t>(nargs), &result);
-    PyEval_RestoreThread(ts);
-  } else {
-    rc = TVMFFIFunctionCall(fn->handle, f.args, static_cast<int32_t>(nargs), &result);
-  }
+  const int rc = InvokeFunction(fn, f.args, nargs, &result);
 
   if (f.has_stream) TVMFFIEnvSetStream(f.dev_type, f.dev_id, prev_stream, nullptr);
   if (f.fw != nullptr) {
@@ -687,6 +746,19 @@ PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t narg
     return nullptr;
   }
   return AnyToPy(&result, f.fw);
+}
+
+PyObject* CallFunction(FunctionRef* fn, PyObject* const* pyargs, Py_ssize_t nargs) {
+  if (nargs <= kInlineArgs) {
+    TVMFFIAny args[kInlineArgs];
+    if (PackScalars(pyargs, nargs, args)) {
+      TVMFFIAny result;
+      if (InvokeFunction(fn, args, nargs, &result) != 0) return CallError();
+      if (result.type_index == kTVMFFIInt) return PyLong_FromLongLong(result.v_int64);
+      return AnyToPy(&result, nullptr);  // no framework among scalar arguments
+    }
+  }
+  return CallFunctionFramed(fn, pyargs, nargs);
 }
 
 }  // namespace tvmffi_py

@@ -143,23 +143,24 @@ ApiStatus ExchangeApiOf(PyTypeObject* t, const DLPackExchangeAPI** api) {
 }
 
 // Python's converter of values the extension does not classify (the
-// __tvm_ffi_*__ protocols, ctypes pointers, exceptions, ...): hook(value,
-// address) writes an owned TVMFFIAny at the address and returns True, returns
-// False when it does not convert the value either, or raises. NULL until
-// tvmffi._reflection sets it; only unsupported values reach it.
+// __tvm_ffi_*__ protocols, ctypes pointers, exceptions, ...): hook(value)
+// returns an AnyCell holding the owned TVMFFIAny, None when it does not
+// convert the value either, or raises. NULL until tvmffi._reflection sets it;
+// only unsupported values reach it.
 PyObject* g_pack_fallback = nullptr;
 
 // 1: converted into `out` (owned); 0: declined (nothing set); -1: a Python error.
 TVMFFI_PY_COLD int PackFallback(PyObject* obj, TVMFFIAny* out) {
   if (g_pack_fallback == nullptr) return 0;
-  PyObject* addr = PyLong_FromVoidPtr(out);
-  if (addr == nullptr) return -1;
-  PyObject* r = PyObject_CallFunctionObjArgs(g_pack_fallback, obj, addr, nullptr);
-  Py_DECREF(addr);
+  PyObject* r = PyObject_CallOneArg(g_pack_fallback, obj);
   if (r == nullptr) return -1;
-  const int done = PyObject_IsTrue(r);
+  if (r == Py_None) {
+    Py_DECREF(r);
+    return 0;
+  }
+  const bool moved = MoveCellOut(r, out);
   Py_DECREF(r);
-  return done;
+  return moved ? 1 : -1;
 }
 
 // The TypeError for a type of Kind::kBadExchange (false, always).

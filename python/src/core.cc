@@ -532,8 +532,8 @@ NB_MODULE(_core, m) {
       "Function, DLPack tensor -> Tensor, str / bytes -> core.String / core.Bytes) and back "
       "to Python.");
 
-  // What tvmffi/_reflection.py reads and writes as raw TVMFFIAny cells (ctypes
-  // memory, by address): direct entries, not FFI functions calling back.
+  // Direct entries for tvmffi/_reflection.py, not FFI functions calling back
+  // (its TVMFFIAny cells: cells.cc).
   m.def(
       "_handle_address",
       [](nb::handle obj) -> uintptr_t {
@@ -544,29 +544,6 @@ NB_MODULE(_core, m) {
       nb::arg("obj").none(),
       "The address of the FFI object `obj` refers to (0: none, not constructed, or not a "
       "tvmffi.Object).");
-  m.def(
-      "_take_any",
-      [](uintptr_t address) -> nb::object {
-        TVMFFIAny* cell = reinterpret_cast<TVMFFIAny*>(address);
-        TVMFFIAny owned = *cell;
-        cell->type_index = kTVMFFINone;
-        cell->zero_padding = 0;
-        cell->v_int64 = 0;
-        return Steal(AnyToPy(&owned, nullptr));
-      },
-      nb::arg("address"),
-      "The Python value of the owned TVMFFIAny at `address`, which this takes (the cell is "
-      "left None), as a call's result converts.");
-  m.def(
-      "_give_any",
-      [](nb::handle value, uintptr_t address) {
-        TVMFFIAny owned;
-        if (!PyToOwnedAny(value.ptr(), &owned)) throw nb::python_error();
-        *reinterpret_cast<TVMFFIAny*>(address) = owned;
-      },
-      nb::arg("value").none(), nb::arg("address"),
-      "Write `value`, converted as the package converts values, as an owned TVMFFIAny at "
-      "`address` (whose old content is overwritten, not released).");
   m.def(
       "_raise_last_error",
       []() {
@@ -728,29 +705,6 @@ NB_MODULE(_core, m) {
       "parameters (from its type schema; without one, all of them).");
 
   m.def(
-      "_opaque_deleter",
-      []() {
-        // The deleter of ffi.OpaquePyObject payloads: C, so it may run while a
-        // Python exception is pending (a ctypes callback may not), on any thread.
-        void (*deleter)(void*) = [](void* obj) {
-          PyGILState_STATE gil;
-          if (obj == nullptr || !EnterPython(&gil)) return;  // exiting: leak, never block
-          Py_DECREF(static_cast<PyObject*>(obj));
-          LeavePython(gil);
-        };
-        return reinterpret_cast<uintptr_t>(deleter);
-      },
-      "The address of a C function releasing the Python object an ffi.OpaquePyObject holds.");
-  m.def(
-      "_wrap_owned",
-      [](uintptr_t handle) {
-        if (handle == 0) throw nb::value_error("null object handle");
-        return WrapObject(reinterpret_cast<TVMFFIObjectHandle>(handle));
-      },
-      nb::arg("handle"),
-      "The Python object of an object handle, taking one reference (an ffi.OpaquePyObject "
-      "stays its wrapper, where calls give the Python object it holds).");
-  m.def(
       "_dlpack_keeping_read_only",
       [](nb::handle self, bool versioned) {
         TensorOf(self);  // a tvmffi.Tensor holding a tensor (TypeError otherwise)
@@ -764,9 +718,9 @@ NB_MODULE(_core, m) {
       "flagged so), only for a consumer known to keep it read-only: numpy >= 2 (versioned), "
       "numpy < 2 (legacy: it makes read-only views of every legacy capsule), tests.");
   m.def("_set_pack_fallback", &SetPackFallback, nb::arg("hook").none(),
-        "Set the converter of values the extension does not classify: hook(value, address) "
-        "writes an owned TVMFFIAny at the address and returns True, returns False to leave "
-        "the value a TypeError, or raises; None: no converter.");
+        "Set the converter of values the extension does not classify: hook(value) returns "
+        "an AnyCell holding the value's owned TVMFFIAny, None to leave the value a "
+        "TypeError, or raises; None: no converter.");
 
   m.def("_swap_scoped_allocator", &SwapScopedAllocator, nb::arg("allocator").none(),
         "Set this thread's allocator for calls with no framework tensor: a callable "
@@ -803,4 +757,5 @@ NB_MODULE(_core, m) {
       "(type_code, bits, lanes) of a data type string; ValueError when it is not one.");
 
   DefineReflection(m);
+  DefineCells(m);
 }

@@ -163,10 +163,12 @@ bool ReturnLentTensor(LentTensor* lent);
 bool PyToOwnedAny(PyObject* obj, TVMFFIAny* out);
 /*!
  * \brief Python's converter for values the extension does not classify:
- *        hook(value, address) writes an owned Any at the address and returns
- *        True, or returns False (the value stays unsupported); None: no hook.
+ *        hook(value) returns an AnyCell holding the owned Any, or None (the
+ *        value stays unsupported); None: no hook.
  */
 void SetPackFallback(nb::handle hook);
+/*! \brief Move an AnyCell's value (the pack fallback's result) to `out`; false with TypeError. */
+bool MoveCellOut(PyObject* obj, TVMFFIAny* out);
 /*! \brief A DLManagedTensorVersioned owning a view of a DLPack-capable Python object. */
 DLManagedTensorVersioned* ManagedFromPy(PyObject* obj);
 /*!

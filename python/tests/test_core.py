@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 import tvmffi
-from tvmffi._reflection import AnyCell
 
 
 def identity() -> tvmffi.Function:
@@ -128,6 +127,27 @@ def test_scalar_kernels(cpu_kernels: tvmffi.Module) -> None:
     assert cpu_kernels.add_int(2, 3) == 5
     assert cpu_kernels.add_int(True, 1) == 2
     assert cpu_kernels.greet("world") == "Hello, world!"
+
+
+def test_scalar_arguments_keep_their_values() -> None:
+    """Calls whose arguments are all int/float/bool/None take a path of their own
+    (no frame); every value crosses as it does on the general path."""
+    echo = tvmffi.Function(lambda x: x)  # a callback: it sees what crossed
+    ints = [0, 1, -1, -5, -6, 256, 257, 2**30 - 1, 2**30, -(2**30) + 1, -(2**30), 2**31, 2**63 - 1, -(2**63)]
+    for v in ints:
+        got = echo(v)
+        assert type(got) is int and got == v
+        for released in (True, False):
+            f = tvmffi.Function(lambda x: x)
+            f.release_gil = released
+            assert f(v) == v
+    assert echo(2**64) == 2**64  # past int64: an ffi.BigInt, on the general path
+    assert echo(1.5) == 1.5 and type(echo(1.5)) is float
+    assert echo(True) is True and echo(False) is False
+    assert echo(None) is None
+    # A scalar next to a non-scalar: the whole call goes the general way.
+    seen = tvmffi.Function(lambda *a: a[:3])(7, -(2**30), "x", 2.5, None)
+    assert list(seen) == [7, -(2**30), "x"]
 
 
 def test_wrong_argument_count(cpu_kernels: tvmffi.Module) -> None:
@@ -295,6 +315,18 @@ def test_trainium_device_name() -> None:
 # -- C functions as Functions (Function.__from_extern_c__ and friends) ---------
 
 _K_INT = 1  # kTVMFFIInt
+
+
+class _AnyValue(ctypes.Union):
+    _fields_ = [("v_int64", ctypes.c_int64), ("v_ptr", ctypes.c_void_p)]
+
+
+class AnyCell(ctypes.Structure):
+    """The C ABI's TVMFFIAny, as a foreign C caller sees it (the package declares none)."""
+
+    _fields_ = [("type_index", ctypes.c_int32), ("zero_padding", ctypes.c_uint32), ("v", _AnyValue)]
+
+
 _SAFE_CALL = ctypes.CFUNCTYPE(
     ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(AnyCell), ctypes.c_int32, ctypes.POINTER(AnyCell)
 )

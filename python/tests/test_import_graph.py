@@ -100,7 +100,7 @@ def test_the_checker_finds_a_cycle() -> None:
 def test_the_graph_sees_the_package() -> None:
     graph = import_graph()
     assert "tvmffi._runtime" in graph["tvmffi"]  # the package loads the runtime first
-    assert "tvmffi._runtime" in graph["tvmffi._cell"]
+    assert "tvmffi._core" in graph["tvmffi._cell"]  # the cells are the extension's
     # _reflection's parts, one concern each, below it in one direction.
     assert {"tvmffi._abi", "tvmffi._cell", "tvmffi._values", "tvmffi._typeinfo"} <= graph[
         "tvmffi._reflection"
@@ -114,13 +114,44 @@ def test_no_import_cycle() -> None:
     assert cycle is None, " -> ".join(cycle or [])
 
 
-# The C structs Python still declares with ctypes (module -> class names): the
-# 16-byte TVMFFIAny of CAny and the packing of protocol values, DLPack's
-# structs of the shape functions.
-# Type records, fields, methods and metadata are read by the extension.
-_CTYPES_STRUCTS = {
-    "tvmffi._cell": {"_AnyValue", "AnyCell"},
-    "tvmffi.shape_function": {"_DLDevice", "_DLDataType", "_DLTensor"},
+# What the package uses ctypes for (module -> why); every other module imports
+# none. No C struct of the ABI is declared in Python: TVMFFIAny cells, type
+# records, fields, methods, metadata and DLPack's structs of the shape functions
+# are the extension's (python/src/cells.cc, reflection.cc).
+_CTYPES_USERS = {
+    "tvmffi._runtime": "loads libtvm_ffi.so RTLD_GLOBAL before the extension, which binds to it",
+    "tvmffi.libinfo": "load_lib_ctypes: upstream's loader, which returns a ctypes.CDLL",
+    "tvmffi.testing": "loads the test fixture library RTLD_GLOBAL",
+    "tvmffi.stub.cli": "loads the libraries whose functions the stub generator reads",
+    "tvmffi.jax": "loads the JAX FFI handler library and calls its C entries",
+    "tvmffi._optional_torch_c_dlpack": "loads the library built for torch's exchange API",
+    "tvmffi.cpp.extension": "asks the CUDA driver for the GPUs' architectures",
+    "tvmffi.cpp.nvrtc": "calls NVRTC and the CUDA driver (no Python bindings of them needed)",
+    "tvmffi._reflection": "Object.__ctypes_handle__ returns a ctypes.c_void_p (upstream's API)",
+    "tvmffi._values": "a ctypes.c_void_p argument passes as an opaque pointer (upstream's)",
+    "tvmffi._schema_convert": "a ctypes.c_void_p value converts to an opaque pointer (upstream's)",
+    "tvmffi._type_schema": "the ctypes.c_void_p annotation names the opaque pointer type",
+}
+
+# ctypes' means of declaring C structs, C function types, or reading and
+# writing raw memory: none of them appears in the package.
+_RAW_CTYPES = {
+    "Structure",
+    "Union",
+    "BigEndianStructure",
+    "LittleEndianStructure",
+    "CFUNCTYPE",
+    "PYFUNCTYPE",
+    "POINTER",
+    "pointer",
+    "memmove",
+    "memset",
+    "addressof",
+    "cast",
+    "sizeof",
+    "string_at",
+    "from_address",
+    "from_buffer",
 }
 
 
@@ -131,17 +162,16 @@ def _ctypes_structs() -> dict[str, set[str]]:
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.ClassDef) and any(
-                ast.unparse(b) in ("ctypes.Structure", "ctypes.Union", "Structure", "Union")
-                for b in node.bases
+                ast.unparse(b).split(".")[-1] in _RAW_CTYPES for b in node.bases
             ):
                 found.setdefault(name, set()).add(node.name)
     return found
 
 
 def test_no_c_struct_declared_twice() -> None:
-    """No module declares a C ABI struct through ctypes beyond the known few (and
-    no two declare the same one): a new declaration fails here."""
-    assert _ctypes_structs() == _CTYPES_STRUCTS
+    """No module of the package declares a C struct through ctypes (the
+    extension holds them all, so none is declared twice): a new one fails here."""
+    assert _ctypes_structs() == {}
 
 
 def _imports_ctypes(path: Path) -> bool:
@@ -155,10 +185,42 @@ def _imports_ctypes(path: Path) -> bool:
     return False
 
 
+def _raw_ctypes_uses(path: Path) -> set[str]:
+    """The names of _RAW_CTYPES a module reaches (``ctypes.X``, ``from ctypes import X``,
+    ``x.from_address``)."""
+    used: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute) and node.attr in _RAW_CTYPES:
+            base = ast.unparse(node.value)
+            if base.split(".")[0] == "ctypes" or node.attr.startswith("from_"):
+                used.add(node.attr)
+        if isinstance(node, ast.ImportFrom) and (node.module or "") == "ctypes":
+            used |= {a.name for a in node.names if a.name in _RAW_CTYPES}
+    return used
+
+
 def test_reflection_needs_no_ctypes() -> None:
-    """Type records and Python-defined types go through the extension: these
-    modules do not import ctypes at all."""
-    mods = _modules()
-    for name in ("tvmffi._abi", "tvmffi._typeinfo", "tvmffi._pyclass"):
-        path = mods[name]
-        assert path is not None and not _imports_ctypes(path), name
+    """Only the modules of _CTYPES_USERS import ctypes (each for the reason given),
+    and none of the package declares C types or touches raw memory through it."""
+    mods = {name: path for name, path in _modules().items() if path is not None}
+    users = {name for name, path in mods.items() if _imports_ctypes(path)}
+    assert users == set(_CTYPES_USERS)
+    for name in ("tvmffi._abi", "tvmffi._cell", "tvmffi._typeinfo", "tvmffi._pyclass"):
+        assert not _imports_ctypes(mods[name]), name
+    raw = {name: uses for name, path in mods.items() if (uses := _raw_ctypes_uses(path))}
+    assert raw == {}
+
+
+def test_the_ctypes_checks_see_what_they_look_for(tmp_path: Path) -> None:
+    """The checks above find a declaration, a raw-memory use and an import."""
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import ctypes\n"
+        "class S(ctypes.Structure):\n    _fields_ = []\n"
+        "def f(a, b):\n    ctypes.memmove(a, b, 16)\n    return ctypes.c_int.from_address(a)\n"
+    )
+    assert _imports_ctypes(src)
+    assert _raw_ctypes_uses(src) == {"Structure", "memmove", "from_address"}
+    tree = ast.parse(src.read_text())
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    assert [ast.unparse(b).split(".")[-1] in _RAW_CTYPES for b in classes[0].bases] == [True]

@@ -113,7 +113,7 @@ def test_error_fields_and_opaque_objects() -> None:
     payload = object()
     cell = r.opaque_cell(payload)
     try:
-        assert _core._opaque_pyobject(cell.v.v_ptr) is payload
+        assert _core._opaque_pyobject(cell.v_ptr) is payload
     finally:
         r.release_any(cell)
 
@@ -151,3 +151,48 @@ def test_py_class_fields_convert_through_the_extension() -> None:
     assert p.x == 1
     handle = r.chandle_of(p)
     assert _core._field_get(field._getter_addr, handle, field.offset) == 1
+
+
+def test_any_cells_are_the_extensions() -> None:
+    """AnyCell (tvmffi._core): values in and out, copies, calls on cells, and what
+    the pack fallback may return."""
+    assert r.AnyCell is _core.AnyCell
+    cell = r.to_owned_any(7)
+    assert (cell.type_index, cell.v_int64) == (r.K_INT, 7)
+    assert r.take_any(cell) == 7 and cell.type_index == r.K_NONE  # taken: left None
+    f = r.to_owned_any(2.5)
+    assert (f.type_index, f.v_float64) == (r.K_FLOAT, 2.5)
+    items = [r.to_owned_any(1), r.to_owned_any("two")]
+    arr = r.call_cells(r.ffi_func("ffi.Array"), items)
+    assert arr.type_index == r.K_ARRAY
+    copy = r.copy_cell(arr)
+    assert copy.v_ptr == arr.v_ptr  # the same object, one more reference
+    assert list(r.view_to_py(arr)) == [1, "two"] and arr.type_index == r.K_ARRAY
+    r.release_any(arr)
+    assert arr.type_index == r.K_NONE
+    assert list(r.cell_to_py(copy)) == [1, "two"]
+    ptr = r._ptr_cell(0x1000)
+    assert (ptr.type_index, ptr.v_ptr) == (r.K_OPAQUE_PTR, 0x1000)
+    assert r.cell_to_py(ptr).value == 0x1000  # a ctypes.c_void_p, as upstream gives
+    obj = r.make_object(KEY, kind=1, key="a")  # alive while its handle is used
+    assert r.object_from_handle(0) is None
+    assert r.chandle_of(r.object_from_handle(r.chandle_of(obj))) == r.chandle_of(obj)
+
+
+def test_pack_fallback_must_give_a_cell() -> None:
+    from tvmffi import _values
+
+    class Odd:
+        pass
+
+    try:
+        _core._set_pack_fallback(lambda value: 3)
+        with pytest.raises(TypeError, match="AnyCell"):
+            tvmffi.convert(Odd())
+        _core._set_pack_fallback(lambda value: None)  # declined: unsupported
+        with pytest.raises(TypeError, match="neither an FFI value"):
+            tvmffi.convert(Odd())
+        _core._set_pack_fallback(lambda value: r.to_owned_any(5))
+        assert tvmffi.convert(Odd()) == 5
+    finally:
+        _core._set_pack_fallback(_values._pack_fallback)

@@ -115,7 +115,7 @@ def error_from_ffi(kind: str, message: str, backtrace: str, handle: int = 0) -> 
 
         cell = _r.AnyCell()
         cell.type_index = _r.K_ERROR
-        cell.v.v_ptr = handle
+        cell.v_ptr = handle
         err = _r.take_any(cell)
     exc = make_error(kind, message, backtrace)
     if err is not None:
@@ -137,11 +137,12 @@ def error_to_ffi(exc: BaseException) -> tuple:
     kind, message, backtrace = error_info(exc)
     err = getattr(exc, "__tvm_ffi_error__", None)
     if err is not None:
+        from . import _core
         from . import _reflection as _r
         from .core import Error
 
         handle = _r.chandle_of(err) if isinstance(err, Error) else 0
         if handle and err.kind == kind and err.message == message:
-            _r._IncRef(handle)
+            _core._object_inc_ref(handle)
             return kind, message, "".join(traceback.format_tb(exc.__traceback__)), handle
     return kind, message, backtrace

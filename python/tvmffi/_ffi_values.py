@@ -218,11 +218,11 @@ class CAny:
         if ti == _r.K_NONE:
             return "CAny(None)"
         if ti == _r.K_INT:
-            return f"CAny(int={c.v.v_int64})"
+            return f"CAny(int={c.v_int64})"
         if ti == _r.K_FLOAT:
-            return f"CAny(float={c.v.v_float64})"
+            return f"CAny(float={c.v_float64})"
         if ti == _r.K_BOOL:
-            return f"CAny(bool={bool(c.v.v_int64)})"
+            return f"CAny(bool={bool(c.v_int64)})"
         if ti >= _r.K_STATIC_OBJECT_BEGIN:
             return f"CAny(object, type_index={ti})"
         return f"CAny(type_index={ti})"

@@ -35,12 +35,7 @@ from ._abi import *  # noqa: F403  (the ABI's numbers, as _reflection.K_*, FLAG_
 from ._abi import K_DYN_OBJECT_BEGIN, K_FUNCTION, K_OBJECT, K_OPAQUE_PY_OBJECT, K_TENSOR
 from ._cell import (  # noqa: F401  (re-exported)
     AnyCell,
-    _DecRef,
-    _FunctionCall,
-    _IncRef,
-    _proto,
     _ptr_cell,
-    _SafeCall,
     call_cells,
     cell_to_py,
     copy_cell,

@@ -179,17 +179,14 @@ def set_opaque_arguments(enabled: bool) -> bool:
     return old
 
 
-def _pack_fallback(value: Any, address: int) -> bool:
+def _pack_fallback(value: Any) -> AnyCell | None:
     """The extension's converter of values it does not classify (``_core._set_pack_fallback``).
 
-    Writes the owned TVMFFIAny of ``value`` at ``address`` and returns True;
-    False when ``value`` is no protocol value and opaque arguments are off.
+    The cell holding the owned TVMFFIAny of ``value`` (the extension takes its
+    value over); None when ``value`` is no protocol value and opaque arguments
+    are off.
     """
-    cell = _pack(value, _OPAQUE_ARGUMENTS[0])
-    if cell is None:
-        return False
-    ctypes.memmove(address, ctypes.byref(cell), ctypes.sizeof(AnyCell))
-    return True
+    return _pack(value, _OPAQUE_ARGUMENTS[0])
 
 
 #: Exact Python class -> a function giving an instance's address: such instances

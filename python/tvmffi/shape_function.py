@@ -13,12 +13,10 @@ JAX's abstract values (:mod:`tvmffi.jax`) go in as they are.
 
 from __future__ import annotations
 
-import ctypes
 import json
-import threading
 from typing import Any, NamedTuple, Sequence
 
-from . import _reflection as _r
+from . import _core
 
 __all__ = ["TensorSpec", "TensorMeta", "has_shape_function", "result_specs"]
 
@@ -44,58 +42,17 @@ class TensorMeta(NamedTuple):
     strides: tuple[int, ...] | None = None
 
 
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", _DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", _DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-_K_DLTENSOR_PTR = 7  # kTVMFFIDLTensorPtr
-_SafeCall = ctypes.CFUNCTYPE(
-    ctypes.c_int,
-    ctypes.c_void_p,
-    ctypes.POINTER(_r.AnyCell),
-    ctypes.c_int32,
-    ctypes.POINTER(_r.AnyCell),
-)
-_libs: dict[str, ctypes.CDLL] = {}
-_lock = threading.Lock()
-
-
-def _symbol(module: Any, name: str) -> Any:
-    """The library's ``__tvm_ffi__shape_<name>`` as a ctypes function, or None."""
+def _symbol(module: Any, name: str) -> int:
+    """The address of the library's ``__tvm_ffi__shape_<name>``, or 0."""
     path = getattr(module, "path", "")
     if not path:
-        return None
-    with _lock:
-        lib = _libs.get(path)
-        if lib is None:
-            # The module has loaded it already: dlopen finds the same handle.
-            lib = _libs[path] = ctypes.CDLL(path)
-    try:
-        raw = lib["__tvm_ffi__shape_" + name]
-    except AttributeError:
-        return None
-    return ctypes.cast(raw, _SafeCall)
+        return 0
+    return _core._shape_function(str(path), name)
 
 
 def has_shape_function(module: Any, name: str) -> bool:
     """Whether ``module``'s library exports a shape function for ``name``."""
-    return _symbol(module, name) is not None
+    return _symbol(module, name) != 0
 
 
 def _device_pair(device: Any) -> tuple[int, int]:
@@ -153,26 +110,17 @@ def _meta_of(value: Any) -> TensorMeta | None:
     )
 
 
-def _tensor_cell(meta: TensorMeta, keep: list) -> _r.AnyCell:
+def _tensor_meta(meta: TensorMeta) -> tuple:
+    """What the extension makes a data-less DLTensor of (``_core._call_shape_function``)."""
     from . import dtype as _dtype
 
     dt = _dtype(meta.dtype)
-    shape = (ctypes.c_int64 * max(len(meta.shape), 1))(*meta.shape)
-    t = _DLTensor()
-    t.data = None
-    t.device = _DLDevice(*meta.device)
-    t.ndim = len(meta.shape)
-    t.dtype = _DLDataType(dt.type_code, dt.bits, dt.lanes)
-    t.shape = shape
-    if meta.strides is not None:
-        strides = (ctypes.c_int64 * max(len(meta.strides), 1))(*meta.strides)
-        t.strides = strides
-        keep.append(strides)
-    keep += [shape, t]
-    cell = _r.AnyCell()
-    cell.type_index = _K_DLTENSOR_PTR
-    cell.v.v_ptr = ctypes.addressof(t)
-    return cell
+    return (
+        tuple(meta.shape),
+        (dt.type_code, dt.bits, dt.lanes),
+        tuple(meta.device),
+        None if meta.strides is None else tuple(meta.strides),
+    )
 
 
 def result_specs(module: Any, name: str, args: Sequence[Any]) -> list[TensorSpec]:
@@ -186,29 +134,17 @@ def result_specs(module: Any, name: str, args: Sequence[Any]) -> list[TensorSpec
     arguments.
     """
     fn = _symbol(module, name)
-    if fn is None:
+    if not fn:
         raise LookupError(
             f"{name}: the library declares no shape function (TVM_FFI_DLL_EXPORT_SHAPE)"
         )
-    keep: list = []
-    owned: list[_r.AnyCell] = []
-    cells = (_r.AnyCell * max(len(args), 1))()
-    try:
-        for i, a in enumerate(args):
-            meta = _meta_of(a)
-            if meta is not None:
-                cell = _tensor_cell(meta, keep)
-            else:
-                cell = _r.to_owned_any(a)
-                owned.append(cell)
-            ctypes.memmove(ctypes.byref(cells[i]), ctypes.byref(cell), ctypes.sizeof(_r.AnyCell))
-        out = _r.AnyCell()
-        if fn(None, cells, len(args), ctypes.byref(out)) != 0:
-            _r.raise_last_error()
-        text = _r.take_any(out)
-    finally:
-        for cell in owned:
-            _r.release_any(cell)
+    values: list[Any] = []
+    metas: list[tuple | None] = []
+    for a in args:
+        meta = _meta_of(a)
+        values.append(None if meta is not None else a)
+        metas.append(None if meta is None else _tensor_meta(meta))
+    text = _core._call_shape_function(fn, values, metas)
     return [
         TensorSpec(tuple(e["shape"]), e["dtype"], (e["device"][0], e["device"][1]))
         for e in json.loads(str(text))
