@@ -37,6 +37,39 @@
 
 namespace tvmffi {
 namespace rt {
+
+// ModuleObj's layout and virtual methods, declared privately: the runtime's
+// modules derive from this, not from ModuleObj itself, so that libtvmffi's
+// objects carry no copy of ModuleObj's vtable, typeinfo or inline members (upstream's names,
+// which libtvmffi_upstream_cxx exports; a binary that links the runtime's
+// objects beside that definition would otherwise hide them). Same slots, in
+// the same order, with the same signatures; the static_asserts below pin the
+// data members to ModuleObj's. Not in an anonymous namespace: the compiler
+// would then take ModuleObject for its only subclass and devirtualize calls
+// made on other code's modules.
+class ModuleBase : public ::tvm::ffi::Object {
+ public:
+  virtual const char* kind() const = 0;
+  virtual int GetPropertyMask() const = 0;
+  virtual ::tvm::ffi::Optional<::tvm::ffi::Function> GetFunction(
+      const ::tvm::ffi::String& name) = 0;
+  virtual bool ImplementsFunction(const ::tvm::ffi::String& name) = 0;
+  virtual ::tvm::ffi::Optional<::tvm::ffi::String> GetFunctionDoc(
+      const ::tvm::ffi::String& name) = 0;
+  virtual ::tvm::ffi::Optional<::tvm::ffi::String> GetFunctionMetadata(
+      const ::tvm::ffi::String& name) = 0;
+  virtual void WriteToFile(const ::tvm::ffi::String& file_name,
+                           const ::tvm::ffi::String& format) const = 0;
+  virtual ::tvm::ffi::Array<::tvm::ffi::String> GetWriteFormats() const = 0;
+  virtual ::tvm::ffi::Bytes SaveToBytes() const = 0;
+  virtual ::tvm::ffi::String InspectSource(const ::tvm::ffi::String& format) const = 0;
+  virtual void ImportModule(const ::tvm::ffi::Module& other) = 0;
+  virtual void ClearImports() = 0;
+
+  ::tvm::ffi::Array<::tvm::ffi::Any> imports_;  // ModuleObj::imports_
+  ::tvm::ffi::ObjectRef lookup_cache_;          // ModuleObj's private slot
+};
+
 namespace {
 
 using ::tvm::ffi::details::kSymbolDocPrefix;
@@ -45,19 +78,49 @@ using ::tvm::ffi::details::kSymbolLibraryCtx;
 using ::tvm::ffi::details::kSymbolMetadataPrefix;
 using ::tvm::ffi::details::kSymbolWritesPrefix;
 
-// Kind strings: static storage, read inline by ModuleObj::kind() in the C++ header.
+// Kind strings: static storage (ModuleObject::kind() hands out the pointer).
 constexpr const char* kKindLibrary = "library";
 constexpr const char* kKindSystem = "system";
 
 struct ModuleImpl;
 
-// The object behind a Module handle: the C++ layer's ModuleObj (the header,
-// then `const char* kind_`, which other binaries read inline), then what is
-// private to this file. Made on AllocObject memory, never constructed.
-struct ModuleObject : ::tvm::ffi::ModuleObj {
-  ModuleImpl* impl;
-  const char* kind() const noexcept { return kind_; }
-  void set_kind(const char* k) noexcept { kind_ = k; }
+using ::tvm::ffi::Any;
+using ::tvm::ffi::Array;
+using ::tvm::ffi::Function;
+using ::tvm::ffi::Module;
+using ::tvm::ffi::ModuleObj;
+using ::tvm::ffi::Optional;
+using ::tvm::ffi::String;
+using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
+
+static_assert(sizeof(ModuleBase) == sizeof(ModuleObj), "ModuleBase must mirror ModuleObj");
+
+// The object behind a Module handle made by this loader: ModuleObj's layout
+// (vtable, header, imports_, a private slot), whose virtual methods code
+// built against either side's headers calls, then what is private to this
+// file. Modules of other kinds (TVM's codegen modules, a host's subclass)
+// share the layout and are reached through ModuleObj's virtual methods.
+struct ModuleObject final : ModuleBase {
+  const char* kind_ = nullptr;
+  ModuleImpl* impl = nullptr;
+
+  ~ModuleObject();
+  const char* kind() const final { return kind_; }
+  int GetPropertyMask() const final { return Module::kRunnable; }
+  Optional<Function> GetFunction(const String& name) final;
+  bool ImplementsFunction(const String& name) final;
+  Optional<String> GetFunctionDoc(const String& name) final;
+  Optional<String> GetFunctionMetadata(const String& name) final;
+  void WriteToFile(const String&, const String&) const final {
+    Throw("RuntimeError", "Module[", kind_, "] does not support WriteToFile");
+  }
+  Array<String> GetWriteFormats() const final { return Array<String>(); }
+  ::tvm::ffi::Bytes SaveToBytes() const final {
+    Throw("RuntimeError", "Module[", kind_, "] does not support SaveToBytes");
+  }
+  String InspectSource(const String&) const final { return String(); }  // keeps no source
+  void ImportModule(const Module& other) final;
+  void ClearImports() final;
 };
 
 struct ModuleImpl {
@@ -69,42 +132,68 @@ struct ModuleImpl {
 
   std::mutex mu;
   std::unordered_map<std::string, TVMFFIObject*> funcs;         // own functions (strong refs)
-  std::vector<TVMFFIObject*> imports;                           // modules (strong refs)
   std::unordered_map<std::string, TVMFFIObject*> import_cache;  // for LookupFromImports
 
   ~ModuleImpl() {
     for (auto& kv : funcs) DecRef(kv.second);
     for (auto& kv : import_cache) DecRef(kv.second);
-    for (TVMFFIObject* m : imports) DecRef(m);
   }
 };
 
+ModuleObject::~ModuleObject() {
+  delete impl;
+}
+
+// The C++ object of any module handle (the header sits after the vtable
+// pointer), seen through the runtime's mirror of ModuleObj.
+ModuleBase* Obj(TVMFFIObject* mod) {
+  return static_cast<ModuleBase*>(reinterpret_cast<::tvm::ffi::Object*>(mod));
+}
+TVMFFIObject* Handle(const ::tvm::ffi::Object* mod) {
+  return ::tvm::ffi::details::ObjectUnsafe::GetHeader(mod);
+}
+// Ours, as a C++ object (the header sits after the vtable pointer, as in ModuleObj).
+ModuleObject* Ours(TVMFFIObject* mod) {
+  return static_cast<ModuleObject*>(reinterpret_cast<::tvm::ffi::Object*>(mod));
+}
+
 void ModuleDeleter(void* self, int flags) {
-  auto* m = static_cast<ModuleObject*>(self);
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    delete m->impl;
-    m->impl = nullptr;
-  }
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
+  ModuleObject* m = Ours(static_cast<TVMFFIObject*>(self));
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) m->~ModuleObject();
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(m);
+}
+
+// Whether this loader made the module (else: a ModuleObj subclass of other code).
+bool IsOurs(TVMFFIObject* mod) {
+  return mod->deleter == ModuleDeleter;
 }
 
 TVMFFIObject* NewModule(const char* kind, std::unique_ptr<ModuleImpl> impl) {
-  TVMFFIObject* obj = AllocObject(sizeof(ModuleObject), kTVMFFIModule, ModuleDeleter);
-  auto* m = reinterpret_cast<ModuleObject*>(obj);
-  m->set_kind(kind);
+  void* mem = TVMFFI_RT_MALLOC(sizeof(ModuleObject));
+  if (mem == nullptr) throw std::bad_alloc();
+  ModuleObject* m;
+  try {
+    m = new (mem) ModuleObject();  // allocates the empty import list
+  } catch (...) {
+    FreeObjectMemory(mem);
+    throw;
+  }
+  TVMFFIObject* obj = InitObjectHeader(Handle(m), kTVMFFIModule, ModuleDeleter);
+  m->kind_ = kind;
   m->impl = impl.release();
   return obj;
 }
 
 ModuleImpl* Impl(TVMFFIObject* mod) {
-  return reinterpret_cast<ModuleObject*>(mod)->impl;
+  return Ours(mod)->impl;
 }
 bool IsSystem(TVMFFIObject* mod) {
-  return reinterpret_cast<ModuleObject*>(mod)->kind() == kKindSystem;
+  return Ours(mod)->kind_ == kKindSystem;
 }
 
 // A readable name of a module for messages.
 std::string Describe(TVMFFIObject* mod) {
+  if (!IsOurs(mod)) return Concat("Module[", Obj(mod)->kind(), "]");
   ModuleImpl* impl = Impl(mod);
   if (IsSystem(mod)) {
     return impl->symbol_prefix.empty() ? std::string("SystemLib")
@@ -156,6 +245,7 @@ bool IsReservedName(const std::string& name) {
 }
 
 std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
+  if (!IsOurs(mod)) return {};  // another kind's module: no symbol table to read
   ModuleImpl* impl = Impl(mod);
   if (!IsSystem(mod)) return impl->exported;
   std::vector<std::string> names;
@@ -183,21 +273,44 @@ struct ImportList {
   }
 };
 
-void SnapshotImports(TVMFFIObject* mod, ImportList* out) {
-  ModuleImpl* impl = Impl(mod);
-  std::lock_guard<std::mutex> lock(impl->mu);
-  for (TVMFFIObject* m : impl->imports) {
+// Serialises every change of an import list the runtime makes (and its
+// reads), so that two concurrent imports cannot form a cycle. Code built
+// against upstream's headers that reads imports() inline takes no lock, as
+// upstream's does not.
+std::mutex& ImportMutex() {
+  static std::mutex* m = new std::mutex();
+  return *m;
+}
+
+// Appends the modules of `mod`'s import list (each with a new reference);
+// ImportMutex held by the caller.
+void SnapshotImportsLocked(TVMFFIObject* mod, ImportList* out) {
+  for (const Any& item : Obj(mod)->imports_) {
+    if (item.type_index() != kTVMFFIModule) continue;  // only modules are imported
+    TVMFFIObject* m = ::tvm::ffi::details::AnyUnsafe::TVMFFIAnyPtrFromAny(item)->v_obj;
     IncRef(m);
     out->mods.push_back(m);
   }
+}
+
+void SnapshotImports(TVMFFIObject* mod, ImportList* out) {
+  std::lock_guard<std::mutex> lock(ImportMutex());
+  SnapshotImportsLocked(mod, out);
 }
 
 // ---------------------------------------------------------------------------
 // Module operations (throw Error; callers are wrapped in safe calls)
 // ---------------------------------------------------------------------------
 
-/*! \brief A new reference to function `name`, or NULL. */
-TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
+// The reference an Optional<Function> holds, released to the caller (NULL if empty).
+TVMFFIObject* ReleaseFunction(Optional<Function> f) {
+  if (!f.has_value()) return nullptr;
+  Function fn = *std::move(f);
+  return ::tvm::ffi::details::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(fn));
+}
+
+/*! \brief A new reference to the function `name` of one of our modules itself, or NULL. */
+TVMFFIObject* GetOwnFunction(TVMFFIObject* mod, const std::string& name) {
   if (IsReservedName(name)) return nullptr;
   ModuleImpl* impl = Impl(mod);
   {
@@ -233,18 +346,33 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
     IncRef(fobj);
     return fobj;
   }
+  return nullptr;
+}
+
+/*!
+ * \brief A new reference to function `name`, or NULL: the module's own (its
+ *        virtual GetFunction(name) for a module of another kind), then with
+ *        query_imports its imports', depth first in import order.
+ */
+TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
+  TVMFFIObject* f =
+      IsOurs(mod) ? GetOwnFunction(mod, name) : ReleaseFunction(Obj(mod)->GetFunction(name));
+  if (f != nullptr) return f;
   if (query_imports) {
     ImportList imports;
     SnapshotImports(mod, &imports);
     for (TVMFFIObject* m : imports.mods) {
-      if (TVMFFIObject* f = GetFunction(m, name, true)) return f;
+      if (TVMFFIObject* found = GetFunction(m, name, true)) return found;
     }
   }
   return nullptr;
 }
 
-// Whether GetFunction finds `name` in the module itself (not in its imports).
+// Whether the module itself (not its imports) has `name`: for ours, without
+// creating the Function; for another kind, its virtual ImplementsFunction.
 bool HasOwnFunction(TVMFFIObject* mod, const std::string& name) {
+  if (!IsOurs(mod)) return Obj(mod)->ImplementsFunction(name);
+  if (IsReservedName(name)) return false;
   ModuleImpl* impl = Impl(mod);
   {
     std::lock_guard<std::mutex> lock(impl->mu);
@@ -254,8 +382,7 @@ bool HasOwnFunction(TVMFFIObject* mod, const std::string& name) {
 }
 
 bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
-  if (IsReservedName(name)) return false;
-  if (PrefixedSymbol(mod, kSymbolFuncPrefix, name) != nullptr) return true;
+  if (HasOwnFunction(mod, name)) return true;
   if (query_imports) {
     ImportList imports;
     SnapshotImports(mod, &imports);
@@ -270,8 +397,23 @@ bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_i
 // and an owned String in *out when the module has one.
 bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::string& name,
                      bool query_imports, TVMFFIAny* out) {
-  if (IsReservedName(name)) return false;
-  if (void* sym = PrefixedSymbol(mod, kind_prefix, name)) {
+  const bool bound = std::strcmp(kind_prefix, kSymbolWritesPrefix) == 0;
+  if (!IsOurs(mod)) {
+    // Another kind of module: its virtual doc / metadata getters (it has no
+    // writes declarations), then its imports below.
+    if (!bound) {
+      ModuleBase* obj = Obj(mod);
+      Optional<String> text = std::strcmp(kind_prefix, kSymbolDocPrefix) == 0
+                                  ? obj->GetFunctionDoc(name)
+                                  : obj->GetFunctionMetadata(name);
+      if (text.has_value()) {
+        *out = ::tvm::ffi::details::AnyUnsafe::MoveAnyToTVMFFIAny(Any(*std::move(text)));
+        return true;
+      }
+    }
+  } else if (IsReservedName(name)) {
+    return false;
+  } else if (void* sym = PrefixedSymbol(mod, kind_prefix, name)) {
     auto getter = reinterpret_cast<TVMFFISafeCallType>(sym);
     TVMFFIAny result;
     ::tvm::ffi::details::SetAnyNone(&result);
@@ -292,7 +434,6 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
   // module's function must not get an imported namesake's declaration, which
   // would let a writer receive read-only memory). Docs and metadata keep
   // upstream's lookup (the module, then its imports).
-  const bool bound = std::strcmp(kind_prefix, kSymbolWritesPrefix) == 0;
   if (query_imports && !(bound && HasOwnFunction(mod, name))) {
     ImportList imports;
     SnapshotImports(mod, &imports);
@@ -353,55 +494,88 @@ std::vector<int64_t> ParseWrites(TVMFFIObject* mod, const std::string& name,
   return out;
 }
 
-// True when `target` is `root` or reachable through imports from it.
-bool ReachableThroughImports(TVMFFIObject* root, TVMFFIObject* target) {
+// True when `target` is `root` or reachable through imports from it;
+// ImportMutex held by the caller (so the lists cannot change meanwhile).
+bool ReachableThroughImportsLocked(TVMFFIObject* root, TVMFFIObject* target) {
   std::unordered_set<TVMFFIObject*> seen;
   std::vector<TVMFFIObject*> stack{root};
-  // Keep every visited module alive while walking (imports may change concurrently).
-  ImportList keep;
+  ImportList keep;  // the references the walk holds
   while (!stack.empty()) {
     TVMFFIObject* m = stack.back();
     stack.pop_back();
     if (m == target) return true;
     if (!seen.insert(m).second) continue;
     size_t before = keep.mods.size();
-    SnapshotImports(m, &keep);
+    SnapshotImportsLocked(m, &keep);
     for (size_t i = before; i < keep.mods.size(); ++i) stack.push_back(keep.mods[i]);
   }
   return false;
 }
 
-// Serialises ImportModule, so that two concurrent imports cannot form a cycle.
-std::mutex& ImportMutex() {
-  static std::mutex* m = new std::mutex();
-  return *m;
-}
-
-void ImportModule(TVMFFIObject* mod, TVMFFIObject* other) {
+// Appends `other` to `mod`'s import list (ModuleObj's default ImportModule and
+// ours); RuntimeError when that would close a cycle.
+void AppendImport(TVMFFIObject* mod, const Module& other) {
+  TVMFFIObject* o = ::tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other);
   std::lock_guard<std::mutex> import_lock(ImportMutex());
-  if (ReachableThroughImports(other, mod)) {
-    Throw("RuntimeError", "Module ", Describe(mod), " cannot import ", Describe(other),
+  if (ReachableThroughImportsLocked(o, mod)) {
+    Throw("RuntimeError", "Module ", Describe(mod), " cannot import ", Describe(o),
           ": that would create an import cycle");
   }
-  ModuleImpl* impl = Impl(mod);
-  std::lock_guard<std::mutex> lock(impl->mu);
-  IncRef(other);
-  impl->imports.push_back(other);
+  Obj(mod)->imports_.push_back(other);
 }
 
-// Drops every import (and the lookups cached from them); released outside the lock.
-void ClearImports(TVMFFIObject* mod) {
-  std::vector<TVMFFIObject*> imports;
+// Drops every import (and, for ours, the lookups cached from them); the
+// references are released outside the locks.
+void DropImports(TVMFFIObject* mod) {
+  Array<Any> imports;
   std::unordered_map<std::string, TVMFFIObject*> cache;
   {
     std::lock_guard<std::mutex> import_lock(ImportMutex());
-    ModuleImpl* impl = Impl(mod);
-    std::lock_guard<std::mutex> lock(impl->mu);
-    imports.swap(impl->imports);
-    cache.swap(impl->import_cache);
+    std::swap(imports, Obj(mod)->imports_);
+    if (IsOurs(mod)) {
+      ModuleImpl* impl = Impl(mod);
+      std::lock_guard<std::mutex> lock(impl->mu);
+      cache.swap(impl->import_cache);
+    }
   }
   for (auto& kv : cache) DecRef(kv.second);
-  for (TVMFFIObject* m : imports) DecRef(m);
+}
+
+// ModuleObject's virtual methods: what code built against either side's
+// headers calls on a module of this loader (the module itself, no imports).
+Optional<Function> ModuleObject::GetFunction(const String& name) {
+  TVMFFIObject* f = GetOwnFunction(Handle(this), name);
+  if (f == nullptr) return Optional<Function>();
+  return ObjectUnsafe::ObjectRefFromObjectPtr<Function>(
+      ObjectUnsafe::ObjectPtrFromOwned<::tvm::ffi::Object>(f));
+}
+
+bool ModuleObject::ImplementsFunction(const String& name) {
+  return HasOwnFunction(Handle(this), name);
+}
+
+Optional<String> OwnText(TVMFFIObject* mod, const char* kind_prefix, const String& name) {
+  TVMFFIAny text;
+  if (!GetFunctionText(mod, kind_prefix, name, /*query_imports=*/false, &text)) {
+    return Optional<String>();
+  }
+  return ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>();
+}
+
+Optional<String> ModuleObject::GetFunctionDoc(const String& name) {
+  return OwnText(Handle(this), kSymbolDocPrefix, name);
+}
+
+Optional<String> ModuleObject::GetFunctionMetadata(const String& name) {
+  return OwnText(Handle(this), kSymbolMetadataPrefix, name);
+}
+
+void ModuleObject::ImportModule(const Module& other) {
+  AppendImport(Handle(this), other);
+}
+
+void ModuleObject::ClearImports() {
+  DropImports(Handle(this));
 }
 
 std::string ExportsHint(TVMFFIObject* mod) {
@@ -419,7 +593,7 @@ std::string ExportsHint(TVMFFIObject* mod) {
 
 [[noreturn]] void ThrowMissingFunction(TVMFFIObject* mod, const std::string& name,
                                        bool query_imports) {
-  if (IsReservedName(name)) {
+  if (IsOurs(mod) && IsReservedName(name)) {
     Throw("AttributeError", "Module ", Describe(mod), " has no function `", name,
           "`: names that are empty or start with '_' are reserved for the loader");
   }
@@ -428,6 +602,9 @@ std::string ExportsHint(TVMFFIObject* mod) {
     ImportList imports;
     SnapshotImports(mod, &imports);
     if (!imports.mods.empty()) where = Concat(" (nor do its ", imports.mods.size(), " imports)");
+  }
+  if (!IsOurs(mod)) {
+    Throw("AttributeError", "Module ", Describe(mod), " has no function `", name, "`", where);
   }
   Throw("AttributeError", "Module ", Describe(mod), " has no function `", name, "`", where,
         ": symbol `", kSymbolFuncPrefix, name, "` not found", ExportsHint(mod));
@@ -668,25 +845,10 @@ std::string Extension(const std::string& path) {
 // (the one behind TVM_FFI_DLL_EXPORT_TYPED_FUNC) checks and converts their
 // arguments, and reports errors in its usual format.
 
-using ::tvm::ffi::Any;
-using ::tvm::ffi::Array;
-using ::tvm::ffi::Function;
-using ::tvm::ffi::Module;
-using ::tvm::ffi::Optional;
-using ::tvm::ffi::String;
-using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
-
-// The module object of a Module argument. Other module objects share the type
-// index but not our layout (the upstream-ABI Module of libtvmffi_upstream_cxx,
-// or another runtime's): refused with a TypeError.
+// The handle of a Module argument: one of ours or any other ModuleObj
+// subclass (they share upstream's layout; see ModuleObject).
 TVMFFIObject* Raw(const Module& mod) {
-  TVMFFIObject* obj = ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(mod);
-  if (obj->deleter != ModuleDeleter) {
-    Throw("TypeError",
-          "an ffi.Module that this runtime's loader did not create (a C++ Module of an "
-          "upstream-built host, or another runtime's); pass a Module from ffi.ModuleLoadFromFile");
-  }
-  return obj;
+  return ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(mod);
 }
 
 // A file path without NUL bytes: the C path would silently end at the first one.
@@ -802,35 +964,47 @@ TVMFFI_MODULE_GLOBAL(GGetFunctionWrites, "ffi.ModuleGetFunctionWrites",
                        return Optional<Array<int64_t>>(out);
                      });
 
-// ffi.ModuleImportModule(module, other) -> None.
+// The globals below call the module's virtual methods: a library module of
+// this loader answers with its own, another kind of module (TVM's codegen
+// modules, a host's subclass) with its overrides or ModuleObj's defaults.
+
+// ffi.ModuleImportModule(module, other) -> None: module->ImportModule(other).
 TVMFFI_MODULE_GLOBAL(GImportModule, "ffi.ModuleImportModule",
                      [](const Module& mod, const Module& other) {
-                       ImportModule(Raw(mod), Raw(other));
+                       Obj(Raw(mod))->ImportModule(other);
                      });
 
-// ffi.ModuleClearImports(module) -> None.
+// ffi.ModuleClearImports(module) -> None: module->ClearImports().
 TVMFFI_MODULE_GLOBAL(GClearImports, "ffi.ModuleClearImports",
-                     [](const Module& mod) { ClearImports(Raw(mod)); });
+                     [](const Module& mod) { Obj(Raw(mod))->ClearImports(); });
 
-// ffi.ModuleGetPropertyMask(module) -> int: runnable (0b010), as ModuleObj says;
-// neither binary-serializable nor compilation-exportable.
+// ffi.ModuleAppendImport / ffi.ModuleDropImports(module, ...): ModuleObj's
+// default ImportModule / ClearImports (the import list, under the runtime's
+// import lock; a cycle is a RuntimeError). Not virtual: the defaults call them.
+TVMFFI_MODULE_GLOBAL(GAppendImport, "ffi.ModuleAppendImport",
+                     [](const Module& mod, const Module& other) { AppendImport(Raw(mod), other); });
+TVMFFI_MODULE_GLOBAL(GDropImports, "ffi.ModuleDropImports",
+                     [](const Module& mod) { DropImports(Raw(mod)); });
+
+// ffi.ModuleGetPropertyMask(module) -> int (Module::ModulePropertyMask; a
+// loaded library: runnable, 0b010).
 TVMFFI_MODULE_GLOBAL(GGetPropertyMask, "ffi.ModuleGetPropertyMask",
-                     [](const Module& mod) -> int64_t { return mod->GetPropertyMask(); });
+                     [](const Module& mod) -> int64_t { return Obj(Raw(mod))->GetPropertyMask(); });
 
-// ffi.ModuleGetWriteFormats(module) -> Array<str>: none (a loaded library is not re-written).
+// ffi.ModuleGetWriteFormats(module) -> Array<str> (a loaded library: none).
 TVMFFI_MODULE_GLOBAL(GGetWriteFormats, "ffi.ModuleGetWriteFormats",
-                     [](const Module&) { return Array<String>(); });
+                     [](const Module& mod) { return Obj(Raw(mod))->GetWriteFormats(); });
 
-// ffi.ModuleInspectSource(module, format) -> str: "" (no source is kept).
+// ffi.ModuleInspectSource(module, format) -> str (a loaded library keeps no source: "").
 TVMFFI_MODULE_GLOBAL(GInspectSource, "ffi.ModuleInspectSource",
-                     [](const Module&, const String&) { return String(); });
+                     [](const Module& mod, const String& format) {
+                       return Obj(Raw(mod))->InspectSource(format);
+                     });
 
-// ffi.ModuleWriteToFile(module, file_name, format): RuntimeError, as upstream's
-// ModuleObj for a module kind without write formats.
+// ffi.ModuleWriteToFile(module, file_name, format) (a loaded library: RuntimeError).
 TVMFFI_MODULE_GLOBAL(GWriteToFile, "ffi.ModuleWriteToFile",
-                     [](const Module& mod, const String&, const String&) {
-                       Throw("RuntimeError", "Module[", mod->kind(),
-                             "] does not support WriteToFile");
+                     [](const Module& mod, const String& file_name, const String& format) {
+                       Obj(Raw(mod))->WriteToFile(file_name, format);
                      });
 
 // ffi.ModuleGlobalsAdd / ffi.ModuleGlobalsRemove(module): keep a module (and
@@ -886,13 +1060,13 @@ TVMFFI_MODULE_GLOBAL(GListFunctions, "ffi.ModuleListFunctions", [](const Module&
 });
 
 // ffi.ModuleGetKind(module) -> str ("library" or "system").
-TVMFFI_MODULE_GLOBAL(GGetKind, "ffi.ModuleGetKind", [](const Module& mod) {
-  return String(reinterpret_cast<ModuleObject*>(Raw(mod))->kind());
-});
+TVMFFI_MODULE_GLOBAL(GGetKind, "ffi.ModuleGetKind",
+                     [](const Module& mod) { return String(Obj(Raw(mod))->kind()); });
 
 // ffi.ModuleGetLibraryPath(module) -> str (the path given at load; "" for the system library).
-TVMFFI_MODULE_GLOBAL(GGetLibraryPath, "ffi.ModuleGetLibraryPath",
-                     [](const Module& mod) { return String(Impl(Raw(mod))->path); });
+TVMFFI_MODULE_GLOBAL(GGetLibraryPath, "ffi.ModuleGetLibraryPath", [](const Module& mod) {
+  return IsOurs(Raw(mod)) ? String(Impl(Raw(mod))->path) : String();
+});
 
 // ffi.SystemLib(symbol_prefix) -> Module: one per prefix for the process.
 TVMFFI_MODULE_GLOBAL(GSystemLib, "ffi.SystemLib", [](const Optional<String>& symbol_prefix) {
@@ -931,6 +1105,8 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
   RegisterBuiltinGlobal("ffi.ModuleImportModule", GImportModule);
   RegisterBuiltinGlobal("ffi.ModuleGetImports", GGetImports);
   RegisterBuiltinGlobal("ffi.ModuleClearImports", GClearImports);
+  RegisterBuiltinGlobal("ffi.ModuleAppendImport", GAppendImport);
+  RegisterBuiltinGlobal("ffi.ModuleDropImports", GDropImports);
   RegisterBuiltinGlobal("ffi.ModuleGetPropertyMask", GGetPropertyMask);
   RegisterBuiltinGlobal("ffi.ModuleGetWriteFormats", GGetWriteFormats);
   RegisterBuiltinGlobal("ffi.ModuleInspectSource", GInspectSource);
