@@ -327,13 +327,28 @@ class Module : public ObjectRef {
 };
 
 // The defaults append to / clear the list under libtvmffi's import lock (the
-// virtual `ffi.ModuleImportModule` would call back here).
+// virtual `ffi.ModuleImportModule` would call back here). Under upstream's
+// runtime, which has no such globals, they change the list directly, as its
+// own defaults do.
 inline void ModuleObj::ImportModule(const Module& other) {
-  TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleAppendImport")(SelfView(), other);
+  // Kept for the process (never released), as TVM_FFI_RUNTIME_GLOBAL_ does.
+  static const Optional<Function>* append =
+      new Optional<Function>(Function::GetGlobal("ffi.ModuleAppendImport"));
+  if (append->has_value()) {
+    (**append)(SelfView(), other);
+  } else {
+    imports_.push_back(other);
+  }
 }
 
 inline void ModuleObj::ClearImports() {
-  TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleDropImports")(SelfView());
+  static const Optional<Function>* drop =
+      new Optional<Function>(Function::GetGlobal("ffi.ModuleDropImports"));
+  if (drop->has_value()) {
+    (**drop)(SelfView());
+  } else {
+    imports_.clear();
+  }
 }
 
 /*! \brief Names of the symbols a library module uses (same strings as upstream). */
