@@ -5,7 +5,8 @@ headers) lowers an elementwise add for sm_90a with execution_backend="tvm_ffi";
 its codegen modules are C++ ModuleObj subclasses of upstream's layout, read
 here through tvmffi's Module functions. TileLang then JIT-builds the host
 library (its own export path, with nvcc), loads it with the module loader, and
-the kernel, called on CPU tensors, raises its generated device check.
+the kernel, called on CPU tensors, raises its generated device check; the CUDA
+module TVM serialised into that library is rebuilt and imported.
 
 One line a check: "PASS tilelang ..." / "FAIL tilelang ..." / "SKIP tilelang ...".
 Usage: tilelang_compile.py   (TileLang and its Python dependencies on sys.path)
@@ -99,6 +100,16 @@ def main() -> int:
     check(
         "the JIT-built library is a tvmffi library module exporting main",
         lambda: jitted.kind == "library" and "main" in jitted.list_functions(),
+    )
+    # TVM's export_library serialised the CUDA module into the library
+    # (`__tvm_ffi__library_bin`); the loader rebuilt it with TVM's
+    # ffi.Module.load_from_bytes.cuda, so the host code finds its kernel.
+    check(
+        "the library's embedded CUDA module is imported; add_kernel is reachable",
+        lambda: (
+            [m.kind for m in jitted.imports] == ["cuda"]
+            and jitted.implements_function("add_kernel", query_imports=True)
+        ),
     )
     return 0 if all(r[1] == "PASS" for r in results) else 1
 

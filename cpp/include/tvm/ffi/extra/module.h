@@ -43,6 +43,8 @@
  *    would fault), or the section header table does: refused before dlopen;
  *  - the library exports no TVM-FFI function (no `__tvm_ffi_<name>` symbol):
  *    refused before dlopen runs any of its code;
+ *  - its `__tvm_ffi__library_bin` is malformed, or holds a module kind with no
+ *    `ffi.Module.load_from_bytes.<kind>` loader registered;
  *  - dlopen itself fails (missing dependency, undefined symbol): dlerror's text;
  *  - an empty path, or one with an embedded NUL byte: ValueError.
  * A missing function is not an error for GetFunction (empty Optional);
@@ -359,7 +361,11 @@ constexpr const char* tvm_ffi_symbol_prefix = details::kSymbolFuncPrefix;
 constexpr const char* tvm_ffi_main = details::kSymbolMain;
 /*! \brief A `void*` the loader sets to the module handle (for TVMFFIEnvModLookupFromImports). */
 constexpr const char* tvm_ffi_library_ctx = details::kSymbolLibraryCtx;
-/*! \brief Embedded binary of upstream's export_library (not processed by tvmffi). */
+/*!
+ * \brief Modules serialised into a library by an exporter (TVM's export_library):
+ *        rebuilt with `ffi.Module.load_from_bytes.<kind>` and imported at load
+ *        (docs/c-abi.md, "Imports").
+ */
 constexpr const char* tvm_ffi_library_bin = details::kSymbolLibraryBin;
 /*! \brief Prefix of the metadata getter of a function: `__tvm_ffi__metadata_<name>`. */
 constexpr const char* tvm_ffi_metadata_prefix = details::kSymbolMetadataPrefix;
