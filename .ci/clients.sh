@@ -14,6 +14,14 @@
 #   cute dsl        CuTe DSL's TVM-FFI path (tests/clients/cute_dsl_export.py):
 #                   compile a small kernel with --enable-tvm-ffi (no GPU),
 #                   export_to_c, link, load, call on CPU tensors.
+#   tilelang        TileLang's prebuilt compiler (tests/clients/tilelang_compile.py):
+#                   an elementwise add lowered for sm_90a with the tvm_ffi
+#                   backend, its codegen modules (upstream-layout ModuleObj
+#                   subclasses) read through our Module functions, the host
+#                   library JIT-built (nvcc) and loaded, the kernel's device
+#                   check raised on CPU tensors, the CUDA module embedded in the
+#                   library (__tvm_ffi__library_bin) imported. Needs nvcc (else
+#                   a SKIP).
 #   flashinfer      FlashInfer's JIT (tests/clients/flashinfer_jit.py): its
 #                   generators, nvcc flags and ninja build, with tvm_ffi.libinfo's
 #                   include paths, for sm_90a; each module loaded with
@@ -188,12 +196,39 @@ else
   count "SKIP cute-dsl (not fetched)"
 fi
 
-# ----------------------------------------------------------- flashinfer ---
 NVCC=${TVMFFI_CLIENTS_NVCC:-}
 if [[ $NVCC == none ]]; then NVCC=
 elif [[ -n $NVCC ]]; then :
 elif [[ -x /usr/local/cuda/bin/nvcc ]]; then NVCC=/usr/local/cuda/bin/nvcc
 elif command -v nvcc >/dev/null 2>&1; then NVCC=$(command -v nvcc); fi
+
+# ------------------------------------------------------------- tilelang ---
+# TileLang 0.1.15 and what it imports (Debian's torch aside), installed
+# --no-deps into a folder of the cache: its own metadata asks for
+# apache-tvm-ffi<0.1.13, which the stand-in rightly does not satisfy.
+tl_pkgs=()
+for p in tilelang z3-solver ml-dtypes cloudpickle tqdm; do tl_pkgs+=("$p==$(pin "$p")"); done
+tl_site=$cache/tilelang-site-$(pin tilelang)
+fetch_tilelang() {
+  [[ -f $tl_site/.installed ]] && return 0
+  rm -rf "$tl_site" &&
+    "$py" -m pip install -q --no-deps --only-binary=:all: --target "$tl_site" "${tl_pkgs[@]}" &&
+    touch "$tl_site/.installed"
+}
+check "fetch tilelang==$(pin tilelang) (+ z3-solver, ml-dtypes, cloudpickle, tqdm)" fetch_tilelang
+if [[ -z $NVCC ]]; then
+  count "SKIP tilelang (no nvcc)"
+elif [[ -f $tl_site/.installed ]]; then
+  PATH=$(dirname "$NVCC"):$PATH PYTHONPATH=$tl_site \
+    nice "$py" "$repo/tests/clients/tilelang_compile.py" 2>&1 | tee "$work/tilelang.log"
+  while IFS= read -r line; do tally "$line"; done < <(grep -E '^(PASS|FAIL|SKIP) tilelang ' "$work/tilelang.log")
+  grep -qE "^(PASS|FAIL) tilelang the library's embedded" "$work/tilelang.log" ||
+    count "FAIL: tilelang: the driver stopped early"
+else
+  count "SKIP tilelang (not fetched)"
+fi
+
+# ----------------------------------------------------------- flashinfer ---
 if [[ -z $NVCC ]]; then
   for m in $modules; do count "SKIP flashinfer $m (no nvcc)"; done
   finish

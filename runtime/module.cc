@@ -1,6 +1,7 @@
 /*
- * Modules: shared libraries loaded with dlopen, the system library, imports,
- * TVMFFIEnvModLookupFromImports and the `ffi.Module*` global functions.
+ * Modules: shared libraries loaded with dlopen, the system library, imports
+ * and TVMFFIEnvModLookupFromImports (the `ffi.Module*` global functions are
+ * in module_globals.cc).
  *
  * Lifetime design (documented in tvm/ffi/extra/module.h):
  *  - Libraries are opened with RTLD_NODELETE and never unmapped, so code,
@@ -33,31 +34,62 @@
 
 #include "elf_check.h"
 #include "internal.h"
-#include "registration.h"
+#include "module_internal.h"
 
 namespace tvmffi {
 namespace rt {
-namespace {
+namespace module_detail {
 
 using ::tvm::ffi::details::kSymbolDocPrefix;
 using ::tvm::ffi::details::kSymbolFuncPrefix;
+using ::tvm::ffi::details::kSymbolLibraryBin;
 using ::tvm::ffi::details::kSymbolLibraryCtx;
 using ::tvm::ffi::details::kSymbolMetadataPrefix;
 using ::tvm::ffi::details::kSymbolWritesPrefix;
 
-// Kind strings: static storage, read inline by ModuleObj::kind() in the C++ header.
+// Kind strings: static storage (ModuleObject::kind() hands out the pointer).
 constexpr const char* kKindLibrary = "library";
 constexpr const char* kKindSystem = "system";
 
 struct ModuleImpl;
 
-// The object behind a Module handle: the C++ layer's ModuleObj (the header,
-// then `const char* kind_`, which other binaries read inline), then what is
-// private to this file. Made on AllocObject memory, never constructed.
-struct ModuleObject : ::tvm::ffi::ModuleObj {
-  ModuleImpl* impl;
-  const char* kind() const noexcept { return kind_; }
-  void set_kind(const char* k) noexcept { kind_ = k; }
+using ::tvm::ffi::Any;
+using ::tvm::ffi::Array;
+using ::tvm::ffi::Function;
+using ::tvm::ffi::Module;
+using ::tvm::ffi::ModuleObj;
+using ::tvm::ffi::Optional;
+using ::tvm::ffi::String;
+using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
+
+static_assert(sizeof(ModuleBase) == sizeof(ModuleObj), "ModuleBase must mirror ModuleObj");
+
+// The object behind a Module handle made by this loader: ModuleObj's layout
+// (vtable, header, imports_, a private slot), whose virtual methods code
+// built against either side's headers calls, then what is private to this
+// file. Modules of other kinds (TVM's codegen modules, a host's subclass)
+// share the layout and are reached through ModuleObj's virtual methods.
+struct ModuleObject final : ModuleBase {
+  const char* kind_ = nullptr;
+  ModuleImpl* impl = nullptr;
+
+  ~ModuleObject();
+  const char* kind() const final { return kind_; }
+  int GetPropertyMask() const final { return Module::kRunnable; }
+  Optional<Function> GetFunction(const String& name) final;
+  bool ImplementsFunction(const String& name) final;
+  Optional<String> GetFunctionDoc(const String& name) final;
+  Optional<String> GetFunctionMetadata(const String& name) final;
+  void WriteToFile(const String&, const String&) const final {
+    Throw("RuntimeError", "Module[", kind_, "] does not support WriteToFile");
+  }
+  Array<String> GetWriteFormats() const final { return Array<String>(); }
+  ::tvm::ffi::Bytes SaveToBytes() const final {
+    Throw("RuntimeError", "Module[", kind_, "] does not support SaveToBytes");
+  }
+  String InspectSource(const String&) const final { return String(); }  // keeps no source
+  void ImportModule(const Module& other) final;
+  void ClearImports() final;
 };
 
 struct ModuleImpl {
@@ -69,42 +101,71 @@ struct ModuleImpl {
 
   std::mutex mu;
   std::unordered_map<std::string, TVMFFIObject*> funcs;         // own functions (strong refs)
-  std::vector<TVMFFIObject*> imports;                           // modules (strong refs)
   std::unordered_map<std::string, TVMFFIObject*> import_cache;  // for LookupFromImports
 
   ~ModuleImpl() {
     for (auto& kv : funcs) DecRef(kv.second);
     for (auto& kv : import_cache) DecRef(kv.second);
-    for (TVMFFIObject* m : imports) DecRef(m);
   }
 };
 
+ModuleObject::~ModuleObject() {
+  delete impl;
+}
+
+// The C++ object of any module handle (the header sits after the vtable
+// pointer), seen through the runtime's mirror of ModuleObj.
+ModuleBase* Obj(TVMFFIObject* mod) {
+  return static_cast<ModuleBase*>(reinterpret_cast<::tvm::ffi::Object*>(mod));
+}
+TVMFFIObject* Handle(const ::tvm::ffi::Object* mod) {
+  return ::tvm::ffi::details::ObjectUnsafe::GetHeader(mod);
+}
+// Ours, as a C++ object (the header sits after the vtable pointer, as in ModuleObj).
+ModuleObject* Ours(TVMFFIObject* mod) {
+  return static_cast<ModuleObject*>(reinterpret_cast<::tvm::ffi::Object*>(mod));
+}
+
 void ModuleDeleter(void* self, int flags) {
-  auto* m = static_cast<ModuleObject*>(self);
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
-    delete m->impl;
-    m->impl = nullptr;
-  }
-  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(self);
+  ModuleObject* m = Ours(static_cast<TVMFFIObject*>(self));
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) m->~ModuleObject();
+  if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) FreeObjectMemory(m);
+}
+
+// Whether this loader made the module (else: a ModuleObj subclass of other code).
+bool IsOurs(TVMFFIObject* mod) {
+  return mod->deleter == ModuleDeleter;
 }
 
 TVMFFIObject* NewModule(const char* kind, std::unique_ptr<ModuleImpl> impl) {
-  TVMFFIObject* obj = AllocObject(sizeof(ModuleObject), kTVMFFIModule, ModuleDeleter);
-  auto* m = reinterpret_cast<ModuleObject*>(obj);
-  m->set_kind(kind);
+  void* mem = TVMFFI_RT_MALLOC(sizeof(ModuleObject));
+  if (mem == nullptr) throw std::bad_alloc();
+  ModuleObject* m;
+  try {
+    m = new (mem) ModuleObject();  // allocates the empty import list
+  } catch (...) {
+    FreeObjectMemory(mem);
+    throw;
+  }
+  TVMFFIObject* obj = InitObjectHeader(Handle(m), kTVMFFIModule, ModuleDeleter);
+  m->kind_ = kind;
   m->impl = impl.release();
   return obj;
 }
 
 ModuleImpl* Impl(TVMFFIObject* mod) {
-  return reinterpret_cast<ModuleObject*>(mod)->impl;
+  return Ours(mod)->impl;
+}
+const std::string& LibraryPath(TVMFFIObject* mod) {
+  return Impl(mod)->path;
 }
 bool IsSystem(TVMFFIObject* mod) {
-  return reinterpret_cast<ModuleObject*>(mod)->kind() == kKindSystem;
+  return Ours(mod)->kind_ == kKindSystem;
 }
 
 // A readable name of a module for messages.
 std::string Describe(TVMFFIObject* mod) {
+  if (!IsOurs(mod)) return Concat("Module[", Obj(mod)->kind(), "]");
   ModuleImpl* impl = Impl(mod);
   if (IsSystem(mod)) {
     return impl->symbol_prefix.empty() ? std::string("SystemLib")
@@ -139,6 +200,17 @@ void* OwnSymbol(ModuleImpl* impl, const std::string& name, bool want_function) {
   return addr;
 }
 
+// The ELF size of the data symbol at `addr` (0 when the loader cannot tell).
+uint64_t SymbolSize(const void* addr) {
+  Dl_info info;
+  void* sym_entry = nullptr;
+  if (dladdr1(addr, &info, &sym_entry, RTLD_DL_SYMENT) == 0 || sym_entry == nullptr ||
+      info.dli_saddr != addr) {
+    return 0;
+  }
+  return static_cast<const ElfW(Sym)*>(sym_entry)->st_size;
+}
+
 // A symbol `<kind_prefix><name>` (the system library also tries the symbol prefix).
 void* PrefixedSymbol(TVMFFIObject* mod, const char* kind_prefix, const std::string& name) {
   ModuleImpl* impl = Impl(mod);
@@ -156,6 +228,7 @@ bool IsReservedName(const std::string& name) {
 }
 
 std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
+  if (!IsOurs(mod)) return {};  // another kind's module: no symbol table to read
   ModuleImpl* impl = Impl(mod);
   if (!IsSystem(mod)) return impl->exported;
   std::vector<std::string> names;
@@ -172,32 +245,44 @@ std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
   return names;
 }
 
-// Snapshot of the imports, each with a new reference (released by the holder).
-struct ImportList {
-  std::vector<TVMFFIObject*> mods;
-  ImportList() = default;
-  ImportList(const ImportList&) = delete;
-  ImportList& operator=(const ImportList&) = delete;
-  ~ImportList() {
-    for (TVMFFIObject* m : mods) DecRef(m);
-  }
-};
+// Serialises every change of an import list the runtime makes (and its
+// reads), so that two concurrent imports cannot form a cycle. Code built
+// against upstream's headers that reads imports() inline takes no lock, as
+// upstream's does not.
+std::mutex& ImportMutex() {
+  static std::mutex* m = new std::mutex();
+  return *m;
+}
 
-void SnapshotImports(TVMFFIObject* mod, ImportList* out) {
-  ModuleImpl* impl = Impl(mod);
-  std::lock_guard<std::mutex> lock(impl->mu);
-  for (TVMFFIObject* m : impl->imports) {
+// Appends the modules of `mod`'s import list (each with a new reference);
+// ImportMutex held by the caller.
+void SnapshotImportsLocked(TVMFFIObject* mod, ImportList* out) {
+  for (const Any& item : Obj(mod)->imports_) {
+    if (item.type_index() != kTVMFFIModule) continue;  // only modules are imported
+    TVMFFIObject* m = ::tvm::ffi::details::AnyUnsafe::TVMFFIAnyPtrFromAny(item)->v_obj;
     IncRef(m);
     out->mods.push_back(m);
   }
+}
+
+void SnapshotImports(TVMFFIObject* mod, ImportList* out) {
+  std::lock_guard<std::mutex> lock(ImportMutex());
+  SnapshotImportsLocked(mod, out);
 }
 
 // ---------------------------------------------------------------------------
 // Module operations (throw Error; callers are wrapped in safe calls)
 // ---------------------------------------------------------------------------
 
-/*! \brief A new reference to function `name`, or NULL. */
-TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
+// The reference an Optional<Function> holds, released to the caller (NULL if empty).
+TVMFFIObject* ReleaseFunction(Optional<Function> f) {
+  if (!f.has_value()) return nullptr;
+  Function fn = *std::move(f);
+  return ::tvm::ffi::details::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(fn));
+}
+
+/*! \brief A new reference to the function `name` of one of our modules itself, or NULL. */
+TVMFFIObject* GetOwnFunction(TVMFFIObject* mod, const std::string& name) {
   if (IsReservedName(name)) return nullptr;
   ModuleImpl* impl = Impl(mod);
   {
@@ -233,18 +318,33 @@ TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query
     IncRef(fobj);
     return fobj;
   }
+  return nullptr;
+}
+
+/*!
+ * \brief A new reference to function `name`, or NULL: the module's own (its
+ *        virtual GetFunction(name) for a module of another kind), then with
+ *        query_imports its imports', depth first in import order.
+ */
+TVMFFIObject* GetFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
+  TVMFFIObject* f =
+      IsOurs(mod) ? GetOwnFunction(mod, name) : ReleaseFunction(Obj(mod)->GetFunction(name));
+  if (f != nullptr) return f;
   if (query_imports) {
     ImportList imports;
     SnapshotImports(mod, &imports);
     for (TVMFFIObject* m : imports.mods) {
-      if (TVMFFIObject* f = GetFunction(m, name, true)) return f;
+      if (TVMFFIObject* found = GetFunction(m, name, true)) return found;
     }
   }
   return nullptr;
 }
 
-// Whether GetFunction finds `name` in the module itself (not in its imports).
+// Whether the module itself (not its imports) has `name`: for ours, without
+// creating the Function; for another kind, its virtual ImplementsFunction.
 bool HasOwnFunction(TVMFFIObject* mod, const std::string& name) {
+  if (!IsOurs(mod)) return Obj(mod)->ImplementsFunction(name);
+  if (IsReservedName(name)) return false;
   ModuleImpl* impl = Impl(mod);
   {
     std::lock_guard<std::mutex> lock(impl->mu);
@@ -254,8 +354,7 @@ bool HasOwnFunction(TVMFFIObject* mod, const std::string& name) {
 }
 
 bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_imports) {
-  if (IsReservedName(name)) return false;
-  if (PrefixedSymbol(mod, kSymbolFuncPrefix, name) != nullptr) return true;
+  if (HasOwnFunction(mod, name)) return true;
   if (query_imports) {
     ImportList imports;
     SnapshotImports(mod, &imports);
@@ -270,8 +369,23 @@ bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_i
 // and an owned String in *out when the module has one.
 bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::string& name,
                      bool query_imports, TVMFFIAny* out) {
-  if (IsReservedName(name)) return false;
-  if (void* sym = PrefixedSymbol(mod, kind_prefix, name)) {
+  const bool bound = std::strcmp(kind_prefix, kSymbolWritesPrefix) == 0;
+  if (!IsOurs(mod)) {
+    // Another kind of module: its virtual doc / metadata getters (it has no
+    // writes declarations), then its imports below.
+    if (!bound) {
+      ModuleBase* obj = Obj(mod);
+      Optional<String> text = std::strcmp(kind_prefix, kSymbolDocPrefix) == 0
+                                  ? obj->GetFunctionDoc(name)
+                                  : obj->GetFunctionMetadata(name);
+      if (text.has_value()) {
+        *out = ::tvm::ffi::details::AnyUnsafe::MoveAnyToTVMFFIAny(Any(*std::move(text)));
+        return true;
+      }
+    }
+  } else if (IsReservedName(name)) {
+    return false;
+  } else if (void* sym = PrefixedSymbol(mod, kind_prefix, name)) {
     auto getter = reinterpret_cast<TVMFFISafeCallType>(sym);
     TVMFFIAny result;
     ::tvm::ffi::details::SetAnyNone(&result);
@@ -292,7 +406,6 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
   // module's function must not get an imported namesake's declaration, which
   // would let a writer receive read-only memory). Docs and metadata keep
   // upstream's lookup (the module, then its imports).
-  const bool bound = std::strcmp(kind_prefix, kSymbolWritesPrefix) == 0;
   if (query_imports && !(bound && HasOwnFunction(mod, name))) {
     ImportList imports;
     SnapshotImports(mod, &imports);
@@ -353,55 +466,88 @@ std::vector<int64_t> ParseWrites(TVMFFIObject* mod, const std::string& name,
   return out;
 }
 
-// True when `target` is `root` or reachable through imports from it.
-bool ReachableThroughImports(TVMFFIObject* root, TVMFFIObject* target) {
+// True when `target` is `root` or reachable through imports from it;
+// ImportMutex held by the caller (so the lists cannot change meanwhile).
+bool ReachableThroughImportsLocked(TVMFFIObject* root, TVMFFIObject* target) {
   std::unordered_set<TVMFFIObject*> seen;
   std::vector<TVMFFIObject*> stack{root};
-  // Keep every visited module alive while walking (imports may change concurrently).
-  ImportList keep;
+  ImportList keep;  // the references the walk holds
   while (!stack.empty()) {
     TVMFFIObject* m = stack.back();
     stack.pop_back();
     if (m == target) return true;
     if (!seen.insert(m).second) continue;
     size_t before = keep.mods.size();
-    SnapshotImports(m, &keep);
+    SnapshotImportsLocked(m, &keep);
     for (size_t i = before; i < keep.mods.size(); ++i) stack.push_back(keep.mods[i]);
   }
   return false;
 }
 
-// Serialises ImportModule, so that two concurrent imports cannot form a cycle.
-std::mutex& ImportMutex() {
-  static std::mutex* m = new std::mutex();
-  return *m;
-}
-
-void ImportModule(TVMFFIObject* mod, TVMFFIObject* other) {
+// Appends `other` to `mod`'s import list (ModuleObj's default ImportModule and
+// ours); RuntimeError when that would close a cycle.
+void AppendImport(TVMFFIObject* mod, const Module& other) {
+  TVMFFIObject* o = ::tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other);
   std::lock_guard<std::mutex> import_lock(ImportMutex());
-  if (ReachableThroughImports(other, mod)) {
-    Throw("RuntimeError", "Module ", Describe(mod), " cannot import ", Describe(other),
+  if (ReachableThroughImportsLocked(o, mod)) {
+    Throw("RuntimeError", "Module ", Describe(mod), " cannot import ", Describe(o),
           ": that would create an import cycle");
   }
-  ModuleImpl* impl = Impl(mod);
-  std::lock_guard<std::mutex> lock(impl->mu);
-  IncRef(other);
-  impl->imports.push_back(other);
+  Obj(mod)->imports_.push_back(other);
 }
 
-// Drops every import (and the lookups cached from them); released outside the lock.
-void ClearImports(TVMFFIObject* mod) {
-  std::vector<TVMFFIObject*> imports;
+// Drops every import (and, for ours, the lookups cached from them); the
+// references are released outside the locks.
+void DropImports(TVMFFIObject* mod) {
+  Array<Any> imports;
   std::unordered_map<std::string, TVMFFIObject*> cache;
   {
     std::lock_guard<std::mutex> import_lock(ImportMutex());
-    ModuleImpl* impl = Impl(mod);
-    std::lock_guard<std::mutex> lock(impl->mu);
-    imports.swap(impl->imports);
-    cache.swap(impl->import_cache);
+    std::swap(imports, Obj(mod)->imports_);
+    if (IsOurs(mod)) {
+      ModuleImpl* impl = Impl(mod);
+      std::lock_guard<std::mutex> lock(impl->mu);
+      cache.swap(impl->import_cache);
+    }
   }
   for (auto& kv : cache) DecRef(kv.second);
-  for (TVMFFIObject* m : imports) DecRef(m);
+}
+
+// ModuleObject's virtual methods: what code built against either side's
+// headers calls on a module of this loader (the module itself, no imports).
+Optional<Function> ModuleObject::GetFunction(const String& name) {
+  TVMFFIObject* f = GetOwnFunction(Handle(this), name);
+  if (f == nullptr) return Optional<Function>();
+  return ObjectUnsafe::ObjectRefFromObjectPtr<Function>(
+      ObjectUnsafe::ObjectPtrFromOwned<::tvm::ffi::Object>(f));
+}
+
+bool ModuleObject::ImplementsFunction(const String& name) {
+  return HasOwnFunction(Handle(this), name);
+}
+
+Optional<String> OwnText(TVMFFIObject* mod, const char* kind_prefix, const String& name) {
+  TVMFFIAny text;
+  if (!GetFunctionText(mod, kind_prefix, name, /*query_imports=*/false, &text)) {
+    return Optional<String>();
+  }
+  return ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>();
+}
+
+Optional<String> ModuleObject::GetFunctionDoc(const String& name) {
+  return OwnText(Handle(this), kSymbolDocPrefix, name);
+}
+
+Optional<String> ModuleObject::GetFunctionMetadata(const String& name) {
+  return OwnText(Handle(this), kSymbolMetadataPrefix, name);
+}
+
+void ModuleObject::ImportModule(const Module& other) {
+  AppendImport(Handle(this), other);
+}
+
+void ModuleObject::ClearImports() {
+  DropImports(Handle(this));
 }
 
 std::string ExportsHint(TVMFFIObject* mod) {
@@ -419,7 +565,7 @@ std::string ExportsHint(TVMFFIObject* mod) {
 
 [[noreturn]] void ThrowMissingFunction(TVMFFIObject* mod, const std::string& name,
                                        bool query_imports) {
-  if (IsReservedName(name)) {
+  if (IsOurs(mod) && IsReservedName(name)) {
     Throw("AttributeError", "Module ", Describe(mod), " has no function `", name,
           "`: names that are empty or start with '_' are reserved for the loader");
   }
@@ -428,6 +574,9 @@ std::string ExportsHint(TVMFFIObject* mod) {
     ImportList imports;
     SnapshotImports(mod, &imports);
     if (!imports.mods.empty()) where = Concat(" (nor do its ", imports.mods.size(), " imports)");
+  }
+  if (!IsOurs(mod)) {
+    Throw("AttributeError", "Module ", Describe(mod), " has no function `", name, "`", where);
   }
   Throw("AttributeError", "Module ", Describe(mod), " has no function `", name, "`", where,
         ": symbol `", kSymbolFuncPrefix, name, "` not found", ExportsHint(mod));
@@ -606,25 +755,49 @@ TVMFFIObject* LoadLibraryModule(const std::string& path) {
     throw;
   }
 
-  std::lock_guard<std::mutex> lock(st->mu);
-  auto it = st->by_handle.find(handle);
-  if (it == st->by_handle.end()) {
-    // First load: room in the table first (out of memory there must not leak
-    // the module), then write the library's symbols and publish its module.
-    it = st->by_handle.emplace(handle, nullptr).first;
-    TVMFFIObject* mod;
+  // The modules serialised into the library (TVM's export_library), rebuilt
+  // and imported before the module is published, outside the loader's lock
+  // (their loaders are other runtimes' code). Refused: nothing is published.
+  const void* bin = OwnSymbol(impl.get(), kSymbolLibraryBin, false);
+  uint64_t bin_size = bin != nullptr ? SymbolSize(bin) : 0;
+  TVMFFIObject* fresh = NewModule(kKindLibrary, std::move(impl));
+  if (bin != nullptr) {
     try {
-      mod = NewModule(kKindLibrary, std::move(impl));
+      ImportLibraryBin(fresh, bin, bin_size, Concat("Module.LoadFromFile(\"", path, "\")"));
     } catch (...) {
-      st->by_handle.erase(it);
+      DecRef(fresh);  // never published
       throw;
     }
-    writes.Apply(mod);
-    it->second = mod;  // the loader's own reference
   }
-  // (Otherwise another thread published it meanwhile: use that one.)
-  IncRef(it->second);
-  return it->second;
+
+  TVMFFIObject* existing_mod = nullptr;
+  bool out_of_memory = false;
+  {
+    std::lock_guard<std::mutex> lock(st->mu);
+    auto it = st->by_handle.find(handle);
+    if (it != st->by_handle.end()) {
+      existing_mod = it->second;  // another thread published it meanwhile: use that one
+      IncRef(existing_mod);
+    } else {
+      // First load: publish the module (its one reference becomes the
+      // loader's own), write the library's symbols, and add the caller's.
+      try {
+        st->by_handle.emplace(handle, fresh);
+      } catch (...) {
+        out_of_memory = true;
+      }
+      if (!out_of_memory) {
+        writes.Apply(fresh);
+        IncRef(fresh);
+      }
+    }
+  }
+  if (existing_mod != nullptr || out_of_memory) {
+    DecRef(fresh);  // never published
+    if (out_of_memory) throw std::bad_alloc();
+    return existing_mod;
+  }
+  return fresh;
 }
 
 TVMFFIObject* SystemLibModule(const std::string& prefix) {
@@ -660,292 +833,9 @@ std::string Extension(const std::string& path) {
   return path.substr(dot + 1);
 }
 
-// ---------------------------------------------------------------------------
-// Global functions
-// ---------------------------------------------------------------------------
+}  // namespace module_detail
 
-// The globals are typed C++ functions; the typed machinery of function.h
-// (the one behind TVM_FFI_DLL_EXPORT_TYPED_FUNC) checks and converts their
-// arguments, and reports errors in its usual format.
-
-using ::tvm::ffi::Any;
-using ::tvm::ffi::Array;
-using ::tvm::ffi::Function;
-using ::tvm::ffi::Module;
-using ::tvm::ffi::Optional;
-using ::tvm::ffi::String;
-using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
-
-// The module object of a Module argument. Other module objects share the type
-// index but not our layout (the upstream-ABI Module of libtvmffi_upstream_cxx,
-// or another runtime's): refused with a TypeError.
-TVMFFIObject* Raw(const Module& mod) {
-  TVMFFIObject* obj = ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(mod);
-  if (obj->deleter != ModuleDeleter) {
-    Throw("TypeError",
-          "an ffi.Module that this runtime's loader did not create (a C++ Module of an "
-          "upstream-built host, or another runtime's); pass a Module from ffi.ModuleLoadFromFile");
-  }
-  return obj;
-}
-
-// A file path without NUL bytes: the C path would silently end at the first one.
-std::string PathArg(const char* fname, const String& path) {
-  std::string p(path.data(), path.size());
-  size_t nul = p.find('\0');
-  if (nul != std::string::npos) {
-    Throw("ValueError", fname, ": argument 0 (path) contains a NUL byte at offset ", nul, " (of ",
-          p.size(), " bytes); a file path cannot contain NUL");
-  }
-  return p;
-}
-
-// A reference of type T that takes over a new reference (never NULL).
-template <typename T>
-T Own(TVMFFIObject* obj) {
-  return ObjectUnsafe::ObjectRefFromObjectPtr<T>(
-      ObjectUnsafe::ObjectPtrFromOwned<::tvm::ffi::Object>(obj));
-}
-
-Optional<Function> OwnFunction(TVMFFIObject* f) {
-  if (f == nullptr) return Optional<Function>();
-  return Own<Function>(f);
-}
-
-// Defines the safe-call function `Name` of the global `GlobalName`, whose body is
-// the typed callable that follows: `TVMFFI_MODULE_GLOBAL(G, "ffi.X", [](...) {...});`
-#define TVMFFI_MODULE_GLOBAL(Name, GlobalName, ...)                                          \
-  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {     \
-    return ::tvm::ffi::details::InvokeExportedTyped(GlobalName, __VA_ARGS__, args, num_args, \
-                                                    result);                                 \
-  }
-
-// ffi.ModuleLoadFromFile(path) -> Module. Dispatches on the file extension to
-// `ffi.Module.load_from_file.<ext>` when such a loader is registered; shared
-// libraries (and anything else) go to the built-in `.so` loader.
-TVMFFI_MODULE_GLOBAL(GModuleLoadFromFile, "ffi.ModuleLoadFromFile", [](const String& path_arg) {
-  std::string path = PathArg("ffi.ModuleLoadFromFile", path_arg);
-  std::string ext = Extension(path);
-  if (!ext.empty() && ext != "so" && ext != "dso" && ext != "dylib" && ext != "dll") {
-    if (Optional<Function> loader = Function::GetGlobal("ffi.Module.load_from_file." + ext)) {
-      Any r = (*loader)(path, ext);
-      if (r.type_index() != kTVMFFIModule) {
-        Throw("TypeError", "ffi.Module.load_from_file.", ext, " returned `",
-              TypeIndexToKey(r.type_index()), "`, expected ffi.Module");
-      }
-      return r.cast<Module>();
-    }
-  }
-  return Own<Module>(LoadLibraryModule(path));
-});
-
-// ffi.Module.load_from_file.so(path, format) -> Module.
-TVMFFI_MODULE_GLOBAL(GLoadSo, "ffi.Module.load_from_file.so",
-                     [](const String& path, const Optional<String>&) {
-                       return Own<Module>(
-                           LoadLibraryModule(PathArg("ffi.Module.load_from_file.so", path)));
-                     });
-
-// ffi.ModuleGetFunction(module, name, query_imports) -> Function or None.
-TVMFFI_MODULE_GLOBAL(GGetFunction, "ffi.ModuleGetFunction",
-                     [](const Module& mod, const String& name, bool query_imports) {
-                       return OwnFunction(GetFunction(Raw(mod), name, query_imports));
-                     });
-
-// ffi.ModuleGetFunctionRequired(module, name, query_imports) -> Function;
-// AttributeError naming the function (and listing the exports) when missing.
-TVMFFI_MODULE_GLOBAL(GGetFunctionRequired, "ffi.ModuleGetFunctionRequired",
-                     [](const Module& mod, const String& name, bool query_imports) {
-                       TVMFFIObject* f = GetFunction(Raw(mod), name, query_imports);
-                       if (f == nullptr) ThrowMissingFunction(Raw(mod), name, query_imports);
-                       return Own<Function>(f);
-                     });
-
-// ffi.ModuleImplementsFunction(module, name, query_imports) -> bool.
-TVMFFI_MODULE_GLOBAL(GImplementsFunction, "ffi.ModuleImplementsFunction",
-                     [](const Module& mod, const String& name, bool query_imports) {
-                       return ImplementsFunction(Raw(mod), name, query_imports);
-                     });
-
-// ffi.ModuleGetFunctionMetadata / ffi.ModuleGetFunctionDoc(module, name,
-// query_imports) -> str or None.
-template <bool kDoc>
-int GFunctionText(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {
-  return ::tvm::ffi::details::InvokeExportedTyped(
-      kDoc ? "ffi.ModuleGetFunctionDoc" : "ffi.ModuleGetFunctionMetadata",
-      [](const Module& mod, const String& name, bool query_imports) {
-        TVMFFIAny text;
-        if (!GetFunctionText(Raw(mod), kDoc ? kSymbolDocPrefix : kSymbolMetadataPrefix, name,
-                             query_imports, &text)) {
-          return Optional<String>();
-        }
-        return Optional<String>(
-            ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>());
-      },
-      args, num_args, result);
-}
-
-// ffi.ModuleGetFunctionWrites(module, name, query_imports) -> Array<int> (the
-// indices of the arguments the function writes, ascending) or None (undeclared).
-TVMFFI_MODULE_GLOBAL(GGetFunctionWrites, "ffi.ModuleGetFunctionWrites",
-                     [](const Module& mod, const String& name, bool query_imports) {
-                       TVMFFIAny text;
-                       if (!GetFunctionText(Raw(mod), kSymbolWritesPrefix, name, query_imports,
-                                            &text)) {
-                         return Optional<Array<int64_t>>();
-                       }
-                       String s =
-                           ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>();
-                       const std::string_view sv(s.data(), s.size());
-                       Array<int64_t> out;
-                       for (int64_t i : ParseWrites(Raw(mod), name, sv)) out.push_back(i);
-                       return Optional<Array<int64_t>>(out);
-                     });
-
-// ffi.ModuleImportModule(module, other) -> None.
-TVMFFI_MODULE_GLOBAL(GImportModule, "ffi.ModuleImportModule",
-                     [](const Module& mod, const Module& other) {
-                       ImportModule(Raw(mod), Raw(other));
-                     });
-
-// ffi.ModuleClearImports(module) -> None.
-TVMFFI_MODULE_GLOBAL(GClearImports, "ffi.ModuleClearImports",
-                     [](const Module& mod) { ClearImports(Raw(mod)); });
-
-// ffi.ModuleGetPropertyMask(module) -> int: runnable (0b010), as ModuleObj says;
-// neither binary-serializable nor compilation-exportable.
-TVMFFI_MODULE_GLOBAL(GGetPropertyMask, "ffi.ModuleGetPropertyMask",
-                     [](const Module& mod) -> int64_t { return mod->GetPropertyMask(); });
-
-// ffi.ModuleGetWriteFormats(module) -> Array<str>: none (a loaded library is not re-written).
-TVMFFI_MODULE_GLOBAL(GGetWriteFormats, "ffi.ModuleGetWriteFormats",
-                     [](const Module&) { return Array<String>(); });
-
-// ffi.ModuleInspectSource(module, format) -> str: "" (no source is kept).
-TVMFFI_MODULE_GLOBAL(GInspectSource, "ffi.ModuleInspectSource",
-                     [](const Module&, const String&) { return String(); });
-
-// ffi.ModuleWriteToFile(module, file_name, format): RuntimeError, as upstream's
-// ModuleObj for a module kind without write formats.
-TVMFFI_MODULE_GLOBAL(GWriteToFile, "ffi.ModuleWriteToFile",
-                     [](const Module& mod, const String&, const String&) {
-                       Throw("RuntimeError", "Module[", mod->kind(),
-                             "] does not support WriteToFile");
-                     });
-
-// ffi.ModuleGlobalsAdd / ffi.ModuleGlobalsRemove(module): keep a module (and
-// so its library) alive for the process, or stop doing so. Leaked on purpose:
-// functions registered by a kept library must outlive static teardown.
-std::mutex& KeptModulesMutex() {
-  static auto* mu = new std::mutex();
-  return *mu;
-}
-std::vector<Module>& KeptModules() {
-  static auto* kept = new std::vector<Module>();
-  return *kept;
-}
-TVMFFI_MODULE_GLOBAL(GGlobalsAdd, "ffi.ModuleGlobalsAdd", [](const Module& mod) {
-  std::lock_guard<std::mutex> lock(KeptModulesMutex());
-  for (const Module& m : KeptModules()) {
-    if (m.same_as(mod)) return;
-  }
-  KeptModules().push_back(mod);
-});
-TVMFFI_MODULE_GLOBAL(GGlobalsRemove, "ffi.ModuleGlobalsRemove", [](const Module& mod) {
-  Optional<Module> dropped;  // released after the lock
-  {
-    std::lock_guard<std::mutex> lock(KeptModulesMutex());
-    std::vector<Module>& kept = KeptModules();
-    for (size_t i = 0; i < kept.size(); ++i) {
-      if (kept[i].same_as(mod)) {
-        dropped = std::move(kept[i]);
-        kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
-        break;
-      }
-    }
-  }
-});
-
-// ffi.ModuleGetImports(module) -> Array<Module>.
-TVMFFI_MODULE_GLOBAL(GGetImports, "ffi.ModuleGetImports", [](const Module& mod) {
-  ImportList imports;
-  SnapshotImports(Raw(mod), &imports);
-  Array<Module> out;
-  for (TVMFFIObject* m : imports.mods) {
-    IncRef(m);
-    out.push_back(Own<Module>(m));
-  }
-  return out;
-});
-
-// ffi.ModuleListFunctions(module) -> Array<str>: the names the module itself exports.
-TVMFFI_MODULE_GLOBAL(GListFunctions, "ffi.ModuleListFunctions", [](const Module& mod) {
-  Array<String> out;
-  for (const std::string& name : ListFunctionNames(Raw(mod))) out.push_back(String(name));
-  return out;
-});
-
-// ffi.ModuleGetKind(module) -> str ("library" or "system").
-TVMFFI_MODULE_GLOBAL(GGetKind, "ffi.ModuleGetKind", [](const Module& mod) {
-  return String(reinterpret_cast<ModuleObject*>(Raw(mod))->kind());
-});
-
-// ffi.ModuleGetLibraryPath(module) -> str (the path given at load; "" for the system library).
-TVMFFI_MODULE_GLOBAL(GGetLibraryPath, "ffi.ModuleGetLibraryPath",
-                     [](const Module& mod) { return String(Impl(Raw(mod))->path); });
-
-// ffi.SystemLib(symbol_prefix) -> Module: one per prefix for the process.
-TVMFFI_MODULE_GLOBAL(GSystemLib, "ffi.SystemLib", [](const Optional<String>& symbol_prefix) {
-  return Own<Module>(
-      SystemLibModule(symbol_prefix.has_value() ? std::string(*symbol_prefix) : std::string()));
-});
-
-// ffi.ModuleVisitContextSymbols(callback): callback(name: str, value: void*) per
-// TVMFFIEnvModRegisterContextSymbol entry, in registration order.
-TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
-                     [](const Function& callback) {
-                       for (const auto& kv : EnvContextSymbols()) {
-                         callback(kv.first.c_str(), kv.second);
-                       }
-                     });
-
-#undef TVMFFI_MODULE_GLOBAL
-
-[[maybe_unused]] const bool kModuleGlobalsRegistered = [] {
-  // ffi.Module admits no subclass: `__ffi_type_final__`, as upstream's ObjectDef
-  // publishes it (reflection/registry.h does the same for ObjectDef'd classes).
-  static const char kFinalKey[] = "__ffi_type_final__";
-  TVMFFIByteArray final_key{kFinalKey, sizeof(kFinalKey) - 1};
-  TVMFFIAny final_value{};
-  final_value.type_index = kTVMFFIBool;
-  final_value.v_int64 = 1;
-  (void)TVMFFITypeRegisterAttr(kTVMFFIModule, &final_key, &final_value);
-  RegisterBuiltinGlobal("ffi.ModuleLoadFromFile", GModuleLoadFromFile);
-  RegisterBuiltinGlobal("ffi.Module.load_from_file.so", GLoadSo);
-  RegisterBuiltinGlobal("ffi.ModuleGetFunction", GGetFunction);
-  RegisterBuiltinGlobal("ffi.ModuleGetFunctionRequired", GGetFunctionRequired);
-  RegisterBuiltinGlobal("ffi.ModuleImplementsFunction", GImplementsFunction);
-  RegisterBuiltinGlobal("ffi.ModuleGetFunctionMetadata", GFunctionText<false>);
-  RegisterBuiltinGlobal("ffi.ModuleGetFunctionDoc", GFunctionText<true>);
-  RegisterBuiltinGlobal("ffi.ModuleGetFunctionWrites", GGetFunctionWrites);
-  RegisterBuiltinGlobal("ffi.ModuleImportModule", GImportModule);
-  RegisterBuiltinGlobal("ffi.ModuleGetImports", GGetImports);
-  RegisterBuiltinGlobal("ffi.ModuleClearImports", GClearImports);
-  RegisterBuiltinGlobal("ffi.ModuleGetPropertyMask", GGetPropertyMask);
-  RegisterBuiltinGlobal("ffi.ModuleGetWriteFormats", GGetWriteFormats);
-  RegisterBuiltinGlobal("ffi.ModuleInspectSource", GInspectSource);
-  RegisterBuiltinGlobal("ffi.ModuleWriteToFile", GWriteToFile);
-  RegisterBuiltinGlobal("ffi.ModuleGlobalsAdd", GGlobalsAdd);
-  RegisterBuiltinGlobal("ffi.ModuleGlobalsRemove", GGlobalsRemove);
-  RegisterBuiltinGlobal("ffi.ModuleListFunctions", GListFunctions);
-  RegisterBuiltinGlobal("ffi.ModuleGetKind", GGetKind);
-  RegisterBuiltinGlobal("ffi.ModuleGetLibraryPath", GGetLibraryPath);
-  RegisterBuiltinGlobal("ffi.SystemLib", GSystemLib);
-  RegisterBuiltinGlobal("ffi.ModuleVisitContextSymbols", GVisitContextSymbols);
-  return true;
-}();
-
-}  // namespace
+using namespace module_detail;  // NOLINT(build/namespaces)
 
 // The real lookup behind TVMFFIEnvModLookupFromImports.
 int ModLookupFromImportsImpl(TVMFFIObjectHandle library_ctx, const char* func_name,

@@ -106,3 +106,30 @@ def test_system_lib() -> None:
     assert mod.kind == "system"
     with pytest.raises(AttributeError):
         mod.no_such_symbol_here
+
+
+def test_upstream_module_methods(cpu_kernels: tvmffi.Module) -> None:
+    # upstream's Module methods over the runtime's virtual ModuleObj methods:
+    # a loaded library is runnable, keeps no source and cannot be re-written.
+    assert cpu_kernels.get_property_mask() == 0b010
+    assert cpu_kernels.is_runnable()
+    assert not cpu_kernels.is_binary_serializable()
+    assert not cpu_kernels.is_compilation_exportable()
+    assert cpu_kernels.inspect_source() == ""
+    assert cpu_kernels.inspect_source("asm") == ""
+    assert cpu_kernels.get_write_formats() == []
+    with pytest.raises(RuntimeError, match=r"Module\[library\] does not support WriteToFile"):
+        cpu_kernels.write_to_file("out.so", "so")
+
+
+def test_clear_imports() -> None:
+    lib = tvmffi.system_lib("test_clear_imports_")
+    other = tvmffi.system_lib("test_clear_imports_other_")
+    lib.import_module(other)
+    assert [m.same_as(other) for m in lib.imports] == [True]
+    with pytest.raises(RuntimeError, match="cycle"):
+        other.import_module(lib)
+    lib.clear_imports()
+    assert lib.imports == []
+    other.import_module(lib)  # no cycle any more
+    other.clear_imports()

@@ -100,7 +100,7 @@ class Module(Object):
 
     @property
     def kind(self) -> str:
-        """ "library" for a loaded file, "system" for the system library."""
+        """ "library" for a loaded file, "system" for the system library, else the module's own."""
         return _func("ffi.ModuleGetKind")(self)
 
     @property
@@ -116,6 +116,38 @@ class Module(Object):
     def import_module(self, other: Module) -> None:
         """Make ``other``'s functions reachable with query_imports=True."""
         _func("ffi.ModuleImportModule")(self, other)
+
+    def clear_imports(self) -> None:
+        """Drop every imported module."""
+        _func("ffi.ModuleClearImports")(self)
+
+    def inspect_source(self, fmt: str = "") -> str:
+        """The module's source in format ``fmt`` ("" when it keeps none: a loaded library)."""
+        return _func("ffi.ModuleInspectSource")(self, fmt)
+
+    def get_write_formats(self) -> list[str]:
+        """The formats ``write_to_file`` accepts (none for a loaded library)."""
+        return list(_func("ffi.ModuleGetWriteFormats")(self))
+
+    def write_to_file(self, file_name: str, fmt: str = "") -> None:
+        """Write the module to ``file_name``; RuntimeError unless its kind supports it."""
+        _func("ffi.ModuleWriteToFile")(self, file_name, fmt)
+
+    def get_property_mask(self) -> int:
+        """Bits of ``ModulePropertyMask``: 1 binary-serializable, 2 runnable, 4 exportable."""
+        return int(_func("ffi.ModuleGetPropertyMask")(self))
+
+    def is_binary_serializable(self) -> bool:
+        """Whether the module can be saved to bytes."""
+        return (self.get_property_mask() & 0b001) != 0
+
+    def is_runnable(self) -> bool:
+        """Whether ``get_function`` gives callable functions (a loaded library: True)."""
+        return (self.get_property_mask() & 0b010) != 0
+
+    def is_compilation_exportable(self) -> bool:
+        """Whether ``write_to_file`` can export it for compilation into a library."""
+        return (self.get_property_mask() & 0b100) != 0
 
     def __repr__(self) -> str:
         return f"<tvmffi.Module kind={self.kind!r} path={self.path!r}>"

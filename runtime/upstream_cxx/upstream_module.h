@@ -13,8 +13,9 @@
  *    types, which make up the mangled names.
  * Because ModuleObj is polymorphic and Object is not, the vtable pointer sits
  * before the Object header: a handle (TVMFFIObject*) points 8 bytes into the
- * C++ object. Our own <tvm/ffi/extra/module.h> declares a different,
- * non-virtual ModuleObj and must never be included next to this header.
+ * C++ object. Our own <tvm/ffi/extra/module.h> declares the same layout and
+ * vtable (libtvmffi's modules derive from it), but defines these members
+ * inline, so the two must never be included together.
  */
 #ifndef TVMFFI_RUNTIME_UPSTREAM_CXX_UPSTREAM_MODULE_H_
 #define TVMFFI_RUNTIME_UPSTREAM_CXX_UPSTREAM_MODULE_H_

@@ -23,9 +23,10 @@ target_link_libraries(test_layout PRIVATE tvmffi::headers)
 add_test(NAME test_layout COMMAND test_layout)
 
 # Frozen layouts of the C++ records other binaries read inline: compiling is
-# the test (the C structs are pinned by test_layout above).
+# the test (the C structs are pinned by test_layout above), plus main()'s
+# ModuleObj offsets (its vtable links the runtime).
 add_executable(test_abi_layout ${CMAKE_CURRENT_LIST_DIR}/test_abi_layout.cc)
-target_link_libraries(test_abi_layout PRIVATE tvmffi::headers)
+target_link_libraries(test_abi_layout PRIVATE tvmffi::headers tvmffi)
 tvmffi_add_warnings(test_abi_layout)
 add_test(NAME test_abi_layout COMMAND test_abi_layout)
 

@@ -137,12 +137,13 @@ OFFSET_IS(ffi::ArrayObj, data_deleter, 48);
 SIZE_IS(ffi::ArrayObj, 56);
 NOT_POLYMORPHIC(ffi::ArrayObj);
 
-// ---- Module: header + the kind string that ModuleObj::kind() reads inline
-// (libtvmffi writes it: runtime/module.cc's object derives from ModuleObj).
-// kind_ is the only field, so the size fixes it at offset 24. ---------------
-SIZE_IS(ffi::ModuleObj, 32);
+// ---- Module: upstream's C++ class (a vtable pointer, the header at offset 8,
+// then imports_ and one private pointer-sized slot), which libtvmffi's modules
+// and every other ModuleObj subclass share (main() checks the offsets). -----
+SIZE_IS(ffi::ModuleObj, 48);
 ALIGN_IS(ffi::ModuleObj, 8);
-NOT_POLYMORPHIC(ffi::ModuleObj);
+static_assert(std::is_polymorphic_v<ffi::ModuleObj>, "ModuleObj has upstream's vtable");
+static_assert(!ffi::ModuleObj::_type_child_slots, "modules share ffi.Module's index");
 
 // ---- TVMFFITypeInfo: what the headers read inline to test "is a subtype". ---
 OFFSET_IS(TVMFFITypeInfo, type_index, 0);
@@ -157,6 +158,23 @@ OFFSET_IS(TVMFFITypeInfo, methods, 56);
 OFFSET_IS(TVMFFITypeInfo, metadata, 64);
 SIZE_IS(TVMFFITypeInfo, 72);
 
+namespace {
+// The smallest ModuleObj subclass: where the header and imports_ sit in it.
+struct LayoutModule final : ffi::ModuleObj {
+  const char* kind() const final { return "layout"; }
+  ffi::Optional<ffi::Function> GetFunction(const ffi::String&) final { return std::nullopt; }
+  const char* base() const { return reinterpret_cast<const char*>(this); }
+};
+}  // namespace
+
 int main() {
+  // Offsets of base subobjects are not constant expressions: checked here,
+  // on an object that never reaches the runtime.
+  LayoutModule module;
+  const LayoutModule* m = &module;
+  const char* header = reinterpret_cast<const char*>(static_cast<const ffi::Object*>(m));
+  const char* imports = reinterpret_cast<const char*>(&m->imports());
+  if (header - m->base() != 8) return 1;  // after the vtable pointer
+  if (imports - header != 24) return 2;   // right after the header
   return 0;
 }

@@ -17,6 +17,14 @@ foreach(_v 1 2 3 4)
   target_link_options(tvmffi_test_mod_bad_ctx${_v} PRIVATE "LINKER:-z,relro" "LINKER:-z,now")
   list(APPEND _tvmffi_bad_ctx_libs tvmffi_test_mod_bad_ctx${_v})
 endforeach()
+# An embedded `__tvm_ffi__library_bin` (TVM's export_library): rebuilt and
+# imported by the loader; an unregistered kind, a truncated blob: refused.
+set(_tvmffi_bin_libs)
+foreach(_v 1 2 3)
+  tvmffi_module_test_lib(tvmffi_test_mod_bin${_v} ${CMAKE_CURRENT_SOURCE_DIR}/module/lib_bin.c)
+  target_compile_definitions(tvmffi_test_mod_bin${_v} PRIVATE TVMFFI_BIN=${_v})
+  list(APPEND _tvmffi_bin_libs tvmffi_test_mod_bin${_v})
+endforeach()
 # No TVM-FFI symbols at all (and no libtvmffi dependency).
 add_library(tvmffi_test_mod_noexport SHARED ${CMAKE_CURRENT_SOURCE_DIR}/module/lib_noexport.c)
 set_target_properties(tvmffi_test_mod_noexport PROPERTIES
@@ -54,6 +62,13 @@ target_compile_definitions(test_module PRIVATE
   "TVMFFI_TEST_CPU_KERNELS=\"$<TARGET_FILE:${_tvmffi_cpu_kernels}>\""
   "TVMFFI_TEST_BAD_CTX_DIR=\"$<TARGET_FILE_DIR:tvmffi_test_mod_bad_ctx1>\"")
 add_dependencies(test_module ${_tvmffi_module_libs})
+
+tvmffi_add_test(test_module_bin ${CMAKE_CURRENT_LIST_DIR}/test_module_bin.cc)
+target_compile_definitions(test_module_bin PRIVATE
+  "TVMFFI_TEST_LIB_BIN1=\"$<TARGET_FILE:tvmffi_test_mod_bin1>\""
+  "TVMFFI_TEST_LIB_BIN2=\"$<TARGET_FILE:tvmffi_test_mod_bin2>\""
+  "TVMFFI_TEST_LIB_BIN3=\"$<TARGET_FILE:tvmffi_test_mod_bin3>\"")
+add_dependencies(test_module_bin ${_tvmffi_bin_libs})
 
 if(TARGET tvmffi_demo)
   add_test(NAME module_demo COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:tvmffi_demo>"

@@ -80,6 +80,34 @@ def main() -> int:
     check("error host->lib", lambda: mod.catch_kind(bad) == "ValueError")
     big = (1 << 100) + 7
     check("BigInt host->lib->host", lambda: mod.bigint_mul(big, -big) == -big * big)
+    xmod = mod.make_module()
+    check(
+        "Module lib->host: kind, get_function, inspect_source",
+        lambda: (
+            xmod.kind == "xmod"
+            and xmod.get_function("twice")(21) == 42
+            and xmod.inspect_source("cuda") == "// xmod source, format=cuda"
+            and list(xmod.get_write_formats()) == ["cc"]
+            and xmod.get_property_mask() == 0b100
+        ),
+    )
+
+    def imported():
+        mod.import_module(xmod)
+        try:
+            return (
+                mod.get_function("twice", query_imports=True)(4) == 8
+                and mod.get_function_doc("twice", query_imports=True) == "Twice its argument."
+                and len(mod.imports) == 1
+            )
+        finally:
+            mod.clear_imports()
+
+    check("Module lib->host: imported into the loaded library", imported)
+    check(
+        "Module host->lib: the library calls the runtime's module",
+        lambda: mod.probe_module(mod) == "library|yes|42|0|none",
+    )
     host_root = os.path.dirname(os.path.realpath(tvm_ffi.__file__))
     runtimes = mapped_runtimes()
     check(

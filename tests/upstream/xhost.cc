@@ -124,6 +124,27 @@ int main(int argc, char** argv) {
     return product.type_index() == ffi::TypeIndex::kTVMFFIBigInt &&
            product.cast<ffi::BigInt>() == -(big * big);
   });
+  // Modules both ways: the library's own ModuleObj subclass through this
+  // host's calls, and this runtime's module through the library's vtable.
+  ffi::Module xmod = fn("make_module")().cast<ffi::Module>();
+  Check("Module lib->host: kind, virtual GetFunction", [&] {
+    return std::string(xmod->kind()) == "xmod" &&
+           xmod->GetFunction(ffi::String("twice")).value()(21).cast<int64_t>() == 42;
+  });
+  Check("Module lib->host: InspectSource, GetWriteFormats, GetPropertyMask", [&] {
+    return xmod->InspectSource("cuda") == "// xmod source, format=cuda" &&
+           xmod->GetWriteFormats().size() == 1 && xmod->GetPropertyMask() == 0b100;
+  });
+  Check("Module lib->host: imported into the loaded library", [&] {
+    mod->ImportModule(xmod);
+    bool found = mod->GetFunction(ffi::String("twice"), true).value()(4).cast<int64_t>() == 8;
+    bool doc = mod->GetFunctionDoc(ffi::String("twice"), true).value() == "Twice its argument.";
+    bool listed = mod->imports().size() == 1;
+    mod->ClearImports();
+    return found && doc && listed && mod->imports().size() == 0;
+  });
+  Check("Module host->lib: the library calls the runtime's module",
+        [&] { return fn("probe_module")(mod).cast<ffi::String>() == "library|yes|42|0|none"; });
   std::set<std::string> runtimes = MappedRuntimes();
   Check("one runtime in the process", [&] { return runtimes.size() == 1; });
   for (const std::string& r : runtimes) std::printf("runtime: %s\n", r.c_str());

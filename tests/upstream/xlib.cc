@@ -4,12 +4,16 @@
  * apache/tvm-ffi's share, and is built twice, against our installed package
  * and against upstream's wheel. Each container type crosses both ways: a
  * function reads one the caller made, another makes one for the caller.
+ * Modules cross too: XModule is a ModuleObj subclass of this library (its
+ * vtable is whichever side's headers it was built with), handed to the host;
+ * ProbeModule calls the virtual methods of a module the host's runtime made.
  */
 #include <tvm/ffi/big_int.h>
 #include <tvm/ffi/container/array.h>
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
+#include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
 #include <tvm/ffi/string.h>
 
@@ -99,8 +103,44 @@ ffi::BigInt BigIntMul(ffi::BigInt a, ffi::BigInt b) {
   return a * b;
 }
 
+// A module of this library's own kind, as TVM's codegen modules are.
+class XModule : public ffi::ModuleObj {
+ public:
+  const char* kind() const override { return "xmod"; }
+  ffi::Optional<ffi::Function> GetFunction(const ffi::String& name) override {
+    if (name != "twice") return std::nullopt;
+    return ffi::Function::FromTyped([](int64_t v) { return 2 * v; });
+  }
+  ffi::Optional<ffi::String> GetFunctionDoc(const ffi::String& name) override {
+    if (name != "twice") return std::nullopt;
+    return ffi::String("Twice its argument.");
+  }
+  ffi::String InspectSource(const ffi::String& format) const override {
+    return ffi::String("// xmod source, format=" + std::string(format));
+  }
+  ffi::Array<ffi::String> GetWriteFormats() const override { return {"cc"}; }
+  int GetPropertyMask() const override { return 0b100; }
+};
+
+ffi::Module MakeModule() {
+  return ffi::Module(ffi::make_object<XModule>());
+}
+
+// The host runtime's module seen through this library's ModuleObj vtable:
+// "kind|has add_int|calls it|its imports|a missing name".
+ffi::String ProbeModule(ffi::Module mod) {
+  ffi::Optional<ffi::Function> add = mod->GetFunction(ffi::String("add_int"));
+  bool missing = !mod->GetFunction(ffi::String("no_such_function")).has_value();
+  return std::string(mod->kind()) + "|" +
+         (mod->ImplementsFunction(ffi::String("add_int")) ? "yes" : "no") + "|" +
+         std::to_string(add.has_value() ? (*add)(40, 2).cast<int64_t>() : -1) + "|" +
+         std::to_string(mod->imports().size()) + "|" + (missing ? "none" : "found");
+}
+
 }  // namespace
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_module, MakeModule);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(probe_module, ProbeModule);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(add_int, AddInt);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(array_sum, ArraySum);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_array, MakeArray);

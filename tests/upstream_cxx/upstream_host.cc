@@ -34,6 +34,15 @@ class HostModule final : public ffi::ModuleObj {
     }
     return std::nullopt;
   }
+  // What TVM's codegen modules override (TileLang asks for the source).
+  ffi::String InspectSource(const ffi::String& format) const final {
+    return ffi::String("// host source, format=" + std::string(format));
+  }
+  ffi::Array<ffi::String> GetWriteFormats() const final { return {"cc"}; }
+  void WriteToFile(const ffi::String& file_name, const ffi::String& format) const final {
+    last_written = std::string(file_name) + ":" + std::string(format);
+  }
+  static inline std::string last_written;
 };
 
 ffi::Module NewHostModule() {
@@ -160,13 +169,43 @@ TEST_CASE("upstream ABI: VisitContextSymbols sees the registered context symbols
   CHECK(seen == &marker);
 }
 
-TEST_CASE("upstream ABI: the runtime's module functions refuse the C++ Module") {
-  // The upstream-ABI Module shares ffi.Module's type index but not the
-  // runtime's layout: a clear TypeError, never a misread.
-  ffi::Module mod = ffi::Module::LoadFromFile(TVMFFI_TEST_CPU_KERNELS);
-  ffi::Function get = ffi::Function::GetGlobalRequired("ffi.ModuleGetFunction");
-  CHECK_THROWS_WITH(get(static_cast<const ffi::ObjectRef&>(mod), "add_int", false),
-                    ContainsSubstring("did not create"));
+TEST_CASE("upstream ABI: the runtime's module globals take a host's ModuleObj subclass") {
+  // The host's module has upstream's layout (vtable before the header): the
+  // runtime's ffi.Module* globals call its virtual methods.
+  auto global = [](const char* name) { return ffi::Function::GetGlobalRequired(name); };
+  ffi::Module host = NewHostModule();
+  ffi::Any as_any = host;
+  CHECK(global("ffi.ModuleGetKind")(as_any).cast<std::string>() == "host");
+  CHECK(global("ffi.ModuleGetPropertyMask")(as_any).cast<int64_t>() == 0);
+  ffi::Function twice =
+      global("ffi.ModuleGetFunctionRequired")(as_any, "host_twice", false).cast<ffi::Function>();
+  CHECK(twice(21).cast<int64_t>() == 42);
+  CHECK(global("ffi.ModuleGetFunction")(as_any, "nothing", true) == nullptr);
+  CHECK_THROWS_WITH(global("ffi.ModuleGetFunctionRequired")(as_any, "nothing", false),
+                    ContainsSubstring("Module[host] has no function `nothing`"));
+  CHECK(global("ffi.ModuleImplementsFunction")(as_any, "host_twice", false).cast<bool>());
+  CHECK(global("ffi.ModuleInspectSource")(as_any, "cuda").cast<std::string>() ==
+        "// host source, format=cuda");
+  CHECK(global("ffi.ModuleGetWriteFormats")(as_any).cast<ffi::Array<ffi::String>>().size() == 1);
+  global("ffi.ModuleWriteToFile")(as_any, "out.cc", "cc");
+  CHECK(HostModule::last_written == "out.cc:cc");
+  CHECK(global("ffi.ModuleListFunctions")(as_any).cast<ffi::Array<ffi::String>>().size() == 0);
+
+  // A loaded library imports the host's module through the runtime; the
+  // lookup reaches the host's virtual GetFunction, and the list is the one
+  // the host reads inline.
+  ffi::Module kernels = ffi::Module::LoadFromFile(TVMFFI_TEST_CPU_KERNELS);
+  global("ffi.ModuleImportModule")(kernels, host);
+  REQUIRE(kernels->imports().size() == 1);
+  CHECK(kernels->imports()[0].cast<ffi::Module>().same_as(host));
+  ffi::Function via_import =
+      global("ffi.ModuleGetFunctionRequired")(kernels, "host_twice", true).cast<ffi::Function>();
+  CHECK(via_import(5).cast<int64_t>() == 10);
+  CHECK(kernels->GetFunction("host_twice", true).has_value());
+  CHECK_THROWS_WITH(global("ffi.ModuleImportModule")(host, kernels), ContainsSubstring("cycle"));
+  global("ffi.ModuleClearImports")(kernels);
+  CHECK(kernels->imports().size() == 0);
+  CHECK_FALSE(kernels->GetFunction("host_twice", true).has_value());
 }
 
 TEST_CASE("upstream ABI: structural equality, hashing, DeepCopy, ReprPrint, Recursive*") {

@@ -9,9 +9,11 @@
  *   ffi::Optional<ffi::String> sig = mod->GetFunctionMetadata("add_one");  // JSON
  * \endcode
  *
- * Everything here calls libtvmffi through its global functions
- * (`ffi.ModuleLoadFromFile`, `ffi.ModuleGetFunction`, ...), which C callers
- * can use the same way (see c_api.h: TVMFFIFunctionGetGlobal).
+ * ModuleObj is upstream's C++ class (virtual methods, layout): every module
+ * in the process, whoever made it, is one. The non-virtual members call
+ * libtvmffi through its global functions (`ffi.ModuleLoadFromFile`,
+ * `ffi.ModuleGetFunction`, ...), which C callers can use the same way (see
+ * c_api.h: TVMFFIFunctionGetGlobal); those call the virtual methods.
  *
  * Lifetime (a deliberate strengthening of upstream TVM-FFI):
  *  - A shared library, once loaded, is never unloaded: it is opened with
@@ -41,6 +43,8 @@
  *    would fault), or the section header table does: refused before dlopen;
  *  - the library exports no TVM-FFI function (no `__tvm_ffi_<name>` symbol):
  *    refused before dlopen runs any of its code;
+ *  - its `__tvm_ffi__library_bin` is malformed, or holds a module kind with no
+ *    `ffi.Module.load_from_bytes.<kind>` loader registered;
  *  - dlopen itself fails (missing dependency, undefined symbol): dlerror's text;
  *  - an empty path, or one with an embedded NUL byte: ValueError.
  * A missing function is not an error for GetFunction (empty Optional);
@@ -70,64 +74,128 @@ class Module;
 #define TVM_FFI_MODULE_RUNTIME_FUNC_(Name) TVM_FFI_RUNTIME_GLOBAL_(Name)
 
 /*!
- * \brief The object behind Module. Created only by libtvmffi (LoadFromFile,
- *        SystemLib); not subclassable.
+ * \brief The object behind Module: a C++ class with virtual methods, in
+ *        upstream TVM-FFI's layout, shared by every module in the process.
+ *
+ * Layout (the binary contract with upstream-built code): the vtable pointer,
+ * then the Object header (a module's handle points 8 bytes into the C++
+ * object), then `imports_` and one pointer-sized private slot. The virtual
+ * methods are upstream's, in upstream's order and signatures, so a module
+ * made by libtvmffi's loader answers the virtual calls of code built against
+ * upstream's headers, and a subclass built against either side's headers
+ * (TVM's codegen modules, a host's own module) answers libtvmffi's
+ * `ffi.Module*` global functions. Subclasses keep the type index of
+ * ffi.Module and override kind() and GetFunction(name) at least.
  */
 class ModuleObj : public Object {
  public:
-  /*! \return "library" for a loaded shared library, "system" for the system library. */
-  const char* kind() const noexcept { return kind_; }
+  /*! \return The kind of the module: "library", "system", or a subclass's own. */
+  virtual const char* kind() const = 0;
 
-  /*! \return The property mask (Module::ModulePropertyMask): runnable. */
-  int GetPropertyMask() const noexcept { return 0b010; }
+  /*! \return The property mask (Module::ModulePropertyMask); none by default. */
+  virtual int GetPropertyMask() const { return 0b000; }
 
   /*!
-   * \brief Look up an exported function (symbol `__tvm_ffi_<name>`).
-   * \param name The function name. Names that are empty or start with '_' are
-   *        reserved for the loader's own symbols and never match.
-   * \param query_imports Also search imported modules (depth first, in import order).
-   * \return The function, or an empty Optional. The same name returns the same
-   *         Function object every time (cached by the module).
+   * \brief Look up a function of the module itself (not of its imports).
+   * \return The function, or an empty Optional.
    */
-  Optional<Function> GetFunction(const String& name, bool query_imports = false) const {
+  virtual Optional<Function> GetFunction(const String& name) = 0;
+
+  /*! \return Whether the module itself has `name` (default: GetFunction finds it). */
+  virtual bool ImplementsFunction(const String& name) { return GetFunction(name).has_value(); }
+
+  /*! \return The documentation of a function of the module itself, or empty. */
+  virtual Optional<String> GetFunctionDoc(const String& name) {
+    (void)name;
+    return std::nullopt;
+  }
+
+  /*! \return The signature of a function of the module itself as JSON, or empty. */
+  virtual Optional<String> GetFunctionMetadata(const String& name) {
+    (void)name;
+    return std::nullopt;
+  }
+
+  /*! \brief Write the module to a file; RuntimeError unless the module supports it. */
+  virtual void WriteToFile(const String& file_name, const String& format) const {
+    (void)file_name;
+    (void)format;
+    TVM_FFI_THROW(RuntimeError) << "Module[" << kind() << "] does not support WriteToFile";
+  }
+
+  /*! \return The formats WriteToFile accepts (none by default). */
+  virtual Array<String> GetWriteFormats() const { return Array<String>(); }
+
+  /*! \return The module serialized to bytes; RuntimeError unless supported. */
+  virtual Bytes SaveToBytes() const {
+    TVM_FFI_THROW(RuntimeError) << "Module[" << kind() << "] does not support SaveToBytes";
+    TVM_FFI_UNREACHABLE();
+  }
+
+  /*! \return The module's source in `format`, or "" when it keeps none. */
+  virtual String InspectSource(const String& format) const {
+    (void)format;
+    return String();
+  }
+
+  /*!
+   * \brief Import another module: its functions become reachable through
+   *        GetFunction(name, true) and, from generated code of a library,
+   *        through TVMFFIEnvModLookupFromImports. RuntimeError on an import cycle.
+   *        The default appends to imports() under libtvmffi's import lock.
+   */
+  // Declared inline, defined below Module: no key function, so the vtable is
+  // emitted only where a subclass is constructed (upstream's library exports
+  // ModuleObj's vtable under the same name; code that merely calls must not
+  // carry a copy).
+  TVM_FFI_HIDDEN inline virtual void ImportModule(const Module& other);
+
+  /*! \brief Drop every import (the default does so under libtvmffi's import lock). */
+  TVM_FFI_HIDDEN inline virtual void ClearImports();
+
+  /*!
+   * \brief Look up a function, then (with query_imports) in the imports,
+   *        depth first in import order (`ffi.ModuleGetFunction`). Names that
+   *        are empty or start with '_' never match in a loaded library.
+   */
+  TVM_FFI_HIDDEN Optional<Function> GetFunction(const String& name, bool query_imports) {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunction")(SelfView(), name, query_imports)
         .cast<Optional<Function>>();
   }
 
   /*!
    * \brief As GetFunction, but a missing function raises AttributeError naming
-   *        it and listing what the library exports (tvmffi extension).
+   *        it and listing what a library exports (tvmffi extension).
    */
-  Function GetFunctionRequired(const String& name, bool query_imports = false) const {
+  Function GetFunctionRequired(const String& name, bool query_imports = false) {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionRequired")(SelfView(), name,
                                                                          query_imports)
         .cast<Function>();
   }
 
-  /*! \return True when the module (or, with query_imports, an import) exports `name`. */
-  bool ImplementsFunction(const String& name, bool query_imports = false) const {
+  /*! \return True when the module (or, with query_imports, an import) has `name`. */
+  TVM_FFI_HIDDEN bool ImplementsFunction(const String& name, bool query_imports) {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleImplementsFunction")(SelfView(), name,
                                                                         query_imports)
         .cast<bool>();
   }
 
   /*!
-   * \brief The signature of an exported function as JSON, from the library's
-   *        `__tvm_ffi__metadata_<name>` symbol (see tvm/ffi/function_metadata.h for
-   *        the format). Empty when the library has no metadata for it (built with
-   *        TVM_FFI_DLL_EXPORT_NO_METADATA, or written in C).
+   * \brief The signature of a function as JSON: a library's
+   *        `__tvm_ffi__metadata_<name>` symbol (see tvm/ffi/function_metadata.h),
+   *        empty when it has none (TVM_FFI_DLL_EXPORT_NO_METADATA, or C code).
    */
-  Optional<String> GetFunctionMetadata(const String& name, bool query_imports = false) const {
+  TVM_FFI_HIDDEN Optional<String> GetFunctionMetadata(const String& name, bool query_imports) {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionMetadata")(SelfView(), name,
                                                                          query_imports)
         .cast<Optional<String>>();
   }
 
   /*!
-   * \brief The documentation of an exported function, from `__tvm_ffi__doc_<name>`
+   * \brief The documentation of a function: a library's `__tvm_ffi__doc_<name>`
    *        (TVM_FFI_DLL_EXPORT_TYPED_FUNC_DOC), or empty.
    */
-  Optional<String> GetFunctionDoc(const String& name, bool query_imports = false) const {
+  TVM_FFI_HIDDEN Optional<String> GetFunctionDoc(const String& name, bool query_imports) {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionDoc")(SelfView(), name, query_imports)
         .cast<Optional<String>>();
   }
@@ -138,34 +206,36 @@ class ModuleObj : public Object {
    *        (empty: it writes none), or an empty Optional when the library does not
    *        say (then any argument may be written). A malformed answer is a ValueError.
    */
-  Optional<Array<int64_t>> GetFunctionWrites(const String& name, bool query_imports = false) const {
+  Optional<Array<int64_t>> GetFunctionWrites(const String& name, bool query_imports = false) {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetFunctionWrites")(SelfView(), name,
                                                                        query_imports)
         .cast<Optional<Array<int64_t>>>();
   }
 
   /*!
-   * \brief Import another module: its functions become reachable through
-   *        GetFunction(name, true) and, from generated code of this library,
-   *        through TVMFFIEnvModLookupFromImports. RuntimeError on an import cycle.
+   * \return The imported modules, in import order. The reference is the
+   *          module's own list, as upstream's: do not hold it across an
+   *          ImportModule/ClearImports of this module on another thread
+   *          (`ffi.ModuleGetImports` returns a snapshot taken under the lock).
    */
-  void ImportModule(const Module& other) const;
+  const Array<Any>& imports() const { return imports_; }
 
-  /*! \return The imported modules, in import order. */
-  Array<Any> imports() const {
-    return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetImports")(SelfView()).cast<Array<Any>>();
-  }
-
-  /*! \return The names of the functions the module itself exports, sorted (tvmffi extension). */
-  Array<String> ListFunctions() const {
+  /*!
+   * \return The names of the functions a loaded library exports, sorted; empty
+   *          for a module of another kind (tvmffi extension).
+   */
+  Array<String> ListFunctions() {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleListFunctions")(SelfView())
         .cast<Array<String>>();
   }
 
-  /*! \return The path the library was loaded from ("" for the system library; tvmffi extension). */
-  String GetLibraryPath() const {
+  /*! \return The path a library was loaded from ("" for other kinds; tvmffi extension). */
+  String GetLibraryPath() {
     return TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleGetLibraryPath")(SelfView()).cast<String>();
   }
+
+  /*! \brief (Internal) libtvmffi's access to the import list of any module. */
+  struct InternalUnsafe;
 
   /// \cond Doxygen_Suppress
   static constexpr int32_t _type_index = TypeIndex::kTVMFFIModule;
@@ -175,9 +245,10 @@ class ModuleObj : public Object {
   TVM_FFI_DECLARE_OBJECT_INFO_STATIC(StaticTypeKey::kTVMFFIModule, ModuleObj, Object);
   /// \endcond
 
-  ModuleObj() = delete;
-  ModuleObj(const ModuleObj&) = delete;
-  ModuleObj& operator=(const ModuleObj&) = delete;
+ protected:
+  friend struct InternalUnsafe;
+  /*! \brief The imported modules (each an ffi.Module), in import order. */
+  Array<Any> imports_;
 
  private:
   AnyView SelfView() const noexcept {
@@ -187,11 +258,9 @@ class ModuleObj : public Object {
     v.v_obj = details::ObjectUnsafe::GetHeader(this);
     return AnyView::CopyFromTVMFFIAny(v);
   }
-
- protected:
-  // Layout shared with libtvmffi: runtime/module.cc's object derives from this
-  // class and sets kind_ to a static string it owns.
-  const char* kind_;
+  // Upstream's per-module lookup cache (a Map); unused here, kept so that
+  // subclass members sit where code built against upstream expects them.
+  ObjectRef import_lookup_cache_;
 };
 
 /*!
@@ -259,8 +328,29 @@ class Module : public ObjectRef {
   /// \endcond
 };
 
-inline void ModuleObj::ImportModule(const Module& other) const {
-  TVM_FFI_MODULE_RUNTIME_FUNC_("ffi.ModuleImportModule")(SelfView(), other);
+// The defaults append to / clear the list under libtvmffi's import lock (the
+// virtual `ffi.ModuleImportModule` would call back here). Under upstream's
+// runtime, which has no such globals, they change the list directly, as its
+// own defaults do.
+inline void ModuleObj::ImportModule(const Module& other) {
+  // Kept for the process (never released), as TVM_FFI_RUNTIME_GLOBAL_ does.
+  static const Optional<Function>* append =
+      new Optional<Function>(Function::GetGlobal("ffi.ModuleAppendImport"));
+  if (append->has_value()) {
+    (**append)(SelfView(), other);
+  } else {
+    imports_.push_back(other);
+  }
+}
+
+inline void ModuleObj::ClearImports() {
+  static const Optional<Function>* drop =
+      new Optional<Function>(Function::GetGlobal("ffi.ModuleDropImports"));
+  if (drop->has_value()) {
+    (**drop)(SelfView());
+  } else {
+    imports_.clear();
+  }
 }
 
 /*! \brief Names of the symbols a library module uses (same strings as upstream). */
@@ -271,7 +361,11 @@ constexpr const char* tvm_ffi_symbol_prefix = details::kSymbolFuncPrefix;
 constexpr const char* tvm_ffi_main = details::kSymbolMain;
 /*! \brief A `void*` the loader sets to the module handle (for TVMFFIEnvModLookupFromImports). */
 constexpr const char* tvm_ffi_library_ctx = details::kSymbolLibraryCtx;
-/*! \brief Embedded binary of upstream's export_library (not processed by tvmffi). */
+/*!
+ * \brief Modules serialised into a library by an exporter (TVM's export_library):
+ *        rebuilt with `ffi.Module.load_from_bytes.<kind>` and imported at load
+ *        (docs/c-abi.md, "Imports").
+ */
 constexpr const char* tvm_ffi_library_bin = details::kSymbolLibraryBin;
 /*! \brief Prefix of the metadata getter of a function: `__tvm_ffi__metadata_<name>`. */
 constexpr const char* tvm_ffi_metadata_prefix = details::kSymbolMetadataPrefix;
