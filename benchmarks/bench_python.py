@@ -6,7 +6,7 @@ Cases (each the best of --repeat batches, in microseconds per call):
   ..., GIL held                  the same call with Function.release_gil = False (both
                                  packages release the GIL by default)
   nop3(x, y, z)                  three 1-element tensors: numpy, torch CPU, torch CUDA
-  add_bias(x, b, z)              b an Optional[ffi.Tensor] parameter (an owning tensor, the
+  add_bias(x, b, z)              b an Optional<ffi.Tensor> parameter (an owning tensor, the
                                  others borrowed): numpy, torch CPU
   add_one(ro, y)                 a read-only numpy input (tvmffi only; add_one declares
                                  that it writes y only, so ro goes as is)

@@ -291,7 +291,9 @@ void RegisterStructuralMutate() noexcept {
       refl::details::RegisterTypeAttr(index, type_attr::kStructuralMaybeInplaceMutate.name,
                                       reinterpret_cast<void*>(inplace));
     };
-    for (int32_t leaf : {TypeIndex::kTVMFFIStr, TypeIndex::kTVMFFIBytes, TypeIndex::kTVMFFIShape}) {
+    // Immutable leaves, as upstream 0.1.15 (BigInt has no copy, so no __ffi_shallow_copy__).
+    for (int32_t leaf : {TypeIndex::kTVMFFIStr, TypeIndex::kTVMFFIBytes, TypeIndex::kTVMFFIShape,
+                         TypeIndex::kTVMFFIBigInt}) {
       set(leaf, &KeepLeaf, &KeepLeaf);
     }
     set(TypeIndex::kTVMFFIArray, &CopySeq<Array<Any>>, &InplaceSeq<Array<Any>>);

@@ -35,7 +35,7 @@ def test_signature_types(cpu_kernels: tvmffi.Module) -> None:
     sig = inspect.signature(cpu_kernels.get_function("add_bias"))
     assert [p.annotation for p in sig.parameters.values()] == [
         "DLTensor*",
-        "Optional[ffi.Tensor]",
+        "Optional<ffi.Tensor>",
         "DLTensor*",
     ]
     assert inspect.signature(cpu_kernels.fill).return_annotation == "ffi.Tensor"

@@ -85,7 +85,7 @@ def test_readonly_inputs_work(undeclared: Any, np: ModuleType) -> None:
     assert undeclared.add_one(x, y) is None
     assert y.tolist() == [2, 3, 4]
     assert undeclared.sum(x) == 6.0
-    undeclared.add_bias(x, x, y)  # read-only through an owning Optional[ffi.Tensor] too
+    undeclared.add_bias(x, x, y)  # read-only through an owning Optional<ffi.Tensor> too
     assert y.tolist() == [2, 4, 6]
     assert undeclared.sum_all([x, x]) == 12.0  # and inside a list
     assert x.tolist() == [1, 2, 3]
@@ -359,7 +359,7 @@ def test_declared_cpu_kernels(cpu_kernels: tvmffi.Module, np: ModuleType, tmp_pa
         cpu_kernels.fill(mm, 0.0)  # an owning ffi.Tensor parameter
     x = _readonly(np, [1, 2])
     out = np.zeros(2, dtype=np.float32)
-    cpu_kernels.add_bias(x, x, out)  # read-only into an owning Optional[ffi.Tensor] as well
+    cpu_kernels.add_bias(x, x, out)  # read-only into an owning Optional<ffi.Tensor> as well
     assert out.tolist() == [2, 4]
     with pytest.raises(ValueError, match="passed to 'add_bias', which writes argument #2"):
         cpu_kernels.add_bias(out, None, x)

@@ -22,7 +22,7 @@ def _undescribed(mod: tvmffi.Module, name: str) -> tvmffi.Function:
 def test_schema_marks_owning_parameters(cpu_kernels: tvmffi.Module) -> None:
     # (bit mask of ffi.Tensor parameters, whether it comes from the type schema)
     assert _core._tensor_args(cpu_kernels.fill) == (0b1, True)
-    assert _core._tensor_args(cpu_kernels.add_bias) == (0b10, True)  # Optional[ffi.Tensor]
+    assert _core._tensor_args(cpu_kernels.add_bias) == (0b10, True)  # Optional<ffi.Tensor>
     assert _core._tensor_args(cpu_kernels.add_one) == (0, True)  # TensorView: borrowed
     assert _core._tensor_args(cpu_kernels.sum_all) == (0, True)  # a list becomes an ffi.Array
 

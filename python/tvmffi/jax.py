@@ -180,7 +180,10 @@ def handler_library() -> ctypes.CDLL:
 def _is_tensor(annotation: Any) -> bool:
     if not isinstance(annotation, str):
         return False
-    inner = annotation[len("Optional[") : -1] if annotation.startswith("Optional[") else annotation
+    inner = annotation
+    for left, right in (("Optional<", ">"), ("Optional[", "]")):  # 0.1.15's spelling, then 0.1.14's
+        if annotation.startswith(left) and annotation.endswith(right):
+            inner = annotation[len(left) : -1]
     return inner in _TENSOR_TYPES
 
 

@@ -80,8 +80,8 @@ std::vector<Target> Targets() {
           MakeTarget<Bytes>("bytes"),
           MakeTarget<Function>("ffi.Function"),
           MakeTarget<ObjectRef>("ffi.Object"),
-          MakeTarget<Optional<int64_t>>("Optional[int]"),
-          MakeTarget<Optional<String>>("Optional[str]"),
+          MakeTarget<Optional<int64_t>>("Optional<int>"),
+          MakeTarget<Optional<String>>("Optional<str>"),
           MakeTarget<Error>("ffi.Error")};
 }
 

@@ -10,6 +10,7 @@
 #include <tvm/ffi/extra/serialization.h>
 #include <tvm/ffi/extra/structural_equal.h>
 #include <tvm/ffi/extra/structural_hash.h>
+#include <tvm/ffi/extra/structural_mutate.h>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -42,6 +43,24 @@ TEST_CASE("BigInt extras: structural and recursive equality by value", "[big_int
   CHECK_THROWS_AS(RecursiveLt(a, 1.5), Error);
   CHECK(DeepCopy(a).same_as(Any(a)));
   CHECK(std::string(ReprPrint(-a)) == "-3802951800684688204490109616128");
+}
+
+TEST_CASE("BigInt extras: an immutable leaf of structural mutation", "[big_int]") {
+  // BigInt has no copy (so no __ffi_shallow_copy__): the runtime's leaf hook
+  // keeps it, in both modes, alone or inside a container that does change.
+  BigInt value = BigInt(1) << 200;
+  auto plus_one = [](int64_t x) -> Expected<Any> { return Any(x + 1); };
+  CHECK(StructuralMap<WalkOrder::kPostOrder>(Any(value), plus_one).same_as(Any(value)));
+  CHECK(StructuralMap<WalkOrder::kPreOrder>(Any(value), plus_one).same_as(Any(value)));
+  Array<Any> nested{value, 1};
+  Array<Any> mapped = StructuralMap<WalkOrder::kPostOrder>(nested, plus_one).cast<Array<Any>>();
+  CHECK(mapped[0].same_as(Any(value)));
+  CHECK(mapped[1].cast<int64_t>() == 2);
+  // Handed over (unique, so in place allowed): still the same object.
+  Array<Any> unique{BigInt(value)};
+  Array<Any> in_place =
+      StructuralMap<WalkOrder::kPostOrder>(std::move(unique), plus_one).cast<Array<Any>>();
+  CHECK(in_place[0].same_as(Any(value)));
 }
 
 TEST_CASE("BigInt extras: JSON object graph as decimal text", "[big_int]") {

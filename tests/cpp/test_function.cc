@@ -122,9 +122,9 @@ TEST_CASE("Typed function: signature names of every parameter type", "[function]
          AnyView, ObjectRef, Bytes, std::optional<String>, const char*) {},
       "sig");
   REQUIRE(ExpectError([&] { f(); }).message() ==
-          "Mismatched number of arguments when calling: `sig(0: str, 1: Optional[int], "
+          "Mismatched number of arguments when calling: `sig(0: str, 1: Optional<int>, "
           "2: ffi.Function, 3: float, 4: bool, 5: Device, 6: DataType, 7: void*, 8: Any, "
-          "9: AnyView, 10: ffi.Object, 11: bytes, 12: Optional[str], 13: str) -> None`. "
+          "9: AnyView, 10: ffi.Object, 11: bytes, 12: Optional<str>, 13: str) -> None`. "
           "Expected 14 but got 0 arguments");
 }
 
@@ -155,8 +155,8 @@ TEST_CASE("Typed function: optional parameters and return values", "[function]")
   REQUIRE(f(1, "four").cast<int>() == 5);
   REQUIRE(ExpectError([&] { f("x", nullptr); }).message() ==
           "Mismatched type on argument #0 when calling: "
-          "`(0: Optional[int], 1: Optional[str]) -> Optional[int]`. "
-          "Expected `Optional[int]` but got `str`");
+          "`(0: Optional<int>, 1: Optional<str>) -> Optional<int>`. "
+          "Expected `Optional<int>` but got `str`");
   Function dtype = Function::FromTyped([](DLDataType t) { return t.bits; });
   REQUIRE(dtype("float16").cast<int>() == 16);  // str names a data type
   REQUIRE(dtype(dl_int8).cast<int>() == 8);

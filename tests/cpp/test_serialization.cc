@@ -472,7 +472,7 @@ TEST_CASE("FromJSONGraph: an AccessPath must be a chain of AccessPaths of the ri
   REQUIRE(bad(PathNode(1, 3, "1") + "," + PathNode(2, 2, "0") + "," + kNone + "," + kStr) ==
           "ValueError: Invalid JSON Object Graph: node 0: field `step` of "
           "`ffi.reflection.AccessPath`: TypeError: Cannot convert from type `str` to "
-          "`Optional[ffi.reflection.AccessStep]`");
+          "`Optional<ffi.reflection.AccessStep>`");
   // With every check passed, the path is sound.
   AccessPath ok = FromJSONGraph(json::Parse(Graph(PathNode(1, 3, "1") + rest))).cast<AccessPath>();
   REQUIRE(ok->depth == 1);

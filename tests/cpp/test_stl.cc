@@ -164,9 +164,9 @@ TEST_CASE("std types in typed functions", "[stl]") {
   auto [kind, message] = ErrorOf([&] { pick(Array<Any>{String("x")}, 1); });
   CHECK(kind == "TypeError");
   CHECK(message ==
-        "Mismatched type on argument #0 when calling: `pick(0: Optional[std::vector<int>], 1: "
+        "Mismatched type on argument #0 when calling: `pick(0: Optional<std::vector<int>>, 1: "
         "std::variant<int, str>) -> std::tuple<bool, str>`. Expected "
-        "`Optional[std::vector<int>]` but got `Array[index 0: str]`");
+        "`Optional<std::vector<int>>` but got `Array[index 0: str]`");
 
   Function fixed =
       Function::FromTyped([](std::array<int64_t, 3> a) { return a[0] + a[1] + a[2]; }, "fixed");

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -41,6 +42,39 @@ TEST_CASE("Strings of up to 7 bytes are stored inline", "[string]") {
   }
   REQUIRE(String().empty());
   REQUIRE(Raw(String()).type_index == kTVMFFISmallStr);
+}
+
+TEST_CASE("String / Bytes from a std::string&& are objects even when short", "[string]") {
+  // As upstream's move: a heap object (65 / 66) whatever the size, still made
+  // by libtvmffi, and equal (and hashing equal) to the small form.
+  for (size_t n : {size_t{0}, size_t{2}, size_t{7}, size_t{8}, size_t{20}}) {
+    INFO("length " << n);
+    std::string text(n, 'x');
+    std::string source = text;
+    String s(std::move(source));
+    REQUIRE(source.empty());  // NOLINT(bugprone-use-after-move)
+    TVMFFIAny raw = Raw(s);
+    REQUIRE(raw.type_index == kTVMFFIStr);
+    REQUIRE(TVMFFIBytesGetByteArrayPtr(raw.v_obj)->size == n);
+    REQUIRE(s.size() == n);
+    REQUIRE(s.c_str()[n] == '\0');
+    REQUIRE(std::string(s) == text);
+    REQUIRE(s == String(text));
+    REQUIRE(AnyEqual()(Any(s), Any(String(text))));
+    REQUIRE(AnyHash()(Any(s)) == AnyHash()(Any(String(text))));
+    Bytes b{std::string(text)};
+    REQUIRE(Raw(b).type_index == kTVMFFIBytes);
+    REQUIRE(b.size() == n);
+    REQUIRE(AnyEqual()(Any(b), Any(Bytes(text))));
+    REQUIRE(AnyHash()(Any(b)) == AnyHash()(Any(Bytes(text))));
+  }
+  String assigned;
+  assigned = std::string("ab");
+  REQUIRE(Raw(assigned).type_index == kTVMFFIStr);
+  REQUIRE(assigned == "ab");
+  // A copy of the std::string (an lvalue) keeps the small form.
+  std::string lvalue = "ab";
+  REQUIRE(Raw(String(lvalue)).type_index == kTVMFFISmallStr);
 }
 
 TEST_CASE("Longer strings are String objects made by the runtime and shared on copy", "[string]") {

@@ -898,7 +898,7 @@ TEST_CASE("typed functions: Optional<Tensor> and Optional<TensorView>", "[tensor
   CHECK(opt_view(&raw.dl).cast<int64_t>() == 3);
   CHECK(std_opt_view(&raw.dl).cast<int64_t>() == 3);
   REQUIRE_FFI_ERROR(opt_tensor(&raw.dl), "TypeError", "a borrowed DLTensor cannot be owned");
-  REQUIRE_FFI_ERROR(opt_view(2.5), "TypeError", "Expected `Optional[DLTensor*]` but got `float`");
+  REQUIRE_FFI_ERROR(opt_view(2.5), "TypeError", "Expected `Optional<DLTensor*>` but got `float`");
 
   // The guide's kernel signature, called with a None optional input.
   std::vector<float> out(7), ws(7);

@@ -853,7 +853,7 @@ TEST_CASE("Metadata JSON format and round trip", "[module]") {
   const std::vector<Expect> expected = {
       {"add_one", {"DLTensor*", "DLTensor*"}, "None"},
       {"scale", {"DLTensor*", "DLTensor*", "float"}, "None"},
-      {"add", {"DLTensor*", "DLTensor*", "Optional[DLTensor*]"}, "None"},
+      {"add", {"DLTensor*", "DLTensor*", "Optional<DLTensor*>"}, "None"},
       {"scale_alloc", {"DLTensor*", "float"}, "ffi.Tensor"},
       {"greet", {"str"}, "str"},
       {"sum", {"DLTensor*"}, "float"},

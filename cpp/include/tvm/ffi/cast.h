@@ -35,6 +35,33 @@ inline SubRef Downcast(BaseRef ref) {
       details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(ref)));
 }
 
+/*!
+ * \brief Downcast where either side is an Optional of a reference (Optional is
+ *        not an ObjectRef): an empty Optional reads as a null reference, and a
+ *        null reference makes an empty Optional.
+ */
+template <typename SubRef, typename BaseRef,
+          typename = std::enable_if_t<(is_optional_type_v<SubRef> || is_optional_type_v<BaseRef>)&&(
+              std::is_base_of_v<ObjectRef, SubRef> || use_object_ref_optional_v<
+                                                          typename details::OptionalInner<SubRef>::type>)&&(
+              std::is_base_of_v<ObjectRef, BaseRef> ||
+              use_object_ref_optional_v<typename details::OptionalInner<BaseRef>::type>)>,
+          typename = void>
+inline SubRef Downcast(BaseRef ref) {
+  ObjectRef base;
+  if constexpr (is_optional_type_v<BaseRef>) {
+    if (ref.has_value()) base = *std::move(ref);
+  } else {
+    base = std::move(ref);
+  }
+  if constexpr (is_optional_type_v<SubRef>) {
+    if (!base.defined()) return SubRef(std::nullopt);
+    return SubRef(Downcast<typename SubRef::value_type>(std::move(base)));
+  } else {
+    return Downcast<SubRef>(std::move(base));
+  }
+}
+
 /*! \brief Convert an Any to T (as Any::cast<T>). */
 template <typename T>
 inline T Downcast(const Any& value) {

@@ -18,7 +18,7 @@
  *  - "name": the export name (the symbol without `__tvm_ffi_`).
  *  - "args": one entry per parameter, in order; "type" is the readable type
  *    name also used in argument error messages ("int", "float", "bool", "str",
- *    "DLTensor*" for TensorView, "ffi.Tensor", "Optional[DLTensor*]", "Any", ...).
+ *    "DLTensor*" for TensorView, "ffi.Tensor", "Optional<DLTensor*>", "Any", ...).
  *  - "ret": the readable return type ("None" for void).
  *  - "type_schema": a JSON document *encoded as a string*, in the layout
  *    upstream TVM-FFI 0.1.15 writes:

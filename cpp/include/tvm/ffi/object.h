@@ -317,8 +317,15 @@ class Object {
     return __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED) &
            details::kCombinedRefCountMaskUInt32;
   }
-  /*! \return Whether exactly one strong reference exists. */
-  bool unique() const noexcept { return use_count() == 1; }
+  /*!
+   * \return Whether exactly one strong reference and no weak one exist (as
+   *         upstream 0.1.15): only then may copy-on-write change the object in
+   *         place, since a weak reference could otherwise be locked meanwhile.
+   */
+  bool unique() const noexcept {
+    return __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED) ==
+           details::kCombinedRefCountBothOne;
+  }
 
   // Type configuration, overridden by the DECLARE macros of subclasses.
   static constexpr const char* _type_key = StaticTypeKey::kTVMFFIObject;
@@ -424,7 +431,8 @@ class ObjectPtr {
   int use_count() const noexcept {
     return data_ != nullptr ? static_cast<int>(data_->use_count()) : 0;
   }
-  bool unique() const noexcept { return data_ != nullptr && data_->use_count() == 1; }
+  /*! \brief Whether this is the only reference, strong or weak (Object::unique). */
+  bool unique() const noexcept { return data_ != nullptr && data_->unique(); }
 
   bool operator==(const ObjectPtr<T>& other) const noexcept { return data_ == other.data_; }
   bool operator!=(const ObjectPtr<T>& other) const noexcept { return data_ != other.data_; }
@@ -1025,11 +1033,18 @@ TVM_FFI_INLINE void SetAnyObject(TVMFFIAny* result, TVMFFIObject* obj) noexcept 
 }
 }  // namespace details
 
-/*! \brief A reference of type RefType to an object the caller already holds. */
+/*!
+ * \brief A reference of type RefType to an object the caller already holds.
+ *        RefType may be an Optional of a reference: a null ptr makes it empty.
+ */
 template <typename RefType, typename ObjType>
 inline RefType GetRef(const ObjType* ptr) {
   static_assert(std::is_base_of_v<typename RefType::ContainerType, ObjType>,
                 "GetRef: the object type does not match the reference type");
+  if constexpr (!std::is_base_of_v<ObjectRef, RefType>) {
+    // Optional<R> (optional.h): not an ObjectRef, but one nullable ObjectPtr.
+    if (ptr == nullptr) return RefType(std::nullopt);
+  }
   return details::ObjectUnsafe::ObjectRefFromObjectPtr<RefType>(
       details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
           const_cast<Object*>(static_cast<const Object*>(ptr))));
@@ -1096,7 +1111,8 @@ struct ObjectRefTypeTraitsBase : public TypeTraitsBase {
     return result;
   }
   TVM_FFI_INLINE static std::optional<TObjRef> TryCastFromAnyView(const TVMFFIAny* src) {
-    if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
+    // Through TypeTraits: a specialisation may narrow CheckAnyStrict (upstream does the same).
+    if (TypeTraits<TObjRef>::CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
   }
   static std::string TypeStr() { return ContainerType::_type_key; }

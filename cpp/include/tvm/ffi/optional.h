@@ -21,6 +21,8 @@
 namespace tvm {
 namespace ffi {
 
+class AnyView;
+
 template <typename T>
 inline constexpr bool is_optional_type_v = false;
 template <typename T>
@@ -160,6 +162,7 @@ struct AnyUnsafe;
 template <typename T>
 struct AnyCellOf {
   using type = Any;
+  using view = AnyView;
   using unsafe = AnyUnsafe;
 };
 /*! \brief Whether Optional<T> takes U as text directly (T String or Bytes). */
@@ -292,37 +295,43 @@ class Optional<T,
   Cell data_;
 };
 
-/*! \brief Optional of an object reference: a nullable reference. */
+/*!
+ * \brief Optional of an object reference: one nullable ObjectPtr (null means
+ *        empty), the layout of an ObjectRef. As upstream 0.1.15 it is not an
+ *        ObjectRef itself: take the reference out with value() or `*`, or use
+ *        the pointer-like members below.
+ */
 template <typename T>
-class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public ObjectRef {
+class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> {
  public:
   /*! \brief The type held (upstream 0.1.15). */
   using value_type = T;
-  TVM_FFI_OPTIONAL_AS_OR_THROW_
   using ContainerType = typename T::ContainerType;
-  static constexpr bool _type_is_nullable = true;
-  static constexpr bool _type_container_is_exact = T::_type_container_is_exact;
+  TVM_FFI_OPTIONAL_AS_OR_THROW_
 
   Optional() noexcept = default;
   Optional(const Optional&) noexcept = default;
   Optional(Optional&&) noexcept = default;
   Optional& operator=(const Optional&) = default;
   Optional& operator=(Optional&&) = default;
-  explicit Optional(UnsafeInit tag) noexcept : ObjectRef(tag) {}
-  Optional(std::nullopt_t) noexcept {}                         // NOLINT(*)
-  Optional(std::nullptr_t) noexcept {}                         // NOLINT(*)
-  Optional(T value) noexcept : ObjectRef(std::move(value)) {}  // NOLINT(*)
+  /*! \brief An empty Optional (for ObjectUnsafe::ObjectRefFromObjectPtr). */
+  explicit Optional(UnsafeInit) noexcept {}
+  Optional(std::nullopt_t) noexcept {}  // NOLINT(*)
+  Optional(std::nullptr_t) noexcept {}  // NOLINT(*)
+  Optional(T value) noexcept            // NOLINT(*)
+      : data_(details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value))) {}
   template <typename U, std::enable_if_t<std::is_convertible_v<U, T>, int> = 0>
   Optional(std::optional<U> value) {  // NOLINT(*)
-    if (value.has_value()) ObjectRef::operator=(T(*std::move(value)));
+    if (value.has_value()) *this = T(*std::move(value));
   }
   /*! \brief From a reference to a subtype (e.g. Optional<ObjectRef> from a Function). */
   template <typename U, std::enable_if_t<std::is_base_of_v<T, U> && !std::is_same_v<T, U> &&
                                              !is_optional_type_v<U>,
                                          int> = 0>
-  Optional(U value) noexcept : ObjectRef(std::move(value)) {}  // NOLINT(*)
+  Optional(U value) noexcept  // NOLINT(*)
+      : data_(details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value))) {}
   Optional& operator=(T value) noexcept {
-    ObjectRef::operator=(std::move(value));
+    data_ = details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value));
     return *this;
   }
   Optional& operator=(std::nullopt_t) noexcept {
@@ -354,10 +363,16 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public Object
   T operator*() && noexcept {
     return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_));
   }
+  /*! \brief The object, null when empty. */
   const ContainerType* get() const noexcept {
     return static_cast<const ContainerType*>(data_.get());
   }
   const ContainerType* operator->() const noexcept { return get(); }
+  /*! \brief The value strictly as U (no conversion), as Any::as<U>(); None when empty. */
+  template <typename U>
+  auto as() const {
+    return typename details::AnyCellOf<U>::view(*this).template as<U>();
+  }
   /*! \brief Code written for upstream's `std::optional<Function> GetGlobal(...)` keeps working. */
   // A template, so that converting to another type does not instantiate
   // std::optional<T> just to rule this conversion out.
@@ -370,6 +385,60 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> : public Object
   bool operator!=(std::nullopt_t) const noexcept { return has_value(); }
   bool operator==(std::nullptr_t) const noexcept { return !has_value(); }
   bool operator!=(std::nullptr_t) const noexcept { return has_value(); }
+  /*! \brief Two empties are equal; two values compare as T does (the same object at least). */
+  template <typename O, std::enable_if_t<std::is_same_v<O, Optional> ||
+                                             std::is_same_v<O, std::optional<T>>,
+                                         int> = 0>
+  auto operator==(const O& other) const {
+    using Result = decltype(std::declval<const T&>() == std::declval<const T&>());
+    if (!has_value() || !other.has_value()) return Result(has_value() == other.has_value());
+    if (data_.get() == OtherObject(*other)) return Result(true);
+    return **this == *other;
+  }
+  template <typename O, std::enable_if_t<std::is_same_v<O, Optional> ||
+                                             std::is_same_v<O, std::optional<T>>,
+                                         int> = 0>
+  auto operator!=(const O& other) const {
+    return !(*this == other);
+  }
+  /*! \brief A value compares as T does; an empty Optional equals no value. */
+  template <typename U, std::enable_if_t<!is_optional_type_v<U> &&
+                                             !std::is_same_v<U, std::optional<T>> &&
+                                             !std::is_same_v<U, std::nullopt_t> &&
+                                             !std::is_same_v<U, std::nullptr_t>,
+                                         int> = 0>
+  auto operator==(const U& other) const {
+    using Result = decltype(std::declval<const T&>() == other);
+    if (!has_value()) return Result(false);
+    if constexpr (std::is_base_of_v<ObjectRef, U>) {
+      if (data_.get() == other.get()) return Result(true);
+    }
+    return **this == other;
+  }
+  template <typename U, std::enable_if_t<!is_optional_type_v<U> &&
+                                             !std::is_same_v<U, std::optional<T>> &&
+                                             !std::is_same_v<U, std::nullopt_t> &&
+                                             !std::is_same_v<U, std::nullptr_t>,
+                                         int> = 0>
+  auto operator!=(const U& other) const {
+    return !(*this == other);
+  }
+  /*! \brief Whether both hold the same object (or both are empty). */
+  bool same_as(const Optional& other) const noexcept { return data_ == other.data_; }
+  /*! \brief Whether this holds other's object (or is empty and other null). */
+  bool same_as(const ObjectRef& other) const noexcept { return data_.get() == other.get(); }
+  /*! \brief Whether this is the only strong reference to its object. */
+  bool unique() const noexcept { return data_.unique(); }
+  /*! \brief The object's strong reference count, 0 when empty. */
+  int use_count() const noexcept { return data_.use_count(); }
+
+ private:
+  template <typename R>
+  static const Object* OtherObject(const R& ref) noexcept {
+    return ref.get();
+  }
+  friend struct details::ObjectUnsafe;
+  ObjectPtr<Object> data_;
 };
 
 /*!
@@ -511,7 +580,8 @@ struct OptionalTraitsBase : public TypeTraitsBase {
   static std::string GetMismatchTypeInfo(const TVMFFIAny* src) {
     return TypeTraits<T>::GetMismatchTypeInfo(src);
   }
-  static std::string TypeStr() { return "Optional[" + TypeTraits<T>::TypeStr() + "]"; }
+  /*! \brief "Optional<T>", as upstream 0.1.15 spells it (std::optional<T> too). */
+  static std::string TypeStr() { return "Optional<" + TypeTraits<T>::TypeStr() + ">"; }
   /*! \brief For a T whose traits have a schema (as upstream, a nullable ObjectPtr's nests). */
   static std::string TypeSchema() {
     return R"({"type":"Optional","args":[)" + TypeTraits<T>::TypeSchema() + "]}";

@@ -112,6 +112,22 @@ class BytesBaseCell {
       InitLarge(bytes, size, is_str);
     }
   }
+  /*!
+   * \brief Set to a copy of the bytes held by an object whatever the size, as
+   *        upstream's String/Bytes(std::string&&) (the cell must be empty or None).
+   *
+   * libtvmffi still makes the object: a short value is asked for padded to the
+   * smallest object size, then the fresh object (ours alone) is cut back to it.
+   */
+  void InitObject(const char* bytes, size_t size, bool is_str) {
+    if (size > kMaxSmallBytesLen) return InitLarge(bytes, size, is_str);
+    char padded[kMaxSmallBytesLen + 1] = {};
+    if (size != 0) std::memcpy(padded, bytes, size);
+    InitLarge(padded, sizeof(padded), is_str);
+    TVMFFIByteArray* array = TVMFFIBytesGetByteArrayPtr(data_.v_obj);
+    const_cast<char*>(array->data)[size] = '\0';
+    array->size = size;
+  }
   TVMFFIAny CopyToTVMFFIAny() const noexcept { return data_; }
   void MoveToAny(TVMFFIAny* result) noexcept {
     *result = data_;
@@ -164,8 +180,14 @@ class Bytes {
   }
   Bytes(TVMFFIByteArray bytes) : Bytes(bytes.data, bytes.size) {}         // NOLINT(*)
   Bytes(const std::string& other) : Bytes(other.data(), other.size()) {}  // NOLINT(*)
-  /*! \brief Copies the bytes, then empties the source (as String(std::string&&)). */
-  Bytes(std::string&& other) : Bytes(other.data(), other.size()) { other.clear(); }  // NOLINT(*)
+  /*!
+   * \brief Copies the bytes into a Bytes object (index 66, even when short, as
+   *        upstream's move makes one), then empties the source.
+   */
+  Bytes(std::string&& other) {  // NOLINT(*)
+    data_.InitObject(other.data(), other.size(), false);
+    other.clear();
+  }
   explicit Bytes(std::string_view other) : Bytes(other.data(), other.size()) {}
   // Bytes("abc"): exact, where string_view and std::string would tie.
   explicit Bytes(const char* str) : Bytes(std::string_view(str)) {}
@@ -213,10 +235,14 @@ class String {
   }
   String(const std::string& other) : String(other.data(), other.size()) {}  // NOLINT(*)
   /*!
-   * \brief Copies the text (libtvmffi makes every String object), then empties
-   *        the source, as upstream's move leaves it.
+   * \brief Copies the text into a String object (index 65, even when short, as
+   *        upstream's move makes one; libtvmffi makes every String object), then
+   *        empties the source, as upstream's move leaves it.
    */
-  String(std::string&& other) : String(other.data(), other.size()) { other.clear(); }  // NOLINT(*)
+  String(std::string&& other) {  // NOLINT(*)
+    data_.InitObject(other.data(), other.size(), true);
+    other.clear();
+  }
   explicit String(std::string_view other) : String(other.data(), other.size()) {}
   explicit String(TVMFFIByteArray other) : String(other.data, other.size) {}
 
@@ -226,6 +252,10 @@ class String {
   }
   String& operator=(const std::string& other) {
     String(other).swap(*this);
+    return *this;
+  }
+  String& operator=(std::string&& other) {
+    String(std::move(other)).swap(*this);
     return *this;
   }
   void swap(String& other) noexcept { data_.swap(other.data_); }
