@@ -9,7 +9,7 @@ if(TARGET tvmffi_cli)
   set(_kern $<TARGET_FILE:${_tvmffi_cpu_kernels}>)
   add_test(NAME module_cli_inspect COMMAND ${CMAKE_COMMAND} "-DCMD=${_cli};inspect;${_kern}"
     -DEXPECT_RC=0
-    "-DEXPECT_REGEX=Functions \\(12\\):.*add\\(DLTensor\\*, DLTensor\\*, Optional\\[DLTensor\\*\\]\\) -> None.*add_one\\(DLTensor\\*, DLTensor\\*\\) -> None.*greet\\(str\\) -> str.*TVM-FFI C functions \\([0-9]+\\): .*TVMFFIErrorSetRaised.*all provided by this libtvmffi.*portable: yes, imports only standard TVM-FFI 0.1 symbols.*C\\+\\+ runtime: yes"
+    "-DEXPECT_REGEX=Functions \\(12\\):.*add\\(DLTensor\\*, DLTensor\\*, Optional<DLTensor\\*>\\) -> None.*add_one\\(DLTensor\\*, DLTensor\\*\\) -> None.*greet\\(str\\) -> str.*TVM-FFI C functions \\([0-9]+\\): .*TVMFFIErrorSetRaised.*all provided by this libtvmffi.*portable: yes, imports only standard TVM-FFI 0.1 symbols.*C\\+\\+ runtime: yes"
     -P ${_tvmffi_run_expect})
   # TVM_FFI_DLL_EXPORT_WRITES, under each function's signature.
   add_test(NAME module_cli_inspect_writes COMMAND ${CMAKE_COMMAND} "-DCMD=${_cli};inspect;${_kern}"
