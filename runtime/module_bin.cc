@@ -98,8 +98,9 @@ void ImportLibraryBin(TVMFFIObject* lib, const void* bin, uint64_t symbol_size,
     if (kind == "_lib") {
       has_lib = true;
       IncRef(lib);
-      modules.push_back(::tvm::ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<::tvm::ffi::Module>(
-          ::tvm::ffi::details::ObjectUnsafe::ObjectPtrFromOwned<::tvm::ffi::Object>(lib)));
+      modules.push_back(
+          ::tvm::ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<::tvm::ffi::Module>(
+              ::tvm::ffi::details::ObjectUnsafe::ObjectPtrFromOwned<::tvm::ffi::Object>(lib)));
       continue;
     }
     std::string payload = in.Text("a module's bytes");

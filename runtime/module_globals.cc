@@ -22,15 +22,15 @@ namespace rt {
 namespace module_detail {
 namespace {
 
-using ::tvm::ffi::details::kSymbolDocPrefix;
-using ::tvm::ffi::details::kSymbolMetadataPrefix;
-using ::tvm::ffi::details::kSymbolWritesPrefix;
 using ::tvm::ffi::Any;
 using ::tvm::ffi::Array;
 using ::tvm::ffi::Function;
 using ::tvm::ffi::Module;
 using ::tvm::ffi::Optional;
 using ::tvm::ffi::String;
+using ::tvm::ffi::details::kSymbolDocPrefix;
+using ::tvm::ffi::details::kSymbolMetadataPrefix;
+using ::tvm::ffi::details::kSymbolWritesPrefix;
 using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
 
 // The handle of a Module argument: one of ours or any other ModuleObj

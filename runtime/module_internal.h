@@ -89,8 +89,7 @@ bool ImplementsFunction(TVMFFIObject* mod, const std::string& name, bool query_i
 bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::string& name,
                      bool query_imports, TVMFFIAny* out);
 // The indices of a writes declaration; ValueError when malformed.
-std::vector<int64_t> ParseWrites(TVMFFIObject* mod, const std::string& name,
-                                 std::string_view text);
+std::vector<int64_t> ParseWrites(TVMFFIObject* mod, const std::string& name, std::string_view text);
 // ModuleObj's default ImportModule / ClearImports, under the import lock.
 void AppendImport(TVMFFIObject* mod, const ::tvm::ffi::Module& other);
 void DropImports(TVMFFIObject* mod);

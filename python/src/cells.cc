@@ -173,11 +173,11 @@ nb::object CallShapeFunction(uintptr_t address, nb::list values, nb::list metas)
     nb::tuple dev = nb::cast<nb::tuple>(m[2]);
     DLTensor& t = tensors[i];
     t.data = nullptr;
-    t.device = DLDevice{static_cast<DLDeviceType>(nb::cast<int32_t>(dev[0])),
-                        nb::cast<int32_t>(dev[1])};
+    t.device =
+        DLDevice{static_cast<DLDeviceType>(nb::cast<int32_t>(dev[0])), nb::cast<int32_t>(dev[1])};
     t.ndim = static_cast<int32_t>(shapes[i].size());
-    t.dtype = DLDataType{nb::cast<uint8_t>(dt[0]), nb::cast<uint8_t>(dt[1]),
-                         nb::cast<uint16_t>(dt[2])};
+    t.dtype =
+        DLDataType{nb::cast<uint8_t>(dt[0]), nb::cast<uint8_t>(dt[1]), nb::cast<uint16_t>(dt[2])};
     t.shape = shapes[i].data();
     t.strides = nullptr;
     if (!m[3].is_none()) {
@@ -317,14 +317,16 @@ void DefineCells(nb::module_& m) {
   m.def(
       "_cell_call",
       [](nb::handle func, nb::list cells) {
-        TVMFFIObjectHandle h = nb::isinstance<ObjectRef>(func)
-                                   ? RawHandleOf(func)
-                                   : reinterpret_cast<TVMFFIObjectHandle>(nb::cast<uintptr_t>(func));
+        TVMFFIObjectHandle h =
+            nb::isinstance<ObjectRef>(func)
+                ? RawHandleOf(func)
+                : reinterpret_cast<TVMFFIObjectHandle>(nb::cast<uintptr_t>(func));
         if (h == nullptr) throw nb::value_error("null function handle");
         std::vector<TVMFFIAny> args;
         args.reserve(nb::len(cells));
         for (nb::handle c : cells) args.push_back(nb::cast<const AnyCell&>(c).a);
-        return NewCell(CallReleased(CallFunctionObject, h, args, static_cast<int32_t>(args.size())));
+        return NewCell(
+            CallReleased(CallFunctionObject, h, args, static_cast<int32_t>(args.size())));
       },
       nb::arg("func"), nb::arg("cells"),
       "Call an FFI function (a tvmffi.Function or a handle) on the cells' values (borrowed); "

@@ -133,7 +133,22 @@ def test_scalar_arguments_keep_their_values() -> None:
     """Calls whose arguments are all int/float/bool/None take a path of their own
     (no frame); every value crosses as it does on the general path."""
     echo = tvmffi.Function(lambda x: x)  # a callback: it sees what crossed
-    ints = [0, 1, -1, -5, -6, 256, 257, 2**30 - 1, 2**30, -(2**30) + 1, -(2**30), 2**31, 2**63 - 1, -(2**63)]
+    ints = [
+        0,
+        1,
+        -1,
+        -5,
+        -6,
+        256,
+        257,
+        2**30 - 1,
+        2**30,
+        -(2**30) + 1,
+        -(2**30),
+        2**31,
+        2**63 - 1,
+        -(2**63),
+    ]
     for v in ints:
         got = echo(v)
         assert type(got) is int and got == v

@@ -19,8 +19,9 @@
 #define KIND 't', 'v', 'm', 'f', 'f', 'i', '_', 't', 'e', 's', 't', '_', 'b', 'i', 'n'
 #else
 #define KIND_LEN 21
-#define KIND \
-  't', 'v', 'm', 'f', 'f', 'i', '_', 't', 'e', 's', 't', '_', 'n', 'o', '_', 'l', 'o', 'a', 'd', 'e', 'r'
+#define KIND                                                                                     \
+  't', 'v', 'm', 'f', 'f', 'i', '_', 't', 'e', 's', 't', '_', 'n', 'o', '_', 'l', 'o', 'a', 'd', \
+      'e', 'r'
 #endif
 /* indptr [0, 1, 1], children [1], "_lib", KIND, "payload" */
 #define BODY_LEN (32 + 16 + 12 + (8 + KIND_LEN) + 15)
@@ -31,12 +32,8 @@
 #endif
 
 TVM_FFI_DLL_EXPORT const unsigned char __tvm_ffi__library_bin[8 + BODY_LEN] = {
-    U64(CLAIMED),
-    U64(3), U64(0), U64(1), U64(1),
-    U64(1), U64(1),
-    U64(4), '_', 'l', 'i', 'b',
-    U64(KIND_LEN), KIND,
-    U64(7), 'p', 'a', 'y', 'l', 'o', 'a', 'd'};
+    U64(CLAIMED), U64(3),        U64(0), U64(1), U64(1), U64(1), U64(1), U64(4), '_', 'l', 'i',
+    'b',          U64(KIND_LEN), KIND,   U64(7), 'p',    'a',    'y',    'l',    'o', 'a', 'd'};
 
 TVM_FFI_DLL_EXPORT void* __tvm_ffi__library_ctx = 0;
 

@@ -35,17 +35,26 @@ inline SubRef Downcast(BaseRef ref) {
       details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(ref)));
 }
 
+namespace details {
+/*! \brief Whether R is a reference or an Optional of one (not an ObjectRef since 0.1.15). */
+template <typename R>
+inline constexpr bool is_ref_or_optional_ref_v =
+    std::is_base_of_v<ObjectRef, R> || use_object_ref_optional_v<typename OptionalInner<R>::type>;
+/*! \brief Whether Downcast<Sub>(Base) goes through an Optional on either side. */
+template <typename Sub, typename Base>
+constexpr bool IsOptionalDowncast() {
+  if (!is_ref_or_optional_ref_v<Sub> || !is_ref_or_optional_ref_v<Base>) return false;
+  return is_optional_type_v<Sub> || is_optional_type_v<Base>;
+}
+}  // namespace details
+
 /*!
  * \brief Downcast where either side is an Optional of a reference (Optional is
  *        not an ObjectRef): an empty Optional reads as a null reference, and a
  *        null reference makes an empty Optional.
  */
 template <typename SubRef, typename BaseRef,
-          typename = std::enable_if_t<(is_optional_type_v<SubRef> || is_optional_type_v<BaseRef>)&&(
-              std::is_base_of_v<ObjectRef, SubRef> || use_object_ref_optional_v<
-                                                          typename details::OptionalInner<SubRef>::type>)&&(
-              std::is_base_of_v<ObjectRef, BaseRef> ||
-              use_object_ref_optional_v<typename details::OptionalInner<BaseRef>::type>)>,
+          typename = std::enable_if_t<details::IsOptionalDowncast<SubRef, BaseRef>()>,
           typename = void>
 inline SubRef Downcast(BaseRef ref) {
   ObjectRef base;

@@ -386,27 +386,27 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> {
   bool operator==(std::nullptr_t) const noexcept { return !has_value(); }
   bool operator!=(std::nullptr_t) const noexcept { return has_value(); }
   /*! \brief Two empties are equal; two values compare as T does (the same object at least). */
-  template <typename O, std::enable_if_t<std::is_same_v<O, Optional> ||
-                                             std::is_same_v<O, std::optional<T>>,
-                                         int> = 0>
+  template <
+      typename O,
+      std::enable_if_t<std::is_same_v<O, Optional> || std::is_same_v<O, std::optional<T>>, int> = 0>
   auto operator==(const O& other) const {
     using Result = decltype(std::declval<const T&>() == std::declval<const T&>());
     if (!has_value() || !other.has_value()) return Result(has_value() == other.has_value());
     if (data_.get() == OtherObject(*other)) return Result(true);
     return **this == *other;
   }
-  template <typename O, std::enable_if_t<std::is_same_v<O, Optional> ||
-                                             std::is_same_v<O, std::optional<T>>,
-                                         int> = 0>
+  template <
+      typename O,
+      std::enable_if_t<std::is_same_v<O, Optional> || std::is_same_v<O, std::optional<T>>, int> = 0>
   auto operator!=(const O& other) const {
     return !(*this == other);
   }
   /*! \brief A value compares as T does; an empty Optional equals no value. */
-  template <typename U, std::enable_if_t<!is_optional_type_v<U> &&
-                                             !std::is_same_v<U, std::optional<T>> &&
-                                             !std::is_same_v<U, std::nullopt_t> &&
-                                             !std::is_same_v<U, std::nullptr_t>,
-                                         int> = 0>
+  template <
+      typename U,
+      std::enable_if_t<!is_optional_type_v<U> && !std::is_same_v<U, std::optional<T>> &&
+                           !std::is_same_v<U, std::nullopt_t> && !std::is_same_v<U, std::nullptr_t>,
+                       int> = 0>
   auto operator==(const U& other) const {
     using Result = decltype(std::declval<const T&>() == other);
     if (!has_value()) return Result(false);
@@ -415,11 +415,11 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> {
     }
     return **this == other;
   }
-  template <typename U, std::enable_if_t<!is_optional_type_v<U> &&
-                                             !std::is_same_v<U, std::optional<T>> &&
-                                             !std::is_same_v<U, std::nullopt_t> &&
-                                             !std::is_same_v<U, std::nullptr_t>,
-                                         int> = 0>
+  template <
+      typename U,
+      std::enable_if_t<!is_optional_type_v<U> && !std::is_same_v<U, std::optional<T>> &&
+                           !std::is_same_v<U, std::nullopt_t> && !std::is_same_v<U, std::nullptr_t>,
+                       int> = 0>
   auto operator!=(const U& other) const {
     return !(*this == other);
   }
