@@ -31,8 +31,8 @@ TVMFFIAny IntAny(int64_t v) {
 
 // A String object made in this binary (for comparison with the C API path).
 String MakeInlineHeapString(const char* data, size_t size) {
-  ObjectPtr<details::StringObj> obj = make_inplace_array_object<details::StringObj, char>(size + 1);
-  char* dest = reinterpret_cast<char*>(obj.get()) + sizeof(details::StringObj);
+  ObjectPtr<detail::StringObj> obj = make_inplace_array_object<detail::StringObj, char>(size + 1);
+  char* dest = reinterpret_cast<char*>(obj.get()) + sizeof(detail::StringObj);
   std::memcpy(dest, data, size);
   dest[size] = '\0';
   obj->data = dest;
@@ -40,7 +40,7 @@ String MakeInlineHeapString(const char* data, size_t size) {
   TVMFFIAny any;
   any.type_index = kTVMFFIStr;
   any.zero_padding = 0;
-  any.v_obj = details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(obj));
+  any.v_obj = detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(obj));
   return TypeTraits<String>::MoveFromAnyAfterCheck(&any);
 }
 
@@ -67,7 +67,7 @@ int main() {
                   }),
                   2.2});
 
-  TVMFFIObjectHandle fadd_handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(fadd);
+  TVMFFIObjectHandle fadd_handle = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(fadd);
   rows.push_back({"TVMFFIFunctionCall(int,int)->int, C API", MeasureNs([&](int i) {
                     TVMFFIAny args[2] = {IntAny(i), IntAny(1)};
                     TVMFFIAny result;
@@ -86,7 +86,7 @@ int main() {
                   30});
 
   Function fthrow = Function::FromTyped([](int) -> int { TVM_FFI_THROW(ValueError) << "bench"; });
-  TVMFFIObjectHandle fthrow_handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(fthrow);
+  TVMFFIObjectHandle fthrow_handle = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(fthrow);
   rows.push_back({"throw ValueError -> -1 + MoveFromRaised", MeasureNs([&](int i) {
                     TVMFFIAny args[1] = {IntAny(i)};
                     TVMFFIAny result;
@@ -117,7 +117,7 @@ int main() {
       },
       nullptr, &c_handle);
   Function cfunc(
-      details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(c_handle)));
+      detail::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(c_handle)));
   rows.push_back({"TVMFFIFunctionGetGlobal + DecRef, C API only", MeasureNs([](int) {
                     TVMFFIByteArray name{"bench.add", 9};
                     TVMFFIObjectHandle f = nullptr;

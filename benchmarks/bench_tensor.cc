@@ -140,7 +140,7 @@ int main() {
                     DoNotOptimize(r);
                   }),
                   5});
-  TVMFFIObjectHandle f3_handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f3);
+  TVMFFIObjectHandle f3_handle = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f3);
   rows.push_back(
       {"TVMFFIFunctionCall(kTVMFFIDLTensorPtr x3), C API", MeasureNs([&](int) {
          TVMFFIAny args[3] = {TensorPtrAny(&dl[0]), TensorPtrAny(&dl[1]), TensorPtrAny(&dl[2])};

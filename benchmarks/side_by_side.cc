@@ -183,18 +183,18 @@ void Setup() {
   g_legacy.dl_tensor = ProducerTensor(g_strides);
 
   g_fadd = Function::FromTyped([](int a, int b) { return Add(a, b); });
-  g_fadd_handle = tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_fadd);
+  g_fadd_handle = tvm::ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_fadd);
   g_f3 = Function::FromTyped([](TensorView a, TensorView b, TensorView c) {
     Keep(a.data_ptr());
     Keep(b.data_ptr());
     Keep(c.data_ptr());
   });
-  g_f3_handle = tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_f3);
+  g_f3_handle = tvm::ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_f3);
   g_fthrow = Function::FromTyped([](int a) -> int {
     if (a >= 0) TVM_FFI_THROW(ValueError) << "bench";
     return a;
   });
-  g_fthrow_handle = tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_fthrow);
+  g_fthrow_handle = tvm::ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(g_fthrow);
   for (DLTensor& t : g_dl) t = ProducerTensor(g_strides);
   TVMFFIFunctionCreate(
       nullptr,

@@ -576,7 +576,7 @@ extern "C" const TVMFFIByteArray* TVMFFIBacktrace(const char* filename, int line
       if (func != nullptr) DropSiteFrame(&buf.text, frames_start, func);
     }
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     buf.text.clear();  // out of memory: an empty backtrace is still a valid answer
   }
   buf.array = TVMFFIByteArray{buf.text.c_str(), buf.text.size()};

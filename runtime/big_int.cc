@@ -23,7 +23,7 @@ namespace ffi {
 namespace {
 
 int64_t BigIntAnyHash(const Any& value) {
-  return details::int_ops::BitcastToInt64(value.cast<BigInt>().hash());
+  return detail::int_ops::BitcastToInt64(value.cast<BigInt>().hash());
 }
 
 bool BigIntAnyEqual(const Any& lhs, const Any& rhs) {
@@ -59,10 +59,10 @@ void RegisterBigIntType() noexcept {
     // of every header version call the same way (upstream 0.1.15's pointer form
     // returns a TVMFFIAny, older ones an int64), so a library built against
     // either side's headers finds BigInt Map keys by value.
-    refl::TypeAttrDef<details::BigIntObj>()
+    refl::TypeAttrDef<detail::BigIntObj>()
         .attr(refl::type_attr::kAnyHash, Function::FromTyped(BigIntAnyHash))
         .attr(refl::type_attr::kAnyEqual, Function::FromTyped(BigIntAnyEqual));
-    refl::TypeAttrDef<details::BigIntObj>()
+    refl::TypeAttrDef<detail::BigIntObj>()
         .def(refl::type_attr::kDataToJson,
              Function::FromTyped([](BigInt value) { return BigIntToJSON(value); }))
         .def(refl::type_attr::kDataFromJson,
@@ -82,14 +82,14 @@ void RegisterBigIntType() noexcept {
 
 using namespace tvmffi::rt;
 using ::tvm::ffi::BigInt;
-using ::tvm::ffi::details::BigIntUnsafe;
+using ::tvm::ffi::detail::BigIntUnsafe;
 
 extern "C" {
 
 int TVMFFIBigIntFromByteArray(const TVMFFIByteArray* input, TVMFFIAny* out) {
   TVM_FFI_SAFE_CALL_BEGIN();
   CheckNotNull(out, "TVMFFIBigIntFromByteArray", "out");
-  ::tvm::ffi::details::SetAnyNone(out);
+  ::tvm::ffi::detail::SetAnyNone(out);
   CheckByteArray(input, "TVMFFIBigIntFromByteArray", "input");
   if (input->size % sizeof(int64_t) != 0) {
     Throw("ValueError", "TVMFFIBigIntFromByteArray: argument `input` must hold whole 64-bit words",
@@ -121,9 +121,9 @@ TVMFFIByteArray TVMFFIBigIntGetContentByteArray(const TVMFFIAny* value) {
     try {
       SetRaised("TypeError",
                 "TVMFFIBigIntGetContentByteArray: argument `value` must be an int, not `" +
-                    ::tvm::ffi::details::TypeIndexToTypeKey(value->type_index) + "`");
+                    ::tvm::ffi::detail::TypeIndexToTypeKey(value->type_index) + "`");
     } catch (...) {
-      ::tvm::ffi::details::RethrowIfForcedUnwind();
+      ::tvm::ffi::detail::RethrowIfForcedUnwind();
       SetRaised("TypeError", "TVMFFIBigIntGetContentByteArray: argument `value` is not an int");
     }
     return TVMFFIByteArray{nullptr, 0};

@@ -36,7 +36,7 @@ class BuiltinDef {
   static void Add(const char* name, Make make) noexcept {
     try {
       tvm::ffi::Function f = make();
-      RegisterBuiltinGlobal(name, tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f));
+      RegisterBuiltinGlobal(name, tvm::ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f));
     } catch (...) {
       char what[160];
       std::snprintf(what, sizeof(what), "cannot create built-in global `%s`", name);

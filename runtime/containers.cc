@@ -34,7 +34,7 @@ Any CopyCellToAny(const TVMFFIAny* cell) {
 }
 
 const TVMFFIAny* CellOf(const AnyView& view) {
-  return details::AnyUnsafe::TVMFFIAnyPtrFromAnyView(view);
+  return detail::AnyUnsafe::TVMFFIAnyPtrFromAnyView(view);
 }
 
 // Walks a map for the iterator protocol of ffi.MapForwardIterFunctor. Holds
@@ -100,7 +100,7 @@ using tvmffi::rt::BuiltinDef;
            [](const ArrayObj* arr, AnyView value) -> bool {
              const TVMFFIAny* cells = static_cast<const TVMFFIAny*>(arr->data);
              for (size_t i = 0; i < arr->size(); ++i) {
-               if (details::CellContentEqual(cells + i, CellOf(value))) return true;
+               if (detail::CellContentEqual(cells + i, CellOf(value))) return true;
              }
              return false;
            })

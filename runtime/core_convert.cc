@@ -35,7 +35,7 @@ namespace {
 
 template <typename T>
 void RegisterConvertOf(int32_t type_index, const char* type_key) {
-  reflection::details::RegisterTypeAttr(
+  reflection::detail::RegisterTypeAttr(
       type_index, reflection::type_attr::kConvert,
       Function::FromTyped(
           [type_key](AnyView value) -> T {
@@ -49,7 +49,7 @@ Shape ShapeFromAny(AnyView value) {
   const TVMFFIAny* cell = reinterpret_cast<const TVMFFIAny*>(&value);
   if (cell->type_index == TypeIndex::kTVMFFIShape) return value.cast<Shape>();
   if (cell->type_index == TypeIndex::kTVMFFIArray || cell->type_index == TypeIndex::kTVMFFIList) {
-    ObjectPtr<ShapeObj> p = details::MakeShapeFromIntSeq(cell->v_obj);
+    ObjectPtr<ShapeObj> p = detail::MakeShapeFromIntSeq(cell->v_obj);
     if (p != nullptr) return Shape(std::move(p));
   }
   CannotCast(value, "ffi.Shape");
@@ -68,7 +68,7 @@ void RegisterCoreConverts() noexcept {
     RegisterConvertOf<Map<Any, Any>>(TypeIndex::kTVMFFIMap, "ffi.Map");
     RegisterConvertOf<Dict<Any, Any>>(TypeIndex::kTVMFFIDict, "ffi.Dict");
     RegisterConvertOf<Tensor>(TypeIndex::kTVMFFITensor, "ffi.Tensor");
-    reflection::details::RegisterTypeAttr(
+    reflection::detail::RegisterTypeAttr(
         TypeIndex::kTVMFFIShape, reflection::type_attr::kConvert,
         Function::FromTyped(&ShapeFromAny,
                             std::string("ffi.Shape.") + reflection::type_attr::kConvert));

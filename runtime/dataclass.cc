@@ -90,7 +90,7 @@ std::string_view TypeKeyOf(int32_t type_index) {
 }
 
 const Object* ObjectOf(const Any& value) {
-  return reinterpret_cast<const Object*>(details::AnyUnsafe::TVMFFIAnyPtrFromAny(value)->v_obj);
+  return reinterpret_cast<const Object*>(detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value)->v_obj);
 }
 
 // ---------------------------------------------------------------------------
@@ -180,9 +180,9 @@ class DeepCopier {
   // reference to it sees the entries.
   static void FillInPlace(MapObj* target, Any key, Any value) {
     ObjectPtr<Object> storage = GetObjectPtr<Object>(target);
-    TVMFFIAny k = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(key));
-    TVMFFIAny v = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(value));
-    MapBaseObj::InsertOrAssign<MapObj>(&storage, k, v, details::AnyCellHash(&k));
+    TVMFFIAny k = detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(key));
+    TVMFFIAny v = detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(value));
+    MapBaseObj::InsertOrAssign<MapObj>(&storage, k, v, detail::AnyCellHash(&k));
     if (storage.get() != target) target->TakeStorageFrom(std::move(storage));
   }
 
@@ -316,10 +316,10 @@ class ReprPrinter {
   }
 
   void Print(const Any& value) {
-    const TVMFFIAny* cell = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+    const TVMFFIAny* cell = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
     std::string_view text;
     int32_t kind;
-    if (details::StringLikeView(cell, &text, &kind)) {
+    if (detail::StringLikeView(cell, &text, &kind)) {
       std::string out;
       AppendQuoted(&out, text, kind == TypeIndex::kTVMFFIBytes);
       Append(out);
@@ -336,7 +336,7 @@ class ReprPrinter {
         Append(std::to_string(cell->v_int64));
         return;
       case TypeIndex::kTVMFFIBigInt:  // decimal, as operator<< prints it
-        Append(details::int_ops::ToStringFallback(value.cast<BigInt>()));
+        Append(detail::int_ops::ToStringFallback(value.cast<BigInt>()));
         return;
       case TypeIndex::kTVMFFIFloat: {
         char buf[32];
@@ -520,13 +520,13 @@ int Sign(const T& a, const T& b) {
 }
 
 std::string KeyOfCell(const TVMFFIAny* cell, int32_t string_class) {
-  return details::TypeIndexToTypeKey(string_class >= 0 ? string_class : cell->type_index);
+  return detail::TypeIndexToTypeKey(string_class >= 0 ? string_class : cell->type_index);
 }
 
 struct ObjectPairHash {
   size_t operator()(const std::pair<const Object*, const Object*>& p) const noexcept {
-    return static_cast<size_t>(details::StableHashCombine(reinterpret_cast<uintptr_t>(p.first),
-                                                          reinterpret_cast<uintptr_t>(p.second)));
+    return static_cast<size_t>(detail::StableHashCombine(reinterpret_cast<uintptr_t>(p.first),
+                                                         reinterpret_cast<uintptr_t>(p.second)));
   }
 };
 
@@ -639,8 +639,8 @@ class RecursiveComparer {
   // Decides lhs vs rhs at once (true, *out set) or pushes a frame for their
   // parts (false).
   bool Step(const Any& lhs, const Any& rhs, std::vector<Frame>* stack, int* out) {
-    const TVMFFIAny* a = details::AnyUnsafe::TVMFFIAnyPtrFromAny(lhs);
-    const TVMFFIAny* b = details::AnyUnsafe::TVMFFIAnyPtrFromAny(rhs);
+    const TVMFFIAny* a = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(lhs);
+    const TVMFFIAny* b = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(rhs);
     if (a->type_index == TypeIndex::kTVMFFINone || b->type_index == TypeIndex::kTVMFFINone) {
       *out = static_cast<int>(b->type_index == TypeIndex::kTVMFFINone) -
              static_cast<int>(a->type_index == TypeIndex::kTVMFFINone);
@@ -648,8 +648,8 @@ class RecursiveComparer {
     }
     std::string_view sa, sb;
     int32_t ka = -1, kb = -1;
-    bool a_text = details::StringLikeView(a, &sa, &ka);
-    bool b_text = details::StringLikeView(b, &sb, &kb);
+    bool a_text = detail::StringLikeView(a, &sa, &ka);
+    bool b_text = detail::StringLikeView(b, &sb, &kb);
     if (a_text && b_text && ka == kb) {
       int c = sa.compare(sb);
       *out = c < 0 ? -1 : (c > 0 ? 1 : 0);
@@ -658,8 +658,8 @@ class RecursiveComparer {
     if (IsInteger(a->type_index) && IsInteger(b->type_index) &&
         (a->type_index == TypeIndex::kTVMFFIBigInt || b->type_index == TypeIndex::kTVMFFIBigInt)) {
       // int and BigInt order by value (the two forms never hold the same number).
-      *out = details::int_ops::CompareFallback(details::BigIntUnsafe::GetArrayView(a),
-                                               details::BigIntUnsafe::GetArrayView(b));
+      *out = detail::int_ops::CompareFallback(detail::BigIntUnsafe::GetArrayView(a),
+                                              detail::BigIntUnsafe::GetArrayView(b));
       return true;
     }
     if (a_text || b_text || a->type_index != b->type_index) {
@@ -899,14 +899,14 @@ class RecursiveHasher {
     std::vector<uint64_t> entries;  // a map's (key, value) hashes
   };
 
-  static uint64_t Mix(uint64_t h, uint64_t v) { return details::StableHashCombine(h, v); }
+  static uint64_t Mix(uint64_t h, uint64_t v) { return detail::StableHashCombine(h, v); }
 
   bool Leaf(const Any& value, uint64_t* out) {
-    const TVMFFIAny* cell = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+    const TVMFFIAny* cell = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
     std::string_view text;
     int32_t klass;
-    if (details::StringLikeView(cell, &text, &klass)) {
-      *out = Mix(static_cast<uint64_t>(klass), details::StableHashBytes(text.data(), text.size()));
+    if (detail::StringLikeView(cell, &text, &klass)) {
+      *out = Mix(static_cast<uint64_t>(klass), detail::StableHashBytes(text.data(), text.size()));
       return true;
     }
     int32_t ti = cell->type_index;

@@ -371,7 +371,7 @@ std::vector<std::string> ExportedNames(const FileReader& f, const LoadMap& map,
     size_t end = strtab.find('\0', s.st_name);
     if (end == std::string::npos) continue;
     std::string_view name(strtab.data() + s.st_name, end - s.st_name);
-    std::string_view fname = ::tvm::ffi::details::ExportedFunctionName(name);
+    std::string_view fname = ::tvm::ffi::detail::ExportedFunctionName(name);
     if (!fname.empty()) names.emplace_back(fname);
   }
   std::sort(names.begin(), names.end());

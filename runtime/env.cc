@@ -129,7 +129,7 @@ void EnvAllocSetError(void* error_ctx, const char* kind, const char* message) {
     delete ctx->error;  // a second report replaces the first
     ctx->error = error;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     // out of memory: the caller reports a generic failure
   }
 }

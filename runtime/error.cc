@@ -58,7 +58,7 @@ void ErrorUpdateBacktrace(TVMFFIObjectHandle self, const TVMFFIByteArray* bt, in
       s->backtrace.assign(bt->data, bt->size);
     }
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return;  // out of memory: keep the old text
   }
   obj->backtrace = ArrayOf(s->backtrace);
@@ -91,7 +91,7 @@ void NeverFreed(void*, int) {}
 constexpr char kOutOfMemoryMessage[] = "out of memory (while creating an error)";
 struct StaticErrorObject : ::tvm::ffi::ErrorObj {
   StaticErrorObject() noexcept {
-    ::tvm::ffi::details::InitObjectHeader(&header_, kTVMFFIError, NeverFreed);
+    ::tvm::ffi::detail::InitObjectHeader(&header_, kTVMFFIError, NeverFreed);
     kind = {"MemoryError", 11};
     message = {kOutOfMemoryMessage, sizeof(kOutOfMemoryMessage) - 1};
     backtrace = {"", 0};
@@ -104,7 +104,7 @@ static_assert(std::is_trivially_destructible_v<StaticErrorObject>);
 // Made on first use (a guard, no allocation): no load-time order to depend on.
 TVMFFIObject* OutOfMemoryError() {
   static StaticErrorObject oom;
-  return ::tvm::ffi::details::ObjectUnsafe::GetHeader(&oom);
+  return ::tvm::ffi::detail::ObjectUnsafe::GetHeader(&oom);
 }
 
 // ---------------------------------------------------------------------------
@@ -266,7 +266,7 @@ void TVMFFIErrorSetRaisedFromCStrParts(const char* kind, const char** message_pa
       }
     }
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     SetRaised("MemoryError", "out of memory");
     return;
   }
@@ -294,7 +294,7 @@ int TVMFFIErrorCreateWithCauseAndExtraContext(
                      static_cast<TVMFFIObject*>(cause_chain),
                      static_cast<TVMFFIObject*>(extra_context));
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return -1;
   }
   return 0;
@@ -316,7 +316,7 @@ int32_t TVMFFIErrorKindLookup(const TVMFFIByteArray* kind) {
   try {
     return ErrorKindRegistry::Global()->Lookup(ViewOrEmpty(kind));
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return kTVMFFIErrorKindUnknown;
   }
 }

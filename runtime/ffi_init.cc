@@ -94,7 +94,7 @@ std::shared_ptr<InitPlan> MakePlan(int32_t type_index) {
 // The setter's error, naming the type, `what` the value was and the field; the cause below.
 [[noreturn]] void ThrowSetterError(const InitPlan& plan, const TVMFFIFieldInfo* f,
                                    const char* what) {
-  Error cause = details::MoveFromSafeCallRaised();
+  Error cause = detail::MoveFromSafeCallRaised();
   // The cause on lines of its own, each indented by two spaces (upstream's layout).
   std::string text = cause.message();
   std::string indented = "  ";
@@ -200,7 +200,7 @@ void RegisterFFIInit(int32_t type_index) {
   std::shared_ptr<InitPlan> plan = MakePlan(type_index);
   Function init = Function::FromPacked(
       [plan](PackedArgs args, Any* rv) { *rv = Construct(*plan, args.data(), args.size()); });
-  reflection::details::RegisterTypeAttr(type_index, reflection::type_attr::kInit, init);
+  reflection::detail::RegisterTypeAttr(type_index, reflection::type_attr::kInit, init);
 }
 
 [[maybe_unused]] const bool kFFIInitRegistered = [] {

@@ -45,7 +45,7 @@ int FunctionTrampoline(void* handle, const TVMFFIAny* args, int32_t num_args, TV
     }
     return f->user_call(f->self, args, num_args, result);
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -186,7 +186,7 @@ int BuiltinStringLike(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny*
     }
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -225,7 +225,7 @@ int BuiltinGetGlobalFuncMetadata(void*, const TVMFFIAny* args, int32_t num_args,
     MakeStringAny(metadata.data(), metadata.size(), result);
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -240,7 +240,7 @@ int BuiltinRemoveGlobal(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAn
     result->v_int64 = removed ? 1 : 0;
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -268,7 +268,7 @@ int ListNamesStep(void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny
     MakeStringAny(n.data(), n.size(), result);
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -290,7 +290,7 @@ int BuiltinListGlobalNamesFunctor(void*, const TVMFFIAny*, int32_t num_args, TVM
     result->v_obj = f;
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -312,7 +312,7 @@ int BuiltinLoadFailures(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* re
     MakeStringAny(text.data(), text.size(), result);
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -322,10 +322,10 @@ int BuiltinLoadFailures(void*, const TVMFFIAny*, int32_t num_args, TVMFFIAny* re
 int BuiltinRecordLoadFailure(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {
   try {
     RecordLoadFailure(StringArg("ffi.RecordLoadFailure", args, num_args));
-    ::tvm::ffi::details::SetAnyNone(result);
+    ::tvm::ffi::detail::SetAnyNone(result);
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -370,7 +370,7 @@ int BuiltinFunctionFromExternC(void*, const TVMFFIAny* args, int32_t num_args, T
     result->v_obj = f;
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -439,7 +439,7 @@ bool RegisterBuiltinGlobal(std::string_view name, TVMFFIObject* func) noexcept {
     return true;
   } catch (const ::tvm::ffi::Error& e) {
     const TVMFFIErrorCell* cell =
-        TVMFFIErrorGetCellPtr(::tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(e));
+        TVMFFIErrorGetCellPtr(::tvm::ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(e));
     RecordBuiltinFailure("register", name, View(cell->kind), View(cell->message));
   } catch (const std::exception& e) {
     RecordBuiltinFailure("register", name, e.what());
@@ -472,11 +472,11 @@ namespace {
 static_assert(offsetof(TVMFFIObject, __padding) == offsetof(TVMFFIObject, type_index) + 4);
 constexpr uint64_t kCppFunctionKind =
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    static_cast<uint64_t>(::tvm::ffi::details::kCppFunctionMagic) << 32 |
+    static_cast<uint64_t>(::tvm::ffi::detail::kCppFunctionMagic) << 32 |
     static_cast<uint32_t>(kTVMFFIFunction);
 #else
     static_cast<uint64_t>(static_cast<uint32_t>(kTVMFFIFunction)) << 32 |
-    ::tvm::ffi::details::kCppFunctionMagic;
+    ::tvm::ffi::detail::kCppFunctionMagic;
 #endif
 // The argument cells a foreign caller (C, another language) hands in are
 // checked once, here at the door, so that no callee -- typed or taking Any --
@@ -574,7 +574,7 @@ TVMFFI_RT_NOINLINE int CallOtherFunction(TVMFFIObject* obj, TVMFFIAny* args, int
     try {
       rc = f->user_call(f->self, args, num_args, result);
     } catch (...) {
-      ::tvm::ffi::details::RethrowIfForcedUnwind();
+      ::tvm::ffi::detail::RethrowIfForcedUnwind();
       return FunctionCallFailed(raises, HandleCurrentException());
     }
   } else {

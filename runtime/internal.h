@@ -59,7 +59,7 @@ void RaiseIfSilent(uint64_t raises_before, int rc, const char* what) noexcept;
 /*! \brief The arguments printed one after another (error.h's message builder). */
 template <typename... Args>
 std::string Concat(Args&&... args) {
-  ::tvm::ffi::details::ErrorMessageStream os;
+  ::tvm::ffi::detail::ErrorMessageStream os;
   (void)(os << ... << args);
   return std::move(os.str());
 }
@@ -71,20 +71,20 @@ std::string Concat(Args&&... args) {
  */
 template <typename... Args>
 [[noreturn]] TVM_FFI_COLD_CODE void Throw(const char* kind, Args&&... args) {
-  ::tvm::ffi::details::ErrorThrowSite site(kind, TVMFFIBacktrace(nullptr, 0, nullptr, 0));
-  ::tvm::ffi::details::ErrorMessageStream& os = ::tvm::ffi::details::ThrowMessageStream();
+  ::tvm::ffi::detail::ErrorThrowSite site(kind, TVMFFIBacktrace(nullptr, 0, nullptr, 0));
+  ::tvm::ffi::detail::ErrorMessageStream& os = ::tvm::ffi::detail::ThrowMessageStream();
   (void)(os << ... << args);
   throw site && os;
 }
 
 /*! \brief Throw the error a failed C call (return code rc) left in the raised slot. */
 [[noreturn]] inline void ThrowRaised(int rc) {
-  ::tvm::ffi::details::ThrowRaisedError(rc);
+  ::tvm::ffi::detail::ThrowRaisedError(rc);
 }
 
 /*! \brief Park the in-flight exception (inside a catch block); returns -1 or -2. */
 inline int HandleCurrentException() noexcept {
-  return ::tvm::ffi::details::SetRaisedFromCurrentException();
+  return ::tvm::ffi::detail::SetRaisedFromCurrentException();
 }
 
 /*! \brief ValueError "<func>: argument `<arg>` is NULL" when p is NULL. */
@@ -147,11 +147,11 @@ void FreeObjectMemory(void* self);
 
 // The ABI's reference counting is object.h's (one protocol for every binary).
 inline void IncRef(TVMFFIObject* obj) {
-  ::tvm::ffi::details::HeaderIncRef(obj);
+  ::tvm::ffi::detail::HeaderIncRef(obj);
 }
 /*! \brief The DecRef protocol of the ABI (NULL is ignored). */
 inline void DecRef(TVMFFIObject* obj) {
-  if (obj != nullptr) ::tvm::ffi::details::HeaderDecRef(obj);
+  if (obj != nullptr) ::tvm::ffi::detail::HeaderDecRef(obj);
 }
 
 /*! \brief True when the object's type is `type_index` or derives from it. */
@@ -184,7 +184,7 @@ std::string DescribeAnyType(const TVMFFIAny& v);
 /*! \brief Release whatever an owned TVMFFIAny holds and reset it to None. */
 inline void AnyRelease(TVMFFIAny* v) {
   if (v->type_index >= kTVMFFIStaticObjectBegin) DecRef(v->v_obj);
-  ::tvm::ffi::details::SetAnyNone(v);
+  ::tvm::ffi::detail::SetAnyNone(v);
 }
 
 // ---------------------------------------------------------------------------

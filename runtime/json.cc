@@ -487,7 +487,7 @@ class Writer {
 
  private:
   void Write(const Any& value, int depth) {
-    const TVMFFIAny* cell = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+    const TVMFFIAny* cell = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
     std::string_view text;
     int32_t klass;
     switch (cell->type_index) {
@@ -512,8 +512,8 @@ class Writer {
         WriteMap(cell, depth + 1);
         return;
       default:
-        if (details::StringLikeView(cell, &text, &klass) && klass == TypeIndex::kTVMFFIStr) {
-          details::AppendJSONString(&out_, text);
+        if (detail::StringLikeView(cell, &text, &klass) && klass == TypeIndex::kTVMFFIStr) {
+          detail::AppendJSONString(&out_, text);
           return;
         }
         TVM_FFI_THROW(ValueError) << "json::Stringify: unsupported type: `" << value.GetTypeKey()
@@ -621,11 +621,11 @@ class Writer {
       NewLine();
       std::string_view key;
       int32_t klass;
-      if (!details::StringLikeView(it.key_cell(), &key, &klass) || klass != TypeIndex::kTVMFFIStr) {
+      if (!detail::StringLikeView(it.key_cell(), &key, &klass) || klass != TypeIndex::kTVMFFIStr) {
         TVM_FFI_THROW(ValueError) << "json::Stringify: object keys must be strings, got `"
                                   << it.key().GetTypeKey() << "`";
       }
-      details::AppendJSONString(&out_, key);
+      detail::AppendJSONString(&out_, key);
       out_ += indent_ > 0 ? ": " : ":";
       Write(it.value(), depth);
     }

@@ -34,7 +34,7 @@ namespace ffi {
 namespace {
 
 const TVMFFIAny* CellOf(const AnyView& view) {
-  return details::AnyUnsafe::TVMFFIAnyPtrFromAnyView(view);
+  return detail::AnyUnsafe::TVMFFIAnyPtrFromAnyView(view);
 }
 
 Any CopyCellToAny(const TVMFFIAny* cell) {
@@ -145,7 +145,7 @@ using tvmffi::rt::BuiltinDef;
            [](const ListObj* list, AnyView value) -> bool {
              const TVMFFIAny* cells = static_cast<const TVMFFIAny*>(list->data);
              for (size_t i = 0; i < list->size(); ++i) {
-               if (details::CellContentEqual(cells + i, CellOf(value))) return true;
+               if (detail::CellContentEqual(cells + i, CellOf(value))) return true;
              }
              return false;
            })

@@ -40,12 +40,12 @@ namespace tvmffi {
 namespace rt {
 namespace module_detail {
 
-using ::tvm::ffi::details::kSymbolDocPrefix;
-using ::tvm::ffi::details::kSymbolFuncPrefix;
-using ::tvm::ffi::details::kSymbolLibraryBin;
-using ::tvm::ffi::details::kSymbolLibraryCtx;
-using ::tvm::ffi::details::kSymbolMetadataPrefix;
-using ::tvm::ffi::details::kSymbolWritesPrefix;
+using ::tvm::ffi::detail::kSymbolDocPrefix;
+using ::tvm::ffi::detail::kSymbolFuncPrefix;
+using ::tvm::ffi::detail::kSymbolLibraryBin;
+using ::tvm::ffi::detail::kSymbolLibraryCtx;
+using ::tvm::ffi::detail::kSymbolMetadataPrefix;
+using ::tvm::ffi::detail::kSymbolWritesPrefix;
 
 // Kind strings: static storage (ModuleObject::kind() hands out the pointer).
 constexpr const char* kKindLibrary = "library";
@@ -60,7 +60,7 @@ using ::tvm::ffi::Module;
 using ::tvm::ffi::ModuleObj;
 using ::tvm::ffi::Optional;
 using ::tvm::ffi::String;
-using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
+using ObjectUnsafe = ::tvm::ffi::detail::ObjectUnsafe;
 
 static_assert(sizeof(ModuleBase) == sizeof(ModuleObj), "ModuleBase must mirror ModuleObj");
 
@@ -119,7 +119,7 @@ ModuleBase* Obj(TVMFFIObject* mod) {
   return static_cast<ModuleBase*>(reinterpret_cast<::tvm::ffi::Object*>(mod));
 }
 TVMFFIObject* Handle(const ::tvm::ffi::Object* mod) {
-  return ::tvm::ffi::details::ObjectUnsafe::GetHeader(mod);
+  return ::tvm::ffi::detail::ObjectUnsafe::GetHeader(mod);
 }
 // Ours, as a C++ object (the header sits after the vtable pointer, as in ModuleObj).
 ModuleObject* Ours(TVMFFIObject* mod) {
@@ -224,7 +224,7 @@ void* PrefixedSymbol(TVMFFIObject* mod, const char* kind_prefix, const std::stri
 // Names that start with '_' would reach the loader's special symbols
 // (`__tvm_ffi__library_ctx` is data, not a function): never functions.
 bool IsReservedName(const std::string& name) {
-  return !::tvm::ffi::details::IsFunctionName(name);
+  return !::tvm::ffi::detail::IsFunctionName(name);
 }
 
 std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
@@ -236,7 +236,7 @@ std::vector<std::string> ListFunctionNames(TVMFFIObject* mod) {
   for (const auto& kv : EnvSystemLibSymbols()) {
     std::string_view s = kv.first;
     bool system_prefixed = !impl->symbol_prefix.empty() && s.substr(0, p1.size()) == p1;
-    std::string_view rest = ::tvm::ffi::details::ExportedFunctionName(
+    std::string_view rest = ::tvm::ffi::detail::ExportedFunctionName(
         s, system_prefixed ? std::string_view(p1) : std::string_view(kSymbolFuncPrefix));
     if (!rest.empty()) names.emplace_back(rest);
   }
@@ -259,7 +259,7 @@ std::mutex& ImportMutex() {
 void SnapshotImportsLocked(TVMFFIObject* mod, ImportList* out) {
   for (const Any& item : Obj(mod)->imports_) {
     if (item.type_index() != kTVMFFIModule) continue;  // only modules are imported
-    TVMFFIObject* m = ::tvm::ffi::details::AnyUnsafe::TVMFFIAnyPtrFromAny(item)->v_obj;
+    TVMFFIObject* m = ::tvm::ffi::detail::AnyUnsafe::TVMFFIAnyPtrFromAny(item)->v_obj;
     IncRef(m);
     out->mods.push_back(m);
   }
@@ -278,7 +278,7 @@ void SnapshotImports(TVMFFIObject* mod, ImportList* out) {
 TVMFFIObject* ReleaseFunction(Optional<Function> f) {
   if (!f.has_value()) return nullptr;
   Function fn = *std::move(f);
-  return ::tvm::ffi::details::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(fn));
+  return ::tvm::ffi::detail::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(fn));
 }
 
 /*! \brief A new reference to the function `name` of one of our modules itself, or NULL. */
@@ -379,7 +379,7 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
                                   ? obj->GetFunctionDoc(name)
                                   : obj->GetFunctionMetadata(name);
       if (text.has_value()) {
-        *out = ::tvm::ffi::details::AnyUnsafe::MoveAnyToTVMFFIAny(Any(*std::move(text)));
+        *out = ::tvm::ffi::detail::AnyUnsafe::MoveAnyToTVMFFIAny(Any(*std::move(text)));
         return true;
       }
     }
@@ -388,7 +388,7 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
   } else if (void* sym = PrefixedSymbol(mod, kind_prefix, name)) {
     auto getter = reinterpret_cast<TVMFFISafeCallType>(sym);
     TVMFFIAny result;
-    ::tvm::ffi::details::SetAnyNone(&result);
+    ::tvm::ffi::detail::SetAnyNone(&result);
     int rc = getter(nullptr, nullptr, 0, &result);
     if (rc != 0) ThrowRaised(rc);
     if (result.type_index != kTVMFFIStr && result.type_index != kTVMFFISmallStr) {
@@ -487,7 +487,7 @@ bool ReachableThroughImportsLocked(TVMFFIObject* root, TVMFFIObject* target) {
 // Appends `other` to `mod`'s import list (ModuleObj's default ImportModule and
 // ours); RuntimeError when that would close a cycle.
 void AppendImport(TVMFFIObject* mod, const Module& other) {
-  TVMFFIObject* o = ::tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other);
+  TVMFFIObject* o = ::tvm::ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other);
   std::lock_guard<std::mutex> import_lock(ImportMutex());
   if (ReachableThroughImportsLocked(o, mod)) {
     Throw("RuntimeError", "Module ", Describe(mod), " cannot import ", Describe(o),
@@ -531,7 +531,7 @@ Optional<String> OwnText(TVMFFIObject* mod, const char* kind_prefix, const Strin
   if (!GetFunctionText(mod, kind_prefix, name, /*query_imports=*/false, &text)) {
     return Optional<String>();
   }
-  return ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>();
+  return ::tvm::ffi::detail::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>();
 }
 
 Optional<String> ModuleObject::GetFunctionDoc(const String& name) {

@@ -99,8 +99,8 @@ void ImportLibraryBin(TVMFFIObject* lib, const void* bin, uint64_t symbol_size,
       has_lib = true;
       IncRef(lib);
       modules.push_back(
-          ::tvm::ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<::tvm::ffi::Module>(
-              ::tvm::ffi::details::ObjectUnsafe::ObjectPtrFromOwned<::tvm::ffi::Object>(lib)));
+          ::tvm::ffi::detail::ObjectUnsafe::ObjectRefFromObjectPtr<::tvm::ffi::Module>(
+              ::tvm::ffi::detail::ObjectUnsafe::ObjectPtrFromOwned<::tvm::ffi::Object>(lib)));
       continue;
     }
     std::string payload = in.Text("a module's bytes");
@@ -120,13 +120,13 @@ void ImportLibraryBin(TVMFFIObject* lib, const void* bin, uint64_t symbol_size,
   }
   // The loader hands out the library's own module: it must be the tree's root.
   if (!has_lib || n == 0 ||
-      ::tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(modules[0]) != lib) {
+      ::tvm::ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(modules[0]) != lib) {
     in.Bad("the import tree", "does not have the library itself (\"_lib\") as its root");
   }
   for (size_t i = 0; i < n; ++i) {
     for (uint64_t j = indptr[i]; j < indptr[i + 1]; ++j) {
       if (child[j] >= n) in.Bad("the import tree", "names a module past its end");
-      AppendImport(::tvm::ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(modules[i]),
+      AppendImport(::tvm::ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(modules[i]),
                    modules[child[j]]);
     }
   }

@@ -26,7 +26,7 @@ namespace rt {
 
 TVMFFIObject* InitObjectHeader(void* mem, int32_t type_index, void (*deleter)(void*, int)) {
   auto* obj = static_cast<TVMFFIObject*>(mem);
-  ::tvm::ffi::details::InitObjectHeader(obj, type_index, deleter);
+  ::tvm::ffi::detail::InitObjectHeader(obj, type_index, deleter);
   return obj;
 }
 
@@ -366,7 +366,7 @@ class TypeRegistry {
 
   TypeRegistry() {
     for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
-    for (const auto& t : ::tvm::ffi::details::kStaticTypes) {
+    for (const auto& t : ::tvm::ffi::detail::kStaticTypes) {
       bool root = t.index < kTVMFFIStaticObjectBegin || t.index == kTVMFFIObject;
       GetOrAlloc(t.key, t.index, root ? 0 : 1, 0, true, root ? -1 : kTVMFFIObject);
     }
@@ -454,7 +454,7 @@ bool ObjectIsInstance(const TVMFFIObject* obj, int32_t type_index) {
   const TypeEntry* target = reg->Get(type_index);
   const TypeEntry* self = reg->Get(obj->type_index);
   if (target == nullptr || self == nullptr) return false;
-  return ::tvm::ffi::details::TypeInfoIsSubtype(&self->info, type_index, target->info.type_depth);
+  return ::tvm::ffi::detail::TypeInfoIsSubtype(&self->info, type_index, target->info.type_depth);
 }
 
 int32_t TypeIndexEnd() {
@@ -472,7 +472,7 @@ std::vector<std::string> RegisteredTypeKeys() {
 
 std::string TypeIndexToKey(int32_t type_index) {
   const TypeEntry* e = TypeRegistry::Global()->Get(type_index);
-  return ::tvm::ffi::details::TypeKeyOrUnregistered(e == nullptr ? nullptr : &e->info, type_index);
+  return ::tvm::ffi::detail::TypeKeyOrUnregistered(e == nullptr ? nullptr : &e->info, type_index);
 }
 
 // ---------------------------------------------------------------------------
@@ -606,7 +606,7 @@ int32_t TVMFFITypeGetOrAllocIndex(const TVMFFIByteArray* type_key, int32_t stati
                                               num_child_slots, child_slots_can_overflow != 0,
                                               parent_type_index);
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }
@@ -667,7 +667,7 @@ const TVMFFITypeAttrColumn* TVMFFIGetTypeAttrColumn(const TVMFFIByteArray* attr_
   try {
     return TypeRegistry::Global()->GetAttrColumn(ViewOf(attr_name));
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return nullptr;  // documented as never raising (only bad_alloc can get here)
   }
 }

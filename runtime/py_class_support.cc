@@ -75,7 +75,7 @@ void ReleaseSlot(char* addr, Storage kind) {
     TVMFFIAny* a = reinterpret_cast<TVMFFIAny*>(addr);
     if (a->type_index >= TypeIndex::kTVMFFIStaticObjectBegin && a->v_obj != nullptr) {
       TVMFFIObject* p = a->v_obj;
-      ::tvm::ffi::details::SetAnyNone(a);
+      ::tvm::ffi::detail::SetAnyNone(a);
       TVMFFIObjectDecRef(p);
     }
   } else if (kind == Storage::kRef) {
@@ -105,7 +105,7 @@ TVMFFIObject* AllocObject(int32_t type_index, int64_t total_size) {
   void* p = std::calloc(1, size);
   if (p == nullptr) {
     TVM_FFI_THROW(MemoryError) << "Failed to allocate " << size << " bytes for type "
-                               << details::TypeIndexToTypeKey(type_index);
+                               << detail::TypeIndexToTypeKey(type_index);
   }
   TVMFFIObject* obj = static_cast<TVMFFIObject*>(p);
   obj->combined_ref_count = (uint64_t{1} << 32) | 1;
@@ -115,8 +115,8 @@ TVMFFIObject* AllocObject(int32_t type_index, int64_t total_size) {
 }
 
 ObjectRef Owned(TVMFFIObject* obj) {
-  return details::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
-      details::ObjectUnsafe::ObjectPtrFromOwned<Object>(obj));
+  return detail::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
+      detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(obj));
 }
 
 // ---- getters (owned results) -------------------------------------------------
@@ -239,7 +239,7 @@ void Store(int32_t static_index, char* field, const TVMFFIAny& v) {
       return;
     case TypeIndex::kTVMFFIAny: {
       TVMFFIAny fresh;
-      if (TVMFFIAnyViewToOwnedAny(&v, &fresh) != 0) details::ThrowRaisedError(-1);
+      if (TVMFFIAnyViewToOwnedAny(&v, &fresh) != 0) detail::ThrowRaisedError(-1);
       TVMFFIAny old;
       std::memcpy(&old, field, sizeof(old));
       std::memcpy(field, &fresh, sizeof(fresh));
@@ -257,7 +257,7 @@ void Store(int32_t static_index, char* field, const TVMFFIAny& v) {
     TVMFFIObjectIncRef(p);
   } else if (ti != TypeIndex::kTVMFFINone) {
     TVM_FFI_THROW(TypeError) << "expected an object, got a value of type `"
-                             << details::TypeIndexToTypeKey(ti) << "`";
+                             << detail::TypeIndexToTypeKey(ti) << "`";
   }
   void* old = nullptr;
   std::memcpy(&old, field, sizeof(old));
@@ -285,12 +285,12 @@ Function MakeFieldSetter(int32_t static_index, int64_t token, int64_t f_convert)
     Any converted = args[1];
     if (convert != nullptr) {
       TVMFFIAny out;
-      ::tvm::ffi::details::SetAnyNone(&out);
+      ::tvm::ffi::detail::SetAnyNone(&out);
       const int rc = convert(ctx, value, &out);
-      if (rc != 0) details::ThrowRaisedError(rc);
-      converted = details::AnyUnsafe::MoveTVMFFIAnyToAny(&out);
+      if (rc != 0) detail::ThrowRaisedError(rc);
+      converted = detail::AnyUnsafe::MoveTVMFFIAnyToAny(&out);
     }
-    Store(static_index, field, *details::AnyUnsafe::TVMFFIAnyPtrFromAny(converted));
+    Store(static_index, field, *detail::AnyUnsafe::TVMFFIAnyPtrFromAny(converted));
     *rv = Any();
   });
 }
@@ -319,20 +319,20 @@ void PyClassRegisterTypeAttrColumns(int32_t type_index, int64_t total_size) {
   ForEachField(type_index, [&](int64_t offset, Storage, int64_t size) {
     if (offset < static_cast<int64_t>(sizeof(TVMFFIObject)) || size > total_size - offset) {
       TVM_FFI_THROW(ValueError) << "ffi._PyClassRegisterTypeAttrColumns: type "
-                                << details::TypeIndexToTypeKey(type_index)
+                                << detail::TypeIndexToTypeKey(type_index)
                                 << " has a field at offset " << offset << " of size " << size
                                 << ", outside the object's " << total_size << " bytes";
     }
   });
   if (!HasTypeAttr(type_index, "__ffi_new__")) {
-    reflection::details::RegisterTypeAttr(
+    reflection::detail::RegisterTypeAttr(
         type_index, "__ffi_new__",
         Function::FromPacked([type_index, total_size](PackedArgs, Any* rv) {
           *rv = Owned(AllocObject(type_index, total_size));
         }));
   }
   if (!HasTypeAttr(type_index, "__ffi_shallow_copy__")) {
-    reflection::details::RegisterTypeAttr(
+    reflection::detail::RegisterTypeAttr(
         type_index, "__ffi_shallow_copy__",
         Function::FromPacked([type_index, total_size](PackedArgs args, Any* rv) {
           const TVMFFIAny* src_any =
@@ -349,7 +349,7 @@ void PyClassRegisterTypeAttrColumns(int32_t type_index, int64_t total_size) {
             if (kind == Storage::kAny) {
               if (TVMFFIAnyViewToOwnedAny(reinterpret_cast<const TVMFFIAny*>(src + offset),
                                           reinterpret_cast<TVMFFIAny*>(out + offset)) != 0) {
-                details::ThrowRaisedError(-1);
+                detail::ThrowRaisedError(-1);
               }
             } else if (kind == Storage::kRef) {
               void* p = nullptr;

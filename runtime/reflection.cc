@@ -75,7 +75,7 @@ using reflection::AccessStepObj;
 // Shared by equality and hashing
 
 const TVMFFIAny* CellOf(const Any& value) {
-  return details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+  return detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
 }
 
 bool IsNaN(const TVMFFIAny* cell) {
@@ -88,7 +88,7 @@ std::string_view TypeKeyOf(const TVMFFITypeInfo* info) {
 
 // The structural kind of an object's type; TypeError if it has none.
 TVMFFISEqHashKind KindOf(const TVMFFITypeInfo* info, const char* op) {
-  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+  const TVMFFITypeMetadata* md = ::tvm::ffi::detail::TypeMetadataOf(info);
   if (md == nullptr || md->structural_eq_hash_kind == kTVMFFISEqHashKindUnsupported) {
     TVM_FFI_THROW(TypeError) << op << ": type `" << TypeKeyOf(info)
                              << "` does not support structural comparison (it declares no "
@@ -160,8 +160,8 @@ int64_t DefFlag(bool def_region) {
 
 struct ObjectPairHash {
   size_t operator()(const std::pair<const Object*, const Object*>& p) const noexcept {
-    return static_cast<size_t>(details::HashMixStable(reinterpret_cast<uintptr_t>(p.first),
-                                                      reinterpret_cast<uintptr_t>(p.second)));
+    return static_cast<size_t>(detail::HashMixStable(reinterpret_cast<uintptr_t>(p.first),
+                                                     reinterpret_cast<uintptr_t>(p.second)));
   }
 };
 
@@ -189,12 +189,12 @@ class EqualRun {
     const TVMFFIAny* b = CellOf(rhs);
     std::string_view sa, sb;
     int32_t ka, kb;
-    if (details::StringLikeView(a, &sa, &ka)) {
-      return details::StringLikeView(b, &sb, &kb) && ka == kb && sa == sb;
+    if (detail::StringLikeView(a, &sa, &ka)) {
+      return detail::StringLikeView(b, &sb, &kb) && ka == kb && sa == sb;
     }
     if (a->type_index != b->type_index) return false;
     // A BigInt is a value: equal numbers are equal whatever their objects.
-    if (a->type_index == TypeIndex::kTVMFFIBigInt) return details::AnyCellEqual(a, b);
+    if (a->type_index == TypeIndex::kTVMFFIBigInt) return detail::AnyCellEqual(a, b);
     if (a->type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
       if (IsNaN(a)) return IsNaN(b);
       return a->zero_padding == b->zero_padding && a->v_uint64 == b->v_uint64;
@@ -423,14 +423,14 @@ class HashRun {
     if (memo != memo_.end()) return memo->second.first;
     if (tvmffi::rt::StackNearlyExhausted()) ThrowTooDeep("StructuralHash");
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(cell->type_index);
-    uint64_t h = details::HashMixStable(info->type_key_hash, 0);
+    uint64_t h = detail::HashMixStable(info->type_key_hash, 0);
     switch (cell->type_index) {
       case TypeIndex::kTVMFFIArray:
       case TypeIndex::kTVMFFIList: {
         const auto* seq = static_cast<const SeqBaseObj*>(obj);
-        h = details::HashMixStable(h, seq->size());
+        h = detail::HashMixStable(h, seq->size());
         for (const Any& item : tvmffi::rt::StableItems(seq)) {
-          h = details::HashMixStable(h, Hash(item));
+          h = detail::HashMixStable(h, Hash(item));
         }
         break;
       }
@@ -440,9 +440,9 @@ class HashRun {
         break;
       case TypeIndex::kTVMFFIShape: {
         const auto* shape = static_cast<const ShapeObj*>(obj);
-        h = details::HashMixStable(h, shape->size);
+        h = detail::HashMixStable(h, shape->size);
         for (size_t i = 0; i < shape->size; ++i) {
-          h = details::HashMixStable(h, static_cast<uint64_t>(shape->data[i]));
+          h = detail::HashMixStable(h, static_cast<uint64_t>(shape->data[i]));
         }
         return h;
       }
@@ -470,22 +470,22 @@ class HashRun {
     if (IsNaN(cell)) {
       TVMFFIAny nan = *cell;
       nan.v_float64 = std::nan("");
-      return details::AnyCellHash(&nan);
+      return detail::AnyCellHash(&nan);
     }
     // Strings hash by content whatever their form (as AnyHash does).
-    return details::AnyCellHash(cell);
+    return detail::AnyCellHash(cell);
   }
 
   // Order independent: entries combine commutatively. A key that is an
   // object not seen before (e.g. a free variable first met here) contributes
   // nothing of its own, as its hash would depend on the visiting order.
   uint64_t Mapping(uint64_t h, const MapBaseObj* map) {
-    h = details::HashMixStable(h, map->size());
+    h = detail::HashMixStable(h, map->size());
     uint64_t sum = 0;
     // A snapshot: a hook run below may change the dict (walk_guard.h).
     for (const auto& [key_any, value] : tvmffi::rt::StableEntries(map)) {
       uint64_t key_hash = 0;
-      const TVMFFIAny* key = details::AnyUnsafe::TVMFFIAnyPtrFromAny(key_any);
+      const TVMFFIAny* key = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(key_any);
       if (IsLeaf(key->type_index)) {
         key_hash = Leaf(key);
       } else if (!IsContainerOrLeafObject(key->type_index)) {
@@ -494,9 +494,9 @@ class HashRun {
         auto memo = memo_.find(reinterpret_cast<const Object*>(key->v_obj));
         if (memo != memo_.end()) key_hash = memo->second.first;
       }
-      sum += details::HashMixStable(key_hash, Hash(value));
+      sum += detail::HashMixStable(key_hash, Hash(value));
     }
-    return details::HashMixStable(h, sum);
+    return detail::HashMixStable(h, sum);
   }
 
   static bool IsContainerOrLeafObject(int32_t type_index) {
@@ -514,26 +514,26 @@ class HashRun {
   }
 
   uint64_t HashTensor(uint64_t h, const DLTensor* t) {
-    h = details::HashMixStable(h, static_cast<uint64_t>(t->ndim));
+    h = detail::HashMixStable(h, static_cast<uint64_t>(t->ndim));
     for (int i = 0; i < t->ndim; ++i)
-      h = details::HashMixStable(h, static_cast<uint64_t>(t->shape[i]));
+      h = detail::HashMixStable(h, static_cast<uint64_t>(t->shape[i]));
     uint64_t dtype = static_cast<uint64_t>(t->dtype.code) |
                      (static_cast<uint64_t>(t->dtype.bits) << 8) |
                      (static_cast<uint64_t>(t->dtype.lanes) << 16);
-    h = details::HashMixStable(h, dtype);
+    h = detail::HashMixStable(h, dtype);
     if (skip_tensor_content_) return h;
     std::string_view bytes = TensorBytes(t, "StructuralHash");
-    return details::HashMixStable(h, details::HashBytesStable(bytes.data(), bytes.size()));
+    return detail::HashMixStable(h, detail::HashBytesStable(bytes.data(), bytes.size()));
   }
 
   uint64_t Part(const Any& value, uint64_t seed, int64_t field_flags) {
     RegionScope scope(&region_, region_.ForField(field_flags));
-    return details::HashMixStable(seed, Hash(value));
+    return detail::HashMixStable(seed, Hash(value));
   }
 
   uint64_t HashObject(const ObjectRef& obj, const TVMFFITypeInfo* info) {
     TVMFFISEqHashKind kind = KindOf(info, "StructuralHash");
-    uint64_t h = details::HashMixStable(info->type_key_hash, 1);
+    uint64_t h = detail::HashMixStable(info->type_key_hash, 1);
     const bool may_bind = region_.bind;
     RegionScope scope(&region_, kind == kTVMFFISEqHashKindFreeVar
                                     ? region_.ForFreeVarFields(map_free_vars_)
@@ -557,10 +557,10 @@ class HashRun {
     }
     if (kind == kTVMFFISEqHashKindFreeVar) {
       // A bound variable hashes by its binding order; a free one by identity.
-      h = may_bind ? details::HashMixStable(h, free_var_count_++)
-                   : details::HashMixStable(0, reinterpret_cast<uintptr_t>(obj.get()));
+      h = may_bind ? detail::HashMixStable(h, free_var_count_++)
+                   : detail::HashMixStable(0, reinterpret_cast<uintptr_t>(obj.get()));
     } else if (kind == kTVMFFISEqHashKindDAGNode) {
-      h = details::HashMixStable(h, dag_node_count_++);
+      h = detail::HashMixStable(h, dag_node_count_++);
     }
     return h;
   }

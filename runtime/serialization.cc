@@ -90,11 +90,11 @@ AnyView TypeAttr(const char* name, int32_t type_index) {
   TVMFFIByteArray attr{name, std::char_traits<char>::length(name)};
   const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&attr);
   if (column == nullptr) return AnyView();
-  return reflection::details::TypeAttrColumnEntry(column, type_index);
+  return reflection::detail::TypeAttrColumnEntry(column, type_index);
 }
 
 bool HasCreator(const TVMFFITypeInfo* info) {
-  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+  const TVMFFITypeMetadata* md = ::tvm::ffi::detail::TypeMetadataOf(info);
   return (md != nullptr && md->creator != nullptr) ||
          TypeAttr("__ffi_new__", info->type_index) != nullptr;
 }
@@ -181,11 +181,11 @@ class TextNodes {
     // free again before the next node of the same depth starts.
     Node(TextNodes* out, int depth, std::string_view type) : text_(out->Buffer(depth)) {
       text_.assign("{\"type\":");
-      details::AppendJSONString(&text_, type);
+      detail::AppendJSONString(&text_, type);
     }
     void DataString(std::string_view text) {
       text_ += ",\"data\":";
-      details::AppendJSONString(&text_, text);
+      detail::AppendJSONString(&text_, text);
     }
     void DataJSON(const Any& value) {
       text_ += ",\"data\":";
@@ -209,7 +209,7 @@ class TextNodes {
     }
     void FieldString(std::string_view name, std::string_view text) {
       FieldName(name);
-      details::AppendJSONString(&text_, text);
+      detail::AppendJSONString(&text_, text);
     }
     void EndFields() { text_.push_back('}'); }
 
@@ -218,7 +218,7 @@ class TextNodes {
     void FieldName(std::string_view name) {
       if (!first_field_) text_.push_back(',');
       first_field_ = false;
-      details::AppendJSONString(&text_, name);
+      detail::AppendJSONString(&text_, name);
       text_.push_back(':');
     }
     std::string& text_;
@@ -374,10 +374,10 @@ class Serializer {
 
   // Writes the node of `value` (its children first) and returns its index.
   int64_t MakeNode(const Any& value, int depth) {
-    const TVMFFIAny* cell = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+    const TVMFFIAny* cell = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
     std::string_view bytes;
     int32_t klass;
-    if (details::StringLikeView(cell, &bytes, &klass)) {
+    if (detail::StringLikeView(cell, &bytes, &klass)) {
       const bool str = klass == TypeIndex::kTVMFFIStr;
       Node node(&nodes_, depth, str ? "ffi.String" : "ffi.Bytes");
       if (str) {
@@ -456,7 +456,7 @@ class Serializer {
 
   void ObjectData(const Any& value, int depth, Node* node) {
     if (const EnumObj* e = value.as<EnumObj>()) {
-      if (details::IsObjectInstance<IntEnumObj>(value.type_index())) {
+      if (detail::IsObjectInstance<IntEnumObj>(value.type_index())) {
         node->DataJSON(e->_int_index);
       } else {
         node->DataJSON(e->_str_index);
@@ -474,7 +474,7 @@ class Serializer {
                                << "` cannot be serialized (no creator, no __ffi_new__ type "
                                   "attribute)";
     }
-    char* base = reinterpret_cast<char*>(details::AnyUnsafe::TVMFFIAnyPtrFromAny(value)->v_obj);
+    char* base = reinterpret_cast<char*>(detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value)->v_obj);
     auto each_field = [&](auto&& put, auto&& put_string) {
       reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* field_info) {
         const TVMFFIFieldInfo& f = *field_info;
@@ -485,7 +485,7 @@ class Serializer {
         }
         Any field;
         TVM_FFI_CHECK_SAFE_CALL(
-            f.getter(base + f.offset, details::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(&field)));
+            f.getter(base + f.offset, detail::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(&field)));
         if (!InlineField(f.field_static_type_index)) {
           put(name, Any(NodeOf(field, depth)));
         } else if (f.field_static_type_index == TypeIndex::kTVMFFIDataType) {
@@ -651,7 +651,7 @@ class Deserializer {
     return data;
   }
   // An element of an IndexArray.
-  static int64_t IntOf(const Any& x) { return details::AnyUnsafe::TVMFFIAnyPtrFromAny(x)->v_int64; }
+  static int64_t IntOf(const Any& x) { return detail::AnyUnsafe::TVMFFIAnyPtrFromAny(x)->v_int64; }
 
   std::vector<int64_t> Indices(int64_t index, const json::Object& node) {
     json::Array data = Data<json::Array>(index, node, "an array of node indices");
@@ -878,10 +878,10 @@ class Deserializer {
   Any DecodeObject(int64_t index, int32_t type_index, const json::Object& node, int depth) {
     Optional<Any> data = node.Get("data");
     if (!data.has_value()) Bad(index, "missing `data`");
-    if (details::IsObjectInstance<IntEnumObj>(type_index)) {
+    if (detail::IsObjectInstance<IntEnumObj>(type_index)) {
       return EnumObj::_GetByIntIndex(type_index, Data<int64_t>(index, node, "an int"));
     }
-    if (details::IsObjectInstance<EnumObj>(type_index)) {
+    if (detail::IsObjectInstance<EnumObj>(type_index)) {
       return EnumObj::_GetByStrIndex(type_index, Data<String>(index, node, "a string"));
     }
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
@@ -909,7 +909,7 @@ class Deserializer {
     }
     const json::Object& fields = *fields_opt;
     Any obj = Create(index, info);
-    char* base = reinterpret_cast<char*>(details::AnyUnsafe::TVMFFIAnyPtrFromAny(obj)->v_obj);
+    char* base = reinterpret_cast<char*>(detail::AnyUnsafe::TVMFFIAnyPtrFromAny(obj)->v_obj);
     reflection::ForEachFieldInfo(info, [&](const TVMFFIFieldInfo* field_info) {
       const TVMFFIFieldInfo& f = *field_info;
       String name(f.name);
@@ -944,11 +944,11 @@ class Deserializer {
         TVM_FFI_THROW(TypeError) << "FromJSONGraph: field `" << name << "` of `" << TypeKeyOf(info)
                                  << "` has no setter";
       }
-      if (reflection::CallFieldSetter(&f, addr, details::AnyUnsafe::TVMFFIAnyPtrFromAny(value)) !=
+      if (reflection::CallFieldSetter(&f, addr, detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value)) !=
           0) {
         // The setter's own conversion refused the value (e.g. None for a
         // non-optional field, an Array<int> holding a string).
-        Error cause = details::MoveFromSafeCallRaised();
+        Error cause = detail::MoveFromSafeCallRaised();
         Bad(index, "field `" + std::string(name) + "` of `" + TypeKeyOf(info) +
                        "`: " + std::string(cause.kind()) + ": " + std::string(cause.message()));
       }
@@ -1038,13 +1038,13 @@ class Deserializer {
         break;
     }
     if (!IsInstanceOf(got, want)) {
-      wrong_type(("a `" + details::TypeIndexToTypeKey(want) + "`").c_str());
+      wrong_type(("a `" + detail::TypeIndexToTypeKey(want) + "`").c_str());
     }
   }
 
   static Any Create(int64_t index, const TVMFFITypeInfo* info) {
     Any obj;
-    const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+    const TVMFFITypeMetadata* md = ::tvm::ffi::detail::TypeMetadataOf(info);
     if (md != nullptr && md->creator != nullptr) {
       TVMFFIObjectHandle handle = nullptr;
       TVM_FFI_CHECK_SAFE_CALL(md->creator(&handle));
@@ -1052,7 +1052,7 @@ class Deserializer {
       TVMFFIAny cell{};
       cell.type_index = TVMFFIObjectGetTypeIndex(handle);
       cell.v_obj = static_cast<TVMFFIObject*>(handle);
-      obj = details::AnyUnsafe::MoveTVMFFIAnyToAny(&cell);
+      obj = detail::AnyUnsafe::MoveTVMFFIAnyToAny(&cell);
     } else {
       obj = TypeAttr("__ffi_new__", info->type_index).cast<Function>()();
     }

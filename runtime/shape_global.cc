@@ -29,14 +29,13 @@ int ShapeConstructor(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* 
     size_t n = static_cast<size_t>(num_args);
     int64_t* data = nullptr;
     ::tvm::ffi::ObjectPtr<::tvm::ffi::ShapeObj> shape =
-        ::tvm::ffi::details::MakeEmptyShape(n, &data);
+        ::tvm::ffi::detail::MakeEmptyShape(n, &data);
     for (size_t i = 0; i < n; ++i) data[i] = args[i].v_int64;
-    ::tvm::ffi::details::SetAnyObject(
-        result,
-        ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(shape)));
+    ::tvm::ffi::detail::SetAnyObject(
+        result, ::tvm::ffi::detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(shape)));
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     return HandleCurrentException();
   }
 }

@@ -12,9 +12,9 @@ namespace {
 
 // A String/Bytes object is the C++ layer's BytesObjBase (header + TVMFFIByteArray),
 // then the bytes and a NUL in the same allocation.
-using ::tvm::ffi::details::BytesObjBase;
-using ::tvm::ffi::details::kMaxSmallBytesLen;
-using ::tvm::ffi::details::SetSmallBytes;
+using ::tvm::ffi::detail::BytesObjBase;
+using ::tvm::ffi::detail::kMaxSmallBytesLen;
+using ::tvm::ffi::detail::SetSmallBytes;
 
 void BytesObjectDeleter(void* self, int flags) {
   // Nothing to destroy: the payload is plain bytes.
@@ -53,7 +53,7 @@ void MakeBytesAny(const char* data, size_t size, TVMFFIAny* out) {
 
 bool AnyGetBytes(const TVMFFIAny* v, std::string_view* out, const char* what) {
   int32_t klass;
-  if (::tvm::ffi::details::StringLikeView(v, out, &klass)) return true;
+  if (::tvm::ffi::detail::StringLikeView(v, out, &klass)) return true;
   // StringLikeView refuses invalid views; say which argument was one.
   if (v->type_index == kTVMFFIRawStr) Throw("ValueError", what, " is a NULL const char*");
   if (v->type_index == kTVMFFIByteArrayPtr) {
@@ -128,7 +128,7 @@ TVMFFIAny CallGlobal(const char* name, const TVMFFIAny& arg) {
           "`, which is not registered");
   }
   TVMFFIAny result;
-  ::tvm::ffi::details::SetAnyNone(&result);
+  ::tvm::ffi::detail::SetAnyNone(&result);
   TVMFFIAny a = arg;
   int rc = TVMFFIFunctionCall(f, &a, 1, &result);
   DecRef(f);

@@ -49,7 +49,7 @@ namespace tvm {
 namespace ffi {
 namespace {
 
-using details::ExpectedUnsafe;
+using detail::ExpectedUnsafe;
 using MutateResult = Expected<UnchangedOr<Any>>;
 
 TVMFFIAny Raw(MutateResult result) noexcept {
@@ -98,7 +98,7 @@ TVMFFIAny KeepLeaf(StructuralMutatorObj*, AnyView) noexcept {
 template <typename Ref>
 TVMFFIAny MutateSeq(StructuralMutatorObj* mutator, AnyView value, InplaceMode mode) noexcept {
   try {
-    auto* seq = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<SeqBaseObj>(value);
+    auto* seq = detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<SeqBaseObj>(value);
     if (mode == InplaceMode::kAllow) {
       for (size_t i = 0; i < seq->size(); ++i) {
         MutateResult r = mutator->MutateExpected((*seq)[static_cast<int64_t>(i)], mode);
@@ -134,7 +134,7 @@ TVMFFIAny MutateSeq(StructuralMutatorObj* mutator, AnyView value, InplaceMode mo
 template <typename MapObjType>
 TVMFFIAny MutateMapping(StructuralMutatorObj* mutator, AnyView value, InplaceMode mode) noexcept {
   try {
-    auto* map = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<MapBaseObj>(value);
+    auto* map = detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<MapBaseObj>(value);
     if (mode == InplaceMode::kAllow) {
       for (auto it = map->begin(); it != map->end(); ++it) {
         MutateResult r = mutator->MutateExpected(it.value(), mode);
@@ -202,7 +202,7 @@ class StructuralMutateDynEngine : public StructuralMapEngineBase {
   static TVMFFIAny Dispatch(StructuralMutatorObj* mutator, AnyView value) noexcept {
     auto* self = static_cast<StructuralMutateDynEngine*>(mutator);
     for (const Tuple<int32_t, Function, bool>& entry : self->callbacks_) {
-      if (!details::RuntimeTypeIndexMatch(value.type_index(), entry.get<0>())) continue;
+      if (!detail::RuntimeTypeIndexMatch(value.type_index(), entry.get<0>())) continue;
       Expected<Any> result = entry.get<2>() ? entry.get<1>().CallExpected<Any>(
                                                   value, mutator, static_cast<int32_t>(kMode))
                                             : entry.get<1>().CallExpected<Any>(value, mutator);
@@ -229,8 +229,8 @@ CallbackList KeepEqualLeaves(const CallbackList& callbacks) {
   out.reserve(callbacks.size());
   for (const Tuple<int32_t, Function>& entry : callbacks) {
     const int32_t target = entry.get<0>();
-    if (!details::RuntimeTypeIndexMatch(TypeIndex::kTVMFFIStr, target) &&
-        !details::RuntimeTypeIndexMatch(TypeIndex::kTVMFFIBytes, target)) {
+    if (!detail::RuntimeTypeIndexMatch(TypeIndex::kTVMFFIStr, target) &&
+        !detail::RuntimeTypeIndexMatch(TypeIndex::kTVMFFIBytes, target)) {
       out.push_back(entry);
       continue;
     }
@@ -249,14 +249,14 @@ Any MapGlobal(Any root, const CallbackList& given, const CallbackList& given_wit
   const CallbackList callbacks_with_kind = KeepEqualLeaves(given_with_kind);
   if (order == static_cast<int32_t>(WalkOrder::kPreOrder)) {
     using Engine = StructuralMapDynEngine<StructuralMapEngineBase, WalkOrder::kPreOrder>;
-    return details::RunStructuralMutator(
+    return detail::RunStructuralMutator(
                StructuralMutator(make_object<Engine>(callbacks, callbacks_with_kind)),
                std::move(root))
         .value();
   }
   if (order == static_cast<int32_t>(WalkOrder::kPostOrder)) {
     using Engine = StructuralMapDynEngine<StructuralMapEngineBase, WalkOrder::kPostOrder>;
-    return details::RunStructuralMutator(
+    return detail::RunStructuralMutator(
                StructuralMutator(make_object<Engine>(callbacks, callbacks_with_kind)),
                std::move(root))
         .value();
@@ -267,7 +267,7 @@ Any MapGlobal(Any root, const CallbackList& given, const CallbackList& given_wit
 }
 
 Any MutateGlobal(Any root, Array<Tuple<int32_t, Function, bool>> callbacks) {
-  return details::RunStructuralMutator(
+  return detail::RunStructuralMutator(
              StructuralMutator(make_object<StructuralMutateDynEngine>(std::move(callbacks))),
              std::move(root))
       .value();
@@ -286,10 +286,10 @@ void RegisterStructuralMutate() noexcept {
     refl::EnsureTypeAttrColumn(type_attr::kStructuralMutate);
     refl::EnsureTypeAttrColumn(type_attr::kStructuralMaybeInplaceMutate);
     auto set = [](int32_t index, FStructuralMutateABI copy, FStructuralMutateABI inplace) {
-      refl::details::RegisterTypeAttr(index, type_attr::kStructuralMutate.name,
-                                      reinterpret_cast<void*>(copy));
-      refl::details::RegisterTypeAttr(index, type_attr::kStructuralMaybeInplaceMutate.name,
-                                      reinterpret_cast<void*>(inplace));
+      refl::detail::RegisterTypeAttr(index, type_attr::kStructuralMutate.name,
+                                     reinterpret_cast<void*>(copy));
+      refl::detail::RegisterTypeAttr(index, type_attr::kStructuralMaybeInplaceMutate.name,
+                                     reinterpret_cast<void*>(inplace));
     };
     // Immutable leaves, as upstream 0.1.15 (BigInt has no copy, so no __ffi_shallow_copy__).
     for (int32_t leaf : {TypeIndex::kTVMFFIStr, TypeIndex::kTVMFFIBytes, TypeIndex::kTVMFFIShape,

@@ -52,9 +52,9 @@ TVMFFIAny TooDeep() noexcept {
   try {
     tvmffi::rt::ThrowNestedTooDeep("StructuralVisitor");
   } catch (const Error& err) {
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(err));
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(err));
   } catch (...) {
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
         Error("MemoryError", "StructuralVisitor: out of memory", "")));
   }
 }
@@ -67,10 +67,10 @@ TVMFFIAny VisitSeq(StructuralVisitorObj* visitor, AnyView value) noexcept {
       TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(item));
     }
   } catch (const std::bad_alloc&) {
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
         Error("MemoryError", "StructuralVisitor: out of memory", "")));
   }
-  return details::VisitContinueRaw();
+  return detail::VisitContinueRaw();
 }
 
 TVMFFIAny VisitMapping(StructuralVisitorObj* visitor, AnyView value) noexcept {
@@ -81,10 +81,10 @@ TVMFFIAny VisitMapping(StructuralVisitorObj* visitor, AnyView value) noexcept {
       TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(visitor->VisitExpected(entry.second));
     }
   } catch (const std::bad_alloc&) {
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Optional<VisitInterrupt>>(
         Error("MemoryError", "StructuralVisitor: out of memory", "")));
   }
-  return details::VisitContinueRaw();
+  return detail::VisitContinueRaw();
 }
 
 using CallbackList = Array<Tuple<int32_t, Function>>;
@@ -94,12 +94,12 @@ Optional<VisitInterrupt> WalkGlobal(AnyView root, const CallbackList& callbacks,
   auto dispatch = [callbacks, callbacks_with_kind](
                       AnyView x, TVMFFIDefRegionKind kind) -> Expected<WalkResult> {
     for (const auto& entry : callbacks) {
-      if (details::RuntimeTypeIndexMatch(x.type_index(), entry.get<0>())) {
+      if (detail::RuntimeTypeIndexMatch(x.type_index(), entry.get<0>())) {
         return entry.get<1>().CallExpected<WalkResult>(x);
       }
     }
     for (const auto& entry : callbacks_with_kind) {
-      if (details::RuntimeTypeIndexMatch(x.type_index(), entry.get<0>())) {
+      if (detail::RuntimeTypeIndexMatch(x.type_index(), entry.get<0>())) {
         return entry.get<1>().CallExpected<WalkResult>(x, static_cast<int32_t>(kind));
       }
     }
@@ -107,12 +107,12 @@ Optional<VisitInterrupt> WalkGlobal(AnyView root, const CallbackList& callbacks,
   };
   if (order == static_cast<int32_t>(WalkOrder::kPreOrder)) {
     using Visitor =
-        details::StructuralWalkCallbackVisitorObj<WalkOrder::kPreOrder, decltype(dispatch)>;
+        detail::StructuralWalkCallbackVisitorObj<WalkOrder::kPreOrder, decltype(dispatch)>;
     return StructuralVisitor(make_object<Visitor>(std::move(dispatch)))->Visit(root);
   }
   if (order == static_cast<int32_t>(WalkOrder::kPostOrder)) {
     using Visitor =
-        details::StructuralWalkCallbackVisitorObj<WalkOrder::kPostOrder, decltype(dispatch)>;
+        detail::StructuralWalkCallbackVisitorObj<WalkOrder::kPostOrder, decltype(dispatch)>;
     return StructuralVisitor(make_object<Visitor>(std::move(dispatch)))->Visit(root);
   }
   TVM_FFI_THROW(ValueError) << "ffi.StructuralWalk: order must be 0 (pre-order) or 1 (post-order), "
@@ -134,10 +134,10 @@ void RegisterStructuralVisit() noexcept {
     void* seq = reinterpret_cast<void*>(static_cast<FStructuralVisitABI>(&VisitSeq));
     void* mapping = reinterpret_cast<void*>(static_cast<FStructuralVisitABI>(&VisitMapping));
     for (int32_t index : {TypeIndex::kTVMFFIArray, TypeIndex::kTVMFFIList}) {
-      refl::details::RegisterTypeAttr(index, refl::type_attr::kStructuralVisit, seq);
+      refl::detail::RegisterTypeAttr(index, refl::type_attr::kStructuralVisit, seq);
     }
     for (int32_t index : {TypeIndex::kTVMFFIMap, TypeIndex::kTVMFFIDict}) {
-      refl::details::RegisterTypeAttr(index, refl::type_attr::kStructuralVisit, mapping);
+      refl::detail::RegisterTypeAttr(index, refl::type_attr::kStructuralVisit, mapping);
     }
     refl::ObjectDef<VisitInterruptObj>().def_ro("value", &VisitInterruptObj::value,
                                                 refl::DefaultValue(nullptr),
@@ -163,7 +163,7 @@ class CallbackVisitorObj : public StructuralVisitorObj {
     return &vtable;
   }
   static TVMFFIAny Trampoline(StructuralVisitorObj* self, AnyView value) noexcept {
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(
         static_cast<CallbackVisitorObj*>(self)->VisitOne(value));
   }
   Expected<Optional<VisitInterrupt>> VisitOne(AnyView value) noexcept {
@@ -172,7 +172,7 @@ class CallbackVisitorObj : public StructuralVisitorObj {
     bool matched = false;
     try {
       for (const auto& entry : callbacks_) {
-        if (!details::RuntimeTypeIndexMatch(value.type_index(), entry.get<0>())) continue;
+        if (!detail::RuntimeTypeIndexMatch(value.type_index(), entry.get<0>())) continue;
         matched = true;
         result = entry.get<1>().CallExpected<Optional<VisitInterrupt>>(
             value, StructuralVisitor(GetObjectPtr<StructuralVisitorObj>(this)));
@@ -185,7 +185,7 @@ class CallbackVisitorObj : public StructuralVisitorObj {
     }
     if (!matched) result = DefaultVisitExpected(value);
     if (result.type_index() == TypeIndex::kTVMFFIError) {
-      details::UpdateVisitErrorContextNoThrow(result, value);
+      detail::UpdateVisitErrorContextNoThrow(result, value);
     }
     return result;
   }

@@ -37,7 +37,7 @@ struct TensorObject : ::tvm::ffi::TensorObj {
 static_assert(sizeof(TensorObject) % alignof(int64_t) == 0);
 
 TVMFFIObject* HeaderOf(TensorObject* t) {
-  return ::tvm::ffi::details::ObjectUnsafe::GetHeader(t);
+  return ::tvm::ffi::detail::ObjectUnsafe::GetHeader(t);
 }
 DLTensor& DLOf(TensorObject* t) {
   return *t;
@@ -46,8 +46,8 @@ DLTensor& DLOf(TensorObject* t) {
 using ::tvm::ffi::IsAligned;
 using ::tvm::ffi::IsContiguous;
 using ::tvm::ffi::kMaxNDim;
-using ::tvm::ffi::details::FillCompactStrides;
-using ::tvm::ffi::details::kCustomTypeCodeBegin;
+using ::tvm::ffi::detail::FillCompactStrides;
+using ::tvm::ffi::detail::kCustomTypeCodeBegin;
 
 int64_t* TailOf(TensorObject* t) {
   return reinterpret_cast<int64_t*>(t + 1);
@@ -78,7 +78,7 @@ constexpr bool kUsePool = true;
 // The C++ layer's per-thread block pool (container/tensor.h), this library's
 // own instance. Initial-exec TLS, as env.cc's hot state: one load, no
 // __tls_get_addr.
-using TensorPool = ::tvm::ffi::details::ThreadBlockPool<kPoolMax>;
+using TensorPool = ::tvm::ffi::detail::ThreadBlockPool<kPoolMax>;
 __attribute__((tls_model("initial-exec"))) thread_local TensorPool tl_pool{nullptr, nullptr, 0,
                                                                            false, false};
 
@@ -110,7 +110,7 @@ inline TensorObject* PopPooled() {
   // have been) need resetting; type index, deleter (PooledTensorDeleter) and
   // `pooled` are still set.
   auto* t = static_cast<TensorObject*>(mem);
-  HeaderOf(t)->combined_ref_count = ::tvm::ffi::details::kCombinedRefCountBothOne;
+  HeaderOf(t)->combined_ref_count = ::tvm::ffi::detail::kCombinedRefCountBothOne;
   return t;
 }
 
@@ -270,7 +270,7 @@ TVMFFI_RT_NOINLINE void ValidateShapeFull(const DLTensor& t, const char* api, co
 // kPooledDims dimensions (no room in a pool block).
 template <bool kFill = false>
 inline bool IsPlainValidShape(const DLTensor& t, int64_t* fill = nullptr) {
-  return ::tvm::ffi::details::IsPlainValidTensor<kFill, static_cast<int32_t>(kPooledDims)>(t, fill);
+  return ::tvm::ffi::detail::IsPlainValidTensor<kFill, static_cast<int32_t>(kPooledDims)>(t, fill);
 }
 
 inline void ValidateShape(const DLTensor& t, const char* api, const char* what) {
@@ -281,7 +281,7 @@ inline void ValidateShape(const DLTensor& t, const char* api, const char* what) 
     try {
       ValidateShapeFull(t, api, what);
     } catch (...) {
-      ::tvm::ffi::details::RethrowIfForcedUnwind();
+      ::tvm::ffi::detail::RethrowIfForcedUnwind();
       if (plain) {
         std::fprintf(stderr, "%s: IsPlainValidShape accepted %s that ValidateShapeFull rejects\n",
                      api, what);

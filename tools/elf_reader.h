@@ -282,7 +282,7 @@ inline Status ReadElf(const std::string& path, ElfInfo* out, std::string* error,
 
 /*!
  * \brief The TVM-FFI function names a library exports: defined function
- *        symbols that details::ExportedFunctionName accepts (symbol_names.h:
+ *        symbols that detail::ExportedFunctionName accepts (symbol_names.h:
  *        `__tvm_ffi_<name>`, <name> not starting with '_'). Sorted, without
  *        duplicates.
  */
@@ -291,7 +291,7 @@ inline std::vector<std::string> ExportedFunctionNames(const ElfInfo& info) {
   for (const DynSymbol& s : info.symbols) {
     if (!s.defined) continue;
     if (s.type != STT_FUNC && s.type != STT_NOTYPE && s.type != STT_GNU_IFUNC) continue;
-    std::string_view name = ::tvm::ffi::details::ExportedFunctionName(s.name);
+    std::string_view name = ::tvm::ffi::detail::ExportedFunctionName(s.name);
     if (!name.empty()) names.emplace_back(name);
   }
   std::sort(names.begin(), names.end());

@@ -580,9 +580,9 @@ int Call(const std::string& path, const std::string& func, const std::vector<std
     std::vector<ffi::AnyView> views(args.begin(), args.end());
     ffi::Any result;
     f.CallPacked(views.data(), static_cast<int32_t>(views.size()), &result);
-    std::printf("%s\n", FormatValue(*ffi::details::AnyUnsafe::TVMFFIAnyPtrFromAny(result)).c_str());
+    std::printf("%s\n", FormatValue(*ffi::detail::AnyUnsafe::TVMFFIAnyPtrFromAny(result)).c_str());
     for (size_t i = 0; i < args.size(); ++i) {
-      const TVMFFIAny* raw = ffi::details::AnyUnsafe::TVMFFIAnyPtrFromAny(args[i]);
+      const TVMFFIAny* raw = ffi::detail::AnyUnsafe::TVMFFIAnyPtrFromAny(args[i]);
       if (raw->type_index == kTVMFFITensor) {
         std::printf("  arg %zu: %s\n", i, FormatValue(*raw).c_str());
       }

@@ -125,7 +125,7 @@ PyObject* AnyToPy(TVMFFIAny* a, const Framework* fw);
 // (dlpack.cc). False with ValueError naming `source`.
 TVMFFI_PY_COLD bool ValidateBorrowedSlow(const DLTensor& dl, const char* source);
 inline bool ValidateBorrowed(const DLTensor& dl, const char* source) {
-  return __builtin_expect(tvm::ffi::details::IsPlainValidTensor(dl), 1) ||
+  return __builtin_expect(tvm::ffi::detail::IsPlainValidTensor(dl), 1) ||
          ValidateBorrowedSlow(dl, source);
 }
 

@@ -127,7 +127,7 @@ TVMFFI_UPSTREAM_RECURSIVE_COMPARE(RecursiveGe)
 namespace json {
 
 TVMFFI_UPSTREAM_CXX_API json::Value Parse(const String& json_str, String* error_msg) {
-  return details::JsonParse(json_str, error_msg);
+  return detail::JsonParse(json_str, error_msg);
 }
 
 // Upstream's Optional<int> is a TVMFFIAny (None, or an int); ours is a
@@ -140,9 +140,9 @@ TVMFFI_UPSTREAM_CXX_API String Stringify(const json::Value& value, const Optiona
     ours = static_cast<int>(cell->v_int64);
   } else if (cell->type_index != TypeIndex::kTVMFFINone) {
     TVM_FFI_THROW(TypeError) << "json::Stringify: `indent` must be an int or None, got `"
-                             << details::TypeIndexToTypeKey(cell->type_index) << "`";
+                             << detail::TypeIndexToTypeKey(cell->type_index) << "`";
   }
-  return details::JsonStringify(value, ours);
+  return detail::JsonStringify(value, ours);
 }
 
 // apache-tvm-ffi 0.1.12 took the indent by value: an Optional<int> that holds
@@ -159,17 +159,17 @@ StringifyIndentByValue(const json::Value& value, const OptionalIntV012* indent) 
 String StringifyIndentByValue(const json::Value& value, const OptionalIntV012* indent) {
   Optional<int> ours;
   if (indent != nullptr && indent->engaged) ours = indent->value;
-  return details::JsonStringify(value, ours);
+  return detail::JsonStringify(value, ours);
 }
 
 }  // namespace json
 
 TVMFFI_UPSTREAM_CXX_API json::Value ToJSONGraph(const Any& value, const Any& metadata) {
-  return details::ToJSONGraphImpl(value, metadata);
+  return detail::ToJSONGraphImpl(value, metadata);
 }
 
 TVMFFI_UPSTREAM_CXX_API Any FromJSONGraph(const json::Value& value) {
-  return details::FromJSONGraphImpl(value);
+  return detail::FromJSONGraphImpl(value);
 }
 
 }  // namespace ffi

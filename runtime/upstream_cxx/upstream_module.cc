@@ -42,7 +42,7 @@ AnyView Self(ModuleObj* mod) {
   TVMFFIAny v;
   v.type_index = TypeIndex::kTVMFFIModule;
   v.zero_padding = 0;
-  v.v_obj = details::ObjectUnsafe::GetHeader(mod);
+  v.v_obj = detail::ObjectUnsafe::GetHeader(mod);
   return AnyView::CopyFromTVMFFIAny(v);
 }
 

@@ -25,7 +25,7 @@
 #include <type_traits>
 
 namespace ffi = tvm::ffi;
-namespace details = tvm::ffi::details;
+namespace detail = tvm::ffi::detail;
 
 // The payload classes derive from Object and a C cell, so they are not
 // standard-layout; offsetof is still exact for them on GCC and Clang (no
@@ -50,12 +50,12 @@ OFFSET_IS(TVMFFIObject, type_index, 8);
 OFFSET_IS(TVMFFIObject, __padding, 12);
 OFFSET_IS(TVMFFIObject, deleter, 16);
 // The strong count is the low 32 bits of combined_ref_count, the weak count the high.
-static_assert(details::kCombinedRefCountWeakOne == (uint64_t{1} << 32), "weak count unit");
+static_assert(detail::kCombinedRefCountWeakOne == (uint64_t{1} << 32), "weak count unit");
 
 // ---- The __padding tag: marks Functions made by these headers. --------------
 // 0 for every other object. A library reads it inline before it trusts the
 // FunctionObjCppBase fields below, so the value is part of the ABI.
-static_assert(details::kCppFunctionMagic == 0x63666674u, "__padding tag of C++ Functions");
+static_assert(detail::kCppFunctionMagic == 0x63666674u, "__padding tag of C++ Functions");
 static_assert(std::is_same_v<decltype(TVMFFIObject::__padding), uint32_t>, "__padding is 32-bit");
 
 // ---- Any and AnyView: exactly a TVMFFIAny (arrays of them are passed as
@@ -70,24 +70,24 @@ static_assert(std::is_standard_layout_v<ffi::AnyView>, "AnyView: the cell sits a
 static_assert(std::is_standard_layout_v<ffi::Any>, "Any: the cell sits at offset 0");
 
 // ---- BigInt: header + size_t word count, then the int64 words (at 32). --------
-SIZE_IS(details::BigIntObj, 32);
-ALIGN_IS(details::BigIntObj, 8);
-NOT_POLYMORPHIC(details::BigIntObj);
-static_assert(details::BigIntObj::_type_index == 78, "ffi.BigInt's static type index");
+SIZE_IS(detail::BigIntObj, 32);
+ALIGN_IS(detail::BigIntObj, 8);
+NOT_POLYMORPHIC(detail::BigIntObj);
+static_assert(detail::BigIntObj::_type_index == 78, "ffi.BigInt's static type index");
 // A BigInt is one cell: passed and stored as a TVMFFIAny.
 SIZE_IS(ffi::BigInt, 16);
 ALIGN_IS(ffi::BigInt, 8);
 NOT_POLYMORPHIC(ffi::BigInt);
 
 // ---- String and Bytes: header + TVMFFIByteArray. ----------------------------
-OFFSET_IS(details::StringObj, data, 24);
-OFFSET_IS(details::StringObj, size, 32);
-SIZE_IS(details::StringObj, 40);
-OFFSET_IS(details::BytesObj, data, 24);
-OFFSET_IS(details::BytesObj, size, 32);
-SIZE_IS(details::BytesObj, 40);
-NOT_POLYMORPHIC(details::StringObj);
-NOT_POLYMORPHIC(details::BytesObj);
+OFFSET_IS(detail::StringObj, data, 24);
+OFFSET_IS(detail::StringObj, size, 32);
+SIZE_IS(detail::StringObj, 40);
+OFFSET_IS(detail::BytesObj, data, 24);
+OFFSET_IS(detail::BytesObj, size, 32);
+SIZE_IS(detail::BytesObj, 40);
+NOT_POLYMORPHIC(detail::StringObj);
+NOT_POLYMORPHIC(detail::BytesObj);
 
 // ---- Error: header + TVMFFIErrorCell. ---------------------------------------
 OFFSET_IS(ffi::ErrorObj, kind, 24);
@@ -104,13 +104,13 @@ NOT_POLYMORPHIC(ffi::ErrorObj);
 OFFSET_IS(ffi::FunctionObj, safe_call, 24);
 OFFSET_IS(ffi::FunctionObj, cpp_call, 32);
 SIZE_IS(ffi::FunctionObj, 40);
-OFFSET_IS(details::FunctionObjCppBase, owner, 40);
-OFFSET_IS(details::FunctionObjCppBase, cpp_entry, 48);
-SIZE_IS(details::FunctionObjCppBase, 56);
+OFFSET_IS(detail::FunctionObjCppBase, owner, 40);
+OFFSET_IS(detail::FunctionObjCppBase, cpp_entry, 48);
+SIZE_IS(detail::FunctionObjCppBase, 56);
 NOT_POLYMORPHIC(ffi::FunctionObj);
-NOT_POLYMORPHIC(details::FunctionObjCppBase);
+NOT_POLYMORPHIC(detail::FunctionObjCppBase);
 static_assert(
-    std::is_same_v<decltype(details::FunctionObjCppBase::cpp_entry), ffi::FunctionObj::FCall>,
+    std::is_same_v<decltype(detail::FunctionObjCppBase::cpp_entry), ffi::FunctionObj::FCall>,
     "cpp_entry is a plain function pointer");
 
 // ---- Shape: header + TVMFFIShapeCell. ---------------------------------------

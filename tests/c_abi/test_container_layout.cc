@@ -41,29 +41,27 @@ static_assert(MapBaseObj::kSmallTag == (uint64_t{1} << 63), "small-form tag");
 static_assert(MapBaseObj::kSmallMinSlots == 2 && MapBaseObj::kSmallMaxSlots == 4,
               "small form: 2 to 4 slots");
 static_assert(sizeof(MapBaseObj) + 2 * sizeof(MapBaseObj::KVCell) >=
-                  sizeof(MapBaseObj) + sizeof(tvm::ffi::details::MapDenseFields),
+                  sizeof(MapBaseObj) + sizeof(tvm::ffi::detail::MapDenseFields),
               "a small object has room to turn dense in place");
 // Small-form entry: key then value, 32 bytes.
 static_assert(sizeof(MapBaseObj::KVCell) == 32 && offsetof(MapBaseObj::KVCell, key) == 0 &&
                   offsetof(MapBaseObj::KVCell, value) == 16,
               "small entry {key, value}");
 // Dense fields after the common part: fib_shift @56, iter_list_head @64, iter_list_tail @72.
-static_assert(sizeof(MapBaseObj) + offsetof(tvm::ffi::details::MapDenseFields, fib_shift) == 56,
+static_assert(sizeof(MapBaseObj) + offsetof(tvm::ffi::detail::MapDenseFields, fib_shift) == 56,
               "dense fib_shift");
-static_assert(sizeof(MapBaseObj) + offsetof(tvm::ffi::details::MapDenseFields, iter_list_head) ==
-                  64,
+static_assert(sizeof(MapBaseObj) + offsetof(tvm::ffi::detail::MapDenseFields, iter_list_head) == 64,
               "dense iter_list_head");
-static_assert(sizeof(MapBaseObj) + offsetof(tvm::ffi::details::MapDenseFields, iter_list_tail) ==
-                  72,
+static_assert(sizeof(MapBaseObj) + offsetof(tvm::ffi::detail::MapDenseFields, iter_list_tail) == 72,
               "dense iter_list_tail");
-static_assert(sizeof(MapBaseObj) + sizeof(tvm::ffi::details::MapDenseFields) == 80,
+static_assert(sizeof(MapBaseObj) + sizeof(tvm::ffi::detail::MapDenseFields) == 80,
               "dense map object");
 // Dense blocks: 16 metadata bytes, then 16 items {key, value, prev, next} of 48 bytes.
-static_assert(sizeof(tvm::ffi::details::MapDenseItem) == 48 &&
-                  offsetof(tvm::ffi::details::MapDenseItem, key) == 0 &&
-                  offsetof(tvm::ffi::details::MapDenseItem, value) == 16 &&
-                  offsetof(tvm::ffi::details::MapDenseItem, prev) == 32 &&
-                  offsetof(tvm::ffi::details::MapDenseItem, next) == 40,
+static_assert(sizeof(tvm::ffi::detail::MapDenseItem) == 48 &&
+                  offsetof(tvm::ffi::detail::MapDenseItem, key) == 0 &&
+                  offsetof(tvm::ffi::detail::MapDenseItem, value) == 16 &&
+                  offsetof(tvm::ffi::detail::MapDenseItem, prev) == 32 &&
+                  offsetof(tvm::ffi::detail::MapDenseItem, next) == 40,
               "dense item");
 static_assert(MapBaseObj::kBlockSlots == 16 && MapBaseObj::kBlockBytes == 784, "dense block");
 static_assert(MapBaseObj::kEmptyMeta == 0xFF && MapBaseObj::kProtectedMeta == 0xFE &&
@@ -72,11 +70,11 @@ static_assert(MapBaseObj::kEmptyMeta == 0xFF && MapBaseObj::kProtectedMeta == 0x
 static_assert(MapBaseObj::kNoSlot == ~uint64_t{0}, "iteration list end");
 static_assert(MapBaseObj::kFibMul == 11400714819323198485ULL, "Fibonacci hashing multiplier");
 // Jump distances: 0..15, triangle numbers T(6)..T(72), then 43 sparse large ones.
-static_assert(tvm::ffi::details::kMapJumps.dist[1] == 1 &&
-                  tvm::ffi::details::kMapJumps.dist[15] == 15 &&
-                  tvm::ffi::details::kMapJumps.dist[17] == 28 &&
-                  tvm::ffi::details::kMapJumps.dist[84] == 19110 &&
-                  tvm::ffi::details::kMapJumps.dist[99] == 3631522476ULL,
+static_assert(tvm::ffi::detail::kMapJumps.dist[1] == 1 &&
+                  tvm::ffi::detail::kMapJumps.dist[15] == 15 &&
+                  tvm::ffi::detail::kMapJumps.dist[17] == 28 &&
+                  tvm::ffi::detail::kMapJumps.dist[84] == 19110 &&
+                  tvm::ffi::detail::kMapJumps.dist[99] == 3631522476ULL,
               "dense jump distances");
 // The standard key hash.
 static_assert(sizeof(uint64_t) == sizeof(decltype(tvm::ffi::AnyHash()(tvm::ffi::Any()))),

@@ -1,8 +1,8 @@
 // Tests of tvm/ffi/reflection/access_path.h: building paths, steps, parents,
 // equality and prefixes, and the reflection libtvmffi registers for them.
 
-// First on purpose: registry.h declares reflection::details, and access_path.h
-// must still find tvm::ffi::details after it.
+// First on purpose: registry.h declares reflection::detail, and access_path.h
+// must still find tvm::ffi::detail after it.
 #include <tvm/ffi/reflection/registry.h>
 
 #include <tvm/ffi/function.h>

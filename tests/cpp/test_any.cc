@@ -293,7 +293,7 @@ TEST_CASE("A DLTensor* view cannot become an owned Any", "[any]") {
 
 TEST_CASE("An rvalue-reference view moves the object into the Any", "[any]") {
   Thing thing(8);
-  TVMFFIObject* raw = details::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(thing));
+  TVMFFIObject* raw = detail::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(thing));
   TVMFFIAny view;
   view.type_index = kTVMFFIObjectRValueRef;
   view.zero_padding = 0;
@@ -342,7 +342,7 @@ TEST_CASE("AnyHash is the standard stable hash (values of apache/tvm-ffi's AnyHa
   CHECK(hash(Any(int64_t{42})) == 2654435874ULL);
   CHECK(hash(Any(int64_t{-1})) == 2654435833ULL);
   // Every form of a string hashes alike: small, heap, and borrowed views.
-  ObjectPtr<details::StringObj> heap = make_object<details::StringObj>();
+  ObjectPtr<detail::StringObj> heap = make_object<detail::StringObj>();
   heap->data = "abc";
   heap->size = 3;
   CHECK(hash(Any(ObjectRef(ObjectPtr<Object>(std::move(heap))))) == 2660953131ULL);
@@ -350,7 +350,7 @@ TEST_CASE("AnyHash is the standard stable hash (values of apache/tvm-ffi's AnyHa
   raw.type_index = TypeIndex::kTVMFFIRawStr;
   raw.zero_padding = 0;
   raw.v_c_str = "abc";
-  CHECK(details::AnyCellHash(&raw) == 2660953131ULL);
+  CHECK(detail::AnyCellHash(&raw) == 2660953131ULL);
 }
 
 // Two key types that compare by value through the `__any_hash__` /
@@ -399,13 +399,13 @@ TEST_CASE("AnyHash and AnyEqual call a type's __any_hash__ / __any_equal__", "[a
   AnyEqual eq;
   Any p1 = ObjectRef(make_object<PtrKeyObj>(3)), p2 = ObjectRef(make_object<PtrKeyObj>(3));
   Any p3 = ObjectRef(make_object<PtrKeyObj>(4));
-  CHECK(hash(p1) == details::StableHashCombine(p1.type_index(), uint64_t{21}));
+  CHECK(hash(p1) == detail::StableHashCombine(p1.type_index(), uint64_t{21}));
   CHECK(hash(p1) == hash(p2));
   CHECK(eq(p1, p2));
   CHECK_FALSE(eq(p1, p3));
   Any f1 = ObjectRef(make_object<FuncKeyObj>(5)), f2 = ObjectRef(make_object<FuncKeyObj>(5));
   Any f3 = ObjectRef(make_object<FuncKeyObj>(6));
-  CHECK(hash(f1) == details::StableHashCombine(f1.type_index(), uint64_t{105}));
+  CHECK(hash(f1) == detail::StableHashCombine(f1.type_index(), uint64_t{105}));
   CHECK(eq(f1, f2));
   CHECK_FALSE(eq(f1, f3));
   // Objects of other types still compare by identity.

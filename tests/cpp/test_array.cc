@@ -387,7 +387,7 @@ TEST_CASE("Array and Shape convert both ways", "[array]") {
 TEST_CASE("ArrayObj layout is the ABI's TVMFFISeqCell", "[array]") {
   Array<Any> arr = {int64_t{7}, String("a string that is not small"), nullptr};
   const ArrayObj* obj = arr.GetArrayObj();
-  TVMFFIObject* header = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(arr);
+  TVMFFIObject* header = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(arr);
   CHECK(header->type_index == kTVMFFIArray);
   const TVMFFISeqCell* cell = TVMFFISeqGetCellPtr(header);
   CHECK(static_cast<const void*>(cell) == static_cast<const TVMFFISeqCell*>(obj));
@@ -413,8 +413,8 @@ TEST_CASE("Array reads a foreign array whose elements live apart", "[array]") {
   deleter_calls = 0;
   ObjectPtr<ArrayObj> p = make_object<ArrayObj>();
   TVMFFIAny* buffer = static_cast<TVMFFIAny*>(std::malloc(sizeof(TVMFFIAny) * 2));
-  buffer[0] = details::MakeOwnedCell(String("foreign element, heap-allocated"));
-  buffer[1] = details::MakeOwnedCell(int64_t{5});
+  buffer[0] = detail::MakeOwnedCell(String("foreign element, heap-allocated"));
+  buffer[1] = detail::MakeOwnedCell(int64_t{5});
   p->data = buffer;
   p->TVMFFISeqCell::size = 2;
   p->TVMFFISeqCell::capacity = 2;
@@ -565,7 +565,7 @@ TEST_CASE("Array grows while a weak reference watches it", "[array]") {
     Array<Any> arr;
     for (int i = 0; i < 100; ++i) arr.push_back(int64_t{i});
     arr.push_back(obj);
-    ObjectPtr<Object> strong = details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(arr);
+    ObjectPtr<Object> strong = detail::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(arr);
     WeakObjectPtr<Object> weak(strong);
     strong.reset();
     const Object* before = arr.get();

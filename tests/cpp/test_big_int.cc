@@ -20,7 +20,7 @@ namespace {
 
 using namespace tvm::ffi;
 using i128 = __int128;
-using U = details::BigIntUnsafe;
+using U = detail::BigIntUnsafe;
 
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -32,7 +32,7 @@ BigInt FromI128(i128 v) {
   TVMFFIByteArray bytes{reinterpret_cast<const char*>(words), sizeof(words)};
   TVMFFIAny out;
   REQUIRE(TVMFFIBigIntFromByteArray(&bytes, &out) == 0);
-  return details::AnyUnsafe::MoveTVMFFIAnyRawToAny(out).cast<BigInt>();
+  return detail::AnyUnsafe::MoveTVMFFIAnyRawToAny(out).cast<BigInt>();
 }
 
 std::string I128Text(i128 v) {

@@ -327,7 +327,7 @@ int GetInt(void* field, TVMFFIAny* out) {
 }
 int GetString(void* field, TVMFFIAny* out) {
   Any v(*static_cast<String*>(field));
-  *out = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(v));
+  *out = detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(v));
   return 0;
 }
 

@@ -313,9 +313,9 @@ TEST_CASE("libtvmffi registers the enum base types and the state column", "[enum
     CHECK(index >= TypeIndex::kTVMFFIDynObjectBegin);
   }
   CHECK(EnumObj::RuntimeTypeIndex() != IntEnumObj::RuntimeTypeIndex());
-  CHECK(details::IsObjectInstance<EnumObj>(LevelObj::RuntimeTypeIndex()));
-  CHECK(details::IsObjectInstance<IntEnumObj>(LevelObj::RuntimeTypeIndex()));
-  CHECK(!details::IsObjectInstance<IntEnumObj>(OpObj::RuntimeTypeIndex()));
+  CHECK(detail::IsObjectInstance<EnumObj>(LevelObj::RuntimeTypeIndex()));
+  CHECK(detail::IsObjectInstance<IntEnumObj>(LevelObj::RuntimeTypeIndex()));
+  CHECK(!detail::IsObjectInstance<IntEnumObj>(OpObj::RuntimeTypeIndex()));
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(EnumObj::RuntimeTypeIndex());
   REQUIRE(info->metadata != nullptr);
   CHECK(info->metadata->structural_eq_hash_kind == kTVMFFISEqHashKindUniqueInstance);

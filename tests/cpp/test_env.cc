@@ -292,7 +292,7 @@ TEST_CASE("CPUTensorAllocator reports bad prototypes through SetError", "[env]")
     proto.device = DLDevice{kDLMetal, 0};
     TVMFFIObjectHandle handle = nullptr;
     CHECK(TVMFFIEnvTensorAlloc(&proto, &handle) == -1);
-    auto err = tensor_test::CaptureError([] { details::ThrowRaisedError(-1); });
+    auto err = tensor_test::CaptureError([] { detail::ThrowRaisedError(-1); });
     REQUIRE(err.has_value());
     CHECK(err->kind() == "ValueError");
     CHECK(err->message().find("not on metal:0") != std::string::npos);

@@ -180,22 +180,22 @@ TEST_CASE("Error constructed directly; copies share the object", "[error]") {
 
 TEST_CASE("Raised errors move through the thread-local slot", "[error]") {
   Error err("IndexError", "out of range");
-  details::SetSafeCallRaised(err);
+  detail::SetSafeCallRaised(err);
   REQUIRE(err.use_count() == 2);  // the slot holds one
-  Error moved = details::MoveFromSafeCallRaised();
+  Error moved = detail::MoveFromSafeCallRaised();
   REQUIRE(moved.same_as(err));
   TVMFFIObjectHandle none = reinterpret_cast<TVMFFIObjectHandle>(0x1);
   TVMFFIErrorMoveFromRaised(&none);
   REQUIRE(none == nullptr);  // the slot was cleared
 
   TVMFFIErrorSetRaisedFromCStr("NotImplementedError", "from C");
-  Error from_c = details::MoveFromSafeCallRaised();
+  Error from_c = detail::MoveFromSafeCallRaised();
   REQUIRE(from_c.kind() == "NotImplementedError");
   REQUIRE(from_c.message() == "from C");
 
   const char* parts[] = {"a", nullptr, "b", "c"};
   TVMFFIErrorSetRaisedFromCStrParts("ValueError", parts, 4);
-  REQUIRE(details::MoveFromSafeCallRaised().message() == "abc");
+  REQUIRE(detail::MoveFromSafeCallRaised().message() == "abc");
 }
 
 TEST_CASE("Each thread has its own raised-error slot", "[error]") {
@@ -208,7 +208,7 @@ TEST_CASE("Each thread has its own raised-error slot", "[error]") {
         std::string msg = "thread " + std::to_string(t) + " round " + std::to_string(i);
         TVMFFIErrorSetRaisedFromCStr("RuntimeError", msg.c_str());
         std::this_thread::yield();
-        Error err = details::MoveFromSafeCallRaised();
+        Error err = detail::MoveFromSafeCallRaised();
         if (err.message() != msg) {
           seen[t] = "mismatch: " + err.message();
           return;
@@ -238,19 +238,19 @@ TEST_CASE("Safe-call boundaries turn exceptions into return codes", "[error]") {
   };
   REQUIRE(call([] {}) == 0);
   REQUIRE(call([] { TVM_FFI_THROW(TypeError) << "typed"; }) == -1);
-  Error e1 = details::MoveFromSafeCallRaised();
+  Error e1 = detail::MoveFromSafeCallRaised();
   REQUIRE(e1.kind() == "TypeError");
   REQUIRE(e1.message() == "typed");
   REQUIRE(call([] { throw std::runtime_error("std failure"); }) == -1);
-  Error e2 = details::MoveFromSafeCallRaised();
+  Error e2 = detail::MoveFromSafeCallRaised();
   REQUIRE(e2.kind() == "InternalError");
   REQUIRE(e2.message() == "std failure");
   REQUIRE(call([] { throw std::bad_alloc(); }) == -1);
-  REQUIRE(details::MoveFromSafeCallRaised().kind() == "MemoryError");
+  REQUIRE(detail::MoveFromSafeCallRaised().kind() == "MemoryError");
   REQUIRE(call([] { throw 42; }) == -1);
-  REQUIRE(details::MoveFromSafeCallRaised().kind() == "InternalError");
+  REQUIRE(detail::MoveFromSafeCallRaised().kind() == "InternalError");
   REQUIRE(call([] { throw EnvErrorAlreadySet(); }) == -2);
-  REQUIRE_THROWS_AS(details::ThrowRaisedError(-2), EnvErrorAlreadySet);
+  REQUIRE_THROWS_AS(detail::ThrowRaisedError(-2), EnvErrorAlreadySet);
 }
 
 TEST_CASE("TVMFFIFunctionCall contains what a C callback throws, -2 included", "[error]") {
@@ -317,7 +317,7 @@ __attribute__((noinline)) Error CallFromDepth(TVMFFIObjectHandle f, int which, i
   TVMFFIAny result;
   result.type_index = kTVMFFINone;
   REQUIRE(TVMFFIFunctionCall(f, &arg, 1, &result) == -1);
-  return details::MoveFromSafeCallRaised();
+  return detail::MoveFromSafeCallRaised();
 }
 
 // The same without any FFI call: a C++ catch of Error, `depth` frames down.
@@ -345,7 +345,7 @@ size_t LineCount(const std::string& s) {
 TEST_CASE("A thrown error's backtrace is its own call chain, up to the frame that catches it",
           "[error]") {
   Function kernel = Function::FromTyped([](int which) -> int { return ThrowVia(which); });
-  TVMFFIObjectHandle f = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(kernel);
+  TVMFFIObjectHandle f = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(kernel);
   Error a = CallFromDepth(f, 0, 0);
   REQUIRE(a.kind() == "ValueError");
   REQUIRE(a.message() == "tag 1");
@@ -384,7 +384,7 @@ TEST_CASE("Backtrace frames of helpers dladdr cannot name are named or shown as 
   // dladdr does not see: the runtime names them from the executable's .symtab.
   Function kernel = Function::FromTyped([](int which) -> int { return ThrowVia(which); });
   const std::string bt =
-      CallFromDepth(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(kernel), 0, 0).backtrace();
+      CallFromDepth(detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(kernel), 0, 0).backtrace();
   INFO(bt);
   REQUIRE_THAT(bt, !ContainsSubstring("??"));
   REQUIRE_THAT(bt, ContainsSubstring("ThrowTagged(int)"));
@@ -407,7 +407,7 @@ TEST_CASE("The kind of an Error survives every boundary", "[error]") {
   // A kind the runtime has never seen, thrown in a kernel.
   Function inner =
       Function::FromTyped([](int) -> int { TVM_FFI_THROW(MyCustomKindError) << "deep"; });
-  TVMFFIObjectHandle inner_h = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(inner);
+  TVMFFIObjectHandle inner_h = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(inner);
   // Kernel -> C caller.
   Error direct = CallFromDepth(inner_h, 0, 0);
   REQUIRE(direct.kind() == "MyCustomKindError");
@@ -423,7 +423,7 @@ TEST_CASE("The kind of an Error survives every boundary", "[error]") {
     TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionCall(inner_h, &arg, 1, &result));
     return 0;
   });
-  Error rethrown = CallFromDepth(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(outer), 0, 0);
+  Error rethrown = CallFromDepth(detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(outer), 0, 0);
   REQUIRE(rethrown.kind() == "MyCustomKindError");
   REQUIRE(rethrown.message() == "deep");
   REQUIRE(rethrown.backtrace() == direct.backtrace());  // the thrower's frames, unchanged

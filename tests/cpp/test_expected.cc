@@ -195,14 +195,14 @@ TEST_CASE("Function::CallExpected", "[expected]") {
 
 TEST_CASE("ExpectedUnsafe moves storage across raw values", "[expected]") {
   Expected<String> s = String("a long string that is not a small string");
-  TVMFFIAny raw = details::ExpectedUnsafe::MoveToTVMFFIAny(std::move(s));
+  TVMFFIAny raw = detail::ExpectedUnsafe::MoveToTVMFFIAny(std::move(s));
   CHECK(raw.type_index == TypeIndex::kTVMFFIStr);
-  Expected<String> back = details::ExpectedUnsafe::MoveFromTVMFFIAny<String>(raw);
-  CHECK(details::ExpectedUnsafe::ValueAs<String>(back) ==
+  Expected<String> back = detail::ExpectedUnsafe::MoveFromTVMFFIAny<String>(raw);
+  CHECK(detail::ExpectedUnsafe::ValueAs<String>(back) ==
         "a long string that is not a small string");
-  CHECK(details::ExpectedUnsafe::GetData(back).type_index() == TypeIndex::kTVMFFIStr);
+  CHECK(detail::ExpectedUnsafe::GetData(back).type_index() == TypeIndex::kTVMFFIStr);
   Expected<int> err = Error("E", "m");
-  CHECK_THROWS_AS(details::ExpectedUnsafe::ValueAs<int>(err), Error);
+  CHECK_THROWS_AS(detail::ExpectedUnsafe::ValueAs<int>(err), Error);
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ Error TakeRaised() {
   TVMFFIObjectHandle handle = nullptr;
   TVMFFIErrorMoveFromRaised(&handle);
   REQUIRE(handle != nullptr);
-  return details::ObjectUnsafe::ObjectRefFromObjectPtr<Error>(
-      details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle)));
+  return detail::ObjectUnsafe::ObjectRefFromObjectPtr<Error>(
+      detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle)));
 }
 }  // namespace
 

@@ -208,11 +208,11 @@ struct CallOutcome {
 CallOutcome CallFromC(const Function& f, bool direct, const TVMFFIAny* args, int32_t num_args,
                       TVMFFIAny* result) {
   TVMFFIObject* handle =
-      static_cast<TVMFFIObject*>(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f));
+      static_cast<TVMFFIObject*>(detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f));
   int rc = direct ? TVMFFIFunctionGetCellPtr(handle)->safe_call(handle, args, num_args, result)
                   : TVMFFIFunctionCall(handle, const_cast<TVMFFIAny*>(args), num_args, result);
   if (rc == 0) return {0, "", ""};
-  Error err = details::MoveFromSafeCallRaised();
+  Error err = detail::MoveFromSafeCallRaised();
   return {rc, err.kind(), err.message()};
 }
 
@@ -278,12 +278,12 @@ TEST_CASE("A packed function that sets its result and then throws leaks nothing"
   REQUIRE(TrackedObj::destroyed == 2);
   REQUIRE(kept == nullptr);
   // Functions made here are known to this library by their header's deleter.
-  REQUIRE(details::ObjectUnsafe::GetHeader(f.get())->deleter == &details::CppFunctionDeleter);
+  REQUIRE(detail::ObjectUnsafe::GetHeader(f.get())->deleter == &detail::CppFunctionDeleter);
 }
 
 TEST_CASE("C++ functions called from C through TVMFFIFunctionCall", "[function]") {
   Function add = Function::FromTyped(Add, "add");
-  TVMFFIObjectHandle handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(add);
+  TVMFFIObjectHandle handle = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(add);
   TVMFFIAny args[3] = {IntArg(20), IntArg(22), IntArg(0)};
   TVMFFIAny result;
   result.type_index = kTVMFFINone;
@@ -297,8 +297,8 @@ TEST_CASE("C++ functions called from C through TVMFFIFunctionCall", "[function]"
   TVMFFIObjectHandle err_handle = nullptr;
   TVMFFIErrorMoveFromRaised(&err_handle);
   REQUIRE(err_handle != nullptr);
-  Error err = details::ObjectUnsafe::ObjectRefFromObjectPtr<Error>(
-      details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(err_handle)));
+  Error err = detail::ObjectUnsafe::ObjectRefFromObjectPtr<Error>(
+      detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(err_handle)));
   REQUIRE(err.kind() == "TypeError");
   REQUIRE(err.message() ==
           "Mismatched type on argument #1 when calling: `add(0: int, 1: int) -> int`. "
@@ -307,9 +307,9 @@ TEST_CASE("C++ functions called from C through TVMFFIFunctionCall", "[function]"
   // Exceptions other than Error: from C they become InternalError.
   Function throws_std = Function::FromTyped([]() -> int { throw std::runtime_error("std!"); });
   result.type_index = kTVMFFINone;
-  REQUIRE(TVMFFIFunctionCall(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(throws_std), args,
+  REQUIRE(TVMFFIFunctionCall(detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(throws_std), args,
                              0, &result) == -1);
-  Error internal = details::MoveFromSafeCallRaised();
+  Error internal = detail::MoveFromSafeCallRaised();
   REQUIRE(internal.kind() == "InternalError");
   REQUIRE(internal.message() == "std!");
   // ...while a direct C++ call of a function made here propagates them unchanged.
@@ -445,7 +445,7 @@ TEST_CASE("TypedFunction", "[function]") {
           R"({"type":"ffi.Function","named_args":{"return":[{"type":"Optional","args":)"
           R"([{"type":"int"}]}],"params":[]}})");
   // A typed function taking one: its metadata nests the schema.
-  std::string schema = details::MetadataJSON<void(TypedFunction<int(int)>)>::Build("f");
+  std::string schema = detail::MetadataJSON<void(TypedFunction<int(int)>)>::Build("f");
   REQUIRE(schema.find(R"({\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":)"
                       R"(\"int\"}],\"params\":[{\"type\":\"int\"}]}})") != std::string::npos);
 }

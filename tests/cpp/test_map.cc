@@ -31,7 +31,7 @@ std::vector<K> KeysOf(const Map<K, V>& m) {
 
 /*! \brief A String object (type index 65) even for a short text, as another binary might make. */
 Any HeapString(const char* text) {
-  ObjectPtr<details::StringObj> obj = make_object<details::StringObj>();
+  ObjectPtr<detail::StringObj> obj = make_object<detail::StringObj>();
   obj->data = text;
   obj->size = std::char_traits<char>::length(text);
   return Any(ObjectRef(ObjectPtr<Object>(std::move(obj))));
@@ -565,7 +565,7 @@ Any CollidingKey(int64_t v) {
 struct RawMap {
   char* obj;
   explicit RawMap(const ObjectRef& m)
-      : obj(reinterpret_cast<char*>(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(m))) {}
+      : obj(reinterpret_cast<char*>(detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(m))) {}
   template <typename T>
   T& At(size_t offset) const {
     return *reinterpret_cast<T*>(obj + offset);
@@ -637,8 +637,8 @@ TEST_CASE("Map growth moves objects among plain entries without touching referen
     // Every key found, iteration in insertion order.
     int64_t i = 0;
     for (const auto& kv : m) {
-      REQUIRE(details::AnyCellEqual(details::AnyUnsafe::TVMFFIAnyPtrFromAny(kv.first),
-                                    details::AnyUnsafe::TVMFFIAnyPtrFromAny(keys[i])));
+      REQUIRE(detail::AnyCellEqual(detail::AnyUnsafe::TVMFFIAnyPtrFromAny(kv.first),
+                                   detail::AnyUnsafe::TVMFFIAnyPtrFromAny(keys[i])));
       if (i % 7 == 0) {
         REQUIRE(kv.second.as<containers_test::CounterObj>() == shared.get());
       } else {
@@ -829,10 +829,10 @@ TEST_CASE("Map grows a table laid out by another binary", "[map]") {
       REQUIRE(raw.slots() == ((uint64_t{1} << 63) | 2));
       // The entries move to a block of their own, freed by its deleter.
       TVMFFIAny* cells = static_cast<TVMFFIAny*>(std::malloc(2 * 2 * sizeof(TVMFFIAny)));
-      cells[0] = details::MakeOwnedCell(ObjectRef(key));
-      cells[1] = details::MakeOwnedCell(int64_t{1});
-      cells[2] = details::MakeOwnedCell(int64_t{2});
-      cells[3] = details::MakeOwnedCell(ObjectRef(value));
+      cells[0] = detail::MakeOwnedCell(ObjectRef(key));
+      cells[1] = detail::MakeOwnedCell(int64_t{1});
+      cells[2] = detail::MakeOwnedCell(int64_t{2});
+      cells[3] = detail::MakeOwnedCell(ObjectRef(value));
       raw.data() = cells;
       raw.size() = 2;
       raw.deleter() = &std::free;

@@ -144,11 +144,11 @@ TEST_CASE("AnyHash, AnyEqual and Map call native __any_hash__ / __any_equal__ ho
           "[native_fn]") {
   RegisterKeys();
   Any a = ObjectRef(make_object<ValueKeyObj>(7)), b = ObjectRef(make_object<ValueKeyObj>(7));
-  CHECK(AnyHash()(a) == details::StableHashCombine(a.type_index(), uint64_t{7}));
+  CHECK(AnyHash()(a) == detail::StableHashCombine(a.type_index(), uint64_t{7}));
   CHECK(AnyEqual()(a, b));
   CHECK_FALSE(AnyEqual()(a, Any(ObjectRef(make_object<ValueKeyObj>(8)))));
   Any r1 = ObjectRef(make_object<RawKeyObj>(4)), r2 = ObjectRef(make_object<RawKeyObj>(4));
-  CHECK(AnyHash()(r1) == details::StableHashCombine(r1.type_index(), uint64_t{1}));
+  CHECK(AnyHash()(r1) == detail::StableHashCombine(r1.type_index(), uint64_t{1}));
   CHECK(AnyEqual()(r1, r2));
   Map<Any, int> map{{a, 1}, {r1, 2}};
   CHECK(map.at(b) == 1);

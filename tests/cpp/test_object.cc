@@ -72,7 +72,7 @@ struct IntBufferObj : public Object {
 };
 
 uint64_t RawCount(const Object* obj) {
-  return __atomic_load_n(&details::ObjectUnsafe::GetHeader(obj)->combined_ref_count,
+  return __atomic_load_n(&detail::ObjectUnsafe::GetHeader(obj)->combined_ref_count,
                          __ATOMIC_RELAXED);
 }
 
@@ -88,7 +88,7 @@ void LoggedDeleter(void* self, int flags) {
 }
 TVMFFIObject* NewLoggedObject(std::vector<int>* log) {
   LoggedObject* obj = static_cast<LoggedObject*>(std::malloc(sizeof(LoggedObject)));
-  obj->header.combined_ref_count = details::kCombinedRefCountBothOne;
+  obj->header.combined_ref_count = detail::kCombinedRefCountBothOne;
   obj->header.type_index = TypeIndex::kTVMFFIObject;
   obj->header.__padding = 0;
   obj->header.deleter = LoggedDeleter;
@@ -106,7 +106,7 @@ TEST_CASE("make_object: counts, copies, moves and destruction", "[object]") {
     REQUIRE(p.use_count() == 1);
     REQUIRE(p.unique());
     // Both counts start at one: the strong references share one weak one.
-    REQUIRE(RawCount(p.get()) == details::kCombinedRefCountBothOne);
+    REQUIRE(RawCount(p.get()) == detail::kCombinedRefCountBothOne);
     ObjectPtr<CounterObj> q = p;
     REQUIRE(p.use_count() == 2);
     ObjectPtr<Object> base = q;
@@ -127,7 +127,7 @@ TEST_CASE("make_object: counts, copies, moves and destruction", "[object]") {
 TEST_CASE("Deleter flags: 3 when no weak reference is left, else 1 then 2", "[object]") {
   std::vector<int> log;
   {
-    ObjectPtr<Object> p = details::ObjectUnsafe::ObjectPtrFromOwned<Object>(NewLoggedObject(&log));
+    ObjectPtr<Object> p = detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(NewLoggedObject(&log));
     ObjectPtr<Object> q = p;
     p.reset();
     REQUIRE(log.empty());
@@ -136,7 +136,7 @@ TEST_CASE("Deleter flags: 3 when no weak reference is left, else 1 then 2", "[ob
 
   log.clear();
   {
-    ObjectPtr<Object> p = details::ObjectUnsafe::ObjectPtrFromOwned<Object>(NewLoggedObject(&log));
+    ObjectPtr<Object> p = detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(NewLoggedObject(&log));
     WeakObjectPtr<Object> w = p;
     REQUIRE(w.use_count() == 1);
     REQUIRE(w.lock() == p);
@@ -153,7 +153,7 @@ TEST_CASE("Deleter flags: 3 when no weak reference is left, else 1 then 2", "[ob
 TEST_CASE("The runtime's TVMFFIObjectDecRef agrees with the inline protocol", "[object]") {
   std::vector<int> log;
   TVMFFIObject* obj = NewLoggedObject(&log);
-  ObjectPtr<Object> strong = details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(obj);  // 2 strong
+  ObjectPtr<Object> strong = detail::ObjectUnsafe::ObjectPtrFromUnowned<Object>(obj);  // 2 strong
   WeakObjectPtr<Object> weak = strong;
   REQUIRE(TVMFFIObjectDecRef(obj) == 0);  // drop the creation reference through the C API
   REQUIRE(strong.use_count() == 1);
@@ -295,7 +295,7 @@ TEST_CASE("Objects with a vtable are handled through their Object base", "[objec
     const VirtualObj* back = any.as<VirtualObj>();
     REQUIRE(back == p.get());
     REQUIRE(back->Get() == 7);
-    REQUIRE(reinterpret_cast<const void*>(details::ObjectUnsafe::GetHeader(p.get())) !=
+    REQUIRE(reinterpret_cast<const void*>(detail::ObjectUnsafe::GetHeader(p.get())) !=
             reinterpret_cast<const void*>(p.get()));
   }
   REQUIRE(VirtualObj::destroyed == 1);
@@ -314,16 +314,16 @@ TEST_CASE("ABI layout of objects", "[object]") {
   REQUIRE(sizeof(Object) == 24);
   Function f = Function::FromTyped([](int x) { return x; });
   const FunctionObj* obj = f.get();
-  const char* base = reinterpret_cast<const char*>(details::ObjectUnsafe::GetHeader(obj));
+  const char* base = reinterpret_cast<const char*>(detail::ObjectUnsafe::GetHeader(obj));
   const char* cell = reinterpret_cast<const char*>(static_cast<const TVMFFIFunctionCell*>(obj));
   REQUIRE(cell - base == 24);
-  REQUIRE(TVMFFIFunctionGetCellPtr(details::ObjectUnsafe::GetHeader(obj))->safe_call ==
+  REQUIRE(TVMFFIFunctionGetCellPtr(detail::ObjectUnsafe::GetHeader(obj))->safe_call ==
           obj->safe_call);
   // Functions made here publish no throwing cpp_call: C++ exceptions never
   // cross into code built against other headers, which must use safe_call.
   REQUIRE(obj->cpp_call == nullptr);
   // They are recognised by a magic in the header padding plus the owner tag.
-  REQUIRE(details::ObjectUnsafe::GetHeader(obj)->__padding == details::kCppFunctionMagic);
+  REQUIRE(detail::ObjectUnsafe::GetHeader(obj)->__padding == detail::kCppFunctionMagic);
   TVMFFIObjectHandle c_func = nullptr;
   REQUIRE(TVMFFIFunctionCreate(
               nullptr, [](void*, const TVMFFIAny*, int32_t, TVMFFIAny*) { return 0; }, nullptr,
@@ -353,7 +353,7 @@ TEST_CASE("A C++ object crosses the C ABI and comes back", "[object]") {
   TVMFFIObjectHandle cfunc = nullptr;
   REQUIRE(TVMFFIFunctionCreate(nullptr, EchoAndKeep, nullptr, &cfunc) == 0);
   Function echo(
-      details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(cfunc)));
+      detail::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(cfunc)));
   {
     Counter obj(11);
     // Through TVMFFIFunctionCall with a raw argument array.
@@ -362,9 +362,9 @@ TEST_CASE("A C++ object crosses the C ABI and comes back", "[object]") {
     TVMFFIAny result;
     result.type_index = kTVMFFINone;
     REQUIRE(TVMFFIFunctionCall(cfunc, &arg, 1, &result) == 0);
-    REQUIRE(result.v_obj == details::ObjectUnsafe::GetHeader(obj.get()));
+    REQUIRE(result.v_obj == detail::ObjectUnsafe::GetHeader(obj.get()));
     REQUIRE(obj.use_count() == 3);  // obj, result, g_kept
-    Any owned = details::AnyUnsafe::MoveTVMFFIAnyToAny(&result);
+    Any owned = detail::AnyUnsafe::MoveTVMFFIAnyToAny(&result);
     REQUIRE(owned.cast<Counter>()->value == 11);
     owned.reset();
     REQUIRE(obj.use_count() == 2);

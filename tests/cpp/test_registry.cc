@@ -128,8 +128,8 @@ TEST_CASE("The registered creator makes a default object", "[registry]") {
   const TVMFFITypeInfo* info = InfoOf("test.refl.Point");
   TVMFFIObjectHandle handle = nullptr;
   REQUIRE(info->metadata->creator(&handle) == 0);
-  ObjectRef obj = details::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
-      details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle)));
+  ObjectRef obj = detail::ObjectUnsafe::ObjectRefFromObjectPtr<ObjectRef>(
+      detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle)));
   CHECK(obj->type_index() == PointObj::RuntimeTypeIndex());
 }
 
@@ -380,13 +380,13 @@ TEST_CASE("CallFieldSetter calls a Function setter (SetterIsFunctionObj)", "[reg
   TVMFFIFieldInfo info{};
   info.flags = kTVMFFIFieldFlagBitSetterIsFunctionObj;
   info.setter = reinterpret_cast<TVMFFIFieldSetter>(
-      details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(setter));
+      detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(setter));
   TVMFFIAny value = AnyView(21).CopyToTVMFFIAny();
   CHECK(refl::CallFieldSetter(&info, &field, &value) == 0);
   CHECK(field == 42);
   value = AnyView(-1).CopyToTVMFFIAny();
   CHECK(refl::CallFieldSetter(&info, &field, &value) != 0);
-  CHECK(details::MoveFromSafeCallRaised().kind() == "ValueError");
+  CHECK(detail::MoveFromSafeCallRaised().kind() == "ValueError");
   CHECK(field == 42);
 }
 

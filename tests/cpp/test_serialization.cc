@@ -62,7 +62,7 @@ class OpaqueObj : public Object {
 
 template <typename T>
 int GetAny(void* field, TVMFFIAny* out) {
-  *out = details::AnyUnsafe::MoveAnyToTVMFFIAny(Any(*static_cast<T*>(field)));
+  *out = detail::AnyUnsafe::MoveAnyToTVMFFIAny(Any(*static_cast<T*>(field)));
   return 0;
 }
 template <typename T>
@@ -80,7 +80,7 @@ int SetAnyField(void* field, const TVMFFIAny* value) {
   return 0;
 }
 int CreateNode(TVMFFIObjectHandle* out) {
-  *out = details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(make_object<NodeObj>());
+  *out = detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(make_object<NodeObj>());
   return 0;
 }
 
@@ -236,7 +236,7 @@ class TwinObj : public TwinBaseObj {
   TVM_FFI_DECLARE_OBJECT_INFO_FINAL("test.ser.Twin", TwinObj, TwinBaseObj);
 };
 int CreateTwin(TVMFFIObjectHandle* out) {
-  *out = details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(make_object<TwinObj>());
+  *out = detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(make_object<TwinObj>());
   return 0;
 }
 void RegisterTwinOnce() {

@@ -117,7 +117,7 @@ TEST_CASE("Shape: construction from every source", "[shape]") {
 TEST_CASE("Shape: object layout (type index 69, cell at offset 24, inline extents)", "[shape]") {
   Shape s{10, 20, 30};
   const ShapeObj* obj = s.get();
-  TVMFFIObject* header = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(s);
+  TVMFFIObject* header = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(s);
   CHECK(header->type_index == kTVMFFIShape);
   CHECK(reinterpret_cast<void*>(header) == static_cast<const void*>(obj));
   TVMFFIShapeCell* cell = TVMFFIShapeGetCellPtr(header);
@@ -162,7 +162,7 @@ TEST_CASE("Shape: element access, equality, conversions", "[shape]") {
 
 TEST_CASE("Shape: reference counting and Any round trips", "[shape]") {
   Shape s{1, 2, 3};
-  TVMFFIObject* handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(s);
+  TVMFFIObject* handle = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(s);
   CHECK(StrongCount(handle) == 1);
   {
     Any owned = s;

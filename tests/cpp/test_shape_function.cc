@@ -92,7 +92,7 @@ Answer CallShape(TVMFFISafeCallType fn, std::vector<TVMFFIAny> args) {
     TVMFFIObjectDecRef(err);
     return a;
   }
-  ffi::String s = ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&out).cast<ffi::String>();
+  ffi::String s = ffi::detail::AnyUnsafe::MoveTVMFFIAnyToAny(&out).cast<ffi::String>();
   return {0, std::string(s), ""};
 }
 

@@ -275,14 +275,14 @@ TEST_CASE("Stable hashes: upstream's names, any alignment, the Map key hash", "[
     std::memcpy(shifted + off, words, sizeof(words));
     for (size_t n : {size_t(0), size_t(3), size_t(8), size_t(13), sizeof(words)}) {
       INFO("offset " << off << " size " << n);
-      REQUIRE(details::StableHashBytes(shifted + off, n) == details::StableHashBytes(words, n));
+      REQUIRE(detail::StableHashBytes(shifted + off, n) == detail::StableHashBytes(words, n));
     }
   }
-  REQUIRE(details::StableHashBytes(words, 80) != details::StableHashBytes(words, 72));
+  REQUIRE(detail::StableHashBytes(words, 80) != detail::StableHashBytes(words, 72));
   // The key hash of Map is built on them: a string hashes as (kind, bytes).
   String s("a longer heap string");
   REQUIRE(AnyHash()(Any(s)) ==
-          details::StableHashCombine(TypeIndex::kTVMFFIStr,
-                                     details::StableHashBytes(s.data(), s.size())));
-  REQUIRE(details::StableHashCombine(1, 2) != details::StableHashCombine(2, 1));
+          detail::StableHashCombine(TypeIndex::kTVMFFIStr,
+                                    detail::StableHashBytes(s.data(), s.size())));
+  REQUIRE(detail::StableHashCombine(1, 2) != detail::StableHashCombine(2, 1));
 }

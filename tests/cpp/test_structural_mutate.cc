@@ -234,14 +234,14 @@ class BoxObj : public Object {
   static inline int in_place = 0;
 
   static Expected<UnchangedOr<Any>> Mutate(StructuralMutatorObj* m, AnyView v) noexcept {
-    const BoxObj* self = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<const BoxObj>(v);
+    const BoxObj* self = detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<const BoxObj>(v);
     TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN(UnchangedOr<Any>, inner, m->MutateExpected(self->value));
     if (inner.UnchangedOrSameAs(self->value)) return Unchanged();
     ++copies;
     return Any(ObjectRef(make_object<BoxObj>(std::move(inner).ValueUnchecked())));
   }
   static Expected<UnchangedOr<Any>> MutateInPlace(StructuralMutatorObj* m, AnyView v) noexcept {
-    BoxObj* self = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<BoxObj>(v);
+    BoxObj* self = detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck<BoxObj>(v);
     TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN(UnchangedOr<Any>, inner,
                                       m->MutateExpected(self->value, InplaceMode::kAllow));
     ++in_place;
@@ -294,7 +294,7 @@ TEST_CASE("StructuralMutator: native hooks, copy-on-write and in place", "[struc
 TEST_CASE("StructuralMutator: a Function hook and the packed globals", "[structural_mutate]") {
   RegisterTestTypes();
   // HandleObj: identity-compared; its hook replaces it by its id.
-  reflection::details::RegisterTypeAttr(
+  reflection::detail::RegisterTypeAttr(
       HandleObj::RuntimeTypeIndex(), type_attr::kStructuralMutate.name,
       Function::FromTyped([](StructuralMutatorObj*, AnyView v) -> Any {
         return Any(v.cast<const HandleObj*>()->id);

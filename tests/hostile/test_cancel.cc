@@ -126,7 +126,7 @@ TEST_CASE("Cancel: a C++ typed function through the C ABI", "[hostile][cancel]")
     blocker.Block();
     return x;
   });
-  TVMFFIObjectHandle h = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f);
+  TVMFFIObjectHandle h = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(f);
   CHECK(CancelledInside(&blocker, [h] {
     TVMFFIAny arg;
     std::memset(&arg, 0, sizeof(arg));
@@ -148,7 +148,7 @@ TEST_CASE("Cancel: nested calls, C into C++ into C", "[hostile][cancel]") {
   Blocker blocker;
   TVMFFIObjectHandle inner = MakeCFunction(&blocker);
   Function middle = Function::FromTyped([inner]() { return CallC(inner); });
-  TVMFFIObjectHandle mid = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(middle);
+  TVMFFIObjectHandle mid = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(middle);
   CHECK(CancelledInside(&blocker, [mid] { (void)CallC(mid); }));
   TVMFFIObjectDecRef(inner);
 }

@@ -199,8 +199,8 @@ TEST_CASE("Exports: a read-only tensor is never exported as legacy DLPack",
     v->deleter(v);
     // The C++ door goes through the C one: ValueError for a read-only tensor.
     {
-      Tensor cxx = details::ObjectUnsafe::ObjectRefFromObjectPtr<Tensor>(
-          details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(t)));
+      Tensor cxx = detail::ObjectUnsafe::ObjectRefFromObjectPtr<Tensor>(
+          detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(t)));
       if (read_only) {
         bool refused = false;
         try {

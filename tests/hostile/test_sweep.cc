@@ -71,7 +71,7 @@ struct Kinds {
   }
   void AddAny(const char* name, Any value) {
     keep.push_back(std::move(value));
-    Add(name, *details::AnyUnsafe::TVMFFIAnyPtrFromAny(keep.back()));
+    Add(name, *detail::AnyUnsafe::TVMFFIAnyPtrFromAny(keep.back()));
   }
 
   Kinds() {
@@ -147,10 +147,10 @@ struct Kinds {
     Add("type index -5", Cell(-5));
     Add("type index 40", Cell(40));
     Add("object NULL", Cell(kTVMFFIArray));
-    TVMFFIAny liar = *details::AnyUnsafe::TVMFFIAnyPtrFromAny(keep[1]);  // an Array
+    TVMFFIAny liar = *detail::AnyUnsafe::TVMFFIAnyPtrFromAny(keep[1]);  // an Array
     liar.type_index = kTVMFFIMap;
     Add("object of another type", liar);
-    TVMFFIAny unreg = *details::AnyUnsafe::TVMFFIAnyPtrFromAny(keep[1]);
+    TVMFFIAny unreg = *detail::AnyUnsafe::TVMFFIAnyPtrFromAny(keep[1]);
     unreg.type_index = 60000;
     Add("unregistered object index", unreg);
     TVMFFIAny over = Cell(kTVMFFISmallStr);

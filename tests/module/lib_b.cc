@@ -36,7 +36,7 @@ int64_t AddIntFromImports(int64_t a, int64_t b) {
     TVM_FFI_CHECK_SAFE_CALL(
         TVMFFIEnvModLookupFromImports(__tvm_ffi__library_ctx, "add_int", &cached));
   }
-  ffi::Function f(ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::FunctionObj>(
+  ffi::Function f(ffi::detail::ObjectUnsafe::ObjectPtrFromUnowned<ffi::FunctionObj>(
       static_cast<TVMFFIObject*>(cached)));
   return f(a, b).cast<int64_t>();
 }
@@ -45,7 +45,7 @@ int64_t AddIntFromImports(int64_t a, int64_t b) {
 ffi::Any LookupFromImports(ffi::String name, int64_t a, int64_t b) {
   TVMFFIObjectHandle h = nullptr;
   TVM_FFI_CHECK_SAFE_CALL(TVMFFIEnvModLookupFromImports(__tvm_ffi__library_ctx, name.c_str(), &h));
-  ffi::Function f(ffi::details::ObjectUnsafe::ObjectPtrFromUnowned<ffi::FunctionObj>(
+  ffi::Function f(ffi::detail::ObjectUnsafe::ObjectPtrFromUnowned<ffi::FunctionObj>(
       static_cast<TVMFFIObject*>(h)));
   return f(a, b);
 }

@@ -82,7 +82,7 @@ ffi::Error CatchError(F&& f) {
 }
 
 TVMFFIObject* Handle(const ffi::ObjectRef& ref) {
-  return ffi::details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(ref);
+  return ffi::detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(ref);
 }
 
 // Host memory for tensors the test makes (this binary's own deleter).
@@ -581,7 +581,7 @@ std::string CallThroughCAndTakeKind(const ffi::Function& f, std::vector<ffi::Any
   int rc = TVMFFIFunctionCall(Handle(f), reinterpret_cast<TVMFFIAny*>(args.data()),
                               static_cast<int32_t>(args.size()), &result);
   REQUIRE(rc == -1);
-  return ffi::details::MoveFromSafeCallRaised().kind();
+  return ffi::detail::MoveFromSafeCallRaised().kind();
 }
 }  // namespace
 
@@ -600,8 +600,8 @@ TEST_CASE("An error keeps its kind across every boundary", "[module][error]") {
                 throw ffi::Error("IndexError", "thrown through the C trampoline");
               },
               nullptr, &raw) == 0);
-  ffi::Function throwing = ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
-      ffi::details::ObjectUnsafe::ObjectPtrFromOwned<ffi::Object>(static_cast<TVMFFIObject*>(raw)));
+  ffi::Function throwing = ffi::detail::ObjectUnsafe::ObjectRefFromObjectPtr<ffi::Function>(
+      ffi::detail::ObjectUnsafe::ObjectPtrFromOwned<ffi::Object>(static_cast<TVMFFIObject*>(raw)));
   REQUIRE(CallThroughCAndTakeKind(throwing, {}) == "IndexError");
   REQUIRE(CatchError([&] { throwing(); }).kind() == "IndexError");
 
@@ -771,11 +771,11 @@ TEST_CASE("TVMFFIEnvModLookupFromImports between two libraries", "[module]") {
   // Bad contexts are reported, not dereferenced blindly.
   TVMFFIObjectHandle out = nullptr;
   REQUIRE(TVMFFIEnvModLookupFromImports(nullptr, "add_int", &out) == -1);
-  ffi::Error null_ctx = CatchError([] { ffi::details::ThrowRaisedError(-1); });
+  ffi::Error null_ctx = CatchError([] { ffi::detail::ThrowRaisedError(-1); });
   REQUIRE(null_ctx.kind() == "ValueError");
   ffi::Function not_a_module = a->GetFunctionRequired("whoami");
   REQUIRE(TVMFFIEnvModLookupFromImports(Handle(not_a_module), "add_int", &out) == -1);
-  ffi::Error wrong_ctx = CatchError([] { ffi::details::ThrowRaisedError(-1); });
+  ffi::Error wrong_ctx = CatchError([] { ffi::detail::ThrowRaisedError(-1); });
   REQUIRE(wrong_ctx.kind() == "TypeError");
   REQUIRE_THAT(wrong_ctx.message(), ContainsSubstring("library_ctx must be an ffi.Module"));
 }
@@ -899,7 +899,7 @@ TEST_CASE("JSON strings in metadata are escaped", "[module]") {
   const std::string nasty =
       "a\"b\\c\nd\te\x01"
       "f/g\xc3\xa9";
-  ffi::details::AppendJSONString(&s, nasty);
+  ffi::detail::AppendJSONString(&s, nasty);
   REQUIRE(s == "\"a\\\"b\\\\c\\nd\\te\\u0001f\\/g\xc3\xa9\"");
   REQUIRE(nlohmann::json::parse(s) == nasty);
 }
@@ -910,14 +910,14 @@ TEST_CASE("The JSON escaper escapes every control character (RFC 8259)", "[modul
   for (int c = 0; c < 0x20; ++c) all.push_back(static_cast<char>(c));
   all += "\x7f\"\\end";
   std::string s;
-  ffi::details::AppendJSONString(&s, all);
+  ffi::detail::AppendJSONString(&s, all);
   for (size_t i = 0; i < s.size(); ++i) {
     INFO("byte " << i);
     REQUIRE(static_cast<unsigned char>(s[i]) >= 0x20);
   }
   REQUIRE(nlohmann::json::parse(s) == all);
   // Type names in container type schemas go through the same escaper.
-  std::string schema = ffi::details::PlainTypeSchema(std::string("a\x01\"b\n", 5));
+  std::string schema = ffi::detail::PlainTypeSchema(std::string("a\x01\"b\n", 5));
   REQUIRE(schema == "{\"type\":\"a\\u0001\\\"b\\n\"}");
   REQUIRE(nlohmann::json::parse(schema).at("type") == std::string("a\x01\"b\n", 5));
 }
@@ -953,7 +953,7 @@ std::string WritesSymbolText(const char* path, const std::string& name) {
   REQUIRE(fn != nullptr);
   TVMFFIAny out{};
   REQUIRE(fn(nullptr, nullptr, 0, &out) == 0);
-  std::string text = ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&out).cast<ffi::String>();
+  std::string text = ffi::detail::AnyUnsafe::MoveTVMFFIAnyToAny(&out).cast<ffi::String>();
   dlclose(lib);
   return text;
 }
@@ -1006,13 +1006,13 @@ TEST_CASE("A library declares the arguments its functions write", "[module]") {
 TEST_CASE("Writes declarations are checked at compile time", "[module]") {
   // The checks TVM_FFI_DLL_EXPORT_WRITES static_asserts (an index not below the arity,
   // a negative one, one listed twice), evaluated here as constants.
-  static_assert(ffi::details::WritesInRange(3, {0, 2}));
-  static_assert(!ffi::details::WritesInRange(3, {3}));
-  static_assert(!ffi::details::WritesInRange(3, {-1}));
-  static_assert(ffi::details::WritesInRange(0, {}));
-  static_assert(ffi::details::WritesUnique({0, 2, 1}));
-  static_assert(!ffi::details::WritesUnique({2, 0, 2}));
-  static_assert(ffi::details::ExportArity([](int, double) {}) == 2);
+  static_assert(ffi::detail::WritesInRange(3, {0, 2}));
+  static_assert(!ffi::detail::WritesInRange(3, {3}));
+  static_assert(!ffi::detail::WritesInRange(3, {-1}));
+  static_assert(ffi::detail::WritesInRange(0, {}));
+  static_assert(ffi::detail::WritesUnique({0, 2, 1}));
+  static_assert(!ffi::detail::WritesUnique({2, 0, 2}));
+  static_assert(ffi::detail::ExportArity([](int, double) {}) == 2);
   SUCCEED();
 }
 

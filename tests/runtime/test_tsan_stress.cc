@@ -296,7 +296,7 @@ void Objects(int tid, int iters, Failures& f) {
       STRESS_CHECK(f, copy.use_count() >= 2);
     }
     // The same object through the C ABI on several references.
-    TVMFFIObjectHandle h = ffi::details::ObjectUnsafe::GetHeader(fresh.get());
+    TVMFFIObjectHandle h = ffi::detail::ObjectUnsafe::GetHeader(fresh.get());
     STRESS_CHECK(f, TVMFFIObjectIncRef(h) == 0);
     STRESS_CHECK(f, TVMFFIObjectDecRef(h) == 0);
     // A String created here, dropped in whatever thread replaces it.

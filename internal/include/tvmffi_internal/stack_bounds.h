@@ -11,9 +11,9 @@
 namespace tvmffi {
 namespace stack {
 
-using ::tvm::ffi::details::stack::Bounds;
-using ::tvm::ffi::details::stack::NearlyExhausted;
-using ::tvm::ffi::details::stack::ReadBounds;
+using ::tvm::ffi::detail::stack::Bounds;
+using ::tvm::ffi::detail::stack::NearlyExhausted;
+using ::tvm::ffi::detail::stack::ReadBounds;
 
 }  // namespace stack
 }  // namespace tvmffi

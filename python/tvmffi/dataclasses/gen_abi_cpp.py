@@ -105,8 +105,8 @@ _CONTAINERS = {"Array": "Array", "List": "List", "Map": "Map", "Dict": "Dict", "
 #: their reference classes are outside tvm/ffi/tvm_ffi.h).
 _BUILTIN_OBJECTS: dict[str, tuple[str, _Carrier | None]] = {
     "ffi.Object": (_OBJECT, None),
-    "ffi.String": (_NS + "details::StringObj", _VALUE_CARRIERS["str"]),
-    "ffi.Bytes": (_NS + "details::BytesObj", _VALUE_CARRIERS["bytes"]),
+    "ffi.String": (_NS + "detail::StringObj", _VALUE_CARRIERS["str"]),
+    "ffi.Bytes": (_NS + "detail::BytesObj", _VALUE_CARRIERS["bytes"]),
     "ffi.Error": (_NS + "ErrorObj", _Carrier(_NS + "Error", 16, 8)),
     "ffi.Function": (_NS + "FunctionObj", _VALUE_CARRIERS["Callable"]),
     "ffi.Shape": (_NS + "ShapeObj", _Carrier(_NS + "Shape", 8, 8)),

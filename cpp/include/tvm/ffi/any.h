@@ -31,7 +31,7 @@ namespace ffi {
 
 class Any;
 
-namespace details {
+namespace detail {
 struct AnyUnsafe;
 
 /*! \brief Throw "Cannot convert from type `X` to `T`" (cold). */
@@ -64,7 +64,7 @@ TVM_FFI_NOINLINE T CastWithConversion(const TVMFFIAny* src) {
                                                               const std::string& target) {
   TVM_FFI_THROW(TypeError) << "Cannot treat type `" << found << "` as type `" << target << "`";
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief A non-owning view of any FFI value (what arguments are passed as).
@@ -74,7 +74,7 @@ TVM_FFI_NOINLINE T CastWithConversion(const TVMFFIAny* src) {
  */
 class AnyView {
  public:
-  AnyView() noexcept { details::SetAnyNone(&data_); }
+  AnyView() noexcept { detail::SetAnyNone(&data_); }
   AnyView(const AnyView&) noexcept = default;
   AnyView& operator=(const AnyView&) noexcept = default;
   AnyView(AnyView&&) noexcept = default;
@@ -90,7 +90,7 @@ class AnyView {
     return *this;
   }
 
-  void reset() noexcept { details::SetAnyNone(&data_); }
+  void reset() noexcept { detail::SetAnyNone(&data_); }
   void swap(AnyView& other) noexcept { std::swap(data_, other.data_); }
   int32_t type_index() const noexcept { return data_.type_index; }
   /*! \return Whether both views hold the same type and the same bits (same object for objects). */
@@ -99,7 +99,7 @@ class AnyView {
            data_.zero_padding == other.data_.zero_padding && data_.v_int64 == other.data_.v_int64;
   }
   /*! \return The readable type name ("int", "str", "ffi.Function", ...). */
-  std::string GetTypeKey() const { return details::TypeIndexToTypeKey(data_.type_index); }
+  std::string GetTypeKey() const { return detail::TypeIndexToTypeKey(data_.type_index); }
 
   template <typename T, std::enable_if_t<TypeTraits<T>::convert_enabled, int> = 0>
   TVM_FFI_INLINE std::optional<T> as() const {
@@ -113,7 +113,7 @@ class AnyView {
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T cast() const {
-    return details::CastOrThrow<T>(&data_);
+    return detail::CastOrThrow<T>(&data_);
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE std::optional<T> try_cast() const {
@@ -127,8 +127,8 @@ class AnyView {
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T as_or_throw() const {
     if (TVM_FFI_PREDICT_FALSE(!TypeTraits<T>::CheckAnyStrict(&data_))) {
-      details::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
-                                  TypeTraits<T>::TypeStr());
+      detail::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
+                                 TypeTraits<T>::TypeStr());
     }
     return TypeTraits<T>::CopyFromAnyViewAfterCheck(&data_);
   }
@@ -152,12 +152,12 @@ class AnyView {
  protected:
   TVMFFIAny data_;
   friend class Any;
-  friend struct details::AnyUnsafe;
+  friend struct detail::AnyUnsafe;
 };
 static_assert(std::is_trivially_copyable_v<AnyView> && std::is_standard_layout_v<AnyView>,
               "AnyView crosses function pointers by value: keep it trivially copyable");
 
-namespace details {
+namespace detail {
 /*!
  * \brief Make a view's value owned in place: objects gain a reference, borrowed
  *        strings/bytes are copied (TVMFFIAnyViewToOwnedAny), an rvalue object
@@ -192,17 +192,17 @@ TVM_FFI_INLINE void InplaceConvertAnyViewToAny(TVMFFIAny* data) {
     ConvertBorrowedViewToOwned(data);
   }
 }
-}  // namespace details
+}  // namespace detail
 
 /*! \brief An owning FFI value (holds a strong reference when it holds an object). */
 class Any {
  public:
-  Any() noexcept { details::SetAnyNone(&data_); }
+  Any() noexcept { detail::SetAnyNone(&data_); }
   ~Any() { reset(); }
   Any(const Any& other) noexcept : data_(other.data_) {
-    if (data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) details::HeaderIncRef(data_.v_obj);
+    if (data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) detail::HeaderIncRef(data_.v_obj);
   }
-  Any(Any&& other) noexcept : data_(other.data_) { details::SetAnyNone(&other.data_); }
+  Any(Any&& other) noexcept : data_(other.data_) { detail::SetAnyNone(&other.data_); }
   Any& operator=(const Any& other) {
     Any(other).swap(*this);
     return *this;
@@ -213,7 +213,7 @@ class Any {
   }
   /*! \brief Own a copy of a viewed value (throws TypeError for a DLTensor*). */
   Any(const AnyView& other) : data_(other.data_) {  // NOLINT(*)
-    details::InplaceConvertAnyViewToAny(&data_);
+    detail::InplaceConvertAnyViewToAny(&data_);
   }
   Any& operator=(const AnyView& other) {
     Any(other).swap(*this);
@@ -236,16 +236,16 @@ class Any {
   void reset() {
     if (data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
       TVMFFIObject* obj = data_.v_obj;
-      details::SetAnyNone(&data_);
-      details::HeaderDecRef(obj);
+      detail::SetAnyNone(&data_);
+      detail::HeaderDecRef(obj);
     } else {
-      details::SetAnyNone(&data_);
+      detail::SetAnyNone(&data_);
     }
   }
   void swap(Any& other) noexcept { std::swap(data_, other.data_); }
   int32_t type_index() const noexcept { return data_.type_index; }
   /*! \return The readable type name ("int", "str", "ffi.Function", ...). */
-  std::string GetTypeKey() const { return details::TypeIndexToTypeKey(data_.type_index); }
+  std::string GetTypeKey() const { return detail::TypeIndexToTypeKey(data_.type_index); }
 
   template <typename T,
             std::enable_if_t<TypeTraits<T>::convert_enabled || std::is_same_v<T, Any>, int> = 0>
@@ -285,8 +285,8 @@ class Any {
       return *this;
     } else {
       if (TVM_FFI_PREDICT_FALSE(!TypeTraits<T>::CheckAnyStrict(&data_))) {
-        details::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
-                                    TypeTraits<T>::TypeStr());
+        detail::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
+                                   TypeTraits<T>::TypeStr());
       }
       return TypeTraits<T>::CopyFromAnyViewAfterCheck(&data_);
     }
@@ -298,15 +298,15 @@ class Any {
       return std::move(*this);
     } else {
       if (TVM_FFI_PREDICT_FALSE(!TypeTraits<T>::CheckAnyStrict(&data_))) {
-        details::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
-                                    TypeTraits<T>::TypeStr());
+        detail::ThrowCannotTreatAs(TypeTraits<T>::GetMismatchTypeInfo(&data_),
+                                   TypeTraits<T>::TypeStr());
       }
       return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
     }
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T cast() const& {
-    return details::CastOrThrow<T>(&data_);
+    return detail::CastOrThrow<T>(&data_);
   }
   template <typename T, typename = std::enable_if_t<TypeTraits<T>::convert_enabled>>
   TVM_FFI_INLINE T cast() && {
@@ -314,9 +314,9 @@ class Any {
       if (TVM_FFI_PREDICT_TRUE(TypeTraits<T>::CheckAnyStrict(&data_))) {
         return TypeTraits<T>::MoveFromAnyAfterCheck(&data_);
       }
-      return details::CastWithConversion<T>(&data_);
+      return detail::CastWithConversion<T>(&data_);
     }
-    return details::CastOrThrow<T>(&data_);
+    return detail::CastOrThrow<T>(&data_);
   }
   template <typename T,
             typename = std::enable_if_t<TypeTraits<T>::convert_enabled || std::is_same_v<T, Any>>>
@@ -337,7 +337,7 @@ class Any {
   bool same_as(const ObjectRef& other) const noexcept {
     if (!other.defined()) return data_.type_index == TypeIndex::kTVMFFINone;
     return data_.type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
-           data_.v_obj == details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other);
+           data_.v_obj == detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other);
   }
   bool operator==(std::nullptr_t) const noexcept {
     return data_.type_index == TypeIndex::kTVMFFINone;
@@ -356,7 +356,7 @@ class Any {
   }
 
   TVMFFIAny data_;
-  friend struct details::AnyUnsafe;
+  friend struct detail::AnyUnsafe;
   friend struct AnyHash;
   friend struct AnyEqual;
 };
@@ -364,7 +364,7 @@ class Any {
 static_assert(sizeof(AnyView) == sizeof(TVMFFIAny), "AnyView must be a TVMFFIAny");
 static_assert(sizeof(Any) == sizeof(TVMFFIAny), "Any must be a TVMFFIAny");
 
-namespace details {
+namespace detail {
 /*! \brief Raw access to Any internals for the FFI layer (no checks). */
 struct AnyUnsafe : public ObjectUnsafe {
   static TVMFFIAny MoveAnyToTVMFFIAny(Any&& any) noexcept {
@@ -588,34 +588,34 @@ TVM_FFI_INLINE bool AnyCellEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
   int32_t ka, kb;
   return StringLikeView(a, &sa, &ka) && StringLikeView(b, &sb, &kb) && ka == kb && sa == sb;
 }
-}  // namespace details
+}  // namespace detail
 
 /*! \brief Hash of an Any, the one Map and Dict place their keys by. */
 struct AnyHash {
-  uint64_t operator()(const Any& value) const { return details::AnyCellHash(&value.data_); }
+  uint64_t operator()(const Any& value) const { return detail::AnyCellHash(&value.data_); }
 };
 
 /*! \brief Equality of Any matching AnyHash: strings/bytes by content, other values bitwise. */
 struct AnyEqual {
   bool operator()(const Any& lhs, const Any& rhs) const {
-    return details::AnyCellEqual(&lhs.data_, &rhs.data_);
+    return detail::AnyCellEqual(&lhs.data_, &rhs.data_);
   }
 };
 
-namespace details {
+namespace detail {
 template <typename U, typename Opt>
 U OptionalAsOrThrow(const Opt& opt) {
   return AnyView(opt).template as_or_throw<U>();
 }
-}  // namespace details
+}  // namespace detail
 
 // ObjectRef::as_or_throw lives here: object.h sits below the error layer.
 template <typename RefType, typename>
 RefType ObjectRef::as_or_throw() const& {
   if (std::optional<RefType> ref = this->as<RefType>()) return *std::move(ref);
-  details::ThrowCannotTreatAs(defined() ? details::TypeIndexToTypeKey(data_->type_index())
-                                        : std::string(StaticTypeKey::kTVMFFINone),
-                              TypeTraits<RefType>::TypeStr());
+  detail::ThrowCannotTreatAs(defined() ? detail::TypeIndexToTypeKey(data_->type_index())
+                                       : std::string(StaticTypeKey::kTVMFFINone),
+                             TypeTraits<RefType>::TypeStr());
 }
 template <typename RefType, typename>
 RefType ObjectRef::as_or_throw() && {

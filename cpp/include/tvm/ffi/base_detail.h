@@ -2,7 +2,7 @@
  * tvmffi C++ layer: compiler helpers shared by every header.
  *
  * Internal: the macros here are stable (kernel libraries use some of them),
- * but the contents of namespace tvm::ffi::details are not an API.
+ * but the contents of namespace tvm::ffi::detail are not an API.
  */
 #ifndef TVM_FFI_BASE_DETAIL_H_
 #define TVM_FFI_BASE_DETAIL_H_
@@ -103,23 +103,23 @@
  */
 /*
  * An exception never escapes the block: it would terminate the host while the
- * host loads the library. It is reported instead (details::RunStaticInitBlock).
+ * host loads the library. It is reported instead (detail::RunStaticInitBlock).
  */
 #if defined(__GNUC__) || defined(__clang__)
-#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Runner)                   \
-  static void Fn();                                                  \
-  __attribute__((constructor)) static void Runner() {                \
-    ::tvm::ffi::details::RunStaticInitBlock(Fn, __FILE__, __LINE__); \
-  }                                                                  \
+#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Runner)                  \
+  static void Fn();                                                 \
+  __attribute__((constructor)) static void Runner() {               \
+    ::tvm::ffi::detail::RunStaticInitBlock(Fn, __FILE__, __LINE__); \
+  }                                                                 \
   static void Fn()
 #define TVM_FFI_STATIC_INIT_BLOCK()                                                       \
   TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__), \
                                  TVM_FFI_STR_CONCAT(__TVMFFIStaticInitRun, __COUNTER__))
 #else
-#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Var)                             \
-  static void Fn();                                                         \
-  [[maybe_unused]] static const int Var =                                   \
-      (::tvm::ffi::details::RunStaticInitBlock(Fn, __FILE__, __LINE__), 0); \
+#define TVM_FFI_STATIC_INIT_BLOCK_DEF_(Fn, Var)                            \
+  static void Fn();                                                        \
+  [[maybe_unused]] static const int Var =                                  \
+      (::tvm::ffi::detail::RunStaticInitBlock(Fn, __FILE__, __LINE__), 0); \
   static void Fn()
 #define TVM_FFI_STATIC_INIT_BLOCK()                                                       \
   TVM_FFI_STATIC_INIT_BLOCK_DEF_(TVM_FFI_STR_CONCAT(__TVMFFIStaticInitFunc, __COUNTER__), \
@@ -141,7 +141,7 @@ using ::DLDataType;
 using ::DLDevice;
 using ::DLTensor;
 
-namespace details {
+namespace detail {
 
 /*! \brief Set a TVMFFIAny to None: the one way to write it by hand. */
 TVM_FFI_INLINE void SetAnyNone(TVMFFIAny* result) noexcept {
@@ -313,12 +313,12 @@ TVM_FFI_INLINE uint64_t StableHashBytes(const void* data, size_t size) noexcept 
 template <typename T>
 using remove_cvref_t = std::remove_cv_t<std::remove_reference_t<T>>;
 
-}  // namespace details
+}  // namespace detail
 
 // Upstream renamed its implementation namespace `details` to `detail` in
 // 0.1.15; both spellings name the same namespace here (code written for either
 // release compiles).
-namespace detail = details;
+namespace details = detail;
 
 }  // namespace ffi
 }  // namespace tvm

@@ -43,7 +43,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 struct BigIntUnsafe;
 
@@ -66,7 +66,7 @@ class BigIntObj : public Object {
   size_t size_;
   friend struct BigIntUnsafe;
 };
-}  // namespace details
+}  // namespace detail
 
 /*! \brief An immutable integer of any size (see the top of this file). */
 class BigInt {
@@ -96,14 +96,14 @@ class BigInt {
 
   BigInt(const BigInt& other) noexcept : data_(other.data_) {
     if (data_.type_index != TypeIndex::kTVMFFIInt) {
-      details::ObjectUnsafe::IncRefObjectHandle(data_.v_obj);
+      detail::ObjectUnsafe::IncRefObjectHandle(data_.v_obj);
     }
   }
   /*! \brief Moves; the source becomes 0. */
   BigInt(BigInt&& other) noexcept : data_(other.data_) { other.Reset(); }
   ~BigInt() {
     if (data_.type_index != TypeIndex::kTVMFFIInt) {
-      details::ObjectUnsafe::DecRefObjectHandle(data_.v_obj);
+      detail::ObjectUnsafe::DecRefObjectHandle(data_.v_obj);
     }
   }
   BigInt& operator=(const BigInt& other) {
@@ -160,10 +160,10 @@ class BigInt {
 
  private:
   // Takes over a normalized object of two or more words.
-  explicit BigInt(ObjectPtr<details::BigIntObj> ptr) noexcept {
+  explicit BigInt(ObjectPtr<detail::BigIntObj> ptr) noexcept {
     Reset();
     TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(&data_);
-    data_.v_obj = details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(ptr));
+    data_.v_obj = detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(ptr));
     data_.type_index = TypeIndex::kTVMFFIBigInt;
   }
   void Reset() noexcept {
@@ -172,11 +172,11 @@ class BigInt {
     data_.v_int64 = 0;
   }
   TVMFFIAny data_;
-  friend struct details::BigIntUnsafe;
+  friend struct detail::BigIntUnsafe;
   friend struct TypeTraits<BigInt>;
 };
 
-namespace details {
+namespace detail {
 /*! \brief Access to BigInt's representation (upstream's name; tests and the runtime use it). */
 struct BigIntUnsafe {
   static bool CheckInt64(const BigInt& v) { return v.data_.type_index == TypeIndex::kTVMFFIInt; }
@@ -602,16 +602,16 @@ inline std::string ToStringFallback(const BigInt& value) {
   return std::string(digits.rbegin(), digits.rend());
 }
 }  // namespace int_ops
-}  // namespace details
+}  // namespace detail
 
 template <typename Int, std::enable_if_t<(std::is_integral_v<Int> && sizeof(Int) <= 8), int>>
 inline BigInt::BigInt(Int value) {
   Reset();
   if constexpr (std::is_unsigned_v<Int> && sizeof(Int) == 8) {
     if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      auto ptr = details::BigIntUnsafe::Alloc(2);
-      details::BigIntUnsafe::GetMutableData(ptr)[0] = details::int_ops::BitcastToInt64(value);
-      details::BigIntUnsafe::GetMutableData(ptr)[1] = 0;
+      auto ptr = detail::BigIntUnsafe::Alloc(2);
+      detail::BigIntUnsafe::GetMutableData(ptr)[0] = detail::int_ops::BitcastToInt64(value);
+      detail::BigIntUnsafe::GetMutableData(ptr)[1] = 0;
       *this = BigInt(std::move(ptr));
       return;
     }
@@ -626,13 +626,13 @@ inline BigInt::BigInt(double value) {
   if (value >= kLow && value < -kLow) {
     data_.v_int64 = static_cast<int64_t>(value);
   } else {
-    *this = details::int_ops::FromDoubleFallback(value);
+    *this = detail::int_ops::FromDoubleFallback(value);
   }
 }
 
 inline BigInt::operator double() const {
   if (data_.type_index == TypeIndex::kTVMFFIInt) return static_cast<double>(data_.v_int64);
-  return details::int_ops::ToDoubleFallback(*this);
+  return detail::int_ops::ToDoubleFallback(*this);
 }
 
 template <typename Int, std::enable_if_t<(std::is_integral_v<Int> && sizeof(Int) <= 8), int>>
@@ -647,7 +647,7 @@ inline std::optional<Int> BigInt::as() const {
     return static_cast<Int>(v);
   }
   if constexpr (std::is_unsigned_v<Int> && sizeof(Int) == 8) {
-    BigInt::ArrayView w = details::BigIntUnsafe::GetArrayView(*this);
+    BigInt::ArrayView w = detail::BigIntUnsafe::GetArrayView(*this);
     if (w.size() == 2 && w[1] == 0) return static_cast<Int>(w[0]);
   }
   return std::nullopt;
@@ -655,8 +655,8 @@ inline std::optional<Int> BigInt::as() const {
 
 inline uint64_t BigInt::hash() const {
   if (data_.type_index == TypeIndex::kTVMFFIInt) return static_cast<uint64_t>(data_.v_int64);
-  BigInt::ArrayView w = details::BigIntUnsafe::GetArrayView(*this);
-  return details::StableHashBytes(&w[0], w.size() * sizeof(int64_t));
+  BigInt::ArrayView w = detail::BigIntUnsafe::GetArrayView(*this);
+  return detail::StableHashBytes(&w[0], w.size() * sizeof(int64_t));
 }
 
 template <>
@@ -677,14 +677,14 @@ struct TypeTraits<BigInt> : public TypeTraitsBase {
     BigInt r;
     r.data_ = *src;
     if (r.data_.type_index != TypeIndex::kTVMFFIInt) {
-      details::ObjectUnsafe::IncRefObjectHandle(r.data_.v_obj);
+      detail::ObjectUnsafe::IncRefObjectHandle(r.data_.v_obj);
     }
     return r;
   }
   static BigInt MoveFromAnyAfterCheck(TVMFFIAny* src) {
     BigInt r;
     r.data_ = *src;
-    details::SetAnyNone(src);
+    detail::SetAnyNone(src);
     return r;
   }
   template <typename LazyT_ = BigInt>
@@ -705,37 +705,37 @@ struct TypeTraits<BigInt> : public TypeTraitsBase {
   Name(int64_t a, const BigInt& b) __VA_ARGS__
 
 // The int64 fast path when both fit; `Overflow` sets `r` or says it does not fit.
-#define TVMFFI_BIGINT_CHECKED_(Name, Fallback, Overflow)                       \
-  TVMFFI_BIGINT_OVERLOADS_(BigInt, Name, {                                     \
-    using U = details::BigIntUnsafe;                                           \
-    if (U::CheckInt64(a) && U::CheckInt64(b)) {                                \
-      int64_t x = U::GetInt64(a), y = U::GetInt64(b), r = 0;                   \
-      if (!(Overflow)) return BigInt(r);                                       \
-    }                                                                          \
-    return details::int_ops::Fallback(U::GetArrayView(a), U::GetArrayView(b)); \
+#define TVMFFI_BIGINT_CHECKED_(Name, Fallback, Overflow)                      \
+  TVMFFI_BIGINT_OVERLOADS_(BigInt, Name, {                                    \
+    using U = detail::BigIntUnsafe;                                           \
+    if (U::CheckInt64(a) && U::CheckInt64(b)) {                               \
+      int64_t x = U::GetInt64(a), y = U::GetInt64(b), r = 0;                  \
+      if (!(Overflow)) return BigInt(r);                                      \
+    }                                                                         \
+    return detail::int_ops::Fallback(U::GetArrayView(a), U::GetArrayView(b)); \
   })
-#define TVMFFI_BIGINT_EXACT_(Ret, Name, Fallback, ...)                         \
-  TVMFFI_BIGINT_OVERLOADS_(Ret, Name, {                                        \
-    using U = details::BigIntUnsafe;                                           \
-    if (U::CheckInt64(a) && U::CheckInt64(b)) {                                \
-      int64_t x = U::GetInt64(a), y = U::GetInt64(b);                          \
-      return __VA_ARGS__;                                                      \
-    }                                                                          \
-    return details::int_ops::Fallback(U::GetArrayView(a), U::GetArrayView(b)); \
+#define TVMFFI_BIGINT_EXACT_(Ret, Name, Fallback, ...)                        \
+  TVMFFI_BIGINT_OVERLOADS_(Ret, Name, {                                       \
+    using U = detail::BigIntUnsafe;                                           \
+    if (U::CheckInt64(a) && U::CheckInt64(b)) {                               \
+      int64_t x = U::GetInt64(a), y = U::GetInt64(b);                         \
+      return __VA_ARGS__;                                                     \
+    }                                                                         \
+    return detail::int_ops::Fallback(U::GetArrayView(a), U::GetArrayView(b)); \
   })
 
-TVMFFI_BIGINT_CHECKED_(operator+, AddFallback, details::int_ops::AddOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(operator-, SubFallback, details::int_ops::SubOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(operator*, MulFallback, details::int_ops::MulOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(operator/, TruncDivFallback, details::int_ops::TruncDivOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(operator%, TruncModFallback, details::int_ops::TruncModOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(truncdiv, TruncDivFallback, details::int_ops::TruncDivOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(truncmod, TruncModFallback, details::int_ops::TruncModOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(floordiv, FloorDivFallback, details::int_ops::FloorDivOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(floormod, FloorModFallback, details::int_ops::FloorModOverflow(x, y, &r))
-TVMFFI_BIGINT_CHECKED_(operator<<, LeftShiftFallback, details::int_ops::LeftShiftOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(operator+, AddFallback, detail::int_ops::AddOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(operator-, SubFallback, detail::int_ops::SubOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(operator*, MulFallback, detail::int_ops::MulOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(operator/, TruncDivFallback, detail::int_ops::TruncDivOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(operator%, TruncModFallback, detail::int_ops::TruncModOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(truncdiv, TruncDivFallback, detail::int_ops::TruncDivOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(truncmod, TruncModFallback, detail::int_ops::TruncModOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(floordiv, FloorDivFallback, detail::int_ops::FloorDivOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(floormod, FloorModFallback, detail::int_ops::FloorModOverflow(x, y, &r))
+TVMFFI_BIGINT_CHECKED_(operator<<, LeftShiftFallback, detail::int_ops::LeftShiftOverflow(x, y, &r))
 TVMFFI_BIGINT_EXACT_(BigInt, operator>>, RightShiftFallback,
-                     BigInt(details::int_ops::RightShift(x, y)))
+                     BigInt(detail::int_ops::RightShift(x, y)))
 TVMFFI_BIGINT_EXACT_(BigInt, operator&, AndFallback, BigInt(x& y))
 TVMFFI_BIGINT_EXACT_(BigInt, operator|, OrFallback, BigInt(x | y))
 TVMFFI_BIGINT_EXACT_(BigInt, operator^, XorFallback, BigInt(x ^ y))
@@ -745,11 +745,11 @@ TVMFFI_BIGINT_EXACT_(bool, operator==, EqualFallback, x == y)
 TVMFFI_BIGINT_OVERLOADS_(bool, operator!=, { return !(a == b); })
 // Op is an operator token; it cannot be parenthesized.
 // NOLINTBEGIN(bugprone-macro-parentheses)
-#define TVMFFI_BIGINT_COMPARE_(Op)                                                         \
-  TVMFFI_BIGINT_OVERLOADS_(bool, operator Op, {                                            \
-    using U = details::BigIntUnsafe;                                                       \
-    if (U::CheckInt64(a) && U::CheckInt64(b)) return U::GetInt64(a) Op U::GetInt64(b);     \
-    return details::int_ops::CompareFallback(U::GetArrayView(a), U::GetArrayView(b)) Op 0; \
+#define TVMFFI_BIGINT_COMPARE_(Op)                                                        \
+  TVMFFI_BIGINT_OVERLOADS_(bool, operator Op, {                                           \
+    using U = detail::BigIntUnsafe;                                                       \
+    if (U::CheckInt64(a) && U::CheckInt64(b)) return U::GetInt64(a) Op U::GetInt64(b);    \
+    return detail::int_ops::CompareFallback(U::GetArrayView(a), U::GetArrayView(b)) Op 0; \
   })
 TVMFFI_BIGINT_COMPARE_(<)
 TVMFFI_BIGINT_COMPARE_(<=)
@@ -765,16 +765,16 @@ inline BigInt operator+(const BigInt& v) {
   return v;
 }
 inline BigInt operator-(const BigInt& v) {
-  using U = details::BigIntUnsafe;
+  using U = detail::BigIntUnsafe;
   if (U::CheckInt64(v) && U::GetInt64(v) != std::numeric_limits<int64_t>::min()) {
     return BigInt(-U::GetInt64(v));
   }
-  return details::int_ops::NegateFallback(U::GetArrayView(v));
+  return detail::int_ops::NegateFallback(U::GetArrayView(v));
 }
 inline BigInt operator~(const BigInt& v) {
-  using U = details::BigIntUnsafe;
+  using U = detail::BigIntUnsafe;
   if (U::CheckInt64(v)) return BigInt(~U::GetInt64(v));
-  return details::int_ops::ComplementFallback(U::GetArrayView(v));
+  return detail::int_ops::ComplementFallback(U::GetArrayView(v));
 }
 
 inline BigInt& BigInt::operator+=(const BigInt& rhs) {
@@ -832,7 +832,7 @@ inline std::istream& operator>>(std::istream& is, BigInt& value) {
 }
 
 inline std::ostream& operator<<(std::ostream& os, const BigInt& value) {
-  return os << details::int_ops::ToStringFallback(value);
+  return os << detail::int_ops::ToStringFallback(value);
 }
 
 }  // namespace ffi

@@ -31,11 +31,11 @@ inline SubRef Downcast(BaseRef ref) {
     TVM_FFI_THROW(TypeError) << "Downcast of a null reference to the non-nullable `"
                              << SubRef::ContainerType::_type_key << "`";
   }
-  return details::ObjectUnsafe::ObjectRefFromObjectPtr<SubRef>(
-      details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(ref)));
+  return detail::ObjectUnsafe::ObjectRefFromObjectPtr<SubRef>(
+      detail::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(ref)));
 }
 
-namespace details {
+namespace detail {
 /*! \brief Whether R is a reference or an Optional of one (not an ObjectRef since 0.1.15). */
 template <typename R>
 inline constexpr bool is_ref_or_optional_ref_v =
@@ -46,7 +46,7 @@ constexpr bool IsOptionalDowncast() {
   if (!is_ref_or_optional_ref_v<Sub> || !is_ref_or_optional_ref_v<Base>) return false;
   return is_optional_type_v<Sub> || is_optional_type_v<Base>;
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Downcast where either side is an Optional of a reference (Optional is
@@ -54,7 +54,7 @@ constexpr bool IsOptionalDowncast() {
  *        null reference makes an empty Optional.
  */
 template <typename SubRef, typename BaseRef,
-          typename = std::enable_if_t<details::IsOptionalDowncast<SubRef, BaseRef>()>,
+          typename = std::enable_if_t<detail::IsOptionalDowncast<SubRef, BaseRef>()>,
           typename = void>
 inline SubRef Downcast(BaseRef ref) {
   ObjectRef base;

@@ -29,7 +29,7 @@ inline DLDataType StringToDLDataType(const String& str) {
 /*! \brief The name of a data type ("float32", "int8x4"). */
 inline String DLDataTypeToString(DLDataType dtype) {
   TVMFFIAny out;
-  details::SetAnyNone(&out);
+  detail::SetAnyNone(&out);
   TVM_FFI_CHECK_SAFE_CALL(TVMFFIDataTypeToString(&dtype, &out));
   return TypeTraits<String>::MoveFromAnyAfterCheck(&out);
 }
@@ -41,12 +41,12 @@ constexpr int64_t DataTypeBits(DLDataType dtype) noexcept {
 
 /*! \return Bytes of one element, all lanes, sub-byte types rounded up (int4 -> 1). */
 constexpr int64_t DataTypeBytes(DLDataType dtype) noexcept {
-  return static_cast<int64_t>(details::PackedDataBytes(1, dtype));
+  return static_cast<int64_t>(detail::PackedDataBytes(1, dtype));
 }
 
 /*! \return Bytes of num_elems elements, packed (sub-byte types round up once, at the end). */
 constexpr int64_t DataTypeBytes(DLDataType dtype, int64_t num_elems) noexcept {
-  return static_cast<int64_t>(details::PackedDataBytes(static_cast<uint64_t>(num_elems), dtype));
+  return static_cast<int64_t>(detail::PackedDataBytes(static_cast<uint64_t>(num_elems), dtype));
 }
 
 /// Common data types.
@@ -67,7 +67,7 @@ inline constexpr DLDataType dl_bfloat16{static_cast<uint8_t>(kDLBfloat), 16, 1};
 // DLDataType in Any: also converts from a str naming a data type.
 template <>
 struct TypeTraits<DLDataType>
-    : public details::PODTraitsBase<DLDataType, TypeIndex::kTVMFFIDataType> {
+    : public detail::PODTraitsBase<DLDataType, TypeIndex::kTVMFFIDataType> {
   TVM_FFI_INLINE static void CopyToAnyView(const DLDataType& src, TVMFFIAny* result) {
     result->type_index = TypeIndex::kTVMFFIDataType;
     result->zero_padding = 0;
@@ -85,14 +85,14 @@ struct TypeTraits<DLDataType>
   static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIDataType) return src->v_dtype;
     std::string_view text;
-    if (details::AnyStrView(src, &text)) {
+    if (detail::AnyStrView(src, &text)) {
       DLDataType out;
       TVMFFIByteArray bytes{text.data(), text.size()};
       if (TVMFFIDataTypeFromString(&bytes, &out) == 0) return out;
       // Not a data type name: report the mismatch, not the parse error.
       TVMFFIObjectHandle err = nullptr;
       TVMFFIErrorMoveFromRaised(&err);
-      details::ObjectUnsafe::DecRefObjectHandle(err);
+      detail::ObjectUnsafe::DecRefObjectHandle(err);
     }
     return std::nullopt;
   }
@@ -118,7 +118,7 @@ template <typename Stream, typename T, std::enable_if_t<std::is_same_v<T, DLData
 inline auto operator<<(Stream& os, const T& dtype)
     -> decltype(os.write(static_cast<const char*>(nullptr), 0)) {
   std::string text;
-  ::tvm::ffi::details::AppendDataType(&text, dtype);
+  ::tvm::ffi::detail::AppendDataType(&text, dtype);
   return os.write(text.data(), static_cast<std::ptrdiff_t>(text.size()));
 }
 

@@ -93,8 +93,8 @@ class Error : public ObjectRef, public std::exception {
   // instantiated only by files that use this (compile weight).
   template <typename CauseT = Error, typename ContextT = ObjectRef>
   Error(std::string_view kind, std::string_view message, std::string_view backtrace,
-        std::optional<details::TypeIdentity<CauseT>> cause_chain,
-        std::optional<details::TypeIdentity<ContextT>> extra_context)
+        std::optional<detail::TypeIdentity<CauseT>> cause_chain,
+        std::optional<detail::TypeIdentity<ContextT>> extra_context)
       : ObjectRef(Create(kind, message, backtrace, ObjectUnsafeHandle(cause_chain),
                          ObjectUnsafeHandle(extra_context))) {}
 
@@ -102,16 +102,16 @@ class Error : public ObjectRef, public std::exception {
   template <typename CauseT = Error>
   std::optional<CauseT> cause_chain() const {
     if (cell()->cause_chain == nullptr) return std::nullopt;
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<CauseT>(
-        details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
+    return detail::ObjectUnsafe::ObjectRefFromObjectPtr<CauseT>(
+        detail::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
             static_cast<TVMFFIObject*>(cell()->cause_chain)));
   }
   /*! \return The extra context object, if recorded. */
   template <typename ContextT = ObjectRef>
   std::optional<ContextT> extra_context() const {
     if (cell()->extra_context == nullptr) return std::nullopt;
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<ContextT>(
-        details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
+    return detail::ObjectUnsafe::ObjectRefFromObjectPtr<ContextT>(
+        detail::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
             static_cast<TVMFFIObject*>(cell()->extra_context)));
   }
   /*!
@@ -161,7 +161,7 @@ class Error : public ObjectRef, public std::exception {
   /*! \brief Replace or append to the backtrace (kTVMFFIBacktraceUpdateMode*). */
   void UpdateBacktrace(const TVMFFIByteArray* backtrace, int32_t update_mode) {
     ErrorObj* obj = static_cast<ErrorObj*>(get_mutable());
-    obj->update_backtrace(details::ObjectUnsafe::GetHeader(obj), backtrace, update_mode);
+    obj->update_backtrace(detail::ObjectUnsafe::GetHeader(obj), backtrace, update_mode);
   }
   /*!
    * \return "Kind: message", preceded by the traceback when there is one.
@@ -206,18 +206,18 @@ class Error : public ObjectRef, public std::exception {
                   ? TVMFFIErrorCreate(&k, &m, &b, &out)
                   : TVMFFIErrorCreateWithCauseAndExtraContext(&k, &m, &b, cause, extra, &out);
     if (ret != 0 || out == nullptr) throw std::bad_alloc();
-    return details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(out));
+    return detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(out));
   }
   // Out of line: inlined, GCC 12 under -fsanitize takes a disengaged optional's
   // payload for read (-Wmaybe-uninitialized).
   template <typename T>
   TVM_FFI_NOINLINE static TVMFFIObjectHandle ObjectUnsafeHandle(
       const std::optional<T>& ref) noexcept {
-    return ref.has_value() ? details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*ref) : nullptr;
+    return ref.has_value() ? detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*ref) : nullptr;
   }
 };
 
-namespace details {
+namespace detail {
 
 /*! \brief Take the calling thread's raised error (a RuntimeError if none is set). */
 inline Error MoveFromSafeCallRaised() {
@@ -364,7 +364,7 @@ inline ErrorMessageStream& operator<<(ErrorMessageStream& os, const DLDevice& de
 /*! \brief Append a data type as text ("float32x4"), via TVMFFIDataTypeToString. */
 TVM_FFI_NOINLINE inline void AppendDataType(std::string* out, DLDataType dtype) {
   TVMFFIAny text;
-  details::SetAnyNone(&text);
+  detail::SetAnyNone(&text);
   if (TVMFFIDataTypeToString(&dtype, &text) != 0) {
     TVMFFIObjectHandle err = nullptr;
     TVMFFIErrorMoveFromRaised(&err);
@@ -516,7 +516,7 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #pragma GCC diagnostic pop
 #endif
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 
@@ -525,14 +525,14 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
  *        `TVM_FFI_THROW(ValueError) << "got " << n;` It is a throw-expression
  *        (`throw site && stream << ...`), usable wherever one is.
  */
-#define TVM_FFI_THROW(ErrorKind)                                                            \
-  throw ::tvm::ffi::details::ErrorThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
-      ::tvm::ffi::details::ThrowMessageStream()
+#define TVM_FFI_THROW(ErrorKind)                                                           \
+  throw ::tvm::ffi::detail::ErrorThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
+      ::tvm::ffi::detail::ThrowMessageStream()
 #if TVM_FFI_BACKTRACE_ON_THROW
 #define TVM_FFI_THROW_SITE_BACKTRACE_() TVMFFIBacktrace(__FILE__, __LINE__, TVM_FFI_FUNC_SIG, 0)
 #else
 #define TVM_FFI_THROW_SITE_BACKTRACE_() \
-  ::tvm::ffi::details::ThrowSiteLine(__FILE__, __LINE__, TVM_FFI_FUNC_SIG)
+  ::tvm::ffi::detail::ThrowSiteLine(__FILE__, __LINE__, TVM_FFI_FUNC_SIG)
 #endif
 
 /*!
@@ -540,9 +540,9 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
  *        for places where the exception may be lost (a destructor, a thread,
  *        a caller that does not print it). `TVM_FFI_LOG_AND_THROW(TypeError) << "...";`
  */
-#define TVM_FFI_LOG_AND_THROW(ErrorKind)                                                       \
-  throw ::tvm::ffi::details::ErrorLogThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
-      ::tvm::ffi::details::ThrowMessageStream()
+#define TVM_FFI_LOG_AND_THROW(ErrorKind)                                                      \
+  throw ::tvm::ffi::detail::ErrorLogThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_()) && \
+      ::tvm::ffi::detail::ThrowMessageStream()
 
 /*! \brief Throw ErrorKind unless cond holds: `TVM_FFI_CHECK(n > 0, ValueError) << "...";` */
 #define TVM_FFI_CHECK(cond, ErrorKind) \
@@ -553,10 +553,10 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 /*! \brief Internal invariant: throws InternalError unless cond holds. */
 #define TVM_FFI_ICHECK(cond) TVM_FFI_CHECK(cond, InternalError)
 
-#define TVM_FFI_CHECK_BINARY_OP_(Name, Op, x, y, ErrorKind)                       \
-  if (auto tvm_ffi_check_values_ = ::tvm::ffi::details::LogCheck##Name((x), (y)); \
-      TVM_FFI_PREDICT_TRUE(!tvm_ffi_check_values_.has_value())) {                 \
-  } else                                                                          \
+#define TVM_FFI_CHECK_BINARY_OP_(Name, Op, x, y, ErrorKind)                      \
+  if (auto tvm_ffi_check_values_ = ::tvm::ffi::detail::LogCheck##Name((x), (y)); \
+      TVM_FFI_PREDICT_TRUE(!tvm_ffi_check_values_.has_value())) {                \
+  } else                                                                         \
     TVM_FFI_THROW(ErrorKind) << "Check failed: " #x " " #Op " " #y << *tvm_ffi_check_values_ << ": "
 
 /*!
@@ -616,12 +616,12 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #endif
 
 /*! \brief Throw the raised error when a C API call returns nonzero. */
-#define TVM_FFI_CHECK_SAFE_CALL(func)                           \
-  {                                                             \
-    int tvm_ffi_ret_code_ = (func);                             \
-    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_ret_code_ != 0)) {        \
-      ::tvm::ffi::details::ThrowRaisedError(tvm_ffi_ret_code_); \
-    }                                                           \
+#define TVM_FFI_CHECK_SAFE_CALL(func)                          \
+  {                                                            \
+    int tvm_ffi_ret_code_ = (func);                            \
+    if (TVM_FFI_PREDICT_FALSE(tvm_ffi_ret_code_ != 0)) {       \
+      ::tvm::ffi::detail::ThrowRaisedError(tvm_ffi_ret_code_); \
+    }                                                          \
   }
 
 /*!
@@ -638,25 +638,25 @@ TVM_FFI_DEFINE_CHECK_OP_(_GE, >=)
 #define TVM_FFI_SAFE_CALL_BEGIN() \
   try {                           \
   (void)0
-#define TVM_FFI_SAFE_CALL_END()                           \
-  return 0;                                               \
-  }                                                       \
-  catch (const ::tvm::ffi::Error& err) {                  \
-    ::tvm::ffi::details::SetSafeCallRaised(err);          \
-    return -1;                                            \
-  }                                                       \
-  catch (const ::tvm::ffi::EnvErrorAlreadySet&) {         \
-    return -2;                                            \
-  }                                                       \
-  catch (const std::exception& ex) {                      \
-    ::tvm::ffi::details::SetRaisedFromStdException(ex);   \
-    return -1;                                            \
-  }                                                       \
-  catch (...) {                                           \
-    ::tvm::ffi::details::RethrowIfForcedUnwind();         \
-    ::tvm::ffi::details::SetRaisedFromUnknownException(); \
-    return -1;                                            \
-  }                                                       \
+#define TVM_FFI_SAFE_CALL_END()                          \
+  return 0;                                              \
+  }                                                      \
+  catch (const ::tvm::ffi::Error& err) {                 \
+    ::tvm::ffi::detail::SetSafeCallRaised(err);          \
+    return -1;                                           \
+  }                                                      \
+  catch (const ::tvm::ffi::EnvErrorAlreadySet&) {        \
+    return -2;                                           \
+  }                                                      \
+  catch (const std::exception& ex) {                     \
+    ::tvm::ffi::detail::SetRaisedFromStdException(ex);   \
+    return -1;                                           \
+  }                                                      \
+  catch (...) {                                          \
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();         \
+    ::tvm::ffi::detail::SetRaisedFromUnknownException(); \
+    return -1;                                           \
+  }                                                      \
   TVM_FFI_UNREACHABLE()
 
 #endif  // TVM_FFI_ERROR_H_

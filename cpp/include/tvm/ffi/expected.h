@@ -54,7 +54,7 @@ Unexpected(E) -> Unexpected<E>;
 template <typename T>
 class Expected;
 
-namespace details {
+namespace detail {
 struct ExpectedUnsafe;
 
 template <typename T>
@@ -119,14 +119,14 @@ class ExpectedStorage {
   Any data_;  // the value, or an Error (type index kTVMFFIError)
   friend struct ExpectedUnsafe;
 };
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Either a T or an Error. T must not be void-qualified or Error itself;
  *        Expected<void> is the specialisation below.
  */
 template <typename T>
-class Expected : public details::ExpectedStorage {
+class Expected : public detail::ExpectedStorage {
   static_assert(!std::is_same_v<std::remove_cv_t<T>, Error>,
                 "Expected<Error> is ambiguous: use Error directly");
 
@@ -138,8 +138,8 @@ class Expected : public details::ExpectedStorage {
    *        `return x;` works where x converts to T). Errors, Unexpected and
    *        other Expecteds take their own constructors.
    */
-  template <typename U, typename = std::enable_if_t<!details::is_expected_v<std::decay_t<U>> &&
-                                                    !details::is_unexpected_v<std::decay_t<U>> &&
+  template <typename U, typename = std::enable_if_t<!detail::is_expected_v<std::decay_t<U>> &&
+                                                    !detail::is_unexpected_v<std::decay_t<U>> &&
                                                     !std::is_base_of_v<Error, std::decay_t<U>> &&
                                                     !std::is_same_v<std::decay_t<U>, T> &&
                                                     std::is_convertible_v<U, T>>>
@@ -162,21 +162,21 @@ class Expected : public details::ExpectedStorage {
   /*! \return The value; throws the held Error otherwise. */
   T value() const& {
     if (TVM_FFI_PREDICT_FALSE(is_err())) ThrowError();
-    return details::AnyUnsafe::CopyFromAnyViewAfterCheck<T>(data_);
+    return detail::AnyUnsafe::CopyFromAnyViewAfterCheck<T>(data_);
   }
   T value() && {
     if (TVM_FFI_PREDICT_FALSE(is_err())) std::move(*this).ThrowError();
-    return details::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
+    return detail::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
   }
   /*! \return The value, or `fallback` when an error is held. */
   template <typename U = std::remove_cv_t<T>>
   T value_or(U&& fallback) const& {
-    if (is_ok()) return details::AnyUnsafe::CopyFromAnyViewAfterCheck<T>(data_);
+    if (is_ok()) return detail::AnyUnsafe::CopyFromAnyViewAfterCheck<T>(data_);
     return T(std::forward<U>(fallback));
   }
   template <typename U = std::remove_cv_t<T>>
   T value_or(U&& fallback) && {
-    if (is_ok()) return details::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
+    if (is_ok()) return detail::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
     return T(std::forward<U>(fallback));
   }
 
@@ -197,7 +197,7 @@ class Expected : public details::ExpectedStorage {
   Expected<U> as_or_error() && {
     if (is_ok()) {
       if constexpr (!std::is_same_v<U, Any>) {
-        if (!details::AnyUnsafe::CheckAnyStrict<U>(data_)) {
+        if (!detail::AnyUnsafe::CheckAnyStrict<U>(data_)) {
           return Error("TypeError",
                        "Cannot treat type `" + data_.GetTypeKey() + "` as type `" +
                            TypeTraits<U>::TypeStr() + "`",
@@ -223,12 +223,12 @@ class Expected : public details::ExpectedStorage {
   }
   template <typename>
   friend class Expected;
-  friend struct details::ExpectedUnsafe;
+  friend struct detail::ExpectedUnsafe;
 };
 
 /*! \brief Success (None held) or an Error. */
 template <>
-class Expected<void> : public details::ExpectedStorage {
+class Expected<void> : public detail::ExpectedStorage {
  public:
   Expected() = default;
   Expected(Error error) : ExpectedStorage(Any(std::move(error))) {}  // NOLINT(*)
@@ -245,7 +245,7 @@ class Expected<void> : public details::ExpectedStorage {
   }
 };
 
-namespace details {
+namespace detail {
 /*! \brief Raw access to an Expected's storage, for code that moves it across the C ABI. */
 struct ExpectedUnsafe {
   /*! \brief Take over a raw value (a T-compatible value or an Error); `raw` must not be reused. */
@@ -286,7 +286,7 @@ struct ExpectedUnsafe {
 /*! \brief TypeTraits<T>, with None standing for void. */
 template <typename T>
 using ExpectedValueTraits = TypeTraits<std::conditional_t<std::is_void_v<T>, std::nullptr_t, T>>;
-}  // namespace details
+}  // namespace detail
 
 template <typename T>
 inline constexpr bool use_default_type_traits_v<Expected<T>> = false;
@@ -294,15 +294,15 @@ inline constexpr bool use_default_type_traits_v<Expected<T>> = false;
 /*! \brief An Expected converts as its value or as its Error. */
 template <typename T>
 struct TypeTraits<Expected<T>> : public TypeTraitsBase {
-  using ValueTraits = details::ExpectedValueTraits<T>;
+  using ValueTraits = detail::ExpectedValueTraits<T>;
 
   static void CopyToAnyView(const Expected<T>& src, TVMFFIAny* result) {
     const TVMFFIAny* raw =
-        details::AnyUnsafe::TVMFFIAnyPtrFromAny(details::ExpectedUnsafe::GetData(src));
+        detail::AnyUnsafe::TVMFFIAnyPtrFromAny(detail::ExpectedUnsafe::GetData(src));
     *result = *raw;  // a view: no reference taken
   }
   static void MoveToAny(Expected<T> src, TVMFFIAny* result) {
-    *result = details::ExpectedUnsafe::MoveToTVMFFIAny(std::move(src));
+    *result = detail::ExpectedUnsafe::MoveToTVMFFIAny(std::move(src));
   }
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
     return ValueTraits::CheckAnyStrict(src) || src->type_index == TypeIndex::kTVMFFIError;
@@ -350,7 +350,7 @@ struct TypeTraits<Expected<T>> : public TypeTraitsBase {
   }
 };
 
-namespace details {
+namespace detail {
 /*!
  * \brief The error TVM_FFI_UNEXPECTED builds: stream the message in (any
  *        ostream manipulator works), then it becomes an Unexpected<Error> or
@@ -391,7 +391,7 @@ class UnexpectedBuilder {
   const char* function_;
   std::ostringstream message_;
 };
-}  // namespace details
+}  // namespace detail
 
 }  // namespace ffi
 }  // namespace tvm
@@ -401,7 +401,7 @@ class UnexpectedBuilder {
  *        Expected: `return TVM_FFI_UNEXPECTED(ValueError) << "bad " << n;`
  */
 #define TVM_FFI_UNEXPECTED(ErrorKind) \
-  ::tvm::ffi::details::UnexpectedBuilder(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG)
+  ::tvm::ffi::detail::UnexpectedBuilder(#ErrorKind, __FILE__, __LINE__, TVM_FFI_FUNC_SIG)
 
 /*!
  * \brief In a function returning Expected: return an ErrorKind error unless
@@ -413,9 +413,9 @@ class UnexpectedBuilder {
   while (TVM_FFI_PREDICT_FALSE(!(cond)))   \
   return TVM_FFI_UNEXPECTED(ErrorKind) << "Check failed: (" #cond ") is false: "
 
-#define TVM_FFI_RET_CHECK_BINARY_OP_(Name, Op, x, y, ErrorKind)                      \
-  while (auto tvm_ffi_ret_check_values_ = ::tvm::ffi::details::LogCheck##Name(x, y)) \
-  return TVM_FFI_UNEXPECTED(ErrorKind)                                               \
+#define TVM_FFI_RET_CHECK_BINARY_OP_(Name, Op, x, y, ErrorKind)                     \
+  while (auto tvm_ffi_ret_check_values_ = ::tvm::ffi::detail::LogCheck##Name(x, y)) \
+  return TVM_FFI_UNEXPECTED(ErrorKind)                                              \
          << "Check failed: " #x " " #Op " " #y << *tvm_ffi_ret_check_values_ << " : "
 
 /*! \brief TVM_FFI_RET_CHECK of x Op y; the message shows both values when printable. */

@@ -39,12 +39,12 @@ namespace ffi {
 
 class FunctionObj;
 
-namespace details {
+namespace detail {
 /*! \brief Header padding of Functions made by these headers (runtime/upstream objects have 0). */
 constexpr uint32_t kCppFunctionMagic = 0x63666674u;  // "tffc"
 /*! \brief Hidden, so one per library: its address says "made by this library". */
 TVM_FFI_HIDDEN inline const char kFunctionOwnerTag = 0;
-}  // namespace details
+}  // namespace detail
 
 /*! \brief The Function object. Use Function, not this class. */
 class FunctionObj : public Object, public TVMFFIFunctionCell {
@@ -79,14 +79,14 @@ class FunctionObj : public Object, public TVMFFIFunctionCell {
  private:
   void CallThroughSafeCall(const AnyView* args, int32_t num_args, Any* result) const {
     result->reset();  // the callee writes without releasing
-    int ret = this->safe_call(details::ObjectUnsafe::GetHeader(this),
+    int ret = this->safe_call(detail::ObjectUnsafe::GetHeader(this),
                               reinterpret_cast<const TVMFFIAny*>(args), num_args,
-                              details::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(result));
-    if (TVM_FFI_PREDICT_FALSE(ret != 0)) details::ThrowRaisedError(ret);
+                              detail::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(result));
+    if (TVM_FFI_PREDICT_FALSE(ret != 0)) detail::ThrowRaisedError(ret);
   }
 };
 
-namespace details {
+namespace detail {
 /*!
  * \brief The layout of every Function made by these headers: the cell, then
  *        the owning library's tag and the C++ entry. Frozen (other libraries
@@ -292,13 +292,13 @@ struct NameRef {
   NameRef(const String& s) : bytes{s.data(), s.size()} {}                  // NOLINT(*)
   std::string_view view() const { return std::string_view(bytes.data, bytes.size); }
 };
-}  // namespace details
+}  // namespace detail
 
 TVM_FFI_INLINE void FunctionObj::CallPacked(const AnyView* args, int32_t num_args,
                                             Any* result) const {
-  const auto* cpp = static_cast<const details::FunctionObjCppBase*>(this);
+  const auto* cpp = static_cast<const detail::FunctionObjCppBase*>(this);
   // Made by this library (see the file comment): the C++ entry exists.
-  if (TVM_FFI_PREDICT_TRUE(header_.deleter == &details::CppFunctionDeleter)) {
+  if (TVM_FFI_PREDICT_TRUE(header_.deleter == &detail::CppFunctionDeleter)) {
     // Made by this library: call the C++ entry directly (exceptions propagate).
     result->reset();
     cpp->cpp_entry(this, args, num_args, result);
@@ -309,12 +309,12 @@ TVM_FFI_INLINE void FunctionObj::CallPacked(const AnyView* args, int32_t num_arg
 
 TVM_FFI_INLINE void FunctionObj::CallPackedInto(const AnyView* args, int32_t num_args,
                                                 TVMFFIAny* result) const {
-  if (TVM_FFI_PREDICT_TRUE(header_.deleter == &details::CppFunctionDeleter)) {
+  if (TVM_FFI_PREDICT_TRUE(header_.deleter == &detail::CppFunctionDeleter)) {
     // The C++ entry fills the storage in full (FCall).
-    static_cast<const details::FunctionObjCppBase*>(this)->cpp_entry(
-        this, args, num_args, reinterpret_cast<Any*>(result));
+    static_cast<const detail::FunctionObjCppBase*>(this)->cpp_entry(this, args, num_args,
+                                                                    reinterpret_cast<Any*>(result));
   } else {
-    details::SetAnyNone(result);
+    detail::SetAnyNone(result);
     CallThroughSafeCall(args, num_args, reinterpret_cast<Any*>(result));
   }
 }
@@ -373,13 +373,13 @@ class Function : public ObjectRef {
    */
   template <typename TCallable>
   static Function FromTyped(TCallable callable) {
-    return FromPackedInternal(details::TypedPackedCall<TCallable>{std::move(callable)});
+    return FromPackedInternal(detail::TypedPackedCall<TCallable>{std::move(callable)});
   }
   /*! \brief As FromTyped; `name` appears in argument error messages. */
   template <typename TCallable>
   static Function FromTyped(TCallable callable, std::string name) {
     return FromPackedInternal(
-        details::NamedTypedPackedCall<TCallable>{std::move(callable), std::move(name)});
+        detail::NamedTypedPackedCall<TCallable>{std::move(callable), std::move(name)});
   }
 
   /*!
@@ -391,24 +391,24 @@ class Function : public ObjectRef {
     TVMFFIObjectHandle out = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionCreate(self, safe_call, deleter, &out));
     return Function(
-        details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(out)));
+        detail::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(out)));
   }
 
   /*! \return The global function registered under name, or an empty Optional. */
-  static Optional<Function> GetGlobal(details::NameRef name);
+  static Optional<Function> GetGlobal(detail::NameRef name);
   /*! \return The global function; ValueError naming it if it is not registered. */
-  static Function GetGlobalRequired(details::NameRef name);
+  static Function GetGlobalRequired(detail::NameRef name);
   /*! \brief Register a global function; RuntimeError if it exists and !override. */
-  static void SetGlobal(details::NameRef name, Function func, bool override = false) {
+  static void SetGlobal(detail::NameRef name, Function func, bool override = false) {
     TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionSetGlobal(
-        &name.bytes, details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(func), override ? 1 : 0));
+        &name.bytes, detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(func), override ? 1 : 0));
   }
   /*!
    * \brief Remove a global function (no error if absent).
    * \note Goes through the standard global `ffi.FunctionRemoveGlobal`, so the
    *       library needs no C entry point beyond the standard TVM-FFI 0.1 set.
    */
-  static void RemoveGlobal(details::NameRef name) {
+  static void RemoveGlobal(detail::NameRef name) {
     // A borrowed view, not a String: removal needs no memory, so cleanup cannot fail.
     GetGlobalRequired("ffi.FunctionRemoveGlobal")(&name.bytes);
   }
@@ -439,7 +439,7 @@ class Function : public ObjectRef {
     Any result;
     TVM_FFI_CHECK_SAFE_CALL(safe_call(handle, reinterpret_cast<const TVMFFIAny*>(packed),
                                       static_cast<int32_t>(kNumArgs),
-                                      details::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(&result)));
+                                      detail::AnyUnsafe::MutableTVMFFIAnyPtrFromAny(&result)));
     return result;
   }
 
@@ -457,7 +457,7 @@ class Function : public ObjectRef {
     if (TVM_FFI_PREDICT_FALSE(obj == nullptr)) ThrowNullCall();
     // The result is filled in place (no Any exists if the call throws).
     const AnyView* packed_args = packed;
-    return details::AnyUnsafe::FillAny([obj, packed_args](TVMFFIAny* result) {
+    return detail::AnyUnsafe::FillAny([obj, packed_args](TVMFFIAny* result) {
       obj->CallPackedInto(packed_args, static_cast<int32_t>(kNumArgs), result);
     });
   }
@@ -483,14 +483,14 @@ class Function : public ObjectRef {
     constexpr size_t kNumArgs = sizeof...(Args);
     AnyView packed[kNumArgs > 0 ? kNumArgs : 1] = {AnyView(args)...};
     Any result;
-    Any err = details::CallExpectedRaw(static_cast<const FunctionObj*>(data_.get()), packed,
-                                       static_cast<int32_t>(kNumArgs), &result);
+    Any err = detail::CallExpectedRaw(static_cast<const FunctionObj*>(data_.get()), packed,
+                                      static_cast<int32_t>(kNumArgs), &result);
     if (err != nullptr) return Unexpected(std::move(err).cast<Error>());
     if constexpr (std::is_same_v<T, Any>) {
       return result;
     } else {
-      using ValueTraits = details::ExpectedValueTraits<T>;
-      const TVMFFIAny* raw = details::AnyUnsafe::TVMFFIAnyPtrFromAny(result);
+      using ValueTraits = detail::ExpectedValueTraits<T>;
+      const TVMFFIAny* raw = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(result);
       if (raw->type_index == TypeIndex::kTVMFFIError) {
         return Unexpected(std::move(result).cast<Error>());
       }
@@ -501,7 +501,7 @@ class Function : public ObjectRef {
           return *std::move(value);
         }
       }
-      return Unexpected(details::CallExpectedTypeMismatch(ValueTraits::TypeStr(), result));
+      return Unexpected(detail::CallExpectedTypeMismatch(ValueTraits::TypeStr(), result));
     }
   }
 
@@ -513,12 +513,12 @@ class Function : public ObjectRef {
  private:
   template <typename TCallable>
   static Function FromPackedInternal(TCallable packed_call) {
-    ObjectPtr<details::FunctionObjImpl<TCallable>> obj =
-        make_object<details::FunctionObjImpl<TCallable>>(std::move(packed_call));
-    TVMFFIObject* header = details::ObjectUnsafe::GetHeader(obj.get());
-    header->__padding = details::kCppFunctionMagic;
+    ObjectPtr<detail::FunctionObjImpl<TCallable>> obj =
+        make_object<detail::FunctionObjImpl<TCallable>>(std::move(packed_call));
+    TVMFFIObject* header = detail::ObjectUnsafe::GetHeader(obj.get());
+    header->__padding = detail::kCppFunctionMagic;
     obj->type_deleter = header->deleter;
-    header->deleter = &details::CppFunctionDeleter;
+    header->deleter = &detail::CppFunctionDeleter;
     return Function(std::move(obj));
   }
   [[noreturn]] TVM_FFI_COLD_CODE static void ThrowNullCall() {
@@ -526,15 +526,15 @@ class Function : public ObjectRef {
   }
 };
 
-inline Optional<Function> Function::GetGlobal(details::NameRef name) {
+inline Optional<Function> Function::GetGlobal(detail::NameRef name) {
   TVMFFIObjectHandle handle = nullptr;
   TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionGetGlobal(&name.bytes, &handle));
   if (handle == nullptr) return std::nullopt;
   return Function(
-      details::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(handle)));
+      detail::ObjectUnsafe::ObjectPtrFromOwned<FunctionObj>(static_cast<TVMFFIObject*>(handle)));
 }
 
-inline Function Function::GetGlobalRequired(details::NameRef name) {
+inline Function Function::GetGlobalRequired(detail::NameRef name) {
   Optional<Function> func = GetGlobal(name);
   if (TVM_FFI_PREDICT_FALSE(!func.has_value())) {
     TVM_FFI_THROW(ValueError) << "Function `" << name.view() << "` is not registered as a global";
@@ -565,12 +565,12 @@ inline Function Function::GetGlobalRequired(details::NameRef name) {
  *   int three = add(1, 2);
  * \endcode
  */
-namespace details {
+namespace detail {
 template <typename T>
 inline std::string MetadataTypeSchema();  // function_metadata.h
 template <typename R, typename... Args>
 inline std::string CallableTypeSchema(std::string_view type_key);  // function_metadata.h
-}  // namespace details
+}  // namespace detail
 
 template <typename FType>
 class TypedFunction;
@@ -588,7 +588,7 @@ class TypedFunction<R(Args...)> {
    *        {"type":"ffi.Function","named_args":{"return":[<R>],"params":[<Args>...]}}.
    */
   static std::string TypeSchema() {
-    return details::CallableTypeSchema<R, Args...>(StaticTypeKey::kTVMFFIFunction);
+    return detail::CallableTypeSchema<R, Args...>(StaticTypeKey::kTVMFFIFunction);
   }
   template <typename FLambda,
             typename = std::enable_if_t<std::is_invocable_r_v<R, FLambda&, Args...> &&
@@ -655,7 +655,7 @@ struct TypeTraits<TypedFunction<R(Args...)>> : public TypeTraitsBase {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
   }
-  static std::string TypeStr() { return details::SignatureString<R, Args...>(); }
+  static std::string TypeStr() { return detail::SignatureString<R, Args...>(); }
   /*! \brief As TypedFunction<R(Args...)>::TypeSchema(). */
   static std::string TypeSchema() { return TFunc::TypeSchema(); }
 };
@@ -668,7 +668,7 @@ inline int32_t TypeKeyToIndex(std::string_view type_key) {
   return type_index;
 }
 
-namespace details {
+namespace detail {
 /*! \brief The body of a safe-call function calling a typed callable. */
 template <typename F>
 TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny* args,
@@ -693,7 +693,7 @@ TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny*
       self);
   TVM_FFI_SAFE_CALL_END();
 }
-}  // namespace details
+}  // namespace detail
 
 }  // namespace ffi
 }  // namespace tvm
@@ -717,8 +717,8 @@ TVM_FFI_INLINE int InvokeExportedTyped(const char* name, F&& f, const TVMFFIAny*
   extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi_##ExportName(void* self, const TVMFFIAny* args,     \
                                                            int32_t num_args, TVMFFIAny* result) { \
     (void)self;                                                                                   \
-    return ::tvm::ffi::details::InvokeExportedTyped(#ExportName, __VA_ARGS__, args, num_args,     \
-                                                    result, __tvm_ffi_##ExportName);              \
+    return ::tvm::ffi::detail::InvokeExportedTyped(#ExportName, __VA_ARGS__, args, num_args,      \
+                                                   result, __tvm_ffi_##ExportName);               \
   }
 
 /*!

@@ -19,7 +19,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 /*! \brief The name of a C++ type in signatures ("int", "str", "Any", "None" for void). */
 template <typename T>
@@ -397,7 +397,7 @@ TVM_FFI_INLINE void unpack_call(const char* name, F& f, const AnyView* args, int
   FunctionInfo<remove_cvref_t<F>>::Unpack(name, f, args, num_args, rv);
 }
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 #endif  // TVM_FFI_FUNCTION_DETAIL_H_

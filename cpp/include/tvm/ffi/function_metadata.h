@@ -77,7 +77,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 /*! \brief The upstream-style type schema of T: {"type":"int"}, {"type":"Optional","args":[...]}. */
 template <typename T>
@@ -216,7 +216,7 @@ inline int ExportFunctionWrites(std::initializer_list<int64_t> indices, TVMFFIAn
   TVM_FFI_SAFE_CALL_END();
 }
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 
@@ -227,16 +227,16 @@ inline int ExportFunctionWrites(std::initializer_list<int64_t> indices, TVMFFIAn
  *        TVM_FFI_DLL_EXPORT_TYPED_FUNC (the function's signature as JSON).
  */
 #undef TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_
-#define TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_(ExportName, ...)                          \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_##ExportName(                     \
-      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {           \
-    (void)self;                                                                           \
-    (void)args;                                                                           \
-    (void)num_args;                                                                       \
-    return ::tvm::ffi::details::ExportFunctionMetadata(#ExportName, result, __VA_ARGS__); \
-  }                                                                                       \
-  [[maybe_unused]] static constexpr size_t __tvm_ffi__arity_##ExportName() noexcept {     \
-    return ::tvm::ffi::details::ExportArity(__VA_ARGS__);                                 \
+#define TVM_FFI_DLL_EXPORT_TYPED_FUNC_METADATA_(ExportName, ...)                         \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__metadata_##ExportName(                    \
+      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {          \
+    (void)self;                                                                          \
+    (void)args;                                                                          \
+    (void)num_args;                                                                      \
+    return ::tvm::ffi::detail::ExportFunctionMetadata(#ExportName, result, __VA_ARGS__); \
+  }                                                                                      \
+  [[maybe_unused]] static constexpr size_t __tvm_ffi__arity_##ExportName() noexcept {    \
+    return ::tvm::ffi::detail::ExportArity(__VA_ARGS__);                                 \
   }
 
 /*!
@@ -253,7 +253,7 @@ inline int ExportFunctionWrites(std::initializer_list<int64_t> indices, TVMFFIAn
     (void)self;                                                                 \
     (void)args;                                                                 \
     (void)num_args;                                                             \
-    return ::tvm::ffi::details::ExportFunctionDoc(DocString, result);           \
+    return ::tvm::ffi::detail::ExportFunctionDoc(DocString, result);            \
   }
 
 /*!
@@ -274,18 +274,18 @@ inline int ExportFunctionWrites(std::initializer_list<int64_t> indices, TVMFFIAn
   TVM_FFI_DLL_EXPORT_WRITES_IMPL_(ExportName, {})
 
 // The braced list arrives as __VA_ARGS__ (its commas split macro arguments).
-#define TVM_FFI_DLL_EXPORT_WRITES_IMPL_(ExportName, ...)                                          \
-  static_assert(::tvm::ffi::details::WritesInRange(__tvm_ffi__arity_##ExportName(), __VA_ARGS__), \
-                "TVM_FFI_DLL_EXPORT_WRITES(" #ExportName                                          \
-                ", ...): an index is negative or not below the function's arity");                \
-  static_assert(::tvm::ffi::details::WritesUnique(__VA_ARGS__),                                   \
-                "TVM_FFI_DLL_EXPORT_WRITES(" #ExportName ", ...): an index is listed twice");     \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__writes_##ExportName(                               \
-      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {                   \
-    (void)self;                                                                                   \
-    (void)args;                                                                                   \
-    (void)num_args;                                                                               \
-    return ::tvm::ffi::details::ExportFunctionWrites(__VA_ARGS__, result);                        \
+#define TVM_FFI_DLL_EXPORT_WRITES_IMPL_(ExportName, ...)                                         \
+  static_assert(::tvm::ffi::detail::WritesInRange(__tvm_ffi__arity_##ExportName(), __VA_ARGS__), \
+                "TVM_FFI_DLL_EXPORT_WRITES(" #ExportName                                         \
+                ", ...): an index is negative or not below the function's arity");               \
+  static_assert(::tvm::ffi::detail::WritesUnique(__VA_ARGS__),                                   \
+                "TVM_FFI_DLL_EXPORT_WRITES(" #ExportName ", ...): an index is listed twice");    \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__writes_##ExportName(                              \
+      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {                  \
+    (void)self;                                                                                  \
+    (void)args;                                                                                  \
+    (void)num_args;                                                                              \
+    return ::tvm::ffi::detail::ExportFunctionWrites(__VA_ARGS__, result);                        \
   }
 
 #else  // metadata opted out

@@ -19,7 +19,7 @@ namespace ffi {
 /*! \brief Signature of TVMFFIObject::deleter. */
 using FObjectDeleter = void (*)(void* obj, int flags);
 
-namespace details {
+namespace detail {
 
 template <size_t Align>
 inline void* ObjectAllocBytes(size_t size) {
@@ -62,7 +62,7 @@ inline ObjectPtr<T> MakeObjectWithSize(size_t size, Args&&... args) {
   InitObjectHeader(ObjectUnsafe::GetHeader(ptr), T::RuntimeTypeIndex(), &ObjectDeleter<T>);
   return ObjectUnsafe::ObjectPtrFromOwned<T>(static_cast<Object*>(ptr));
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Allocate and construct an object.
@@ -70,13 +70,13 @@ inline ObjectPtr<T> MakeObjectWithSize(size_t size, Args&&... args) {
  */
 template <typename T, typename... Args>
 inline ObjectPtr<T> make_object(Args&&... args) {
-  return details::MakeObjectWithSize<T>(sizeof(T), std::forward<Args>(args)...);
+  return detail::MakeObjectWithSize<T>(sizeof(T), std::forward<Args>(args)...);
 }
 
 /*! \brief As make_object, returning the never-null Arc<T>. */
 template <typename T, typename... Args>
 inline Arc<T> make_arc(Args&&... args) {
-  return details::ObjectUnsafe::ArcFromObjectPtr(make_object<T>(std::forward<Args>(args)...));
+  return detail::ObjectUnsafe::ArcFromObjectPtr(make_object<T>(std::forward<Args>(args)...));
 }
 
 /*!
@@ -88,8 +88,8 @@ inline ObjectPtr<ArrayType> make_inplace_array_object(size_t num_elems, Args&&..
   static_assert(
       alignof(ArrayType) % alignof(ElemType) == 0 && sizeof(ArrayType) % alignof(ElemType) == 0,
       "elements must be aligned right after the array header");
-  return details::MakeObjectWithSize<ArrayType>(sizeof(ArrayType) + sizeof(ElemType) * num_elems,
-                                                std::forward<Args>(args)...);
+  return detail::MakeObjectWithSize<ArrayType>(sizeof(ArrayType) + sizeof(ElemType) * num_elems,
+                                               std::forward<Args>(args)...);
 }
 
 }  // namespace ffi

@@ -65,7 +65,7 @@ struct StaticTypeKey {
   static constexpr const char* kTVMFFIBigInt = "ffi.BigInt";
 };
 
-namespace details {
+namespace detail {
 /*! \brief A built-in type: its static index and key. */
 struct StaticTypeEntry {
   int32_t index;
@@ -107,7 +107,7 @@ inline constexpr StaticTypeEntry kStaticTypes[] = {
     {TypeIndex::kTVMFFIVisitInterrupt, StaticTypeKey::kTVMFFIVisitInterrupt},
     {TypeIndex::kTVMFFIBigInt, StaticTypeKey::kTVMFFIBigInt},
 };
-}  // namespace details
+}  // namespace detail
 
 class Object;
 class ObjectRef;
@@ -116,7 +116,7 @@ class ObjectPtr;
 template <typename T, typename = void>
 class Optional;
 
-namespace details {
+namespace detail {
 struct ObjectUnsafe;
 
 constexpr uint64_t kCombinedRefCountStrongOne = 1;
@@ -266,7 +266,7 @@ TVM_FFI_INLINE void HeaderDecRef(TVMFFIObject* header) {
     ObjectDeleteSlow(header, before);
   }
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Base class of all objects. Its only member is the ABI header, so a
@@ -291,7 +291,7 @@ class Object {
   /*! \return Whether this object's type is TargetType or derives from it. */
   template <typename TargetType>
   bool IsInstance() const {
-    return details::IsObjectInstance<TargetType>(header_.type_index);
+    return detail::IsObjectInstance<TargetType>(header_.type_index);
   }
   /*! \return The run-time type index. */
   int32_t type_index() const noexcept { return header_.type_index; }
@@ -308,14 +308,14 @@ class Object {
     if (info == nullptr) {
       TVMFFIObjectHandle err = nullptr;
       TVMFFIErrorMoveFromRaised(&err);
-      if (err != nullptr) details::HeaderDecRef(static_cast<TVMFFIObject*>(err));
+      if (err != nullptr) detail::HeaderDecRef(static_cast<TVMFFIObject*>(err));
     }
-    return details::TypeKeyOrUnregistered(info, tindex);
+    return detail::TypeKeyOrUnregistered(info, tindex);
   }
   /*! \return The number of strong references. */
   uint64_t use_count() const noexcept {
     return __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED) &
-           details::kCombinedRefCountMaskUInt32;
+           detail::kCombinedRefCountMaskUInt32;
   }
   /*!
    * \return Whether exactly one strong reference and no weak one exist (as
@@ -324,7 +324,7 @@ class Object {
    */
   bool unique() const noexcept {
     return __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED) ==
-           details::kCombinedRefCountBothOne;
+           detail::kCombinedRefCountBothOne;
   }
 
   // Type configuration, overridden by the DECLARE macros of subclasses.
@@ -348,15 +348,15 @@ class Object {
     header_.__padding = 0;
     header_.deleter = nullptr;
   }
-  void IncRef() noexcept { details::HeaderIncRef(&header_); }
-  void DecRef() { details::HeaderDecRef(&header_); }
+  void IncRef() noexcept { detail::HeaderIncRef(&header_); }
+  void DecRef() { detail::HeaderDecRef(&header_); }
   void IncWeakRef() noexcept {
-    __atomic_fetch_add(&header_.combined_ref_count, details::kCombinedRefCountWeakOne,
+    __atomic_fetch_add(&header_.combined_ref_count, detail::kCombinedRefCountWeakOne,
                        __ATOMIC_RELAXED);
   }
   void DecWeakRef() {
-    if (__atomic_fetch_sub(&header_.combined_ref_count, details::kCombinedRefCountWeakOne,
-                           TVM_FFI_REFCOUNT_DEC_ORDER) == details::kCombinedRefCountWeakOne) {
+    if (__atomic_fetch_sub(&header_.combined_ref_count, detail::kCombinedRefCountWeakOne,
+                           TVM_FFI_REFCOUNT_DEC_ORDER) == detail::kCombinedRefCountWeakOne) {
       TVM_FFI_REFCOUNT_ACQUIRE_FENCE();
       if (header_.deleter != nullptr) {
         header_.deleter(&header_, kTVMFFIObjectDeleterFlagBitMaskWeak);
@@ -367,7 +367,7 @@ class Object {
   // final DecRef cannot be resurrected).
   bool TryPromoteWeakPtr() noexcept {
     uint64_t count = __atomic_load_n(&header_.combined_ref_count, __ATOMIC_RELAXED);
-    while ((count & details::kCombinedRefCountMaskUInt32) != 0) {
+    while ((count & detail::kCombinedRefCountMaskUInt32) != 0) {
       if (__atomic_compare_exchange_n(&header_.combined_ref_count, &count, count + 1, true,
                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
         return true;
@@ -381,7 +381,7 @@ class Object {
   template <typename>
   friend class WeakObjectPtr;
   friend class ObjectRef;
-  friend struct details::ObjectUnsafe;
+  friend struct detail::ObjectUnsafe;
 };
 
 static_assert(sizeof(Object) == sizeof(TVMFFIObject), "Object must be exactly the ABI header");
@@ -450,7 +450,7 @@ class ObjectPtr {
   template <typename>
   friend class WeakObjectPtr;
   friend class ObjectRef;
-  friend struct details::ObjectUnsafe;
+  friend struct detail::ObjectUnsafe;
 };
 
 /*!
@@ -486,7 +486,7 @@ class Arc : public ObjectPtr<T> {
   using ObjectPtr<T>::swap;
   template <typename>
   friend class Arc;
-  friend struct details::ObjectUnsafe;
+  friend struct detail::ObjectUnsafe;
 };
 
 /*!
@@ -543,7 +543,7 @@ class WeakObjectPtr {
   }
   template <typename>
   friend class WeakObjectPtr;
-  friend struct details::ObjectUnsafe;
+  friend struct detail::ObjectUnsafe;
 };
 
 /*! \brief Whether T is Object or derives from it. */
@@ -599,10 +599,10 @@ struct TypeTraitsBase {
     // An object whose tag is not its own type: name both, the object wins.
     if (source->type_index >= TypeIndex::kTVMFFIStaticObjectBegin && source->v_obj != nullptr &&
         source->v_obj->type_index != source->type_index) {
-      return details::TypeIndexToTypeKey(source->v_obj->type_index) + " (tagged " +
-             details::TypeIndexToTypeKey(source->type_index) + ")";
+      return detail::TypeIndexToTypeKey(source->v_obj->type_index) + " (tagged " +
+             detail::TypeIndexToTypeKey(source->type_index) + ")";
     }
-    return details::TypeIndexToTypeKey(source->type_index);
+    return detail::TypeIndexToTypeKey(source->type_index);
   }
 };
 
@@ -715,7 +715,7 @@ class ObjectRef {
  protected:
   ObjectPtr<Object> data_;
   Object* get_mutable() const noexcept { return data_.get(); }
-  friend struct details::ObjectUnsafe;
+  friend struct detail::ObjectUnsafe;
   friend struct ObjectPtrHash;
 };
 
@@ -763,7 +763,7 @@ struct ObjectPtrEqual {
   }                                                                                           \
   static int32_t _GetOrAllocRuntimeTypeIndex() {                                              \
     static_assert(!ParentType::_type_final, "ParentType is final");                           \
-    static const int32_t tindex [[maybe_unused]] = ::tvm::ffi::details::RegisterObjectType(   \
+    static const int32_t tindex [[maybe_unused]] = ::tvm::ffi::detail::RegisterObjectType(    \
         TypeName::_type_key, TypeName::_type_index, TypeName::_type_depth,                    \
         static_cast<int32_t>(TypeName::_type_child_slots),                                    \
         TypeName::_type_child_slots_can_overflow, ParentType::_GetOrAllocRuntimeTypeIndex()); \
@@ -771,7 +771,7 @@ struct ObjectPtrEqual {
   }                                                                                           \
   static constexpr const char* _type_key = TypeKey
 
-namespace details {
+namespace detail {
 /*!
  * \brief The type index registered at load time for `_type_index`. Never
  *        throws: a static initialiser that threw would terminate the process
@@ -786,7 +786,7 @@ int32_t EagerTypeIndex() noexcept {
     return -1;
   }
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Declare an object type whose index the runtime assigns on first use
@@ -796,7 +796,7 @@ int32_t EagerTypeIndex() noexcept {
   static constexpr int32_t _type_depth = ParentType::_type_depth + 1;                         \
   static int32_t _GetOrAllocRuntimeTypeIndex() {                                              \
     static_assert(!ParentType::_type_final, "ParentType is final");                           \
-    static const int32_t tindex = ::tvm::ffi::details::RegisterObjectType(                    \
+    static const int32_t tindex = ::tvm::ffi::detail::RegisterObjectType(                     \
         TypeName::_type_key, -1, TypeName::_type_depth,                                       \
         static_cast<int32_t>(TypeName::_type_child_slots),                                    \
         TypeName::_type_child_slots_can_overflow, ParentType::_GetOrAllocRuntimeTypeIndex()); \
@@ -806,7 +806,7 @@ int32_t EagerTypeIndex() noexcept {
     return TypeName::_GetOrAllocRuntimeTypeIndex();                                           \
   }                                                                                           \
   /* Eager copy for code that reads _type_index; prefer RuntimeTypeIndex(). */                \
-  static inline const int32_t _type_index = ::tvm::ffi::details::EagerTypeIndex<TypeName>()
+  static inline const int32_t _type_index = ::tvm::ffi::detail::EagerTypeIndex<TypeName>()
 
 /*!
  * \brief Declare an object type that may be subclassed; its index comes from
@@ -887,7 +887,7 @@ int32_t EagerTypeIndex() noexcept {
 #define TVM_FFI_DEFINE_NOTNULLABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName) \
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(TypeName, ParentType, ObjectName)
 
-namespace details {
+namespace detail {
 
 /*! \brief Ancestor walk through the runtime's type table (dynamic hierarchies). */
 TVM_FFI_NOINLINE inline bool IsInstanceByTypeTable(int32_t object_type_index,
@@ -923,7 +923,7 @@ TVM_FFI_INLINE bool IsObjectInstance(int32_t object_type_index) {
 
 inline std::string TypeIndexToTypeKey(int32_t type_index) {
   // Strings and bytes read as Python's names in any of their forms; the
-  // other types by their registered key (details::kStaticTypes for built-ins).
+  // other types by their registered key (detail::kStaticTypes for built-ins).
   switch (type_index) {
     case TypeIndex::kTVMFFIRawStr:
     case TypeIndex::kTVMFFISmallStr:
@@ -1031,7 +1031,7 @@ TVM_FFI_INLINE void SetAnyObject(TVMFFIAny* result, TVMFFIObject* obj) noexcept 
   TVM_FFI_CLEAR_PTR_PADDING_IN_FFI_ANY(result);
   result->v_obj = obj;
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief A reference of type RefType to an object the caller already holds.
@@ -1045,8 +1045,8 @@ inline RefType GetRef(const ObjType* ptr) {
     // Optional<R> (optional.h): not an ObjectRef, but one nullable ObjectPtr.
     if (ptr == nullptr) return RefType(std::nullopt);
   }
-  return details::ObjectUnsafe::ObjectRefFromObjectPtr<RefType>(
-      details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
+  return detail::ObjectUnsafe::ObjectRefFromObjectPtr<RefType>(
+      detail::ObjectUnsafe::ObjectPtrFromUnowned<Object>(
           const_cast<Object*>(static_cast<const Object*>(ptr))));
 }
 
@@ -1055,7 +1055,7 @@ template <typename T, typename ObjType>
 inline ObjectPtr<T> GetObjectPtr(ObjType* ptr) {
   static_assert(std::is_base_of_v<T, std::remove_cv_t<ObjType>>,
                 "GetObjectPtr: can only point to the type or a base");
-  return details::ObjectUnsafe::ObjectPtrFromUnowned<T>(
+  return detail::ObjectUnsafe::ObjectPtrFromUnowned<T>(
       const_cast<Object*>(static_cast<const Object*>(ptr)));
 }
 
@@ -1070,19 +1070,19 @@ struct ObjectRefTypeTraitsBase : public TypeTraitsBase {
   using ContainerType = typename TObjRef::ContainerType;
 
   TVM_FFI_INLINE static void CopyToAnyView(const TObjRef& src, TVMFFIAny* result) {
-    TVMFFIObject* obj = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(src);
+    TVMFFIObject* obj = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(src);
     if (obj == nullptr) {
-      details::SetAnyNone(result);
+      detail::SetAnyNone(result);
     } else {
-      details::SetAnyObject(result, obj);
+      detail::SetAnyObject(result, obj);
     }
   }
   TVM_FFI_INLINE static void MoveToAny(TObjRef src, TVMFFIAny* result) {
-    TVMFFIObject* obj = details::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(src));
+    TVMFFIObject* obj = detail::ObjectUnsafe::MoveObjectRefToTVMFFIObjectPtr(std::move(src));
     if (obj == nullptr) {
-      details::SetAnyNone(result);
+      detail::SetAnyNone(result);
     } else {
-      details::SetAnyObject(result, obj);
+      detail::SetAnyObject(result, obj);
     }
   }
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
@@ -1092,22 +1092,22 @@ struct ObjectRefTypeTraitsBase : public TypeTraitsBase {
     // The object's own header decides, not the tag: a mislabelled cell (a
     // String tagged as a Function) must not be taken for what the tag says.
     return src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin && src->v_obj != nullptr &&
-           details::IsObjectInstance<ContainerType>(src->v_obj->type_index);
+           detail::IsObjectInstance<ContainerType>(src->v_obj->type_index);
   }
   TVM_FFI_INLINE static TObjRef CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     if constexpr (TObjRef::_type_is_nullable) {
       if (src->type_index == TypeIndex::kTVMFFINone) return TObjRef(UnsafeInit{});
     }
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
-        details::ObjectUnsafe::ObjectPtrFromUnowned<Object>(src->v_obj));
+    return detail::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
+        detail::ObjectUnsafe::ObjectPtrFromUnowned<Object>(src->v_obj));
   }
   TVM_FFI_INLINE static TObjRef MoveFromAnyAfterCheck(TVMFFIAny* src) {
     if constexpr (TObjRef::_type_is_nullable) {
       if (src->type_index == TypeIndex::kTVMFFINone) return TObjRef(UnsafeInit{});
     }
-    TObjRef result = details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
-        details::ObjectUnsafe::ObjectPtrFromOwned<Object>(src->v_obj));
-    details::SetAnyNone(src);
+    TObjRef result = detail::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
+        detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(src->v_obj));
+    detail::SetAnyNone(src);
     return result;
   }
   TVM_FFI_INLINE static std::optional<TObjRef> TryCastFromAnyView(const TVMFFIAny* src) {
@@ -1163,21 +1163,21 @@ template <typename TObject>
 struct TypeTraits<TObject*, std::enable_if_t<is_object_subclass_v<TObject>>>
     : public TypeTraitsBase {
   TVM_FFI_INLINE static void CopyToAnyView(TObject* src, TVMFFIAny* result) {
-    details::SetAnyObject(result, details::ObjectUnsafe::GetHeader(src));
+    detail::SetAnyObject(result, detail::ObjectUnsafe::GetHeader(src));
   }
   TVM_FFI_INLINE static void MoveToAny(TObject* src, TVMFFIAny* result) {
-    TVMFFIObject* obj = details::ObjectUnsafe::GetHeader(src);
-    details::HeaderIncRef(obj);
-    details::SetAnyObject(result, obj);
+    TVMFFIObject* obj = detail::ObjectUnsafe::GetHeader(src);
+    detail::HeaderIncRef(obj);
+    detail::SetAnyObject(result, obj);
   }
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
     return src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
-           details::IsObjectInstance<std::remove_cv_t<TObject>>(src->type_index);
+           detail::IsObjectInstance<std::remove_cv_t<TObject>>(src->type_index);
   }
   TVM_FFI_INLINE static TObject* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     static_assert(std::is_const_v<TObject> || TObject::_type_mutable,
                   "only const pointers unless the object type sets _type_mutable");
-    return details::ObjectUnsafe::RawObjectPtrFromUnowned<std::remove_cv_t<TObject>>(src->v_obj);
+    return detail::ObjectUnsafe::RawObjectPtrFromUnowned<std::remove_cv_t<TObject>>(src->v_obj);
   }
   TVM_FFI_INLINE static std::optional<TObject*> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
@@ -1194,34 +1194,34 @@ struct TypeTraits<ObjectPtr<TObject>,
     : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIObject;
   TVM_FFI_INLINE static void CopyToAnyView(const ObjectPtr<TObject>& src, TVMFFIAny* result) {
-    TVMFFIObject* obj = details::ObjectUnsafe::TVMFFIObjectPtrFromObjectPtr(src);
+    TVMFFIObject* obj = detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectPtr(src);
     if (obj == nullptr) {
-      details::SetAnyNone(result);
+      detail::SetAnyNone(result);
     } else {
-      details::SetAnyObject(result, obj);
+      detail::SetAnyObject(result, obj);
     }
   }
   TVM_FFI_INLINE static void MoveToAny(ObjectPtr<TObject> src, TVMFFIAny* result) {
-    TVMFFIObject* obj = details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(src));
+    TVMFFIObject* obj = detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(src));
     if (obj == nullptr) {
-      details::SetAnyNone(result);
+      detail::SetAnyNone(result);
     } else {
-      details::SetAnyObject(result, obj);
+      detail::SetAnyObject(result, obj);
     }
   }
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFINone) return true;
     return src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
-           details::IsObjectInstance<TObject>(src->type_index);
+           detail::IsObjectInstance<TObject>(src->type_index);
   }
   TVM_FFI_INLINE static ObjectPtr<TObject> CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFINone) return nullptr;
-    return details::ObjectUnsafe::ObjectPtrFromUnowned<TObject>(src->v_obj);
+    return detail::ObjectUnsafe::ObjectPtrFromUnowned<TObject>(src->v_obj);
   }
   TVM_FFI_INLINE static ObjectPtr<TObject> MoveFromAnyAfterCheck(TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFINone) return nullptr;
-    ObjectPtr<TObject> result = details::ObjectUnsafe::ObjectPtrFromOwned<TObject>(src->v_obj);
-    details::SetAnyNone(src);
+    ObjectPtr<TObject> result = detail::ObjectUnsafe::ObjectPtrFromOwned<TObject>(src->v_obj);
+    detail::SetAnyNone(src);
     return result;
   }
   TVM_FFI_INLINE static std::optional<ObjectPtr<TObject>> TryCastFromAnyView(const TVMFFIAny* src) {
@@ -1253,10 +1253,10 @@ struct TypeTraits<Arc<TObject>,
     return src->type_index != TypeIndex::kTVMFFINone && PtrTraits::CheckAnyStrict(src);
   }
   TVM_FFI_INLINE static Arc<TObject> CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
-    return details::ObjectUnsafe::ArcFromObjectPtr(PtrTraits::CopyFromAnyViewAfterCheck(src));
+    return detail::ObjectUnsafe::ArcFromObjectPtr(PtrTraits::CopyFromAnyViewAfterCheck(src));
   }
   TVM_FFI_INLINE static Arc<TObject> MoveFromAnyAfterCheck(TVMFFIAny* src) {
-    return details::ObjectUnsafe::ArcFromObjectPtr(PtrTraits::MoveFromAnyAfterCheck(src));
+    return detail::ObjectUnsafe::ArcFromObjectPtr(PtrTraits::MoveFromAnyAfterCheck(src));
   }
   TVM_FFI_INLINE static std::optional<Arc<TObject>> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
@@ -1304,7 +1304,7 @@ struct TypeToRuntimeTypeIndex<Arc<TObject>, std::enable_if_t<is_object_subclass_
 
 class Any;
 
-namespace details {
+namespace detail {
 
 /*!
  * \brief Whether a container of T may share the storage of a container of U
@@ -1330,7 +1330,7 @@ struct TypeSubsumes<Arc<B>, Arc<D>> : std::bool_constant<std::is_base_of_v<B, D>
 template <typename B, typename D>
 struct TypeSubsumes<ObjectPtr<B>, Arc<D>> : std::bool_constant<std::is_base_of_v<B, D>> {};
 
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Whether every SourceType value is already a valid TargetType value, so
@@ -1339,7 +1339,7 @@ struct TypeSubsumes<ObjectPtr<B>, Arc<D>> : std::bool_constant<std::is_base_of_v
  *        derived ones; container/container_detail.h adds the containers.
  */
 template <typename TargetType, typename SourceType>
-inline constexpr bool type_subsumes_v = details::TypeSubsumes<TargetType, SourceType>::value;
+inline constexpr bool type_subsumes_v = detail::TypeSubsumes<TargetType, SourceType>::value;
 
 /*!
  * \brief Whether every ObjectType object is a valid RefType value (upstream's

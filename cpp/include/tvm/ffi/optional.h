@@ -49,7 +49,7 @@ template <typename T>
 inline constexpr bool use_object_ptr_optional_v =
     use_ptr_based_optional_v<T> || is_object_pointer_v<T>;
 
-namespace details {
+namespace detail {
 template <typename Opt, typename T>
 struct OptionalTraitsBase;
 
@@ -59,7 +59,7 @@ struct OptionalTraitsBase;
 /*! \brief Optional<T>::as_or_throw<U>(): the value (None when empty) strictly as U (any.h). */
 template <typename U, typename Opt>
 U OptionalAsOrThrow(const Opt& opt);
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief as_or_throw<U>() of every Optional (upstream 0.1.15): the stored value
@@ -67,16 +67,16 @@ U OptionalAsOrThrow(const Opt& opt);
  *        TypeError. On an rvalue, success leaves the Optional empty and failure
  *        leaves it as it was.
  */
-#define TVM_FFI_OPTIONAL_AS_OR_THROW_                            \
-  template <typename U>                                          \
-  U as_or_throw() const& {                                       \
-    return ::tvm::ffi::details::OptionalAsOrThrow<U>(*this);     \
-  }                                                              \
-  template <typename U>                                          \
-  U as_or_throw()&& {                                            \
-    U result = ::tvm::ffi::details::OptionalAsOrThrow<U>(*this); \
-    *this = std::nullopt;                                        \
-    return result;                                               \
+#define TVM_FFI_OPTIONAL_AS_OR_THROW_                           \
+  template <typename U>                                         \
+  U as_or_throw() const& {                                      \
+    return ::tvm::ffi::detail::OptionalAsOrThrow<U>(*this);     \
+  }                                                             \
+  template <typename U>                                         \
+  U as_or_throw()&& {                                           \
+    U result = ::tvm::ffi::detail::OptionalAsOrThrow<U>(*this); \
+    *this = std::nullopt;                                       \
+    return result;                                              \
   }
 
 /*!
@@ -114,11 +114,11 @@ class Optional<T,
   bool has_value() const noexcept { return data_.has_value(); }
   explicit operator bool() const noexcept { return has_value(); }
   const T& value() const& {
-    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    if (!has_value()) detail::ThrowEmptyOptionalAccess();
     return *data_;
   }
   T&& value() && {
-    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    if (!has_value()) detail::ThrowEmptyOptionalAccess();
     return *std::move(data_);
   }
   template <typename U>
@@ -156,7 +156,7 @@ class Optional<T,
   std::optional<T> data_;
 };
 
-namespace details {
+namespace detail {
 /*! \brief Any, named through T so that optional.h needs only Any's declaration. */
 struct AnyUnsafe;
 template <typename T>
@@ -171,7 +171,7 @@ inline constexpr bool optional_takes_text_v =
     (std::is_same_v<T, String> ||
      std::is_same_v<T, Bytes>)&&(std::is_same_v<U, std::string> ||
                                  std::is_convertible_v<const U&, const char*>);
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Optional of a value an Any can hold (numbers, String, Bytes, DataType,
@@ -184,8 +184,8 @@ inline constexpr bool optional_takes_text_v =
 template <typename T>
 class Optional<T,
                std::enable_if_t<TypeTraits<T>::storage_enabled && !use_object_ptr_optional_v<T>>> {
-  using Cell = typename details::AnyCellOf<T>::type;
-  using Unsafe = typename details::AnyCellOf<T>::unsafe;
+  using Cell = typename detail::AnyCellOf<T>::type;
+  using Unsafe = typename detail::AnyCellOf<T>::unsafe;
 
  public:
   /*! \brief The type held (upstream 0.1.15). */
@@ -201,7 +201,7 @@ class Optional<T,
     if (value.has_value()) data_ = Cell(T(*std::move(value)));
   }
   /*! \brief Optional<String> / Optional<Bytes> straight from text. */
-  template <typename U, std::enable_if_t<details::optional_takes_text_v<T, U>, int> = 0>
+  template <typename U, std::enable_if_t<detail::optional_takes_text_v<T, U>, int> = 0>
   Optional(const U& text) : data_(T(text)) {}  // NOLINT(*)
 
   Optional& operator=(T value) {
@@ -209,7 +209,7 @@ class Optional<T,
     return *this;
   }
   // Exact matches, so `opt = "text"` does not choose between two conversions.
-  template <typename U, std::enable_if_t<details::optional_takes_text_v<T, U>, int> = 0>
+  template <typename U, std::enable_if_t<detail::optional_takes_text_v<T, U>, int> = 0>
   Optional& operator=(const U& text) {
     return *this = T(text);
   }
@@ -226,12 +226,12 @@ class Optional<T,
   explicit operator bool() const noexcept { return has_value(); }
   /*! \brief The value, decoded from the cell (a copy: the cell holds it as an Any does). */
   T value() const& {
-    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    if (!has_value()) detail::ThrowEmptyOptionalAccess();
     return **this;
   }
   /*! \brief Moves the value out: the Optional is empty afterwards. */
   T value() && {
-    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    if (!has_value()) detail::ThrowEmptyOptionalAccess();
     return *std::move(*this);
   }
   template <typename U>
@@ -291,7 +291,7 @@ class Optional<T,
 
  private:
   template <typename, typename>
-  friend struct details::OptionalTraitsBase;
+  friend struct detail::OptionalTraitsBase;
   Cell data_;
 };
 
@@ -319,7 +319,7 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> {
   Optional(std::nullopt_t) noexcept {}  // NOLINT(*)
   Optional(std::nullptr_t) noexcept {}  // NOLINT(*)
   Optional(T value) noexcept            // NOLINT(*)
-      : data_(details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value))) {}
+      : data_(detail::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value))) {}
   template <typename U, std::enable_if_t<std::is_convertible_v<U, T>, int> = 0>
   Optional(std::optional<U> value) {  // NOLINT(*)
     if (value.has_value()) *this = T(*std::move(value));
@@ -329,9 +329,9 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> {
                                              !is_optional_type_v<U>,
                                          int> = 0>
   Optional(U value) noexcept  // NOLINT(*)
-      : data_(details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value))) {}
+      : data_(detail::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value))) {}
   Optional& operator=(T value) noexcept {
-    data_ = details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value));
+    data_ = detail::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(std::move(value));
     return *this;
   }
   Optional& operator=(std::nullopt_t) noexcept {
@@ -346,22 +346,22 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> {
   bool has_value() const noexcept { return data_ != nullptr; }
   explicit operator bool() const noexcept { return has_value(); }
   T value() const& {
-    if (!has_value()) details::ThrowEmptyOptionalAccess();
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_);
+    if (!has_value()) detail::ThrowEmptyOptionalAccess();
+    return detail::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_);
   }
   T value() && {
-    if (!has_value()) details::ThrowEmptyOptionalAccess();
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_));
+    if (!has_value()) detail::ThrowEmptyOptionalAccess();
+    return detail::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_));
   }
   template <typename U>
   T value_or(U&& default_value) const {
-    return has_value() ? details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_)
+    return has_value() ? detail::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_)
                        : T(std::forward<U>(default_value));
   }
   /*! \brief The value (unchecked: call only when has_value()). */
-  T operator*() const& noexcept { return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_); }
+  T operator*() const& noexcept { return detail::ObjectUnsafe::ObjectRefFromObjectPtr<T>(data_); }
   T operator*() && noexcept {
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_));
+    return detail::ObjectUnsafe::ObjectRefFromObjectPtr<T>(std::move(data_));
   }
   /*! \brief The object, null when empty. */
   const ContainerType* get() const noexcept {
@@ -371,7 +371,7 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> {
   /*! \brief The value strictly as U (no conversion), as Any::as<U>(); None when empty. */
   template <typename U>
   auto as() const {
-    return typename details::AnyCellOf<U>::view(*this).template as<U>();
+    return typename detail::AnyCellOf<U>::view(*this).template as<U>();
   }
   /*! \brief Code written for upstream's `std::optional<Function> GetGlobal(...)` keeps working. */
   // A template, so that converting to another type does not instantiate
@@ -437,7 +437,7 @@ class Optional<T, std::enable_if_t<use_ptr_based_optional_v<T>>> {
   static const Object* OtherObject(const R& ref) noexcept {
     return ref.get();
   }
-  friend struct details::ObjectUnsafe;
+  friend struct detail::ObjectUnsafe;
   ObjectPtr<Object> data_;
 };
 
@@ -482,12 +482,12 @@ class Optional<T, std::enable_if_t<is_object_pointer_v<T>>> {
   bool has_value() const noexcept { return data_ != nullptr; }
   explicit operator bool() const noexcept { return has_value(); }
   T value() const& {
-    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    if (!has_value()) detail::ThrowEmptyOptionalAccess();
     return **this;
   }
   /*! \brief Moves the pointer out: the Optional is empty afterwards. */
   T value() && {
-    if (!has_value()) details::ThrowEmptyOptionalAccess();
+    if (!has_value()) detail::ThrowEmptyOptionalAccess();
     return *std::move(*this);
   }
   template <typename U>
@@ -516,7 +516,7 @@ class Optional<T, std::enable_if_t<is_object_pointer_v<T>>> {
     if constexpr (std::is_same_v<T, ObjectPtr<Obj>>) {
       return ptr;
     } else {
-      return details::ObjectUnsafe::ArcFromObjectPtr(std::move(ptr));
+      return detail::ObjectUnsafe::ArcFromObjectPtr(std::move(ptr));
     }
   }
   ObjectPtr<Obj> data_;
@@ -529,7 +529,7 @@ class Optional<T, std::enable_if_t<is_object_pointer_v<T>>> {
 template <typename T>
 inline constexpr bool use_default_type_traits_v<Optional<T>> = false;
 
-namespace details {
+namespace detail {
 template <typename Opt, typename T>
 struct OptionalTraitsBase : public TypeTraitsBase {
   static constexpr bool storage_enabled = TypeTraits<T>::storage_enabled;
@@ -608,13 +608,13 @@ struct HasTypeSchema : std::false_type {};
 template <typename T>
 struct HasTypeSchema<T, std::void_t<decltype(TypeTraits<T>::TypeSchema())>> : std::true_type {};
 
-}  // namespace details
+}  // namespace detail
 
 template <typename T>
-struct TypeTraits<Optional<T>> : public details::OptionalTraitsBase<Optional<T>, T> {};
+struct TypeTraits<Optional<T>> : public detail::OptionalTraitsBase<Optional<T>, T> {};
 
 template <typename T>
-struct TypeTraits<std::optional<T>> : public details::OptionalTraitsBase<std::optional<T>, T> {
+struct TypeTraits<std::optional<T>> : public detail::OptionalTraitsBase<std::optional<T>, T> {
   static constexpr bool storage_enabled = false;
 };
 

@@ -36,10 +36,10 @@ class RValueRef {
   using ContainerType = typename TObjRef::ContainerType;
   /*! \brief Only from an rvalue: the reference is taken over. */
   explicit RValueRef(TObjRef&& data)
-      : data_(details::ObjectUnsafe::ObjectPtrFromObjectRef<ContainerType>(std::move(data))) {}
+      : data_(detail::ObjectUnsafe::ObjectPtrFromObjectRef<ContainerType>(std::move(data))) {}
   /*! \return The reference, moved out (this is empty afterwards). */
   TObjRef operator*() && {
-    return details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
+    return detail::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(
         ObjectPtr<Object>(std::move(data_)));
   }
 
@@ -84,7 +84,7 @@ struct TypeTraits<RValueRef<TObjRef>> : public TypeTraitsBase {
     if (TypeTraits<TObjRef>::CheckAnyStrict(&target)) {
       // Same type: take the caller's reference over.
       return RValueRef<TObjRef>(
-          details::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(std::move(*slot)));
+          detail::ObjectUnsafe::ObjectRefFromObjectPtr<TObjRef>(std::move(*slot)));
     }
     // Another type: convert a copy, the caller keeps its object.
     if (std::optional<TObjRef> ref = TypeTraits<TObjRef>::TryCastFromAnyView(&target)) {
@@ -105,11 +105,11 @@ struct TypeTraits<RValueRef<TObjRef>> : public TypeTraitsBase {
   /*! \brief A view of the object the rvalue points at (None when already moved out). */
   static TVMFFIAny Pointee(const ObjectPtr<Object>* slot) {
     TVMFFIAny view;
-    details::SetAnyNone(&view);
+    detail::SetAnyNone(&view);
     Object* obj = slot != nullptr ? slot->get() : nullptr;
     if (obj != nullptr) {
       view.type_index = obj->type_index();
-      view.v_obj = details::ObjectUnsafe::GetHeader(obj);
+      view.v_obj = detail::ObjectUnsafe::GetHeader(obj);
     }
     return view;
   }

@@ -24,7 +24,7 @@
 namespace tvm {
 namespace ffi {
 
-namespace details {
+namespace detail {
 
 /*! \brief The object layout of String and Bytes: header + TVMFFIByteArray. */
 class BytesObjBase : public Object, public TVMFFIByteArray {};
@@ -169,7 +169,7 @@ inline int CompareBytes(const char* lhs, size_t lhs_size, const char* rhs,
   if (r != 0) return r < 0 ? -1 : 1;
   return lhs_size < rhs_size ? -1 : (lhs_size > rhs_size ? 1 : 0);
 }
-}  // namespace details
+}  // namespace detail
 
 /*! \brief An immutable byte string (Python bytes). */
 class Bytes {
@@ -200,7 +200,7 @@ class Bytes {
 
   /*! \brief Three-way comparison of byte ranges. */
   static int memncmp(const char* lhs, const char* rhs, size_t lhs_count, size_t rhs_count) {
-    return details::CompareBytes(lhs, lhs_count, rhs, rhs_count);
+    return detail::CompareBytes(lhs, lhs_count, rhs, rhs_count);
   }
   /*! \brief Equality of byte ranges. */
   static bool memequal(const void* lhs, const void* rhs, size_t lhs_count, size_t rhs_count) {
@@ -209,8 +209,8 @@ class Bytes {
   }
 
  private:
-  details::BytesBaseCell data_;
-  explicit Bytes(details::BytesBaseCell cell) noexcept : data_(std::move(cell)) {}
+  detail::BytesBaseCell data_;
+  explicit Bytes(detail::BytesBaseCell cell) noexcept : data_(std::move(cell)) {}
   template <typename, typename>
   friend struct TypeTraits;
   template <typename, typename>
@@ -273,16 +273,16 @@ class String {
   char operator[](size_t pos) const noexcept { return data()[pos]; }
 
   int compare(const String& other) const noexcept {
-    return details::CompareBytes(data(), size(), other.data(), other.size());
+    return detail::CompareBytes(data(), size(), other.data(), other.size());
   }
   int compare(const std::string& other) const noexcept {
-    return details::CompareBytes(data(), size(), other.data(), other.size());
+    return detail::CompareBytes(data(), size(), other.data(), other.size());
   }
   int compare(const char* other) const noexcept {
-    return details::CompareBytes(data(), size(), other, std::char_traits<char>::length(other));
+    return detail::CompareBytes(data(), size(), other, std::char_traits<char>::length(other));
   }
   int compare(const TVMFFIByteArray& other) const noexcept {
-    return details::CompareBytes(data(), size(), other.data, other.size);
+    return detail::CompareBytes(data(), size(), other.data, other.size);
   }
 
   static constexpr size_t npos = static_cast<size_t>(-1);
@@ -337,8 +337,8 @@ class String {
   }
 
  private:
-  details::BytesBaseCell data_;
-  explicit String(details::BytesBaseCell cell) noexcept : data_(std::move(cell)) {}
+  detail::BytesBaseCell data_;
+  explicit String(detail::BytesBaseCell cell) noexcept : data_(std::move(cell)) {}
   template <typename, typename>
   friend struct TypeTraits;
   template <typename, typename>
@@ -406,7 +406,7 @@ TVM_FFI_INLINE std::string_view ToStringView(TVMFFIByteArray str) {
 }
 
 /*! \brief Error messages: `TVM_FFI_THROW(ValueError) << name;` */
-inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os, const String& s) {
+inline detail::ErrorMessageStream& operator<<(detail::ErrorMessageStream& os, const String& s) {
   os.str().append(s.data(), s.size());
   return os;
 }
@@ -421,7 +421,7 @@ inline auto operator<<(Stream& os, const T& s)
   return os.write(s.data(), static_cast<std::ptrdiff_t>(s.size()));
 }
 
-namespace details {
+namespace detail {
 /*!
  * \brief Append `s` as a JSON string literal (RFC 8259): quoted; `"`, `\\`, `/`
  *        and the control characters escaped (\b \f \n \r \t, the others and
@@ -565,15 +565,15 @@ TVM_FFI_INLINE bool IsStrIndex(int32_t index) noexcept {
   return index == TypeIndex::kTVMFFIRawStr || index == TypeIndex::kTVMFFISmallStr ||
          index == TypeIndex::kTVMFFIStr;
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief `value` as a JSON string literal, quoted (RFC 8259; see
- *        details::AppendJSONString for what is escaped).
+ *        detail::AppendJSONString for what is escaped).
  */
 inline String EscapeStringJSON(const String& value) {
   std::string out;
-  details::AppendJSONString(&out, std::string_view(value.data(), value.size()));
+  detail::AppendJSONString(&out, std::string_view(value.data(), value.size()));
   return String(out);
 }
 
@@ -584,11 +584,11 @@ inline String EscapeStringJSON(const String& value) {
 
 /*!
  * \brief `value` quoted and escaped the way Python's repr writes a str (in
- *        double quotes; see details::AppendPyString): "a\\nb", "\\u00e9", "\\x80".
+ *        double quotes; see detail::AppendPyString): "a\\nb", "\\u00e9", "\\x80".
  */
 inline String EscapedStringPy(const String& value) {
   std::string out;
-  details::AppendPyString(&out, std::string_view(value.data(), value.size()));
+  detail::AppendPyString(&out, std::string_view(value.data(), value.size()));
   return String(out);
 }
 
@@ -612,10 +612,10 @@ struct TypeTraits<String> : public TypeTraitsBase {
            src->type_index == TypeIndex::kTVMFFIStr;
   }
   TVM_FFI_INLINE static String CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
-    return String(details::BytesBaseCell::CopyFromAnyView(src));
+    return String(detail::BytesBaseCell::CopyFromAnyView(src));
   }
   TVM_FFI_INLINE static String MoveFromAnyAfterCheck(TVMFFIAny* src) {
-    return String(details::BytesBaseCell::MoveFromAny(src));
+    return String(detail::BytesBaseCell::MoveFromAny(src));
   }
   template <typename LazyT_ = String>  // lazy std::optional: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
@@ -646,10 +646,10 @@ struct TypeTraits<Bytes> : public TypeTraitsBase {
            src->type_index == TypeIndex::kTVMFFIBytes;
   }
   TVM_FFI_INLINE static Bytes CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
-    return Bytes(details::BytesBaseCell::CopyFromAnyView(src));
+    return Bytes(detail::BytesBaseCell::CopyFromAnyView(src));
   }
   TVM_FFI_INLINE static Bytes MoveFromAnyAfterCheck(TVMFFIAny* src) {
-    return Bytes(details::BytesBaseCell::MoveFromAny(src));
+    return Bytes(detail::BytesBaseCell::MoveFromAny(src));
   }
   template <typename LazyT_ = Bytes>  // lazy std::optional: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
@@ -667,7 +667,7 @@ struct TypeTraits<Bytes> : public TypeTraitsBase {
   static std::string TypeSchema() { return R"({"type":"ffi.Bytes"})"; }
 };
 
-namespace details {
+namespace detail {
 /*! \brief Traits of borrowed C++ string types: views become RawStr, owned values String. */
 struct BorrowedStrTraitsBase : public TypeTraitsBase {
   static constexpr bool storage_enabled = false;
@@ -676,11 +676,11 @@ struct BorrowedStrTraitsBase : public TypeTraitsBase {
   }
   static std::string TypeStr() { return "str"; }
 };
-}  // namespace details
+}  // namespace detail
 
 // const char*: a view; the pointer is valid while the viewed value lives.
 template <>
-struct TypeTraits<const char*> : public details::BorrowedStrTraitsBase {
+struct TypeTraits<const char*> : public detail::BorrowedStrTraitsBase {
   TVM_FFI_INLINE static void CopyToAnyView(const char* src, TVMFFIAny* result) {
     result->type_index = TypeIndex::kTVMFFIRawStr;
     result->zero_padding = 0;
@@ -692,7 +692,7 @@ struct TypeTraits<const char*> : public details::BorrowedStrTraitsBase {
   }
   TVM_FFI_INLINE static const char* CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     std::string_view view;
-    details::AnyStrView(src, &view);
+    detail::AnyStrView(src, &view);
     return view.data();
   }
   template <typename LazyT_ = const char*>  // lazy std::optional: see TypeTraitsBase
@@ -717,7 +717,7 @@ struct TypeTraits<char[N]> : public TypeTraitsBase {
 
 // std::string: views borrow c_str(); owned values copy into a String.
 template <>
-struct TypeTraits<std::string> : public details::BorrowedStrTraitsBase {
+struct TypeTraits<std::string> : public detail::BorrowedStrTraitsBase {
   TVM_FFI_INLINE static void CopyToAnyView(const std::string& src, TVMFFIAny* result) {
     TypeTraits<const char*>::CopyToAnyView(src.c_str(), result);
   }
@@ -726,7 +726,7 @@ struct TypeTraits<std::string> : public details::BorrowedStrTraitsBase {
   }
   static std::string CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     std::string_view view;
-    details::AnyStrView(src, &view);
+    detail::AnyStrView(src, &view);
     return std::string(view);
   }
   template <typename LazyT_ = std::string>  // lazy std::optional: see TypeTraitsBase
@@ -735,7 +735,7 @@ struct TypeTraits<std::string> : public details::BorrowedStrTraitsBase {
     // Bytes convert too, as upstream (std::string holds any bytes).
     std::string_view bytes;
     int32_t klass;
-    if (details::StringLikeView(src, &bytes, &klass) && klass == TypeIndex::kTVMFFIBytes) {
+    if (detail::StringLikeView(src, &bytes, &klass) && klass == TypeIndex::kTVMFFIBytes) {
       return std::string(bytes);
     }
     return std::nullopt;
@@ -745,10 +745,10 @@ struct TypeTraits<std::string> : public details::BorrowedStrTraitsBase {
 // std::string_view: owned values copy into a String. Not NUL-terminated, so
 // it cannot be a view; as a parameter it views the argument for the call.
 template <>
-struct TypeTraits<std::string_view> : public details::BorrowedStrTraitsBase {
+struct TypeTraits<std::string_view> : public detail::BorrowedStrTraitsBase {
   template <typename U = std::string_view>
   static void CopyToAnyView(U, TVMFFIAny*) {
-    static_assert(details::always_false_v<U>,
+    static_assert(detail::always_false_v<U>,
                   "std::string_view is not NUL-terminated and cannot be borrowed into an "
                   "AnyView; pass a String (or std::string) instead");
   }
@@ -757,7 +757,7 @@ struct TypeTraits<std::string_view> : public details::BorrowedStrTraitsBase {
   }
   TVM_FFI_INLINE static std::string_view CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     std::string_view view;
-    details::AnyStrView(src, &view);
+    detail::AnyStrView(src, &view);
     return view;
   }
   template <typename LazyT_ = std::string_view>  // lazy std::optional: see TypeTraitsBase

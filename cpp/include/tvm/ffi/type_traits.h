@@ -24,7 +24,7 @@ namespace ffi {
 
 /*! \brief The readable name of a type index ("int", "str", "ffi.Tensor"). */
 inline std::string TypeIndexToTypeKey(int32_t type_index) {
-  return details::TypeIndexToTypeKey(type_index);
+  return detail::TypeIndexToTypeKey(type_index);
 }
 
 // None
@@ -32,10 +32,10 @@ template <>
 struct TypeTraits<std::nullptr_t> : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFINone;
   TVM_FFI_INLINE static void CopyToAnyView(std::nullptr_t, TVMFFIAny* result) {
-    details::SetAnyNone(result);
+    detail::SetAnyNone(result);
   }
   TVM_FFI_INLINE static void MoveToAny(std::nullptr_t, TVMFFIAny* result) {
-    details::SetAnyNone(result);
+    detail::SetAnyNone(result);
   }
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
     return src->type_index == TypeIndex::kTVMFFINone;
@@ -52,7 +52,7 @@ struct TypeTraits<std::nullptr_t> : public TypeTraitsBase {
   static std::string TypeStr() { return StaticTypeKey::kTVMFFINone; }
 };
 
-namespace details {
+namespace detail {
 
 /*! \brief The bytes of any str-like value (RawStr, SmallStr, Str); false otherwise. */
 TVM_FFI_INLINE bool AnyStrView(const TVMFFIAny* src, std::string_view* out) noexcept {
@@ -113,7 +113,7 @@ struct PODTraitsBase : public TypeTraitsBase {
     return src->type_index == kIndex;
   }
 };
-}  // namespace details
+}  // namespace detail
 
 /*! \brief A bool that does not accept ints (for places where int must not pass as bool). */
 class StrictBool {
@@ -126,7 +126,7 @@ class StrictBool {
 };
 
 template <>
-struct TypeTraits<StrictBool> : public details::PODTraitsBase<StrictBool, TypeIndex::kTVMFFIBool> {
+struct TypeTraits<StrictBool> : public detail::PODTraitsBase<StrictBool, TypeIndex::kTVMFFIBool> {
   TVM_FFI_INLINE static void CopyToAnyView(const StrictBool& src, TVMFFIAny* result) {
     result->type_index = TypeIndex::kTVMFFIBool;
     result->zero_padding = 0;
@@ -151,7 +151,7 @@ struct TypeTraits<StrictBool> : public details::PODTraitsBase<StrictBool, TypeIn
 
 // bool: also accepts int (nonzero is true).
 template <>
-struct TypeTraits<bool> : public details::PODTraitsBase<bool, TypeIndex::kTVMFFIBool> {
+struct TypeTraits<bool> : public detail::PODTraitsBase<bool, TypeIndex::kTVMFFIBool> {
   TVM_FFI_INLINE static void CopyToAnyView(bool src, TVMFFIAny* result) {
     result->type_index = TypeIndex::kTVMFFIBool;
     result->zero_padding = 0;
@@ -176,12 +176,12 @@ struct TypeTraits<bool> : public details::PODTraitsBase<bool, TypeIndex::kTVMFFI
 template <typename Int>
 struct TypeTraits<Int, std::enable_if_t<(std::is_integral_v<Int> && !std::is_same_v<Int, bool>) ||
                                         std::is_enum_v<Int>>>
-    : public details::PODTraitsBase<Int, TypeIndex::kTVMFFIInt> {
+    : public detail::PODTraitsBase<Int, TypeIndex::kTVMFFIInt> {
   TVM_FFI_INLINE static void CopyToAnyView(const Int& src, TVMFFIAny* result) {
     if constexpr (std::is_integral_v<Int> && std::is_unsigned_v<Int> && sizeof(Int) >= 8) {
       // As upstream: an FFI int is int64, so larger unsigned values do not fit.
       if (TVM_FFI_PREDICT_FALSE(static_cast<uint64_t>(src) > static_cast<uint64_t>(INT64_MAX))) {
-        details::ThrowUInt64Overflow(static_cast<uint64_t>(src));
+        detail::ThrowUInt64Overflow(static_cast<uint64_t>(src));
       }
     }
     result->type_index = TypeIndex::kTVMFFIInt;
@@ -207,7 +207,7 @@ struct TypeTraits<Int, std::enable_if_t<(std::is_integral_v<Int> && !std::is_sam
 // Floating point: also accepts int and bool.
 template <typename Float>
 struct TypeTraits<Float, std::enable_if_t<std::is_floating_point_v<Float>>>
-    : public details::PODTraitsBase<Float, TypeIndex::kTVMFFIFloat> {
+    : public detail::PODTraitsBase<Float, TypeIndex::kTVMFFIFloat> {
   TVM_FFI_INLINE static void CopyToAnyView(const Float& src, TVMFFIAny* result) {
     result->type_index = TypeIndex::kTVMFFIFloat;
     result->zero_padding = 0;
@@ -232,7 +232,7 @@ struct TypeTraits<Float, std::enable_if_t<std::is_floating_point_v<Float>>>
 
 // void*: an unowned opaque pointer; None converts to nullptr.
 template <>
-struct TypeTraits<void*> : public details::PODTraitsBase<void*, TypeIndex::kTVMFFIOpaquePtr> {
+struct TypeTraits<void*> : public detail::PODTraitsBase<void*, TypeIndex::kTVMFFIOpaquePtr> {
   TVM_FFI_INLINE static void CopyToAnyView(void* src, TVMFFIAny* result) {
     result->type_index = TypeIndex::kTVMFFIOpaquePtr;
     result->zero_padding = 0;
@@ -253,7 +253,7 @@ struct TypeTraits<void*> : public details::PODTraitsBase<void*, TypeIndex::kTVMF
 
 // DLDevice
 template <>
-struct TypeTraits<DLDevice> : public details::PODTraitsBase<DLDevice, TypeIndex::kTVMFFIDevice> {
+struct TypeTraits<DLDevice> : public detail::PODTraitsBase<DLDevice, TypeIndex::kTVMFFIDevice> {
   TVM_FFI_INLINE static void CopyToAnyView(const DLDevice& src, TVMFFIAny* result) {
     result->type_index = TypeIndex::kTVMFFIDevice;
     result->zero_padding = 0;
@@ -272,7 +272,7 @@ struct TypeTraits<DLDevice> : public details::PODTraitsBase<DLDevice, TypeIndex:
     if (src->type_index == TypeIndex::kTVMFFIDevice) return src->v_device;
     // Text names a device, as upstream: "cpu", "cuda:3".
     std::string_view text;
-    if (details::AnyStrView(src, &text)) return details::DeviceFromString<LazyT_>(text);
+    if (detail::AnyStrView(src, &text)) return detail::DeviceFromString<LazyT_>(text);
     return std::nullopt;
   }
   static std::string TypeStr() { return StaticTypeKey::kTVMFFIDevice; }
@@ -282,7 +282,7 @@ struct TypeTraits<DLDevice> : public details::PODTraitsBase<DLDevice, TypeIndex:
 // (type ffi.Tensor) also converts: its DLTensor follows the header.
 template <>
 struct TypeTraits<DLTensor*>
-    : public details::PODTraitsBase<DLTensor*, TypeIndex::kTVMFFIDLTensorPtr> {
+    : public detail::PODTraitsBase<DLTensor*, TypeIndex::kTVMFFIDLTensorPtr> {
   static constexpr bool storage_enabled = false;
   TVM_FFI_INLINE static void CopyToAnyView(DLTensor* src, TVMFFIAny* result) {
     result->type_index = TypeIndex::kTVMFFIDLTensorPtr;

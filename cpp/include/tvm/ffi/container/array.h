@@ -91,10 +91,10 @@ class ArrayObj : public SeqBaseObj {
     void* mem = std::malloc(BytesFor(n));
     if (mem == nullptr) throw std::bad_alloc();
     ArrayObj* p = new (mem) ArrayObj();
-    details::InitObjectHeader(details::ObjectUnsafe::GetHeader(p), RuntimeTypeIndex(), &Deleter);
+    detail::InitObjectHeader(detail::ObjectUnsafe::GetHeader(p), RuntimeTypeIndex(), &Deleter);
     p->data = p->InlineCells();
     p->TVMFFISeqCell::capacity = n;
-    return details::ObjectUnsafe::ObjectPtrFromOwned<ArrayObj>(static_cast<Object*>(p));
+    return detail::ObjectUnsafe::ObjectPtrFromOwned<ArrayObj>(static_cast<Object*>(p));
   }
   /*!
    * \brief Grow `*ref`'s array to `capacity` cells where its memory allows
@@ -111,18 +111,18 @@ class ArrayObj : public SeqBaseObj {
     if (mem == nullptr) throw std::bad_alloc();
     // The old address is gone: take the (only) reference over without
     // touching the count, then re-point the cells.
-    (void)details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(*ref));
+    (void)detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(*ref));
     p = static_cast<ArrayObj*>(mem);
     p->data = p->InlineCells();
     p->TVMFFISeqCell::capacity = capacity;
-    *ref = details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<Object*>(p));
+    *ref = detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<Object*>(p));
     return true;
   }
   /*! \return A new array with copies of the elements of `from`, room for max(cap, size). */
   static ObjectPtr<ArrayObj> CopyFrom(int64_t cap, const ArrayObj* from) {
     int64_t n = from->TVMFFISeqCell::size;
-    ObjectPtr<ArrayObj> p = Empty(details::LargerSize(cap, n));
-    details::CopyCells(p->Cells(), from->Cells(), n);
+    ObjectPtr<ArrayObj> p = Empty(detail::LargerSize(cap, n));
+    detail::CopyCells(p->Cells(), from->Cells(), n);
     p->TVMFFISeqCell::size = n;
     return p;
   }
@@ -135,7 +135,7 @@ class ArrayObj : public SeqBaseObj {
     ArrayObj* old = static_cast<ArrayObj*>(ref->get());
     ObjectPtr<ArrayObj> fresh = MoveFrom(capacity, old);
     if (old->IsOwnBlock()) {
-      (void)details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(*ref));
+      (void)detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(*ref));
       std::free(static_cast<void*>(old));  // empty, cells inline: nothing to destroy
     }
     *ref = std::move(fresh);
@@ -144,7 +144,7 @@ class ArrayObj : public SeqBaseObj {
    */
   static ObjectPtr<ArrayObj> MoveFrom(int64_t cap, ArrayObj* from) {
     int64_t n = from->TVMFFISeqCell::size;
-    ObjectPtr<ArrayObj> p = Empty(details::LargerSize(cap, n));
+    ObjectPtr<ArrayObj> p = Empty(detail::LargerSize(cap, n));
     if (n != 0)
       std::memcpy(static_cast<void*>(p->Cells()), from->Cells(),
                   sizeof(TVMFFIAny) * static_cast<size_t>(n));
@@ -156,8 +156,8 @@ class ArrayObj : public SeqBaseObj {
   static ObjectPtr<ArrayObj> CreateRepeated(int64_t n, const Any& value) {
     ObjectPtr<ArrayObj> p = Empty(n);
     TVMFFIAny* dst = p->Cells();
-    const TVMFFIAny* src = details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
-    for (int64_t i = 0; i < n; ++i) dst[i] = details::CopyCell(*src);
+    const TVMFFIAny* src = detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+    for (int64_t i = 0; i < n; ++i) dst[i] = detail::CopyCell(*src);
     p->TVMFFISeqCell::size = n;
     return p;
   }
@@ -175,17 +175,17 @@ class ArrayObj : public SeqBaseObj {
    *         caller's, so the memory may move or go.
    */
   bool IsOwnBlock() noexcept {
-    TVMFFIObject* header = details::ObjectUnsafe::GetHeader(this);
+    TVMFFIObject* header = detail::ObjectUnsafe::GetHeader(this);
     return header->deleter == &Deleter && data == InlineCells() &&
            __atomic_load_n(&header->combined_ref_count, __ATOMIC_ACQUIRE) ==
-               details::kCombinedRefCountBothOne;
+               detail::kCombinedRefCountBothOne;
   }
   /*! \return Where the inline cells start (right after the object). */
   void* InlineCells() noexcept { return reinterpret_cast<char*>(this) + sizeof(ArrayObj); }
   /*! \brief The deleter of arrays made by Empty in this binary (memory from std::malloc). */
   static void Deleter(void* self, int flags) {
     ArrayObj* p =
-        details::ObjectUnsafe::RawObjectPtrFromUnowned<ArrayObj>(static_cast<TVMFFIObject*>(self));
+        detail::ObjectUnsafe::RawObjectPtrFromUnowned<ArrayObj>(static_cast<TVMFFIObject*>(self));
     if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) p->ArrayObj::~ArrayObj();
     if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) std::free(static_cast<void*>(p));
   }
@@ -202,8 +202,8 @@ static_assert(sizeof(ArrayObj) == sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell),
  * Function, Array<U>, ...) or Optional of those.
  */
 template <typename T, typename E>
-class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::ArrayKind> {
-  using SeqBase = details::SeqRefBase<Array<T, E>, T, ArrayObj, details::ArrayKind>;
+class Array : public detail::SeqRefBase<Array<T, E>, T, ArrayObj, detail::ArrayKind> {
+  using SeqBase = detail::SeqRefBase<Array<T, E>, T, ArrayObj, detail::ArrayKind>;
 
  public:
   using typename SeqBase::iterator;
@@ -219,9 +219,9 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
   Array& operator=(Array&& other) = default;
   /*! \brief Share the storage of an Array<U> whose elements are valid T (e.g. Array<Any> from
    * Array<int>). */
-  template <typename U, typename = std::enable_if_t<details::shares_as_v<Array, Array<U>>>>
+  template <typename U, typename = std::enable_if_t<detail::shares_as_v<Array, Array<U>>>>
   Array(const Array<U>& other) noexcept : SeqBase(other) {}  // NOLINT(*)
-  template <typename U, typename = std::enable_if_t<details::shares_as_v<Array, Array<U>>>>
+  template <typename U, typename = std::enable_if_t<detail::shares_as_v<Array, Array<U>>>>
   Array(Array<U>&& other) noexcept : SeqBase(std::move(other)) {}  // NOLINT(*)
 
   /*! \brief From an iterator range of values convertible to T. */
@@ -266,17 +266,17 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
       // Known length: fill a new object directly. If a conversion throws, the
       // object (and the elements pushed so far) is released by its destructor.
       ObjectPtr<ArrayObj> p = ArrayObj::Empty(static_cast<int64_t>(std::distance(first, last)));
-      for (; first != last; ++first) p->PushCell(details::MakeOwnedCell(T(*first)));
+      for (; first != last; ++first) p->PushCell(detail::MakeOwnedCell(T(*first)));
       this->data_ = std::move(p);
       return;
     }
-    std::vector<TVMFFIAny> cells = details::MakeOwnedCells<T>(first, last);
+    std::vector<TVMFFIAny> cells = detail::MakeOwnedCells<T>(first, last);
     int64_t n = static_cast<int64_t>(cells.size());
     ObjectPtr<ArrayObj> p;
     try {
       p = ArrayObj::Empty(n);
     } catch (...) {
-      details::ReleaseCells(&cells);
+      detail::ReleaseCells(&cells);
       throw;
     }
     if (n != 0)
@@ -295,8 +295,8 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
     int64_t n = static_cast<int64_t>(this->size());
     ObjectPtr<ArrayObj> out = ArrayObj::Empty(n);
     for (int64_t i = 0; i < n; ++i) {
-      U mapped = fmap(details::ElemOps<T>::CopyAfterCheck(GetArrayObj()->Cells() + i));
-      out->PushCell(details::MakeOwnedCell(std::move(mapped)));
+      U mapped = fmap(detail::ElemOps<T>::CopyAfterCheck(GetArrayObj()->Cells() + i));
+      out->PushCell(detail::MakeOwnedCell(std::move(mapped)));
     }
     return Array<U>(ObjectPtr<Object>(std::move(out)));
   }
@@ -311,8 +311,8 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
     if (this->empty()) return;
     ArrayObj* p = CopyOnWrite();
     for (int64_t i = 0; i < static_cast<int64_t>(p->size()); ++i) {
-      T value = details::ElemOps<T>::MoveAfterCheck(p->Cells() + i);
-      p->SetCell(i, details::MakeOwnedCell(T(fmutate(std::move(value)))));
+      T value = detail::ElemOps<T>::MoveAfterCheck(p->Cells() + i);
+      p->SetCell(i, detail::MakeOwnedCell(T(fmutate(std::move(value)))));
     }
   }
 
@@ -331,7 +331,7 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
     const TVMFFIAny* a = this->Base() == nullptr ? nullptr : GetArrayObj()->Cells();
     const TVMFFIAny* b = other.Base() == nullptr ? nullptr : other.GetArrayObj()->Cells();
     for (size_t i = 0; i < n; ++i) {
-      if (!details::CellContentEqual(a + i, b + i)) return false;
+      if (!detail::CellContentEqual(a + i, b + i)) return false;
     }
     return true;
   }
@@ -357,14 +357,14 @@ class Array : public details::SeqRefBase<Array<T, E>, T, ArrayObj, details::Arra
   /*! \brief The mutation policy: a unique object with room for `extra` more elements. */
   ArrayObj* MakeRoom(int64_t extra) {
     ArrayObj* p = GetArrayObj();
-    if (p == nullptr) return SwitchContainer(details::LargerSize(ArrayObj::kInitSize, extra));
+    if (p == nullptr) return SwitchContainer(detail::LargerSize(ArrayObj::kInitSize, extra));
     int64_t need = p->TVMFFISeqCell::size + extra;
     if (p->TVMFFISeqCell::capacity >= need) return CopyOnWrite();
     int64_t old_cap = p->TVMFFISeqCell::capacity;
     int64_t factor =
         old_cap < ArrayObj::kSmallCapacity ? ArrayObj::kSmallIncFactor : ArrayObj::kIncFactor;
-    int64_t cap = details::LargerSize(old_cap * factor, need);
-    return SwitchContainer(details::LargerSize(cap, ArrayObj::kInitSize));
+    int64_t cap = detail::LargerSize(old_cap * factor, need);
+    return SwitchContainer(detail::LargerSize(cap, ArrayObj::kInitSize));
   }
   /*! \brief Grow (unique) or copy (shared) into an object of the given capacity. */
   ArrayObj* SwitchContainer(int64_t capacity) {
@@ -407,8 +407,8 @@ inline constexpr bool use_default_type_traits_v<Array<T>> = false;
 // Shape (its extents).
 template <typename T>
 struct TypeTraits<Array<T>>
-    : public details::SeqTypeTraitsBase<Array<T>, T, ArrayObj, details::ArrayKind> {
-  using Base = details::SeqTypeTraitsBase<Array<T>, T, ArrayObj, details::ArrayKind>;
+    : public detail::SeqTypeTraitsBase<Array<T>, T, ArrayObj, detail::ArrayKind> {
+  using Base = detail::SeqTypeTraitsBase<Array<T>, T, ArrayObj, detail::ArrayKind>;
   /*! \brief As the base, and a Shape converts to an array of its extents. */
   static std::optional<Array<T>> TryCastFromAnyView(const TVMFFIAny* src) {
     if (src->type_index == TypeIndex::kTVMFFIShape) return FromShape(src);

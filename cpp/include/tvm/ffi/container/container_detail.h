@@ -2,7 +2,7 @@
  * tvmffi C++ layer: helpers shared by the containers (Array, Map, Tuple,
  * Variant and the std:: bridges).
  *
- * Internal: the contents of namespace tvm::ffi::details are not an API.
+ * Internal: the contents of namespace tvm::ffi::detail are not an API.
  * Containers store their elements as owned TVMFFIAny cells; the helpers
  * below move C++ values in and out of such cells for any element type T,
  * including Any itself (which has no TypeTraits of its own).
@@ -43,7 +43,7 @@ class Tuple;
 template <typename... Vs>
 class Variant;
 
-namespace details {
+namespace detail {
 
 /*! \brief Whether T may be stored in a container (Any, or a type with storage-enabled traits). */
 template <typename T, typename = void>
@@ -584,7 +584,7 @@ using ReverseIterAdapter = CellIterAdapter<Converter, CellPtr, -1>;
  */
 inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b);
 
-}  // namespace details
+}  // namespace detail
 
 }  // namespace ffi
 }  // namespace tvm

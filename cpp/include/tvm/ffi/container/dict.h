@@ -51,8 +51,8 @@ static_assert(sizeof(DictObj) == sizeof(MapBaseObj), "DictObj adds no fields");
  *        this file). K and V may be Any, or any type an Any can store.
  */
 template <typename K, typename V, typename E = void>
-class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::DictKind> {
-  using MapBase = details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::DictKind>;
+class Dict : public detail::MapRefBase<Dict<K, V, E>, K, V, DictObj, detail::DictKind> {
+  using MapBase = detail::MapRefBase<Dict<K, V, E>, K, V, DictObj, detail::DictKind>;
 
  public:
   /*! \brief An empty dict. */
@@ -70,22 +70,22 @@ class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::D
    *        reference that is no KU / VU throws TypeError.
    */
   template <typename KU, typename VU,
-            typename = std::enable_if_t<details::shares_as_v<Dict, Dict<KU, VU>>>>
+            typename = std::enable_if_t<detail::shares_as_v<Dict, Dict<KU, VU>>>>
   Dict(const Dict<KU, VU>& other) noexcept : MapBase(other) {}  // NOLINT(*)
   template <typename KU, typename VU,
-            typename = std::enable_if_t<details::shares_as_v<Dict, Dict<KU, VU>>>>
+            typename = std::enable_if_t<detail::shares_as_v<Dict, Dict<KU, VU>>>>
   Dict(Dict<KU, VU>&& other) noexcept : MapBase(std::move(other)) {}  // NOLINT(*)
 
   /*! \brief From (key, value) pairs; a repeated key takes the last value. */
   template <typename IterType>
   Dict(IterType first, IterType last)
       : MapBase(MapBaseObj::CreateEmpty<DictObj>(
-            static_cast<uint64_t>(details::MapRangeSize(first, last)))) {
+            static_cast<uint64_t>(detail::MapRangeSize(first, last)))) {
     for (; first != last; ++first) this->Set((*first).first, (*first).second);
   }
   Dict(std::initializer_list<std::pair<K, V>> init) : Dict(init.begin(), init.end()) {}
   /*! \brief From a std::map or std::unordered_map of K to V. */
-  template <typename StdMap, typename = std::enable_if_t<details::is_std_assoc_v<StdMap, K, V>>>
+  template <typename StdMap, typename = std::enable_if_t<detail::is_std_assoc_v<StdMap, K, V>>>
   Dict(const StdMap& init) : Dict(init.begin(), init.end()) {}  // NOLINT(*)
 
   // Lookups, iteration and Set (in place: every reference sees it): MapRefBase.
@@ -94,8 +94,8 @@ class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::D
   void erase(const K& key) {
     DictObj* n = GetDictObj();
     if (n == nullptr) return;
-    TVMFFIAny view = details::MapKeyView(key);
-    uint64_t pos = n->FindPos(&view, details::AnyCellHash(&view));
+    TVMFFIAny view = detail::MapKeyView(key);
+    uint64_t pos = n->FindPos(&view, detail::AnyCellHash(&view));
     if (pos != n->EndPos()) n->ErasePos(pos);
   }
   /*! \brief Remove every entry (the storage stays). */
@@ -118,8 +118,8 @@ class Dict : public details::MapRefBase<Dict<K, V, E>, K, V, DictObj, details::D
       try {
         this->data_ = MapBaseObj::CreateEmpty<DictObj>();
       } catch (...) {
-        details::ReleaseCell(&k);
-        details::ReleaseCell(&v);
+        detail::ReleaseCell(&k);
+        detail::ReleaseCell(&v);
         throw;
       }
     }
@@ -142,7 +142,7 @@ inline constexpr bool use_default_type_traits_v<Dict<K, V>> = false;
 // a Map (copied into a new Dict).
 template <typename K, typename V>
 struct TypeTraits<Dict<K, V>>
-    : public details::MapTypeTraitsBase<Dict<K, V>, K, V, details::DictKind> {};
+    : public detail::MapTypeTraitsBase<Dict<K, V>, K, V, detail::DictKind> {};
 
 }  // namespace ffi
 }  // namespace tvm

@@ -74,7 +74,7 @@ class ListObj : public SeqBaseObj {
   void ReserveExtra(int64_t extra) {
     int64_t need = TVMFFISeqCell::size + extra;
     if (need <= TVMFFISeqCell::capacity) return;
-    Reserve(details::LargerSize(TVMFFISeqCell::capacity * kIncFactor, need));
+    Reserve(detail::LargerSize(TVMFFISeqCell::capacity * kIncFactor, need));
   }
 
   static constexpr int32_t _type_index = TypeIndex::kTVMFFIList;
@@ -93,8 +93,8 @@ static_assert(sizeof(ListObj) == sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell),
  *        T may be Any, or any type an Any can store.
  */
 template <typename T, typename E>
-class List : public details::SeqRefBase<List<T, E>, T, ListObj, details::ListKind> {
-  using SeqBase = details::SeqRefBase<List<T, E>, T, ListObj, details::ListKind>;
+class List : public detail::SeqRefBase<List<T, E>, T, ListObj, detail::ListKind> {
+  using SeqBase = detail::SeqRefBase<List<T, E>, T, ListObj, detail::ListKind>;
 
  public:
   using typename SeqBase::iterator;
@@ -112,9 +112,9 @@ class List : public details::SeqRefBase<List<T, E>, T, ListObj, details::ListKin
    *        from List<int>). Both then mutate the one list; a List<U> read of an
    *        element that is no U (stored through the wider reference) throws TypeError.
    */
-  template <typename U, typename = std::enable_if_t<details::shares_as_v<List, List<U>>>>
+  template <typename U, typename = std::enable_if_t<detail::shares_as_v<List, List<U>>>>
   List(const List<U>& other) noexcept : SeqBase(other) {}  // NOLINT(*)
-  template <typename U, typename = std::enable_if_t<details::shares_as_v<List, List<U>>>>
+  template <typename U, typename = std::enable_if_t<detail::shares_as_v<List, List<U>>>>
   List(List<U>&& other) noexcept : SeqBase(std::move(other)) {}  // NOLINT(*)
   /*! \brief From an iterator range of values convertible to T. */
   template <typename IterType, typename = std::enable_if_t<
@@ -127,10 +127,10 @@ class List : public details::SeqRefBase<List<T, E>, T, ListObj, details::ListKin
   List(const std::vector<T>& init) : List(init.begin(), init.end()) {}     // NOLINT(*)
   /*! \brief n copies of val. */
   List(size_t n, const T& val) : SeqBase(ListObj::Empty(static_cast<int64_t>(n))) {
-    TVMFFIAny cell = details::MakeOwnedCell(T(val));
+    TVMFFIAny cell = detail::MakeOwnedCell(T(val));
     ListObj* p = GetListObj();
-    for (size_t i = 0; i < n; ++i) p->PushCell(details::CopyCell(cell));
-    details::ReleaseCell(&cell);
+    for (size_t i = 0; i < n; ++i) p->PushCell(detail::CopyCell(cell));
+    detail::ReleaseCell(&cell);
   }
 
   // Reading, push_back, insert, erase, resize, Set...: SeqRefBase, in place
@@ -165,7 +165,7 @@ inline constexpr bool use_default_type_traits_v<List<T>> = false;
 // an Array (copied into a new List).
 template <typename T>
 struct TypeTraits<List<T>>
-    : public details::SeqTypeTraitsBase<List<T>, T, ListObj, details::ListKind> {};
+    : public detail::SeqTypeTraitsBase<List<T>, T, ListObj, detail::ListKind> {};
 
 }  // namespace ffi
 }  // namespace tvm

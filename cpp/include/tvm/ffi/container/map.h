@@ -55,7 +55,7 @@ class MapObj : public MapBaseObj {
    */
   static void InsertOrAssign(ObjectPtr<Object>* data, TVMFFIAny key, TVMFFIAny value) {
     if (*data == nullptr) *data = CreateEmpty<MapObj>();
-    MapBaseObj::InsertOrAssign<MapObj>(data, key, value, details::AnyCellHash(&key));
+    MapBaseObj::InsertOrAssign<MapObj>(data, key, value, detail::AnyCellHash(&key));
   }
 
   static constexpr int32_t _type_index = TypeIndex::kTVMFFIMap;
@@ -73,8 +73,8 @@ static_assert(sizeof(MapObj) == sizeof(MapBaseObj), "MapObj adds no fields");
  * reference shares it. K and V may be Any, or any type an Any can store.
  */
 template <typename K, typename V, typename E = void>
-class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapKind> {
-  using MapBase = details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapKind>;
+class Map : public detail::MapRefBase<Map<K, V, E>, K, V, MapObj, detail::MapKind> {
+  using MapBase = detail::MapRefBase<Map<K, V, E>, K, V, MapObj, detail::MapKind>;
 
  public:
   /*! \brief An empty map. */
@@ -90,20 +90,20 @@ class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapK
    *        (e.g. Map<String, Array<Any>> from Map<String, Array<int>>).
    */
   template <typename KU, typename VU,
-            typename = std::enable_if_t<details::shares_as_v<Map, Map<KU, VU>>>>
+            typename = std::enable_if_t<detail::shares_as_v<Map, Map<KU, VU>>>>
   Map(const Map<KU, VU>& other) noexcept : MapBase(other) {}  // NOLINT(*)
   template <typename KU, typename VU,
-            typename = std::enable_if_t<details::shares_as_v<Map, Map<KU, VU>>>>
+            typename = std::enable_if_t<detail::shares_as_v<Map, Map<KU, VU>>>>
   Map(Map<KU, VU>&& other) noexcept : MapBase(std::move(other)) {}  // NOLINT(*)
 
   /*! \brief From (key, value) pairs; a repeated key takes the last value. */
   template <typename IterType>
-  Map(IterType first, IterType last) : MapBase(MapObj::Create(details::MapRangeSize(first, last))) {
+  Map(IterType first, IterType last) : MapBase(MapObj::Create(detail::MapRangeSize(first, last))) {
     for (; first != last; ++first) this->Set((*first).first, (*first).second);
   }
   Map(std::initializer_list<std::pair<K, V>> init) : Map(init.begin(), init.end()) {}
   /*! \brief From a std::map or std::unordered_map of K to V. */
-  template <typename StdMap, typename = std::enable_if_t<details::is_std_assoc_v<StdMap, K, V>>>
+  template <typename StdMap, typename = std::enable_if_t<detail::is_std_assoc_v<StdMap, K, V>>>
   Map(const StdMap& init) : Map(init.begin(), init.end()) {}  // NOLINT(*)
 
   // Lookups, iteration and Set (copy-on-write): MapRefBase.
@@ -111,9 +111,9 @@ class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapK
   /*! \brief Remove a key if present (copy-on-write only when it is present). */
   void erase(const K& key) {
     if (this->FindCell(key) == nullptr) return;
-    TVMFFIAny view = details::MapKeyView(key);
+    TVMFFIAny view = detail::MapKeyView(key);
     MapObj* n = CopyOnWrite();
-    n->ErasePos(n->FindPos(&view, details::AnyCellHash(&view)));
+    n->ErasePos(n->FindPos(&view, detail::AnyCellHash(&view)));
   }
   /*! \brief Remove every entry. */
   void clear() {
@@ -152,8 +152,8 @@ class Map : public details::MapRefBase<Map<K, V, E>, K, V, MapObj, details::MapK
     try {
       CopyOnWrite();
     } catch (...) {
-      details::ReleaseCell(&k);
-      details::ReleaseCell(&v);
+      detail::ReleaseCell(&k);
+      detail::ReleaseCell(&v);
       throw;
     }
     MapBaseObj::InsertOrAssign<MapObj>(&this->data_, k, v, hash);
@@ -175,7 +175,7 @@ inline Map<K, V> Merge(Map<K, V> lhs, const Map<K, V>& rhs) {
 // Content equality of cells (Array::operator==, Map::operator==).
 // ---------------------------------------------------------------------------
 
-namespace details {
+namespace detail {
 [[noreturn]] TVM_FFI_NOINLINE TVM_FFI_COLD inline void ThrowContentEqualTooDeep() {
   TVM_FFI_THROW(ValueError) << "container comparison: the values are nested too deeply for this "
                                "thread's stack (two cycles, or a chain of containers thousands "
@@ -242,7 +242,7 @@ inline bool CellContentEqual(const TVMFFIAny* a, const TVMFFIAny* b) {
       return AnyCellEqual(a, b);
   }
 }
-}  // namespace details
+}  // namespace detail
 
 template <typename K, typename V, typename E>
 inline bool Map<K, V, E>::operator==(const Map& other) const {
@@ -250,9 +250,9 @@ inline bool Map<K, V, E>::operator==(const Map& other) const {
   if (this->size() != other.size()) return false;
   if (this->empty()) return true;
   TVMFFIAny a, b;
-  details::SetAnyObject(&a, details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this));
-  details::SetAnyObject(&b, details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other));
-  return details::CellContentEqual(&a, &b);
+  detail::SetAnyObject(&a, detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this));
+  detail::SetAnyObject(&b, detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(other));
+  return detail::CellContentEqual(&a, &b);
 }
 
 template <typename K, typename V>
@@ -261,8 +261,8 @@ inline constexpr bool use_default_type_traits_v<Map<K, V>> = false;
 // A Map value converts from a Map, or from a Dict by copying (a Map must not
 // alias a mutable Dict).
 template <typename K, typename V>
-struct TypeTraits<Map<K, V>>
-    : public details::MapTypeTraitsBase<Map<K, V>, K, V, details::MapKind> {};
+struct TypeTraits<Map<K, V>> : public detail::MapTypeTraitsBase<Map<K, V>, K, V, detail::MapKind> {
+};
 
 }  // namespace ffi
 }  // namespace tvm

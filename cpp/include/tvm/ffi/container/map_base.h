@@ -83,7 +83,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 template <typename Derived, typename K, typename V, typename ObjT, typename Kind>
 class MapRefBase;
@@ -167,7 +167,7 @@ struct MapDenseFields {
   uint64_t iter_list_tail;
 };
 
-}  // namespace details
+}  // namespace detail
 
 /*! \brief The storage of Map and Dict (see the top of this file). No type index of its own. */
 class MapBaseObj : public Object {
@@ -190,7 +190,7 @@ class MapBaseObj : public Object {
   static constexpr uint64_t kSmallMaxSlots = 4;
   /*! \brief Entries per dense block; bytes per block (metadata + items). */
   static constexpr uint64_t kBlockSlots = 16;
-  static constexpr size_t kBlockBytes = kBlockSlots + kBlockSlots * sizeof(details::MapDenseItem);
+  static constexpr size_t kBlockBytes = kBlockSlots + kBlockSlots * sizeof(detail::MapDenseItem);
   /*! \brief Dense metadata values. */
   static constexpr uint8_t kEmptyMeta = 0xFF;
   static constexpr uint8_t kProtectedMeta = 0xFE;
@@ -255,7 +255,7 @@ class MapBaseObj : public Object {
     template <typename, typename, typename>
     friend class Dict;
     template <typename, typename, typename, typename, typename>
-    friend class details::MapRefBase;
+    friend class detail::MapRefBase;
   };
 
   MapBaseObj(const MapBaseObj&) = delete;
@@ -284,7 +284,7 @@ class MapBaseObj : public Object {
   const Any& operator[](const Any& key) const { return at(key); }
   /*! \return An iterator at the key, or end(). */
   iterator find(const Any& key) const noexcept {
-    return iterator(this, FindPos(CellOf(key), details::AnyCellHash(CellOf(key))));
+    return iterator(this, FindPos(CellOf(key), detail::AnyCellHash(CellOf(key))));
   }
   iterator begin() const noexcept {
     return iterator(this, IsSmallMap() ? 0 : Dense()->iter_list_head);
@@ -293,7 +293,7 @@ class MapBaseObj : public Object {
 
   /*! \return The value cell of a key (any form of the key, views included), or nullptr. */
   TVM_FFI_INLINE const TVMFFIAny* FindValueCell(const TVMFFIAny* key) const noexcept {
-    uint64_t pos = FindPos(key, details::AnyCellHash(key));
+    uint64_t pos = FindPos(key, detail::AnyCellHash(key));
     return pos == EndPos() ? nullptr : &EntryAt(pos)->value;
   }
   /*! \return The value cell of a key; KeyError naming the key when it is absent. */
@@ -317,7 +317,7 @@ class MapBaseObj : public Object {
     ReleaseEntries();
     size_ = 0;
     if (!IsSmallMap()) {
-      details::MapDenseFields* d = Dense();
+      detail::MapDenseFields* d = Dense();
       d->iter_list_head = kNoSlot;
       d->iter_list_tail = kNoSlot;
     }
@@ -325,7 +325,7 @@ class MapBaseObj : public Object {
 
   [[noreturn]] TVM_FFI_COLD_CODE static void ThrowKeyError(const TVMFFIAny* key,
                                                            const char* kind = "Map") {
-    TVM_FFI_THROW(KeyError) << "key " << details::CellToShortString(key) << " is not in the "
+    TVM_FFI_THROW(KeyError) << "key " << detail::CellToShortString(key) << " is not in the "
                             << kind;
   }
 
@@ -361,14 +361,14 @@ class MapBaseObj : public Object {
       const KVCell* src = from->SmallEntries();
       KVCell* dst = m->SmallEntries();
       for (uint64_t i = 0; i < from->size_; ++i) {
-        dst[i].key = details::CopyCell(src[i].key);
-        dst[i].value = details::CopyCell(src[i].value);
+        dst[i].key = detail::CopyCell(src[i].key);
+        dst[i].value = detail::CopyCell(src[i].value);
         m->size_ = i + 1;
       }
       return p;
     }
     // Dense: the same table, slot for slot (see CopyDenseBlocks).
-    const details::MapDenseFields* fd = from->Dense();
+    const detail::MapDenseFields* fd = from->Dense();
     const uint64_t slots = from->slots_;
     ObjectPtr<ObjT> p = NewDense<ObjT>(fd->fib_shift, slots, /*mark_empty=*/false);
     MapBaseObj* m = p.get();
@@ -410,10 +410,10 @@ class MapBaseObj : public Object {
     KVCell* cells = SmallEntries();
     const uint64_t pos = SmallFind(&key);
     if (pos != size_) {
-      details::ReleaseCell(&key);
+      detail::ReleaseCell(&key);
       TVMFFIAny old = cells[pos].value;
       cells[pos].value = value;
-      details::ReleaseCell(&old);
+      detail::ReleaseCell(&old);
       return true;
     }
     if (size_ == NumSlots()) return false;
@@ -444,8 +444,8 @@ class MapBaseObj : public Object {
         grown = CreateEmpty<ObjT>(m->size_);
       }
     } catch (...) {
-      details::ReleaseCell(&key);
-      details::ReleaseCell(&value);
+      detail::ReleaseCell(&key);
+      detail::ReleaseCell(&value);
       throw;
     }
     m->MoveEntriesInto<ObjT>(&grown);
@@ -478,7 +478,7 @@ class MapBaseObj : public Object {
       ListUnlink(pos);
       ListAppend(pos);
     }
-    details::ReleaseCell(&old);
+    detail::ReleaseCell(&old);
     return true;
   }
 
@@ -502,7 +502,7 @@ class MapBaseObj : public Object {
       data_deleter_ = &ReleaseOwnerOfInlineEntries;
       o->size_ = 0;
       o->slots_ = kSmallTag;
-      details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(other));
+      detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(other));
       return;
     }
     o->data_ = nullptr;
@@ -521,7 +521,7 @@ class MapBaseObj : public Object {
   void (*data_deleter_)(void*);
 
   static const TVMFFIAny* CellOf(const Any& any) noexcept {
-    return details::AnyUnsafe::TVMFFIAnyPtrFromAny(any);
+    return detail::AnyUnsafe::TVMFFIAnyPtrFromAny(any);
   }
 
   // ---- positions: small = entry index (end = size), dense = slot (end = kNoSlot) ----
@@ -546,7 +546,7 @@ class MapBaseObj : public Object {
     uint8_t meta = Meta(slot);
     if ((meta & kTailBit) != 0) return kNoSlot;  // empty, protected or another chain's link
     while (true) {
-      if (details::AnyCellEqual(&Item(slot)->key, key)) return slot;
+      if (detail::AnyCellEqual(&Item(slot)->key, key)) return slot;
       uint8_t jump = meta & kJumpMask;
       if (jump == 0) return kNoSlot;
       slot = Jump(slot, jump);
@@ -559,7 +559,7 @@ class MapBaseObj : public Object {
   uint64_t SmallFind(const TVMFFIAny* key) const noexcept {
     const KVCell* cells = SmallEntries();
     for (uint64_t i = 0; i < size_; ++i) {
-      if (details::AnyCellEqual(&cells[i].key, key)) return i;
+      if (detail::AnyCellEqual(&cells[i].key, key)) return i;
     }
     return size_;
   }
@@ -574,7 +574,7 @@ class MapBaseObj : public Object {
     static_assert(std::is_base_of_v<MapBaseObj, ObjT> && sizeof(ObjT) == sizeof(MapBaseObj),
                   "map types share MapBaseObj's layout");
     ObjectPtr<ObjT> p =
-        details::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) + slots * sizeof(KVCell));
+        detail::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) + slots * sizeof(KVCell));
     p->data_ = reinterpret_cast<char*>(p.get()) + sizeof(MapBaseObj);
     p->slots_ = slots | kSmallTag;
     return p;
@@ -584,8 +584,8 @@ class MapBaseObj : public Object {
   }
 
   // ---- dense form ----
-  details::MapDenseFields* Dense() const noexcept {
-    return reinterpret_cast<details::MapDenseFields*>(
+  detail::MapDenseFields* Dense() const noexcept {
+    return reinterpret_cast<detail::MapDenseFields*>(
         const_cast<char*>(reinterpret_cast<const char*>(this)) + sizeof(MapBaseObj));
   }
   // A slot's metadata byte and item lie in the block of slots
@@ -596,20 +596,20 @@ class MapBaseObj : public Object {
     return reinterpret_cast<uint8_t&>(
         static_cast<char*>(data_)[slot + block_first * (kBlockBytes / kBlockSlots - 1)]);
   }
-  details::MapDenseItem* Item(uint64_t slot) const noexcept {
+  detail::MapDenseItem* Item(uint64_t slot) const noexcept {
     // Its block + 16 + (slot % 16) * 48, spelled so that the offset is one
     // shift, one add and a 3x (no multiply): it is on the critical path of
     // every walk along the iteration list.
-    static_assert(kBlockBytes - kBlockSlots * sizeof(details::MapDenseItem) == kBlockSlots,
+    static_assert(kBlockBytes - kBlockSlots * sizeof(detail::MapDenseItem) == kBlockSlots,
                   "a block is its metadata bytes, then its items");
-    return reinterpret_cast<details::MapDenseItem*>(static_cast<char*>(data_) + kBlockSlots +
-                                                    slot * sizeof(details::MapDenseItem) +
-                                                    (slot & ~(kBlockSlots - 1)));
+    return reinterpret_cast<detail::MapDenseItem*>(static_cast<char*>(data_) + kBlockSlots +
+                                                   slot * sizeof(detail::MapDenseItem) +
+                                                   (slot & ~(kBlockSlots - 1)));
   }
   /*! \brief The slot `jump` leads to from `slot` ((slot + distance) mod slots; slots is a power of
    * two). */
   uint64_t Jump(uint64_t slot, uint8_t jump) const noexcept {
-    return (slot + details::kMapJumps.dist[jump]) & (slots_ - 1);
+    return (slot + detail::kMapJumps.dist[jump]) & (slots_ - 1);
   }
   uint64_t HeadSlot(uint64_t hash) const noexcept { return (hash * kFibMul) >> Dense()->fib_shift; }
   static void FreeBlocks(void* data) { ::operator delete(data); }
@@ -623,13 +623,13 @@ class MapBaseObj : public Object {
     static_assert(std::is_base_of_v<MapBaseObj, ObjT> && sizeof(ObjT) == sizeof(MapBaseObj),
                   "map types share MapBaseObj's layout");
     ObjectPtr<ObjT> p =
-        details::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) + sizeof(details::MapDenseFields));
+        detail::MakeObjectWithSize<ObjT>(sizeof(MapBaseObj) + sizeof(detail::MapDenseFields));
     uint64_t n_blocks = (slots + kBlockSlots - 1) / kBlockSlots;
     p->data_ = ::operator new(n_blocks* kBlockBytes);
     p->data_deleter_ = &FreeBlocks;
     p->slots_ = slots;
     if (mark_empty) MarkEmpty(p->data_, n_blocks);
-    details::MapDenseFields* d = p->Dense();
+    detail::MapDenseFields* d = p->Dense();
     d->fib_shift = fib_shift;
     d->unused = 0;
     d->iter_list_head = kNoSlot;
@@ -648,7 +648,7 @@ class MapBaseObj : public Object {
       char* block = static_cast<char*>(data) + b * kBlockBytes;
       std::memset(block, kEmptyMeta, kBlockSlots);
       // Every empty slot's key and value read as None (see BlockTypeBits).
-      details::MapDenseItem* items = reinterpret_cast<details::MapDenseItem*>(block + kBlockSlots);
+      detail::MapDenseItem* items = reinterpret_cast<detail::MapDenseItem*>(block + kBlockSlots);
       for (uint64_t j = 0; j < kBlockSlots; ++j) {
         items[j].key.type_index = TypeIndex::kTVMFFINone;
         items[j].value.type_index = TypeIndex::kTVMFFINone;
@@ -680,7 +680,7 @@ class MapBaseObj : public Object {
   }
   /*! \return The link before `slot` in its chain (slot must not be a head). */
   uint64_t ChainPrev(uint64_t slot) const noexcept {
-    uint64_t cur = HeadSlot(details::AnyCellHash(&Item(slot)->key));
+    uint64_t cur = HeadSlot(detail::AnyCellHash(&Item(slot)->key));
     while (true) {
       uint64_t next = NextInChain(cur);
       if (next == slot) return cur;
@@ -688,8 +688,8 @@ class MapBaseObj : public Object {
     }
   }
   void ListAppend(uint64_t slot) noexcept {
-    details::MapDenseFields* d = Dense();
-    details::MapDenseItem* it = Item(slot);
+    detail::MapDenseFields* d = Dense();
+    detail::MapDenseItem* it = Item(slot);
     it->prev = d->iter_list_tail;
     it->next = kNoSlot;
     if (d->iter_list_tail != kNoSlot) Item(d->iter_list_tail)->next = slot;
@@ -697,16 +697,16 @@ class MapBaseObj : public Object {
     d->iter_list_tail = slot;
   }
   void ListUnlink(uint64_t slot) noexcept {
-    details::MapDenseFields* d = Dense();
-    details::MapDenseItem* it = Item(slot);
+    detail::MapDenseFields* d = Dense();
+    detail::MapDenseItem* it = Item(slot);
     (it->prev == kNoSlot ? d->iter_list_head : Item(it->prev)->next) = it->next;
     (it->next == kNoSlot ? d->iter_list_tail : Item(it->next)->prev) = it->prev;
   }
   /*! \brief Item `to` takes the list position of item `from` (links only). */
   void ListRelink(uint64_t from, uint64_t to) noexcept {
-    details::MapDenseFields* d = Dense();
-    details::MapDenseItem* src = Item(from);
-    details::MapDenseItem* dst = Item(to);
+    detail::MapDenseFields* d = Dense();
+    detail::MapDenseItem* src = Item(from);
+    detail::MapDenseItem* dst = Item(to);
     dst->prev = src->prev;
     dst->next = src->next;
     (dst->prev == kNoSlot ? d->iter_list_head : Item(dst->prev)->next) = to;
@@ -714,7 +714,7 @@ class MapBaseObj : public Object {
   }
   void PlaceItem(uint64_t slot, uint8_t meta, TVMFFIAny key, TVMFFIAny value) noexcept {
     Meta(slot) = meta;
-    details::MapDenseItem* it = Item(slot);
+    detail::MapDenseItem* it = Item(slot);
     it->key = key;
     it->value = value;
   }
@@ -759,17 +759,17 @@ class MapBaseObj : public Object {
     }
     uint64_t slot = head;
     while (true) {
-      details::MapDenseItem* it = Item(slot);
-      if (details::AnyCellEqual(&it->key, &key)) {
+      detail::MapDenseItem* it = Item(slot);
+      if (detail::AnyCellEqual(&it->key, &key)) {
         // Present: new value, and the entry moves to the end of the iteration order.
-        details::ReleaseCell(&key);
+        detail::ReleaseCell(&key);
         TVMFFIAny old = it->value;
         it->value = value;
         if (Dense()->iter_list_tail != slot) {
           ListUnlink(slot);
           ListAppend(slot);
         }
-        details::ReleaseCell(&old);
+        detail::ReleaseCell(&old);
         return true;
       }
       const uint64_t next = NextInChain(slot);
@@ -828,7 +828,7 @@ class MapBaseObj : public Object {
       uint64_t empty;
       if (!FindEmptyAfter(writer, &jump, &empty)) return false;
       uint8_t reader_meta = Meta(reader);
-      details::MapDenseItem* src = Item(reader);
+      detail::MapDenseItem* src = Item(reader);
       PlaceItem(empty, kTailBit, src->key, src->value);
       hooks.Moved(reader, empty);
       ClearItemCells(src);
@@ -865,8 +865,8 @@ class MapBaseObj : public Object {
           bigger = NewDense<ObjT>(m->Dense()->fib_shift - 1, m->slots_ * 2);
         }
       } catch (...) {
-        details::ReleaseCell(&key);
-        details::ReleaseCell(&value);
+        detail::ReleaseCell(&key);
+        detail::ReleaseCell(&value);
         throw;
       }
       m->MoveEntriesInto<ObjT>(&bigger);
@@ -901,7 +901,7 @@ class MapBaseObj : public Object {
       }
       for (uint64_t i = 0; i < n; ++i) {
         MovePlace<ObjT>(dst, roomy, cells[i].key, cells[i].value,
-                        details::AnyCellHash(&cells[i].key));
+                        detail::AnyCellHash(&cells[i].key));
       }
       return;
     }
@@ -909,9 +909,9 @@ class MapBaseObj : public Object {
           MoveByScan(d))) {
       uint64_t pos = Dense()->iter_list_head;
       while (pos != kNoSlot) {
-        details::MapDenseItem* it = Item(pos);
+        detail::MapDenseItem* it = Item(pos);
         pos = it->next;
-        MovePlace<ObjT>(dst, roomy, it->key, it->value, details::AnyCellHash(&it->key));
+        MovePlace<ObjT>(dst, roomy, it->key, it->value, detail::AnyCellHash(&it->key));
       }
     }
     // The cells moved out: drop the table without releasing them.
@@ -962,15 +962,15 @@ class MapBaseObj : public Object {
       uint32_t* where;
       uint64_t origin;  // the old slot of the entry being placed
       void Placed(uint64_t slot) noexcept {
-        const details::MapDenseItem* o = from->Item(origin);
-        details::MapDenseItem* n = to->Item(slot);
+        const detail::MapDenseItem* o = from->Item(origin);
+        detail::MapDenseItem* n = to->Item(slot);
         n->prev = o->prev;
         n->next = o->next;
         where[origin] = static_cast<uint32_t>(slot);
       }
       void Moved(uint64_t a, uint64_t b) noexcept {
-        const details::MapDenseItem* src = to->Item(a);
-        details::MapDenseItem* dst = to->Item(b);
+        const detail::MapDenseItem* src = to->Item(a);
+        detail::MapDenseItem* dst = to->Item(b);
         dst->prev = src->prev;
         dst->next = src->next;
         // Its old slot: the old list's link to it.
@@ -986,10 +986,10 @@ class MapBaseObj : public Object {
       uint64_t* h = hashes[(first / kBlockSlots) & 1];
       const uint64_t in_block = SlotsInBlock(slots_, first);
       const uint8_t* meta = &Meta(first);
-      const details::MapDenseItem* items = Item(first);
+      const detail::MapDenseItem* items = Item(first);
       for (uint64_t j = 0; j < in_block; ++j) {
         if (meta[j] >= kProtectedMeta) continue;
-        h[j] = details::AnyCellHash(&items[j].key);
+        h[j] = detail::AnyCellHash(&items[j].key);
         const uint64_t head = d->HeadSlot(h[j]);
         Prefetch(&d->Meta(head));
         Prefetch(d->Item(head));
@@ -1002,7 +1002,7 @@ class MapBaseObj : public Object {
       const uint64_t* h = hashes[(first / kBlockSlots) & 1];
       const uint64_t in_block = SlotsInBlock(slots_, first);
       const uint8_t* meta = &Meta(first);
-      const details::MapDenseItem* items = Item(first);
+      const detail::MapDenseItem* items = Item(first);
       for (uint64_t j = 0; j < in_block; ++j) {
         if (meta[j] >= kProtectedMeta) continue;
         hooks.origin = first + j;
@@ -1024,7 +1024,7 @@ class MapBaseObj : public Object {
     for (uint64_t first = 0; first < d->slots_; first += kBlockSlots) {
       const uint64_t in_block = SlotsInBlock(d->slots_, first);
       const uint8_t* meta = &d->Meta(first);
-      details::MapDenseItem* items = d->Item(first);
+      detail::MapDenseItem* items = d->Item(first);
       for (uint64_t j = 0; j < in_block; ++j) {
         if (meta[j] >= kProtectedMeta) continue;
         items[j].prev = map(items[j].prev);
@@ -1058,7 +1058,7 @@ class MapBaseObj : public Object {
       }
       --size_;
     } else {
-      details::MapDenseItem* it = Item(pos);
+      detail::MapDenseItem* it = Item(pos);
       key = it->key;
       value = it->value;
       ListUnlink(pos);
@@ -1075,7 +1075,7 @@ class MapBaseObj : public Object {
           prev = last;
           last = NextInChain(last);
         }
-        details::MapDenseItem* tail = Item(last);
+        detail::MapDenseItem* tail = Item(last);
         it->key = tail->key;
         it->value = tail->value;
         ListRelink(last, pos);
@@ -1085,8 +1085,8 @@ class MapBaseObj : public Object {
       }
     }
     // Release last: a destructor may run arbitrary code.
-    details::ReleaseCell(&key);
-    details::ReleaseCell(&value);
+    detail::ReleaseCell(&key);
+    detail::ReleaseCell(&value);
   }
 
   // Copying a dense table. A full block is moved 16 bytes at a time, the
@@ -1126,7 +1126,7 @@ class MapBaseObj : public Object {
   /*! \brief Copy a full block (metadata, then 16 items of 3 words); return its BlockTypeBits. */
   template <bool kStreaming>
   TVM_FFI_INLINE static uint32_t CopyFullBlock(void* dst, const void* src) noexcept {
-    static_assert(kBlockSlots == 16 && sizeof(details::MapDenseItem) == 48,
+    static_assert(kBlockSlots == 16 && sizeof(detail::MapDenseItem) == 48,
                   "a block is 16 bytes of metadata and 16 items of 48 bytes");
     char* d = static_cast<char*>(dst);
     const char* s = static_cast<const char*>(src);
@@ -1145,7 +1145,7 @@ class MapBaseObj : public Object {
   template <bool kStreaming>
   static uint32_t CopyFullBlock(void* dst, const void* src) noexcept {
     CopyBytes(dst, src, kBlockBytes);
-    return BlockTypeBits(reinterpret_cast<const details::MapDenseItem*>(
+    return BlockTypeBits(reinterpret_cast<const detail::MapDenseItem*>(
                              static_cast<const uint8_t*>(src) + kBlockSlots),
                          kBlockSlots);
   }
@@ -1162,23 +1162,23 @@ class MapBaseObj : public Object {
     for (uint64_t first = 0; first < slots; first += kBlockSlots) {
       const uint64_t in_block = SlotsInBlock(slots, first);
       const uint8_t* src_meta = &from->Meta(first);
-      const details::MapDenseItem* src = from->Item(first);
+      const detail::MapDenseItem* src = from->Item(first);
       uint32_t bits;
       if (in_block == kBlockSlots) {
         bits = CopyFullBlock<kStreaming>(&m->Meta(first), src_meta);
       } else {
         CopyBytes(&m->Meta(first), src_meta, in_block);
-        CopyBytes(m->Item(first), src, in_block * sizeof(details::MapDenseItem));
+        CopyBytes(m->Item(first), src, in_block * sizeof(detail::MapDenseItem));
         bits = BlockTypeBits(src, in_block);
       }
-      if (!details::MayHoldObject(bits)) continue;
+      if (!detail::MayHoldObject(bits)) continue;
       for (uint64_t j = 0; j < in_block; ++j) {
         if (src_meta[j] >= kProtectedMeta) continue;
         if (src[j].key.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
-          details::HeaderIncRef(src[j].key.v_obj);
+          detail::HeaderIncRef(src[j].key.v_obj);
         }
         if (src[j].value.type_index >= TypeIndex::kTVMFFIStaticObjectBegin) {
-          details::HeaderIncRef(src[j].value.v_obj);
+          detail::HeaderIncRef(src[j].value.v_obj);
         }
       }
     }
@@ -1198,9 +1198,9 @@ class MapBaseObj : public Object {
   }
 
   /*! \brief Leave a vacated dense item reading as None (see BlockTypeBits). */
-  static void ClearItemCells(details::MapDenseItem* it) noexcept {
-    details::SetAnyNone(&it->key);
-    details::SetAnyNone(&it->value);
+  static void ClearItemCells(detail::MapDenseItem* it) noexcept {
+    detail::SetAnyNone(&it->key);
+    detail::SetAnyNone(&it->value);
   }
 
   /*!
@@ -1213,19 +1213,19 @@ class MapBaseObj : public Object {
    *         table of another binary) can only make it show one more often,
    *         which sends the caller to its exact, per-slot way.
    */
-  static uint32_t BlockTypeBits(const details::MapDenseItem* items, uint64_t in_block) noexcept {
+  static uint32_t BlockTypeBits(const detail::MapDenseItem* items, uint64_t in_block) noexcept {
     auto four = [items](uint64_t j) {
-      const details::MapDenseItem* q = items + j;
-      return details::CellTypeBits(q[0].key) | details::CellTypeBits(q[0].value) |
-             details::CellTypeBits(q[1].key) | details::CellTypeBits(q[1].value) |
-             details::CellTypeBits(q[2].key) | details::CellTypeBits(q[2].value) |
-             details::CellTypeBits(q[3].key) | details::CellTypeBits(q[3].value);
+      const detail::MapDenseItem* q = items + j;
+      return detail::CellTypeBits(q[0].key) | detail::CellTypeBits(q[0].value) |
+             detail::CellTypeBits(q[1].key) | detail::CellTypeBits(q[1].value) |
+             detail::CellTypeBits(q[2].key) | detail::CellTypeBits(q[2].value) |
+             detail::CellTypeBits(q[3].key) | detail::CellTypeBits(q[3].value);
     };
     static_assert(kBlockSlots == 16, "a full block is read as four fours");
     if (in_block == kBlockSlots) return (four(0) | four(4)) | (four(8) | four(12));
     uint32_t bits = 0;
     for (uint64_t j = 0; j < in_block; ++j) {
-      bits |= details::CellTypeBits(items[j].key) | details::CellTypeBits(items[j].value);
+      bits |= detail::CellTypeBits(items[j].key) | detail::CellTypeBits(items[j].value);
     }
     return bits;
   }
@@ -1237,17 +1237,17 @@ class MapBaseObj : public Object {
       // Key, value, key, value...: the entries read as 2 * size cells.
       const TVMFFIAny* cells = &SmallEntries()->key;
       const int64_t n = static_cast<int64_t>(2 * size_);
-      const int64_t first = details::PlainPrefix(cells, n);
+      const int64_t first = detail::PlainPrefix(cells, n);
       if (first < n) DropCells(cells + first, n - first);
       return;
     }
     // A block at a time: skipped whole when it holds plain values only.
-    details::ContainerReleaseScope release;
+    detail::ContainerReleaseScope release;
     for (uint64_t first = 0; first < slots_; first += kBlockSlots) {
       const uint64_t in_block = SlotsInBlock(slots_, first);
       const uint8_t* meta = &Meta(first);
-      const details::MapDenseItem* items = Item(first);
-      if (!details::MayHoldObject(BlockTypeBits(items, in_block))) continue;
+      const detail::MapDenseItem* items = Item(first);
+      if (!detail::MayHoldObject(BlockTypeBits(items, in_block))) continue;
       for (uint64_t j = 0; j < in_block; ++j) {
         if (meta[j] >= kProtectedMeta) continue;  // empty or protected
         release.Drop(items[j].key);
@@ -1257,13 +1257,13 @@ class MapBaseObj : public Object {
   }
   /*! \brief Release n owned cells of a dying map. */
   TVM_FFI_NOINLINE static void DropCells(const TVMFFIAny* cells, int64_t n) noexcept {
-    details::ContainerReleaseScope release;
+    detail::ContainerReleaseScope release;
     for (int64_t i = 0; i < n; ++i) release.Drop(cells[i]);
   }
 
   void ReleaseEntries() noexcept {
     // Bounded recursion: a chain of nested containers is released in a loop.
-    details::ContainerReleaseScope release;
+    detail::ContainerReleaseScope release;
     if (IsSmallMap()) {
       KVCell* cells = SmallEntries();
       for (uint64_t i = 0; i < size_; ++i) {
@@ -1276,7 +1276,7 @@ class MapBaseObj : public Object {
     for (uint64_t first = 0; first < slots_; first += kBlockSlots) {
       const uint64_t in_block = SlotsInBlock(slots_, first);
       uint8_t* meta = &Meta(first);
-      details::MapDenseItem* items = Item(first);
+      detail::MapDenseItem* items = Item(first);
       for (uint64_t j = 0; j < in_block; ++j) {
         if (meta[j] >= kProtectedMeta) continue;  // empty or protected
         meta[j] = kEmptyMeta;
@@ -1296,12 +1296,12 @@ class MapBaseObj : public Object {
   template <typename, typename, typename>
   friend class Dict;
   template <typename, typename, typename, typename, typename>
-  friend class details::MapRefBase;
+  friend class detail::MapRefBase;
 };
 
 static_assert(sizeof(MapBaseObj) == 56, "map object: header + data, size, slots, data_deleter");
 
-namespace details {
+namespace detail {
 
 /*! \brief The cell a key reads as for lookups (borrowed; nothing is copied). */
 template <typename K>
@@ -1565,7 +1565,7 @@ struct MapTypeTraitsBase : public ObjectRefTypeTraitsBase<Ref> {
   }
 };
 
-}  // namespace details
+}  // namespace detail
 
 }  // namespace ffi
 }  // namespace tvm

@@ -51,7 +51,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
     int64_t n = TVMFFISeqCell::size;
     // Plain values need nothing: only the cells from the first block that may
     // hold an object on are released (none are reset: the object is dying).
-    int64_t first = details::PlainPrefix(cells, n);
+    int64_t first = detail::PlainPrefix(cells, n);
     if (first < n) DropCells(cells + first, n - first);
     if (data_deleter != nullptr) data_deleter(data);
   }
@@ -80,7 +80,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
    */
   void SetItem(int64_t i, Any item) {
     CheckIndex(i);
-    SetCell(i, details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(item)));
+    SetCell(i, detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(item)));
   }
 
   // ---- in-place edits of this object (upstream's names). The object must not
@@ -117,7 +117,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
     }
     RequireRoom(1);
     OpenGap(idx, 1);
-    Cells()[idx] = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(item));
+    Cells()[idx] = detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(item));
   }
   /*!
    * \brief Shrink to n elements, or grow with None; ValueError when n < 0 or
@@ -166,7 +166,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   /*! \brief Release n owned cells of a dying container (left as they are). */
   TVM_FFI_NOINLINE static void DropCells(const TVMFFIAny* cells, int64_t n) noexcept {
     // Bounded recursion: a chain of nested containers is released in a loop.
-    details::ContainerReleaseScope release;
+    detail::ContainerReleaseScope release;
     for (int64_t i = 0; i < n; ++i) release.Drop(cells[i]);
   }
 
@@ -178,7 +178,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
   void SetCell(int64_t i, TVMFFIAny cell) {
     TVMFFIAny old = Cells()[i];
     Cells()[i] = cell;
-    details::ReleaseCell(&old);
+    detail::ReleaseCell(&old);
   }
   /*! \brief Open a gap of `count` None cells at `idx` (capacity must allow it). */
   void OpenGap(int64_t idx, int64_t count) noexcept {
@@ -186,7 +186,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
     int64_t n = TVMFFISeqCell::size;
     std::memmove(static_cast<void*>(cells + idx + count), cells + idx,
                  sizeof(TVMFFIAny) * static_cast<size_t>(n - idx));
-    for (int64_t i = idx; i < idx + count; ++i) details::SetAnyNone(cells + i);
+    for (int64_t i = idx; i < idx + count; ++i) detail::SetAnyNone(cells + i);
     TVMFFISeqCell::size = n + count;
   }
   /*! \brief Remove elements [first, last). */
@@ -198,7 +198,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
     std::memmove(static_cast<void*>(cells + first), cells + last,
                  sizeof(TVMFFIAny) * static_cast<size_t>(n - last));
     TVMFFISeqCell::size = n - (last - first);
-    for (TVMFFIAny& cell : doomed) details::ReleaseCell(&cell);
+    for (TVMFFIAny& cell : doomed) detail::ReleaseCell(&cell);
   }
   /*! \brief Shrink to n elements. */
   void ShrinkTo(int64_t n) {
@@ -209,7 +209,7 @@ class SeqBaseObj : public Object, public TVMFFISeqCell {
 static_assert(sizeof(SeqBaseObj) == sizeof(TVMFFIObject) + sizeof(TVMFFISeqCell),
               "SeqBaseObj layout: header + TVMFFISeqCell");
 
-namespace details {
+namespace detail {
 
 /*! \brief Release owned cells that could not be handed over (growing the container threw). */
 inline void ReleaseCells(std::vector<TVMFFIAny>* cells) noexcept {
@@ -507,7 +507,7 @@ struct SeqTypeTraitsBase : public ObjectRefTypeTraitsBase<Ref> {
   }
 };
 
-}  // namespace details
+}  // namespace detail
 
 }  // namespace ffi
 }  // namespace tvm

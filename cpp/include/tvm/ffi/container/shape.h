@@ -150,7 +150,7 @@ class ShapeObj : public Object, public TVMFFIShapeCell {
   }
 };
 
-namespace details {
+namespace detail {
 
 /*! \brief A Shape object with room for n extents right after it; data points there. */
 inline ObjectPtr<ShapeObj> MakeEmptyShape(size_t n, int64_t** out_data) {
@@ -207,9 +207,9 @@ inline ObjectPtr<ShapeObj> MakeInplaceShape(Iter begin, Iter end) {
   return p;
 }
 
-}  // namespace details
+}  // namespace detail
 class ArrayObj;  // container/array.h (not included: kernels that use shapes stay light)
-namespace details {
+namespace detail {
 
 /*! \brief Whether T is Array<int64_t>, recognised without array.h. */
 template <typename T, typename = void>
@@ -243,7 +243,7 @@ TVM_FFI_INLINE void FillStridesFromShape(ShapeView shape, int64_t* out_strides) 
   FillCompactStrides(shape.data(), static_cast<int32_t>(shape.size()), out_strides);
 }
 
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Reference to an ffi.Shape: an immutable, reference-counted tuple of
@@ -258,10 +258,10 @@ class Shape : public ObjectRef {
   using index_type = int64_t;
 
   /*! \brief An empty shape. */
-  Shape() : ObjectRef(details::MakeEmptyShape(0, nullptr)) {}
+  Shape() : ObjectRef(detail::MakeEmptyShape(0, nullptr)) {}
   /*! \brief Copy the elements of [begin, end) (anything convertible to int64_t). */
-  template <typename Iter, typename = std::enable_if_t<details::is_int64_iterator<Iter>::value>>
-  Shape(Iter begin, Iter end) : ObjectRef(details::MakeInplaceShape(begin, end)) {}
+  template <typename Iter, typename = std::enable_if_t<detail::is_int64_iterator<Iter>::value>>
+  Shape(Iter begin, Iter end) : ObjectRef(detail::MakeInplaceShape(begin, end)) {}
   /*! \brief Copy a braced list: `Shape{2, 3}`. */
   Shape(std::initializer_list<int64_t> values)  // NOLINT(*)
       : Shape(values.begin(), values.end()) {}
@@ -273,15 +273,15 @@ class Shape : public ObjectRef {
   Shape(ShapeView view)  // NOLINT(*)
       : Shape(view.begin(), view.end()) {}
   /*! \brief The extents of an Array<int64_t> (upstream's Shape(Array<int64_t>)). */
-  template <typename TArray, std::enable_if_t<details::is_int64_array_v<TArray>, int> = 0>
+  template <typename TArray, std::enable_if_t<detail::is_int64_array_v<TArray>, int> = 0>
   Shape(const TArray& array)  // NOLINT(*)
-      : ObjectRef(FromInt64Array(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(array))) {}
+      : ObjectRef(FromInt64Array(detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(array))) {}
 
   /*! \return The compact row-major strides of `shape`, as a Shape. */
   static Shape StridesFromShape(ShapeView shape) {
     int64_t* data = nullptr;
-    ObjectPtr<ShapeObj> p = details::MakeEmptyShape(shape.size(), &data);
-    details::FillStridesFromShape(shape, data);
+    ObjectPtr<ShapeObj> p = detail::MakeEmptyShape(shape.size(), &data);
+    detail::FillStridesFromShape(shape, data);
     return Shape(std::move(p));
   }
 
@@ -321,7 +321,7 @@ class Shape : public ObjectRef {
 
   // An Array<int64_t> holds only ints; the check guards against a corrupted one.
   static ObjectPtr<ShapeObj> FromInt64Array(TVMFFIObject* array) {
-    ObjectPtr<ShapeObj> p = details::MakeShapeFromIntSeq(array);
+    ObjectPtr<ShapeObj> p = detail::MakeShapeFromIntSeq(array);
     if (TVM_FFI_PREDICT_FALSE(p == nullptr)) {
       TVM_FFI_THROW(TypeError) << "Shape: an Array<int64_t> element is not an int";
     }
@@ -354,18 +354,17 @@ struct TypeTraits<Shape> : public ObjectRefTypeTraitsBase<Shape> {
  private:
   template <typename LazyT_ = Shape>  // lazy std::optional: see TypeTraitsBase
   static std::optional<LazyT_> FromIntArray(const TVMFFIAny* src) {
-    ObjectPtr<ShapeObj> p = details::MakeShapeFromIntSeq(src->v_obj);
+    ObjectPtr<ShapeObj> p = detail::MakeShapeFromIntSeq(src->v_obj);
     if (p == nullptr) return std::nullopt;
     return Shape(std::move(p));
   }
 };
 
 /*! \brief `TVM_FFI_THROW(...) << shape` prints "[2, 3]". */
-inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os, ShapeView shape) {
+inline detail::ErrorMessageStream& operator<<(detail::ErrorMessageStream& os, ShapeView shape) {
   return os << shape.ToString();
 }
-inline details::ErrorMessageStream& operator<<(details::ErrorMessageStream& os,
-                                               const Shape& shape) {
+inline detail::ErrorMessageStream& operator<<(detail::ErrorMessageStream& os, const Shape& shape) {
   return os << shape.ToString();
 }
 

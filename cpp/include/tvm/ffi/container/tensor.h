@@ -43,7 +43,7 @@ namespace ffi {
 // DLTensor helpers
 // ---------------------------------------------------------------------------
 
-namespace details {
+namespace detail {
 /*!
  * \brief Move byte_offset into the data pointer where pointers are plain
  *        addresses (as upstream's strided views do); other devices keep it.
@@ -54,9 +54,9 @@ TVM_FFI_INLINE void FoldByteOffsetIntoData(DLTensor* t) noexcept {
     t->byte_offset = 0;
   }
 }
-}  // namespace details
+}  // namespace detail
 
-namespace details {
+namespace detail {
 
 /*!
  * \brief dim (possibly negative, Python style) as an index into [0, ndim);
@@ -170,7 +170,7 @@ TVM_FFI_INLINE void CheckNewTensorShape(const char* api, ShapeView shape) {
   if (TVM_FFI_PREDICT_FALSE(sign < 0)) ThrowBadNewTensorShape(api, shape);
 }
 
-}  // namespace details
+}  // namespace detail
 
 // ---------------------------------------------------------------------------
 // TensorObj
@@ -223,11 +223,11 @@ class TensorObj : public Object, public DLTensor {
 
  private:
   TVMFFIObjectHandle Handle() const noexcept {
-    return details::ObjectUnsafe::GetHeader(static_cast<const Object*>(this));
+    return detail::ObjectUnsafe::GetHeader(static_cast<const Object*>(this));
   }
 };
 
-namespace details {
+namespace detail {
 
 /*!
  * \brief A TensorObj whose data comes from an NDAllocator (AllocData/FreeData),
@@ -436,7 +436,7 @@ ObjectPtr<TensorObjFromNDAlloc<TNDAlloc>> MakeNDAllocTensor(size_t ndim, Args&&.
   }
 }
 
-}  // namespace details
+}  // namespace detail
 
 // ---------------------------------------------------------------------------
 // Tensor
@@ -454,7 +454,7 @@ class Tensor : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NULLABLE(Tensor, ObjectRef, TensorObj);
 
   /*! \return The address of the first element (data + byte_offset on direct-address devices). */
-  TVM_FFI_INLINE void* data_ptr() const { return details::DataPtrOf(dl()); }
+  TVM_FFI_INLINE void* data_ptr() const { return detail::DataPtrOf(dl()); }
   /*! \return The device. */
   DLDevice device() const { return dl().device; }
   /*! \return The number of dimensions. */
@@ -468,18 +468,18 @@ class Tensor : public ObjectRef {
   /*! \return The extents (at::Tensor spelling). */
   ShapeView sizes() const { return shape(); }
   /*! \return The strides in elements; compact ones when the tensor carries none. */
-  ShapeView strides() const { return details::StridesOf(dl()); }
+  ShapeView strides() const { return detail::StridesOf(dl()); }
   /*! \return The extent of dimension idx; negative idx counts from the end. IndexError if out of
    * range. */
   int64_t size(int64_t idx) const {
     const DLTensor& t = dl();
-    return t.shape[details::NormalizeDimIndex("size", idx, t.ndim)];
+    return t.shape[detail::NormalizeDimIndex("size", idx, t.ndim)];
   }
   /*! \return The stride of dimension idx; negative idx counts from the end. IndexError if out of
    * range. */
   int64_t stride(int64_t idx) const {
     const DLTensor& t = dl();
-    return details::StrideOf(t, details::NormalizeDimIndex("stride", idx, t.ndim));
+    return detail::StrideOf(t, detail::NormalizeDimIndex("stride", idx, t.ndim));
   }
   /*! \return The number of elements. */
   int64_t numel() const { return shape().Product(); }
@@ -506,7 +506,7 @@ class Tensor : public ObjectRef {
   template <typename LazyInt_ = int64_t>
   Tensor as_strided(
       ShapeView shape, ShapeView strides,
-      details::TypeIdentity<std::optional<LazyInt_>> element_offset = std::nullopt) const {
+      detail::TypeIdentity<std::optional<LazyInt_>> element_offset = std::nullopt) const {
     TVM_FFI_CHECK(shape.size() == strides.size(), ValueError)
         << "as_strided: shape " << shape << " and strides " << strides << " differ in length";
     DLTensor prototype = dl();
@@ -516,10 +516,10 @@ class Tensor : public ObjectRef {
     const int64_t offset = element_offset.value_or(0);
     TVM_FFI_CHECK(offset >= 0, ValueError) << "as_strided: negative element_offset " << offset;
     prototype.byte_offset += GetDataSize(static_cast<size_t>(offset), prototype.dtype);
-    details::FoldByteOffsetIntoData(&prototype);
+    detail::FoldByteOffsetIntoData(&prototype);
     TVMFFIObjectHandle out = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorCreateUnsafeView(
-        details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &prototype, &out));
+        detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &prototype, &out));
     return FromOwnedHandle(out);
   }
 
@@ -544,10 +544,10 @@ class Tensor : public ObjectRef {
   template <typename TNDAlloc, typename... ExtraArgs>
   static Tensor FromNDAlloc(TNDAlloc alloc, ShapeView shape, DLDataType dtype, DLDevice device,
                             ExtraArgs&&... extra_args) {
-    details::CheckNewTensorShape("FromNDAlloc", shape);
-    return Tensor(details::MakeNDAllocTensor<TNDAlloc>(shape.size(), std::move(alloc), shape,
-                                                       nullptr, dtype, device,
-                                                       std::forward<ExtraArgs>(extra_args)...));
+    detail::CheckNewTensorShape("FromNDAlloc", shape);
+    return Tensor(detail::MakeNDAllocTensor<TNDAlloc>(shape.size(), std::move(alloc), shape,
+                                                      nullptr, dtype, device,
+                                                      std::forward<ExtraArgs>(extra_args)...));
   }
 
   /*!
@@ -560,15 +560,15 @@ class Tensor : public ObjectRef {
   template <typename TNDAlloc, typename... ExtraArgs>
   static Tensor FromNDAllocStrided(TNDAlloc alloc, ShapeView shape, ShapeView strides,
                                    DLDataType dtype, DLDevice device, ExtraArgs&&... extra_args) {
-    details::CheckNewTensorShape("FromNDAllocStrided", shape);
+    detail::CheckNewTensorShape("FromNDAllocStrided", shape);
     // Checked here, with a noreturn throw, so the compiler sees equal lengths below.
     if (TVM_FFI_PREDICT_FALSE(shape.size() != strides.size())) {
       ThrowStridesLengthMismatch("FromNDAllocStrided", shape, strides);
     }
     CheckStridesFitCompact(shape, strides);
-    return Tensor(details::MakeNDAllocTensor<TNDAlloc>(shape.size(), std::move(alloc), shape,
-                                                       strides.data(), dtype, device,
-                                                       std::forward<ExtraArgs>(extra_args)...));
+    return Tensor(detail::MakeNDAllocTensor<TNDAlloc>(shape.size(), std::move(alloc), shape,
+                                                      strides.data(), dtype, device,
+                                                      std::forward<ExtraArgs>(extra_args)...));
   }
 
   /*!
@@ -584,7 +584,7 @@ class Tensor : public ObjectRef {
   static Tensor FromEnvAlloc(int (*env_alloc)(DLTensor*, TVMFFIObjectHandle*), ShapeView shape,
                              DLDataType dtype, DLDevice device) {
     TVM_FFI_CHECK(env_alloc != nullptr, ValueError) << "FromEnvAlloc: env_alloc is NULL";
-    details::CheckNewTensorShape("FromEnvAlloc", shape);
+    detail::CheckNewTensorShape("FromEnvAlloc", shape);
     DLTensor prototype{};
     prototype.device = device;
     prototype.dtype = dtype;
@@ -635,14 +635,14 @@ class Tensor : public ObjectRef {
   DLManagedTensor* ToDLPack() const {
     DLManagedTensor* out = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(
-        TVMFFITensorToDLPack(details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &out));
+        TVMFFITensorToDLPack(detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &out));
     return out;
   }
   /*! \brief Export as a versioned DLPack tensor (flags such as read-only carry over). */
   DLManagedTensorVersioned* ToDLPackVersioned() const {
     DLManagedTensorVersioned* out = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITensorToDLPackVersioned(
-        details::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &out));
+        detail::ObjectUnsafe::TVMFFIObjectPtrFromObjectRef(*this), &out));
     return out;
   }
 
@@ -665,21 +665,21 @@ class Tensor : public ObjectRef {
   // contract, ours and upstream's): no second check.
   static Tensor FromImported(TVMFFIObjectHandle handle) noexcept {
     return Tensor(
-        details::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(static_cast<TVMFFIObject*>(handle)));
+        detail::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(static_cast<TVMFFIObject*>(handle)));
   }
   static Tensor FromOwnedHandle(TVMFFIObjectHandle handle) {
     TVMFFIObject* obj = static_cast<TVMFFIObject*>(handle);
     if (TVM_FFI_PREDICT_FALSE(obj == nullptr || obj->type_index != TypeIndex::kTVMFFITensor)) {
       ThrowNotATensor(obj);
     }
-    return Tensor(details::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(obj));
+    return Tensor(detail::ObjectUnsafe::ObjectPtrFromOwned<TensorObj>(obj));
   }
   [[noreturn]] TVM_FFI_COLD_CODE static void ThrowNotATensor(TVMFFIObject* obj) {
     if (obj == nullptr) {
       TVM_FFI_THROW(RuntimeError) << "the tensor allocator reported success but returned no tensor";
     }
-    std::string key = details::TypeIndexToTypeKey(obj->type_index);
-    details::HeaderDecRef(obj);
+    std::string key = detail::TypeIndexToTypeKey(obj->type_index);
+    detail::HeaderDecRef(obj);
     TVM_FFI_THROW(RuntimeError) << "the tensor allocator returned a `" << key
                                 << "` instead of an ffi.Tensor";
   }
@@ -740,7 +740,7 @@ class TensorView {
   TensorView& operator=(Tensor&& tensor) = delete;
 
   /*! \return The address of the first element (data + byte_offset on direct-address devices). */
-  TVM_FFI_INLINE void* data_ptr() const noexcept { return details::DataPtrOf(tensor_); }
+  TVM_FFI_INLINE void* data_ptr() const noexcept { return detail::DataPtrOf(tensor_); }
   DLDevice device() const noexcept { return tensor_.device; }
   int32_t ndim() const noexcept { return tensor_.ndim; }
   /*! \return The number of dimensions (at::Tensor spelling). */
@@ -756,16 +756,16 @@ class TensorView {
    *         (compact), compact strides are returned from a process-wide
    *         table of immutable arrays, so the view never dangles.
    */
-  ShapeView strides() const { return details::StridesOf(tensor_); }
+  ShapeView strides() const { return detail::StridesOf(tensor_); }
   /*! \return The extent of dimension idx; negative idx counts from the end. IndexError if out of
    * range. */
   int64_t size(int64_t idx) const {
-    return tensor_.shape[details::NormalizeDimIndex("size", idx, tensor_.ndim)];
+    return tensor_.shape[detail::NormalizeDimIndex("size", idx, tensor_.ndim)];
   }
   /*! \return The stride of dimension idx; negative idx counts from the end. IndexError if out of
    * range. */
   int64_t stride(int64_t idx) const {
-    return details::StrideOf(tensor_, details::NormalizeDimIndex("stride", idx, tensor_.ndim));
+    return detail::StrideOf(tensor_, detail::NormalizeDimIndex("stride", idx, tensor_.ndim));
   }
   int64_t numel() const noexcept { return shape().Product(); }
   uint64_t byte_offset() const noexcept { return tensor_.byte_offset; }
@@ -787,7 +787,7 @@ class TensorView {
   template <typename LazyInt_ = int64_t>
   TensorView as_strided(
       ShapeView shape, ShapeView strides,
-      details::TypeIdentity<std::optional<LazyInt_>> element_offset = std::nullopt) const {
+      detail::TypeIdentity<std::optional<LazyInt_>> element_offset = std::nullopt) const {
     TVM_FFI_CHECK(shape.size() == strides.size(), ValueError)
         << "as_strided: shape " << shape << " and strides " << strides << " differ in length";
     const int64_t offset = element_offset.value_or(0);
@@ -797,7 +797,7 @@ class TensorView {
     prototype.strides = const_cast<int64_t*>(strides.data());
     prototype.ndim = static_cast<int32_t>(shape.size());
     prototype.byte_offset += GetDataSize(static_cast<size_t>(offset), prototype.dtype);
-    details::FoldByteOffsetIntoData(&prototype);
+    detail::FoldByteOffsetIntoData(&prototype);
     return TensorView(prototype, Unchecked{});
   }
 
@@ -841,7 +841,7 @@ inline size_t GetDataSize(const TensorView& tensor) {
 // Any conversions
 // ---------------------------------------------------------------------------
 
-namespace details {
+namespace detail {
 /*! \brief What a failed conversion to a tensor type found, with a hint for the owning case. */
 TVM_FFI_NOINLINE inline std::string TensorMismatchTypeInfo(const TVMFFIAny* source, bool owning) {
   if (source->type_index == TypeIndex::kTVMFFIDLTensorPtr) {
@@ -853,7 +853,7 @@ TVM_FFI_NOINLINE inline std::string TensorMismatchTypeInfo(const TVMFFIAny* sour
   }
   return TypeIndexToTypeKey(source->type_index);
 }
-}  // namespace details
+}  // namespace detail
 
 template <>
 inline constexpr bool use_default_type_traits_v<Tensor> = false;
@@ -869,7 +869,7 @@ struct TypeTraits<Tensor> : public ObjectRefTypeTraitsBase<Tensor> {
     return src->type_index == TypeIndex::kTVMFFITensor ||
            src->type_index == TypeIndex::kTVMFFINone ||
            (src->type_index >= TypeIndex::kTVMFFIStaticObjectBegin &&
-            details::IsObjectInstance<TensorObj>(src->type_index));
+            detail::IsObjectInstance<TensorObj>(src->type_index));
   }
   template <typename LazyT_ = Tensor>  // lazy std::optional: see TypeTraitsBase
   TVM_FFI_INLINE static std::optional<LazyT_> TryCastFromAnyView(const TVMFFIAny* src) {
@@ -877,7 +877,7 @@ struct TypeTraits<Tensor> : public ObjectRefTypeTraitsBase<Tensor> {
     return std::nullopt;
   }
   static std::string GetMismatchTypeInfo(const TVMFFIAny* source) {
-    return details::TensorMismatchTypeInfo(source, /*owning=*/true);
+    return detail::TensorMismatchTypeInfo(source, /*owning=*/true);
   }
 };
 
@@ -906,7 +906,7 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
   }
   template <typename U = TensorView>
   static void MoveToAny(U, TVMFFIAny*) {
-    static_assert(details::always_false_v<U>,
+    static_assert(detail::always_false_v<U>,
                   "TensorView does not own its tensor: only an AnyView can hold it (use Tensor)");
   }
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
@@ -916,7 +916,7 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
   /*!
    * \return The DLTensor a strict argument views (a non-NULL DLTensor*, or the
    *         one inside an ffi.Tensor); NULL otherwise. The typed call path's
-   *         check and read in one step (see details::ArgConverter).
+   *         check and read in one step (see detail::ArgConverter).
    */
   TVM_FFI_INLINE static const DLTensor* StrictPeek(const TVMFFIAny* src) {
     // DLTensor* (what C, codegen and the Python binding pass) falls through;
@@ -944,11 +944,11 @@ struct TypeTraits<TensorView> : public TypeTraitsBase {
   }
   static std::string TypeStr() { return StaticTypeKey::kTVMFFIDLTensorPtr; }
   static std::string GetMismatchTypeInfo(const TVMFFIAny* source) {
-    return details::TensorMismatchTypeInfo(source, /*owning=*/false);
+    return detail::TensorMismatchTypeInfo(source, /*owning=*/false);
   }
 };
 
-namespace details {
+namespace detail {
 /*!
  * \brief Optional tensor parameters: None and a NULL DLTensor* both mean empty
  *        (C callers pass NULL for "no tensor").
@@ -977,22 +977,22 @@ struct OptionalTensorTraits : public OptionalTraitsBase<Opt, T> {
     return Base::TryCastFromAnyView(src);
   }
 };
-}  // namespace details
+}  // namespace detail
 
 template <>
 struct TypeTraits<Optional<Tensor>>
-    : public details::OptionalTensorTraits<Optional<Tensor>, Tensor> {};
+    : public detail::OptionalTensorTraits<Optional<Tensor>, Tensor> {};
 template <>
 struct TypeTraits<Optional<TensorView>>
-    : public details::OptionalTensorTraits<Optional<TensorView>, TensorView> {};
+    : public detail::OptionalTensorTraits<Optional<TensorView>, TensorView> {};
 template <>
 struct TypeTraits<std::optional<Tensor>>
-    : public details::OptionalTensorTraits<std::optional<Tensor>, Tensor> {
+    : public detail::OptionalTensorTraits<std::optional<Tensor>, Tensor> {
   static constexpr bool storage_enabled = false;
 };
 template <>
 struct TypeTraits<std::optional<TensorView>>
-    : public details::OptionalTensorTraits<std::optional<TensorView>, TensorView> {
+    : public detail::OptionalTensorTraits<std::optional<TensorView>, TensorView> {
   static constexpr bool storage_enabled = false;
 };
 

@@ -23,7 +23,7 @@
 namespace tvm {
 namespace ffi {
 
-namespace details {
+namespace detail {
 /*!
  * \brief The rule of Tuple<Ts...> and std::tuple<Ts...> (extra/stl.h): an
  *        Array of exactly sizeof...(Ts) elements whose element i is a Ts[i].
@@ -107,12 +107,12 @@ struct FixedSeqOps {
            ...);
   }
 };
-}  // namespace details
+}  // namespace detail
 
 template <typename... Types>
 class Tuple : public ObjectRef {
  public:
-  static_assert(details::all_storage_enabled_v<Types...>,
+  static_assert(detail::all_storage_enabled_v<Types...>,
                 "Tuple<...>: every element type must be storable in an Any");
   static constexpr size_t kSize = sizeof...(Types);
 
@@ -128,7 +128,7 @@ class Tuple : public ObjectRef {
   template <typename... UTypes,
             typename = std::enable_if_t<sizeof...(UTypes) == kSize &&
                                         !std::is_same_v<Tuple<UTypes...>, Tuple> &&
-                                        (details::type_subsumes_v<Types, UTypes> && ...)>>
+                                        (detail::type_subsumes_v<Types, UTypes> && ...)>>
   Tuple(const Tuple<UTypes...>& other) noexcept : ObjectRef(other) {}  // NOLINT(*)
   /*! \brief From one value per element. */
   template <typename... UTypes,
@@ -143,8 +143,8 @@ class Tuple : public ObjectRef {
   template <size_t I>
   auto get() const& {
     static_assert(I < kSize, "Tuple index out of range");
-    using R = details::TypeAt<I, Types...>;
-    return details::ElemOps<R>::CopyAfterCheck(Cells() + I);
+    using R = detail::TypeAt<I, Types...>;
+    return detail::ElemOps<R>::CopyAfterCheck(Cells() + I);
   }
   /*!
    * \return Element I, moved out when this Tuple is the only reference to its
@@ -153,15 +153,15 @@ class Tuple : public ObjectRef {
   template <size_t I>
   auto get() && {
     static_assert(I < kSize, "Tuple index out of range");
-    using R = details::TypeAt<I, Types...>;
+    using R = detail::TypeAt<I, Types...>;
     TVMFFIAny* cell = static_cast<TVMFFIAny*>(GetArrayObj()->data) + I;
     if (data_.unique()) {
       if constexpr (std::is_same_v<R, Any>) {
-        return details::AnyUnsafe::MoveTVMFFIAnyToAny(cell);
+        return detail::AnyUnsafe::MoveTVMFFIAnyToAny(cell);
       } else {
         if (TypeTraits<R>::CheckAnyStrict(cell)) {
-          return details::AnyUnsafe::MoveFromAnyAfterCheck<R>(
-              details::AnyUnsafe::MoveTVMFFIAnyToAny(cell));
+          return detail::AnyUnsafe::MoveFromAnyAfterCheck<R>(
+              detail::AnyUnsafe::MoveTVMFFIAnyToAny(cell));
         }
       }
     }
@@ -171,8 +171,8 @@ class Tuple : public ObjectRef {
   template <size_t I, typename U>
   void Set(U&& item) {
     static_assert(I < kSize, "Tuple index out of range");
-    using R = details::TypeAt<I, Types...>;
-    TVMFFIAny cell = details::MakeOwnedCell(R(std::forward<U>(item)));
+    using R = detail::TypeAt<I, Types...>;
+    TVMFFIAny cell = detail::MakeOwnedCell(R(std::forward<U>(item)));
     if (!data_.unique()) {
       data_ = ArrayObj::CopyFrom(static_cast<int64_t>(kSize), GetArrayObj());
     }
@@ -185,7 +185,7 @@ class Tuple : public ObjectRef {
   bool operator==(const Tuple& other) const {
     if (data_ == other.data_) return true;
     for (size_t i = 0; i < kSize; ++i) {
-      if (!details::CellContentEqual(Cells() + i, other.Cells() + i)) return false;
+      if (!detail::CellContentEqual(Cells() + i, other.Cells() + i)) return false;
     }
     return true;
   }
@@ -211,7 +211,7 @@ class Tuple : public ObjectRef {
   template <typename... Values>
   static ObjectPtr<Object> MakeNode(Values&&... values) {
     ObjectPtr<ArrayObj> p = ArrayObj::Empty(static_cast<int64_t>(kSize));
-    (p->PushCell(details::MakeOwnedCell(std::forward<Values>(values))), ...);
+    (p->PushCell(detail::MakeOwnedCell(std::forward<Values>(values))), ...);
     return p;
   }
 
@@ -241,7 +241,7 @@ inline constexpr bool use_default_type_traits_v<Tuple<Types...>> = false;
 template <typename... Types>
 struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types...>> {
   using Self = Tuple<Types...>;
-  using Ops = details::FixedSeqOps<Types...>;
+  using Ops = detail::FixedSeqOps<Types...>;
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIArray;
   using ObjectRefTypeTraitsBase<Self>::CopyFromAnyViewAfterCheck;
 
@@ -258,8 +258,8 @@ struct TypeTraits<Tuple<Types...>> : public ObjectRefTypeTraitsBase<Tuple<Types.
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
   static std::string GetMismatchTypeInfo(const TVMFFIAny* src) { return Ops::MismatchInfo(src); }
 
-  static std::string TypeStr() { return details::ParamTypeStr<Types...>("Tuple"); }
-  static std::string TypeSchema() { return details::ParamTypeSchema<Types...>("Tuple"); }
+  static std::string TypeStr() { return detail::ParamTypeStr<Types...>("Tuple"); }
+  static std::string TypeSchema() { return detail::ParamTypeSchema<Types...>("Tuple"); }
 };
 
 }  // namespace ffi
@@ -272,7 +272,7 @@ struct tuple_size<::tvm::ffi::Tuple<Types...>> : std::integral_constant<size_t, 
 };
 template <size_t I, typename... Types>
 struct tuple_element<I, ::tvm::ffi::Tuple<Types...>> {
-  using type = ::tvm::ffi::details::TypeAt<I, Types...>;
+  using type = ::tvm::ffi::detail::TypeAt<I, Types...>;
 };
 }  // namespace std
 

@@ -25,7 +25,7 @@
 namespace tvm {
 namespace ffi {
 
-namespace details {
+namespace detail {
 /*!
  * \brief Which alternative a C++ value of type T is stored as: the first
  *        alternative that is T itself, else the first that can share T's
@@ -48,18 +48,18 @@ constexpr int VariantSelect() {
   }
   return -1;
 }
-}  // namespace details
+}  // namespace detail
 
 template <typename... Types>
 class Variant {
  public:
   static_assert(sizeof...(Types) > 0, "Variant<> needs at least one alternative");
-  static_assert(details::all_storage_enabled_v<Types...>,
+  static_assert(detail::all_storage_enabled_v<Types...>,
                 "Variant<...>: every alternative must be storable in an Any");
 
   /*! \brief Whether a T can be stored in this variant. */
   template <typename T>
-  static constexpr bool variant_contains_v = details::VariantSelect<T, Types...>() >= 0;
+  static constexpr bool variant_contains_v = detail::VariantSelect<T, Types...>() >= 0;
   /*! \brief Not a reference to one exact object type (see ObjectRef). */
   static constexpr bool _type_container_is_exact = false;
 
@@ -68,14 +68,14 @@ class Variant {
   Variant& operator=(const Variant&) = default;
   Variant& operator=(Variant&&) noexcept = default;
 
-  /*! \brief Store a value as the alternative it selects (see details::VariantSelect). */
-  template <typename T, typename = std::enable_if_t<!std::is_same_v<details::remove_cvref_t<T>,
+  /*! \brief Store a value as the alternative it selects (see detail::VariantSelect). */
+  template <typename T, typename = std::enable_if_t<!std::is_same_v<detail::remove_cvref_t<T>,
                                                                     Variant> &&
                                                     variant_contains_v<T>>>
   Variant(T&& value)  // NOLINT(*)
       : data_(Selected<T>(std::forward<T>(value))) {}
   template <typename T,
-            typename = std::enable_if_t<!std::is_same_v<details::remove_cvref_t<T>, Variant> &&
+            typename = std::enable_if_t<!std::is_same_v<detail::remove_cvref_t<T>, Variant> &&
                                         variant_contains_v<T>>>
   Variant& operator=(T&& value) {
     data_ = Selected<T>(std::forward<T>(value));
@@ -104,7 +104,7 @@ class Variant {
   /*! \return Whether the value is exactly a T (e.g. `is<String>()`). */
   template <typename T>
   bool is() const {
-    return details::ElemOps<T>::CheckStrict(details::AnyUnsafe::TVMFFIAnyPtrFromAny(data_));
+    return detail::ElemOps<T>::CheckStrict(detail::AnyUnsafe::TVMFFIAnyPtrFromAny(data_));
   }
   /*! \return The readable type of the held value ("int", "str", "ffi.Tensor", ...). */
   std::string GetTypeKey() const { return data_.GetTypeKey(); }
@@ -119,8 +119,8 @@ class Variant {
   explicit Variant(Any data, int) : data_(std::move(data)) {}
   template <typename T>
   static Any Selected(T&& value) {
-    constexpr int kIndex = details::VariantSelect<T, Types...>();
-    using Alt = details::TypeAt<static_cast<size_t>(kIndex), Types...>;
+    constexpr int kIndex = detail::VariantSelect<T, Types...>();
+    using Alt = detail::TypeAt<static_cast<size_t>(kIndex), Types...>;
     if constexpr (std::is_same_v<Alt, Any>) {
       return Any(std::forward<T>(value));
     } else {
@@ -140,30 +140,30 @@ template <typename... Types>
 struct TypeTraits<Variant<Types...>> : public TypeTraitsBase {
   using Self = Variant<Types...>;
   TVM_FFI_INLINE static void CopyToAnyView(const Self& src, TVMFFIAny* result) {
-    *result = *details::AnyUnsafe::TVMFFIAnyPtrFromAny(src.data_);
+    *result = *detail::AnyUnsafe::TVMFFIAnyPtrFromAny(src.data_);
   }
   TVM_FFI_INLINE static void MoveToAny(Self src, TVMFFIAny* result) {
-    *result = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(src.data_));
+    *result = detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(src.data_));
   }
   /*! \brief Exactly one of the alternatives. */
   TVM_FFI_INLINE static bool CheckAnyStrict(const TVMFFIAny* src) {
-    return (details::ElemOps<Types>::CheckStrict(src) || ...);
+    return (detail::ElemOps<Types>::CheckStrict(src) || ...);
   }
   TVM_FFI_INLINE static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     return Self(Any(AnyView::CopyFromTVMFFIAny(*src)), 0);
   }
   TVM_FFI_INLINE static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
-    return Self(details::AnyUnsafe::MoveTVMFFIAnyToAny(src), 0);
+    return Self(detail::AnyUnsafe::MoveTVMFFIAnyToAny(src), 0);
   }
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     std::optional<Self> result;
-    details::TakeFirstAlternative<false, Types...>(
+    detail::TakeFirstAlternative<false, Types...>(
         src, [&result](auto value) { result.emplace(Self(Any(std::move(value)), 0)); });
     return result;
   }
-  static std::string TypeStr() { return details::ParamTypeStr<Types...>("Variant"); }
-  static std::string TypeSchema() { return details::ParamTypeSchema<Types...>("Variant"); }
+  static std::string TypeStr() { return detail::ParamTypeStr<Types...>("Variant"); }
+  static std::string TypeSchema() { return detail::ParamTypeSchema<Types...>("Variant"); }
 };
 
 template <typename... V>

@@ -22,7 +22,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 /*! \brief The callable behind overload_cast<Params...>. */
 template <typename... Params>
@@ -55,13 +55,13 @@ struct OverloadCastImpl {
   }
 };
 
-}  // namespace details
+}  // namespace detail
 
 namespace reflection {
 
 /*! \brief `overload_cast<Params...>(&f)`: the overload of f whose parameters start with Params. */
 template <typename... Params>
-inline constexpr ::tvm::ffi::details::OverloadCastImpl<Params...> overload_cast = {};
+inline constexpr ::tvm::ffi::detail::OverloadCastImpl<Params...> overload_cast = {};
 
 /*! \brief Tag selecting the const member function in overload_cast. */
 inline constexpr std::true_type const_ = {};

@@ -22,7 +22,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 namespace stack {
 
 struct Bounds {
@@ -73,7 +73,7 @@ inline bool NearlyExhausted(size_t reserve) noexcept {
 /*! \brief The reserve the walkers keep for the error path and callbacks below the check. */
 constexpr size_t kWalkerStackReserve = size_t{256} << 10;
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 

@@ -16,7 +16,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 // GCC may not see that only String/Bytes objects reach the byte-array read
 // below and warn about other (smaller) objects allocated nearby.
@@ -65,7 +65,7 @@ TVM_FFI_INLINE bool StringLikeView(const TVMFFIAny* v, std::string_view* out,
 #pragma GCC diagnostic pop
 #endif
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 

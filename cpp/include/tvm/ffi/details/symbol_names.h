@@ -14,7 +14,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 /*! \brief Prefix of every exported function: `__tvm_ffi_<name>`. */
 inline constexpr const char kSymbolFuncPrefix[] = "__tvm_ffi_";
@@ -48,7 +48,7 @@ constexpr std::string_view ExportedFunctionName(
   return IsFunctionName(name) ? name : std::string_view();
 }
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 

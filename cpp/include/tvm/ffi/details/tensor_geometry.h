@@ -70,7 +70,7 @@ inline bool IsAligned(const DLTensor& arr, size_t alignment) noexcept {
   return where % alignment == 0;
 }
 
-namespace details {
+namespace detail {
 
 /*!
  * \return The bytes of `numel` elements of `dtype`, packed: sub-byte types
@@ -132,11 +132,11 @@ TVM_FFI_INLINE void* DataPtrOf(const DLTensor& t) noexcept {
   return static_cast<char*>(t.data) + t.byte_offset;
 }
 
-}  // namespace details
+}  // namespace detail
 
 /*! \return The bytes needed for `numel` packed elements of `dtype` (sub-byte types pack). */
 TVM_FFI_INLINE size_t GetDataSize(size_t numel, DLDataType dtype) noexcept {
-  return static_cast<size_t>(details::PackedDataBytes(numel, dtype));
+  return static_cast<size_t>(detail::PackedDataBytes(numel, dtype));
 }
 
 /*! \return The bytes of data the tensor describes (its shape, compactly). */
@@ -146,7 +146,7 @@ inline size_t GetDataSize(const DLTensor& arr) noexcept {
   return GetDataSize(numel, arr.dtype);
 }
 
-namespace details {
+namespace detail {
 
 /*! \brief First type code of user-defined dtypes (`custom[name]`), as upstream. */
 inline constexpr uint8_t kCustomTypeCodeBegin = 129;
@@ -217,7 +217,7 @@ inline bool IsPlainValidTensor(const DLTensor& t, int64_t* fill = nullptr) noexc
   return t.data != nullptr || numel == 0;
 }
 
-}  // namespace details
+}  // namespace detail
 
 }  // namespace ffi
 }  // namespace tvm

@@ -42,7 +42,7 @@ namespace ffi {
 template <typename T>
 struct dtype_trait {};
 
-namespace details {
+namespace detail {
 namespace dtypes {
 
 /*! \brief The scalar DLDataType of `code` and `bits`. */
@@ -62,27 +62,27 @@ struct float_trait
     : fixed_trait<static_cast<uint8_t>(kDLFloat), static_cast<uint8_t>(sizeof(T) * 8)> {};
 
 }  // namespace dtypes
-}  // namespace details
+}  // namespace detail
 
 /// \cond Doxygen_Suppress
 #define TVM_FFI_DTYPE_TRAIT_(T, ...) \
   template <>                        \
   struct dtype_trait<T> : __VA_ARGS__ {}
 #define TVM_FFI_DTYPE_FIXED_(T, CODE, BITS, LANES) \
-  TVM_FFI_DTYPE_TRAIT_(T, details::dtypes::fixed_trait<static_cast<uint8_t>(CODE), BITS, LANES>)
+  TVM_FFI_DTYPE_TRAIT_(T, detail::dtypes::fixed_trait<static_cast<uint8_t>(CODE), BITS, LANES>)
 
-TVM_FFI_DTYPE_TRAIT_(signed char, details::dtypes::integer_trait<signed char>);
-TVM_FFI_DTYPE_TRAIT_(unsigned char, details::dtypes::integer_trait<unsigned char>);
-TVM_FFI_DTYPE_TRAIT_(short, details::dtypes::integer_trait<short>);
-TVM_FFI_DTYPE_TRAIT_(unsigned short, details::dtypes::integer_trait<unsigned short>);
-TVM_FFI_DTYPE_TRAIT_(int, details::dtypes::integer_trait<int>);
-TVM_FFI_DTYPE_TRAIT_(unsigned int, details::dtypes::integer_trait<unsigned int>);
-TVM_FFI_DTYPE_TRAIT_(long, details::dtypes::integer_trait<long>);
-TVM_FFI_DTYPE_TRAIT_(unsigned long, details::dtypes::integer_trait<unsigned long>);
-TVM_FFI_DTYPE_TRAIT_(long long, details::dtypes::integer_trait<long long>);
-TVM_FFI_DTYPE_TRAIT_(unsigned long long, details::dtypes::integer_trait<unsigned long long>);
-TVM_FFI_DTYPE_TRAIT_(float, details::dtypes::float_trait<float>);
-TVM_FFI_DTYPE_TRAIT_(double, details::dtypes::float_trait<double>);
+TVM_FFI_DTYPE_TRAIT_(signed char, detail::dtypes::integer_trait<signed char>);
+TVM_FFI_DTYPE_TRAIT_(unsigned char, detail::dtypes::integer_trait<unsigned char>);
+TVM_FFI_DTYPE_TRAIT_(short, detail::dtypes::integer_trait<short>);
+TVM_FFI_DTYPE_TRAIT_(unsigned short, detail::dtypes::integer_trait<unsigned short>);
+TVM_FFI_DTYPE_TRAIT_(int, detail::dtypes::integer_trait<int>);
+TVM_FFI_DTYPE_TRAIT_(unsigned int, detail::dtypes::integer_trait<unsigned int>);
+TVM_FFI_DTYPE_TRAIT_(long, detail::dtypes::integer_trait<long>);
+TVM_FFI_DTYPE_TRAIT_(unsigned long, detail::dtypes::integer_trait<unsigned long>);
+TVM_FFI_DTYPE_TRAIT_(long long, detail::dtypes::integer_trait<long long>);
+TVM_FFI_DTYPE_TRAIT_(unsigned long long, detail::dtypes::integer_trait<unsigned long long>);
+TVM_FFI_DTYPE_TRAIT_(float, detail::dtypes::float_trait<float>);
+TVM_FFI_DTYPE_TRAIT_(double, detail::dtypes::float_trait<double>);
 TVM_FFI_DTYPE_FIXED_(bool, kDLBool, 8, 1);
 
 TVM_FFI_DTYPE_FIXED_(__half, kDLFloat, 16, 1);

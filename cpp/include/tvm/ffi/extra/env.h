@@ -94,7 +94,7 @@ class EnvTensorAllocatorGuard {
   DLPackManagedTensorAllocator previous_{nullptr};
 };
 
-namespace details {
+namespace detail {
 
 /*! \brief One block: the managed tensor, then shape[ndim] and strides[ndim]. */
 struct CPUTensorAllocatorBlock {
@@ -115,7 +115,7 @@ inline int CPUTensorAllocatorFail(void* error_ctx,
   return -1;
 }
 
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief A DLPackManagedTensorAllocator for CPU memory:
@@ -130,7 +130,7 @@ inline int CPUTensorAllocatorFail(void* error_ctx,
 inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
                               void (*SetError)(void* error_ctx, const char* kind,
                                                const char* message)) {
-  using details::CPUTensorAllocatorFail;
+  using detail::CPUTensorAllocatorFail;
   constexpr size_t kAlignment = 64;
   try {
     if (prototype == nullptr || out == nullptr) {
@@ -161,7 +161,7 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
     }
     // Explicit prototype strides must be the compact ones.
     int64_t compact[kMaxNDim];
-    details::FillCompactStrides(prototype->shape, ndim, compact);
+    detail::FillCompactStrides(prototype->shape, ndim, compact);
     if (prototype->strides != nullptr) {
       for (int32_t i = 0; i < ndim; ++i) {
         if (prototype->shape[i] != 1 && prototype->strides[i] != compact[i]) {
@@ -172,7 +172,7 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
     }
     uint64_t numel = 0;
     uint64_t nbytes = 0;
-    if (!details::ShapeDataBytes(prototype->shape, ndim, prototype->dtype, &numel, &nbytes) ||
+    if (!detail::ShapeDataBytes(prototype->shape, ndim, prototype->dtype, &numel, &nbytes) ||
         nbytes > (static_cast<uint64_t>(1) << 62)) {
       return CPUTensorAllocatorFail(error_ctx, SetError, "MemoryError",
                                     "CPUTensorAllocator: the tensor is too large");
@@ -186,14 +186,14 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
           error_ctx, SetError, "MemoryError",
           "CPUTensorAllocator: failed to allocate " + std::to_string(data_bytes) + " bytes");
     }
-    void* mem = std::malloc(sizeof(details::CPUTensorAllocatorBlock) +
+    void* mem = std::malloc(sizeof(detail::CPUTensorAllocatorBlock) +
                             2 * static_cast<size_t>(ndim) * sizeof(int64_t));
     if (mem == nullptr) {
       std::free(data);
       return CPUTensorAllocatorFail(error_ctx, SetError, "MemoryError",
                                     "CPUTensorAllocator: out of memory");
     }
-    auto* block = new (mem) details::CPUTensorAllocatorBlock();
+    auto* block = new (mem) detail::CPUTensorAllocatorBlock();
     int64_t* shape = reinterpret_cast<int64_t*>(block + 1);
     int64_t* strides = shape + ndim;
     for (int32_t i = 0; i < ndim; ++i) {
@@ -204,7 +204,7 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
     managed->version.major = DLPACK_MAJOR_VERSION;
     managed->version.minor = DLPACK_MINOR_VERSION;
     managed->manager_ctx = data;
-    managed->deleter = details::CPUTensorAllocatorDeleter;
+    managed->deleter = detail::CPUTensorAllocatorDeleter;
     managed->flags = 0;
     managed->dl_tensor.data = data;
     managed->dl_tensor.device = prototype->device;
@@ -216,7 +216,7 @@ inline int CPUTensorAllocator(DLTensor* prototype, DLManagedTensorVersioned** ou
     *out = managed;
     return 0;
   } catch (...) {
-    ::tvm::ffi::details::RethrowIfForcedUnwind();
+    ::tvm::ffi::detail::RethrowIfForcedUnwind();
     // Only std::string can throw here (bad_alloc while building a message).
     if (SetError != nullptr)
       SetError(error_ctx, "MemoryError", "CPUTensorAllocator: out of memory");

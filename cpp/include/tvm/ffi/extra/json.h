@@ -46,7 +46,7 @@ using Array = ffi::Array<Any>;
 
 }  // namespace json
 
-namespace details {
+namespace detail {
 // The bodies of json::Parse / json::Stringify, shared with the out-of-line
 // copies that libtvmffi_upstream_cxx.so exports under upstream's names.
 inline json::Value JsonParse(const String& json_str, String* error_msg) {
@@ -65,7 +65,7 @@ inline json::Value JsonParse(const String& json_str, String* error_msg) {
 inline String JsonStringify(const json::Value& value, const Optional<int>& indent) {
   return TVM_FFI_RUNTIME_GLOBAL_("ffi.json.Stringify")(value, indent).cast<String>();
 }
-}  // namespace details
+}  // namespace detail
 
 namespace json {
 
@@ -91,7 +91,7 @@ namespace json {
 // hosts"). libtvmffi_upstream_cxx defines TVM_FFI_JSON_OUT_OF_LINE_ to get
 // plain declarations and export the definitions.
 TVM_FFI_HIDDEN inline json::Value Parse(const String& json_str, String* error_msg = nullptr) {
-  return details::JsonParse(json_str, error_msg);
+  return detail::JsonParse(json_str, error_msg);
 }
 #else
 json::Value Parse(const String& json_str, String* error_msg = nullptr);
@@ -118,7 +118,7 @@ json::Value Parse(const String& json_str, String* error_msg = nullptr);
 #ifndef TVM_FFI_JSON_OUT_OF_LINE_
 TVM_FFI_HIDDEN inline String Stringify(const json::Value& value,
                                        const Optional<int>& indent = std::nullopt) {
-  return details::JsonStringify(value, indent);
+  return detail::JsonStringify(value, indent);
 }
 #else
 String Stringify(const json::Value& value, const Optional<int>& indent = std::nullopt);

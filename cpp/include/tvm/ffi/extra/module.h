@@ -255,7 +255,7 @@ class ModuleObj : public Object {
     TVMFFIAny v;
     v.type_index = TypeIndex::kTVMFFIModule;
     v.zero_padding = 0;
-    v.v_obj = details::ObjectUnsafe::GetHeader(this);
+    v.v_obj = detail::ObjectUnsafe::GetHeader(this);
     return AnyView::CopyFromTVMFFIAny(v);
   }
   // Upstream's per-module lookup cache (a Map); unused here, kept so that
@@ -356,23 +356,23 @@ inline void ModuleObj::ClearImports() {
 /*! \brief Names of the symbols a library module uses (same strings as upstream). */
 namespace symbol {
 /*! \brief Prefix of every exported function: `__tvm_ffi_<name>`. */
-constexpr const char* tvm_ffi_symbol_prefix = details::kSymbolFuncPrefix;
+constexpr const char* tvm_ffi_symbol_prefix = detail::kSymbolFuncPrefix;
 /*! \brief The conventional entry function of a library (`main`). */
-constexpr const char* tvm_ffi_main = details::kSymbolMain;
+constexpr const char* tvm_ffi_main = detail::kSymbolMain;
 /*! \brief A `void*` the loader sets to the module handle (for TVMFFIEnvModLookupFromImports). */
-constexpr const char* tvm_ffi_library_ctx = details::kSymbolLibraryCtx;
+constexpr const char* tvm_ffi_library_ctx = detail::kSymbolLibraryCtx;
 /*!
  * \brief Modules serialised into a library by an exporter (TVM's export_library):
  *        rebuilt with `ffi.Module.load_from_bytes.<kind>` and imported at load
  *        (docs/c-abi.md, "Imports").
  */
-constexpr const char* tvm_ffi_library_bin = details::kSymbolLibraryBin;
+constexpr const char* tvm_ffi_library_bin = detail::kSymbolLibraryBin;
 /*! \brief Prefix of the metadata getter of a function: `__tvm_ffi__metadata_<name>`. */
-constexpr const char* tvm_ffi_metadata_prefix = details::kSymbolMetadataPrefix;
+constexpr const char* tvm_ffi_metadata_prefix = detail::kSymbolMetadataPrefix;
 /*! \brief Prefix of the documentation getter of a function: `__tvm_ffi__doc_<name>`. */
-constexpr const char* tvm_ffi_doc_prefix = details::kSymbolDocPrefix;
+constexpr const char* tvm_ffi_doc_prefix = detail::kSymbolDocPrefix;
 /*! \brief Prefix of the getter of the arguments a function writes: `__tvm_ffi__writes_<name>`. */
-constexpr const char* tvm_ffi_writes_prefix = details::kSymbolWritesPrefix;
+constexpr const char* tvm_ffi_writes_prefix = detail::kSymbolWritesPrefix;
 }  // namespace symbol
 
 }  // namespace ffi

@@ -26,7 +26,7 @@
 namespace tvm {
 namespace ffi {
 
-namespace details {
+namespace detail {
 // Bodies shared with libtvmffi_upstream_cxx's exported copies.
 inline json::Value ToJSONGraphImpl(const Any& value, const Any& metadata) {
   return TVM_FFI_RUNTIME_GLOBAL_("ffi.ToJSONGraph")(value, metadata);
@@ -34,7 +34,7 @@ inline json::Value ToJSONGraphImpl(const Any& value, const Any& metadata) {
 inline Any FromJSONGraphImpl(const json::Value& value) {
   return TVM_FFI_RUNTIME_GLOBAL_("ffi.FromJSONGraph")(value);
 }
-}  // namespace details
+}  // namespace detail
 
 #ifndef TVM_FFI_SERIALIZATION_OUT_OF_LINE_
 // Hidden: upstream's out-of-line functions have these mangled names (json.h).
@@ -47,7 +47,7 @@ inline Any FromJSONGraphImpl(const json::Value& value) {
  */
 TVM_FFI_HIDDEN inline json::Value ToJSONGraph(const Any& value,
                                               const Any& metadata = Any(nullptr)) {
-  return details::ToJSONGraphImpl(value, metadata);
+  return detail::ToJSONGraphImpl(value, metadata);
 }
 /*!
  * \brief Rebuild the value a ToJSONGraph graph describes.
@@ -55,7 +55,7 @@ TVM_FFI_HIDDEN inline json::Value ToJSONGraph(const Any& value,
  *         wrong); TypeError for a missing required field or an unknown type.
  */
 TVM_FFI_HIDDEN inline Any FromJSONGraph(const json::Value& value) {
-  return details::FromJSONGraphImpl(value);
+  return detail::FromJSONGraphImpl(value);
 }
 #else
 json::Value ToJSONGraph(const Any& value, const Any& metadata = Any(nullptr));

@@ -87,7 +87,7 @@ struct TensorSpec {
   }
 };
 
-namespace details {
+namespace detail {
 
 inline void AppendTensorSpecJSON(const TensorSpec& spec, std::string* out) {
   *out += "{\"shape\":[";
@@ -141,7 +141,7 @@ constexpr size_t ShapeFunctionArity(F&& fn) noexcept {
   return FunctionInfo<remove_cvref_t<decltype(ShapeFunctionJSON(fn))>>::num_args;
 }
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 
@@ -159,16 +159,16 @@ constexpr size_t ShapeFunctionArity(F&& fn) noexcept {
  *   });
  * \endcode
  */
-#define TVM_FFI_DLL_EXPORT_SHAPE(ExportName, ...)                                                  \
-  static_assert(                                                                                   \
-      ::tvm::ffi::details::ShapeFunctionArity(__VA_ARGS__) == __tvm_ffi__arity_##ExportName(),     \
-      "TVM_FFI_DLL_EXPORT_SHAPE(" #ExportName                                                      \
-      ", fn): fn must take as many parameters as the exported function");                          \
-  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__shape_##ExportName(                                 \
-      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {                    \
-    (void)self;                                                                                    \
-    return ::tvm::ffi::details::InvokeExportedTyped(                                               \
-        #ExportName, ::tvm::ffi::details::ShapeFunctionJSON(__VA_ARGS__), args, num_args, result); \
+#define TVM_FFI_DLL_EXPORT_SHAPE(ExportName, ...)                                                 \
+  static_assert(                                                                                  \
+      ::tvm::ffi::detail::ShapeFunctionArity(__VA_ARGS__) == __tvm_ffi__arity_##ExportName(),     \
+      "TVM_FFI_DLL_EXPORT_SHAPE(" #ExportName                                                     \
+      ", fn): fn must take as many parameters as the exported function");                         \
+  extern "C" TVM_FFI_DLL_EXPORT int __tvm_ffi__shape_##ExportName(                                \
+      void* self, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) {                   \
+    (void)self;                                                                                   \
+    return ::tvm::ffi::detail::InvokeExportedTyped(                                               \
+        #ExportName, ::tvm::ffi::detail::ShapeFunctionJSON(__VA_ARGS__), args, num_args, result); \
   }
 
 #else  // metadata opted out

@@ -54,7 +54,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 /*! \brief Static error for the std bridges' CopyToAnyView (they would need to own a new object). */
 template <typename U>
@@ -246,20 +246,20 @@ struct StdMapTraitsBase : public TypeTraitsBase {
   static std::string ArgsSchema() { return ElemTypeSchema<K>() + "," + ElemTypeSchema<V>(); }
 };
 
-}  // namespace details
+}  // namespace detail
 
 // ---------------------------------------------------------------------------
 // std::vector<T>
 // ---------------------------------------------------------------------------
 
 template <typename T, typename Alloc>
-struct TypeTraits<std::vector<T, Alloc>> : public details::StdSeqTraitsBase<T> {
+struct TypeTraits<std::vector<T, Alloc>> : public detail::StdSeqTraitsBase<T> {
   using Self = std::vector<T, Alloc>;
-  using Base = details::StdSeqTraitsBase<T>;
+  using Base = detail::StdSeqTraitsBase<T>;
 
   template <typename U = Self>
   static void CopyToAnyView(const U&, TVMFFIAny*) {
-    details::StdTypeCannotBeViewed<U>();
+    detail::StdTypeCannotBeViewed<U>();
   }
   static void MoveToAny(Self src, TVMFFIAny* result) {
     size_t n = src.size();
@@ -274,13 +274,13 @@ struct TypeTraits<std::vector<T, Alloc>> : public details::StdSeqTraitsBase<T> {
     Self out;
     out.reserve(static_cast<size_t>(cell->size));
     for (int64_t i = 0; i < cell->size; ++i) {
-      out.push_back(details::ElemOps<T>::CopyAfterCheck(items + i));
+      out.push_back(detail::ElemOps<T>::CopyAfterCheck(items + i));
     }
     return out;
   }
   static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
     Self out = CopyFromAnyViewAfterCheck(src);
-    details::ReleaseCell(src);
+    detail::ReleaseCell(src);
     return out;
   }
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
@@ -292,9 +292,9 @@ struct TypeTraits<std::vector<T, Alloc>> : public details::StdSeqTraitsBase<T> {
     }
     return out;
   }
-  static std::string TypeStr() { return "std::vector<" + details::ElemOps<T>::TypeStr() + ">"; }
+  static std::string TypeStr() { return "std::vector<" + detail::ElemOps<T>::TypeStr() + ">"; }
   static std::string TypeSchema() {
-    return "{\"type\":\"std::vector\",\"args\":[" + details::ElemTypeSchema<T>() + "]}";
+    return "{\"type\":\"std::vector\",\"args\":[" + detail::ElemTypeSchema<T>() + "]}";
   }
 };
 
@@ -303,13 +303,13 @@ struct TypeTraits<std::vector<T, Alloc>> : public details::StdSeqTraitsBase<T> {
 // ---------------------------------------------------------------------------
 
 template <typename T, size_t N>
-struct TypeTraits<std::array<T, N>> : public details::StdSeqTraitsBase<T> {
+struct TypeTraits<std::array<T, N>> : public detail::StdSeqTraitsBase<T> {
   using Self = std::array<T, N>;
-  using Base = details::StdSeqTraitsBase<T>;
+  using Base = detail::StdSeqTraitsBase<T>;
 
   template <typename U = Self>
   static void CopyToAnyView(const U&, TVMFFIAny*) {
-    details::StdTypeCannotBeViewed<U>();
+    detail::StdTypeCannotBeViewed<U>();
   }
   static void MoveToAny(Self src, TVMFFIAny* result) {
     Base::MoveRangeToAny(src.begin(), src.end(), N, result);
@@ -325,7 +325,7 @@ struct TypeTraits<std::array<T, N>> : public details::StdSeqTraitsBase<T> {
   }
   static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
     Self out = CopyFromAnyViewAfterCheck(src);
-    details::ReleaseCell(src);
+    detail::ReleaseCell(src);
     return out;
   }
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
@@ -348,13 +348,13 @@ struct TypeTraits<std::array<T, N>> : public details::StdSeqTraitsBase<T> {
     return Base::GetMismatchTypeInfo(src);
   }
   static std::string TypeStr() {
-    return "std::array<" + details::ElemOps<T>::TypeStr() + ", " + std::to_string(N) + ">";
+    return "std::array<" + detail::ElemOps<T>::TypeStr() + ", " + std::to_string(N) + ">";
   }
 
  private:
   template <size_t... Is>
   static Self Build(const TVMFFIAny* items, std::index_sequence<Is...>) {
-    return Self{{details::ElemOps<T>::CopyAfterCheck(items + Is)...}};
+    return Self{{detail::ElemOps<T>::CopyAfterCheck(items + Is)...}};
   }
   template <size_t... Is>
   static Self FromVector(std::vector<T>&& values, std::index_sequence<Is...>) {
@@ -369,23 +369,23 @@ struct TypeTraits<std::array<T, N>> : public details::StdSeqTraitsBase<T> {
 template <typename... Ts>
 struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
   using Self = std::tuple<Ts...>;
-  using Ops = details::FixedSeqOps<Ts...>;  // the rule of ffi::Tuple (tuple.h)
+  using Ops = detail::FixedSeqOps<Ts...>;  // the rule of ffi::Tuple (tuple.h)
   static constexpr bool storage_enabled = false;
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFIArray;
 
   template <typename U = Self>
   static void CopyToAnyView(const U&, TVMFFIAny*) {
-    details::StdTypeCannotBeViewed<U>();
+    detail::StdTypeCannotBeViewed<U>();
   }
   static void MoveToAny(Self src, TVMFFIAny* result) {
     ObjectPtr<ArrayObj> p = ArrayObj::Empty(Ops::kSize);
     std::apply(
         [&p](auto&&... values) {
-          (p->PushCell(details::MakeOwnedCell(Ts(std::move(values)))), ...);
+          (p->PushCell(detail::MakeOwnedCell(Ts(std::move(values)))), ...);
         },
         std::move(src));
-    details::SetAnyObject(result,
-                          details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(p)));
+    detail::SetAnyObject(result,
+                         detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(p)));
   }
   static bool CheckAnyStrict(const TVMFFIAny* src) { return Ops::CheckStrict(src); }
   static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
@@ -395,7 +395,7 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
   }
   static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
     Self out = CopyFromAnyViewAfterCheck(src);
-    details::ReleaseCell(src);
+    detail::ReleaseCell(src);
     return out;
   }
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
@@ -406,8 +406,8 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
   }
   /*! \return `Array[size=3]` for a wrong size, `Array[index 1: str]` for a wrong element. */
   static std::string GetMismatchTypeInfo(const TVMFFIAny* src) { return Ops::MismatchInfo(src); }
-  static std::string TypeStr() { return details::ParamTypeStr<Ts...>("std::tuple"); }
-  static std::string TypeSchema() { return details::ParamTypeSchema<Ts...>("std::tuple"); }
+  static std::string TypeStr() { return detail::ParamTypeStr<Ts...>("std::tuple"); }
+  static std::string TypeSchema() { return detail::ParamTypeSchema<Ts...>("std::tuple"); }
 };
 
 // ---------------------------------------------------------------------------
@@ -416,16 +416,16 @@ struct TypeTraits<std::tuple<Ts...>> : public TypeTraitsBase {
 
 template <typename K, typename V, typename Less, typename Alloc>
 struct TypeTraits<std::map<K, V, Less, Alloc>>
-    : public details::StdMapTraitsBase<std::map<K, V, Less, Alloc>, K, V> {
-  using Base = details::StdMapTraitsBase<std::map<K, V, Less, Alloc>, K, V>;
+    : public detail::StdMapTraitsBase<std::map<K, V, Less, Alloc>, K, V> {
+  using Base = detail::StdMapTraitsBase<std::map<K, V, Less, Alloc>, K, V>;
   static std::string TypeStr() { return "std::map<" + Base::ArgsStr() + ">"; }
   static std::string TypeSchema() { return Base::SchemaOf("std::map"); }
 };
 
 template <typename K, typename V, typename Hash, typename Equal, typename Alloc>
 struct TypeTraits<std::unordered_map<K, V, Hash, Equal, Alloc>>
-    : public details::StdMapTraitsBase<std::unordered_map<K, V, Hash, Equal, Alloc>, K, V> {
-  using Base = details::StdMapTraitsBase<std::unordered_map<K, V, Hash, Equal, Alloc>, K, V>;
+    : public detail::StdMapTraitsBase<std::unordered_map<K, V, Hash, Equal, Alloc>, K, V> {
+  using Base = detail::StdMapTraitsBase<std::unordered_map<K, V, Hash, Equal, Alloc>, K, V>;
   static std::string TypeStr() { return "std::unordered_map<" + Base::ArgsStr() + ">"; }
   static std::string TypeSchema() { return Base::SchemaOf("std::unordered_map"); }
 };
@@ -437,8 +437,8 @@ struct TypeTraits<std::unordered_map<K, V, Hash, Equal, Alloc>>
 template <>
 struct TypeTraits<std::monostate> : public TypeTraitsBase {
   static constexpr int32_t field_static_type_index = TypeIndex::kTVMFFINone;
-  static void CopyToAnyView(std::monostate, TVMFFIAny* result) { details::SetAnyNone(result); }
-  static void MoveToAny(std::monostate, TVMFFIAny* result) { details::SetAnyNone(result); }
+  static void CopyToAnyView(std::monostate, TVMFFIAny* result) { detail::SetAnyNone(result); }
+  static void MoveToAny(std::monostate, TVMFFIAny* result) { detail::SetAnyNone(result); }
   static bool CheckAnyStrict(const TVMFFIAny* src) {
     return src->type_index == TypeIndex::kTVMFFINone;
   }
@@ -460,7 +460,7 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
   static void CopyToAnyView(const Self& src, TVMFFIAny* result) {
     std::visit(
         [result](const auto& value) {
-          using A = details::remove_cvref_t<decltype(value)>;
+          using A = detail::remove_cvref_t<decltype(value)>;
           TypeTraits<A>::CopyToAnyView(value, result);
         },
         src);
@@ -468,34 +468,34 @@ struct TypeTraits<std::variant<Ts...>> : public TypeTraitsBase {
   static void MoveToAny(Self src, TVMFFIAny* result) {
     std::visit(
         [result](auto&& value) {
-          using A = details::remove_cvref_t<decltype(value)>;
-          *result = details::MakeOwnedCell(A(std::move(value)));
+          using A = detail::remove_cvref_t<decltype(value)>;
+          *result = detail::MakeOwnedCell(A(std::move(value)));
         },
         std::move(src));
   }
   static bool CheckAnyStrict(const TVMFFIAny* src) {
-    return (details::ElemOps<Ts>::CheckStrict(src) || ...);
+    return (detail::ElemOps<Ts>::CheckStrict(src) || ...);
   }
   /*! \brief The first alternative that holds the value exactly. */
   static Self CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     std::optional<Self> out;
-    details::TakeFirstAlternative<true, Ts...>(src, Emplacer{&out});
+    detail::TakeFirstAlternative<true, Ts...>(src, Emplacer{&out});
     return *std::move(out);
   }
   static Self MoveFromAnyAfterCheck(TVMFFIAny* src) {
     Self out = CopyFromAnyViewAfterCheck(src);
-    details::ReleaseCell(src);
+    detail::ReleaseCell(src);
     return out;
   }
   /*! \brief Exact alternatives first, then the first alternative whose conversion succeeds. */
   static std::optional<Self> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     std::optional<Self> out;
-    details::TakeFirstAlternative<false, Ts...>(src, Emplacer{&out});
+    detail::TakeFirstAlternative<false, Ts...>(src, Emplacer{&out});
     return out;
   }
-  static std::string TypeStr() { return details::ParamTypeStr<Ts...>("std::variant"); }
-  static std::string TypeSchema() { return details::ParamTypeSchema<Ts...>("Variant"); }
+  static std::string TypeStr() { return detail::ParamTypeStr<Ts...>("std::variant"); }
+  static std::string TypeSchema() { return detail::ParamTypeSchema<Ts...>("Variant"); }
 
  private:
   /*! \brief Holds the alternative it is given (by its own type, so equal types stay apart). */
@@ -521,11 +521,11 @@ struct TypeTraits<std::function<R(Args...)>> : public TypeTraitsBase {
 
   template <typename U = Self>
   static void CopyToAnyView(const U&, TVMFFIAny*) {
-    details::StdTypeCannotBeViewed<U>();
+    detail::StdTypeCannotBeViewed<U>();
   }
   static void MoveToAny(Self src, TVMFFIAny* result) {
     if (!src) {
-      details::SetAnyNone(result);
+      detail::SetAnyNone(result);
       return;
     }
     TypeTraits<Typed>::MoveToAny(Typed(std::move(src)), result);
@@ -545,15 +545,15 @@ struct TypeTraits<std::function<R(Args...)>> : public TypeTraitsBase {
   }
   /*! \return e.g. `std::function<int(int, str)>`. */
   static std::string TypeStr() {
-    std::string s = "std::function<" + details::TypeName<R>() + "(";
+    std::string s = "std::function<" + detail::TypeName<R>() + "(";
     size_t index = 0;
-    ((s += (index++ == 0 ? "" : ", "), s += details::TypeName<Args>()), ...);
+    ((s += (index++ == 0 ? "" : ", "), s += detail::TypeName<Args>()), ...);
     return s + ")>";
   }
   /*! \return {"type":"std::function","named_args":{"return":[<R>],"params":[...]}}, as
    * ffi.Function's. */
   static std::string TypeSchema() {
-    return details::CallableTypeSchema<R, Args...>("std::function");
+    return detail::CallableTypeSchema<R, Args...>("std::function");
   }
 };
 

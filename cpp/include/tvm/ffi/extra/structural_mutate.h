@@ -100,7 +100,7 @@ struct StructuralMutatorVTable {
   FStructuralVarRemapSet var_remap_set = nullptr;
 };
 
-namespace details {
+namespace detail {
 
 /*! \brief TVM_FFI_S_MUTATE_ASSIGN_OR_RETURN's error: the result is not of the declared type. */
 TVM_FFI_COLD_CODE inline Unexpected<Error> SMutateDeclaredTypeError() noexcept {
@@ -117,7 +117,7 @@ TVM_FFI_COLD_CODE inline void UpdateVisitErrorContextRaw(TVMFFIAny* raw, AnyView
   UpdateVisitErrorContextNoThrow(failed, node);
   *raw = ExpectedUnsafe::MoveToTVMFFIAny(std::move(failed));
 }
-}  // namespace details
+}  // namespace detail
 
 /*! \brief A type's mutation hook: (mutator, value) -> replacement | Unchanged | Error. */
 using FStructuralMutate =
@@ -155,16 +155,16 @@ class StructuralMutatorObj : public Object {
    */
   Expected<UnchangedOr<Any>> MutateExpected(
       AnyView value, InplaceMode inplace_mode = InplaceMode::kDisallow) noexcept {
-    if (TVM_FFI_PREDICT_FALSE(details::stack::NearlyExhausted(details::kWalkerStackReserve))) {
+    if (TVM_FFI_PREDICT_FALSE(detail::stack::NearlyExhausted(detail::kWalkerStackReserve))) {
       return TooDeep();
     }
     // Uniqueness is read on the borrowed view, before a callback takes a reference.
     const bool unique = value.type_index() >= TypeIndex::kTVMFFIStaticObjectBegin &&
-                        details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(value)->unique();
+                        detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(value)->unique();
     FStructuralMutateABI fn = inplace_mode == InplaceMode::kAllow && unique
                                   ? vtable_->maybe_inplace_mutate
                                   : vtable_->mutate;
-    return details::ExpectedUnsafe::MoveFromTVMFFIAny<UnchangedOr<Any>>((*fn)(this, value));
+    return detail::ExpectedUnsafe::MoveFromTVMFFIAny<UnchangedOr<Any>>((*fn)(this, value));
   }
 
   /*!
@@ -174,18 +174,18 @@ class StructuralMutatorObj : public Object {
    */
   Expected<UnchangedOr<Any>> DefaultMutateExpected(
       AnyView value, InplaceMode inplace_mode = InplaceMode::kDisallow) noexcept {
-    return details::ExpectedUnsafe::MoveFromTVMFFIAny<UnchangedOr<Any>>(
+    return detail::ExpectedUnsafe::MoveFromTVMFFIAny<UnchangedOr<Any>>(
         inplace_mode == InplaceMode::kAllow ? DefaultMaybeInplaceMutateRaw(value)
                                             : DefaultMutateRaw(value));
   }
 
   /*! \return What `var` maps to in this walk, None when unmapped; TypeError for a non-object. */
   Expected<Any> VarRemapGetExpected(AnyView var) noexcept {
-    return details::ExpectedUnsafe::MoveFromTVMFFIAny<Any>((*vtable_->var_remap_get)(this, var));
+    return detail::ExpectedUnsafe::MoveFromTVMFFIAny<Any>((*vtable_->var_remap_get)(this, var));
   }
   /*! \brief Map `var` to `mapped_value` for the rest of this walk. */
   Expected<void> VarRemapSetExpected(AnyView var, AnyView mapped_value) noexcept {
-    return details::ExpectedUnsafe::MoveFromTVMFFIAny<void>(
+    return detail::ExpectedUnsafe::MoveFromTVMFFIAny<void>(
         (*vtable_->var_remap_set)(this, var, mapped_value));
   }
 
@@ -225,7 +225,7 @@ class StructuralMutatorObj : public Object {
     TVMFFIAny result = attr.type_index() == TypeIndex::kTVMFFINone ? DefaultMutateWithoutHook(value)
                                                                    : CallHook(attr, value);
     if (TVM_FFI_PREDICT_FALSE(result.type_index == TypeIndex::kTVMFFIError)) {
-      details::UpdateVisitErrorContextRaw(&result, value);
+      detail::UpdateVisitErrorContextRaw(&result, value);
     }
     return result;
   }
@@ -237,7 +237,7 @@ class StructuralMutatorObj : public Object {
     if (attr.type_index() == TypeIndex::kTVMFFINone) return DefaultMutateRaw(value);
     TVMFFIAny result = CallHook(attr, value);
     if (TVM_FFI_PREDICT_FALSE(result.type_index == TypeIndex::kTVMFFIError)) {
-      details::UpdateVisitErrorContextRaw(&result, value);
+      detail::UpdateVisitErrorContextRaw(&result, value);
     }
     return result;
   }
@@ -258,12 +258,12 @@ class StructuralMutatorObj : public Object {
     switch (attr.type_index()) {
       case TypeIndex::kTVMFFIOpaquePtr:
         return (*reinterpret_cast<FStructuralMutateABI>(
-            details::AnyUnsafe::TVMFFIAnyPtrFromAnyView(attr)->v_ptr))(this, value);
+            detail::AnyUnsafe::TVMFFIAnyPtrFromAnyView(attr)->v_ptr))(this, value);
       case TypeIndex::kTVMFFIFunction:
-        return details::ExpectedUnsafe::MoveToTVMFFIAny(
+        return detail::ExpectedUnsafe::MoveToTVMFFIAny(
             attr.cast<Function>().CallExpected<Any>(this, value));
       default:
-        return details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Any>(
+        return detail::ExpectedUnsafe::MoveToTVMFFIAny(Expected<Any>(
             Error("TypeError",
                   std::string(type_attr::kStructuralMutate.name) +
                       " must be a native hook (opaque pointer) or an ffi.Function, not " +
@@ -275,11 +275,11 @@ class StructuralMutatorObj : public Object {
   // No hook: POD values are kept; an object has its reflected fields mutated,
   // a FreeVar / DAGNode once per walk (the var remap holds its result).
   TVMFFIAny DefaultMutateWithoutHook(AnyView value) noexcept {
-    using details::ExpectedUnsafe;
+    using detail::ExpectedUnsafe;
     if (value.type_index() < TypeIndex::kTVMFFIStaticObjectBegin) {
       return Unchanged().CopyToTVMFFIAny();
     }
-    const TVMFFITypeMetadata* md = details::TypeMetadataOf(TVMFFIGetTypeInfo(value.type_index()));
+    const TVMFFITypeMetadata* md = detail::TypeMetadataOf(TVMFFIGetTypeInfo(value.type_index()));
     const int32_t kind = md == nullptr ? kTVMFFISEqHashKindUnsupported
                                        : static_cast<int32_t>(md->structural_eq_hash_kind);
     const bool is_free_var = kind == kTVMFFISEqHashKindFreeVar;
@@ -294,7 +294,7 @@ class StructuralMutatorObj : public Object {
         return Unchanged().CopyToTVMFFIAny();
       }
     }
-    Expected<Any> result = details::MutateReflectedFieldsExpected(this, value);
+    Expected<Any> result = detail::MutateReflectedFieldsExpected(this, value);
     if (result.is_ok() &&
         (is_dag_node || (is_free_var && (def_region_mode_ == kTVMFFIDefRegionKindPattern ||
                                          ExpectedUnsafe::GetData(result).type_index() !=
@@ -314,7 +314,7 @@ class StructuralMutator : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(StructuralMutator, ObjectRef, StructuralMutatorObj);
 };
 
-namespace details {
+namespace detail {
 
 /*!
  * \brief Copy `value` (its `__ffi_shallow_copy__`) and mutate the copy's
@@ -402,7 +402,7 @@ inline Expected<Any> MutateReflectedFieldsExpected(StructuralMutatorObj* mutator
   return Any(Unchanged());
 }
 
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief In a function returning Expected: return the error of `Result` (an
@@ -421,14 +421,14 @@ inline Expected<Any> MutateReflectedFieldsExpected(StructuralMutatorObj* mutator
   TVM_FFI_S_MUTATE_MAYBE_EARLY_RETURN(Result);                                                \
   if constexpr (kChecked &&                                                                   \
                 !::tvm::ffi::type_subsumes_v<::tvm::ffi::Expected<Type>, decltype(Result)>) { \
-    if (TVM_FFI_PREDICT_FALSE(!::tvm::ffi::details::AnyUnsafe::CheckAnyStrict<Type>(          \
-            ::tvm::ffi::details::ExpectedUnsafe::GetData(Result)))) {                         \
-      return ::tvm::ffi::details::SMutateDeclaredTypeError();                                 \
+    if (TVM_FFI_PREDICT_FALSE(!::tvm::ffi::detail::AnyUnsafe::CheckAnyStrict<Type>(           \
+            ::tvm::ffi::detail::ExpectedUnsafe::GetData(Result)))) {                          \
+      return ::tvm::ffi::detail::SMutateDeclaredTypeError();                                  \
     }                                                                                         \
   }                                                                                           \
   Type Name = /* NOLINT(bugprone-macro-parentheses) */                                        \
-      ::tvm::ffi::details::AnyUnsafe::MoveFromAnyAfterCheck<Type>(                            \
-          ::std::move(::tvm::ffi::details::ExpectedUnsafe::GetData(Result)))
+      ::tvm::ffi::detail::AnyUnsafe::MoveFromAnyAfterCheck<Type>(                             \
+          ::std::move(::tvm::ffi::detail::ExpectedUnsafe::GetData(Result)))
 
 /*!
  * \brief `Type Name = <value of ResultExpr>`, in a function returning
@@ -463,19 +463,19 @@ class StructuralMapEngineBase : public StructuralMutatorObj {
   StateTupleType StateTuple() const noexcept { return {}; }
 
   static TVMFFIAny DispatchVarRemapGet(StructuralMutatorObj* mutator, AnyView var) noexcept {
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(
         static_cast<StructuralMapEngineBase*>(mutator)->VarRemapGetImpl(var));
   }
   static TVMFFIAny DispatchVarRemapSet(StructuralMutatorObj* mutator, AnyView var,
                                        AnyView mapped_value) noexcept {
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(
         static_cast<StructuralMapEngineBase*>(mutator)->VarRemapSetImpl(var, mapped_value));
   }
 
   /*! \brief Name `node` (when an object) in the error context of a failed result. */
   TVM_FFI_COLD_CODE static void UpdateVisitErrorContext(const Expected<Any>& result,
                                                         AnyView node) noexcept {
-    details::UpdateVisitErrorContextNoThrow(result, node);
+    detail::UpdateVisitErrorContextNoThrow(result, node);
   }
 
  private:
@@ -486,7 +486,7 @@ class StructuralMapEngineBase : public StructuralMutatorObj {
 
   Expected<Any> VarRemapGetImpl(AnyView var) noexcept {
     if (var.type_index() < TypeIndex::kTVMFFIStaticObjectBegin) return VarRemapKeyTypeError(var);
-    auto it = var_remap_.find(details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(var));
+    auto it = var_remap_.find(detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(var));
     if (it == var_remap_.end()) return Any(nullptr);
     return it->second.second;
   }
@@ -495,7 +495,7 @@ class StructuralMapEngineBase : public StructuralMutatorObj {
     if (var.type_index() < TypeIndex::kTVMFFIStaticObjectBegin) return VarRemapKeyTypeError(var);
     try {
       // The key is held, so that its address is not reused by another object during the walk.
-      Object* key = details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(var);
+      Object* key = detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(var);
       auto& slot = var_remap_[key];
       if (slot.first == nullptr) slot.first = Any(var).cast<ObjectRef>();
       slot.second = Any(mapped_value);
@@ -510,7 +510,7 @@ class StructuralMapEngineBase : public StructuralMutatorObj {
   std::unordered_map<const Object*, std::pair<ObjectRef, Any>> var_remap_;
 };
 
-namespace details {
+namespace detail {
 /*! \brief The argument types of a callback (a lambda, functor or function pointer). */
 template <typename F>
 struct MutateCallbackTraits : MutateCallbackTraits<decltype(&F::operator())> {};
@@ -543,7 +543,7 @@ struct MutateCallbackTraits<R(A...)> : MutateCallbackTraits<R (*)(A...)> {};
 template <typename F>
 using MutateCallbackSubject = remove_cvref_t<
     std::tuple_element_t<0, typename MutateCallbackTraits<std::decay_t<F>>::ArgType>>;
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief The StructuralMap engine over Parent (StructuralMapEngineBase or a
@@ -564,7 +564,7 @@ class StructuralMapEngine : public Parent {
       : Parent(VTable()), callbacks_(std::move(callbacks)...) {}
 
  private:
-  using ExpectedUnsafe = details::ExpectedUnsafe;
+  using ExpectedUnsafe = detail::ExpectedUnsafe;
 
   static const StructuralMutatorVTable* VTable() {
     static const StructuralMutatorVTable vtable{
@@ -607,7 +607,7 @@ class StructuralMapEngine : public Parent {
   // Calls `callback(value, state..., [kind])`; a thrown Error becomes the result.
   template <typename Callback, typename Value, size_t... Is>
   Expected<Any> Invoke(Callback& callback, Value&& value, std::index_sequence<Is...>) noexcept {
-    using Traits = details::MutateCallbackTraits<std::decay_t<Callback>>;
+    using Traits = detail::MutateCallbackTraits<std::decay_t<Callback>>;
     static_assert(std::is_convertible_v<typename Traits::RetType, Expected<Any>>,
                   "StructuralMap callbacks return a replacement, Unchanged, an error or "
                   "Expected<Any>");
@@ -632,7 +632,7 @@ class StructuralMapEngine : public Parent {
   // Runs `callback` on `subject` when its type matches; false when it does not.
   template <typename Callback>
   bool InvokeIfMatch(Callback& callback, AnyView subject, Expected<Any>* result) noexcept {
-    using T = details::MutateCallbackSubject<Callback>;
+    using T = detail::MutateCallbackSubject<Callback>;
     using States = std::make_index_sequence<std::tuple_size_v<StateTupleType>>;
     if constexpr (std::is_same_v<T, AnyView>) {
       *result = Invoke(callback, subject, States{});
@@ -665,7 +665,7 @@ class StructuralMapEngine : public Parent {
         if (kept || target.same_as(value)) {
           mode = InplaceMode::kAllow;
         } else if (target.type_index() >= TypeIndex::kTVMFFIStaticObjectBegin &&
-                   details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(target)->unique()) {
+                   detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(target)->unique()) {
           mode = InplaceMode::kAllow;
         }
       }
@@ -710,7 +710,7 @@ class StructuralMapDynEngine : public Parent {
         callbacks_with_kind_(std::move(callbacks_with_def_region_kind)) {}
 
  private:
-  using ExpectedUnsafe = details::ExpectedUnsafe;
+  using ExpectedUnsafe = detail::ExpectedUnsafe;
 
   static const StructuralMutatorVTable* VTable() {
     static const StructuralMutatorVTable vtable{
@@ -735,14 +735,14 @@ class StructuralMapDynEngine : public Parent {
   bool InvokeIfMatch(AnyView subject, Expected<Any>* result) noexcept {
     const int32_t type_index = subject.type_index();
     for (const Tuple<int32_t, Function>& entry : callbacks_) {
-      if (details::RuntimeTypeIndexMatch(type_index, entry.template get<0>())) {
+      if (detail::RuntimeTypeIndexMatch(type_index, entry.template get<0>())) {
         *result = entry.template get<1>().template CallExpected<Any>(subject);
         if (result->is_err()) this->UpdateVisitErrorContext(*result, subject);
         return true;
       }
     }
     for (const Tuple<int32_t, Function>& entry : callbacks_with_kind_) {
-      if (details::RuntimeTypeIndexMatch(type_index, entry.template get<0>())) {
+      if (detail::RuntimeTypeIndexMatch(type_index, entry.template get<0>())) {
         *result = entry.template get<1>().template CallExpected<Any>(
             subject, static_cast<int32_t>(this->def_region_kind()));
         if (result->is_err()) this->UpdateVisitErrorContext(*result, subject);
@@ -778,7 +778,7 @@ class StructuralMapDynEngine : public Parent {
       if constexpr (kMode == InplaceMode::kAllow) {
         if (kept || target.same_as(value) ||
             (target.type_index() >= TypeIndex::kTVMFFIStaticObjectBegin &&
-             details::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(target)->unique())) {
+             detail::AnyUnsafe::RawObjectPtrFromAnyViewAfterCheck(target)->unique())) {
           mode = InplaceMode::kAllow;
         }
       }
@@ -811,7 +811,7 @@ class StructuralMutateEngine : public Parent {
       : Parent(VTable()), callbacks_(std::move(callbacks)...) {}
 
  private:
-  using ExpectedUnsafe = details::ExpectedUnsafe;
+  using ExpectedUnsafe = detail::ExpectedUnsafe;
 
   static const StructuralMutatorVTable* VTable() {
     static const StructuralMutatorVTable vtable{
@@ -840,7 +840,7 @@ class StructuralMutateEngine : public Parent {
 
   template <typename Callback, typename Value>
   Expected<Any> Invoke(Callback& callback, Value&& value, InplaceMode mode) noexcept {
-    using Traits = details::MutateCallbackTraits<std::decay_t<Callback>>;
+    using Traits = detail::MutateCallbackTraits<std::decay_t<Callback>>;
     static_assert(Traits::num_args == 2 || Traits::num_args == 3,
                   "StructuralMutate callbacks take (value, mutator) or (value, mutator, "
                   "inplace_mode)");
@@ -869,7 +869,7 @@ class StructuralMutateEngine : public Parent {
 
   template <typename Callback>
   bool TryLink(Callback& callback, AnyView value, InplaceMode mode, Expected<Any>* out) noexcept {
-    using T = details::MutateCallbackSubject<Callback>;
+    using T = detail::MutateCallbackSubject<Callback>;
     if constexpr (std::is_same_v<T, AnyView>) {
       *out = Invoke(callback, value, mode);
     } else if constexpr (std::is_same_v<T, Any>) {
@@ -885,7 +885,7 @@ class StructuralMutateEngine : public Parent {
   std::tuple<Callbacks...> callbacks_;
 };
 
-namespace details {
+namespace detail {
 /*! \brief Run `mutator` over `root` (in place where unique) and resolve Unchanged to `root`. */
 inline Expected<Any> RunStructuralMutator(StructuralMutator mutator, Any root) noexcept {
   Expected<UnchangedOr<Any>> result = mutator->MutateExpected(root, InplaceMode::kAllow);
@@ -894,7 +894,7 @@ inline Expected<Any> RunStructuralMutator(StructuralMutator mutator, Any root) n
       std::move(ExpectedUnsafe::GetData(result)));
   return std::move(mapped).ValueOrUnchanged(std::move(root));
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Map `root` with typed callbacks (see the top of this file).
@@ -908,7 +908,7 @@ Expected<Any> StructuralMapExpected(Any root, Callbacks&&... callbacks) noexcept
   using Mutator = StructuralMapEngine<StructuralMapEngineBase, order, std::decay_t<Callbacks>...>;
   try {
     StructuralMutator mutator(make_object<Mutator>(std::forward<Callbacks>(callbacks)...));
-    return details::RunStructuralMutator(std::move(mutator), std::move(root));
+    return detail::RunStructuralMutator(std::move(mutator), std::move(root));
   } catch (const std::bad_alloc&) {
     return Unexpected(Error("MemoryError", "StructuralMap: out of memory", ""));
   }
@@ -931,7 +931,7 @@ Expected<Any> StructuralMutateExpected(Any root, Callbacks&&... callbacks) noexc
   using Mutator = StructuralMutateEngine<StructuralMapEngineBase, std::decay_t<Callbacks>...>;
   try {
     StructuralMutator mutator(make_object<Mutator>(std::forward<Callbacks>(callbacks)...));
-    return details::RunStructuralMutator(std::move(mutator), std::move(root));
+    return detail::RunStructuralMutator(std::move(mutator), std::move(root));
   } catch (const std::bad_alloc&) {
     return Unexpected(Error("MemoryError", "StructuralMutate: out of memory", ""));
   }

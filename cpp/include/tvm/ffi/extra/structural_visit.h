@@ -105,10 +105,10 @@ namespace type_attr {
 inline constexpr reflection::AttrKey<FStructuralVisit> kStructuralVisit{"__s_visit__"};
 }  // namespace type_attr
 
-namespace details {
+namespace detail {
 inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
     StructuralVisitorObj* visitor, const Object* obj) noexcept;
-}  // namespace details
+}  // namespace detail
 
 /*! \brief The dispatch table of a visitor (one function; it must outlive the visitor). */
 struct StructuralVisitorVTable {
@@ -140,13 +140,13 @@ class StructuralVisitorObj : public Object {
   Expected<Optional<VisitInterrupt>> VisitExpected(AnyView value) noexcept {
     // Each level checks the stack: a cycle (through objects' fields) or a
     // value too deep is a ValueError, not a crash (stack_guard.h).
-    if (TVM_FFI_PREDICT_FALSE(details::stack::NearlyExhausted(details::kWalkerStackReserve))) {
+    if (TVM_FFI_PREDICT_FALSE(detail::stack::NearlyExhausted(detail::kWalkerStackReserve))) {
       return Unexpected(Error("ValueError",
                               "StructuralVisitor: the value is nested too deeply for this "
                               "thread's stack (a cycle, or a chain thousands of levels deep)",
                               ""));
     }
-    return details::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
+    return detail::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
         (*vtable_->visit)(this, value));
   }
 
@@ -176,7 +176,7 @@ class StructuralVisitorObj : public Object {
     switch (attr.type_index()) {
       case TypeIndex::kTVMFFIOpaquePtr: {
         auto fn = reinterpret_cast<FStructuralVisitABI>(attr.cast<void*>());
-        return details::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
+        return detail::ExpectedUnsafe::MoveFromTVMFFIAny<Optional<VisitInterrupt>>(
             (*fn)(this, value));
       }
       case TypeIndex::kTVMFFIFunction:
@@ -193,7 +193,7 @@ class StructuralVisitorObj : public Object {
     if (type_index < TypeIndex::kTVMFFIStaticObjectBegin) {
       return Optional<VisitInterrupt>(std::nullopt);
     }
-    return details::VisitReflectedFieldsExpected(this, value.cast<const Object*>());
+    return detail::VisitReflectedFieldsExpected(this, value.cast<const Object*>());
   }
 
   static constexpr const bool _type_mutable = true;
@@ -216,7 +216,7 @@ class StructuralVisitor : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(StructuralVisitor, ObjectRef, StructuralVisitorObj);
 };
 
-namespace details {
+namespace detail {
 
 /*!
  * \brief Whether a value of type index `actual` is handled by a callback
@@ -255,7 +255,7 @@ inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
   // A non-recursive region binds the free variable itself; its own fields
   // are uses again.
   TVMFFIDefRegionKind inherited = visitor->def_region_kind();
-  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+  const TVMFFITypeMetadata* md = ::tvm::ffi::detail::TypeMetadataOf(info);
   if (inherited == kTVMFFIDefRegionKindNonRecursive && md != nullptr &&
       md->structural_eq_hash_kind == kTVMFFISEqHashKindFreeVar) {
     inherited = kTVMFFIDefRegionKindNone;
@@ -282,7 +282,7 @@ inline Expected<Optional<VisitInterrupt>> VisitReflectedFieldsExpected(
   return result;
 }
 
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief What a walk callback asks for: Advance() (go on, children included),
@@ -350,7 +350,7 @@ enum class WalkOrder : int32_t {
   kPostOrder = 1,
 };
 
-namespace details {
+namespace detail {
 /*!
  * \brief A stopping visit result (an Error or a VisitInterrupt) on its way
  *        out of a hook, which may return an Expected<Optional<VisitInterrupt>>
@@ -385,20 +385,20 @@ inline Optional<VisitInterrupt> VisitEarlyReturn(Optional<VisitInterrupt>& resul
   return std::move(result);
 }
 inline void UpdateVisitErrorContextNoThrow(const Optional<VisitInterrupt>&, AnyView) noexcept {}
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief In a visit hook (returning Expected<Optional<VisitInterrupt>>, or
  *        its raw storage as an FStructuralVisitABI function), return `Result`
  *        (an Expected) when it stops the walk: an Error or a VisitInterrupt.
  */
-#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                        \
-  do {                                                                                    \
-    auto&& tvm_ffi_s_visit_res_ = (Result);                                               \
-    if (TVM_FFI_PREDICT_FALSE(                                                            \
-            ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
-      return ::tvm::ffi::details::VisitEarlyReturn(tvm_ffi_s_visit_res_);                 \
-    }                                                                                     \
+#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN(Result)                                       \
+  do {                                                                                   \
+    auto&& tvm_ffi_s_visit_res_ = (Result);                                              \
+    if (TVM_FFI_PREDICT_FALSE(                                                           \
+            ::tvm::ffi::detail::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
+      return ::tvm::ffi::detail::VisitEarlyReturn(tvm_ffi_s_visit_res_);                 \
+    }                                                                                    \
   } while (0)
 
 /*!
@@ -407,17 +407,17 @@ inline void UpdateVisitErrorContextNoThrow(const Optional<VisitInterrupt>&, AnyV
  *        (extra/visit_error_context.h), so that the error of a walk can be
  *        placed with VisitErrorContext::FindAccessPaths.
  */
-#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Result, Node)               \
-  do {                                                                                    \
-    auto&& tvm_ffi_s_visit_res_ = (Result);                                               \
-    if (TVM_FFI_PREDICT_FALSE(                                                            \
-            ::tvm::ffi::details::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
-      ::tvm::ffi::details::UpdateVisitErrorContextNoThrow(tvm_ffi_s_visit_res_, (Node));  \
-      return ::tvm::ffi::details::VisitEarlyReturn(tvm_ffi_s_visit_res_);                 \
-    }                                                                                     \
+#define TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Result, Node)              \
+  do {                                                                                   \
+    auto&& tvm_ffi_s_visit_res_ = (Result);                                              \
+    if (TVM_FFI_PREDICT_FALSE(                                                           \
+            ::tvm::ffi::detail::StructuralVisitNeedEarlyReturn(tvm_ffi_s_visit_res_))) { \
+      ::tvm::ffi::detail::UpdateVisitErrorContextNoThrow(tvm_ffi_s_visit_res_, (Node));  \
+      return ::tvm::ffi::detail::VisitEarlyReturn(tvm_ffi_s_visit_res_);                 \
+    }                                                                                    \
   } while (0)
 
-namespace details {
+namespace detail {
 
 /*! \brief The no-interrupt result, as raw storage. */
 inline TVMFFIAny VisitContinueRaw() noexcept {
@@ -536,7 +536,7 @@ struct StructuralWalkCallbackChain {
   }
 };
 
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief Walk `root` structurally, calling the first matching callback on
@@ -550,8 +550,8 @@ Expected<Optional<VisitInterrupt>> StructuralWalkExpected(AnyView root,
   static_assert(sizeof...(Callbacks) != 0, "StructuralWalk needs at least one callback");
   try {
     auto dispatch =
-        details::StructuralWalkCallbackChain::FromChain(std::forward<Callbacks>(callbacks)...);
-    using Visitor = details::StructuralWalkCallbackVisitorObj<order, decltype(dispatch)>;
+        detail::StructuralWalkCallbackChain::FromChain(std::forward<Callbacks>(callbacks)...);
+    using Visitor = detail::StructuralWalkCallbackVisitorObj<order, decltype(dispatch)>;
     StructuralVisitor visitor(make_object<Visitor>(std::move(dispatch)));
     return visitor->VisitExpected(root);
   } catch (const Error& err) {
@@ -603,13 +603,13 @@ class StructuralWalkEngine : public Parent {
   }
 
   TVMFFIAny VisitOne(AnyView value) noexcept {
-    if (value.type_index() == TypeIndex::kTVMFFINone) return details::VisitContinueRaw();
+    if (value.type_index() == TypeIndex::kTVMFFINone) return detail::VisitContinueRaw();
     if constexpr (order == WalkOrder::kPreOrder) {
       Expected<WalkResult> r = Dispatch(value);
       TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(r, value);
       if (r.type_index() == TypeIndex::kTVMFFIInt &&
-          details::ExpectedUnsafe::ValueAs<int32_t>(r) == WalkResult::kSkipTag) {
-        return details::VisitContinueRaw();
+          detail::ExpectedUnsafe::ValueAs<int32_t>(r) == WalkResult::kSkipTag) {
+        return detail::VisitContinueRaw();
       }
     }
     TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Parent::DefaultVisitExpected(value),
@@ -617,7 +617,7 @@ class StructuralWalkEngine : public Parent {
     if constexpr (order == WalkOrder::kPostOrder) {
       TVM_FFI_S_VISIT_MAYBE_EARLY_RETURN_WITH_ERROR_CONTEXT(Dispatch(value), value);
     }
-    return details::VisitContinueRaw();
+    return detail::VisitContinueRaw();
   }
 
   /*! \brief The first matching callback's answer; Advance() when none matches. */
@@ -638,7 +638,7 @@ class StructuralWalkEngine : public Parent {
 
   template <typename Callback>
   std::optional<Expected<WalkResult>> TryOne(Callback& callback, AnyView value) {
-    using Args = details::WalkCallbackArgs<std::decay_t<Callback>>;
+    using Args = detail::WalkCallbackArgs<std::decay_t<Callback>>;
     constexpr size_t kNumStates = std::tuple_size_v<StateTupleType>;
     static_assert(Args::kNumArgs == 1 + kNumStates || Args::kNumArgs == 2 + kNumStates,
                   "StructuralWalkEngine callbacks take (value, the layer's state..., "
@@ -708,7 +708,7 @@ class StructuralVisitEngine : public Parent {
   }
 
   TVMFFIAny VisitOne(AnyView value) noexcept {
-    if (value.type_index() == TypeIndex::kTVMFFINone) return details::VisitContinueRaw();
+    if (value.type_index() == TypeIndex::kTVMFFINone) return detail::VisitContinueRaw();
     Result result = Optional<VisitInterrupt>(std::nullopt);
     bool matched = false;
     try {
@@ -722,13 +722,13 @@ class StructuralVisitEngine : public Parent {
       matched = true;
     }
     if (!matched) result = Parent::DefaultVisitExpected(value);
-    details::UpdateVisitErrorContextNoThrow(result, value);
-    return details::ExpectedUnsafe::MoveToTVMFFIAny(std::move(result));
+    detail::UpdateVisitErrorContextNoThrow(result, value);
+    return detail::ExpectedUnsafe::MoveToTVMFFIAny(std::move(result));
   }
 
   template <typename Callback>
   bool TryOne(Callback& callback, AnyView value, Result* out) {
-    using Args = details::WalkCallbackArgs<std::decay_t<Callback>>;
+    using Args = detail::WalkCallbackArgs<std::decay_t<Callback>>;
     static_assert(Args::kNumArgs == 2, "StructuralVisitEngine callbacks take (value, visitor)");
     using VisitorArg = std::decay_t<std::tuple_element_t<1, typename Args::All>>;
     using VisitorObj = typename Parent::VisitorObjType;

@@ -38,17 +38,17 @@ struct Unchanged {
     return raw;
   }
   TVM_FFI_INLINE operator Any() const noexcept {  // NOLINT(google-explicit-constructor)
-    return details::AnyUnsafe::MoveTVMFFIAnyRawToAny(CopyToTVMFFIAny());
+    return detail::AnyUnsafe::MoveTVMFFIAnyRawToAny(CopyToTVMFFIAny());
   }
 };
 
-namespace details {
+namespace detail {
 struct UnchangedOrUnsafe;
 template <typename T>
 inline constexpr bool is_unchanged_or_v = false;
 template <typename T>
 inline constexpr bool is_unchanged_or_v<UnchangedOr<T>> = true;
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief A mutation's result: a replacement T, or Unchanged (keep the
@@ -70,9 +70,9 @@ class UnchangedOr {
       typename U,
       typename = std::enable_if_t<
           !std::is_same_v<std::decay_t<U>, Unchanged> && !std::is_same_v<std::decay_t<U>, T> &&
-          !details::is_unchanged_or_v<std::decay_t<U>> &&
-          !details::is_expected_v<std::decay_t<U>> && !details::is_unexpected_v<std::decay_t<U>> &&
-          !std::is_base_of_v<Error, std::decay_t<U>> && std::is_convertible_v<U, T>>>
+          !detail::is_unchanged_or_v<std::decay_t<U>> && !detail::is_expected_v<std::decay_t<U>> &&
+          !detail::is_unexpected_v<std::decay_t<U>> && !std::is_base_of_v<Error, std::decay_t<U>> &&
+          std::is_convertible_v<U, T>>>
   UnchangedOr(U&& value) : data_(Any(T(std::forward<U>(value)))) {}  // NOLINT(*)
   /*!
    * \brief From a result of another type: the storage (marker included) is
@@ -107,12 +107,12 @@ class UnchangedOr {
   /*! \return The replacement, or a copy of `original` (left as is) when unchanged. */
   TVM_FFI_INLINE T ValueOrUnchanged(const T& original) && {
     if (IsUnchanged()) return original;
-    return details::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
+    return detail::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
   }
   /*! \return The replacement, or `original` (moved from only then) when unchanged. */
   TVM_FFI_INLINE T ValueOrUnchanged(T&& original) && {
     if (IsUnchanged()) return std::move(original);
-    return details::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
+    return detail::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
   }
   /*! \return For UnchangedOr<Any>: the replacement, or `original` owned. */
   template <typename U = T, typename = std::enable_if_t<std::is_same_v<U, Any>>>
@@ -122,7 +122,7 @@ class UnchangedOr {
   }
   /*! \return The replacement. \pre !IsUnchanged(). */
   TVM_FFI_INLINE T ValueUnchecked() && {
-    return details::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
+    return detail::AnyUnsafe::MoveFromAnyAfterCheck<T>(std::move(data_));
   }
   /*! \return The stored result as U (an exact type check, as Any::as); nullopt otherwise. */
   template <typename U,
@@ -152,14 +152,14 @@ class UnchangedOr {
 
   template <typename>
   friend class UnchangedOr;
-  friend struct details::UnchangedOrUnsafe;
+  friend struct detail::UnchangedOrUnsafe;
   template <typename, typename>
   friend struct TypeTraits;
 
   Any data_;  // a T, or the Unchanged marker
 };
 
-namespace details {
+namespace detail {
 /*! \brief An UnchangedOr<U> is an UnchangedOr<T> as is when a U is a T. */
 template <typename T, typename U>
 struct TypeSubsumes<UnchangedOr<T>, UnchangedOr<U>> : TypeSubsumes<T, U> {};
@@ -177,7 +177,7 @@ struct UnchangedOrUnsafe {
     return AnyUnsafe::MoveAnyToTVMFFIAny(std::move(result.data_));
   }
 };
-}  // namespace details
+}  // namespace detail
 
 template <typename T>
 inline constexpr bool use_default_type_traits_v<UnchangedOr<T>> = false;
@@ -186,10 +186,10 @@ inline constexpr bool use_default_type_traits_v<UnchangedOr<T>> = false;
 template <typename T>
 struct TypeTraits<UnchangedOr<T>> : public TypeTraitsBase {
   static void CopyToAnyView(const UnchangedOr<T>& src, TVMFFIAny* result) {
-    *result = *details::AnyUnsafe::TVMFFIAnyPtrFromAny(src.data_);  // a view: no reference
+    *result = *detail::AnyUnsafe::TVMFFIAnyPtrFromAny(src.data_);  // a view: no reference
   }
   static void MoveToAny(UnchangedOr<T> src, TVMFFIAny* result) {
-    *result = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(src.data_));
+    *result = detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(src.data_));
   }
   static bool CheckAnyStrict(const TVMFFIAny* src) {
     if constexpr (std::is_same_v<T, Any>) {
@@ -208,7 +208,7 @@ struct TypeTraits<UnchangedOr<T>> : public TypeTraitsBase {
   }
   static UnchangedOr<T> MoveFromAnyAfterCheck(TVMFFIAny* src) {
     return UnchangedOr<T>(typename UnchangedOr<T>::UnsafeInit{},
-                          details::AnyUnsafe::MoveTVMFFIAnyToAny(src));
+                          detail::AnyUnsafe::MoveTVMFFIAnyToAny(src));
   }
   static std::optional<UnchangedOr<T>> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);

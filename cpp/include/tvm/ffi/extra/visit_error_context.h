@@ -109,7 +109,7 @@ class VisitErrorContext : public ObjectRef {
   TVM_FFI_DEFINE_OBJECT_REF_METHODS_NOTNULLABLE(VisitErrorContext, ObjectRef, VisitErrorContextObj);
 };
 
-namespace details {
+namespace detail {
 
 /*! \brief A fresh context whose list holds `node` alone (TVM_FFI_VISIT_THROW's). */
 TVM_FFI_COLD_CODE inline VisitErrorContext MakeVisitErrorContext(const ObjectRef& node) {
@@ -186,7 +186,7 @@ TVM_FFI_COLD_CODE inline Error operator&&(const VisitErrorThrowSite& site,
   return err;
 }
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 
@@ -199,31 +199,31 @@ TVM_FFI_COLD_CODE inline Error operator&&(const VisitErrorThrowSite& site,
  * \brief Close a visit frame: an Error leaving it gets `node` appended to its
  *        VisitErrorContext and goes on (rethrown).
  */
-#define TVM_FFI_VISIT_END(node)                                               \
-  }                                                                           \
-  catch (::tvm::ffi::Error & tvm_ffi_visit_err_) {                            \
-    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_err_, (node)); \
-    throw;                                                                    \
+#define TVM_FFI_VISIT_END(node)                                              \
+  }                                                                          \
+  catch (::tvm::ffi::Error & tvm_ffi_visit_err_) {                           \
+    ::tvm::ffi::detail::UpdateVisitErrorContext(tvm_ffi_visit_err_, (node)); \
+    throw;                                                                   \
   }
 /*!
  * \brief Close a visit frame in a function returning Expected<T>: an Error
  *        leaving it gets `node` appended (when it is an object) and is
  *        returned as Unexpected.
  */
-#define TVM_FFI_VISIT_END_RETURN_EXPECTED(node)                               \
-  }                                                                           \
-  catch (::tvm::ffi::Error & tvm_ffi_visit_err_) {                            \
-    ::tvm::ffi::details::UpdateVisitErrorContext(tvm_ffi_visit_err_, (node)); \
-    return ::tvm::ffi::Unexpected(tvm_ffi_visit_err_);                        \
+#define TVM_FFI_VISIT_END_RETURN_EXPECTED(node)                              \
+  }                                                                          \
+  catch (::tvm::ffi::Error & tvm_ffi_visit_err_) {                           \
+    ::tvm::ffi::detail::UpdateVisitErrorContext(tvm_ffi_visit_err_, (node)); \
+    return ::tvm::ffi::Unexpected(tvm_ffi_visit_err_);                       \
   }
 /*!
  * \brief Throw an Error of ErrorKind whose VisitErrorContext starts with
  *        `node`; stream the message as with TVM_FFI_THROW:
  *        `TVM_FFI_VISIT_THROW(ValueError, pair->lhs) << "invalid lhs";`
  */
-#define TVM_FFI_VISIT_THROW(ErrorKind, node)                                                  \
-  throw ::tvm::ffi::details::VisitErrorThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_(), \
-                                                 ::tvm::ffi::ObjectRef(node)) &&              \
-      ::tvm::ffi::details::ThrowMessageStream()
+#define TVM_FFI_VISIT_THROW(ErrorKind, node)                                                 \
+  throw ::tvm::ffi::detail::VisitErrorThrowSite(#ErrorKind, TVM_FFI_THROW_SITE_BACKTRACE_(), \
+                                                ::tvm::ffi::ObjectRef(node)) &&              \
+      ::tvm::ffi::detail::ThrowMessageStream()
 
 #endif  // TVM_FFI_EXTRA_VISIT_ERROR_CONTEXT_H_

@@ -193,8 +193,8 @@ using AccessPathPair = Tuple<AccessPath, AccessPath>;
 
 inline Optional<AccessPath> AccessPathObj::GetParent() const {
   if (!parent.has_value()) return std::nullopt;
-  return ::tvm::ffi::details::ObjectUnsafe::ObjectRefFromObjectPtr<AccessPath>(
-      ::tvm::ffi::details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(*parent));
+  return ::tvm::ffi::detail::ObjectUnsafe::ObjectRefFromObjectPtr<AccessPath>(
+      ::tvm::ffi::detail::ObjectUnsafe::ObjectPtrFromObjectRef<Object>(*parent));
 }
 
 inline AccessPath AccessPathObj::Extend(AccessStep next) const {

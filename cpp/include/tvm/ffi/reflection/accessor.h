@@ -87,7 +87,7 @@ inline constexpr TVMFFIByteArray AsByteArray(const char* s) {
   return {s, std::char_traits<char>::length(s)};
 }
 
-namespace details {
+namespace detail {
 inline bool ByteArrayEquals(const TVMFFIByteArray& a, std::string_view b) {
   return std::string_view(a.data, a.size) == b;
 }
@@ -113,9 +113,9 @@ inline PublishedSpan<T> LoadPublished(const T* const* data, const int32_t* size)
 inline PublishedSpan<TVMFFIFieldInfo> FieldsOf(const TVMFFITypeInfo* info) {
   return LoadPublished(&info->fields, &info->num_fields);
 }
-}  // namespace details
-// Upstream 0.1.15's name of this namespace (as tvm::ffi::detail is of tvm::ffi::details).
-namespace detail = details;
+}  // namespace detail
+// Our older name of this namespace (as tvm::ffi::details is of tvm::ffi::detail).
+namespace details = detail;
 
 /*!
  * \brief Visit the fields of a type, inherited ones first (root to leaf),
@@ -128,10 +128,10 @@ inline void ForEachFieldInfo(const TypeInfo* type_info, Callback callback) {
                 "ForEachFieldInfo: the callback must return void");
   // Depth 0 is Object itself, which has no fields.
   for (int32_t d = 1; d < type_info->type_depth; ++d) {
-    auto base = details::FieldsOf(type_info->type_ancestors[d]);
+    auto base = detail::FieldsOf(type_info->type_ancestors[d]);
     for (int32_t i = 0; i < base.size; ++i) callback(base.data + i);
   }
-  auto own = details::FieldsOf(type_info);
+  auto own = detail::FieldsOf(type_info);
   for (int32_t i = 0; i < own.size; ++i) callback(own.data + i);
 }
 
@@ -143,12 +143,12 @@ inline void ForEachFieldInfo(const TypeInfo* type_info, Callback callback) {
 template <typename Callback>
 inline bool ForEachFieldInfoWithEarlyStop(const TypeInfo* type_info, Callback callback) {
   for (int32_t d = 1; d < type_info->type_depth; ++d) {
-    auto base = details::FieldsOf(type_info->type_ancestors[d]);
+    auto base = detail::FieldsOf(type_info->type_ancestors[d]);
     for (int32_t i = 0; i < base.size; ++i) {
       if (callback(base.data + i)) return true;
     }
   }
-  auto own = details::FieldsOf(type_info);
+  auto own = detail::FieldsOf(type_info);
   for (int32_t i = 0; i < own.size; ++i) {
     if (callback(own.data + i)) return true;
   }
@@ -160,10 +160,10 @@ inline bool ForEachFieldInfoWithEarlyStop(const TypeInfo* type_info, Callback ca
  * \throws RuntimeError if the type has no such field; ValueError if the key is unknown.
  */
 inline const TVMFFIFieldInfo* GetFieldInfo(std::string_view type_key, const char* field_name) {
-  const TVMFFITypeInfo* info = details::TypeInfoOfKey(type_key);
+  const TVMFFITypeInfo* info = detail::TypeInfoOfKey(type_key);
   const TVMFFIFieldInfo* found = nullptr;
   ForEachFieldInfoWithEarlyStop(info, [&](const TVMFFIFieldInfo* f) {
-    if (details::ByteArrayEquals(f->name, field_name)) found = f;
+    if (detail::ByteArrayEquals(f->name, field_name)) found = f;
     return found != nullptr;
   });
   if (found == nullptr) {
@@ -177,10 +177,10 @@ inline const TVMFFIFieldInfo* GetFieldInfo(std::string_view type_key, const char
  * \throws RuntimeError if there is none.
  */
 inline const TVMFFIMethodInfo* GetMethodInfo(std::string_view type_key, const char* method_name) {
-  const TVMFFITypeInfo* info = details::TypeInfoOfKey(type_key);
-  auto methods = details::LoadPublished(&info->methods, &info->num_methods);
+  const TVMFFITypeInfo* info = detail::TypeInfoOfKey(type_key);
+  auto methods = detail::LoadPublished(&info->methods, &info->num_methods);
   for (int32_t i = 0; i < methods.size; ++i) {
-    if (details::ByteArrayEquals(methods.data[i].name, method_name)) return methods.data + i;
+    if (detail::ByteArrayEquals(methods.data[i].name, method_name)) return methods.data + i;
   }
   TVM_FFI_THROW(RuntimeError) << "Cannot find method `" << method_name << "` in " << type_key;
 }
@@ -202,7 +202,7 @@ inline int CallFieldSetter(const TVMFFIFieldInfo* field_info, void* field_addr,
     TVMFFIAny result{};
     int ret = TVMFFIFunctionCall(reinterpret_cast<TVMFFIObjectHandle>(field_info->setter), args, 2,
                                  &result);
-    if (ret == 0) ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&result);  // released here
+    if (ret == 0) ::tvm::ffi::detail::AnyUnsafe::MoveTVMFFIAnyToAny(&result);  // released here
     return ret;
   }
   return field_info->setter(field_addr, value);
@@ -273,7 +273,7 @@ class FieldSetter {
   const TVMFFIFieldInfo* field_info_;
 };
 
-namespace details {
+namespace detail {
 /*! \brief The entry of type_index in column (None when absent); column must not be null. */
 inline AnyView TypeAttrColumnEntry(const TVMFFITypeAttrColumn* column, int32_t type_index) {
   // Size first, then data (acquire): the runtime publishes in the other order.
@@ -284,7 +284,7 @@ inline AnyView TypeAttrColumnEntry(const TVMFFITypeAttrColumn* column, int32_t t
   if (slot < 0 || slot >= size) return AnyView();
   return AnyView::CopyFromTVMFFIAny(data[slot]);
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief One type attribute column (TVMFFIGetTypeAttrColumn), indexed by type
@@ -305,7 +305,7 @@ class TypeAttrColumn {
   explicit TypeAttrColumn(AttrKey<T> key) : TypeAttrColumn(std::string_view(key.name)) {}
 
   AnyView operator[](int32_t type_index) const {
-    return details::TypeAttrColumnEntry(column_, type_index);
+    return detail::TypeAttrColumnEntry(column_, type_index);
   }
 
  private:

@@ -23,7 +23,7 @@
 namespace tvm {
 namespace ffi {
 
-namespace details {
+namespace detail {
 /*! \brief The `__ffi_new__` attribute of a type, or nullopt. */
 inline Optional<Function> TypeNewAttr(int32_t type_index) {
   TVMFFIByteArray key = reflection::AsByteArray(reflection::type_attr::kNew);
@@ -32,13 +32,13 @@ inline Optional<Function> TypeNewAttr(int32_t type_index) {
   if (attr.type_index() != TypeIndex::kTVMFFIFunction) return Optional<Function>();
   return attr.cast<Function>();
 }
-}  // namespace details
+}  // namespace detail
 
 /*! \brief Whether objects of the type can be made empty by reflection. */
 inline bool HasCreator(const TVMFFITypeInfo* type_info) {
-  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(type_info);
+  const TVMFFITypeMetadata* md = ::tvm::ffi::detail::TypeMetadataOf(type_info);
   if (md != nullptr && md->creator != nullptr) return true;
-  return details::TypeNewAttr(type_info->type_index).has_value();
+  return detail::TypeNewAttr(type_info->type_index).has_value();
 }
 
 /*!
@@ -46,14 +46,14 @@ inline bool HasCreator(const TVMFFITypeInfo* type_info) {
  * \throws RuntimeError if the type has no creator.
  */
 inline ObjectPtr<Object> CreateEmptyObject(const TVMFFITypeInfo* type_info) {
-  const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(type_info);
+  const TVMFFITypeMetadata* md = ::tvm::ffi::detail::TypeMetadataOf(type_info);
   if (md != nullptr && md->creator != nullptr) {
     TVMFFIObjectHandle handle = nullptr;
     TVM_FFI_CHECK_SAFE_CALL(md->creator(&handle));
-    return details::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle));
+    return detail::ObjectUnsafe::ObjectPtrFromOwned<Object>(static_cast<TVMFFIObject*>(handle));
   }
-  if (Optional<Function> make = details::TypeNewAttr(type_info->type_index)) {
-    return details::ObjectUnsafe::ObjectPtrFromObjectRef<Object>((*make)().cast<ObjectRef>());
+  if (Optional<Function> make = detail::TypeNewAttr(type_info->type_index)) {
+    return detail::ObjectUnsafe::ObjectPtrFromObjectRef<Object>((*make)().cast<ObjectRef>());
   }
   TVM_FFI_THROW(RuntimeError) << "Type `"
                               << std::string_view(type_info->type_key.data,
@@ -107,8 +107,8 @@ class ObjectCreator {
     if (used != fields.size()) {
       for (const auto& kv : fields) {
         bool known = ForEachFieldInfoWithEarlyStop(type_info_, [&](const TVMFFIFieldInfo* f) {
-          return details::ByteArrayEquals(f->name,
-                                          std::string_view(kv.first.data(), kv.first.size()));
+          return detail::ByteArrayEquals(f->name,
+                                         std::string_view(kv.first.data(), kv.first.size()));
         });
         if (!known) {
           TVM_FFI_THROW(TypeError)

@@ -51,7 +51,7 @@ class NativeFunctionView;
 template <typename Signature>
 class NativeFunction;
 
-namespace details {
+namespace detail {
 template <typename T>
 struct IsExpected : std::false_type {};
 template <typename T>
@@ -60,10 +60,10 @@ struct IsExpected<Expected<T>> : std::true_type {};
 /*! \brief The raw storage of an Expected<R> holding `error`. */
 template <typename R>
 TVMFFIAny RawExpectedError(Error error) noexcept {
-  return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(
+  return ::tvm::ffi::detail::ExpectedUnsafe::MoveToTVMFFIAny(
       Expected<R>(Unexpected(std::move(error))));
 }
-}  // namespace details
+}  // namespace detail
 
 /*!
  * \brief A borrowed hook of signature R(Args...): a native adapter pointer or
@@ -121,7 +121,7 @@ class NativeFunctionView<R(Args...)> {
 
   /*! \return The hook's value, or its Error; never throws. */
   TVM_FFI_INLINE Expected<R> CallExpected(Args... args) const noexcept {
-    return ::tvm::ffi::details::ExpectedUnsafe::MoveFromTVMFFIAny<R>(
+    return ::tvm::ffi::detail::ExpectedUnsafe::MoveFromTVMFFIAny<R>(
         CallRaw(std::forward<Args>(args)...));
   }
 
@@ -137,23 +137,23 @@ class NativeFunctionView<R(Args...)> {
   static TVMFFIAny Adapter(Args... args) noexcept {
     using Ret = decltype(Fn(std::forward<Args>(args)...));
     try {
-      if constexpr (details::IsExpected<std::remove_cv_t<std::remove_reference_t<Ret>>>::value) {
-        return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(
+      if constexpr (detail::IsExpected<std::remove_cv_t<std::remove_reference_t<Ret>>>::value) {
+        return ::tvm::ffi::detail::ExpectedUnsafe::MoveToTVMFFIAny(
             Expected<R>(Fn(std::forward<Args>(args)...)));
       } else if constexpr (std::is_void_v<R>) {
         Fn(std::forward<Args>(args)...);
-        return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<void>());
+        return ::tvm::ffi::detail::ExpectedUnsafe::MoveToTVMFFIAny(Expected<void>());
       } else {
-        return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(
+        return ::tvm::ffi::detail::ExpectedUnsafe::MoveToTVMFFIAny(
             Expected<R>(R(Fn(std::forward<Args>(args)...))));
       }
     } catch (const Error& error) {
-      return details::RawExpectedError<R>(error);
+      return detail::RawExpectedError<R>(error);
     } catch (const std::exception& error) {
-      return details::RawExpectedError<R>(Error("InternalError", error.what(), ""));
+      return detail::RawExpectedError<R>(Error("InternalError", error.what(), ""));
     } catch (...) {
-      ::tvm::ffi::details::RethrowIfForcedUnwind();
-      return details::RawExpectedError<R>(
+      ::tvm::ffi::detail::RethrowIfForcedUnwind();
+      return detail::RawExpectedError<R>(
           Error("InternalError", "a native hook threw a non-standard exception", ""));
     }
   }
@@ -177,33 +177,33 @@ class NativeFunctionView<R(Args...)> {
       int ret = TVMFFIFunctionCall(cell_.v_obj, reinterpret_cast<TVMFFIAny*>(packed_args),
                                    static_cast<int32_t>(sizeof...(Args)), &raw);
       if (TVM_FFI_PREDICT_FALSE(ret != 0)) {
-        return details::RawExpectedError<R>(::tvm::ffi::details::MoveFromSafeCallRaised());
+        return detail::RawExpectedError<R>(::tvm::ffi::detail::MoveFromSafeCallRaised());
       }
-      Any result = ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&raw);
+      Any result = ::tvm::ffi::detail::AnyUnsafe::MoveTVMFFIAnyToAny(&raw);
       if (result.type_index() == TypeIndex::kTVMFFIError) {
-        return ::tvm::ffi::details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(result));
+        return ::tvm::ffi::detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(result));
       }
       if constexpr (std::is_same_v<R, Any>) {
-        return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<R>(std::move(result)));
+        return ::tvm::ffi::detail::ExpectedUnsafe::MoveToTVMFFIAny(Expected<R>(std::move(result)));
       } else if constexpr (std::is_void_v<R>) {
         if (result.type_index() == TypeIndex::kTVMFFINone) {
-          return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(Expected<void>());
+          return ::tvm::ffi::detail::ExpectedUnsafe::MoveToTVMFFIAny(Expected<void>());
         }
       } else {
         if (std::optional<R> value = result.template try_cast<R>()) {
-          return ::tvm::ffi::details::ExpectedUnsafe::MoveToTVMFFIAny(
+          return ::tvm::ffi::detail::ExpectedUnsafe::MoveToTVMFFIAny(
               Expected<R>(*std::move(value)));
         }
       }
-      return details::RawExpectedError<R>(
+      return detail::RawExpectedError<R>(
           Error("TypeError",
                 "a packed hook of type " + TypeTraits<TypedFunction<R(Args...)>>::TypeStr() +
                     " returned `" + result.GetTypeKey() + "`",
                 ""));
     } catch (const Error& error) {
-      return details::RawExpectedError<R>(error);
+      return detail::RawExpectedError<R>(error);
     } catch (const std::exception& error) {
-      return details::RawExpectedError<R>(Error("InternalError", error.what(), ""));
+      return detail::RawExpectedError<R>(Error("InternalError", error.what(), ""));
     }
   }
 
@@ -265,7 +265,7 @@ class NativeFunction<R(Args...)> {
 
 }  // namespace reflection
 
-namespace details {
+namespace detail {
 /*! \brief A hook cell: a non-null opaque pointer or a Function. */
 TVM_FFI_INLINE bool IsNativeHookCell(const TVMFFIAny* src) noexcept {
   return (src->type_index == TypeIndex::kTVMFFIOpaquePtr && src->v_ptr != nullptr) ||
@@ -281,7 +281,7 @@ std::string NativeHookTypeSchema() {
   return "{\"type\":\"Variant\",\"args\":[" + MetadataTypeSchema<void*>() + "," +
          TypeTraits<TypedFunction<Signature>>::TypeSchema() + "]}";
 }
-}  // namespace details
+}  // namespace detail
 
 template <typename Signature>
 inline constexpr bool use_default_type_traits_v<reflection::NativeFunctionView<Signature>> = false;
@@ -296,17 +296,17 @@ struct TypeTraits<reflection::NativeFunctionView<Signature>> : public TypeTraits
 
   static void CopyToAnyView(const View& src, TVMFFIAny* result) { *result = src.cell_; }
   static void MoveToAny(View src, TVMFFIAny* result) {
-    *result = details::AnyUnsafe::MoveAnyToTVMFFIAny(Any(AnyView::CopyFromTVMFFIAny(src.cell_)));
+    *result = detail::AnyUnsafe::MoveAnyToTVMFFIAny(Any(AnyView::CopyFromTVMFFIAny(src.cell_)));
   }
-  static bool CheckAnyStrict(const TVMFFIAny* src) { return details::IsNativeHookCell(src); }
+  static bool CheckAnyStrict(const TVMFFIAny* src) { return detail::IsNativeHookCell(src); }
   static View CopyFromAnyViewAfterCheck(const TVMFFIAny* src) { return View(UnsafeInit{}, *src); }
   static View MoveFromAnyAfterCheck(TVMFFIAny* src) { return View(UnsafeInit{}, *src); }
   static std::optional<View> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return View(UnsafeInit{}, *src);
     return std::nullopt;
   }
-  static std::string TypeStr() { return details::NativeHookTypeStr<Signature>(); }
-  static std::string TypeSchema() { return details::NativeHookTypeSchema<Signature>(); }
+  static std::string TypeStr() { return detail::NativeHookTypeStr<Signature>(); }
+  static std::string TypeSchema() { return detail::NativeHookTypeSchema<Signature>(); }
 };
 
 /*! \brief An owner converts as its cell, keeping the reference it holds. */
@@ -319,21 +319,21 @@ struct TypeTraits<reflection::NativeFunction<Signature>> : public TypeTraitsBase
     *result = AnyView(src.data_).CopyToTVMFFIAny();
   }
   static void MoveToAny(Owner src, TVMFFIAny* result) {
-    *result = details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(src.data_));
+    *result = detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(src.data_));
   }
-  static bool CheckAnyStrict(const TVMFFIAny* src) { return details::IsNativeHookCell(src); }
+  static bool CheckAnyStrict(const TVMFFIAny* src) { return detail::IsNativeHookCell(src); }
   static Owner CopyFromAnyViewAfterCheck(const TVMFFIAny* src) {
     return Owner(UnsafeInit{}, Any(AnyView::CopyFromTVMFFIAny(*src)));
   }
   static Owner MoveFromAnyAfterCheck(TVMFFIAny* src) {
-    return Owner(UnsafeInit{}, details::AnyUnsafe::MoveTVMFFIAnyToAny(src));
+    return Owner(UnsafeInit{}, detail::AnyUnsafe::MoveTVMFFIAnyToAny(src));
   }
   static std::optional<Owner> TryCastFromAnyView(const TVMFFIAny* src) {
     if (CheckAnyStrict(src)) return CopyFromAnyViewAfterCheck(src);
     return std::nullopt;
   }
-  static std::string TypeStr() { return details::NativeHookTypeStr<Signature>(); }
-  static std::string TypeSchema() { return details::NativeHookTypeSchema<Signature>(); }
+  static std::string TypeStr() { return detail::NativeHookTypeStr<Signature>(); }
+  static std::string TypeSchema() { return detail::NativeHookTypeSchema<Signature>(); }
 };
 
 }  // namespace ffi

@@ -45,7 +45,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 /*! \brief One overload of a name: a typed callable tried against packed arguments. */
 class OverloadCandidate {
@@ -201,7 +201,7 @@ class OverloadSetCall {
   OverloadSet* set_;
 };
 
-}  // namespace details
+}  // namespace detail
 
 namespace reflection {
 
@@ -263,7 +263,7 @@ class OverloadObjectDef {
     Function method = RegisterMethod(type_attr::kInit, true, make, std::forward<Extra>(extra)...);
     if (!has_init_) {
       has_init_ = true;
-      ::tvm::ffi::reflection::details::RegisterTypeAttr(type_index_, type_attr::kInit, method);
+      ::tvm::ffi::reflection::detail::RegisterTypeAttr(type_index_, type_attr::kInit, method);
     }
     return *this;
   }
@@ -271,15 +271,15 @@ class OverloadObjectDef {
  private:
   struct Named {
     std::string name;
-    ::tvm::ffi::details::OverloadSet* set;  // owned by `method`
+    ::tvm::ffi::detail::OverloadSet* set;  // owned by `method`
     Function method;
   };
 
   // Registers one signature of `name`; returns the name's shared Function.
   template <typename Func, typename... Extra>
   Function RegisterMethod(const char* name, bool is_static, Func&& func, Extra&&... extra) {
-    namespace fd = ::tvm::ffi::details;
-    auto callable = ::tvm::ffi::reflection::details::AsFreeFunction(std::forward<Func>(func));
+    namespace fd = ::tvm::ffi::detail;
+    auto callable = ::tvm::ffi::reflection::detail::AsFreeFunction(std::forward<Func>(func));
     using F = decltype(callable);
     Named* entry = nullptr;
     for (Named& n : names_) {
@@ -298,10 +298,10 @@ class OverloadObjectDef {
     entry->set->candidates.reserve(entry->set->candidates.size() + 1);  // push_back cannot throw
     entry->set->candidates.push_back(new fd::TypedOverloadCandidate<F>(std::move(callable)));
     TVMFFIMethodInfo info{};
-    ::tvm::ffi::reflection::details::InfoExtras extras;
+    ::tvm::ffi::reflection::detail::InfoExtras extras;
     std::string metadata;
-    ::tvm::ffi::reflection::details::FillMethodInfo<F>(&info, &extras, &metadata, name,
-                                                       entry->method, extra...);
+    ::tvm::ffi::reflection::detail::FillMethodInfo<F>(&info, &extras, &metadata, name,
+                                                      entry->method, extra...);
     info.flags = is_static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : 0;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMethod(type_index_, &info));
     return entry->method;

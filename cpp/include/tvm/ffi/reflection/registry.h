@@ -137,7 +137,7 @@ class AttachFieldFlag : public InfoTrait {
   int32_t flag_;
 };
 
-namespace details {
+namespace detail {
 /*! \brief A field trait `name(bool on)` that sets OffFlag when off. */
 template <int32_t OffFlag>
 class FieldSwitch : public InfoTrait {
@@ -150,18 +150,18 @@ class FieldSwitch : public InfoTrait {
  private:
   bool on_;
 };
-}  // namespace details
+}  // namespace detail
 
 /*! \brief repr(false) keeps a field out of the printed form. */
-class repr : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskReprOff> {
+class repr : public detail::FieldSwitch<kTVMFFIFieldFlagBitMaskReprOff> {
   using FieldSwitch::FieldSwitch;
 };
 /*! \brief compare(false) keeps a field out of the reflection-based comparisons. */
-class compare : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskCompareOff> {
+class compare : public detail::FieldSwitch<kTVMFFIFieldFlagBitMaskCompareOff> {
   using FieldSwitch::FieldSwitch;
 };
 /*! \brief hash(false) keeps a field out of the reflection-based hash. */
-class hash : public details::FieldSwitch<kTVMFFIFieldFlagBitMaskHashOff> {
+class hash : public detail::FieldSwitch<kTVMFFIFieldFlagBitMaskHashOff> {
   using FieldSwitch::FieldSwitch;
 };
 /*! \brief kw_only(true): the generated `__ffi_init__` takes the field by keyword only. */
@@ -217,13 +217,13 @@ inline int64_t GetFieldByteOffsetToObject(T Class::*field) {
   return static_cast<int64_t>(member - base);
 }
 
-namespace details {
+namespace detail {
 
-using ::tvm::ffi::details::always_false_v;
-using ::tvm::ffi::details::AppendJSONString;
-using ::tvm::ffi::details::FunctionInfo;
-using ::tvm::ffi::details::MetadataTypeSchema;
-using ::tvm::ffi::details::remove_cvref_t;
+using ::tvm::ffi::detail::always_false_v;
+using ::tvm::ffi::detail::AppendJSONString;
+using ::tvm::ffi::detail::FunctionInfo;
+using ::tvm::ffi::detail::MetadataTypeSchema;
+using ::tvm::ffi::detail::remove_cvref_t;
 
 template <typename T, typename = void>
 struct HasFieldStaticTypeIndex : std::false_type {};
@@ -259,7 +259,7 @@ struct FunctionTypeSchema;
 template <typename R, typename... Args>
 struct FunctionTypeSchema<R(Args...)> {
   static std::string Get() {
-    return ::tvm::ffi::details::CallableTypeSchema<R, Args...>("ffi.Function");
+    return ::tvm::ffi::detail::CallableTypeSchema<R, Args...>("ffi.Function");
   }
 };
 
@@ -277,7 +277,7 @@ struct InfoExtras {
       AppendJSONString(&out, std::string_view(key.data(), key.size()));
       out += ":";
       // The type index is checked: read the cell (no cast<> to instantiate).
-      const TVMFFIAny* cell = ::tvm::ffi::details::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
+      const TVMFFIAny* cell = ::tvm::ffi::detail::AnyUnsafe::TVMFFIAnyPtrFromAny(value);
       switch (cell->type_index) {
         case TypeIndex::kTVMFFIBool:
           out += cell->v_int64 != 0 ? "true" : "false";
@@ -407,7 +407,7 @@ void RegisterConvert(int32_t type_index, const char* type_key) {
                                        std::string(type_key) + "." + type_attr::kConvert));
 }
 
-}  // namespace details
+}  // namespace detail
 
 /*! \brief Builder that registers global functions (each def() registers at once). */
 class GlobalDef {
@@ -415,7 +415,7 @@ class GlobalDef {
   /*! \brief Register a typed function (see Function::FromTyped). */
   template <typename Func, typename... Extra>
   GlobalDef& def(const char* name, Func&& func, Extra&&... extra) {
-    using F = details::remove_cvref_t<Func>;
+    using F = detail::remove_cvref_t<Func>;
     Register<F>(name, Function::FromTyped(std::forward<Func>(func), std::string(name)),
                 std::forward<Extra>(extra)...);
     return *this;
@@ -433,7 +433,7 @@ class GlobalDef {
    */
   template <typename Func, typename... Extra>
   GlobalDef& def_method(const char* name, Func&& func, Extra&&... extra) {
-    auto callable = details::AsFreeFunction(std::forward<Func>(func));
+    auto callable = detail::AsFreeFunction(std::forward<Func>(func));
     using F = decltype(callable);
     Register<F>(name, Function::FromTyped(std::move(callable), std::string(name)),
                 std::forward<Extra>(extra)...);
@@ -444,19 +444,19 @@ class GlobalDef {
   template <typename Callable, typename... Extra>
   static void Register(const char* name, const Function& func, Extra&&... extra) {
     TVMFFIMethodInfo info{};
-    details::InfoExtras extras;
+    detail::InfoExtras extras;
     std::string metadata;
     if constexpr (std::is_void_v<Callable>) {
       // A packed function's schema is a plain Function (its signature is unknown), as upstream.
       extras.metadata.emplace_back("type_schema", String(R"({"type":"ffi.Function"})"));
-      (details::ApplyExtra(&info, &extras, extra), ...);
+      (detail::ApplyExtra(&info, &extras, extra), ...);
       metadata = extras.MetadataJSON();
       info.name = TVMFFIByteArray{name, std::char_traits<char>::length(name)};
       info.doc = TVMFFIByteArray{extras.doc, std::char_traits<char>::length(extras.doc)};
       info.metadata = TVMFFIByteArray{metadata.data(), metadata.size()};
       info.method = AnyView(func).CopyToTVMFFIAny();
     } else {
-      details::FillMethodInfo<Callable>(&info, &extras, &metadata, name, func, extra...);
+      detail::FillMethodInfo<Callable>(&info, &extras, &metadata, name, func, extra...);
     }
     TVM_FFI_CHECK_SAFE_CALL(TVMFFIFunctionSetGlobalFromMethodInfo(&info, 0));
   }
@@ -486,7 +486,7 @@ class ObjectDef {
   explicit ObjectDef(Extra&&... extra)
       : type_index_(Class::_GetOrAllocRuntimeTypeIndex()), type_key_(Class::_type_key) {
     static_assert(((std::is_convertible_v<Extra, const char*> ||
-                    std::is_same_v<details::remove_cvref_t<Extra>, init<>>)&&...),
+                    std::is_same_v<detail::remove_cvref_t<Extra>, init<>>)&&...),
                   "ObjectDef: extra arguments must be a docstring (const char*) or init(false)");
     const char* doc = "";
     (TakeTypeExtra(&doc, extra), ...);
@@ -532,13 +532,13 @@ class ObjectDef {
   /*! \brief A type attribute of Class, as TypeAttrDef::def. */
   template <typename Value>
   ObjectDef& def_type_attr(const char* name, Value&& value) {
-    details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
+    detail::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
     return *this;
   }
   /*! \brief The `__ffi_convert__` type attribute: a Function AnyView -> TSelf. */
   template <typename TSelf>
   ObjectDef& def_convert() {
-    details::RegisterConvert<TSelf, Class>(type_index_, type_key_);
+    detail::RegisterConvert<TSelf, Class>(type_index_, type_key_);
     return *this;
   }
   /*!
@@ -553,7 +553,7 @@ class ObjectDef {
     // Not while an error from the chain unwinds: a second throw would terminate.
     if (!auto_init_ || std::uncaught_exceptions() > uncaught_at_start_) return;
     const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index_);
-    const TVMFFITypeMetadata* md = ::tvm::ffi::details::TypeMetadataOf(info);
+    const TVMFFITypeMetadata* md = ::tvm::ffi::detail::TypeMetadataOf(info);
     if (md == nullptr || md->creator == nullptr) return;
     TVMFFIByteArray key = AsByteArray(type_attr::kInit);
     if (TVMFFIGetTypeAttrColumn(&key) != nullptr &&
@@ -575,7 +575,7 @@ class ObjectDef {
       return ObjectRef(make_object<Class>(std::forward<Args>(args)...));
     };
     RegisterMethod(type_attr::kInit, true, make, std::forward<Extra>(extra)...);
-    details::RegisterTypeAttr(
+    detail::RegisterTypeAttr(
         type_index_, type_attr::kInit,
         Function::FromTyped(make, std::string(type_key_) + "." + type_attr::kInit));
     return *this;
@@ -584,7 +584,7 @@ class ObjectDef {
  private:
   template <typename Extra>
   void TakeTypeExtra(const char** doc, const Extra& extra) {
-    if constexpr (std::is_same_v<details::remove_cvref_t<Extra>, init<>>) {
+    if constexpr (std::is_same_v<detail::remove_cvref_t<Extra>, init<>>) {
       if (!extra.include) auto_init_ = false;
     } else {
       *doc = static_cast<const char*>(extra);
@@ -600,7 +600,7 @@ class ObjectDef {
       // Fields left for the caller to set (ObjectCreator, deserialisers).
       obj = make_object<Class>(UnsafeInit{});
     }
-    *result = ::tvm::ffi::details::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(obj));
+    *result = ::tvm::ffi::detail::ObjectUnsafe::MoveObjectPtrToTVMFFIObjectPtr(std::move(obj));
     TVM_FFI_SAFE_CALL_END();
   }
 
@@ -611,7 +611,7 @@ class ObjectDef {
     TVMFFIByteArray key = AsByteArray(type_attr::kTypeFinal);
     const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&key);
     if (column != nullptr && TypeAttrColumn(type_attr::kTypeFinal)[type_index_] != nullptr) return;
-    details::RegisterTypeAttr(type_index_, type_attr::kTypeFinal, Class::_type_final);
+    detail::RegisterTypeAttr(type_index_, type_attr::kTypeFinal, Class::_type_final);
   }
 
   void RegisterShallowCopy() {
@@ -619,7 +619,7 @@ class ObjectDef {
     const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&key);
     if (column != nullptr && TypeAttrColumn(type_attr::kShallowCopy)[type_index_] != nullptr)
       return;
-    details::RegisterTypeAttr(
+    detail::RegisterTypeAttr(
         type_index_, type_attr::kShallowCopy,
         Function::FromTyped(
             [](const Class* self) -> ObjectRef { return ObjectRef(make_object<Class>(*self)); },
@@ -635,7 +635,7 @@ class ObjectDef {
     } else {
       value = *static_cast<T*>(field);
     }
-    *result = ::tvm::ffi::details::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(value));
+    *result = ::tvm::ffi::detail::AnyUnsafe::MoveAnyToTVMFFIAny(std::move(value));
     TVM_FFI_SAFE_CALL_END();
   }
 
@@ -656,11 +656,11 @@ class ObjectDef {
   void RegisterField(const char* name, T Base::*field, bool writable, Extra&&... extra) {
     static_assert(std::is_base_of_v<Base, Class>, "the field must belong to Class or a base");
     TVMFFIFieldInfo info{};
-    details::InfoExtras extras;
-    extras.metadata.emplace_back("type_schema", String(details::FieldTypeSchema<T>()));
+    detail::InfoExtras extras;
+    extras.metadata.emplace_back("type_schema", String(detail::FieldTypeSchema<T>()));
     info.flags = writable ? kTVMFFIFieldFlagBitMaskWritable : 0;
     info.default_value_or_factory = AnyView().CopyToTVMFFIAny();
-    (details::ApplyExtra(&info, &extras, extra), ...);
+    (detail::ApplyExtra(&info, &extras, extra), ...);
     std::string metadata = extras.MetadataJSON();
     info.name = TVMFFIByteArray{name, std::char_traits<char>::length(name)};
     info.doc = TVMFFIByteArray{extras.doc, std::char_traits<char>::length(extras.doc)};
@@ -670,19 +670,19 @@ class ObjectDef {
     info.offset = GetFieldByteOffsetToObject<Class, T>(field);
     info.getter = &GetField<T>;
     info.setter = &SetField<T>;
-    info.field_static_type_index = details::FieldStaticTypeIndex<T>();
+    info.field_static_type_index = detail::FieldStaticTypeIndex<T>();
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterField(type_index_, &info));
   }
 
   template <typename Func, typename... Extra>
   void RegisterMethod(const char* name, bool is_static, Func&& func, Extra&&... extra) {
-    auto callable = details::AsFreeFunction(std::forward<Func>(func));
+    auto callable = detail::AsFreeFunction(std::forward<Func>(func));
     using F = decltype(callable);
     Function method = Function::FromTyped(std::move(callable), std::string(type_key_) + "." + name);
     TVMFFIMethodInfo info{};
-    details::InfoExtras extras;
+    detail::InfoExtras extras;
     std::string metadata;
-    details::FillMethodInfo<F>(&info, &extras, &metadata, name, method, extra...);
+    detail::FillMethodInfo<F>(&info, &extras, &metadata, name, method, extra...);
     info.flags = is_static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : 0;
     TVM_FFI_CHECK_SAFE_CALL(TVMFFITypeRegisterMethod(type_index_, &info));
   }
@@ -705,26 +705,26 @@ class TypeAttrDef {
   /*! \brief A value (anything convertible to Any) or a callable (wrapped as a Function). */
   template <typename Value>
   TypeAttrDef& def(const char* name, Value&& value) {
-    details::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
+    detail::RegisterTypeAttrValueOrFunc(type_index_, type_key_, name, std::forward<Value>(value));
     return *this;
   }
   /*! \brief The `__ffi_convert__` type attribute: a Function AnyView -> TSelf. */
   template <typename TSelf>
   TypeAttrDef& def_convert() {
-    details::RegisterConvert<TSelf, Class>(type_index_, type_key_);
+    detail::RegisterConvert<TSelf, Class>(type_index_, type_key_);
     return *this;
   }
   /*! \brief A constant value. */
   template <typename T>
   TypeAttrDef& attr(const char* name, T value) {
-    details::RegisterTypeAttr(type_index_, name, Any(std::move(value)));
+    detail::RegisterTypeAttr(type_index_, name, Any(std::move(value)));
     return *this;
   }
   /*! \brief A value of the key's declared type T (`value` is converted to T first). */
   template <typename T, typename Value>
   TypeAttrDef& attr(AttrKey<T> key, Value&& value) {
     T typed(std::forward<Value>(value));
-    details::RegisterTypeAttr(type_index_, key.name, Any(std::move(typed)));
+    detail::RegisterTypeAttr(type_index_, key.name, Any(std::move(typed)));
     return *this;
   }
   /*!

@@ -31,7 +31,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 TVM_FFI_INLINE bool SameDType(DLDataType a, DLDataType b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
@@ -47,7 +47,7 @@ TVM_FFI_COLD_CODE inline std::string ShapeString(const TensorView& t) {
   return s + "]";
 }
 
-}  // namespace details
+}  // namespace detail
 
 /*! \brief ValueError unless `t` lives in CUDA device memory (kDLCUDA). */
 TVM_FFI_INLINE void CheckCUDA(const TensorView& t, const char* name) {
@@ -78,7 +78,7 @@ TVM_FFI_INLINE void CheckContiguous(const TensorView& t, const char* name) {
 
 /*! \brief TypeError unless `t` has dtype `expected`. */
 TVM_FFI_INLINE void CheckDType(const TensorView& t, const char* name, DLDataType expected) {
-  if (TVM_FFI_PREDICT_FALSE(!details::SameDType(t.dtype(), expected))) {
+  if (TVM_FFI_PREDICT_FALSE(!detail::SameDType(t.dtype(), expected))) {
     TVM_FFI_THROW(TypeError) << "`" << name << "` has dtype " << t.dtype() << ", expected "
                              << expected;
   }
@@ -87,7 +87,7 @@ TVM_FFI_INLINE void CheckDType(const TensorView& t, const char* name, DLDataType
 /*! \brief TypeError unless `b` has the dtype of `a`. */
 TVM_FFI_INLINE void CheckSameDType(const TensorView& a, const char* a_name, const TensorView& b,
                                    const char* b_name) {
-  if (TVM_FFI_PREDICT_FALSE(!details::SameDType(a.dtype(), b.dtype()))) {
+  if (TVM_FFI_PREDICT_FALSE(!detail::SameDType(a.dtype(), b.dtype()))) {
     TVM_FFI_THROW(TypeError) << "`" << b_name << "` has dtype " << b.dtype() << " but `" << a_name
                              << "` has dtype " << a.dtype() << "; they must match";
   }
@@ -108,8 +108,8 @@ TVM_FFI_INLINE void CheckSameShape(const TensorView& a, const char* a_name, cons
   for (int32_t i = 0; same && i < a.ndim(); ++i)
     same = a.shape()[static_cast<size_t>(i)] == b.shape()[static_cast<size_t>(i)];
   if (TVM_FFI_PREDICT_FALSE(!same)) {
-    TVM_FFI_THROW(ValueError) << "`" << b_name << "` has shape " << details::ShapeString(b)
-                              << " but `" << a_name << "` has shape " << details::ShapeString(a)
+    TVM_FFI_THROW(ValueError) << "`" << b_name << "` has shape " << detail::ShapeString(b)
+                              << " but `" << a_name << "` has shape " << detail::ShapeString(a)
                               << "; they must match";
   }
 }

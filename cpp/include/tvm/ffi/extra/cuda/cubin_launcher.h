@@ -57,7 +57,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 // The CUDA calls behind the wrappers, named in error messages.
 #if TVM_FFI_CUBIN_LAUNCHER_USE_DRIVER_API
@@ -85,7 +85,7 @@ inline constexpr const char kCubinSetSmemCall[] = "cudaKernelSetAttributeForDevi
                               << static_cast<int>(err) << "): " << text;
 }
 
-}  // namespace details
+}  // namespace detail
 
 class CubinKernel;
 
@@ -178,8 +178,8 @@ class CubinModule {
     cuda_api::ResultType err = cuda_api::LoadLibrary(&library_, image);
     if (err != cuda_api::kSuccess) {
       library_ = nullptr;
-      details::ThrowCubinError(err, details::kCubinLoadCall,
-                               "CubinModule: cannot load the CUDA binary");
+      detail::ThrowCubinError(err, detail::kCubinLoadCall,
+                              "CubinModule: cannot load the CUDA binary");
     }
   }
 
@@ -216,8 +216,8 @@ class CubinKernel {
       kernel_ = nullptr;
       // 500 is both cudaErrorSymbolNotFound and CUDA_ERROR_NOT_FOUND.
       const bool missing = static_cast<int>(err) == 500;
-      details::ThrowCubinError(
-          err, details::kCubinGetKernelCall,
+      detail::ThrowCubinError(
+          err, detail::kCubinGetKernelCall,
           missing ? "CubinKernel: no kernel named '" + name_ + "' in the CUDA binary"
                   : "CubinKernel: cannot get the kernel '" + name_ + "'");
     }
@@ -292,24 +292,24 @@ class CubinKernel {
         int optin = 0;
         int static_bytes = 0;
         last = cuda_api::GetDeviceAttribute(&optin, kMaxSharedPerBlockOptin, device);
-        last_call = details::kCubinDeviceAttrCall;
+        last_call = detail::kCubinDeviceAttrCall;
         if (last != cuda_api::kSuccess) continue;
         last = cuda_api::GetKernelSharedMem(kernel_, static_bytes, device);
-        last_call = details::kCubinStaticSmemCall;
+        last_call = detail::kCubinStaticSmemCall;
         if (last != cuda_api::kSuccess) continue;
         bytes = optin > static_bytes ? optin - static_bytes : 0;
       } else {
         bytes = dynamic_smem_max > INT32_MAX ? INT32_MAX : static_cast<int>(dynamic_smem_max);
       }
       last = cuda_api::SetKernelMaxDynamicSharedMem(kernel_, bytes, device);
-      last_call = details::kCubinSetSmemCall;
+      last_call = detail::kCubinSetSmemCall;
       if (last == cuda_api::kSuccess) any = true;
     }
     if (!any) {
-      details::ThrowCubinError(last, last_call,
-                               "CubinKernel '" + name_ + "': cannot raise the dynamic shared " +
-                                   "memory limit to " + std::to_string(dynamic_smem_max) +
-                                   " bytes on any device");
+      detail::ThrowCubinError(last, last_call,
+                              "CubinKernel '" + name_ + "': cannot raise the dynamic shared " +
+                                  "memory limit to " + std::to_string(dynamic_smem_max) +
+                                  " bytes on any device");
     }
     cuda_api::ClearLastError();  // refusals by some devices are not the caller's concern
   }

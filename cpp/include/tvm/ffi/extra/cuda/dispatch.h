@@ -26,7 +26,7 @@
 
 namespace tvm {
 namespace ffi {
-namespace details {
+namespace detail {
 
 /*! \brief Throw the dispatch TypeError; out of line to keep dispatch sites small. */
 [[noreturn]] TVM_FFI_COLD_CODE inline void ThrowUnsupportedDType(DLDataType dtype, const char* op) {
@@ -34,7 +34,7 @@ namespace details {
   TVM_FFI_UNREACHABLE();
 }
 
-}  // namespace details
+}  // namespace detail
 }  // namespace ffi
 }  // namespace tvm
 
@@ -47,7 +47,7 @@ namespace details {
  * \code
  * TVM_FFI_DISPATCH_CASE(dt, kDLFloat, 32, float, T, body)
  * TVM_FFI_DISPATCH_CASE(dt, kDLInt, 32, int32_t, T, body)
- * { ::tvm::ffi::details::ThrowUnsupportedDType(dt, "my_op"); }
+ * { ::tvm::ffi::detail::ThrowUnsupportedDType(dt, "my_op"); }
  * \endcode
  */
 #define TVM_FFI_DISPATCH_CASE(DT, CODE, BITS, CPP_TYPE, SCALAR_T, ...)                     \
@@ -69,7 +69,7 @@ namespace details {
     TVM_FFI_DISPATCH_CASE(tvm_ffi_dispatch_dt_, kDLFloat, 16, __half, SCALAR_T, __VA_ARGS__) \
     TVM_FFI_DISPATCH_CASE(tvm_ffi_dispatch_dt_, kDLBfloat, 16, __nv_bfloat16, SCALAR_T,      \
                           __VA_ARGS__) {                                                     \
-      ::tvm::ffi::details::ThrowUnsupportedDType(tvm_ffi_dispatch_dt_, (NAME));              \
+      ::tvm::ffi::detail::ThrowUnsupportedDType(tvm_ffi_dispatch_dt_, (NAME));               \
     }                                                                                        \
   } while (0)
 
@@ -90,7 +90,7 @@ namespace details {
     TVM_FFI_DISPATCH_CASE(tvm_ffi_dispatch_dt_, kDLInt, 32, int32_t, SCALAR_T, __VA_ARGS__)   \
     TVM_FFI_DISPATCH_CASE(tvm_ffi_dispatch_dt_, kDLInt, 64, int64_t, SCALAR_T, __VA_ARGS__)   \
     TVM_FFI_DISPATCH_CASE(tvm_ffi_dispatch_dt_, kDLUInt, 8, uint8_t, SCALAR_T, __VA_ARGS__) { \
-      ::tvm::ffi::details::ThrowUnsupportedDType(tvm_ffi_dispatch_dt_, (NAME));               \
+      ::tvm::ffi::detail::ThrowUnsupportedDType(tvm_ffi_dispatch_dt_, (NAME));                \
     }                                                                                         \
   } while (0)
 
