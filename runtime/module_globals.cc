@@ -12,6 +12,7 @@
 #include <tvm/ffi/details/symbol_names.h>
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/function.h>
+#include <tvm/ffi/reflection/registry.h>
 
 #include "internal.h"
 #include "module_internal.h"
@@ -28,10 +29,10 @@ using ::tvm::ffi::Function;
 using ::tvm::ffi::Module;
 using ::tvm::ffi::Optional;
 using ::tvm::ffi::String;
-using ::tvm::ffi::details::kSymbolDocPrefix;
-using ::tvm::ffi::details::kSymbolMetadataPrefix;
-using ::tvm::ffi::details::kSymbolWritesPrefix;
-using ObjectUnsafe = ::tvm::ffi::details::ObjectUnsafe;
+using ::tvm::ffi::detail::kSymbolDocPrefix;
+using ::tvm::ffi::detail::kSymbolMetadataPrefix;
+using ::tvm::ffi::detail::kSymbolWritesPrefix;
+using ObjectUnsafe = ::tvm::ffi::detail::ObjectUnsafe;
 
 // The handle of a Module argument: one of ours or any other ModuleObj
 // subclass (they share upstream's layout; see ModuleObject).
@@ -64,10 +65,10 @@ Optional<Function> OwnFunction(TVMFFIObject* f) {
 
 // Defines the safe-call function `Name` of the global `GlobalName`, whose body is
 // the typed callable that follows: `TVMFFI_MODULE_GLOBAL(G, "ffi.X", [](...) {...});`
-#define TVMFFI_MODULE_GLOBAL(Name, GlobalName, ...)                                          \
-  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {     \
-    return ::tvm::ffi::details::InvokeExportedTyped(GlobalName, __VA_ARGS__, args, num_args, \
-                                                    result);                                 \
+#define TVMFFI_MODULE_GLOBAL(Name, GlobalName, ...)                                         \
+  int Name(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {    \
+    return ::tvm::ffi::detail::InvokeExportedTyped(GlobalName, __VA_ARGS__, args, num_args, \
+                                                   result);                                 \
   }
 
 // ffi.ModuleLoadFromFile(path) -> Module. Dispatches on the file extension to
@@ -121,7 +122,7 @@ TVMFFI_MODULE_GLOBAL(GImplementsFunction, "ffi.ModuleImplementsFunction",
 // query_imports) -> str or None.
 template <bool kDoc>
 int GFunctionText(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* result) noexcept {
-  return ::tvm::ffi::details::InvokeExportedTyped(
+  return ::tvm::ffi::detail::InvokeExportedTyped(
       kDoc ? "ffi.ModuleGetFunctionDoc" : "ffi.ModuleGetFunctionMetadata",
       [](const Module& mod, const String& name, bool query_imports) {
         TVMFFIAny text;
@@ -130,7 +131,7 @@ int GFunctionText(void*, const TVMFFIAny* args, int32_t num_args, TVMFFIAny* res
           return Optional<String>();
         }
         return Optional<String>(
-            ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>());
+            ::tvm::ffi::detail::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>());
       },
       args, num_args, result);
 }
@@ -145,7 +146,7 @@ TVMFFI_MODULE_GLOBAL(GGetFunctionWrites, "ffi.ModuleGetFunctionWrites",
                          return Optional<Array<int64_t>>();
                        }
                        String s =
-                           ::tvm::ffi::details::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>();
+                           ::tvm::ffi::detail::AnyUnsafe::MoveTVMFFIAnyToAny(&text).cast<String>();
                        const std::string_view sv(s.data(), s.size());
                        Array<int64_t> out;
                        for (int64_t i : ParseWrites(Raw(mod), name, sv)) out.push_back(i);
@@ -274,14 +275,11 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
 #undef TVMFFI_MODULE_GLOBAL
 
 [[maybe_unused]] const bool kModuleGlobalsRegistered = [] {
-  // ffi.Module admits no subclass: `__ffi_type_final__`, as upstream's ObjectDef
-  // publishes it (reflection/registry.h does the same for ObjectDef'd classes).
-  static const char kFinalKey[] = "__ffi_type_final__";
-  TVMFFIByteArray final_key{kFinalKey, sizeof(kFinalKey) - 1};
-  TVMFFIAny final_value{};
-  final_value.type_index = kTVMFFIBool;
-  final_value.v_int64 = 1;
-  (void)TVMFFITypeRegisterAttr(kTVMFFIModule, &final_key, &final_value);
+  // ffi.Module's reflection as upstream registers it: its size (a vtable, the
+  // header, imports_, a private slot), the read-only field imports_, and no
+  // subclass (`__ffi_type_final__`).
+  ::tvm::ffi::reflection::ObjectDef<ModuleBase>(::tvm::ffi::reflection::init(false))
+      .def_ro("imports_", &ModuleBase::imports_);
   RegisterBuiltinGlobal("ffi.ModuleLoadFromFile", GModuleLoadFromFile);
   RegisterBuiltinGlobal("ffi.Module.load_from_file.so", GLoadSo);
   RegisterBuiltinGlobal("ffi.ModuleGetFunction", GGetFunction);

@@ -50,6 +50,14 @@ class ModuleBase : public ::tvm::ffi::Object {
 
   ::tvm::ffi::Array<::tvm::ffi::Any> imports_;  // ModuleObj::imports_
   ::tvm::ffi::ObjectRef lookup_cache_;          // ModuleObj's private slot
+
+  // ModuleObj's type identity, for ffi.Module's reflection (module_globals.cc).
+  static constexpr int32_t _type_index = ::tvm::ffi::TypeIndex::kTVMFFIModule;
+  static constexpr bool _type_mutable = true;
+  static constexpr bool _type_final = true;
+  static constexpr uint32_t _type_child_slots = 0;
+  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(::tvm::ffi::StaticTypeKey::kTVMFFIModule, ModuleBase,
+                                     ::tvm::ffi::Object);
 };
 
 namespace module_detail {

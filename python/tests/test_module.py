@@ -133,3 +133,18 @@ def test_clear_imports() -> None:
     assert lib.imports == []
     other.import_module(lib)  # no cycle any more
     other.clear_imports()
+
+
+def test_module_reflection() -> None:
+    # ffi.Module's reflection as upstream registers it: ModuleObj's size
+    # (vtable, header, imports_, a private slot) and the read-only imports_.
+    info = tvmffi.core._lookup_or_register_type_info_from_type_key("ffi.Module")
+    assert info.total_size == 48
+    (field,) = info.fields
+    assert (field.name, field.offset, field.size, field.frozen) == ("imports_", 24, 8, True)
+    lib = tvmffi.system_lib("test_module_reflection_")
+    other = tvmffi.system_lib("test_module_reflection_other_")
+    assert len(lib.imports_) == 0
+    lib.import_module(other)
+    assert [m.same_as(other) for m in lib.imports_] == [True]
+    assert [m.same_as(other) for m in field.getter(lib)] == [True]

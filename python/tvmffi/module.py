@@ -113,6 +113,12 @@ class Module(Object):
         """Modules imported by this one."""
         return list(_func("ffi.ModuleGetImports")(self))
 
+    @property
+    def imports_(self) -> Any:
+        """ffi.Module's reflected field (upstream's name): the imported modules
+        as an ``Array``, read under the runtime's import lock."""
+        return _func("ffi.ModuleGetImports")(self)
+
     def import_module(self, other: Module) -> None:
         """Make ``other``'s functions reachable with query_imports=True."""
         _func("ffi.ModuleImportModule")(self, other)
