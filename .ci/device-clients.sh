@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The client kernels on the GPU machine (issue #40): FlashInfer's modules, as
-# .ci/clients.sh built them here against tvmffi's headers (sm_90a), called on
+# The client kernels on the GPU machine (issue #40): FlashInfer's modules and
+# CuTe DSL's exported kernel, as .ci/clients.sh built them here against
+# tvmffi's headers (sm_90a), called on
 # torch CUDA tensors against a torch reference, eagerly and in CUDA graphs,
 # with host and kernel times (tests/clients/device_clients.py: rmsnorm, silu and
-# gelu_tanh gated activations, RoPE, sampling, single prefill; each kernel whose
+# gelu_tanh gated activations, RoPE, sampling, single prefill, CuTe DSL's add; each kernel whose
 # module is in .carry/clients/modules), first through
 # tvmffi (the wheel's venv), then through upstream's apache-tvm-ffi wheel in a
 # venv of its own: the same .so files, two runtimes.

@@ -43,8 +43,11 @@
 #                                                 TVMFFI_CLIENTS_OUT of a .ci/clients.sh run):
 #                                                 modules/ (FlashInfer's JIT modules built
 #                                                 there) and wheels/ (upstream's apache-tvm-ffi,
-#                                                 tests/clients/VERSIONS, for CPython 3.10-3.13,
-#                                                 and typing_extensions), for .ci/device-clients.sh;
+#                                                 tests/clients/VERSIONS, for CPython 3.10-3.13
+#                                                 or the versions in TVMFFI_CARRY_PYTHONS, e.g.
+#                                                 "3.12", and typing_extensions), for
+#                                                 .ci/device-clients.sh (with CuTe DSL's kernel,
+#                                                 its runtime library is ~42 MiB of the 64);
 #                                                 with TVMFFI_CLIENTS_SRC=<unpacked flashinfer-python
 #                                                 wheel> also src/: FlashInfer's norm and page binding
 #                                                 files and the two headers they include, for the
@@ -237,7 +240,7 @@ if [[ -n ${TVMFFI_CLIENTS_BUILT:-} ]]; then
   mkdir -p "$up/modules" "$up/wheels"
   cp -L "$TVMFFI_CLIENTS_BUILT"/*.so "$up/modules/"
   upstream=$(sed -n 's/^apache-tvm-ffi==\([^[:space:]]*\).*/\1/p' tests/clients/VERSIONS)
-  for v in 3.10 3.11 3.12 3.13; do
+  for v in ${TVMFFI_CARRY_PYTHONS:-3.10 3.11 3.12 3.13}; do
     /usr/bin/python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$v" \
       --platform manylinux_2_28_x86_64 -d "$up/wheels" "apache-tvm-ffi==$upstream" ||
       die "pip download apache-tvm-ffi==$upstream for CPython $v"

@@ -1,10 +1,12 @@
-"""Call FlashInfer's JIT-built modules on torch CUDA tensors through `tvm_ffi`.
+"""Call the client kernels .ci/clients.sh built on torch CUDA tensors through `tvm_ffi`.
 
 Usage: python device_clients.py MODULE_DIR LABEL
 
-MODULE_DIR holds the modules .ci/clients.sh built (norm.so, silu_and_mul.so,
-gelu_tanh_and_mul.so, rope.so, sampling.so, single_prefill_with_kv_cache_*.so,
-...); a kernel whose module is absent is left out. `tvm_ffi` is whichever runtime this interpreter
+MODULE_DIR holds the modules .ci/clients.sh built: FlashInfer's (norm.so,
+silu_and_mul.so, gelu_tanh_and_mul.so, rope.so, sampling.so,
+single_prefill_with_kv_cache_*.so, ...) and CuTe DSL's exported add kernel
+(cute_add.so, beside the libcute_dsl_runtime.so it links); a kernel whose
+module is absent is left out. `tvm_ffi` is whichever runtime this interpreter
 has (tvmffi's drop-in, or upstream's apache-tvm-ffi): .ci/device-clients.sh
 runs this once with each. For each kernel: the result against a torch
 reference at FlashInfer's own test tolerances, called eagerly and replayed from
@@ -15,6 +17,7 @@ per call inside a graph. Lines: "PASS LABEL kernel mode ...", "FAIL ...",
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import time
@@ -199,6 +202,20 @@ def _cases(module_dir: str):
             return args, check, randn_(q, k, v)
 
         cases.append(("prefill.single_prefill_with_kv_cache", single[0], "run", prefill_args))
+    if have("cute_add.so") and have("libcute_dsl_runtime.so"):
+        # cute_add.so needs libcute_dsl_runtime.so by name: loaded first, the
+        # dynamic loader finds it among the loaded libraries.
+        ctypes.CDLL(os.path.join(module_dir, "libcute_dsl_runtime.so"), mode=ctypes.RTLD_GLOBAL)
+
+        def cute_args(small):
+            n = 128 if small else 1 << 20
+            a = torch.randn(n, device=dev, dtype=torch.float32)
+            b = torch.randn(n, device=dev, dtype=torch.float32)
+            c = torch.empty_like(a)
+            check = _close(0.0, 0.0, lambda: [(c, a + b)])  # one float add: exact
+            return (a, b, c), check, randn_(a, b)
+
+        cases.append(("cute_dsl.add", "cute_add.so", "cute_add", cute_args))
     return cases
 
 
