@@ -21,6 +21,7 @@
 #      TVMFFI_WHEEL_DIR  work in this folder instead, and keep it (the venv is
 #                     WORK/venv; .ci/test.sh hands it to .ci/upstream.sh)
 #      TVMFFI_DOCS_SITE=0  skip the docs site (a visible SKIP; machines without Sphinx)
+#      TVMFFI_WHEEL_PYTEST=0  skip pytest (a visible SKIP; callers that only need the venv)
 #      TVMFFI_PYTHON  the interpreter to build with and base the venv on
 #                     (default Debian's /usr/bin/python3)
 #      TVMFFI_PIP_WHEEL_ARGS  extra arguments of `pip wheel` (e.g. -C cmake.define...)
@@ -159,10 +160,14 @@ check "the docs site: cmake --build --target docs (Sphinx -W)" bash -c '
 fi
 
 # --------------------------------------------------------------- pytest ---
-echo "--- pytest python/tests against the installed package"
-log="$work/pytest.log"
-rc=0
-(cd "$work" && TVMFFI_CPU_KERNELS="$kernels" TVMFFI_EXPECT_INSTALLED=1 \
-  "$py" -m pytest "$repo/python/tests" -rs -p no:cacheprovider) 2>&1 | tee "$log" || rc=$?
-add_pytest "$log" "$rc"
+if [[ ${TVMFFI_WHEEL_PYTEST:-1} == 0 ]]; then
+  count "SKIP: pytest python/tests (TVMFFI_WHEEL_PYTEST=0)"
+else
+  echo "--- pytest python/tests against the installed package"
+  log="$work/pytest.log"
+  rc=0
+  (cd "$work" && TVMFFI_CPU_KERNELS="$kernels" TVMFFI_EXPECT_INSTALLED=1 \
+    "$py" -m pytest "$repo/python/tests" -rs -p no:cacheprovider) 2>&1 | tee "$log" || rc=$?
+  add_pytest "$log" "$rc"
+fi
 finish
