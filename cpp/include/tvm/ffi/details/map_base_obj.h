@@ -3,9 +3,9 @@
  * <tvm/ffi/container/map_base.h>, whose top comment gives the layout; include
  * that): the dense form's jump table, item and field structs, and the class
  * itself, with its fields, constants, iterator, lookups, the small form and
- * the dense form's slot, chain and iteration-list primitives. Insertion,
- * growth, erasing, copying and releasing entries are defined in
- * map_base_ops.h.
+ * the dense form's slot, chain and iteration-list primitives. Creating and
+ * copying maps, insertion, growth, erasing and releasing entries are
+ * declared here and defined in map_base_ops.h.
  */
 #ifndef TVM_FFI_DETAILS_MAP_BASE_OBJ_H_
 #define TVM_FFI_DETAILS_MAP_BASE_OBJ_H_
