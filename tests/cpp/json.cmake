@@ -1,5 +1,5 @@
 # JSON (tvm/ffi/extra/json.h; parser and writer in runtime/json.cc) and object
-# graphs (tvm/ffi/extra/serialization.h; runtime/serialization.cc). ReprPrint
+# graphs (tvm/ffi/extra/serialization.h; runtime/serialization_{write,read}.cc). ReprPrint
 # (extra/dataclass.h) is tested in reflection.cmake.
 tvmffi_add_test(test_json ${CMAKE_CURRENT_LIST_DIR}/test_json.cc)
 tvmffi_add_test(test_serialization ${CMAKE_CURRENT_LIST_DIR}/test_serialization.cc)

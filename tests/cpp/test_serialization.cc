@@ -1,5 +1,5 @@
 // Tests of tvm/ffi/extra/serialization.h: ToJSONGraph / FromJSONGraph
-// (runtime/serialization.cc) on plain values, containers, shared nodes,
+// (runtime/serialization_{write,read}.cc) on plain values, containers, shared nodes,
 // reflected objects (fields registered through the C ABI), hooks, and
 // malformed graphs.
 #include <tvm/ffi/container/array.h>

@@ -1,5 +1,5 @@
 // Fuzz target (g): untrusted graph JSON (ffi.FromJSONGraphString,
-// runtime/serialization.cc) into every walker of object graphs (issue #25):
+// runtime/serialization_read.cc) into every walker of object graphs (issue #25):
 // StructuralHash / StructuralEqual / GetFirstStructuralMismatch,
 // RecursiveEq / RecursiveHash / RecursiveLt, ReprPrint, DeepCopy and the
 // serialization round trip.

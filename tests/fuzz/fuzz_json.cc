@@ -9,7 +9,7 @@
 //    accepts, Parse accepts too (unless it is nested deeper than our bound or
 //    holds a number out of double's range); and the compact text written for a
 //    value without NaN/Infinity is JSON the reference reads.
-//  - FromJSONGraph (runtime/serialization.cc) on what Parse accepts: a value
+//  - FromJSONGraph (runtime/serialization_read.cc) on what Parse accepts: a value
 //    or an Error, never a crash; a value it builds serializes again, and that
 //    graph rebuilds.
 #include <tvm/ffi/extra/json.h>
