@@ -445,3 +445,19 @@ def test_opaque_ptr_handlers() -> None:
         del core._OPAQUE_PTR_HANDLERS[Event]
     with pytest.raises(TypeError, match="ctypes.c_void_p"):
         TypeSchema.from_annotation(ctypes.c_void_p).check_value(Event(1))  # no handler
+
+
+def test_error_tables() -> None:
+    # Upstream's core.ERROR_NAME_TO_TYPE / ERROR_TYPE_TO_NAME: what register_error fills.
+    assert core.ERROR_NAME_TO_TYPE["ValueError"] is ValueError
+    assert core.ERROR_TYPE_TO_NAME[TypeError] == "TypeError"
+
+    class TablesTestError(Exception):
+        pass
+
+    tvmffi.register_error("TablesTestError", TablesTestError)
+    assert core.ERROR_NAME_TO_TYPE["TablesTestError"] is TablesTestError
+    assert core.ERROR_TYPE_TO_NAME[TablesTestError] == "TablesTestError"
+    raise_kind = tvmffi.Function(lambda: (_ for _ in ()).throw(TablesTestError("boom")))
+    with pytest.raises(TablesTestError, match="boom"):
+        raise_kind()

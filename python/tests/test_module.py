@@ -111,7 +111,7 @@ def test_system_lib() -> None:
 def test_upstream_module_methods(cpu_kernels: tvmffi.Module) -> None:
     # upstream's Module methods over the runtime's virtual ModuleObj methods:
     # a loaded library is runnable, keeps no source and cannot be re-written.
-    assert cpu_kernels.get_property_mask() == 0b010
+    assert cpu_kernels.get_property_mask() == tvmffi.module.ModulePropertyMask.RUNNABLE == 0b010
     assert cpu_kernels.is_runnable()
     assert not cpu_kernels.is_binary_serializable()
     assert not cpu_kernels.is_compilation_exportable()

@@ -8,6 +8,7 @@ what the rest of the Python API and upstream's tests reach for:
   :class:`Tensor`, :class:`Device`, ``DataType`` (:class:`tvmffi.dtype`),
   :class:`OpaquePyObject`, :class:`String` / :class:`Bytes` (str / bytes
   keeping an FFI object), :class:`ObjectConvertible`, :class:`ObjectRValueRef`;
+* the error tables ``ERROR_NAME_TO_TYPE`` / ``ERROR_TYPE_TO_NAME``;
 * the sentinels :data:`MISSING` (the runtime's "missing" object) and
   :data:`KWARGS` (the marker before keyword arguments);
 * reflection: :class:`TypeInfo`, :class:`TypeField`, :class:`TypeMethod`,
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import _core
+from . import _core, _error
 from . import _reflection as _r
 from ._core import Device, DLTensorTestWrapper, Function, Object, Tensor, from_dlpack
 from ._device_type import DLDeviceType
@@ -49,6 +50,11 @@ CContainerBase = Object
 
 # ffi.String / ffi.Bytes results too long for the small form keep their object.
 _core._set_result_classes(String, Bytes)
+
+#: Error kind -> exception class and back, the tables ``register_error`` fills
+#: (upstream's names; the very dicts of :mod:`tvmffi._error`).
+ERROR_NAME_TO_TYPE: dict[str, type[BaseException]] = _error._KIND_TO_CLASS
+ERROR_TYPE_TO_NAME: dict[type[BaseException], str] = _error._CLASS_TO_KIND
 
 #: The runtime's "missing" sentinel (a field or a map entry that is absent).
 MISSING: Object = _r.missing()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from enum import IntEnum
 from typing import Any
 
 from . import _core
@@ -20,6 +21,14 @@ def _func(name: str) -> Function:
         # that global later does not change the package (_core._builtin_func).
         f = _FUNCS[name] = _core._builtin_func(name)
     return f
+
+
+class ModulePropertyMask(IntEnum):
+    """The bits of :meth:`Module.get_property_mask` (upstream's names)."""
+
+    BINARY_SERIALIZABLE = 0b001
+    RUNNABLE = 0b010
+    COMPILATION_EXPORTABLE = 0b100
 
 
 class Module(Object):
@@ -140,20 +149,20 @@ class Module(Object):
         _func("ffi.ModuleWriteToFile")(self, file_name, fmt)
 
     def get_property_mask(self) -> int:
-        """Bits of ``ModulePropertyMask``: 1 binary-serializable, 2 runnable, 4 exportable."""
+        """The module's :class:`ModulePropertyMask` bits."""
         return int(_func("ffi.ModuleGetPropertyMask")(self))
 
     def is_binary_serializable(self) -> bool:
         """Whether the module can be saved to bytes."""
-        return (self.get_property_mask() & 0b001) != 0
+        return bool(self.get_property_mask() & ModulePropertyMask.BINARY_SERIALIZABLE)
 
     def is_runnable(self) -> bool:
         """Whether ``get_function`` gives callable functions (a loaded library: True)."""
-        return (self.get_property_mask() & 0b010) != 0
+        return bool(self.get_property_mask() & ModulePropertyMask.RUNNABLE)
 
     def is_compilation_exportable(self) -> bool:
         """Whether ``write_to_file`` can export it for compilation into a library."""
-        return (self.get_property_mask() & 0b100) != 0
+        return bool(self.get_property_mask() & ModulePropertyMask.COMPILATION_EXPORTABLE)
 
     def __repr__(self) -> str:
         return f"<tvmffi.Module kind={self.kind!r} path={self.path!r}>"
