@@ -1,5 +1,5 @@
-"""Upstream names added for issue #41: __version_tuple__, load_module's
-keep_module_alive, tvmffi.cpp.to_cpp_dtype."""
+"""Upstream names added for issues #39 and #41: __version_tuple__, load_module's
+keep_module_alive, tvmffi.cpp.to_cpp_dtype and its tables, core's field accessors."""
 
 from __future__ import annotations
 
@@ -48,6 +48,23 @@ def test_to_cpp_dtype(torch: ModuleType) -> None:
             tvmffi.cpp.to_cpp_dtype("float16")  # a GPU toolkit's type: none on the CPU
     with pytest.raises(ValueError, match="complex64"):
         tvmffi.cpp.to_cpp_dtype("complex64")
+
+
+def test_cpp_dtype_tables() -> None:
+    from tvmffi.cpp import dtype
+
+    assert dtype.CPU_DTYPE_MAP["float32"] == "float"
+    assert dtype.CUDA_DTYPE_MAP["bfloat16"] == "__nv_bfloat16"
+    assert dtype.ROCM_DTYPE_MAP["bfloat16"] == "__hip_bfloat16"
+    for name, cpp in dtype.CPU_DTYPE_MAP.items():
+        assert tvmffi.cpp.to_cpp_dtype(name) == cpp  # the table to_cpp_dtype reads
+
+
+def test_core_field_accessors() -> None:
+    info = tvmffi.core._lookup_or_register_type_info_from_type_key("ffi.Module")
+    (field,) = info.fields
+    assert isinstance(field.getter, tvmffi.core.FieldGetter)
+    assert tvmffi.core.FieldSetter.__name__ == "FieldSetter"
 
 
 _STREAM_SRC = r"""

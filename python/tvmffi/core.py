@@ -28,6 +28,8 @@ from ._device_type import DLDeviceType
 from ._dtype import dtype as DataType
 from ._reflection import (
     FFIProperty,
+    FieldGetter,
+    FieldSetter,
     ObjectConvertible,
     ObjectRValueRef,
     OpaquePyObject,
@@ -390,6 +392,8 @@ Tensor.is_contiguous = _tensor_is_contiguous  # type: ignore[attr-defined]
 _r.sync_type_table()
 
 __all__ = [
+    "ERROR_NAME_TO_TYPE",
+    "ERROR_TYPE_TO_NAME",
     "KWARGS",
     "MISSING",
     "Bytes",
@@ -402,6 +406,8 @@ __all__ = [
     "Device",
     "Error",
     "FFIProperty",
+    "FieldGetter",
+    "FieldSetter",
     "Function",
     "Object",
     "ObjectConvertible",

@@ -5,37 +5,37 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-# Types whose C++ name is the same on every backend.
-_HOST = {
+#: Types whose C++ name is the same on every backend (upstream's names for these tables).
+CPU_DTYPE_MAP = {
     **{f"int{b}": f"int{b}_t" for b in (8, 16, 32, 64)},
     **{f"uint{b}": f"uint{b}_t" for b in (8, 16, 32, 64)},
     "float32": "float",
     "float64": "double",
     "bool": "bool",
 }
-# Narrow floating-point types: the GPU toolkit's own types (cuda_fp16.h,
-# cuda_bf16.h, cuda_fp8.h, cuda_fp4.h; their HIP counterparts).
-_GPU = {
-    "cuda": {
-        "float16": "__half",
-        "bfloat16": "__nv_bfloat16",
-        "float8_e4m3fn": "__nv_fp8_e4m3",
-        "float8_e5m2": "__nv_fp8_e5m2",
-        "float8_e8m0fnu": "__nv_fp8_e8m0",
-        "float4_e2m1": "__nv_fp4_e2m1",
-        "float4_e2m1fn_x2": "__nv_fp4x2_e2m1",
-    },
-    "rocm": {
-        "float16": "__half",
-        "bfloat16": "__hip_bfloat16",
-        "float8_e4m3fn": "__hip_fp8_e4m3",
-        "float8_e4m3fnuz": "__hip_fp8_e4m3_fnuz",
-        "float8_e5m2": "__hip_fp8_e5m2",
-        "float8_e5m2fnuz": "__hip_fp8_e5m2_fnuz",
-        "float4_e2m1": "__hip_fp4_e2m1",
-        "float4_e2m1fn_x2": "__hip_fp4x2_e2m1",
-    },
+#: Narrow floating-point types: the CUDA toolkit's own types (cuda_fp16.h,
+#: cuda_bf16.h, cuda_fp8.h, cuda_fp4.h).
+CUDA_DTYPE_MAP = {
+    "float16": "__half",
+    "bfloat16": "__nv_bfloat16",
+    "float8_e4m3fn": "__nv_fp8_e4m3",
+    "float8_e5m2": "__nv_fp8_e5m2",
+    "float8_e8m0fnu": "__nv_fp8_e8m0",
+    "float4_e2m1": "__nv_fp4_e2m1",
+    "float4_e2m1fn_x2": "__nv_fp4x2_e2m1",
 }
+#: Their HIP counterparts.
+ROCM_DTYPE_MAP = {
+    "float16": "__half",
+    "bfloat16": "__hip_bfloat16",
+    "float8_e4m3fn": "__hip_fp8_e4m3",
+    "float8_e4m3fnuz": "__hip_fp8_e4m3_fnuz",
+    "float8_e5m2": "__hip_fp8_e5m2",
+    "float8_e5m2fnuz": "__hip_fp8_e5m2_fnuz",
+    "float4_e2m1": "__hip_fp4_e2m1",
+    "float4_e2m1fn_x2": "__hip_fp4x2_e2m1",
+}
+_GPU = {"cuda": CUDA_DTYPE_MAP, "rocm": ROCM_DTYPE_MAP}
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,8 +61,8 @@ def to_cpp_dtype(dtype: str | Any) -> str:
     """
     name = dtype if isinstance(dtype, str) else str(dtype)
     name = name.removeprefix("torch.")
-    if name in _HOST:
-        return _HOST[name]
+    if name in CPU_DTYPE_MAP:
+        return CPU_DTYPE_MAP[name]
     backend = _gpu_backend()
     cpp = _GPU.get(backend, {}).get(name)
     if cpp is None:
