@@ -21,7 +21,8 @@
 #      TVMFFI_WHEEL_DIR  work in this folder instead, and keep it (the venv is
 #                     WORK/venv; .ci/test.sh hands it to .ci/upstream.sh)
 #      TVMFFI_DOCS_SITE=0  skip the docs site (a visible SKIP; machines without Sphinx)
-#      TVMFFI_WHEEL_PYTEST=0  skip pytest (a visible SKIP; callers that only need the venv)
+#      TVMFFI_WHEEL_VENV_ONLY=1  stop once the venv is made (a visible SKIP of the
+#                     rest; for callers that only need the installed package)
 #      TVMFFI_PYTHON  the interpreter to build with and base the venv on
 #                     (default Debian's /usr/bin/python3)
 #      TVMFFI_PIP_WHEEL_ARGS  extra arguments of `pip wheel` (e.g. -C cmake.define...)
@@ -71,6 +72,10 @@ rm -rf "$wheel_build"
 py=$venv/bin/python
 pkg=$("$py" -c 'import os, tvmffi; print(os.path.dirname(tvmffi.__file__))' 2>/dev/null)
 echo "installed package: $pkg"
+if [[ ${TVMFFI_WHEEL_VENV_ONLY:-0} == 1 ]]; then
+  count "SKIP: the installed package's checks and tests (TVMFFI_WHEEL_VENV_ONLY=1)"
+  finish
+fi
 
 # ------------------------------------------------------- the package ---
 check "import tvmffi and tvm_ffi from the venv, not the repository" bash -c '
@@ -160,14 +165,10 @@ check "the docs site: cmake --build --target docs (Sphinx -W)" bash -c '
 fi
 
 # --------------------------------------------------------------- pytest ---
-if [[ ${TVMFFI_WHEEL_PYTEST:-1} == 0 ]]; then
-  count "SKIP: pytest python/tests (TVMFFI_WHEEL_PYTEST=0)"
-else
-  echo "--- pytest python/tests against the installed package"
-  log="$work/pytest.log"
-  rc=0
-  (cd "$work" && TVMFFI_CPU_KERNELS="$kernels" TVMFFI_EXPECT_INSTALLED=1 \
-    "$py" -m pytest "$repo/python/tests" -rs -p no:cacheprovider) 2>&1 | tee "$log" || rc=$?
-  add_pytest "$log" "$rc"
-fi
+echo "--- pytest python/tests against the installed package"
+log="$work/pytest.log"
+rc=0
+(cd "$work" && TVMFFI_CPU_KERNELS="$kernels" TVMFFI_EXPECT_INSTALLED=1 \
+  "$py" -m pytest "$repo/python/tests" -rs -p no:cacheprovider) 2>&1 | tee "$log" || rc=$?
+add_pytest "$log" "$rc"
 finish
