@@ -248,7 +248,13 @@ class Upstream:
         ]
         if args.cuda_kernels:
             cmd += ["--cuda-kernels", args.cuda_kernels]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        # Upstream's folder first from the start: what the worker imports before
+        # tvm_ffi (typing_extensions, through torch) must be upstream's too.
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (path, env.get("PYTHONPATH")) if p)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
         self.info = json.loads(self._reply("start-up"))
 
     def _reply(self, what: str) -> str:
