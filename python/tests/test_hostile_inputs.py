@@ -387,9 +387,11 @@ def test_3_callback_keeps_lent_cupy_tensor(cupy: ModuleType) -> None:
 # --------------------------------------------------------------------------
 # 4. A DLPack C exchange API that is not a "dlpack_exchange_api" capsule.
 # --------------------------------------------------------------------------
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+# A prototype of our own: argtypes set on the shared ctypes.pythonapi.PyCapsule_New
+# would be overwritten by (and overwrite) torch's and JAX's declarations of it.
+_capsule_new = ctypes.PYFUNCTYPE(
+    ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p
+)(("PyCapsule_New", ctypes.pythonapi))
 _WRONG_NAME = b"not_an_exchange_api"  # the capsule keeps a pointer to this name
 
 

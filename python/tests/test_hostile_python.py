@@ -58,9 +58,10 @@ def _readonly_tensors(np: ModuleType) -> list[tvmffi.Tensor]:
     ]
 
 
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype = ctypes.c_void_p
-_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+# Prototypes of our own, never argtypes on the shared ctypes.pythonapi functions.
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi)
+)
 
 
 def _versioned_flags(cap: Any) -> int:
@@ -185,9 +186,11 @@ class _DLManagedTensor(ctypes.Structure):
     ]
 
 
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+# A prototype of our own: argtypes set on the shared ctypes.pythonapi.PyCapsule_New
+# would be overwritten by (and overwrite) torch's and JAX's declarations of it.
+_capsule_new = ctypes.PYFUNCTYPE(
+    ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p
+)(("PyCapsule_New", ctypes.pythonapi))
 
 
 class _HandMade:

@@ -42,8 +42,10 @@ def test_existing_api_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     fake.Tensor = SimpleNamespace(__c_dlpack_exchange_api__=1234)
     assert opt.load_torch_c_dlpack_extension() is None
     capsule = getattr(fake.Tensor, _ATTR)
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    # A prototype of our own: the shared ctypes.pythonapi function keeps its argtypes.
+    get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", ctypes.pythonapi)
+    )
     assert get(capsule, b"dlpack_exchange_api") == 1234
 
 

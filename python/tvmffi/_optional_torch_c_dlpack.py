@@ -47,12 +47,17 @@ def _torch_extension_device(torch_module: Any) -> str:
     return "cuda"
 
 
+# PyCapsule_New through a prototype of our own: setting argtypes on the shared
+# ctypes.pythonapi.PyCapsule_New would change it for every other module (torch
+# and JAX declare it with a destructor type of their own).
+_PYCAPSULE_NEW = ctypes.PYFUNCTYPE(
+    ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p
+)(("PyCapsule_New", ctypes.pythonapi))
+
+
 def _capsule(address: int) -> Any:
     """A PyCapsule named "dlpack_exchange_api" holding ``address``."""
-    new = ctypes.pythonapi.PyCapsule_New
-    new.restype = ctypes.py_object
-    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    return new(ctypes.c_void_p(address), _CAPSULE_NAME, None)
+    return _PYCAPSULE_NEW(ctypes.c_void_p(address), _CAPSULE_NAME, None)
 
 
 def _has_api(tensor_cls: Any) -> bool:
