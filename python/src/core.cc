@@ -717,6 +717,19 @@ NB_MODULE(_core, m) {
       "A DLPack capsule sharing the tensor's memory even if it is read-only (versioned: "
       "flagged so), only for a consumer known to keep it read-only: numpy >= 2 (versioned), "
       "numpy < 2 (legacy: it makes read-only views of every legacy capsule), tests.");
+  m.def(
+      "_exchange_api_capsule",
+      [](uintptr_t address) {
+        // The capsule a framework's __dlpack_c_exchange_api__ holds, for an
+        // address a library handed over (torch's older spelling, or the add-on
+        // tvmffi builds); made here, so Python declares no C function.
+        if (address == 0) throw nb::value_error("_exchange_api_capsule: null address");
+        PyObject* cap =
+            PyCapsule_New(reinterpret_cast<void*>(address), "dlpack_exchange_api", nullptr);
+        if (cap == nullptr) throw nb::python_error();
+        return Steal(cap);
+      },
+      nb::arg("address"), "A PyCapsule named \"dlpack_exchange_api\" holding the address.");
   m.def("_set_pack_fallback", &SetPackFallback, nb::arg("hook").none(),
         "Set the converter of values the extension does not classify: hook(value) returns "
         "an AnyCell holding the value's owned TVMFFIAny, None to leave the value a "

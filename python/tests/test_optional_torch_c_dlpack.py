@@ -49,6 +49,11 @@ def test_existing_api_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     assert get(capsule, b"dlpack_exchange_api") == 1234
 
 
+def test_null_exchange_api_address_is_refused() -> None:
+    with pytest.raises(ValueError, match="null address"):
+        opt._capsule(0)
+
+
 def test_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
     assert opt.load_torch_c_dlpack_extension() is None

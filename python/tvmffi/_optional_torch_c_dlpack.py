@@ -30,10 +30,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from . import _core
+
 __all__ = ["load_torch_c_dlpack_extension"]
 
 _ATTR = "__dlpack_c_exchange_api__"
-_CAPSULE_NAME = b"dlpack_exchange_api"
 _LIBS: list[ctypes.CDLL] = []  # built libraries stay loaded: torch.Tensor points into them
 
 
@@ -47,17 +48,9 @@ def _torch_extension_device(torch_module: Any) -> str:
     return "cuda"
 
 
-# PyCapsule_New through a prototype of our own: setting argtypes on the shared
-# ctypes.pythonapi.PyCapsule_New would change it for every other module (torch
-# and JAX declare it with a destructor type of their own).
-_PYCAPSULE_NEW = ctypes.PYFUNCTYPE(
-    ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p
-)(("PyCapsule_New", ctypes.pythonapi))
-
-
 def _capsule(address: int) -> Any:
-    """A PyCapsule named "dlpack_exchange_api" holding ``address``."""
-    return _PYCAPSULE_NEW(ctypes.c_void_p(address), _CAPSULE_NAME, None)
+    """A PyCapsule named "dlpack_exchange_api" holding ``address`` (made by the extension)."""
+    return _core._exchange_api_capsule(address)
 
 
 def _has_api(tensor_cls: Any) -> bool:

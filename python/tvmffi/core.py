@@ -53,9 +53,10 @@ CContainerBase = Object
 # ffi.String / ffi.Bytes results too long for the small form keep their object.
 _core._set_result_classes(String, Bytes)
 
-#: Error kind -> exception class and back, the tables ``register_error`` fills
-#: (upstream's names; the very dicts of :mod:`tvmffi._error`).
+#: Error kind -> exception class, the table ``register_error`` fills (upstream's
+#: name; the very dict of :mod:`tvmffi._error`).
 ERROR_NAME_TO_TYPE: dict[str, type[BaseException]] = _error._KIND_TO_CLASS
+#: Exception class -> error kind, the reverse table (upstream's name).
 ERROR_TYPE_TO_NAME: dict[type[BaseException], str] = _error._CLASS_TO_KIND
 
 #: The runtime's "missing" sentinel (a field or a map entry that is absent).
