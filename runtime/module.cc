@@ -62,14 +62,14 @@ using ::tvm::ffi::Optional;
 using ::tvm::ffi::String;
 using ObjectUnsafe = ::tvm::ffi::detail::ObjectUnsafe;
 
-static_assert(sizeof(ModuleBase) == sizeof(ModuleObj), "ModuleBase must mirror ModuleObj");
-
-// The object behind a Module handle made by this loader: ModuleObj's layout
-// (vtable, header, imports_, a private slot), whose virtual methods code
+// The object behind a Module handle made by this loader: a ModuleObj (the
+// vtable, the header, imports_, a private slot), whose virtual methods code
 // built against either side's headers calls, then what is private to this
 // file. Modules of other kinds (TVM's codegen modules, a host's subclass)
-// share the layout and are reached through ModuleObj's virtual methods.
-struct ModuleObject final : ModuleBase {
+// are ModuleObjs too and are reached through the virtual methods only. Not in
+// an anonymous namespace, where the compiler could take it for ModuleObj's
+// only subclass and devirtualize calls made on other code's modules.
+struct ModuleObject final : ModuleObj {
   const char* kind_ = nullptr;
   ModuleImpl* impl = nullptr;
 
@@ -113,10 +113,9 @@ ModuleObject::~ModuleObject() {
   delete impl;
 }
 
-// The C++ object of any module handle (the header sits after the vtable
-// pointer), seen through the runtime's mirror of ModuleObj.
-ModuleBase* Obj(TVMFFIObject* mod) {
-  return static_cast<ModuleBase*>(reinterpret_cast<::tvm::ffi::Object*>(mod));
+// The C++ object of any module handle (the header sits after the vtable pointer).
+ModuleObj* Obj(TVMFFIObject* mod) {
+  return ::tvm::ffi::details::ObjectUnsafe::RawObjectPtrFromUnowned<ModuleObj>(mod);
 }
 TVMFFIObject* Handle(const ::tvm::ffi::Object* mod) {
   return ::tvm::ffi::detail::ObjectUnsafe::GetHeader(mod);
@@ -257,7 +256,7 @@ std::mutex& ImportMutex() {
 // Appends the modules of `mod`'s import list (each with a new reference);
 // ImportMutex held by the caller.
 void SnapshotImportsLocked(TVMFFIObject* mod, ImportList* out) {
-  for (const Any& item : Obj(mod)->imports_) {
+  for (const Any& item : ModuleObj::InternalUnsafe::Imports(Obj(mod))) {
     if (item.type_index() != kTVMFFIModule) continue;  // only modules are imported
     TVMFFIObject* m = ::tvm::ffi::detail::AnyUnsafe::TVMFFIAnyPtrFromAny(item)->v_obj;
     IncRef(m);
@@ -374,7 +373,7 @@ bool GetFunctionText(TVMFFIObject* mod, const char* kind_prefix, const std::stri
     // Another kind of module: its virtual doc / metadata getters (it has no
     // writes declarations), then its imports below.
     if (!bound) {
-      ModuleBase* obj = Obj(mod);
+      ModuleObj* obj = Obj(mod);
       Optional<String> text = std::strcmp(kind_prefix, kSymbolDocPrefix) == 0
                                   ? obj->GetFunctionDoc(name)
                                   : obj->GetFunctionMetadata(name);
@@ -493,7 +492,7 @@ void AppendImport(TVMFFIObject* mod, const Module& other) {
     Throw("RuntimeError", "Module ", Describe(mod), " cannot import ", Describe(o),
           ": that would create an import cycle");
   }
-  Obj(mod)->imports_.push_back(other);
+  ModuleObj::InternalUnsafe::Imports(Obj(mod)).push_back(other);
 }
 
 // Drops every import (and, for ours, the lookups cached from them); the
@@ -503,7 +502,7 @@ void DropImports(TVMFFIObject* mod) {
   std::unordered_map<std::string, TVMFFIObject*> cache;
   {
     std::lock_guard<std::mutex> import_lock(ImportMutex());
-    std::swap(imports, Obj(mod)->imports_);
+    std::swap(imports, ModuleObj::InternalUnsafe::Imports(Obj(mod)));
     if (IsOurs(mod)) {
       ModuleImpl* impl = Impl(mod);
       std::lock_guard<std::mutex> lock(impl->mu);

@@ -278,8 +278,16 @@ TVMFFI_MODULE_GLOBAL(GVisitContextSymbols, "ffi.ModuleVisitContextSymbols",
   // ffi.Module's reflection as upstream registers it: its size (a vtable, the
   // header, imports_, a private slot), the read-only field imports_, and no
   // subclass (`__ffi_type_final__`).
-  ::tvm::ffi::reflection::ObjectDef<ModuleBase>(::tvm::ffi::reflection::init(false))
-      .def_ro("imports_", &ModuleBase::imports_);
+  // Never throws out of this static initialiser (out of memory at load: the
+  // reflection is missing and the failure recorded, as enum.cc does).
+  try {
+    ::tvm::ffi::reflection::ObjectDef<::tvm::ffi::ModuleObj>(::tvm::ffi::reflection::init(false))
+        .def_ro("imports_", ::tvm::ffi::ModuleObj::InternalUnsafe::kImportsMember);
+  } catch (const std::exception& e) {
+    char what[512];
+    std::snprintf(what, sizeof(what), "cannot register ffi.Module's reflection: %s", e.what());
+    RecordLoadFailure(what);
+  }
   RegisterBuiltinGlobal("ffi.ModuleLoadFromFile", GModuleLoadFromFile);
   RegisterBuiltinGlobal("ffi.Module.load_from_file.so", GLoadSo);
   RegisterBuiltinGlobal("ffi.ModuleGetFunction", GGetFunction);

@@ -17,54 +17,21 @@
 
 #include "internal.h"
 
-namespace tvmffi {
-namespace rt {
-
-// ModuleObj's layout and virtual methods, declared privately: the runtime's
-// modules derive from this, not from ModuleObj itself, so that libtvmffi's
-// objects carry no copy of ModuleObj's vtable, typeinfo or inline members (upstream's names,
-// which libtvmffi_upstream_cxx exports; a binary that links the runtime's
-// objects beside that definition would otherwise hide them). Same slots, in
-// the same order, with the same signatures; the static_asserts below pin the
-// data members to ModuleObj's. Not in an anonymous namespace: the compiler
-// would then take ModuleObject for its only subclass and devirtualize calls
-// made on other code's modules.
-class ModuleBase : public ::tvm::ffi::Object {
- public:
-  virtual const char* kind() const = 0;
-  virtual int GetPropertyMask() const = 0;
-  virtual ::tvm::ffi::Optional<::tvm::ffi::Function> GetFunction(
-      const ::tvm::ffi::String& name) = 0;
-  virtual bool ImplementsFunction(const ::tvm::ffi::String& name) = 0;
-  virtual ::tvm::ffi::Optional<::tvm::ffi::String> GetFunctionDoc(
-      const ::tvm::ffi::String& name) = 0;
-  virtual ::tvm::ffi::Optional<::tvm::ffi::String> GetFunctionMetadata(
-      const ::tvm::ffi::String& name) = 0;
-  virtual void WriteToFile(const ::tvm::ffi::String& file_name,
-                           const ::tvm::ffi::String& format) const = 0;
-  virtual ::tvm::ffi::Array<::tvm::ffi::String> GetWriteFormats() const = 0;
-  virtual ::tvm::ffi::Bytes SaveToBytes() const = 0;
-  virtual ::tvm::ffi::String InspectSource(const ::tvm::ffi::String& format) const = 0;
-  virtual void ImportModule(const ::tvm::ffi::Module& other) = 0;
-  virtual void ClearImports() = 0;
-
-  ::tvm::ffi::Array<::tvm::ffi::Any> imports_;  // ModuleObj::imports_
-  ::tvm::ffi::ObjectRef lookup_cache_;          // ModuleObj's private slot
-
-  // ModuleObj's type identity, for ffi.Module's reflection (module_globals.cc).
-  static constexpr int32_t _type_index = ::tvm::ffi::TypeIndex::kTVMFFIModule;
-  static constexpr bool _type_mutable = true;
-  static constexpr bool _type_final = true;
-  static constexpr uint32_t _type_child_slots = 0;
-  TVM_FFI_DECLARE_OBJECT_INFO_STATIC(::tvm::ffi::StaticTypeKey::kTVMFFIModule, ModuleBase,
-                                     ::tvm::ffi::Object);
+// The runtime's access to any module's import list (ModuleObj::imports_).
+struct tvm::ffi::ModuleObj::InternalUnsafe {
+  static ::tvm::ffi::Array<::tvm::ffi::Any>& Imports(ModuleObj* mod) noexcept {
+    return mod->imports_;
+  }
+  // The member itself, for ffi.Module's reflected field (module_globals.cc).
+  static constexpr auto kImportsMember = &ModuleObj::imports_;
 };
 
+namespace tvmffi {
+namespace rt {
 namespace module_detail {
 
-// The C++ object of any module handle (the header sits after the vtable
-// pointer), seen through ModuleBase.
-ModuleBase* Obj(TVMFFIObject* mod);
+// The C++ object of any module handle (the header sits after the vtable pointer).
+::tvm::ffi::ModuleObj* Obj(TVMFFIObject* mod);
 // Whether this runtime's loader made the module (else: another ModuleObj subclass).
 bool IsOurs(TVMFFIObject* mod);
 // The path a library of ours was loaded from ("" for the system library).

@@ -88,3 +88,15 @@ Any FromJSONGraph(const Any&) {
 
 }  // namespace ffi
 }  // namespace tvm
+
+// The runtime's module objects (module*.cc) are left out of the stand-in:
+// they carry hidden copies of ModuleObj's vtable, typeinfo and inline
+// members, which would hide the stand-in's exported ones (an ELF symbol takes
+// its most restrictive visibility). What the rest of the runtime calls there:
+namespace tvmffi {
+namespace rt {
+int ModLookupFromImportsImpl(void*, const char*, void**) {
+  std::abort();
+}
+}  // namespace rt
+}  // namespace tvmffi
