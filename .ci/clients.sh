@@ -276,14 +276,14 @@ while IFS= read -r line; do  # the driver's lines, already shown: tally them
 done < <(grep -E '^(PASS|FAIL|SKIP) flashinfer ' "$log")
 [[ $seen -eq $n ]] || count "FAIL: flashinfer driver: $seen of $n module lines"
 if [[ -n ${TVMFFI_CLIENTS_OUT:-} ]]; then
+  mkdir -p "$TVMFFI_CLIENTS_OUT"
   # CuTe DSL's exported kernel goes too, with the runtime library it links
   # (libcute_dsl_runtime.so, ~42 MiB), when that step got so far.
   cute_rt=$cute_site/nvidia_cutlass_dsl/cu13/lib/libcute_dsl_runtime.so
   if [[ -f $work/cute/cute_add.so && -f $cute_rt ]]; then
-    mkdir -p "$TVMFFI_CLIENTS_OUT" && cp "$work/cute/cute_add.so" "$cute_rt" "$TVMFFI_CLIENTS_OUT/"
+    cp "$work/cute/cute_add.so" "$cute_rt" "$TVMFFI_CLIENTS_OUT/"
   fi
-  mkdir -p "$TVMFFI_CLIENTS_OUT" &&
-    find "$fi_ws" -path '*/cached_ops/*' -name '*.so' -exec cp {} "$TVMFFI_CLIENTS_OUT/" \; &&
+  find "$fi_ws" -path '*/cached_ops/*' -name '*.so' -exec cp {} "$TVMFFI_CLIENTS_OUT/" \; &&
     echo "clients: modules copied to $TVMFFI_CLIENTS_OUT: $(cd "$TVMFFI_CLIENTS_OUT" && echo ./*.so)"
 fi
 finish

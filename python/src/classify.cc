@@ -69,10 +69,9 @@ PyObject* RootModuleName(PyTypeObject* t) {
   return root;
 }
 
-// A type's DLPack C exchange API is a PyCapsule of this name (DLPack's
-// convention, as torch and upstream tvm_ffi export it) and nothing else: an
-// int address or a capsule of another name is never dereferenced.
-constexpr const char* kExchangeApiCapsule = "dlpack_exchange_api";
+// A type's DLPack C exchange API is a PyCapsule named kExchangeApiCapsule
+// and nothing else: an int address or a capsule of another name is never
+// dereferenced.
 constexpr const char* kExchangeApiNames[] = {"__dlpack_c_exchange_api__",
                                              "__c_dlpack_exchange_api__"};
 

@@ -288,7 +288,7 @@ NB_MODULE(_core, m) {
               },
               "The runtime's current stream on the wrapped tensor's device, as an int.");
   wrapper_cls.attr("__dlpack_c_exchange_api__") =
-      Steal(PyCapsule_New(TestWrapperApi(), "dlpack_exchange_api", nullptr));
+      Steal(PyCapsule_New(TestWrapperApi(), kExchangeApiCapsule, nullptr));
 
   auto device_cls =
       nb::class_<DeviceValue>(m, "Device",
@@ -427,7 +427,7 @@ NB_MODULE(_core, m) {
       "_tensor_to_exchange",
       [](nb::handle capsule, nb::handle tensor) -> nb::object {
         auto* api = static_cast<const DLPackExchangeAPI*>(
-            PyCapsule_GetPointer(capsule.ptr(), "dlpack_exchange_api"));
+            PyCapsule_GetPointer(capsule.ptr(), kExchangeApiCapsule));
         if (api == nullptr) throw nb::python_error();
         TensorOf(tensor);  // TypeError unless a tvmffi.Tensor holding a tensor
         PyObject* out = ExportToFramework(HandleOf(tensor), api, "convert_func");
@@ -725,7 +725,7 @@ NB_MODULE(_core, m) {
         // tvmffi builds); made here, so Python declares no C function.
         if (address == 0) throw nb::value_error("_exchange_api_capsule: null address");
         PyObject* cap =
-            PyCapsule_New(reinterpret_cast<void*>(address), "dlpack_exchange_api", nullptr);
+            PyCapsule_New(reinterpret_cast<void*>(address), kExchangeApiCapsule, nullptr);
         if (cap == nullptr) throw nb::python_error();
         return Steal(cap);
       },

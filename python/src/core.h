@@ -18,6 +18,10 @@ namespace tvmffi_py {
 
 namespace nb = nanobind;
 
+/*! \brief The name of a PyCapsule holding a DLPack C exchange API (DLPack's
+ *         convention, as torch and upstream tvm_ffi export it). */
+inline constexpr const char kExchangeApiCapsule[] = "dlpack_exchange_api";
+
 /*! \brief Payload of tvmffi.Object and its subclasses: one strong reference. */
 // Handles an object was bound to before __init__ bound it anew (core.cc,
 // _init_from): a call in flight may still borrow them (calls take no

@@ -120,7 +120,7 @@ class Module(Object):
     @property
     def imports(self) -> list[Module]:
         """Modules imported by this one."""
-        return list(_func("ffi.ModuleGetImports")(self))
+        return list(self.imports_)
 
     @property
     def imports_(self) -> Any:
