@@ -27,7 +27,8 @@ namespace tvmffi_py {
 namespace {
 
 // torch._C's functions, looked up once (under the GIL); NULL until then.
-// A torch without _increment_version (before 2.1): each tensor is bumped by a
+// A torch without _increment_version (before 2.1) and without a matching
+// tvmffi._torch_exchange: each tensor is bumped by a
 // metadata-only in-place op on a detached alias, which shares its version
 // counter (t.detach().unsqueeze_(0): no data touched, t's shape unchanged).
 PyObject* g_is_grad_enabled = nullptr;
@@ -51,10 +52,15 @@ bool LoadTorch() {
   PyObject* c = PyImport_ImportModule("torch._C");
   if (c == nullptr) return false;
   PyObject* grad = PyObject_GetAttrString(c, "is_grad_enabled");
-  PyObject* inc = grad != nullptr ? PyObject_GetAttrString(c, "_increment_version") : nullptr;
   Py_DECREF(c);
   if (grad == nullptr) return false;
-  if (inc == nullptr) PyErr_Clear();  // an older torch: the detached alias's in-place op
+  // torch._C._increment_version, or for an older torch tvmffi._torch_exchange's.
+  PyObject* inc = TorchAttr("tvmffi._framework", "increment_version");
+  PyObject* fn = inc != nullptr ? PyObject_CallNoArgs(inc) : nullptr;
+  Py_XDECREF(inc);
+  if (fn == Py_None) Py_CLEAR(fn);  // neither: the detached alias's in-place op
+  if (fn == nullptr) PyErr_Clear();
+  inc = fn;
   g_is_grad_enabled = grad;
   g_increment_version = inc;
   g_tensor_type = TorchAttr("torch", "Tensor");

@@ -388,6 +388,14 @@ bool PackArg(CallFrame& f, PyObject* a, TVMFFIAny* out, int i, uint64_t owning_a
       if (owning_args != 0 && OwningAt(owning_args, i)) return PackOwningTensor(f, e, a, i, out);
       TensorSlot& s = f.slots[f.n_slots];
       s.heap = nullptr;
+      if (e.ndarray && DLTensorFromNdarray(a, &s.dl, s.strides)) {
+        s.cleanup = Cleanup::kNone;  // the caller's reference keeps the array for the call
+        ++f.n_slots;
+        out->type_index = kTVMFFIDLTensorPtr;
+        out->v_ptr = &s.dl;
+        NoteFramework(f, e.fw);
+        return true;
+      }
       if (PyObject_GetBuffer(a, &s.view, PyBUF_RECORDS_RO) == 0) {
         if (DLTensorFromBuffer(s.view, &s.dl, s.strides, &s.heap)) {
           s.cleanup = Cleanup::kBuffer;
@@ -525,7 +533,8 @@ TVMFFI_PY_COLD PyObject* CallError() {
   return nullptr;
 }
 
-// A tensor lent through the exchange API's DLTensor export has no owner: the
+// A tensor lent through the exchange API's DLTensor export, or read from a
+// numpy array's fields, has no owner: the
 // framework's tensor itself stays alive (the caller holds it), but Python code
 // run for a later argument may have resized it or replaced its storage. When
 // any ran, each such argument is exported again and must be unchanged (data,
@@ -585,6 +594,16 @@ TVMFFI_PY_COLD bool RecheckBorrowed(CallFrame& f, PyObject* const* pyargs, Py_ss
       continue;
     }
     DLTensor now;
+    if (e.kind == Kind::kBuffer) {  // numpy.ndarray's fields (a borrowed buffer has no slot here)
+      int64_t strides[kInlineDims];
+      bool same = e.ndarray && DLTensorFromNdarray(pyargs[i], &now, strides) &&
+                  now.data == s->dl.data && now.ndim == s->dl.ndim &&
+                  (now.ndim == 0 || now.shape == s->dl.shape) &&
+                  now.dtype.code == s->dl.dtype.code && now.dtype.bits == s->dl.dtype.bits;
+      for (int k = 0; same && k < now.ndim; ++k) same = strides[k] == s->dl.strides[k];
+      if (!same) return ArgChangedError(i, pyargs[i]);
+      continue;
+    }
     const bool same = e.kind == Kind::kExchange &&
                       e.fw->api->dltensor_from_py_object_no_sync != nullptr &&
                       e.fw->api->dltensor_from_py_object_no_sync(pyargs[i], &now) == 0 &&

@@ -33,7 +33,7 @@ enum class Kind : uint8_t {
   kFloat,        // float subclasses (numpy.float64, ...)
   kStr,          // str subclasses
   kBytes,        // bytes, bytearray
-  kBuffer,       // numpy.ndarray: the buffer protocol, no Python-level call
+  kBuffer,       // numpy.ndarray: its own fields or the buffer protocol, no Python-level call
   kExchange,     // a framework with the DLPack C exchange API
   kTorchLegacy,  // torch without the exchange API: torch._C._to_dlpack
   kDLPack,       // anything else with __dlpack__
@@ -49,6 +49,8 @@ struct TypeEntry {
   PyTypeObject* type;
   Kind kind;
   const Framework* fw;
+  // kBuffer only: numpy.ndarray itself, whose fields DLTensorFromNdarray reads.
+  bool ndarray;
   // The type's tp_version_tag when classified: CPython gives a type a new tag
   // whenever an attribute of it or of a base changes (0: none assigned).
   unsigned int version;
@@ -79,6 +81,8 @@ TVMFFI_PY_COLD bool BadExchangeError(PyTypeObject* t);
 PyObject* CachedObjectName();
 void ReleaseOwned(TVMFFIAny* a);
 bool DLTensorFromBuffer(const Py_buffer& view, DLTensor* dl, int64_t* strides, int64_t** heap);
+bool NdarrayLayoutKnown(PyTypeObject* t);
+bool DLTensorFromNdarray(PyObject* a, DLTensor* dl, int64_t* strides);
 PyObject* CallDunderDLPack(PyObject* obj, PyObject* stream, bool copy = false);
 PyObject* TorchToDLPack(PyObject* a);
 DLManagedTensorVersioned* ManagedFromCapsule(PyObject* cap, PyObject* obj);

@@ -220,7 +220,7 @@ bool IsCudaPythonStream(PyTypeObject* t) {
 TypeEntry Classify(PyTypeObject* t) {
   const CoreTypes& ct = GetCoreTypes();
   const Hooks& h = GetHooks();
-  TypeEntry e{t, Kind::kUnsupported, nullptr, 0};
+  TypeEntry e{t, Kind::kUnsupported, nullptr, false, 0};
   const DLPackExchangeAPI* api = nullptr;
   ApiStatus api_status = ApiStatus::kNone;
   if (PyType_IsSubtype(t, ct.object)) {
@@ -256,6 +256,7 @@ TypeEntry Classify(PyTypeObject* t) {
     if (PyUnicode_CompareWithASCIIString(root, "numpy") == 0 && t->tp_as_buffer != nullptr &&
         t->tp_as_buffer->bf_getbuffer != nullptr) {
       e.kind = Kind::kBuffer;
+      e.ndarray = NdarrayLayoutKnown(t);
     } else if (PyUnicode_CompareWithASCIIString(root, "torch") == 0) {
       e.kind = Kind::kTorchLegacy;
     } else {

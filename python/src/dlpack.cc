@@ -83,6 +83,106 @@ bool DLTensorFromBuffer(const Py_buffer& view, DLTensor* dl, int64_t* strides, i
   return true;
 }
 
+// numpy.ndarray's fields, read directly as numpy's own inline accessors
+// (PyArray_DATA, PyArray_DESCR, ...) compiled into every extension read them:
+// numpy 1.x and 2.x share this prefix of the array and of its dtype. Saves
+// numpy's getbuffer, which rebuilds the format string on every call.
+struct NdarrayFields {
+  PyObject_HEAD char* data;
+  int nd;
+  Py_ssize_t* dimensions;
+  Py_ssize_t* strides;
+  PyObject* base;
+  PyObject* descr;
+  int flags;
+};
+struct NdarrayDescrPrefix {
+  PyObject_HEAD PyTypeObject* typeobj;
+  char kind;
+  char type;
+  char byteorder;
+  char flags;  // numpy 2: _former_flags
+  int type_num;
+};
+constexpr int kNpyArrayWriteable = 0x0400;
+constexpr char kNpySwapped = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? '>' : '<';
+
+bool NdarrayLayoutKnown(PyTypeObject* t) {
+  if (std::strcmp(t->tp_name, "numpy.ndarray") != 0 ||
+      t->tp_basicsize < static_cast<Py_ssize_t>(sizeof(NdarrayFields))) {
+    return false;
+  }
+  PyObject* name = PyUnicode_FromString("numpy");
+  PyObject* np = name != nullptr ? PyImport_GetModule(name) : nullptr;
+  Py_XDECREF(name);
+  PyObject* ver = np != nullptr ? PyObject_GetAttrString(np, "__version__") : nullptr;
+  const char* v = ver != nullptr ? PyUnicode_AsUTF8(ver) : nullptr;
+  const bool known = v != nullptr && (v[0] == '1' || v[0] == '2') && v[1] == '.';
+  Py_XDECREF(ver);
+  Py_XDECREF(np);
+  PyErr_Clear();
+  return known;
+}
+
+// The dtype of a numpy type number (NPY_BOOL ... NPY_HALF); false for the others.
+bool DTypeFromNpyType(int type_num, DLDataType* out) {
+  struct Entry {
+    uint8_t code, bits;
+  };
+  static constexpr Entry kTable[] = {{kDLBool, 8},
+                                     {kDLInt, 8},
+                                     {kDLUInt, 8},
+                                     {kDLInt, 16},
+                                     {kDLUInt, 16},
+                                     {kDLInt, 32},
+                                     {kDLUInt, 32},
+                                     {kDLInt, sizeof(long) * 8},   // NOLINT(google-runtime-int)
+                                     {kDLUInt, sizeof(long) * 8},  // NOLINT(google-runtime-int)
+                                     {kDLInt, 64},
+                                     {kDLUInt, 64},
+                                     {kDLFloat, 32},
+                                     {kDLFloat, 64},
+                                     {0, 0},  // long double
+                                     {kDLComplex, 64},
+                                     {kDLComplex, 128}};
+  constexpr int kNpyHalf = 23;
+  Entry e{0, 0};
+  if (type_num >= 0 && type_num < static_cast<int>(sizeof(kTable) / sizeof(kTable[0]))) {
+    e = kTable[type_num];
+  } else if (type_num == kNpyHalf) {
+    e = {kDLFloat, 16};
+  }
+  if (e.bits == 0) return false;
+  *out = DLDataType{e.code, e.bits, 1};
+  return true;
+}
+
+bool DLTensorFromNdarray(PyObject* a, DLTensor* dl, int64_t* strides) {
+  const NdarrayFields* arr = reinterpret_cast<const NdarrayFields*>(a);
+  const NdarrayDescrPrefix* d = reinterpret_cast<const NdarrayDescrPrefix*>(arr->descr);
+  DLDataType dtype;
+  const int ndim = arr->nd;
+  // Read-only arrays, byte-swapped or unusual dtypes, many dimensions: the buffer path.
+  if ((arr->flags & kNpyArrayWriteable) == 0 || ndim > kInlineDims || d->byteorder == kNpySwapped ||
+      !DTypeFromNpyType(d->type_num, &dtype)) {
+    return false;
+  }
+  const Py_ssize_t itemsize = dtype.bits / 8;
+  for (int k = 0; k < ndim; ++k) {
+    const Py_ssize_t s = arr->strides[k];
+    if (s % itemsize != 0) return false;
+    strides[k] = s / itemsize;
+  }
+  dl->data = arr->data;
+  dl->device = DLDevice{kDLCPU, 0};
+  dl->ndim = ndim;
+  dl->dtype = dtype;
+  dl->shape = ndim > 0 ? reinterpret_cast<int64_t*>(arr->dimensions) : strides;
+  dl->strides = strides;
+  dl->byte_offset = 0;
+  return true;
+}
+
 struct BufferManaged {
   DLManagedTensorVersioned m;
   Py_buffer view;

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <new>
 
 extern PyObject* THPVariableClass;  // torch.Tensor (libtorch_python)
 // torch.Tensor from an at::Tensor, a new reference (libtorch_python). Its
@@ -80,12 +81,11 @@ const at::Tensor* Unpack(void* py_object) {
   return &*reinterpret_cast<TorchVariable*>(obj)->cdata;
 }
 
-int DLTensorFromPy(void* py_object, DLTensor* out) {
-  const at::Tensor* t = Unpack(py_object);
-  if (t == nullptr) return -1;
+// `t` as a DLTensor whose shape and strides point into `t`; -1 with BufferError.
+int FillDLTensor(const at::Tensor& t, DLTensor* out) {
   try {
-    out->data = t->data_ptr();
-    const at::Device dev = t->device();
+    out->data = t.data_ptr();
+    const at::Device dev = t.device();
     if (dev.is_cpu()) {
       out->device = DLDevice{kDLCPU, 0};
     } else if (dev.is_cuda()) {
@@ -95,10 +95,10 @@ int DLTensorFromPy(void* py_object, DLTensor* out) {
                    dev.str().c_str());
       return -1;
     }
-    out->ndim = static_cast<int32_t>(t->dim());
-    out->dtype = at::getDLDataType(*t);
-    out->shape = const_cast<int64_t*>(t->sizes().data());
-    out->strides = const_cast<int64_t*>(t->strides().data());
+    out->ndim = static_cast<int32_t>(t.dim());
+    out->dtype = at::getDLDataType(t);
+    out->shape = const_cast<int64_t*>(t.sizes().data());
+    out->strides = const_cast<int64_t*>(t.strides().data());
     out->byte_offset = 0;
     return 0;
   } catch (const std::exception& e) {
@@ -107,16 +107,66 @@ int DLTensorFromPy(void* py_object, DLTensor* out) {
   }
 }
 
+int DLTensorFromPy(void* py_object, DLTensor* out) {
+  const at::Tensor* t = Unpack(py_object);
+  return t != nullptr ? FillDLTensor(*t, out) : -1;
+}
+
+// An export holding a shallow copy of the tensor: its own sizes and strides
+// (stable if the caller's tensor is resized or re-stored later) over the same
+// storage, as the view at::toDLPack makes, without that view's trip through
+// the dispatcher (several times the cost per call).
+struct HeldTensor {
+  DLManagedTensorVersioned v;
+  at::Tensor t;
+};
+
+void DeleteHeldTensor(DLManagedTensorVersioned* self) {
+  delete static_cast<HeldTensor*>(self->manager_ctx);
+}
+
 int ManagedFromPy(void* py_object, DLManagedTensorVersioned** out) {
   const at::Tensor* t = Unpack(py_object);
   if (t == nullptr) return -1;
+  auto* h = new (std::nothrow) HeldTensor();
+  if (h == nullptr) {
+    PyErr_NoMemory();
+    return -1;
+  }
   try {
-    *out = Versioned(at::toDLPack(*t));
-    return 0;
+    const c10::TensorImpl* impl = t->unsafeGetTensorImpl();
+    h->t = at::Tensor(impl->shallow_copy_and_detach(impl->version_counter(),
+                                                    /*allow_tensor_metadata_change=*/false));
   } catch (const std::exception& e) {
+    delete h;
     PyErr_SetString(PyExc_BufferError, e.what());
     return -1;
   }
+  if (FillDLTensor(h->t, &h->v.dl_tensor) != 0) {
+    delete h;
+    return -1;
+  }
+  h->v.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  h->v.manager_ctx = h;
+  h->v.deleter = DeleteHeldTensor;
+  h->v.flags = 0;
+  *out = &h->v;
+  return 0;
+}
+
+// torch.autograd's version bump of each tensor in a list, for a torch before
+// 2.1 (torch._C._increment_version): what an in-place op records.
+PyObject* IncrementVersion(PyObject*, PyObject* tensors) {
+  if (!PyList_Check(tensors)) {
+    PyErr_SetString(PyExc_TypeError, "increment_version: expected a list of torch.Tensor");
+    return nullptr;
+  }
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(tensors); ++i) {
+    const at::Tensor* t = Unpack(PyList_GET_ITEM(tensors, i));
+    if (t == nullptr) return nullptr;
+    t->unsafeGetTensorImpl()->bump_version();
+  }
+  Py_RETURN_NONE;
 }
 
 PyObject* WrapTorchTensor(at::Tensor t) {
@@ -190,6 +240,8 @@ PyObject* ExchangeApi(PyObject*, PyObject*) {
 PyMethodDef kMethods[] = {
     {"exchange_api", ExchangeApi, METH_NOARGS,
      "A capsule 'dlpack_exchange_api' holding the DLPackExchangeAPI for torch.Tensor."},
+    {"increment_version", IncrementVersion, METH_O,
+     "Bump the autograd version counter of each torch.Tensor in a list."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef kModule = {PyModuleDef_HEAD_INIT,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import re
 import sys
 import threading
 from types import ModuleType
@@ -170,6 +171,31 @@ def test_1_borrowed_tensor_changed_by_another_argument(torch: ModuleType) -> Non
     y = torch.zeros(4)
     assert take(y, _Hook(lambda: None), y) == 3  # a hook that changes nothing
     assert y.tolist() == [0.0] * 4
+
+
+def test_1_lent_numpy_array_changed_by_another_argument(np: ModuleType) -> None:
+    # A numpy array lent from its own fields (no buffer view) that a later
+    # argument's hook reallocates, re-shapes or re-types: refused, never stale.
+    changed = "argument #0 (type 'numpy.ndarray') changed while the call's arguments were converted"
+    seen: list[Any] = []
+    take = tvmffi.Function(lambda *args: seen.append(args[0].shape))
+
+    def grow(a: Any) -> None:
+        a.resize(1 << 16, refcheck=False)
+
+    def reshape(a: Any) -> None:
+        a.shape = (2, 2)
+
+    def freeze(a: Any) -> None:
+        a.setflags(write=False)
+
+    for change in (grow, reshape, freeze):
+        x = np.zeros(4, np.float32)
+        with pytest.raises(ValueError, match=re.escape(changed)):
+            take(x, _Hook(lambda: change(x)))
+    y = np.zeros(4, np.float32)
+    take(y, _Hook(lambda: None))  # a hook that changes nothing
+    assert seen == [(4,)]
 
 
 # --------------------------------------------------------------------------

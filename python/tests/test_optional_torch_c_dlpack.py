@@ -81,6 +81,41 @@ def test_builtin_module_serves_its_torch() -> None:
             delattr(torch.Tensor, _ATTR)
 
 
+def test_builtin_module_export_keeps_its_own_metadata() -> None:
+    # An owning export made through tvmffi._torch_exchange keeps the shape,
+    # strides and memory it was made with when the caller's tensor is later
+    # re-stored or resized (a shallow copy of the tensor, as torch's view).
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    if hasattr(torch.Tensor, _ATTR):
+        pytest.skip("this torch has the exchange API itself")
+    from tvmffi import _framework
+
+    if _framework.exchange_api("torch") is None:
+        pytest.skip("no tvmffi._torch_exchange for this torch")
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    t = tvmffi.from_dlpack(x)
+    x.set_(torch.zeros(100))
+    x.resize_(5, 7)
+    assert (t.shape, t.strides) == ((2, 3), (3, 1))
+    assert np.from_dlpack(t).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_version_bump_for_this_torch() -> None:
+    # The function tvmffi bumps written tensors' autograd versions with:
+    # torch's own (torch >= 2.1) or tvmffi._torch_exchange's.
+    torch = pytest.importorskip("torch")
+    from tvmffi import _framework
+
+    bump = _framework.increment_version()
+    if bump is None:
+        pytest.skip("neither torch._C._increment_version nor tvmffi._torch_exchange")
+    x, y = torch.zeros(2), torch.zeros(2)
+    before = (x._version, y._version)
+    bump([x, y, x])
+    assert (x._version, y._version) == (before[0] + 2, before[1] + 1)
+
+
 class _ApiHeader(ctypes.Structure):
     # DLPackExchangeAPIHeader, then the DLPackExchangeAPI's function pointers.
     _fields_ = [

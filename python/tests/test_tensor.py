@@ -159,6 +159,77 @@ def test_callback_gets_owning_copy_of_lent_tensor(np: ModuleType) -> None:
     assert x.tolist() == [5.0, 7.0]
 
 
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "bool",
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "int64",
+        "uint64",
+        "longlong",
+        "ulonglong",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+)
+@pytest.mark.parametrize("layout", ["0-d", "1-d", "2-d", "transposed", "every other", "7-d"])
+def test_lent_numpy_argument_as_numpy_describes_it(np: ModuleType, dtype: str, layout: str) -> None:
+    # A numpy argument reaches the function as a DLTensor* lent for the call
+    # (read from the array's own fields); the callback's copy shows what it saw.
+    base = np.zeros(24, dtype=dtype)
+    x = {
+        "0-d": base[0, ...],
+        "1-d": base,
+        "2-d": base.reshape(4, 6),
+        "transposed": base.reshape(4, 6).T,
+        "every other": base.reshape(4, 6)[:, ::2],
+        "7-d": base[:16].reshape(2, 2, 2, 2, 1, 1, 1),
+    }[layout]
+    seen: dict[str, Any] = {}
+
+    def look(t: tvmffi.Tensor) -> None:
+        seen.update(dtype=t.dtype, shape=t.shape, strides=t.strides)
+
+    tvmffi.Function(look)(x)
+    item = x.dtype.itemsize
+    assert seen == {
+        "dtype": str(np.dtype(dtype)),
+        "shape": x.shape,
+        "strides": tuple(s // item for s in x.strides),
+    }
+
+
+def test_lent_numpy_argument_unusual_arrays(np: ModuleType) -> None:
+    # Read-only, byte-swapped, a subclass, an odd stride: each still arrives
+    # as numpy describes it or is refused with a clear error, never misread.
+    seen: list[Any] = []
+
+    def look(t: tvmffi.Tensor) -> None:
+        seen.append((t.dtype, t.shape, t.strides))
+
+    f = tvmffi.Function(look)
+    ro = np.arange(4, dtype=np.int16)
+    ro.setflags(write=False)
+    f(ro)
+    f(np.arange(6, dtype=np.float32).view(np.matrix))
+    assert seen == [("int16", (4,), (1,)), ("float32", (1, 6), (6, 1))]
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        f(np.zeros(2, dtype=">f4"))  # numpy exports no non-native byte order
+    f(np.zeros(9, dtype=np.uint8)[1:].view("<i2"))  # an unaligned address
+    assert seen[-1] == ("int16", (4,), (1,))
+    with pytest.raises((TypeError, ValueError, BufferError)):  # a stride of 1.5 elements
+        f(np.lib.stride_tricks.as_strided(np.zeros(8, np.int16), shape=(3,), strides=(3,)))
+    assert len(seen) == 3
+
+
 def test_dtype_mismatch_is_type_error(cpu_kernels: tvmffi.Module, np: ModuleType) -> None:
     with pytest.raises(TypeError, match="same dtype"):
         cpu_kernels.add_one(np.zeros(2, np.float32), np.zeros(2, np.float64))

@@ -162,15 +162,35 @@ def exchange_api(framework: str) -> Any:
     TVMFFI_NO_TORCH_EXCHANGE=1 turns it off (then torch goes through DLPack
     capsules).
     """
-    if framework != "torch" or os.environ.get("TVMFFI_NO_TORCH_EXCHANGE") == "1":
+    if framework != "torch":
+        return None
+    ext = _torch_exchange()
+    return ext.exchange_api() if ext is not None else None
+
+
+def _torch_exchange() -> Any:
+    """tvmffi._torch_exchange when it was built for the running torch and is not turned off."""
+    if os.environ.get("TVMFFI_NO_TORCH_EXCHANGE") == "1":
         return None
     try:
-        from . import _torch_exchange  # type: ignore[attr-defined]
+        from . import _torch_exchange as ext  # type: ignore[attr-defined]
     except ImportError:
         return None
-    if _torch_exchange.torch_version != _module("torch").__version__:
-        return None
-    return _torch_exchange.exchange_api()
+    return ext if ext.torch_version == _module("torch").__version__ else None
+
+
+def increment_version() -> Any:
+    """The function that bumps the autograd version of each torch tensor in a list, or None.
+
+    torch >= 2.1 has torch._C._increment_version; an older torch gets
+    tvmffi._torch_exchange's when that was built for it (else None: tvmffi
+    then bumps each tensor through a metadata-only in-place op).
+    """
+    fn = getattr(_module("torch")._C, "_increment_version", None)
+    if fn is not None:
+        return fn
+    ext = _torch_exchange()
+    return ext.increment_version if ext is not None else None
 
 
 def register_framework(
