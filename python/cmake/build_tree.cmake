@@ -23,5 +23,11 @@ foreach(_name IN LISTS TVMFFI_PYTHON_SOURCES)  # may name subpackages' files
     DEPENDS "${_src}" VERBATIM)
   list(APPEND _outputs "${_pkg}/${_name}")
 endforeach()
+if(TVMFFI_TORCH_EXCHANGE_FOR)
+  add_custom_command(OUTPUT "${_pkg}/_torch_exchange_for.py"
+    COMMAND ${CMAKE_COMMAND} -E copy "${TVMFFI_TORCH_EXCHANGE_FOR}" "${_pkg}/_torch_exchange_for.py"
+    DEPENDS "${TVMFFI_TORCH_EXCHANGE_FOR}" VERBATIM)
+  list(APPEND _outputs "${_pkg}/_torch_exchange_for.py")
+endif()
 add_custom_target(tvmffi_python ALL DEPENDS ${_outputs} tvmffi_python_core
                   ${TVMFFI_TORCH_EXCHANGE_TARGET})

@@ -155,6 +155,7 @@ endif()
 # libtorch-dev). AUTO builds it when torch lacks the API and the headers exist.
 set(TVMFFI_TORCH_EXCHANGE AUTO CACHE STRING "Build tvmffi._torch_exchange: AUTO, ON or OFF")
 set(TVMFFI_TORCH_EXCHANGE_TARGET "")
+set(TVMFFI_TORCH_EXCHANGE_FOR "")
 if(NOT TVMFFI_TORCH_EXCHANGE STREQUAL "OFF")
   execute_process(COMMAND "${Python_EXECUTABLE}" -c
     "import os, torch; d = os.path.dirname(torch.__file__); print(';'.join([torch.__version__, str(int(hasattr(torch.Tensor, '__dlpack_c_exchange_api__'))), str(int(torch._C._GLIBCXX_USE_CXX11_ABI)), os.path.join(d, 'include'), os.path.join(d, 'lib')]))"
@@ -184,6 +185,12 @@ if(NOT TVMFFI_TORCH_EXCHANGE STREQUAL "OFF")
     set_target_properties(tvmffi_torch_exchange PROPERTIES OUTPUT_NAME _torch_exchange
       CXX_VISIBILITY_PRESET hidden)
     set(TVMFFI_TORCH_EXCHANGE_TARGET tvmffi_torch_exchange)
+    # The torch it is for, readable without loading it: loading it beside
+    # another torch's libraries may abort the process.
+    set(TVMFFI_TORCH_EXCHANGE_FOR "${CMAKE_CURRENT_BINARY_DIR}/_torch_exchange_for.py")
+    file(WRITE "${TVMFFI_TORCH_EXCHANGE_FOR}"
+      "\"\"\"The torch tvmffi._torch_exchange was built for (written by CMake).\"\"\"\n\n"
+      "TORCH_VERSION = \"${_torch_version}\"\n")
   elseif(TVMFFI_TORCH_EXCHANGE STREQUAL "ON")
     message(FATAL_ERROR "TVMFFI_TORCH_EXCHANGE=ON: needs a torch without __dlpack_c_exchange_api__ "
                         "and its C++ headers (ATen/DLConvertor.h)")

@@ -10,6 +10,9 @@ include(${CMAKE_CURRENT_LIST_DIR}/tvmffi_python.cmake)
 set_target_properties(tvmffi_python_core ${TVMFFI_TORCH_EXCHANGE_TARGET}
   PROPERTIES INSTALL_RPATH "")
 install(TARGETS tvmffi_python_core ${TVMFFI_TORCH_EXCHANGE_TARGET} LIBRARY DESTINATION .)
+if(TVMFFI_TORCH_EXCHANGE_FOR)
+  install(FILES "${TVMFFI_TORCH_EXCHANGE_FOR}" DESTINATION .)
+endif()
 # The exchange API's source, for building it against another torch at run time
 # (tvmffi.utils._build_optional_torch_c_dlpack); shipped with or without torch here.
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/../src/torch_exchange.cc DESTINATION .

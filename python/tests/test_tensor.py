@@ -284,10 +284,10 @@ def test_torch_exchange_api_in_use(torch: ModuleType) -> None:
 
     has_native = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
     provided = _framework.exchange_api("torch")
-    try:
-        from tvmffi import _torch_exchange
+    try:  # not the extension itself: built for another torch, loading it may abort
+        from tvmffi._torch_exchange_for import TORCH_VERSION
 
-        built_for_this_torch = _torch_exchange.torch_version == torch.__version__
+        built_for_this_torch = TORCH_VERSION == torch.__version__
     except ImportError:
         built_for_this_torch = False
     # a torch without the API gets tvmffi's, when tvmffi was built for this torch

@@ -172,11 +172,17 @@ def _torch_exchange() -> Any:
     """tvmffi._torch_exchange when it was built for the running torch and is not turned off."""
     if os.environ.get("TVMFFI_NO_TORCH_EXCHANGE") == "1":
         return None
+    try:  # the version first: the extension is never loaded beside another torch
+        from ._torch_exchange_for import TORCH_VERSION  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    if TORCH_VERSION != _module("torch").__version__:
+        return None
     try:
         from . import _torch_exchange as ext  # type: ignore[attr-defined]
     except ImportError:
         return None
-    return ext if ext.torch_version == _module("torch").__version__ else None
+    return ext
 
 
 def increment_version() -> Any:
