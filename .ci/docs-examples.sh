@@ -208,7 +208,7 @@ fi
 
 # torch.compile and JAX (docs/torch.md): where torch >= 2.4 / JAX are; .ci/torch.sh has both.
 example "torch/rowops.cc torch/build.sh" torch "" bash -c 'set -e; bash build.sh; test -f librowops.so'
-if "$py" -c 'import sys, torch; sys.exit(0 if hasattr(torch.library, "custom_op") else 1)' \
+if "$py" -c 'import sys, torch; sys.exit(0 if hasattr(torch.library, "register_fake") else 1)' \
     >/dev/null 2>&1; then
   example "torch/compile_model.py" torch "graph breaks: 0" python compile_model.py
   example "torch/dynamic_shapes.py" torch "compiles: 1" python dynamic_shapes.py

@@ -1,7 +1,8 @@
 """Our kernels inside torch.compile and CUDA graphs (issue #42), by size.
 
-A small model, norm -> our kernel -> matmul -> our kernel; on CUDA
-(libtvmffi_kernels.so):
+A small model, an nn.Sequential of blocks (--layers, default 1) with frozen
+weights (parameters w, W; inference), norm -> our kernel -> matmul -> our
+kernel; on CUDA (libtvmffi_kernels.so):
 
     h = layer_norm(x); h = rmsnorm(h, w) [ours]; h = h @ W; y = softmax(h) [ours]
 
@@ -29,6 +30,7 @@ tiny tensor. On CUDA, a jitted JAX function calls rmsnorm and softmax through
 tvmffi.jax.ffi_function (no hand-written result spec) and is checked.
 
 Usage: bench_torch_compile.py --cuda-kernels libtvmffi_kernels.so [--quick] [--sizes small,...]
+           [--layers 1,4]
        bench_torch_compile.py --device cpu --cpu-kernels libtvmffi_cpu_kernels.so [--quick]
            [--sizes ...] [--threads 1]
 Exits non-zero on a graph break, a wrong result or a failed JAX check; never
@@ -86,52 +88,55 @@ def step_times_us(
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def models(ops: Any, cuda: bool) -> tuple[Callable, Callable]:
-    """(ours, theirs): the model with our kernels and in torch's ops."""
-    eps = 1e-6
-    if cuda:
+class Block(torch.nn.Module):
+    """One block of the model; ``ops`` None: torch's own ops, else ours."""
 
-        def ours(x, w, W):
-            h = torch.nn.functional.layer_norm(x, x.shape[-1:])
+    def __init__(self, ops: Any, dim: int, cuda: bool, dtype: torch.dtype) -> None:
+        super().__init__()
+        self.ops, self.cuda = ops, cuda
+        dev = "cuda" if cuda else "cpu"
+        # Frozen weights (inference): parameters, so CUDA-graph trees keep them in place.
+        self.w = torch.nn.Parameter(torch.randn(dim, device=dev, dtype=dtype), requires_grad=False)
+        self.W = torch.nn.Parameter(
+            torch.randn(dim, dim, device=dev, dtype=dtype) / dim**0.5, requires_grad=False
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        ops, eps = self.ops, 1e-6
+        h = torch.nn.functional.layer_norm(x, x.shape[-1:])
+        if self.cuda:
+            if ops is None:
+                h = torch.nn.functional.rms_norm(h, h.shape[-1:], self.w, eps)
+                return torch.softmax(h @ self.W, dim=-1)
             n = torch.empty_like(h)
-            ops.rmsnorm(n, h, w, eps)
-            h = n @ W
+            ops.rmsnorm(n, h, self.w, eps)
+            h = n @ self.W
             y = torch.empty_like(h)
             ops.softmax(y, h)
             return y
+        if ops is None:
+            return (h * 0.5) @ self.W + 1
+        h = ops.scale_alloc(h, 0.5) @ self.W
+        y = torch.empty_like(h)
+        ops.add_one(h, y)
+        return y
 
-        def theirs(x, w, W):
-            h = torch.nn.functional.layer_norm(x, x.shape[-1:])
-            h = torch.nn.functional.rms_norm(h, h.shape[-1:], w, eps)
-            h = h @ W
-            return torch.softmax(h, dim=-1)
 
-    else:
-
-        def ours(x, w, W):
-            h = torch.nn.functional.layer_norm(x, x.shape[-1:])
-            h = ops.scale_alloc(h, 0.5)
-            h = h @ W
-            y = torch.empty_like(h)
-            ops.add_one(h, y)
-            return y
-
-        def theirs(x, w, W):
-            h = torch.nn.functional.layer_norm(x, x.shape[-1:])
-            h = h * 0.5
-            h = h @ W
-            return h + 1
-
+def models(ops: Any, cuda: bool, dim: int, layers: int, dtype: torch.dtype) -> tuple[Any, Any]:
+    """(ours, theirs): ``layers`` blocks with our kernels and in torch's ops, same weights."""
+    torch.manual_seed(0)
+    ours = torch.nn.Sequential(*(Block(ops, dim, cuda, dtype) for _ in range(layers)))
+    theirs = torch.nn.Sequential(*(Block(None, dim, cuda, dtype) for _ in range(layers)))
+    theirs.load_state_dict(ours.state_dict())
     return ours, theirs
 
 
-def bench_size(ours: Callable, theirs: Callable, label: str, rows: int, dim: int, a: Any) -> int:
+def bench_size(ops: Any, label: str, rows: int, dim: int, layers: int, a: Any) -> int:
     cuda = a.device == "cuda"
     dt = torch.bfloat16 if cuda else torch.float32
+    ours, theirs = models(ops, cuda, dim, layers, dt)
     x = torch.randn(rows, dim, device=a.device, dtype=dt)
-    w = torch.randn(dim, device=a.device, dtype=dt)
-    W = torch.randn(dim, dim, device=a.device, dtype=dt) / dim**0.5
-    args = (x, w, W)
+    args = (x,)
     ref = theirs(*args)
     torch._dynamo.reset()
     counters.clear()
@@ -160,7 +165,7 @@ def bench_size(ours: Callable, theirs: Callable, label: str, rows: int, dim: int
     t = step_times_us(variants, args, iters, reps, cuda)
     mine = t["ours reduce-overhead"]
     print(
-        f"\n[{label}: {rows} x {dim} {str(dt)[6:]}] graph breaks {breaks}, all match torch eager: {ok},"
+        f"\n[{label}: {rows} x {dim} {str(dt)[6:]}, {layers} block(s)] graph breaks {breaks}, all match torch eager: {ok},"
         f" reduce-overhead compiles without CUDA graphs: {skips}"
     )
     for k, v in t.items():
@@ -240,6 +245,7 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="fewer iterations (CI)")
     p.add_argument("--sizes", help="comma-separated subset of small,medium,large")
     p.add_argument("--threads", type=int, default=1, help="torch's CPU threads (--device cpu)")
+    p.add_argument("--layers", default="1", help="comma-separated block counts (default 1)")
     a = p.parse_args()
     cuda = a.device == "cuda"
     if cuda and not torch.cuda.is_available():
@@ -258,12 +264,12 @@ def main() -> int:
         f"torch {torch.__version__} on {where}; ops:",
         sorted(vars(ops).keys() - {"skipped", "namespace"}),
     )
-    ours, theirs = models(ops, cuda)
     wanted = set(a.sizes.split(",")) if a.sizes else None
     failed = 0
-    for label, rows, dim in SIZES[a.device]:
-        if wanted is None or label in wanted:
-            failed += bench_size(ours, theirs, label, rows, dim, a)
+    for layers in (int(n) for n in a.layers.split(",")):
+        for label, rows, dim in SIZES[a.device]:
+            if wanted is None or label in wanted:
+                failed += bench_size(ops, label, rows, dim, layers, a)
     call_overhead(mod, ops, a)
     if cuda:
         failed += jax_part(mod)

@@ -1,6 +1,6 @@
 """tvmffi.torch.register: the CPU kernels as torch custom ops (issue #42).
 
-Needs torch >= 2.4 (torch.library.custom_op, opcheck); older torch (Debian's
+Needs torch >= 2.4 (torch.library.register_fake, opcheck); older torch (Debian's
 1.13) skips every case, visibly. .ci/torch.sh runs these in a venv with the
 pinned torch from PyPI.
 """
@@ -15,9 +15,9 @@ import tvmffi
 import tvmffi.shape_function as sf
 
 torch = pytest.importorskip("torch", reason="torch is not installed")
-if not hasattr(torch.library, "custom_op") or not hasattr(torch.library, "opcheck"):
+if not hasattr(torch.library, "register_fake") or not hasattr(torch.library, "opcheck"):
     pytest.skip(
-        f"torch {torch.__version__} has no torch.library.custom_op/opcheck (needs >= 2.4)",
+        f"torch {torch.__version__} has no torch.library.register_fake/opcheck (needs >= 2.4)",
         allow_module_level=True,
     )
 
@@ -66,6 +66,25 @@ def test_eager_calls_match_and_mutate(ops: Any) -> None:
     out = torch.empty_like(x)
     ops.add(out, x, None)
     assert torch.equal(out, x)
+
+
+def test_no_derivative_is_never_silent(ops: Any) -> None:
+    # The library declares no derivative: backward() through a result raises;
+    # under no_grad, or with nothing that requires grad, the op just runs.
+    x = torch.randn(4, requires_grad=True)
+    y = ops.scale_alloc(x, 2.0)
+    assert y.requires_grad
+    with pytest.raises(RuntimeError, match="no autograd formula"):
+        y.sum().backward()
+    with torch.no_grad():
+        assert torch.equal(ops.scale_alloc(x, 2.0), x.detach() * 2.0)
+    z = ops.scale_alloc(x.detach(), 2.0)
+    assert not z.requires_grad and z.grad_fn is None
+    # A written argument's version is bumped once per call, as torch's in-place ops do.
+    out = torch.empty(4)
+    before = out._version
+    ops.scale(out, x.detach(), 3.0)
+    assert out._version == before + 1
 
 
 def test_errors_keep_their_kind(cpu_kernels: tvmffi.Module, ops: Any) -> None:

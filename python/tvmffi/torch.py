@@ -15,7 +15,7 @@ library itself declares:
 
 The op calls the function as a plain call does (torch's current CUDA stream,
 torch's allocator for tensors the library allocates), so errors keep their
-kind and message. Needs torch >= 2.4 (``torch.library.custom_op``).
+kind and message. Needs torch >= 2.4 (``torch.library.register_fake``).
 
     >>> mod = tvmffi.load_module("libtvmffi_cpu_kernels.so")
     >>> ops = tvmffi.torch.register(mod, namespace="cpu_kernels")
@@ -43,6 +43,11 @@ _SCALARS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 _TENSORS = ("DLTensor*", "ffi.Tensor")
 
 
+# The Library defining each registered op, by (namespace, name): dropping one
+# removes its op, so registering again replaces it.
+_LIBRARIES: dict[tuple[str, str], Any] = {}
+
+
 class Skipped(ValueError):
     """Why a function cannot be a custom op (raised for a function named explicitly)."""
 
@@ -52,9 +57,9 @@ def _torch() -> Any:
         import torch
     except ImportError as e:  # pragma: no cover - depends on the machine
         raise ImportError("tvmffi.torch needs PyTorch") from e
-    if not hasattr(torch.library, "custom_op"):
+    if not hasattr(torch.library, "register_fake"):
         raise ImportError(
-            f"tvmffi.torch needs torch >= 2.4 (torch.library.custom_op); this is torch {torch.__version__}"
+            f"tvmffi.torch needs torch >= 2.4 (torch.library.register_fake); this is torch {torch.__version__}"
         )
     return torch
 
@@ -300,7 +305,44 @@ def _concretes(torch: Any, args: Sequence[Any]) -> list[Any]:
     return _metas(torch, args, int)
 
 
-def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: bool) -> Any:
+def _autograd_kernel(torch: Any, op: Any, n_out: int) -> Callable[..., Any]:
+    """The op's Autograd kernel: below autograd when nothing needs a gradient;
+    else results whose backward() raises (the library declares no derivative),
+    never silently missing gradients."""
+
+    class NoDerivative(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, *args: Any) -> Any:
+            out = op(*args)  # grad mode is off here: the kernel below runs
+            return tuple(out) if n_out < 0 else out
+
+        @staticmethod
+        def backward(ctx: Any, *grads: Any) -> Any:
+            raise RuntimeError(
+                f"Trying to backward through {op} but no autograd formula was registered: "
+                "tvmffi.torch.register gives the op none (its library declares no derivative)"
+            )
+
+    def needs_grad(args: Sequence[Any]) -> bool:
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                if a.requires_grad:
+                    return True
+            elif isinstance(a, (list, tuple)) and needs_grad(a):
+                return True
+        return False
+
+    def kernel(*args: Any) -> Any:
+        if torch.is_grad_enabled() and needs_grad(args):
+            out = NoDerivative.apply(*args)
+            return list(out) if n_out < 0 else out
+        with torch._C._AutoDispatchBelowAutograd():
+            return op(*args)
+
+    return kernel
+
+
+def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: bool) -> None:
     schema, mutated, n_out = op_schema(module, name)
     func = module.get_function(name)
 
@@ -313,13 +355,27 @@ def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: 
         return [t if isinstance(t, torch.Tensor) else torch.from_dlpack(t) for t in out]
 
     # A function that returns nothing is the kernel itself: one Python frame
-    # less per eager call.
+    # less per eager call. The op is defined on a Library of its own with the
+    # kernel on the CPU and CUDA keys, not through torch.library.custom_op,
+    # whose Python layers cost about three times a call's whole time; torch's
+    # fallbacks do what they did: bump the versions of written arguments, and
+    # refuse backward() through the op (it has no derivative).
     kernel = func if n_out == 0 else impl
-    op = torch.library.custom_op(
-        f"{namespace}::{name}", kernel, mutates_args=mutated, schema=schema
-    )
+    _LIBRARIES.pop((namespace, name), None)  # registering again replaces the op
+    lib = torch.library.Library(namespace, "FRAGMENT")
+    lib.define(f"{name}{schema}")
+    for key in ("CPU", "CUDA"):
+        lib.impl(name, kernel, key)
+    _LIBRARIES[(namespace, name)] = lib
+    qualname = f"{namespace}::{name}"
+    if n_out != 0:
+        lib.impl(
+            name,
+            _autograd_kernel(torch, getattr(getattr(torch.ops, namespace), name).default, n_out),
+            "Autograd",
+        )
     if n_out == 0:  # it returns nothing: tracing has nothing to make up
-        op.register_fake(lambda *args: None)
+        torch.library.register_fake(qualname, lambda *args: None, lib=lib)
     else:
 
         def fake(*args: Any) -> Any:
@@ -346,8 +402,7 @@ def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: 
                 return outs[0]
             return outs
 
-        op.register_fake(fake)
-    return op
+        torch.library.register_fake(qualname, fake, lib=lib)
 
 
 def register(
@@ -382,7 +437,8 @@ def register(
     skipped: dict[str, str] = {}
     for name in todo:
         try:
-            ops[name] = _define(torch, module, name, namespace, symbolic_sizes)
+            _define(torch, module, name, namespace, symbolic_sizes)
+            ops[name] = True
         except Skipped as e:
             if explicit:
                 raise

@@ -6,8 +6,8 @@ import torch
 import tvmffi
 import tvmffi.torch
 
-if not hasattr(torch.library, "custom_op"):
-    print(f"SKIP: torch {torch.__version__} has no torch.library.custom_op (needs >= 2.4)")
+if not hasattr(torch.library, "register_fake"):
+    print(f"SKIP: torch {torch.__version__} has no torch.library.register_fake (needs >= 2.4)")
     sys.exit(0)
 
 mod = tvmffi.load_module("./librowops.so")
