@@ -20,6 +20,7 @@
 #                                 FlashInfer's flags against tvmffi's headers and
 #                                 against upstream's, RUNS times each, interleaved
 # Env: RUNS (compile-time runs, default 5)
+#      SIDES (default "ours upstream"; "ours upstream ours upstream" interleaves two rounds)
 #      SKIP_WHEEL_FLOW=1  reuse the venv of an earlier run (/tmp/tvmffi-device-clients)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -51,7 +52,7 @@ if [[ ! -x $up/bin/python ]]; then
 fi
 
 rc=0
-for side in ours upstream; do
+for side in ${SIDES:-ours upstream}; do
   if [[ $side == ours ]]; then py=$ours/bin/python; else py=$up/bin/python; fi
   printf '\n==================== %s ====================\n' "$side"
   "$py" tests/clients/device_clients.py "$carry/modules" "$side" || rc=1

@@ -222,15 +222,18 @@ __attribute__((noinline)) bool PackTensorDLPack(CallFrame& f, const TypeEntry& e
 // deleter of its DLPack export keeps the Python object alive; no copy).
 TVMFFI_PY_COLD bool PackOwningTensor(CallFrame& f, const TypeEntry& e, PyObject* a, int i,
                                      TVMFFIAny* out) {
-  f.ran_python = true;
+  // The exchange API's export and numpy's own getbuffer run no Python code;
+  // every other way may (borrowed tensors are then rechecked).
   PyObject* stream_arg = nullptr;
   DLManagedTensorVersioned* m = nullptr;
   if (e.kind == Kind::kExchange) {
     if (e.fw->api->managed_tensor_from_py_object_no_sync(a, &m) != 0) return false;
   } else if (e.kind == Kind::kBuffer) {
+    if (!e.ndarray) f.ran_python = true;  // a subclass may define __buffer__
     m = ManagedFromBuffer(a);
   }
   if (m == nullptr) {  // kTorchLegacy, kDLPack, or a buffer the buffer protocol cannot describe
+    f.ran_python = true;
     PyObject* cap;
     if (e.kind == Kind::kTorchLegacy) {
       cap = TorchToDLPack(a);
@@ -245,7 +248,10 @@ TVMFFI_PY_COLD bool PackOwningTensor(CallFrame& f, const TypeEntry& e, PyObject*
     }
   }
   NoteFramework(f, e.fw);
-  if (IsReadOnly(m) || e.fw->immutable) m = ProtectOwned(&f, i, false, m, a, stream_arg);
+  if (IsReadOnly(m) || e.fw->immutable) {
+    f.ran_python = true;
+    m = ProtectOwned(&f, i, false, m, a, stream_arg);
+  }
   Py_XDECREF(stream_arg);
   if (m == nullptr) return false;
   const DLDevice dev = m->dl_tensor.device;

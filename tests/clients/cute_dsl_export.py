@@ -4,7 +4,8 @@ Usage: python cute_dsl_export.py OUT_DIR
 
 A small CuTe DSL kernel (c = a + b over n float32 values, n symbolic) is
 compiled by `cute.compile(..., options="--enable-tvm-ffi")` for
-CUTE_DSL_ARCH (set by .ci/clients.sh: sm_90a); no GPU is needed to compile.
+CUTE_DSL_ARCH (set by .ci/clients.sh: sm_90a), launching on the caller's stream
+(TVMFFIEnvGetStream); no GPU is needed to compile.
 Then: the JIT function is (or wraps) a `tvm_ffi.Function`; `export_to_c` writes an object
 file, linked into OUT_DIR/cute_add.so with CuTe DSL's runtime library; that
 library loads with `tvm_ffi.load_module`; both the JIT function and the
@@ -19,6 +20,7 @@ import os
 import subprocess
 import sys
 
+import cuda.bindings.driver as cuda
 import cutlass
 import cutlass.cute as cute
 import numpy as np
@@ -37,9 +39,9 @@ def add_kernel(a: cute.Tensor, b: cute.Tensor, c: cute.Tensor):
 
 
 @cute.jit
-def add(a: cute.Tensor, b: cute.Tensor, c: cute.Tensor):
+def add(a: cute.Tensor, b: cute.Tensor, c: cute.Tensor, stream: cuda.CUstream):
     n = a.shape[0]
-    add_kernel(a, b, c).launch(grid=[(n + 127) // 128, 1, 1], block=[128, 1, 1])
+    add_kernel(a, b, c).launch(grid=[(n + 127) // 128, 1, 1], block=[128, 1, 1], stream=stream)
 
 
 def _raises_device_check(fn) -> bool:
@@ -64,7 +66,10 @@ def main(out: str) -> int:
 
     n = cute.sym_int()
     fake = [cute.runtime.make_fake_compact_tensor(cutlass.Float32, (n,)) for _ in range(3)]
-    jit = cute.compile(add, *fake, options="--enable-tvm-ffi")
+    # The stream is the caller's (TVMFFIEnvGetStream: torch's current stream,
+    # a CUDA graph's capture stream), not a parameter.
+    env_stream = cute.runtime.make_fake_stream(use_tvm_ffi_env_stream=True)
+    jit = cute.compile(add, *fake, env_stream, options="--enable-tvm-ffi")
     # A tvm_ffi.Function, or (keyword-argument support) a wrapper that exposes one.
     as_ffi = jit if isinstance(jit, tvm_ffi.Function) else jit.__tvm_ffi_object__()
     step("compile with --enable-tvm-ffi: a tvm_ffi.Function", isinstance(as_ffi, tvm_ffi.Function))
