@@ -64,8 +64,10 @@ def step_times_us(
     """Per variant, the median over ``repeats`` of the mean time of ``iters``
     back-to-back steps; the variants take turns, so a slow spell of the
     machine (or of inductor's compile workers) falls on all of them."""
+    # Enough warm-up that CUDA-graph trees have recorded and replayed, and the
+    # first model measured pays no more of the process's start than the last.
     for fn in variants.values():
-        for _ in range(3):
+        for _ in range(max(3, iters // 10)):
             fn(*args)
     times: dict[str, list[float]] = {k: [] for k in variants}
     for _ in range(repeats):
