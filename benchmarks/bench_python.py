@@ -128,6 +128,11 @@ def build_cases(
     cases["nop3 torch CPU, GIL held"] = Case(
         "f(x, y, z)", {"f": held["nop3"], "x": tx, "y": ty, "z": tz, "torch": torch}, "pass", number
     )
+    # A function that declares it writes argument #1: tvmffi bumps that tensor's
+    # autograd version after the call (upstream does not); the rest is nop3's path.
+    cases["add_one torch CPU (writes #1)"] = Case(
+        "f(x, y)", {"f": mod.add_one, "x": tx, "y": ty, "torch": torch}, "pass", number
+    )
     if add_bias is not None:
         cases["add_bias torch CPU (ffi.Tensor)"] = Case(
             "f(x, y, z)", {"f": add_bias, "x": tx, "y": ty, "z": tz, "torch": torch}, "pass", number
@@ -158,6 +163,9 @@ def baselines(cases: dict[str, Case]) -> dict[str, Baseline]:
         out[name] = Baseline("torch.add(x, y, out=z)", "torch.add(x, y, out=z)")
     out["scale torch CUDA (host)"] = Baseline(
         "torch.mul(x, 2.0, out=y)", "torch.mul(x, 2.0, out=y)"
+    )
+    out["add_one torch CPU (writes #1)"] = Baseline(
+        "torch.add(x, 1, out=y)", "torch.add(x, 1, out=y)"
     )
     out["add_bias numpy (ffi.Tensor)"] = out["nop3 numpy"]
     out["add_bias torch CPU (ffi.Tensor)"] = out["nop3 torch CPU"]
