@@ -55,12 +55,11 @@ bool LoadTorch() {
   Py_DECREF(c);
   if (grad == nullptr) return false;
   // torch._C._increment_version, or for an older torch tvmffi._torch_exchange's.
-  PyObject* inc = TorchAttr("tvmffi._framework", "increment_version");
-  PyObject* fn = inc != nullptr ? PyObject_CallNoArgs(inc) : nullptr;
-  Py_XDECREF(inc);
-  if (fn == Py_None) Py_CLEAR(fn);  // neither: the detached alias's in-place op
-  if (fn == nullptr) PyErr_Clear();
-  inc = fn;
+  PyObject* pick = TorchAttr("tvmffi._framework", "increment_version");
+  PyObject* inc = pick != nullptr ? PyObject_CallNoArgs(pick) : nullptr;
+  Py_XDECREF(pick);
+  if (inc == nullptr) PyErr_Clear();
+  if (inc == Py_None) Py_CLEAR(inc);  // neither: the detached alias's in-place op
   g_is_grad_enabled = grad;
   g_increment_version = inc;
   g_tensor_type = TorchAttr("torch", "Tensor");

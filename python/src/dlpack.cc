@@ -58,29 +58,37 @@ bool DTypeFromFormat(const char* fmt, Py_ssize_t itemsize, DLDataType* out) {
   }
 }
 
+// A host DLTensor over memory described numpy's way (strides in bytes, the
+// shape array kept by its owner); `st` receives the strides in elements.
+// False when a stride is not a whole number of elements.
+bool FillHostDLTensor(void* data, int ndim, Py_ssize_t* shape, const Py_ssize_t* byte_strides,
+                      DLDataType dtype, Py_ssize_t itemsize, int64_t* st, DLTensor* dl) {
+  for (int k = 0; k < ndim; ++k) {
+    if (byte_strides[k] % itemsize != 0) return false;
+    st[k] = byte_strides[k] / itemsize;
+  }
+  dl->data = data;
+  dl->device = DLDevice{kDLCPU, 0};
+  dl->ndim = ndim;
+  dl->dtype = dtype;
+  dl->shape = ndim > 0 ? reinterpret_cast<int64_t*>(shape) : st;
+  dl->strides = st;
+  dl->byte_offset = 0;
+  return true;
+}
+
 // Fill `dl` from a buffer view; `strides` has room for kInlineDims, else *heap is allocated.
 bool DLTensorFromBuffer(const Py_buffer& view, DLTensor* dl, int64_t* strides, int64_t** heap) {
   DLDataType dtype;
   if (!DTypeFromFormat(view.format, view.itemsize, &dtype)) return false;
-  const int ndim = view.ndim;
+  if (view.strides == nullptr && view.ndim > 0) return false;
   int64_t* st = strides;
-  if (ndim > kInlineDims) {
-    *heap = new int64_t[ndim];
+  if (view.ndim > kInlineDims) {
+    *heap = new int64_t[view.ndim];
     st = *heap;
   }
-  for (int k = 0; k < ndim; ++k) {
-    const Py_ssize_t s = view.strides != nullptr ? view.strides[k] : 0;
-    if (view.strides == nullptr || s % view.itemsize != 0) return false;
-    st[k] = s / view.itemsize;
-  }
-  dl->data = view.buf;
-  dl->device = DLDevice{kDLCPU, 0};
-  dl->ndim = ndim;
-  dl->dtype = dtype;
-  dl->shape = ndim > 0 ? reinterpret_cast<int64_t*>(view.shape) : st;
-  dl->strides = st;
-  dl->byte_offset = 0;
-  return true;
+  return FillHostDLTensor(view.buf, view.ndim, view.shape, view.strides, dtype, view.itemsize, st,
+                          dl);
 }
 
 // numpy.ndarray's fields, read directly as numpy's own inline accessors
@@ -167,20 +175,8 @@ bool DLTensorFromNdarray(PyObject* a, DLTensor* dl, int64_t* strides) {
       !DTypeFromNpyType(d->type_num, &dtype)) {
     return false;
   }
-  const Py_ssize_t itemsize = dtype.bits / 8;
-  for (int k = 0; k < ndim; ++k) {
-    const Py_ssize_t s = arr->strides[k];
-    if (s % itemsize != 0) return false;
-    strides[k] = s / itemsize;
-  }
-  dl->data = arr->data;
-  dl->device = DLDevice{kDLCPU, 0};
-  dl->ndim = ndim;
-  dl->dtype = dtype;
-  dl->shape = ndim > 0 ? reinterpret_cast<int64_t*>(arr->dimensions) : strides;
-  dl->strides = strides;
-  dl->byte_offset = 0;
-  return true;
+  return FillHostDLTensor(arr->data, ndim, arr->dimensions, arr->strides, dtype, dtype.bits / 8,
+                          strides, dl);
 }
 
 struct BufferManaged {

@@ -357,9 +357,9 @@ def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: 
     # A function that returns nothing is the kernel itself: one Python frame
     # less per eager call. The op is defined on a Library of its own with the
     # kernel on the CPU and CUDA keys, not through torch.library.custom_op,
-    # whose Python layers cost about three times a call's whole time; torch's
-    # fallbacks do what they did: bump the versions of written arguments, and
-    # refuse backward() through the op (it has no derivative).
+    # whose Python layers cost about three times a call's whole time. The
+    # call itself bumps the versions of the arguments it writes; an op that
+    # returns tensors gets an Autograd kernel that refuses backward() through it.
     kernel = func if n_out == 0 else impl
     _LIBRARIES.pop((namespace, name), None)  # registering again replaces the op
     lib = torch.library.Library(namespace, "FRAGMENT")
@@ -368,15 +368,11 @@ def _define(torch: Any, module: Any, name: str, namespace: str, symbolic_sizes: 
         lib.impl(name, kernel, key)
     _LIBRARIES[(namespace, name)] = lib
     qualname = f"{namespace}::{name}"
-    if n_out != 0:
-        lib.impl(
-            name,
-            _autograd_kernel(torch, getattr(getattr(torch.ops, namespace), name).default, n_out),
-            "Autograd",
-        )
     if n_out == 0:  # it returns nothing: tracing has nothing to make up
         torch.library.register_fake(qualname, lambda *args: None, lib=lib)
     else:
+        overload = getattr(getattr(torch.ops, namespace), name).default
+        lib.impl(name, _autograd_kernel(torch, overload, n_out), "Autograd")
 
         def fake(*args: Any) -> Any:
             outs = [
@@ -433,16 +429,18 @@ def register(
         raise ValueError(f"namespace must be a Python identifier, got {namespace!r}")
     explicit = names is not None
     todo = list(names) if explicit else module.list_functions()
-    ops: dict[str, Any] = {}
+    defined: list[str] = []
     skipped: dict[str, str] = {}
     for name in todo:
         try:
             _define(torch, module, name, namespace, symbolic_sizes)
-            ops[name] = True
+            defined.append(name)
         except Skipped as e:
             if explicit:
                 raise
             skipped[name] = str(e)
-    result = types.SimpleNamespace(**{n: getattr(getattr(torch.ops, namespace), n) for n in ops})
+    result = types.SimpleNamespace(
+        **{n: getattr(getattr(torch.ops, namespace), n) for n in defined}
+    )
     result.skipped = skipped
     return result
